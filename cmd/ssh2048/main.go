@@ -1,0 +1,57 @@
+// Command ssh2048 serves the game 2048 over SSH.
+//
+//	ssh2048 [serve] [flags]   run the server (the default)
+//	ssh2048 version           print the build's version
+//	ssh2048 help              list the subcommands
+//
+// Each subcommand lives in its own file and takes --help.
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+)
+
+// subcommand is one of the binary's subcommands; run returns the exit status.
+type subcommand struct {
+	name    string
+	summary string
+	run     func(args []string, stdout, stderr io.Writer) int
+}
+
+var subcommands []subcommand
+
+func init() {
+	// Assigned in init: help lists the table it is in.
+	subcommands = []subcommand{
+		{"serve", "run the SSH server (the default)", runServe},
+		{"version", "print the version of this build", runVersion},
+		{"help", "list the subcommands", runHelp},
+	}
+}
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run dispatches to a subcommand; with none, or only flags, it serves.
+func run(args []string, stdout, stderr io.Writer) int {
+	name := "serve"
+	switch {
+	case len(args) > 0 && isHelpFlag(args[0]):
+		name, args = "help", args[1:]
+	case len(args) > 0 && !strings.HasPrefix(args[0], "-"):
+		name, args = args[0], args[1:]
+	}
+	for _, c := range subcommands {
+		if c.name == name {
+			return c.run(args, stdout, stderr)
+		}
+	}
+	fmt.Fprintf(stderr, "ssh2048: unknown subcommand %q; run `ssh2048 help`\n", name)
+	return 2
+}
+
+func isHelpFlag(s string) bool { return s == "-h" || s == "-help" || s == "--help" }

@@ -1,0 +1,160 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/coreos/go-systemd/v22/daemon"
+	"github.com/ssh2048/ssh2048/db"
+	"github.com/ssh2048/ssh2048/server"
+)
+
+// shutdownBudget is how long sessions get to say goodbye after SIGTERM;
+// with the store's flush the process exits well within 10 s.
+const shutdownBudget = 7 * time.Second
+
+// serveConfig is the serve subcommand's flags.
+type serveConfig struct {
+	listen      string
+	data        string
+	idleTimeout time.Duration
+	logFormat   string
+	logLevel    slog.Level
+}
+
+// parseServe reads the flags, each with an environment fallback.
+func parseServe(args []string, stderr io.Writer) (serveConfig, int, bool) {
+	var c serveConfig
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: ssh2048 [serve] [flags]\n\nRuns the SSH server until SIGTERM or SIGINT. Flags (environment fallback in brackets):")
+		fs.PrintDefaults()
+	}
+	fs.StringVar(&c.listen, "listen", env("SSH2048_LISTEN", ":23234"), "address to listen on [$SSH2048_LISTEN]")
+	fs.StringVar(&c.data, "data", env("SSH2048_DATA", stateDirectory()),
+		"directory for the database and the host key [$SSH2048_DATA, else $STATE_DIRECTORY, else ./data]")
+	idle, err := time.ParseDuration(env("SSH2048_IDLE_TIMEOUT", "10m"))
+	if err != nil {
+		fmt.Fprintf(stderr, "ssh2048 serve: $SSH2048_IDLE_TIMEOUT: %v\n", err)
+		return c, 2, false
+	}
+	fs.DurationVar(&c.idleTimeout, "idle-timeout", idle, "close a connection after this long without traffic; 0 never [$SSH2048_IDLE_TIMEOUT]")
+	fs.StringVar(&c.logFormat, "log-format", env("SSH2048_LOG_FORMAT", "text"), "log format on stderr: text or json [$SSH2048_LOG_FORMAT]")
+	level := env("SSH2048_LOG_LEVEL", "info")
+	if err := c.logLevel.UnmarshalText([]byte(level)); err != nil {
+		fmt.Fprintf(stderr, "ssh2048 serve: $SSH2048_LOG_LEVEL: %v\n", err)
+		return c, 2, false
+	}
+	fs.TextVar(&c.logLevel, "log-level", c.logLevel, "debug, info, warn or error [$SSH2048_LOG_LEVEL]")
+	if code, ok := parse(fs, args); !ok {
+		return c, code, false
+	}
+	if c.logFormat != "text" && c.logFormat != "json" {
+		fmt.Fprintf(stderr, "ssh2048 serve: --log-format %q: want text or json\n", c.logFormat)
+		return c, 2, false
+	}
+	return c, 0, true
+}
+
+func env(key, fallback string) string {
+	if v, ok := os.LookupEnv(key); ok && v != "" {
+		return v
+	}
+	return fallback
+}
+
+// stateDirectory is systemd's StateDirectory= (the first, if several), or
+// ./data.
+func stateDirectory() string {
+	if dirs := os.Getenv("STATE_DIRECTORY"); dirs != "" {
+		return strings.Split(dirs, ":")[0]
+	}
+	return "data"
+}
+
+func runServe(args []string, _, stderr io.Writer) int {
+	cfg, code, ok := parseServe(args, stderr)
+	if !ok {
+		return code
+	}
+	opts := &slog.HandlerOptions{Level: cfg.logLevel}
+	var handler slog.Handler = slog.NewTextHandler(stderr, opts)
+	if cfg.logFormat == "json" {
+		handler = slog.NewJSONHandler(stderr, opts)
+	}
+	log := slog.New(handler)
+	if err := serve(cfg, log); err != nil {
+		log.Error("serve", "err", err)
+		return 1
+	}
+	return 0
+}
+
+// serve runs the server until a signal, then shuts it down gracefully.
+func serve(cfg serveConfig, log *slog.Logger) error {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+
+	store, err := db.Open(ctx, cfg.data, db.WithLogger(log))
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err := store.Close(); err != nil {
+			log.Error("close store", "err", err)
+		}
+	}()
+	hostKey, err := server.LoadOrCreateHostKey(filepath.Join(cfg.data, server.HostKeyFile))
+	if err != nil {
+		return err
+	}
+	srv, err := server.New(server.Config{Store: store, HostKey: hostKey, Logger: log, IdleTimeout: cfg.idleTimeout})
+	if err != nil {
+		return err
+	}
+	l, err := net.Listen("tcp", cfg.listen)
+	if err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(l) }()
+	log.Info("listening", "addr", l.Addr().String(), "data", cfg.data, "version", version())
+	notify(log, daemon.SdNotifyReady)
+
+	select {
+	case err := <-served:
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	stop() // a second signal kills the process the default way
+	log.Info("shutting down")
+	notify(log, daemon.SdNotifyStopping)
+	sctx, cancel := context.WithTimeout(context.Background(), shutdownBudget)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil && !errors.Is(err, net.ErrClosed) {
+		log.Error("shutdown", "err", err)
+	}
+	<-served
+	log.Info("stopped")
+	return nil
+}
+
+// notify tells systemd about the service's state; outside systemd it does
+// nothing.
+func notify(log *slog.Logger, state string) {
+	if _, err := daemon.SdNotify(false, state); err != nil {
+		log.Warn("sd_notify", "state", state, "err", err)
+	}
+}

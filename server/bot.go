@@ -1,0 +1,171 @@
+package server
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"charm.land/wish/v2"
+	"github.com/ssh2048/ssh2048/db"
+	"github.com/ssh2048/ssh2048/engine"
+)
+
+// runBot plays the bot protocol (README, "Bot protocol"): the state first,
+// then one state line per input line, each written after its move is
+// committed.
+func (s *Server) runBot(sess *session, args []string) int {
+	fs := newFlagSet(sess, "bot", "[--size N] [--new]")
+	size := fs.Int("size", 4, fmt.Sprintf("board size, %d to %d", engine.MinSize, engine.MaxSize))
+	fresh := fs.Bool("new", false, "start a new game instead of resuming the unfinished one")
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
+	}
+	if *size < engine.MinSize || *size > engine.MaxSize {
+		fmt.Fprintf(sess.Stderr(), "bot: --size %d: must be %d to %d\n", *size, engine.MinSize, engine.MaxSize)
+		return exitUsage
+	}
+
+	games := &Games{srv: s, player: sess.player, takenOver: func() { sess.notify(noticeTakenOver) }}
+	play, err := games.Open(sess.Context(), *size, db.KindBot, *fresh)
+	switch {
+	case errors.Is(err, ErrShuttingDown):
+		wish.Errorln(sess, "ssh2048: "+noticeShutdown.Text())
+		return exitRestart
+	case err != nil:
+		s.log.Error("open bot game", "player", sess.player.ID, "size", *size, "err", err)
+		wish.Errorln(sess, "ssh2048: could not open your game; try again later.")
+		return exitError
+	}
+	defer play.Close()
+	if sess.player.Guest {
+		wish.Errorln(sess, guestHint)
+	}
+
+	out := &stateWriter{w: sess}
+	st := play.State()
+	if err := out.state(st); err != nil {
+		return exitOK // the client went away; the game is kept
+	}
+	if st.Over { // cannot happen with a fresh game, but never loop on a dead one
+		return exitOK
+	}
+
+	lines := make(chan lineResult)
+	stop := make(chan struct{})
+	defer close(stop)
+	go readLines(sess, lines, stop)
+
+	for {
+		select {
+		case n := <-sess.notices:
+			return s.sayGoodbye(sess, n)
+		case in, ok := <-lines:
+			if !ok {
+				return exitOK // input closed: the game is kept for next time
+			}
+			dir, perr := parseCommand(in)
+			if perr != nil {
+				if out.error(perr.Error(), play.State()) != nil {
+					return exitOK
+				}
+				continue
+			}
+			st, err := play.Move(sess.Context(), dir)
+			switch {
+			case errors.Is(err, ErrTakenOver):
+				return s.sayGoodbye(sess, noticeTakenOver)
+			case err != nil:
+				s.log.Error("bot move", "game", play.ID(), "err", err)
+				wish.Errorln(sess, "ssh2048: could not save your move; the game is kept as it was before it.")
+				return exitError
+			}
+			if out.state(st) != nil {
+				return exitOK
+			}
+			if st.Over {
+				return exitOK
+			}
+		}
+	}
+}
+
+// sayGoodbye tells the player why the session ends and returns the status.
+func (s *Server) sayGoodbye(sess *session, n notice) int {
+	wish.Errorln(sess, "ssh2048: "+n.Text())
+	if n == noticeTakenOver {
+		return exitTakenOver
+	}
+	return exitRestart
+}
+
+// lineResult is one line of bot input, or why it could not be read.
+type lineResult struct {
+	line string
+	err  error // only errLineTooLong; other errors end the input
+}
+
+// readLines feeds lines to out until the input ends or stop is closed.
+func readLines(r io.Reader, out chan<- lineResult, stop <-chan struct{}) {
+	defer close(out)
+	lr := newLineReader(r, MaxLineBytes)
+	for {
+		line, err := lr.ReadLine()
+		if err != nil && !errors.Is(err, errLineTooLong) {
+			return
+		}
+		select {
+		case out <- lineResult{line, err}:
+		case <-stop:
+			return
+		}
+	}
+}
+
+// parseCommand turns a line of bot input into a direction.
+func parseCommand(in lineResult) (engine.Direction, error) {
+	if in.err != nil {
+		return 0, fmt.Errorf("line longer than %d bytes", MaxLineBytes)
+	}
+	word := strings.TrimSpace(in.line)
+	d, err := engine.ParseDirection(word)
+	if err != nil {
+		return 0, fmt.Errorf("unknown command %q: send up, down, left or right (u, d, l, r)", truncate(word, 16))
+	}
+	return d, nil
+}
+
+func truncate(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n]) + "…"
+}
+
+// stateWriter writes protocol lines, each in one Write.
+type stateWriter struct {
+	w   io.Writer
+	buf []byte
+}
+
+func (sw *stateWriter) line(v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	sw.buf = append(append(sw.buf[:0], b...), '\n')
+	_, err = sw.w.Write(sw.buf)
+	return err
+}
+
+func (sw *stateWriter) state(st State) error { return sw.line(st) }
+
+// error writes an error line followed by the unchanged state.
+func (sw *stateWriter) error(msg string, st State) error {
+	if err := sw.line(errorLine{Error: msg}); err != nil {
+		return err
+	}
+	return sw.line(st)
+}

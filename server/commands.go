@@ -1,0 +1,96 @@
+package server
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// command is one exec command. run returns the exit status.
+type command struct {
+	name    string
+	args    string // usage after the name
+	summary string
+	run     func(s *Server, sess *session, args []string) int
+}
+
+// commands is the exec command table, in the order help lists them.
+var commands []command
+
+func init() {
+	// Assigned in init: help refers to the table it is in.
+	commands = []command{
+		{"scores", "[--size N] [--limit K] [--bots] [--json]", "the leaderboard", (*Server).runScores},
+		{"bot", "[--size N] [--new]", "play through the bot protocol (JSON lines on stdin/stdout)", (*Server).runBot},
+		{"help", "", "this list", (*Server).runHelp},
+	}
+}
+
+// guestHint is told once to a player without a key.
+const guestHint = "Playing as a guest: nothing is recorded. To get on the leaderboard, connect with an SSH key (ssh-keygen -t ed25519)."
+
+// exec runs the session's command and returns its exit status.
+func (s *Server) exec(sess *session) int {
+	args := sess.Command() // split by shell rules; empty if the quoting is broken
+	if len(args) == 0 {
+		fmt.Fprintf(sess.Stderr(), "ssh2048: cannot parse command %q; try `help`\n", sess.RawCommand())
+		return exitUsage
+	}
+	for _, c := range commands {
+		if c.name == args[0] {
+			return c.run(s, sess, args[1:])
+		}
+	}
+	fmt.Fprintf(sess.Stderr(), "ssh2048: unknown command %q; try `help`\n", args[0])
+	return exitUsage
+}
+
+func (s *Server) runHelp(sess *session, args []string) int {
+	fs := newFlagSet(sess, "help", "")
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
+	}
+	writeHelp(sess)
+	return exitOK
+}
+
+func writeHelp(w io.Writer) {
+	var b strings.Builder
+	b.WriteString("ssh2048: 2048 over SSH. Without a command, `ssh -t` opens the game.\n\nCommands:\n")
+	for _, c := range commands {
+		fmt.Fprintf(&b, "  %-6s %-42s %s\n", c.name, c.args, c.summary)
+	}
+	b.WriteString("\nEvery command takes --help. Exit status: 0 ok, 1 server error, 2 usage, 3 taken over by a newer session, 4 server restarting.\n")
+	io.WriteString(w, b.String())
+}
+
+// newFlagSet returns a flag set that reports errors and usage on the
+// session's stderr.
+func newFlagSet(sess *session, name, args string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(sess.Stderr())
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "usage: %s %s\n", name, args)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parseFlags parses args; when it returns ok=false the command must return
+// code: 0 after --help, exitUsage after a mistake (already reported).
+func parseFlags(fs *flag.FlagSet, args []string) (code int, ok bool) {
+	err := fs.Parse(args)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		return exitOK, false
+	case err != nil:
+		return exitUsage, false
+	case fs.NArg() > 0:
+		fmt.Fprintf(fs.Output(), "%s: unexpected argument %q\n", fs.Name(), fs.Arg(0))
+		fs.Usage()
+		return exitUsage, false
+	}
+	return exitOK, true
+}

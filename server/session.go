@@ -1,0 +1,150 @@
+package server
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"charm.land/ssh"
+	"charm.land/wish/v2"
+	gossh "golang.org/x/crypto/ssh"
+)
+
+// notice is something the server must tell a running session.
+type notice int
+
+const (
+	noticeTakenOver notice = iota + 1 // a newer session took over the game
+	noticeShutdown                    // the server is restarting
+)
+
+// Text is what the player is told.
+func (n notice) Text() string {
+	switch n {
+	case noticeTakenOver:
+		return "This game was opened in a newer session, which takes over from here; nothing was lost."
+	case noticeShutdown:
+		return "The server is restarting; your game is saved. Reconnect in a moment to carry on."
+	}
+	return ""
+}
+
+// Exit statuses of exec commands, part of the scripting contract (README).
+const (
+	exitOK        = 0
+	exitError     = 1 // something failed on the server; details on stderr
+	exitUsage     = 2 // unknown command or bad flags
+	exitTakenOver = 3 // a newer session took over the game
+	exitRestart   = 4 // the server is restarting; reconnect later
+)
+
+// session is the server's view of one SSH session: who plays it, and a
+// channel on which it is told to stop.
+type session struct {
+	ssh.Session
+	player  Player
+	notices chan notice // buffered; the first notice is the one that counts
+	once    sync.Once
+}
+
+func newSession(s ssh.Session, p Player) *session {
+	return &session{Session: s, player: p, notices: make(chan notice, 1)}
+}
+
+// notify delivers n unless the session was already told something.
+func (sess *session) notify(n notice) {
+	sess.once.Do(func() { sess.notices <- n })
+}
+
+type contextKey struct{ name string }
+
+var playerKey = &contextKey{"player"}
+
+// acceptAnyKey admits every public key: a key is an identity, not a
+// permission. Which key it was is read after authentication from
+// Session.PublicKey, never remembered here: this callback also sees keys
+// the client merely offered (CVE-2024-45337).
+func acceptAnyKey(ssh.Context, ssh.PublicKey) bool { return true }
+
+// admitGuest admits a client without a key through keyboard-interactive
+// authentication with no prompts: a guest, who plays but is not recorded.
+// Password authentication is not offered at all.
+func admitGuest(_ ssh.Context, challenge gossh.KeyboardInteractiveChallenge) bool {
+	_, err := challenge("", "", nil, nil)
+	return err == nil
+}
+
+// identify finds the player behind the session's key and hands it on in the
+// session's context.
+func (s *Server) identify(next ssh.Handler) ssh.Handler {
+	return func(sess ssh.Session) {
+		key := sess.PublicKey() // the key that authenticated (see acceptAnyKey)
+		p := Player{Guest: true, Name: "guest"}
+		if key != nil {
+			ctx, cancel := context.WithTimeout(sess.Context(), writeTimeout)
+			dp, err := s.store.UpsertPlayer(ctx, gossh.FingerprintSHA256(key), key.Type(), sess.User())
+			cancel()
+			if err != nil {
+				s.log.Error("upsert player", "err", err, "remote", sess.RemoteAddr().String())
+				wish.Errorln(sess, "ssh2048: could not load your player record; try again later.")
+				_ = sess.Exit(exitError)
+				return
+			}
+			p = Player{ID: dp.ID, Name: dp.Name, Fingerprint: dp.Fingerprint}
+		}
+		sess.Context().SetValue(playerKey, p)
+		next(sess)
+	}
+}
+
+func playerOf(sess ssh.Session) Player {
+	p, _ := sess.Context().Value(playerKey).(Player)
+	return p
+}
+
+// logging logs every session's start and end.
+func (s *Server) logging(next ssh.Handler) ssh.Handler {
+	return func(sess ssh.Session) {
+		start := time.Now()
+		pty, _, hasPty := sess.Pty()
+		fp := "guest"
+		if key := sess.PublicKey(); key != nil {
+			fp = gossh.FingerprintSHA256(key)
+		}
+		s.log.Info("connect", "user", sess.User(), "key", fp, "remote", sess.RemoteAddr().String(),
+			"command", sess.RawCommand(), "pty", hasPty, "term", pty.Term,
+			"client", sess.Context().ClientVersion())
+		defer func() {
+			s.log.Info("disconnect", "user", sess.User(), "key", fp,
+				"remote", sess.RemoteAddr().String(), "duration", time.Since(start).Round(time.Millisecond))
+		}()
+		next(sess)
+	}
+}
+
+// route sends the session where it belongs: an exec command to the command
+// table, a PTY without a command to the TUI, and anything else back with a
+// hint.
+func (s *Server) route(next ssh.Handler) ssh.Handler {
+	return func(raw ssh.Session) {
+		sess := newSession(raw, playerOf(raw))
+		if !s.track(sess) {
+			wish.Errorln(sess, "ssh2048: "+noticeShutdown.Text())
+			_ = sess.Exit(exitRestart)
+			return
+		}
+		defer s.untrack(sess)
+		_, _, hasPty := sess.Pty()
+		switch {
+		case sess.RawCommand() != "":
+			_ = sess.Exit(s.exec(sess))
+		case hasPty:
+			s.runTUI(sess)
+			_ = sess.Exit(exitOK)
+		default:
+			wish.Errorln(sess, "ssh2048: no terminal; connect with `ssh -t` to play, or run `help` for the commands.")
+			_ = sess.Exit(exitUsage)
+		}
+		next(sess)
+	}
+}
