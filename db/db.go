@@ -1,0 +1,222 @@
+// Package db stores ssh2048's players and games in one SQLite file and
+// answers leaderboard queries.
+//
+// Every game is kept replayable: its size, seed and the directions played
+// (one row per move in an append-only table). Writes from all sessions go
+// through one writer goroutine that commits them in groups (group commit),
+// so AppendMove returns only once the move is durable, and reads use a
+// separate pool of read-only connections that WAL mode lets run alongside
+// the writer. Guests are never stored: the server simply does not call the
+// store for them.
+package db
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"net/url"
+	"os"
+	"path/filepath"
+	"runtime"
+	"time"
+
+	"github.com/ssh2048/ssh2048/engine"
+	"github.com/ssh2048/ssh2048/migrations"
+
+	// The SQLite driver, registered as "sqlite3".
+	_ "github.com/mattn/go-sqlite3"
+)
+
+// FileName is the database file created inside the data directory.
+const FileName = "ssh2048.db"
+
+// Sentinel errors callers branch on with errors.Is.
+var (
+	// ErrNotFound: no such player, game or leaderboard entry.
+	ErrNotFound = errors.New("not found")
+	// ErrConflict: the move's sequence number does not match the stored
+	// move count, e.g. a stale session writing after another took over the
+	// game. Nothing was written; reload the game.
+	ErrConflict = errors.New("conflicting write: game changed since it was loaded")
+	// ErrGameEnded: the game has ended and takes no more moves.
+	ErrGameEnded = errors.New("game has ended")
+	// ErrClosed: the store is closed.
+	ErrClosed = errors.New("store closed")
+	// ErrSchemaTooNew: the database was migrated by a newer ssh2048.
+	ErrSchemaTooNew = errors.New("database schema is newer than this binary")
+	// ErrInvalid: an argument is out of range (size, kind, direction, state).
+	ErrInvalid = errors.New("invalid argument")
+)
+
+// Kind says who played a game; each kind has its own leaderboard.
+type Kind string
+
+// The kinds of game.
+const (
+	KindHuman    Kind = "human"    // played by hand
+	KindAssisted Kind = "assisted" // the AI hinted or played at least once
+	KindBot      Kind = "bot"      // played through the bot protocol
+)
+
+// Valid reports whether k is one of the three kinds.
+func (k Kind) Valid() bool { return k == KindHuman || k == KindAssisted || k == KindBot }
+
+// Player is someone who connected with a public key.
+type Player struct {
+	ID          int64
+	Fingerprint string // SHA256:… as ssh-keygen -lf prints it
+	KeyType     string // e.g. ssh-ed25519
+	Name        string // sanitized display name
+	FirstSeen   time.Time
+	LastSeen    time.Time
+}
+
+// Game is a stored game with its live engine state, rebuilt by replay.
+// Game (the engine) is not safe for concurrent use; its owner moves it and
+// then calls Store.AppendMove with the resulting MoveState.
+type Game struct {
+	ID        int64
+	PlayerID  int64
+	Size      int
+	Kind      Kind
+	Seed      uint64
+	StartedAt time.Time
+	Game      *engine.Game
+}
+
+// MoveState is what the caller's engine.Game says after a move (or at the
+// end of a game). The store keeps it as the game's snapshot, so appends
+// never replay.
+type MoveState struct {
+	Score   int
+	MaxTile int
+	Moves   int // moves played so far, this one included
+	Won     bool
+	Board   string // engine.Board.String()
+}
+
+// StateOf returns the MoveState of g.
+func StateOf(g *engine.Game) MoveState {
+	return MoveState{Score: g.Score(), MaxTile: g.MaxTile(), Moves: g.Moves(), Won: g.Won(), Board: g.Board().String()}
+}
+
+// Option configures Open.
+type Option func(*options)
+
+type options struct {
+	log         *slog.Logger
+	synchronous string
+}
+
+// WithLogger sets where the store logs (migrations, replay mismatches).
+// The default is slog.Default().
+func WithLogger(l *slog.Logger) Option { return func(o *options) { o.log = l } }
+
+// Store is the database. It is safe for concurrent use.
+type Store struct {
+	path    string
+	write   *sql.DB // exactly one connection, used only by the writer goroutine
+	read    *sql.DB // read-only pool
+	w       *writer
+	log     *slog.Logger
+	newSeed func() uint64 // replaced in tests
+}
+
+// dsn builds the connection string. Every setting that must hold for every
+// connection is in the DSN, because database/sql opens connections on its
+// own and a PRAGMA run once reaches only one of them.
+func dsn(path string, readOnly bool, synchronous string) string {
+	q := url.Values{}
+	q.Set("_journal_mode", "WAL")
+	q.Set("_synchronous", synchronous)
+	q.Set("_busy_timeout", "10000") // ms; the writer also retries, see writer.begin
+	q.Set("_foreign_keys", "on")
+	if readOnly {
+		q.Set("_query_only", "true")
+		q.Set("_txlock", "deferred")
+	} else {
+		// BEGIN IMMEDIATE takes the write lock up front, so a transaction
+		// never fails half-way with SQLITE_BUSY when upgrading to a writer.
+		q.Set("_txlock", "immediate")
+	}
+	return "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode()
+}
+
+// Open opens (creating if needed) dataDir/ssh2048.db and applies pending
+// migrations. A database migrated by a newer binary is refused with
+// ErrSchemaTooNew. Close flushes pending writes.
+func Open(ctx context.Context, dataDir string, opts ...Option) (*Store, error) {
+	o := options{log: slog.Default(), synchronous: "FULL"}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if err := os.MkdirAll(dataDir, 0o700); err != nil {
+		return nil, fmt.Errorf("open store: %w", err)
+	}
+	path := filepath.Join(dataDir, FileName)
+	write, err := sql.Open("sqlite3", dsn(path, false, o.synchronous))
+	if err != nil {
+		return nil, fmt.Errorf("open store %s: %w", path, err)
+	}
+	write.SetMaxOpenConns(1)
+	write.SetMaxIdleConns(1)
+	write.SetConnMaxLifetime(0)
+	write.SetConnMaxIdleTime(0)
+	if err := migrate(ctx, write, path+".migrate-lock", migrations.FS, o.log); err != nil {
+		write.Close()
+		return nil, fmt.Errorf("open store %s: %w", path, err)
+	}
+	read, err := sql.Open("sqlite3", dsn(path, true, o.synchronous))
+	if err != nil {
+		write.Close()
+		return nil, fmt.Errorf("open store %s: %w", path, err)
+	}
+	n := max(4, 2*runtime.GOMAXPROCS(0))
+	read.SetMaxOpenConns(n)
+	read.SetMaxIdleConns(n)
+	if err := read.PingContext(ctx); err != nil {
+		write.Close()
+		read.Close()
+		return nil, fmt.Errorf("open store %s: %w", path, err)
+	}
+	s := &Store{path: path, write: write, read: read, log: o.log, newSeed: rand.Uint64}
+	s.w = newWriter(write, o.log)
+	return s, nil
+}
+
+// Close waits for every pending write to commit, then closes the database.
+// Writes after Close fail with ErrClosed.
+func (s *Store) Close() error {
+	s.w.close()
+	return errors.Join(s.read.Close(), s.write.Close())
+}
+
+// Path returns the database file's path.
+func (s *Store) Path() string { return s.path }
+
+func micros(t time.Time) int64 { return t.UnixMicro() }
+
+func fromMicros(us int64) time.Time { return time.UnixMicro(us) }
+
+// microClock hands out strictly increasing unix-microsecond timestamps to
+// the writer, so that "who got there first" is never a tie between two
+// writes, even in the same group commit. Only the writer goroutine uses it.
+type microClock struct{ last int64 }
+
+func (c *microClock) next(now time.Time) int64 {
+	us := micros(now)
+	if us <= c.last {
+		us = c.last + 1
+	}
+	c.last = us
+	return us
+}
+
+// Seeds are uint64; SQLite stores signed 64-bit integers. The bits are
+// kept as they are: values above MaxInt64 are stored as negatives.
+func seedToDB(seed uint64) int64 { return int64(seed) }
+
+func seedFromDB(v int64) uint64 { return uint64(v) }

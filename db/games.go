@@ -1,0 +1,433 @@
+package db
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/ssh2048/ssh2048/engine"
+)
+
+// GameSummary is one line of a player's history.
+type GameSummary struct {
+	ID        int64
+	Size      int
+	Kind      Kind
+	Score     int
+	MaxTile   int
+	Moves     int
+	Won       bool
+	StartedAt time.Time
+	UpdatedAt time.Time
+	EndedAt   *time.Time // nil while in progress
+}
+
+func checkSizeKind(size int, kind Kind) error {
+	if size < engine.MinSize || size > engine.MaxSize {
+		return fmt.Errorf("%w: board size %d (want %d to %d)", ErrInvalid, size, engine.MinSize, engine.MaxSize)
+	}
+	if !kind.Valid() {
+		return fmt.Errorf("%w: game kind %q", ErrInvalid, kind)
+	}
+	return nil
+}
+
+// LoadOrCreateGame returns the player's game in progress for (size, kind),
+// starting one if there is none. The game is rebuilt by replaying its seed
+// and moves with the engine and checked against the stored snapshot; a
+// mismatch is logged as an error. If the replay disagrees even on the
+// number of moves (the rules changed under a stored game), that game is
+// ended as stored, so its record and score stay, and a new one is started.
+func (s *Store) LoadOrCreateGame(ctx context.Context, playerID int64, size int, kind Kind) (*Game, error) {
+	if err := checkSizeKind(size, kind); err != nil {
+		return nil, fmt.Errorf("load game: %w", err)
+	}
+	for range 2 {
+		id, err := s.createGame(ctx, playerID, size, kind, false)
+		if err != nil {
+			return nil, fmt.Errorf("load game of player %d (%d×%d %s): %w", playerID, size, size, kind, err)
+		}
+		g, err := s.loadGame(ctx, id)
+		if !errors.Is(err, errReplayDiverged) {
+			return g, err
+		}
+		if err := s.endAsStored(ctx, id); err != nil {
+			return nil, err
+		}
+	}
+	return nil, fmt.Errorf("load game of player %d: %w", playerID, errReplayDiverged)
+}
+
+// NewGame ends the player's game in progress for (size, kind), if any (its
+// score still counts), and starts a new one.
+func (s *Store) NewGame(ctx context.Context, playerID int64, size int, kind Kind) (*Game, error) {
+	if err := checkSizeKind(size, kind); err != nil {
+		return nil, fmt.Errorf("new game: %w", err)
+	}
+	id, err := s.createGame(ctx, playerID, size, kind, true)
+	if err != nil {
+		return nil, fmt.Errorf("new game for player %d (%d×%d %s): %w", playerID, size, size, kind, err)
+	}
+	return s.loadGame(ctx, id)
+}
+
+// createGame returns the id of the game in progress for (player, size,
+// kind), creating it if there is none or if replace is set (ending the old
+// one). Check and insert run in one write transaction, so two sessions of
+// one player racing here end up with the same game.
+func (s *Store) createGame(ctx context.Context, playerID int64, size int, kind Kind, replace bool) (int64, error) {
+	seed := s.newSeed()
+	eg, err := engine.NewGame(size, seed)
+	if err != nil {
+		return 0, err
+	}
+	board := eg.Board().String()
+	maxTile := eg.MaxTile()
+	var id int64
+	err = s.w.do(ctx, func(tx *sql.Tx, now int64) error {
+		var exists bool
+		if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM players WHERE id = ?)`, playerID).Scan(&exists); err != nil {
+			return err
+		}
+		if !exists {
+			return fmt.Errorf("player %d: %w", playerID, ErrNotFound)
+		}
+		if replace {
+			if _, err := tx.ExecContext(ctx, `
+				UPDATE games SET ended_at = ?4, updated_at = ?4
+				WHERE player_id = ?1 AND size = ?2 AND kind = ?3 AND ended_at IS NULL`,
+				playerID, size, string(kind), now); err != nil {
+				return err
+			}
+		} else {
+			err := tx.QueryRowContext(ctx, `
+				SELECT id FROM games WHERE player_id = ? AND size = ? AND kind = ? AND ended_at IS NULL`,
+				playerID, size, string(kind)).Scan(&id)
+			if err == nil {
+				return nil
+			}
+			if !errors.Is(err, sql.ErrNoRows) {
+				return err
+			}
+		}
+		return tx.QueryRowContext(ctx, `
+			INSERT INTO games (player_id, size, kind, seed, max_tile, board, started_at, updated_at, reached_at)
+			VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7, ?7)
+			RETURNING id`,
+			playerID, size, string(kind), seedToDB(seed), maxTile, board, now).Scan(&id)
+	})
+	return id, err
+}
+
+// errReplayDiverged: replaying a game's stored moves does not give its
+// stored move count, so its moves can no longer be continued.
+var errReplayDiverged = errors.New("replay diverged from the stored game")
+
+// loadGame reads game id and rebuilds it, in one read transaction so that a
+// concurrent append cannot slip between the game row and its moves.
+func (s *Store) loadGame(ctx context.Context, id int64) (*Game, error) {
+	tx, err := s.read.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, fmt.Errorf("load game %d: %w", id, err)
+	}
+	defer tx.Rollback()
+	g := &Game{ID: id}
+	var (
+		kind          string
+		seed, started int64
+		stored        MoveState
+	)
+	err = tx.QueryRowContext(ctx, `
+		SELECT player_id, size, kind, seed, started_at, score, max_tile, moves, won, board
+		FROM games WHERE id = ?`, id,
+	).Scan(&g.PlayerID, &g.Size, &kind, &seed, &started, &stored.Score, &stored.MaxTile, &stored.Moves, &stored.Won, &stored.Board)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("load game %d: %w", id, ErrNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("load game %d: %w", id, err)
+	}
+	g.Kind, g.Seed, g.StartedAt = Kind(kind), seedFromDB(seed), fromMicros(started)
+
+	dirs, err := readMoves(ctx, tx, id)
+	if err != nil {
+		return nil, fmt.Errorf("load game %d: %w", id, err)
+	}
+	g.Game, err = engine.Replay(g.Size, g.Seed, dirs)
+	if err != nil {
+		return nil, fmt.Errorf("load game %d: replay: %w", id, err)
+	}
+	if got := StateOf(g.Game); got != stored || len(dirs) != stored.Moves {
+		s.log.Error("db: REPLAY MISMATCH: stored snapshot and replay of the stored moves disagree",
+			"game", id, "player", g.PlayerID, "size", g.Size, "seed", g.Seed, "stored_moves", len(dirs),
+			"snapshot", fmt.Sprintf("%+v", stored), "replay", fmt.Sprintf("%+v", got))
+		if g.Game.Moves() != len(dirs) {
+			return nil, fmt.Errorf("load game %d: %w", id, errReplayDiverged)
+		}
+	}
+	return g, nil
+}
+
+func readMoves(ctx context.Context, tx *sql.Tx, id int64) ([]engine.Direction, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT seq, dir FROM moves WHERE game_id = ? ORDER BY seq`, id)
+	if err != nil {
+		return nil, fmt.Errorf("read moves: %w", err)
+	}
+	defer rows.Close()
+	var dirs []engine.Direction
+	for rows.Next() {
+		var seq int
+		var dir uint8
+		if err := rows.Scan(&seq, &dir); err != nil {
+			return nil, fmt.Errorf("read moves: %w", err)
+		}
+		if seq != len(dirs) {
+			return nil, fmt.Errorf("read moves: move %d missing", len(dirs))
+		}
+		dirs = append(dirs, engine.Direction(dir))
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read moves: %w", err)
+	}
+	return dirs, nil
+}
+
+// gameRow is what a write needs to know about a game before changing it.
+type gameRow struct {
+	playerID int64
+	size     int
+	kind     Kind
+	moves    int
+	score    int
+	ended    bool
+}
+
+// liveGame reads game id for a write, failing with ErrNotFound or, if it
+// has ended, ErrGameEnded.
+func liveGame(ctx context.Context, tx *sql.Tx, id int64) (gameRow, error) {
+	var r gameRow
+	var kind string
+	var ended sql.NullInt64
+	err := tx.QueryRowContext(ctx, `SELECT player_id, size, kind, moves, score, ended_at FROM games WHERE id = ?`, id).
+		Scan(&r.playerID, &r.size, &kind, &r.moves, &r.score, &ended)
+	if errors.Is(err, sql.ErrNoRows) {
+		return r, ErrNotFound
+	}
+	r.kind, r.ended = Kind(kind), ended.Valid
+	if err == nil && r.ended {
+		err = ErrGameEnded
+	}
+	return r, err
+}
+
+func checkState(st MoveState) error {
+	if st.Moves < 0 || st.Score < 0 || st.MaxTile < 0 {
+		return fmt.Errorf("%w: negative count in %+v", ErrInvalid, st)
+	}
+	if _, err := engine.ParseBoard(st.Board); err != nil {
+		return fmt.Errorf("%w: %w", ErrInvalid, err)
+	}
+	return nil
+}
+
+// AppendMove stores move seq (0-based: the number of moves played before
+// it) of game gameID, with the state the caller's engine reached. It
+// returns once the move is committed; only then may the caller show it.
+// A seq that does not match the stored count (a stale session after
+// another took the game over) fails with ErrConflict and writes nothing;
+// a move on an ended game fails with ErrGameEnded.
+func (s *Store) AppendMove(ctx context.Context, gameID int64, seq int, d engine.Direction, st MoveState) error {
+	if !d.Valid() || seq < 0 || st.Moves != seq+1 {
+		return fmt.Errorf("append move %d (%v) to game %d: %w: state says %d moves", seq, d, gameID, ErrInvalid, st.Moves)
+	}
+	if err := checkState(st); err != nil {
+		return fmt.Errorf("append move %d to game %d: %w", seq, gameID, err)
+	}
+	err := s.w.do(ctx, func(tx *sql.Tx, now int64) error {
+		g, err := liveGame(ctx, tx, gameID)
+		switch {
+		case err != nil:
+			return err
+		case g.moves != seq:
+			return fmt.Errorf("%w: stored game has %d moves", ErrConflict, g.moves)
+		case st.Score < g.score:
+			return fmt.Errorf("%w: score went down from %d to %d", ErrInvalid, g.score, st.Score)
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO moves (game_id, seq, dir) VALUES (?, ?, ?)`, gameID, seq, uint8(d)); err != nil {
+			return err
+		}
+		return saveState(ctx, tx, gameID, g, st, now, false)
+	})
+	if err != nil {
+		return fmt.Errorf("append move %d to game %d: %w", seq, gameID, err)
+	}
+	return nil
+}
+
+// saveState writes st as game id's snapshot (ending it if end is set) and
+// keeps the player's best up to date.
+func saveState(ctx context.Context, tx *sql.Tx, id int64, g gameRow, st MoveState, now int64, end bool) error {
+	var reached int64
+	err := tx.QueryRowContext(ctx, `
+		UPDATE games
+		SET score = ?2, max_tile = ?3, moves = ?4, won = ?5, board = ?6, updated_at = ?7,
+		    reached_at = CASE WHEN score = ?2 THEN reached_at ELSE ?7 END,
+		    ended_at = CASE WHEN ?8 THEN ?7 ELSE ended_at END
+		WHERE id = ?1
+		RETURNING reached_at`,
+		id, st.Score, st.MaxTile, st.Moves, st.Won, st.Board, now, end).Scan(&reached)
+	if err != nil {
+		return err
+	}
+	if st.Moves == 0 {
+		return nil // an untouched game is on no leaderboard
+	}
+	return offerBest(ctx, tx, g.playerID, g.size, g.kind, id, st.Score, reached)
+}
+
+// offerBest makes game the player's best for (size, kind) if it beats the
+// current best: a higher score, or the same score reached earlier.
+func offerBest(ctx context.Context, tx *sql.Tx, playerID int64, size int, kind Kind, game int64, score int, reached int64) error {
+	_, err := tx.ExecContext(ctx, `
+		INSERT INTO player_bests (player_id, size, kind, game_id, score, reached_at)
+		VALUES (?, ?, ?, ?, ?, ?)
+		ON CONFLICT (player_id, size, kind) DO UPDATE
+		SET game_id = excluded.game_id, score = excluded.score, reached_at = excluded.reached_at
+		WHERE excluded.score > player_bests.score
+		   OR (excluded.score = player_bests.score AND excluded.reached_at < player_bests.reached_at)`,
+		playerID, size, string(kind), game, score, reached)
+	return err
+}
+
+// EndGame ends game gameID with its final state st (normally the state of
+// its last move: st.Moves must match the stored count, else ErrConflict).
+// Ending an ended game fails with ErrGameEnded.
+func (s *Store) EndGame(ctx context.Context, gameID int64, st MoveState) error {
+	if err := checkState(st); err != nil {
+		return fmt.Errorf("end game %d: %w", gameID, err)
+	}
+	err := s.w.do(ctx, func(tx *sql.Tx, now int64) error {
+		g, err := liveGame(ctx, tx, gameID)
+		switch {
+		case err != nil:
+			return err
+		case g.moves != st.Moves:
+			return fmt.Errorf("%w: stored game has %d moves, state says %d", ErrConflict, g.moves, st.Moves)
+		}
+		return saveState(ctx, tx, gameID, g, st, now, true)
+	})
+	if err != nil {
+		return fmt.Errorf("end game %d: %w", gameID, err)
+	}
+	return nil
+}
+
+// endAsStored ends a game without touching its snapshot.
+func (s *Store) endAsStored(ctx context.Context, id int64) error {
+	err := s.w.do(ctx, func(tx *sql.Tx, now int64) error {
+		_, err := tx.ExecContext(ctx, `UPDATE games SET ended_at = ?2, updated_at = ?2 WHERE id = ?1 AND ended_at IS NULL`, id, now)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("end diverged game %d: %w", id, err)
+	}
+	return nil
+}
+
+// MarkAssisted records that the AI hinted or played in a human game: the
+// game becomes "assisted" from now on and leaves the human leaderboard
+// (the player's human best falls back to their best unassisted game). If
+// the player already has an assisted game in progress at that size, that
+// one is ended first (its score still counts), keeping one game in
+// progress per (player, size, kind). Marking an assisted or bot game does
+// nothing; marking an ended game fails with ErrGameEnded.
+func (s *Store) MarkAssisted(ctx context.Context, gameID int64) error {
+	err := s.w.do(ctx, func(tx *sql.Tx, now int64) error {
+		g, err := liveGame(ctx, tx, gameID)
+		switch {
+		case err != nil:
+			return err
+		case g.kind != KindHuman:
+			return nil
+		}
+		if _, err := tx.ExecContext(ctx, `
+			UPDATE games SET ended_at = ?3, updated_at = ?3
+			WHERE player_id = ?1 AND size = ?2 AND kind = 'assisted' AND ended_at IS NULL`,
+			g.playerID, g.size, now); err != nil {
+			return err
+		}
+		var score int
+		var reached int64
+		if err := tx.QueryRowContext(ctx, `
+			UPDATE games SET kind = 'assisted', updated_at = ?2 WHERE id = ?1 RETURNING score, reached_at`,
+			gameID, now).Scan(&score, &reached); err != nil {
+			return err
+		}
+		if g.moves == 0 {
+			return nil
+		}
+		// Recompute the human best if it was this game.
+		res, err := tx.ExecContext(ctx, `
+			DELETE FROM player_bests WHERE player_id = ? AND size = ? AND kind = 'human' AND game_id = ?`,
+			g.playerID, g.size, gameID)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n > 0 {
+			if _, err := tx.ExecContext(ctx, `
+				INSERT INTO player_bests (player_id, size, kind, game_id, score, reached_at)
+				SELECT player_id, size, kind, id, score, reached_at FROM games
+				WHERE player_id = ? AND size = ? AND kind = 'human' AND moves > 0
+				ORDER BY score DESC, reached_at, id LIMIT 1`,
+				g.playerID, g.size); err != nil {
+				return err
+			}
+		}
+		return offerBest(ctx, tx, g.playerID, g.size, KindAssisted, gameID, score, reached)
+	})
+	if err != nil {
+		return fmt.Errorf("mark game %d assisted: %w", gameID, err)
+	}
+	return nil
+}
+
+// PlayerGames lists the player's games of every size and kind, newest
+// first, at most limit of them (limit <= 0: 100).
+func (s *Store) PlayerGames(ctx context.Context, playerID int64, limit int) ([]GameSummary, error) {
+	if limit <= 0 {
+		limit = 100
+	}
+	rows, err := s.read.QueryContext(ctx, `
+		SELECT id, size, kind, score, max_tile, moves, won, started_at, updated_at, ended_at
+		FROM games WHERE player_id = ? ORDER BY id DESC LIMIT ?`, playerID, limit)
+	if err != nil {
+		return nil, fmt.Errorf("games of player %d: %w", playerID, err)
+	}
+	defer rows.Close()
+	var out []GameSummary
+	for rows.Next() {
+		var g GameSummary
+		var kind string
+		var started, updated int64
+		var ended sql.NullInt64
+		if err := rows.Scan(&g.ID, &g.Size, &kind, &g.Score, &g.MaxTile, &g.Moves, &g.Won, &started, &updated, &ended); err != nil {
+			return nil, fmt.Errorf("games of player %d: %w", playerID, err)
+		}
+		g.Kind, g.StartedAt, g.UpdatedAt, g.EndedAt = Kind(kind), fromMicros(started), fromMicros(updated), timePtr(ended)
+		out = append(out, g)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("games of player %d: %w", playerID, err)
+	}
+	return out, nil
+}
+
+func timePtr(v sql.NullInt64) *time.Time {
+	if !v.Valid {
+		return nil
+	}
+	t := fromMicros(v.Int64)
+	return &t
+}

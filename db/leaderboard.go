@@ -1,0 +1,120 @@
+package db
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Entry is one row of a leaderboard: a player's best game of a size and
+// kind (in progress or ended) and its rank.
+type Entry struct {
+	Rank     int // 1-based; no two entries share a rank
+	PlayerID int64
+	Name     string
+	Score    int
+	MaxTile  int
+	Moves    int
+	Won      bool
+	Ended    *time.Time // nil while the game is in progress
+	GameID   int64
+}
+
+// The leaderboard order: higher score first; on equal scores, whoever
+// reached that score first; then the older game. It matches the
+// player_bests_rank index column for column, so the top N is an index walk.
+const rankOrder = `b.score DESC, b.reached_at, b.game_id`
+
+const entryColumns = `b.player_id, p.name, g.score, g.max_tile, g.moves, g.won, g.ended_at, g.id, b.score, b.reached_at`
+
+func scanEntry(sc interface{ Scan(...any) error }, e *Entry, bestScore, reached *int64) error {
+	var ended sql.NullInt64
+	if err := sc.Scan(&e.PlayerID, &e.Name, &e.Score, &e.MaxTile, &e.Moves, &e.Won, &ended, &e.GameID, bestScore, reached); err != nil {
+		return err
+	}
+	e.Ended = timePtr(ended)
+	return nil
+}
+
+// Leaderboard returns the top limit players for a board size and kind,
+// one row per player (their best game), best first.
+func (s *Store) Leaderboard(ctx context.Context, size int, kind Kind, limit int) ([]Entry, error) {
+	if err := checkSizeKind(size, kind); err != nil {
+		return nil, fmt.Errorf("leaderboard: %w", err)
+	}
+	if limit <= 0 {
+		return nil, nil
+	}
+	rows, err := s.read.QueryContext(ctx, leaderboardQuery, size, string(kind), limit)
+	if err != nil {
+		return nil, fmt.Errorf("leaderboard %d×%d %s: %w", size, size, kind, err)
+	}
+	defer rows.Close()
+	var out []Entry
+	for rows.Next() {
+		e := Entry{Rank: len(out) + 1}
+		var score, reached int64
+		if err := scanEntry(rows, &e, &score, &reached); err != nil {
+			return nil, fmt.Errorf("leaderboard %d×%d %s: %w", size, size, kind, err)
+		}
+		out = append(out, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("leaderboard %d×%d %s: %w", size, size, kind, err)
+	}
+	return out, nil
+}
+
+const leaderboardQuery = `
+	SELECT ` + entryColumns + `
+	FROM player_bests b
+	JOIN games g ON g.id = b.game_id
+	JOIN players p ON p.id = b.player_id
+	WHERE b.size = ? AND b.kind = ?
+	ORDER BY ` + rankOrder + `
+	LIMIT ?`
+
+const playerBestQuery = `
+	SELECT ` + entryColumns + `
+	FROM player_bests b
+	JOIN games g ON g.id = b.game_id
+	JOIN players p ON p.id = b.player_id
+	WHERE b.player_id = ? AND b.size = ? AND b.kind = ?`
+
+// rankQuery counts the entries ahead of (score, reached_at, game_id): two
+// range counts on player_bests_rank, never a scan of the whole board.
+const rankQuery = `
+	SELECT
+	  (SELECT count(*) FROM player_bests WHERE size = ?1 AND kind = ?2 AND score > ?3)
+	+ (SELECT count(*) FROM player_bests WHERE size = ?1 AND kind = ?2 AND score = ?3
+	     AND (reached_at, game_id) < (?4, ?5))`
+
+// PlayerRank returns the player's best game of a size and kind with its
+// rank, or ErrNotFound if they have played no move in such a game.
+func (s *Store) PlayerRank(ctx context.Context, playerID int64, size int, kind Kind) (Entry, error) {
+	if err := checkSizeKind(size, kind); err != nil {
+		return Entry{}, fmt.Errorf("player rank: %w", err)
+	}
+	tx, err := s.read.BeginTx(ctx, nil)
+	if err != nil {
+		return Entry{}, fmt.Errorf("rank of player %d: %w", playerID, err)
+	}
+	defer tx.Rollback()
+	var e Entry
+	var score, reached int64
+	err = scanEntry(tx.QueryRowContext(ctx, playerBestQuery, playerID, size, string(kind)), &e, &score, &reached)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Entry{}, fmt.Errorf("rank of player %d (%d×%d %s): %w", playerID, size, size, kind, ErrNotFound)
+	}
+	if err != nil {
+		return Entry{}, fmt.Errorf("rank of player %d: %w", playerID, err)
+	}
+	var ahead int
+	if err := tx.QueryRowContext(ctx, rankQuery, size, string(kind), score, reached, e.GameID).Scan(&ahead); err != nil {
+		return Entry{}, fmt.Errorf("rank of player %d: %w", playerID, err)
+	}
+	e.Rank = ahead + 1
+	return e, nil
+}

@@ -1,0 +1,52 @@
+package db
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+)
+
+// UpsertPlayer records a connection by the public key with the given
+// fingerprint: it creates the player on first sight, and otherwise updates
+// the key type, the display name (players may change it by connecting with
+// another SSH user name) and the last-seen time. rawName is sanitized with
+// SanitizeName; an empty result becomes "player-" and the first letters of
+// the fingerprint.
+func (s *Store) UpsertPlayer(ctx context.Context, fingerprint, keyType, rawName string) (Player, error) {
+	if fingerprint == "" {
+		return Player{}, fmt.Errorf("upsert player: %w: empty fingerprint", ErrInvalid)
+	}
+	name := SanitizeName(rawName)
+	if name == "" {
+		name = fallbackName(fingerprint)
+	}
+	var p Player
+	err := s.w.do(ctx, func(tx *sql.Tx, now int64) error {
+		var first, last int64
+		err := tx.QueryRowContext(ctx, `
+			INSERT INTO players (fingerprint, key_type, name, first_seen, last_seen)
+			VALUES (?1, ?2, ?3, ?4, ?4)
+			ON CONFLICT (fingerprint) DO UPDATE
+			SET key_type = excluded.key_type, name = excluded.name, last_seen = excluded.last_seen
+			RETURNING id, fingerprint, key_type, name, first_seen, last_seen`,
+			fingerprint, keyType, name, now,
+		).Scan(&p.ID, &p.Fingerprint, &p.KeyType, &p.Name, &first, &last)
+		p.FirstSeen, p.LastSeen = fromMicros(first), fromMicros(last)
+		return err
+	})
+	if err != nil {
+		return Player{}, fmt.Errorf("upsert player %s: %w", fingerprint, err)
+	}
+	return p, nil
+}
+
+// fallbackName names a player whose user name sanitized to nothing.
+func fallbackName(fingerprint string) string {
+	id := strings.TrimPrefix(fingerprint, "SHA256:")
+	id = SanitizeName(id)
+	if r := []rune(id); len(r) > 6 {
+		id = string(r[:6])
+	}
+	return "player-" + id
+}

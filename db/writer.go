@@ -1,0 +1,182 @@
+package db
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	sqlite3 "github.com/mattn/go-sqlite3"
+)
+
+// maxBatch bounds one group commit, so that the first writers in a long
+// queue are acknowledged without waiting for the whole queue.
+const maxBatch = 1024
+
+// A job is one caller's write: run executes inside the group's transaction
+// (within its own savepoint), and done receives its outcome after COMMIT.
+type job struct {
+	ctx  context.Context
+	run  func(tx *sql.Tx, now int64) error
+	done chan error
+}
+
+// writer owns the only write connection. One goroutine takes every pending
+// job from all sessions, runs them in one IMMEDIATE transaction, commits
+// once (one WAL sync for the whole group) and then acknowledges each job.
+// A job that fails is rolled back to its savepoint and reported to its
+// caller alone; the others in the group still commit.
+type writer struct {
+	db  *sql.DB
+	log *slog.Logger
+
+	mu     sync.Mutex
+	queue  []*job
+	closed bool
+	wake   chan struct{} // capacity 1: "the queue may be non-empty"
+	exited chan struct{}
+
+	clock microClock // only touched by the loop goroutine
+}
+
+func newWriter(db *sql.DB, log *slog.Logger) *writer {
+	w := &writer{db: db, log: log, wake: make(chan struct{}, 1), exited: make(chan struct{})}
+	go w.loop()
+	return w
+}
+
+// do queues fn and waits until its group has committed (nil) or fn or the
+// commit failed (the error). Once queued, do waits for the outcome even if
+// ctx ends, so that a nil error always means "committed" and an error
+// always means "not written"; a job whose ctx has ended before the writer
+// reaches it is skipped with ctx's error.
+func (w *writer) do(ctx context.Context, fn func(tx *sql.Tx, now int64) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	j := &job{ctx: ctx, run: fn, done: make(chan error, 1)}
+	w.mu.Lock()
+	if w.closed {
+		w.mu.Unlock()
+		return ErrClosed
+	}
+	w.queue = append(w.queue, j)
+	w.mu.Unlock()
+	select {
+	case w.wake <- struct{}{}:
+	default:
+	}
+	return <-j.done
+}
+
+// close stops new jobs, lets the loop commit what is queued and waits.
+func (w *writer) close() {
+	w.mu.Lock()
+	already := w.closed
+	w.closed = true
+	w.mu.Unlock()
+	if !already {
+		select {
+		case w.wake <- struct{}{}:
+		default:
+		}
+	}
+	<-w.exited
+}
+
+func (w *writer) loop() {
+	defer close(w.exited)
+	var batch []*job
+	for {
+		w.mu.Lock()
+		n := min(len(w.queue), maxBatch)
+		batch = append(batch[:0], w.queue[:n]...)
+		rest := copy(w.queue, w.queue[n:])
+		clear(w.queue[rest:])
+		w.queue = w.queue[:rest]
+		closed := w.closed
+		w.mu.Unlock()
+		if len(batch) == 0 {
+			if closed {
+				return
+			}
+			<-w.wake
+			continue
+		}
+		w.commit(batch)
+		clear(batch)
+	}
+}
+
+// commit runs one group. Errors go to the jobs; the loop carries on.
+func (w *writer) commit(batch []*job) {
+	results := make([]error, len(batch))
+	err := w.group(batch, results)
+	for i, j := range batch {
+		if err != nil && results[i] == nil {
+			results[i] = err
+		}
+		j.done <- results[i]
+	}
+}
+
+func (w *writer) group(batch []*job, results []error) error {
+	ctx := context.Background() // the group outlives any one caller
+	tx, err := w.begin(ctx)
+	if err != nil {
+		return err
+	}
+	ran := false
+	for i, j := range batch {
+		if err := j.ctx.Err(); err != nil {
+			results[i] = err
+			continue
+		}
+		if _, err := tx.ExecContext(ctx, "SAVEPOINT job"); err != nil {
+			tx.Rollback()
+			return fmt.Errorf("savepoint: %w", err)
+		}
+		if err := j.run(tx, w.clock.next(time.Now())); err != nil {
+			results[i] = err
+			if _, rerr := tx.ExecContext(ctx, "ROLLBACK TO job"); rerr != nil {
+				tx.Rollback()
+				return fmt.Errorf("roll back failed write (%v): %w", err, rerr)
+			}
+		}
+		if _, err := tx.ExecContext(ctx, "RELEASE job"); err != nil {
+			tx.Rollback()
+			return fmt.Errorf("release savepoint: %w", err)
+		}
+		ran = true
+	}
+	if !ran {
+		return tx.Rollback()
+	}
+	if err := tx.Commit(); err != nil {
+		w.log.Error("db: group commit failed", "writes", len(batch), "err", err)
+		return fmt.Errorf("commit: %w", err)
+	}
+	return nil
+}
+
+// begin starts the IMMEDIATE transaction (see dsn). busy_timeout already
+// waits for another process holding the write lock (a backup, the sqlite3
+// shell); if that is not enough, retry for a while rather than hand
+// "database is locked" to a player.
+func (w *writer) begin(ctx context.Context) (*sql.Tx, error) {
+	for attempt := 1; ; attempt++ {
+		tx, err := w.db.BeginTx(ctx, nil)
+		if err == nil {
+			return tx, nil
+		}
+		var se sqlite3.Error
+		if !errors.As(err, &se) || se.Code != sqlite3.ErrBusy || attempt == 5 {
+			return nil, fmt.Errorf("begin: %w", err)
+		}
+		w.log.Warn("db: write lock busy, retrying", "attempt", attempt, "err", err)
+		time.Sleep(time.Duration(attempt) * 100 * time.Millisecond)
+	}
+}
