@@ -31,10 +31,11 @@ const rowMask = 0xFFFF
 // path (see useBitboard).
 const MaxBitboardExponent = 15
 
-// tables are the precomputed row tables every Bitboard operation reads. They
-// are built once, on first use, and never written again: any number of
-// goroutines may read them concurrently without locks.
-type tables struct {
+// Tables are the precomputed row tables every Bitboard operation reads
+// (about 1.5 MiB). SharedTables builds them once, on first use; they are
+// never written again, so any number of goroutines may read them at once
+// without locks.
+type Tables struct {
 	// rowLeft[r] and rowRight[r] are r XOR (r slid left/right): xor-ing a
 	// delta into the board moves that row. Zero means the row cannot move.
 	rowLeft, rowRight [1 << 16]uint16
@@ -50,10 +51,12 @@ type tables struct {
 	heur [1 << 16]float32
 }
 
-var sharedTables = sync.OnceValue(buildTables)
+// SharedTables returns the process's one set of tables, building it on the
+// first call. Hot loops should call it once and keep the pointer.
+var SharedTables = sync.OnceValue(buildTables)
 
-func buildTables() *tables {
-	t := new(tables)
+func buildTables() *Tables {
+	t := new(Tables)
 	for r := range 1 << 16 {
 		row := uint16(r)
 		left, gained := slideRowLeft(row)
@@ -117,7 +120,7 @@ func transpose(x uint64) uint64 {
 }
 
 // move returns the board after direction d, without spawning.
-func (t *tables) move(b uint64, d engine.Direction) uint64 {
+func (t *Tables) move(b uint64, d engine.Direction) uint64 {
 	switch d {
 	case engine.Left:
 		return t.moveLeft(b)
@@ -130,14 +133,14 @@ func (t *tables) move(b uint64, d engine.Direction) uint64 {
 	}
 }
 
-func (t *tables) moveLeft(b uint64) uint64 {
+func (t *Tables) moveLeft(b uint64) uint64 {
 	return b ^ uint64(t.rowLeft[b&rowMask]) ^
 		uint64(t.rowLeft[b>>16&rowMask])<<16 ^
 		uint64(t.rowLeft[b>>32&rowMask])<<32 ^
 		uint64(t.rowLeft[b>>48])<<48
 }
 
-func (t *tables) moveRight(b uint64) uint64 {
+func (t *Tables) moveRight(b uint64) uint64 {
 	return b ^ uint64(t.rowRight[b&rowMask]) ^
 		uint64(t.rowRight[b>>16&rowMask])<<16 ^
 		uint64(t.rowRight[b>>32&rowMask])<<32 ^
@@ -145,7 +148,7 @@ func (t *tables) moveRight(b uint64) uint64 {
 }
 
 // moveUp takes the board and its transpose c, whose rows are b's columns.
-func (t *tables) moveUp(b, c uint64) uint64 {
+func (t *Tables) moveUp(b, c uint64) uint64 {
 	return b ^ t.colUp[c&rowMask] ^
 		t.colUp[c>>16&rowMask]<<4 ^
 		t.colUp[c>>32&rowMask]<<8 ^
@@ -153,7 +156,7 @@ func (t *tables) moveUp(b, c uint64) uint64 {
 }
 
 // moveDown takes the board and its transpose c, whose rows are b's columns.
-func (t *tables) moveDown(b, c uint64) uint64 {
+func (t *Tables) moveDown(b, c uint64) uint64 {
 	return b ^ t.colDown[c&rowMask] ^
 		t.colDown[c>>16&rowMask]<<4 ^
 		t.colDown[c>>32&rowMask]<<8 ^
@@ -161,18 +164,30 @@ func (t *tables) moveDown(b, c uint64) uint64 {
 }
 
 // gainedBy returns the points direction d earns on b.
-func (t *tables) gainedBy(b uint64, d engine.Direction) uint32 {
+func (t *Tables) gainedBy(b uint64, d engine.Direction) uint32 {
 	if d == engine.Up || d == engine.Down {
 		b = transpose(b)
 	}
 	return t.gained[b&rowMask] + t.gained[b>>16&rowMask] + t.gained[b>>32&rowMask] + t.gained[b>>48]
 }
 
+// Move returns b slid in direction d (no tile is spawned); the result equals
+// b when d cannot move.
+func (t *Tables) Move(b Bitboard, d engine.Direction) Bitboard {
+	return Bitboard(t.move(uint64(b), d))
+}
+
+// Gained returns the points sliding b in direction d earns.
+func (t *Tables) Gained(b Bitboard, d engine.Direction) int {
+	return int(t.gainedBy(uint64(b), d))
+}
+
 // Move returns the board after sliding in direction d (no tile is spawned)
-// and the points gained. The board is unchanged when d cannot move.
+// and the points gained. The board is unchanged when d cannot move. It is a
+// convenience over SharedTables().Move and Gained.
 func (b Bitboard) Move(d engine.Direction) (Bitboard, int) {
-	t := sharedTables()
-	return Bitboard(t.move(uint64(b), d)), int(t.gainedBy(uint64(b), d))
+	t := SharedTables()
+	return t.Move(b, d), t.Gained(b, d)
 }
 
 // At returns the exponent at (row, col).

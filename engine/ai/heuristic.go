@@ -13,16 +13,16 @@ import (
 // tiles around is closer to filling up). Every line starts from
 // lostPenalty, so any live board outscores a dead one, which scores 0.
 const (
-	lostPenalty         = 200000.0
-	monotonicityPower   = 4.0
-	monotonicityWeight  = 47.0
-	sumPower            = 3.5
-	sumWeight           = 11.0
-	mergesWeight        = 700.0
-	emptyWeight         = 270.0
-	maxHeuristicExp     = 62 // engine.MaxExponent; powers are tabled up to it
-	cprobThreshold      = 1e-4
-	spawnTwoProbability = 0.9
+	lostPenalty          = 200000.0
+	monotonicityPower    = 4.0
+	monotonicityWeight   = 47.0
+	sumPower             = 3.5
+	sumWeight            = 11.0
+	mergesWeight         = 700.0
+	emptyWeight          = 270.0
+	maxHeuristicExp      = 62 // engine.MaxExponent; powers are tabled up to it
+	cprobThreshold       = 1e-4
+	spawnTwoProbability  = 0.9
 	spawnFourProbability = 0.1
 )
 

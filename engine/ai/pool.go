@@ -1,0 +1,164 @@
+package ai
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+
+	"github.com/ssh2048/ssh2048/engine"
+)
+
+// Priority orders requests waiting for a Pool worker.
+type Priority int
+
+const (
+	// Autoplay is for moves the AI plays by itself; it waits behind hints.
+	Autoplay Priority = iota
+	// Hint is for a player waiting on a suggestion; it jumps the queue.
+	Hint
+)
+
+// ErrClosed is returned by Suggest once the pool is closed.
+var ErrClosed = errors.New("ai pool closed")
+
+// Pool is the server-wide set of search workers. It runs at most one search
+// per worker, never more workers than cores, so searches cannot crowd out
+// the rest of the server; hints are served before any queued autoplay, and
+// every search is bounded by the pool's budget and the caller's context.
+// A Pool is safe for concurrent use.
+type Pool struct {
+	budget Budget
+
+	mu      sync.Mutex
+	ready   *sync.Cond // signalled when a request is queued or the pool closes
+	queue   requestQueue
+	closed  bool
+	workers sync.WaitGroup
+}
+
+type request struct {
+	ctx   context.Context
+	board engine.Board
+	reply chan reply // buffered: a worker never blocks on a caller gone away
+}
+
+type reply struct {
+	dir engine.Direction
+	err error
+}
+
+// requestQueue is a FIFO per priority; pop takes the oldest hint first.
+type requestQueue struct {
+	byPrio [Hint + 1][]*request
+}
+
+func (q *requestQueue) push(p Priority, r *request) { q.byPrio[p] = append(q.byPrio[p], r) }
+
+func (q *requestQueue) pop() (*request, bool) {
+	for p := Hint; p >= Autoplay; p-- {
+		if len(q.byPrio[p]) > 0 {
+			r := q.byPrio[p][0]
+			q.byPrio[p][0] = nil
+			q.byPrio[p] = q.byPrio[p][1:]
+			return r, true
+		}
+	}
+	return nil, false
+}
+
+// PoolOption configures NewPool.
+type PoolOption func(*Pool)
+
+// WithBudget sets the budget of every search (default DefaultBudget()).
+func WithBudget(b Budget) PoolOption { return func(p *Pool) { p.budget = b } }
+
+// NewPool starts workers searchers; 0 or less means runtime.NumCPU(), and
+// more than runtime.NumCPU() is capped to it. Close stops them.
+func NewPool(workers int, opts ...PoolOption) *Pool {
+	cores := runtime.NumCPU()
+	if workers <= 0 || workers > cores {
+		workers = cores
+	}
+	p := &Pool{budget: DefaultBudget()}
+	for _, o := range opts {
+		o(p)
+	}
+	p.ready = sync.NewCond(&p.mu)
+	for range workers {
+		p.workers.Go(p.work)
+	}
+	return p
+}
+
+// Suggest returns the move the search recommends for board. It waits for a
+// worker (hints before autoplay) and for the search, at most until ctx is
+// done. It returns ErrNoMoves for a finished game and ErrClosed after Close.
+func (p *Pool) Suggest(ctx context.Context, board engine.Board, prio Priority) (engine.Direction, error) {
+	if prio != Hint && prio != Autoplay {
+		return 0, fmt.Errorf("suggest: unknown priority %d", prio)
+	}
+	if board.Size() < engine.MinSize || board.Size() > engine.MaxSize {
+		return 0, fmt.Errorf("suggest: board size %d: %w", board.Size(), engine.ErrSize)
+	}
+	if !board.CanMove() {
+		return 0, fmt.Errorf("suggest %s: %w", board.String(), ErrNoMoves)
+	}
+	r := &request{ctx: ctx, board: board, reply: make(chan reply, 1)}
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return 0, fmt.Errorf("suggest: %w", ErrClosed)
+	}
+	p.queue.push(prio, r)
+	p.mu.Unlock()
+	p.ready.Signal()
+
+	select {
+	case rep := <-r.reply:
+		return rep.dir, rep.err
+	case <-ctx.Done():
+		// The worker will see the context and skip or cut short the search.
+		return 0, fmt.Errorf("suggest: %w", ctx.Err())
+	}
+}
+
+// Close stops the workers after their current searches; queued requests fail
+// with ErrClosed. Close is idempotent.
+func (p *Pool) Close() {
+	p.mu.Lock()
+	p.closed = true
+	for {
+		r, ok := p.queue.pop()
+		if !ok {
+			break
+		}
+		r.reply <- reply{err: fmt.Errorf("suggest: %w", ErrClosed)}
+	}
+	p.mu.Unlock()
+	p.ready.Broadcast()
+	p.workers.Wait()
+}
+
+func (p *Pool) work() {
+	s := NewSearcher()
+	for {
+		p.mu.Lock()
+		r, ok := p.queue.pop()
+		for !ok && !p.closed {
+			p.ready.Wait()
+			r, ok = p.queue.pop()
+		}
+		p.mu.Unlock()
+		if !ok {
+			return // closed and drained
+		}
+		if err := r.ctx.Err(); err != nil {
+			r.reply <- reply{err: fmt.Errorf("suggest: %w", err)}
+			continue
+		}
+		res, err := s.Search(r.ctx, r.board, p.budget)
+		r.reply <- reply{dir: res.Dir, err: err}
+	}
+}

@@ -1,0 +1,177 @@
+package ai
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ssh2048/ssh2048/engine"
+)
+
+func newTestPool(t testing.TB, workers int, opts ...PoolOption) *Pool {
+	t.Helper()
+	p := NewPool(workers, opts...)
+	t.Cleanup(p.Close)
+	return p
+}
+
+func TestQueueServesHintsFirstInOrder(t *testing.T) {
+	var q requestQueue
+	reqs := make([]*request, 6)
+	for i := range reqs {
+		reqs[i] = &request{}
+	}
+	q.push(Autoplay, reqs[0])
+	q.push(Autoplay, reqs[1])
+	q.push(Hint, reqs[2])
+	q.push(Autoplay, reqs[3])
+	q.push(Hint, reqs[4])
+	want := []*request{reqs[2], reqs[4], reqs[0], reqs[1], reqs[3]}
+	for i, w := range want {
+		got, ok := q.pop()
+		if !ok || got != w {
+			t.Fatalf("pop %d: got request %d, want %d", i, slices.Index(reqs, got), slices.Index(reqs, w))
+		}
+	}
+	if _, ok := q.pop(); ok {
+		t.Error("pop from an empty queue succeeded")
+	}
+}
+
+func TestPoolSuggest(t *testing.T) {
+	p := newTestPool(t, 0)
+	ctx := context.Background()
+	for _, text := range []string{
+		"2 2 0 0/0 0 0 0/0 0 0 0/0 0 0 0",
+		"2 4 8/0 0 0/0 0 2",
+		"2 0 0 0 0/0 0 0 0 0/0 0 0 0 0/0 0 0 0 0/0 0 0 0 4",
+	} {
+		b := mustParse(t, text)
+		for _, prio := range []Priority{Hint, Autoplay} {
+			d, err := p.Suggest(ctx, b, prio)
+			if err != nil {
+				t.Fatalf("%s: %v", text, err)
+			}
+			if _, moved := b.Move(d); !moved {
+				t.Errorf("%s: suggested %v, which does not move", text, d)
+			}
+		}
+	}
+	if _, err := p.Suggest(ctx, mustParse(t, "2 4 2/4 2 4/2 4 2"), Hint); !errors.Is(err, ErrNoMoves) {
+		t.Errorf("finished game: err = %v, want ErrNoMoves", err)
+	}
+	if _, err := p.Suggest(ctx, engine.Board{}, Hint); !errors.Is(err, engine.ErrSize) {
+		t.Errorf("zero board: err = %v, want engine.ErrSize", err)
+	}
+	if _, err := p.Suggest(ctx, mustParse(t, "2 2 0/0 0 0/0 0 0"), Priority(7)); err == nil {
+		t.Error("unknown priority accepted")
+	}
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := p.Suggest(cancelled, mustParse(t, "2 2 0/0 0 0/0 0 0"), Hint); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled context: err = %v, want context.Canceled", err)
+	}
+}
+
+func TestPoolClose(t *testing.T) {
+	p := NewPool(1)
+	p.Close()
+	p.Close() // idempotent
+	if _, err := p.Suggest(context.Background(), mustParse(t, "2 2 0/0 0 0/0 0 0"), Hint); !errors.Is(err, ErrClosed) {
+		t.Errorf("after Close: err = %v, want ErrClosed", err)
+	}
+}
+
+// autoplayLoops starts n goroutines that each play a game through the pool
+// at Autoplay priority, starting a new game whenever one ends, until the
+// test ends. It returns a function that reports the moves played so far.
+func autoplayLoops(t testing.TB, p *Pool, n int) func() int {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	moves := 0
+	for i := range n {
+		wg.Go(func() {
+			seed := uint64(1000 * i)
+			for ctx.Err() == nil {
+				g, _ := engine.NewGame(4, seed)
+				seed++
+				for !g.Over() {
+					d, err := p.Suggest(ctx, g.Board(), Autoplay)
+					if err != nil {
+						if ctx.Err() == nil {
+							t.Errorf("autoplay %d: %v", i, err)
+						}
+						return
+					}
+					g.Move(d)
+					mu.Lock()
+					moves++
+					mu.Unlock()
+				}
+			}
+		})
+	}
+	t.Cleanup(func() { cancel(); wg.Wait() })
+	return func() int { mu.Lock(); defer mu.Unlock(); return moves }
+}
+
+// measureHints asks for n hints on a mid-game board while the pool is busy
+// and returns their latencies, sorted.
+func measureHints(t testing.TB, p *Pool, n int) []time.Duration {
+	t.Helper()
+	boards := gameBoards(t, 4, 3, 40)
+	lat := make([]time.Duration, 0, n)
+	for i := range n {
+		b := boards[i%len(boards)]
+		start := time.Now()
+		d, err := p.Suggest(context.Background(), b, Hint)
+		lat = append(lat, time.Since(start))
+		if err != nil {
+			t.Fatalf("hint %d: %v", i, err)
+		}
+		if _, moved := b.Move(d); !moved {
+			t.Fatalf("hint %d: suggested %v, which does not move %s", i, d, b.String())
+		}
+		time.Sleep(3 * time.Millisecond) // let the autoplay queue refill
+	}
+	slices.Sort(lat)
+	return lat
+}
+
+// TestHintUnderAutoplayLoad runs 50 autoplay games against the pool and asks
+// for hints meanwhile. A hint waits at most for one running search to end
+// plus its own search, about two budgets, however long the autoplay queue
+// is. The bound asserted is loose (the race detector and a shared machine
+// slow everything down); BenchmarkHintUnderAutoplayLoad reports the real
+// percentiles.
+func TestHintUnderAutoplayLoad(t *testing.T) {
+	p := newTestPool(t, 0)
+	played := autoplayLoops(t, p, 50)
+	time.Sleep(50 * time.Millisecond) // let the queue fill up
+	lat := measureHints(t, p, 20)
+	t.Logf("hint latency with 50 autoplays: min %v, median %v, max %v; %d autoplay moves meanwhile",
+		lat[0], lat[len(lat)/2], lat[len(lat)-1], played())
+	if worst := lat[len(lat)-1]; worst > 250*time.Millisecond {
+		t.Errorf("slowest of %d hints took %v under autoplay load, want ≤ 250ms", len(lat), worst)
+	}
+	if played() == 0 {
+		t.Error("no autoplay move was played: the load was not there")
+	}
+}
+
+func BenchmarkHintUnderAutoplayLoad(b *testing.B) {
+	p := newTestPool(b, 0)
+	autoplayLoops(b, p, 50)
+	time.Sleep(50 * time.Millisecond)
+	b.ResetTimer()
+	lat := measureHints(b, p, max(b.N, 100))
+	b.StopTimer()
+	b.ReportMetric(float64(lat[len(lat)/2])/1e6, "p50-ms")
+	b.ReportMetric(float64(lat[(len(lat)*99+99)/100-1])/1e6, "p99-ms")
+	b.ReportMetric(float64(lat[len(lat)-1])/1e6, "max-ms")
+}

@@ -1,0 +1,6 @@
+//go:build !race
+
+package ai
+
+// raceEnabled lets tests shrink their workloads under the race detector.
+const raceEnabled = false
