@@ -1,0 +1,621 @@
+package server_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"math/rand/v2"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"charm.land/ssh"
+	"github.com/ssh2048/ssh2048/db"
+	"github.com/ssh2048/ssh2048/engine"
+	"github.com/ssh2048/ssh2048/server"
+	gossh "golang.org/x/crypto/ssh"
+)
+
+// sameGame reports whether two states show the same game.
+func sameGame(a, b state) bool {
+	return reflect.DeepEqual(a.Board, b.Board) && a.Score == b.Score && a.Moves == b.Moves
+}
+
+// playSome plays up to n moves that change the board and returns the last state.
+func playSome(t *testing.T, b *botSession, first state, n int) state {
+	t.Helper()
+	prev := first
+	for i := 0; i < n && !prev.Over; i++ {
+		d := engine.Directions()[i%4]
+		b.send(d.String())
+		next := b.mustRead()
+		checkMove(t, prev, next, d)
+		prev = next
+	}
+	return prev
+}
+
+func TestBotProtocolErrors(t *testing.T) {
+	ts := startServer(t)
+	b := startBot(t, ts.dial(t, "p", newKey(t)), "")
+	first := b.mustRead()
+	for _, line := range []string{
+		"", "jump", "up up", `{"move":"up"}`, "\x1b[31mup", strings.Repeat("u", 65),
+		strings.Repeat("x", 10000), "\xff\xfe",
+	} {
+		b.send(line)
+		e := b.mustRead()
+		if e.Error == nil || *e.Error == "" {
+			t.Fatalf("line %q: got %+v, want an error line", line, e)
+		}
+		if strings.Contains(*e.Error, "\x1b") {
+			t.Fatalf("error echoes raw input: %q", *e.Error)
+		}
+		st := b.mustRead()
+		if st.Error != nil || !sameGame(st, first) || st.Moved || st.Gained != 0 {
+			t.Fatalf("line %q: state after error %+v, want unchanged %+v", line, st, first)
+		}
+	}
+	// Exactly 64 bytes is allowed; surrounding blanks and CRLF are fine.
+	b.send("up" + strings.Repeat(" ", 62))
+	if st := b.mustRead(); st.Error != nil {
+		t.Fatalf("64-byte line refused: %q", *st.Error)
+	}
+	b.send(" left\r")
+	if st := b.mustRead(); st.Error != nil {
+		t.Fatalf("CRLF line refused: %q", *st.Error)
+	}
+	b.in.Close()
+	if code := b.wait(); code != 0 {
+		t.Fatalf("exit %d after EOF", code)
+	}
+}
+
+func TestBotResumeAndNew(t *testing.T) {
+	ts := startServer(t)
+	key := newKey(t)
+	c := ts.dial(t, "p", key)
+
+	b := startBot(t, c, "--size 5")
+	last := playSome(t, b, b.mustRead(), 12)
+	b.in.Close()
+	if code := b.wait(); code != 0 {
+		t.Fatalf("exit %d after EOF; stderr %q", code, b.stderr.String())
+	}
+
+	// Same key, new connection: the game is waiting as it was left.
+	b = startBot(t, ts.dial(t, "p", key), "--size 5")
+	resumed := b.mustRead()
+	if !sameGame(resumed, last) || resumed.Moved {
+		t.Fatalf("resumed %+v, want %+v", resumed, last)
+	}
+	last = playSome(t, b, resumed, 3)
+	b.in.Close()
+	b.wait()
+
+	// Another size is another game.
+	b = startBot(t, c, "--size 4")
+	if st := b.mustRead(); st.Moves != 0 || len(st.Board) != 4 {
+		t.Fatalf("4×4 game %+v, want a new one", st)
+	}
+	b.in.Close()
+	b.wait()
+
+	// --new starts afresh; the old game is ended and still counts.
+	b = startBot(t, c, "--size 5 --new")
+	if st := b.mustRead(); st.Moves != 0 || st.Score != 0 || len(st.Board) != 5 {
+		t.Fatalf("--new gave %+v", st)
+	}
+	b.in.Close()
+	b.wait()
+	var rows []struct {
+		Score int        `json:"score"`
+		Moves int        `json:"moves"`
+		Ended *time.Time `json:"ended"`
+	}
+	out := run(t, c, "scores --bots --size 5 --json", "")
+	if err := json.Unmarshal([]byte(out.stdout), &rows); err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 1 || rows[0].Moves != last.Moves || rows[0].Score != last.Score || rows[0].Ended == nil {
+		t.Fatalf("scores after --new: %+v, want the ended game with %d moves", rows, last.Moves)
+	}
+}
+
+func TestBotFlags(t *testing.T) {
+	ts := startServer(t)
+	c := ts.dial(t, "p", newKey(t))
+	for _, cmd := range []string{"bot --size 2", "bot --size 9", "bot --size x", "bot --bogus", "bot extra"} {
+		if r := run(t, c, cmd, ""); r.code != 2 || r.stderr == "" || r.stdout != "" {
+			t.Errorf("%s: %+v, want exit 2 with a message on stderr", cmd, r)
+		}
+	}
+	if r := run(t, c, "bot --help", ""); r.code != 0 || !strings.Contains(r.stderr, "--new") {
+		t.Errorf("bot --help: %+v", r)
+	}
+}
+
+func TestScores(t *testing.T) {
+	ts := startServer(t)
+	ctx := context.Background()
+	// Two players with a game each; one finished, one in progress.
+	for i, name := range []string{"ann", "bob"} {
+		p, err := ts.store.UpsertPlayer(ctx, "SHA256:test"+name, "ssh-ed25519", name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, err := ts.store.LoadOrCreateGame(ctx, p.ID, 4, db.KindHuman)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range []engine.Direction{engine.Up, engine.Left, engine.Down, engine.Right, engine.Up, engine.Left}[:3+i*3] {
+			if g.Game.Move(d).Moved {
+				if err := ts.store.AppendMove(ctx, g.ID, g.Game.Moves()-1, d, db.StateOf(g.Game)); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		if name == "ann" {
+			if err := ts.store.EndGame(ctx, g.ID, db.StateOf(g.Game)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	want, err := ts.store.Leaderboard(ctx, 4, db.KindHuman, 10)
+	if err != nil || len(want) != 2 {
+		t.Fatalf("leaderboard: %v %v", want, err)
+	}
+	c := ts.dial(t, "viewer", newKey(t))
+
+	r := run(t, c, "scores --json", "")
+	if r.code != 0 {
+		t.Fatalf("scores --json: %+v", r)
+	}
+	var rows []map[string]any
+	if err := json.Unmarshal([]byte(r.stdout), &rows); err != nil {
+		t.Fatalf("scores --json: %v: %q", err, r.stdout)
+	}
+	for _, field := range []string{"rank", "name", "score", "max_tile", "moves", "ended", "won", "game_id"} {
+		if _, ok := rows[0][field]; !ok {
+			t.Errorf("scores --json: no field %q in %v", field, rows[0])
+		}
+	}
+	for i, e := range want {
+		got := rows[i]
+		if got["name"] != e.Name || int(got["score"].(float64)) != e.Score || int(got["rank"].(float64)) != e.Rank ||
+			int(got["moves"].(float64)) != e.Moves || int(got["max_tile"].(float64)) != e.MaxTile || (got["ended"] == nil) != (e.Ended == nil) {
+			t.Errorf("row %d: %v, want %+v", i, got, e)
+		}
+	}
+
+	r = run(t, c, "scores", "")
+	if r.code != 0 || strings.Contains(r.stdout, "\x1b") {
+		t.Fatalf("scores without a PTY: %+v (must be plain)", r)
+	}
+	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	if len(lines) != 4 || !strings.Contains(lines[1], "RANK") {
+		t.Fatalf("scores table:\n%s", r.stdout)
+	}
+	for i, e := range want {
+		f := strings.Fields(lines[2+i])
+		if f[0] != strconvI(e.Rank) || f[1] != e.Name || f[2] != strconvI(e.Score) {
+			t.Errorf("table row %q, want %+v", lines[2+i], e)
+		}
+	}
+	if !strings.Contains(r.stdout, "playing") {
+		t.Errorf("the game in progress should say playing:\n%s", r.stdout)
+	}
+
+	if r := run(t, c, "scores --limit 1 --json", ""); strings.Count(r.stdout, `"rank"`) != 1 {
+		t.Errorf("--limit 1: %q", r.stdout)
+	}
+	if r := run(t, c, "scores --bots --json", ""); strings.TrimSpace(r.stdout) != "[]" {
+		t.Errorf("bot leaderboard should be empty, got %q", r.stdout)
+	}
+	if r := run(t, c, "scores --size 7", ""); !strings.Contains(r.stdout, "no games yet") {
+		t.Errorf("empty leaderboard: %q", r.stdout)
+	}
+	for _, bad := range []string{"scores --size 1", "scores --limit 0", "scores --limit 5000", "scores what"} {
+		if r := run(t, c, bad, ""); r.code != 2 || r.stderr == "" {
+			t.Errorf("%s: %+v, want exit 2", bad, r)
+		}
+	}
+
+	// With a PTY the table may be styled.
+	s, err := c.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.RequestPty("xterm-256color", 40, 100, gossh.TerminalModes{}); err != nil {
+		t.Fatal(err)
+	}
+	out, err := s.Output("scores")
+	if err != nil || !strings.Contains(string(out), "ann") || !strings.Contains(string(out), "\x1b[1m") {
+		t.Fatalf("scores with a PTY: %v %q", err, out)
+	}
+}
+
+func strconvI(n int) string { b, _ := json.Marshal(n); return string(b) }
+
+func TestHostileNames(t *testing.T) {
+	ts := startServer(t)
+	hostile := []string{
+		"\x1b[2J\x1b[31mevil", "\x1b]52;c;aGk=\x07clip", "ok\x9b31mc1", "\u202eesrever", "bell\x07\x07", "\r\nfake row",
+	}
+	for _, name := range hostile {
+		c := ts.dial(t, name, newKey(t))
+		b := startBot(t, c, "")
+		playSome(t, b, b.mustRead(), 2)
+		b.in.Close()
+		b.wait()
+	}
+	c := ts.dial(t, "viewer", newKey(t))
+	for _, cmd := range []string{"scores --bots", "scores --bots --json"} {
+		r := run(t, c, cmd, "")
+		if r.code != 0 {
+			t.Fatalf("%s: %+v", cmd, r)
+		}
+		if i := strings.IndexFunc(r.stdout, func(r rune) bool {
+			return r < 0x20 && r != '\n' || r >= 0x7f && r < 0xa0 || r == '\u202e'
+		}); i >= 0 {
+			t.Fatalf("%s: control character %q in output %q", cmd, r.stdout[i], r.stdout)
+		}
+		if strings.Count(r.stdout, "\n") != map[bool]int{true: 1, false: 2 + len(hostile)}[strings.HasSuffix(cmd, "json")] {
+			t.Fatalf("%s: a name broke the layout:\n%s", cmd, r.stdout)
+		}
+	}
+	var rows []struct{ Name string }
+	json.Unmarshal([]byte(run(t, c, "scores --bots --json", "").stdout), &rows)
+	for _, r := range rows {
+		if strings.ContainsAny(r.Name, "\x1b\x07\u009b\r\n\u202e") {
+			t.Fatalf("JSON name %q carries control characters", r.Name)
+		}
+	}
+}
+
+func TestGuest(t *testing.T) {
+	ts := startServer(t)
+	c := ts.dialGuest(t)
+	b := startBot(t, c, "--size 3")
+	last := playSome(t, b, b.mustRead(), 5)
+	b.in.Close()
+	if code := b.wait(); code != 0 {
+		t.Fatalf("guest bot exit %d", code)
+	}
+	if n := strings.Count(b.stderr.String(), "guest"); n != 1 {
+		t.Fatalf("guest told %d times: %q", n, b.stderr.String())
+	}
+	if !strings.Contains(b.stderr.String(), "SSH key") {
+		t.Fatalf("guest not told how to get on the leaderboard: %q", b.stderr.String())
+	}
+	if last.Moves == 0 {
+		t.Fatal("guest could not play")
+	}
+	// Nothing recorded: not on the leaderboard, and a new session starts afresh.
+	if r := run(t, c, "scores --bots --size 3 --json", ""); strings.TrimSpace(r.stdout) != "[]" {
+		t.Fatalf("guest game recorded: %q", r.stdout)
+	}
+	b = startBot(t, c, "--size 3")
+	if st := b.mustRead(); st.Moves != 0 {
+		t.Fatalf("guest game resumed: %+v", st)
+	}
+	b.in.Close()
+	b.wait()
+	// No password authentication at all.
+	_, err := gossh.Dial("tcp", ts.addr, &gossh.ClientConfig{
+		User: "p", Auth: []gossh.AuthMethod{gossh.Password("secret")},
+		HostKeyCallback: gossh.InsecureIgnoreHostKey(), Timeout: 5 * time.Second,
+	})
+	if err == nil {
+		t.Fatal("password authentication accepted")
+	}
+}
+
+// TestIdentityIsTheKey: the fingerprint, not the user name, names the player.
+func TestIdentityIsTheKey(t *testing.T) {
+	ts := startServer(t)
+	key := newKey(t)
+	b := startBot(t, ts.dial(t, "first", key), "")
+	last := playSome(t, b, b.mustRead(), 3)
+	b.in.Close()
+	b.wait()
+	b = startBot(t, ts.dial(t, "another-name", key), "")
+	if st := b.mustRead(); !sameGame(st, last) {
+		t.Fatalf("same key, other name: %+v, want %+v", st, last)
+	}
+	b.in.Close()
+	b.wait()
+	b = startBot(t, ts.dial(t, "first", newKey(t)), "")
+	if st := b.mustRead(); st.Moves != 0 {
+		t.Fatalf("other key, same name: got the first key's game %+v", st)
+	}
+	b.in.Close()
+	b.wait()
+}
+
+func TestTakeover(t *testing.T) {
+	ts := startServer(t)
+	key := newKey(t)
+	old := startBot(t, ts.dial(t, "p", key), "")
+	oldLast := playSome(t, old, old.mustRead(), 4)
+
+	newer := startBot(t, ts.dial(t, "p", key), "")
+	first := newer.mustRead()
+	if !sameGame(first, oldLast) {
+		t.Fatalf("newer session got %+v, want %+v", first, oldLast)
+	}
+	if code := old.wait(); code != 3 {
+		t.Fatalf("old session exit %d, want 3", code)
+	}
+	if !strings.Contains(old.stderr.String(), "newer session") {
+		t.Fatalf("old session not told: %q", old.stderr.String())
+	}
+	playSome(t, newer, first, 2)
+	newer.in.Close()
+	newer.wait()
+}
+
+// TestTakeoverUnderLoad: the old session keeps sending moves while a newer
+// one takes over. Every move the old one was answered for is in the game
+// the newer one gets, and nothing else.
+func TestTakeoverUnderLoad(t *testing.T) {
+	ts := startServer(t)
+	key := newKey(t)
+	for round := range 5 {
+		old := startBot(t, ts.dial(t, "p", key), "--size 6")
+		prev := old.mustRead()
+		answered := make(chan state, 1)
+		go func() {
+			// Pipeline moves without waiting; read replies separately.
+			for i := 0; ; i++ {
+				if _, err := old.in.Write([]byte(engine.Directions()[i%4].String() + "\n")); err != nil {
+					return
+				}
+				if i > 20000 {
+					return
+				}
+			}
+		}()
+		go func() {
+			last := prev
+			for {
+				line, err := old.out.ReadBytes('\n')
+				if err != nil {
+					answered <- last
+					return
+				}
+				var st state
+				if json.Unmarshal(line, &st) == nil && st.Error == nil {
+					last = st
+				}
+			}
+		}()
+		time.Sleep(time.Duration(5+round*10) * time.Millisecond)
+		newer := startBot(t, ts.dial(t, "p", key), "--size 6")
+		first := newer.mustRead()
+		if code := old.wait(); code != 3 {
+			t.Fatalf("round %d: old exit %d, want 3", round, code)
+		}
+		last := <-answered
+		if !sameGame(first, last) {
+			t.Fatalf("round %d: newer session got %d moves, old session was answered for %d", round, first.Moves, last.Moves)
+		}
+		newer.in.Close()
+		newer.wait()
+	}
+}
+
+func TestUnknownCommandAndNoPTY(t *testing.T) {
+	ts := startServer(t)
+	c := ts.dial(t, "p", newKey(t))
+	for _, cmd := range []string{"rm -rf /", "scoresx", "\x1b[31m", "'"} {
+		r := run(t, c, cmd, "")
+		if r.code != 2 || r.stdout != "" || !strings.Contains(r.stderr, "help") {
+			t.Errorf("%q: %+v, want exit 2 and a hint on stderr", cmd, r)
+		}
+		if strings.Contains(r.stderr, "\x1b") {
+			t.Errorf("%q: stderr echoes an escape: %q", cmd, r.stderr)
+		}
+	}
+	r := run(t, c, "help", "")
+	for _, word := range []string{"scores", "bot", "help"} {
+		if r.code != 0 || !strings.Contains(r.stdout, word) {
+			t.Errorf("help: %+v lacks %q", r, word)
+		}
+	}
+
+	// Neither a PTY nor a command: one line saying to use ssh -t, non-zero exit.
+	s, err := c.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	s.Stderr = &stderr
+	if err := s.Shell(); err != nil {
+		t.Fatal(err)
+	}
+	if code := exitCode(t, s.Wait()); code == 0 || !strings.Contains(stderr.String(), "ssh -t") || strings.Count(stderr.String(), "\n") != 1 {
+		t.Fatalf("shell without PTY: exit %d, stderr %q", code, stderr.String())
+	}
+}
+
+// ptySession opens a shell with a PTY and returns its input and output.
+func ptySession(t *testing.T, c *gossh.Client) (*gossh.Session, *syncBuffer, func(string)) {
+	t.Helper()
+	s, err := c.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	if err := s.RequestPty("xterm-256color", 30, 100, gossh.TerminalModes{}); err != nil {
+		t.Fatal(err)
+	}
+	in, err := s.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := &syncBuffer{}
+	s.Stdout = out
+	if err := s.Shell(); err != nil {
+		t.Fatal(err)
+	}
+	return s, out, func(keys string) { in.Write([]byte(keys)) }
+}
+
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func TestPTYGetsTheTUI(t *testing.T) {
+	var gotPlayer server.Player
+	seen := make(chan struct{}, 1)
+	ts := startServer(t, func(c *server.Config) {
+		c.TUI = func(sess ssh.Session, env server.TUIEnv) tea.Model {
+			gotPlayer = env.Player
+			seen <- struct{}{}
+			return quitOnKey{}
+		}
+	})
+	key := newKey(t)
+	s, out, send := ptySession(t, ts.dial(t, "tui-user", key))
+	<-seen
+	waitFor(t, "the TUI to draw", func() bool { return strings.Contains(out.String(), "fake tui") })
+	if gotPlayer.Guest || gotPlayer.Name != "tui-user" || gotPlayer.Fingerprint != gossh.FingerprintSHA256(key.PublicKey()) {
+		t.Fatalf("TUI got player %+v", gotPlayer)
+	}
+	send("q")
+	if code := exitCode(t, s.Wait()); code != 0 {
+		t.Fatalf("TUI exit %d", code)
+	}
+}
+
+// quitOnKey is a stand-in TUI.
+type quitOnKey struct{}
+
+func (quitOnKey) Init() tea.Cmd { return nil }
+func (m quitOnKey) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	if _, ok := msg.(tea.KeyPressMsg); ok {
+		return m, tea.Quit
+	}
+	return m, nil
+}
+func (quitOnKey) View() tea.View { return tea.NewView("fake tui") }
+
+func TestPlaceholderTUIAndRandomBytes(t *testing.T) {
+	ts := startServer(t)
+	rng := rand.New(rand.NewPCG(7, 7))
+	junk := make([]byte, 4096)
+	for i := range junk {
+		junk[i] = byte(rng.Uint32())
+	}
+	junk = bytes.ReplaceAll(junk, []byte("q"), nil) // keep the placeholder running
+	junk = bytes.ReplaceAll(junk, []byte{3}, nil)   // no ctrl+c either
+	junk = bytes.ReplaceAll(junk, []byte{0x1b}, nil)
+
+	// Guest on a PTY: the placeholder with the guest hint.
+	s, out, send := ptySession(t, ts.dialGuest(t))
+	waitFor(t, "placeholder", func() bool { return strings.Contains(out.String(), "leaderboard") })
+	send(string(junk))
+	send("q")
+	if code := exitCode(t, s.Wait()); code != 0 {
+		t.Fatalf("placeholder exit %d", code)
+	}
+
+	// Random bytes into a bot session: every line is answered, nothing breaks.
+	c := ts.dial(t, "p", newKey(t))
+	b := startBot(t, c, "")
+	b.mustRead()
+	raw := make([]byte, 20000)
+	for i := range raw {
+		raw[i] = byte(rng.Uint32())
+	}
+	go func() { b.in.Write(raw); b.in.Close() }()
+	for {
+		if _, ok := b.read(); !ok {
+			break
+		}
+	}
+	if code := b.wait(); code != 0 {
+		t.Fatalf("bot after random bytes: exit %d, stderr %q", code, b.stderr.String())
+	}
+	// The server is fine.
+	if r := run(t, c, "help", string(raw)); r.code != 0 {
+		t.Fatalf("help after random bytes: %+v", r)
+	}
+}
+
+func TestPanicEndsOnlyThatSession(t *testing.T) {
+	ts := startServer(t, func(c *server.Config) {
+		c.TUI = func(ssh.Session, server.TUIEnv) tea.Model { panic("boom") }
+	})
+	c := ts.dial(t, "p", newKey(t))
+	s, _, _ := ptySession(t, c)
+	done := make(chan error, 1)
+	go func() { done <- s.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("panicking session did not end")
+	}
+	if r := run(t, ts.dial(t, "q", newKey(t)), "help", ""); r.code != 0 {
+		t.Fatalf("server after a panic: %+v", r)
+	}
+	if !strings.Contains(ts.logs.String(), "boom") {
+		t.Fatal("panic not logged")
+	}
+}
+
+func TestShutdownKeepsGames(t *testing.T) {
+	ts := startServer(t)
+	key := newKey(t)
+	c := ts.dial(t, "p", key)
+	b := startBot(t, c, "")
+	last := playSome(t, b, b.mustRead(), 6)
+	guestTUI, guestOut, _ := ptySession(t, ts.dialGuest(t))
+	waitFor(t, "placeholder", func() bool { return strings.Contains(guestOut.String(), "leaderboard") })
+
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Second)
+	defer cancel()
+	start := time.Now()
+	if err := ts.srv.Shutdown(ctx); err != nil {
+		t.Fatalf("shutdown: %v", err)
+	}
+	if took := time.Since(start); took > 5*time.Second {
+		t.Fatalf("shutdown took %v", took)
+	}
+	if code := b.wait(); code != 4 || !strings.Contains(b.stderr.String(), "restarting") || !strings.Contains(b.stderr.String(), "saved") {
+		t.Fatalf("bot at shutdown: exit %d, stderr %q", code, b.stderr.String())
+	}
+	guestTUI.Wait()
+	if !strings.Contains(guestOut.String(), "restarting") {
+		t.Fatalf("TUI not told about the restart: %q", guestOut.String())
+	}
+	// The game is in the store as the player last saw it.
+	p, err := ts.store.UpsertPlayer(context.Background(), gossh.FingerprintSHA256(key.PublicKey()), "ssh-ed25519", "p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := ts.store.LoadOrCreateGame(context.Background(), p.ID, 4, db.KindBot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.Game.Moves() != last.Moves || g.Game.Score() != last.Score || !reflect.DeepEqual(toBoard(t, last.Board), g.Game.Board()) {
+		t.Fatalf("stored game: %d moves, score %d; player saw %d, %d", g.Game.Moves(), g.Game.Score(), last.Moves, last.Score)
+	}
+	// No new connections.
+	if _, err := gossh.Dial("tcp", ts.addr, &gossh.ClientConfig{
+		User: "p", Auth: []gossh.AuthMethod{gossh.PublicKeys(key)},
+		HostKeyCallback: gossh.InsecureIgnoreHostKey(), Timeout: 2 * time.Second,
+	}); err == nil {
+		t.Fatal("connection accepted after shutdown")
+	}
+}

@@ -1,0 +1,272 @@
+package server_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/ed25519"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ssh2048/ssh2048/db"
+	"github.com/ssh2048/ssh2048/server"
+	gossh "golang.org/x/crypto/ssh"
+)
+
+// testServer is a real server on 127.0.0.1:0 over a real SQLite file.
+type testServer struct {
+	srv   *server.Server
+	store *db.Store
+	addr  string
+	dir   string
+	logs  *syncBuffer
+}
+
+type serverOption func(*server.Config)
+
+// startServer starts a server and stops it when the test ends.
+func startServer(t testing.TB, opts ...serverOption) *testServer {
+	t.Helper()
+	dir := t.TempDir()
+	logs := &syncBuffer{}
+	log := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	store, err := db.Open(context.Background(), dir, db.WithLogger(log))
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, err := server.LoadOrCreateHostKey(filepath.Join(dir, server.HostKeyFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := server.Config{Store: store, HostKey: key, Logger: log}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	srv, err := server.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(l) }()
+	ts := &testServer{srv: srv, store: store, addr: l.Addr().String(), dir: dir, logs: logs}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := srv.Shutdown(ctx); err != nil {
+			t.Errorf("shutdown: %v", err)
+		}
+		if err := <-served; err != nil {
+			t.Errorf("serve: %v", err)
+		}
+		if err := store.Close(); err != nil {
+			t.Errorf("close store: %v", err)
+		}
+		if t.Failed() {
+			t.Logf("server log:\n%s", logs.String())
+		}
+	})
+	return ts
+}
+
+// syncBuffer is a bytes.Buffer safe for the server's goroutines.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// newKey returns a fresh ed25519 client key.
+func newKey(t testing.TB) gossh.Signer {
+	t.Helper()
+	_, priv, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := gossh.NewSignerFromKey(priv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// dial connects with a public key.
+func (ts *testServer) dial(t testing.TB, user string, key gossh.Signer) *gossh.Client {
+	t.Helper()
+	return ts.dialWith(t, user, gossh.PublicKeys(key))
+}
+
+// dialGuest connects without a key, through keyboard-interactive.
+func (ts *testServer) dialGuest(t testing.TB) *gossh.Client {
+	t.Helper()
+	return ts.dialWith(t, "visitor", gossh.KeyboardInteractive(
+		func(_, _ string, questions []string, _ []bool) ([]string, error) {
+			if len(questions) != 0 {
+				return nil, errors.New("guest login asked questions")
+			}
+			return nil, nil
+		}))
+}
+
+func (ts *testServer) dialWith(t testing.TB, user string, auth gossh.AuthMethod) *gossh.Client {
+	t.Helper()
+	c, err := gossh.Dial("tcp", ts.addr, &gossh.ClientConfig{
+		User:            user,
+		Auth:            []gossh.AuthMethod{auth},
+		HostKeyCallback: gossh.InsecureIgnoreHostKey(),
+		Timeout:         5 * time.Second,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// result is what an exec command produced.
+type result struct {
+	stdout, stderr string
+	code           int
+}
+
+// run runs an exec command with the given input and waits for its end.
+func run(t testing.TB, c *gossh.Client, cmd, stdin string) result {
+	t.Helper()
+	s, err := c.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var out, errOut bytes.Buffer
+	s.Stdin = strings.NewReader(stdin)
+	s.Stdout, s.Stderr = &out, &errOut
+	code := exitCode(t, s.Run(cmd))
+	return result{out.String(), errOut.String(), code}
+}
+
+func exitCode(t testing.TB, err error) int {
+	t.Helper()
+	var ee *gossh.ExitError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &ee):
+		return ee.ExitStatus()
+	}
+	t.Fatalf("session: %v", err)
+	return -1
+}
+
+// state is a bot protocol line, error lines included.
+type state struct {
+	Board  [][]int `json:"board"`
+	Score  int     `json:"score"`
+	Moves  int     `json:"moves"`
+	Moved  bool    `json:"moved"`
+	Gained int     `json:"gained"`
+	Won    bool    `json:"won"`
+	Over   bool    `json:"over"`
+	Error  *string `json:"error"`
+}
+
+// botSession is a running `bot` command.
+type botSession struct {
+	t      testing.TB
+	s      *gossh.Session
+	in     io.WriteCloser
+	out    *bufio.Reader
+	stderr *syncBuffer
+	done   chan error
+}
+
+func startBot(t testing.TB, c *gossh.Client, args string) *botSession {
+	t.Helper()
+	s, err := c.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	in, err := s.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := s.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := &botSession{t: t, s: s, in: in, out: bufio.NewReader(out), stderr: &syncBuffer{}, done: make(chan error, 1)}
+	s.Stderr = b.stderr
+	if err := s.Start(strings.TrimSpace("bot " + args)); err != nil {
+		t.Fatal(err)
+	}
+	go func() { b.done <- s.Wait() }()
+	return b
+}
+
+// read reads one protocol line; ok is false at the end of the output.
+func (b *botSession) read() (st state, ok bool) {
+	b.t.Helper()
+	line, err := b.out.ReadBytes('\n')
+	if errors.Is(err, io.EOF) && len(line) == 0 {
+		return state{}, false
+	}
+	if err != nil {
+		b.t.Fatalf("read bot output: %v (got %q)", err, line)
+	}
+	if err := json.Unmarshal(line, &st); err != nil {
+		b.t.Fatalf("bot line %q: %v", line, err)
+	}
+	return st, true
+}
+
+// mustRead reads one line that must be there.
+func (b *botSession) mustRead() state {
+	b.t.Helper()
+	st, ok := b.read()
+	if !ok {
+		b.t.Fatalf("bot output ended; stderr: %s", b.stderr.String())
+	}
+	return st
+}
+
+func (b *botSession) send(line string) {
+	b.t.Helper()
+	if _, err := io.WriteString(b.in, line+"\n"); err != nil {
+		b.t.Fatalf("send %q: %v", line, err)
+	}
+}
+
+// wait returns the session's exit status.
+func (b *botSession) wait() int {
+	b.t.Helper()
+	select {
+	case err := <-b.done:
+		return exitCode(b.t, err)
+	case <-time.After(10 * time.Second):
+		b.t.Fatal("bot session did not end")
+		return -1
+	}
+}
