@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"github.com/ssh2048/ssh2048/engine"
 )
@@ -25,8 +26,10 @@ var ErrClosed = errors.New("ai pool closed")
 
 // Pool is the server-wide set of search workers. It runs at most one search
 // per worker, never more workers than cores, so searches cannot crowd out
-// the rest of the server; hints are served before any queued autoplay, and
-// every search is bounded by the pool's budget and the caller's context.
+// the rest of the server. Hints are served before any queued autoplay, and a
+// hint that finds every worker busy cuts one running autoplay search short
+// (that autoplay move is then chosen from the levels its search completed).
+// Every search is bounded by the pool's budget and the caller's context.
 // A Pool is safe for concurrent use.
 type Pool struct {
 	budget Budget
@@ -34,13 +37,23 @@ type Pool struct {
 	mu      sync.Mutex
 	ready   *sync.Cond // signalled when a request is queued or the pool closes
 	queue   requestQueue
+	idle    int // workers waiting for a request
+	workers []*worker
 	closed  bool
-	workers sync.WaitGroup
+	running sync.WaitGroup
+}
+
+// worker is one searcher's state as the pool sees it.
+type worker struct {
+	busy    bool     // guarded by Pool.mu
+	prio    Priority // of the running search; guarded by Pool.mu
+	preempt atomic.Bool
 }
 
 type request struct {
 	ctx   context.Context
 	board engine.Board
+	prio  Priority
 	reply chan reply // buffered: a worker never blocks on a caller gone away
 }
 
@@ -87,7 +100,9 @@ func NewPool(workers int, opts ...PoolOption) *Pool {
 	}
 	p.ready = sync.NewCond(&p.mu)
 	for range workers {
-		p.workers.Go(p.work)
+		w := &worker{}
+		p.workers = append(p.workers, w)
+		p.running.Go(func() { p.work(w) })
 	}
 	return p
 }
@@ -105,13 +120,16 @@ func (p *Pool) Suggest(ctx context.Context, board engine.Board, prio Priority) (
 	if !board.CanMove() {
 		return 0, fmt.Errorf("suggest %s: %w", board.String(), ErrNoMoves)
 	}
-	r := &request{ctx: ctx, board: board, reply: make(chan reply, 1)}
+	r := &request{ctx: ctx, board: board, prio: prio, reply: make(chan reply, 1)}
 	p.mu.Lock()
 	if p.closed {
 		p.mu.Unlock()
 		return 0, fmt.Errorf("suggest: %w", ErrClosed)
 	}
 	p.queue.push(prio, r)
+	if prio == Hint && p.idle == 0 {
+		p.preemptAutoplay()
+	}
 	p.mu.Unlock()
 	p.ready.Signal()
 
@@ -138,17 +156,36 @@ func (p *Pool) Close() {
 	}
 	p.mu.Unlock()
 	p.ready.Broadcast()
-	p.workers.Wait()
+	p.running.Wait()
 }
 
-func (p *Pool) work() {
+// preemptAutoplay asks one worker running an autoplay search to stop it now.
+// The caller holds p.mu.
+func (p *Pool) preemptAutoplay() {
+	for _, w := range p.workers {
+		if w.busy && w.prio == Autoplay && !w.preempt.Load() {
+			w.preempt.Store(true)
+			return
+		}
+	}
+}
+
+func (p *Pool) work(w *worker) {
 	s := NewSearcher()
+	s.stop = &w.preempt
 	for {
 		p.mu.Lock()
+		w.busy = false
 		r, ok := p.queue.pop()
 		for !ok && !p.closed {
+			p.idle++
 			p.ready.Wait()
+			p.idle--
 			r, ok = p.queue.pop()
+		}
+		if ok {
+			w.busy, w.prio = true, r.prio
+			w.preempt.Store(false)
 		}
 		p.mu.Unlock()
 		if !ok {
@@ -160,5 +197,9 @@ func (p *Pool) work() {
 		}
 		res, err := s.Search(r.ctx, r.board, p.budget)
 		r.reply <- reply{dir: res.Dir, err: err}
+		// The caller was readied on this worker's processor; without a
+		// yield it would wait for the next search to end or for the
+		// scheduler's 10 ms preemption, whichever comes first.
+		runtime.Gosched()
 	}
 }

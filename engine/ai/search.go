@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/ssh2048/ssh2048/engine"
@@ -53,6 +54,7 @@ type Searcher struct {
 	tt *transTable // allocated on the first 4×4 search
 
 	ctx      context.Context
+	stop     *atomic.Bool // when set (by a Pool), ends the search early
 	deadline time.Time
 	timed    bool
 	aborted  bool
@@ -126,7 +128,7 @@ func (s *Searcher) checkTime() {
 		s.aborted = true
 		return
 	}
-	if s.ctx.Err() != nil {
+	if s.ctx.Err() != nil || (s.stop != nil && s.stop.Load()) {
 		s.aborted = true
 	}
 }
