@@ -158,8 +158,8 @@ func (b Board) Rotate() Board {
 	return r
 }
 
-// line describes where a direction's k-th line starts and how to step along
-// it so that walking the line is walking a row of the board rotated until
+// line describes where a direction's i-th line starts and how to step along
+// it, so that walking the line is walking row i of the board rotated until
 // the move is "left". Reading a line through (start, step) is the rotation;
 // writing it back the same way is the rotation back, without copying the
 // whole board twice.
@@ -181,59 +181,59 @@ func line(d Direction, n, i int) (start, step int) {
 // any cell changed. It spawns nothing; see Game for that.
 func (b *Board) Move(d Direction) (gained int, moved bool) {
 	n := int(b.size)
-	if d == Left {
-		for i := range n {
-			g, m := slideLeft(b.cells[i*n : i*n+n])
-			gained += g
-			moved = moved || m
-		}
-		return gained, moved
-	}
-	var buf [MaxSize]uint8
 	for i := range n {
 		start, step := line(d, n, i)
+		// Indexes are masked with &63 (and &7 below): they are always in
+		// range, and the mask lets the compiler drop the bounds checks in
+		// the hottest loop of the game and of the AI.
+		var row [MaxSize]uint8
 		for k, idx := 0, start; k < n; k, idx = k+1, idx+step {
-			buf[k] = b.cells[idx]
+			row[k&7] = b.cells[idx&63]
 		}
-		g, m := slideLeft(buf[:n])
-		if !m {
+		before := row
+		gained += slideLeft(&row, n)
+		if row == before {
 			continue
 		}
-		gained += g
 		moved = true
 		for k, idx := 0, start; k < n; k, idx = k+1, idx+step {
-			b.cells[idx] = buf[k]
+			b.cells[idx&63] = row[k&7]
 		}
 	}
 	return gained, moved
 }
 
-// slideLeft is the whole rule of 2048 for one row: tiles slide left as far
-// as they go; two equal neighbours merge into one tile of double value; a
-// tile made by a merge does not merge again in the same move.
-func slideLeft(row []uint8) (gained int, moved bool) {
-	out := 0          // next cell to fill
-	var pending uint8 // last tile placed that may still merge, 0 if none
-	for in, c := range row {
-		if c == 0 {
-			continue
+// slideLeft is the whole rule of 2048 for one row of n cells: tiles slide
+// left as far as they go; two equal neighbours merge into one tile of
+// double value; a tile made by a merge does not merge again in the same
+// move. It works in place and returns the value of the merged tiles.
+//
+// It packs the tiles first and merges second: the packing compiles to
+// branch-free code, which matters because on real boards whether a cell is
+// empty is a coin toss that the CPU cannot predict.
+func slideLeft(row *[MaxSize]uint8, n int) (gained int) {
+	var tiles [MaxSize]uint8
+	count := 0
+	for i := range n {
+		c := row[i&7]
+		tiles[count&7] = c
+		if c != 0 {
+			count++
 		}
-		row[in] = 0
-		if pending == c && c < MaxExponent {
-			row[out-1] = c + 1
-			gained += 1 << (c + 1)
-			pending = 0 // the merged tile is done for this move
-			moved = true
-			continue
-		}
-		row[out] = c
-		if out != in {
-			moved = true
-		}
-		pending = c
-		out++
 	}
-	return gained, moved
+	*row = [MaxSize]uint8{}
+	next := 0
+	for i := 0; i < count; i++ {
+		c := tiles[i&7]
+		if i+1 < count && tiles[(i+1)&7] == c && c < MaxExponent {
+			c++
+			gained += 1 << c
+			i++ // the partner is used up, and the new tile merges no more
+		}
+		row[next&7] = c
+		next++
+	}
+	return gained
 }
 
 // CanMove reports whether any direction would change the board.
@@ -282,7 +282,11 @@ var ErrBoardText = errors.New("malformed board")
 // gives the size; every row must have that many cells, each 0 or a power
 // of two from 2 to 2^MaxExponent.
 func ParseBoard(s string) (Board, error) {
-	rows := strings.Split(strings.TrimSpace(s), "/")
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return Board{}, fmt.Errorf("%w: empty text", ErrBoardText)
+	}
+	rows := strings.Split(s, "/")
 	b, err := NewBoard(len(rows))
 	if err != nil {
 		return Board{}, fmt.Errorf("%w: %d rows: %w", ErrBoardText, len(rows), err)
