@@ -1,0 +1,187 @@
+package tui
+
+import (
+	"strconv"
+	"strings"
+
+	"charm.land/lipgloss/v2"
+
+	"github.com/ssh2048/ssh2048/engine"
+)
+
+// tier is one tile size: w×h cells per tile, gx columns and gy rows of
+// board between tiles. A terminal cell is about twice as tall as wide, so
+// w ≈ 2h keeps tiles square-ish. View picks the largest tier that fits.
+type tier struct{ w, h, gx, gy int }
+
+var tiers = []tier{
+	{6, 1, 2, 1}, // 8×8 in 66×17: fits 80×24 with the header and help
+	{8, 3, 2, 1},
+	{12, 5, 2, 1},
+	{16, 7, 2, 1},
+	{22, 9, 3, 1},
+	{28, 13, 4, 2},
+}
+
+// boardSize is the width and height of an n×n board drawn with tier t.
+func (t tier) boardSize(n int) (w, h int) {
+	return n*t.w + (n+1)*t.gx, n*t.h + (n+1)*t.gy
+}
+
+// label is the text of a tile, at most width cells: the value, or for
+// values too wide the binary-prefixed short form (16384 → "16k").
+func label(exp uint8, width int) string {
+	s := strconv.Itoa(engine.Value(exp))
+	if len(s) <= width {
+		return s
+	}
+	const units = "kMGTPE"
+	u := int(exp)/10 - 1
+	if u >= len(units) {
+		u = len(units) - 1
+	}
+	return strconv.Itoa(1<<(int(exp)-10*(u+1))) + units[u:u+1]
+}
+
+// centre pads s with spaces to width cells, centred (s is ASCII or one
+// cell per rune).
+func centre(s string, width int) string {
+	n := len([]rune(s))
+	if n >= width {
+		return s
+	}
+	left := (width - n) / 2
+	return strings.Repeat(" ", left) + s + strings.Repeat(" ", width-n-left)
+}
+
+// boardCache holds every styled piece of the board for one tier and one
+// set of styles, so that drawing a frame is only string concatenation:
+// View runs for every frame of every session.
+type boardCache struct {
+	t       tier
+	n       int
+	styles  *Styles
+	gapCols string             // gx board-coloured columns
+	gapRow  string             // one full board-coloured line
+	tiles   map[uint8][]string // exponent → the tile's h lines
+}
+
+func newBoardCache(s *Styles, t tier, n int) *boardCache {
+	w, _ := t.boardSize(n)
+	return &boardCache{
+		t:       t,
+		n:       n,
+		styles:  s,
+		gapCols: s.Board.Render(strings.Repeat(" ", t.gx)),
+		gapRow:  s.Board.Render(strings.Repeat(" ", w)),
+		tiles:   map[uint8][]string{},
+	}
+}
+
+// tile returns the styled lines of a tile, drawing it on first use.
+func (c *boardCache) tile(exp uint8) []string {
+	if lines, ok := c.tiles[exp]; ok {
+		return lines
+	}
+	st := c.styles.tile(exp)
+	w, h := c.t.w, c.t.h
+	raw := make([]string, h)
+	mid := h / 2
+	switch {
+	case c.styles.Colour:
+		// Colour tells tiles apart: a block of background, value centred.
+		for i := range raw {
+			raw[i] = strings.Repeat(" ", w)
+		}
+		if exp > 0 {
+			raw[mid] = centre(label(exp, w-2), w)
+		}
+	case exp == 0:
+		// No colour: an empty cell is blank with a dot in the middle.
+		for i := range raw {
+			raw[i] = strings.Repeat(" ", w)
+		}
+		raw[mid] = centre("·", w)
+	case h == 1:
+		raw[0] = "[" + centre(label(exp, w-2), w-2) + "]"
+	default:
+		// No colour, room for a box: draw one around the value.
+		raw[0] = "┌" + strings.Repeat("─", w-2) + "┐"
+		for i := 1; i < h-1; i++ {
+			raw[i] = "│" + strings.Repeat(" ", w-2) + "│"
+		}
+		raw[mid] = "│" + centre(label(exp, w-4), w-2) + "│"
+		raw[h-1] = "└" + strings.Repeat("─", w-2) + "┘"
+	}
+	lines := make([]string, h)
+	for i, s := range raw {
+		lines[i] = st.Render(s)
+	}
+	c.tiles[exp] = lines
+	return lines
+}
+
+// lines draws board b, which must be c.n×c.n, one string per line.
+func (c *boardCache) lines(b *engine.Board) []string {
+	n, t := c.n, c.t
+	_, h := t.boardSize(n)
+	out := make([]string, 0, h)
+	var sb strings.Builder
+	for r := range n {
+		for range t.gy {
+			out = append(out, c.gapRow)
+		}
+		for line := range t.h {
+			sb.Reset()
+			for col := range n {
+				sb.WriteString(c.gapCols)
+				sb.WriteString(c.tile(b.At(r, col))[line])
+			}
+			sb.WriteString(c.gapCols)
+			out = append(out, sb.String())
+		}
+	}
+	for range t.gy {
+		out = append(out, c.gapRow)
+	}
+	return out
+}
+
+// overlay replaces the middle of a board with box, centred in a band of
+// board colour across the whole width. The band is widened to whole tile
+// rows, so that no tile shows cut in half above or below it.
+func (c *boardCache) overlay(board []string, box string) []string {
+	boxLines := strings.Split(box, "\n")
+	bw, _ := c.t.boardSize(c.n)
+	top := max(0, (len(board)-len(boxLines))/2)
+	end := min(len(board), top+len(boxLines))
+	isGap := func(i int) bool { return i%(c.t.h+c.t.gy) < c.t.gy }
+	for top > 0 && !isGap(top-1) {
+		top--
+	}
+	for end < len(board) && !isGap(end) {
+		end++
+	}
+	blank := c.styles.Board.Render(strings.Repeat(" ", bw))
+	band := make([]string, 0, max(end-top, len(boxLines)))
+	above := (end - top - len(boxLines)) / 2
+	for range above {
+		band = append(band, blank)
+	}
+	for _, l := range boxLines {
+		pad := bw - lipgloss.Width(l)
+		if pad <= 0 {
+			band = append(band, l)
+			continue
+		}
+		left := pad / 2
+		band = append(band, c.styles.Board.Render(strings.Repeat(" ", left))+l+c.styles.Board.Render(strings.Repeat(" ", pad-left)))
+	}
+	for len(band) < end-top {
+		band = append(band, blank)
+	}
+	out := make([]string, 0, len(board)-(end-top)+len(band))
+	out = append(out, board[:top]...)
+	out = append(out, band...)
+	return append(out, board[end:]...)
+}

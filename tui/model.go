@@ -1,0 +1,605 @@
+// Package tui is the game screen every player sees: one Bubble Tea model per
+// session, drawing a 2048 board in the original game's colours (or with
+// boxes and brackets where there is no colour), with the score, best, rank,
+// leaderboard, help, and the win, game-over and confirm dialogs.
+//
+// It knows nothing of SSH or SQL: storage comes in through the Store
+// interface, the AI through the optional Hinter.
+package tui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
+
+	"github.com/ssh2048/ssh2048/engine"
+)
+
+// Options configure a session's model.
+type Options struct {
+	Store  Store  // required; NewGuestStore for guests
+	Hinter Hinter // optional; nil hides the AI keys
+	Player string // the name shown on the leaderboard
+	Guest  bool   // not on the leaderboard; told once how to get there
+
+	// GuestNotice is told to guests once, at the start. The server knows
+	// how players register; the default says to connect with an SSH key.
+	GuestNotice string
+
+	Size int // board size to open, 3–8; 0 means 4
+
+	// Context is passed to every Store and Hinter call; the server gives
+	// the SSH session's context so calls stop when the session does.
+	Context context.Context
+
+	// Profile is the colour profile to draw with until Bubble Tea reports
+	// the session's own (tea.ColorProfileMsg). Zero means TrueColor.
+	Profile colorprofile.Profile
+
+	// AutoDelay is the pause between moves when the AI plays; 0 means 150ms.
+	AutoDelay time.Duration
+}
+
+// DefaultGuestNotice is shown to guests when Options.GuestNotice is empty.
+const DefaultGuestNotice = "Guest game: not saved. Connect with an SSH key to join the leaderboard."
+
+type screen int
+
+const (
+	screenGame        screen = iota
+	screenConfirmNew         // "start a new game?"
+	screenWon                // keep going or new game
+	screenOver               // final score, best, rank
+	screenLeaderboard        // top 10 for the size
+	screenHelp               // every key
+)
+
+// standingsRefreshMoves is how many moves pass between leaderboard
+// refreshes for the rank in the header: often enough to feel live, rare
+// enough to cost the database nothing at hundreds of players.
+const standingsRefreshMoves = 16
+
+// leaderboardRows is how many rows the leaderboard shows.
+const leaderboardRows = 10
+
+// Model is one session's game screen. Create it with New.
+type Model struct {
+	opts    Options
+	ctx     context.Context
+	keys    KeyMap
+	help    help.Model
+	styles  Styles
+	profile colorprofile.Profile
+	cache   *boardCache
+
+	width, height int
+
+	size     int
+	game     *engine.Game
+	loaded   bool  // the first Resume has been tried
+	loadErr  error // it failed; the screen says so
+	screen   screen
+	lastGain int
+	assisted bool // MarkAssisted was called for this game
+
+	notice    string // status line under the board
+	noticeErr bool
+
+	// Leaderboard for the current size, refreshed in a tea.Cmd.
+	top          []Standing
+	me           *Standing
+	standingsErr error
+	standingsFor int // the size top and me belong to (0: none yet)
+	sinceRefresh int // moves since the last refresh
+
+	hintFor engine.Board // the board the last hint request was for
+	auto    bool         // the AI is playing
+	autoGen int          // bumps on every toggle, so stale AI moves are dropped
+
+	final string // set when the session ends: the last line it prints
+}
+
+// New returns the model for one session.
+func New(opts Options) *Model {
+	if opts.Size == 0 {
+		opts.Size = 4
+	}
+	opts.Size = min(max(opts.Size, engine.MinSize), engine.MaxSize)
+	if opts.Context == nil {
+		opts.Context = context.Background()
+	}
+	if opts.Profile == colorprofile.Unknown {
+		opts.Profile = colorprofile.TrueColor
+	}
+	if opts.AutoDelay == 0 {
+		opts.AutoDelay = 150 * time.Millisecond
+	}
+	if opts.Guest && opts.GuestNotice == "" {
+		opts.GuestNotice = DefaultGuestNotice
+	}
+	keys := DefaultKeyMap()
+	if opts.Hinter == nil {
+		keys = keys.withoutAI()
+	}
+	m := &Model{
+		opts:   opts,
+		ctx:    opts.Context,
+		keys:   keys,
+		help:   help.New(),
+		size:   opts.Size,
+		width:  80,
+		height: 24,
+	}
+	m.setProfile(opts.Profile)
+	m.help.SetWidth(m.width)
+	return m
+}
+
+func (m *Model) setProfile(p colorprofile.Profile) {
+	m.profile = p
+	m.styles = DefaultStyles(p)
+	m.help.Styles = m.styles.Help
+	m.cache = nil
+}
+
+// Init loads the game. Loading is done in Update (see load) so that no key
+// can reach a game that is not there yet; Init only asks for a first
+// message if none is coming, which under Bubble Tea never happens.
+func (m *Model) Init() tea.Cmd { return nil }
+
+// load resumes the game for the current size, once, before the first
+// message is handled. It is synchronous for the same reason moves are: the
+// player's keys must find the game they will change.
+func (m *Model) load() tea.Cmd {
+	m.loaded = true
+	g, err := m.opts.Store.Resume(m.ctx, m.size)
+	if err != nil {
+		return m.storeFailed("load your game", err)
+	}
+	m.game = g
+	if m.opts.Guest {
+		m.notice = m.opts.GuestNotice
+	}
+	if g.Over() {
+		m.screen = screenOver
+	}
+	return m.refreshStandings()
+}
+
+// Update handles one message.
+//
+// Moves are applied and recorded synchronously, here. Bubble Tea calls
+// Update for one message at a time in arrival order and draws only after it
+// returns, so every key is applied in order against the board the previous
+// key left, and no frame ever shows a move before Store.Record has made it
+// durable. Record returns in about a millisecond (the database commits in
+// groups), and a slow Record delays only this session: keys typed meanwhile
+// wait in Bubble Tea's queue and are applied next. Doing Record in a
+// tea.Cmd instead would run it on another goroutine, concurrently with the
+// next key, and give up both the order and the durability guarantee.
+func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	if m.final != "" {
+		return m, nil // ending: nothing more happens
+	}
+	var first tea.Cmd
+	if !m.loaded {
+		first = m.load()
+		if m.final != "" {
+			return m, first
+		}
+	}
+	cmd := m.update(msg)
+	return m, tea.Batch(first, cmd)
+}
+
+func (m *Model) update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.width, m.height = msg.Width, msg.Height
+		m.help.SetWidth(msg.Width)
+		m.cache = nil
+	case tea.ColorProfileMsg:
+		m.setProfile(msg.Profile)
+	case TakenOverMsg:
+		return m.end("This game was opened in a newer session, so this one is closing. Your game is saved.")
+	case ShutdownMsg:
+		return m.end("The server is restarting. Your game is saved; reconnect in a moment to carry on.")
+	case standingsMsg:
+		if msg.size == m.size {
+			m.top, m.me, m.standingsErr, m.standingsFor = msg.top, msg.me, msg.err, msg.size
+		}
+	case hintMsg:
+		return m.hintArrived(msg)
+	case autoMsg:
+		return m.autoArrived(msg)
+	case tea.KeyPressMsg:
+		return m.key(msg)
+	}
+	return nil
+}
+
+// key handles a key press on whatever screen is showing.
+func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
+	if key.Matches(k, m.keys.Quit) {
+		return m.quit()
+	}
+	if m.game == nil {
+		return nil // load failed; only quit works
+	}
+	switch m.screen {
+	case screenHelp:
+		if key.Matches(k, m.keys.Help, m.keys.Back) {
+			m.screen = screenGame
+		}
+		return nil
+	case screenLeaderboard:
+		switch {
+		case key.Matches(k, m.keys.Leaderboard, m.keys.Back):
+			m.screen = m.gameScreen()
+		case m.sizeKey(k):
+			cmd := m.switchSize(m.wantedSize(k))
+			m.screen = screenLeaderboard
+			return cmd
+		}
+		return nil
+	case screenConfirmNew:
+		switch {
+		case key.Matches(k, m.keys.Yes):
+			return m.newGame()
+		case key.Matches(k, m.keys.No):
+			m.screen = screenGame
+		}
+		return nil
+	case screenWon:
+		switch {
+		case key.Matches(k, m.keys.New):
+			return m.newGame()
+		case key.Matches(k, m.keys.KeepGoing):
+			m.screen = screenGame
+		}
+		return nil
+	}
+
+	// The game screen, or game over.
+	switch {
+	case key.Matches(k, m.keys.Help):
+		m.screen = screenHelp
+		return nil
+	case key.Matches(k, m.keys.Leaderboard):
+		m.screen = screenLeaderboard
+		return m.refreshStandings()
+	case m.sizeKey(k):
+		return m.switchSize(m.wantedSize(k))
+	case key.Matches(k, m.keys.New):
+		if m.screen == screenOver {
+			return m.newGame()
+		}
+		m.stopAuto()
+		m.screen = screenConfirmNew
+		return nil
+	}
+	if m.screen == screenOver {
+		return nil
+	}
+	if d, ok := m.direction(k); ok {
+		if !m.fits() {
+			return nil // the player cannot see the board; the screen says why
+		}
+		m.stopAuto()
+		return m.move(d)
+	}
+	switch {
+	case key.Matches(k, m.keys.Hint):
+		return m.askHint()
+	case key.Matches(k, m.keys.Auto):
+		return m.toggleAuto()
+	}
+	return nil
+}
+
+// gameScreen is the screen to go back to from the leaderboard.
+func (m *Model) gameScreen() screen {
+	if m.game != nil && m.game.Over() {
+		return screenOver
+	}
+	return screenGame
+}
+
+func (m *Model) direction(k tea.KeyPressMsg) (engine.Direction, bool) {
+	switch {
+	case key.Matches(k, m.keys.Up):
+		return engine.Up, true
+	case key.Matches(k, m.keys.Down):
+		return engine.Down, true
+	case key.Matches(k, m.keys.Left):
+		return engine.Left, true
+	case key.Matches(k, m.keys.Right):
+		return engine.Right, true
+	}
+	return 0, false
+}
+
+func (m *Model) sizeKey(k tea.KeyPressMsg) bool {
+	return key.Matches(k, m.keys.Size, m.keys.Bigger, m.keys.Smaller)
+}
+
+func (m *Model) wantedSize(k tea.KeyPressMsg) int {
+	switch {
+	case key.Matches(k, m.keys.Bigger):
+		return min(m.size+1, engine.MaxSize)
+	case key.Matches(k, m.keys.Smaller):
+		return max(m.size-1, engine.MinSize)
+	}
+	return int(k.String()[0] - '0')
+}
+
+// move plays d and records it before anything is drawn (see Update).
+func (m *Model) move(d engine.Direction) tea.Cmd {
+	wasWon := m.game.Won()
+	res := m.game.Move(d)
+	if !res.Moved {
+		return nil // nothing changed, nothing to store
+	}
+	m.lastGain = res.Gained
+	// The guest notice has been told, a hint was about the board before
+	// this move, and an error is behind us once a move is saved.
+	m.notice, m.noticeErr = "", false
+	if err := m.opts.Store.Record(m.ctx, m.size, d, m.game); err != nil {
+		return m.recordFailed(err)
+	}
+	m.sinceRefresh++
+	switch {
+	case m.game.Over():
+		m.stopAuto()
+		m.screen = screenOver
+		if err := m.opts.Store.End(m.ctx, m.size, m.game); err != nil {
+			return m.storeFailed("record the end of your game", err)
+		}
+		return m.refreshStandings()
+	case !wasWon && m.game.Won():
+		m.stopAuto()
+		m.screen = screenWon
+		return m.refreshStandings()
+	case m.sinceRefresh >= standingsRefreshMoves:
+		return m.refreshStandings()
+	}
+	return nil
+}
+
+// recordFailed handles a move Record did not store. The board on screen
+// must be the stored one, so it is reloaded; if even that fails the
+// session ends rather than show a game that is not saved.
+func (m *Model) recordFailed(err error) tea.Cmd {
+	if errors.Is(err, ErrTakenOver) {
+		return m.end("This game was opened in a newer session, so this one is closing. Your game is saved.")
+	}
+	g, rerr := m.opts.Store.Resume(m.ctx, m.size)
+	if rerr != nil {
+		return m.storeFailed("save your move", err)
+	}
+	m.game, m.lastGain = g, 0
+	m.stopAuto()
+	m.setError(fmt.Sprintf("Could not save that move (%v); the board is as last saved.", err))
+	return nil
+}
+
+// storeFailed ends the session on a storage error that leaves no saved
+// game to show, or says so on the status line when there is one.
+func (m *Model) storeFailed(what string, err error) tea.Cmd {
+	if errors.Is(err, ErrTakenOver) {
+		return m.end("This game was opened in a newer session, so this one is closing. Your game is saved.")
+	}
+	if m.game == nil {
+		m.loadErr = fmt.Errorf("could not %s: %w", what, err)
+		return nil
+	}
+	m.setError(fmt.Sprintf("Could not %s: %v", what, err))
+	return nil
+}
+
+func (m *Model) setError(s string) { m.notice, m.noticeErr = s, true }
+
+func (m *Model) newGame() tea.Cmd {
+	g, err := m.opts.Store.NewGame(m.ctx, m.size)
+	if err != nil {
+		m.screen = m.gameScreen()
+		return m.storeFailed("start a new game", err)
+	}
+	m.startGame(g)
+	return m.refreshStandings()
+}
+
+func (m *Model) switchSize(n int) tea.Cmd {
+	if n == m.size {
+		m.screen = m.gameScreen()
+		return nil
+	}
+	g, err := m.opts.Store.Resume(m.ctx, n)
+	if err != nil {
+		return m.storeFailed(fmt.Sprintf("open your %d×%d game", n, n), err)
+	}
+	m.size = n
+	m.top, m.me, m.standingsErr, m.standingsFor = nil, nil, nil, 0
+	m.startGame(g)
+	return m.refreshStandings()
+}
+
+// startGame shows g as the current game.
+func (m *Model) startGame(g *engine.Game) {
+	m.stopAuto()
+	m.game, m.lastGain, m.assisted = g, 0, false
+	m.notice, m.noticeErr = "", false
+	m.cache = nil
+	m.screen = m.gameScreen()
+}
+
+func (m *Model) quit() tea.Cmd {
+	if m.opts.Guest {
+		return m.end("Thanks for playing! Connect with an SSH key to keep your games.")
+	}
+	return m.end("Your game is saved; it will be waiting when you come back.")
+}
+
+// end shows the last line and quits.
+func (m *Model) end(line string) tea.Cmd {
+	m.stopAuto()
+	m.final = line
+	return tea.Quit
+}
+
+// standingsMsg carries a leaderboard read from a tea.Cmd.
+type standingsMsg struct {
+	size int
+	top  []Standing
+	me   *Standing
+	err  error
+}
+
+// refreshStandings reads the leaderboard for the current size in a
+// tea.Cmd: it is a read that nothing waits on, so it stays off the
+// Update loop.
+func (m *Model) refreshStandings() tea.Cmd {
+	m.sinceRefresh = 0
+	store, ctx, size := m.opts.Store, m.ctx, m.size
+	return func() tea.Msg {
+		top, me, err := store.Standings(ctx, size, leaderboardRows)
+		return standingsMsg{size: size, top: top, me: me, err: err}
+	}
+}
+
+// best is the player's best score for the size, counting the game on
+// screen, which the stored standings may not include yet.
+func (m *Model) best() int {
+	b := m.game.Score()
+	if m.me != nil && m.me.Score > b {
+		b = m.me.Score
+	}
+	return b
+}
+
+// markAssisted tells the store, once per game, that the AI touched it.
+func (m *Model) markAssisted() {
+	if m.assisted {
+		return
+	}
+	m.assisted = true
+	if err := m.opts.Store.MarkAssisted(m.ctx, m.size, m.game); err != nil {
+		m.setError(fmt.Sprintf("Could not mark the game as AI-assisted: %v", err))
+	}
+}
+
+// hintMsg carries a Hinter's suggestion for a board.
+type hintMsg struct {
+	board engine.Board
+	dir   engine.Direction
+	err   error
+}
+
+func (m *Model) askHint() tea.Cmd {
+	b := m.game.Board()
+	m.hintFor = b
+	m.notice, m.noticeErr = "Thinking…", false
+	h, ctx := m.opts.Hinter, m.ctx
+	return func() tea.Msg {
+		d, err := h.Suggest(ctx, b)
+		return hintMsg{board: b, dir: d, err: err}
+	}
+}
+
+func (m *Model) hintArrived(msg hintMsg) tea.Cmd {
+	if msg.board != m.game.Board() || msg.board != m.hintFor {
+		return nil // the board moved on; the hint is about another one
+	}
+	if msg.err != nil {
+		m.setError(fmt.Sprintf("No hint: %v", msg.err))
+		return nil
+	}
+	m.markAssisted()
+	if !m.noticeErr {
+		m.notice = "Hint: " + arrow(msg.dir) + " " + msg.dir.String()
+	}
+	return nil
+}
+
+// autoMsg carries the AI's move for a board while it plays.
+type autoMsg struct {
+	gen   int
+	board engine.Board
+	dir   engine.Direction
+	err   error
+}
+
+func (m *Model) toggleAuto() tea.Cmd {
+	if m.auto {
+		m.stopAuto()
+		m.notice = ""
+		return nil
+	}
+	m.auto = true
+	m.autoGen++
+	m.notice, m.noticeErr = "The AI is playing; p or any move key to take over.", false
+	return m.nextAuto()
+}
+
+func (m *Model) stopAuto() {
+	if m.auto {
+		m.auto = false
+		m.autoGen++
+	}
+}
+
+// nextAuto asks the AI for its next move after AutoDelay, so a person can
+// follow the game.
+func (m *Model) nextAuto() tea.Cmd {
+	gen, b, h, ctx, delay := m.autoGen, m.game.Board(), m.opts.Hinter, m.ctx, m.opts.AutoDelay
+	return func() tea.Msg {
+		t := time.NewTimer(delay)
+		defer t.Stop()
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+		}
+		d, err := h.Suggest(ctx, b)
+		return autoMsg{gen: gen, board: b, dir: d, err: err}
+	}
+}
+
+func (m *Model) autoArrived(msg autoMsg) tea.Cmd {
+	if !m.auto || msg.gen != m.autoGen || m.screen != screenGame {
+		return nil
+	}
+	if msg.err != nil {
+		m.stopAuto()
+		m.setError(fmt.Sprintf("The AI stopped: %v", msg.err))
+		return nil
+	}
+	if msg.board != m.game.Board() {
+		return m.nextAuto()
+	}
+	m.markAssisted()
+	notice := m.notice
+	cmd := m.move(msg.dir)
+	if m.auto && m.game.Board() == msg.board {
+		m.stopAuto()
+		m.setError("The AI suggested a move that changes nothing; it stopped.")
+		return cmd
+	}
+	if m.auto {
+		if !m.noticeErr {
+			m.notice = notice
+		}
+		return tea.Batch(cmd, m.nextAuto())
+	}
+	return cmd
+}
+
+func arrow(d engine.Direction) string {
+	return [...]string{engine.Up: "↑", engine.Right: "→", engine.Down: "↓", engine.Left: "←"}[d&3]
+}

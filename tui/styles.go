@@ -1,0 +1,123 @@
+package tui
+
+import (
+	"image/color"
+
+	"charm.land/bubbles/v2/help"
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/colorprofile"
+)
+
+// Styles is every colour and text attribute the TUI uses, in one place.
+// Build it with DefaultStyles for a session's colour profile.
+type Styles struct {
+	// Colour is false when the profile shows no colour (Ascii, NoTTY): tiles
+	// are then drawn with boxes and brackets instead of backgrounds.
+	Colour bool
+
+	Board   lipgloss.Style   // the gaps between tiles
+	Empty   lipgloss.Style   // an empty cell
+	Tiles   []lipgloss.Style // indexed by exponent; the last one serves every larger tile
+	Title   lipgloss.Style   // "2048"
+	Label   lipgloss.Style   // "Score", "Best", … in the header
+	Value   lipgloss.Style   // the numbers in the header
+	Gain    lipgloss.Style   // "+32"
+	Dim     lipgloss.Style   // secondary text
+	Error   lipgloss.Style   // a failed store call
+	Dialog  lipgloss.Style   // the box of the win, game-over and confirm dialogs
+	Heading lipgloss.Style   // the first line of a dialog or screen
+	Me      lipgloss.Style   // the player's own leaderboard row
+	Help    help.Styles
+}
+
+// palette is the original game's tile colours (gabrielecirulli/2048,
+// style/main.scss). The 256-colour stand-ins are picked by hand because the
+// nearest xterm colours turn the beige tiles pink and make 2 and 4 alike;
+// the 16-colour ones so that neighbouring values never share a background
+// and the text stays readable on dark and light terminal themes.
+var palette = []struct {
+	bg, fg       string      // true colour
+	bg256, fg256 string      // xterm 256-colour indexes
+	bg16, fg16   color.Color // 16 colours
+}{
+	{"#cdc1b4", "#776e65", "252", "243", lipgloss.Black, lipgloss.White},           // empty
+	{"#eee4da", "#776e65", "255", "241", lipgloss.White, lipgloss.Black},           // 2
+	{"#ede0c8", "#776e65", "230", "241", lipgloss.BrightWhite, lipgloss.Black},     // 4
+	{"#f2b179", "#f9f6f2", "215", "231", lipgloss.Yellow, lipgloss.Black},          // 8
+	{"#f59563", "#f9f6f2", "209", "231", lipgloss.Red, lipgloss.BrightWhite},       // 16
+	{"#f67c5f", "#f9f6f2", "203", "231", lipgloss.BrightRed, lipgloss.BrightWhite}, // 32
+	{"#f65e3b", "#f9f6f2", "202", "231", lipgloss.Magenta, lipgloss.BrightWhite},   // 64
+	{"#edcf72", "#f9f6f2", "222", "231", lipgloss.BrightYellow, lipgloss.Black},    // 128
+	{"#edcc61", "#f9f6f2", "221", "231", lipgloss.BrightGreen, lipgloss.Black},     // 256
+	{"#edc850", "#f9f6f2", "220", "231", lipgloss.Green, lipgloss.BrightWhite},     // 512
+	{"#edc53f", "#f9f6f2", "178", "231", lipgloss.BrightCyan, lipgloss.Black},      // 1024
+	{"#edc22e", "#f9f6f2", "172", "231", lipgloss.Cyan, lipgloss.BrightWhite},      // 2048
+	{"#3c3a32", "#f9f6f2", "236", "231", lipgloss.Blue, lipgloss.BrightWhite},      // 4096 and above
+}
+
+// Board and header colours of the original game.
+const (
+	boardHex = "#bbada0"
+	titleHex = "#edc22e"
+	gainHex  = "#f67c5f"
+)
+
+// DefaultStyles returns the styles for a colour profile: the original
+// palette in true colour and 256 colours, hand-picked ANSI colours in 16,
+// and text attributes only (bold, reverse) when there is no colour.
+func DefaultStyles(p colorprofile.Profile) Styles {
+	pick := lipgloss.Complete(p)
+	// hex is a colour for the header and dialogs, where the nearest 256
+	// colour is close enough.
+	hex := func(h string, c16 color.Color) color.Color {
+		return pick(c16, lipgloss.Color(h), lipgloss.Color(h))
+	}
+	s := Styles{Colour: p >= colorprofile.ANSI}
+	s.Tiles = make([]lipgloss.Style, len(palette))
+	for i, c := range palette {
+		st := lipgloss.NewStyle().Bold(i > 0)
+		if s.Colour {
+			st = st.Background(pick(c.bg16, lipgloss.Color(c.bg256), lipgloss.Color(c.bg))).
+				Foreground(pick(c.fg16, lipgloss.Color(c.fg256), lipgloss.Color(c.fg)))
+		}
+		s.Tiles[i] = st
+	}
+	s.Empty = s.Tiles[0].Bold(false)
+	s.Board = lipgloss.NewStyle()
+	s.Title = lipgloss.NewStyle().Bold(true)
+	s.Label = lipgloss.NewStyle()
+	s.Value = lipgloss.NewStyle().Bold(true)
+	s.Gain = lipgloss.NewStyle().Bold(true)
+	s.Dim = lipgloss.NewStyle().Faint(true)
+	s.Error = lipgloss.NewStyle().Bold(true)
+	s.Heading = lipgloss.NewStyle().Bold(true)
+	s.Me = lipgloss.NewStyle().Bold(true).Reverse(!s.Colour)
+	s.Dialog = lipgloss.NewStyle().Border(lipgloss.RoundedBorder()).Padding(0, 2)
+	if s.Colour {
+		s.Board = s.Board.Background(pick(lipgloss.BrightBlack, lipgloss.Color("248"), lipgloss.Color(boardHex)))
+		s.Title = s.Title.Foreground(hex(titleHex, lipgloss.BrightYellow))
+		s.Label = s.Label.Foreground(hex("#a39489", lipgloss.White))
+		s.Gain = s.Gain.Foreground(hex(gainHex, lipgloss.BrightRed))
+		s.Error = s.Error.Foreground(hex("#f65e3b", lipgloss.BrightRed))
+		s.Me = s.Me.Foreground(hex(gainHex, lipgloss.BrightRed))
+		s.Dialog = s.Dialog.BorderForeground(hex(titleHex, lipgloss.BrightYellow))
+	}
+	s.Help = help.Styles{
+		ShortKey:       lipgloss.NewStyle().Bold(true),
+		ShortDesc:      s.Dim,
+		ShortSeparator: s.Dim,
+		Ellipsis:       s.Dim,
+		FullKey:        lipgloss.NewStyle().Bold(true),
+		FullDesc:       lipgloss.NewStyle(),
+		FullSeparator:  s.Dim,
+	}
+	return s
+}
+
+// tile returns the style of a tile by exponent (0 = empty).
+func (s *Styles) tile(exp uint8) lipgloss.Style {
+	if exp == 0 {
+		return s.Empty
+	}
+	return s.Tiles[min(int(exp), len(s.Tiles)-1)]
+}

@@ -1,0 +1,136 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/colorprofile"
+
+	"github.com/ssh2048/ssh2048/engine"
+)
+
+// standings is a leaderboard of n players where ann is at rank annRank.
+func standings(n, annRank int) ([]Standing, *Standing) {
+	var top []Standing
+	var me *Standing
+	for i := 1; i <= n; i++ {
+		st := Standing{Rank: i, Player: fmt.Sprintf("player%02d", i), Score: 50000 - i*1000, MaxTile: 4096 >> (i / 4)}
+		if i == annRank {
+			st.Player = "ann"
+			me = &st
+		}
+		top = append(top, st)
+	}
+	return top, me
+}
+
+func TestGoldenFrames(t *testing.T) {
+	win4 := loadMoves(t, "win-4x4-seed11.moves")
+	tests := []struct {
+		name          string
+		size          int
+		width, height int
+		opts          Options
+		setup         func(h *harness)
+	}{
+		{name: "game-4x4-80x24", size: 4, width: 80, height: 24, setup: func(h *harness) { h.press("left", "up", "right", "down") }},
+		{name: "game-4x4-120x40", size: 4, width: 120, height: 40, setup: func(h *harness) { h.press("left", "up") }},
+		{name: "game-4x4-40x20", size: 4, width: 40, height: 20},
+		{name: "game-8x8-80x24", size: 8, width: 80, height: 24, setup: func(h *harness) {
+			h.store.put(h.t, 8, 3, repeat([]engine.Direction{engine.Left, engine.Up, engine.Right, engine.Down}, 100))
+			h.press("8")
+		}},
+		{name: "game-3x3-20x6-too-small", size: 3, width: 20, height: 6},
+		{name: "game-4x4-late", size: 4, width: 80, height: 24, setup: func(h *harness) {
+			h.store.put(h.t, 4, 11, win4[:900])
+			h.press("5", "4")
+		}},
+		{name: "won-4x4", size: 4, width: 80, height: 24, setup: func(h *harness) {
+			h.store.put(h.t, 4, 11, win4[:len(win4)-1])
+			h.press("5", "4")
+			h.press(win4[len(win4)-1].String())
+		}},
+		{name: "over-3x3", size: 3, width: 80, height: 24, setup: func(h *harness) {
+			h.store.top, h.store.me = standings(12, 12)
+			playUntilOver(h)
+		}},
+		{name: "confirm-new", size: 4, width: 80, height: 24, setup: func(h *harness) { h.press("n") }},
+		{name: "leaderboard-me-below-top", size: 4, width: 80, height: 24, setup: func(h *harness) {
+			h.store.top, h.store.me = standings(30, 27)
+			h.press("tab")
+		}},
+		{name: "leaderboard-me-in-top", size: 4, width: 80, height: 24, setup: func(h *harness) {
+			h.store.top, h.store.me = standings(30, 3)
+			h.press("tab")
+		}},
+		{name: "help", size: 4, width: 80, height: 24, opts: Options{Hinter: &fakeHinter{}}, setup: func(h *harness) { h.press("?") }},
+		{name: "guest", size: 4, width: 80, height: 24, opts: Options{Guest: true, Store: NewGuestStore(nil, func() uint64 { return 5 })}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			opts := tt.opts
+			opts.Size = tt.size
+			h := newHarness(t, opts, tt.width, tt.height)
+			if tt.setup != nil {
+				tt.setup(h)
+			}
+			got := h.frame()
+			golden(t, tt.name, got)
+			assertFits(t, got, tt.width, tt.height)
+		})
+	}
+}
+
+// assertFits checks a frame is exactly the window: no line wider, no more lines.
+func assertFits(t *testing.T, frame string, width, height int) {
+	t.Helper()
+	lines := strings.Split(strings.TrimSuffix(frame, "\n"), "\n")
+	if len(lines) > height {
+		t.Errorf("frame has %d lines, window %d", len(lines), height)
+	}
+	for i, l := range lines {
+		if w := lipgloss.Width(l); w > width {
+			t.Errorf("line %d is %d wide, window %d: %q", i, w, width, l)
+		}
+	}
+}
+
+func repeat(dirs []engine.Direction, n int) []engine.Direction {
+	var out []engine.Direction
+	for range n {
+		out = append(out, dirs...)
+	}
+	return out
+}
+
+// playUntilOver presses left, down, right, up in turn until the game ends.
+func playUntilOver(h *harness) {
+	h.t.Helper()
+	for i := 0; h.m.screen != screenOver; i++ {
+		if i > 10000 {
+			h.t.Fatal("game never ended")
+		}
+		h.press([]string{"left", "down", "right", "up"}[i%4])
+	}
+}
+
+func TestEverySizeFits80x24(t *testing.T) {
+	for size := engine.MinSize; size <= engine.MaxSize; size++ {
+		for _, p := range []colorprofile.Profile{colorprofile.ASCII, colorprofile.TrueColor} {
+			t.Run(fmt.Sprintf("%dx%d-%s", size, size, p), func(t *testing.T) {
+				h := newHarness(t, Options{Size: size, Profile: p}, 80, 24)
+				h.press("left", "up", "left")
+				f := h.frame()
+				if strings.Contains(f, "too small") {
+					t.Fatalf("80×24 too small for %d×%d:\n%s", size, size, f)
+				}
+				assertFits(t, f, 80, 24)
+				if !strings.Contains(f, "Score") || !strings.Contains(f, "quit") {
+					t.Errorf("header or help missing:\n%s", f)
+				}
+			})
+		}
+	}
+}
