@@ -89,23 +89,35 @@ var dirWords = map[engine.Direction][]string{
 	engine.Left:  {"left", "l", "lEfT", "L"},
 }
 
-// playToEnd plays random moves, checking each reply, until the game is
-// over; it returns the final state.
-func playToEnd(t testing.TB, b *botSession, first state, rng *rand.Rand) state {
+// play sends up to n moves chosen by pick, checking every reply against
+// the rules, and stops early when the game is over. It returns the last
+// state.
+func play(t testing.TB, b *botSession, first state, n int, pick func(i int) (engine.Direction, string)) state {
 	t.Helper()
 	prev := first
-	for i := 0; !prev.Over; i++ {
-		if i > 100000 {
-			t.Fatal("game did not end")
-		}
-		d := engine.Directions()[rng.IntN(4)]
-		words := dirWords[d]
-		b.send(words[rng.IntN(len(words))])
+	for i := 0; i < n && !prev.Over; i++ {
+		d, word := pick(i)
+		b.send(word)
 		next := b.mustRead()
 		checkMove(t, prev, next, d)
 		prev = next
 	}
 	return prev
+}
+
+// playToEnd plays random moves, each spelt one of the accepted ways, until
+// the game is over; it returns the final state.
+func playToEnd(t testing.TB, b *botSession, first state, rng *rand.Rand) state {
+	t.Helper()
+	last := play(t, b, first, 1_000_000, func(int) (engine.Direction, string) {
+		d := engine.Directions()[rng.IntN(4)]
+		words := dirWords[d]
+		return d, words[rng.IntN(len(words))]
+	})
+	if !last.Over {
+		t.Fatal("game did not end")
+	}
+	return last
 }
 
 // TestBotWholeGames plays whole games on every size a quick game allows
@@ -147,9 +159,6 @@ func TestBotWholeGames(t *testing.T) {
 		if st := b2.mustRead(); st.Moves != 0 {
 			t.Fatalf("after game over: resumed a game with %d moves", st.Moves)
 		}
-		b2.in.Close()
-		if code := b2.wait(); code != 0 {
-			t.Fatalf("exit %d after EOF", code)
-		}
+		b2.finish()
 	}
 }

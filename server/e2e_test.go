@@ -23,18 +23,14 @@ func sameGame(a, b state) bool {
 	return reflect.DeepEqual(a.Board, b.Board) && a.Score == b.Score && a.Moves == b.Moves
 }
 
-// playSome plays up to n moves that change the board and returns the last state.
+// playSome plays up to n moves in turn, checking each reply, and returns
+// the last state.
 func playSome(t *testing.T, b *botSession, first state, n int) state {
 	t.Helper()
-	prev := first
-	for i := 0; i < n && !prev.Over; i++ {
+	return play(t, b, first, n, func(i int) (engine.Direction, string) {
 		d := engine.Directions()[i%4]
-		b.send(d.String())
-		next := b.mustRead()
-		checkMove(t, prev, next, d)
-		prev = next
-	}
-	return prev
+		return d, d.String()
+	})
 }
 
 func TestBotProtocolErrors(t *testing.T) {
@@ -67,10 +63,7 @@ func TestBotProtocolErrors(t *testing.T) {
 	if st := b.mustRead(); st.Error != nil {
 		t.Fatalf("CRLF line refused: %q", *st.Error)
 	}
-	b.in.Close()
-	if code := b.wait(); code != 0 {
-		t.Fatalf("exit %d after EOF", code)
-	}
+	b.finish()
 }
 
 func TestBotResumeAndNew(t *testing.T) {
@@ -80,10 +73,7 @@ func TestBotResumeAndNew(t *testing.T) {
 
 	b := startBot(t, c, "--size 5")
 	last := playSome(t, b, b.mustRead(), 12)
-	b.in.Close()
-	if code := b.wait(); code != 0 {
-		t.Fatalf("exit %d after EOF; stderr %q", code, b.stderr.String())
-	}
+	b.finish()
 
 	// Same key, new connection: the game is waiting as it was left.
 	b = startBot(t, ts.dial(t, "p", key), "--size 5")
@@ -92,24 +82,21 @@ func TestBotResumeAndNew(t *testing.T) {
 		t.Fatalf("resumed %+v, want %+v", resumed, last)
 	}
 	last = playSome(t, b, resumed, 3)
-	b.in.Close()
-	b.wait()
+	b.finish()
 
 	// Another size is another game.
 	b = startBot(t, c, "--size 4")
 	if st := b.mustRead(); st.Moves != 0 || len(st.Board) != 4 {
 		t.Fatalf("4×4 game %+v, want a new one", st)
 	}
-	b.in.Close()
-	b.wait()
+	b.finish()
 
 	// --new starts afresh; the old game is ended and still counts.
 	b = startBot(t, c, "--size 5 --new")
 	if st := b.mustRead(); st.Moves != 0 || st.Score != 0 || len(st.Board) != 5 {
 		t.Fatalf("--new gave %+v", st)
 	}
-	b.in.Close()
-	b.wait()
+	b.finish()
 	var rows []struct {
 		Score int        `json:"score"`
 		Moves int        `json:"moves"`
@@ -248,8 +235,7 @@ func TestHostileNames(t *testing.T) {
 		c := ts.dial(t, name, newKey(t))
 		b := startBot(t, c, "")
 		playSome(t, b, b.mustRead(), 2)
-		b.in.Close()
-		b.wait()
+		b.finish()
 	}
 	c := ts.dial(t, "viewer", newKey(t))
 	for _, cmd := range []string{"scores --bots", "scores --bots --json"} {
@@ -280,10 +266,7 @@ func TestGuest(t *testing.T) {
 	c := ts.dialGuest(t)
 	b := startBot(t, c, "--size 3")
 	last := playSome(t, b, b.mustRead(), 5)
-	b.in.Close()
-	if code := b.wait(); code != 0 {
-		t.Fatalf("guest bot exit %d", code)
-	}
+	b.finish()
 	if n := strings.Count(b.stderr.String(), "guest"); n != 1 {
 		t.Fatalf("guest told %d times: %q", n, b.stderr.String())
 	}
@@ -301,8 +284,7 @@ func TestGuest(t *testing.T) {
 	if st := b.mustRead(); st.Moves != 0 {
 		t.Fatalf("guest game resumed: %+v", st)
 	}
-	b.in.Close()
-	b.wait()
+	b.finish()
 	// No password authentication at all.
 	_, err := gossh.Dial("tcp", ts.addr, &gossh.ClientConfig{
 		User: "p", Auth: []gossh.AuthMethod{gossh.Password("secret")},
@@ -319,20 +301,17 @@ func TestIdentityIsTheKey(t *testing.T) {
 	key := newKey(t)
 	b := startBot(t, ts.dial(t, "first", key), "")
 	last := playSome(t, b, b.mustRead(), 3)
-	b.in.Close()
-	b.wait()
+	b.finish()
 	b = startBot(t, ts.dial(t, "another-name", key), "")
 	if st := b.mustRead(); !sameGame(st, last) {
 		t.Fatalf("same key, other name: %+v, want %+v", st, last)
 	}
-	b.in.Close()
-	b.wait()
+	b.finish()
 	b = startBot(t, ts.dial(t, "first", newKey(t)), "")
 	if st := b.mustRead(); st.Moves != 0 {
 		t.Fatalf("other key, same name: got the first key's game %+v", st)
 	}
-	b.in.Close()
-	b.wait()
+	b.finish()
 }
 
 func TestTakeover(t *testing.T) {
@@ -353,8 +332,7 @@ func TestTakeover(t *testing.T) {
 		t.Fatalf("old session not told: %q", old.stderr.String())
 	}
 	playSome(t, newer, first, 2)
-	newer.in.Close()
-	newer.wait()
+	newer.finish()
 }
 
 // TestTakeoverUnderLoad: the old session keeps sending moves while a newer
@@ -402,8 +380,7 @@ func TestTakeoverUnderLoad(t *testing.T) {
 		if !sameGame(first, last) {
 			t.Fatalf("round %d: newer session got %d moves, old session was answered for %d", round, first.Moves, last.Moves)
 		}
-		newer.in.Close()
-		newer.wait()
+		newer.finish()
 	}
 }
 

@@ -270,3 +270,13 @@ func (b *botSession) wait() int {
 		return -1
 	}
 }
+
+// finish closes the bot's input, which keeps the game, and checks that the
+// session ends with status 0.
+func (b *botSession) finish() {
+	b.t.Helper()
+	b.in.Close()
+	if code := b.wait(); code != 0 {
+		b.t.Fatalf("exit %d after closing input; stderr %q", code, b.stderr.String())
+	}
+}
