@@ -1,0 +1,77 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestSubcommands(t *testing.T) {
+	tests := []struct {
+		args   []string
+		code   int
+		stdout string // substring
+		stderr string // substring
+	}{
+		{[]string{"help"}, 0, "serve", ""},
+		{[]string{"--help"}, 0, "version", ""},
+		{[]string{"-h"}, 0, "Subcommands", ""},
+		{[]string{"version"}, 0, "ssh2048 ", ""},
+		{[]string{"version", "--help"}, 0, "", "usage: ssh2048 version"},
+		{[]string{"serve", "--help"}, 0, "", "-listen"},
+		{[]string{"help", "--help"}, 0, "", "usage: ssh2048 help"},
+		{[]string{"bogus"}, 2, "", `unknown subcommand "bogus"`},
+		{[]string{"version", "extra"}, 2, "", "unexpected argument"},
+		{[]string{"serve", "--nope"}, 2, "", "flag provided but not defined"},
+		{[]string{"--log-format", "xml"}, 2, "", "want text or json"},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			code := run(tt.args, &out, &errOut)
+			if code != tt.code || !strings.Contains(out.String(), tt.stdout) || !strings.Contains(errOut.String(), tt.stderr) {
+				t.Fatalf("exit %d, stdout %q, stderr %q; want exit %d, stdout ~%q, stderr ~%q",
+					code, out.String(), errOut.String(), tt.code, tt.stdout, tt.stderr)
+			}
+		})
+	}
+}
+
+func TestServeFlagsFromEnvironment(t *testing.T) {
+	tests := []struct {
+		name string
+		env  map[string]string
+		args []string
+		want serveConfig
+	}{
+		{"defaults", nil, nil, serveConfig{listen: ":23234", data: "data", idleTimeout: 10 * time.Minute, logFormat: "text"}},
+		{"systemd state directory", map[string]string{"STATE_DIRECTORY": "/var/lib/ssh2048:/other"}, nil,
+			serveConfig{listen: ":23234", data: "/var/lib/ssh2048", idleTimeout: 10 * time.Minute, logFormat: "text"}},
+		{"environment", map[string]string{"SSH2048_LISTEN": "127.0.0.1:2222", "SSH2048_DATA": "/d", "STATE_DIRECTORY": "/s",
+			"SSH2048_IDLE_TIMEOUT": "30s", "SSH2048_LOG_FORMAT": "json"}, nil,
+			serveConfig{listen: "127.0.0.1:2222", data: "/d", idleTimeout: 30 * time.Second, logFormat: "json"}},
+		{"flags beat environment", map[string]string{"SSH2048_LISTEN": "127.0.0.1:2222", "SSH2048_DATA": "/d"},
+			[]string{"--listen", ":1", "--data", "/f", "--idle-timeout", "0"},
+			serveConfig{listen: ":1", data: "/f", idleTimeout: 0, logFormat: "text"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, k := range []string{"SSH2048_LISTEN", "SSH2048_DATA", "STATE_DIRECTORY", "SSH2048_IDLE_TIMEOUT", "SSH2048_LOG_FORMAT", "SSH2048_LOG_LEVEL"} {
+				t.Setenv(k, tt.env[k])
+			}
+			var errOut bytes.Buffer
+			got, code, ok := parseServe(tt.args, &errOut)
+			if !ok {
+				t.Fatalf("exit %d: %s", code, errOut.String())
+			}
+			if got != tt.want {
+				t.Fatalf("got %+v, want %+v", got, tt.want)
+			}
+		})
+	}
+	t.Setenv("SSH2048_IDLE_TIMEOUT", "soon")
+	if _, code, ok := parseServe(nil, &bytes.Buffer{}); ok || code != 2 {
+		t.Fatal("a bad $SSH2048_IDLE_TIMEOUT was accepted")
+	}
+}

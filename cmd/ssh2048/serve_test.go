@@ -1,0 +1,263 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/ed25519"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/ssh2048/ssh2048/server"
+	gossh "golang.org/x/crypto/ssh"
+)
+
+// buildBinary builds ssh2048 once for the tests that run the real thing.
+func buildBinary(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := filepath.Join(t.TempDir(), "ssh2048")
+	cmd := exec.Command("go", "build", "-o", bin, ".")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// process is a running ssh2048 serve.
+type process struct {
+	cmd    *exec.Cmd
+	addr   string
+	logs   *bytes.Buffer // every log line, once the process has ended
+	exited chan error
+}
+
+// startProcess runs the binary on 127.0.0.1:0 and waits until it listens.
+func startProcess(t *testing.T, bin, data string, env ...string) *process {
+	t.Helper()
+	cmd := exec.Command(bin, "serve", "--listen", "127.0.0.1:0", "--data", data, "--log-format", "json")
+	cmd.Env = append(os.Environ(), env...)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	p := &process{cmd: cmd, logs: &bytes.Buffer{}, exited: make(chan error, 1)}
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			cmd.Process.Kill()
+			<-p.exited
+		}
+	})
+	addr := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			p.logs.Write(append(sc.Bytes(), '\n'))
+			var line struct{ Msg, Addr string }
+			if json.Unmarshal(sc.Bytes(), &line) == nil && line.Msg == "listening" {
+				addr <- line.Addr
+			}
+		}
+		p.exited <- cmd.Wait()
+	}()
+	select {
+	case p.addr = <-addr:
+	case err := <-p.exited:
+		t.Fatalf("server exited: %v\n%s", err, p.logs.String())
+	case <-time.After(30 * time.Second):
+		t.Fatal("server did not start listening")
+	}
+	return p
+}
+
+func clientKey(t *testing.T) gossh.Signer {
+	t.Helper()
+	_, priv, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := gossh.NewSignerFromKey(priv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// dial connects and reports the host key the server showed.
+func dial(t *testing.T, addr string, key gossh.Signer, hostKey *string) *gossh.Client {
+	t.Helper()
+	c, err := gossh.Dial("tcp", addr, &gossh.ClientConfig{
+		User: "player", Auth: []gossh.AuthMethod{gossh.PublicKeys(key)}, Timeout: 5 * time.Second,
+		HostKeyCallback: func(_ string, _ net.Addr, k gossh.PublicKey) error {
+			*hostKey = gossh.FingerprintSHA256(k)
+			return nil
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// bot is a minimal bot protocol client.
+type bot struct {
+	in     io.WriteCloser
+	out    *bufio.Reader
+	stderr *bytes.Buffer
+	done   chan error
+}
+
+type botState struct {
+	Board [][]int
+	Score int
+	Moves int
+}
+
+func startBot(t *testing.T, c *gossh.Client) *bot {
+	t.Helper()
+	s, err := c.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, _ := s.StdinPipe()
+	out, _ := s.StdoutPipe()
+	b := &bot{in: in, out: bufio.NewReader(out), stderr: &bytes.Buffer{}, done: make(chan error, 1)}
+	s.Stderr = b.stderr
+	if err := s.Start("bot"); err != nil {
+		t.Fatal(err)
+	}
+	go func() { b.done <- s.Wait() }()
+	return b
+}
+
+func (b *bot) read(t *testing.T) botState {
+	t.Helper()
+	line, err := b.out.ReadBytes('\n')
+	if err != nil {
+		t.Fatalf("bot output: %v", err)
+	}
+	var st botState
+	if err := json.Unmarshal(line, &st); err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+// TestServeSIGTERM runs the real binary under a fake systemd: it must
+// report READY=1, and on SIGTERM STOPPING=1, tell the open sessions, keep
+// their games, and exit 0 within 10 s. A restart on the same data reuses
+// the host key and resumes the game.
+func TestServeSIGTERM(t *testing.T) {
+	bin := buildBinary(t)
+	data := filepath.Join(t.TempDir(), "data")
+	sockPath := filepath.Join(t.TempDir(), "notify.sock")
+	sock, err := net.ListenUnixgram("unixgram", &net.UnixAddr{Name: sockPath, Net: "unixgram"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sock.Close()
+	notifications := make(chan string, 10)
+	go func() {
+		buf := make([]byte, 256)
+		for {
+			n, err := sock.Read(buf)
+			if err != nil {
+				return
+			}
+			notifications <- string(buf[:n])
+		}
+	}()
+	expectNotify := func(want string) {
+		t.Helper()
+		select {
+		case got := <-notifications:
+			if got != want {
+				t.Fatalf("sd_notify %q, want %q", got, want)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("no sd_notify %q", want)
+		}
+	}
+
+	p := startProcess(t, bin, data, "NOTIFY_SOCKET="+sockPath)
+	expectNotify("READY=1")
+	info, err := os.Stat(filepath.Join(data, server.HostKeyFile))
+	if err != nil || info.Mode().Perm() != 0o600 {
+		t.Fatalf("host key: %v, mode %v", err, info.Mode())
+	}
+
+	key := clientKey(t)
+	var hostKey1, hostKey2 string
+	c := dial(t, p.addr, key, &hostKey1)
+	b := startBot(t, c)
+	last := b.read(t)
+	for _, d := range []string{"up", "left", "down", "right", "up", "left"} {
+		b.in.Write([]byte(d + "\n"))
+		last = b.read(t)
+	}
+	idle := startBot(t, dial(t, p.addr, clientKey(t), new(string))) // a second, idle session
+	idle.read(t)
+
+	start := time.Now()
+	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	expectNotify("STOPPING=1")
+	for _, s := range []*bot{b, idle} {
+		var ee *gossh.ExitError
+		if err := <-s.done; !errors.As(err, &ee) || ee.ExitStatus() != 4 || !strings.Contains(s.stderr.String(), "saved") {
+			t.Fatalf("session at SIGTERM: %v, stderr %q", err, s.stderr.String())
+		}
+	}
+	select {
+	case err := <-p.exited:
+		if err != nil {
+			t.Fatalf("exit: %v\n%s", err, p.logs.String())
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("server still running 10 s after SIGTERM")
+	}
+	if took := time.Since(start); took > 10*time.Second {
+		t.Fatalf("shutdown took %v", took)
+	}
+	if !strings.Contains(p.logs.String(), `"msg":"stopped"`) {
+		t.Fatalf("no clean stop in the log:\n%s", p.logs.String())
+	}
+
+	p = startProcess(t, bin, data)
+	b = startBot(t, dial(t, p.addr, key, &hostKey2))
+	if hostKey1 == "" || hostKey1 != hostKey2 {
+		t.Fatalf("host key changed across restarts: %s, %s", hostKey1, hostKey2)
+	}
+	resumed := b.read(t)
+	if resumed.Moves != last.Moves || resumed.Score != last.Score || !equalBoards(resumed.Board, last.Board) {
+		t.Fatalf("after restart %+v, want %+v", resumed, last)
+	}
+	b.in.Close()
+	<-b.done
+	p.cmd.Process.Signal(syscall.SIGINT)
+	if err := <-p.exited; err != nil {
+		t.Fatalf("exit after SIGINT: %v", err)
+	}
+}
+
+func equalBoards(a, b [][]int) bool {
+	ja, _ := json.Marshal(a)
+	jb, _ := json.Marshal(b)
+	return bytes.Equal(ja, jb)
+}
