@@ -61,9 +61,9 @@ type boardCache struct {
 	t       tier
 	n       int
 	styles  *Styles
-	gapCols string             // gx board-coloured columns
-	gapRow  string             // one full board-coloured line
-	tiles   map[uint8][]string // exponent → the tile's h lines
+	gapCols string                           // gx board-coloured columns
+	gapRow  string                           // one full board-coloured line
+	tiles   [engine.MaxExponent + 1][]string // exponent → the tile's h lines, drawn on first use
 }
 
 func newBoardCache(s *Styles, t tier, n int) *boardCache {
@@ -74,13 +74,12 @@ func newBoardCache(s *Styles, t tier, n int) *boardCache {
 		styles:  s,
 		gapCols: s.Board.Render(strings.Repeat(" ", t.gx)),
 		gapRow:  s.Board.Render(strings.Repeat(" ", w)),
-		tiles:   map[uint8][]string{},
 	}
 }
 
 // tile returns the styled lines of a tile, drawing it on first use.
 func (c *boardCache) tile(exp uint8) []string {
-	if lines, ok := c.tiles[exp]; ok {
+	if lines := c.tiles[exp]; lines != nil {
 		return lines
 	}
 	st := c.styles.tile(exp)
@@ -121,28 +120,47 @@ func (c *boardCache) tile(exp uint8) []string {
 	return lines
 }
 
-// lines draws board b, which must be c.n×c.n, one string per line.
+// lines draws board b, which must be c.n×c.n, one string per line. The
+// lines share one allocation: this runs for every frame.
 func (c *boardCache) lines(b *engine.Board) []string {
 	n, t := c.n, c.t
-	_, h := t.boardSize(n)
-	out := make([]string, 0, h)
+	size := (n*t.gy + t.gy) * len(c.gapRow)
+	for r := range n {
+		for col := range n {
+			for _, l := range c.tile(b.At(r, col)) {
+				size += len(l)
+			}
+		}
+	}
+	size += n * t.h * (n + 1) * len(c.gapCols)
 	var sb strings.Builder
+	sb.Grow(size)
+	_, h := t.boardSize(n)
+	ends := make([]int, 0, h)
 	for r := range n {
 		for range t.gy {
-			out = append(out, c.gapRow)
+			sb.WriteString(c.gapRow)
+			ends = append(ends, sb.Len())
 		}
 		for line := range t.h {
-			sb.Reset()
 			for col := range n {
 				sb.WriteString(c.gapCols)
 				sb.WriteString(c.tile(b.At(r, col))[line])
 			}
 			sb.WriteString(c.gapCols)
-			out = append(out, sb.String())
+			ends = append(ends, sb.Len())
 		}
 	}
 	for range t.gy {
-		out = append(out, c.gapRow)
+		sb.WriteString(c.gapRow)
+		ends = append(ends, sb.Len())
+	}
+	all := sb.String()
+	out := make([]string, len(ends))
+	start := 0
+	for i, end := range ends {
+		out[i] = all[start:end]
+		start = end
 	}
 	return out
 }

@@ -77,6 +77,9 @@ type Model struct {
 	styles  Styles
 	profile colorprofile.Profile
 	cache   *boardCache
+	inks    struct{ title, label, value, gain ink }
+	// shortHelp is the help line, kept until the width or profile changes.
+	shortHelp line
 
 	width, height int
 
@@ -145,7 +148,10 @@ func (m *Model) setProfile(p colorprofile.Profile) {
 	m.profile = p
 	m.styles = DefaultStyles(p)
 	m.help.Styles = m.styles.Help
+	m.inks.title, m.inks.label = inkOf(m.styles.Title), inkOf(m.styles.Label)
+	m.inks.value, m.inks.gain = inkOf(m.styles.Value), inkOf(m.styles.Gain)
 	m.cache = nil
+	m.shortHelp = line{}
 }
 
 // Init loads the game. Loading is done in Update (see load) so that no key
@@ -204,6 +210,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		m.width, m.height = msg.Width, msg.Height
 		m.help.SetWidth(msg.Width)
 		m.cache = nil
+		m.shortHelp = line{}
 	case tea.ColorProfileMsg:
 		m.setProfile(msg.Profile)
 	case TakenOverMsg:

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -38,7 +39,10 @@ func (m *Model) render() string {
 	case m.screen == screenLeaderboard:
 		body = m.leaderboardScreen()
 	default:
-		body = m.gameScreenView()
+		if lines, ok := m.gameLines(); ok {
+			return centreLines(lines, m.width, m.height)
+		}
+		body = m.tooSmall()
 	}
 	return lipgloss.Place(m.width, m.height, lipgloss.Center, lipgloss.Center, body)
 }
@@ -48,43 +52,113 @@ func (m *Model) wrap(s string) string {
 	return lipgloss.NewStyle().Width(max(m.width, 10)).Align(lipgloss.Center).Render(s)
 }
 
+// line is one line of a frame and its width in cells, known as it is
+// built: measuring styled text is the slowest part of drawing.
+type line struct {
+	s string
+	w int
+}
+
+const spaces = "                                                                                                                                "
+
+// pad writes n spaces.
+func pad(sb *strings.Builder, n int) {
+	for n > 0 {
+		k := min(n, len(spaces))
+		sb.WriteString(spaces[:k])
+		n -= k
+	}
+}
+
+// centreLines places lines in the middle of a width×height window, each
+// line centred on its own. The renderer clears what the frame leaves out,
+// so there is no padding on the right or below.
+func centreLines(lines []line, width, height int) string {
+	blockW, size := 0, 0
+	for _, l := range lines {
+		blockW = max(blockW, l.w)
+		size += len(l.s) + 1
+	}
+	top := max(0, (height-len(lines))/2)
+	left := max(0, (width-blockW)/2)
+	var sb strings.Builder
+	sb.Grow(top + size + len(lines)*left + blockW)
+	for range top {
+		sb.WriteByte('\n')
+	}
+	for i, l := range lines {
+		pad(&sb, left+(blockW-l.w)/2)
+		sb.WriteString(l.s)
+		if i < len(lines)-1 {
+			sb.WriteByte('\n')
+		}
+	}
+	return sb.String()
+}
+
 // chrome is how many lines the game screen has besides the board: the
 // header, the status line and the help line.
 func chrome(headerLines int) int { return headerLines + 2 }
 
-// gameScreenView is the header, the board (with a dialog over it on the
-// win, game-over and confirm screens), the status line and the help line.
-func (m *Model) gameScreenView() string {
+// gameLines is the header, the board (with a dialog over it on the win,
+// game-over and confirm screens), the status line and the help line; not
+// ok when the window is too small for the board.
+func (m *Model) gameLines() ([]line, bool) {
 	header := m.header()
-	headerLines := strings.Count(header, "\n") + 1
 	n := m.size
-	t, ok := m.pickTier(n, headerLines)
+	t, ok := m.pickTier(n, len(header))
 	if !ok {
-		minW, minH := tiers[0].boardSize(n)
-		minH += chrome(2)
-		return m.wrap(fmt.Sprintf("Window too small\nneed %d×%d, is %d×%d\n3-8 size · q quit",
-			minW, minH, m.width, m.height))
+		return nil, false
 	}
 	if m.cache == nil || m.cache.t != t || m.cache.n != n {
 		m.cache = newBoardCache(&m.styles, t, n)
 	}
 	b := m.game.Board()
 	board := m.cache.lines(&b)
+	bw, _ := t.boardSize(n)
+	lines := make([]line, 0, len(header)+len(board)+2)
+	lines = append(lines, header...)
 	if d := m.dialog(); d != "" {
-		board = m.cache.overlay(board, m.styles.Dialog.Render(d))
+		for _, s := range m.cache.overlay(board, m.styles.Dialog.Render(d)) {
+			lines = append(lines, line{s, max(bw, lipgloss.Width(s))})
+		}
+	} else {
+		for _, s := range board {
+			lines = append(lines, line{s, bw})
+		}
 	}
-	status := m.notice
-	if m.noticeErr {
-		status = m.styles.Error.Render(status)
+	status := line{}
+	if m.notice != "" {
+		st := m.notice
+		if m.noticeErr {
+			st = m.styles.Error.Render(st)
+		}
+		status.s = m.fit(st)
+		status.w = lipgloss.Width(status.s)
 	}
-	lines := append([]string{header}, board...)
-	lines = append(lines, m.fit(status), m.fit(m.help.ShortHelpView(m.keys.ShortHelp())))
-	return lipgloss.JoinVertical(lipgloss.Center, lines...)
+	return append(lines, status, m.helpLine()), true
+}
+
+func (m *Model) tooSmall() string {
+	minW, minH := tiers[0].boardSize(m.size)
+	minH += chrome(2)
+	return m.wrap(fmt.Sprintf("Window too small\nneed %d×%d, is %d×%d\n3-8 size · q quit",
+		minW, minH, m.width, m.height))
+}
+
+// helpLine is the one-line help under the board, drawn once per window
+// width and colour profile.
+func (m *Model) helpLine() line {
+	if m.shortHelp.s == "" {
+		s := m.fit(m.help.ShortHelpView(m.keys.ShortHelp()))
+		m.shortHelp = line{s, lipgloss.Width(s)}
+	}
+	return m.shortHelp
 }
 
 // fits reports whether the board can be drawn at all in the window.
 func (m *Model) fits() bool {
-	_, ok := m.pickTier(m.size, strings.Count(m.header(), "\n")+1)
+	_, ok := m.pickTier(m.size, len(m.header()))
 	return ok
 }
 
@@ -108,16 +182,44 @@ func (m *Model) fit(s string) string {
 	return ansi.Truncate(s, m.width, "…")
 }
 
-// header is "2048 4×4  Score 1234 +32  Best 5000  Rank #12  Moves 321",
+// ink is a style reduced to the escape codes around its text, so that the
+// header, drawn every frame, costs concatenation only. It holds for styles
+// without padding, borders or width, which is all the header uses.
+type ink struct{ pre, post string }
+
+func inkOf(st lipgloss.Style) ink {
+	s := st.Render("x")
+	i := strings.IndexByte(s, 'x')
+	return ink{s[:i], s[i+1:]}
+}
+
+// text appends s in this ink and returns its width: s must be one cell per
+// rune.
+func (k ink) text(sb *strings.Builder, s string) int {
+	sb.WriteString(k.pre)
+	sb.WriteString(s)
+	sb.WriteString(k.post)
+	return utf8.RuneCountInString(s)
+}
+
+// header is "2048 4×4   Score 1234 +32      Best 5000   Rank #12   Moves 321",
 // on two lines when the window is narrow.
-func (m *Model) header() string {
-	s := &m.styles
+func (m *Model) header() []line {
+	k := &m.inks
+	var a, b strings.Builder
+	w1 := k.title.text(&a, "2048") + 1
+	a.WriteByte(' ')
+	w1 += k.label.text(&a, strconv.Itoa(m.size)+"×"+strconv.Itoa(m.size)) + 3
+	a.WriteString("   ")
+	w1 += k.label.text(&a, "Score ")
+	w1 += k.value.text(&a, strconv.Itoa(m.game.Score())) + 1
+	a.WriteByte(' ')
 	gain := ""
 	if m.lastGain > 0 {
 		gain = "+" + strconv.Itoa(m.lastGain)
 	}
 	// The gain keeps its room when empty, so the line does not jump.
-	gain = s.Gain.Render(fmt.Sprintf("%-7s", gain))
+	w1 += k.gain.text(&a, fmt.Sprintf("%-7s", gain))
 	rank := "–"
 	switch {
 	case m.opts.Guest:
@@ -125,16 +227,18 @@ func (m *Model) header() string {
 	case m.me != nil && m.standingsFor == m.size:
 		rank = "#" + strconv.Itoa(m.me.Rank)
 	}
-	title := s.Title.Render("2048") + " " + s.Label.Render(fmt.Sprintf("%d×%d", m.size, m.size))
-	score := s.Label.Render("Score ") + s.Value.Render(strconv.Itoa(m.game.Score())) + " " + gain
-	rest := s.Label.Render("Best ") + s.Value.Render(strconv.Itoa(m.best())) + "   " +
-		s.Label.Render("Rank ") + s.Value.Render(rank) + "   " +
-		s.Label.Render("Moves ") + s.Value.Render(strconv.Itoa(m.game.Moves()))
-	one := title + "   " + score + rest
-	if lipgloss.Width(one) <= m.width {
-		return one
+	w2 := k.label.text(&b, "Best ")
+	w2 += k.value.text(&b, strconv.Itoa(m.best())) + 3
+	b.WriteString("   ")
+	w2 += k.label.text(&b, "Rank ")
+	w2 += k.value.text(&b, rank) + 3
+	b.WriteString("   ")
+	w2 += k.label.text(&b, "Moves ")
+	w2 += k.value.text(&b, strconv.Itoa(m.game.Moves()))
+	if w1+w2 <= m.width {
+		return []line{{a.String() + b.String(), w1 + w2}}
 	}
-	return title + "   " + score + "\n" + rest
+	return []line{{a.String(), w1}, {b.String(), w2}}
 }
 
 // dialog is the text of the box drawn over the board, if any.
