@@ -19,6 +19,9 @@ type RunConfig struct {
 	Workers int    // games played at once, one search each; 0 means runtime.NumCPU()
 	// Budget bounds each search; the zero value means DefaultBudget().
 	Budget Budget
+	// Progress, if set, is called as each game ends, in the order they end,
+	// one call at a time (for a line per game while the run goes on).
+	Progress func(GameReport)
 }
 
 // GameReport is the outcome of one game.
@@ -89,6 +92,9 @@ func PlayGames(ctx context.Context, cfg RunConfig) (Report, error) {
 				}
 				mu.Lock()
 				games = append(games, g)
+				if cfg.Progress != nil {
+					cfg.Progress(g)
+				}
 				mu.Unlock()
 			}
 			mu.Lock()

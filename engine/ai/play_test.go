@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"testing"
 	"time"
 
@@ -11,13 +12,19 @@ import (
 )
 
 func TestPlayGamesReport(t *testing.T) {
-	cfg := RunConfig{Games: 4, Seed: 40, Size: 3, Workers: 2, Budget: fixedDepth(1)}
+	var progress []GameReport
+	cfg := RunConfig{Games: 4, Seed: 40, Size: 3, Workers: 2, Budget: fixedDepth(1),
+		Progress: func(g GameReport) { progress = append(progress, g) }}
 	r, err := PlayGames(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(r.Games) != cfg.Games {
 		t.Fatalf("got %d games, want %d", len(r.Games), cfg.Games)
+	}
+	slices.SortFunc(progress, func(a, b GameReport) int { return int(a.Seed) - int(b.Seed) })
+	if !slices.Equal(progress, r.Games) {
+		t.Errorf("progress reported %+v, the report has %+v", progress, r.Games)
 	}
 	for i, g := range r.Games {
 		// Game i is engine.NewGame(size, seed+i) played by the same search:

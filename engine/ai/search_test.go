@@ -226,7 +226,7 @@ func TestGenericSizesBeatRandom(t *testing.T) {
 		budget Budget
 	}{
 		{size: 3, games: 6, budget: fixedDepth(2)},
-		{size: 5, games: 2, budget: fixedDepth(1)},
+		{size: 5, games: 1, budget: fixedDepth(1)},
 	}
 	for _, tc := range tests {
 		var aiScore, aiMoves, randomScore, randomMoves int
