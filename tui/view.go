@@ -24,6 +24,9 @@ func (m *Model) View() tea.View {
 	v := tea.NewView(m.render())
 	v.AltScreen = true
 	v.WindowTitle = "2048"
+	if m.opts.Player != "" && !m.opts.Guest {
+		v.WindowTitle = "2048 · " + m.opts.Player
+	}
 	return v
 }
 
@@ -319,7 +322,11 @@ func (m *Model) helpScreen() string {
 func (m *Model) leaderboardScreen() string {
 	s := &m.styles
 	var b strings.Builder
-	b.WriteString(s.Title.Render("Leaderboard") + " " + s.Label.Render(fmt.Sprintf("%d×%d", m.size, m.size)) + "\n\n")
+	b.WriteString(s.Title.Render("Leaderboard") + " " + s.Label.Render(fmt.Sprintf("%d×%d", m.size, m.size)))
+	if m.opts.Player != "" && !m.opts.Guest {
+		b.WriteString(s.Dim.Render(" · you are " + m.opts.Player))
+	}
+	b.WriteString("\n\n")
 	switch {
 	case m.standingsFor != m.size:
 		b.WriteString("Loading…\n")
@@ -369,10 +376,10 @@ func (m *Model) standingRow(mark string, st Standing) string {
 // row lays out one leaderboard line; the mark column shows the player's
 // own row without colour.
 func (m *Model) row(mark, rank, player, score, tile string) string {
-	if r := []rune(player); len(r) > 16 {
-		player = string(r[:15]) + "…"
-	}
-	return fmt.Sprintf("%-1s %4s  %-16s %9s %7s", mark, rank, player, score, tile)
+	// Names may hold any characters: cut and pad them by cells, not bytes.
+	player = ansi.Truncate(player, 16, "…")
+	player += spaces[:16-ansi.StringWidth(player)]
+	return fmt.Sprintf("%-1s %4s  %s %9s %7s", mark, rank, player, score, tile)
 }
 
 func capitalise(s string) string {

@@ -17,6 +17,9 @@ func standings(n, annRank int) ([]Standing, *Standing) {
 	var me *Standing
 	for i := 1; i <= n; i++ {
 		st := Standing{Rank: i, Player: fmt.Sprintf("player%02d", i), Score: 50000 - i*1000, MaxTile: 4096 >> (i / 4)}
+		if i == 5 {
+			st.Player = "Zoë 二〇四八 with a very long name"
+		}
 		if i == annRank {
 			st.Player = "ann"
 			me = &st
