@@ -596,3 +596,20 @@ func TestShutdownKeepsGames(t *testing.T) {
 		t.Fatal("connection accepted after shutdown")
 	}
 }
+
+func TestIdleTimeout(t *testing.T) {
+	ts := startServer(t, func(c *server.Config) { c.IdleTimeout = 300 * time.Millisecond })
+	key := newKey(t)
+	b := startBot(t, ts.dial(t, "p", key), "")
+	last := playSome(t, b, b.mustRead(), 3)
+	select {
+	case <-b.done: // the connection was dropped for idling
+	case <-time.After(10 * time.Second):
+		t.Fatal("idle connection was not closed")
+	}
+	b = startBot(t, ts.dial(t, "p", key), "")
+	if st := b.mustRead(); !sameGame(st, last) {
+		t.Fatalf("after idle timeout: %+v, want %+v", st, last)
+	}
+	b.finish()
+}
