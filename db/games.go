@@ -92,7 +92,7 @@ func (s *Store) createGame(ctx context.Context, playerID int64, size int, kind K
 			return err
 		}
 		if !exists {
-			return fmt.Errorf("player %d: %w", playerID, ErrNotFound)
+			return reject(fmt.Errorf("player %d: %w", playerID, ErrNotFound))
 		}
 		if replace {
 			if _, err := tx.ExecContext(ctx, `
@@ -213,11 +213,11 @@ func liveGame(ctx context.Context, tx *sql.Tx, id int64) (gameRow, error) {
 	err := tx.QueryRowContext(ctx, `SELECT player_id, size, kind, moves, score, ended_at FROM games WHERE id = ?`, id).
 		Scan(&r.playerID, &r.size, &kind, &r.moves, &r.score, &ended)
 	if errors.Is(err, sql.ErrNoRows) {
-		return r, ErrNotFound
+		return r, reject(ErrNotFound)
 	}
 	r.kind, r.ended = Kind(kind), ended.Valid
 	if err == nil && r.ended {
-		err = ErrGameEnded
+		err = reject(ErrGameEnded)
 	}
 	return r, err
 }
@@ -251,9 +251,9 @@ func (s *Store) AppendMove(ctx context.Context, gameID int64, seq int, d engine.
 		case err != nil:
 			return err
 		case g.moves != seq:
-			return fmt.Errorf("%w: stored game has %d moves", ErrConflict, g.moves)
+			return reject(fmt.Errorf("%w: stored game has %d moves", ErrConflict, g.moves))
 		case st.Score < g.score:
-			return fmt.Errorf("%w: score went down from %d to %d", ErrInvalid, g.score, st.Score)
+			return reject(fmt.Errorf("%w: score went down from %d to %d", ErrInvalid, g.score, st.Score))
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO moves (game_id, seq, dir) VALUES (?, ?, ?)`, gameID, seq, uint8(d)); err != nil {
 			return err
@@ -314,7 +314,7 @@ func (s *Store) EndGame(ctx context.Context, gameID int64, st MoveState) error {
 		case err != nil:
 			return err
 		case g.moves != st.Moves:
-			return fmt.Errorf("%w: stored game has %d moves, state says %d", ErrConflict, g.moves, st.Moves)
+			return reject(fmt.Errorf("%w: stored game has %d moves, state says %d", ErrConflict, g.moves, st.Moves))
 		}
 		return saveState(ctx, tx, gameID, g, st, now, true)
 	})

@@ -16,19 +16,34 @@ import (
 // queue are acknowledged without waiting for the whole queue.
 const maxBatch = 1024
 
-// A job is one caller's write: run executes inside the group's transaction
-// (within its own savepoint), and done receives its outcome after COMMIT.
+// A job is one caller's write: run executes inside the group's
+// transaction, and done receives its outcome after COMMIT.
 type job struct {
 	ctx  context.Context
 	run  func(tx *sql.Tx, now int64) error
 	done chan error
 }
 
+// rejection marks an error a job returns before writing anything (a
+// conflict, an ended game, a missing row): the group's transaction is
+// still clean and the other jobs in it go on.
+type rejection struct{ err error }
+
+func (r rejection) Error() string { return r.err.Error() }
+func (r rejection) Unwrap() error { return r.err }
+
+// reject wraps err as a rejection; jobs call it only before their first write.
+func reject(err error) error { return rejection{err} }
+
 // writer owns the only write connection. One goroutine takes every pending
 // job from all sessions, runs them in one IMMEDIATE transaction, commits
 // once (one WAL sync for the whole group) and then acknowledges each job.
-// A job that fails is rolled back to its savepoint and reported to its
-// caller alone; the others in the group still commit.
+//
+// A job that fails after it may have written (an unexpected SQL error,
+// not a rejection) would leave the shared transaction dirty, so the group
+// is rolled back and its jobs are run again one transaction each: one bad
+// write never takes the others down with it. Savepoints per job would do
+// the same, but cost two statements per move on the hot path.
 type writer struct {
 	db  *sql.DB
 	log *slog.Logger
@@ -111,52 +126,49 @@ func (w *writer) loop() {
 	}
 }
 
-// commit runs one group. Errors go to the jobs; the loop carries on.
+// commit runs one group and acknowledges its jobs.
 func (w *writer) commit(batch []*job) {
 	results := make([]error, len(batch))
-	err := w.group(batch, results)
-	for i, j := range batch {
-		if err != nil && results[i] == nil {
-			results[i] = err
+	if err := w.group(batch, results); err != nil {
+		if len(batch) > 1 {
+			w.log.Warn("db: group write failed, retrying its writes one by one", "writes", len(batch), "err", err)
 		}
+		for i, j := range batch {
+			if err := w.group([]*job{j}, results[i:i+1]); err != nil {
+				results[i] = err
+			}
+		}
+	}
+	for i, j := range batch {
 		j.done <- results[i]
 	}
 }
 
+// group runs jobs in one transaction, storing each job's rejection (or
+// ctx error) in results. It returns an error, having rolled back, if a
+// job failed in a way that may have left writes behind, or if the
+// transaction could not begin or commit; then no job was committed.
 func (w *writer) group(batch []*job, results []error) error {
 	ctx := context.Background() // the group outlives any one caller
 	tx, err := w.begin(ctx)
 	if err != nil {
 		return err
 	}
-	ran := false
 	for i, j := range batch {
 		if err := j.ctx.Err(); err != nil {
 			results[i] = err
 			continue
 		}
-		if _, err := tx.ExecContext(ctx, "SAVEPOINT job"); err != nil {
+		err := j.run(tx, w.clock.next(time.Now()))
+		var r rejection
+		if err != nil && !errors.As(err, &r) {
 			tx.Rollback()
-			return fmt.Errorf("savepoint: %w", err)
+			return err
 		}
-		if err := j.run(tx, w.clock.next(time.Now())); err != nil {
-			results[i] = err
-			if _, rerr := tx.ExecContext(ctx, "ROLLBACK TO job"); rerr != nil {
-				tx.Rollback()
-				return fmt.Errorf("roll back failed write (%v): %w", err, rerr)
-			}
-		}
-		if _, err := tx.ExecContext(ctx, "RELEASE job"); err != nil {
-			tx.Rollback()
-			return fmt.Errorf("release savepoint: %w", err)
-		}
-		ran = true
-	}
-	if !ran {
-		return tx.Rollback()
+		results[i] = err
 	}
 	if err := tx.Commit(); err != nil {
-		w.log.Error("db: group commit failed", "writes", len(batch), "err", err)
+		w.log.Error("db: commit failed", "writes", len(batch), "err", err)
 		return fmt.Errorf("commit: %w", err)
 	}
 	return nil
