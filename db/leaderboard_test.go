@@ -66,7 +66,7 @@ func TestLeaderboardOrderAndTies(t *testing.T) {
 	sc.score(dave1, 100) // dave reaches 100 first
 	alice1 := sc.game(alice, 4, KindHuman)
 	sc.score(alice1, 40)
-	sc.score(alice1, 100) // alice reaches 100 second
+	sc.score(alice1, 100)                  // alice reaches 100 second
 	alice2 := sc.game(alice, 4, KindHuman) // ends alice1, whose 100 still counts
 	sc.score(alice2, 100)                  // same score later: alice1 stays her best
 	sc.score(alice2, 100)
