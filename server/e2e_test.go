@@ -573,8 +573,12 @@ func TestShutdownKeepsGames(t *testing.T) {
 		t.Fatalf("bot at shutdown: exit %d, stderr %q", code, b.stderr.String())
 	}
 	guestTUI.Wait()
-	if !strings.Contains(guestOut.String(), "restarting") {
-		t.Fatalf("TUI not told about the restart: %q", guestOut.String())
+	// Told on the TUI's screen, and again after it left the alternate
+	// screen, where the message stays.
+	screen := guestOut.String()
+	leave := strings.LastIndex(screen, "\x1b[?1049l")
+	if leave < 0 || !strings.Contains(screen[:leave], "restarting") || !strings.Contains(screen[leave:], "restarting") {
+		t.Fatalf("TUI not told about the restart: %q", screen)
 	}
 	// The game is in the store as the player last saw it.
 	p, err := ts.store.UpsertPlayer(context.Background(), gossh.FingerprintSHA256(key.PublicKey()), "ssh-ed25519", "p")

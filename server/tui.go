@@ -5,6 +5,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"charm.land/ssh"
+	"charm.land/wish/v2"
 	"charm.land/wish/v2/bubbletea"
 )
 
@@ -35,14 +36,19 @@ const NoticeGrace = 1500 * time.Millisecond
 func (s *Server) runTUI(sess *session) {
 	games := &Games{srv: s, player: sess.player, takenOver: func() { sess.notify(noticeTakenOver) }}
 	model := s.cfg.TUI(sess, TUIEnv{Player: sess.player, Games: games})
-	prog := tea.NewProgram(model, bubbletea.MakeOptions(sess)...)
+	// Without its own signal handler: the program runs inside the server,
+	// and would otherwise quit on the server's SIGTERM before the player
+	// is told that the game is saved.
+	opts := append(bubbletea.MakeOptions(sess), tea.WithoutSignalHandler())
+	prog := tea.NewProgram(model, opts...)
 	done := make(chan struct{})
-	defer close(done)
+	told := make(chan notice, 1)
 	go func() {
 		select {
 		case n := <-sess.notices:
 			prog.Send(NoticeMsg{Text: n.Text(), TakenOver: n == noticeTakenOver})
 			time.AfterFunc(NoticeGrace, prog.Quit)
+			told <- n
 		case <-done:
 		}
 	}()
@@ -50,6 +56,14 @@ func (s *Server) runTUI(sess *session) {
 	// kills the program if the connection drops.
 	run := bubbletea.MiddlewareWithProgramHandler(func(ssh.Session) *tea.Program { return prog })
 	run(func(ssh.Session) {})(sess)
+	close(done)
+	select {
+	case n := <-told:
+		// The TUI's screen is gone with its alternate screen: say it again
+		// where it stays.
+		wish.Println(sess, "ssh2048: "+n.Text())
+	default:
+	}
 }
 
 // placeholder is the screen shown until the real TUI is plugged in.
