@@ -28,6 +28,9 @@ type Config struct {
 	TUI         TUIFunc       // the game screen; nil: a placeholder
 }
 
+// handshakeTimeout bounds the SSH handshake and authentication.
+const handshakeTimeout = 30 * time.Second
+
 // Server serves ssh2048 over SSH.
 type Server struct {
 	cfg   Config
@@ -77,6 +80,9 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
+	// A client that connects and never finishes the handshake would hold
+	// a connection (and a goroutine) forever.
+	srv.HandshakeTimeout = handshakeTimeout
 	// Every session handler is counted, so Shutdown knows when the
 	// goodbyes are written and the games saved.
 	handler := srv.Handler
