@@ -72,7 +72,7 @@ func (s *Server) runBot(sess *session, args []string) int {
 				}
 				continue
 			}
-			st, err := play.Move(sess.Context(), dir)
+			_, st, err := play.move(sess.Context(), dir)
 			switch {
 			case errors.Is(err, ErrTakenOver):
 				return s.sayGoodbye(sess, noticeTakenOver)

@@ -3,6 +3,7 @@ package server_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"encoding/json"
 	"math/rand/v2"
 	"reflect"
@@ -616,4 +617,96 @@ func TestIdleTimeout(t *testing.T) {
 		t.Fatalf("after idle timeout: %+v, want %+v", st, last)
 	}
 	b.finish()
+}
+
+// seamTUI is a stand-in TUI that opens the player's 4×4 game through the
+// seam and hands it to the test, which plays it directly.
+type seamTUI struct {
+	plays   chan<- *server.Play
+	notices chan<- server.NoticeMsg
+	games   *server.Games
+}
+
+func (m seamTUI) Init() tea.Cmd {
+	return func() tea.Msg {
+		p, err := m.games.Open(context.Background(), 4, db.KindHuman, false)
+		if err != nil {
+			panic(err)
+		}
+		m.plays <- p
+		return nil
+	}
+}
+
+func (m seamTUI) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case server.NoticeMsg:
+		m.notices <- msg
+	case tea.KeyPressMsg:
+		return m, tea.Quit
+	}
+	return m, nil
+}
+
+func (seamTUI) View() tea.View { return tea.NewView("seam") }
+
+// TestTUISeamTakeoverAndAssisted drives games through the TUI's seam: a
+// second session of the same key takes the game over with every move the
+// first one made, the first is told and ends, and marking the game
+// assisted moves it off the human leaderboard.
+func TestTUISeamTakeoverAndAssisted(t *testing.T) {
+	plays := make(chan *server.Play, 2)
+	notices := make(chan server.NoticeMsg, 2)
+	ts := startServer(t, func(c *server.Config) {
+		c.TUI = func(_ ssh.Session, env server.TUIEnv) tea.Model {
+			return seamTUI{plays: plays, notices: notices, games: env.Games}
+		}
+	})
+	key := newKey(t)
+	ctx := context.Background()
+	sessA, outA, _ := ptySession(t, ts.dial(t, "p", key))
+	a := <-plays
+	for i := range 8 {
+		if _, err := a.Move(ctx, engine.Directions()[i%4]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sessB, _, sendB := ptySession(t, ts.dial(t, "p", key))
+	b := <-plays
+	if b.Moves() != a.Moves() || b.Score() != a.Score() || b.Board() != a.Board() || b.ID() != a.ID() {
+		t.Fatalf("newer session: %d moves, score %d; older had %d, %d", b.Moves(), b.Score(), a.Moves(), a.Score())
+	}
+	if n := <-notices; !n.TakenOver {
+		t.Fatalf("older session got %+v", n)
+	}
+	if _, err := a.Move(ctx, engine.Up); !errors.Is(err, server.ErrTakenOver) {
+		t.Fatalf("older session could still move: %v", err)
+	}
+	sessA.Wait()
+	if !strings.Contains(outA.String(), "newer session") {
+		t.Fatalf("older session not told: %q", outA.String())
+	}
+
+	for i := 0; b.Moves() == a.Moves(); i++ {
+		if _, err := b.Move(ctx, engine.Directions()[i%4]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	human, _ := ts.store.Leaderboard(ctx, 4, db.KindHuman, 10)
+	if len(human) != 1 || human[0].GameID != b.ID() {
+		t.Fatalf("human leaderboard %+v", human)
+	}
+	if err := b.MarkAssisted(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Move(ctx, engine.Left); err != nil {
+		t.Fatal(err)
+	}
+	human, _ = ts.store.Leaderboard(ctx, 4, db.KindHuman, 10)
+	assisted, _ := ts.store.Leaderboard(ctx, 4, db.KindAssisted, 10)
+	if len(human) != 0 || len(assisted) != 1 || assisted[0].Moves != b.Moves() {
+		t.Fatalf("after MarkAssisted: human %+v, assisted %+v", human, assisted)
+	}
+	sendB("q")
+	sessB.Wait()
 }

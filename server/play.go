@@ -73,6 +73,22 @@ func (r *registry) release(p *Play) {
 	}
 }
 
+// rekey moves p to the same game key with another kind, revoking that
+// key's holder.
+func (r *registry) rekey(p *Play, kind db.Kind) {
+	r.mu.Lock()
+	if r.holders[p.key] == p {
+		delete(r.holders, p.key)
+	}
+	p.key.kind = kind
+	old := r.holders[p.key]
+	r.holders[p.key] = p
+	r.mu.Unlock()
+	if old != nil && old != p {
+		old.revoke()
+	}
+}
+
 // Games opens games for one session. The TUI gets one (see TUIEnv).
 type Games struct {
 	srv    *Server
@@ -86,7 +102,7 @@ type Games struct {
 // committed one at a time, in order.
 type Play struct {
 	games *Games
-	key   gameKey
+	key   gameKey // changes (rekey) only with both mu and the registry's lock held
 	guest bool
 
 	mu      sync.Mutex
@@ -177,57 +193,124 @@ func (p *Play) State() State {
 	return stateOf(p.game, engine.Result{})
 }
 
+// The accessors below mirror engine.Game's, so that a screen can show a
+// Play as it would a game.
+
 // Board returns the current board.
-func (p *Play) Board() engine.Board {
+func (p *Play) Board() engine.Board { return lockedGet(p, (*engine.Game).Board) }
+
+// Size returns the board size.
+func (p *Play) Size() int { return p.key.size }
+
+// Score returns the score so far.
+func (p *Play) Score() int { return lockedGet(p, (*engine.Game).Score) }
+
+// Moves returns the number of moves that changed the board.
+func (p *Play) Moves() int { return lockedGet(p, (*engine.Game).Moves) }
+
+// MaxTile returns the value of the largest tile.
+func (p *Play) MaxTile() int { return lockedGet(p, (*engine.Game).MaxTile) }
+
+// Won reports whether the target tile has been reached.
+func (p *Play) Won() bool { return lockedGet(p, (*engine.Game).Won) }
+
+// Over reports whether no move can change the board.
+func (p *Play) Over() bool { return lockedGet(p, (*engine.Game).Over) }
+
+func lockedGet[T any](p *Play, get func(*engine.Game) T) T {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.game.Board()
+	return get(p.game)
 }
 
-// Move plays d and returns the new state once the move is durable. A move
-// that changes nothing is not stored. When the move ends the game the game
-// is marked ended too. After an error other than ErrTakenOver the game in
-// memory may be ahead of the store, so the Play refuses further moves; the
-// session should end and the player resume from what was stored.
-func (p *Play) Move(ctx context.Context, d engine.Direction) (State, error) {
+// Move plays d and returns once the move is durable. A move that changes
+// nothing is not stored. When the move ends the game, the game is marked
+// ended too. Errors: ErrTakenOver (a newer session has the game; the
+// session is being told to end), ErrGameEnded, or a storage error, after
+// which the game in memory may be ahead of the store, so the Play refuses
+// further moves; the session should end and the player resume from what
+// was stored.
+func (p *Play) Move(ctx context.Context, d engine.Direction) (engine.Result, error) {
+	res, _, err := p.move(ctx, d)
+	return res, err
+}
+
+// move is Move, also returning the bot protocol's state line, taken under
+// the same lock as the move.
+func (p *Play) move(ctx context.Context, d engine.Direction) (engine.Result, State, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	switch {
 	case p.revoked:
-		return State{}, ErrTakenOver
+		return engine.Result{}, State{}, ErrTakenOver
 	case p.failed != nil:
-		return State{}, p.failed
+		return engine.Result{}, State{}, p.failed
 	case p.ended:
-		return State{}, ErrGameEnded
+		return engine.Result{}, State{}, ErrGameEnded
 	}
 	res := p.game.Move(d)
 	st := stateOf(p.game, res)
 	if !res.Moved || p.guest {
 		p.ended = st.Over
-		return st, nil
+		return res, st, nil
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), writeTimeout)
 	defer cancel()
+	store := p.games.srv.store
 	ms := db.StateOf(p.game)
-	if err := p.games.srv.store.AppendMove(ctx, p.id, p.game.Moves()-1, d, ms); err != nil {
+	if err := store.AppendMove(ctx, p.id, p.game.Moves()-1, d, ms); err != nil {
 		if errors.Is(err, db.ErrConflict) || errors.Is(err, db.ErrGameEnded) {
 			// Another session moved or restarted this game after we
 			// loaded it: the registry should have prevented that, and
 			// the store refused the write, so nothing was applied twice.
 			p.revoked = true
-			return State{}, ErrTakenOver
+			if p.games.takenOver != nil {
+				p.games.takenOver()
+			}
+			return engine.Result{}, State{}, ErrTakenOver
 		}
 		p.failed = fmt.Errorf("save move %d of game %d: %w", p.game.Moves()-1, p.id, err)
-		return State{}, p.failed
+		return engine.Result{}, State{}, p.failed
 	}
 	if st.Over {
-		if err := p.games.srv.store.EndGame(ctx, p.id, ms); err != nil {
+		if err := store.EndGame(ctx, p.id, ms); err != nil {
 			p.failed = fmt.Errorf("end game %d: %w", p.id, err)
-			return State{}, p.failed
+			return engine.Result{}, State{}, p.failed
 		}
 		p.ended = true
 		p.games.srv.log.Info("game end", "game", p.id, "player", p.key.player,
 			"size", p.key.size, "kind", p.key.kind, "score", st.Score, "moves", st.Moves)
 	}
-	return st, nil
+	return res, st, nil
+}
+
+// MarkAssisted records that the AI hinted or played: a human game becomes
+// an assisted one (db.Store.MarkAssisted) and from then on ranks on the
+// assisted leaderboard. Other kinds, and guests' games, are left as they
+// are. The one-writer rule follows the game to its new kind: a session
+// holding the player's assisted game of that size is taken over, as the
+// store ends that game.
+func (p *Play) MarkAssisted(ctx context.Context) error {
+	if p.guest {
+		return nil
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	reg := &p.games.srv.games
+	switch {
+	case p.revoked:
+		return ErrTakenOver
+	case p.failed != nil:
+		return p.failed
+	case p.key.kind != db.KindHuman:
+		return nil
+	}
+	reg.rekey(p, db.KindAssisted)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), writeTimeout)
+	defer cancel()
+	if err := p.games.srv.store.MarkAssisted(ctx, p.id); err != nil {
+		p.failed = fmt.Errorf("mark game %d assisted: %w", p.id, err)
+		return p.failed
+	}
+	return nil
 }

@@ -23,6 +23,8 @@ type Store interface {
 	AppendMove(ctx context.Context, gameID int64, seq int, d engine.Direction, st db.MoveState) error
 	// EndGame marks a game finished.
 	EndGame(ctx context.Context, gameID int64, st db.MoveState) error
+	// MarkAssisted turns a human game into an assisted one.
+	MarkAssisted(ctx context.Context, gameID int64) error
 	// Leaderboard lists the best game of each player, best first.
 	Leaderboard(ctx context.Context, size int, kind db.Kind, limit int) ([]db.Entry, error)
 }
