@@ -60,9 +60,11 @@ func writeHelp(w io.Writer) {
 	var b strings.Builder
 	b.WriteString("ssh2048: 2048 over SSH. Without a command, `ssh -t` opens the game.\n\nCommands:\n")
 	for _, c := range commands {
-		fmt.Fprintf(&b, "  %-6s %-42s %s\n", c.name, c.args, c.summary)
+		fmt.Fprintf(&b, "  %s %s\n      %s\n", c.name, c.args, c.summary)
 	}
-	b.WriteString("\nEvery command takes --help. Exit status: 0 ok, 1 server error, 2 usage, 3 taken over by a newer session, 4 server restarting.\n")
+	b.WriteString("\nEvery command takes --help.\n" +
+		"Exit status: 0 ok, 1 server error, 2 usage, 3 taken over by a newer session,\n" +
+		"4 server restarting (your game is saved; reconnect).\n")
 	io.WriteString(w, b.String())
 }
 

@@ -3,8 +3,8 @@ package server_test
 import (
 	"bytes"
 	"context"
-	"errors"
 	"encoding/json"
+	"errors"
 	"math/rand/v2"
 	"reflect"
 	"strings"
@@ -709,4 +709,43 @@ func TestTUISeamTakeoverAndAssisted(t *testing.T) {
 	}
 	sendB("q")
 	sessB.Wait()
+}
+
+// TestReopenInSameSession: a session that opens a game it already holds
+// (a new game, say) supersedes its own Play quietly, without ending itself.
+func TestReopenInSameSession(t *testing.T) {
+	envs := make(chan server.TUIEnv, 1)
+	ts := startServer(t, func(c *server.Config) {
+		c.TUI = func(_ ssh.Session, env server.TUIEnv) tea.Model {
+			envs <- env
+			return quitOnKey{}
+		}
+	})
+	ctx := context.Background()
+	sess, out, send := ptySession(t, ts.dial(t, "p", newKey(t)))
+	games := (<-envs).Games
+	first, err := games.Open(ctx, 3, db.KindHuman, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first.Move(ctx, engine.Up)
+	first.Move(ctx, engine.Left)
+	second, err := games.Open(ctx, 3, db.KindHuman, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if second.ID() == first.ID() || second.Moves() != 0 {
+		t.Fatalf("fresh game %d with %d moves; first was %d", second.ID(), second.Moves(), first.ID())
+	}
+	if _, err := first.Move(ctx, engine.Down); !errors.Is(err, server.ErrTakenOver) {
+		t.Fatalf("superseded Play still moves: %v", err)
+	}
+	if _, err := second.Move(ctx, engine.Down); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(100 * time.Millisecond) // a notice would be on its way by now
+	send("x")
+	if code := exitCode(t, sess.Wait()); code != 0 || strings.Contains(out.String(), "newer session") {
+		t.Fatalf("session ended with %d, output %q", code, out.String())
+	}
 }

@@ -60,7 +60,7 @@ func (r *registry) claim(p *Play) {
 	r.holders[p.key] = p
 	r.mu.Unlock()
 	if old != nil {
-		old.revoke()
+		old.revoke(old.games != p.games)
 	}
 }
 
@@ -85,7 +85,7 @@ func (r *registry) rekey(p *Play, kind db.Kind) {
 	r.holders[p.key] = p
 	r.mu.Unlock()
 	if old != nil && old != p {
-		old.revoke()
+		old.revoke(old.games != p.games)
 	}
 }
 
@@ -165,13 +165,15 @@ func (p *Play) load(ctx context.Context, fresh bool) (*db.Game, error) {
 	return store.NewGame(ctx, p.key.player, p.key.size, p.key.kind)
 }
 
-// revoke stops p from committing further moves and tells its session.
-func (p *Play) revoke() {
+// revoke stops p from committing further moves and, if tell is set, tells
+// its session. A session reopening a game it holds (a new game, say)
+// supersedes its own Play without being told anything.
+func (p *Play) revoke(tell bool) {
 	p.mu.Lock()
 	already := p.revoked
 	p.revoked = true
 	p.mu.Unlock()
-	if !already && p.games.takenOver != nil {
+	if tell && !already && p.games.takenOver != nil {
 		p.games.takenOver()
 	}
 }
