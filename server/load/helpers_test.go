@@ -1,0 +1,176 @@
+package load
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"charm.land/ssh"
+	"github.com/ssh2048/ssh2048/db"
+	"github.com/ssh2048/ssh2048/engine"
+	"github.com/ssh2048/ssh2048/server"
+)
+
+// testServer is the real server on 127.0.0.1:0 over a real SQLite file in
+// a temporary directory (the same setup as server's own end-to-end tests).
+type testServer struct {
+	addr  string
+	store *db.Store
+}
+
+// startServer starts a server, with tui as its game screen (nil: the
+// server's default), and stops it when the test ends.
+func startServer(t testing.TB, tui server.TUIFunc) *testServer {
+	t.Helper()
+	dir := t.TempDir()
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	store, err := db.Open(context.Background(), dir, db.WithLogger(log))
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, err := server.LoadOrCreateHostKey(filepath.Join(dir, server.HostKeyFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := server.New(server.Config{Store: store, HostKey: key, Logger: log, TUI: tui})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(l) }()
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := srv.Shutdown(ctx); err != nil {
+			t.Errorf("shutdown: %v", err)
+		}
+		if err := <-served; err != nil {
+			t.Errorf("serve: %v", err)
+		}
+		if err := store.Close(); err != nil {
+			t.Errorf("close store: %v", err)
+		}
+	})
+	return &testServer{addr: l.Addr().String(), store: store}
+}
+
+// storedMoves sums the moves of every listed game of a kind on 4×4.
+func (ts *testServer) storedMoves(t testing.TB, kind db.Kind) (players, moves int) {
+	t.Helper()
+	rows, err := ts.store.Leaderboard(context.Background(), 4, kind, server.MaxScoresLimit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rows {
+		moves += r.Moves
+	}
+	return len(rows), moves
+}
+
+// screenFault makes the test game screen misbehave, to show that the
+// check notices.
+type screenFault int
+
+const (
+	faultNone       screenFault = iota
+	faultHideDown               // a down move is stored but not drawn
+	faultForgetLeft             // a left move is drawn but not stored
+)
+
+// gameScreen is a small game screen over the server's own game API: each
+// arrow key plays a move through TUIEnv.Games (so it is committed before
+// the screen changes) and the screen shows the board and the move count.
+// It stands in for the real TUI, which the lead wires into the server.
+type gameScreen struct {
+	ctx    context.Context
+	play   *server.Play
+	fault  screenFault
+	st     server.State
+	shown  int // moves drawn, which faultHideDown and faultForgetLeft skew
+	failed string
+}
+
+func testScreen(fault screenFault) server.TUIFunc {
+	return func(sess ssh.Session, env server.TUIEnv) tea.Model {
+		m := &gameScreen{ctx: sess.Context(), fault: fault}
+		play, err := env.Games.Open(sess.Context(), 4, db.KindHuman, false)
+		if err != nil {
+			m.failed = err.Error()
+			return m
+		}
+		m.play, m.st = play, play.State()
+		m.shown = m.st.Moves
+		return m
+	}
+}
+
+func (m *gameScreen) Init() tea.Cmd { return nil }
+
+func (m *gameScreen) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	k, ok := msg.(tea.KeyPressMsg)
+	if !ok || m.play == nil {
+		return m, nil
+	}
+	dirs := map[string]engine.Direction{"up": engine.Up, "down": engine.Down, "left": engine.Left, "right": engine.Right}
+	d, ok := dirs[k.String()]
+	if !ok {
+		return m, nil
+	}
+	if m.fault == faultForgetLeft && d == engine.Left {
+		m.shown++ // pretend: draw a change that is not stored
+		return m, nil
+	}
+	res, err := m.play.Move(m.ctx, d)
+	if err != nil {
+		m.failed = err.Error()
+		return m, nil
+	}
+	m.st = m.play.State()
+	if res.Moved && !(m.fault == faultHideDown && d == engine.Down) {
+		m.shown++
+	}
+	return m, nil
+}
+
+func (m *gameScreen) View() tea.View {
+	var b strings.Builder
+	if m.failed != "" {
+		b.WriteString("error: " + m.failed + "\n")
+	}
+	for _, row := range m.st.Board {
+		for _, v := range row {
+			fmt.Fprintf(&b, "%6d", v)
+		}
+		b.WriteString("\n")
+	}
+	fmt.Fprintf(&b, "Moves %d  Score %d\n", m.shown, m.st.Score)
+	if m.fault == faultHideDown {
+		// The board would give the hidden move away; show only the count.
+		b.Reset()
+		fmt.Fprintf(&b, "Moves %d\n", m.shown)
+	}
+	return tea.NewView(b.String())
+}
+
+// smallConfig is a quick run against ts.
+func smallConfig(ts *testServer, mode Mode) Config {
+	c := DefaultConfig()
+	c.Addr = ts.addr
+	c.Mode = mode
+	c.Sessions = 5
+	c.Duration = 2 * time.Second
+	c.Rate = 5
+	c.ConnectTimeout = 10 * time.Second
+	return c
+}

@@ -1,0 +1,195 @@
+// Package load is the load generator behind `ssh2048 load`: it opens many
+// concurrent SSH sessions against a running ssh2048 server, each with a
+// fresh ed25519 key, plays at a fixed rate through the game screen (a PTY)
+// or the bot protocol, measures handshakes and the time from each key to
+// the server's answer, and finally checks through `scores --json` that the
+// server counted every move the sessions saw.
+//
+// It only ever connects to the address the operator gives it.
+package load
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"time"
+)
+
+// Mode is what each session plays through.
+type Mode string
+
+const (
+	// ModeTUI requests a PTY and sends arrow keys to the game screen.
+	ModeTUI Mode = "tui"
+	// ModeBot runs the `bot` exec command and sends protocol lines.
+	ModeBot Mode = "bot"
+)
+
+// Bounds on the configuration: every loop in a run is bounded by these in
+// count and time.
+const (
+	MaxSessions       = 10000
+	MaxDuration       = 24 * time.Hour
+	MaxRate           = 50.0 // the server drops keys beyond about 50/s per session
+	MaxHandshakes     = 512
+	MaxConnectTimeout = time.Minute
+	MaxFrameTimeout   = time.Minute
+)
+
+// Config is one load run. DefaultConfig fills in everything but Addr.
+type Config struct {
+	Addr     string        // host:port of the server; required
+	Sessions int           // concurrent sessions, 1 to MaxSessions
+	Duration time.Duration // how long all sessions play once the last has connected
+	Rate     float64       // keys (tui) or commands (bot) per second per session
+	Mode     Mode
+
+	// Handshakes bounds how many SSH handshakes are in flight at once
+	// during the ramp-up.
+	Handshakes int
+	// ConnectTimeout bounds one TCP connect plus SSH handshake, and the
+	// wait for a session's first frame or state line.
+	ConnectTimeout time.Duration
+	// FrameTimeout is how long a key waits for its answer. In tui mode a
+	// key that changes nothing on the board gets no frame at all, so a key
+	// without a frame by then is counted as such, not as an error; in bot
+	// mode every command gets a reply and a missing one is an error.
+	FrameTimeout time.Duration
+	// Jitter spreads the pause between keys uniformly over
+	// (1±Jitter)/Rate, so that sessions do not march in step.
+	Jitter float64
+	// NamePrefix starts every session's SSH user name; the session number
+	// follows. Empty: "load-" and a random tag for this run, so that the
+	// check through `scores` finds this run's players only.
+	NamePrefix string
+	// Verify runs the final check through `scores --json`.
+	Verify bool
+}
+
+// DefaultConfig returns the defaults the flags show.
+func DefaultConfig() Config {
+	return Config{
+		Sessions:       10,
+		Duration:       10 * time.Second,
+		Rate:           2,
+		Mode:           ModeTUI,
+		Handshakes:     8,
+		ConnectTimeout: 10 * time.Second,
+		FrameTimeout:   time.Second,
+		Jitter:         0.25,
+		Verify:         true,
+	}
+}
+
+// ErrConfig marks a configuration Run refuses.
+var ErrConfig = errors.New("invalid load configuration")
+
+// Validate reports the first setting out of bounds.
+func (c Config) Validate() error {
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("%w: %s", ErrConfig, fmt.Sprintf(format, args...))
+	}
+	switch {
+	case c.Addr == "":
+		return bad("--addr is required (host:port of the server)")
+	case c.Sessions < 1 || c.Sessions > MaxSessions:
+		return bad("--sessions %d: must be 1 to %d", c.Sessions, MaxSessions)
+	case c.Duration <= 0 || c.Duration > MaxDuration:
+		return bad("--duration %v: must be more than 0 and at most %v", c.Duration, MaxDuration)
+	case !(c.Rate > 0 && c.Rate <= MaxRate): // also refuses NaN
+		return bad("--rate %v: must be more than 0 and at most %v", c.Rate, MaxRate)
+	case c.Mode != ModeTUI && c.Mode != ModeBot:
+		return bad("--mode %q: want tui or bot", c.Mode)
+	case c.Handshakes < 1 || c.Handshakes > MaxHandshakes:
+		return bad("--handshakes %d: must be 1 to %d", c.Handshakes, MaxHandshakes)
+	case c.ConnectTimeout <= 0 || c.ConnectTimeout > MaxConnectTimeout:
+		return bad("--connect-timeout %v: must be more than 0 and at most %v", c.ConnectTimeout, MaxConnectTimeout)
+	case c.FrameTimeout <= 0 || c.FrameTimeout > MaxFrameTimeout:
+		return bad("--frame-timeout %v: must be more than 0 and at most %v", c.FrameTimeout, MaxFrameTimeout)
+	case !(c.Jitter >= 0 && c.Jitter < 1):
+		return bad("--jitter %v: must be at least 0 and less than 1", c.Jitter)
+	case len(c.NamePrefix) > 10:
+		return bad("--name-prefix %q: at most 10 bytes (display names are cut at 16 cells)", c.NamePrefix)
+	}
+	return nil
+}
+
+// FlagSet returns the flags of `ssh2048 load`, bound to c (which should
+// hold DefaultConfig), and the --json switch for the output.
+func FlagSet(c *Config, stderr io.Writer) (fs *flag.FlagSet, asJSON *bool) {
+	fs = flag.NewFlagSet("load", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: ssh2048 load --addr HOST:PORT [--sessions N] [--duration D] [--rate R] [--mode tui|bot] [--json]\n\n"+
+			"Opens N concurrent sessions, each with a fresh ed25519 key, plays for D at R keys/s per\n"+
+			"session, reports handshakes and key-to-answer latencies, and checks through `scores --json`\n"+
+			"that the server counted every move. Exit status: 0 clean, 1 errors or moves not counted,\n"+
+			"2 usage. Flags:")
+		fs.PrintDefaults()
+	}
+	fs.StringVar(&c.Addr, "addr", c.Addr, "host:port of the ssh2048 server (required)")
+	fs.IntVar(&c.Sessions, "sessions", c.Sessions, fmt.Sprintf("concurrent sessions, 1 to %d", MaxSessions))
+	fs.DurationVar(&c.Duration, "duration", c.Duration, "how long the sessions play once all have connected")
+	fs.Float64Var(&c.Rate, "rate", c.Rate, "keys (tui) or commands (bot) per second per session")
+	fs.Func("mode", "tui (a PTY and arrow keys) or bot (the `bot` command) (default tui)", func(s string) error {
+		if m := Mode(s); m == ModeTUI || m == ModeBot {
+			c.Mode = m
+			return nil
+		}
+		return fmt.Errorf("want tui or bot")
+	})
+	fs.IntVar(&c.Handshakes, "handshakes", c.Handshakes, "SSH handshakes in flight at once while connecting")
+	fs.DurationVar(&c.ConnectTimeout, "connect-timeout", c.ConnectTimeout, "bound on one connect+handshake and on the first frame")
+	fs.DurationVar(&c.FrameTimeout, "frame-timeout", c.FrameTimeout, "how long a key waits for its frame (tui) or reply (bot)")
+	fs.Float64Var(&c.Jitter, "jitter", c.Jitter, "pause between keys varies over (1±jitter)/rate")
+	fs.StringVar(&c.NamePrefix, "name-prefix", c.NamePrefix, `user name prefix, the session number follows (default "load-" and a random run tag)`)
+	fs.BoolFunc("no-verify", "skip the final check through `scores --json`", func(string) error {
+		c.Verify = false
+		return nil
+	})
+	asJSON = fs.Bool("json", false, "print the report as one JSON object")
+	return fs, asJSON
+}
+
+// Main is `ssh2048 load`: it parses args, runs, prints the report on
+// stdout and returns the exit status: 0 when every session ran without
+// error and every move was counted, 1 otherwise, 2 for bad flags.
+func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	cfg := DefaultConfig()
+	fs, asJSON := FlagSet(&cfg, stderr)
+	err := fs.Parse(args)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		return 0
+	case err != nil:
+		return 2
+	case fs.NArg() > 0:
+		fmt.Fprintf(stderr, "ssh2048 load: unexpected argument %q\n", fs.Arg(0))
+		fs.Usage()
+		return 2
+	}
+	if err := cfg.Validate(); err != nil {
+		fmt.Fprintf(stderr, "ssh2048 load: %v\n", err)
+		return 2
+	}
+	rep, err := Run(ctx, cfg)
+	if err != nil {
+		fmt.Fprintf(stderr, "ssh2048 load: %v\n", err)
+		return 1
+	}
+	if *asJSON {
+		err = rep.WriteJSON(stdout)
+	} else {
+		err = rep.WriteText(stdout)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "ssh2048 load: write report: %v\n", err)
+		return 1
+	}
+	if !rep.OK() {
+		return 1
+	}
+	return 0
+}

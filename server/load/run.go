@@ -1,0 +1,277 @@
+package load
+
+import (
+	"context"
+	"crypto/ed25519"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"sync"
+	"time"
+
+	gossh "golang.org/x/crypto/ssh"
+)
+
+// Error kinds, as the report counts them.
+const (
+	errKey        = "key"         // generating the session's key
+	errDial       = "dial"        // TCP connect
+	errHandshake  = "handshake"   // SSH handshake or authentication
+	errSession    = "session"     // opening the channel, PTY, shell or command
+	errFirstFrame = "first_frame" // no first frame (tui) or state line (bot) in time
+	errWrite      = "write"       // sending a key or command
+	errClosed     = "closed"      // the server ended the session while it was playing
+	errReply      = "reply"       // bot: no reply in time, or a reply that is not a state
+	errErrorLine  = "error_line"  // bot: the server answered with an error line
+	errExit       = "exit"        // the session ended with a non-zero status or no status
+	errCancelled  = "cancelled"   // the run was cancelled (signal or hard deadline)
+)
+
+// kindError is an error with the report's kind attached.
+type kindError struct {
+	kind string
+	err  error
+}
+
+func (e *kindError) Error() string { return e.kind + ": " + e.err.Error() }
+func (e *kindError) Unwrap() error { return e.err }
+
+func failf(kind, format string, args ...any) error {
+	return &kindError{kind: kind, err: fmt.Errorf(format, args...)}
+}
+
+// session is one simulated player and what it measured.
+type session struct {
+	cfg  *Config
+	name string
+	rng  *rand.Rand
+
+	handshake time.Duration
+	connected bool
+	err       error // the error that ended the session, nil if it completed
+
+	keys       int             // keys or commands sent
+	answered   int             // keys that got a frame (tui) or reply (bot)
+	moved      int             // bot: replies with moved=true
+	latencies  []time.Duration // per answered key
+	frameBytes []int           // per answered key
+	strayBytes int64           // tui: bytes that arrived with no key waiting
+	firstBytes int             // size of the first frame or state line
+
+	// bot: the moves counter of the first and last state lines.
+	firstMoves, lastMoves int
+	gameOver              bool
+}
+
+// Run performs one load run and returns its report. It returns an error
+// only for a configuration it refuses; what goes wrong in sessions is in
+// the report.
+func Run(ctx context.Context, cfg Config) (*Report, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if cfg.NamePrefix == "" {
+		tag := []byte{byte(rand.Uint32()), byte(rand.Uint32())}
+		cfg.NamePrefix = "load-" + hex.EncodeToString(tag) + "-"
+	}
+	// A hard bound on the whole run, whatever the server does: the worst
+	// ramp-up, the play time, the last key's answer and the check.
+	rounds := (cfg.Sessions + cfg.Handshakes - 1) / cfg.Handshakes
+	hard := time.Duration(rounds+1)*cfg.ConnectTimeout + cfg.Duration + 2*cfg.FrameTimeout + 3*cfg.ConnectTimeout + 10*time.Second
+	ctx, cancel := context.WithTimeout(ctx, hard)
+	defer cancel()
+
+	digits := len(fmt.Sprint(cfg.Sessions))
+	sessions := make([]*session, cfg.Sessions)
+	for i := range sessions {
+		sessions[i] = &session{
+			cfg:  &cfg,
+			name: fmt.Sprintf("%s%0*d", cfg.NamePrefix, max(digits, 4), i+1),
+			rng:  rand.New(rand.NewPCG(rand.Uint64(), uint64(i))),
+		}
+	}
+
+	// stop is closed Duration after the last handshake attempt: from then
+	// on every session has had its chance to connect, and all that did
+	// play together for Duration.
+	stop := make(chan struct{})
+	var rampWG, playWG sync.WaitGroup
+	slots := make(chan struct{}, cfg.Handshakes)
+	start := time.Now()
+	var rampEnd time.Time
+	rampWG.Add(len(sessions))
+	playWG.Add(len(sessions))
+	for _, s := range sessions {
+		go func() {
+			defer playWG.Done()
+			s.run(ctx, slots, rampWG.Done, stop)
+		}()
+	}
+	rampWG.Wait()
+	rampEnd = time.Now()
+	timer := time.AfterFunc(cfg.Duration, func() { close(stop) })
+	playWG.Wait()
+	if timer.Stop() { // everyone ended early (errors, games over, cancel)
+		close(stop)
+	}
+	end := time.Now()
+
+	rep := newReport(&cfg, sessions, rampEnd.Sub(start), end.Sub(rampEnd))
+	if cfg.Verify {
+		rep.Verify = verify(ctx, &cfg, sessions)
+	} else {
+		rep.Verify = VerifyReport{Note: "skipped (--no-verify)"}
+	}
+	return rep, nil
+}
+
+// run is one session from key to goodbye. rampDone is called once the
+// handshake has been tried.
+func (s *session) run(ctx context.Context, slots chan struct{}, rampDone func(), stop <-chan struct{}) {
+	client, err := s.connect(ctx, slots)
+	rampDone()
+	if err != nil {
+		s.err = err
+		return
+	}
+	s.connected = true
+	defer client.Close()
+	// Cancelling the run closes the connection, which ends every blocked
+	// read and write of this session.
+	unhook := context.AfterFunc(ctx, func() { client.Close() })
+	defer unhook()
+
+	switch s.cfg.Mode {
+	case ModeBot:
+		err = s.playBot(ctx, client, stop)
+	default:
+		err = s.playTUI(ctx, client, stop)
+	}
+	if err != nil && ctx.Err() != nil {
+		err = &kindError{kind: errCancelled, err: ctx.Err()}
+	}
+	s.err = err
+}
+
+// connect generates the session's key, waits for a handshake slot and
+// connects. The handshake time runs from the TCP connect to the end of
+// authentication.
+func (s *session) connect(ctx context.Context, slots chan struct{}) (*gossh.Client, error) {
+	signer, err := newSigner()
+	if err != nil {
+		return nil, &kindError{errKey, err}
+	}
+	select {
+	case slots <- struct{}{}:
+	case <-ctx.Done():
+		return nil, &kindError{errCancelled, ctx.Err()}
+	}
+	defer func() { <-slots }()
+	t0 := time.Now()
+	client, err := dial(ctx, s.cfg.Addr, s.name, signer, s.cfg.ConnectTimeout)
+	s.handshake = time.Since(t0)
+	return client, err
+}
+
+func newSigner() (gossh.Signer, error) {
+	_, priv, err := ed25519.GenerateKey(nil)
+	if err != nil {
+		return nil, fmt.Errorf("generate ed25519 key: %w", err)
+	}
+	return gossh.NewSignerFromKey(priv)
+}
+
+// dial connects and authenticates with the key, within timeout. The host
+// key is not checked: the tool talks to the address its operator names,
+// and a load test measures, it does not log in anywhere that matters.
+func dial(ctx context.Context, addr, user string, key gossh.Signer, timeout time.Duration) (*gossh.Client, error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	var d net.Dialer
+	conn, err := d.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return nil, &kindError{errDial, err}
+	}
+	deadline, _ := ctx.Deadline()
+	_ = conn.SetDeadline(deadline)
+	stopWatch := context.AfterFunc(ctx, func() { conn.Close() })
+	c, chans, reqs, err := gossh.NewClientConn(conn, addr, &gossh.ClientConfig{
+		User:            user,
+		Auth:            []gossh.AuthMethod{gossh.PublicKeys(key)},
+		HostKeyCallback: gossh.InsecureIgnoreHostKey(),
+		Timeout:         timeout,
+	})
+	if !stopWatch() || err != nil {
+		conn.Close()
+		if err == nil {
+			err = ctx.Err()
+		}
+		return nil, &kindError{errHandshake, err}
+	}
+	_ = conn.SetDeadline(time.Time{})
+	return gossh.NewClient(c, chans, reqs), nil
+}
+
+// pause returns the jittered pause between two keys.
+func (s *session) pause() time.Duration {
+	base := float64(time.Second) / s.cfg.Rate
+	f := 1 + s.cfg.Jitter*(2*s.rng.Float64()-1)
+	return time.Duration(base * f)
+}
+
+// sleepUntil waits until t, stop or the end of ctx; it reports whether t
+// was reached.
+func sleepUntil(ctx context.Context, t time.Time, stop <-chan struct{}) bool {
+	d := time.Until(t)
+	if d <= 0 {
+		select {
+		case <-stop:
+			return false
+		case <-ctx.Done():
+			return false
+		default:
+			return true
+		}
+	}
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+		return true
+	case <-stop:
+		return false
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// openSession opens a session with pipes for its input and output.
+func openSession(client *gossh.Client) (*gossh.Session, io.WriteCloser, io.Reader, error) {
+	sess, err := client.NewSession()
+	if err != nil {
+		return nil, nil, nil, &kindError{errSession, err}
+	}
+	in, err := sess.StdinPipe()
+	if err != nil {
+		sess.Close()
+		return nil, nil, nil, &kindError{errSession, err}
+	}
+	out, err := sess.StdoutPipe()
+	if err != nil {
+		sess.Close()
+		return nil, nil, nil, &kindError{errSession, err}
+	}
+	return sess, in, out, nil
+}
+
+// send delivers v on out unless done is closed first.
+func send[T any](out chan<- T, v T, done <-chan struct{}) bool {
+	select {
+	case out <- v:
+		return true
+	case <-done:
+		return false
+	}
+}
