@@ -749,3 +749,49 @@ func TestReopenInSameSession(t *testing.T) {
 		t.Fatalf("session ended with %d, output %q", code, out.String())
 	}
 }
+
+// TestConcurrentOpens: sessions of one key opening the same game at once
+// end with exactly one writer; every other session is told and exits 3.
+func TestConcurrentOpens(t *testing.T) {
+	ts := startServer(t)
+	key := newKey(t)
+	const n = 6
+	clients := make([]*gossh.Client, n)
+	for i := range clients {
+		clients[i] = ts.dial(t, "p", key)
+	}
+	bots := make([]*botSession, n)
+	firsts := make([]state, n)
+	start := make(chan struct{})
+	done := make(chan int, n)
+	for i := range bots {
+		go func() {
+			<-start
+			bots[i] = startBot(t, clients[i], "--size 5")
+			done <- i
+		}()
+	}
+	close(start)
+	for range n {
+		i := <-done
+		firsts[i] = bots[i].mustRead()
+	}
+	alive := 0
+	for i, b := range bots {
+		d := movingDirection(t, firsts[i])
+		// A session already told to end has closed its input.
+		_, err := b.in.Write([]byte(d.String() + "\n"))
+		if st, ok := b.read(); ok && err == nil {
+			checkMove(t, firsts[i], st, d)
+			alive++
+			b.finish()
+			continue
+		}
+		if code := b.wait(); code != 3 {
+			t.Fatalf("session %d: exit %d, want 3; stderr %q", i, code, b.stderr.String())
+		}
+	}
+	if alive != 1 {
+		t.Fatalf("%d sessions could move, want exactly 1", alive)
+	}
+}
