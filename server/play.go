@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"time"
 
@@ -96,6 +97,20 @@ type Games struct {
 	// takenOver is called, once, when a newer session takes over a game
 	// this session holds; it tells the player and ends the session.
 	takenOver func()
+
+	mu    sync.Mutex
+	plays []*Play // opened and not closed; closeAll releases them
+}
+
+// closeAll closes every Play the session left open, when it ends.
+func (gs *Games) closeAll() {
+	gs.mu.Lock()
+	plays := gs.plays
+	gs.plays = nil
+	gs.mu.Unlock()
+	for _, p := range plays {
+		p.Close()
+	}
 }
 
 // Play is one open game. Its methods are safe for concurrent use; moves are
@@ -142,6 +157,9 @@ func (gs *Games) Open(ctx context.Context, size int, kind db.Kind, fresh bool) (
 		return nil, err
 	}
 	p.id, p.game = g.ID, g.Game
+	gs.mu.Lock()
+	gs.plays = append(gs.plays, p)
+	gs.mu.Unlock()
 	return p, nil
 }
 
@@ -178,11 +196,17 @@ func (p *Play) revoke(tell bool) {
 	}
 }
 
-// Close gives up the game; it stays in the store, ready to resume.
+// Close gives up the game; it stays in the store, ready to resume. Plays
+// still open when their session ends are closed then.
 func (p *Play) Close() {
-	if !p.guest {
-		p.games.srv.games.release(p)
+	if p.guest {
+		return
 	}
+	p.games.srv.games.release(p)
+	gs := p.games
+	gs.mu.Lock()
+	defer gs.mu.Unlock()
+	gs.plays = slices.DeleteFunc(gs.plays, func(q *Play) bool { return q == p })
 }
 
 // ID returns the game's id in the store, 0 for a guest's game.

@@ -35,6 +35,7 @@ const NoticeGrace = 1500 * time.Millisecond
 
 func (s *Server) runTUI(sess *session) {
 	games := &Games{srv: s, player: sess.player, takenOver: func() { sess.notify(noticeTakenOver) }}
+	defer games.closeAll()
 	model := s.cfg.TUI(sess, TUIEnv{Player: sess.player, Games: games})
 	// Without its own signal handler: the program runs inside the server,
 	// and would otherwise quit on the server's SIGTERM before the player
