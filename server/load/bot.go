@@ -77,6 +77,12 @@ func (s *session) playBot(ctx context.Context, client *gossh.Client, stop <-chan
 	s.firstMoves, s.lastMoves = first.Moves, first.Moves
 	s.gameOver = first.Over
 
+	if s.cfg.Rate == 0 {
+		if err := s.idleBot(ctx, lines, stop); err != nil {
+			return err
+		}
+		return s.endBot(ctx, sess, in, stderr)
+	}
 	next := time.Now().Add(time.Duration(s.rng.Float64() * float64(s.pause())))
 	for !s.gameOver && sleepUntil(ctx, next, stop) {
 		s.keys++
@@ -109,6 +115,27 @@ func (s *session) playBot(ctx context.Context, client *gossh.Client, stop <-chan
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	return s.endBot(ctx, sess, in, stderr)
+}
+
+// idleBot holds the bot session open until stop; the server has nothing
+// to say meanwhile.
+func (s *session) idleBot(ctx context.Context, lines <-chan readResult, stop <-chan struct{}) error {
+	select {
+	case r := <-lines:
+		if r.err != nil {
+			return closedError(r.err)
+		}
+		return failf(errReply, "unasked line %q", truncate(string(r.line), 80))
+	case <-stop:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// endBot closes the input and waits for the command's exit status.
+func (s *session) endBot(ctx context.Context, sess *gossh.Session, in io.Closer, stderr *capped) error {
 	// Closing the input keeps the game, and the command ends with 0; after
 	// the last move of a game it has ended by itself.
 	in.Close()

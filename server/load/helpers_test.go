@@ -8,6 +8,7 @@ import (
 	"net"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -22,14 +23,21 @@ import (
 // a temporary directory (the same setup as server's own end-to-end tests).
 type testServer struct {
 	addr  string
+	dir   string
 	store *db.Store
+	stop  func() // idempotent
 }
 
 // startServer starts a server, with tui as its game screen (nil: the
 // server's default), and stops it when the test ends.
 func startServer(t testing.TB, tui server.TUIFunc) *testServer {
 	t.Helper()
-	dir := t.TempDir()
+	return startServerAt(t, t.TempDir(), "127.0.0.1:0", tui)
+}
+
+// startServerAt starts a server on addr over the data in dir.
+func startServerAt(t testing.TB, dir, addr string, tui server.TUIFunc) *testServer {
+	t.Helper()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	store, err := db.Open(context.Background(), dir, db.WithLogger(log))
 	if err != nil {
@@ -43,26 +51,30 @@ func startServer(t testing.TB, tui server.TUIFunc) *testServer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	l, err := net.Listen("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
 	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(l) }()
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		if err := srv.Shutdown(ctx); err != nil {
-			t.Errorf("shutdown: %v", err)
-		}
-		if err := <-served; err != nil {
-			t.Errorf("serve: %v", err)
-		}
-		if err := store.Close(); err != nil {
-			t.Errorf("close store: %v", err)
-		}
-	})
-	return &testServer{addr: l.Addr().String(), store: store}
+	var once sync.Once
+	stop := func() {
+		once.Do(func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			if err := srv.Shutdown(ctx); err != nil {
+				t.Errorf("shutdown: %v", err)
+			}
+			if err := <-served; err != nil {
+				t.Errorf("serve: %v", err)
+			}
+			if err := store.Close(); err != nil {
+				t.Errorf("close store: %v", err)
+			}
+		})
+	}
+	t.Cleanup(stop)
+	return &testServer{addr: l.Addr().String(), dir: dir, store: store, stop: stop}
 }
 
 // storedMoves sums the moves of every listed game of a kind on 4×4.
@@ -162,6 +174,16 @@ func (m *gameScreen) View() tea.View {
 	}
 	return tea.NewView(b.String())
 }
+
+// staticScreen draws once and ignores every key, as a screen that is not
+// a game would.
+func staticScreen(ssh.Session, server.TUIEnv) tea.Model { return static{} }
+
+type static struct{}
+
+func (static) Init() tea.Cmd                       { return nil }
+func (static) Update(tea.Msg) (tea.Model, tea.Cmd) { return static{}, nil }
+func (static) View() tea.View                      { return tea.NewView("nothing to play here\n") }
 
 // smallConfig is a quick run against ts.
 func smallConfig(ts *testServer, mode Mode) Config {

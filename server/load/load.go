@@ -43,8 +43,10 @@ type Config struct {
 	Addr     string        // host:port of the server; required
 	Sessions int           // concurrent sessions, 1 to MaxSessions
 	Duration time.Duration // how long all sessions play once the last has connected
-	Rate     float64       // keys (tui) or commands (bot) per second per session
-	Mode     Mode
+	// Rate is keys (tui) or commands (bot) per second per session; 0
+	// holds the sessions open without a key (idle players).
+	Rate float64
+	Mode Mode
 
 	// Handshakes bounds how many SSH handshakes are in flight at once
 	// during the ramp-up.
@@ -66,6 +68,9 @@ type Config struct {
 	NamePrefix string
 	// Verify runs the final check through `scores --json`.
 	Verify bool
+	// VerifyWait is how long the check keeps trying to connect, for runs
+	// in which the server is killed and restarted; 0: one try.
+	VerifyWait time.Duration
 }
 
 // DefaultConfig returns the defaults the flags show.
@@ -98,8 +103,8 @@ func (c Config) Validate() error {
 		return bad("--sessions %d: must be 1 to %d", c.Sessions, MaxSessions)
 	case c.Duration <= 0 || c.Duration > MaxDuration:
 		return bad("--duration %v: must be more than 0 and at most %v", c.Duration, MaxDuration)
-	case !(c.Rate > 0 && c.Rate <= MaxRate): // also refuses NaN
-		return bad("--rate %v: must be more than 0 and at most %v", c.Rate, MaxRate)
+	case !(c.Rate >= 0 && c.Rate <= MaxRate): // also refuses NaN
+		return bad("--rate %v: must be 0 (idle) to %v", c.Rate, MaxRate)
 	case c.Mode != ModeTUI && c.Mode != ModeBot:
 		return bad("--mode %q: want tui or bot", c.Mode)
 	case c.Handshakes < 1 || c.Handshakes > MaxHandshakes:
@@ -110,6 +115,8 @@ func (c Config) Validate() error {
 		return bad("--frame-timeout %v: must be more than 0 and at most %v", c.FrameTimeout, MaxFrameTimeout)
 	case !(c.Jitter >= 0 && c.Jitter < 1):
 		return bad("--jitter %v: must be at least 0 and less than 1", c.Jitter)
+	case c.VerifyWait < 0 || c.VerifyWait > MaxConnectTimeout*10:
+		return bad("--verify-wait %v: must be 0 to %v", c.VerifyWait, MaxConnectTimeout*10)
 	case len(c.NamePrefix) > 10:
 		return bad("--name-prefix %q: at most 10 bytes (display names are cut at 16 cells)", c.NamePrefix)
 	}
@@ -132,7 +139,7 @@ func FlagSet(c *Config, stderr io.Writer) (fs *flag.FlagSet, asJSON *bool) {
 	fs.StringVar(&c.Addr, "addr", c.Addr, "host:port of the ssh2048 server (required)")
 	fs.IntVar(&c.Sessions, "sessions", c.Sessions, fmt.Sprintf("concurrent sessions, 1 to %d", MaxSessions))
 	fs.DurationVar(&c.Duration, "duration", c.Duration, "how long the sessions play once all have connected")
-	fs.Float64Var(&c.Rate, "rate", c.Rate, "keys (tui) or commands (bot) per second per session")
+	fs.Float64Var(&c.Rate, "rate", c.Rate, "keys (tui) or commands (bot) per second per session; 0: idle sessions")
 	fs.Func("mode", "tui (a PTY and arrow keys) or bot (the `bot` command) (default tui)", func(s string) error {
 		if m := Mode(s); m == ModeTUI || m == ModeBot {
 			c.Mode = m
@@ -149,6 +156,7 @@ func FlagSet(c *Config, stderr io.Writer) (fs *flag.FlagSet, asJSON *bool) {
 		c.Verify = false
 		return nil
 	})
+	fs.DurationVar(&c.VerifyWait, "verify-wait", c.VerifyWait, "keep trying to connect for the check this long (a server being restarted); 0: one try")
 	asJSON = fs.Bool("json", false, "print the report as one JSON object")
 	return fs, asJSON
 }

@@ -84,10 +84,10 @@ func TestRunTUI(t *testing.T) {
 	}
 }
 
-// The server's placeholder screen ignores arrows: no key gets a frame,
-// which is reported, and no game has moves, which the check accepts.
+// A screen that ignores arrows answers no key with a frame, which is
+// reported, and no game has moves, which the check accepts.
 func TestRunTUIStaticScreen(t *testing.T) {
-	ts := startServer(t, nil)
+	ts := startServer(t, staticScreen)
 	cfg := smallConfig(ts, ModeTUI)
 	cfg.Sessions, cfg.Duration, cfg.FrameTimeout = 2, time.Second, 100*time.Millisecond
 	rep, err := Run(context.Background(), cfg)
@@ -105,6 +105,62 @@ func TestRunTUIStaticScreen(t *testing.T) {
 	}
 	if !rep.Verify.OK() || rep.Verify.Exact != 2 {
 		t.Fatalf("verify %+v", rep.Verify)
+	}
+}
+
+// Idle sessions (--rate 0) hold their connection, send nothing and end
+// cleanly, in both modes.
+func TestRunIdle(t *testing.T) {
+	for _, mode := range []Mode{ModeTUI, ModeBot} {
+		t.Run(string(mode), func(t *testing.T) {
+			ts := startServer(t, testScreen(faultNone))
+			cfg := smallConfig(ts, mode)
+			cfg.Rate, cfg.Duration = 0, time.Second
+			start := time.Now()
+			rep, err := Run(context.Background(), cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if took := time.Since(start); took < cfg.Duration {
+				t.Fatalf("idle run took %v, less than its duration", took)
+			}
+			if !rep.OK() || rep.SessionsCompleted != cfg.Sessions || rep.Keys.Sent != 0 || rep.FrameBytes.First <= 0 {
+				t.Fatalf("report %+v", rep)
+			}
+		})
+	}
+}
+
+// With --verify-wait the check waits for a server that is being
+// restarted; moves answered before the restart are all in the store.
+func TestVerifyWaitsForRestart(t *testing.T) {
+	ts := startServer(t, nil)
+	cfg := smallConfig(ts, ModeBot)
+	cfg.Rate, cfg.Duration, cfg.VerifyWait = 20, 3*time.Second, 10*time.Second
+	type result struct {
+		rep *Report
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		rep, err := Run(context.Background(), cfg)
+		done <- result{rep, err}
+	}()
+	time.Sleep(time.Second)
+	ts.stop() // the sessions are told and end
+	time.Sleep(time.Second)
+	startServerAt(t, ts.dir, ts.addr, nil)
+	res := <-done
+	if res.err != nil {
+		t.Fatal(res.err)
+	}
+	rep := res.rep
+	v := rep.Verify
+	if !v.Checked || v.Error != "" || v.Players != cfg.Sessions || v.Lost != 0 || v.NotListed != 0 || v.Expected == 0 {
+		t.Fatalf("verify %+v", v)
+	}
+	if rep.SessionsCompleted == cfg.Sessions {
+		t.Fatalf("no session noticed the restart: %+v", rep)
 	}
 }
 
@@ -269,7 +325,8 @@ func TestConfigValidate(t *testing.T) {
 		"too many":         func(c *Config) { c.Sessions = MaxSessions + 1 },
 		"no duration":      func(c *Config) { c.Duration = 0 },
 		"too long":         func(c *Config) { c.Duration = MaxDuration + 1 },
-		"zero rate":        func(c *Config) { c.Rate = 0 },
+		"negative rate":    func(c *Config) { c.Rate = -1 },
+		"verify wait":      func(c *Config) { c.VerifyWait = -1 },
 		"NaN rate":         func(c *Config) { c.Rate = nan },
 		"mode":             func(c *Config) { c.Mode = "x" },
 		"handshakes":       func(c *Config) { c.Handshakes = 0 },
@@ -282,6 +339,7 @@ func TestConfigValidate(t *testing.T) {
 		mutate(&c)
 		if err := c.Validate(); !errors.Is(err, ErrConfig) {
 			t.Errorf("%s: got %v, want ErrConfig", name, err)
+			continue // Run would connect
 		}
 		if _, err := Run(context.Background(), c); !errors.Is(err, ErrConfig) {
 			t.Errorf("%s: Run got %v, want ErrConfig", name, err)

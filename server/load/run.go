@@ -76,11 +76,12 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		tag := []byte{byte(rand.Uint32()), byte(rand.Uint32())}
 		cfg.NamePrefix = "load-" + hex.EncodeToString(tag) + "-"
 	}
-	// A hard bound on the whole run, whatever the server does: the worst
-	// ramp-up, the play time, the last key's answer and the check.
+	// A hard bound on the sessions, whatever the server does: the worst
+	// ramp-up, the play time, the last key's answer and the goodbye. The
+	// check has a budget of its own.
 	rounds := (cfg.Sessions + cfg.Handshakes - 1) / cfg.Handshakes
-	hard := time.Duration(rounds+1)*cfg.ConnectTimeout + cfg.Duration + 2*cfg.FrameTimeout + 3*cfg.ConnectTimeout + 10*time.Second
-	ctx, cancel := context.WithTimeout(ctx, hard)
+	hard := time.Duration(rounds+2)*cfg.ConnectTimeout + cfg.Duration + 2*cfg.FrameTimeout + 10*time.Second
+	playCtx, cancel := context.WithTimeout(ctx, hard)
 	defer cancel()
 
 	digits := len(fmt.Sprint(cfg.Sessions))
@@ -100,17 +101,16 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	var rampWG, playWG sync.WaitGroup
 	slots := make(chan struct{}, cfg.Handshakes)
 	start := time.Now()
-	var rampEnd time.Time
 	rampWG.Add(len(sessions))
 	playWG.Add(len(sessions))
 	for _, s := range sessions {
 		go func() {
 			defer playWG.Done()
-			s.run(ctx, slots, rampWG.Done, stop)
+			s.run(playCtx, slots, rampWG.Done, stop)
 		}()
 	}
 	rampWG.Wait()
-	rampEnd = time.Now()
+	rampEnd := time.Now()
 	timer := time.AfterFunc(cfg.Duration, func() { close(stop) })
 	playWG.Wait()
 	if timer.Stop() { // everyone ended early (errors, games over, cancel)
@@ -120,7 +120,9 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 
 	rep := newReport(&cfg, sessions, rampEnd.Sub(start), end.Sub(rampEnd))
 	if cfg.Verify {
-		rep.Verify = verify(ctx, &cfg, sessions)
+		vctx, cancel := context.WithTimeout(ctx, cfg.VerifyWait+5*cfg.ConnectTimeout)
+		defer cancel()
+		rep.Verify = verify(vctx, &cfg, sessions)
 	} else {
 		rep.Verify = VerifyReport{Note: "skipped (--no-verify)"}
 	}
@@ -216,6 +218,9 @@ func dial(ctx context.Context, addr, user string, key gossh.Signer, timeout time
 
 // pause returns the jittered pause between two keys.
 func (s *session) pause() time.Duration {
+	if s.cfg.Rate == 0 {
+		return MaxDuration
+	}
 	base := float64(time.Second) / s.cfg.Rate
 	f := 1 + s.cfg.Jitter*(2*s.rng.Float64()-1)
 	return time.Duration(base * f)

@@ -77,6 +77,10 @@ func (s *session) playTUI(ctx context.Context, client *gossh.Client, stop <-chan
 		return err
 	}
 
+	if s.cfg.Rate == 0 {
+		_, err := s.drainUntil(ctx, chunks, time.Now().Add(MaxDuration), stop, -1)
+		return err
+	}
 	cur := -1 // index in frameBytes of the frame being received; -1: none
 	next := time.Now().Add(time.Duration(s.rng.Float64() * float64(s.pause())))
 	for {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"time"
 
 	"github.com/ssh2048/ssh2048/server"
 )
@@ -67,7 +68,7 @@ func verify(ctx context.Context, cfg *Config, sessions []*session) VerifyReport 
 		v.Basis = "framed_keys"
 		v.Note = "tui: the screen does not tell the client the move count; a key is taken to have moved the board when a frame answered it (a key that changes nothing redraws nothing)"
 	}
-	entries, err := fetchScores(ctx, cfg, v.Command)
+	entries, err := fetchScoresRetrying(ctx, cfg, v.Command)
 	if err != nil {
 		v.Checked = false
 		v.Error = err.Error()
@@ -125,6 +126,27 @@ func (v *VerifyReport) mismatch(name string, want, got int) {
 	if len(v.Mismatches) < maxMismatches {
 		v.Mismatches = append(v.Mismatches, Mismatch{Name: name, Expected: want, Stored: got})
 	}
+}
+
+// verifyRetry is the pause between tries of the check (see VerifyWait).
+const verifyRetry = 250 * time.Millisecond
+
+// fetchScoresRetrying tries fetchScores until it works or VerifyWait has
+// passed.
+func fetchScoresRetrying(ctx context.Context, cfg *Config, cmd string) ([]server.ScoreEntry, error) {
+	until := time.Now().Add(cfg.VerifyWait)
+	tries := int(cfg.VerifyWait/verifyRetry) + 1
+	var err error
+	for range tries {
+		var entries []server.ScoreEntry
+		if entries, err = fetchScores(ctx, cfg, cmd); err == nil {
+			return entries, nil
+		}
+		if !time.Now().Add(verifyRetry).Before(until) || !sleepUntil(ctx, time.Now().Add(verifyRetry), nil) {
+			break
+		}
+	}
+	return nil, err
 }
 
 // fetchScores runs a scores command and decodes its JSON.
