@@ -21,13 +21,13 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"sync"
 	"time"
 
 	"github.com/ssh2048/ssh2048/engine"
 	"github.com/ssh2048/ssh2048/migrations"
 
-	// The SQLite driver, registered as "sqlite3".
-	_ "github.com/mattn/go-sqlite3"
+	"github.com/mattn/go-sqlite3"
 )
 
 // FileName is the database file created inside the data directory.
@@ -123,6 +123,9 @@ type Store struct {
 	w       *writer
 	log     *slog.Logger
 	newSeed func() uint64 // replaced in tests
+
+	stopCheckpoints chan struct{}
+	checkpointsDone chan struct{}
 }
 
 // dsn builds the connection string. Every setting that must hold for every
@@ -160,7 +163,15 @@ func Open(ctx context.Context, dataDir string, opts ...Option) (*Store, error) {
 		return nil, fmt.Errorf("open store: %w", err)
 	}
 	path := filepath.Join(dataDir, FileName)
-	write, err := sql.Open("sqlite3", dsn(path, false, o.synchronous))
+	registerWriterDriver.Do(func() {
+		sql.Register(writerDriver, &sqlite3.SQLiteDriver{ConnectHook: func(c *sqlite3.SQLiteConn) error {
+			// Checkpoints run in the background (see checkpointLoop), not
+			// inside whichever commit happens to fill the WAL.
+			_, err := c.Exec("PRAGMA wal_autocheckpoint = 0", nil)
+			return err
+		}})
+	})
+	write, err := sql.Open(writerDriver, dsn(path, false, o.synchronous))
 	if err != nil {
 		return nil, fmt.Errorf("open store %s: %w", path, err)
 	}
@@ -185,15 +196,55 @@ func Open(ctx context.Context, dataDir string, opts ...Option) (*Store, error) {
 		read.Close()
 		return nil, fmt.Errorf("open store %s: %w", path, err)
 	}
-	s := &Store{path: path, write: write, read: read, log: o.log, newSeed: rand.Uint64}
+	s := &Store{path: path, write: write, read: read, log: o.log, newSeed: rand.Uint64,
+		stopCheckpoints: make(chan struct{}), checkpointsDone: make(chan struct{})}
 	s.w = newWriter(write, o.log)
+	go s.checkpointLoop()
 	return s, nil
+}
+
+// The writer's connections come from a driver whose connect hook turns
+// automatic checkpoints off: a per-connection setting, so it cannot be a
+// PRAGMA run once on the pool.
+const writerDriver = "sqlite3_ssh2048_writer"
+
+var registerWriterDriver sync.Once
+
+// checkpointEvery is how often the WAL is copied back into the database.
+// In SQLite's default, the commit that fills the WAL to 1000 pages does
+// the checkpoint (and its fsync) itself, stalling every move queued behind
+// it; here a PASSIVE checkpoint runs on a read connection beside the
+// writer, which carries on appending to the WAL meanwhile.
+const checkpointEvery = 200 * time.Millisecond
+
+func (s *Store) checkpointLoop() {
+	defer close(s.checkpointsDone)
+	t := time.NewTicker(checkpointEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.stopCheckpoints:
+			return
+		case <-t.C:
+			var busy, frames, done int
+			if err := s.read.QueryRow(`PRAGMA wal_checkpoint(PASSIVE)`).Scan(&busy, &frames, &done); err != nil {
+				s.log.Warn("db: checkpoint failed", "err", err)
+			}
+		}
+	}
 }
 
 // Close waits for every pending write to commit, then closes the database.
 // Writes after Close fail with ErrClosed.
 func (s *Store) Close() error {
 	s.w.close()
+	close(s.stopCheckpoints)
+	<-s.checkpointsDone
+	// Leave a small WAL and fresh planner statistics behind.
+	_, err := s.write.Exec(`PRAGMA wal_checkpoint(TRUNCATE); PRAGMA optimize`)
+	if err != nil {
+		s.log.Warn("db: final checkpoint failed", "err", err)
+	}
 	return errors.Join(s.read.Close(), s.write.Close())
 }
 

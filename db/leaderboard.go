@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 )
 
@@ -83,13 +84,32 @@ const playerBestQuery = `
 	JOIN players p ON p.id = b.player_id
 	WHERE b.player_id = ? AND b.size = ? AND b.kind = ?`
 
-// rankQuery counts the entries ahead of (score, reached_at, game_id): two
-// range counts on player_bests_rank, never a scan of the whole board.
+// rankQuery counts the entries ahead of (score, reached_at, game_id)
+// without walking them all: whole score buckets above the entry's bucket
+// from score_buckets, then, on player_bests_rank, the higher scores inside
+// its bucket and the equal scores reached earlier.
 const rankQuery = `
 	SELECT
-	  (SELECT count(*) FROM player_bests WHERE size = ?1 AND kind = ?2 AND score > ?3)
+	  (SELECT coalesce(sum(players), 0) FROM score_buckets WHERE size = ?1 AND kind = ?2 AND bucket > ?6)
+	+ (SELECT count(*) FROM player_bests WHERE size = ?1 AND kind = ?2 AND score > ?3 AND score <= ?7)
 	+ (SELECT count(*) FROM player_bests WHERE size = ?1 AND kind = ?2 AND score = ?3
 	     AND (reached_at, game_id) < (?4, ?5))`
+
+// scoreBucket is the bucket of a score in score_buckets, as the triggers
+// in the migrations compute it: digits * 1000 + the first three digits.
+// bucketTop is the highest score in the same bucket.
+func scoreBucket(score int64) (bucket, bucketTop int64) {
+	digits := int64(len(strconv.FormatInt(score, 10)))
+	if digits <= 3 {
+		return digits*1000 + score, score
+	}
+	scale := int64(1)
+	for range digits - 3 {
+		scale *= 10
+	}
+	prefix := score / scale
+	return digits*1000 + prefix, (prefix+1)*scale - 1
+}
 
 // PlayerRank returns the player's best game of a size and kind with its
 // rank, or ErrNotFound if they have played no move in such a game.
@@ -112,7 +132,8 @@ func (s *Store) PlayerRank(ctx context.Context, playerID int64, size int, kind K
 		return Entry{}, fmt.Errorf("rank of player %d: %w", playerID, err)
 	}
 	var ahead int
-	if err := tx.QueryRowContext(ctx, rankQuery, size, string(kind), score, reached, e.GameID).Scan(&ahead); err != nil {
+	bucket, top := scoreBucket(score)
+	if err := tx.QueryRowContext(ctx, rankQuery, size, string(kind), score, reached, e.GameID, bucket, top).Scan(&ahead); err != nil {
 		return Entry{}, fmt.Errorf("rank of player %d: %w", playerID, err)
 	}
 	e.Rank = ahead + 1

@@ -3,6 +3,8 @@ package db
 import (
 	"context"
 	"errors"
+	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -146,6 +148,7 @@ func TestLeaderboardOrderAndTies(t *testing.T) {
 	want = append(want[:1], want[3], want[1], want[2], want[4])
 	want[1].score = 101
 	check()
+	checkBuckets(t, s)
 	sc.score(alice2, 300)
 	want = []struct {
 		player Player
@@ -227,7 +230,10 @@ func TestQueryPlansUseIndexes(t *testing.T) {
 	}{
 		{"leaderboard", leaderboardQuery, []any{4, "human", 10}, []string{"player_bests_rank"}},
 		{"player best", playerBestQuery, []any{1, 4, "human"}, []string{"PRIMARY KEY"}},
-		{"rank", rankQuery, []any{4, "human", 100, 5, 6}, []string{"player_bests_rank (size=? AND kind=? AND score>?)", "player_bests_rank (size=? AND kind=? AND score=? AND"}},
+		{"rank", rankQuery, []any{4, "human", 100, 5, 6, 3100, 100}, []string{
+			"score_buckets USING PRIMARY KEY (size=? AND kind=? AND bucket>?)",
+			"player_bests_rank (size=? AND kind=? AND score>? AND score<?)",
+			"player_bests_rank (size=? AND kind=? AND score=? AND"}},
 		{"game in progress", `SELECT id FROM games WHERE player_id = ? AND size = ? AND kind = ? AND ended_at IS NULL`, []any{1, 4, "human"}, []string{"games_in_progress"}},
 		{"moves", `SELECT seq, dir FROM moves WHERE game_id = ? ORDER BY seq`, []any{1}, []string{"PRIMARY KEY (game_id=?)"}},
 		{"history", `SELECT id FROM games WHERE player_id = ? ORDER BY id DESC LIMIT ?`, []any{1, 10}, []string{"games_player"}},
@@ -258,6 +264,115 @@ func TestQueryPlansUseIndexes(t *testing.T) {
 			if !strings.Contains(text, w) {
 				t.Errorf("%s: plan does not use %q", c.name, w)
 			}
+		}
+	}
+}
+
+func TestScoreBucketMatchesSQL(t *testing.T) {
+	s := openStore(t)
+	scores := []int64{0, 1, 9, 10, 99, 100, 999, 1000, 1009, 1010, 9999, 10000, 123456, 999999, 1000000, 1 << 40, 1<<62 - 1}
+	prevBucket := int64(-1)
+	for _, score := range scores {
+		bucket, top := scoreBucket(score)
+		var inSQL int64
+		if err := s.read.QueryRow(`SELECT length(?1) * 1000 + CAST(substr(?1, 1, 3) AS INTEGER)`, score).Scan(&inSQL); err != nil {
+			t.Fatal(err)
+		}
+		if inSQL != bucket {
+			t.Errorf("scoreBucket(%d) = %d, SQL says %d", score, bucket, inSQL)
+		}
+		if top < score || bucket < prevBucket {
+			t.Errorf("scoreBucket(%d) = %d top %d, after bucket %d", score, bucket, top, prevBucket)
+		}
+		if next, _ := scoreBucket(top + 1); next == bucket {
+			t.Errorf("score %d past the top %d of bucket %d is still in it", top+1, top, bucket)
+		}
+		if score > 0 {
+			if prev, _ := scoreBucket(score - 1); prev > bucket {
+				t.Errorf("buckets not monotone at %d", score)
+			}
+		}
+		prevBucket = bucket
+	}
+}
+
+// checkBuckets asserts score_buckets agrees with player_bests.
+func checkBuckets(t *testing.T, s *Store) {
+	t.Helper()
+	if wrong := wrongBuckets(t, s); wrong != 0 {
+		t.Fatalf("%d score buckets disagree with player_bests", wrong)
+	}
+}
+
+func wrongBuckets(t *testing.T, s *Store) int {
+	t.Helper()
+	var wrong int
+	err := s.read.QueryRow(`
+		SELECT count(*) FROM (
+			SELECT size, kind, length(score) * 1000 + CAST(substr(score, 1, 3) AS INTEGER) AS bucket, count(*) AS n
+			FROM player_bests GROUP BY 1, 2, 3) AS actual
+		FULL JOIN (SELECT * FROM score_buckets WHERE players <> 0) AS kept USING (size, kind, bucket)
+		WHERE actual.n IS NOT kept.players`).Scan(&wrong)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return wrong
+}
+
+// TestRankAgreesWithLeaderboard: random scores across many magnitudes and
+// bucket boundaries, with ties and improvements; every player's rank must
+// be their position on the full leaderboard.
+func TestRankAgreesWithLeaderboard(t *testing.T) {
+	ctx := context.Background()
+	s := openStore(t)
+	sc := newScripted(t, s)
+	rng := rand.New(rand.NewPCG(11, 12))
+	scores := map[int64]int{}
+	var games []*Game
+	for i := range 150 {
+		p := addPlayer(t, s, fmt.Sprintf("r%d", i))
+		g := sc.game(p, 4, KindHuman)
+		games = append(games, g)
+		score := []int{0, 7, 99, 100, 999, 1000, 1009, 1010, 5000}[rng.IntN(9)]
+		if rng.IntN(2) == 0 {
+			score = rng.IntN(1 << uint(rng.IntN(24)))
+		}
+		sc.score(g, score)
+		scores[g.ID] = score
+	}
+	for range 100 { // improvements, some crossing buckets
+		g := games[rng.IntN(len(games))]
+		scores[g.ID] += rng.IntN(2000)
+		sc.score(g, scores[g.ID])
+	}
+	for i := 0; i < 20; i++ { // some games turn assisted: human bests move
+		if err := s.MarkAssisted(ctx, games[rng.IntN(len(games))].ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	checkBuckets(t, s)
+	defer func() { // the check itself must see a wrong count
+		if _, err := s.write.Exec(`UPDATE score_buckets SET players = players + 1 WHERE bucket = (SELECT max(bucket) FROM score_buckets)`); err != nil {
+			t.Fatal(err)
+		}
+		if wrongBuckets(t, s) == 0 {
+			t.Error("checkBuckets misses a corrupted bucket")
+		}
+	}()
+	board, err := s.Leaderboard(ctx, 4, KindHuman, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, e := range board {
+		if i > 0 && e.Score > board[i-1].Score {
+			t.Fatalf("leaderboard out of order at %d: %+v after %+v", i, e, board[i-1])
+		}
+		r, err := s.PlayerRank(ctx, e.PlayerID, 4, KindHuman)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Rank != e.Rank {
+			t.Errorf("PlayerRank(%d) = %d, leaderboard says %d (score %d)", e.PlayerID, r.Rank, e.Rank, e.Score)
 		}
 	}
 }

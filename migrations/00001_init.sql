@@ -66,7 +66,53 @@ CREATE TABLE player_bests (
 -- Leaderboard order: higher score first, then whoever got there first.
 CREATE INDEX player_bests_rank ON player_bests(size, kind, score DESC, reached_at, game_id);
 
+-- How many players' bests fall in each score bucket, per board, so that a
+-- rank sums a few hundred bucket rows and counts only the entries of its
+-- own bucket, instead of counting every entry ahead of it. A bucket is the
+-- score's number of decimal digits and its first three digits
+-- (digits * 1000 + prefix), which orders buckets as their scores and keeps
+-- each bucket within 1% of its scores' size. db.scoreBucket is the same
+-- function in Go.
+CREATE TABLE score_buckets (
+    size    INTEGER NOT NULL,
+    kind    TEXT    NOT NULL,
+    bucket  INTEGER NOT NULL,
+    players INTEGER NOT NULL,
+    PRIMARY KEY (size, kind, bucket)
+) WITHOUT ROWID;
+
+-- +goose StatementBegin
+CREATE TRIGGER player_bests_insert AFTER INSERT ON player_bests BEGIN
+    INSERT INTO score_buckets (size, kind, bucket, players)
+    VALUES (new.size, new.kind, length(new.score) * 1000 + CAST(substr(new.score, 1, 3) AS INTEGER), 1)
+    ON CONFLICT (size, kind, bucket) DO UPDATE SET players = players + 1;
+END;
+-- +goose StatementEnd
+
+-- +goose StatementBegin
+CREATE TRIGGER player_bests_update AFTER UPDATE OF score ON player_bests
+WHEN length(old.score) * 1000 + CAST(substr(old.score, 1, 3) AS INTEGER)
+  <> length(new.score) * 1000 + CAST(substr(new.score, 1, 3) AS INTEGER)
+BEGIN
+    UPDATE score_buckets SET players = players - 1
+    WHERE size = old.size AND kind = old.kind
+      AND bucket = length(old.score) * 1000 + CAST(substr(old.score, 1, 3) AS INTEGER);
+    INSERT INTO score_buckets (size, kind, bucket, players)
+    VALUES (new.size, new.kind, length(new.score) * 1000 + CAST(substr(new.score, 1, 3) AS INTEGER), 1)
+    ON CONFLICT (size, kind, bucket) DO UPDATE SET players = players + 1;
+END;
+-- +goose StatementEnd
+
+-- +goose StatementBegin
+CREATE TRIGGER player_bests_delete AFTER DELETE ON player_bests BEGIN
+    UPDATE score_buckets SET players = players - 1
+    WHERE size = old.size AND kind = old.kind
+      AND bucket = length(old.score) * 1000 + CAST(substr(old.score, 1, 3) AS INTEGER);
+END;
+-- +goose StatementEnd
+
 -- +goose Down
+DROP TABLE score_buckets;
 DROP TABLE player_bests;
 DROP TABLE moves;
 DROP TABLE games;
