@@ -8,6 +8,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/charmbracelet/x/ansi"
 	"github.com/ssh2048/ssh2048/db"
 	"github.com/ssh2048/ssh2048/engine"
 )
@@ -97,7 +98,7 @@ func scoresTable(entries []ScoreEntry, size int, kind db.Kind, styled bool) stri
 		if e.Ended != nil {
 			ended = e.Ended.UTC().Format("2006-01-02 15:04")
 		}
-		fmt.Fprintf(&b, "%4d  %-20s %9d %7d %7d  %s\n", e.Rank, truncate(e.Name, 20), e.Score, e.MaxTile, e.Moves, ended)
+		fmt.Fprintf(&b, "%4d  %s %9d %7d %7d  %s\n", e.Rank, padCells(e.Name, 20), e.Score, e.MaxTile, e.Moves, ended)
 	}
 	return b.String()
 }
@@ -112,4 +113,11 @@ func printable(s string) string {
 		}
 		return r
 	}, s)
+}
+
+// padCells cuts or pads s to exactly n terminal cells, so that wide
+// characters keep the columns aligned.
+func padCells(s string, n int) string {
+	s = ansi.Truncate(s, n, "…")
+	return s + strings.Repeat(" ", max(0, n-ansi.StringWidth(s)))
 }
