@@ -276,9 +276,11 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	// The game screen, or game over.
 	switch {
 	case key.Matches(k, m.keys.Help):
+		m.stopAuto() // the AI does not play where the player cannot watch
 		m.screen = screenHelp
 		return nil
 	case key.Matches(k, m.keys.Leaderboard):
+		m.stopAuto()
 		m.screen = screenLeaderboard
 		return m.refreshStandings()
 	case m.sizeKey(k):
@@ -545,7 +547,6 @@ type autoMsg struct {
 func (m *Model) toggleAuto() tea.Cmd {
 	if m.auto {
 		m.stopAuto()
-		m.notice = ""
 		return nil
 	}
 	m.auto = true
@@ -558,6 +559,9 @@ func (m *Model) stopAuto() {
 	if m.auto {
 		m.auto = false
 		m.autoGen++
+		if !m.noticeErr {
+			m.notice = ""
+		}
 	}
 }
 

@@ -593,6 +593,11 @@ func TestAutoplay(t *testing.T) {
 	if h.m.auto {
 		t.Fatal("a move key did not stop the AI")
 	}
+	h.sendN(keyPress("p"), 3)
+	h.press("tab")
+	if h.m.auto || strings.Contains(h.m.notice, "AI is playing") {
+		t.Fatal("opening the leaderboard did not stop the AI")
+	}
 }
 
 func TestGuest(t *testing.T) {
