@@ -106,6 +106,13 @@ func TestRunTUIStaticScreen(t *testing.T) {
 	if !rep.Verify.OK() || rep.Verify.Exact != 2 {
 		t.Fatalf("verify %+v", rep.Verify)
 	}
+	var out bytes.Buffer
+	if err := rep.WriteText(&out); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "no key was answered") {
+		t.Fatalf("text report does not warn that nothing was measured:\n%s", out.String())
+	}
 }
 
 // Idle sessions (--rate 0) hold their connection, send nothing and end

@@ -215,6 +215,9 @@ func (r *Report) WriteText(w io.Writer) error {
 	} else {
 		f("  %-12s %d sent, %d answered by a frame, %d without a frame (did not change the board)\n",
 			unit, r.Keys.Sent, r.Keys.Answered, r.Keys.NoFrame)
+		if r.Keys.Sent > 0 && r.Keys.Answered == 0 {
+			f("  %-12s no key was answered: this screen does not redraw on arrow keys, so nothing was measured\n", "warning")
+		}
 	}
 	f("  %-12s p50 %.2f ms, p95 %.2f ms, p99 %.2f ms, max %.2f ms (mean %.2f ms, n=%d)\n",
 		answer, r.Latency.P50MS, r.Latency.P95MS, r.Latency.P99MS, r.Latency.MaxMS, r.Latency.MeanMS, r.Latency.Count)

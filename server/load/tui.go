@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"io"
+	"strings"
 	"time"
 
+	"github.com/charmbracelet/x/ansi"
 	gossh "golang.org/x/crypto/ssh"
 )
 
@@ -28,18 +30,26 @@ var arrows = [4]string{"\x1b[A", "\x1b[B", "\x1b[C", "\x1b[D"}
 
 // chunk is one read of the session's output.
 type chunk struct {
-	n   int
-	at  time.Time // when the read returned
-	err error
+	n    int
+	at   time.Time // when the read returned
+	text bool      // it holds something visible, not only escape sequences
+	err  error
 }
 
 // readChunks reads r until it fails or done is closed, stamping each read
-// with the time it returned.
+// with the time it returned. Until the first visible text it also tells
+// whether a read had any (see firstFrame).
 func readChunks(r io.Reader, out chan<- chunk, done <-chan struct{}) {
 	buf := make([]byte, 8<<10)
+	seenText := false
 	for {
 		n, err := r.Read(buf)
-		if !send(out, chunk{n: n, at: time.Now(), err: err}, done) || err != nil {
+		c := chunk{n: n, at: time.Now(), err: err}
+		if !seenText {
+			c.text = strings.TrimSpace(ansi.Strip(string(buf[:n]))) != ""
+			seenText = c.text
+		}
+		if !send(out, c, done) || err != nil {
 			return
 		}
 	}
@@ -104,20 +114,26 @@ func (s *session) playTUI(ctx context.Context, client *gossh.Client, stop <-chan
 	}
 }
 
-// firstFrame waits for the first output, then until it pauses for settle.
+// firstFrame waits for the first output with visible text (a screen
+// program starts with terminal queries and modes, which may come well
+// before its first frame on a busy server), then until the output pauses
+// for settle.
 func (s *session) firstFrame(ctx context.Context, chunks <-chan chunk) error {
 	deadline := time.NewTimer(s.cfg.ConnectTimeout)
 	defer deadline.Stop()
-	select {
-	case c := <-chunks:
-		s.firstBytes += c.n
-		if c.err != nil {
-			return failf(errFirstFrame, "output ended before the first frame: %v", c.err)
+	for seen := false; !seen; {
+		select {
+		case c := <-chunks:
+			s.firstBytes += c.n
+			if c.err != nil {
+				return failf(errFirstFrame, "output ended before the first frame: %v", c.err)
+			}
+			seen = c.text
+		case <-deadline.C:
+			return failf(errFirstFrame, "no screen within %v", s.cfg.ConnectTimeout)
+		case <-ctx.Done():
+			return ctx.Err()
 		}
-	case <-deadline.C:
-		return failf(errFirstFrame, "no output within %v", s.cfg.ConnectTimeout)
-	case <-ctx.Done():
-		return ctx.Err()
 	}
 	quiet := time.NewTimer(settle)
 	defer quiet.Stop()
