@@ -126,6 +126,9 @@ type Store struct {
 
 	stopCheckpoints chan struct{}
 	checkpointsDone chan struct{}
+
+	closeOnce sync.Once
+	closeErr  error
 }
 
 // dsn builds the connection string. Every setting that must hold for every
@@ -235,17 +238,19 @@ func (s *Store) checkpointLoop() {
 }
 
 // Close waits for every pending write to commit, then closes the database.
-// Writes after Close fail with ErrClosed.
+// Writes after Close fail with ErrClosed. Closing twice is harmless.
 func (s *Store) Close() error {
-	s.w.close()
-	close(s.stopCheckpoints)
-	<-s.checkpointsDone
-	// Leave a small WAL and fresh planner statistics behind.
-	_, err := s.write.Exec(`PRAGMA wal_checkpoint(TRUNCATE); PRAGMA optimize`)
-	if err != nil {
-		s.log.Warn("db: final checkpoint failed", "err", err)
-	}
-	return errors.Join(s.read.Close(), s.write.Close())
+	s.closeOnce.Do(func() {
+		s.w.close()
+		close(s.stopCheckpoints)
+		<-s.checkpointsDone
+		// Leave a small WAL and fresh planner statistics behind.
+		if _, err := s.write.Exec(`PRAGMA wal_checkpoint(TRUNCATE); PRAGMA optimize`); err != nil {
+			s.log.Warn("db: final checkpoint failed", "err", err)
+		}
+		s.closeErr = errors.Join(s.read.Close(), s.write.Close())
+	})
+	return s.closeErr
 }
 
 // Path returns the database file's path.

@@ -240,6 +240,9 @@ func TestCloseFlushesAndRefusesLaterWrites(t *testing.T) {
 	if _, err := s.UpsertPlayer(ctx, "SHA256:x", "ssh-rsa", "x"); !errors.Is(err, ErrClosed) {
 		t.Fatalf("write after Close: err = %v, want ErrClosed", err)
 	}
+	if err := s.Close(); err != nil {
+		t.Fatalf("second Close: %v", err)
+	}
 	s2, err := Open(ctx, dir, WithLogger(quiet))
 	if err != nil {
 		t.Fatal(err)

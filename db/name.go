@@ -136,6 +136,10 @@ func fitWidth(s string) string {
 	width := 0
 	for s != "" {
 		cluster, w := ansi.FirstGraphemeCluster(s, ansi.GraphemeWidth)
+		if cluster == "" { // cannot happen on valid UTF-8; never loop on it
+			_, n := utf8.DecodeRuneInString(s)
+			cluster, w = s[:n], 0
+		}
 		s = s[len(cluster):]
 		first, _ := utf8.DecodeRuneInString(cluster)
 		if w == 0 || unicode.Is(unicode.M, first) || utf8.RuneCountInString(cluster) > maxClusterRunes {
