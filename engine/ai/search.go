@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"sync/atomic"
 	"time"
 
@@ -121,8 +122,12 @@ func useBitboard(board engine.Board) (Bitboard, bool) {
 
 // checkTime sets s.aborted once the deadline has passed or the context is
 // done. The search calls it every so many nodes (reading the clock at every
-// node would cost more than the node) and before each level.
+// node would cost more than the node) and before each level. It also yields
+// the processor: a search is the one long-running computation in the server,
+// and a player's keystroke waiting behind it should wait a fraction of a
+// millisecond, not the scheduler's 10 ms time slice.
 func (s *Searcher) checkTime() {
+	runtime.Gosched()
 	s.aborted = false
 	if s.timed && !time.Now().Before(s.deadline) {
 		s.aborted = true
