@@ -24,12 +24,10 @@ func BenchmarkView(b *testing.B) {
 	} {
 		b.Run(fmt.Sprintf("%dx%d-%dx%d-%s", tt.size, tt.size, tt.width, tt.height, tt.profile), func(b *testing.B) {
 			t := &testing.T{}
-			h := newHarness(t, Options{Size: tt.size, Profile: tt.profile}, tt.width, tt.height)
-			h.store.put(t, tt.size, 3, repeat([]engine.Direction{engine.Left, engine.Up, engine.Right, engine.Down}, 30))
-			if tt.size == 4 {
-				h.store.put(t, 4, 11, loadMoves(t, "win-4x4-seed11.moves")[:600])
-			}
-			h.press("3", fmt.Sprint(tt.size))
+			st := newFakeStore()
+			st.put(8, 3, repeat([]engine.Direction{engine.Left, engine.Up, engine.Right, engine.Down}, 30))
+			st.put(4, 11, loadMoves(t, "win-4x4-seed11.moves")[:600])
+			h := newHarness(t, Options{Store: st, Size: tt.size, Profile: tt.profile}, tt.width, tt.height)
 			if h.m.screen != screenGame {
 				b.Fatalf("benchmark game is not in progress: screen %d", h.m.screen)
 			}

@@ -18,32 +18,31 @@ import (
 )
 
 // boardTap is a guest store that lets a benchmark see the board after
-// each recorded move, to pick a key that will change it.
+// each move, to pick a key that will change it.
 type boardTap struct {
 	*GuestStore
 	mu    sync.Mutex
 	board engine.Board
 }
 
-func (s *boardTap) Resume(ctx context.Context, size int) (*engine.Game, error) {
-	g, err := s.GuestStore.Resume(ctx, size)
-	if err == nil {
-		s.set(g.Board())
+func (s *boardTap) Open(ctx context.Context, size int, fresh bool) (Game, error) {
+	g, err := s.GuestStore.Open(ctx, size, fresh)
+	if err != nil {
+		return nil, err
 	}
-	return g, err
-}
-
-func (s *boardTap) NewGame(ctx context.Context, size int) (*engine.Game, error) {
-	g, err := s.GuestStore.NewGame(ctx, size)
-	if err == nil {
-		s.set(g.Board())
-	}
-	return g, err
-}
-
-func (s *boardTap) Record(_ context.Context, _ int, _ engine.Direction, g *engine.Game) error {
 	s.set(g.Board())
-	return nil
+	return tapGame{g, s}, nil
+}
+
+type tapGame struct {
+	Game
+	tap *boardTap
+}
+
+func (g tapGame) Move(ctx context.Context, d engine.Direction) (engine.Result, error) {
+	res, err := g.Game.Move(ctx, d)
+	g.tap.set(g.Board())
+	return res, err
 }
 
 func (s *boardTap) set(b engine.Board) {

@@ -20,102 +20,62 @@ import (
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden from the current output")
 
-// fakeStore is an in-memory Store that remembers every call.
+// fakeStore is an in-memory Store that remembers every call. Like a
+// database it keeps each size's seed and moves, and opening a game replays
+// them, so a game on screen is only what was saved.
 type fakeStore struct {
 	mu       sync.Mutex
-	games    map[int]*engine.Game
-	nextSeed uint64
-	calls    []string // "record 4 up", "end 3", …
+	seeds    map[int]uint64
 	recorded map[int][]engine.Direction
+	nextSeed uint64
+	calls    []string // "open 4", "create 4", "new 4", "record 4 up", "end 3", …
 
-	recordErr    error
-	resumeErr    error
+	moveErr      error // returned by every Move while set
+	openErr      error
 	top          []Standing
 	me           *Standing
 	standingsErr error
 }
 
 func newFakeStore() *fakeStore {
-	return &fakeStore{games: map[int]*engine.Game{}, nextSeed: 1, recorded: map[int][]engine.Direction{}}
+	return &fakeStore{seeds: map[int]uint64{}, recorded: map[int][]engine.Direction{}, nextSeed: 1}
 }
 
 func (s *fakeStore) log(format string, args ...any) {
 	s.calls = append(s.calls, fmt.Sprintf(format, args...))
 }
 
-func (s *fakeStore) Resume(_ context.Context, size int) (*engine.Game, error) {
+func (s *fakeStore) Open(_ context.Context, size int, fresh bool) (Game, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.log("resume %d", size)
-	if s.resumeErr != nil {
-		return nil, s.resumeErr
+	if s.openErr != nil {
+		return nil, s.openErr
 	}
-	if g, ok := s.games[size]; ok {
-		// Like a database: the stored game, rebuilt, not the caller's pointer.
-		return engine.Replay(size, g.Seed(), s.recorded[size])
+	if _, ok := s.seeds[size]; !ok || fresh {
+		if fresh {
+			s.log("new %d", size)
+		} else {
+			s.log("create %d", size)
+		}
+		s.seeds[size] = s.nextSeed
+		s.recorded[size] = nil
+		s.nextSeed++
+	} else {
+		s.log("open %d", size)
 	}
-	return s.newGame(size)
-}
-
-func (s *fakeStore) NewGame(_ context.Context, size int) (*engine.Game, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.log("new %d", size)
-	return s.newGame(size)
-}
-
-func (s *fakeStore) newGame(size int) (*engine.Game, error) {
-	g, err := engine.NewGame(size, s.nextSeed)
+	g, err := engine.Replay(size, s.seeds[size], s.recorded[size])
 	if err != nil {
 		return nil, err
 	}
-	s.nextSeed++
-	s.games[size] = g
-	s.recorded[size] = nil
-	return engine.Replay(size, g.Seed(), nil)
+	return &fakeGame{Game: g, store: s, size: size, seed: s.seeds[size]}, nil
 }
 
 // put makes the stored game of that size the one played from seed by dirs.
-func (s *fakeStore) put(t *testing.T, size int, seed uint64, dirs []engine.Direction) {
-	t.Helper()
-	g, err := engine.NewGame(size, seed)
-	if err != nil {
-		t.Fatal(err)
-	}
+func (s *fakeStore) put(size int, seed uint64, dirs []engine.Direction) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.games[size] = g
+	s.seeds[size] = seed
 	s.recorded[size] = dirs
-}
-
-func (s *fakeStore) Record(_ context.Context, size int, d engine.Direction, g *engine.Game) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.recordErr != nil {
-		return s.recordErr
-	}
-	s.log("record %d %s", size, d)
-	s.recorded[size] = append(s.recorded[size], d)
-	// The game handed over must be the stored one plus this move, in order.
-	want, err := engine.Replay(size, s.games[size].Seed(), s.recorded[size])
-	if err != nil || want.Board() != g.Board() || want.Score() != g.Score() || want.Moves() != g.Moves() {
-		s.log("MISMATCH %d", size)
-	}
-	return nil
-}
-
-func (s *fakeStore) MarkAssisted(_ context.Context, size int, _ *engine.Game) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.log("assisted %d", size)
-	return nil
-}
-
-func (s *fakeStore) End(_ context.Context, size int, g *engine.Game) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.log("end %d %d", size, g.Score())
-	return nil
 }
 
 func (s *fakeStore) Standings(_ context.Context, size, limit int) ([]Standing, *Standing, error) {
@@ -144,6 +104,55 @@ func (s *fakeStore) moves(size int) []engine.Direction {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]engine.Direction(nil), s.recorded[size]...)
+}
+
+// fakeGame is one open game of a fakeStore.
+type fakeGame struct {
+	*engine.Game
+	store  *fakeStore
+	size   int
+	seed   uint64
+	closed bool
+}
+
+func (g *fakeGame) Move(_ context.Context, d engine.Direction) (engine.Result, error) {
+	s := g.store
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if g.closed || s.seeds[g.size] != g.seed {
+		s.log("MISMATCH move on a closed or replaced game")
+	}
+	res := g.Game.Move(d)
+	if !res.Moved {
+		return res, nil
+	}
+	if s.moveErr != nil {
+		return engine.Result{}, s.moveErr // the game in memory is now ahead of the store
+	}
+	s.log("record %d %s", g.size, d)
+	s.recorded[g.size] = append(s.recorded[g.size], d)
+	// The stored moves must replay to the game on screen, in order.
+	want, err := engine.Replay(g.size, g.seed, s.recorded[g.size])
+	if err != nil || want.Board() != g.Board() || want.Score() != g.Score() || want.Moves() != g.Moves() {
+		s.log("MISMATCH %d", g.size)
+	}
+	if g.Over() {
+		s.log("end %d %d", g.size, g.Score())
+	}
+	return res, nil
+}
+
+func (g *fakeGame) MarkAssisted(context.Context) error {
+	g.store.mu.Lock()
+	defer g.store.mu.Unlock()
+	g.store.log("assisted %d", g.size)
+	return nil
+}
+
+func (g *fakeGame) Close() {
+	g.store.mu.Lock()
+	defer g.store.mu.Unlock()
+	g.closed = true
 }
 
 // fakeHinter always suggests the first direction that changes the board,

@@ -84,12 +84,13 @@ type Model struct {
 	width, height int
 
 	size     int
-	game     *engine.Game
-	loaded   bool  // the first Resume has been tried
-	loadErr  error // it failed; the screen says so
+	game     Game         // the game on screen, also in games
+	games    map[int]Game // the games this session opened, by size
+	loaded   bool         // the first Open has been tried
+	loadErr  error        // it failed; the screen says so
 	screen   screen
 	lastGain int
-	assisted bool // MarkAssisted was called for this game
+	assisted map[Game]bool // games MarkAssisted was called for
 
 	notice    string // status line under the board
 	noticeErr bool
@@ -131,13 +132,15 @@ func New(opts Options) *Model {
 		keys = keys.withoutAI()
 	}
 	m := &Model{
-		opts:   opts,
-		ctx:    opts.Context,
-		keys:   keys,
-		help:   help.New(),
-		size:   opts.Size,
-		width:  80,
-		height: 24,
+		opts:     opts,
+		ctx:      opts.Context,
+		games:    map[int]Game{},
+		assisted: map[Game]bool{},
+		keys:     keys,
+		help:     help.New(),
+		size:     opts.Size,
+		width:    80,
+		height:   24,
 	}
 	m.setProfile(opts.Profile)
 	m.help.SetWidth(m.width)
@@ -159,16 +162,17 @@ func (m *Model) setProfile(p colorprofile.Profile) {
 // message if none is coming, which under Bubble Tea never happens.
 func (m *Model) Init() tea.Cmd { return nil }
 
-// load resumes the game for the current size, once, before the first
+// load opens the game for the current size, once, before the first
 // message is handled. It is synchronous for the same reason moves are: the
 // player's keys must find the game they will change.
 func (m *Model) load() tea.Cmd {
 	m.loaded = true
-	g, err := m.opts.Store.Resume(m.ctx, m.size)
+	g, err := m.opts.Store.Open(m.ctx, m.size, false)
 	if err != nil {
 		return m.storeFailed("load your game", err)
 	}
 	m.game = g
+	m.games[m.size] = g
 	if m.opts.Guest {
 		m.notice = m.opts.GuestNotice
 	}
@@ -180,15 +184,16 @@ func (m *Model) load() tea.Cmd {
 
 // Update handles one message.
 //
-// Moves are applied and recorded synchronously, here. Bubble Tea calls
-// Update for one message at a time in arrival order and draws only after it
-// returns, so every key is applied in order against the board the previous
-// key left, and no frame ever shows a move before Store.Record has made it
-// durable. Record returns in about a millisecond (the database commits in
-// groups), and a slow Record delays only this session: keys typed meanwhile
-// wait in Bubble Tea's queue and are applied next. Doing Record in a
-// tea.Cmd instead would run it on another goroutine, concurrently with the
-// next key, and give up both the order and the durability guarantee.
+// Moves are played and saved synchronously, here (Game.Move returns once
+// the move is durable). Bubble Tea calls Update for one message at a time
+// in arrival order and draws only after it returns, so every key is applied
+// in order against the board the previous key left, and no frame ever
+// shows a move before it is saved. A save takes about a millisecond (the
+// database commits in groups), and a slow one delays only this session:
+// keys typed meanwhile wait in Bubble Tea's queue and are applied next.
+// Saving in a tea.Cmd instead would run it on another goroutine,
+// concurrently with the next key, and give up both the order and the
+// durability guarantee.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	if m.final != "" {
 		return m, nil // ending: nothing more happens
@@ -214,7 +219,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case tea.ColorProfileMsg:
 		m.setProfile(msg.Profile)
 	case TakenOverMsg:
-		return m.end("This game was opened in a newer session, so this one is closing. Your game is saved.")
+		return m.takenOver()
 	case ShutdownMsg:
 		return m.end("The server is restarting. Your game is saved; reconnect in a moment to carry on.")
 	case standingsMsg:
@@ -348,28 +353,25 @@ func (m *Model) wantedSize(k tea.KeyPressMsg) int {
 	return int(k.String()[0] - '0')
 }
 
-// move plays d and records it before anything is drawn (see Update).
+// move plays d; it is saved before anything is drawn (see Update).
 func (m *Model) move(d engine.Direction) tea.Cmd {
 	wasWon := m.game.Won()
-	res := m.game.Move(d)
+	res, err := m.game.Move(m.ctx, d)
+	if err != nil {
+		return m.moveFailed(err)
+	}
 	if !res.Moved {
-		return nil // nothing changed, nothing to store
+		return nil // nothing changed, nothing stored
 	}
 	m.lastGain = res.Gained
 	// The guest notice has been told, a hint was about the board before
 	// this move, and an error is behind us once a move is saved.
 	m.notice, m.noticeErr = "", false
-	if err := m.opts.Store.Record(m.ctx, m.size, d, m.game); err != nil {
-		return m.recordFailed(err)
-	}
 	m.sinceRefresh++
 	switch {
 	case m.game.Over():
 		m.stopAuto()
 		m.screen = screenOver
-		if err := m.opts.Store.End(m.ctx, m.size, m.game); err != nil {
-			return m.storeFailed("record the end of your game", err)
-		}
 		return m.refreshStandings()
 	case !wasWon && m.game.Won():
 		m.stopAuto()
@@ -381,28 +383,35 @@ func (m *Model) move(d engine.Direction) tea.Cmd {
 	return nil
 }
 
-// recordFailed handles a move Record did not store. The board on screen
-// must be the stored one, so it is reloaded; if even that fails the
-// session ends rather than show a game that is not saved.
-func (m *Model) recordFailed(err error) tea.Cmd {
+// moveFailed handles a move that was not saved. The board on screen must
+// be the stored one, so the game is opened again from the store; if even
+// that fails the session ends rather than show a game that is not saved.
+func (m *Model) moveFailed(err error) tea.Cmd {
 	if errors.Is(err, ErrTakenOver) {
-		return m.end("This game was opened in a newer session, so this one is closing. Your game is saved.")
+		return m.takenOver()
 	}
-	g, rerr := m.opts.Store.Resume(m.ctx, m.size)
-	if rerr != nil {
-		return m.storeFailed("save your move", err)
-	}
-	m.game, m.lastGain = g, 0
 	m.stopAuto()
+	m.game.Close()
+	delete(m.games, m.size)
+	g, rerr := m.opts.Store.Open(m.ctx, m.size, false)
+	if rerr != nil {
+		return m.end(fmt.Sprintf("Could not save your move (%v). Your game is saved up to the move before; please reconnect.", err))
+	}
+	m.game, m.games[m.size], m.lastGain = g, g, 0
+	m.screen = m.gameScreen()
 	m.setError(fmt.Sprintf("Could not save that move (%v); the board is as last saved.", err))
 	return nil
+}
+
+func (m *Model) takenOver() tea.Cmd {
+	return m.end("This game was opened in a newer session, so this one is closing. Your game is saved.")
 }
 
 // storeFailed ends the session on a storage error that leaves no saved
 // game to show, or says so on the status line when there is one.
 func (m *Model) storeFailed(what string, err error) tea.Cmd {
 	if errors.Is(err, ErrTakenOver) {
-		return m.end("This game was opened in a newer session, so this one is closing. Your game is saved.")
+		return m.takenOver()
 	}
 	if m.game == nil {
 		m.loadErr = fmt.Errorf("could not %s: %w", what, err)
@@ -415,23 +424,31 @@ func (m *Model) storeFailed(what string, err error) tea.Cmd {
 func (m *Model) setError(s string) { m.notice, m.noticeErr = s, true }
 
 func (m *Model) newGame() tea.Cmd {
-	g, err := m.opts.Store.NewGame(m.ctx, m.size)
+	g, err := m.opts.Store.Open(m.ctx, m.size, true)
 	if err != nil {
 		m.screen = m.gameScreen()
 		return m.storeFailed("start a new game", err)
+	}
+	if old := m.games[m.size]; old != nil && old != g {
+		old.Close()
 	}
 	m.startGame(g)
 	return m.refreshStandings()
 }
 
+// switchSize shows the game of another size: the one this session has
+// open, or the stored one.
 func (m *Model) switchSize(n int) tea.Cmd {
 	if n == m.size {
 		m.screen = m.gameScreen()
 		return nil
 	}
-	g, err := m.opts.Store.Resume(m.ctx, n)
-	if err != nil {
-		return m.storeFailed(fmt.Sprintf("open your %d×%d game", n, n), err)
+	g := m.games[n]
+	if g == nil {
+		var err error
+		if g, err = m.opts.Store.Open(m.ctx, n, false); err != nil {
+			return m.storeFailed(fmt.Sprintf("open your %d×%d game", n, n), err)
+		}
 	}
 	m.size = n
 	m.top, m.me, m.standingsErr, m.standingsFor = nil, nil, nil, 0
@@ -439,10 +456,10 @@ func (m *Model) switchSize(n int) tea.Cmd {
 	return m.refreshStandings()
 }
 
-// startGame shows g as the current game.
-func (m *Model) startGame(g *engine.Game) {
+// startGame shows g, of the current size, as the current game.
+func (m *Model) startGame(g Game) {
 	m.stopAuto()
-	m.game, m.lastGain, m.assisted = g, 0, false
+	m.game, m.games[m.size], m.lastGain = g, g, 0
 	m.notice, m.noticeErr = "", false
 	m.cache = nil
 	m.screen = m.gameScreen()
@@ -455,10 +472,13 @@ func (m *Model) quit() tea.Cmd {
 	return m.end("Your game is saved; it will be waiting when you come back.")
 }
 
-// end shows the last line and quits.
+// end shows the last line, closes the games and quits.
 func (m *Model) end(line string) tea.Cmd {
 	m.stopAuto()
 	m.final = line
+	for _, g := range m.games {
+		g.Close()
+	}
 	return tea.Quit
 }
 
@@ -493,14 +513,18 @@ func (m *Model) best() int {
 }
 
 // markAssisted tells the store, once per game, that the AI touched it.
-func (m *Model) markAssisted() {
-	if m.assisted {
-		return
+func (m *Model) markAssisted() tea.Cmd {
+	if m.assisted[m.game] {
+		return nil
 	}
-	m.assisted = true
-	if err := m.opts.Store.MarkAssisted(m.ctx, m.size, m.game); err != nil {
+	m.assisted[m.game] = true
+	if err := m.game.MarkAssisted(m.ctx); err != nil {
+		if errors.Is(err, ErrTakenOver) {
+			return m.takenOver()
+		}
 		m.setError(fmt.Sprintf("Could not mark the game as AI-assisted: %v", err))
 	}
+	return nil
 }
 
 // hintMsg carries a Hinter's suggestion for a board.
@@ -529,7 +553,9 @@ func (m *Model) hintArrived(msg hintMsg) tea.Cmd {
 		m.setError(fmt.Sprintf("No hint: %v", msg.err))
 		return nil
 	}
-	m.markAssisted()
+	if cmd := m.markAssisted(); cmd != nil {
+		return cmd
+	}
 	if !m.noticeErr {
 		m.notice = "Hint: " + arrow(msg.dir) + " " + msg.dir.String()
 	}
@@ -594,7 +620,9 @@ func (m *Model) autoArrived(msg autoMsg) tea.Cmd {
 	if msg.board != m.game.Board() {
 		return m.nextAuto()
 	}
-	m.markAssisted()
+	if cmd := m.markAssisted(); cmd != nil {
+		return cmd
+	}
 	notice := m.notice
 	cmd := m.move(msg.dir)
 	if m.auto && m.game.Board() == msg.board {

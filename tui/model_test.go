@@ -17,7 +17,7 @@ import (
 func afterMove(t *testing.T, s *fakeStore, size int, d engine.Direction) engine.Board {
 	t.Helper()
 	s.mu.Lock()
-	g, err := engine.Replay(size, s.games[size].Seed(), append(slices.Clone(s.recorded[size]), d))
+	g, err := engine.Replay(size, s.seeds[size], append(slices.Clone(s.recorded[size]), d))
 	s.mu.Unlock()
 	if err != nil {
 		t.Fatal(err)
@@ -155,9 +155,9 @@ func TestNewGameAsksFirst(t *testing.T) {
 func TestWinScreen(t *testing.T) {
 	win := loadMoves(t, "win-3x3-seed7.moves")
 	setup := func(t *testing.T) *harness {
-		h := newHarness(t, Options{Size: 3}, 80, 24)
-		h.store.put(t, 3, 7, win[:len(win)-1])
-		h.press("4", "3") // reload the size from the store
+		st := newFakeStore()
+		st.put(3, 7, win[:len(win)-1])
+		h := newHarness(t, Options{Store: st, Size: 3}, 80, 24)
 		if h.m.game.Won() {
 			t.Fatal("already won before the last move")
 		}
@@ -354,7 +354,7 @@ func TestQuitKeepsGame(t *testing.T) {
 	for _, k := range []string{"q", "ctrl+c"} {
 		st := newFakeStore()
 		h := newHarness(t, Options{Store: st}, 80, 24)
-		h.press("left", "up")
+		h.press("5", "left", "4", "left", "up")
 		board := h.m.game.Board()
 		h.press(k)
 		if !h.quit {
@@ -363,6 +363,11 @@ func TestQuitKeepsGame(t *testing.T) {
 		v := h.m.View()
 		if v.AltScreen || !strings.Contains(v.Content, "saved") {
 			t.Fatalf("%s: final view %+v", k, v)
+		}
+		for size, g := range h.m.games {
+			if !g.(*fakeGame).closed {
+				t.Errorf("%s: the %d×%d game was left open", k, size, size)
+			}
 		}
 		h2 := newHarness(t, Options{Store: st}, 80, 24)
 		if h2.m.game.Board() != board {
@@ -396,7 +401,7 @@ func TestSessionEndMessages(t *testing.T) {
 
 func TestRecordTakenOverEnds(t *testing.T) {
 	h := newHarness(t, Options{}, 80, 24)
-	h.store.recordErr = ErrTakenOver
+	h.store.moveErr = ErrTakenOver
 	h.press("left", "up")
 	if !h.quit || !strings.Contains(h.m.View().Content, "newer session") {
 		t.Fatalf("quit %v, view %q", h.quit, h.m.View().Content)
@@ -409,7 +414,7 @@ func TestRecordFailureShowsStoredBoard(t *testing.T) {
 	h := newHarness(t, Options{}, 80, 24)
 	h.press("left")
 	stored := h.m.game.Board()
-	h.store.recordErr = errors.New("disk full")
+	h.store.moveErr = errors.New("disk full")
 	h.press("up", "right")
 	if h.m.game.Board() != stored {
 		t.Fatalf("board shows an unsaved move:\n%v\nstored:\n%v", h.m.game.Board(), stored)
@@ -417,7 +422,7 @@ func TestRecordFailureShowsStoredBoard(t *testing.T) {
 	if f := h.frame(); !strings.Contains(f, "disk full") {
 		t.Fatalf("error not shown:\n%s", f)
 	}
-	h.store.recordErr = nil
+	h.store.moveErr = nil
 	h.press("up", "down")
 	if strings.Contains(h.frame(), "disk full") {
 		t.Fatal("error still shown after a saved move")
@@ -426,7 +431,7 @@ func TestRecordFailureShowsStoredBoard(t *testing.T) {
 
 func TestLoadFailure(t *testing.T) {
 	st := newFakeStore()
-	st.resumeErr = errors.New("no database")
+	st.openErr = errors.New("no database")
 	h := newHarness(t, Options{Store: st}, 80, 24)
 	if f := h.frame(); !strings.Contains(f, "no database") {
 		t.Fatalf("load error not shown:\n%s", f)
@@ -546,6 +551,15 @@ func TestHint(t *testing.T) {
 	h.send(stale)
 	if strings.Contains(h.frame(), "Hint:") {
 		t.Fatal("stale hint shown")
+	}
+	// Each game is marked once: another size's game is another game.
+	h.press("5", "i")
+	if h.store.count("assisted 5") != 1 {
+		t.Fatal("the 5×5 game was not marked assisted")
+	}
+	h.press("4", "i")
+	if h.store.count("assisted 4") != 1 {
+		t.Fatal("the 4×4 game was marked twice")
 	}
 	hinter.err = errors.New("AI busy")
 	h.press("i")

@@ -10,33 +10,47 @@ import (
 	"github.com/ssh2048/ssh2048/engine"
 )
 
-// ErrTakenOver is returned by a Store when a newer session of the same
-// player has taken the game over; the TUI then says so and ends.
+// ErrTakenOver is returned by a Game's Move or MarkAssisted when a newer
+// session of the same player has taken the game over; the TUI then says so
+// and ends. A Store's own sentinel should be this one (or wrap it), so that
+// errors.Is finds it.
 var ErrTakenOver = errors.New("game taken over by a newer session")
 
 // Store is what the game screen needs from storage, for one player and
-// every board size. The server adapts db to it; guests get NewGuestStore.
-//
-// All methods but Standings are called from the session's Update loop, one
-// at a time and in the order of the player's keys. Standings runs in a
-// tea.Cmd and may overlap them.
+// every board size. The server adapts its per-session games to it; guests
+// and tests can use NewGuestStore.
 type Store interface {
-	// Resume returns the game in progress for that size, or a fresh one.
-	Resume(ctx context.Context, size int) (*engine.Game, error)
-	// NewGame ends the current game of that size (its score still counts)
-	// and starts another.
-	NewGame(ctx context.Context, size int) (*engine.Game, error)
-	// Record stores a move that changed g (g already has it applied) and
-	// returns once it is durable.
-	Record(ctx context.Context, size int, d engine.Direction, g *engine.Game) error
-	// MarkAssisted flags the current game of that size as one the AI
-	// touched (a hint shown or a move played). Called at most once a game.
-	MarkAssisted(ctx context.Context, size int, g *engine.Game) error
-	// End records that g is over.
-	End(ctx context.Context, size int, g *engine.Game) error
+	// Open returns the player's unfinished game of that size, or a new one
+	// when fresh is set (the current game then ends; its score still
+	// counts) or there is none.
+	Open(ctx context.Context, size int, fresh bool) (Game, error)
 	// Standings returns the top limit rows of the leaderboard for that size
-	// and the player's own row (nil if none), ranks included.
+	// and the player's own row (nil if none), ranks included. It runs in a
+	// tea.Cmd, so it may overlap calls on a Game.
 	Standings(ctx context.Context, size, limit int) (top []Standing, me *Standing, err error)
+}
+
+// Game is one open game that saves itself move by move; the server's
+// *Play is one. The TUI calls it from its Update loop only, one call at a
+// time, in the order of the player's keys.
+type Game interface {
+	Board() engine.Board
+	Size() int
+	Score() int
+	Moves() int
+	Won() bool
+	Over() bool
+	// Move plays d and returns once the move is durable; a move that
+	// changes nothing is not stored, and a move that ends the game also
+	// records the end. On an error other than ErrTakenOver the game in
+	// memory may be ahead of the store: the TUI closes it and opens the
+	// stored one again.
+	Move(ctx context.Context, d engine.Direction) (engine.Result, error)
+	// MarkAssisted records that the AI hinted or played in this game.
+	// The TUI calls it at most once per game per session.
+	MarkAssisted(ctx context.Context) error
+	// Close gives the game up; it stays stored, ready to resume.
+	Close()
 }
 
 // Standing is one row of a leaderboard.
@@ -44,7 +58,7 @@ type Standing struct {
 	Rank    int    // 1 is best
 	Player  string // display name
 	Score   int    // best score for the size
-	MaxTile int    // largest tile reached in that game
+	MaxTile int    // largest tile of that game
 }
 
 // Hinter suggests a move for a board. It is optional: without one the AI
@@ -67,14 +81,14 @@ type TakenOverMsg struct{}
 // is already saved.
 type ShutdownMsg struct{}
 
-// GuestStore keeps a guest's games in memory for the session and records
+// GuestStore keeps a guest's games in memory for the session and saves
 // nothing. The leaderboard, if given, is shown read-only.
 type GuestStore struct {
 	board Leaderboard
 	seed  func() uint64
 
 	mu    sync.Mutex
-	games map[int]*engine.Game
+	games map[int]*memGame
 }
 
 // NewGuestStore returns a Store for a guest. board may be nil (an empty
@@ -83,41 +97,24 @@ func NewGuestStore(board Leaderboard, seed func() uint64) *GuestStore {
 	if seed == nil {
 		seed = rand.Uint64
 	}
-	return &GuestStore{board: board, seed: seed, games: map[int]*engine.Game{}}
+	return &GuestStore{board: board, seed: seed, games: map[int]*memGame{}}
 }
 
-// Resume returns the guest's game of that size from this session, or a
+// Open returns the guest's game of that size from this session, or a
 // fresh one.
-func (s *GuestStore) Resume(ctx context.Context, size int) (*engine.Game, error) {
+func (s *GuestStore) Open(_ context.Context, size int, fresh bool) (Game, error) {
 	s.mu.Lock()
-	g := s.games[size]
-	s.mu.Unlock()
-	if g != nil {
+	defer s.mu.Unlock()
+	if g := s.games[size]; g != nil && !fresh {
 		return g, nil
 	}
-	return s.NewGame(ctx, size)
-}
-
-// NewGame starts a fresh game of that size.
-func (s *GuestStore) NewGame(_ context.Context, size int) (*engine.Game, error) {
 	g, err := engine.NewGame(size, s.seed())
 	if err != nil {
 		return nil, fmt.Errorf("guest game %d×%d: %w", size, size, err)
 	}
-	s.mu.Lock()
-	s.games[size] = g
-	s.mu.Unlock()
-	return g, nil
+	s.games[size] = &memGame{g}
+	return s.games[size], nil
 }
-
-// Record does nothing: guests' moves are not stored.
-func (*GuestStore) Record(context.Context, int, engine.Direction, *engine.Game) error { return nil }
-
-// MarkAssisted does nothing.
-func (*GuestStore) MarkAssisted(context.Context, int, *engine.Game) error { return nil }
-
-// End does nothing.
-func (*GuestStore) End(context.Context, int, *engine.Game) error { return nil }
 
 // Standings returns the public leaderboard, never with a row for the guest.
 func (s *GuestStore) Standings(ctx context.Context, size, limit int) ([]Standing, *Standing, error) {
@@ -127,3 +124,13 @@ func (s *GuestStore) Standings(ctx context.Context, size, limit int) ([]Standing
 	top, _, err := s.board.Standings(ctx, size, limit)
 	return top, nil, err
 }
+
+// memGame is a game that lives in memory only.
+type memGame struct{ *engine.Game }
+
+func (g *memGame) Move(_ context.Context, d engine.Direction) (engine.Result, error) {
+	return g.Game.Move(d), nil
+}
+
+func (*memGame) MarkAssisted(context.Context) error { return nil }
+func (*memGame) Close()                             {}

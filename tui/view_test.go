@@ -36,25 +36,21 @@ func TestGoldenFrames(t *testing.T) {
 		size          int
 		width, height int
 		opts          Options
+		prepare       func(st *fakeStore) // before the session starts
 		setup         func(h *harness)
 	}{
 		{name: "game-4x4-80x24", size: 4, width: 80, height: 24, setup: func(h *harness) { h.press("left", "up", "right", "down") }},
 		{name: "game-4x4-120x40", size: 4, width: 120, height: 40, setup: func(h *harness) { h.press("left", "up") }},
 		{name: "game-4x4-40x20", size: 4, width: 40, height: 20},
-		{name: "game-8x8-80x24", size: 8, width: 80, height: 24, setup: func(h *harness) {
-			h.store.put(h.t, 8, 3, repeat([]engine.Direction{engine.Left, engine.Up, engine.Right, engine.Down}, 100))
-			h.press("8")
+		{name: "game-8x8-80x24", size: 8, width: 80, height: 24, prepare: func(st *fakeStore) {
+			st.put(8, 3, repeat([]engine.Direction{engine.Left, engine.Up, engine.Right, engine.Down}, 100))
 		}},
 		{name: "game-3x3-20x6-too-small", size: 3, width: 20, height: 6},
-		{name: "game-4x4-late", size: 4, width: 80, height: 24, setup: func(h *harness) {
-			h.store.put(h.t, 4, 11, win4[:900])
-			h.press("5", "4")
-		}},
-		{name: "won-4x4", size: 4, width: 80, height: 24, setup: func(h *harness) {
-			h.store.put(h.t, 4, 11, win4[:len(win4)-1])
-			h.press("5", "4")
-			h.press(win4[len(win4)-1].String())
-		}},
+		{name: "game-4x4-late", size: 4, width: 80, height: 24, prepare: func(st *fakeStore) { st.put(4, 11, win4[:900]) }},
+		{name: "won-4x4", size: 4, width: 80, height: 24,
+			prepare: func(st *fakeStore) { st.put(4, 11, win4[:len(win4)-1]) },
+			setup:   func(h *harness) { h.press(win4[len(win4)-1].String()) },
+		},
 		{name: "over-3x3", size: 3, width: 80, height: 24, setup: func(h *harness) {
 			h.store.top, h.store.me = standings(12, 12)
 			playUntilOver(h)
@@ -75,6 +71,11 @@ func TestGoldenFrames(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			opts := tt.opts
 			opts.Size = tt.size
+			if tt.prepare != nil {
+				st := newFakeStore()
+				tt.prepare(st)
+				opts.Store = st
+			}
 			h := newHarness(t, opts, tt.width, tt.height)
 			if tt.setup != nil {
 				tt.setup(h)
