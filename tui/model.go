@@ -219,8 +219,14 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case tea.ColorProfileMsg:
 		m.setProfile(msg.Profile)
 	case TakenOverMsg:
+		if msg.Text != "" {
+			return m.end(msg.Text)
+		}
 		return m.takenOver()
 	case ShutdownMsg:
+		if msg.Text != "" {
+			return m.end(msg.Text)
+		}
 		return m.end("The server is restarting. Your game is saved; reconnect in a moment to carry on.")
 	case standingsMsg:
 		if msg.size == m.size {

@@ -384,6 +384,7 @@ func TestSessionEndMessages(t *testing.T) {
 	}{
 		{"taken over", TakenOverMsg{}, "newer session"},
 		{"shutdown", ShutdownMsg{}, "restarting"},
+		{"server's own text", ShutdownMsg{Text: "ssh2048 is updating; back in a minute."}, "updating"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			h := newHarness(t, Options{}, 80, 24)

@@ -74,12 +74,13 @@ type Leaderboard interface {
 }
 
 // TakenOverMsg ends a session whose game a newer session of the same
-// player took over. The server sends it with Program.Send.
-type TakenOverMsg struct{}
+// player took over. The server sends it with Program.Send. Text, if set,
+// replaces the default last line.
+type TakenOverMsg struct{ Text string }
 
 // ShutdownMsg ends a session because the server is restarting; the game
-// is already saved.
-type ShutdownMsg struct{}
+// is already saved. Text, if set, replaces the default last line.
+type ShutdownMsg struct{ Text string }
 
 // GuestStore keeps a guest's games in memory for the session and saves
 // nothing. The leaderboard, if given, is shown read-only.
