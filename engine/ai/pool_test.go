@@ -3,6 +3,7 @@ package ai
 import (
 	"context"
 	"errors"
+	"runtime"
 	"slices"
 	"sync"
 	"testing"
@@ -177,4 +178,58 @@ func BenchmarkHintUnderAutoplayLoad(b *testing.B) {
 	b.ReportMetric(float64(lat[len(lat)/2])/1e6, "p50-ms")
 	b.ReportMetric(float64(lat[(len(lat)*99+99)/100-1])/1e6, "p99-ms")
 	b.ReportMetric(float64(lat[len(lat)-1])/1e6, "max-ms")
+}
+
+func TestPoolWorkersNeverExceedCores(t *testing.T) {
+	for _, n := range []int{-1, 0, 1, runtime.NumCPU(), 1000} {
+		p := newTestPool(t, n)
+		want := runtime.NumCPU()
+		if n == 1 {
+			want = 1
+		}
+		if got := len(p.workers); got != want {
+			t.Errorf("NewPool(%d): %d workers, want %d", n, got, want)
+		}
+	}
+}
+
+// TestHintPreemptsAutoplay gives the only worker an autoplay search with no
+// time bound and a depth that takes it seconds to reach, then asks for a hint:
+// the autoplay search must be cut short, and still answer with a legal move.
+func TestHintPreemptsAutoplay(t *testing.T) {
+	p := newTestPool(t, 1, WithBudget(Budget{MaxDepth: 30}))
+	board := mustParse(t, "2 4 8 16/4 8 16 32/0 2 0 4/0 0 2 0")
+	type outcome struct {
+		dir engine.Direction
+		err error
+	}
+	done := make(chan outcome, 1)
+	autoCtx, stopAuto := context.WithCancel(context.Background())
+	t.Cleanup(stopAuto) // runs before the pool's Close: lets the worker go
+	go func() {
+		d, err := p.Suggest(autoCtx, board, Autoplay)
+		done <- outcome{d, err}
+	}()
+	for busy := false; !busy; {
+		time.Sleep(time.Millisecond)
+		p.mu.Lock()
+		busy = p.workers[0].busy
+		p.mu.Unlock()
+	}
+	// The hint's own search is as unbounded; its context ends it.
+	hintCtx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	go p.Suggest(hintCtx, board, Hint) //nolint:errcheck // only its arrival matters here
+
+	select {
+	case auto := <-done:
+		if auto.err != nil {
+			t.Fatalf("autoplay: %v", auto.err)
+		}
+		if _, moved := board.Move(auto.dir); !moved {
+			t.Errorf("preempted autoplay suggested %v, which does not move", auto.dir)
+		}
+	case <-time.After(1500 * time.Millisecond): // uncut, it runs for seconds
+		t.Fatal("the autoplay search was not cut short by a waiting hint")
+	}
 }
