@@ -76,6 +76,7 @@ type Model struct {
 	help    help.Model
 	styles  Styles
 	profile colorprofile.Profile
+	light   bool // the terminal answered that its background is light
 	cache   *boardCache
 	inks    struct{ title, label, value, gain ink }
 	// shortHelp is the help line, kept until the width or profile changes.
@@ -149,7 +150,7 @@ func New(opts Options) *Model {
 
 func (m *Model) setProfile(p colorprofile.Profile) {
 	m.profile = p
-	m.styles = DefaultStyles(p)
+	m.styles = DefaultStyles(p, !m.light)
 	m.help.Styles = m.styles.Help
 	m.inks.title, m.inks.label = inkOf(m.styles.Title), inkOf(m.styles.Label)
 	m.inks.value, m.inks.gain = inkOf(m.styles.Value), inkOf(m.styles.Gain)
@@ -157,10 +158,10 @@ func (m *Model) setProfile(p colorprofile.Profile) {
 	m.shortHelp = line{}
 }
 
-// Init loads the game. Loading is done in Update (see load) so that no key
-// can reach a game that is not there yet; Init only asks for a first
-// message if none is coming, which under Bubble Tea never happens.
-func (m *Model) Init() tea.Cmd { return nil }
+// Init asks the terminal for its background colour, to pick the text
+// colours. The game is loaded by the first Update (see load), so that no
+// key can reach a game that is not there yet.
+func (m *Model) Init() tea.Cmd { return tea.RequestBackgroundColor }
 
 // load opens the game for the current size, once, before the first
 // message is handled. It is synchronous for the same reason moves are: the
@@ -218,6 +219,9 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		m.shortHelp = line{}
 	case tea.ColorProfileMsg:
 		m.setProfile(msg.Profile)
+	case tea.BackgroundColorMsg:
+		m.light = !msg.IsDark()
+		m.setProfile(m.profile)
 	case TakenOverMsg:
 		if msg.Text != "" {
 			return m.end(msg.Text)

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"errors"
+	"image/color"
 	"slices"
 	"strconv"
 	"strings"
@@ -501,7 +502,7 @@ func TestColourProfiles(t *testing.T) {
 // from an empty cell.
 func TestTilesDistinctWithoutColour(t *testing.T) {
 	for _, tr := range tiers {
-		s := DefaultStyles(colorprofile.ASCII)
+		s := DefaultStyles(colorprofile.ASCII, true)
 		c := newBoardCache(&s, tr, 4)
 		seen := map[string]uint8{}
 		for exp := uint8(0); exp <= 20; exp++ {
@@ -642,5 +643,18 @@ func TestGuest(t *testing.T) {
 	h.press("q")
 	if !strings.Contains(h.m.View().Content, "SSH key") {
 		t.Fatalf("guest goodbye: %q", h.m.View().Content)
+	}
+}
+
+// The text around the board follows the terminal's background.
+func TestLightBackground(t *testing.T) {
+	h := newHarness(t, Options{Profile: colorprofile.TrueColor}, 80, 24)
+	gold := "38;2;237;194;46m2048" // the title on a dark background
+	if !strings.Contains(h.m.View().Content, gold) {
+		t.Fatalf("dark: title not gold: %q", h.m.View().Content)
+	}
+	h.send(tea.BackgroundColorMsg{Color: color.White})
+	if c := h.m.View().Content; strings.Contains(c, gold) || !strings.Contains(c, "38;2;119;110;101m2048") {
+		t.Fatalf("light: title not brown: %q", c)
 	}
 }

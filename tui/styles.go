@@ -9,7 +9,8 @@ import (
 )
 
 // Styles is every colour and text attribute the TUI uses, in one place.
-// Build it with DefaultStyles for a session's colour profile.
+// Build it with DefaultStyles for a session's colour profile and
+// terminal background.
 type Styles struct {
 	// Colour is false when the profile shows no colour (Ascii, NoTTY): tiles
 	// are then drawn with boxes and brackets instead of backgrounds.
@@ -64,9 +65,13 @@ const (
 
 // DefaultStyles returns the styles for a colour profile: the original
 // palette in true colour and 256 colours, hand-picked ANSI colours in 16,
-// and text attributes only (bold, reverse) when there is no colour.
-func DefaultStyles(p colorprofile.Profile) Styles {
+// and text attributes only (bold, reverse) when there is no colour. The
+// board brings its own background; the text around it follows the
+// terminal's: the original page's brown on light backgrounds, the 2048
+// tile's gold on dark ones.
+func DefaultStyles(p colorprofile.Profile, darkBackground bool) Styles {
 	pick := lipgloss.Complete(p)
+	ld := lipgloss.LightDark(darkBackground)
 	// hex is a colour for the header and dialogs, where the nearest 256
 	// colour is close enough.
 	hex := func(h string, c16 color.Color) color.Color {
@@ -95,12 +100,12 @@ func DefaultStyles(p colorprofile.Profile) Styles {
 	s.Dialog = lipgloss.NewStyle().Border(lipgloss.RoundedBorder()).Padding(0, 2)
 	if s.Colour {
 		s.Board = s.Board.Background(pick(lipgloss.BrightBlack, lipgloss.Color("248"), lipgloss.Color(boardHex)))
-		s.Title = s.Title.Foreground(hex(titleHex, lipgloss.BrightYellow))
-		s.Label = s.Label.Foreground(hex("#a39489", lipgloss.White))
+		s.Title = s.Title.Foreground(ld(hex("#776e65", lipgloss.Black), hex(titleHex, lipgloss.BrightYellow)))
+		s.Label = s.Label.Foreground(ld(hex("#8f7a66", lipgloss.BrightBlack), hex("#a39489", lipgloss.White)))
 		s.Gain = s.Gain.Foreground(hex(gainHex, lipgloss.BrightRed))
 		s.Error = s.Error.Foreground(hex("#f65e3b", lipgloss.BrightRed))
 		s.Me = s.Me.Foreground(hex(gainHex, lipgloss.BrightRed))
-		s.Dialog = s.Dialog.BorderForeground(hex(titleHex, lipgloss.BrightYellow))
+		s.Dialog = s.Dialog.BorderForeground(ld(hex("#8f7a66", lipgloss.BrightBlack), hex(titleHex, lipgloss.BrightYellow)))
 	}
 	s.Help = help.Styles{
 		ShortKey:       lipgloss.NewStyle().Bold(true),
