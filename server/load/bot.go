@@ -76,6 +76,8 @@ func (s *session) playBot(ctx context.Context, client *gossh.Client, stop <-chan
 	s.firstBytes = first.bytes
 	s.firstMoves, s.lastMoves = first.Moves, first.Moves
 	s.gameOver = first.Over
+	s.playing = time.Now()
+	defer func() { s.played = time.Since(s.playing) }()
 
 	if s.cfg.Rate == 0 {
 		if err := s.idleBot(ctx, lines, stop); err != nil {

@@ -25,7 +25,8 @@ func checkClean(t *testing.T, rep *Report, sessions int) {
 	if rep.Handshakes.P50MS <= 0 || rep.Handshakes.P99MS < rep.Handshakes.P50MS || rep.Handshakes.PerSecond <= 0 {
 		t.Fatalf("handshake figures not sane: %+v", rep.Handshakes)
 	}
-	if rep.Keys.Sent == 0 || rep.Keys.Answered == 0 || rep.Keys.Answered > rep.Keys.Sent {
+	if rep.Keys.Sent == 0 || rep.Keys.Answered == 0 || rep.Keys.Answered > rep.Keys.Sent ||
+		rep.Keys.RatePerSession <= 0 || rep.Keys.PerSecond < rep.Keys.MovesPerSecond || rep.Keys.MovesPerSecond <= 0 {
 		t.Fatalf("keys %+v", rep.Keys)
 	}
 	l := rep.Latency

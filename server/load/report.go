@@ -59,6 +59,15 @@ type KeyStats struct {
 	// (inferred, see NoFrame).
 	Moved      int   `json:"moved"`
 	StrayBytes int64 `json:"stray_bytes"` // tui: output that came with no key waiting
+	// RatePerSession is the keys a session sent per second of play, on
+	// average: below the rate asked when answers are slow (keys are sent
+	// closed-loop) or, in tui mode, when keys without a frame wait out
+	// the frame timeout.
+	RatePerSession float64 `json:"rate_per_session"`
+	// PerSecond and MovesPerSecond are the whole run's keys and moves
+	// (answered keys in tui mode) per second of play.
+	PerSecond      float64 `json:"per_second"`
+	MovesPerSecond float64 `json:"moves_per_second"`
 }
 
 // Percentiles summarise latencies.
@@ -107,6 +116,8 @@ func newReport(cfg *Config, sessions []*session, ramp, play time.Duration) *Repo
 	}
 	var handshakes, latencies []time.Duration
 	var frames []int
+	var played time.Duration // session-seconds of play
+	playing := 0             // sessions that played
 	firstTotal, firstCount := 0, 0
 	for _, s := range sessions {
 		if s.connected {
@@ -118,6 +129,10 @@ func newReport(cfg *Config, sessions []*session, ramp, play time.Duration) *Repo
 			r.Handshakes.Failed++
 		}
 		r.Keys.Sent += s.keys
+		if s.played > 0 {
+			played += s.played
+			playing++
+		}
 		r.Keys.Answered += s.answered
 		r.Keys.StrayBytes += s.strayBytes
 		if cfg.Mode == ModeBot {
@@ -144,6 +159,14 @@ func newReport(cfg *Config, sessions []*session, ramp, play time.Duration) *Repo
 			r.ErrorSamples = append(r.ErrorSamples, s.name+": "+s.err.Error())
 		}
 		r.Errors[kind]++
+	}
+	if played > 0 {
+		// Mean play time per session: the span over which the sessions
+		// played together.
+		span := played.Seconds() / float64(playing)
+		r.Keys.RatePerSession = float64(r.Keys.Sent) / played.Seconds()
+		r.Keys.PerSecond = float64(r.Keys.Sent) / span
+		r.Keys.MovesPerSecond = float64(r.Keys.Moved) / span
 	}
 	r.Handshakes.Concurrency = cfg.Handshakes
 	if ramp > 0 {
@@ -210,6 +233,8 @@ func (r *Report) WriteText(w io.Writer) error {
 	f("  handshakes   %d ok, %d failed in %.0f ms: %.1f/s at concurrency %d; p50 %.2f ms, p99 %.2f ms, max %.2f ms\n",
 		r.Handshakes.OK, r.Handshakes.Failed, r.RampMS, r.Handshakes.PerSecond, r.Handshakes.Concurrency,
 		r.Handshakes.P50MS, r.Handshakes.P99MS, r.Handshakes.MaxMS)
+	f("  %-12s %.2f/s per session (asked %g), %.1f/s in all, %.1f moves/s\n",
+		"rate", r.Keys.RatePerSession, r.Rate, r.Keys.PerSecond, r.Keys.MovesPerSecond)
 	if r.Mode == ModeBot {
 		f("  %-12s %d sent, %d replied, %d moved the board\n", unit, r.Keys.Sent, r.Keys.Answered, r.Keys.Moved)
 	} else {

@@ -59,6 +59,8 @@ type session struct {
 	frameBytes []int           // per answered key
 	strayBytes int64           // tui: bytes that arrived with no key waiting
 	firstBytes int             // size of the first frame or state line
+	playing    time.Time       // when the first frame or state line was in
+	played     time.Duration   // from then until the last key's answer
 
 	// bot: the moves counter of the first and last state lines.
 	firstMoves, lastMoves int

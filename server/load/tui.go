@@ -86,6 +86,8 @@ func (s *session) playTUI(ctx context.Context, client *gossh.Client, stop <-chan
 	if err := s.firstFrame(ctx, chunks); err != nil {
 		return err
 	}
+	s.playing = time.Now()
+	defer func() { s.played = time.Since(s.playing) }()
 
 	if s.cfg.Rate == 0 {
 		_, err := s.drainUntil(ctx, chunks, time.Now().Add(MaxDuration), stop, -1)
