@@ -110,6 +110,8 @@ type Model struct {
 	final string // set when the session ends: the last line it prints
 }
 
+var _ tea.Model = (*Model)(nil)
+
 // New returns the model for one session.
 func New(opts Options) *Model {
 	if opts.Size == 0 {
