@@ -64,8 +64,8 @@ func (s *Searcher) genericChance(b *engine.Board, cprob float64, depth int) floa
 		return s.genericHeuristic(b)
 	}
 	s.nodes++
-	if s.nodes&timeCheckMask == 0 {
-		s.checkTime()
+	if s.nodes&timeCheckMask == 0 && s.expired() {
+		s.aborted = true
 	}
 	if s.aborted {
 		return 0

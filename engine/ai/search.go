@@ -120,22 +120,18 @@ func useBitboard(board engine.Board) (Bitboard, bool) {
 	return bb, top < 2
 }
 
-// checkTime sets s.aborted once the deadline has passed or the context is
-// done. The search calls it every so many nodes (reading the clock at every
-// node would cost more than the node) and before each level. It also yields
-// the processor: a search is the one long-running computation in the server,
-// and a player's keystroke waiting behind it should wait a fraction of a
-// millisecond, not the scheduler's 10 ms time slice.
-func (s *Searcher) checkTime() {
+// expired reports whether the deadline has passed, the context is done or
+// the pool asked the search to stop. The search asks every so many nodes
+// (reading the clock at every node would cost more than the node) and
+// before each level. It also yields the processor: a search is the one
+// long-running computation in the server, and a player's keystroke waiting
+// behind it should wait a fraction of a millisecond, not the scheduler's
+// 10 ms time slice.
+func (s *Searcher) expired() bool {
 	runtime.Gosched()
-	s.aborted = false
-	if s.timed && !time.Now().Before(s.deadline) {
-		s.aborted = true
-		return
-	}
-	if s.ctx.Err() != nil || (s.stop != nil && s.stop.Load()) {
-		s.aborted = true
-	}
+	return (s.timed && !time.Now().Before(s.deadline)) ||
+		s.ctx.Err() != nil ||
+		(s.stop != nil && s.stop.Load())
 }
 
 const timeCheckMask = 255 // check the clock every 256 chance nodes
@@ -148,10 +144,8 @@ func (s *Searcher) deepen(maxDepth int, level func(depth int) (engine.Direction,
 	var res Result
 	var prev time.Duration
 	for depth := 0; depth <= maxDepth; depth++ {
-		if depth > 0 {
-			if s.checkTime(); s.aborted {
-				break
-			}
+		if depth > 0 && s.expired() {
+			break
 		}
 		began := time.Now()
 		dir, ok := level(depth)
@@ -224,8 +218,8 @@ func (s *Searcher) chance(b uint64, cprob float32, depth int) float32 {
 		return v
 	}
 	s.nodes++
-	if s.nodes&timeCheckMask == 0 {
-		s.checkTime()
+	if s.nodes&timeCheckMask == 0 && s.expired() {
+		s.aborted = true
 	}
 	if s.aborted {
 		return 0
