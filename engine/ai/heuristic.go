@@ -3,6 +3,8 @@ package ai
 import (
 	"math"
 	"sync"
+
+	"github.com/ssh2048/ssh2048/engine"
 )
 
 // The heuristic is nneonneo/2048-ai's, scored line by line (every row and
@@ -13,23 +15,19 @@ import (
 // tiles around is closer to filling up). Every line starts from
 // lostPenalty, so any live board outscores a dead one, which scores 0.
 const (
-	lostPenalty          = 200000.0
-	monotonicityPower    = 4.0
-	monotonicityWeight   = 47.0
-	sumPower             = 3.5
-	sumWeight            = 11.0
-	mergesWeight         = 700.0
-	emptyWeight          = 270.0
-	maxHeuristicExp      = 62 // engine.MaxExponent; powers are tabled up to it
-	cprobThreshold       = 1e-4
-	spawnTwoProbability  = 0.9
-	spawnFourProbability = 0.1
+	lostPenalty        = 200000.0
+	monotonicityPower  = 4.0
+	monotonicityWeight = 47.0
+	sumPower           = 3.5
+	sumWeight          = 11.0
+	mergesWeight       = 700.0
+	emptyWeight        = 270.0
 )
 
 // powers holds rank^sumPower and rank^monotonicityPower for every exponent,
 // so that the generic heuristic never calls math.Pow in the search.
 type powers struct {
-	sum, mono [maxHeuristicExp + 1]float64
+	sum, mono [engine.MaxExponent + 1]float64
 }
 
 // sharedPowers is built once and only read afterwards (safe to share).

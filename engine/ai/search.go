@@ -15,6 +15,15 @@ import (
 // (the game is over).
 var ErrNoMoves = errors.New("no move changes the board")
 
+const (
+	// cprobThreshold ends a branch whose probability of ever being played
+	// falls below it: rare branches are scored by the heuristic instead.
+	cprobThreshold = 1e-4
+	// A spawned tile is a 2 nine times in ten, else a 4 (as in the engine).
+	spawnTwoProbability  = 0.9
+	spawnFourProbability = 0.1
+)
+
 // Budget bounds one search.
 type Budget struct {
 	// Time bounds the wall-clock time of a search; 0 means no time bound.
