@@ -63,7 +63,7 @@ func (s *boardTap) get() engine.Board {
 // bytes the renderer wrote for the frame: Bubble Tea draws on a ticker, so
 // the wait is up to one frame interval, and it writes only what changed.
 func BenchmarkKeystrokeToFrame(b *testing.B) {
-	for _, fps := range []int{60, 120} {
+	for _, fps := range []int{30, 60, 120} {
 		b.Run(fmt.Sprintf("fps=%d", fps), func(b *testing.B) {
 			tap := &boardTap{GuestStore: NewGuestStore(nil, func() uint64 { return 1 })}
 			in, typing := io.Pipe()
@@ -141,7 +141,7 @@ func waitGrowth(b *testing.B, out *syncBuffer, from int, limit time.Duration) {
 // time per session per second of wall time.
 func BenchmarkIdleSession(b *testing.B) {
 	const sessions = 50
-	for _, fps := range []int{60, 120} {
+	for _, fps := range []int{30, 60, 120} {
 		b.Run(fmt.Sprintf("fps=%d", fps), func(b *testing.B) {
 			ctx, cancel := context.WithCancel(context.Background())
 			var wg sync.WaitGroup
