@@ -201,7 +201,6 @@ type gameRow struct {
 	kind     Kind
 	moves    int
 	score    int
-	ended    bool
 }
 
 // liveGame reads game id for a write, failing with ErrNotFound or, if it
@@ -215,8 +214,8 @@ func liveGame(ctx context.Context, tx *sql.Tx, id int64) (gameRow, error) {
 	if errors.Is(err, sql.ErrNoRows) {
 		return r, reject(ErrNotFound)
 	}
-	r.kind, r.ended = Kind(kind), ended.Valid
-	if err == nil && r.ended {
+	r.kind = Kind(kind)
+	if err == nil && ended.Valid {
 		err = reject(ErrGameEnded)
 	}
 	return r, err
@@ -246,19 +245,22 @@ func (s *Store) AppendMove(ctx context.Context, gameID int64, seq int, d engine.
 		return fmt.Errorf("append move %d to game %d: %w", seq, gameID, err)
 	}
 	err := s.w.do(ctx, func(tx *sql.Tx, now int64) error {
-		g, err := liveGame(ctx, tx, gameID)
-		switch {
-		case err != nil:
-			return err
-		case g.moves != seq:
-			return reject(fmt.Errorf("%w: stored game has %d moves", ErrConflict, g.moves))
-		case st.Score < g.score:
-			return reject(fmt.Errorf("%w: score went down from %d to %d", ErrInvalid, g.score, st.Score))
-		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO moves (game_id, seq, dir) VALUES (?, ?, ?)`, gameID, seq, uint8(d)); err != nil {
+		// One guarded UPDATE does the checks and the snapshot; the
+		// games_offer_best trigger keeps the player's best. Only when it
+		// matches nothing do we look at why.
+		res, err := tx.ExecContext(ctx, updateSnapshot+`
+			WHERE id = ?1 AND ended_at IS NULL AND moves = ?8 AND score <= ?2`,
+			gameID, st.Score, st.MaxTile, st.Moves, st.Won, st.Board, now, seq)
+		if err != nil {
 			return err
 		}
-		return saveState(ctx, tx, gameID, g, st, now, false)
+		if n, err := res.RowsAffected(); err != nil {
+			return err
+		} else if n == 0 {
+			return whyRefused(ctx, tx, gameID, seq, st)
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO moves (game_id, seq, dir) VALUES (?, ?, ?)`, gameID, seq, uint8(d))
+		return err
 	})
 	if err != nil {
 		return fmt.Errorf("append move %d to game %d: %w", seq, gameID, err)
@@ -266,29 +268,32 @@ func (s *Store) AppendMove(ctx context.Context, gameID int64, seq int, d engine.
 	return nil
 }
 
-// saveState writes st as game id's snapshot (ending it if end is set) and
-// keeps the player's best up to date.
-func saveState(ctx context.Context, tx *sql.Tx, id int64, g gameRow, st MoveState, now int64, end bool) error {
-	var reached int64
-	err := tx.QueryRowContext(ctx, `
-		UPDATE games
-		SET score = ?2, max_tile = ?3, moves = ?4, won = ?5, board = ?6, updated_at = ?7,
-		    reached_at = CASE WHEN score = ?2 THEN reached_at ELSE ?7 END,
-		    ended_at = CASE WHEN ?8 THEN ?7 ELSE ended_at END
-		WHERE id = ?1
-		RETURNING reached_at`,
-		id, st.Score, st.MaxTile, st.Moves, st.Won, st.Board, now, end).Scan(&reached)
-	if err != nil {
+// updateSnapshot writes a MoveState (?2..?6) at time ?7 into a game; the
+// caller adds the WHERE clause.
+const updateSnapshot = `
+	UPDATE games
+	SET score = ?2, max_tile = ?3, moves = ?4, won = ?5, board = ?6, updated_at = ?7,
+	    reached_at = CASE WHEN score = ?2 THEN reached_at ELSE ?7 END`
+
+// whyRefused explains a guarded update of game id that matched no row,
+// as a rejection: the game is missing or ended, or the stored move count
+// is not count, or the score would go down.
+func whyRefused(ctx context.Context, tx *sql.Tx, id int64, count int, st MoveState) error {
+	g, err := liveGame(ctx, tx, id)
+	switch {
+	case err != nil:
 		return err
+	case g.moves != count:
+		return reject(fmt.Errorf("%w: stored game has %d moves, not %d", ErrConflict, g.moves, count))
+	case st.Score < g.score:
+		return reject(fmt.Errorf("%w: score would go down from %d to %d", ErrInvalid, g.score, st.Score))
 	}
-	if st.Moves == 0 {
-		return nil // an untouched game is on no leaderboard
-	}
-	return offerBest(ctx, tx, g.playerID, g.size, g.kind, id, st.Score, reached)
+	return fmt.Errorf("update of game %d matched nothing for no known reason", id)
 }
 
 // offerBest makes game the player's best for (size, kind) if it beats the
-// current best: a higher score, or the same score reached earlier.
+// current best: a higher score, or the same score reached earlier. It is
+// the games_offer_best trigger's rule, for a game that changes kind.
 func offerBest(ctx context.Context, tx *sql.Tx, playerID int64, size int, kind Kind, game int64, score int, reached int64) error {
 	_, err := tx.ExecContext(ctx, `
 		INSERT INTO player_bests (player_id, size, kind, game_id, score, reached_at)
@@ -309,14 +314,18 @@ func (s *Store) EndGame(ctx context.Context, gameID int64, st MoveState) error {
 		return fmt.Errorf("end game %d: %w", gameID, err)
 	}
 	err := s.w.do(ctx, func(tx *sql.Tx, now int64) error {
-		g, err := liveGame(ctx, tx, gameID)
-		switch {
-		case err != nil:
+		res, err := tx.ExecContext(ctx, updateSnapshot+`, ended_at = ?7
+			WHERE id = ?1 AND ended_at IS NULL AND moves = ?4 AND score <= ?2`,
+			gameID, st.Score, st.MaxTile, st.Moves, st.Won, st.Board, now)
+		if err != nil {
 			return err
-		case g.moves != st.Moves:
-			return reject(fmt.Errorf("%w: stored game has %d moves, state says %d", ErrConflict, g.moves, st.Moves))
 		}
-		return saveState(ctx, tx, gameID, g, st, now, true)
+		if n, err := res.RowsAffected(); err != nil {
+			return err
+		} else if n == 0 {
+			return whyRefused(ctx, tx, gameID, st.Moves, st)
+		}
+		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("end game %d: %w", gameID, err)
