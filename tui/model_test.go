@@ -401,7 +401,7 @@ func TestSessionEndMessages(t *testing.T) {
 	}
 }
 
-func TestRecordTakenOverEnds(t *testing.T) {
+func TestMoveTakenOverEnds(t *testing.T) {
 	h := newHarness(t, Options{}, 80, 24)
 	h.store.moveErr = ErrTakenOver
 	h.press("left", "up")
@@ -412,7 +412,7 @@ func TestRecordTakenOverEnds(t *testing.T) {
 
 // A move the store could not save is not shown: the board goes back to the
 // stored one and the player is told.
-func TestRecordFailureShowsStoredBoard(t *testing.T) {
+func TestMoveFailureShowsStoredBoard(t *testing.T) {
 	h := newHarness(t, Options{}, 80, 24)
 	h.press("left")
 	stored := h.m.game.Board()
