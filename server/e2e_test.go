@@ -603,14 +603,27 @@ func TestShutdownKeepsGames(t *testing.T) {
 }
 
 func TestIdleTimeout(t *testing.T) {
-	ts := startServer(t, func(c *server.Config) { c.IdleTimeout = 300 * time.Millisecond })
+	// Generous against a loaded CI machine: input every 100 ms must never
+	// be taken for 1 s of silence.
+	ts := startServer(t, func(c *server.Config) { c.IdleTimeout = time.Second })
 	key := newKey(t)
 	b := startBot(t, ts.dial(t, "p", key), "")
-	last := playSome(t, b, b.mustRead(), 3)
+	last := b.mustRead()
+	// A player who keeps sending is never cut off, however long it takes.
+	for i := range 25 {
+		time.Sleep(100 * time.Millisecond)
+		last = play(t, b, last, 1, func(int) (engine.Direction, string) {
+			d := engine.Directions()[i%4]
+			return d, d.String()
+		})
+	}
 	select {
 	case <-b.done: // the connection was dropped for idling
 	case <-time.After(10 * time.Second):
 		t.Fatal("idle connection was not closed")
+	}
+	if !strings.Contains(ts.logs.String(), "idle timeout") {
+		t.Fatal("idle timeout not logged")
 	}
 	b = startBot(t, ts.dial(t, "p", key), "")
 	if st := b.mustRead(); !sameGame(st, last) {

@@ -24,7 +24,7 @@ type Config struct {
 	Store       Store         // required
 	HostKey     gossh.Signer  // required; see LoadOrCreateHostKey
 	Logger      *slog.Logger  // nil: slog.Default()
-	IdleTimeout time.Duration // close a connection after this long without traffic; 0: never
+	IdleTimeout time.Duration // close a connection after this long without input; 0: never
 	TUI         TUIFunc       // the game screen; nil: a placeholder
 }
 
@@ -60,7 +60,6 @@ func New(cfg Config) (*Server, error) {
 	srv, err := wish.NewServer(
 		func(srv *ssh.Server) error { srv.AddHostKey(cfg.HostKey); return nil },
 		wish.WithVersion("ssh2048"),
-		wish.WithIdleTimeout(cfg.IdleTimeout),
 		ssh.PublicKeyAuth(acceptAnyKey),
 		ssh.KeyboardInteractiveAuth(admitGuest),
 		// Middleware runs bottom-up: the last listed wraps all the others
@@ -83,6 +82,14 @@ func New(cfg Config) (*Server, error) {
 	// A client that connects and never finishes the handshake would hold
 	// a connection (and a goroutine) forever.
 	srv.HandshakeTimeout = handshakeTimeout
+	if cfg.IdleTimeout > 0 {
+		srv.ConnCallback = func(_ ssh.Context, c net.Conn) net.Conn {
+			remote := c.RemoteAddr().String()
+			return newIdleConn(c, cfg.IdleTimeout, func() {
+				s.log.Info("idle timeout", "remote", remote, "after", cfg.IdleTimeout)
+			})
+		}
+	}
 	// Every session handler is counted, so Shutdown knows when the
 	// goodbyes are written and the games saved.
 	handler := srv.Handler

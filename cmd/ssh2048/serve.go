@@ -50,7 +50,7 @@ func parseServe(args []string, stderr io.Writer) (serveConfig, int, bool) {
 		fmt.Fprintf(stderr, "ssh2048 serve: $SSH2048_IDLE_TIMEOUT: %v\n", err)
 		return c, 2, false
 	}
-	fs.DurationVar(&c.idleTimeout, "idle-timeout", idle, "close a connection after this long without traffic; 0 never [$SSH2048_IDLE_TIMEOUT]")
+	fs.DurationVar(&c.idleTimeout, "idle-timeout", idle, "close a connection after this long without input from the client; 0 never [$SSH2048_IDLE_TIMEOUT]")
 	fs.StringVar(&c.logFormat, "log-format", env("SSH2048_LOG_FORMAT", "text"), "log format on stderr: text or json [$SSH2048_LOG_FORMAT]")
 	level := env("SSH2048_LOG_LEVEL", "info")
 	if err := c.logLevel.UnmarshalText([]byte(level)); err != nil {
