@@ -2,6 +2,7 @@ package db
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -12,6 +13,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/ssh2048/ssh2048/migrations"
 )
 
 func TestMain(m *testing.M) {
@@ -121,19 +124,23 @@ func buildFixture() error {
 	}
 	fixture.dir = dir
 	ctx := context.Background()
-	s, err := Open(ctx, dir, WithLogger(quiet))
+	// A fixture, not data: no journal, no syncs, a big cache, one
+	// connection; the schema comes from the real migrations. Open turns
+	// the file into a WAL database afterwards.
+	path := filepath.Join(dir, FileName)
+	bulk, err := sql.Open("sqlite3", "file:"+path+"?_journal_mode=OFF&_synchronous=OFF&_cache_size=-524288&_foreign_keys=off")
 	if err != nil {
 		return err
 	}
-	defer s.Close()
-	// A fixture, not data: trade durability for speed on the store's one
-	// write connection (these pragmas reach it, as it is the only one).
-	for _, pragma := range []string{`PRAGMA synchronous = OFF`, `PRAGMA cache_size = -524288`, `PRAGMA temp_store = MEMORY`} {
-		if _, err := s.write.Exec(pragma); err != nil {
-			return err
-		}
+	defer bulk.Close()
+	bulk.SetMaxOpenConns(1)
+	if _, err := bulk.Exec(`PRAGMA temp_store = MEMORY`); err != nil {
+		return err
 	}
-	tx, err := s.write.BeginTx(ctx, nil)
+	if err := migrate(ctx, bulk, path+".migrate-lock", migrations.FS, quiet); err != nil {
+		return err
+	}
+	tx, err := bulk.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
@@ -188,7 +195,7 @@ func buildFixture() error {
 	if err := tx.Commit(); err != nil {
 		return err
 	}
-	rows, err := s.read.Query(`SELECT player_id FROM player_bests WHERE size = 4 AND kind = 'human'`)
+	rows, err := bulk.Query(`SELECT player_id FROM player_bests WHERE size = 4 AND kind = 'human'`)
 	if err != nil {
 		return err
 	}
@@ -201,7 +208,7 @@ func buildFixture() error {
 	}
 	rows.Close()
 	slices.Sort(fixture.ranked)
-	err = s.read.QueryRow(`SELECT player_id FROM player_bests WHERE size = 4 AND kind = 'human' ORDER BY score, reached_at DESC, game_id DESC LIMIT 1`).Scan(&fixture.last)
+	err = bulk.QueryRow(`SELECT player_id FROM player_bests WHERE size = 4 AND kind = 'human' ORDER BY score, reached_at DESC, game_id DESC LIMIT 1`).Scan(&fixture.last)
 	fixture.buildIn = time.Since(start)
 	return err
 }
