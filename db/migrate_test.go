@@ -116,6 +116,10 @@ func TestConnectionSettingsReachEveryConnection(t *testing.T) {
 			t.Errorf("connection %d: foreign_keys=%d busy_timeout=%d synchronous=%d journal_mode=%s", i, fk, busy, sync, mode)
 		}
 	}
+	var autoCheckpoint int
+	if err := wc.QueryRowContext(ctx, `PRAGMA wal_autocheckpoint`).Scan(&autoCheckpoint); err != nil || autoCheckpoint != 0 {
+		t.Errorf("writer wal_autocheckpoint = %d (%v), want 0: checkpoints belong to the background loop", autoCheckpoint, err)
+	}
 	if _, err := conns[0].ExecContext(ctx, `DELETE FROM players`); err == nil {
 		t.Error("a read-pool connection could write")
 	}
