@@ -16,6 +16,7 @@ import (
 	"github.com/ssh2048/ssh2048/db"
 	"github.com/ssh2048/ssh2048/engine"
 	"github.com/ssh2048/ssh2048/server"
+	"github.com/ssh2048/ssh2048/tui"
 	gossh "golang.org/x/crypto/ssh"
 )
 
@@ -476,36 +477,42 @@ func TestPTYGetsTheTUI(t *testing.T) {
 	}
 }
 
-// quitOnKey is a stand-in TUI.
-type quitOnKey struct{}
+// quitOnKey is a stand-in TUI that quits on any key and reports the
+// server's notices on told, if set.
+type quitOnKey struct{ told chan<- tea.Msg }
 
 func (quitOnKey) Init() tea.Cmd { return nil }
 func (m quitOnKey) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
-	if _, ok := msg.(tea.KeyPressMsg); ok {
+	switch msg.(type) {
+	case tea.KeyPressMsg:
 		return m, tea.Quit
+	case tui.TakenOverMsg, tui.ShutdownMsg:
+		if m.told != nil {
+			m.told <- msg
+		}
 	}
 	return m, nil
 }
 func (quitOnKey) View() tea.View { return tea.NewView("fake tui") }
 
-func TestPlaceholderTUIAndRandomBytes(t *testing.T) {
+func TestGameScreenGuestAndRandomBytes(t *testing.T) {
 	ts := startServer(t)
 	rng := rand.New(rand.NewPCG(7, 7))
 	junk := make([]byte, 4096)
 	for i := range junk {
 		junk[i] = byte(rng.Uint32())
 	}
-	junk = bytes.ReplaceAll(junk, []byte("q"), nil) // keep the placeholder running
+	junk = bytes.ReplaceAll(junk, []byte("q"), nil) // keep the game screen running
 	junk = bytes.ReplaceAll(junk, []byte{3}, nil)   // no ctrl+c either
 	junk = bytes.ReplaceAll(junk, []byte{0x1b}, nil)
 
-	// Guest on a PTY: the placeholder with the guest hint.
+	// Guest on a PTY: the game screen with the guest hint.
 	s, out, send := ptySession(t, ts.dialGuest(t))
-	waitFor(t, "placeholder", func() bool { return strings.Contains(out.String(), "leaderboard") })
+	waitFor(t, "the game screen", func() bool { return strings.Contains(out.String(), "leaderboard") })
 	send(string(junk))
 	send("q")
 	if code := exitCode(t, s.Wait()); code != 0 {
-		t.Fatalf("placeholder exit %d", code)
+		t.Fatalf("game screen exit %d", code)
 	}
 
 	// Random bytes into a bot session: every line is answered, nothing breaks.
@@ -559,7 +566,7 @@ func TestShutdownKeepsGames(t *testing.T) {
 	b := startBot(t, c, "")
 	last := playSome(t, b, b.mustRead(), 6)
 	guestTUI, guestOut, _ := ptySession(t, ts.dialGuest(t))
-	waitFor(t, "placeholder", func() bool { return strings.Contains(guestOut.String(), "leaderboard") })
+	waitFor(t, "the game screen", func() bool { return strings.Contains(guestOut.String(), "leaderboard") })
 
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Second)
 	defer cancel()
@@ -574,11 +581,11 @@ func TestShutdownKeepsGames(t *testing.T) {
 		t.Fatalf("bot at shutdown: exit %d, stderr %q", code, b.stderr.String())
 	}
 	guestTUI.Wait()
-	// Told on the TUI's screen, and again after it left the alternate
-	// screen, where the message stays.
+	// The game screen's last line, after it left the alternate screen,
+	// where the message stays.
 	screen := guestOut.String()
 	leave := strings.LastIndex(screen, "\x1b[?1049l")
-	if leave < 0 || !strings.Contains(screen[:leave], "restarting") || !strings.Contains(screen[leave:], "restarting") {
+	if leave < 0 || !strings.Contains(screen[leave:], "restarting") {
 		t.Fatalf("TUI not told about the restart: %q", screen)
 	}
 	// The game is in the store as the player last saw it.
@@ -636,7 +643,7 @@ func TestIdleTimeout(t *testing.T) {
 // seam and hands it to the test, which plays it directly.
 type seamTUI struct {
 	plays   chan<- *server.Play
-	notices chan<- server.NoticeMsg
+	notices chan<- tui.TakenOverMsg
 	games   *server.Games
 }
 
@@ -653,8 +660,9 @@ func (m seamTUI) Init() tea.Cmd {
 
 func (m seamTUI) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
-	case server.NoticeMsg:
+	case tui.TakenOverMsg:
 		m.notices <- msg
+		return m, tea.Quit
 	case tea.KeyPressMsg:
 		return m, tea.Quit
 	}
@@ -669,7 +677,7 @@ func (seamTUI) View() tea.View { return tea.NewView("seam") }
 // assisted moves it off the human leaderboard.
 func TestTUISeamTakeoverAndAssisted(t *testing.T) {
 	plays := make(chan *server.Play, 2)
-	notices := make(chan server.NoticeMsg, 2)
+	notices := make(chan tui.TakenOverMsg, 2)
 	ts := startServer(t, func(c *server.Config) {
 		c.TUI = func(_ ssh.Session, env server.TUIEnv) tea.Model {
 			return seamTUI{plays: plays, notices: notices, games: env.Games}
@@ -677,7 +685,7 @@ func TestTUISeamTakeoverAndAssisted(t *testing.T) {
 	})
 	key := newKey(t)
 	ctx := context.Background()
-	sessA, outA, _ := ptySession(t, ts.dial(t, "p", key))
+	sessA, _, _ := ptySession(t, ts.dial(t, "p", key))
 	a := <-plays
 	for i := range 8 {
 		if _, err := a.Move(ctx, engine.Directions()[i%4]); err != nil {
@@ -689,16 +697,13 @@ func TestTUISeamTakeoverAndAssisted(t *testing.T) {
 	if b.Moves() != a.Moves() || b.Score() != a.Score() || b.Board() != a.Board() || b.ID() != a.ID() {
 		t.Fatalf("newer session: %d moves, score %d; older had %d, %d", b.Moves(), b.Score(), a.Moves(), a.Score())
 	}
-	if n := <-notices; !n.TakenOver {
+	if n := <-notices; !strings.Contains(n.Text, "newer session") {
 		t.Fatalf("older session got %+v", n)
 	}
 	if _, err := a.Move(ctx, engine.Up); !errors.Is(err, server.ErrTakenOver) {
 		t.Fatalf("older session could still move: %v", err)
 	}
 	sessA.Wait()
-	if !strings.Contains(outA.String(), "newer session") {
-		t.Fatalf("older session not told: %q", outA.String())
-	}
 
 	for i := 0; b.Moves() == a.Moves(); i++ {
 		if _, err := b.Move(ctx, engine.Directions()[i%4]); err != nil {
@@ -728,10 +733,11 @@ func TestTUISeamTakeoverAndAssisted(t *testing.T) {
 // (a new game, say) supersedes its own Play quietly, without ending itself.
 func TestReopenInSameSession(t *testing.T) {
 	envs := make(chan server.TUIEnv, 1)
+	told := make(chan tea.Msg, 1)
 	ts := startServer(t, func(c *server.Config) {
 		c.TUI = func(_ ssh.Session, env server.TUIEnv) tea.Model {
 			envs <- env
-			return quitOnKey{}
+			return quitOnKey{told: told}
 		}
 	})
 	ctx := context.Background()
@@ -756,9 +762,13 @@ func TestReopenInSameSession(t *testing.T) {
 	if _, err := second.Move(ctx, engine.Down); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(100 * time.Millisecond) // a notice would be on its way by now
+	select {
+	case msg := <-told:
+		t.Fatalf("the session was told %+v", msg)
+	case <-time.After(200 * time.Millisecond):
+	}
 	send("x")
-	if code := exitCode(t, sess.Wait()); code != 0 || strings.Contains(out.String(), "newer session") {
+	if code := exitCode(t, sess.Wait()); code != 0 {
 		t.Fatalf("session ended with %d, output %q", code, out.String())
 	}
 }
@@ -806,5 +816,46 @@ func TestConcurrentOpens(t *testing.T) {
 	}
 	if alive != 1 {
 		t.Fatalf("%d sessions could move, want exactly 1", alive)
+	}
+}
+
+// TestGameScreenTakeover: with the real game screen, a second terminal of
+// the same key takes the game over with every move made in the first,
+// which says so and ends.
+func TestGameScreenTakeover(t *testing.T) {
+	ts := startServer(t)
+	key := newKey(t)
+	ctx := context.Background()
+	sessA, outA, sendA := ptySession(t, ts.dial(t, "p", key))
+	waitFor(t, "the game screen", func() bool { return strings.Contains(outA.String(), "p") && len(outA.String()) > 200 })
+	p, err := ts.store.UpsertPlayer(ctx, gossh.FingerprintSHA256(key.PublicKey()), "ssh-ed25519", "p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	storedMoves := func() int {
+		games, err := ts.store.PlayerGames(ctx, p.ID, 10)
+		if err != nil || len(games) == 0 {
+			return -1
+		}
+		return games[0].Moves
+	}
+	arrows := []string{"\x1b[A", "\x1b[C", "\x1b[B", "\x1b[D"}
+	for i := range 8 {
+		sendA(arrows[i%4])
+	}
+	waitFor(t, "moves to be stored", func() bool { return storedMoves() >= 3 })
+	before := storedMoves()
+
+	sessB, outB, sendB := ptySession(t, ts.dial(t, "p", key))
+	if code := exitCode(t, sessA.Wait()); code != 0 || !strings.Contains(outA.String(), "newer session") {
+		t.Fatalf("older screen: exit %d, output %q", code, outA.String())
+	}
+	waitFor(t, "the newer screen", func() bool { return len(outB.String()) > 200 })
+	if n := storedMoves(); n < before {
+		t.Fatalf("moves went from %d to %d", before, n)
+	}
+	sendB("q")
+	if code := exitCode(t, sessB.Wait()); code != 0 {
+		t.Fatalf("newer screen exit %d", code)
 	}
 }

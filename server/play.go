@@ -11,12 +11,14 @@ import (
 
 	"github.com/ssh2048/ssh2048/db"
 	"github.com/ssh2048/ssh2048/engine"
+	"github.com/ssh2048/ssh2048/tui"
 )
 
 // Errors a Play's moves return; callers branch on them with errors.Is.
 var (
 	// ErrTakenOver: a newer session of the same player opened this game.
-	ErrTakenOver = errors.New("game taken over by a newer session")
+	// It is the game screen's own sentinel, which it branches on.
+	ErrTakenOver = tui.ErrTakenOver
 	// ErrGameEnded: the game is over; no move can be played.
 	ErrGameEnded = errors.New("game has ended")
 	// ErrShuttingDown: the server is restarting and accepts no new games.

@@ -16,6 +16,7 @@ import (
 	"charm.land/ssh"
 	"charm.land/wish/v2"
 	rm "charm.land/wish/v2/recover"
+	"github.com/ssh2048/ssh2048/tui"
 	gossh "golang.org/x/crypto/ssh"
 )
 
@@ -25,7 +26,8 @@ type Config struct {
 	HostKey     gossh.Signer  // required; see LoadOrCreateHostKey
 	Logger      *slog.Logger  // nil: slog.Default()
 	IdleTimeout time.Duration // close a connection after this long without input; 0: never
-	TUI         TUIFunc       // the game screen; nil: a placeholder
+	TUI         TUIFunc       // the game screen; nil: package tui's, with Hinter
+	Hinter      tui.Hinter    // the AI behind hints and autoplay; nil: none
 }
 
 // handshakeTimeout bounds the SSH handshake and authentication.
@@ -54,7 +56,7 @@ func New(cfg Config) (*Server, error) {
 		cfg.Logger = slog.Default()
 	}
 	if cfg.TUI == nil {
-		cfg.TUI = placeholderTUI
+		cfg.TUI = gameScreen(cfg.Store, cfg.Hinter)
 	}
 	s := &Server{cfg: cfg, store: cfg.Store, log: cfg.Logger, sessions: make(map[*session]struct{})}
 	srv, err := wish.NewServer(

@@ -27,4 +27,9 @@ type Store interface {
 	MarkAssisted(ctx context.Context, gameID int64) error
 	// Leaderboard lists the best game of each player, best first.
 	Leaderboard(ctx context.Context, size int, kind db.Kind, limit int) ([]db.Entry, error)
+	// PlayerRank returns the player's best game with its rank, or
+	// db.ErrNotFound.
+	PlayerRank(ctx context.Context, playerID int64, size int, kind db.Kind) (db.Entry, error)
+	// PlayerGames lists the player's games, newest first.
+	PlayerGames(ctx context.Context, playerID int64, limit int) ([]db.GameSummary, error)
 }

@@ -5,32 +5,25 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"charm.land/ssh"
-	"charm.land/wish/v2"
 	"charm.land/wish/v2/bubbletea"
+	"github.com/ssh2048/ssh2048/tui"
 )
 
 // TUIEnv is what the game screen gets for one session.
 type TUIEnv struct {
 	Player Player
 	// Games opens the player's games with the one-writer rule; a game
-	// taken over by a newer session ends this session (see NoticeMsg).
+	// taken over by a newer session ends this session.
 	Games *Games
 }
 
 // TUIFunc builds the game screen for a session with a PTY. The program runs
-// with the session as its terminal; the server sends it a NoticeMsg before
-// ending it.
+// with the session as its terminal. When the session must end, the server
+// sends it tui.TakenOverMsg or tui.ShutdownMsg and quits it NoticeGrace
+// later if it has not quit by itself.
 type TUIFunc func(sess ssh.Session, env TUIEnv) tea.Model
 
-// NoticeMsg is sent to the TUI when the session must end: the server is
-// restarting or a newer session took the game over. The program is quit
-// NoticeGrace later, so the model has time to show Text.
-type NoticeMsg struct {
-	Text      string
-	TakenOver bool // false: the server is restarting
-}
-
-// NoticeGrace is how long the TUI may show a NoticeMsg before it is quit.
+// NoticeGrace is how long the TUI may take to show a notice and quit.
 const NoticeGrace = 1500 * time.Millisecond
 
 func (s *Server) runTUI(sess *session) {
@@ -43,13 +36,16 @@ func (s *Server) runTUI(sess *session) {
 	opts := append(bubbletea.MakeOptions(sess), tea.WithoutSignalHandler())
 	prog := tea.NewProgram(model, opts...)
 	done := make(chan struct{})
-	told := make(chan notice, 1)
+	defer close(done)
 	go func() {
 		select {
 		case n := <-sess.notices:
-			prog.Send(NoticeMsg{Text: n.Text(), TakenOver: n == noticeTakenOver})
+			if n == noticeTakenOver {
+				prog.Send(tui.TakenOverMsg{Text: n.Text()})
+			} else {
+				prog.Send(tui.ShutdownMsg{Text: n.Text()})
+			}
 			time.AfterFunc(NoticeGrace, prog.Quit)
-			told <- n
 		case <-done:
 		}
 	}()
@@ -57,50 +53,4 @@ func (s *Server) runTUI(sess *session) {
 	// kills the program if the connection drops.
 	run := bubbletea.MiddlewareWithProgramHandler(func(ssh.Session) *tea.Program { return prog })
 	run(func(ssh.Session) {})(sess)
-	close(done)
-	select {
-	case n := <-told:
-		// The TUI's screen is gone with its alternate screen: say it again
-		// where it stays.
-		wish.Println(sess, "ssh2048: "+n.Text())
-	default:
-	}
-}
-
-// placeholder is the screen shown until the real TUI is plugged in.
-type placeholder struct {
-	player Player
-	notice string
-}
-
-func placeholderTUI(_ ssh.Session, env TUIEnv) tea.Model { return placeholder{player: env.Player} }
-
-func (m placeholder) Init() tea.Cmd { return nil }
-
-func (m placeholder) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
-	switch msg := msg.(type) {
-	case NoticeMsg:
-		m.notice = msg.Text
-	case tea.KeyPressMsg:
-		switch msg.String() {
-		case "q", "ctrl+c", "esc":
-			return m, tea.Quit
-		}
-	}
-	return m, nil
-}
-
-func (m placeholder) View() tea.View {
-	text := "ssh2048\n\nHello, " + m.player.Name + ". The game screen is on its way.\n" +
-		"Meanwhile: `ssh -p PORT HOST bot` plays through JSON lines, `scores` shows the leaderboard.\n"
-	if m.player.Guest {
-		text += "\n" + guestHint + "\n"
-	}
-	if m.notice != "" {
-		text += "\n" + m.notice + "\n"
-	}
-	text += "\nPress q to quit."
-	v := tea.NewView(text)
-	v.AltScreen = true
-	return v
 }

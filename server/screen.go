@@ -1,0 +1,101 @@
+package server
+
+import (
+	"context"
+	"errors"
+
+	tea "charm.land/bubbletea/v2"
+	"charm.land/ssh"
+	"github.com/ssh2048/ssh2048/db"
+	"github.com/ssh2048/ssh2048/tui"
+)
+
+// gameScreen is the default TUIFunc: package tui's game screen over the
+// session's games, with hints and autoplay from h when h is not nil.
+func gameScreen(store Store, h tui.Hinter) TUIFunc {
+	return func(sess ssh.Session, env TUIEnv) tea.Model {
+		board := standings{store: store, player: env.Player}
+		opts := tui.Options{
+			Hinter:      h,
+			Player:      env.Player.Name,
+			Guest:       env.Player.Guest,
+			GuestNotice: guestHint,
+			Context:     sess.Context(),
+		}
+		if env.Player.Guest {
+			opts.Store = tui.NewGuestStore(board, nil)
+		} else {
+			opts.Store = screenStore{games: env.Games, store: store, standings: board}
+		}
+		return tui.New(opts)
+	}
+}
+
+// screenStore gives the game screen a player's games, one per size.
+type screenStore struct {
+	games *Games
+	store Store
+	standings
+}
+
+// Open resumes the player's game of that size: the newest unfinished one,
+// human or, once the AI has helped, assisted. A fresh game is human until
+// the AI helps.
+func (s screenStore) Open(ctx context.Context, size int, fresh bool) (tui.Game, error) {
+	kind := db.KindHuman
+	if !fresh {
+		kind = s.resumeKind(ctx, size)
+	}
+	p, err := s.games.Open(ctx, size, kind, fresh)
+	if err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+func (s screenStore) resumeKind(ctx context.Context, size int) db.Kind {
+	games, err := s.store.PlayerGames(ctx, s.games.player.ID, 100)
+	if err != nil {
+		s.games.srv.log.Warn("list games", "player", s.games.player.ID, "err", err)
+		return db.KindHuman
+	}
+	for _, g := range games { // newest first
+		if g.Size == size && g.EndedAt == nil && (g.Kind == db.KindHuman || g.Kind == db.KindAssisted) {
+			return g.Kind
+		}
+	}
+	return db.KindHuman
+}
+
+// standings reads the human leaderboard for the game screen.
+type standings struct {
+	store  Store
+	player Player
+}
+
+func (b standings) Standings(ctx context.Context, size, limit int) ([]tui.Standing, *tui.Standing, error) {
+	rows, err := b.store.Leaderboard(ctx, size, db.KindHuman, limit)
+	if err != nil {
+		return nil, nil, err
+	}
+	top := make([]tui.Standing, len(rows))
+	for i, r := range rows {
+		top[i] = standingOf(r)
+	}
+	if b.player.Guest {
+		return top, nil, nil
+	}
+	e, err := b.store.PlayerRank(ctx, b.player.ID, size, db.KindHuman)
+	switch {
+	case errors.Is(err, db.ErrNotFound):
+		return top, nil, nil
+	case err != nil:
+		return nil, nil, err
+	}
+	me := standingOf(e)
+	return top, &me, nil
+}
+
+func standingOf(e db.Entry) tui.Standing {
+	return tui.Standing{Rank: e.Rank, Player: printable(e.Name), Score: e.Score, MaxTile: e.MaxTile}
+}
