@@ -384,7 +384,9 @@ func (s *Store) MarkAssisted(ctx context.Context, gameID int64) error {
 		if err != nil {
 			return err
 		}
-		if n, _ := res.RowsAffected(); n > 0 {
+		if n, err := res.RowsAffected(); err != nil {
+			return err
+		} else if n > 0 {
 			if _, err := tx.ExecContext(ctx, `
 				INSERT INTO player_bests (player_id, size, kind, game_id, score, reached_at)
 				SELECT player_id, size, kind, id, score, reached_at FROM games

@@ -208,6 +208,14 @@ func TestMarkAssistedKeepsOneGameInProgress(t *testing.T) {
 	if err := s.MarkAssisted(ctx, second.ID); err != nil {
 		t.Fatalf("marking an assisted game again: %v", err)
 	}
+	history, err := s.PlayerGames(ctx, p.ID, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(history) != 2 || history[0].ID != second.ID || history[0].Kind != KindAssisted || history[1].Kind != KindAssisted ||
+		history[0].EndedAt != nil || history[1].EndedAt == nil {
+		t.Fatalf("history = %+v, want both games, assisted, the second in progress", history)
+	}
 	if err := s.MarkAssisted(ctx, first.ID); !errors.Is(err, ErrGameEnded) {
 		t.Fatalf("marking an ended game: %v, want ErrGameEnded", err)
 	}
