@@ -7,9 +7,7 @@ import (
 )
 
 func runHelp(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("help", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprintln(fs.Output(), "usage: ssh2048 help") }
+	fs := newFlagSet("help", "usage: ssh2048 help", stderr)
 	if code, ok := parse(fs, args); !ok {
 		return code
 	}
@@ -20,6 +18,18 @@ func runHelp(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintln(stdout, "\nEach subcommand takes --help.")
 	return 0
+}
+
+// newFlagSet returns a subcommand's flag set: errors and usage (the text,
+// then the flags) go to stderr.
+func newFlagSet(name, usage string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), usage)
+		fs.PrintDefaults()
+	}
+	return fs
 }
 
 // parse parses args; ok=false means return code: 0 after --help, 2 after

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -36,12 +35,7 @@ type serveConfig struct {
 // parseServe reads the flags, each with an environment fallback.
 func parseServe(args []string, stderr io.Writer) (serveConfig, int, bool) {
 	var c serveConfig
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: ssh2048 [serve] [flags]\n\nRuns the SSH server until SIGTERM or SIGINT. Flags (environment fallback in brackets):")
-		fs.PrintDefaults()
-	}
+	fs := newFlagSet("serve", "usage: ssh2048 [serve] [flags]\n\nRuns the SSH server until SIGTERM or SIGINT. Flags (environment fallback in brackets):", stderr)
 	fs.StringVar(&c.listen, "listen", env("SSH2048_LISTEN", ":23234"), "address to listen on [$SSH2048_LISTEN]")
 	fs.StringVar(&c.data, "data", env("SSH2048_DATA", stateDirectory()),
 		"directory for the database and the host key [$SSH2048_DATA, else $STATE_DIRECTORY, else ./data]")

@@ -1,18 +1,13 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"runtime/debug"
 )
 
 func runVersion(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("version", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: ssh2048 version\n\nPrints the module version, VCS revision and Go version of this build.")
-	}
+	fs := newFlagSet("version", "usage: ssh2048 version\n\nPrints the module version, VCS revision and Go version of this build.", stderr)
 	if code, ok := parse(fs, args); !ok {
 		return code
 	}
