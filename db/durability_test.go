@@ -3,6 +3,7 @@ package db
 import (
 	"bufio"
 	"context"
+	"database/sql"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -281,5 +282,51 @@ func checkAfterCrash(t *testing.T, dir string, round int, verify func(hasMove fu
 	}
 	if strings.Contains(logs.String(), "MISMATCH") {
 		t.Fatalf("round %d: replay mismatch after crash:\n%s", round, logs.String())
+	}
+}
+
+// TestOtherProcessHoldingTheLockIsWaitedFor: while another connection (a
+// backup, the sqlite3 shell) holds the write lock, moves wait instead of
+// failing with "database is locked", and reads go on.
+func TestOtherProcessHoldingTheLockIsWaitedFor(t *testing.T) {
+	ctx := context.Background()
+	s := openStore(t)
+	p := addPlayer(t, s, "patient")
+	g, err := s.LoadOrCreateGame(ctx, p.ID, 8, KindHuman)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := sql.Open("sqlite3", dsn(s.Path(), false, "FULL"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	tx, err := other.Begin() // BEGIN IMMEDIATE: holds the write lock
+	if err != nil {
+		t.Fatal(err)
+	}
+	const hold = 300 * time.Millisecond
+	released := make(chan struct{})
+	go func() {
+		time.Sleep(hold)
+		tx.Rollback()
+		close(released)
+	}()
+	start := time.Now()
+	rng := rand.New(rand.NewPCG(1, 1))
+	if _, err := s.Leaderboard(ctx, 8, KindHuman, 10); err != nil {
+		t.Fatalf("read while another connection holds the write lock: %v", err)
+	}
+	for range 5 {
+		if err := playMove(ctx, s, g, rng); err != nil {
+			t.Fatalf("move while another connection holds the write lock: %v", err)
+		}
+	}
+	if waited := time.Since(start); waited < hold-50*time.Millisecond {
+		t.Fatalf("moves committed after %v, while the lock was held for %v", waited, hold)
+	}
+	<-released
+	if n := countMoves(t, s, g.ID); n != 5 {
+		t.Fatalf("%d moves stored, want 5", n)
 	}
 }
