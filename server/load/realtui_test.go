@@ -41,8 +41,10 @@ func TestRunRealTUI(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkClean(t, rep, cfg.Sessions)
+	// A session may happen to send only keys that move nothing; its
+	// player has no game on the leaderboard.
 	players, moves := ts.storedMoves(t, db.KindHuman)
-	if players != cfg.Sessions || moves != rep.Keys.Answered {
+	if players != rep.Verify.Listed || moves != rep.Keys.Answered {
 		t.Fatalf("store has %d players, %d moves; report answered %d", players, moves, rep.Keys.Answered)
 	}
 }

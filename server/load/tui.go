@@ -22,7 +22,7 @@ const (
 // frame counts as complete. The server draws at a ticker (Bubble Tea's
 // default is 60 frames a second), so a frame's bytes come in bursts well
 // under this apart.
-const settle = 100 * time.Millisecond
+const settle = 200 * time.Millisecond
 
 // arrows are the keys the tui mode sends: up, down, right, left as an
 // xterm sends them in normal cursor mode.
@@ -167,9 +167,15 @@ func (s *session) account(c chunk, cur int) {
 	}
 }
 
-// drainUntil receives output until t; it reports false when stop came
-// first (or ctx ended, with its error).
+// drainUntil receives output until t and then until the output has
+// paused for quietGap, so that a key is not written into the middle of a
+// frame still arriving (its tail would pass for the key's answer); the
+// wait for the pause is bounded by FrameTimeout. It reports false when
+// stop came first (or ctx ended, with its error).
 func (s *session) drainUntil(ctx context.Context, chunks <-chan chunk, t time.Time, stop <-chan struct{}, cur int) (bool, error) {
+	gap := s.quietGap()
+	latest := t.Add(s.cfg.FrameTimeout)
+	var last time.Time // the last output
 	timer := time.NewTimer(time.Until(t))
 	defer timer.Stop()
 	for {
@@ -179,7 +185,12 @@ func (s *session) drainUntil(ctx context.Context, chunks <-chan chunk, t time.Ti
 			if c.err != nil {
 				return false, closedError(c.err)
 			}
-		case <-timer.C:
+			last = c.at
+		case now := <-timer.C:
+			if quiet := now.Sub(last); quiet < gap && now.Before(latest) {
+				timer.Reset(gap - quiet)
+				continue
+			}
 			return true, nil
 		case <-stop:
 			return false, nil
@@ -187,6 +198,15 @@ func (s *session) drainUntil(ctx context.Context, chunks <-chan chunk, t time.Ti
 			return false, ctx.Err()
 		}
 	}
+}
+
+// quietGap is the pause in the output a key waits for: half the settle
+// time, or half the pause between keys at high rates.
+func (s *session) quietGap() time.Duration {
+	if s.cfg.Rate == 0 {
+		return settle / 2
+	}
+	return min(settle/2, time.Duration(float64(time.Second)/s.cfg.Rate/2))
 }
 
 // awaitFrame waits for the first output after t0, the write of a key, and

@@ -89,3 +89,43 @@ func TestFirstFrameTimeout(t *testing.T) {
 		t.Fatalf("got %v, want a first_frame error", err)
 	}
 }
+
+// A key waits for output in flight to pause, but not beyond FrameTimeout.
+func TestDrainUntilWaitsForQuiet(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		streamFor time.Duration // output every 10 ms for this long
+		min, max  time.Duration // when drainUntil may return
+	}{
+		{"no output", 0, 50 * time.Millisecond, 150 * time.Millisecond},
+		{"a frame arriving", 200 * time.Millisecond, 150*time.Millisecond + settle/2, 600 * time.Millisecond},
+		{"endless output", 10 * time.Second, 300 * time.Millisecond, 800 * time.Millisecond},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := DefaultConfig()
+			cfg.FrameTimeout = 300 * time.Millisecond
+			s := &session{cfg: &cfg}
+			chunks := make(chan chunk, 1)
+			done := make(chan struct{})
+			defer close(done)
+			go func() {
+				for end := time.Now().Add(tc.streamFor); time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
+					select {
+					case chunks <- chunk{n: 1, at: time.Now()}:
+					case <-done:
+						return
+					}
+				}
+			}()
+			start := time.Now()
+			ok, err := s.drainUntil(context.Background(), chunks, start.Add(50*time.Millisecond), nil, -1)
+			took := time.Since(start)
+			if !ok || err != nil {
+				t.Fatalf("drainUntil = %v, %v", ok, err)
+			}
+			if took < tc.min || took > tc.max {
+				t.Fatalf("returned after %v, want %v to %v", took, tc.min, tc.max)
+			}
+		})
+	}
+}
