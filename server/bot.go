@@ -81,10 +81,16 @@ func (s *Server) runBot(sess *session, args []string) int {
 				wish.Errorln(sess, "ssh2048: could not save your move; the game is kept as it was before it.")
 				return exitError
 			}
-			if out.state(st) != nil {
+			werr := out.state(st)
+			if st.Over {
+				// The state went out after the move's commit; ending the
+				// game is a second write the reply need not wait for.
+				if err := play.end(sess.Context()); err != nil {
+					s.log.Error("end bot game", "game", play.ID(), "err", err)
+				}
 				return exitOK
 			}
-			if st.Over {
+			if werr != nil {
 				return exitOK
 			}
 		}

@@ -259,12 +259,16 @@ func lockedGet[T any](p *Play, get func(*engine.Game) T) T {
 // further moves; the session should end and the player resume from what
 // was stored.
 func (p *Play) Move(ctx context.Context, d engine.Direction) (engine.Result, error) {
-	res, _, err := p.move(ctx, d)
+	res, st, err := p.move(ctx, d)
+	if err == nil && st.Over {
+		err = p.end(ctx)
+	}
 	return res, err
 }
 
-// move is Move, also returning the bot protocol's state line, taken under
-// the same lock as the move.
+// move is Move without recording the end of the game (see end), also
+// returning the bot protocol's state line, taken under the same lock as
+// the move. The bot answers the last move after one commit, not two.
 func (p *Play) move(ctx context.Context, d engine.Direction) (engine.Result, State, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -279,7 +283,7 @@ func (p *Play) move(ctx context.Context, d engine.Direction) (engine.Result, Sta
 	res := p.game.Move(d)
 	st := stateOf(p.game, res)
 	if !res.Moved || p.guest {
-		p.ended = st.Over
+		p.ended = p.guest && st.Over
 		return res, st, nil
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), writeTimeout)
@@ -300,16 +304,29 @@ func (p *Play) move(ctx context.Context, d engine.Direction) (engine.Result, Sta
 		p.failed = fmt.Errorf("save move %d of game %d: %w", p.game.Moves()-1, p.id, err)
 		return engine.Result{}, State{}, p.failed
 	}
-	if st.Over {
-		if err := store.EndGame(ctx, p.id, ms); err != nil {
-			p.failed = fmt.Errorf("end game %d: %w", p.id, err)
-			return engine.Result{}, State{}, p.failed
-		}
-		p.ended = true
-		p.games.srv.log.Info("game end", "game", p.id, "player", p.key.player,
-			"size", p.key.size, "kind", p.key.kind, "score", st.Score, "moves", st.Moves)
-	}
 	return res, st, nil
+}
+
+// end records that the game is over, after the move that ended it is
+// stored. Should the server stop in between, the next Open finds the game
+// over and ends it then.
+func (p *Play) end(ctx context.Context) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.ended || p.guest || p.revoked || p.failed != nil || !p.game.Over() {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), writeTimeout)
+	defer cancel()
+	ms := db.StateOf(p.game)
+	if err := p.games.srv.store.EndGame(ctx, p.id, ms); err != nil {
+		p.failed = fmt.Errorf("end game %d: %w", p.id, err)
+		return p.failed
+	}
+	p.ended = true
+	p.games.srv.log.Info("game end", "game", p.id, "player", p.key.player,
+		"size", p.key.size, "kind", p.key.kind, "score", ms.Score, "moves", ms.Moves)
+	return nil
 }
 
 // MarkAssisted records that the AI hinted or played: a human game becomes
