@@ -859,3 +859,37 @@ func TestGameScreenTakeover(t *testing.T) {
 		t.Fatalf("newer screen exit %d", code)
 	}
 }
+
+// TestOverGameLeftUnended: a game whose last move was stored but whose end
+// was not (the server stopped in between) is ended when next opened, and
+// the player gets a new game.
+func TestOverGameLeftUnended(t *testing.T) {
+	ts := startServer(t)
+	ctx := context.Background()
+	key := newKey(t)
+	p, err := ts.store.UpsertPlayer(ctx, gossh.FingerprintSHA256(key.PublicKey()), "ssh-ed25519", "p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := ts.store.LoadOrCreateGame(ctx, p.ID, 3, db.KindBot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; !g.Game.Over(); i++ {
+		d := engine.Directions()[i%4]
+		if g.Game.Move(d).Moved {
+			if err := ts.store.AppendMove(ctx, g.ID, g.Game.Moves()-1, d, db.StateOf(g.Game)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	b := startBot(t, ts.dial(t, "p", key), "--size 3")
+	if st := b.mustRead(); st.Moves != 0 || st.Over {
+		t.Fatalf("got %+v, want a new game", st)
+	}
+	b.finish()
+	games, err := ts.store.PlayerGames(ctx, p.ID, 10)
+	if err != nil || len(games) != 2 || games[1].ID != g.ID || games[1].EndedAt == nil || games[1].Moves != g.Game.Moves() {
+		t.Fatalf("games %+v, want the over game %d ended with %d moves", games, g.ID, g.Game.Moves())
+	}
+}
