@@ -1,10 +1,12 @@
 package server_test
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"math/rand/v2"
 	"reflect"
 	"strings"
@@ -891,5 +893,33 @@ func TestOverGameLeftUnended(t *testing.T) {
 	games, err := ts.store.PlayerGames(ctx, p.ID, 10)
 	if err != nil || len(games) != 2 || games[1].ID != g.ID || games[1].EndedAt == nil || games[1].Moves != g.Game.Moves() {
 		t.Fatalf("games %+v, want the over game %d ended with %d moves", games, g.ID, g.Game.Moves())
+	}
+}
+
+// TestBotOverPTY: with `ssh -t` the terminal sends "\r" for Enter; the bot
+// takes it as a line end.
+func TestBotOverPTY(t *testing.T) {
+	ts := startServer(t)
+	s, err := ts.dial(t, "p", newKey(t)).NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.RequestPty("xterm", 24, 80, gossh.TerminalModes{}); err != nil {
+		t.Fatal(err)
+	}
+	in, _ := s.StdinPipe()
+	out, _ := s.StdoutPipe()
+	if err := s.Start("bot"); err != nil {
+		t.Fatal(err)
+	}
+	b := &botSession{t: t, s: s, in: in, out: bufio.NewReader(out), stderr: &syncBuffer{}}
+	first := b.mustRead()
+	d := movingDirection(t, first)
+	io.WriteString(in, d.String()+"\r")
+	checkMove(t, first, b.mustRead(), d)
+	in.Close()
+	if err := s.Wait(); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -2,7 +2,6 @@ package server
 
 import (
 	"bufio"
-	"bytes"
 	"errors"
 	"io"
 )
@@ -16,46 +15,49 @@ const MaxLineBytes = 64
 // consumed, so reading can go on.
 var errLineTooLong = errors.New("line too long")
 
-// lineReader reads newline-terminated lines of at most max bytes.
+// lineReader reads lines of at most max bytes. A line ends at "\n", "\r\n"
+// or a lone "\r": a terminal in raw mode (`ssh -t`) sends "\r" for Enter.
 type lineReader struct {
-	r   *bufio.Reader
-	max int
+	r       *bufio.Reader
+	max     int
+	buf     []byte
+	afterCR bool // the last line ended with "\r"; a "\n" next belongs to it
 }
 
 func newLineReader(r io.Reader, max int) *lineReader {
 	return &lineReader{r: bufio.NewReaderSize(r, 256), max: max}
 }
 
-// ReadLine returns the next line without its "\n" or "\r\n". A line longer
-// than max is discarded up to its newline and reported as errLineTooLong.
-// A last line without a newline is returned before io.EOF.
+// ReadLine returns the next line without its terminator. A line longer
+// than max is discarded up to its end and reported as errLineTooLong, so
+// that reading can go on. A last line without a terminator is returned
+// before io.EOF.
 func (lr *lineReader) ReadLine() (string, error) {
-	var line []byte
-	tooLong := false
+	lr.buf = lr.buf[:0]
+	n := 0 // bytes in the line, kept or not
 	for {
-		chunk, err := lr.r.ReadSlice('\n')
-		if !tooLong {
-			if len(line)+len(chunk) > lr.max+2 { // room for "\r\n"
-				tooLong = true
-				line = nil
-			} else {
-				line = append(line, chunk...)
+		c, err := lr.r.ReadByte()
+		if err != nil {
+			if n == 0 {
+				return "", err
 			}
+			break
 		}
-		switch {
-		case errors.Is(err, bufio.ErrBufferFull):
+		if c == '\n' && lr.afterCR {
+			lr.afterCR = false
 			continue
-		case err != nil && (len(line) == 0 && !tooLong || !errors.Is(err, io.EOF)):
-			return "", err
 		}
-		if tooLong {
-			return "", errLineTooLong
+		if c == '\n' || c == '\r' {
+			lr.afterCR = c == '\r'
+			break
 		}
-		line = bytes.TrimSuffix(line, []byte("\n"))
-		line = bytes.TrimSuffix(line, []byte("\r"))
-		if len(line) > lr.max {
-			return "", errLineTooLong
+		lr.afterCR = false
+		if n++; n <= lr.max {
+			lr.buf = append(lr.buf, c)
 		}
-		return string(line), nil
 	}
+	if n > lr.max {
+		return "", errLineTooLong
+	}
+	return string(lr.buf), nil
 }

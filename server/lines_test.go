@@ -18,6 +18,9 @@ func TestLineReader(t *testing.T) {
 		{"empty", "", nil},
 		{"lines", "up\ndown\n", []string{"up", "down"}},
 		{"crlf", "up\r\nl\r\n", []string{"up", "l"}},
+		{"cr from a raw terminal", "up\rleft\r", []string{"up", "left"}},
+		{"cr cr", "up\r\rl", []string{"up", "", "l"}},
+		{"lf cr", "up\n\rl", []string{"up", "", "l"}},
 		{"last line without newline", "up\nleft", []string{"up", "left"}},
 		{"blank lines", "\n\n", []string{"", ""}},
 		{"64 bytes", strings.Repeat("y", 64) + "\n", []string{strings.Repeat("y", 64)}},
@@ -55,7 +58,8 @@ func TestLineReader(t *testing.T) {
 }
 
 // FuzzLineReader: every line returned is within the limit and free of
-// newlines, and the lines (with the over-long ones) account for the input.
+// line ends, and the lines (with the over-long ones) account for the
+// input's line ends.
 func FuzzLineReader(f *testing.F) {
 	f.Add("up\ndown\r\n" + strings.Repeat("x", 70) + "\nl")
 	f.Add("\r\r\n\n")
@@ -77,12 +81,13 @@ func FuzzLineReader(f *testing.F) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(line) > 8 || strings.Contains(line, "\n") {
+			if len(line) > 8 || strings.ContainsAny(line, "\r\n") {
 				t.Fatalf("line %q", line)
 			}
 		}
-		want := strings.Count(input, "\n")
-		if input != "" && !strings.HasSuffix(input, "\n") {
+		ends := strings.ReplaceAll(strings.ReplaceAll(input, "\r\n", "\n"), "\r", "\n")
+		want := strings.Count(ends, "\n")
+		if ends != "" && !strings.HasSuffix(ends, "\n") {
 			want++
 		}
 		if n != want {
