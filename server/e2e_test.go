@@ -234,6 +234,7 @@ func TestHostileNames(t *testing.T) {
 	ts := startServer(t)
 	hostile := []string{
 		"\x1b[2J\x1b[31mevil", "\x1b]52;c;aGk=\x07clip", "ok\x9b31mc1", "\u202eesrever", "bell\x07\x07", "\r\nfake row",
+		"<3 & co",
 	}
 	for _, name := range hostile {
 		c := ts.dial(t, name, newKey(t))
@@ -256,8 +257,12 @@ func TestHostileNames(t *testing.T) {
 			t.Fatalf("%s: a name broke the layout:\n%s", cmd, r.stdout)
 		}
 	}
+	out := run(t, c, "scores --bots --json", "").stdout
+	if !strings.Contains(out, `"<3 & co"`) {
+		t.Errorf("JSON escapes harmless characters: %s", out)
+	}
 	var rows []struct{ Name string }
-	json.Unmarshal([]byte(run(t, c, "scores --bots --json", "").stdout), &rows)
+	json.Unmarshal([]byte(out), &rows)
 	for _, r := range rows {
 		if strings.ContainsAny(r.Name, "\x1b\x07\u009b\r\n\u202e") {
 			t.Fatalf("JSON name %q carries control characters", r.Name)

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -68,11 +69,13 @@ func (s *Server) runScores(sess *session, args []string) int {
 		}
 	}
 	if *asJSON {
-		b, err := json.Marshal(entries)
-		if err != nil {
+		var b bytes.Buffer
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false) // names like "<3" stay readable
+		if err := enc.Encode(entries); err != nil {
 			return exitError
 		}
-		_, _ = sess.Write(append(b, '\n'))
+		_, _ = sess.Write(b.Bytes())
 		return exitOK
 	}
 	_, _, hasPty := sess.Pty()
