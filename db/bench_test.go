@@ -28,16 +28,18 @@ func TestMain(m *testing.M) {
 // loop: far more load than real players make), and the p99 latency of one
 // AppendMove, from call to acknowledged commit. By Little's law the
 // latency grows with the number of writers at saturation, so it runs with
-// 16 and with 64 writers.
+// 16 and with 64 writers, for both durability settings.
 func BenchmarkAppendMove(b *testing.B) {
-	for _, writers := range []int{16, 64} {
-		b.Run(fmt.Sprintf("writers=%d", writers), func(b *testing.B) { benchAppend(b, writers) })
+	for _, d := range []Durability{PowerSafe, CrashSafe} {
+		for _, writers := range []int{16, 64} {
+			b.Run(fmt.Sprintf("sync=%s/writers=%d", d, writers), func(b *testing.B) { benchAppend(b, d, writers) })
+		}
 	}
 }
 
-func benchAppend(b *testing.B, writers int) {
+func benchAppend(b *testing.B, d Durability, writers int) {
 	ctx := context.Background()
-	s := openStore(b)
+	s := openStore(b, WithDurability(d))
 	games := make(chan *Game, writers)
 	for i := range writers {
 		p, err := s.UpsertPlayer(ctx, fmt.Sprintf("SHA256:bench-%d", i), "ssh-ed25519", "bench")
@@ -259,4 +261,76 @@ func BenchmarkLeaderboard(b *testing.B) {
 		}
 		msPerOp(b)
 	})
+}
+
+// BenchmarkAppendMovePaced is the load of a busy server rather than a
+// stress test: 300 sessions each making a move every 300 ms (with jitter),
+// about 1,000 moves/s offered. One op is one round: every session makes
+// one move (so ns/op is about the 300 ms period). It reports the
+// latency players see (p50, p99, max), for both durability settings.
+func BenchmarkAppendMovePaced(b *testing.B) {
+	for _, d := range []Durability{PowerSafe, CrashSafe} {
+		b.Run("sync="+string(d), func(b *testing.B) { benchPaced(b, d) })
+	}
+}
+
+func benchPaced(b *testing.B, d Durability) {
+	const sessions, period = 300, 300 * time.Millisecond
+	ctx := context.Background()
+	s := openStore(b, WithDurability(d))
+	games := make([]*Game, sessions)
+	for i := range sessions {
+		p, err := s.UpsertPlayer(ctx, fmt.Sprintf("SHA256:paced-%d", i), "ssh-ed25519", "paced")
+		if err != nil {
+			b.Fatal(err)
+		}
+		if games[i], err = s.LoadOrCreateGame(ctx, p.ID, 8, KindHuman); err != nil {
+			b.Fatal(err)
+		}
+	}
+	var (
+		mu        sync.Mutex
+		latencies []time.Duration
+		wg        sync.WaitGroup
+	)
+	b.ResetTimer()
+	for i, g := range games {
+		wg.Go(func() {
+			rng := rand.New(rand.NewPCG(uint64(i), 3))
+			time.Sleep(time.Duration(rng.Int64N(int64(period / 2)))) // spread the sessions out
+			var mine []time.Duration
+			for range b.N {
+				if _, ok := movingDirection(g.Game, rng); !ok {
+					var err error
+					if err = s.EndGame(ctx, g.ID, StateOf(g.Game)); err == nil {
+						g, err = s.NewGame(ctx, g.PlayerID, 8, KindHuman)
+					}
+					if err != nil {
+						b.Error(err)
+						return
+					}
+				}
+				start := time.Now()
+				if err := playMove(ctx, s, g, rng); err != nil {
+					b.Error(err)
+					return
+				}
+				took := time.Since(start)
+				mine = append(mine, took)
+				time.Sleep(period/2 + time.Duration(rng.Int64N(int64(period))) - took)
+			}
+			mu.Lock()
+			latencies = append(latencies, mine...)
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	b.StopTimer()
+	slices.Sort(latencies)
+	if n := len(latencies); n > 0 {
+		b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "moves/s")
+		b.ReportMetric(float64(latencies[n/2].Microseconds())/1000, "p50-ms")
+		b.ReportMetric(float64(latencies[min(n-1, n*99/100)].Microseconds())/1000, "p99-ms")
+		b.ReportMetric(float64(latencies[n-1].Microseconds())/1000, "max-ms")
+	}
 }

@@ -211,3 +211,21 @@ func TestFailingMigrationChangesNothing(t *testing.T) {
 		t.Errorf("schema version %d after failed migration, want 1", v)
 	}
 }
+
+func TestDurabilityOption(t *testing.T) {
+	for _, c := range []struct {
+		d    Durability
+		want int
+	}{{PowerSafe, 2}, {CrashSafe, 1}} {
+		s := openStore(t, WithDurability(c.d))
+		for name, db := range map[string]*sql.DB{"write": s.write, "read": s.read} {
+			var got int
+			if err := db.QueryRow(`PRAGMA synchronous`).Scan(&got); err != nil || got != c.want {
+				t.Errorf("%s: %s connection has synchronous=%d (%v), want %d", c.d, name, got, err, c.want)
+			}
+		}
+	}
+	if _, err := Open(context.Background(), t.TempDir(), WithDurability("OFF")); !errors.Is(err, ErrInvalid) {
+		t.Errorf("durability OFF: err = %v, want ErrInvalid", err)
+	}
+}
