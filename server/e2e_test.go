@@ -10,6 +10,7 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -926,5 +927,40 @@ func TestBotOverPTY(t *testing.T) {
 	in.Close()
 	if err := s.Wait(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestShutdownWithStuckClient: a client that stops reading cannot hold the
+// server past the shutdown deadline.
+func TestShutdownWithStuckClient(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fills an SSH window")
+	}
+	ts := startServer(t)
+	b := startBot(t, ts.dial(t, "p", newKey(t)), "--size 8")
+	b.mustRead()
+	// Never read again; send until the replies fill the SSH channel
+	// window and the server blocks writing, and so stops reading: then
+	// our writes block too.
+	var sent atomic.Int64
+	go func() {
+		line := []byte(strings.Repeat("x", 60) + "\n") // each answered by an error line and a state
+		for {
+			if _, err := b.in.Write(line); err != nil {
+				return
+			}
+			sent.Add(1)
+		}
+	}()
+	for last := int64(-1); sent.Load() != last; {
+		last = sent.Load()
+		time.Sleep(500 * time.Millisecond)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	start := time.Now()
+	err := ts.srv.Shutdown(ctx)
+	if took := time.Since(start); took > 3*time.Second || err == nil {
+		t.Fatalf("shutdown with a stuck client: %v after %v, want an error after about 2 s", err, took)
 	}
 }
