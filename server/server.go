@@ -44,7 +44,8 @@ type Server struct {
 	mu       sync.Mutex
 	shutdown bool
 	sessions map[*session]struct{}
-	active   sync.WaitGroup // running session handlers
+	active   int           // running session handlers
+	drained  chan struct{} // closed when active drops to 0 during Shutdown
 }
 
 // New returns a server ready to Serve.
@@ -93,11 +94,14 @@ func New(cfg Config) (*Server, error) {
 		}
 	}
 	// Every session handler is counted, so Shutdown knows when the
-	// goodbyes are written and the games saved.
+	// goodbyes are written and the games saved. (Not a WaitGroup: a
+	// connection may open a session while Shutdown waits.)
 	handler := srv.Handler
 	srv.Handler = func(sess ssh.Session) {
-		s.active.Add(1)
-		defer s.active.Done()
+		s.mu.Lock()
+		s.active++
+		s.mu.Unlock()
+		defer s.leave()
 		handler(sess)
 	}
 	s.ssh = srv
@@ -126,6 +130,13 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	for sess := range s.sessions {
 		open = append(open, sess)
 	}
+	if s.drained == nil {
+		s.drained = make(chan struct{})
+		if s.active == 0 {
+			close(s.drained)
+		}
+	}
+	handlersDone := s.drained
 	s.mu.Unlock()
 
 	// Closes the listeners at once; it waits for connections, which end
@@ -135,8 +146,6 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	for _, sess := range open {
 		sess.notify(noticeShutdown)
 	}
-	handlersDone := make(chan struct{})
-	go func() { s.active.Wait(); close(handlersDone) }()
 	select {
 	case <-handlersDone:
 	case <-ctx.Done():
@@ -154,6 +163,20 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		return fmt.Errorf("shutdown: sessions still running: %w", ctx.Err())
 	}
 	return errors.Join(err, closeErr)
+}
+
+// leave counts a session handler out.
+func (s *Server) leave() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.active--
+	if s.active == 0 && s.drained != nil {
+		select {
+		case <-s.drained:
+		default:
+			close(s.drained)
+		}
+	}
 }
 
 func (s *Server) closing() bool {
