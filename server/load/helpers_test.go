@@ -194,8 +194,5 @@ func smallConfig(ts *testServer, mode Mode) Config {
 	c.Duration = 2 * time.Second
 	c.Rate = 5
 	c.ConnectTimeout = 10 * time.Second
-	// Loopback frames come in milliseconds; a shorter wait for keys that
-	// draw nothing leaves more keys in a short run.
-	c.FrameTimeout = 300 * time.Millisecond
 	return c
 }

@@ -55,17 +55,8 @@ func readChunks(r io.Reader, out chan<- chunk, done <-chan struct{}) {
 	}
 }
 
-// playTUI opens the game screen on a PTY and sends arrow keys until stop.
-//
-// Each key is timed from its write until the first output that arrives
-// after it: the server redraws on its ticker, so this includes up to one
-// tick of waiting. The bytes from there until the next key are that key's
-// frame. A key that changes nothing on the board changes nothing on the
-// screen, and the server then sends nothing at all: a key with no output
-// within FrameTimeout is counted as a key without a frame, and the next
-// key goes out then. Keys are sent closed-loop (never before the previous
-// one was answered or timed out), so a slow server lowers the key rate
-// rather than piling keys up.
+// playTUI opens the game screen on a PTY, waits for its first frame and
+// plays arrow keys until stop (see playKeys).
 func (s *session) playTUI(ctx context.Context, client *gossh.Client, stop <-chan struct{}) error {
 	sess, in, out, err := openSession(client)
 	if err != nil {
@@ -90,28 +81,121 @@ func (s *session) playTUI(ctx context.Context, client *gossh.Client, stop <-chan
 	defer func() { s.played = time.Since(s.playing) }()
 
 	if s.cfg.Rate == 0 {
-		_, err := s.drainUntil(ctx, chunks, time.Now().Add(MaxDuration), stop, -1)
-		return err
+		return s.idle(ctx, chunks, stop)
 	}
-	cur := -1 // index in frameBytes of the frame being received; -1: none
+	return s.playKeys(ctx, chunks, in, stop)
+}
+
+// playKeys sends arrow keys to w at the configured rate until stop.
+//
+// Each key is timed from its write until the first output that arrives
+// after it: the server redraws on its ticker, so this includes up to one
+// tick of waiting. The bytes from there until the next key are that key's
+// frame. A key that changes nothing on the board changes nothing on the
+// screen, and the server then sends nothing at all. So the next key goes
+// out when it is due, but never before the previous key was answered or
+// FrameTimeout has passed since it was written (closed loop: a slow server
+// lowers the rate instead of piling keys up), and never while output is
+// still flowing (its tail would pass for the next key's answer; this wait
+// is bounded by FrameTimeout too). A key whose answer did not come before
+// the next key is counted as a key without a frame. At stop, the key in
+// flight still gets its answer, within FrameTimeout.
+func (s *session) playKeys(ctx context.Context, chunks <-chan chunk, w io.Writer, stop <-chan struct{}) error {
+	var (
+		cur     = -1 // index in frameBytes of the frame being received; -1: none
+		pending bool // a key is waiting for its frame
+		t0      time.Time
+		last    time.Time // the last output
+		stopped bool
+	)
+	gap := s.quietGap()
 	next := time.Now().Add(time.Duration(s.rng.Float64() * float64(s.pause())))
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
 	for {
-		reached, err := s.drainUntil(ctx, chunks, next, stop, cur)
-		if err != nil || !reached {
-			return err
+		// When the next key may go, or, after stop, when to give up on
+		// the one in flight.
+		due := next
+		if pending {
+			due = later(due, t0.Add(s.cfg.FrameTimeout))
+		}
+		if stopped {
+			if !pending {
+				return nil
+			}
+			due = t0.Add(s.cfg.FrameTimeout)
+		} else {
+			due = earlier(later(due, last.Add(gap)), due.Add(s.cfg.FrameTimeout))
+		}
+		timer.Reset(time.Until(due))
+		select {
+		case c := <-chunks:
+			if pending && c.n > 0 && !c.at.Before(t0) {
+				pending = false
+				s.answered++
+				s.latencies = append(s.latencies, c.at.Sub(t0))
+				s.frameBytes = append(s.frameBytes, c.n)
+				cur = len(s.frameBytes) - 1
+			} else {
+				s.account(c, cur)
+			}
+			if c.n > 0 {
+				last = c.at
+			}
+			if c.err != nil {
+				return closedError(c.err)
+			}
+			continue
+		case <-timer.C:
+		case <-stop:
+			stopped, stop = true, nil
+			continue
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		if stopped {
+			return nil // the key in flight had no frame
+		}
+		if pending { // no frame: the key changed nothing
+			pending, cur = false, -1
 		}
 		s.keys++
-		t0 := time.Now()
-		if _, err := io.WriteString(in, arrows[s.rng.IntN(len(arrows))]); err != nil {
+		t0 = time.Now()
+		if _, err := io.WriteString(w, arrows[s.rng.IntN(len(arrows))]); err != nil {
 			return &kindError{errWrite, err}
 		}
-		cur, err = s.awaitFrame(ctx, chunks, t0, cur)
-		if err != nil {
-			return err
-		}
-		next = next.Add(s.pause())
-		if now := time.Now(); next.Before(now) {
-			next = now
+		pending = true
+		next = later(next.Add(s.pause()), t0)
+	}
+}
+
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
+
+func earlier(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
+}
+
+// idle receives output until stop, for sessions that send no keys.
+func (s *session) idle(ctx context.Context, chunks <-chan chunk, stop <-chan struct{}) error {
+	for {
+		select {
+		case c := <-chunks:
+			s.account(c, -1)
+			if c.err != nil {
+				return closedError(c.err)
+			}
+		case <-stop:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
 		}
 	}
 }
@@ -167,39 +251,6 @@ func (s *session) account(c chunk, cur int) {
 	}
 }
 
-// drainUntil receives output until t and then until the output has
-// paused for quietGap, so that a key is not written into the middle of a
-// frame still arriving (its tail would pass for the key's answer); the
-// wait for the pause is bounded by FrameTimeout. It reports false when
-// stop came first (or ctx ended, with its error).
-func (s *session) drainUntil(ctx context.Context, chunks <-chan chunk, t time.Time, stop <-chan struct{}, cur int) (bool, error) {
-	gap := s.quietGap()
-	latest := t.Add(s.cfg.FrameTimeout)
-	var last time.Time // the last output
-	timer := time.NewTimer(time.Until(t))
-	defer timer.Stop()
-	for {
-		select {
-		case c := <-chunks:
-			s.account(c, cur)
-			if c.err != nil {
-				return false, closedError(c.err)
-			}
-			last = c.at
-		case now := <-timer.C:
-			if quiet := now.Sub(last); quiet < gap && now.Before(latest) {
-				timer.Reset(gap - quiet)
-				continue
-			}
-			return true, nil
-		case <-stop:
-			return false, nil
-		case <-ctx.Done():
-			return false, ctx.Err()
-		}
-	}
-}
-
 // quietGap is the pause in the output a key waits for: half the settle
 // time, or half the pause between keys at high rates.
 func (s *session) quietGap() time.Duration {
@@ -207,37 +258,6 @@ func (s *session) quietGap() time.Duration {
 		return settle / 2
 	}
 	return min(settle/2, time.Duration(float64(time.Second)/s.cfg.Rate/2))
-}
-
-// awaitFrame waits for the first output after t0, the write of a key, and
-// returns the index of the new frame, or -1 if none came in time. Output
-// read before t0 still belongs to the frame before (cur).
-func (s *session) awaitFrame(ctx context.Context, chunks <-chan chunk, t0 time.Time, cur int) (int, error) {
-	timer := time.NewTimer(s.cfg.FrameTimeout)
-	defer timer.Stop()
-	for {
-		select {
-		case c := <-chunks:
-			if c.at.Before(t0) {
-				s.account(c, cur)
-			} else if c.n > 0 {
-				s.answered++
-				s.latencies = append(s.latencies, c.at.Sub(t0))
-				s.frameBytes = append(s.frameBytes, c.n)
-				cur = len(s.frameBytes) - 1
-				if c.err == nil {
-					return cur, nil
-				}
-			}
-			if c.err != nil {
-				return cur, closedError(c.err)
-			}
-		case <-timer.C:
-			return -1, nil
-		case <-ctx.Done():
-			return cur, ctx.Err()
-		}
-	}
 }
 
 // closedError is the error for output that ended while the session played.

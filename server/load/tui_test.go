@@ -3,6 +3,8 @@ package load
 import (
 	"context"
 	"io"
+	"math/rand/v2"
+	"sync"
 	"testing"
 	"testing/iotest"
 	"time"
@@ -90,42 +92,142 @@ func TestFirstFrameTimeout(t *testing.T) {
 	}
 }
 
-// A key waits for output in flight to pause, but not beyond FrameTimeout.
-func TestDrainUntilWaitsForQuiet(t *testing.T) {
-	for _, tc := range []struct {
-		name      string
-		streamFor time.Duration // output every 10 ms for this long
-		min, max  time.Duration // when drainUntil may return
-	}{
-		{"no output", 0, 50 * time.Millisecond, 150 * time.Millisecond},
-		{"a frame arriving", 200 * time.Millisecond, 150*time.Millisecond + settle/2, 600 * time.Millisecond},
-		{"endless output", 10 * time.Second, 300 * time.Millisecond, 800 * time.Millisecond},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			cfg := DefaultConfig()
-			cfg.FrameTimeout = 300 * time.Millisecond
-			s := &session{cfg: &cfg}
-			chunks := make(chan chunk, 1)
-			done := make(chan struct{})
-			defer close(done)
+// fakeScreen answers the keys written to it: key i (from 1) with one
+// chunk of 100 bytes after delay(i), or never when delay(i) < 0.
+type fakeScreen struct {
+	chunks chan chunk
+	delay  func(i int) time.Duration
+	done   chan struct{}
+	mu     sync.Mutex
+	writes int
+	onKey  func(i int)
+}
+
+func newFakeScreen(t *testing.T, delay func(int) time.Duration) *fakeScreen {
+	f := &fakeScreen{chunks: make(chan chunk, 16), delay: delay, done: make(chan struct{})}
+	t.Cleanup(func() { close(f.done) })
+	return f
+}
+
+func (f *fakeScreen) Write(p []byte) (int, error) {
+	f.mu.Lock()
+	f.writes++
+	i := f.writes
+	f.mu.Unlock()
+	if d := f.delay(i); d >= 0 {
+		time.AfterFunc(d, func() {
+			select {
+			case f.chunks <- chunk{n: 100, at: time.Now()}:
+			case <-f.done:
+			}
+		})
+	}
+	if f.onKey != nil {
+		f.onKey(i)
+	}
+	return len(p), nil
+}
+
+// playFor runs playKeys against f for d.
+func playFor(t *testing.T, cfg Config, f *fakeScreen, d time.Duration) *session {
+	t.Helper()
+	s := &session{cfg: &cfg, rng: rand.New(rand.NewPCG(1, 2))}
+	stop := make(chan struct{})
+	time.AfterFunc(d, func() { close(stop) })
+	if err := s.playKeys(context.Background(), f.chunks, f, stop); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestPlayKeys(t *testing.T) {
+	base := DefaultConfig()
+	base.Jitter = 0
+
+	t.Run("every key answered", func(t *testing.T) {
+		cfg := base
+		cfg.Rate = 20
+		s := playFor(t, cfg, newFakeScreen(t, func(int) time.Duration { return 5 * time.Millisecond }), 600*time.Millisecond)
+		if s.keys < 5 || s.answered != s.keys || len(s.latencies) != s.keys {
+			t.Fatalf("keys %d, answered %d", s.keys, s.answered)
+		}
+		for i, l := range s.latencies {
+			if l < 5*time.Millisecond || s.frameBytes[i] != 100 {
+				t.Fatalf("key %d: latency %v, %d bytes", i, l, s.frameBytes[i])
+			}
+		}
+	})
+
+	t.Run("no key answered", func(t *testing.T) {
+		cfg := base
+		cfg.Rate, cfg.FrameTimeout = 50, 100*time.Millisecond
+		s := playFor(t, cfg, newFakeScreen(t, func(int) time.Duration { return -1 }), 600*time.Millisecond)
+		// Closed loop: one key per FrameTimeout, not per 20 ms.
+		if s.answered != 0 || s.keys < 3 || s.keys > 7 {
+			t.Fatalf("keys %d, answered %d; want about 6 keys, none answered", s.keys, s.answered)
+		}
+	})
+
+	t.Run("late answer before the next key", func(t *testing.T) {
+		cfg := base
+		cfg.Rate, cfg.FrameTimeout = 4, 50*time.Millisecond
+		s := playFor(t, cfg, newFakeScreen(t, func(int) time.Duration { return 120 * time.Millisecond }), 900*time.Millisecond)
+		if s.keys < 2 || s.answered != s.keys {
+			t.Fatalf("keys %d, answered %d; late frames must still count", s.keys, s.answered)
+		}
+		for _, l := range s.latencies {
+			if l < 120*time.Millisecond {
+				t.Fatalf("latency %v, want the real 120 ms", l)
+			}
+		}
+	})
+
+	t.Run("stop waits for the key in flight", func(t *testing.T) {
+		cfg := base
+		cfg.Rate = 50
+		f := newFakeScreen(t, func(int) time.Duration { return 80 * time.Millisecond })
+		stop := make(chan struct{})
+		f.onKey = func(i int) {
+			if i == 1 {
+				close(stop)
+			}
+		}
+		s := &session{cfg: &cfg, rng: rand.New(rand.NewPCG(1, 2))}
+		if err := s.playKeys(context.Background(), f.chunks, f, stop); err != nil {
+			t.Fatal(err)
+		}
+		if s.keys != 1 || s.answered != 1 {
+			t.Fatalf("keys %d, answered %d; want the one key and its frame", s.keys, s.answered)
+		}
+	})
+
+	t.Run("output in flight delays the next key", func(t *testing.T) {
+		cfg := base
+		cfg.Rate = 10 // a key every 100 ms, but the screen streams for 150 ms
+		f := newFakeScreen(t, func(int) time.Duration { return -1 })
+		f.onKey = func(int) {
 			go func() {
-				for end := time.Now().Add(tc.streamFor); time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
+				for range 15 {
+					time.Sleep(10 * time.Millisecond)
 					select {
-					case chunks <- chunk{n: 1, at: time.Now()}:
-					case <-done:
+					case f.chunks <- chunk{n: 10, at: time.Now()}:
+					case <-f.done:
 						return
 					}
 				}
 			}()
-			start := time.Now()
-			ok, err := s.drainUntil(context.Background(), chunks, start.Add(50*time.Millisecond), nil, -1)
-			took := time.Since(start)
-			if !ok || err != nil {
-				t.Fatalf("drainUntil = %v, %v", ok, err)
+		}
+		s := playFor(t, cfg, f, 650*time.Millisecond)
+		// Each key waits for the stream to pause (quietGap, 50 ms): a key
+		// about every 200 ms, each answered by the stream's first piece
+		// and credited with all fifteen.
+		if s.keys < 2 || s.keys > 4 || s.answered != s.keys {
+			t.Fatalf("keys %d, answered %d", s.keys, s.answered)
+		}
+		for i, b := range s.frameBytes[:len(s.frameBytes)-1] {
+			if b != 150 {
+				t.Fatalf("frames %v: frame %d is not the whole stream (150 bytes)", s.frameBytes, i)
 			}
-			if took < tc.min || took > tc.max {
-				t.Fatalf("returned after %v, want %v to %v", took, tc.min, tc.max)
-			}
-		})
-	}
+		}
+	})
 }
