@@ -9,6 +9,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"reflect"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -962,5 +963,48 @@ func TestShutdownWithStuckClient(t *testing.T) {
 	err := ts.srv.Shutdown(ctx)
 	if took := time.Since(start); took > 3*time.Second || err == nil {
 		t.Fatalf("shutdown with a stuck client: %v after %v, want an error after about 2 s", err, took)
+	}
+}
+
+// TestNoGoroutineLeaks: sessions of every kind, ended every way, leave no
+// goroutines behind.
+func TestNoGoroutineLeaks(t *testing.T) {
+	ts := startServer(t)
+	settle := func(limit int) int {
+		var n int
+		for range 100 {
+			if n = runtime.NumGoroutine(); n <= limit {
+				break
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		return n
+	}
+	round := func() {
+		c := ts.dial(t, "p", newKey(t))
+		b := startBot(t, c, "")
+		playSome(t, b, b.mustRead(), 3)
+		b.finish()
+		b = startBot(t, c, "")
+		b.mustRead()
+		c.Close() // dropped mid-session
+		c = ts.dial(t, "q", newKey(t))
+		run(t, c, "scores", "")
+		c.Close()
+		c = ts.dialGuest(t)
+		_, out, send := ptySession(t, c)
+		waitFor(t, "the game screen", func() bool { return len(out.String()) > 100 })
+		send("\x1b[A")
+		c.Close() // dropped with the screen open
+	}
+	round() // warm up: pools and the writer start on first use
+	time.Sleep(500 * time.Millisecond)
+	base := runtime.NumGoroutine()
+	for range 5 {
+		round()
+	}
+	if n := settle(base + 2); n > base+2 {
+		buf := make([]byte, 1<<20)
+		t.Fatalf("%d goroutines after the sessions, %d before:\n%s", n, base, buf[:runtime.Stack(buf, true)])
 	}
 }
