@@ -137,6 +137,13 @@ func TestRunIdle(t *testing.T) {
 			if !rep.OK() || rep.SessionsCompleted != cfg.Sessions || rep.Keys.Sent != 0 || rep.FrameBytes.First <= 0 {
 				t.Fatalf("report %+v", rep)
 			}
+			var out bytes.Buffer
+			if err := rep.WriteText(&out); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(out.String(), "none: idle sessions") || strings.Contains(out.String(), "p50 0.00") {
+				t.Fatalf("text report of an idle run:\n%s", out.String())
+			}
 		})
 	}
 }

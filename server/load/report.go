@@ -220,19 +220,9 @@ func (r *Report) WriteJSON(w io.Writer) error {
 	return err
 }
 
-// WriteText writes the report for people.
-func (r *Report) WriteText(w io.Writer) error {
-	var b strings.Builder
-	unit, answer := "keys", "key→frame"
-	if r.Mode == ModeBot {
-		unit, answer = "commands", "cmd→reply"
-	}
-	f := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
-	f("ssh2048 load: %d %s sessions at %s, %g %s/s each, %v after the ramp-up (players %s*)\n",
-		r.Sessions, r.Mode, r.Addr, r.Rate, unit, time.Duration(r.DurationMS*float64(time.Millisecond)), r.NamePrefix)
-	f("  handshakes   %d ok, %d failed in %.0f ms: %.1f/s at concurrency %d; p50 %.2f ms, p99 %.2f ms, max %.2f ms\n",
-		r.Handshakes.OK, r.Handshakes.Failed, r.RampMS, r.Handshakes.PerSecond, r.Handshakes.Concurrency,
-		r.Handshakes.P50MS, r.Handshakes.P99MS, r.Handshakes.MaxMS)
+// writeKeys writes the lines about keys, latencies and frame sizes.
+func (r *Report) writeKeys(b *strings.Builder, unit, answer string) {
+	f := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
 	f("  %-12s %.2f/s per session (asked %g), %.1f/s in all, %.1f moves/s\n",
 		"rate", r.Keys.RatePerSession, r.Rate, r.Keys.PerSecond, r.Keys.MovesPerSecond)
 	if r.Mode == ModeBot {
@@ -255,6 +245,26 @@ func (r *Report) WriteText(w io.Writer) error {
 		f("; %d bytes came with no key waiting", r.Keys.StrayBytes)
 	}
 	b.WriteString("\n")
+}
+
+// WriteText writes the report for people.
+func (r *Report) WriteText(w io.Writer) error {
+	var b strings.Builder
+	unit, answer := "keys", "key→frame"
+	if r.Mode == ModeBot {
+		unit, answer = "commands", "cmd→reply"
+	}
+	f := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	f("ssh2048 load: %d %s sessions at %s, %g %s/s each, %v after the ramp-up (players %s*)\n",
+		r.Sessions, r.Mode, r.Addr, r.Rate, unit, time.Duration(r.DurationMS*float64(time.Millisecond)), r.NamePrefix)
+	f("  handshakes   %d ok, %d failed in %.0f ms: %.1f/s at concurrency %d; p50 %.2f ms, p99 %.2f ms, max %.2f ms\n",
+		r.Handshakes.OK, r.Handshakes.Failed, r.RampMS, r.Handshakes.PerSecond, r.Handshakes.Concurrency,
+		r.Handshakes.P50MS, r.Handshakes.P99MS, r.Handshakes.MaxMS)
+	if r.Rate == 0 {
+		f("  %-12s none: idle sessions, held open for the duration (first screen %d bytes)\n", unit, r.FrameBytes.First)
+	} else {
+		r.writeKeys(&b, unit, answer)
+	}
 	if len(r.Errors) == 0 {
 		f("  errors       none\n")
 	} else {
