@@ -8,6 +8,7 @@ import (
 	"errors"
 	"io"
 	"math/rand/v2"
+	"net"
 	"reflect"
 	"runtime"
 	"strings"
@@ -1006,5 +1007,30 @@ func TestNoGoroutineLeaks(t *testing.T) {
 	if n := settle(base + 2); n > base+2 {
 		buf := make([]byte, 1<<20)
 		t.Fatalf("%d goroutines after the sessions, %d before:\n%s", n, base, buf[:runtime.Stack(buf, true)])
+	}
+}
+
+// TestHandshakeTimeout: a connection that never finishes the handshake is
+// closed, and one that logs in in time is not.
+func TestHandshakeTimeout(t *testing.T) {
+	ts := startServer(t, func(c *server.Config) { c.HandshakeTimeout = 500 * time.Millisecond })
+	conn, err := net.Dial("tcp", ts.addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	start := time.Now()
+	if _, err := io.Copy(io.Discard, conn); err != nil { // the server's banner, then EOF when it hangs up
+		t.Fatalf("stalled connection: %v after %v, want it closed by the server", err, time.Since(start))
+	}
+	if took := time.Since(start); took < 400*time.Millisecond || took > 5*time.Second {
+		t.Fatalf("stalled connection closed after %v, want about 500 ms", took)
+	}
+	// A session that logs in and then takes its time is not cut off.
+	c := ts.dial(t, "p", newKey(t))
+	time.Sleep(time.Second)
+	if r := run(t, c, "help", ""); r.code != 0 {
+		t.Fatalf("help after the handshake deadline: %+v", r)
 	}
 }

@@ -26,12 +26,15 @@ type Config struct {
 	HostKey     gossh.Signer  // required; see LoadOrCreateHostKey
 	Logger      *slog.Logger  // nil: slog.Default()
 	IdleTimeout time.Duration // close a connection after this long without input; 0: never
-	TUI         TUIFunc       // the game screen; nil: package tui's, with Hinter
-	Hinter      tui.Hinter    // the AI behind hints and autoplay; nil: none
+	// HandshakeTimeout closes a connection that has not finished the SSH
+	// handshake and authentication in time; 0: 30 s.
+	HandshakeTimeout time.Duration
+	TUI              TUIFunc    // the game screen; nil: package tui's, with Hinter
+	Hinter           tui.Hinter // the AI behind hints and autoplay; nil: none
 }
 
-// handshakeTimeout bounds the SSH handshake and authentication.
-const handshakeTimeout = 30 * time.Second
+// defaultHandshakeTimeout bounds the SSH handshake and authentication.
+const defaultHandshakeTimeout = 30 * time.Second
 
 // Server serves ssh2048 over SSH.
 type Server struct {
@@ -59,6 +62,9 @@ func New(cfg Config) (*Server, error) {
 	if cfg.TUI == nil {
 		cfg.TUI = gameScreen(cfg.Store, cfg.Hinter)
 	}
+	if cfg.HandshakeTimeout <= 0 {
+		cfg.HandshakeTimeout = defaultHandshakeTimeout
+	}
 	s := &Server{cfg: cfg, store: cfg.Store, log: cfg.Logger, sessions: make(map[*session]struct{})}
 	srv, err := wish.NewServer(
 		func(srv *ssh.Server) error { srv.AddHostKey(cfg.HostKey); return nil },
@@ -84,7 +90,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	// A client that connects and never finishes the handshake would hold
 	// a connection (and a goroutine) forever.
-	srv.HandshakeTimeout = handshakeTimeout
+	srv.HandshakeTimeout = cfg.HandshakeTimeout
 	if cfg.IdleTimeout > 0 {
 		srv.ConnCallback = func(_ ssh.Context, c net.Conn) net.Conn {
 			remote := c.RemoteAddr().String()
