@@ -86,6 +86,10 @@ func benchAppend(b *testing.B, d Durability, writers int) {
 		mu.Unlock()
 	})
 	b.StopTimer()
+	var stored int
+	if err := s.read.QueryRow(`SELECT count(*) FROM moves`).Scan(&stored); err != nil || stored != len(latencies) {
+		b.Fatalf("%d moves stored (%v), %d acknowledged", stored, err, len(latencies))
+	}
 	slices.Sort(latencies)
 	if len(latencies) > 0 {
 		p99 := latencies[min(len(latencies)-1, len(latencies)*99/100)]
