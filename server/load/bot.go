@@ -97,8 +97,8 @@ func (s *session) playBot(ctx context.Context, client *gossh.Client, stop <-chan
 			return err
 		}
 		s.answered++
-		s.latencies = append(s.latencies, st.at.Sub(t0))
-		s.frameBytes = append(s.frameBytes, st.bytes)
+		s.latencies.add(int64(st.at.Sub(t0)), s.rng)
+		s.frameBytes.add(st.bytes, s.rng)
 		want := s.lastMoves
 		if st.Moved {
 			s.moved++

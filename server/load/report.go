@@ -114,8 +114,11 @@ func newReport(cfg *Config, sessions []*session, ramp, play time.Duration) *Repo
 		RampMS: ms(ramp), PlayMS: ms(play),
 		Errors: map[string]int{},
 	}
-	var handshakes, latencies []time.Duration
+	var handshakes []time.Duration
+	var latencies []int64
 	var frames []int
+	var latencySum int64
+	frameSum, frameCount := 0, 0
 	var played time.Duration // session-seconds of play
 	playing := 0             // sessions that played
 	firstTotal, firstCount := 0, 0
@@ -144,8 +147,14 @@ func newReport(cfg *Config, sessions []*session, ramp, play time.Duration) *Repo
 		if s.gameOver {
 			r.GamesOver++
 		}
-		latencies = append(latencies, s.latencies...)
-		frames = append(frames, s.frameBytes...)
+		latencies = append(latencies, s.latencies.vals...)
+		latencySum += s.latencies.sum
+		r.Latency.Count += s.latencies.n
+		r.Latency.MaxMS = max(r.Latency.MaxMS, ms(time.Duration(s.latencies.max)))
+		frames = append(frames, s.frameBytes.vals...)
+		frameSum += s.frameBytes.sum
+		frameCount += s.frameBytes.n
+		r.FrameBytes.Max = max(r.FrameBytes.Max, s.frameBytes.max)
 		if s.err == nil {
 			r.SessionsCompleted++
 			continue
@@ -179,30 +188,20 @@ func newReport(cfg *Config, sessions []*session, ramp, play time.Duration) *Repo
 		r.Handshakes.MaxMS = ms(handshakes[n-1])
 	}
 
+	// Percentiles from the sessions' samples (all values, unless a run
+	// is long enough to fill maxSamples); counts, means and maxima exact.
 	slices.Sort(latencies)
-	r.Latency.Count = len(latencies)
-	if n := len(latencies); n > 0 {
-		var sum time.Duration
-		for _, l := range latencies {
-			sum += l
-		}
-		r.Latency.MeanMS = ms(sum / time.Duration(n))
-		r.Latency.P50MS = ms(percentile(latencies, 50))
-		r.Latency.P95MS = ms(percentile(latencies, 95))
-		r.Latency.P99MS = ms(percentile(latencies, 99))
-		r.Latency.MaxMS = ms(latencies[n-1])
+	if r.Latency.Count > 0 {
+		r.Latency.MeanMS = ms(time.Duration(latencySum / int64(r.Latency.Count)))
+		r.Latency.P50MS = ms(time.Duration(percentile(latencies, 50)))
+		r.Latency.P95MS = ms(time.Duration(percentile(latencies, 95)))
+		r.Latency.P99MS = ms(time.Duration(percentile(latencies, 99)))
 	}
-
 	slices.Sort(frames)
-	r.FrameBytes.Count = len(frames)
-	if n := len(frames); n > 0 {
-		sum := 0
-		for _, f := range frames {
-			sum += f
-		}
-		r.FrameBytes.Mean = float64(sum) / float64(n)
+	r.FrameBytes.Count = frameCount
+	if frameCount > 0 {
+		r.FrameBytes.Mean = float64(frameSum) / float64(frameCount)
 		r.FrameBytes.P50 = percentile(frames, 50)
-		r.FrameBytes.Max = frames[n-1]
 	}
 	if firstCount > 0 {
 		r.FrameBytes.First = firstTotal / firstCount

@@ -52,15 +52,17 @@ type session struct {
 	connected bool
 	err       error // the error that ended the session, nil if it completed
 
-	keys       int             // keys or commands sent
-	answered   int             // keys that got a frame (tui) or reply (bot)
-	moved      int             // bot: replies with moved=true
-	latencies  []time.Duration // per answered key
-	frameBytes []int           // per answered key
-	strayBytes int64           // tui: bytes that arrived with no key waiting
-	firstBytes int             // size of the first frame or state line
-	playing    time.Time       // when the first frame or state line was in
-	played     time.Duration   // from then until the last key's answer
+	keys       int           // keys or commands sent
+	answered   int           // keys that got a frame (tui) or reply (bot)
+	moved      int           // bot: replies with moved=true
+	latencies  sample[int64] // nanoseconds, per answered key
+	frameBytes sample[int]   // per answered key
+	frame      int           // bytes of the frame being received
+	inFrame    bool          // a frame is being received
+	strayBytes int64         // tui: bytes that arrived with no key waiting
+	firstBytes int           // size of the first frame or state line
+	playing    time.Time     // when the first frame or state line was in
+	played     time.Duration // from then until the last key's answer
 
 	// bot: the moves counter of the first and last state lines.
 	firstMoves, lastMoves int
@@ -87,12 +89,15 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	defer cancel()
 
 	digits := len(fmt.Sprint(cfg.Sessions))
+	room := sessionRoom(cfg.Sessions)
 	sessions := make([]*session, cfg.Sessions)
 	for i := range sessions {
 		sessions[i] = &session{
-			cfg:  &cfg,
-			name: fmt.Sprintf("%s%0*d", cfg.NamePrefix, max(digits, 4), i+1),
-			rng:  rand.New(rand.NewPCG(rand.Uint64(), uint64(i))),
+			cfg:        &cfg,
+			name:       fmt.Sprintf("%s%0*d", cfg.NamePrefix, max(digits, 4), i+1),
+			rng:        rand.New(rand.NewPCG(rand.Uint64(), uint64(i))),
+			latencies:  newSample[int64](room),
+			frameBytes: newSample[int](room),
 		}
 	}
 

@@ -101,8 +101,8 @@ func (s *session) playTUI(ctx context.Context, client *gossh.Client, stop <-chan
 // the next key is counted as a key without a frame. At stop, the key in
 // flight still gets its answer, within FrameTimeout.
 func (s *session) playKeys(ctx context.Context, chunks <-chan chunk, w io.Writer, stop <-chan struct{}) error {
+	defer s.endFrame()
 	var (
-		cur     = -1 // index in frameBytes of the frame being received; -1: none
 		pending bool // a key is waiting for its frame
 		t0      time.Time
 		last    time.Time // the last output
@@ -133,11 +133,11 @@ func (s *session) playKeys(ctx context.Context, chunks <-chan chunk, w io.Writer
 			if pending && c.n > 0 && !c.at.Before(t0) {
 				pending = false
 				s.answered++
-				s.latencies = append(s.latencies, c.at.Sub(t0))
-				s.frameBytes = append(s.frameBytes, c.n)
-				cur = len(s.frameBytes) - 1
+				s.latencies.add(int64(c.at.Sub(t0)), s.rng)
+				s.endFrame() // the previous key's frame ends where this one starts
+				s.frame, s.inFrame = c.n, true
 			} else {
-				s.account(c, cur)
+				s.account(c)
 			}
 			if c.n > 0 {
 				last = c.at
@@ -157,7 +157,8 @@ func (s *session) playKeys(ctx context.Context, chunks <-chan chunk, w io.Writer
 			return nil // the key in flight had no frame
 		}
 		if pending { // no frame: the key changed nothing
-			pending, cur = false, -1
+			pending = false
+			s.endFrame()
 		}
 		s.keys++
 		t0 = time.Now()
@@ -188,7 +189,7 @@ func (s *session) idle(ctx context.Context, chunks <-chan chunk, stop <-chan str
 	for {
 		select {
 		case c := <-chunks:
-			s.account(c, -1)
+			s.account(c)
 			if c.err != nil {
 				return closedError(c.err)
 			}
@@ -241,13 +242,21 @@ func (s *session) firstFrame(ctx context.Context, chunks <-chan chunk) error {
 	}
 }
 
-// account adds a chunk's bytes to frame cur, or to the stray bytes when
-// no key is waiting for them.
-func (s *session) account(c chunk, cur int) {
-	if cur >= 0 {
-		s.frameBytes[cur] += c.n
+// account adds a chunk's bytes to the frame being received, or to the
+// stray bytes when no key is waiting for them.
+func (s *session) account(c chunk) {
+	if s.inFrame {
+		s.frame += c.n
 	} else {
 		s.strayBytes += int64(c.n)
+	}
+}
+
+// endFrame records the size of the frame being received, if any.
+func (s *session) endFrame() {
+	if s.inFrame {
+		s.frameBytes.add(s.frame, s.rng)
+		s.frame, s.inFrame = 0, false
 	}
 }
 

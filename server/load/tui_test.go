@@ -128,10 +128,14 @@ func (f *fakeScreen) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+func testSession(cfg *Config) *session {
+	return &session{cfg: cfg, rng: rand.New(rand.NewPCG(1, 2)), latencies: newSample[int64](100), frameBytes: newSample[int](100)}
+}
+
 // playFor runs playKeys against f for d.
 func playFor(t *testing.T, cfg Config, f *fakeScreen, d time.Duration) *session {
 	t.Helper()
-	s := &session{cfg: &cfg, rng: rand.New(rand.NewPCG(1, 2))}
+	s := testSession(&cfg)
 	stop := make(chan struct{})
 	time.AfterFunc(d, func() { close(stop) })
 	if err := s.playKeys(context.Background(), f.chunks, f, stop); err != nil {
@@ -148,12 +152,12 @@ func TestPlayKeys(t *testing.T) {
 		cfg := base
 		cfg.Rate = 20
 		s := playFor(t, cfg, newFakeScreen(t, func(int) time.Duration { return 5 * time.Millisecond }), 600*time.Millisecond)
-		if s.keys < 5 || s.answered != s.keys || len(s.latencies) != s.keys {
-			t.Fatalf("keys %d, answered %d", s.keys, s.answered)
+		if s.keys < 5 || s.answered != s.keys || s.latencies.n != s.keys || s.frameBytes.n != s.keys {
+			t.Fatalf("keys %d, answered %d, %d latencies, %d frames", s.keys, s.answered, s.latencies.n, s.frameBytes.n)
 		}
-		for i, l := range s.latencies {
-			if l < 5*time.Millisecond || s.frameBytes[i] != 100 {
-				t.Fatalf("key %d: latency %v, %d bytes", i, l, s.frameBytes[i])
+		for i, l := range s.latencies.vals {
+			if time.Duration(l) < 5*time.Millisecond || s.frameBytes.vals[i] != 100 {
+				t.Fatalf("key %d: latency %v, %d bytes", i, time.Duration(l), s.frameBytes.vals[i])
 			}
 		}
 	})
@@ -175,8 +179,8 @@ func TestPlayKeys(t *testing.T) {
 		if s.keys < 2 || s.answered != s.keys {
 			t.Fatalf("keys %d, answered %d; late frames must still count", s.keys, s.answered)
 		}
-		for _, l := range s.latencies {
-			if l < 120*time.Millisecond {
+		for _, l := range s.latencies.vals {
+			if time.Duration(l) < 120*time.Millisecond {
 				t.Fatalf("latency %v, want the real 120 ms", l)
 			}
 		}
@@ -192,7 +196,7 @@ func TestPlayKeys(t *testing.T) {
 				close(stop)
 			}
 		}
-		s := &session{cfg: &cfg, rng: rand.New(rand.NewPCG(1, 2))}
+		s := testSession(&cfg)
 		if err := s.playKeys(context.Background(), f.chunks, f, stop); err != nil {
 			t.Fatal(err)
 		}
@@ -224,9 +228,10 @@ func TestPlayKeys(t *testing.T) {
 		if s.keys < 2 || s.keys > 4 || s.answered != s.keys {
 			t.Fatalf("keys %d, answered %d", s.keys, s.answered)
 		}
-		for i, b := range s.frameBytes[:len(s.frameBytes)-1] {
+		frames := s.frameBytes.vals
+		for i, b := range frames[:len(frames)-1] {
 			if b != 150 {
-				t.Fatalf("frames %v: frame %d is not the whole stream (150 bytes)", s.frameBytes, i)
+				t.Fatalf("frames %v: frame %d is not the whole stream (150 bytes)", frames, i)
 			}
 		}
 	})
