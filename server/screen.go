@@ -14,21 +14,27 @@ import (
 // session's games, with hints and autoplay from h when h is not nil.
 func gameScreen(store Store, h tui.Hinter) TUIFunc {
 	return func(sess ssh.Session, env TUIEnv) tea.Model {
-		board := standings{store: store, player: env.Player}
-		opts := tui.Options{
-			Hinter:      h,
-			Player:      env.Player.Name,
-			Guest:       env.Player.Guest,
-			GuestNotice: guestHint,
-			Context:     sess.Context(),
-		}
-		if env.Player.Guest {
-			opts.Store = tui.NewGuestStore(board, nil)
-		} else {
-			opts.Store = screenStore{games: env.Games, store: store, standings: board}
-		}
-		return tui.New(opts)
+		return tui.New(screenOptions(sess.Context(), store, h, env))
 	}
+}
+
+// screenOptions sets up the game screen for one player: their games (or a
+// guest's, which live in memory) and the human leaderboard.
+func screenOptions(ctx context.Context, store Store, h tui.Hinter, env TUIEnv) tui.Options {
+	board := standings{store: store, player: env.Player}
+	opts := tui.Options{
+		Hinter:      h,
+		Player:      env.Player.Name,
+		Guest:       env.Player.Guest,
+		GuestNotice: guestHint,
+		Context:     ctx,
+	}
+	if env.Player.Guest {
+		opts.Store = tui.NewGuestStore(board, nil)
+	} else {
+		opts.Store = screenStore{games: env.Games, store: store, standings: board}
+	}
+	return opts
 }
 
 // screenStore gives the game screen a player's games, one per size.

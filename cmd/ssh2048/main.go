@@ -1,6 +1,7 @@
 // Command ssh2048 serves the game 2048 over SSH.
 //
 //	ssh2048 [serve] [flags]   run the server (the default)
+//	ssh2048 play [flags]      play in this terminal
 //	ssh2048 version           print the build's version
 //	ssh2048 help              list the subcommands
 //
@@ -27,6 +28,7 @@ func init() {
 	// Assigned in init: help lists the table it is in.
 	subcommands = []subcommand{
 		{"serve", "run the SSH server (the default)", runServe},
+		{"play", "play in this terminal, against the local data directory", runPlay},
 		{"version", "print the version of this build", runVersion},
 		{"help", "list the subcommands", runHelp},
 	}
