@@ -193,6 +193,21 @@ func TestInvalidArguments(t *testing.T) {
 	if _, err := s.PlayerRank(ctx, p.ID, 4, KindHuman); !errors.Is(err, ErrNotFound) {
 		t.Errorf("rank without moves: err = %v", err)
 	}
+	// A score that goes down is refused, and nothing is written.
+	first := MoveState{Score: 8, MaxTile: 4, Moves: 1, Board: g.Game.Board().String()}
+	if err := s.AppendMove(ctx, g.ID, 0, engine.Up, first); err != nil {
+		t.Fatal(err)
+	}
+	lower := MoveState{Score: 4, MaxTile: 4, Moves: 2, Board: g.Game.Board().String()}
+	if err := s.AppendMove(ctx, g.ID, 1, engine.Up, lower); !errors.Is(err, ErrInvalid) {
+		t.Errorf("score going down: err = %v, want ErrInvalid", err)
+	}
+	if n := countMoves(t, s, g.ID); n != 1 {
+		t.Errorf("%d moves stored after a refused one, want 1", n)
+	}
+	if err := s.EndGame(ctx, g.ID+100, first); !errors.Is(err, ErrNotFound) {
+		t.Errorf("EndGame unknown game: err = %v", err)
+	}
 	if _, err := s.UpsertPlayer(ctx, "", "ssh-ed25519", "x"); !errors.Is(err, ErrInvalid) {
 		t.Errorf("empty fingerprint: err = %v", err)
 	}
@@ -291,6 +306,23 @@ func TestReplayDivergenceEndsGameAndStartsNew(t *testing.T) {
 	ctx := context.Background()
 	var logs logBuffer
 	s := openStore(t, WithLogger(logs.logger()))
+	// Find a seed whose first board has a direction that does not move it.
+	var still engine.Direction
+	seed, found := uint64(0), false
+	for ; !found; seed++ {
+		eg, err := engine.NewGame(4, seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range engine.Directions() {
+			b := eg.Board()
+			if _, moved := b.Move(d); !moved {
+				still, found = d, true
+				break
+			}
+		}
+	}
+	s.newSeed = func() uint64 { return seed - 1 }
 	p := addPlayer(t, s, "frank")
 	g, err := s.LoadOrCreateGame(ctx, p.ID, 4, KindHuman)
 	if err != nil {
@@ -298,18 +330,6 @@ func TestReplayDivergenceEndsGameAndStartsNew(t *testing.T) {
 	}
 	// Store a first move that does not move the board, as if the rules had
 	// changed since it was played: replay counts 0 moves, the row says 1.
-	var still engine.Direction
-	found := false
-	for _, d := range engine.Directions() {
-		b := g.Game.Board()
-		if _, moved := b.Move(d); !moved {
-			still, found = d, true
-			break
-		}
-	}
-	if !found {
-		t.Skip("every direction moves this seed's first board")
-	}
 	st := StateOf(g.Game)
 	st.Moves = 1
 	if err := s.AppendMove(ctx, g.ID, 0, still, st); err != nil {
@@ -321,6 +341,10 @@ func TestReplayDivergenceEndsGameAndStartsNew(t *testing.T) {
 	}
 	if loaded.ID == g.ID {
 		t.Fatal("diverged game was handed out again")
+	}
+	var ended bool
+	if err := s.read.QueryRow(`SELECT ended_at IS NOT NULL FROM games WHERE id = ?`, g.ID).Scan(&ended); err != nil || !ended {
+		t.Fatalf("diverged game not ended (%v)", err)
 	}
 	if !strings.Contains(logs.String(), "REPLAY MISMATCH") {
 		t.Fatalf("no loud log; logs:\n%s", logs.String())
