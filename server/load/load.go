@@ -140,7 +140,7 @@ func FlagSet(c *Config, stderr io.Writer) (fs *flag.FlagSet, asJSON *bool) {
 	fs.IntVar(&c.Sessions, "sessions", c.Sessions, fmt.Sprintf("concurrent sessions, 1 to %d", MaxSessions))
 	fs.DurationVar(&c.Duration, "duration", c.Duration, "how long the sessions play once all have connected")
 	fs.Float64Var(&c.Rate, "rate", c.Rate, "keys (tui) or commands (bot) per second per session; 0: idle sessions")
-	fs.Func("mode", "tui (a PTY and arrow keys) or bot (the `bot` command) (default tui)", func(s string) error {
+	fs.Func("mode", "`tui|bot`: a PTY and arrow keys, or the bot command and its JSON lines (default tui)", func(s string) error {
 		if m := Mode(s); m == ModeTUI || m == ModeBot {
 			c.Mode = m
 			return nil
@@ -152,7 +152,7 @@ func FlagSet(c *Config, stderr io.Writer) (fs *flag.FlagSet, asJSON *bool) {
 	fs.DurationVar(&c.FrameTimeout, "frame-timeout", c.FrameTimeout, "how long a key waits for its frame (tui) or reply (bot)")
 	fs.Float64Var(&c.Jitter, "jitter", c.Jitter, "pause between keys varies over (1±jitter)/rate")
 	fs.StringVar(&c.NamePrefix, "name-prefix", c.NamePrefix, `user name prefix, the session number follows (default "load-" and a random run tag)`)
-	fs.BoolFunc("no-verify", "skip the final check through `scores --json`", func(string) error {
+	fs.BoolFunc("no-verify", "skip the final check through the scores command", func(string) error {
 		c.Verify = false
 		return nil
 	})
