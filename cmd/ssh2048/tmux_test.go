@@ -1,0 +1,175 @@
+package main
+
+import (
+	"crypto/ed25519"
+	"crypto/rand"
+	"encoding/pem"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	gossh "golang.org/x/crypto/ssh"
+)
+
+// tmux drives one terminal: OpenSSH's ssh -t inside a tmux server of the
+// test's own (its own socket, so a developer's tmux is never touched).
+type tmux struct {
+	t      *testing.T
+	socket string
+}
+
+func newTmux(t *testing.T) *tmux {
+	t.Helper()
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux not installed (apt-get install tmux)")
+	}
+	tm := &tmux{t: t, socket: filepath.Join(t.TempDir(), "tmux.sock")}
+	t.Cleanup(func() { exec.Command("tmux", "-S", tm.socket, "kill-server").Run() })
+	return tm
+}
+
+func (tm *tmux) run(args ...string) string {
+	tm.t.Helper()
+	out, err := exec.Command("tmux", append([]string{"-S", tm.socket}, args...)...).CombinedOutput()
+	if err != nil {
+		tm.t.Fatalf("tmux %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+// screen returns the visible text of the pane.
+func (tm *tmux) screen() string {
+	tm.t.Helper()
+	return tm.run("capture-pane", "-p", "-t", "game")
+}
+
+// waitFor polls the screen until ok accepts it.
+func (tm *tmux) waitFor(what string, ok func(screen string) bool) string {
+	tm.t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		s := tm.screen()
+		if ok(s) {
+			return s
+		}
+		if time.Now().After(deadline) {
+			tm.t.Fatalf("timed out waiting for %s; screen:\n%s", what, s)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+var movesRe = regexp.MustCompile(`Moves (\d+)`)
+
+// movesOn reads the move counter from the game screen; -1 when not shown.
+func movesOn(screen string) int {
+	m := movesRe.FindStringSubmatch(screen)
+	if m == nil {
+		return -1
+	}
+	n, _ := strconv.Atoi(m[1])
+	return n
+}
+
+// boardText is the part of the screen between the header and the footer:
+// the tiles' numbers in their places.
+func boardText(screen string) string {
+	lines := strings.Split(screen, "\n")
+	var board []string
+	for _, l := range lines[1:] {
+		if strings.Contains(l, "Moves") || strings.Contains(l, "help") {
+			continue
+		}
+		board = append(board, strings.TrimRight(l, " "))
+	}
+	return strings.TrimSpace(strings.Join(board, "\n"))
+}
+
+// TestTmuxTUI plays the game screen the way a person does: OpenSSH's ssh -t
+// in an 80×24 terminal, arrow keys, quit, reconnect to the same board, and a
+// resize to 20×6 (too small: a message) and back.
+func TestTmuxTUI(t *testing.T) {
+	sshPath, err := exec.LookPath("ssh")
+	if err != nil {
+		t.Skip("OpenSSH client not installed (apt-get install openssh-client)")
+	}
+	tm := newTmux(t)
+	bin := buildBinary(t)
+	p := startProcess(t, bin, filepath.Join(t.TempDir(), "data"))
+	_, port, _ := net.SplitHostPort(p.addr)
+
+	_, priv, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	block, err := gossh.MarshalPrivateKey(priv, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyFile := filepath.Join(t.TempDir(), "id_ed25519")
+	if err := os.WriteFile(keyFile, pem.EncodeToMemory(block), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	sshCmd := fmt.Sprintf("%s -t -p %s -F /dev/null -i %s -o IdentitiesOnly=yes -o StrictHostKeyChecking=no "+
+		"-o UserKnownHostsFile=/dev/null -o LogLevel=ERROR -o PasswordAuthentication=no "+
+		"-o KbdInteractiveAuthentication=no ada@127.0.0.1; sleep 60", sshPath, port, keyFile)
+	connect := func() string {
+		t.Helper()
+		tm.run("new-session", "-d", "-s", "game", "-x", "80", "-y", "24", "-e", "TERM=xterm-256color", sshCmd)
+		return tm.waitFor("the game screen", func(s string) bool { return movesOn(s) >= 0 })
+	}
+
+	connect()
+	keys := []string{"Left", "Up", "Right", "Down", "Left", "Up", "Left", "Down", "Right", "Up"}
+	for _, k := range keys {
+		tm.run("send-keys", "-t", "game", k)
+	}
+	// Keys that change nothing do not count, so wait for the counter to
+	// settle rather than for exactly len(keys).
+	var played string
+	last := -1
+	for range 40 {
+		played = tm.screen()
+		n := movesOn(played)
+		if n > 0 && n == last {
+			break
+		}
+		last = n
+		time.Sleep(100 * time.Millisecond)
+	}
+	moves := movesOn(played)
+	if moves < 3 {
+		t.Fatalf("after %d arrow keys the screen shows %d moves:\n%s", len(keys), moves, played)
+	}
+
+	tm.run("send-keys", "-t", "game", "q")
+	tm.waitFor("the goodbye line", func(s string) bool { return strings.Contains(s, "saved") })
+	tm.run("kill-session", "-t", "game")
+
+	back := connect()
+	if got := movesOn(back); got != moves {
+		t.Fatalf("reconnected to %d moves, left at %d:\n%s", got, moves, back)
+	}
+	if boardText(back) != boardText(played) {
+		t.Fatalf("reconnected to another board.\nleft:\n%s\nfound:\n%s", boardText(played), boardText(back))
+	}
+
+	tm.run("resize-window", "-t", "game", "-x", "20", "-y", "6")
+	small := tm.waitFor("the too-small message", func(s string) bool { return strings.Contains(s, "need") })
+	if strings.Contains(small, "Moves") {
+		t.Fatalf("20×6 still draws the game:\n%s", small)
+	}
+	tm.run("send-keys", "-t", "game", "Left") // ignored while the board does not fit
+	tm.run("resize-window", "-t", "game", "-x", "80", "-y", "24")
+	again := tm.waitFor("the board after growing back", func(s string) bool { return movesOn(s) >= 0 })
+	if movesOn(again) != moves || boardText(again) != boardText(played) {
+		t.Fatalf("after resizing back:\n%s\nwant the board left at %d moves:\n%s", again, moves, played)
+	}
+}
