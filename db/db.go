@@ -197,8 +197,9 @@ func Open(ctx context.Context, dataDir string, opts ...Option) (*Store, error) {
 	registerWriterDriver.Do(func() {
 		sql.Register(writerDriver, &sqlite3.SQLiteDriver{ConnectHook: func(c *sqlite3.SQLiteConn) error {
 			// Checkpoints run in the background (see checkpointLoop), not
-			// inside whichever commit happens to fill the WAL.
-			_, err := c.Exec("PRAGMA wal_autocheckpoint = 0", nil)
+			// inside whichever commit happens to fill the WAL; a WAL that
+			// a burst grew is cut back to 32 MiB when it restarts.
+			_, err := c.Exec("PRAGMA wal_autocheckpoint = 0; PRAGMA journal_size_limit = 33554432", nil)
 			return err
 		}})
 	})

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -328,5 +329,62 @@ func TestOtherProcessHoldingTheLockIsWaitedFor(t *testing.T) {
 	<-released
 	if n := countMoves(t, s, g.ID); n != 5 {
 		t.Fatalf("%d moves stored, want 5", n)
+	}
+}
+
+// TestCloseDuringWrites: Close while sessions are writing. Every write
+// either commits (and is there after reopening) or fails with ErrClosed.
+func TestCloseDuringWrites(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	s, err := Open(ctx, dir, WithLogger(quiet))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const sessions = 20
+	acked := make([]int, sessions)
+	games := make([]int64, sessions)
+	var wg sync.WaitGroup
+	for i := range sessions {
+		p := addPlayer(t, s, fmt.Sprintf("closing%d", i))
+		g, err := s.LoadOrCreateGame(ctx, p.ID, 8, KindHuman)
+		if err != nil {
+			t.Fatal(err)
+		}
+		games[i] = g.ID
+		wg.Go(func() {
+			rng := rand.New(rand.NewPCG(uint64(i), 5))
+			for {
+				err := playMove(ctx, s, g, rng)
+				if errors.Is(err, ErrClosed) {
+					return
+				}
+				if err != nil {
+					t.Errorf("session %d: %v", i, err)
+					return
+				}
+				acked[i]++
+			}
+		})
+	}
+	time.Sleep(100 * time.Millisecond)
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
+	s2, err := Open(ctx, dir, WithLogger(quiet))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s2.Close()
+	total := 0
+	for i, id := range games {
+		if n := countMoves(t, s2, id); n != acked[i] {
+			t.Errorf("session %d: %d moves stored, %d acknowledged", i, n, acked[i])
+		}
+		total += acked[i]
+	}
+	if total == 0 {
+		t.Fatal("no move was written before Close")
 	}
 }

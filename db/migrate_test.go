@@ -120,6 +120,10 @@ func TestConnectionSettingsReachEveryConnection(t *testing.T) {
 	if err := wc.QueryRowContext(ctx, `PRAGMA wal_autocheckpoint`).Scan(&autoCheckpoint); err != nil || autoCheckpoint != 0 {
 		t.Errorf("writer wal_autocheckpoint = %d (%v), want 0: checkpoints belong to the background loop", autoCheckpoint, err)
 	}
+	var walLimit int
+	if err := wc.QueryRowContext(ctx, `PRAGMA journal_size_limit`).Scan(&walLimit); err != nil || walLimit != 32<<20 {
+		t.Errorf("writer journal_size_limit = %d (%v), want 32 MiB", walLimit, err)
+	}
 	if _, err := conns[0].ExecContext(ctx, `DELETE FROM players`); err == nil {
 		t.Error("a read-pool connection could write")
 	}
