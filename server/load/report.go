@@ -112,7 +112,7 @@ func newReport(cfg *Config, sessions []*session, ramp, play time.Duration) *Repo
 		Addr: cfg.Addr, Mode: cfg.Mode, Sessions: cfg.Sessions, Rate: cfg.Rate,
 		DurationMS: ms(cfg.Duration), NamePrefix: cfg.NamePrefix,
 		RampMS: ms(ramp), PlayMS: ms(play),
-		Errors: map[string]int{},
+		Errors: map[string]int{}, ErrorSamples: []string{},
 	}
 	var handshakes []time.Duration
 	var latencies []int64
