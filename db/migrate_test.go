@@ -4,9 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"fmt"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 	"testing/fstest"
@@ -38,20 +36,7 @@ func latestMigration(t *testing.T) int64 {
 	if err != nil || len(entries) == 0 {
 		t.Fatalf("embedded migrations: %v (%d files)", err, len(entries))
 	}
-	return int64(len(entries)) // numbered 1..n without gaps, see TestMigrationFilesAreNumbered
-}
-
-func TestMigrationFilesAreNumbered(t *testing.T) {
-	entries, err := migrations.FS.ReadDir(".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, e := range entries {
-		var n int
-		if _, err := fmt.Sscanf(e.Name(), "%05d_", &n); err != nil || n != i+1 || !strings.HasSuffix(e.Name(), ".sql") {
-			t.Errorf("migration %q: want number %05d first (%v)", e.Name(), i+1, err)
-		}
-	}
+	return int64(len(entries)) // numbered 1..n without gaps: see package migrations' test
 }
 
 func TestMigrationsFromEmptyAndTwice(t *testing.T) {
