@@ -254,7 +254,7 @@ func (r *Report) WriteText(w io.Writer) error {
 		unit, answer = "commands", "cmd→reply"
 	}
 	f := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
-	f("ssh2048 load: %d %s sessions at %s, %g %s/s each, %v after the ramp-up (players %s*)\n",
+	f("ssh2048 load: %d %s sessions at %s, %g %s/s each, for %v after the ramp-up (players %s*)\n",
 		r.Sessions, r.Mode, r.Addr, r.Rate, unit, time.Duration(r.DurationMS*float64(time.Millisecond)), r.NamePrefix)
 	f("  handshakes   %d ok, %d failed in %.0f ms: %.1f/s at concurrency %d; p50 %.2f ms, p99 %.2f ms, max %.2f ms\n",
 		r.Handshakes.OK, r.Handshakes.Failed, r.RampMS, r.Handshakes.PerSecond, r.Handshakes.Concurrency,
