@@ -44,6 +44,24 @@ func (tm *tmux) run(args ...string) string {
 	return string(out)
 }
 
+// newSession starts command in an 80×24 window named "game". Under a
+// heavily loaded machine a fresh tmux server has been seen to die while
+// starting ("server exited unexpectedly"), so a failed start is retried.
+func (tm *tmux) newSession(command string) {
+	tm.t.Helper()
+	args := []string{"-S", tm.socket, "new-session", "-d", "-s", "game", "-x", "80", "-y", "24", "-e", "TERM=xterm-256color", command}
+	var out []byte
+	var err error
+	for range 3 {
+		if out, err = exec.Command("tmux", args...).CombinedOutput(); err == nil {
+			return
+		}
+		tm.t.Logf("tmux new-session: %v: %s (retrying)", err, out)
+		time.Sleep(time.Second)
+	}
+	tm.t.Fatalf("tmux new-session: %v\n%s", err, out)
+}
+
 // screen returns the visible text of the pane.
 func (tm *tmux) screen() string {
 	tm.t.Helper()
@@ -122,7 +140,7 @@ func TestTmuxTUI(t *testing.T) {
 		"-o KbdInteractiveAuthentication=no ada@127.0.0.1; sleep 60", sshPath, port, keyFile)
 	connect := func() string {
 		t.Helper()
-		tm.run("new-session", "-d", "-s", "game", "-x", "80", "-y", "24", "-e", "TERM=xterm-256color", sshCmd)
+		tm.newSession(sshCmd)
 		return tm.waitFor("the game screen", func(s string) bool { return movesOn(s) >= 0 })
 	}
 
