@@ -11,6 +11,7 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"math/bits"
 	"strconv"
 	"strings"
 )
@@ -81,12 +82,14 @@ func ParseDirection(s string) (Direction, error) {
 	return 0, fmt.Errorf("%q: %w", s, ErrDirection)
 }
 
-// Board is an N×N grid of exponents, row-major, row 0 at the top. Only the
-// first Size()² cells are used; the rest stay zero so that == compares
-// boards of the same size by their tiles.
+// Board is an N×N grid of exponents, row 0 at the top. Each row is one
+// uint64 holding a byte per cell, column 0 in the low byte, so that a
+// whole row is read, compared and written at once. Only the first Size()
+// rows and bytes are used; the rest stay zero so that == compares boards
+// of the same size by their tiles.
 type Board struct {
-	size  uint8
-	cells [MaxSize * MaxSize]uint8
+	size uint8
+	rows [MaxSize]uint64
 }
 
 // NewBoard returns an empty board of the given size.
@@ -101,10 +104,13 @@ func NewBoard(size int) (Board, error) {
 func (b *Board) Size() int { return int(b.size) }
 
 // At returns the exponent at (row, col): 0 for empty, k for the tile 2^k.
-func (b *Board) At(row, col int) uint8 { return b.cells[row*int(b.size)+col] }
+func (b *Board) At(row, col int) uint8 { return uint8(b.rows[row] >> (8 * (col & 7))) }
 
 // Set puts the exponent exp at (row, col).
-func (b *Board) Set(row, col int, exp uint8) { b.cells[row*int(b.size)+col] = exp }
+func (b *Board) Set(row, col int, exp uint8) {
+	shift := 8 * (col & 7)
+	b.rows[row] = b.rows[row]&^(0xff<<shift) | uint64(exp)<<shift
+}
 
 // Value returns the tile value at (row, col), 0 for an empty cell.
 func (b *Board) Value(row, col int) int { return Value(b.At(row, col)) }
@@ -119,20 +125,25 @@ func Value(exp uint8) int {
 
 // Empty returns the number of empty cells.
 func (b *Board) Empty() int {
-	n := 0
-	for _, c := range b.cells[:int(b.size)*int(b.size)] {
-		if c == 0 {
-			n++
+	n := int(b.size)
+	empty := 0
+	for row := range n {
+		for col := range n {
+			if b.At(row, col) == 0 {
+				empty++
+			}
 		}
 	}
-	return n
+	return empty
 }
 
 // MaxExponent returns the largest exponent on the board.
 func (b *Board) MaxExponent() uint8 {
 	var m uint8
-	for _, c := range b.cells[:int(b.size)*int(b.size)] {
-		m = max(m, c)
+	for _, r := range b.rows[:b.size] {
+		for ; r != 0; r >>= 8 {
+			m = max(m, uint8(r))
+		}
 	}
 	return m
 }
@@ -140,8 +151,11 @@ func (b *Board) MaxExponent() uint8 {
 // Sum returns the sum of all tile values.
 func (b *Board) Sum() int {
 	s := 0
-	for _, c := range b.cells[:int(b.size)*int(b.size)] {
-		s += Value(c)
+	n := int(b.size)
+	for row := range n {
+		for col := range n {
+			s += b.Value(row, col)
+		}
 	}
 	return s
 }
@@ -152,88 +166,138 @@ func (b Board) Rotate() Board {
 	r := Board{size: b.size}
 	for row := range n {
 		for col := range n {
-			r.cells[col*n+(n-1-row)] = b.cells[row*n+col]
+			r.Set(col, n-1-row, b.At(row, col))
 		}
 	}
 	return r
 }
 
-// line describes where a direction's i-th line starts and how to step along
-// it, so that walking the line is walking row i of the board rotated until
-// the move is "left". Reading a line through (start, step) is the rotation;
-// writing it back the same way is the rotation back, without copying the
-// whole board twice.
-func line(d Direction, n, i int) (start, step int) {
-	switch d {
-	case Left:
-		return i * n, 1
-	case Right:
-		return i*n + n - 1, -1
-	case Up:
-		return i, n
-	default: // Down
-		return (n-1)*n + i, -n
-	}
-}
-
 // Move slides and merges every line in direction d, in place. It returns
 // the points gained (the sum of the tiles created by merges) and whether
 // any cell changed. It spawns nothing; see Game for that.
+//
+// Every direction is turned into "left": the board is mirrored (right),
+// transposed (up) or both (down), every row slides left, and the board is
+// turned back. Mirror and transpose are the two reflections a quarter
+// rotation is made of; on rows held as words they are a byte swap and a
+// dozen shifts and masks, where a rotation would move cell by cell.
 func (b *Board) Move(d Direction) (gained int, moved bool) {
-	n := int(b.size)
-	for i := range n {
-		start, step := line(d, n, i)
-		// Indexes are masked with &63 (and &7 below): they are always in
-		// range, and the mask lets the compiler drop the bounds checks in
-		// the hottest loop of the game and of the AI.
-		var row [MaxSize]uint8
-		for k, idx := 0, start; k < n; k, idx = k+1, idx+step {
-			row[k&7] = b.cells[idx&63]
-		}
-		before := row
-		gained += slideLeft(&row, n)
-		if row == before {
-			continue
-		}
-		moved = true
-		for k, idx := 0, start; k < n; k, idx = k+1, idx+step {
-			b.cells[idx&63] = row[k&7]
-		}
+	switch d {
+	case Left:
+		return b.slideRows()
+	case Right:
+		b.mirror()
+		gained, moved = b.slideRows()
+		b.mirror()
+	case Up:
+		b.transpose()
+		gained, moved = b.slideRows()
+		b.transpose()
+	default: // Down
+		b.transpose()
+		b.mirror()
+		gained, moved = b.slideRows()
+		b.mirror()
+		b.transpose()
 	}
 	return gained, moved
 }
 
-// slideLeft is the whole rule of 2048 for one row of n cells: tiles slide
-// left as far as they go; two equal neighbours merge into one tile of
-// double value; a tile made by a merge does not merge again in the same
-// move. It works in place and returns the value of the merged tiles.
+// slideRows slides every row left.
+func (b *Board) slideRows() (gained int, moved bool) {
+	var changed uint64
+	for i := range int(b.size) {
+		row := b.rows[i&7] // &7: no bounds check in the hot loop
+		slid, g := slideLeft(row)
+		gained += g
+		changed |= slid ^ row
+		b.rows[i&7] = slid
+	}
+	return gained, changed != 0
+}
+
+// mirror reverses every row: column c becomes column n-1-c.
+func (b *Board) mirror() {
+	unused := 8 * (MaxSize - uint(b.size))
+	for i := range int(b.size) {
+		b.rows[i&7] = bits.ReverseBytes64(b.rows[i&7]) >> unused
+	}
+}
+
+// transpose swaps rows and columns: cell (r, c) goes to (c, r). It is the
+// classic three-stage transpose of an 8×8 byte matrix (swap the off-
+// diagonal bytes of each 2×2 block, then the 2×2 blocks of each 4×4 block,
+// then the 4×4 blocks). Boards up to 4×4 live in the top-left 4×4 block and
+// need only the first two stages.
+func (b *Board) transpose() {
+	r := &b.rows
+	transpose2x2(r, 0)
+	transpose2x2(r, 2)
+	transpose4x4(r, 0)
+	if b.size <= 4 {
+		return
+	}
+	transpose2x2(r, 4)
+	transpose2x2(r, 6)
+	transpose4x4(r, 4)
+	for i := range 4 {
+		t := (r[i]>>32 ^ r[i+4]) & 0x00000000FFFFFFFF
+		r[i+4] ^= t
+		r[i] ^= t << 32
+	}
+}
+
+// transpose2x2 swaps the off-diagonal bytes of the 2×2 blocks of rows i
+// and i+1.
+func transpose2x2(r *[MaxSize]uint64, i int) {
+	t := (r[i&7]>>8 ^ r[(i+1)&7]) & 0x00FF00FF00FF00FF
+	r[(i+1)&7] ^= t
+	r[i&7] ^= t << 8
+}
+
+// transpose4x4 swaps the off-diagonal 2×2 blocks of the 4×4 blocks of rows
+// i to i+3.
+func transpose4x4(r *[MaxSize]uint64, i int) {
+	for k := i; k < i+2; k++ {
+		t := (r[k&7]>>16 ^ r[(k+2)&7]) & 0x0000FFFF0000FFFF
+		r[(k+2)&7] ^= t
+		r[k&7] ^= t << 16
+	}
+}
+
+// slideLeft is the whole rule of 2048 for one row (a byte per cell, first
+// cell lowest): tiles slide left as far as they go; two equal neighbours
+// merge into one tile of double value; a tile made by a merge does not
+// merge again in the same move. It returns the new row and the value of
+// the merged tiles.
 //
 // It packs the tiles first and merges second: the packing compiles to
-// branch-free code, which matters because on real boards whether a cell is
-// empty is a coin toss that the CPU cannot predict.
-func slideLeft(row *[MaxSize]uint8, n int) (gained int) {
-	var tiles [MaxSize]uint8
-	count := 0
-	for i := range n {
-		c := row[i&7]
-		tiles[count&7] = c
+// branch-free code, which matters because whether a cell is empty is a
+// coin toss that the CPU cannot predict.
+func slideLeft(row uint64) (out uint64, gained int) {
+	var packed uint64
+	shift := uint(0)
+	for ; row != 0; row >>= 8 {
+		c := row & 0xff
+		packed |= c << (shift & 63)
 		if c != 0 {
-			count++
+			shift += 8
 		}
 	}
-	*row = [MaxSize]uint8{}
-	next := 0
-	for i := 0; i < count; i++ {
-		c := tiles[i&7]
-		if i+1 < count && tiles[(i+1)&7] == c && c < MaxExponent {
+	shift = 0
+	for packed != 0 {
+		c := packed & 0xff
+		if c == (packed>>8)&0xff && c < MaxExponent {
 			c++
 			gained += 1 << c
-			i++ // the partner is used up, and the new tile merges no more
+			packed >>= 16 // the partner is used up, and the new tile merges no more
+		} else {
+			packed >>= 8
 		}
-		row[next&7] = c
-		next++
+		out |= c << (shift & 63)
+		shift += 8
 	}
-	return gained
+	return out, gained
 }
 
 // CanMove reports whether any direction would change the board.
@@ -241,14 +305,14 @@ func (b *Board) CanMove() bool {
 	n := int(b.size)
 	for row := range n {
 		for col := range n {
-			c := b.cells[row*n+col]
+			c := b.At(row, col)
 			if c == 0 {
 				return true
 			}
-			if col+1 < n && b.cells[row*n+col+1] == c {
+			if col+1 < n && b.At(row, col+1) == c {
 				return true
 			}
-			if row+1 < n && b.cells[(row+1)*n+col] == c {
+			if row+1 < n && b.At(row+1, col) == c {
 				return true
 			}
 		}

@@ -40,12 +40,13 @@ func TestSlideLeft(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
 			cells := rowExps(t, tt.in)
-			var row [MaxSize]uint8
-			copy(row[:], cells)
-			out := row
-			gained := slideLeft(&out, len(cells))
+			var row uint64
+			for i, c := range cells {
+				row |= uint64(c) << (8 * i)
+			}
+			out, gained := slideLeft(row)
 			moved := out != row
-			if got := rowText(out[:len(cells)]); got != tt.want {
+			if got := rowText(out, len(cells)); got != tt.want {
 				t.Errorf("slideLeft(%s) = %s, want %s", tt.in, got, tt.want)
 			}
 			if gained != tt.gained || moved != tt.moved {
@@ -68,10 +69,10 @@ func rowExps(t *testing.T, s string) []uint8 {
 	return row
 }
 
-func rowText(row []uint8) string {
-	parts := make([]string, len(row))
-	for i, c := range row {
-		parts[i] = strconv.Itoa(Value(c))
+func rowText(row uint64, n int) string {
+	parts := make([]string, n)
+	for i := range parts {
+		parts[i] = strconv.Itoa(Value(uint8(row >> (8 * i))))
 	}
 	return strings.Join(parts, " ")
 }
@@ -259,7 +260,7 @@ func randomBoard(rng *rand.Rand, size int) Board {
 	b, _ := NewBoard(size)
 	for i := range size * size {
 		if rng.IntN(3) > 0 {
-			b.cells[i] = uint8(1 + rng.IntN(5))
+			b.Set(i/size, i%size, uint8(1+rng.IntN(5)))
 		}
 	}
 	return b

@@ -77,15 +77,17 @@ func (g *Game) spawn() Spawn {
 	if g.rng.IntN(10) == 0 {
 		exp = 2
 	}
-	for i, c := range g.board.cells[:n*n] {
-		if c != 0 {
-			continue
+	for row := range n {
+		for col := range n {
+			if g.board.At(row, col) != 0 {
+				continue
+			}
+			if pick == 0 {
+				g.board.Set(row, col, exp)
+				return Spawn{Row: row, Col: col, Exp: exp}
+			}
+			pick--
 		}
-		if pick == 0 {
-			g.board.cells[i] = exp
-			return Spawn{Row: i / n, Col: i % n, Exp: exp}
-		}
-		pick--
 	}
 	panic("engine: spawn on a full board")
 }

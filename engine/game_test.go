@@ -20,10 +20,8 @@ func TestNewGameStartsWithTwoTiles(t *testing.T) {
 			if tiles := size*size - b.Empty(); tiles != 2 {
 				t.Fatalf("size %d seed %d: %d starting tiles: %s", size, seed, tiles, b)
 			}
-			for i, c := range b.cells[:size*size] {
-				if c > 2 {
-					t.Fatalf("size %d seed %d: starting tile 2^%d at %d", size, seed, c, i)
-				}
+			if b.MaxExponent() > 2 {
+				t.Fatalf("size %d seed %d: a starting tile above 4: %s", size, seed, b)
 			}
 			if g.Score() != 0 || g.Moves() != 0 || g.Won() || g.Over() {
 				t.Fatalf("fresh game: score %d moves %d won %v over %v", g.Score(), g.Moves(), g.Won(), g.Over())
@@ -158,8 +156,11 @@ func TestEncodeDecodeMoves(t *testing.T) {
 // weight: a check of the score that shares no code with the move.
 func weight(b *Board) int {
 	w := 0
-	for _, c := range b.cells[:b.Size()*b.Size()] {
-		w += Value(c) * int(c)
+	for row := range b.Size() {
+		for col := range b.Size() {
+			c := b.At(row, col)
+			w += Value(c) * int(c)
+		}
 	}
 	return w
 }
@@ -219,10 +220,11 @@ func boardFromBytes(data []byte) Board {
 	}
 	b, _ := NewBoard(size)
 	for i := 0; i < size*size && i < len(data); i++ {
-		b.cells[i] = data[i] % (MaxExponent + 1)
+		exp := data[i] % (MaxExponent + 1)
 		if data[i] < 128 {
-			b.cells[i] %= 6 // mostly small tiles, so that merges are common
+			exp %= 6 // mostly small tiles, so that merges are common
 		}
+		b.Set(i/size, i%size, exp)
 	}
 	return b
 }
@@ -287,11 +289,10 @@ func TestSpawnStatistics(t *testing.T) {
 	g, _ := NewGame(4, 2048)
 	// Half the board is full, in a checkerboard, so that the choice among
 	// empty cells and the skipping of full ones are both tested.
-	var full Board
-	full.size = 4
+	full, _ := NewBoard(4)
 	for i := range 16 {
 		if (i/4+i%4)%2 == 0 {
-			full.cells[i] = 5
+			full.Set(i/4, i%4, 5)
 		}
 	}
 	counts := map[int]int{}
@@ -300,7 +301,7 @@ func TestSpawnStatistics(t *testing.T) {
 		g.board = full
 		s := g.spawn()
 		i := s.Row*4 + s.Col
-		if full.cells[i] != 0 {
+		if full.At(s.Row, s.Col) != 0 {
 			t.Fatalf("spawned on full cell %d", i)
 		}
 		counts[i]++
@@ -346,11 +347,12 @@ func midGameBoards(size, count int) []Board {
 func BenchmarkMove(b *testing.B) {
 	for _, size := range []int{4, 8} {
 		b.Run(fmt.Sprintf("%dx%d", size, size), func(b *testing.B) {
-			boards := midGameBoards(size, 64)
+			var boards [64]Board // a power of two, so the harness picks one with a mask
+			copy(boards[:], midGameBoards(size, len(boards)))
 			b.ReportAllocs()
 			i := 0
 			for b.Loop() {
-				board := boards[i%len(boards)]
+				board := boards[i&63]
 				board.Move(Direction(i & 3))
 				i++
 			}
