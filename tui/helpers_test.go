@@ -164,7 +164,15 @@ type fakeHinter struct {
 	calls int
 }
 
-func (h *fakeHinter) Suggest(_ context.Context, b engine.Board) (engine.Direction, error) {
+func (h *fakeHinter) Hint(ctx context.Context, b engine.Board) (engine.Direction, error) {
+	return h.suggest(ctx, b)
+}
+
+func (h *fakeHinter) Autoplay(ctx context.Context, b engine.Board) (engine.Direction, error) {
+	return h.suggest(ctx, b)
+}
+
+func (h *fakeHinter) suggest(_ context.Context, b engine.Board) (engine.Direction, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.calls++

@@ -552,7 +552,7 @@ func (m *Model) askHint() tea.Cmd {
 	m.notice, m.noticeErr = "Thinking…", false
 	h, ctx := m.opts.Hinter, m.ctx
 	return func() tea.Msg {
-		d, err := h.Suggest(ctx, b)
+		d, err := h.Hint(ctx, b)
 		return hintMsg{board: b, dir: d, err: err}
 	}
 }
@@ -615,7 +615,7 @@ func (m *Model) nextAuto() tea.Cmd {
 			return nil
 		case <-t.C:
 		}
-		d, err := h.Suggest(ctx, b)
+		d, err := h.Autoplay(ctx, b)
 		return autoMsg{gen: gen, board: b, dir: d, err: err}
 	}
 }

@@ -61,10 +61,15 @@ type Standing struct {
 	MaxTile int    // largest tile of that game
 }
 
-// Hinter suggests a move for a board. It is optional: without one the AI
-// keys are hidden. Suggest runs in a tea.Cmd, never in Update.
+// Hinter is the AI behind hints and autoplay. It is optional: without one
+// the AI keys are hidden. Its methods run in a tea.Cmd, never in Update.
+// The two are separate so that a shared AI can serve a player waiting for
+// a hint before a game it is playing by itself (*ai.Pool does).
 type Hinter interface {
-	Suggest(ctx context.Context, b engine.Board) (engine.Direction, error)
+	// Hint suggests a move to a player who is waiting for it.
+	Hint(ctx context.Context, b engine.Board) (engine.Direction, error)
+	// Autoplay picks the AI's own next move; it may wait behind hints.
+	Autoplay(ctx context.Context, b engine.Board) (engine.Direction, error)
 }
 
 // Leaderboard is the read-only part of a Store, for guests who can look

@@ -2,6 +2,7 @@
 //
 //	ssh2048 [serve] [flags]   run the server (the default)
 //	ssh2048 play [flags]      play in this terminal
+//	ssh2048 ai [flags]        the AI plays seeded games headless
 //	ssh2048 load [flags]      measure a server under load
 //	ssh2048 version           print the build's version
 //	ssh2048 help              list the subcommands
@@ -30,6 +31,7 @@ func init() {
 	subcommands = []subcommand{
 		{"serve", "run the SSH server (the default)", runServe},
 		{"play", "play in this terminal, against the local data directory", runPlay},
+		{"ai", "let the AI play seeded games and report how it did", runAI},
 		{"load", "measure a server with many concurrent sessions", runLoad},
 		{"version", "print the version of this build", runVersion},
 		{"help", "list the subcommands", runHelp},

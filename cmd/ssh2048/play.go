@@ -12,6 +12,7 @@ import (
 
 	"github.com/ssh2048/ssh2048/db"
 	"github.com/ssh2048/ssh2048/engine"
+	"github.com/ssh2048/ssh2048/engine/ai"
 	"github.com/ssh2048/ssh2048/server"
 	"github.com/ssh2048/ssh2048/tui"
 	gossh "golang.org/x/crypto/ssh"
@@ -58,7 +59,9 @@ func play(data string, size int, lp server.LocalPlayer, log *slog.Logger) error 
 		return err
 	}
 	defer store.Close()
-	opts, release, err := server.LocalScreen(ctx, store, nil, lp, log)
+	pool := ai.NewPool(0)
+	defer pool.Close()
+	opts, release, err := server.LocalScreen(ctx, store, pool, lp, log)
 	if err != nil {
 		return err
 	}

@@ -107,6 +107,18 @@ func NewPool(workers int, opts ...PoolOption) *Pool {
 	return p
 }
 
+// Hint suggests a move to a player who is waiting for it: Suggest at Hint
+// priority. With Autoplay it makes the pool the game screen's AI.
+func (p *Pool) Hint(ctx context.Context, board engine.Board) (engine.Direction, error) {
+	return p.Suggest(ctx, board, Hint)
+}
+
+// Autoplay picks the next move of a game the AI is playing: Suggest at
+// Autoplay priority, behind every hint.
+func (p *Pool) Autoplay(ctx context.Context, board engine.Board) (engine.Direction, error) {
+	return p.Suggest(ctx, board, Autoplay)
+}
+
 // Suggest returns the move the search recommends for board. It waits for a
 // worker (hints before autoplay) and for the search, at most until ctx is
 // done. It returns ErrNoMoves for a finished game and ErrClosed after Close.
