@@ -22,27 +22,51 @@ import (
 
 // Config configures a Server.
 type Config struct {
-	Store       Store         // required
-	HostKey     gossh.Signer  // required; see LoadOrCreateHostKey
-	Logger      *slog.Logger  // nil: slog.Default()
-	IdleTimeout time.Duration // close a connection after this long without input; 0: never
-	// HandshakeTimeout closes a connection that has not finished the SSH
-	// handshake and authentication in time; 0: 30 s.
-	HandshakeTimeout time.Duration
-	TUI              TUIFunc    // the game screen; nil: package tui's, with Hinter
-	Hinter           tui.Hinter // the AI behind hints and autoplay; nil: none
-}
+	Store   Store        // required
+	HostKey gossh.Signer // required; see LoadOrCreateHostKey
+	Logger  *slog.Logger // nil: slog.Default()
+	TUI     TUIFunc      // the game screen; nil: package tui's, with Hinter
+	Hinter  tui.Hinter   // the AI behind hints and autoplay; nil: none
 
-// defaultHandshakeTimeout bounds the SSH handshake and authentication.
-const defaultHandshakeTimeout = 30 * time.Second
+	// Limits (README-limits). For each, 0 means the default (Default…
+	// constants); a negative value turns the limit off, except LoginGrace,
+	// which cannot be turned off. Why each exists is written where it is
+	// applied (limits.go, conn.go, input.go).
+
+	// IdleTimeout closes a connection after this long without input from
+	// the client on any of its sessions; 0: never.
+	IdleTimeout time.Duration
+	// LoginGrace closes a connection that has not authenticated in time.
+	LoginGrace time.Duration
+	// MaxConns caps connections, logged in or not.
+	MaxConns int
+	// MaxUnauthPerIP caps the connections from one address (IPv4, or IPv6
+	// /64) that have not logged in yet.
+	MaxUnauthPerIP int
+	// ConnRatePerIP and ConnBurstPerIP are a token bucket of new
+	// connections per address: ConnRatePerIP a second, bursts of
+	// ConnBurstPerIP.
+	ConnRatePerIP  float64
+	ConnBurstPerIP int
+	// KeepaliveInterval is how often a logged-in client is sent a
+	// keepalive@openssh.com request; after KeepaliveMax intervals without
+	// a reply the connection is closed.
+	KeepaliveInterval time.Duration
+	KeepaliveMax      int
+	// KeyRate caps the input of a game screen, in keys a second (one
+	// second's worth may come at once); keys over it are dropped.
+	KeyRate float64
+}
 
 // Server serves ssh2048 over SSH.
 type Server struct {
-	cfg   Config
-	store Store
-	log   *slog.Logger
-	ssh   *ssh.Server
-	games registry
+	cfg       Config
+	lim       limits
+	store     Store
+	log       *slog.Logger
+	ssh       *ssh.Server
+	games     registry
+	admission *admission
 
 	mu       sync.Mutex
 	shutdown bool
@@ -62,10 +86,9 @@ func New(cfg Config) (*Server, error) {
 	if cfg.TUI == nil {
 		cfg.TUI = gameScreen(cfg.Store, cfg.Hinter)
 	}
-	if cfg.HandshakeTimeout <= 0 {
-		cfg.HandshakeTimeout = defaultHandshakeTimeout
-	}
-	s := &Server{cfg: cfg, store: cfg.Store, log: cfg.Logger, sessions: make(map[*session]struct{})}
+	lim := limitsOf(cfg)
+	s := &Server{cfg: cfg, lim: lim, store: cfg.Store, log: cfg.Logger, sessions: make(map[*session]struct{}),
+		admission: newAdmission(lim, cfg.Logger)}
 	srv, err := wish.NewServer(
 		func(srv *ssh.Server) error { srv.AddHostKey(cfg.HostKey); return nil },
 		wish.WithVersion("ssh2048"),
@@ -88,16 +111,19 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
-	// A client that connects and never finishes the handshake would hold
-	// a connection (and a goroutine) forever.
-	srv.HandshakeTimeout = cfg.HandshakeTimeout
-	if cfg.IdleTimeout > 0 {
-		srv.ConnCallback = func(_ ssh.Context, c net.Conn) net.Conn {
-			remote := c.RemoteAddr().String()
-			return newIdleConn(c, cfg.IdleTimeout, func() {
-				s.log.Info("idle timeout", "remote", remote, "after", cfg.IdleTimeout)
-			})
-		}
+	// Every connection passes the admission (caps) the moment it is
+	// accepted, and is guarded (login grace, keepalives, idle timeout)
+	// until it closes.
+	srv.ConnCallback = s.admit
+	// The only way to learn that a login succeeded: x/crypto calls
+	// AuthLogCallback with a nil error then (and not for public keys a
+	// client merely offers).
+	srv.ServerConfigCallback = func(ctx ssh.Context) *gossh.ServerConfig {
+		return &gossh.ServerConfig{AuthLogCallback: func(_ gossh.ConnMetadata, _ string, err error) {
+			if g := guardOf(ctx); err == nil && g != nil {
+				g.login()
+			}
+		}}
 	}
 	// Every session handler is counted, so Shutdown knows when the
 	// goodbyes are written and the games saved. (Not a WaitGroup: a
@@ -113,6 +139,21 @@ func New(cfg Config) (*Server, error) {
 	s.ssh = srv
 	return s, nil
 }
+
+// admit is the ConnCallback: a connection over a cap is refused at once,
+// others are guarded.
+func (s *Server) admit(ctx ssh.Context, c net.Conn) net.Conn {
+	now := time.Now()
+	host := hostKey(c.RemoteAddr())
+	if r := s.admission.admit(host, now); r != admitted {
+		s.admission.refuse(c, r, now)
+		return nil
+	}
+	return s.guard(ctx, c, host)
+}
+
+// Connections is the number of open connections, logged in or not.
+func (s *Server) Connections() int { return s.admission.connections() }
 
 // Serve accepts connections on l until Shutdown or Close.
 func (s *Server) Serve(l net.Listener) error {

@@ -148,3 +148,15 @@ func (s *Server) route(next ssh.Handler) ssh.Handler {
 		next(sess)
 	}
 }
+
+// Read is the session's input; any of it keeps the connection from
+// idling (see guardedConn.checkIdle).
+func (sess *session) Read(p []byte) (int, error) {
+	n, err := sess.Session.Read(p)
+	if n > 0 {
+		if g := guardOf(sess.Context()); g != nil {
+			g.touch()
+		}
+	}
+	return n, err
+}

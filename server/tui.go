@@ -1,6 +1,8 @@
 package server
 
 import (
+	"context"
+	"errors"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -30,10 +32,18 @@ func (s *Server) runTUI(sess *session) {
 	games := &Games{srv: s, player: sess.player, takenOver: func() { sess.notify(noticeTakenOver) }}
 	defer games.closeAll()
 	model := s.cfg.TUI(sess, TUIEnv{Player: sess.player, Games: games})
-	// Without its own signal handler: the program runs inside the server,
-	// and would otherwise quit on the server's SIGTERM before the player
-	// is told that the game is saved.
-	opts := append(bubbletea.MakeOptions(sess), tea.WithoutSignalHandler())
+	pty, winch, _ := sess.Pty()
+	opts := bubbletea.MakeOptions(sess)
+	opts = append(opts,
+		// Without its own signal handler: the program runs inside the
+		// server, and would otherwise quit on the server's SIGTERM before
+		// the player is told that the game is saved.
+		tea.WithoutSignalHandler(),
+		tea.WithWindowSize(clampWindow(pty.Window)),
+	)
+	if s.lim.keyRate > 0 {
+		opts = append(opts, tea.WithInput(newKeyLimiter(sess, s.lim.keyRate)))
+	}
 	prog := tea.NewProgram(model, opts...)
 	done := make(chan struct{})
 	defer close(done)
@@ -49,8 +59,84 @@ func (s *Server) runTUI(sess *session) {
 		case <-done:
 		}
 	}()
-	// The wish middleware runs the program, forwards window changes and
-	// kills the program if the connection drops.
-	run := bubbletea.MiddlewareWithProgramHandler(func(ssh.Session) *tea.Program { return prog })
-	run(func(ssh.Session) {})(sess)
+	// In place of wish's bubbletea middleware, whose window changes go to
+	// the program one by one and unclamped.
+	ctx, cancel := context.WithCancel(sess.Context())
+	go forwardResizes(ctx, winch, prog)
+	if _, err := prog.Run(); err != nil && !errors.Is(err, tea.ErrProgramKilled) {
+		s.log.Error("game screen", "err", err, "remote", sess.RemoteAddr().String())
+	}
+	prog.Kill()
+	cancel()
+}
+
+// Terminal sizes the game screen is told at most: the screen draws a
+// buffer of width × height cells, so a client claiming 10,000 × 10,000
+// would make every frame cost hundreds of megabytes. Larger terminals
+// get the screen in their top left corner.
+const (
+	maxScreenWidth  = 400
+	maxScreenHeight = 200
+)
+
+// resizeEvery is the shortest time between two window sizes sent to the
+// screen: every size means a redraw of the whole screen, and a client
+// sending hundreds of window changes a second would otherwise keep a CPU
+// busy redrawing. The last size always arrives.
+const resizeEvery = 50 * time.Millisecond
+
+func clampWindow(w ssh.Window) (int, int) {
+	return min(max(w.Width, 1), maxScreenWidth), min(max(w.Height, 1), maxScreenHeight)
+}
+
+// forwardResizes passes window changes to the program, clamped and at most
+// one per resizeEvery, until ctx is done (the connection dropped: the
+// program is told to quit), then drains winch until the session closes it
+// at its end, so that the session's request loop never blocks on it.
+func forwardResizes(ctx context.Context, winch <-chan ssh.Window, prog *tea.Program) {
+	var (
+		pending, sent ssh.Window
+		havePending   bool
+		throttle      = time.NewTimer(0)
+		throttled     bool
+	)
+	defer throttle.Stop()
+	<-throttle.C
+	send := func(w ssh.Window) {
+		width, height := clampWindow(w)
+		sent = ssh.Window{Width: width, Height: height}
+		prog.Send(tea.WindowSizeMsg{Width: width, Height: height})
+		throttled = true
+		throttle.Reset(resizeEvery)
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			prog.Quit()
+			for range winch { //nolint:revive // drained, not used
+			}
+			return
+		case w, ok := <-winch:
+			if !ok {
+				<-ctx.Done()
+				prog.Quit()
+				return
+			}
+			width, height := clampWindow(w)
+			if w = (ssh.Window{Width: width, Height: height}); w == sent && !havePending {
+				continue
+			}
+			if throttled {
+				pending, havePending = w, true
+				continue
+			}
+			send(w)
+		case <-throttle.C:
+			throttled = false
+			if havePending {
+				havePending = false
+				send(pending)
+			}
+		}
+	}
 }

@@ -1,0 +1,170 @@
+package server
+
+import (
+	"net"
+	"net/netip"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"charm.land/ssh"
+	gossh "golang.org/x/crypto/ssh"
+)
+
+// guardedConn is every accepted connection: counted by the admission, closed
+// if it has not logged in within the login grace, then kept alive with
+// keepalives and closed after the idle timeout without input. All of it
+// runs on timers, not goroutines: 2,000 idle players cost 2,000 sockets,
+// not 4,000 more goroutines.
+type guardedConn struct {
+	net.Conn
+	srv    *Server
+	ctx    ssh.Context
+	host   netip.Prefix
+	remote string
+
+	mu       sync.Mutex
+	loggedIn bool
+	closed   bool
+	grace    *time.Timer
+	idle     *time.Timer
+	keep     *time.Timer
+
+	lastInput atomic.Int64 // unix nanoseconds of the last input on a session
+	pending   atomic.Bool  // a keepalive is waiting for its reply
+	missed    atomic.Int32 // keepalive intervals that passed without a reply
+}
+
+var guardKey = &contextKey{"guard"}
+
+// guard wraps c, counted in by the admission, and starts its login grace.
+func (s *Server) guard(ctx ssh.Context, c net.Conn, host netip.Prefix) *guardedConn {
+	g := &guardedConn{Conn: c, srv: s, ctx: ctx, host: host, remote: c.RemoteAddr().String()}
+	ctx.SetValue(guardKey, g)
+	g.mu.Lock()
+	// Login grace: a deadline set here would be overwritten by the SSH
+	// library before the handshake, so a timer checks for the login.
+	// Without it a connection that stalls before or during login (a
+	// scanner, a slowloris, a client whose user never answers) holds its
+	// socket, two goroutines and a place under the caps for ever: a few
+	// thousand such connections and the server is out of file
+	// descriptors or memory.
+	g.grace = time.AfterFunc(s.lim.loginGrace, g.graceOver)
+	g.mu.Unlock()
+	return g
+}
+
+func (g *guardedConn) graceOver() {
+	g.mu.Lock()
+	expired := !g.loggedIn && !g.closed
+	g.mu.Unlock()
+	if expired {
+		g.srv.log.Info("login grace expired", "remote", g.remote, "after", g.srv.lim.loginGrace)
+		g.Conn.Close()
+	}
+}
+
+// login is called once authentication has succeeded.
+func (g *guardedConn) login() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.loggedIn || g.closed {
+		return
+	}
+	g.loggedIn = true
+	g.grace.Stop()
+	g.srv.admission.loggedIn(g.host)
+	g.touch()
+	if d := g.srv.lim.idleTimeout; d > 0 {
+		g.idle = time.AfterFunc(d, g.checkIdle)
+	}
+	if d := g.srv.lim.keepaliveInterval; d > 0 {
+		g.keep = time.AfterFunc(d, g.keepalive)
+	}
+}
+
+// touch records input from the client on one of its sessions.
+func (g *guardedConn) touch() { g.lastInput.Store(time.Now().UnixNano()) }
+
+// checkIdle closes the connection after the idle timeout without input,
+// or re-arms for the rest of it. Input, not traffic: the client's window
+// adjustments (sent for every frame it reads) and keepalive replies would
+// keep a connection whose screen updates by itself (autoplay, a clock)
+// alive for ever. Without the idle timeout, players who walk away keep
+// their connection, their game screen and their place under the cap.
+func (g *guardedConn) checkIdle() {
+	timeout := g.srv.lim.idleTimeout
+	idle := time.Since(time.Unix(0, g.lastInput.Load()))
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.closed {
+		return
+	}
+	if idle < timeout {
+		g.idle.Reset(timeout - idle)
+		return
+	}
+	g.srv.log.Info("idle timeout", "remote", g.remote, "after", timeout)
+	g.Conn.Close()
+}
+
+// keepalive sends keepalive@openssh.com every interval and closes the
+// connection when keepaliveMax intervals passed with a request
+// unanswered. Without it a client that vanished (network gone, laptop
+// shut, NAT entry expired) is only noticed when TCP gives up on a write,
+// which for a player who sends nothing and gets no frames is never: its
+// connection, screen and game stay open, and with the game its one-writer
+// lock. OpenSSH and x/crypto clients answer (with a failure, which is
+// fine: any answer shows the client is there).
+func (g *guardedConn) keepalive() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.closed {
+		return
+	}
+	interval := g.srv.lim.keepaliveInterval
+	sc, _ := g.ctx.Value(ssh.ContextKeyConn).(*gossh.ServerConn)
+	switch {
+	case sc == nil: // logged in a moment ago; the SSH connection is on its way
+	case g.pending.Load():
+		if int(g.missed.Add(1)) >= g.srv.lim.keepaliveMax {
+			g.srv.log.Info("keepalive timeout", "remote", g.remote, "unanswered", g.missed.Load(), "interval", interval)
+			g.Conn.Close()
+			return
+		}
+	default:
+		g.pending.Store(true)
+		// Blocks until the reply, or until the connection closes.
+		go func() {
+			if _, _, err := sc.SendRequest("keepalive@openssh.com", true, nil); err == nil {
+				g.missed.Store(0)
+				g.pending.Store(false)
+			}
+		}()
+	}
+	g.keep.Reset(interval)
+}
+
+// Close closes the connection, stops its timers and counts it out.
+func (g *guardedConn) Close() error {
+	g.mu.Lock()
+	if !g.closed {
+		g.closed = true
+		g.grace.Stop()
+		if g.idle != nil {
+			g.idle.Stop()
+		}
+		if g.keep != nil {
+			g.keep.Stop()
+		}
+		g.srv.admission.closed(g.host, !g.loggedIn)
+	}
+	g.mu.Unlock()
+	return g.Conn.Close()
+}
+
+// guardOf is the guard of the connection a session runs on.
+func guardOf(ctx ssh.Context) *guardedConn {
+	g, _ := ctx.Value(guardKey).(*guardedConn)
+	return g
+}
