@@ -1,0 +1,441 @@
+package server_test
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"charm.land/ssh"
+	"github.com/ssh2048/ssh2048/server"
+	gossh "golang.org/x/crypto/ssh"
+)
+
+// noCaps turns the caps off, for tests of something else that open many
+// connections from 127.0.0.1.
+func noCaps(c *server.Config) {
+	c.MaxConns, c.MaxUnauthPerIP, c.ConnRatePerIP = -1, -1, -1
+}
+
+// dialRaw opens a TCP connection from the loopback address from (any of
+// 127.0.0.0/8 works on Linux; "" for the default), closed at the end of
+// the test.
+func dialRaw(t testing.TB, addr, from string) net.Conn {
+	t.Helper()
+	d := net.Dialer{Timeout: 5 * time.Second}
+	if from != "" {
+		d.LocalAddr = &net.TCPAddr{IP: net.ParseIP(from)}
+	}
+	c, err := d.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// firstLine reads the server's first line: its SSH version when the
+// connection is admitted, the reason when it is refused.
+func firstLine(t testing.TB, c net.Conn) string {
+	t.Helper()
+	c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	line, err := bufio.NewReader(c).ReadString('\n')
+	if err != nil && line == "" {
+		t.Fatalf("no line from the server: %v", err)
+	}
+	c.SetReadDeadline(time.Time{})
+	return line
+}
+
+// admitted opens a raw connection and checks that it is admitted: the
+// server sends its version.
+func admitted(t testing.TB, addr, from string) net.Conn {
+	t.Helper()
+	c := dialRaw(t, addr, from)
+	if line := firstLine(t, c); !strings.HasPrefix(line, "SSH-2.0-") {
+		t.Fatalf("connection from %q: got %q, want the server's version", from, line)
+	}
+	return c
+}
+
+// refused opens a raw connection and checks that it is refused at once,
+// with a line saying why.
+func refused(t testing.TB, addr, from, why string) {
+	t.Helper()
+	c := dialRaw(t, addr, from)
+	start := time.Now()
+	c.SetReadDeadline(start.Add(5 * time.Second))
+	all, err := io.ReadAll(c)
+	if err != nil || !strings.Contains(string(all), why) || strings.Contains(string(all), "SSH-") {
+		t.Fatalf("connection from %q: got %q (%v), want it refused with %q", from, all, err, why)
+	}
+	if took := time.Since(start); took > time.Second {
+		t.Fatalf("refused after %v, want at once", took)
+	}
+}
+
+// closedWithin waits until the server closes c, and says how long that
+// took from since.
+func closedWithin(t testing.TB, c net.Conn, since time.Time, limit time.Duration) time.Duration {
+	t.Helper()
+	c.SetReadDeadline(since.Add(limit))
+	_, err := io.Copy(io.Discard, c)
+	took := time.Since(since)
+	if err != nil {
+		t.Fatalf("connection still open after %v: %v", took, err)
+	}
+	return took
+}
+
+// dialFrom logs in with a fresh key from a loopback address.
+func dialFrom(t testing.TB, addr, from string) *gossh.Client {
+	t.Helper()
+	raw := dialRaw(t, addr, from)
+	cc, chans, reqs, err := gossh.NewClientConn(raw, addr, &gossh.ClientConfig{
+		User: "p", Auth: []gossh.AuthMethod{gossh.PublicKeys(newKey(t))},
+		HostKeyCallback: gossh.InsecureIgnoreHostKey(),
+	})
+	if err != nil {
+		t.Fatalf("login from %s: %v", from, err)
+	}
+	c := gossh.NewClient(cc, chans, reqs)
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// TestLoginGrace: connections that stall before the version exchange,
+// after it, or in the middle of authentication are closed when the login
+// grace is over; a player who logs in meanwhile is not.
+func TestLoginGrace(t *testing.T) {
+	const grace = time.Second
+	ts := startServer(t, func(c *server.Config) { c.LoginGrace = grace })
+	start := time.Now()
+	silent := dialRaw(t, ts.addr, "")
+	versioned := dialRaw(t, ts.addr, "")
+	io.WriteString(versioned, "SSH-2.0-stalling\r\n")
+	firstLine(t, versioned)
+	// A client whose user never answers the (empty) keyboard-interactive
+	// challenge: its connection is watched for the server's hang-up.
+	unblock := make(chan struct{})
+	defer close(unblock)
+	stuck := &watchedConn{Conn: dialRaw(t, ts.addr, ""), closed: make(chan struct{})}
+	go gossh.NewClientConn(stuck, ts.addr, &gossh.ClientConfig{
+		User: "stuck", HostKeyCallback: gossh.InsecureIgnoreHostKey(),
+		Auth: []gossh.AuthMethod{gossh.KeyboardInteractive(func(string, string, []string, []bool) ([]string, error) {
+			<-unblock
+			return nil, nil
+		})},
+	})
+
+	player := ts.dial(t, "p", newKey(t))
+	if r := run(t, player, "help", ""); r.code != 0 {
+		t.Fatalf("help: %+v", r)
+	}
+	for name, c := range map[string]net.Conn{"silent": silent, "after the version": versioned} {
+		if took := closedWithin(t, c, start, grace+time.Second); took < grace-100*time.Millisecond {
+			t.Fatalf("%s connection closed after %v, before the grace of %v", name, took, grace)
+		}
+	}
+	select {
+	case <-stuck.closed:
+	case <-time.After(time.Until(start.Add(grace + time.Second))):
+		t.Fatal("connection stalled in authentication still open after the grace")
+	}
+	if r := run(t, player, "help", ""); r.code != 0 {
+		t.Fatalf("help after the grace: %+v", r)
+	}
+	if n := strings.Count(ts.logs.String(), "login grace expired"); n != 3 {
+		t.Fatalf("%d connections logged as expired, want 3", n)
+	}
+}
+
+// watchedConn closes closed when a read fails: the peer hung up.
+type watchedConn struct {
+	net.Conn
+	once   sync.Once
+	closed chan struct{}
+}
+
+func (c *watchedConn) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	if err != nil {
+		c.once.Do(func() { close(c.closed) })
+	}
+	return n, err
+}
+
+// TestCaps: a connection over a cap is refused at once with the reason.
+func TestCaps(t *testing.T) {
+	t.Run("total", func(t *testing.T) {
+		ts := startServer(t, noCaps, func(c *server.Config) { c.MaxConns = 3 })
+		a := admitted(t, ts.addr, "")
+		admitted(t, ts.addr, "127.0.0.2")
+		dialFrom(t, ts.addr, "127.0.0.3") // logged in: counts too
+		refused(t, ts.addr, "127.0.0.4", "server is full")
+		a.Close()
+		waitFor(t, "the closed connection to be counted out", func() bool { return ts.srv.Connections() == 2 })
+		admitted(t, ts.addr, "127.0.0.4")
+		if !strings.Contains(ts.logs.String(), "reason=\"server full\"") {
+			t.Fatal("refusal not logged")
+		}
+	})
+	t.Run("unauthenticated per address", func(t *testing.T) {
+		ts := startServer(t, noCaps, func(c *server.Config) { c.MaxUnauthPerIP = 2 })
+		a := admitted(t, ts.addr, "127.0.0.1")
+		b := admitted(t, ts.addr, "127.0.0.1")
+		refused(t, ts.addr, "127.0.0.1", "logging in at once")
+		admitted(t, ts.addr, "127.0.0.2") // another address
+		a.Close()
+		b.Close()
+		waitFor(t, "the closed connections to be counted out", func() bool { return ts.srv.Connections() == 1 })
+		// Logged-in connections do not count.
+		for range 4 {
+			dialFrom(t, ts.addr, "127.0.0.1")
+		}
+		admitted(t, ts.addr, "127.0.0.1")
+		admitted(t, ts.addr, "127.0.0.1")
+		refused(t, ts.addr, "127.0.0.1", "logging in at once")
+	})
+	t.Run("rate per address", func(t *testing.T) {
+		ts := startServer(t, noCaps, func(c *server.Config) { c.ConnRatePerIP, c.ConnBurstPerIP = 2, 3 })
+		for range 3 {
+			admitted(t, ts.addr, "127.0.0.1").Close()
+		}
+		refused(t, ts.addr, "127.0.0.1", "too many connections from your address")
+		admitted(t, ts.addr, "127.0.0.2")
+		time.Sleep(600 * time.Millisecond) // one token back at 2 a second
+		admitted(t, ts.addr, "127.0.0.1")
+		refused(t, ts.addr, "127.0.0.1", "too many connections from your address")
+	})
+}
+
+// tickingScreen redraws itself every 10 ms without any input, as the game
+// screen does in autoplay.
+type tickingScreen struct{ n int }
+
+type tick struct{}
+
+func (tickingScreen) Init() tea.Cmd { return tea.Tick(10*time.Millisecond, func(time.Time) tea.Msg { return tick{} }) }
+func (m tickingScreen) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	if _, ok := msg.(tick); ok {
+		m.n++
+		return m, m.Init()
+	}
+	return m, nil
+}
+func (m tickingScreen) View() tea.View {
+	return tea.NewView(strings.Repeat(fmt.Sprintf("frame %d\n", m.n), 20))
+}
+
+// TestIdleTickingScreen: a screen that keeps updating by itself, and a
+// client that answers every keepalive and acknowledges every frame, still
+// goes idle without input.
+func TestIdleTickingScreen(t *testing.T) {
+	const idle = time.Second
+	ts := startServer(t, func(c *server.Config) {
+		c.IdleTimeout = idle
+		c.KeepaliveInterval = 50 * time.Millisecond
+		c.TUI = func(ssh.Session, server.TUIEnv) tea.Model { return tickingScreen{} }
+	})
+	s, out, send := ptySession(t, ts.dial(t, "p", newKey(t)))
+	start := time.Now()
+	// Input keeps it open.
+	for range 15 {
+		time.Sleep(100 * time.Millisecond)
+		send("x")
+	}
+	done := make(chan error, 1)
+	go func() { done <- s.Wait() }()
+	select {
+	case <-done:
+		took := time.Since(start)
+		if took < 1500*time.Millisecond+idle-100*time.Millisecond || took > 1500*time.Millisecond+idle+2*time.Second {
+			t.Fatalf("closed after %v, want about %v after the last key at 1.5 s", took, idle)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("a ticking screen without input was not closed")
+	}
+	if n := len(out.String()); n < 10000 {
+		t.Fatalf("%d bytes of output, want a screen that kept updating", n)
+	}
+	if !strings.Contains(ts.logs.String(), "idle timeout") {
+		t.Fatal("idle timeout not logged")
+	}
+}
+
+// relay forwards one TCP connection to the server until frozen; frozen, it
+// reads both sides and forwards nothing, like a peer whose network is gone.
+type relay struct {
+	addr     string
+	frozen   atomic.Bool
+	upClosed chan struct{} // the server closed its side
+}
+
+func newRelay(t *testing.T, target string) *relay {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	r := &relay{addr: l.Addr().String(), upClosed: make(chan struct{})}
+	go func() {
+		down, err := l.Accept()
+		if err != nil {
+			return
+		}
+		up, err := net.Dial("tcp", target)
+		if err != nil {
+			down.Close()
+			return
+		}
+		t.Cleanup(func() { down.Close(); up.Close() })
+		pipe := func(dst, src net.Conn, closed chan struct{}) {
+			buf := make([]byte, 32<<10)
+			for {
+				n, err := src.Read(buf)
+				if err != nil {
+					if closed != nil {
+						close(closed)
+					}
+					return
+				}
+				if !r.frozen.Load() {
+					dst.Write(buf[:n])
+				}
+			}
+		}
+		go pipe(up, down, nil)
+		go pipe(down, up, r.upClosed)
+	}()
+	return r
+}
+
+// TestKeepalive: a client that answers keepalives stays connected without
+// input; one that stops answering is dropped after KeepaliveMax intervals.
+func TestKeepalive(t *testing.T) {
+	const interval = 100 * time.Millisecond
+	ts := startServer(t, func(c *server.Config) { c.KeepaliveInterval, c.KeepaliveMax = interval, 3 })
+	r := newRelay(t, ts.addr)
+	c, err := gossh.Dial("tcp", r.addr, &gossh.ClientConfig{
+		User: "p", Auth: []gossh.AuthMethod{gossh.PublicKeys(newKey(t))},
+		HostKeyCallback: gossh.InsecureIgnoreHostKey(), Timeout: 5 * time.Second,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	time.Sleep(10 * interval) // keepalives sent and answered
+	if r := run(t, c, "help", ""); r.code != 0 {
+		t.Fatalf("help after answering keepalives: %+v", r)
+	}
+	r.frozen.Store(true)
+	frozen := time.Now()
+	select {
+	case <-r.upClosed:
+		// First unanswered request within an interval, then 3 intervals.
+		if took := time.Since(frozen); took < 3*interval || took > 5*interval+time.Second {
+			t.Fatalf("dropped %v after the client went silent, want about %v", took, 4*interval)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("a silent client was not dropped")
+	}
+	if !strings.Contains(ts.logs.String(), "keepalive timeout") {
+		t.Fatal("keepalive timeout not logged")
+	}
+}
+
+// keyCounter is a screen that hands every key it gets to the test.
+type keyCounter struct{ keys chan<- string }
+
+func (keyCounter) Init() tea.Cmd { return nil }
+func (m keyCounter) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	if k, ok := msg.(tea.KeyPressMsg); ok {
+		m.keys <- k.String()
+	}
+	return m, nil
+}
+func (keyCounter) View() tea.View { return tea.NewView("keys") }
+
+// TestKeyFlood: keys over the rate are dropped whole, not queued; the
+// screen takes keys again a moment later.
+func TestKeyFlood(t *testing.T) {
+	keys := make(chan string, 10000)
+	ts := startServer(t, func(c *server.Config) {
+		c.KeyRate = 50
+		c.TUI = func(ssh.Session, server.TUIEnv) tea.Model { return keyCounter{keys: keys} }
+	})
+	_, out, send := ptySession(t, ts.dial(t, "p", newKey(t)))
+	waitFor(t, "the screen", func() bool { return strings.Contains(out.String(), "keys") })
+	count := func(within time.Duration, want string) int {
+		n := 0
+		deadline := time.After(within)
+		for {
+			select {
+			case k := <-keys:
+				if k != want {
+					t.Fatalf("got key %q, want only %q: a sequence was cut", k, want)
+				}
+				n++
+			case <-deadline:
+				return n
+			}
+		}
+	}
+	start := time.Now()
+	send(strings.Repeat("\x1b[A", 2000))
+	n := count(time.Second, "up")
+	// 50 at once, then 50 a second: about 100 within the second, however
+	// long the flood took to arrive.
+	if elapsed := time.Since(start).Seconds(); n < 50 || float64(n) > 50+50*elapsed+5 {
+		t.Fatalf("%d of 2000 flooded keys got through in %.1f s, want 50 + 50/s", n, elapsed)
+	}
+	if n := count(500*time.Millisecond, "up"); n != 0 {
+		t.Fatalf("%d keys still arriving after the flood: queued, not dropped", n)
+	}
+	time.Sleep(time.Second) // the keys are back
+	send(strings.Repeat("\x1b[B", 10))
+	if n := count(500*time.Millisecond, "down"); n != 10 {
+		t.Fatalf("%d of 10 keys a second after the flood, want all", n)
+	}
+}
+
+// TestCryptoVersion: golang.org/x/crypto is at least v0.45.0, the first
+// with the fix for CVE-2025-58181 (unbounded memory from GSSAPI
+// authentication requests). go.mod lists every module the build uses, at
+// the version it uses.
+func TestCryptoVersion(t *testing.T) {
+	mod, err := os.ReadFile("../go.mod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(mod), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 2 || f[0] != "golang.org/x/crypto" {
+			continue
+		}
+		parts := strings.SplitN(strings.TrimPrefix(f[1], "v"), ".", 3)
+		if len(parts) < 3 {
+			t.Fatalf("golang.org/x/crypto version %q", f[1])
+		}
+		major, err1 := strconv.Atoi(parts[0])
+		minor, err2 := strconv.Atoi(parts[1])
+		if err := errors.Join(err1, err2); err != nil {
+			t.Fatalf("golang.org/x/crypto version %q: %v", f[1], err)
+		}
+		if major == 0 && minor < 45 {
+			t.Fatalf("golang.org/x/crypto %s, want v0.45.0 or later (CVE-2025-58181)", f[1])
+		}
+		return
+	}
+	t.Fatal("golang.org/x/crypto not in go.mod")
+}
