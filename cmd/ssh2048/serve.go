@@ -16,6 +16,7 @@ import (
 
 	"github.com/coreos/go-systemd/v22/daemon"
 	"github.com/ssh2048/ssh2048/db"
+	"github.com/ssh2048/ssh2048/engine/ai"
 	"github.com/ssh2048/ssh2048/server"
 )
 
@@ -226,7 +227,11 @@ func serve(cfg serveConfig, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	scfg := server.Config{Store: store, HostKey: hostKey, Logger: log, IdleTimeout: cfg.idleTimeout}
+	// One pool of searches for the whole server, no more workers than
+	// cores: hints and autoplay of every session share it, hints first.
+	pool := ai.NewPool(0)
+	defer pool.Close()
+	scfg := server.Config{Store: store, HostKey: hostKey, Logger: log, IdleTimeout: cfg.idleTimeout, Hinter: pool}
 	cfg.limits.apply(&scfg)
 	srv, err := server.New(scfg)
 	if err != nil {
