@@ -30,6 +30,7 @@ type guardedConn struct {
 	idle     *time.Timer
 	keep     *time.Timer
 
+	sessions  int          // open sessions, under mu
 	lastInput atomic.Int64 // unix nanoseconds of the last input on a session
 	pending   atomic.Bool  // a keepalive is waiting for its reply
 	missed    atomic.Int32 // keepalive intervals that passed without a reply
@@ -161,6 +162,26 @@ func (g *guardedConn) Close() error {
 	}
 	g.mu.Unlock()
 	return g.Conn.Close()
+}
+
+// openSession counts a session in, unless the connection has as many as
+// it may. Without the cap, one connection (under the connection caps)
+// could open sessions without end, each with its own game screen and
+// buffers: the caps on connections would bound nothing.
+func (g *guardedConn) openSession() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if limit := g.srv.lim.maxSessions; limit > 0 && g.sessions >= limit {
+		return false
+	}
+	g.sessions++
+	return true
+}
+
+func (g *guardedConn) closeSession() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.sessions--
 }
 
 // guardOf is the guard of the connection a session runs on.

@@ -21,6 +21,7 @@ const (
 	DefaultKeepaliveInterval = 30 * time.Second
 	DefaultKeepaliveMax      = 3
 	DefaultKeyRate           = 50.0 // keys per second per PTY session; also the burst
+	DefaultMaxSessions       = 10   // per connection, as OpenSSH's MaxSessions
 )
 
 // limits is Config's limits with the defaults filled in; a negative
@@ -34,6 +35,7 @@ type limits struct {
 	keepaliveInterval time.Duration // 0: no keepalives
 	keepaliveMax      int
 	keyRate           float64 // 0: no key limit
+	maxSessions       int     // per connection; 0: no cap
 	idleTimeout       time.Duration
 }
 
@@ -47,6 +49,7 @@ func limitsOf(cfg Config) limits {
 		keepaliveInterval: orDefault(cfg.KeepaliveInterval, DefaultKeepaliveInterval),
 		keepaliveMax:      orDefault(cfg.KeepaliveMax, DefaultKeepaliveMax),
 		keyRate:           orDefault(cfg.KeyRate, DefaultKeyRate),
+		maxSessions:       orDefault(cfg.MaxSessionsPerConn, DefaultMaxSessions),
 		idleTimeout:       max(cfg.IdleTimeout, 0),
 	}
 	// The login grace cannot be turned off: a connection that never logs

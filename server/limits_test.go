@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -205,6 +207,22 @@ func TestCaps(t *testing.T) {
 		admitted(t, ts.addr, "127.0.0.1")
 		refused(t, ts.addr, "127.0.0.1", "logging in at once")
 	})
+	t.Run("sessions per connection", func(t *testing.T) {
+		ts := startServer(t, func(c *server.Config) { c.MaxSessionsPerConn = 2 })
+		c := ts.dial(t, "p", newKey(t))
+		a := startBot(t, c, "--size 3")
+		a.mustRead()
+		b := startBot(t, c, "--size 5")
+		b.mustRead()
+		if r := run(t, c, "help", ""); r.code != 1 || !strings.Contains(r.stderr, "too many sessions") {
+			t.Fatalf("third session: %+v, want refused", r)
+		}
+		a.finish()
+		if r := run(t, c, "help", ""); r.code != 0 {
+			t.Fatalf("after one ended: %+v", r)
+		}
+		b.finish()
+	})
 	t.Run("rate per address", func(t *testing.T) {
 		ts := startServer(t, noCaps, func(c *server.Config) { c.ConnRatePerIP, c.ConnBurstPerIP = 2, 3 })
 		for range 3 {
@@ -224,7 +242,9 @@ type tickingScreen struct{ n int }
 
 type tick struct{}
 
-func (tickingScreen) Init() tea.Cmd { return tea.Tick(10*time.Millisecond, func(time.Time) tea.Msg { return tick{} }) }
+func (tickingScreen) Init() tea.Cmd {
+	return tea.Tick(10*time.Millisecond, func(time.Time) tea.Msg { return tick{} })
+}
 func (m tickingScreen) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	if _, ok := msg.(tick); ok {
 		m.n++
@@ -438,4 +458,87 @@ func TestCryptoVersion(t *testing.T) {
 		return
 	}
 	t.Fatal("golang.org/x/crypto not in go.mod")
+}
+
+// TestTerminalSizes: the game screen survives terminals from 0×0 to
+// 1000×1000 and storms of window changes, without its memory growing with
+// the size a client claims.
+func TestTerminalSizes(t *testing.T) {
+	ts := startServer(t)
+	c := ts.dialGuest(t)
+	heap := func() uint64 {
+		runtime.GC()
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		return m.HeapInuse
+	}
+	open := func(h, w int) (*gossh.Session, *syncBuffer, func(string)) {
+		s, err := c.NewSession()
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		if err := s.RequestPty("xterm-256color", h, w, gossh.TerminalModes{}); err != nil {
+			t.Fatal(err)
+		}
+		in, err := s.StdinPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := &syncBuffer{}
+		s.Stdout = out
+		if err := s.Shell(); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, "the first frame", func() bool { return len(out.String()) > 0 })
+		return s, out, func(keys string) { in.Write([]byte(keys)) }
+	}
+	// The heap with four screens of 1000×1000 against four of 80×24.
+	const screens = 4
+	heapWith := func(h, w int) int64 {
+		var sessions []*gossh.Session
+		for range screens {
+			s, _, _ := open(h, w)
+			sessions = append(sessions, s)
+		}
+		time.Sleep(300 * time.Millisecond)
+		n := int64(heap())
+		for _, s := range sessions {
+			s.Close()
+		}
+		return n
+	}
+	heapWith(24, 80) // warm up
+	small := heapWith(24, 80)
+	big := heapWith(1000, 1000)
+	t.Logf("heap with %d screens: %d kB at 80×24, %d kB at 1000×1000", screens, small>>10, big>>10)
+	if big-small > screens*4<<20 {
+		t.Fatalf("%d screens of 1000×1000 took %d MB more than of 80×24, want under 4 MB each", screens, (big-small)>>20)
+	}
+
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, size := range [][2]int{{0, 0}, {1, 1}, {1, 1000}, {1000, 1}, {1000, 1000}, {24, 80}} {
+		t.Run(fmt.Sprintf("%dx%d", size[1], size[0]), func(t *testing.T) {
+			s, out, send := open(size[0], size[1])
+			// A storm of window changes, as fast as they go.
+			start := time.Now()
+			const storm = 500
+			for range storm {
+				if err := s.WindowChange(1+rng.IntN(1000), 1+rng.IntN(1000)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			t.Logf("%d window changes in %v", storm, time.Since(start).Round(time.Millisecond))
+			s.WindowChange(24, 80)
+			send("\x1b[A")
+			n := len(out.String())
+			waitFor(t, "a frame after the storm", func() bool { return len(out.String()) > n })
+			if code := quitScreen(t, s, send); code != 0 {
+				t.Fatalf("exit %d", code)
+			}
+		})
+	}
+	if logs := ts.logs.String(); strings.Contains(logs, "panic") || strings.Contains(logs, "game screen") {
+		t.Fatalf("the screen failed:\n%s", logs)
+	}
 }

@@ -53,6 +53,8 @@ type Config struct {
 	// a reply the connection is closed.
 	KeepaliveInterval time.Duration
 	KeepaliveMax      int
+	// MaxSessionsPerConn caps the sessions open at once on one connection.
+	MaxSessionsPerConn int
 	// KeyRate caps the input of a game screen, in keys a second (one
 	// second's worth may come at once); keys over it are dropped.
 	KeyRate float64

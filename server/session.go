@@ -128,6 +128,14 @@ func (s *Server) logging(next ssh.Handler) ssh.Handler {
 func (s *Server) route(next ssh.Handler) ssh.Handler {
 	return func(raw ssh.Session) {
 		sess := newSession(raw, playerOf(raw))
+		if g := guardOf(sess.Context()); g != nil {
+			if !g.openSession() {
+				wish.Errorln(sess, "ssh2048: too many sessions on this connection; close one first.")
+				_ = sess.Exit(exitError)
+				return
+			}
+			defer g.closeSession()
+		}
 		if !s.track(sess) {
 			wish.Errorln(sess, "ssh2048: "+noticeShutdown.Text())
 			_ = sess.Exit(exitRestart)

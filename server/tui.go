@@ -70,13 +70,14 @@ func (s *Server) runTUI(sess *session) {
 	cancel()
 }
 
-// Terminal sizes the game screen is told at most: the screen draws a
-// buffer of width × height cells, so a client claiming 10,000 × 10,000
-// would make every frame cost hundreds of megabytes. Larger terminals
-// get the screen in their top left corner.
+// Terminal sizes the game screen is told at most: the screen keeps
+// buffers of width × height cells, about 200 bytes a cell (measured: 16 MB
+// for 400 × 200), so a client claiming 1000 × 1000 would cost 200 MB a
+// session. The game needs far less; larger terminals get it in their top
+// left corner, at about 2 MB a session at most.
 const (
-	maxScreenWidth  = 400
-	maxScreenHeight = 200
+	maxScreenWidth  = 160
+	maxScreenHeight = 60
 )
 
 // resizeEvery is the shortest time between two window sizes sent to the

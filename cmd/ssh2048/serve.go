@@ -45,6 +45,7 @@ type serveLimits struct {
 	keepaliveInterval time.Duration
 	keepaliveMax      int
 	keyRate           float64
+	maxSessions       int
 }
 
 // flagLimits is the limits as the flags give them: 0 off.
@@ -57,6 +58,7 @@ type flagLimits struct {
 	keepaliveInterval time.Duration
 	keepaliveMax      int
 	keyRate           float64
+	maxSessions       int
 }
 
 // parseServe reads the flags, each with an environment fallback.
@@ -73,7 +75,7 @@ func parseServe(args []string, stderr io.Writer) (serveConfig, int, bool) {
 		{"max-conns", "SSH2048_MAX_CONNS"}, {"max-unauth-per-ip", "SSH2048_MAX_UNAUTH_PER_IP"},
 		{"conn-rate-per-ip", "SSH2048_CONN_RATE_PER_IP"}, {"conn-burst-per-ip", "SSH2048_CONN_BURST_PER_IP"},
 		{"keepalive-interval", "SSH2048_KEEPALIVE_INTERVAL"}, {"keepalive-max", "SSH2048_KEEPALIVE_MAX"},
-		{"key-rate", "SSH2048_KEY_RATE"},
+		{"key-rate", "SSH2048_KEY_RATE"}, {"max-sessions-per-conn", "SSH2048_MAX_SESSIONS_PER_CONN"},
 	}
 	usage := func(i int, text string) string { return text + " [$" + limitFlags[i].env + "]" }
 	fs.DurationVar(&c.idleTimeout, "idle-timeout", 10*time.Minute,
@@ -94,6 +96,8 @@ func parseServe(args []string, stderr io.Writer) (serveConfig, int, bool) {
 		usage(7, "close a connection after this many keepalive intervals without a reply"))
 	fs.Float64Var(&l.keyRate, "key-rate", server.DefaultKeyRate,
 		usage(8, "keys a second a game screen takes (a second's worth at once); more are dropped; 0 no limit"))
+	fs.IntVar(&l.maxSessions, "max-sessions-per-conn", server.DefaultMaxSessions,
+		usage(9, "most sessions open at once on one connection; 0 no cap"))
 	// The environment comes in through the flags' own parsers, before
 	// the command line, which overrides it.
 	for _, f := range limitFlags {
@@ -139,8 +143,8 @@ func (l flagLimits) config() (serveLimits, error) {
 	switch {
 	case l.loginGrace <= 0:
 		return serveLimits{}, errors.New("--login-grace must be positive (it cannot be turned off)")
-	case l.maxConns < 0 || l.maxUnauthPerIP < 0:
-		return serveLimits{}, errors.New("--max-conns and --max-unauth-per-ip must be 0 (no cap) or more")
+	case l.maxConns < 0 || l.maxUnauthPerIP < 0 || l.maxSessions < 0:
+		return serveLimits{}, errors.New("--max-conns, --max-unauth-per-ip and --max-sessions-per-conn must be 0 (no cap) or more")
 	case l.connBurstPerIP < 1 || l.keepaliveMax < 1:
 		return serveLimits{}, errors.New("--conn-burst-per-ip and --keepalive-max must be 1 or more")
 	case l.connRatePerIP < 0 || l.keyRate < 0 || l.keepaliveInterval < 0:
@@ -155,6 +159,7 @@ func (l flagLimits) config() (serveLimits, error) {
 		keepaliveInterval: setting(l.keepaliveInterval, server.DefaultKeepaliveInterval),
 		keepaliveMax:      setting(l.keepaliveMax, server.DefaultKeepaliveMax),
 		keyRate:           setting(l.keyRate, server.DefaultKeyRate),
+		maxSessions:       setting(l.maxSessions, server.DefaultMaxSessions),
 	}, nil
 }
 
@@ -173,6 +178,7 @@ func (l serveLimits) apply(cfg *server.Config) {
 	cfg.LoginGrace, cfg.MaxConns, cfg.MaxUnauthPerIP = l.loginGrace, l.maxConns, l.maxUnauthPerIP
 	cfg.ConnRatePerIP, cfg.ConnBurstPerIP = l.connRatePerIP, l.connBurstPerIP
 	cfg.KeepaliveInterval, cfg.KeepaliveMax, cfg.KeyRate = l.keepaliveInterval, l.keepaliveMax, l.keyRate
+	cfg.MaxSessionsPerConn = l.maxSessions
 }
 
 func env(key, fallback string) string {
