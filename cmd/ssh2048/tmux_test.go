@@ -110,19 +110,11 @@ func boardText(screen string) string {
 	return strings.TrimSpace(strings.Join(board, "\n"))
 }
 
-// TestTmuxTUI plays the game screen the way a person does: OpenSSH's ssh -t
-// in an 80×24 terminal, arrow keys, quit, reconnect to the same board, and a
-// resize to 20×6 (too small: a message) and back.
-func TestTmuxTUI(t *testing.T) {
-	sshPath, err := exec.LookPath("ssh")
-	if err != nil {
-		t.Skip("OpenSSH client not installed (apt-get install openssh-client)")
-	}
-	tm := newTmux(t)
-	bin := buildBinary(t)
-	p := startProcess(t, bin, filepath.Join(t.TempDir(), "data"))
-	_, port, _ := net.SplitHostPort(p.addr)
-
+// openSSHCommand returns the shell command that logs in as "ada" with a
+// fresh key through OpenSSH; extra words (a remote command) follow it.
+func openSSHCommand(t *testing.T, sshPath, addr string) func(remote ...string) string {
+	t.Helper()
+	_, port, _ := net.SplitHostPort(addr)
 	_, priv, err := ed25519.GenerateKey(rand.Reader)
 	if err != nil {
 		t.Fatal(err)
@@ -135,12 +127,26 @@ func TestTmuxTUI(t *testing.T) {
 	if err := os.WriteFile(keyFile, pem.EncodeToMemory(block), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	sshCmd := fmt.Sprintf("%s -t -p %s -F /dev/null -i %s -o IdentitiesOnly=yes -o StrictHostKeyChecking=no "+
-		"-o UserKnownHostsFile=/dev/null -o LogLevel=ERROR -o PasswordAuthentication=no "+
-		"-o KbdInteractiveAuthentication=no ada@127.0.0.1; sleep 60", sshPath, port, keyFile)
+	return func(remote ...string) string {
+		return fmt.Sprintf("%s -t -p %s -F /dev/null -i %s -o IdentitiesOnly=yes -o StrictHostKeyChecking=no "+
+			"-o UserKnownHostsFile=/dev/null -o LogLevel=ERROR -o PasswordAuthentication=no "+
+			"-o KbdInteractiveAuthentication=no ada@127.0.0.1 %s", sshPath, port, keyFile, strings.Join(remote, " "))
+	}
+}
+
+// TestTmuxTUI plays the game screen the way a person does: OpenSSH's ssh -t
+// in an 80×24 terminal, arrow keys, quit, reconnect to the same board, and a
+// resize to 20×6 (too small: a message) and back.
+func TestTmuxTUI(t *testing.T) {
+	sshPath, err := exec.LookPath("ssh")
+	if err != nil {
+		t.Skip("OpenSSH client not installed (apt-get install openssh-client)")
+	}
+	tm := newTmux(t)
+	sshCmd := openSSHCommand(t, sshPath, startProcess(t, buildBinary(t), filepath.Join(t.TempDir(), "data")).addr)
 	connect := func() string {
 		t.Helper()
-		tm.newSession(sshCmd)
+		tm.newSession(sshCmd() + "; sleep 60")
 		return tm.waitFor("the game screen", func(s string) bool { return movesOn(s) >= 0 })
 	}
 
@@ -189,5 +195,52 @@ func TestTmuxTUI(t *testing.T) {
 	again := tm.waitFor("the board after growing back", func(s string) bool { return movesOn(s) >= 0 })
 	if movesOn(again) != moves || boardText(again) != boardText(played) {
 		t.Fatalf("after resizing back:\n%s\nwant the board left at %d moves:\n%s", again, moves, played)
+	}
+
+	// The human game is on the leaderboard (TestTmuxAI relies on this
+	// query to show that an assisted one is not).
+	out, err := exec.Command("sh", "-c", strings.Replace(sshCmd("scores", "--json"), " -t ", " -T ", 1)).CombinedOutput()
+	if err != nil || !strings.Contains(string(out), `"name":"ada"`) || !strings.Contains(string(out), fmt.Sprintf(`"moves":%d`, moves)) {
+		t.Fatalf("scores after a human game: %v %s", err, out)
+	}
+}
+
+// TestTmuxAI asks the AI for a hint and lets it play, over OpenSSH, then
+// checks that the game, now assisted, is not ranked among human games.
+func TestTmuxAI(t *testing.T) {
+	sshPath, err := exec.LookPath("ssh")
+	if err != nil {
+		t.Skip("OpenSSH client not installed (apt-get install openssh-client)")
+	}
+	tm := newTmux(t)
+	sshCmd := openSSHCommand(t, sshPath, startProcess(t, buildBinary(t), filepath.Join(t.TempDir(), "data")).addr)
+	tm.newSession(sshCmd() + "; sleep 60")
+	tm.waitFor("the game screen", func(s string) bool { return movesOn(s) >= 0 })
+
+	tm.run("send-keys", "-t", "game", "i")
+	tm.waitFor("a hint", func(s string) bool { return strings.Contains(s, "Hint:") })
+
+	tm.run("send-keys", "-t", "game", "p")
+	playing := tm.waitFor("the AI to play ten moves", func(s string) bool { return movesOn(s) >= 10 })
+	tm.run("send-keys", "-t", "game", "p")
+	// Once stopped, the counter stays where it is.
+	stopped := tm.waitFor("autoplay to stop", func(s string) bool { return !strings.Contains(s, "AI is playing") })
+	time.Sleep(500 * time.Millisecond)
+	if now := tm.screen(); movesOn(now) != movesOn(stopped) {
+		t.Fatalf("the AI kept playing after p: %d moves, then %d", movesOn(stopped), movesOn(now))
+	}
+	if movesOn(playing) < 10 {
+		t.Fatalf("autoplay: %d moves", movesOn(playing))
+	}
+	tm.run("send-keys", "-t", "game", "q")
+	tm.waitFor("the goodbye line", func(s string) bool { return strings.Contains(s, "saved") })
+	tm.run("kill-session", "-t", "game")
+
+	out, err := exec.Command("sh", "-c", strings.Replace(sshCmd("scores", "--json"), " -t ", " -T ", 1)).CombinedOutput()
+	if err != nil {
+		t.Fatalf("scores: %v\n%s", err, out)
+	}
+	if strings.TrimSpace(string(out)) != "[]" {
+		t.Fatalf("an assisted game is on the human leaderboard: %s", out)
 	}
 }
