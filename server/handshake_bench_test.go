@@ -1,0 +1,88 @@
+package server_test
+
+import (
+	"net"
+	"sync"
+	"testing"
+
+	"github.com/ssh2048/ssh2048/server"
+	gossh "golang.org/x/crypto/ssh"
+)
+
+// BenchmarkHandshake measures logins a second, TCP connect to
+// authenticated, with an ed25519 host key and client key: our server (its
+// whole stack, the limits counting every connection but set high enough
+// not to refuse the benchmark's) against a bare golang.org/x/crypto/ssh
+// server, in the same run. Clients and servers share the machine.
+//
+//	go test -run '^$' -bench Handshake -benchtime 3s ./server/
+func BenchmarkHandshake(b *testing.B) {
+	b.Run("ssh2048", func(b *testing.B) {
+		ts := startServer(b, func(c *server.Config) {
+			c.MaxUnauthPerIP, c.ConnRatePerIP, c.MaxConns = 1<<20, 1e9, 1<<20
+		})
+		benchHandshakes(b, ts.addr)
+	})
+	b.Run("bare", func(b *testing.B) {
+		benchHandshakes(b, bareServer(b))
+	})
+}
+
+func benchHandshakes(b *testing.B, addr string) {
+	cfg := &gossh.ClientConfig{
+		User: "bench", Auth: []gossh.AuthMethod{gossh.PublicKeys(newKey(b))},
+		HostKeyCallback: gossh.InsecureIgnoreHostKey(),
+	}
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			c, err := gossh.Dial("tcp", addr, cfg)
+			if err != nil {
+				b.Error(err)
+				return
+			}
+			c.Close()
+		}
+	})
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "handshakes/s")
+}
+
+// bareServer is the least an x/crypto server does: accept any public key,
+// refuse channels, hang up when the client does.
+func bareServer(b *testing.B) string {
+	b.Helper()
+	cfg := &gossh.ServerConfig{
+		PublicKeyCallback: func(gossh.ConnMetadata, gossh.PublicKey) (*gossh.Permissions, error) { return nil, nil },
+	}
+	cfg.AddHostKey(newKey(b)) // ed25519, as LoadOrCreateHostKey makes
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	b.Cleanup(func() { l.Close(); wg.Wait() })
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				defer c.Close()
+				_, chans, reqs, err := gossh.NewServerConn(c, cfg)
+				if err != nil {
+					return
+				}
+				go gossh.DiscardRequests(reqs)
+				for ch := range chans {
+					ch.Reject(gossh.Prohibited, "bare")
+				}
+			}()
+		}
+	}()
+	return l.Addr().String()
+}
