@@ -288,3 +288,54 @@ func equalBoards(a, b [][]int) bool {
 	jb, _ := json.Marshal(b)
 	return bytes.Equal(ja, jb)
 }
+
+// TestServeLimitFlags: each limit flag and its environment variable reach
+// server.Config's terms: the default as 0, off (0 on the command line) as
+// a negative number; bad values are refused.
+func TestServeLimitFlags(t *testing.T) {
+	envs := []string{"SSH2048_LOGIN_GRACE", "SSH2048_MAX_CONNS", "SSH2048_MAX_UNAUTH_PER_IP", "SSH2048_CONN_RATE_PER_IP",
+		"SSH2048_CONN_BURST_PER_IP", "SSH2048_KEEPALIVE_INTERVAL", "SSH2048_KEEPALIVE_MAX", "SSH2048_KEY_RATE",
+		"SSH2048_MAX_SESSIONS_PER_CONN", "SSH2048_IDLE_TIMEOUT"}
+	tests := []struct {
+		name string
+		env  map[string]string
+		args []string
+		want serveLimits
+	}{
+		{"defaults", nil, nil, serveLimits{}},
+		{"flags", nil, []string{"--login-grace", "5s", "--max-conns", "50", "--max-unauth-per-ip", "3",
+			"--conn-rate-per-ip", "0.5", "--conn-burst-per-ip", "4", "--keepalive-interval", "10s", "--keepalive-max", "5",
+			"--key-rate", "20", "--max-sessions-per-conn", "2"},
+			serveLimits{5 * time.Second, 50, 3, 0.5, 4, 10 * time.Second, 5, 20, 2}},
+		{"off", nil, []string{"--max-conns", "0", "--max-unauth-per-ip", "0", "--conn-rate-per-ip", "0",
+			"--keepalive-interval", "0", "--key-rate", "0", "--max-sessions-per-conn", "0"},
+			serveLimits{0, -1, -1, -1, 0, -1, 0, -1, -1}},
+		{"environment, flags first", map[string]string{"SSH2048_LOGIN_GRACE": "7s", "SSH2048_MAX_CONNS": "9"},
+			[]string{"--max-conns", "11"}, serveLimits{loginGrace: 7 * time.Second, maxConns: 11}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, k := range envs {
+				t.Setenv(k, tt.env[k])
+			}
+			var errOut bytes.Buffer
+			got, code, ok := parseServe(tt.args, &errOut)
+			if !ok {
+				t.Fatalf("exit %d: %s", code, errOut.String())
+			}
+			if got.limits != tt.want {
+				t.Fatalf("got %+v, want %+v", got.limits, tt.want)
+			}
+		})
+	}
+	for _, bad := range [][]string{{"--login-grace", "0"}, {"--max-conns", "-1"}, {"--conn-burst-per-ip", "0"},
+		{"--keepalive-max", "0"}, {"--key-rate", "-3"}, {"--idle-timeout", "-1s"}} {
+		if _, code, ok := parseServe(bad, &bytes.Buffer{}); ok || code != 2 {
+			t.Errorf("%v accepted", bad)
+		}
+	}
+	t.Setenv("SSH2048_MAX_CONNS", "lots")
+	if _, code, ok := parseServe(nil, &bytes.Buffer{}); ok || code != 2 {
+		t.Error("a bad $SSH2048_MAX_CONNS was accepted")
+	}
+}
