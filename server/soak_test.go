@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -125,14 +126,33 @@ func TestStalledConnections(t *testing.T) {
 	}
 }
 
-// openFDs counts this process's open file descriptors.
-func openFDs(t *testing.T) int {
+// openFDs counts this process's open file descriptors, but for the
+// database's files in dir: the database pool keeps as many idle
+// connections as it likes, each with its files, bounded by the pool.
+func openFDs(t *testing.T, dir string) int {
 	t.Helper()
 	fds, err := os.ReadDir("/proc/self/fd")
 	if err != nil {
 		t.Skipf("no /proc/self/fd: %v", err)
 	}
-	return len(fds)
+	n := 0
+	for _, fd := range fds {
+		if target, _ := os.Readlink("/proc/self/fd/" + fd.Name()); !strings.HasPrefix(target, dir) {
+			n++
+		}
+	}
+	return n
+}
+
+// fdTargets lists what this process's file descriptors point at.
+func fdTargets() string {
+	fds, _ := os.ReadDir("/proc/self/fd")
+	var b strings.Builder
+	for _, fd := range fds {
+		target, _ := os.Readlink("/proc/self/fd/" + fd.Name())
+		fmt.Fprintf(&b, "%s -> %s\n", fd.Name(), target)
+	}
+	return b.String()
 }
 
 // TestChurn: connect/disconnect cycles, and clients killed in the middle
@@ -149,7 +169,7 @@ func TestChurn(t *testing.T) {
 	settle := func(goroutines, fds int) (int, int) {
 		var g, f int
 		for range 200 {
-			if g, f = runtime.NumGoroutine(), openFDs(t); g <= goroutines && f <= fds {
+			if g, f = runtime.NumGoroutine(), openFDs(t, ts.dir); g <= goroutines && f <= fds {
 				break
 			}
 			time.Sleep(50 * time.Millisecond)
@@ -163,7 +183,7 @@ func TestChurn(t *testing.T) {
 	waitFor(t, "the game screen", func() bool { return len(out.String()) > 100 })
 	c.Close()
 	time.Sleep(500 * time.Millisecond)
-	baseG, baseF := runtime.NumGoroutine(), openFDs(t)
+	baseG, baseF := runtime.NumGoroutine(), openFDs(t, ts.dir)
 
 	start := time.Now()
 	for i := range cycles {
@@ -212,8 +232,8 @@ func TestChurn(t *testing.T) {
 	}
 	if g, f := settle(baseG+2, baseF); g > baseG+2 || f > baseF {
 		buf := make([]byte, 1<<20)
-		t.Fatalf("after %d clients killed mid-game: %d goroutines (%d before), %d file descriptors (%d before)\n%s",
-			killed, g, baseG, f, baseF, buf[:runtime.Stack(buf, true)])
+		t.Fatalf("after %d clients killed mid-game: %d goroutines (%d before), %d file descriptors (%d before)\n%s\n%s",
+			killed, g, baseG, f, baseF, fdTargets(), buf[:runtime.Stack(buf, true)])
 	}
 	if n := ts.srv.Connections(); n != 0 {
 		t.Fatalf("%d connections still counted", n)
