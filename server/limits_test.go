@@ -465,15 +465,15 @@ func TestCryptoVersion(t *testing.T) {
 // the size a client claims.
 func TestTerminalSizes(t *testing.T) {
 	ts := startServer(t)
-	c := ts.dialGuest(t)
 	heap := func() uint64 {
 		runtime.GC()
 		var m runtime.MemStats
 		runtime.ReadMemStats(&m)
 		return m.HeapInuse
 	}
+	// Each on a connection of its own (sessions per connection are capped).
 	open := func(h, w int) (*gossh.Session, *syncBuffer, func(string)) {
-		s, err := c.NewSession()
+		s, err := ts.dialGuest(t).NewSession()
 		if err != nil {
 			t.Fatal(err)
 		}
