@@ -25,7 +25,8 @@ type keyLimiter struct {
 	buf    []byte // read from r, not yet filtered
 	out    []byte // filtered, not yet returned
 	bucket bucket
-	keep   bool   // the last key was passed on (for UTF-8 continuation bytes)
+	keep   bool   // the last key was passed on
+	inRune bool   // the last byte began or continued a UTF-8 character
 	seq    []byte // an escape sequence being collected, decided when complete
 }
 
@@ -43,6 +44,9 @@ func (k *keyLimiter) Read(p []byte) (int, error) {
 	for len(k.out) == 0 {
 		n, err := k.r.Read(k.buf)
 		k.filter(k.buf[:n])
+		if err != nil && len(k.seq) > 0 { // the input ended inside a sequence
+			k.decide(k.now())
+		}
 		if err != nil && len(k.out) == 0 {
 			return 0, err
 		}
@@ -63,7 +67,8 @@ func (k *keyLimiter) filter(p []byte) {
 		switch {
 		case b == 0x1b:
 			k.seq = append(k.seq, b)
-		case b >= 0x80 && b < 0xc0:
+			k.inRune = false
+		case b >= 0x80 && b < 0xc0 && k.inRune:
 			// A UTF-8 continuation byte goes with the character it
 			// continues.
 			if k.keep {
@@ -71,6 +76,7 @@ func (k *keyLimiter) filter(p []byte) {
 			}
 		default:
 			k.keep = k.bucket.take(now, k.rate, k.burst)
+			k.inRune = b >= 0xc0
 			if k.keep {
 				k.out = append(k.out, b)
 			}
