@@ -252,8 +252,12 @@ func (m tickingScreen) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	}
 	return m, nil
 }
+// View changes every cell on every frame: a few kB a frame, so that the
+// client acknowledges output (SSH window adjustments, sent every 96 kB by
+// x/crypto) well within the idle timeout.
 func (m tickingScreen) View() tea.View {
-	return tea.NewView(strings.Repeat(fmt.Sprintf("frame %d\n", m.n), 20))
+	line := strings.Repeat(string(rune('a'+m.n%26)), 99) + "\n"
+	return tea.NewView(fmt.Sprintf("frame %d\n", m.n) + strings.Repeat(line, 40))
 }
 
 // TestIdleTickingScreen: a screen that keeps updating by itself, and a
@@ -284,7 +288,7 @@ func TestIdleTickingScreen(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("a ticking screen without input was not closed")
 	}
-	if n := len(out.String()); n < 10000 {
+	if n := len(out.String()); n < 300<<10 {
 		t.Fatalf("%d bytes of output, want a screen that kept updating", n)
 	}
 	if !strings.Contains(ts.logs.String(), "idle timeout") {
