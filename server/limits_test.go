@@ -252,6 +252,7 @@ func (m tickingScreen) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	}
 	return m, nil
 }
+
 // View changes every cell on every frame: a few kB a frame, so that the
 // client acknowledges output (SSH window adjustments, sent every 96 kB by
 // x/crypto) well within the idle timeout.
