@@ -73,7 +73,13 @@ type process struct {
 // startProcess runs the binary on 127.0.0.1:0 and waits until it listens.
 func startProcess(t *testing.T, bin, data string, env ...string) *process {
 	t.Helper()
-	cmd := exec.Command(bin, "serve", "--listen", "127.0.0.1:0", "--data", data, "--log-format", "json")
+	return startProcessAt(t, bin, data, "127.0.0.1:0", env...)
+}
+
+// startProcessAt runs the binary on listen and waits until it listens.
+func startProcessAt(t *testing.T, bin, data, listen string, env ...string) *process {
+	t.Helper()
+	cmd := exec.Command(bin, "serve", "--listen", listen, "--data", data, "--log-format", "json")
 	cmd.Env = append(os.Environ(), env...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
