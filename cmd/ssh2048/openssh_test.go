@@ -2,18 +2,12 @@ package main
 
 import (
 	"bytes"
-	"crypto/ed25519"
-	"crypto/rand"
 	"encoding/json"
-	"encoding/pem"
 	"net"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	gossh "golang.org/x/crypto/ssh"
 )
 
 // TestOpenSSH is the "done when" check: OpenSSH's own client plays `bot`
@@ -28,18 +22,7 @@ func TestOpenSSH(t *testing.T) {
 	p := startProcess(t, bin, filepath.Join(t.TempDir(), "data"))
 	_, port, _ := net.SplitHostPort(p.addr)
 
-	_, priv, err := ed25519.GenerateKey(rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	block, err := gossh.MarshalPrivateKey(priv, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	keyFile := filepath.Join(t.TempDir(), "id_ed25519")
-	if err := os.WriteFile(keyFile, pem.EncodeToMemory(block), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	keyFile := newKeyFile(t)
 	ssh := func(stdin string, args ...string) (string, string, error) {
 		t.Helper()
 		base := []string{"-p", port, "-F", "/dev/null", "-o", "StrictHostKeyChecking=no",

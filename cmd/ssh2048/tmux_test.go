@@ -115,6 +115,18 @@ func boardText(screen string) string {
 func openSSHCommand(t *testing.T, sshPath, addr string) func(remote ...string) string {
 	t.Helper()
 	_, port, _ := net.SplitHostPort(addr)
+	keyFile := newKeyFile(t)
+	return func(remote ...string) string {
+		return fmt.Sprintf("%s -t -p %s -F /dev/null -i %s -o IdentitiesOnly=yes -o StrictHostKeyChecking=no "+
+			"-o UserKnownHostsFile=/dev/null -o LogLevel=ERROR -o PasswordAuthentication=no "+
+			"-o KbdInteractiveAuthentication=no ada@127.0.0.1 %s", sshPath, port, keyFile, strings.Join(remote, " "))
+	}
+}
+
+// newKeyFile writes a fresh ed25519 private key in OpenSSH's format, for
+// ssh -i.
+func newKeyFile(t *testing.T) string {
+	t.Helper()
 	_, priv, err := ed25519.GenerateKey(rand.Reader)
 	if err != nil {
 		t.Fatal(err)
@@ -127,11 +139,7 @@ func openSSHCommand(t *testing.T, sshPath, addr string) func(remote ...string) s
 	if err := os.WriteFile(keyFile, pem.EncodeToMemory(block), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	return func(remote ...string) string {
-		return fmt.Sprintf("%s -t -p %s -F /dev/null -i %s -o IdentitiesOnly=yes -o StrictHostKeyChecking=no "+
-			"-o UserKnownHostsFile=/dev/null -o LogLevel=ERROR -o PasswordAuthentication=no "+
-			"-o KbdInteractiveAuthentication=no ada@127.0.0.1 %s", sshPath, port, keyFile, strings.Join(remote, " "))
-	}
+	return keyFile
 }
 
 // TestTmuxTUI plays the game screen the way a person does: OpenSSH's ssh -t
