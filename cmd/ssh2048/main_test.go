@@ -45,19 +45,19 @@ func TestServeFlagsFromEnvironment(t *testing.T) {
 		args []string
 		want serveConfig
 	}{
-		{"defaults", nil, nil, serveConfig{listen: ":23234", data: "data", idleTimeout: 10 * time.Minute, logFormat: "text"}},
+		{"defaults", nil, nil, serveConfig{listen: ":23234", data: "data", idleTimeout: 10 * time.Minute, logFormat: "text", durability: "power"}},
 		{"systemd state directory", map[string]string{"STATE_DIRECTORY": "/var/lib/ssh2048:/other"}, nil,
-			serveConfig{listen: ":23234", data: "/var/lib/ssh2048", idleTimeout: 10 * time.Minute, logFormat: "text"}},
+			serveConfig{listen: ":23234", data: "/var/lib/ssh2048", idleTimeout: 10 * time.Minute, logFormat: "text", durability: "power"}},
 		{"environment", map[string]string{"SSH2048_LISTEN": "127.0.0.1:2222", "SSH2048_DATA": "/d", "STATE_DIRECTORY": "/s",
-			"SSH2048_IDLE_TIMEOUT": "30s", "SSH2048_LOG_FORMAT": "json"}, nil,
-			serveConfig{listen: "127.0.0.1:2222", data: "/d", idleTimeout: 30 * time.Second, logFormat: "json"}},
+			"SSH2048_IDLE_TIMEOUT": "30s", "SSH2048_LOG_FORMAT": "json", "SSH2048_DURABILITY": "crash"}, nil,
+			serveConfig{listen: "127.0.0.1:2222", data: "/d", idleTimeout: 30 * time.Second, logFormat: "json", durability: "crash"}},
 		{"flags beat environment", map[string]string{"SSH2048_LISTEN": "127.0.0.1:2222", "SSH2048_DATA": "/d"},
 			[]string{"--listen", ":1", "--data", "/f", "--idle-timeout", "0"},
-			serveConfig{listen: ":1", data: "/f", idleTimeout: 0, logFormat: "text"}},
+			serveConfig{listen: ":1", data: "/f", idleTimeout: 0, logFormat: "text", durability: "power"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			for _, k := range []string{"SSH2048_LISTEN", "SSH2048_DATA", "STATE_DIRECTORY", "SSH2048_IDLE_TIMEOUT", "SSH2048_LOG_FORMAT", "SSH2048_LOG_LEVEL"} {
+			for _, k := range []string{"SSH2048_LISTEN", "SSH2048_DATA", "STATE_DIRECTORY", "SSH2048_IDLE_TIMEOUT", "SSH2048_LOG_FORMAT", "SSH2048_LOG_LEVEL", "SSH2048_DURABILITY"} {
 				t.Setenv(k, tt.env[k])
 			}
 			var errOut bytes.Buffer
@@ -69,6 +69,9 @@ func TestServeFlagsFromEnvironment(t *testing.T) {
 				t.Fatalf("got %+v, want %+v", got, tt.want)
 			}
 		})
+	}
+	if _, code, ok := parseServe([]string{"--durability", "maybe"}, &bytes.Buffer{}); ok || code != 2 {
+		t.Fatal("--durability maybe was accepted")
 	}
 	t.Setenv("SSH2048_IDLE_TIMEOUT", "soon")
 	if _, code, ok := parseServe(nil, &bytes.Buffer{}); ok || code != 2 {

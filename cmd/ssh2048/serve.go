@@ -24,12 +24,16 @@ import (
 // with the store's flush the process exits well within 10 s.
 const shutdownBudget = 7 * time.Second
 
+// durabilities maps --durability to the store's setting.
+var durabilities = map[string]db.Durability{"power": db.PowerSafe, "crash": db.CrashSafe}
+
 // serveConfig is the serve subcommand's flags.
 type serveConfig struct {
 	listen      string
 	data        string
 	idleTimeout time.Duration
 	limits      serveLimits
+	durability  string
 	logFormat   string
 	logLevel    slog.Level
 }
@@ -109,6 +113,8 @@ func parseServe(args []string, stderr io.Writer) (serveConfig, int, bool) {
 		}
 	}
 
+	fs.StringVar(&c.durability, "durability", env("SSH2048_DURABILITY", "power"),
+		"when a move is durable: power (it survives a power cut too; an fsync per commit) or crash (it survives the process being killed, not a power cut) [$SSH2048_DURABILITY]")
 	fs.StringVar(&c.logFormat, "log-format", env("SSH2048_LOG_FORMAT", "text"), "log format on stderr: text or json [$SSH2048_LOG_FORMAT]")
 	level := env("SSH2048_LOG_LEVEL", "info")
 	if err := c.logLevel.UnmarshalText([]byte(level)); err != nil {
@@ -131,6 +137,10 @@ func parseServe(args []string, stderr io.Writer) (serveConfig, int, bool) {
 	c.limits = lim
 	if c.logFormat != "text" && c.logFormat != "json" {
 		fmt.Fprintf(stderr, "ssh2048 serve: --log-format %q: want text or json\n", c.logFormat)
+		return c, 2, false
+	}
+	if _, ok := durabilities[c.durability]; !ok {
+		fmt.Fprintf(stderr, "ssh2048 serve: --durability %q: want power or crash\n", c.durability)
 		return c, 2, false
 	}
 	return c, 0, true
@@ -220,7 +230,7 @@ func serve(cfg serveConfig, log *slog.Logger) error {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 
-	store, err := db.Open(ctx, cfg.data, db.WithLogger(log))
+	store, err := db.Open(ctx, cfg.data, db.WithLogger(log), db.WithDurability(durabilities[cfg.durability]))
 	if err != nil {
 		return err
 	}
