@@ -1,8 +1,12 @@
 package server
 
 import (
+	"io"
+
 	"context"
 	"errors"
+	uv "github.com/charmbracelet/ultraviolet"
+	"github.com/charmbracelet/x/ansi"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -41,10 +45,19 @@ func (s *Server) runTUI(sess *session) {
 		tea.WithoutSignalHandler(),
 		tea.WithWindowSize(clampWindow(pty.Window)),
 	)
+	var input io.Reader = sess
 	if s.lim.keyRate > 0 {
-		opts = append(opts, tea.WithInput(newKeyLimiter(sess, s.lim.keyRate)))
+		input = newKeyLimiter(sess, s.lim.keyRate)
 	}
+	// The program gets no input of its own: feedInput decodes the session's
+	// keys and sends them in (see there for why).
+	opts = append(opts, tea.WithInput(nil))
 	prog := tea.NewProgram(model, opts...)
+	// Without input the program sends no terminal queries either; the
+	// screen's one (is the background light or dark?) goes out here, before
+	// the renderer writes anything, and feedInput delivers the answer.
+	_, _ = io.WriteString(sess, ansi.RequestBackgroundColor)
+	go feedInput(sess.Context(), input, pty.Term, prog)
 	done := make(chan struct{})
 	defer close(done)
 	go func() {
@@ -68,6 +81,32 @@ func (s *Server) runTUI(sess *session) {
 	}
 	prog.Kill()
 	cancel()
+	// The session's input ends when the handler returns and the channel
+	// closes; feedInput is not waited for here, it ends then.
+}
+
+// feedInput decodes the session's input into key events (and terminal
+// replies) and sends them to prog until the input ends. Bubble Tea's own
+// input loop, with the pinned ultraviolet, sends its events on a channel
+// nobody reads once the program has quit: a key in flight as a session
+// ends left that goroutine, and with it the whole program, blocked for
+// good (TerminalReader.sendEvents). prog.Send gives up once the program is
+// gone, and this loop drains the decoder until the input ends.
+func feedInput(ctx context.Context, input io.Reader, term string, prog *tea.Program) {
+	events := make(chan uv.Event)
+	decoded := make(chan struct{})
+	go func() {
+		defer close(decoded)
+		_ = uv.NewTerminalReader(input, term).StreamEvents(ctx, events)
+	}()
+	for {
+		select {
+		case ev := <-events:
+			prog.Send(ev)
+		case <-decoded:
+			return
+		}
+	}
 }
 
 // Terminal sizes the game screen is told at most: the screen keeps
