@@ -3,22 +3,18 @@ package server_test
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"crypto/ed25519"
 	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"io"
-	"log/slog"
-	"net"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/ssh2048/ssh2048/db"
 	"github.com/ssh2048/ssh2048/server"
+	"github.com/ssh2048/ssh2048/server/servertest"
 	gossh "golang.org/x/crypto/ssh"
 )
 
@@ -31,73 +27,17 @@ type testServer struct {
 	logs  *syncBuffer
 }
 
-type serverOption func(*server.Config)
+type serverOption = func(*server.Config)
 
 // startServer starts a server and stops it when the test ends.
 func startServer(t testing.TB, opts ...serverOption) *testServer {
 	t.Helper()
-	dir := t.TempDir()
-	logs := &syncBuffer{}
-	log := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	store, err := db.Open(context.Background(), dir, db.WithLogger(log))
-	if err != nil {
-		t.Fatal(err)
-	}
-	key, err := server.LoadOrCreateHostKey(filepath.Join(dir, server.HostKeyFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := server.Config{Store: store, HostKey: key, Logger: log}
-	for _, o := range opts {
-		o(&cfg)
-	}
-	srv, err := server.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(l) }()
-	ts := &testServer{srv: srv, store: store, addr: l.Addr().String(), dir: dir, logs: logs}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		if err := srv.Shutdown(ctx); err != nil {
-			t.Errorf("shutdown: %v", err)
-		}
-		if err := <-served; err != nil {
-			t.Errorf("serve: %v", err)
-		}
-		if err := store.Close(); err != nil {
-			t.Errorf("close store: %v", err)
-		}
-		if t.Failed() {
-			t.Logf("server log:\n%s", logs.String())
-		}
-	})
-	return ts
+	s := servertest.Start(t, t.TempDir(), "127.0.0.1:0", opts...)
+	return &testServer{srv: s.Srv, store: s.Store, addr: s.Addr, dir: s.Dir, logs: s.Logs}
 }
 
 // syncBuffer is a bytes.Buffer safe for the server's goroutines.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
+type syncBuffer = servertest.Buffer
 
 // newKey returns a fresh ed25519 client key.
 func newKey(t testing.TB) gossh.Signer {

@@ -199,9 +199,13 @@ func TestCaps(t *testing.T) {
 		a.Close()
 		b.Close()
 		waitFor(t, "the closed connections to be counted out", func() bool { return ts.srv.Connections() == 1 })
-		// Logged-in connections do not count.
+		// Logged-in connections do not count. A command on each makes sure
+		// the server has finished its side of the login before the next
+		// connection is counted.
 		for range 4 {
-			dialFrom(t, ts.addr, "127.0.0.1")
+			if r := run(t, dialFrom(t, ts.addr, "127.0.0.1"), "help", ""); r.code != 0 {
+				t.Fatalf("help: %+v", r)
+			}
 		}
 		admitted(t, ts.addr, "127.0.0.1")
 		admitted(t, ts.addr, "127.0.0.1")

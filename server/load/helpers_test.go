@@ -3,12 +3,7 @@ package load
 import (
 	"context"
 	"fmt"
-	"io"
-	"log/slog"
-	"net"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -17,6 +12,7 @@ import (
 	"github.com/ssh2048/ssh2048/db"
 	"github.com/ssh2048/ssh2048/engine"
 	"github.com/ssh2048/ssh2048/server"
+	"github.com/ssh2048/ssh2048/server/servertest"
 )
 
 // testServer is the real server on 127.0.0.1:0 over a real SQLite file in
@@ -38,43 +34,8 @@ func startServer(t testing.TB, tui server.TUIFunc) *testServer {
 // startServerAt starts a server on addr over the data in dir.
 func startServerAt(t testing.TB, dir, addr string, tui server.TUIFunc) *testServer {
 	t.Helper()
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	store, err := db.Open(context.Background(), dir, db.WithLogger(log))
-	if err != nil {
-		t.Fatal(err)
-	}
-	key, err := server.LoadOrCreateHostKey(filepath.Join(dir, server.HostKeyFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := server.New(server.Config{Store: store, HostKey: key, Logger: log, TUI: tui})
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, err := net.Listen("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(l) }()
-	var once sync.Once
-	stop := func() {
-		once.Do(func() {
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			defer cancel()
-			if err := srv.Shutdown(ctx); err != nil {
-				t.Errorf("shutdown: %v", err)
-			}
-			if err := <-served; err != nil {
-				t.Errorf("serve: %v", err)
-			}
-			if err := store.Close(); err != nil {
-				t.Errorf("close store: %v", err)
-			}
-		})
-	}
-	t.Cleanup(stop)
-	return &testServer{addr: l.Addr().String(), dir: dir, store: store, stop: stop}
+	s := servertest.Start(t, dir, addr, func(c *server.Config) { c.TUI = tui })
+	return &testServer{addr: s.Addr, dir: s.Dir, store: s.Store, stop: s.Stop}
 }
 
 // storedMoves sums the moves of every listed game of a kind on 4×4.

@@ -1,0 +1,102 @@
+// Package servertest runs the real ssh2048 server for tests: on a loopback
+// port, over a real SQLite file, stopped when the test ends. The server's
+// own end-to-end tests and the load generator's tests share it.
+package servertest
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"net"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ssh2048/ssh2048/db"
+	"github.com/ssh2048/ssh2048/server"
+)
+
+// Server is a running server and what it runs on.
+type Server struct {
+	Srv   *server.Server
+	Store *db.Store
+	Addr  string // host:port it listens on
+	Dir   string // its data directory
+	Logs  *Buffer
+	// Stop shuts the server down and closes its store; it runs at the
+	// end of the test too, and only once.
+	Stop func()
+}
+
+// Start runs a server on addr ("127.0.0.1:0" for any port) over the data in
+// dir, with the config changed by opts. Its log is kept in Logs and shown
+// if the test fails.
+func Start(tb testing.TB, dir, addr string, opts ...func(*server.Config)) *Server {
+	tb.Helper()
+	logs := &Buffer{}
+	log := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	store, err := db.Open(context.Background(), dir, db.WithLogger(log))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	key, err := server.LoadOrCreateHostKey(filepath.Join(dir, server.HostKeyFile))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	cfg := server.Config{Store: store, HostKey: key, Logger: log}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	srv, err := server.New(cfg)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(l) }()
+	var once sync.Once
+	stop := func() {
+		once.Do(func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			if err := srv.Shutdown(ctx); err != nil {
+				tb.Errorf("shutdown: %v", err)
+			}
+			if err := <-served; err != nil {
+				tb.Errorf("serve: %v", err)
+			}
+			if err := store.Close(); err != nil {
+				tb.Errorf("close store: %v", err)
+			}
+		})
+	}
+	tb.Cleanup(func() {
+		stop()
+		if tb.Failed() {
+			tb.Logf("server log:\n%s", logs.String())
+		}
+	})
+	return &Server{Srv: srv, Store: store, Addr: l.Addr().String(), Dir: dir, Logs: logs, Stop: stop}
+}
+
+// Buffer is a bytes.Buffer safe for the server's goroutines.
+type Buffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *Buffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *Buffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
