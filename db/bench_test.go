@@ -64,22 +64,13 @@ func benchAppend(b *testing.B, d Durability, writers int) {
 		rng := rand.New(rand.NewPCG(seeds.Add(1), 7))
 		var mine []time.Duration
 		for pb.Next() {
-			if _, ok := movingDirection(g.Game, rng); !ok {
-				var err error
-				if err = s.EndGame(ctx, g.ID, StateOf(g.Game)); err == nil {
-					g, err = s.NewGame(ctx, g.PlayerID, 8, KindHuman)
-				}
-				if err != nil {
-					b.Error(err)
-					return
-				}
-			}
-			start := time.Now()
-			if err := playMove(ctx, s, g, rng); err != nil {
+			var took time.Duration
+			var err error
+			if g, took, err = timedMove(ctx, s, g, rng); err != nil {
 				b.Error(err)
 				return
 			}
-			mine = append(mine, time.Since(start))
+			mine = append(mine, took)
 		}
 		mu.Lock()
 		latencies = append(latencies, mine...)
@@ -304,22 +295,12 @@ func benchPaced(b *testing.B, d Durability) {
 			time.Sleep(time.Duration(rng.Int64N(int64(period / 2)))) // spread the sessions out
 			var mine []time.Duration
 			for range b.N {
-				if _, ok := movingDirection(g.Game, rng); !ok {
-					var err error
-					if err = s.EndGame(ctx, g.ID, StateOf(g.Game)); err == nil {
-						g, err = s.NewGame(ctx, g.PlayerID, 8, KindHuman)
-					}
-					if err != nil {
-						b.Error(err)
-						return
-					}
-				}
-				start := time.Now()
-				if err := playMove(ctx, s, g, rng); err != nil {
+				var took time.Duration
+				var err error
+				if g, took, err = timedMove(ctx, s, g, rng); err != nil {
 					b.Error(err)
 					return
 				}
-				took := time.Since(start)
 				mine = append(mine, took)
 				time.Sleep(period/2 + time.Duration(rng.Int64N(int64(period))) - took)
 			}
@@ -337,4 +318,21 @@ func benchPaced(b *testing.B, d Durability) {
 		b.ReportMetric(float64(latencies[min(n-1, n*99/100)].Microseconds())/1000, "p99-ms")
 		b.ReportMetric(float64(latencies[n-1].Microseconds())/1000, "max-ms")
 	}
+}
+
+// timedMove plays one move of g and times it (the commit included); a game
+// with no move left is ended and replaced by a new one first, untimed.
+func timedMove(ctx context.Context, s *Store, g *Game, rng *rand.Rand) (*Game, time.Duration, error) {
+	if _, ok := movingDirection(g.Game, rng); !ok {
+		var err error
+		if err = s.EndGame(ctx, g.ID, StateOf(g.Game)); err == nil {
+			g, err = s.NewGame(ctx, g.PlayerID, 8, KindHuman)
+		}
+		if err != nil {
+			return g, 0, err
+		}
+	}
+	start := time.Now()
+	err := playMove(ctx, s, g, rng)
+	return g, time.Since(start), err
 }

@@ -430,15 +430,21 @@ func TestUnknownCommandAndNoPTY(t *testing.T) {
 	}
 }
 
-// ptySession opens a shell with a PTY and returns its input and output.
+// ptySession opens a shell with a 100×30 PTY and returns its input and output.
 func ptySession(t *testing.T, c *gossh.Client) (*gossh.Session, *syncBuffer, func(string)) {
+	t.Helper()
+	return ptySessionSized(t, c, 100, 30)
+}
+
+// ptySessionSized is ptySession with a terminal of w×h.
+func ptySessionSized(t *testing.T, c *gossh.Client, w, h int) (*gossh.Session, *syncBuffer, func(string)) {
 	t.Helper()
 	s, err := c.NewSession()
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	if err := s.RequestPty("xterm-256color", 30, 100, gossh.TerminalModes{}); err != nil {
+	if err := s.RequestPty("xterm-256color", h, w, gossh.TerminalModes{}); err != nil {
 		t.Fatal(err)
 	}
 	in, err := s.StdinPipe()

@@ -3,8 +3,6 @@ package server_test
 import (
 	"bufio"
 	"bytes"
-	"crypto/ed25519"
-	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"io"
@@ -40,18 +38,7 @@ func startServer(t testing.TB, opts ...serverOption) *testServer {
 type syncBuffer = servertest.Buffer
 
 // newKey returns a fresh ed25519 client key.
-func newKey(t testing.TB) gossh.Signer {
-	t.Helper()
-	_, priv, err := ed25519.GenerateKey(rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := gossh.NewSignerFromKey(priv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
+var newKey = servertest.NewKey
 
 // dial connects with a public key.
 func (ts *testServer) dial(t testing.TB, user string, key gossh.Signer) *gossh.Client {

@@ -482,25 +482,9 @@ func TestTerminalSizes(t *testing.T) {
 	}
 	// Each on a connection of its own (sessions per connection are capped).
 	open := func(h, w int) (*gossh.Session, *syncBuffer, func(string)) {
-		s, err := ts.dialGuest(t).NewSession()
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { s.Close() })
-		if err := s.RequestPty("xterm-256color", h, w, gossh.TerminalModes{}); err != nil {
-			t.Fatal(err)
-		}
-		in, err := s.StdinPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		out := &syncBuffer{}
-		s.Stdout = out
-		if err := s.Shell(); err != nil {
-			t.Fatal(err)
-		}
+		s, out, send := ptySessionSized(t, ts.dialGuest(t), w, h)
 		waitFor(t, "the first frame", func() bool { return len(out.String()) > 0 })
-		return s, out, func(keys string) { in.Write([]byte(keys)) }
+		return s, out, send
 	}
 	// The heap with four screens of 1000×1000 against four of 80×24.
 	const screens = 4

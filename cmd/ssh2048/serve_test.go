@@ -3,8 +3,6 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"crypto/ed25519"
-	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -20,6 +18,7 @@ import (
 	"time"
 
 	"github.com/ssh2048/ssh2048/server"
+	"github.com/ssh2048/ssh2048/server/servertest"
 	gossh "golang.org/x/crypto/ssh"
 )
 
@@ -117,18 +116,8 @@ func startProcessAt(t *testing.T, bin, data, listen string, env ...string) *proc
 	return p
 }
 
-func clientKey(t *testing.T) gossh.Signer {
-	t.Helper()
-	_, priv, err := ed25519.GenerateKey(rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := gossh.NewSignerFromKey(priv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
+// clientKey returns a fresh ed25519 client key.
+func clientKey(t *testing.T) gossh.Signer { return servertest.NewKey(t) }
 
 // dial connects and reports the host key the server showed.
 func dial(t *testing.T, addr string, key gossh.Signer, hostKey *string) *gossh.Client {

@@ -6,6 +6,8 @@ package servertest
 import (
 	"bytes"
 	"context"
+	"crypto/ed25519"
+	"crypto/rand"
 	"log/slog"
 	"net"
 	"path/filepath"
@@ -15,6 +17,7 @@ import (
 
 	"github.com/ssh2048/ssh2048/db"
 	"github.com/ssh2048/ssh2048/server"
+	gossh "golang.org/x/crypto/ssh"
 )
 
 // Server is a running server and what it runs on.
@@ -99,4 +102,18 @@ func (b *Buffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()
+}
+
+// NewKey returns a fresh ed25519 client key: a new player.
+func NewKey(tb testing.TB) gossh.Signer {
+	tb.Helper()
+	_, priv, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	s, err := gossh.NewSignerFromKey(priv)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return s
 }
