@@ -1,0 +1,253 @@
+// Package term runs a Bubble Tea model on a remote terminal: an SSH
+// session's channel, with no terminal device behind it. It does what
+// tea.Program does for such a screen (decodes keys, calls Update in order,
+// runs commands, draws the View) with a fraction of the memory and CPU,
+// for servers that hold hundreds of these at once.
+//
+// What it does differently:
+//   - A frame is drawn as soon as a message changed the model, unless the
+//     last frame was less than a frame interval ago (then at the end of
+//     that interval), rather than on a ticker: a keystroke's frame leaves
+//     within a millisecond or two of the key, and an idle screen costs no
+//     CPU at all.
+//   - The renderer keeps the last frame's text and writes the cells that
+//     changed; Bubble Tea's keeps two grids of cells, about 460 KB for an
+//     80×24 screen.
+//   - The screen is always drawn on the alternate screen with the cursor
+//     hidden. When the model quits, a last view that is not an AltScreen
+//     view is printed on the main screen, where it stays after the
+//     session ends.
+//
+// Only the parts of tea.View a game screen uses are honoured: Content,
+// AltScreen (as above) and WindowTitle. Commands run as with tea.Program,
+// each in its own goroutine; tea.Batch and tea.Quit are understood,
+// tea.Sequence and Bubble Tea's terminal-control commands are not.
+package term
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// Options describe the terminal.
+type Options struct {
+	Width, Height int
+	// Profile is the terminal's colour profile; colours in views are
+	// converted to it.
+	Profile colorprofile.Profile
+	// FPS is the most frames a second; 0 means 60.
+	FPS int
+}
+
+// Screen is one model running on one terminal. Create it with New, start
+// it with Run; Send and Stop may be called from any goroutine.
+type Screen struct {
+	out      io.Writer
+	interval time.Duration
+	profile  colorprofile.Profile
+	width    int
+	height   int
+
+	mu        sync.Mutex // guards everything below, and writes to out
+	model     tea.Model
+	r         *renderer
+	title     string
+	lastFrame time.Time
+	timer     *time.Timer // draws the next frame when the interval is up
+	timed     bool        // timer is set
+	ended     bool
+	err       error // the write that failed, if one did
+
+	done     chan struct{}
+	doneOnce sync.Once
+}
+
+// New returns a screen that draws model on out.
+func New(model tea.Model, out io.Writer, opts Options) *Screen {
+	fps := opts.FPS
+	if fps <= 0 {
+		fps = 60
+	}
+	width, height := max(opts.Width, 1), max(opts.Height, 1)
+	return &Screen{
+		out:      out,
+		interval: time.Second / time.Duration(fps),
+		profile:  opts.Profile,
+		width:    width,
+		height:   height,
+		model:    model,
+		r:        newRenderer(opts.Profile, width, height),
+		done:     make(chan struct{}),
+	}
+}
+
+// Run starts the model, decodes in as its keys, and returns when the model
+// quits, Stop is called or ctx is done. It does not wait for in to end:
+// the reader stops at the first read after the session is closed.
+func (s *Screen) Run(ctx context.Context, in io.Reader) error {
+	s.mu.Lock()
+	// Every model that picks colours wants to know whether the background
+	// is dark; the answer comes back as a tea.BackgroundColorMsg.
+	s.write([]byte(ansi.SetModeAltScreenSaveCursor + ansi.HideCursor + ansi.RequestBackgroundColor))
+	s.exec(s.model.Init())
+	s.dispatch(tea.WindowSizeMsg{Width: s.width, Height: s.height})
+	s.dispatch(tea.ColorProfileMsg{Profile: s.profile})
+	s.mu.Unlock()
+
+	go readInput(in, s.sendAll)
+	select {
+	case <-s.done:
+	case <-ctx.Done():
+		s.Stop()
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.err
+}
+
+// Send delivers msg to the model, as tea.Program.Send does; after the
+// screen has ended it does nothing.
+func (s *Screen) Send(msg tea.Msg) { s.sendAll([]tea.Msg{msg}) }
+
+// sendAll delivers msgs in order and draws once after them all: keys
+// typed faster than frames are all applied, each against the board the
+// one before left, and the frame shows where they ended up.
+func (s *Screen) sendAll(msgs []tea.Msg) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, msg := range msgs {
+		if s.ended {
+			return
+		}
+		s.dispatch(msg)
+	}
+}
+
+// Stop ends Run at once, without a last frame: for a model that did not
+// quit when asked, or a terminal that is gone. It does not wait for a
+// write in progress (to a client that reads nothing, it could wait
+// forever); the write fails once the session is closed.
+func (s *Screen) Stop() {
+	s.doneOnce.Do(func() { close(s.done) })
+}
+
+// dispatch handles one message; s.mu is held.
+func (s *Screen) dispatch(msg tea.Msg) {
+	switch msg := msg.(type) {
+	case nil:
+		return
+	case tea.QuitMsg:
+		s.quit()
+		return
+	case tea.BatchMsg:
+		for _, cmd := range msg {
+			s.exec(cmd)
+		}
+		return
+	case tea.WindowSizeMsg:
+		s.width, s.height = max(msg.Width, 1), max(msg.Height, 1)
+		s.r.resize(s.width, s.height)
+	}
+	model, cmd := s.model.Update(msg)
+	s.model = model
+	s.exec(cmd)
+	s.scheduleFrame()
+}
+
+// exec runs cmd in its own goroutine and delivers its message.
+func (s *Screen) exec(cmd tea.Cmd) {
+	if cmd == nil {
+		return
+	}
+	go func() { s.Send(cmd()) }()
+}
+
+// scheduleFrame draws now if the last frame is a frame interval old, or
+// else sets the timer to draw when it is; s.mu is held.
+func (s *Screen) scheduleFrame() {
+	if s.timed {
+		return // a frame is coming, and will show this message's effect
+	}
+	wait := s.interval - time.Since(s.lastFrame)
+	if wait <= 0 {
+		s.draw()
+		return
+	}
+	s.timed = true
+	if s.timer == nil {
+		s.timer = time.AfterFunc(wait, s.timedFrame)
+	} else {
+		s.timer.Reset(wait)
+	}
+}
+
+func (s *Screen) timedFrame() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.timed = false
+	if !s.ended {
+		s.draw()
+	}
+}
+
+var buffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// draw writes the model's view; s.mu is held.
+func (s *Screen) draw() {
+	s.lastFrame = time.Now()
+	v := s.model.View()
+	b := buffers.Get().(*bytes.Buffer)
+	defer buffers.Put(b)
+	b.Reset()
+	if v.WindowTitle != s.title {
+		s.title = v.WindowTitle
+		b.WriteString(ansi.SetWindowTitle(s.title))
+	}
+	s.r.frame(b, v.Content)
+	s.write(b.Bytes())
+}
+
+// quit draws the model's last view and gives the terminal back as it
+// was; s.mu is held.
+func (s *Screen) quit() {
+	if s.ended {
+		return
+	}
+	v := s.model.View()
+	var b strings.Builder
+	b.WriteString(ansi.ResetStyle + ansi.ResetModeAltScreenSaveCursor + ansi.ShowCursor)
+	if !v.AltScreen && v.Content != "" {
+		b.WriteString(strings.ReplaceAll(strings.ReplaceAll(v.Content, "\r\n", "\n"), "\n", "\r\n"))
+	}
+	s.write([]byte(b.String()))
+	s.end()
+}
+
+// end stops everything; s.mu is held.
+func (s *Screen) end() {
+	s.ended = true
+	if s.timer != nil {
+		s.timer.Stop()
+	}
+	s.Stop()
+}
+
+// write sends p to the terminal; the first failure ends the screen (the
+// session is gone). s.mu is held.
+func (s *Screen) write(p []byte) {
+	if len(p) == 0 || s.err != nil {
+		return
+	}
+	if _, err := s.out.Write(p); err != nil {
+		s.err = err
+		s.end()
+	}
+}
