@@ -36,7 +36,7 @@ type keyLimiter struct {
 const maxSeqLen = 256
 
 func newKeyLimiter(r io.Reader, rate float64) *keyLimiter {
-	return &keyLimiter{r: r, rate: rate, burst: max(rate, 1), now: time.Now, buf: make([]byte, 4096)}
+	return &keyLimiter{r: r, rate: rate, burst: max(rate, 1), now: time.Now, buf: make([]byte, 512)}
 }
 
 // Read is called by one goroutine, Bubble Tea's input reader.

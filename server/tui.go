@@ -49,30 +49,10 @@ func (s *Server) runTUI(sess *session) {
 	if s.lim.keyRate > 0 {
 		input = newKeyLimiter(sess, s.lim.keyRate)
 	}
-	done := make(chan struct{})
-	defer close(done)
-	go func() {
-		select {
-		case n := <-sess.notices:
-			// The model says why the session ends and quits by itself;
-			// one that has not quit in NoticeGrace is stopped.
-			timer := time.AfterFunc(NoticeGrace, scr.Stop)
-			defer timer.Stop()
-			if n == noticeTakenOver {
-				scr.Send(tui.TakenOverMsg{Text: n.Text()})
-			} else {
-				scr.Send(tui.ShutdownMsg{Text: n.Text()})
-			}
-			<-done
-		case <-done:
-		}
-	}()
-	// In place of wish's bubbletea middleware, whose window changes go to
-	// the program one by one and unclamped.
-	ctx, cancel := context.WithCancel(sess.Context())
-	defer cancel()
-	go forwardResizes(ctx, winch, scr)
-	if err := scr.Run(ctx, input); err != nil && ctx.Err() == nil {
+	scr.Start(input)
+	defer scr.Stop()
+	watchScreen(sess.Context(), scr, winch, sess.notices)
+	if err := scr.Err(); err != nil && sess.Context().Err() == nil {
 		s.log.Debug("game screen", "err", err, "remote", sess.RemoteAddr().String())
 	}
 	// The session's input ends when the handler returns and the channel
@@ -99,38 +79,59 @@ func clampWindow(w ssh.Window) (int, int) {
 	return min(max(w.Width, 1), maxScreenWidth), min(max(w.Height, 1), maxScreenHeight)
 }
 
-// forwardResizes passes window changes to the screen, clamped and at most
-// one per resizeEvery, until ctx is done (the connection dropped: the
-// screen is stopped), then drains winch until the session closes it
-// at its end, so that the session's request loop never blocks on it.
-func forwardResizes(ctx context.Context, winch <-chan ssh.Window, scr *term.Screen) {
+// watchScreen runs on the session's own goroutine until the screen ends.
+// It passes window changes on, clamped and at most one per resizeEvery;
+// on a notice it has the screen tell the player why the session ends, and
+// stops it NoticeGrace later if it has not quit by itself; it stops the
+// screen when the connection drops. One loop rather than a goroutine for
+// each: every goroutine is 8 KB of stack or more, and a server holds
+// thousands of sessions.
+func watchScreen(ctx context.Context, scr *term.Screen, winch <-chan ssh.Window, notices <-chan notice) {
 	var (
 		pending, sent ssh.Window
 		havePending   bool
-		throttle      = time.NewTimer(0)
+		throttle      = time.NewTimer(time.Hour)
 		throttled     bool
+		grace         <-chan time.Time
 	)
+	throttle.Stop()
 	defer throttle.Stop()
-	<-throttle.C
+	// The session closes winch when it ends, after this handler returns;
+	// until then a window change must not block its request loop.
+	defer func() {
+		if winch != nil {
+			go func() {
+				for range winch { //nolint:revive // drained, not used
+				}
+			}()
+		}
+	}()
 	send := func(w ssh.Window) {
-		width, height := clampWindow(w)
-		sent = ssh.Window{Width: width, Height: height}
-		scr.Send(tea.WindowSizeMsg{Width: width, Height: height})
+		sent = w
+		scr.Send(tea.WindowSizeMsg{Width: w.Width, Height: w.Height})
 		throttled = true
 		throttle.Reset(resizeEvery)
 	}
 	for {
 		select {
+		case <-scr.Done():
+			return
 		case <-ctx.Done():
-			scr.Stop()
-			for range winch { //nolint:revive // drained, not used
+			return
+		case n := <-notices:
+			notices = nil
+			grace = time.After(NoticeGrace)
+			if n == noticeTakenOver {
+				scr.Send(tui.TakenOverMsg{Text: n.Text()})
+			} else {
+				scr.Send(tui.ShutdownMsg{Text: n.Text()})
 			}
+		case <-grace:
 			return
 		case w, ok := <-winch:
 			if !ok {
-				<-ctx.Done()
-				scr.Stop()
-				return
+				winch = nil
+				continue
 			}
 			width, height := clampWindow(w)
 			if w = (ssh.Window{Width: width, Height: height}); w == sent && !havePending {

@@ -1,6 +1,10 @@
 package tui
 
-import "charm.land/bubbles/v2/key"
+import (
+	"sync"
+
+	"charm.land/bubbles/v2/key"
+)
 
 // KeyMap is every key the TUI answers to, in one place. The help screen and
 // the help line are generated from it, so they cannot drift from the keys.
@@ -70,3 +74,17 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		{k.Hint, k.Auto, k.Help, k.Quit},
 	}
 }
+
+// sharedKeys returns the default key map, with or without the AI keys,
+// made once for every session: sessions only read it.
+func sharedKeys(withAI bool) *KeyMap {
+	if withAI {
+		return keysWithAI()
+	}
+	return keysWithoutAI()
+}
+
+var (
+	keysWithAI    = sync.OnceValue(func() *KeyMap { k := DefaultKeyMap(); return &k })
+	keysWithoutAI = sync.OnceValue(func() *KeyMap { k := DefaultKeyMap().withoutAI(); return &k })
+)

@@ -13,7 +13,6 @@ import (
 	"fmt"
 	"time"
 
-	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
@@ -72,9 +71,8 @@ const leaderboardRows = 10
 type Model struct {
 	opts    Options
 	ctx     context.Context
-	keys    KeyMap
-	help    help.Model
-	styles  Styles
+	keys    *KeyMap // shared by every session (see sharedKeys)
+	styles  *Styles // shared by every session (see sharedStyles)
 	profile colorprofile.Profile
 	light   bool // the terminal answered that its background is light
 	cache   *boardCache
@@ -130,30 +128,23 @@ func New(opts Options) *Model {
 	if opts.Guest && opts.GuestNotice == "" {
 		opts.GuestNotice = DefaultGuestNotice
 	}
-	keys := DefaultKeyMap()
-	if opts.Hinter == nil {
-		keys = keys.withoutAI()
-	}
 	m := &Model{
 		opts:     opts,
 		ctx:      opts.Context,
 		games:    map[int]Game{},
 		assisted: map[Game]bool{},
-		keys:     keys,
-		help:     help.New(),
+		keys:     sharedKeys(opts.Hinter != nil),
 		size:     opts.Size,
 		width:    80,
 		height:   24,
 	}
 	m.setProfile(opts.Profile)
-	m.help.SetWidth(m.width)
 	return m
 }
 
 func (m *Model) setProfile(p colorprofile.Profile) {
 	m.profile = p
-	m.styles = DefaultStyles(p, !m.light)
-	m.help.Styles = m.styles.Help
+	m.styles = sharedStyles(p, !m.light)
 	m.inks.title, m.inks.label = inkOf(m.styles.Title), inkOf(m.styles.Label)
 	m.inks.value, m.inks.gain = inkOf(m.styles.Value), inkOf(m.styles.Gain)
 	m.cache = nil
@@ -216,7 +207,6 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
-		m.help.SetWidth(msg.Width)
 		m.cache = nil
 		m.shortHelp = line{}
 	case tea.ColorProfileMsg:

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"image/color"
+	"sync"
 
 	"charm.land/bubbles/v2/help"
 	"charm.land/lipgloss/v2"
@@ -118,6 +119,32 @@ func DefaultStyles(p colorprofile.Profile, darkBackground bool) Styles {
 	}
 	return s
 }
+
+// sharedStyles returns DefaultStyles(p, darkBackground), made once for
+// every session that draws with them: a Styles is about 20 KB, which
+// every session holding its own copy would make 40 MB at 2,000 sessions.
+// Sessions only read them.
+func sharedStyles(p colorprofile.Profile, darkBackground bool) *Styles {
+	styleCache.Lock()
+	defer styleCache.Unlock()
+	key := styleKey{p, darkBackground}
+	if s, ok := styleCache.m[key]; ok {
+		return s
+	}
+	s := DefaultStyles(p, darkBackground)
+	styleCache.m[key] = &s
+	return &s
+}
+
+type styleKey struct {
+	p    colorprofile.Profile
+	dark bool
+}
+
+var styleCache = struct {
+	sync.Mutex
+	m map[styleKey]*Styles
+}{m: make(map[styleKey]*Styles)}
 
 // tile returns the style of a tile by exponent (0 = empty).
 func (s *Styles) tile(exp uint8) lipgloss.Style {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
@@ -114,7 +115,7 @@ func (m *Model) gameLines() ([]line, bool) {
 		return nil, false
 	}
 	if m.cache == nil || m.cache.t != t || m.cache.n != n {
-		m.cache = newBoardCache(&m.styles, t, n)
+		m.cache = newBoardCache(m.styles, t, n)
 	}
 	b := m.game.Board()
 	board := m.cache.lines(&b)
@@ -149,11 +150,21 @@ func (m *Model) tooSmall() string {
 		minW, minH, m.width, m.height))
 }
 
+// helpModel draws help from the key map. It is made when help is drawn,
+// rarely, rather than kept by every session.
+func (m *Model) helpModel() help.Model {
+	h := help.New()
+	h.Styles = m.styles.Help
+	h.SetWidth(m.width)
+	return h
+}
+
 // helpLine is the one-line help under the board, drawn once per window
 // width and colour profile.
 func (m *Model) helpLine() line {
 	if m.shortHelp.s == "" {
-		s := m.fit(m.help.ShortHelpView(m.keys.ShortHelp()))
+		h := m.helpModel()
+		s := m.fit(h.ShortHelpView(m.keys.ShortHelp()))
 		m.shortHelp = line{s, lipgloss.Width(s)}
 	}
 	return m.shortHelp
@@ -246,7 +257,7 @@ func (m *Model) header() []line {
 
 // dialog is the text of the box drawn over the board, if any.
 func (m *Model) dialog() string {
-	s := &m.styles
+	s := m.styles
 	switch m.screen {
 	case screenConfirmNew:
 		return s.Heading.Render("Start a new game?") + "\n" +
@@ -266,7 +277,7 @@ func (m *Model) dialog() string {
 
 // summary is the score line of the win and game-over dialogs.
 func (m *Model) summary(withRank bool) string {
-	s := &m.styles
+	s := m.styles
 	line := s.Label.Render("Score ") + s.Value.Render(strconv.Itoa(m.game.Score())) + "   " +
 		s.Label.Render("Best ") + s.Value.Render(strconv.Itoa(m.best()))
 	if withRank && !m.opts.Guest {
@@ -298,7 +309,7 @@ func (m *Model) hints(bs ...key.Binding) string {
 }
 
 func (m *Model) helpScreen() string {
-	s := &m.styles
+	s := m.styles
 	win := strconv.Itoa(engine.Value(engine.WinExponent(m.size)))
 	intro := "Slide the tiles; two equal tiles merge into one.\n" +
 		"Reach " + win + " on this board to win. Each size has its own game and leaderboard.\n" +
@@ -306,7 +317,7 @@ func (m *Model) helpScreen() string {
 	if m.opts.Guest {
 		intro += "\n" + m.opts.GuestNotice
 	}
-	full := m.help
+	full := m.helpModel()
 	full.ShowAll = true
 	return lipgloss.JoinVertical(lipgloss.Center,
 		s.Title.Render("2048")+" "+s.Heading.Render("keys"),
@@ -320,7 +331,7 @@ func (m *Model) helpScreen() string {
 }
 
 func (m *Model) leaderboardScreen() string {
-	s := &m.styles
+	s := m.styles
 	var b strings.Builder
 	b.WriteString(s.Title.Render("Leaderboard") + " " + s.Label.Render(fmt.Sprintf("%d×%d", m.size, m.size)))
 	if m.opts.Player != "" && !m.opts.Guest {

@@ -29,17 +29,22 @@ type renderer struct {
 	// far; x == -1 means unknown (after writing into the last column, where
 	// terminals differ on what the cursor does next).
 	x, y int
-	pen  string // SGR parameters in effect, as converted; "" is the default
-
-	old, cur []cell // scratch for one line's diff
+	pen  *style // the SGR style in effect
 }
 
-// cell is one column of a line: the grapheme drawn there and its SGR
-// parameters as the view wrote them. A wide grapheme's second column is a
-// cell with empty text.
+// scratch holds two lines' cells while they are compared; pooled, so
+// that an idle session holds none.
+type scratch struct{ old, cur []cell }
+
+var scratches = sync.Pool{New: func() any { return new(scratch) }}
+
+// cell is one column of a line: the grapheme drawn there and its style.
+// A wide grapheme's second column is a cell with empty text. A space's
+// style is what shows of it (see style.space), so that spaces that look
+// alike compare equal and are not redrawn.
 type cell struct {
 	text  string
-	style string
+	style *style
 }
 
 var blank = cell{text: " "}
@@ -60,7 +65,7 @@ func (r *renderer) frame(out *bytes.Buffer, view string) {
 	if r.redraw {
 		out.WriteString(ansi.ResetStyle + ansi.CursorHomePosition + ansi.EraseEntireScreen)
 		r.lines = r.lines[:0]
-		r.x, r.y, r.pen = 0, 0, ""
+		r.x, r.y, r.pen = 0, 0, nil
 		r.redraw = false
 	}
 	next := make([]string, 0, r.height)
@@ -72,6 +77,8 @@ func (r *renderer) frame(out *bytes.Buffer, view string) {
 		}
 		view = rest
 	}
+	sc := scratches.Get().(*scratch)
+	defer scratches.Put(sc)
 	for y := range max(len(next), len(r.lines)) {
 		var was, is string
 		if y < len(r.lines) {
@@ -81,21 +88,17 @@ func (r *renderer) frame(out *bytes.Buffer, view string) {
 			is = next[y]
 		}
 		if was != is {
-			r.line(out, y, was, is)
+			r.line(out, sc, y, was, is)
 		}
 	}
 	r.lines = next
 }
 
-// Runs of changed cells closer than this are written as one, the cells
-// between them included: a cursor move costs about as many bytes.
-const mergeGap = 4
-
 // line appends what turns row y from was into is.
-func (r *renderer) line(out *bytes.Buffer, y int, was, is string) {
-	r.old = r.cells(r.old[:0], was)
-	r.cur = r.cells(r.cur[:0], is)
-	old, cur := r.old, r.cur
+func (r *renderer) line(out *bytes.Buffer, sc *scratch, y int, was, is string) {
+	sc.old = r.cells(sc.old[:0], was)
+	sc.cur = r.cells(sc.cur[:0], is)
+	old, cur := sc.old, sc.cur
 	// Past the last cell that is not blank, the new line is cleared to its
 	// end with one erase instead of being written.
 	end := len(cur)
@@ -113,30 +116,30 @@ func (r *renderer) line(out *bytes.Buffer, y int, was, is string) {
 			x++
 			continue
 		}
-		// A run of changes from x to stop, taking in short unchanged gaps.
-		stop, same := x+1, 0
-		for i := x + 1; i < end && same < mergeGap; i++ {
-			if at(old, i) == cur[i] {
-				same++
-				continue
-			}
-			stop, same = i+1, 0
-		}
-		for stop < len(cur) && cur[stop].text == "" { // and end at one
-			stop++
-		}
 		// Start at a whole wide grapheme, new or old: writing over half
 		// of one blanks all of it.
 		for x > 0 && (cur[x].text == "" || at(old, x).text == "") {
 			x--
 		}
 		r.moveTo(out, x, y)
-		for ; x < stop; x++ {
-			if cur[x].text != "" {
-				r.setPen(out, cur[x].style)
-				out.WriteString(cur[x].text)
+		for x < end {
+			if at(old, x) == cur[x] && cur[x].text != "" {
+				// Unchanged cells up to the next change: written over
+				// if that takes fewer bytes than moving past them.
+				next := x
+				for next < end && at(old, next) == cur[next] {
+					next++
+				}
+				if next == end || r.cost(cur[x:next]) > len(ansi.CursorForward(next-x)) {
+					x = next
+					break
+				}
 			}
-			r.x = x + 1 // a wide grapheme's second cell follows it
+			if c := cur[x]; c.text != "" {
+				r.put(out, c)
+			}
+			x++
+			r.x = x // a wide grapheme's second cell follows it
 		}
 		if r.x >= r.width {
 			r.x = -1
@@ -146,7 +149,7 @@ func (r *renderer) line(out *bytes.Buffer, y int, was, is string) {
 	for x := end; x < len(old); x++ {
 		if old[x] != blank {
 			r.moveTo(out, end, y)
-			r.setPen(out, "")
+			r.setPen(out, nil)
 			out.WriteString(ansi.EraseLineRight)
 			break
 		}
@@ -157,7 +160,8 @@ func (r *renderer) line(out *bytes.Buffer, y int, was, is string) {
 func (r *renderer) cells(dst []cell, s string) []cell {
 	var (
 		state byte
-		style string
+		sgr   string // the view's SGR parameters in effect
+		st    *style
 		p     = ansi.GetParser()
 	)
 	defer ansi.PutParser(p)
@@ -170,12 +174,17 @@ func (r *renderer) cells(dst []cell, s string) []cell {
 			if len(dst)+width > r.width {
 				return dst // a wide grapheme that does not fit is left out
 			}
-			dst = append(dst, cell{text: seq, style: style})
+			c := cell{text: seq, style: st}
+			if seq == " " && st != nil {
+				c.style = st.space
+			}
+			dst = append(dst, c)
 			for range width - 1 {
-				dst = append(dst, cell{style: style})
+				dst = append(dst, cell{style: st})
 			}
 		case ansi.Cmd(p.Command()).Final() == 'm' && strings.HasPrefix(seq, "\x1b["):
-			style = applySGR(style, seq[2:len(seq)-1])
+			sgr = applySGR(sgr, seq[2:len(seq)-1])
+			st = styleOf(r.profile, sgr)
 		}
 		// Other sequences and control characters take no cell; views have
 		// no business moving the cursor, and are not trusted to.
@@ -197,21 +206,35 @@ func applySGR(style, params string) string {
 	return style + ";" + params
 }
 
-// setPen switches the terminal's pen to a view style.
-func (r *renderer) setPen(out *bytes.Buffer, style string) {
-	sgr := convertStyle(r.profile, style)
-	if sgr == r.pen {
-		return
+// put writes one cell at the cursor.
+func (r *renderer) put(out *bytes.Buffer, c cell) {
+	// A space needs only a pen that draws spaces alike.
+	if c.text != " " || c.style != r.pen.spaceStyle() {
+		r.setPen(out, c.style)
 	}
-	switch {
-	case sgr == "":
-		out.WriteString(ansi.ResetStyle)
-	case r.pen == "":
-		out.WriteString("\x1b[" + sgr + "m")
-	default:
-		out.WriteString("\x1b[0;" + sgr + "m")
+	out.WriteString(c.text)
+}
+
+// cost is how many bytes writing cs at the cursor takes.
+func (r *renderer) cost(cs []cell) int {
+	n, pen := 0, r.pen
+	for _, c := range cs {
+		if c.text == "" {
+			continue
+		}
+		if c.text != " " || c.style != pen.spaceStyle() {
+			n += len(transition(pen, c.style))
+			pen = c.style
+		}
+		n += len(c.text)
 	}
-	r.pen = sgr
+	return n
+}
+
+// setPen switches the terminal's pen to a style.
+func (r *renderer) setPen(out *bytes.Buffer, st *style) {
+	out.WriteString(transition(r.pen, st))
+	r.pen = st
 }
 
 // moveTo moves the cursor to column x of row y with the fewest bytes.
@@ -230,45 +253,3 @@ func (r *renderer) moveTo(out *bytes.Buffer, x, y int) {
 	}
 	r.x, r.y = x, y
 }
-
-// convertStyle is a view style's SGR parameters for a colour profile: the
-// same conversion Bubble Tea applies to a whole frame, done once per style
-// and profile for every session, since all sessions draw the same few
-// styles. The cache has a bound, for views that make up colours.
-func convertStyle(p colorprofile.Profile, style string) string {
-	if style == "" || p == colorprofile.TrueColor {
-		return style
-	}
-	key := styleKey{p, style}
-	styles.RLock()
-	sgr, ok := styles.m[key]
-	styles.RUnlock()
-	if ok {
-		return sgr
-	}
-	var b bytes.Buffer
-	w := colorprofile.Writer{Forward: &b, Profile: p}
-	_, _ = w.WriteString("\x1b[" + style + "m")
-	sgr = strings.TrimSuffix(strings.TrimPrefix(b.String(), "\x1b["), "m")
-	if p <= colorprofile.NoTTY || sgr == "0" {
-		sgr = ""
-	}
-	styles.Lock()
-	if len(styles.m) < maxStyles {
-		styles.m[key] = sgr
-	}
-	styles.Unlock()
-	return sgr
-}
-
-type styleKey struct {
-	p     colorprofile.Profile
-	style string
-}
-
-const maxStyles = 4096
-
-var styles = struct {
-	sync.RWMutex
-	m map[styleKey]string
-}{m: make(map[styleKey]string)}

@@ -64,7 +64,11 @@ type Screen struct {
 	timer     *time.Timer // draws the next frame when the interval is up
 	timed     bool        // timer is set
 	ended     bool
-	err       error // the write that failed, if one did
+
+	// err is the write that failed, if one did. It has a lock of its own:
+	// mu may be held by a write that waits on a client that reads nothing.
+	errMu sync.Mutex
+	err   error
 
 	done     chan struct{}
 	doneOnce sync.Once
@@ -89,10 +93,23 @@ func New(model tea.Model, out io.Writer, opts Options) *Screen {
 	}
 }
 
-// Run starts the model, decodes in as its keys, and returns when the model
-// quits, Stop is called or ctx is done. It does not wait for in to end:
-// the reader stops at the first read after the session is closed.
+// Run starts the screen (see Start) and returns when it has ended: the
+// model quit, Stop was called or ctx is done.
 func (s *Screen) Run(ctx context.Context, in io.Reader) error {
+	s.Start(in)
+	select {
+	case <-s.done:
+	case <-ctx.Done():
+		s.Stop()
+	}
+	return s.Err()
+}
+
+// Start draws the model's first frame and decodes in as its keys until in
+// ends; it returns at once. Done tells when the screen has ended. The
+// reader is not waited for: it stops at the first read after in ends (an
+// SSH session's input ends when the session closes).
+func (s *Screen) Start(in io.Reader) {
 	s.mu.Lock()
 	// Every model that picks colours wants to know whether the background
 	// is dark; the answer comes back as a tea.BackgroundColorMsg.
@@ -101,15 +118,16 @@ func (s *Screen) Run(ctx context.Context, in io.Reader) error {
 	s.dispatch(tea.WindowSizeMsg{Width: s.width, Height: s.height})
 	s.dispatch(tea.ColorProfileMsg{Profile: s.profile})
 	s.mu.Unlock()
-
 	go readInput(in, s.sendAll)
-	select {
-	case <-s.done:
-	case <-ctx.Done():
-		s.Stop()
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+}
+
+// Done is closed when the screen has ended.
+func (s *Screen) Done() <-chan struct{} { return s.done }
+
+// Err is the write to the terminal that failed, if one did.
+func (s *Screen) Err() error {
+	s.errMu.Lock()
+	defer s.errMu.Unlock()
 	return s.err
 }
 
@@ -243,11 +261,13 @@ func (s *Screen) end() {
 // write sends p to the terminal; the first failure ends the screen (the
 // session is gone). s.mu is held.
 func (s *Screen) write(p []byte) {
-	if len(p) == 0 || s.err != nil {
+	if len(p) == 0 || s.Err() != nil {
 		return
 	}
 	if _, err := s.out.Write(p); err != nil {
+		s.errMu.Lock()
 		s.err = err
+		s.errMu.Unlock()
 		s.end()
 	}
 }
