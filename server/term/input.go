@@ -4,6 +4,7 @@ import (
 	"io"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	tea "charm.land/bubbletea/v2"
 	uv "github.com/charmbracelet/ultraviolet"
@@ -78,6 +79,9 @@ func (in *input) decode(expired bool) {
 	var msgs []tea.Msg
 	buf := in.pending
 	for len(buf) > 0 {
+		if !expired && buf[0] >= utf8.RuneSelf && !utf8.FullRune(buf) {
+			break // the first bytes of a character
+		}
 		n, ev := in.dec.Decode(buf)
 		if n == 0 {
 			break
@@ -108,8 +112,6 @@ func appendMsgs(msgs []tea.Msg, ev uv.Event) []tea.Msg {
 		msgs = append(msgs, tea.KeyPressMsg(ev))
 	case uv.KeyReleaseEvent:
 		msgs = append(msgs, tea.KeyReleaseMsg(ev))
-	case uv.PasteEvent:
-		msgs = append(msgs, tea.PasteMsg(ev))
 	case uv.BackgroundColorEvent:
 		msgs = append(msgs, tea.BackgroundColorMsg(ev))
 	case uv.ForegroundColorEvent:

@@ -160,50 +160,63 @@ func (r *renderer) line(out *bytes.Buffer, sc *scratch, y int, was, is string) {
 func (r *renderer) cells(dst []cell, s string) []cell {
 	var (
 		state byte
-		sgr   string // the view's SGR parameters in effect
+		view  sgrState // the style the view has set
 		st    *style
-		p     = ansi.GetParser()
+		head  = -1 // the last grapheme's cell
+		apart bool // something the terminal does not see came after it
 	)
-	defer ansi.PutParser(p)
-	for len(s) > 0 && len(dst) < r.width {
-		seq, width, n, newState := ansi.DecodeSequence(s, state, p)
+	for len(s) > 0 {
+		seq, width, n, newState := ansi.DecodeSequence(s, state, nil)
 		state = newState
 		s = s[n:]
-		switch {
-		case width > 0:
-			if len(dst)+width > r.width {
-				return dst // a wide grapheme that does not fit is left out
+		if width == 0 {
+			if isStyleSequence(seq) {
+				view.apply(seq[2 : len(seq)-1])
+				st = styleOf(r.profile, view)
 			}
-			c := cell{text: seq, style: st}
-			if seq == " " && st != nil {
-				c.style = st.space
-			}
-			dst = append(dst, c)
-			for range width - 1 {
-				dst = append(dst, cell{style: st})
-			}
-		case ansi.Cmd(p.Command()).Final() == 'm' && strings.HasPrefix(seq, "\x1b["):
-			sgr = applySGR(sgr, seq[2:len(seq)-1])
-			st = styleOf(r.profile, sgr)
+			// Other sequences and control characters take no cell: views
+			// have no business moving the cursor or setting modes, and
+			// are not trusted to.
+			apart = true
+			continue
 		}
-		// Other sequences and control characters take no cell; views have
-		// no business moving the cursor, and are not trusted to.
+		if apart && head >= 0 {
+			// Graphemes the view kept apart (with a style change, say)
+			// join on the terminal, wholly or in part, when written
+			// together: the terminal's graphemes are what counts.
+			prev := dst[head]
+			joined := prev.text + seq
+			if g, w, _, _ := ansi.DecodeSequence(joined, ansi.NormalState, nil); len(g) > len(prev.text) {
+				dst = dst[:head]
+				if len(dst)+w > r.width {
+					break
+				}
+				dst = append(dst, cell{text: g, style: prev.style})
+				for range w - 1 {
+					dst = append(dst, cell{style: prev.style})
+				}
+				if rest := joined[len(g):]; rest != "" {
+					s = rest + s // the part of seq that did not join, drawn after
+				}
+				apart = false
+				continue
+			}
+		}
+		apart = false
+		if len(dst)+width > r.width {
+			break // a grapheme that does not fit is left out, and all after it
+		}
+		c := cell{text: seq, style: st}
+		if seq == " " {
+			c.style = st.spaceStyle()
+		}
+		head = len(dst)
+		dst = append(dst, c)
+		for range width - 1 {
+			dst = append(dst, cell{style: st})
+		}
 	}
 	return dst
-}
-
-// applySGR is the style after an SGR sequence's parameters: a reset
-// forgets what came before, anything else adds to it.
-func applySGR(style, params string) string {
-	switch {
-	case params == "" || params == "0":
-		return ""
-	case strings.HasPrefix(params, "0;"):
-		return params[2:]
-	case style == "":
-		return params
-	}
-	return style + ";" + params
 }
 
 // put writes one cell at the cursor.

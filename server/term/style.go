@@ -1,26 +1,21 @@
 package term
 
 import (
-	"bytes"
+	"image/color"
+	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/charmbracelet/colorprofile"
+	"github.com/charmbracelet/x/ansi"
 )
 
-// style is an SGR style as a terminal with a given colour profile shows
-// it. Styles are interned: one *style per profile and view style, shared
-// by every session, so cells compare by pointer and the conversion and
-// parsing happen once. nil is the default style.
-type style struct {
-	sgr    string // the parameters that set it from the default
-	attrs  attrs
-	fg, bg string // colour parameters ("38;5;241", "31"), "" for the default
-	ul     string // underline colour
-	opaque bool   // parameters this package does not take apart; sgr only
-	// space is the style a space drawn in this style looks like: only
-	// the background shows, unless something is drawn across the cell.
-	space *style
+// sgrState is a text style: what SGR sequences set, in a form that compares
+// with ==. Colours are ansi.BasicColor, ansi.IndexedColor or color.RGBA.
+type sgrState struct {
+	attrs      attrs
+	underline  byte // the underline's kind when attrs has underline: '1' straight … '5' dashed
+	fg, bg, ul color.Color
 }
 
 type attrs uint16
@@ -38,89 +33,232 @@ const (
 )
 
 // attrCodes are each attribute's on and off parameters, in attrs order.
-var attrCodes = [...]struct{ on, off string }{
-	{"1", "22"}, {"2", "22"}, {"3", "23"}, {"4", "24"}, {"5", "25"},
-	{"7", "27"}, {"8", "28"}, {"9", "29"}, {"53", "55"},
+var attrCodes = [...]struct{ on, off int }{
+	{1, 22}, {2, 22}, {3, 23}, {4, 24}, {5, 25}, {7, 27}, {8, 28}, {9, 29}, {53, 55},
 }
 
 // acrossCell are the attributes that draw over a cell's whole width, so
-// that a space shows them (and, but for reverse, its foreground colour).
+// that a space shows them (and, with reverse, its foreground colour).
 const acrossCell = underline | reverse | strike | overline
 
-// parseSGR reads SGR parameters into a style; opaque if it meets one it
-// does not know.
-func parseSGR(params string) style {
-	var s style
-	toks := strings.Split(params, ";")
-	for i := 0; i < len(toks); i++ {
-		t := toks[i]
-		base, sub, hasSub := strings.Cut(t, ":")
-		colour := func() string { // 38;5;n, 38;2;r;g;b or 38:…
-			switch {
-			case hasSub:
-				return t
-			case i+2 < len(toks) && toks[i+1] == "5":
-				c := strings.Join(toks[i:i+3], ";")
-				i += 2
-				return c
-			case i+4 < len(toks) && toks[i+1] == "2":
-				c := strings.Join(toks[i:i+5], ";")
-				i += 4
-				return c
-			}
-			s.opaque = true
-			return ""
-		}
-		switch base {
-		case "", "0":
-			s = style{opaque: s.opaque}
-		case "38":
-			s.fg = colour()
-		case "48":
-			s.bg = colour()
-		case "58":
-			s.ul = colour()
-		case "39":
-			s.fg = ""
-		case "49":
-			s.bg = ""
-		case "59":
-			s.ul = ""
-		case "22":
-			s.attrs &^= bold | faint
-		case "4":
-			if hasSub && sub != "1" {
-				s.opaque = true // curly, dotted…: kept whole
-			}
-			s.attrs |= underline
-		default:
-			if len(base) == 2 && (base[0] == '3' || base[0] == '4' || base[0] == '9') && base[1] >= '0' && base[1] <= '7' {
-				if base[0] == '4' {
-					s.bg = base
-				} else {
-					s.fg = base
-				}
-				continue
-			}
-			if len(base) == 3 && base[:2] == "10" && base[2] >= '0' && base[2] <= '7' {
-				s.bg = base
-				continue
-			}
-			known := false
-			for a, c := range attrCodes {
-				switch base {
-				case c.on:
-					s.attrs |= 1 << a
-					known = true
-				case c.off:
-					s.attrs &^= 1 << a
-					known = true
-				}
-			}
-			s.opaque = s.opaque || !known || hasSub
+// isStyleSequence tells whether seq is an SGR sequence: CSI, parameters and
+// separators only, m. Other sequences ending in m (with a private prefix
+// or an intermediate byte) set terminal modes, not styles.
+func isStyleSequence(seq string) bool {
+	if len(seq) < 3 || !strings.HasPrefix(seq, "\x1b[") || seq[len(seq)-1] != 'm' {
+		return false
+	}
+	for i := 2; i < len(seq)-1; i++ {
+		if c := seq[i]; (c < '0' || c > '9') && c != ';' && c != ':' {
+			return false
 		}
 	}
-	return s
+	return true
+}
+
+// apply applies an SGR sequence's parameters, as a terminal does: an
+// empty parameter is 0, leading zeros do not count, and parameters it
+// does not know, and colours that do not parse, are ignored.
+func (p *sgrState) apply(params string) {
+	toks := strings.Split(params, ";")
+	for i := 0; i < len(toks); i++ {
+		base, sub, hasSub := strings.Cut(toks[i], ":")
+		n, ok := sgrNumber(base)
+		if !ok {
+			continue
+		}
+		switch {
+		case n == 38 || n == 48 || n == 58:
+			var c color.Color
+			if hasSub {
+				c = parseColour(strings.Split(sub, ":"), true)
+			} else {
+				// 38;5;n or 38;2;r;g;b: the parameters that follow.
+				end := i + 1
+				if end < len(toks) {
+					switch kind, _ := sgrNumber(toks[end]); kind {
+					case 5:
+						end += 1
+					case 2:
+						end += 3
+					}
+				}
+				end = min(end, len(toks)-1)
+				c = parseColour(toks[i+1:end+1], false)
+				i = end
+			}
+			switch n {
+			case 38:
+				p.fg = c
+			case 48:
+				p.bg = c
+			default:
+				p.ul = c
+			}
+		case n == 4 && hasSub:
+			switch k, _ := sgrNumber(sub); {
+			case k == 0:
+				p.attrs &^= underline
+			case k >= 1 && k <= 5:
+				p.attrs |= underline
+				p.underline = byte('0' + k)
+			}
+		case hasSub:
+			// No other parameter has sub-parameters.
+		case n == 0:
+			*p = sgrState{}
+		case n == 4:
+			p.attrs |= underline
+			p.underline = '1'
+		case n >= 30 && n <= 37:
+			p.fg = ansi.BasicColor(n - 30)
+		case n >= 90 && n <= 97:
+			p.fg = ansi.BasicColor(n - 90 + 8)
+		case n == 39:
+			p.fg = nil
+		case n >= 40 && n <= 47:
+			p.bg = ansi.BasicColor(n - 40)
+		case n >= 100 && n <= 107:
+			p.bg = ansi.BasicColor(n - 100 + 8)
+		case n == 49:
+			p.bg = nil
+		case n == 59:
+			p.ul = nil
+		default:
+			for a, c := range attrCodes {
+				switch n {
+				case c.on:
+					p.attrs |= 1 << a
+				case c.off:
+					p.attrs &^= 1 << a
+				}
+			}
+		}
+	}
+}
+
+// sgrNumber reads a parameter: digits, "" for 0.
+func sgrNumber(s string) (int, bool) {
+	if s == "" {
+		return 0, true
+	}
+	if len(s) > 9 {
+		s = strings.TrimLeft(s, "0")
+		if len(s) > 9 {
+			return 0, false
+		}
+	}
+	n, err := strconv.Atoi(s)
+	return n, err == nil && n >= 0
+}
+
+// parseColour reads a colour's arguments: 5, n or 2, r, g, b (with a
+// colour space id first when colonSep, as ITU T.416 has it). Nil if
+// they do not make a colour.
+func parseColour(args []string, colonSep bool) color.Color {
+	num := func(s string) (uint8, bool) {
+		n, ok := sgrNumber(s)
+		return uint8(n), ok && n <= 255
+	}
+	if len(args) == 0 {
+		return nil
+	}
+	kind, _ := num(args[0])
+	switch {
+	case len(args) == 2 && kind == 5:
+		if n, ok := num(args[1]); ok {
+			return ansi.IndexedColor(n)
+		}
+	case len(args) >= 4 && kind == 2:
+		rgb := args[1:]
+		if colonSep && len(rgb) == 4 {
+			rgb = rgb[1:] // the colour space id
+		}
+		if len(rgb) != 3 {
+			return nil
+		}
+		r, ok1 := num(rgb[0])
+		g, ok2 := num(rgb[1])
+		b, ok3 := num(rgb[2])
+		if ok1 && ok2 && ok3 {
+			return color.RGBA{r, g, b, 255}
+		}
+	}
+	return nil
+}
+
+// convert is the pen as a terminal with profile p can show it: colours
+// converted with colorprofile (as Bubble Tea converts them), and no
+// attributes at all on NoTTY.
+func (pn sgrState) convert(p colorprofile.Profile) sgrState {
+	if p <= colorprofile.NoTTY {
+		return sgrState{}
+	}
+	conv := func(c color.Color) color.Color {
+		if c == nil {
+			return nil
+		}
+		return p.Convert(c)
+	}
+	pn.fg, pn.bg, pn.ul = conv(pn.fg), conv(pn.bg), conv(pn.ul)
+	if pn.attrs&underline == 0 {
+		pn.underline = 0
+	}
+	return pn
+}
+
+// params writes the pen's parameters, from the default style.
+func (pn sgrState) params() []string {
+	var p []string
+	for a, c := range attrCodes {
+		if pn.attrs&(1<<a) == 0 {
+			continue
+		}
+		if 1<<a == underline && pn.underline > '1' {
+			p = append(p, "4:"+string(pn.underline))
+			continue
+		}
+		p = append(p, strconv.Itoa(c.on))
+	}
+	for i, c := range []color.Color{pn.fg, pn.bg, pn.ul} {
+		if c != nil {
+			p = append(p, colourParams(c, i))
+		}
+	}
+	return p
+}
+
+// colourParams writes a colour as the foreground (which 0), background
+// (1) or underline colour (2).
+func colourParams(c color.Color, which int) string {
+	intro := [...]string{"38", "48", "58"}[which]
+	switch c := c.(type) {
+	case ansi.BasicColor:
+		base := [...]int{30, 40, 0}[which]
+		switch {
+		case which == 2:
+			return "58;5;" + strconv.Itoa(int(c))
+		case c < 8:
+			return strconv.Itoa(base + int(c))
+		default:
+			return strconv.Itoa(base + 60 + int(c) - 8)
+		}
+	case ansi.IndexedColor:
+		return intro + ";5;" + strconv.Itoa(int(c))
+	}
+	r, g, b, _ := c.RGBA()
+	return intro + ";2;" + strconv.Itoa(int(r>>8)) + ";" + strconv.Itoa(int(g>>8)) + ";" + strconv.Itoa(int(b>>8))
+}
+
+// style is a pen as one terminal profile shows it. Styles are interned by
+// what they look like, for all sessions: cells compare by pointer, and
+// two views' ways of writing one look are one style. nil is the default.
+type style struct {
+	look sgrState // converted
+	sgr  string   // its parameters from the default
+	// space is how a space drawn in this style looks: only the
+	// background, unless something is drawn across the cell.
+	space *style
 }
 
 // spaceStyle is how a space drawn with s looks (nil is the default).
@@ -131,25 +269,69 @@ func (s *style) spaceStyle() *style {
 	return s.space
 }
 
-// params writes the style's parameters from the default.
-func (s *style) params() string {
-	var p []string
-	for a, c := range attrCodes {
-		if s.attrs&(1<<a) != 0 {
-			p = append(p, c.on)
-		}
+// styleOf is the style of a view's pen on a terminal with profile p.
+func styleOf(p colorprofile.Profile, view sgrState) *style {
+	key := viewKey{p, view}
+	styles.RLock()
+	s, ok := styles.byView[key]
+	styles.RUnlock()
+	if ok {
+		return s
 	}
-	for _, c := range []string{s.fg, s.bg, s.ul} {
-		if c != "" {
-			p = append(p, c)
-		}
+	s = intern(view.convert(p))
+	styles.Lock()
+	if len(styles.byView) < maxStyles {
+		styles.byView[key] = s
 	}
-	return strings.Join(p, ";")
+	styles.Unlock()
+	return s
 }
 
-// transition is the SGR sequence from one style to another, the shorter
+// intern returns the one style for a converted pen.
+func intern(pn sgrState) *style {
+	if pn == (sgrState{}) {
+		return nil
+	}
+	styles.RLock()
+	s, ok := styles.byLook[pn]
+	styles.RUnlock()
+	if ok {
+		return s
+	}
+	s = &style{look: pn, sgr: strings.Join(pn.params(), ";")}
+	s.space = s
+	if pn.attrs&acrossCell == 0 && pn != (sgrState{bg: pn.bg}) {
+		s.space = intern(sgrState{bg: pn.bg})
+	}
+	styles.Lock()
+	if old, ok := styles.byLook[pn]; ok {
+		s = old
+	} else if len(styles.byLook) < maxStyles {
+		styles.byLook[pn] = s
+	}
+	styles.Unlock()
+	return s
+}
+
+type viewKey struct {
+	p    colorprofile.Profile
+	view sgrState
+}
+
+// maxStyles bounds the tables, for views that make up colours; past it,
+// styles are made afresh, which costs bytes (they compare unequal), not
+// correctness.
+const maxStyles = 4096
+
+var styles = struct {
+	sync.RWMutex
+	byView map[viewKey]*style
+	byLook map[sgrState]*style
+}{byView: make(map[viewKey]*style), byLook: make(map[sgrState]*style)}
+
+// transition is the SGR sequence from one style to another: the shorter
 // of resetting and setting everything, or changing only what differs.
-// Like styles, transitions are kept once for all sessions.
+// Transitions are kept once for all sessions, like styles.
 func transition(from, to *style) string {
 	if from == to {
 		return ""
@@ -179,40 +361,38 @@ var transitions = struct {
 
 func newTransition(from, to *style) string {
 	switch {
-	case from == to:
-		return ""
 	case to == nil:
-		return "\x1b[m"
+		return ansi.ResetStyle
 	case from == nil:
 		return "\x1b[" + to.sgr + "m"
 	}
 	full := "\x1b[0;" + to.sgr + "m"
-	if from.opaque || to.opaque {
-		return full
+	f, t := from.look, to.look
+	if f == t {
+		return "" // one look made twice, once the tables are full
 	}
 	var p []string
-	off := from.attrs &^ to.attrs
-	on := to.attrs &^ from.attrs
+	off := f.attrs &^ t.attrs
+	on := t.attrs &^ f.attrs
 	if off&(bold|faint) != 0 { // one code turns both off
-		on |= to.attrs & (bold | faint)
+		on |= t.attrs & (bold | faint)
+	}
+	if t.attrs&underline != 0 && f.underline != t.underline {
+		on |= underline
 	}
 	for a, c := range attrCodes {
-		if off&(1<<a) != 0 && (len(p) == 0 || p[len(p)-1] != c.off) {
-			p = append(p, c.off)
+		if code := strconv.Itoa(c.off); off&(1<<a) != 0 && (len(p) == 0 || p[len(p)-1] != code) {
+			p = append(p, code)
 		}
 	}
-	for a, c := range attrCodes {
-		if on&(1<<a) != 0 {
-			p = append(p, c.on)
-		}
-	}
-	for _, c := range [...]struct{ from, to, none string }{{from.fg, to.fg, "39"}, {from.bg, to.bg, "49"}, {from.ul, to.ul, "59"}} {
+	p = append(p, sgrState{attrs: on, underline: t.underline}.params()...)
+	for i, c := range [...]struct{ from, to color.Color }{{f.fg, t.fg}, {f.bg, t.bg}, {f.ul, t.ul}} {
 		switch {
 		case c.from == c.to:
-		case c.to == "":
-			p = append(p, c.none)
+		case c.to == nil:
+			p = append(p, [...]string{"39", "49", "59"}[i])
 		default:
-			p = append(p, c.to)
+			p = append(p, colourParams(c.to, i))
 		}
 	}
 	if diff := "\x1b[" + strings.Join(p, ";") + "m"; len(diff) < len(full) {
@@ -220,72 +400,3 @@ func newTransition(from, to *style) string {
 	}
 	return full
 }
-
-// styleOf is the interned style for a view's SGR parameters on a
-// terminal with profile p: converted with colorprofile, as Bubble Tea
-// converts a whole frame. The table has a bound, for views that make up
-// colours; past it, styles are made afresh (and compare unequal, which
-// costs bytes, not correctness).
-func styleOf(p colorprofile.Profile, view string) *style {
-	if view == "" {
-		return nil
-	}
-	key := styleKey{p, view}
-	styles.RLock()
-	s, ok := styles.m[key]
-	styles.RUnlock()
-	if ok {
-		return s
-	}
-	s = newStyle(p, view)
-	styles.Lock()
-	if old, ok := styles.m[key]; ok {
-		s = old
-	} else if len(styles.m) < maxStyles {
-		styles.m[key] = s
-	}
-	styles.Unlock()
-	return s
-}
-
-func newStyle(p colorprofile.Profile, view string) *style {
-	converted := view
-	if p != colorprofile.TrueColor {
-		var b bytes.Buffer
-		w := colorprofile.Writer{Forward: &b, Profile: p}
-		_, _ = w.WriteString("\x1b[" + view + "m")
-		converted = strings.TrimSuffix(strings.TrimPrefix(b.String(), "\x1b["), "m")
-	}
-	if p <= colorprofile.NoTTY {
-		converted = ""
-	}
-	s := parseSGR(converted)
-	if s.opaque {
-		s.sgr = converted
-	} else {
-		s.sgr = s.params()
-	}
-	if s.sgr == "" && !s.opaque {
-		return nil
-	}
-	s.space = &s
-	if !s.opaque && s.attrs&acrossCell == 0 && (s.attrs != 0 || s.fg != "" || s.ul != "") {
-		s.space = nil
-		if s.bg != "" {
-			s.space = styleOf(p, s.bg)
-		}
-	}
-	return &s
-}
-
-type styleKey struct {
-	p    colorprofile.Profile
-	view string
-}
-
-const maxStyles = 4096
-
-var styles = struct {
-	sync.RWMutex
-	m map[styleKey]*style
-}{m: make(map[styleKey]*style)}

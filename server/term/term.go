@@ -63,6 +63,8 @@ type Screen struct {
 	lastFrame time.Time
 	timer     *time.Timer // draws the next frame when the interval is up
 	timed     bool        // timer is set
+	started   bool
+	early     []tea.Msg // sent before Start, delivered after its first messages
 	ended     bool
 
 	// err is the write that failed, if one did. It has a lock of its own:
@@ -117,6 +119,14 @@ func (s *Screen) Start(in io.Reader) {
 	s.exec(s.model.Init())
 	s.dispatch(tea.WindowSizeMsg{Width: s.width, Height: s.height})
 	s.dispatch(tea.ColorProfileMsg{Profile: s.profile})
+	s.started = true
+	for _, msg := range s.early {
+		if s.ended || s.stopped() {
+			break
+		}
+		s.dispatch(msg)
+	}
+	s.early = nil
 	s.mu.Unlock()
 	go readInput(in, s.sendAll)
 }
@@ -131,8 +141,9 @@ func (s *Screen) Err() error {
 	return s.err
 }
 
-// Send delivers msg to the model, as tea.Program.Send does; after the
-// screen has ended it does nothing.
+// Send delivers msg to the model, as tea.Program.Send does: before Start,
+// once Start has given the model its first messages; after the screen has
+// ended, not at all.
 func (s *Screen) Send(msg tea.Msg) { s.sendAll([]tea.Msg{msg}) }
 
 // sendAll delivers msgs in order and draws once after them all: keys
@@ -141,8 +152,12 @@ func (s *Screen) Send(msg tea.Msg) { s.sendAll([]tea.Msg{msg}) }
 func (s *Screen) sendAll(msgs []tea.Msg) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if !s.started {
+		s.early = append(s.early, msgs...)
+		return
+	}
 	for _, msg := range msgs {
-		if s.ended {
+		if s.ended || s.stopped() {
 			return
 		}
 		s.dispatch(msg)
@@ -155,6 +170,15 @@ func (s *Screen) sendAll(msgs []tea.Msg) {
 // forever); the write fails once the session is closed.
 func (s *Screen) Stop() {
 	s.doneOnce.Do(func() { close(s.done) })
+}
+
+func (s *Screen) stopped() bool {
+	select {
+	case <-s.done:
+		return true
+	default:
+		return false
+	}
 }
 
 // dispatch handles one message; s.mu is held.
@@ -211,7 +235,7 @@ func (s *Screen) timedFrame() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.timed = false
-	if !s.ended {
+	if !s.ended && !s.stopped() {
 		s.draw()
 	}
 }
