@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/ansi"
@@ -171,7 +172,7 @@ func (r *renderer) cells(dst []cell, s string) []cell {
 		s = s[n:]
 		if width == 0 {
 			if isStyleSequence(seq) {
-				view.apply(seq[2 : len(seq)-1])
+				view = applied(view, seq[2:len(seq)-1])
 				st = styleOf(r.profile, view)
 			}
 			// Other sequences and control characters take no cell: views
@@ -180,7 +181,7 @@ func (r *renderer) cells(dst []cell, s string) []cell {
 			apart = true
 			continue
 		}
-		if apart && head >= 0 {
+		if apart && head >= 0 && seq[0] >= utf8.RuneSelf { // ASCII joins nothing before it
 			// Graphemes the view kept apart (with a style change, say)
 			// join on the terminal, wholly or in part, when written
 			// together: the terminal's graphemes are what counts.

@@ -60,7 +60,16 @@ func isStyleSequence(seq string) bool {
 // empty parameter is 0, leading zeros do not count, and parameters it
 // does not know, and colours that do not parse, are ignored.
 func (p *sgrState) apply(params string) {
-	toks := strings.Split(params, ";")
+	var buf [40]string // parameters are cut without allocating, as a rule
+	toks := buf[:0]
+	for rest := params; ; {
+		tok, after, more := strings.Cut(rest, ";")
+		toks = append(toks, tok)
+		if !more {
+			break
+		}
+		rest = after
+	}
 	for i := 0; i < len(toks); i++ {
 		base, sub, hasSub := strings.Cut(toks[i], ":")
 		n, ok := sgrNumber(base)
@@ -136,6 +145,37 @@ func (p *sgrState) apply(params string) {
 		}
 	}
 }
+
+// applied is st after an SGR sequence's parameters. Views repeat the same
+// few sequences, so the results are kept for all sessions (with a bound).
+func applied(st sgrState, params string) sgrState {
+	key := sgrStep{st, params}
+	steps.RLock()
+	next, ok := steps.m[key]
+	steps.RUnlock()
+	if ok {
+		return next
+	}
+	next = st
+	next.apply(params)
+	steps.Lock()
+	if len(steps.m) < maxStyles {
+		// A copy: params is part of a frame, which the key would keep.
+		steps.m[sgrStep{st, strings.Clone(params)}] = next
+	}
+	steps.Unlock()
+	return next
+}
+
+type sgrStep struct {
+	from   sgrState
+	params string
+}
+
+var steps = struct {
+	sync.RWMutex
+	m map[sgrStep]sgrState
+}{m: make(map[sgrStep]sgrState)}
 
 // sgrNumber reads a parameter: digits, "" for 0.
 func sgrNumber(s string) (int, bool) {
