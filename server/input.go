@@ -39,7 +39,7 @@ func newKeyLimiter(r io.Reader, rate float64) *keyLimiter {
 	return &keyLimiter{r: r, rate: rate, burst: max(rate, 1), now: time.Now, buf: make([]byte, 512)}
 }
 
-// Read is called by one goroutine, Bubble Tea's input reader.
+// Read is called by one goroutine, the screen's input reader.
 func (k *keyLimiter) Read(p []byte) (int, error) {
 	for len(k.out) == 0 {
 		n, err := k.r.Read(k.buf)

@@ -39,7 +39,8 @@ func (s *Server) runTUI(sess *session) {
 	// The screen runs on package term rather than tea.Program: a program
 	// holds about 0.7 MB for its renderer and key table, which at
 	// hundreds of sessions is most of the server's memory, and draws on a
-	// ticker, which makes every key wait for the next tick (see there).
+	// ticker, which makes every key wait for the next tick (see package
+	// term).
 	scr := term.New(model, sess, term.Options{
 		Width:   width,
 		Height:  height,

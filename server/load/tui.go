@@ -19,9 +19,8 @@ const (
 )
 
 // settle is how long the first frame's output must pause before the
-// frame counts as complete. The server draws at a ticker (Bubble Tea's
-// default is 60 frames a second), so a frame's bytes come in bursts well
-// under this apart.
+// frame counts as complete. A screen's frames come at most 60 a second
+// (server/term), so a frame's bytes come in bursts well under this apart.
 const settle = 200 * time.Millisecond
 
 // arrows are the keys the tui mode sends: up, down, right, left as an
@@ -89,10 +88,10 @@ func (s *session) playTUI(ctx context.Context, client *gossh.Client, stop <-chan
 // playKeys sends arrow keys to w at the configured rate until stop.
 //
 // Each key is timed from its write until the first output that arrives
-// after it: the server redraws on its ticker, so this includes up to one
-// tick of waiting. The bytes from there until the next key are that key's
-// frame. A key that changes nothing on the board changes nothing on the
-// screen, and the server then sends nothing at all. So the next key goes
+// after it: the server draws as soon as the key is applied, or at most
+// one frame interval later when the last frame was that recent. The bytes
+// from there until the next key are that key's frame. A key that changes
+// nothing on the board changes nothing on the screen, and the server then sends nothing at all. So the next key goes
 // out when it is due, but never before the previous key was answered or
 // FrameTimeout has passed since it was written (closed loop: a slow server
 // lowers the rate instead of piling keys up), and never while output is
