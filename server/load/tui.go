@@ -91,12 +91,12 @@ func (s *session) playTUI(ctx context.Context, client *gossh.Client, stop <-chan
 // after it: the server draws as soon as the key is applied, or at most
 // one frame interval later when the last frame was that recent. The bytes
 // from there until the next key are that key's frame. A key that changes
-// nothing on the board changes nothing on the screen, and the server then sends nothing at all. So the next key goes
-// out when it is due, but never before the previous key was answered or
-// FrameTimeout has passed since it was written (closed loop: a slow server
-// lowers the rate instead of piling keys up), and never while output is
-// still flowing (its tail would pass for the next key's answer; this wait
-// is bounded by FrameTimeout too). A key whose answer did not come before
+// nothing on the board changes nothing on the screen, and the server then
+// sends nothing at all. So the next key goes out when it is due, but never
+// before the previous key was answered or FrameTimeout has passed since it
+// was written (closed loop: a slow server lowers the rate instead of piling
+// keys up), and never while output is still flowing (its tail would pass
+// for the next key's answer; this wait is bounded by FrameTimeout too). A key whose answer did not come before
 // the next key is counted as a key without a frame. At stop, the key in
 // flight still gets its answer, within FrameTimeout.
 func (s *session) playKeys(ctx context.Context, chunks <-chan chunk, w io.Writer, stop <-chan struct{}) error {
