@@ -23,7 +23,7 @@ type renderer struct {
 	profile       colorprofile.Profile
 	width, height int
 
-	lines  []string // the last frame's lines, at most height, each within width
+	lines  []string // the last frame's lines as the view wrote them, at most height
 	redraw bool     // the screen's content is unknown: clear and draw all
 
 	// Where the terminal's cursor and pen are after the bytes written so
