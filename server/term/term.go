@@ -65,6 +65,7 @@ type Screen struct {
 	timed     bool        // timer is set
 	started   bool
 	early     []tea.Msg // sent before Start, delivered after its first messages
+	changed   bool      // a message was handled since the last frame
 	ended     bool
 
 	// err is the write that failed, if one did. It has a lock of its own:
@@ -127,6 +128,7 @@ func (s *Screen) Start(in io.Reader) {
 		s.dispatch(msg)
 	}
 	s.early = nil
+	s.scheduleFrame()
 	s.mu.Unlock()
 	go readInput(in, s.sendAll)
 }
@@ -162,6 +164,7 @@ func (s *Screen) sendAll(msgs []tea.Msg) {
 		}
 		s.dispatch(msg)
 	}
+	s.scheduleFrame()
 }
 
 // Stop ends Run at once, without a last frame: for a model that did not
@@ -201,7 +204,7 @@ func (s *Screen) dispatch(msg tea.Msg) {
 	model, cmd := s.model.Update(msg)
 	s.model = model
 	s.exec(cmd)
-	s.scheduleFrame()
+	s.changed = true
 }
 
 // exec runs cmd in its own goroutine and delivers its message.
@@ -215,6 +218,9 @@ func (s *Screen) exec(cmd tea.Cmd) {
 // scheduleFrame draws now if the last frame is a frame interval old, or
 // else sets the timer to draw when it is; s.mu is held.
 func (s *Screen) scheduleFrame() {
+	if !s.changed || s.ended || s.stopped() {
+		return
+	}
 	if s.timed {
 		return // a frame is coming, and will show this message's effect
 	}
@@ -244,6 +250,7 @@ var buffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 // draw writes the model's view; s.mu is held.
 func (s *Screen) draw() {
+	s.changed = false
 	s.lastFrame = time.Now()
 	v := s.model.View()
 	b := buffers.Get().(*bytes.Buffer)
