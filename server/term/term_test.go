@@ -288,6 +288,23 @@ func TestScreenStart(t *testing.T) {
 	}
 }
 
+// TestScreenOneFrameForARead: the keys of one read are all applied
+// before the frame that shows them; no frame shows only the first.
+func TestScreenOneFrameForARead(t *testing.T) {
+	m := &testModel{}
+	r := start(t, m, nil, Options{})
+	waitFor(t, "the first frame", func() bool { return m.views.Load() == 1 })
+	time.Sleep(50 * time.Millisecond) // past the frame interval, so the next frame is drawn at once
+	r.typeKeys(t, "abcd")
+	time.Sleep(50 * time.Millisecond) // a frame the keys left waiting for its interval would be drawn by now
+	if got := m.views.Load(); got != 2 {
+		t.Errorf("View called %d times for the first frame and one read of four keys, want 2", got)
+	}
+	if !r.out.shows(t, colorprofile.TrueColor, 80, 24, "count 0\nkeys a,b,c,d") {
+		t.Errorf("the screen does not show the four keys: %q", r.out.String())
+	}
+}
+
 func TestScreenKeysInOrder(t *testing.T) {
 	tests := []struct {
 		name   string
