@@ -33,9 +33,41 @@ type renderer struct {
 	pen  *style // the SGR style in effect
 }
 
-// scratch holds two lines' cells while they are compared; pooled, so
+// scratch is what drawing a frame needs for a while: two lines' cells
+// while they are compared, and the SGR sequences met lately. Pooled, so
 // that an idle session holds none.
-type scratch struct{ old, cur []cell }
+type scratch struct {
+	old, cur []cell
+
+	// A frame repeats a few SGR sequences many times; looking each up in
+	// the shared tables (hashing its text) was most of the time spent
+	// cutting lines.
+	recent    [64]sgrMemo
+	recentPos int
+}
+
+type sgrMemo struct {
+	profile colorprofile.Profile
+	from    sgrState
+	params  string // a copy, so as not to keep a frame
+	to      sgrState
+	style   *style
+}
+
+// applySGR is the view's style after an SGR sequence, and its look on a
+// terminal with profile p.
+func (sc *scratch) applySGR(p colorprofile.Profile, from sgrState, params string) (sgrState, *style) {
+	for i := range sc.recent {
+		if m := &sc.recent[i]; m.from == from && m.params == params && m.profile == p {
+			return m.to, m.style
+		}
+	}
+	to := applied(from, params)
+	st := styleOf(p, to)
+	sc.recent[sc.recentPos] = sgrMemo{profile: p, from: from, params: strings.Clone(params), to: to, style: st}
+	sc.recentPos = (sc.recentPos + 1) % len(sc.recent)
+	return to, st
+}
 
 var scratches = sync.Pool{New: func() any { return new(scratch) }}
 
@@ -97,8 +129,8 @@ func (r *renderer) frame(out *bytes.Buffer, view string) {
 
 // line appends what turns row y from was into is.
 func (r *renderer) line(out *bytes.Buffer, sc *scratch, y int, was, is string) {
-	sc.old = r.cells(sc.old[:0], was)
-	sc.cur = r.cells(sc.cur[:0], is)
+	sc.old = r.cells(sc, sc.old[:0], was)
+	sc.cur = r.cells(sc, sc.cur[:0], is)
 	old, cur := sc.old, sc.cur
 	// Past the last cell that is not blank, the new line is cleared to its
 	// end with one erase instead of being written.
@@ -158,7 +190,7 @@ func (r *renderer) line(out *bytes.Buffer, sc *scratch, y int, was, is string) {
 }
 
 // cells cuts a styled line into cells, up to the screen's width.
-func (r *renderer) cells(dst []cell, s string) []cell {
+func (r *renderer) cells(sc *scratch, dst []cell, s string) []cell {
 	var (
 		state byte
 		view  sgrState // the style the view has set
@@ -167,13 +199,12 @@ func (r *renderer) cells(dst []cell, s string) []cell {
 		apart bool // something the terminal does not see came after it
 	)
 	for len(s) > 0 {
-		seq, width, n, newState := ansi.DecodeSequence(s, state, nil)
+		seq, width, n, newState := nextSequence(s, state)
 		state = newState
 		s = s[n:]
 		if width == 0 {
 			if isStyleSequence(seq) {
-				view = applied(view, seq[2:len(seq)-1])
-				st = styleOf(r.profile, view)
+				view, st = sc.applySGR(r.profile, view, seq[2:len(seq)-1])
 			}
 			// Other sequences and control characters take no cell: views
 			// have no business moving the cursor or setting modes, and
@@ -218,6 +249,31 @@ func (r *renderer) cells(dst []cell, s string) []cell {
 		}
 	}
 	return dst
+}
+
+// nextSequence is ansi.DecodeSequence(s, state, nil), with the two kinds
+// that make up most of a frame decoded here, several times faster: an
+// ASCII character that no combining character follows, and a CSI
+// sequence (SGR, mostly).
+func nextSequence(s string, state byte) (seq string, width, n int, newState byte) {
+	if state == ansi.NormalState {
+		if c := s[0]; c >= 0x20 && c < 0x7f && (len(s) == 1 || s[1] < utf8.RuneSelf) {
+			return s[:1], 1, 1, state
+		}
+		if len(s) > 2 && s[0] == ansi.ESC && s[1] == '[' {
+			i := 2
+			for i < len(s) && s[i] >= 0x30 && s[i] <= 0x3f { // parameters
+				i++
+			}
+			for i < len(s) && s[i] >= 0x20 && s[i] <= 0x2f { // intermediates
+				i++
+			}
+			if i < len(s) && s[i] >= 0x40 && s[i] <= 0x7e {
+				return s[:i+1], 0, i + 1, state
+			}
+		}
+	}
+	return ansi.DecodeSequence(s, state, nil)
 }
 
 // put writes one cell at the cursor.

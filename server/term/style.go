@@ -4,18 +4,18 @@ import (
 	"image/color"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/ansi"
 )
 
 // sgrState is a text style: what SGR sequences set, in a form that compares
-// with ==. Colours are ansi.BasicColor, ansi.IndexedColor or color.RGBA.
+// with == and hashes fast (it is a key of the tables every cell goes
+// through).
 type sgrState struct {
 	attrs      attrs
 	underline  byte // the underline's kind when attrs has underline: '1' straight … '5' dashed
-	fg, bg, ul color.Color
+	fg, bg, ul colour
 }
 
 type attrs uint16
@@ -78,7 +78,7 @@ func (p *sgrState) apply(params string) {
 		}
 		switch {
 		case n == 38 || n == 48 || n == 58:
-			var c color.Color
+			var c colour
 			if hasSub {
 				c = parseColour(strings.Split(sub, ":"), true)
 			} else {
@@ -120,19 +120,19 @@ func (p *sgrState) apply(params string) {
 			p.attrs |= underline
 			p.underline = '1'
 		case n >= 30 && n <= 37:
-			p.fg = ansi.BasicColor(n - 30)
+			p.fg = basic(n - 30)
 		case n >= 90 && n <= 97:
-			p.fg = ansi.BasicColor(n - 90 + 8)
+			p.fg = basic(n - 90 + 8)
 		case n == 39:
-			p.fg = nil
+			p.fg = noColour
 		case n >= 40 && n <= 47:
-			p.bg = ansi.BasicColor(n - 40)
+			p.bg = basic(n - 40)
 		case n >= 100 && n <= 107:
-			p.bg = ansi.BasicColor(n - 100 + 8)
+			p.bg = basic(n - 100 + 8)
 		case n == 49:
-			p.bg = nil
+			p.bg = noColour
 		case n == 59:
-			p.ul = nil
+			p.ul = noColour
 		default:
 			for a, c := range attrCodes {
 				switch n {
@@ -149,22 +149,13 @@ func (p *sgrState) apply(params string) {
 // applied is st after an SGR sequence's parameters. Views repeat the same
 // few sequences, so the results are kept for all sessions (with a bound).
 func applied(st sgrState, params string) sgrState {
-	key := sgrStep{st, params}
-	steps.RLock()
-	next, ok := steps.m[key]
-	steps.RUnlock()
-	if ok {
+	if next, ok := steps.get(sgrStep{st, params}); ok {
 		return next
 	}
-	next = st
+	next := st
 	next.apply(params)
-	steps.Lock()
-	if len(steps.m) < maxStyles {
-		// A copy: params is part of a frame, which the key would keep.
-		steps.m[sgrStep{st, strings.Clone(params)}] = next
-	}
-	steps.Unlock()
-	return next
+	// A copy of params: it is part of a frame, which the key would keep.
+	return steps.add(sgrStep{st, strings.Clone(params)}, next)
 }
 
 type sgrStep struct {
@@ -172,10 +163,7 @@ type sgrStep struct {
 	params string
 }
 
-var steps = struct {
-	sync.RWMutex
-	m map[sgrStep]sgrState
-}{m: make(map[sgrStep]sgrState)}
+var steps = table[sgrStep, sgrState]{max: maxStyles}
 
 // sgrNumber reads a parameter: digits, "" for 0.
 func sgrNumber(s string) (int, bool) {
@@ -195,19 +183,19 @@ func sgrNumber(s string) (int, bool) {
 // parseColour reads a colour's arguments: 5, n or 2, r, g, b (with a
 // colour space id first when colonSep, as ITU T.416 has it). Nil if
 // they do not make a colour.
-func parseColour(args []string, colonSep bool) color.Color {
+func parseColour(args []string, colonSep bool) colour {
 	num := func(s string) (uint8, bool) {
 		n, ok := sgrNumber(s)
 		return uint8(n), ok && n <= 255
 	}
 	if len(args) == 0 {
-		return nil
+		return noColour
 	}
 	kind, _ := num(args[0])
 	switch {
 	case len(args) == 2 && kind == 5:
 		if n, ok := num(args[1]); ok {
-			return ansi.IndexedColor(n)
+			return indexedColour | colour(n)
 		}
 	case len(args) >= 4 && kind == 2:
 		rgb := args[1:]
@@ -215,16 +203,16 @@ func parseColour(args []string, colonSep bool) color.Color {
 			rgb = rgb[1:] // the colour space id
 		}
 		if len(rgb) != 3 {
-			return nil
+			return noColour
 		}
 		r, ok1 := num(rgb[0])
 		g, ok2 := num(rgb[1])
 		b, ok3 := num(rgb[2])
 		if ok1 && ok2 && ok3 {
-			return color.RGBA{r, g, b, 255}
+			return rgbColour | colour(r)<<16 | colour(g)<<8 | colour(b)
 		}
 	}
-	return nil
+	return noColour
 }
 
 // convert is the pen as a terminal with profile p can show it: colours
@@ -234,11 +222,11 @@ func (pn sgrState) convert(p colorprofile.Profile) sgrState {
 	if p <= colorprofile.NoTTY {
 		return sgrState{}
 	}
-	conv := func(c color.Color) color.Color {
-		if c == nil {
-			return nil
+	conv := func(c colour) colour {
+		if c == noColour {
+			return noColour
 		}
-		return p.Convert(c)
+		return colourOf(p.Convert(c.color()))
 	}
 	pn.fg, pn.bg, pn.ul = conv(pn.fg), conv(pn.bg), conv(pn.ul)
 	if pn.attrs&underline == 0 {
@@ -260,8 +248,8 @@ func (pn sgrState) params() []string {
 		}
 		p = append(p, strconv.Itoa(c.on))
 	}
-	for i, c := range []color.Color{pn.fg, pn.bg, pn.ul} {
-		if c != nil {
+	for i, c := range []colour{pn.fg, pn.bg, pn.ul} {
+		if c != noColour {
 			p = append(p, colourParams(c, i))
 		}
 	}
@@ -270,24 +258,63 @@ func (pn sgrState) params() []string {
 
 // colourParams writes a colour as the foreground (which 0), background
 // (1) or underline colour (2).
-func colourParams(c color.Color, which int) string {
+func colourParams(c colour, which int) string {
 	intro := [...]string{"38", "48", "58"}[which]
-	switch c := c.(type) {
-	case ansi.BasicColor:
+	v := int(c & 0xffffff)
+	switch c &^ 0xffffff {
+	case basicColour:
 		base := [...]int{30, 40, 0}[which]
 		switch {
 		case which == 2:
-			return "58;5;" + strconv.Itoa(int(c))
-		case c < 8:
-			return strconv.Itoa(base + int(c))
+			return "58;5;" + strconv.Itoa(v)
+		case v < 8:
+			return strconv.Itoa(base + v)
 		default:
-			return strconv.Itoa(base + 60 + int(c) - 8)
+			return strconv.Itoa(base + 60 + v - 8)
 		}
+	case indexedColour:
+		return intro + ";5;" + strconv.Itoa(v)
+	}
+	return intro + ";2;" + strconv.Itoa(v>>16) + ";" + strconv.Itoa(v>>8&0xff) + ";" + strconv.Itoa(v&0xff)
+}
+
+// colour is a colour as SGR sets it: its kind in the top byte, then the
+// value (a 16-colour number, a 256-colour index or 24-bit RGB).
+type colour uint32
+
+const (
+	noColour      colour = 0
+	basicColour   colour = 1 << 24
+	indexedColour colour = 2 << 24
+	rgbColour     colour = 3 << 24
+)
+
+func basic(n int) colour { return basicColour | colour(n) }
+
+// color is c for colorprofile.
+func (c colour) color() color.Color {
+	v := uint32(c & 0xffffff)
+	switch c &^ 0xffffff {
+	case basicColour:
+		return ansi.BasicColor(v)
+	case indexedColour:
+		return ansi.IndexedColor(v)
+	}
+	return color.RGBA{uint8(v >> 16), uint8(v >> 8), uint8(v), 255}
+}
+
+// colourOf is a colour from colorprofile.
+func colourOf(c color.Color) colour {
+	switch c := c.(type) {
+	case nil:
+		return noColour
+	case ansi.BasicColor:
+		return basicColour | colour(c)
 	case ansi.IndexedColor:
-		return intro + ";5;" + strconv.Itoa(int(c))
+		return indexedColour | colour(c)
 	}
 	r, g, b, _ := c.RGBA()
-	return intro + ";2;" + strconv.Itoa(int(r>>8)) + ";" + strconv.Itoa(int(g>>8)) + ";" + strconv.Itoa(int(b>>8))
+	return rgbColour | colour(r>>8)<<16 | colour(g>>8)<<8 | colour(b>>8)
 }
 
 // style is a pen as one terminal profile shows it. Styles are interned by
@@ -312,19 +339,10 @@ func (s *style) spaceStyle() *style {
 // styleOf is the style of a view's pen on a terminal with profile p.
 func styleOf(p colorprofile.Profile, view sgrState) *style {
 	key := viewKey{p, view}
-	styles.RLock()
-	s, ok := styles.byView[key]
-	styles.RUnlock()
-	if ok {
+	if s, ok := byView.get(key); ok {
 		return s
 	}
-	s = intern(view.convert(p))
-	styles.Lock()
-	if len(styles.byView) < maxStyles {
-		styles.byView[key] = s
-	}
-	styles.Unlock()
-	return s
+	return byView.add(key, intern(view.convert(p)))
 }
 
 // intern returns the one style for a converted pen.
@@ -332,25 +350,15 @@ func intern(pn sgrState) *style {
 	if pn == (sgrState{}) {
 		return nil
 	}
-	styles.RLock()
-	s, ok := styles.byLook[pn]
-	styles.RUnlock()
-	if ok {
+	if s, ok := byLook.get(pn); ok {
 		return s
 	}
-	s = &style{look: pn, sgr: strings.Join(pn.params(), ";")}
+	s := &style{look: pn, sgr: strings.Join(pn.params(), ";")}
 	s.space = s
 	if pn.attrs&acrossCell == 0 && pn != (sgrState{bg: pn.bg}) {
 		s.space = intern(sgrState{bg: pn.bg})
 	}
-	styles.Lock()
-	if old, ok := styles.byLook[pn]; ok {
-		s = old
-	} else if len(styles.byLook) < maxStyles {
-		styles.byLook[pn] = s
-	}
-	styles.Unlock()
-	return s
+	return byLook.add(pn, s)
 }
 
 type viewKey struct {
@@ -363,11 +371,10 @@ type viewKey struct {
 // correctness.
 const maxStyles = 4096
 
-var styles = struct {
-	sync.RWMutex
-	byView map[viewKey]*style
-	byLook map[sgrState]*style
-}{byView: make(map[viewKey]*style), byLook: make(map[sgrState]*style)}
+var (
+	byView = table[viewKey, *style]{max: maxStyles}
+	byLook = table[sgrState, *style]{max: maxStyles}
+)
 
 // transition is the SGR sequence from one style to another: the shorter
 // of resetting and setting everything, or changing only what differs.
@@ -377,27 +384,13 @@ func transition(from, to *style) string {
 		return ""
 	}
 	key := [2]*style{from, to}
-	transitions.RLock()
-	t, ok := transitions.m[key]
-	transitions.RUnlock()
-	if ok {
+	if t, ok := transitions.get(key); ok {
 		return t
 	}
-	t = newTransition(from, to)
-	transitions.Lock()
-	if len(transitions.m) < maxTransitions {
-		transitions.m[key] = t
-	}
-	transitions.Unlock()
-	return t
+	return transitions.add(key, newTransition(from, to))
 }
 
-const maxTransitions = 16384
-
-var transitions = struct {
-	sync.RWMutex
-	m map[[2]*style]string
-}{m: make(map[[2]*style]string)}
+var transitions = table[[2]*style, string]{max: 4 * maxStyles}
 
 func newTransition(from, to *style) string {
 	switch {
@@ -426,10 +419,10 @@ func newTransition(from, to *style) string {
 		}
 	}
 	p = append(p, sgrState{attrs: on, underline: t.underline}.params()...)
-	for i, c := range [...]struct{ from, to color.Color }{{f.fg, t.fg}, {f.bg, t.bg}, {f.ul, t.ul}} {
+	for i, c := range [...]struct{ from, to colour }{{f.fg, t.fg}, {f.bg, t.bg}, {f.ul, t.ul}} {
 		switch {
 		case c.from == c.to:
-		case c.to == nil:
+		case c.to == noColour:
 			p = append(p, [...]string{"39", "49", "59"}[i])
 		default:
 			p = append(p, colourParams(c.to, i))
