@@ -379,7 +379,10 @@ func (m *Model) move(d engine.Direction) tea.Cmd {
 		m.stopAuto()
 		m.screen = screenWon
 		return m.refreshStandings()
-	case m.sinceRefresh >= standingsRefreshMoves:
+	case m.sinceRefresh >= standingsRefreshMoves,
+		// A new player's first move puts them on the leaderboard: show
+		// their rank now rather than 16 moves later.
+		m.me == nil && !m.opts.Guest && m.game.Moves() == 1:
 		return m.refreshStandings()
 	}
 	return nil

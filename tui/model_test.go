@@ -198,6 +198,24 @@ func TestWinScreen(t *testing.T) {
 	})
 }
 
+// TestRankAfterFirstMove: a player with no rank yet gets one shown after
+// their first move, not 16 moves later.
+func TestRankAfterFirstMove(t *testing.T) {
+	h := newHarness(t, Options{}, 80, 24)
+	if f := h.frame(); !strings.Contains(f, "Rank –") {
+		t.Fatalf("a new player has a rank before moving:\n%s", f)
+	}
+	h.store.top, h.store.me = standings(3, 3) // on the board once a move is stored
+	for _, k := range []string{"left", "right", "up", "down"} {
+		if h.press(k); h.m.game.Moves() == 1 {
+			break
+		}
+	}
+	if f := h.frame(); !strings.Contains(f, "Rank #3") {
+		t.Fatalf("no rank after the first move:\n%s", f)
+	}
+}
+
 func TestGameOver(t *testing.T) {
 	h := newHarness(t, Options{Size: 3}, 80, 24)
 	h.store.top, h.store.me = standings(20, 14)
