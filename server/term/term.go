@@ -5,11 +5,11 @@
 // for servers that hold hundreds of these at once.
 //
 // What it does differently:
-//   - A frame is drawn as soon as a message changed the model, unless the
-//     last frame was less than a frame interval ago (then at the end of
-//     that interval), rather than on a ticker: a keystroke's frame leaves
-//     within a millisecond or two of the key, and an idle screen costs no
-//     CPU at all.
+//   - A frame is drawn as soon as a message has been handled (all the
+//     keys of one read, in order, count as one), unless the last frame was
+//     less than a frame interval ago (then at the end of that interval),
+//     rather than on a ticker: a keystroke's frame leaves within a
+//     millisecond or two of the key, and an idle screen costs no CPU.
 //   - The renderer keeps the last frame's text and writes the cells that
 //     changed; Bubble Tea's keeps two grids of cells, about 460 KB for an
 //     80×24 screen.
