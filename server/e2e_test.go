@@ -567,8 +567,10 @@ func TestGameScreenGuestAndRandomBytes(t *testing.T) {
 	if code := b.wait(); code != 0 {
 		t.Fatalf("bot after random bytes: exit %d, stderr %q", code, b.stderr.String())
 	}
-	// The server is fine.
-	if r := run(t, c, "help", string(raw)); r.code != 0 {
+	// The server is fine. (Not with the junk as help's input: help does
+	// not read it, and ends while the client may still be sending it, and
+	// the client then reports the closed channel, "session: EOF".)
+	if r := run(t, c, "help", ""); r.code != 0 {
 		t.Fatalf("help after random bytes: %+v", r)
 	}
 }

@@ -122,11 +122,14 @@ func watchScreen(ctx context.Context, scr *term.Screen, winch <-chan ssh.Window,
 		case n := <-notices:
 			notices = nil
 			grace = time.After(NoticeGrace)
+			var msg tea.Msg = tui.ShutdownMsg{Text: n.Text()}
 			if n == noticeTakenOver {
-				scr.Send(tui.TakenOverMsg{Text: n.Text()})
-			} else {
-				scr.Send(tui.ShutdownMsg{Text: n.Text()})
+				msg = tui.TakenOverMsg{Text: n.Text()}
 			}
+			// Not on this goroutine: a client that reads nothing blocks
+			// the screen's writes, and with them Send, and the grace must
+			// still run out.
+			go scr.Send(msg)
 		case <-grace:
 			return
 		case w, ok := <-winch:
