@@ -163,7 +163,7 @@ func (r *renderer) line(out *bytes.Buffer, sc *scratch, y int, was, is string) {
 				for next < end && at(old, next) == cur[next] {
 					next++
 				}
-				if next == end || r.cost(cur[x:next]) > len(ansi.CursorForward(next-x)) {
+				if next == end || r.cost(cur[x:next]) > cursorForwardLen(next-x) {
 					x = next
 					break
 				}
@@ -305,6 +305,14 @@ func (r *renderer) cost(cs []cell) int {
 func (r *renderer) setPen(out *bytes.Buffer, st *style) {
 	out.WriteString(transition(r.pen, st))
 	r.pen = st
+}
+
+// cursorForwardLen is len(ansi.CursorForward(n)), without making it.
+func cursorForwardLen(n int) int {
+	if n <= 1 {
+		return len("\x1b[C")
+	}
+	return len("\x1b[C") + len(strconv.Itoa(n))
 }
 
 // moveTo moves the cursor to column x of row y with the fewest bytes.

@@ -52,9 +52,6 @@ type Options struct {
 type Screen struct {
 	out      io.Writer
 	interval time.Duration
-	profile  colorprofile.Profile
-	width    int
-	height   int
 
 	mu        sync.Mutex // guards everything below, and writes to out
 	model     tea.Model
@@ -87,9 +84,6 @@ func New(model tea.Model, out io.Writer, opts Options) *Screen {
 	return &Screen{
 		out:      out,
 		interval: time.Second / time.Duration(fps),
-		profile:  opts.Profile,
-		width:    width,
-		height:   height,
 		model:    model,
 		r:        newRenderer(opts.Profile, width, height),
 		done:     make(chan struct{}),
@@ -118,8 +112,8 @@ func (s *Screen) Start(in io.Reader) {
 	// is dark; the answer comes back as a tea.BackgroundColorMsg.
 	s.write([]byte(ansi.SetModeAltScreenSaveCursor + ansi.HideCursor + ansi.RequestBackgroundColor))
 	s.exec(s.model.Init())
-	s.dispatch(tea.WindowSizeMsg{Width: s.width, Height: s.height})
-	s.dispatch(tea.ColorProfileMsg{Profile: s.profile})
+	s.dispatch(tea.WindowSizeMsg{Width: s.r.width, Height: s.r.height})
+	s.dispatch(tea.ColorProfileMsg{Profile: s.r.profile})
 	s.started = true
 	for _, msg := range s.early {
 		if s.ended || s.stopped() {
@@ -198,8 +192,7 @@ func (s *Screen) dispatch(msg tea.Msg) {
 		}
 		return
 	case tea.WindowSizeMsg:
-		s.width, s.height = max(msg.Width, 1), max(msg.Height, 1)
-		s.r.resize(s.width, s.height)
+		s.r.resize(max(msg.Width, 1), max(msg.Height, 1))
 	}
 	model, cmd := s.model.Update(msg)
 	s.model = model
