@@ -30,6 +30,12 @@ type TUIFunc func(sess ssh.Session, env TUIEnv) tea.Model
 // NoticeGrace is how long the TUI may take to show a notice and quit.
 const NoticeGrace = 1500 * time.Millisecond
 
+// answerWait is how long the first frame waits for the terminal to say
+// whether it shows true colour (see package term): a round trip on any
+// network a game is played over, and short enough not to be noticed where
+// nothing answers.
+const answerWait = 250 * time.Millisecond
+
 func (s *Server) runTUI(sess *session) {
 	games := &Games{srv: s, player: sess.player, takenOver: func() { sess.notify(noticeTakenOver) }}
 	defer games.closeAll()
@@ -42,9 +48,10 @@ func (s *Server) runTUI(sess *session) {
 	// ticker, which makes every key wait for the next tick (see package
 	// term).
 	scr := term.New(model, sess, term.Options{
-		Width:   width,
-		Height:  height,
-		Profile: colorprofile.Env(append(sess.Environ(), "TERM="+pty.Term)),
+		Width:      width,
+		Height:     height,
+		Profile:    colorprofile.Env(append(sess.Environ(), "TERM="+pty.Term)),
+		AnswerWait: answerWait,
 	})
 	var input io.Reader = sess
 	if s.lim.keyRate > 0 {

@@ -14,9 +14,13 @@
 //     changed; Bubble Tea's keeps two grids of cells, about 460 KB for an
 //     80×24 screen.
 //   - The screen is always drawn on the alternate screen with the cursor
-//     hidden. When the model quits, a last view that is not an AltScreen
-//     view is printed on the main screen, where it stays after the
-//     session ends.
+//     hidden, and the player's window title is saved on the terminal's
+//     title stack. When the model quits, all of it is put back, and a
+//     last view that is not an AltScreen view is printed on the main
+//     screen, where it stays after the session ends.
+//   - It asks the terminal for its background colour and whether it
+//     shows true colour, which an SSH session does not say (probe.go),
+//     and holds the first frame for the answers, briefly.
 //
 // Only the parts of tea.View a game screen uses are honoured: Content,
 // AltScreen (as above) and WindowTitle. Commands run as with tea.Program,
@@ -45,13 +49,19 @@ type Options struct {
 	Profile colorprofile.Profile
 	// FPS is the most frames a second; 0 means 60.
 	FPS int
+	// AnswerWait is how long the first frame waits for the terminal's
+	// answers to the queries the screen starts with (its background
+	// colour, whether it has true colour; see probe.go); 0 draws at once.
+	// Answers that come later still count.
+	AnswerWait time.Duration
 }
 
 // Screen is one model running on one terminal. Create it with New, start
 // it with Run; Send and Stop may be called from any goroutine.
 type Screen struct {
-	out      io.Writer
-	interval time.Duration
+	out        io.Writer
+	interval   time.Duration
+	answerWait time.Duration
 
 	mu        sync.Mutex // guards everything below, and writes to out
 	model     tea.Model
@@ -64,6 +74,9 @@ type Screen struct {
 	early     []tea.Msg // sent before Start, delivered after its first messages
 	changed   bool      // a message was handled since the last frame
 	ended     bool
+
+	waiting     bool        // the first frame waits for the terminal's answers
+	answerTimer *time.Timer // ends the wait
 
 	// err is the write that failed, if one did. It has a lock of its own:
 	// mu may be held by a write that waits on a client that reads nothing.
@@ -82,11 +95,12 @@ func New(model tea.Model, out io.Writer, opts Options) *Screen {
 	}
 	width, height := max(opts.Width, 1), max(opts.Height, 1)
 	return &Screen{
-		out:      out,
-		interval: time.Second / time.Duration(fps),
-		model:    model,
-		r:        newRenderer(opts.Profile, width, height),
-		done:     make(chan struct{}),
+		out:        out,
+		interval:   time.Second / time.Duration(fps),
+		answerWait: opts.AnswerWait,
+		model:      model,
+		r:          newRenderer(opts.Profile, width, height),
+		done:       make(chan struct{}),
 	}
 }
 
@@ -109,8 +123,10 @@ func (s *Screen) Run(ctx context.Context, in io.Reader) error {
 func (s *Screen) Start(in io.Reader) {
 	s.mu.Lock()
 	// Every model that picks colours wants to know whether the background
-	// is dark; the answer comes back as a tea.BackgroundColorMsg.
-	s.write([]byte(ansi.SetModeAltScreenSaveCursor + ansi.HideCursor + ansi.RequestBackgroundColor))
+	// is dark; the answer comes back as a tea.BackgroundColorMsg. The
+	// player's window title is saved, to be restored at the end.
+	s.write([]byte(ansi.SetModeAltScreenSaveCursor + ansi.HideCursor + pushTitle + startQueries(s.r.profile)))
+	s.startAnswerWait(s.answerWait)
 	s.exec(s.model.Init())
 	s.dispatch(tea.WindowSizeMsg{Width: s.r.width, Height: s.r.height})
 	s.dispatch(tea.ColorProfileMsg{Profile: s.r.profile})
@@ -183,6 +199,12 @@ func (s *Screen) dispatch(msg tea.Msg) {
 	switch msg := msg.(type) {
 	case nil:
 		return
+	case answeredMsg:
+		s.answered()
+		return
+	case trueColourMsg:
+		s.upgradeToTrueColour()
+		return
 	case tea.QuitMsg:
 		s.quit()
 		return
@@ -211,7 +233,7 @@ func (s *Screen) exec(cmd tea.Cmd) {
 // scheduleFrame draws now if the last frame is a frame interval old, or
 // else sets the timer to draw when it is; s.mu is held.
 func (s *Screen) scheduleFrame() {
-	if !s.changed || s.ended || s.stopped() {
+	if !s.changed || s.ended || s.waiting || s.stopped() {
 		return
 	}
 	if s.timed {
@@ -239,6 +261,17 @@ func (s *Screen) timedFrame() {
 	}
 }
 
+// pushTitle saves the window and icon titles on the terminal's title
+// stack; popTitle puts them back (XTWINOPS 22 and 23).
+var (
+	pushTitle = ansi.WindowOp(22, 0)
+	popTitle  = ansi.WindowOp(23, 0)
+)
+
+// restoreTerminal undoes what the screen did to the terminal: the pen,
+// the alternate screen, the hidden cursor and the window title.
+var restoreTerminal = ansi.ResetStyle + ansi.ResetModeAltScreenSaveCursor + ansi.ShowCursor + popTitle
+
 var buffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 // draw writes the model's view; s.mu is held.
@@ -249,7 +282,10 @@ func (s *Screen) draw() {
 	b := buffers.Get().(*bytes.Buffer)
 	defer buffers.Put(b)
 	b.Reset()
-	if v.WindowTitle != s.title {
+	// A view without a title leaves the title as it is: the player's
+	// own comes back from the title stack when the screen ends, rather
+	// than a blank one.
+	if v.WindowTitle != s.title && v.WindowTitle != "" {
 		s.title = v.WindowTitle
 		b.WriteString(ansi.SetWindowTitle(s.title))
 	}
@@ -265,7 +301,7 @@ func (s *Screen) quit() {
 	}
 	v := s.model.View()
 	var b strings.Builder
-	b.WriteString(ansi.ResetStyle + ansi.ResetModeAltScreenSaveCursor + ansi.ShowCursor)
+	b.WriteString(restoreTerminal)
 	if !v.AltScreen && v.Content != "" {
 		b.WriteString(strings.ReplaceAll(strings.ReplaceAll(v.Content, "\r\n", "\n"), "\n", "\r\n"))
 	}
@@ -278,6 +314,9 @@ func (s *Screen) end() {
 	s.ended = true
 	if s.timer != nil {
 		s.timer.Stop()
+	}
+	if s.answerTimer != nil {
+		s.answerTimer.Stop()
 	}
 	s.Stop()
 }
