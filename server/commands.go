@@ -63,8 +63,9 @@ func writeHelp(w io.Writer) {
 		fmt.Fprintf(&b, "  %s %s\n      %s\n", c.name, c.args, c.summary)
 	}
 	b.WriteString("\nEvery command takes --help.\n" +
-		"Exit status: 0 ok, 1 server error, 2 usage, 3 taken over by a newer session,\n" +
-		"4 server restarting (your game is saved; reconnect).\n")
+		"Exit status (commands and the game screen): 0 ok, 1 server error, 2 usage,\n" +
+		"3 taken over by a newer session, 4 server restarting (your game is saved;\n" +
+		"reconnect), 5 closed for inactivity (no input, or no answer to keepalives).\n")
 	io.WriteString(w, b.String())
 }
 

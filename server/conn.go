@@ -29,8 +29,10 @@ type guardedConn struct {
 	grace    *time.Timer
 	idle     *time.Timer
 	keep     *time.Timer
+	ending   notice      // set when the connection is being ended (idle, keepalive)
+	endTimer *time.Timer // closes it once its sessions have had time to say why
 
-	sessions  int          // open sessions, under mu
+	sessions  map[*session]struct{} // open sessions, under mu
 	lastInput atomic.Int64 // unix nanoseconds of the last input on a session
 	pending   atomic.Bool  // a keepalive is waiting for its reply
 	missed    atomic.Int32 // keepalive intervals that passed without a reply
@@ -106,7 +108,7 @@ func (g *guardedConn) checkIdle() {
 		return
 	}
 	g.srv.log.Info("idle timeout", "remote", g.remote, "after", timeout)
-	g.Conn.Close()
+	g.end(noticeIdle)
 }
 
 // keepalive sends keepalive@openssh.com every interval and closes the
@@ -130,7 +132,7 @@ func (g *guardedConn) keepalive() {
 	case g.pending.Load():
 		if int(g.missed.Add(1)) >= g.srv.lim.keepaliveMax {
 			g.srv.log.Info("keepalive timeout", "remote", g.remote, "unanswered", g.missed.Load(), "interval", interval)
-			g.Conn.Close()
+			g.end(noticeKeepalive)
 			return
 		}
 	default:
@@ -146,6 +148,34 @@ func (g *guardedConn) keepalive() {
 	g.keep.Reset(interval)
 }
 
+// endGrace is how long the sessions of a connection that is being ended
+// have to tell their players why, before the connection closes under
+// them: a game screen's notice and goodbye, and then some for a client
+// that is slow to read them.
+const endGrace = NoticeGrace + 2*time.Second
+
+// end ends the connection through its sessions: each is told why (its
+// screen restores the player's terminal and says so in one line, a
+// command writes a line on stderr, and either exits with a status), and
+// the connection is closed endGrace later if the client has not closed it
+// by then (OpenSSH does once its last session ends). Closing the socket
+// at once would leave the player's terminal on the alternate screen with
+// the cursor hidden and no word why. g.mu is held.
+func (g *guardedConn) end(why notice) {
+	if g.ending != 0 {
+		return
+	}
+	g.ending = why
+	if len(g.sessions) == 0 {
+		g.Conn.Close()
+		return
+	}
+	for sess := range g.sessions {
+		sess.notify(why)
+	}
+	g.endTimer = time.AfterFunc(endGrace, func() { g.Conn.Close() })
+}
+
 // Close closes the connection, stops its timers and counts it out.
 func (g *guardedConn) Close() error {
 	g.mu.Lock()
@@ -158,6 +188,9 @@ func (g *guardedConn) Close() error {
 		if g.keep != nil {
 			g.keep.Stop()
 		}
+		if g.endTimer != nil {
+			g.endTimer.Stop()
+		}
 		g.srv.admission.closed(g.host, !g.loggedIn)
 	}
 	g.mu.Unlock()
@@ -168,20 +201,29 @@ func (g *guardedConn) Close() error {
 // it may. Without the cap, one connection (under the connection caps)
 // could open sessions without end, each with its own game screen and
 // buffers: the caps on connections would bound nothing.
-func (g *guardedConn) openSession() bool {
+//
+// A session opened while the connection is being ended is told why at
+// once.
+func (g *guardedConn) openSession(sess *session) bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if limit := g.srv.lim.maxSessions; limit > 0 && g.sessions >= limit {
+	if limit := g.srv.lim.maxSessions; limit > 0 && len(g.sessions) >= limit {
 		return false
 	}
-	g.sessions++
+	if g.sessions == nil {
+		g.sessions = make(map[*session]struct{})
+	}
+	g.sessions[sess] = struct{}{}
+	if g.ending != 0 {
+		sess.notify(g.ending)
+	}
 	return true
 }
 
-func (g *guardedConn) closeSession() {
+func (g *guardedConn) closeSession(sess *session) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	g.sessions--
+	delete(g.sessions, sess)
 }
 
 // guardOf is the guard of the connection a session runs on.

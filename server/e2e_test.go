@@ -661,10 +661,17 @@ func TestIdleTimeout(t *testing.T) {
 			return d, d.String()
 		})
 	}
+	var code int
 	select {
-	case <-b.done: // the connection was dropped for idling
+	case err := <-b.done: // the session was ended for idling
+		code = exitCode(t, err)
 	case <-time.After(10 * time.Second):
 		t.Fatal("idle connection was not closed")
+	}
+	// Ended through the session: a line on stderr and its own status,
+	// not a connection closed under it (255 in OpenSSH).
+	if code != 5 || !strings.Contains(b.stderr.String(), "No input for 1 second") {
+		t.Fatalf("bot after the idle timeout: exit %d, stderr %q; want 5 and why", code, b.stderr.String())
 	}
 	if !strings.Contains(ts.logs.String(), "idle timeout") {
 		t.Fatal("idle timeout not logged")
@@ -734,7 +741,7 @@ func TestTUISeamTakeoverAndAssisted(t *testing.T) {
 	if b.Moves() != a.Moves() || b.Score() != a.Score() || b.Board() != a.Board() || b.ID() != a.ID() {
 		t.Fatalf("newer session: %d moves, score %d; older had %d, %d", b.Moves(), b.Score(), a.Moves(), a.Score())
 	}
-	if n := <-notices; !strings.Contains(n.Text, "newer session") {
+	if n := <-notices; n != (tui.TakenOverMsg{}) {
 		t.Fatalf("older session got %+v", n)
 	}
 	if _, err := a.Move(ctx, engine.Up); !errors.Is(err, server.ErrTakenOver) {
@@ -884,7 +891,7 @@ func TestGameScreenTakeover(t *testing.T) {
 	before := storedMoves()
 
 	sessB, outB, sendB := ptySession(t, ts.dial(t, "p", key))
-	if code := exitCode(t, sessA.Wait()); code != 0 || !strings.Contains(outA.String(), "newer session") {
+	if code := exitCode(t, sessA.Wait()); code != 3 || !strings.Contains(outA.String(), "newer session") {
 		t.Fatalf("older screen: exit %d, output %q", code, outA.String())
 	}
 	waitFor(t, "the newer screen", func() bool { return len(outB.String()) > 200 })

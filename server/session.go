@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"strconv"
 	"sync"
 	"time"
 
@@ -16,26 +17,66 @@ type notice int
 const (
 	noticeTakenOver notice = iota + 1 // a newer session took over the game
 	noticeShutdown                    // the server is restarting
+	noticeIdle                        // no input for the idle timeout
+	noticeKeepalive                   // the client stopped answering keepalives
 )
 
-// Text is what the player is told.
-func (n notice) Text() string {
+// noticeText is what the player is told, one line.
+func (s *Server) noticeText(n notice) string {
 	switch n {
 	case noticeTakenOver:
 		return "This game was opened in a newer session, which takes over from here; nothing was lost."
 	case noticeShutdown:
 		return "The server is restarting; your game is saved. Reconnect in a moment to carry on."
+	case noticeIdle:
+		return "No input for " + spelled(s.lim.idleTimeout) + ", so the server closed this session. Your game is saved; reconnect to carry on."
+	case noticeKeepalive:
+		return "Your connection stopped answering, so the server closed this session. Your game is saved; reconnect to carry on."
 	}
 	return ""
 }
 
-// Exit statuses of exec commands, part of the scripting contract (README).
+// exitStatus is the exit status of a session that ends because of n.
+func (n notice) exitStatus() int {
+	switch n {
+	case noticeTakenOver:
+		return exitTakenOver
+	case noticeShutdown:
+		return exitRestart
+	case noticeIdle, noticeKeepalive:
+		return exitInactive
+	}
+	return exitOK
+}
+
+// spelled writes a duration as a person would: "10 minutes", "3 seconds".
+func spelled(d time.Duration) string {
+	unit := func(n int64, one string) string {
+		if n == 1 {
+			return "1 " + one
+		}
+		return strconv.FormatInt(n, 10) + " " + one + "s"
+	}
+	switch {
+	case d >= time.Hour && d%time.Hour == 0:
+		return unit(int64(d/time.Hour), "hour")
+	case d >= time.Minute && d%time.Minute == 0:
+		return unit(int64(d/time.Minute), "minute")
+	case d >= time.Second && d%time.Second == 0:
+		return unit(int64(d/time.Second), "second")
+	}
+	return d.String()
+}
+
+// Exit statuses of exec commands and of the game screen, part of the
+// scripting contract (README).
 const (
 	exitOK        = 0
 	exitError     = 1 // something failed on the server; details on stderr
 	exitUsage     = 2 // unknown command or bad flags
 	exitTakenOver = 3 // a newer session took over the game
 	exitRestart   = 4 // the server is restarting; reconnect later
+	exitInactive  = 5 // closed for inactivity: no input, or no answer to keepalives
 )
 
 // session is the server's view of one SSH session: who plays it, and a
@@ -129,15 +170,15 @@ func (s *Server) route(next ssh.Handler) ssh.Handler {
 	return func(raw ssh.Session) {
 		sess := newSession(raw, playerOf(raw))
 		if g := guardOf(sess.Context()); g != nil {
-			if !g.openSession() {
+			if !g.openSession(sess) {
 				wish.Errorln(sess, "ssh2048: too many sessions on this connection; close one first.")
 				_ = sess.Exit(exitError)
 				return
 			}
-			defer g.closeSession()
+			defer g.closeSession(sess)
 		}
 		if !s.track(sess) {
-			wish.Errorln(sess, "ssh2048: "+noticeShutdown.Text())
+			wish.Errorln(sess, "ssh2048: "+s.noticeText(noticeShutdown))
 			_ = sess.Exit(exitRestart)
 			return
 		}
@@ -147,8 +188,7 @@ func (s *Server) route(next ssh.Handler) ssh.Handler {
 		case sess.RawCommand() != "":
 			_ = sess.Exit(s.exec(sess))
 		case hasPty:
-			s.runTUI(sess)
-			_ = sess.Exit(exitOK)
+			_ = sess.Exit(s.runTUI(sess))
 		default:
 			wish.Errorln(sess, "ssh2048: no terminal; connect with `ssh -t` to play, or run `help` for the commands.")
 			_ = sess.Exit(exitUsage)

@@ -36,7 +36,10 @@ const NoticeGrace = 1500 * time.Millisecond
 // nothing answers.
 const answerWait = 250 * time.Millisecond
 
-func (s *Server) runTUI(sess *session) {
+// runTUI runs the game screen until it ends and returns the session's
+// exit status: 0 when the player quit, or the status of the notice that
+// ended it, or exitError when a game could not be loaded or saved.
+func (s *Server) runTUI(sess *session) int {
 	games := &Games{srv: s, player: sess.player, takenOver: func() { sess.notify(noticeTakenOver) }}
 	defer games.closeAll()
 	model := s.cfg.TUI(sess, TUIEnv{Player: sess.player, Games: games})
@@ -59,12 +62,27 @@ func (s *Server) runTUI(sess *session) {
 	}
 	scr.Start(input)
 	defer scr.Stop()
-	watchScreen(sess.Context(), scr, winch, sess.notices)
+	told := watchScreen(sess.Context(), scr, winch, sess.notices, s.noticeText)
 	if err := scr.Err(); err != nil && sess.Context().Err() == nil {
 		s.log.Debug("game screen", "err", err, "remote", sess.RemoteAddr().String())
 	}
 	// The session's input ends when the handler returns and the channel
 	// closes; the screen's reader is not waited for here, it ends then.
+	if told == 0 {
+		// The screen may have ended on a notice before the watch loop
+		// saw it: a move that found its game taken over.
+		select {
+		case told = <-sess.notices:
+		default:
+		}
+	}
+	if told != 0 {
+		return told.exitStatus()
+	}
+	if f, ok := model.(interface{ Failed() bool }); ok && f.Failed() {
+		return exitError
+	}
+	return exitOK
 }
 
 // Terminal sizes the game screen is told at most. The game needs far
@@ -89,12 +107,13 @@ func clampWindow(w ssh.Window) (int, int) {
 
 // watchScreen runs on the session's own goroutine until the screen ends.
 // It passes window changes on, clamped and at most one per resizeEvery;
-// on a notice it has the screen tell the player why the session ends, and
-// stops it NoticeGrace later if it has not quit by itself; it stops the
-// screen when the connection drops. One loop rather than a goroutine for
+// on a notice it has the screen tell the player why the session ends
+// (text words it), and stops it NoticeGrace later if it has not quit by
+// itself; it stops the screen when the connection drops. It returns the
+// notice it passed on, if any. One loop rather than a goroutine for
 // each: every goroutine is 8 KB of stack or more, and a server holds
 // thousands of sessions.
-func watchScreen(ctx context.Context, scr *term.Screen, winch <-chan ssh.Window, notices <-chan notice) {
+func watchScreen(ctx context.Context, scr *term.Screen, winch <-chan ssh.Window, notices <-chan notice, text func(notice) string) (told notice) {
 	var (
 		pending, sent ssh.Window
 		havePending   bool
@@ -123,22 +142,28 @@ func watchScreen(ctx context.Context, scr *term.Screen, winch <-chan ssh.Window,
 	for {
 		select {
 		case <-scr.Done():
-			return
+			return told
 		case <-ctx.Done():
-			return
+			return told
 		case n := <-notices:
-			notices = nil
+			notices, told = nil, n
 			grace = time.After(NoticeGrace)
-			var msg tea.Msg = tui.ShutdownMsg{Text: n.Text()}
-			if n == noticeTakenOver {
-				msg = tui.TakenOverMsg{Text: n.Text()}
+			var msg tea.Msg
+			switch n {
+			case noticeTakenOver:
+				// The screen words it itself: it knows which game.
+				msg = tui.TakenOverMsg{}
+			case noticeShutdown:
+				msg = tui.ShutdownMsg{Text: text(n)}
+			default:
+				msg = tui.EndMsg{Text: text(n)}
 			}
 			// Not on this goroutine: a client that reads nothing blocks
 			// the screen's writes, and with them Send, and the grace must
 			// still run out.
 			go scr.Send(msg)
 		case <-grace:
-			return
+			return told
 		case w, ok := <-winch:
 			if !ok {
 				winch = nil

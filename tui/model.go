@@ -11,6 +11,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"charm.land/bubbles/v2/key"
@@ -106,6 +107,10 @@ type Model struct {
 	autoGen int          // bumps on every toggle, so stale AI moves are dropped
 
 	final string // set when the session ends: the last line it prints
+	// failed is set when the session ends because a game could not be
+	// loaded or saved (see Failed). Atomic: the server reads it once the
+	// screen is done, possibly while a stuck Update still runs.
+	failed atomic.Bool
 }
 
 var _ tea.Model = (*Model)(nil)
@@ -224,6 +229,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 			return m.end(msg.Text)
 		}
 		return m.end("The server is restarting. Your game is saved; reconnect in a moment to carry on.")
+	case EndMsg:
+		return m.end(msg.Text)
 	case standingsMsg:
 		if msg.size == m.size {
 			m.top, m.me, m.standingsErr, m.standingsFor = msg.top, msg.me, msg.err, msg.size
@@ -400,6 +407,7 @@ func (m *Model) moveFailed(err error) tea.Cmd {
 	delete(m.games, m.size)
 	g, rerr := m.opts.Store.Open(m.ctx, m.size, false)
 	if rerr != nil {
+		m.failed.Store(true)
 		return m.end(fmt.Sprintf("Could not save your move (%v). Your game is saved up to the move before; please reconnect.", err))
 	}
 	m.game, m.games[m.size], m.lastGain = g, g, 0
@@ -409,8 +417,19 @@ func (m *Model) moveFailed(err error) tea.Cmd {
 }
 
 func (m *Model) takenOver() tea.Cmd {
-	return m.end("This game was opened in a newer session, so this one is closing. Your game is saved.")
+	return m.end(TakenOverText(m.size))
 }
+
+// TakenOverText is the last line of a session whose n×n game a newer
+// session took over.
+func TakenOverText(n int) string {
+	return fmt.Sprintf("Your %d×%d game was opened in a newer session, which takes over from here; nothing was lost.", n, n)
+}
+
+// Failed reports whether the session ended because a game could not be
+// loaded or saved, rather than by the player's choice or the server's
+// notice. Safe to call from any goroutine.
+func (m *Model) Failed() bool { return m.failed.Load() }
 
 // storeFailed ends the session on a storage error that leaves no saved
 // game to show, or says so on the status line when there is one.
@@ -471,6 +490,10 @@ func (m *Model) startGame(g Game) {
 }
 
 func (m *Model) quit() tea.Cmd {
+	if m.game == nil && m.loadErr != nil {
+		m.failed.Store(true)
+		return m.end(capitalise(m.loadErr.Error()) + ". Please try again later.")
+	}
 	if m.opts.Guest {
 		return m.end("Thanks for playing! Connect with an SSH key to keep your games.")
 	}

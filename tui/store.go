@@ -87,6 +87,11 @@ type TakenOverMsg struct{ Text string }
 // is already saved. Text, if set, replaces the default last line.
 type ShutdownMsg struct{ Text string }
 
+// EndMsg ends a session for another reason the server gives (it was idle,
+// the connection stopped answering); the game is already saved. Text is
+// the last line.
+type EndMsg struct{ Text string }
+
 // GuestStore keeps a guest's games in memory for the session and saves
 // nothing. The leaderboard, if given, is shown read-only.
 type GuestStore struct {

@@ -20,7 +20,7 @@ import (
 // player's terminal after the connection closes.
 func (m *Model) View() tea.View {
 	if m.final != "" {
-		return tea.NewView(m.final + "\n")
+		return tea.NewView(m.finalLine() + "\n")
 	}
 	v := tea.NewView(m.render())
 	v.AltScreen = true
@@ -29,6 +29,16 @@ func (m *Model) View() tea.View {
 		v.WindowTitle = "2048 · " + m.opts.Player
 	}
 	return v
+}
+
+// finalLine is the last line, wrapped by words to the window: the
+// terminal would otherwise cut it wherever the edge falls.
+func (m *Model) finalLine() string {
+	lines := strings.Split(ansi.Wrap(m.final, max(m.width, 10), ""), "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " ")
+	}
+	return strings.Join(lines, "\n")
 }
 
 func (m *Model) render() string {

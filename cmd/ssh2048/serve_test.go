@@ -65,7 +65,7 @@ func buildBinary(t *testing.T) string {
 type process struct {
 	cmd    *exec.Cmd
 	addr   string
-	logs   *bytes.Buffer // every log line, once the process has ended
+	logs   *servertest.Buffer // every log line so far
 	exited chan error
 }
 
@@ -87,7 +87,7 @@ func startProcessAt(t *testing.T, bin, data, listen string, env ...string) *proc
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	p := &process{cmd: cmd, logs: &bytes.Buffer{}, exited: make(chan error, 1)}
+	p := &process{cmd: cmd, logs: &servertest.Buffer{}, exited: make(chan error, 1)}
 	t.Cleanup(func() {
 		if cmd.ProcessState == nil {
 			cmd.Process.Kill()
