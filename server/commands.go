@@ -29,7 +29,8 @@ func init() {
 }
 
 // guestHint is told once to a player without a key.
-const guestHint = "Playing as a guest: nothing is recorded. To get on the leaderboard, connect with an SSH key (ssh-keygen -t ed25519)."
+// It fits 80 columns, under the board, with the key that hides it.
+const guestHint = "Guest: not saved. To rank, use an SSH key: ssh-keygen -t ed25519"
 
 // exec runs the session's command and returns its exit status.
 func (s *Server) exec(sess *session) int {

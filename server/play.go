@@ -245,6 +245,14 @@ func (p *Play) Won() bool { return lockedGet(p, (*engine.Game).Won) }
 // Over reports whether no move can change the board.
 func (p *Play) Over() bool { return lockedGet(p, (*engine.Game).Over) }
 
+// Assisted reports whether the AI has helped in this game (it ranks
+// among assisted games, not human ones).
+func (p *Play) Assisted() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.key.kind == db.KindAssisted
+}
+
 func lockedGet[T any](p *Play, get func(*engine.Game) T) T {
 	p.mu.Lock()
 	defer p.mu.Unlock()

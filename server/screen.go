@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"errors"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"charm.land/ssh"
@@ -19,7 +20,8 @@ func gameScreen(store Store, h tui.Hinter) TUIFunc {
 }
 
 // screenOptions sets up the game screen for one player: their games (or a
-// guest's, which live in memory) and the human leaderboard.
+// guest's, which live in memory), the human leaderboard, and the size
+// they played last, which the screen opens.
 func screenOptions(ctx context.Context, store Store, h tui.Hinter, env TUIEnv) tui.Options {
 	board := standings{store: store, player: env.Player}
 	opts := tui.Options{
@@ -32,9 +34,32 @@ func screenOptions(ctx context.Context, store Store, h tui.Hinter, env TUIEnv) t
 	if env.Player.Guest {
 		opts.Store = tui.NewGuestStore(board, nil)
 	} else {
-		opts.Store = screenStore{games: env.Games, store: store, standings: board}
+		s := screenStore{games: env.Games, store: store, standings: board}
+		opts.Store, opts.Size = s, s.lastSize(ctx)
 	}
 	return opts
+}
+
+// lastSize is the board size of the player's game played last (human or
+// assisted): the one with the latest move, or, before any move, the one
+// opened last; 0 when there is none. A game only looked at does not
+// count: a game is updated when it is created too.
+func (s screenStore) lastSize(ctx context.Context) int {
+	games, err := s.store.PlayerGames(ctx, s.games.player.ID, 100)
+	if err != nil {
+		s.games.srv.log.Warn("list games", "player", s.games.player.ID, "err", err)
+		return 0
+	}
+	size, last, moved := 0, time.Time{}, false
+	for _, g := range games {
+		if g.Kind != db.KindHuman && g.Kind != db.KindAssisted {
+			continue
+		}
+		if hasMoves := g.Moves > 0; (hasMoves && !moved) || (hasMoves == moved && g.UpdatedAt.After(last)) {
+			size, last, moved = g.Size, g.UpdatedAt, hasMoves
+		}
+	}
+	return size
 }
 
 // screenStore gives the game screen a player's games, one per size.
@@ -80,9 +105,12 @@ type standings struct {
 }
 
 func (b standings) Standings(ctx context.Context, size, limit int) ([]tui.Standing, *tui.Standing, error) {
-	rows, err := b.store.Leaderboard(ctx, size, db.KindHuman, limit)
-	if err != nil {
-		return nil, nil, err
+	var rows []db.Entry
+	if limit > 0 {
+		var err error
+		if rows, err = b.store.Leaderboard(ctx, size, db.KindHuman, limit); err != nil {
+			return nil, nil, err
+		}
 	}
 	top := make([]tui.Standing, len(rows))
 	for i, r := range rows {

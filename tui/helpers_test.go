@@ -27,6 +27,7 @@ type fakeStore struct {
 	mu       sync.Mutex
 	seeds    map[int]uint64
 	recorded map[int][]engine.Direction
+	assisted map[int]uint64 // size → the seed of the game marked assisted
 	nextSeed uint64
 	calls    []string // "open 4", "create 4", "new 4", "record 4 up", "end 3", …
 
@@ -38,7 +39,7 @@ type fakeStore struct {
 }
 
 func newFakeStore() *fakeStore {
-	return &fakeStore{seeds: map[int]uint64{}, recorded: map[int][]engine.Direction{}, nextSeed: 1}
+	return &fakeStore{seeds: map[int]uint64{}, recorded: map[int][]engine.Direction{}, assisted: map[int]uint64{}, nextSeed: 1}
 }
 
 func (s *fakeStore) log(format string, args ...any) {
@@ -81,6 +82,7 @@ func (s *fakeStore) put(size int, seed uint64, dirs []engine.Direction) {
 func (s *fakeStore) Standings(_ context.Context, size, limit int) ([]Standing, *Standing, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.log("standings %d %d", size, limit)
 	top := s.top
 	if len(top) > limit {
 		top = top[:limit]
@@ -146,7 +148,16 @@ func (g *fakeGame) MarkAssisted(context.Context) error {
 	g.store.mu.Lock()
 	defer g.store.mu.Unlock()
 	g.store.log("assisted %d", g.size)
+	g.store.assisted[g.size] = g.seed
 	return nil
+}
+
+// Assisted reports whether the game was marked, as a stored game knows.
+func (g *fakeGame) Assisted() bool {
+	g.store.mu.Lock()
+	defer g.store.mu.Unlock()
+	seed, ok := g.store.assisted[g.size]
+	return ok && seed == g.seed
 }
 
 func (g *fakeGame) Close() {

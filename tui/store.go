@@ -25,8 +25,9 @@ type Store interface {
 	// counts) or there is none.
 	Open(ctx context.Context, size int, fresh bool) (Game, error)
 	// Standings returns the top limit rows of the leaderboard for that size
-	// and the player's own row (nil if none), ranks included. It runs in a
-	// tea.Cmd, so it may overlap calls on a Game.
+	// and the player's own row (nil if none), ranks included; with limit 0,
+	// only the player's row (the header's rank, read after every move that
+	// scores). It runs in a tea.Cmd, so it may overlap calls on a Game.
 	Standings(ctx context.Context, size, limit int) (top []Standing, me *Standing, err error)
 }
 

@@ -24,13 +24,13 @@ func runPlay(args []string, stdout, stderr io.Writer) int {
 Plays in this terminal, against the same data directory as the server. You
 play as the owner of your SSH public key, so a game started here continues
 over SSH and the other way round.`, stderr)
-	size := fs.Int("size", 4, "board size, 3 to 8")
+	size := fs.Int("size", 0, "board size, 3 to 8 (default: the size you played last, else 4)")
 	data := fs.String("data", env("SSH2048_DATA", stateDirectory()), "directory holding the database [$SSH2048_DATA, else $STATE_DIRECTORY, else ./data]")
 	keyPath := fs.String("key", "", "your SSH public key (default: the first of ~/.ssh/id_ed25519.pub, id_ecdsa.pub, id_rsa.pub)")
 	if code, ok := parse(fs, args); !ok {
 		return code
 	}
-	if *size < engine.MinSize || *size > engine.MaxSize {
+	if *size != 0 && (*size < engine.MinSize || *size > engine.MaxSize) {
 		fmt.Fprintf(stderr, "ssh2048 play: --size %d: want %d to %d\n", *size, engine.MinSize, engine.MaxSize)
 		return 2
 	}
@@ -66,7 +66,9 @@ func play(data string, size int, lp server.LocalPlayer, log *slog.Logger) error 
 		return err
 	}
 	defer release()
-	opts.Size = size
+	if size != 0 {
+		opts.Size = size
+	}
 	return tui.Run(opts)
 }
 

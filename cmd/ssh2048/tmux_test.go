@@ -215,6 +215,8 @@ func TestTmuxTUI(t *testing.T) {
 
 // TestTmuxAI asks the AI for a hint and lets it play, over OpenSSH, then
 // checks that the game, now assisted, is not ranked among human games.
+// The first hint of a ranked game asks first, once; the header then says
+// the game is assisted.
 func TestTmuxAI(t *testing.T) {
 	sshPath, err := exec.LookPath("ssh")
 	if err != nil {
@@ -226,7 +228,12 @@ func TestTmuxAI(t *testing.T) {
 	tm.waitFor("the game screen", func(s string) bool { return movesOn(s) >= 0 })
 
 	tm.run("send-keys", "-t", "game", "i")
-	tm.waitFor("a hint", func(s string) bool { return strings.Contains(s, "Hint:") })
+	tm.waitFor("the question first", func(s string) bool { return strings.Contains(s, "Ask the AI?") })
+	tm.run("send-keys", "-t", "game", "y")
+	hinted := tm.waitFor("a hint", func(s string) bool { return strings.Contains(s, "Hint:") })
+	if !strings.Contains(hinted, "4×4 assisted") {
+		t.Fatalf("the header does not say the game is assisted:\n%s", hinted)
+	}
 
 	tm.run("send-keys", "-t", "game", "p")
 	playing := tm.waitFor("the AI to play ten moves", func(s string) bool { return movesOn(s) >= 10 })
