@@ -33,9 +33,9 @@ type guardedConn struct {
 	endTimer *time.Timer // closes it once its sessions have had time to say why
 
 	sessions  map[*session]struct{} // open sessions, under mu
-	lastInput atomic.Int64 // unix nanoseconds of the last input on a session
-	pending   atomic.Bool  // a keepalive is waiting for its reply
-	missed    atomic.Int32 // keepalive intervals that passed without a reply
+	lastInput atomic.Int64          // unix nanoseconds of the last input on a session
+	pending   atomic.Bool           // a keepalive is waiting for its reply
+	missed    atomic.Int32          // keepalive intervals that passed without a reply
 }
 
 var guardKey = &contextKey{"guard"}
