@@ -500,7 +500,7 @@ func TestColourProfiles(t *testing.T) {
 		wantNot string
 	}{
 		{colorprofile.TrueColor, "48;2;238;228;218", ""}, // tile 2 background #eee4da
-		{colorprofile.ANSI256, "48;5;255", "48;2;"},      // tile 2 from the 256 palette
+		{colorprofile.ANSI256, "48;5;230", "48;2;"},      // tile 2 from the 256 palette
 		{colorprofile.ANSI, "30;47m", "48;5;"},           // tile 2 on white
 		{colorprofile.ASCII, "┌──────┐", "\x1b[4"},       // boxes, no background at all
 	} {
