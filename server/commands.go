@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"errors"
 	"flag"
 	"fmt"
@@ -70,11 +71,20 @@ func writeHelp(w io.Writer) {
 	io.WriteString(w, b.String())
 }
 
-// newFlagSet returns a flag set that reports errors and usage on the
-// session's stderr.
-func newFlagSet(sess *session, name, args string) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(sess.Stderr())
+// commandFlags is an exec command's flags, and the session its help and
+// errors go to.
+type commandFlags struct {
+	*flag.FlagSet
+	sess *session
+	buf  bytes.Buffer // what the flag package writes while parsing
+}
+
+// newFlagSet returns an exec command's flag set: asked for with --help,
+// the usage goes to stdout, as the answer asked for; after a mistake, the
+// error and the usage go to stderr.
+func newFlagSet(sess *session, name, args string) *commandFlags {
+	fs := &commandFlags{FlagSet: flag.NewFlagSet(name, flag.ContinueOnError), sess: sess}
+	fs.SetOutput(&fs.buf)
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: %s %s\n", name, args)
 		fs.PrintDefaults()
@@ -84,16 +94,19 @@ func newFlagSet(sess *session, name, args string) *flag.FlagSet {
 
 // parseFlags parses args; when it returns ok=false the command must return
 // code: 0 after --help, exitUsage after a mistake (already reported).
-func parseFlags(fs *flag.FlagSet, args []string) (code int, ok bool) {
+func parseFlags(fs *commandFlags, args []string) (code int, ok bool) {
 	err := fs.Parse(args)
 	switch {
 	case errors.Is(err, flag.ErrHelp):
+		_, _ = fs.sess.Write(fs.buf.Bytes())
 		return exitOK, false
 	case err != nil:
+		_, _ = fs.sess.Stderr().Write(fs.buf.Bytes())
 		return exitUsage, false
 	case fs.NArg() > 0:
-		fmt.Fprintf(fs.Output(), "%s: unexpected argument %q\n", fs.Name(), fs.Arg(0))
+		fmt.Fprintf(fs.sess.Stderr(), "%s: unexpected argument %q\n", fs.Name(), fs.Arg(0))
 		fs.Usage()
+		_, _ = fs.sess.Stderr().Write(fs.buf.Bytes())
 		return exitUsage, false
 	}
 	return exitOK, true

@@ -126,8 +126,14 @@ func TestBotFlags(t *testing.T) {
 			t.Errorf("%s: %+v, want exit 2 with a message on stderr", cmd, r)
 		}
 	}
-	if r := run(t, c, "bot --help", ""); r.code != 0 || !strings.Contains(r.stderr, "--new") {
-		t.Errorf("bot --help: %+v", r)
+	// Help asked for is the answer: on stdout, status 0, nothing on
+	// stderr; and no flag's usage is shown as its argument ("-bots bot").
+	for _, tt := range []struct{ cmd, want string }{
+		{"bot --help", "-new"}, {"scores --help", "-bots\n"}, {"scores -h", "-json"}, {"help --help", "usage: help"},
+	} {
+		if r := run(t, c, tt.cmd, ""); r.code != 0 || !strings.Contains(r.stdout, tt.want) || r.stderr != "" {
+			t.Errorf("%s: %+v, want exit 0 and %q on stdout, nothing on stderr", tt.cmd, r, tt.want)
+		}
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -36,6 +37,7 @@ type serveConfig struct {
 	durability  string
 	logFormat   string
 	logLevel    slog.Level
+	ai          bool // hints and autoplay on the game screen
 }
 
 // serveLimits is the limits as server.Config takes them: 0 the server's
@@ -66,9 +68,9 @@ type flagLimits struct {
 }
 
 // parseServe reads the flags, each with an environment fallback.
-func parseServe(args []string, stderr io.Writer) (serveConfig, int, bool) {
+func parseServe(args []string, stdout, stderr io.Writer) (serveConfig, int, bool) {
 	var c serveConfig
-	fs := newFlagSet("serve", "usage: ssh2048 [serve] [flags]\n\nRuns the SSH server until SIGTERM or SIGINT. Flags (environment fallback in brackets):", stderr)
+	fs := newFlagSet("serve", "usage: ssh2048 [serve] [flags]\n\nRuns the SSH server until SIGTERM or SIGINT. Flags (environment fallback in brackets):", stdout, stderr)
 	fs.StringVar(&c.listen, "listen", env("SSH2048_LISTEN", ":23234"), "address to listen on [$SSH2048_LISTEN]")
 	fs.StringVar(&c.data, "data", env("SSH2048_DATA", stateDirectory()),
 		"directory for the database and the host key [$SSH2048_DATA, else $STATE_DIRECTORY, else ./data]")
@@ -113,6 +115,12 @@ func parseServe(args []string, stderr io.Writer) (serveConfig, int, bool) {
 		}
 	}
 
+	aiOn, err := strconv.ParseBool(env("SSH2048_AI", "true"))
+	if err != nil {
+		fmt.Fprintf(stderr, "ssh2048 serve: $SSH2048_AI: %v\n", err)
+		return c, 2, false
+	}
+	fs.BoolVar(&c.ai, "ai", aiOn, "the AI's hints (i) and autoplay (p) on the game screen; --ai=false turns them off [$SSH2048_AI]")
 	fs.StringVar(&c.durability, "durability", env("SSH2048_DURABILITY", "power"),
 		"when a move is durable: power (it survives a power cut too; an fsync per commit) or crash (it survives the process being killed, not a power cut) [$SSH2048_DURABILITY]")
 	fs.StringVar(&c.logFormat, "log-format", env("SSH2048_LOG_FORMAT", "text"), "log format on stderr: text or json [$SSH2048_LOG_FORMAT]")
@@ -207,8 +215,8 @@ func stateDirectory() string {
 	return "data"
 }
 
-func runServe(args []string, _, stderr io.Writer) int {
-	cfg, code, ok := parseServe(args, stderr)
+func runServe(args []string, stdout, stderr io.Writer) int {
+	cfg, code, ok := parseServe(args, stdout, stderr)
 	if !ok {
 		return code
 	}
@@ -243,11 +251,15 @@ func serve(cfg serveConfig, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	// One pool of searches for the whole server, no more workers than
-	// cores: hints and autoplay of every session share it, hints first.
-	pool := ai.NewPool(0)
-	defer pool.Close()
-	scfg := server.Config{Store: store, HostKey: hostKey, Logger: log, IdleTimeout: cfg.idleTimeout, Hinter: pool}
+	scfg := server.Config{Store: store, HostKey: hostKey, Logger: log, IdleTimeout: cfg.idleTimeout}
+	if cfg.ai {
+		// One pool of searches for the whole server, no more workers
+		// than cores: hints and autoplay of every session share it,
+		// hints first.
+		pool := ai.NewPool(0)
+		defer pool.Close()
+		scfg.Hinter = pool
+	}
 	cfg.limits.apply(&scfg)
 	srv, err := server.New(scfg)
 	if err != nil {
@@ -259,7 +271,7 @@ func serve(cfg serveConfig, log *slog.Logger) error {
 	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(l) }()
-	log.Info("listening", "addr", l.Addr().String(), "data", cfg.data, "version", version())
+	log.Info("listening", "addr", l.Addr().String(), "play", playCommand(l.Addr()), "data", cfg.data, "ai", cfg.ai, "version", version())
 	notify(log, daemon.SdNotifyReady)
 
 	select {
@@ -278,6 +290,22 @@ func serve(cfg serveConfig, log *slog.Logger) error {
 	<-served
 	log.Info("stopped")
 	return nil
+}
+
+// playCommand is how to connect to a server listening on addr, for the
+// log: a wildcard address is reached as localhost from this machine.
+func playCommand(addr net.Addr) string {
+	host, port, err := net.SplitHostPort(addr.String())
+	if err != nil {
+		return ""
+	}
+	if ip := net.ParseIP(host); ip == nil || ip.IsUnspecified() {
+		host = "localhost"
+	}
+	if port == "22" {
+		return "ssh " + host
+	}
+	return "ssh -p " + port + " " + host
 }
 
 // notify tells systemd about the service's state; outside systemd it does

@@ -99,8 +99,11 @@ func startProcessAt(t *testing.T, bin, data, listen string, env ...string) *proc
 		sc := bufio.NewScanner(stderr)
 		for sc.Scan() {
 			p.logs.Write(append(sc.Bytes(), '\n'))
-			var line struct{ Msg, Addr string }
+			var line struct{ Msg, Addr, Play string }
 			if json.Unmarshal(sc.Bytes(), &line) == nil && line.Msg == "listening" {
+				if _, port, _ := net.SplitHostPort(line.Addr); line.Play != "ssh -p "+port+" 127.0.0.1" {
+					t.Errorf("the listening line does not say how to connect: %s", sc.Bytes())
+				}
 				addr <- line.Addr
 			}
 		}
@@ -314,7 +317,7 @@ func TestServeLimitFlags(t *testing.T) {
 				t.Setenv(k, tt.env[k])
 			}
 			var errOut bytes.Buffer
-			got, code, ok := parseServe(tt.args, &errOut)
+			got, code, ok := parseServe(tt.args, io.Discard, &errOut)
 			if !ok {
 				t.Fatalf("exit %d: %s", code, errOut.String())
 			}
@@ -325,12 +328,30 @@ func TestServeLimitFlags(t *testing.T) {
 	}
 	for _, bad := range [][]string{{"--login-grace", "0"}, {"--max-conns", "-1"}, {"--conn-burst-per-ip", "0"},
 		{"--keepalive-max", "0"}, {"--key-rate", "-3"}, {"--idle-timeout", "-1s"}} {
-		if _, code, ok := parseServe(bad, &bytes.Buffer{}); ok || code != 2 {
+		if _, code, ok := parseServe(bad, io.Discard, &bytes.Buffer{}); ok || code != 2 {
 			t.Errorf("%v accepted", bad)
 		}
 	}
 	t.Setenv("SSH2048_MAX_CONNS", "lots")
-	if _, code, ok := parseServe(nil, &bytes.Buffer{}); ok || code != 2 {
+	if _, code, ok := parseServe(nil, io.Discard, &bytes.Buffer{}); ok || code != 2 {
 		t.Error("a bad $SSH2048_MAX_CONNS was accepted")
+	}
+}
+
+func TestPlayCommand(t *testing.T) {
+	for _, tt := range []struct{ addr, want string }{
+		{":23234", "ssh -p 23234 localhost"},
+		{"0.0.0.0:23234", "ssh -p 23234 localhost"},
+		{"[::]:22", "ssh localhost"},
+		{"127.0.0.1:2222", "ssh -p 2222 127.0.0.1"},
+		{"[::1]:23234", "ssh -p 23234 ::1"},
+	} {
+		addr, err := net.ResolveTCPAddr("tcp", tt.addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := playCommand(addr); got != tt.want {
+			t.Errorf("playCommand(%s) = %q, want %q", tt.addr, got, tt.want)
+		}
 	}
 }

@@ -259,3 +259,24 @@ func TestTmuxAI(t *testing.T) {
 		t.Fatalf("an assisted game is on the human leaderboard: %s", out)
 	}
 }
+
+// TestTmuxAIOff: serve --ai=false (here $SSH2048_AI=false) takes the AI
+// keys off the game screen: not in the key line, and i does nothing.
+func TestTmuxAIOff(t *testing.T) {
+	sshPath, err := exec.LookPath("ssh")
+	if err != nil {
+		t.Skip("OpenSSH client not installed (apt-get install openssh-client)")
+	}
+	p := startProcess(t, buildBinary(t), filepath.Join(t.TempDir(), "data"), "SSH2048_AI=false")
+	tm := newTmux(t)
+	tm.newSession(openSSHCommand(t, sshPath, p.addr)() + "; sleep 60")
+	screen := tm.waitFor("the game screen", func(s string) bool { return movesOn(s) >= 0 })
+	if strings.Contains(screen, "hint") || strings.Contains(screen, "autoplay") || !strings.Contains(screen, "q quit") {
+		t.Fatalf("the AI keys show with the AI off:\n%s", screen)
+	}
+	tm.run("send-keys", "-t", "game", "i", "p", "?")
+	help := tm.waitFor("the help screen", func(s string) bool { return strings.Contains(s, "esc back") })
+	if strings.Contains(help, "Ask the AI") || strings.Contains(help, "hint") {
+		t.Fatalf("the AI answers with the AI off:\n%s", help)
+	}
+}
