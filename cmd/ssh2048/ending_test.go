@@ -79,6 +79,7 @@ func TestTmuxSessionEnds(t *testing.T) {
 		end    func(t *testing.T, tm *tmux, p *process, sshCmd func(...string) string)
 		status int
 		line   string
+		exits  bool // the server exits
 	}{
 		{name: "quit", status: 0, line: "Your game is saved; it will be waiting when you come back.",
 			end: func(t *testing.T, tm *tmux, _ *process, _ func(...string) string) {
@@ -112,7 +113,7 @@ func TestTmuxSessionEnds(t *testing.T) {
 			end: func(t *testing.T, tm *tmux, _ *process, sshCmd func(...string) string) {
 				tm.run("new-window", "-d", "-t", "game", "-n", "newer", sshCmd()+"; sleep 60")
 			}},
-		{name: "server restart", status: 4,
+		{name: "server restart", status: 4, exits: true,
 			line: "The server is restarting; your game is saved. Reconnect in a moment to carry on.",
 			end: func(t *testing.T, _ *tmux, p *process, _ func(...string) string) {
 				if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
@@ -136,6 +137,13 @@ func TestTmuxSessionEnds(t *testing.T) {
 			tm.run("send-keys", "-t", "game", "Left", "Up")
 			tt.end(t, tm, p, sshCmd)
 			screen := tm.waitFor("the exit status", func(s string) bool { return exitRe.MatchString(s) })
+			if tt.exits {
+				select {
+				case <-p.exited: // and the clean-up knows
+				case <-time.After(15 * time.Second):
+					t.Fatal("the server did not exit")
+				}
+			}
 
 			if got, _ := strconv.Atoi(exitRe.FindStringSubmatch(screen)[1]); got != tt.status {
 				t.Errorf("ssh exit status %d, want %d; screen:\n%s", got, tt.status, screen)
