@@ -9,7 +9,7 @@ import (
 	"charm.land/ssh"
 	"github.com/charmbracelet/colorprofile"
 
-	"github.com/ssh2048/ssh2048/server/term"
+	"github.com/ssh2048/ssh2048/screen"
 	"github.com/ssh2048/ssh2048/tui"
 )
 
@@ -22,7 +22,7 @@ type TUIEnv struct {
 }
 
 // TUIFunc builds the game screen for a session with a PTY. The model runs
-// with the session as its terminal (see package term). When the session
+// with the session as its terminal (see package screen). When the session
 // must end, the server sends it tui.TakenOverMsg or tui.ShutdownMsg and
 // stops it NoticeGrace later if it has not quit by itself.
 type TUIFunc func(sess ssh.Session, env TUIEnv) tea.Model
@@ -36,12 +36,12 @@ func (s *Server) runTUI(sess *session) {
 	model := s.cfg.TUI(sess, TUIEnv{Player: sess.player, Games: games})
 	pty, winch, _ := sess.Pty()
 	width, height := clampWindow(pty.Window)
-	// The screen runs on package term rather than tea.Program: a program
+	// The screen runs on package screen rather than tea.Program: a program
 	// holds about 0.7 MB for its renderer and key table, which at
 	// hundreds of sessions is most of the server's memory, and draws on a
 	// ticker, which makes every key wait for the next tick (see package
 	// term).
-	scr := term.New(model, sess, term.Options{
+	scr := screen.New(model, sess, screen.Options{
 		Width:   width,
 		Height:  height,
 		Profile: colorprofile.Env(append(sess.Environ(), "TERM="+pty.Term)),
@@ -87,7 +87,7 @@ func clampWindow(w ssh.Window) (int, int) {
 // screen when the connection drops. One loop rather than a goroutine for
 // each: every goroutine is 8 KB of stack or more, and a server holds
 // thousands of sessions.
-func watchScreen(ctx context.Context, scr *term.Screen, winch <-chan ssh.Window, notices <-chan notice) {
+func watchScreen(ctx context.Context, scr *screen.Screen, winch <-chan ssh.Window, notices <-chan notice) {
 	var (
 		pending, sent ssh.Window
 		havePending   bool

@@ -7,7 +7,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/ssh2048/ssh2048/server/load"
+	"github.com/ssh2048/ssh2048/load"
 )
 
 // runLoad is `ssh2048 load`: package load does the work; a signal ends the

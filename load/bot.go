@@ -11,12 +11,12 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ssh2048/ssh2048/server"
+	"github.com/ssh2048/ssh2048/wire"
 	gossh "golang.org/x/crypto/ssh"
 )
 
 // botCommands are the words the bot mode sends, one a line.
-var botCommands = [4]string{"up\n", "down\n", "right\n", "left\n"}
+var botCommands = [4]string{wire.CommandUp + "\n", wire.CommandDown + "\n", wire.CommandRight + "\n", wire.CommandLeft + "\n"}
 
 // maxStateLine bounds a line of bot output: an 8×8 board of large tiles
 // is well under 1 KiB.
@@ -24,7 +24,7 @@ const maxStateLine = 4 << 10
 
 // botLine is one line of `bot` output: a state, or an error line.
 type botLine struct {
-	server.State
+	wire.State
 	Error *string `json:"error"`
 }
 
@@ -160,7 +160,7 @@ func (s *session) endBot(ctx context.Context, sess *gossh.Session, in io.Closer,
 
 // state is a parsed state line with its size and arrival.
 type state struct {
-	server.State
+	wire.State
 	bytes int
 	at    time.Time
 }

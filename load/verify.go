@@ -9,7 +9,7 @@ import (
 	"sort"
 	"time"
 
-	"github.com/ssh2048/ssh2048/server"
+	"github.com/ssh2048/ssh2048/wire"
 )
 
 // maxMismatches is how many mismatching players the report names.
@@ -59,10 +59,10 @@ func (v VerifyReport) OK() bool {
 // verify compares each connected player's moves with the leaderboard. It
 // connects with a key of its own, as a player with no games.
 func verify(ctx context.Context, cfg *Config, sessions []*session) VerifyReport {
-	v := VerifyReport{Checked: true, Command: fmt.Sprintf("scores --json --limit %d", server.MaxScoresLimit)}
+	v := VerifyReport{Checked: true, Command: fmt.Sprintf("scores --json --limit %d", wire.MaxScoresLimit)}
 	switch cfg.Mode {
 	case ModeBot:
-		v.Command = fmt.Sprintf("scores --bots --json --limit %d", server.MaxScoresLimit)
+		v.Command = fmt.Sprintf("scores --bots --json --limit %d", wire.MaxScoresLimit)
 		v.Basis = "replies"
 	default:
 		v.Basis = "framed_keys"
@@ -74,7 +74,7 @@ func verify(ctx context.Context, cfg *Config, sessions []*session) VerifyReport 
 		v.Error = err.Error()
 		return v
 	}
-	byName := make(map[string][]server.ScoreEntry, len(entries))
+	byName := make(map[string][]wire.ScoreEntry, len(entries))
 	for _, e := range entries {
 		byName[e.Name] = append(byName[e.Name], e)
 	}
@@ -115,8 +115,8 @@ func verify(ctx context.Context, cfg *Config, sessions []*session) VerifyReport 
 			v.mismatch(s.name, want, stored)
 		}
 	}
-	if len(entries) >= server.MaxScoresLimit && v.NotListed > 0 {
-		v.Note += fmt.Sprintf("; the listing is capped at %d players, so players not listed may rank below it", server.MaxScoresLimit)
+	if len(entries) >= wire.MaxScoresLimit && v.NotListed > 0 {
+		v.Note += fmt.Sprintf("; the listing is capped at %d players, so players not listed may rank below it", wire.MaxScoresLimit)
 	}
 	sort.Slice(v.Mismatches, func(i, j int) bool { return v.Mismatches[i].Name < v.Mismatches[j].Name })
 	return v
@@ -133,12 +133,12 @@ const verifyRetry = 250 * time.Millisecond
 
 // fetchScoresRetrying tries fetchScores until it works or VerifyWait has
 // passed.
-func fetchScoresRetrying(ctx context.Context, cfg *Config, cmd string) ([]server.ScoreEntry, error) {
+func fetchScoresRetrying(ctx context.Context, cfg *Config, cmd string) ([]wire.ScoreEntry, error) {
 	until := time.Now().Add(cfg.VerifyWait)
 	tries := int(cfg.VerifyWait/verifyRetry) + 1
 	var err error
 	for range tries {
-		var entries []server.ScoreEntry
+		var entries []wire.ScoreEntry
 		if entries, err = fetchScores(ctx, cfg, cmd); err == nil {
 			return entries, nil
 		}
@@ -150,7 +150,7 @@ func fetchScoresRetrying(ctx context.Context, cfg *Config, cmd string) ([]server
 }
 
 // fetchScores runs a scores command and decodes its JSON.
-func fetchScores(ctx context.Context, cfg *Config, cmd string) ([]server.ScoreEntry, error) {
+func fetchScores(ctx context.Context, cfg *Config, cmd string) ([]wire.ScoreEntry, error) {
 	key, err := newSigner()
 	if err != nil {
 		return nil, err
@@ -181,7 +181,7 @@ func fetchScores(ctx context.Context, cfg *Config, cmd string) ([]server.ScoreEn
 	if out.over {
 		return nil, fmt.Errorf("verify: %s: output over %d bytes", cmd, maxScoresOutput)
 	}
-	var entries []server.ScoreEntry
+	var entries []wire.ScoreEntry
 	if err := json.Unmarshal(out.Bytes(), &entries); err != nil {
 		return nil, fmt.Errorf("verify: %s: decode: %w", cmd, err)
 	}

@@ -1,6 +1,6 @@
-// Package term runs a Bubble Tea model on a remote terminal: an SSH
-// session's channel, with no terminal device behind it. It does what
-// tea.Program does for such a screen (decodes keys, calls Update in order,
+// Package screen runs a Bubble Tea model on any byte stream: an SSH
+// session's channel, a pipe, anything with no terminal device behind it.
+// It does what tea.Program does for such a screen (decodes keys, calls Update in order,
 // runs commands, draws the View) with a fraction of the memory and CPU,
 // for servers that hold hundreds of these at once.
 //
@@ -22,7 +22,7 @@
 // AltScreen (as above) and WindowTitle. Commands run as with tea.Program,
 // each in its own goroutine; tea.Batch and tea.Quit are understood,
 // tea.Sequence and Bubble Tea's terminal-control commands are not.
-package term
+package screen
 
 import (
 	"bytes"

@@ -20,7 +20,7 @@ const (
 
 // settle is how long the first frame's output must pause before the
 // frame counts as complete. A screen's frames come at most 60 a second
-// (server/term), so a frame's bytes come in bursts well under this apart.
+// (package screen), so a frame's bytes come in bursts well under this apart.
 const settle = 200 * time.Millisecond
 
 // arrows are the keys the tui mode sends: up, down, right, left as an
