@@ -40,7 +40,7 @@ func checkSizeKind(size int, kind Kind) error {
 // mismatch is logged as an error. If the replay disagrees even on the
 // number of moves (the rules changed under a stored game), that game is
 // ended as stored, so its record and score stay, and a new one is started.
-func (s *Store) LoadOrCreateGame(ctx context.Context, playerID int64, size int, kind Kind) (*Game, error) {
+func (s *Store) LoadOrCreateGame(ctx context.Context, playerID int64, size int, kind Kind) (*SavedGame, error) {
 	if err := checkSizeKind(size, kind); err != nil {
 		return nil, fmt.Errorf("load game: %w", err)
 	}
@@ -62,7 +62,7 @@ func (s *Store) LoadOrCreateGame(ctx context.Context, playerID int64, size int, 
 
 // NewGame ends the player's game in progress for (size, kind), if any (its
 // score still counts), and starts a new one.
-func (s *Store) NewGame(ctx context.Context, playerID int64, size int, kind Kind) (*Game, error) {
+func (s *Store) NewGame(ctx context.Context, playerID int64, size int, kind Kind) (*SavedGame, error) {
 	if err := checkSizeKind(size, kind); err != nil {
 		return nil, fmt.Errorf("new game: %w", err)
 	}
@@ -127,13 +127,13 @@ var errReplayDiverged = errors.New("replay diverged from the stored game")
 
 // loadGame reads game id and rebuilds it, in one read transaction so that a
 // concurrent append cannot slip between the game row and its moves.
-func (s *Store) loadGame(ctx context.Context, id int64) (*Game, error) {
+func (s *Store) loadGame(ctx context.Context, id int64) (*SavedGame, error) {
 	tx, err := s.read.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, fmt.Errorf("load game %d: %w", id, err)
 	}
 	defer tx.Rollback()
-	g := &Game{ID: id}
+	g := &SavedGame{ID: id}
 	var (
 		kind          string
 		seed, started int64
@@ -155,15 +155,15 @@ func (s *Store) loadGame(ctx context.Context, id int64) (*Game, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load game %d: %w", id, err)
 	}
-	g.Game, err = engine.Replay(g.Size, g.Seed, dirs)
+	g.Engine, err = engine.Replay(g.Size, g.Seed, dirs)
 	if err != nil {
 		return nil, fmt.Errorf("load game %d: replay: %w", id, err)
 	}
-	if got := StateOf(g.Game); got != stored || len(dirs) != stored.Moves {
+	if got := StateOf(g.Engine); got != stored || len(dirs) != stored.Moves {
 		s.log.Error("db: REPLAY MISMATCH: stored snapshot and replay of the stored moves disagree",
 			"game", id, "player", g.PlayerID, "size", g.Size, "seed", g.Seed, "stored_moves", len(dirs),
 			"snapshot", fmt.Sprintf("%+v", stored), "replay", fmt.Sprintf("%+v", got))
-		if g.Game.Moves() != len(dirs) {
+		if g.Engine.Moves() != len(dirs) {
 			return nil, fmt.Errorf("load game %d: %w", id, errReplayDiverged)
 		}
 	}
@@ -291,21 +291,6 @@ func whyRefused(ctx context.Context, tx *sql.Tx, id int64, count int, st MoveSta
 	return fmt.Errorf("update of game %d matched nothing for no known reason", id)
 }
 
-// offerBest makes game the player's best for (size, kind) if it beats the
-// current best: a higher score, or the same score reached earlier. It is
-// the games_offer_best trigger's rule, for a game that changes kind.
-func offerBest(ctx context.Context, tx *sql.Tx, playerID int64, size int, kind Kind, game int64, score int, reached int64) error {
-	_, err := tx.ExecContext(ctx, `
-		INSERT INTO player_bests (player_id, size, kind, game_id, score, reached_at)
-		VALUES (?, ?, ?, ?, ?, ?)
-		ON CONFLICT (player_id, size, kind) DO UPDATE
-		SET game_id = excluded.game_id, score = excluded.score, reached_at = excluded.reached_at
-		WHERE excluded.score > player_bests.score
-		   OR (excluded.score = player_bests.score AND excluded.reached_at < player_bests.reached_at)`,
-		playerID, size, string(kind), game, score, reached)
-	return err
-}
-
 // EndGame ends game gameID with its final state st (normally the state of
 // its last move: st.Moves must match the stored count, else ErrConflict).
 // Ending an ended game fails with ErrGameEnded.
@@ -367,11 +352,11 @@ func (s *Store) MarkAssisted(ctx context.Context, gameID int64) error {
 			g.playerID, g.size, now); err != nil {
 			return err
 		}
-		var score int
-		var reached int64
-		if err := tx.QueryRowContext(ctx, `
-			UPDATE games SET kind = 'assisted', updated_at = ?2 WHERE id = ?1 RETURNING score, reached_at`,
-			gameID, now).Scan(&score, &reached); err != nil {
+		// The games_offer_best trigger offers the game to the assisted
+		// bests as its kind changes (migration 00003).
+		if _, err := tx.ExecContext(ctx, `
+			UPDATE games SET kind = 'assisted', updated_at = ?2 WHERE id = ?1`,
+			gameID, now); err != nil {
 			return err
 		}
 		if g.moves == 0 {
@@ -396,7 +381,7 @@ func (s *Store) MarkAssisted(ctx context.Context, gameID int64) error {
 				return err
 			}
 		}
-		return offerBest(ctx, tx, g.playerID, g.size, KindAssisted, gameID, score, reached)
+		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("mark game %d assisted: %w", gameID, err)

@@ -23,7 +23,7 @@ func newScripted(t *testing.T, s *Store) scripted { return scripted{t, s, map[in
 
 const someBoard = "2 0 0 0/0 0 0 0/0 0 0 0/0 0 0 2"
 
-func (sc scripted) game(p Player, size int, kind Kind) *Game {
+func (sc scripted) game(p Player, size int, kind Kind) *SavedGame {
 	sc.t.Helper()
 	g, err := sc.s.NewGame(context.Background(), p.ID, size, kind)
 	if err != nil {
@@ -33,7 +33,7 @@ func (sc scripted) game(p Player, size int, kind Kind) *Game {
 }
 
 // score appends one move that brings g to the given score.
-func (sc scripted) score(g *Game, score int) {
+func (sc scripted) score(g *SavedGame, score int) {
 	sc.t.Helper()
 	seq := sc.moves[g.ID]
 	board := someBoard
@@ -93,7 +93,7 @@ func TestLeaderboardOrderAndTies(t *testing.T) {
 
 	want := []struct {
 		player Player
-		game   *Game
+		game   *SavedGame
 		score  int
 	}{
 		{carol, carol1, 250}, {dave, dave1, 100}, {alice, alice1, 100}, {bob, bob1, 100}, {erin, erinHuman, 10},
@@ -152,7 +152,7 @@ func TestLeaderboardOrderAndTies(t *testing.T) {
 	sc.score(alice2, 300)
 	want = []struct {
 		player Player
-		game   *Game
+		game   *SavedGame
 		score  int
 	}{
 		{alice, alice2, 300}, {carol, carol1, 250}, {bob, bob1, 101}, {dave, dave1, 100}, {erin, erinHuman, 10},
@@ -336,7 +336,7 @@ func TestRankAgreesWithLeaderboard(t *testing.T) {
 	sc := newScripted(t, s)
 	rng := rand.New(rand.NewPCG(11, 12))
 	scores := map[int64]int{}
-	var games []*Game
+	var games []*SavedGame
 	for i := range 150 {
 		p := addPlayer(t, s, fmt.Sprintf("r%d", i))
 		g := sc.game(p, 4, KindHuman)

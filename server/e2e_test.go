@@ -145,14 +145,14 @@ func TestScores(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, d := range []engine.Direction{engine.Up, engine.Left, engine.Down, engine.Right, engine.Up, engine.Left}[:3+i*3] {
-			if g.Game.Move(d).Moved {
-				if err := ts.store.AppendMove(ctx, g.ID, g.Game.Moves()-1, d, db.StateOf(g.Game)); err != nil {
+			if g.Engine.Move(d).Moved {
+				if err := ts.store.AppendMove(ctx, g.ID, g.Engine.Moves()-1, d, db.StateOf(g.Engine)); err != nil {
 					t.Fatal(err)
 				}
 			}
 		}
 		if name == "ann" {
-			if err := ts.store.EndGame(ctx, g.ID, db.StateOf(g.Game)); err != nil {
+			if err := ts.store.EndGame(ctx, g.ID, db.StateOf(g.Engine)); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -634,8 +634,8 @@ func TestShutdownKeepsGames(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if g.Game.Moves() != last.Moves || g.Game.Score() != last.Score || !reflect.DeepEqual(toBoard(t, last.Board), g.Game.Board()) {
-		t.Fatalf("stored game: %d moves, score %d; player saw %d, %d", g.Game.Moves(), g.Game.Score(), last.Moves, last.Score)
+	if g.Engine.Moves() != last.Moves || g.Engine.Score() != last.Score || !reflect.DeepEqual(toBoard(t, last.Board), g.Engine.Board()) {
+		t.Fatalf("stored game: %d moves, score %d; player saw %d, %d", g.Engine.Moves(), g.Engine.Score(), last.Moves, last.Score)
 	}
 	// No new connections.
 	if _, err := gossh.Dial("tcp", ts.addr, &gossh.ClientConfig{
@@ -912,10 +912,10 @@ func TestOverGameLeftUnended(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i := 0; !g.Game.Over(); i++ {
+	for i := 0; !g.Engine.Over(); i++ {
 		d := engine.Directions()[i%4]
-		if g.Game.Move(d).Moved {
-			if err := ts.store.AppendMove(ctx, g.ID, g.Game.Moves()-1, d, db.StateOf(g.Game)); err != nil {
+		if g.Engine.Move(d).Moved {
+			if err := ts.store.AppendMove(ctx, g.ID, g.Engine.Moves()-1, d, db.StateOf(g.Engine)); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -926,8 +926,8 @@ func TestOverGameLeftUnended(t *testing.T) {
 	}
 	b.finish()
 	games, err := ts.store.PlayerGames(ctx, p.ID, 10)
-	if err != nil || len(games) != 2 || games[1].ID != g.ID || games[1].EndedAt == nil || games[1].Moves != g.Game.Moves() {
-		t.Fatalf("games %+v, want the over game %d ended with %d moves", games, g.ID, g.Game.Moves())
+	if err != nil || len(games) != 2 || games[1].ID != g.ID || games[1].EndedAt == nil || games[1].Moves != g.Engine.Moves() {
+		t.Fatalf("games %+v, want the over game %d ended with %d moves", games, g.ID, g.Engine.Moves())
 	}
 }
 

@@ -158,7 +158,7 @@ func (gs *Games) Open(ctx context.Context, size int, kind db.Kind, fresh bool) (
 		gs.srv.games.release(p)
 		return nil, err
 	}
-	p.id, p.game = g.ID, g.Game
+	p.id, p.game = g.ID, g.Engine
 	gs.mu.Lock()
 	gs.plays = append(gs.plays, p)
 	gs.mu.Unlock()
@@ -168,7 +168,7 @@ func (gs *Games) Open(ctx context.Context, size int, kind db.Kind, fresh bool) (
 // load fetches the game from the store. A game that is over but was never
 // marked ended (the server stopped between the two writes) is ended now and
 // a new one started.
-func (p *Play) load(ctx context.Context, fresh bool) (*db.Game, error) {
+func (p *Play) load(ctx context.Context, fresh bool) (*db.SavedGame, error) {
 	store := p.games.srv.store
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), writeTimeout)
 	defer cancel()
@@ -176,10 +176,10 @@ func (p *Play) load(ctx context.Context, fresh bool) (*db.Game, error) {
 		return store.NewGame(ctx, p.key.player, p.key.size, p.key.kind)
 	}
 	g, err := store.LoadOrCreateGame(ctx, p.key.player, p.key.size, p.key.kind)
-	if err != nil || !g.Game.Over() {
+	if err != nil || !g.Engine.Over() {
 		return g, err
 	}
-	if err := store.EndGame(ctx, g.ID, db.StateOf(g.Game)); err != nil {
+	if err := store.EndGame(ctx, g.ID, db.StateOf(g.Engine)); err != nil {
 		return nil, err
 	}
 	return store.NewGame(ctx, p.key.player, p.key.size, p.key.kind)

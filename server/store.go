@@ -14,10 +14,10 @@ type Store interface {
 	UpsertPlayer(ctx context.Context, fingerprint, keyType, rawName string) (db.Player, error)
 	// LoadOrCreateGame returns the player's unfinished game of that size
 	// and kind, replayed, or a new one.
-	LoadOrCreateGame(ctx context.Context, playerID int64, size int, kind db.Kind) (*db.Game, error)
+	LoadOrCreateGame(ctx context.Context, playerID int64, size int, kind db.Kind) (*db.SavedGame, error)
 	// NewGame starts a new game, ending any unfinished one of that size
 	// and kind.
-	NewGame(ctx context.Context, playerID int64, size int, kind db.Kind) (*db.Game, error)
+	NewGame(ctx context.Context, playerID int64, size int, kind db.Kind) (*db.SavedGame, error)
 	// AppendMove stores move seq (0-based) of a game; it is durable when
 	// AppendMove returns. A stale writer gets db.ErrConflict.
 	AppendMove(ctx context.Context, gameID int64, seq int, d engine.Direction, st db.MoveState) error
