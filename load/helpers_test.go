@@ -11,8 +11,10 @@ import (
 	"charm.land/ssh"
 	"github.com/ssh2048/ssh2048/db"
 	"github.com/ssh2048/ssh2048/engine"
+	"github.com/ssh2048/ssh2048/game"
 	"github.com/ssh2048/ssh2048/server"
 	"github.com/ssh2048/ssh2048/server/servertest"
+	"github.com/ssh2048/ssh2048/wire"
 )
 
 // testServer is the real server on 127.0.0.1:0 over a real SQLite file in
@@ -41,7 +43,7 @@ func startServerAt(t testing.TB, dir, addr string, tui server.TUIFunc) *testServ
 // storedMoves sums the moves of every listed game of a kind on 4×4.
 func (ts *testServer) storedMoves(t testing.TB, kind db.Kind) (players, moves int) {
 	t.Helper()
-	rows, err := ts.store.Leaderboard(context.Background(), 4, kind, server.MaxScoresLimit)
+	rows, err := ts.store.Leaderboard(context.Background(), 4, kind, wire.MaxScoresLimit)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,14 +64,13 @@ const (
 )
 
 // gameScreen is a small game screen over the server's own game API: each
-// arrow key plays a move through TUIEnv.Games (so it is committed before
+// arrow key plays a move through TUIEnv.Seat (so it is committed before
 // the screen changes) and the screen shows the board and the move count.
-// It stands in for the real TUI, which the lead wires into the server.
 type gameScreen struct {
 	ctx    context.Context
-	play   *server.Play
+	play   *game.Play
 	fault  screenFault
-	st     server.State
+	st     wire.State
 	shown  int // moves drawn, which faultHideDown and faultForgetLeft skew
 	failed string
 }
@@ -77,12 +78,12 @@ type gameScreen struct {
 func testScreen(fault screenFault) server.TUIFunc {
 	return func(sess ssh.Session, env server.TUIEnv) tea.Model {
 		m := &gameScreen{ctx: sess.Context(), fault: fault}
-		play, err := env.Games.Open(sess.Context(), 4, db.KindHuman, false)
+		play, err := env.Seat.Open(sess.Context(), 4, db.KindHuman, false)
 		if err != nil {
 			m.failed = err.Error()
 			return m
 		}
-		m.play, m.st = play, play.State()
+		m.play, m.st = play, play.State(engine.Result{})
 		m.shown = m.st.Moves
 		return m
 	}
@@ -109,7 +110,7 @@ func (m *gameScreen) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.failed = err.Error()
 		return m, nil
 	}
-	m.st = m.play.State()
+	m.st = m.play.State(res)
 	if res.Moved && !(m.fault == faultHideDown && d == engine.Down) {
 		m.shown++
 	}

@@ -9,11 +9,8 @@
 package load
 
 import (
-	"context"
 	"errors"
-	"flag"
 	"fmt"
-	"io"
 	"time"
 )
 
@@ -121,83 +118,4 @@ func (c Config) Validate() error {
 		return bad("--name-prefix %q: at most 10 bytes (display names are cut at 16 cells)", c.NamePrefix)
 	}
 	return nil
-}
-
-// FlagSet returns the flags of `ssh2048 load`, bound to c (which should
-// hold DefaultConfig), and the --json switch for the output.
-func FlagSet(c *Config, stderr io.Writer) (fs *flag.FlagSet, asJSON *bool) {
-	fs = flag.NewFlagSet("load", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: ssh2048 load --addr HOST:PORT [--sessions N] [--duration D] [--rate R] [--mode tui|bot] [--json]\n\n"+
-			"Opens N concurrent sessions, each with a fresh ed25519 key, plays for D at R keys/s per\n"+
-			"session, reports handshakes and key-to-answer latencies, and checks through `scores --json`\n"+
-			"that the server counted every move. Exit status: 0 clean, 1 errors or moves not counted,\n"+
-			"2 usage. Flags:")
-		fs.PrintDefaults()
-	}
-	fs.StringVar(&c.Addr, "addr", c.Addr, "host:port of the ssh2048 server (required)")
-	fs.IntVar(&c.Sessions, "sessions", c.Sessions, fmt.Sprintf("concurrent sessions, 1 to %d", MaxSessions))
-	fs.DurationVar(&c.Duration, "duration", c.Duration, "how long the sessions play once all have connected")
-	fs.Float64Var(&c.Rate, "rate", c.Rate, "keys (tui) or commands (bot) per second per session; 0: idle sessions")
-	fs.Func("mode", "`tui|bot`: a PTY and arrow keys, or the bot command and its JSON lines (default tui)", func(s string) error {
-		if m := Mode(s); m == ModeTUI || m == ModeBot {
-			c.Mode = m
-			return nil
-		}
-		return fmt.Errorf("want tui or bot")
-	})
-	fs.IntVar(&c.Handshakes, "handshakes", c.Handshakes, "SSH handshakes in flight at once while connecting")
-	fs.DurationVar(&c.ConnectTimeout, "connect-timeout", c.ConnectTimeout, "bound on one connect+handshake and on the first frame")
-	fs.DurationVar(&c.FrameTimeout, "frame-timeout", c.FrameTimeout, "how long a key waits for its frame (tui) or reply (bot)")
-	fs.Float64Var(&c.Jitter, "jitter", c.Jitter, "pause between keys varies over (1±jitter)/rate")
-	fs.StringVar(&c.NamePrefix, "name-prefix", c.NamePrefix, `user name prefix, the session number follows (default "load-" and a random run tag)`)
-	fs.BoolFunc("no-verify", "skip the final check through the scores command", func(string) error {
-		c.Verify = false
-		return nil
-	})
-	fs.DurationVar(&c.VerifyWait, "verify-wait", c.VerifyWait, "keep trying to connect for the check this long (a server being restarted); 0: one try")
-	asJSON = fs.Bool("json", false, "print the report as one JSON object")
-	return fs, asJSON
-}
-
-// Main is `ssh2048 load`: it parses args, runs, prints the report on
-// stdout and returns the exit status: 0 when every session ran without
-// error and every move was counted, 1 otherwise, 2 for bad flags.
-func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	cfg := DefaultConfig()
-	fs, asJSON := FlagSet(&cfg, stderr)
-	err := fs.Parse(args)
-	switch {
-	case errors.Is(err, flag.ErrHelp):
-		return 0
-	case err != nil:
-		return 2
-	case fs.NArg() > 0:
-		fmt.Fprintf(stderr, "ssh2048 load: unexpected argument %q\n", fs.Arg(0))
-		fs.Usage()
-		return 2
-	}
-	if err := cfg.Validate(); err != nil {
-		fmt.Fprintf(stderr, "ssh2048 load: %v\n", err)
-		return 2
-	}
-	rep, err := Run(ctx, cfg)
-	if err != nil {
-		fmt.Fprintf(stderr, "ssh2048 load: %v\n", err)
-		return 1
-	}
-	if *asJSON {
-		err = rep.WriteJSON(stdout)
-	} else {
-		err = rep.WriteText(stdout)
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "ssh2048 load: write report: %v\n", err)
-		return 1
-	}
-	if !rep.OK() {
-		return 1
-	}
-	return 0
 }

@@ -261,15 +261,17 @@ func TestRunCancelled(t *testing.T) {
 	}
 }
 
-func TestMain_JSON(t *testing.T) {
+func TestReportJSON(t *testing.T) {
 	ts := startServer(t, nil)
-	var out, errOut bytes.Buffer
-	code := Main(context.Background(), []string{
-		"--addr", ts.addr, "--mode", "bot", "--sessions", "2", "--duration", "1s", "--rate", "5",
-		"--name-prefix", "j-", "--json",
-	}, &out, &errOut)
-	if code != 0 {
-		t.Fatalf("exit %d; stderr %s; stdout %s", code, errOut.String(), out.String())
+	cfg := DefaultConfig()
+	cfg.Addr, cfg.Mode, cfg.Sessions, cfg.Duration, cfg.Rate, cfg.NamePrefix = ts.addr, ModeBot, 2, time.Second, 5, "j-"
+	rep, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := rep.WriteJSON(&out); err != nil {
+		t.Fatal(err)
 	}
 	var got map[string]any
 	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
@@ -289,42 +291,25 @@ func TestMain_JSON(t *testing.T) {
 	}
 }
 
-func TestMainText(t *testing.T) {
+func TestReportText(t *testing.T) {
 	ts := startServer(t, testScreen(faultNone))
-	var out, errOut bytes.Buffer
-	code := Main(context.Background(), []string{"--addr", ts.addr, "--sessions", "2", "--duration", "1s"}, &out, &errOut)
-	if code != 0 {
-		t.Fatalf("exit %d; stderr %s; stdout %s", code, errOut.String(), out.String())
+	cfg := DefaultConfig()
+	cfg.Addr, cfg.Sessions, cfg.Duration = ts.addr, 2, time.Second
+	rep, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := rep.WriteText(&out); err != nil {
+		t.Fatal(err)
 	}
 	t.Logf("report:\n%s", out.String())
+	if !rep.OK() {
+		t.Error("report not OK")
+	}
 	for _, want := range []string{"handshakes", "key→frame", "frame bytes", "errors       none", "2 of 2 completed", "2 of 2 players match", "result       OK"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("text report lacks %q:\n%s", want, out.String())
-		}
-	}
-}
-
-func TestMainUsage(t *testing.T) {
-	for _, tc := range []struct {
-		args []string
-		code int
-		want string
-	}{
-		{[]string{"--help"}, 0, "usage: ssh2048 load"},
-		{nil, 2, "--addr is required"},
-		{[]string{"--addr", "x:1", "--mode", "gui"}, 2, "want tui or bot"},
-		{[]string{"--addr", "x:1", "--sessions", "0"}, 2, "--sessions 0"},
-		{[]string{"--addr", "x:1", "--rate", "100"}, 2, "--rate 100"},
-		{[]string{"--addr", "x:1", "extra"}, 2, `unexpected argument "extra"`},
-		{[]string{"--nope"}, 2, "flag provided but not defined"},
-	} {
-		var out, errOut bytes.Buffer
-		code := Main(context.Background(), tc.args, &out, &errOut)
-		if code != tc.code || !strings.Contains(errOut.String(), tc.want) {
-			t.Errorf("%q: exit %d, stderr %q; want %d and %q", tc.args, code, errOut.String(), tc.code, tc.want)
-		}
-		if out.Len() != 0 {
-			t.Errorf("%q: wrote %q on stdout", tc.args, out.String())
 		}
 	}
 }

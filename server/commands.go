@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/ssh2048/ssh2048/wire"
 )
 
 // command is one exec command. run returns the exit status.
@@ -36,7 +38,7 @@ func (s *Server) exec(sess *session) int {
 	args := sess.Command() // split by shell rules; empty if the quoting is broken
 	if len(args) == 0 {
 		fmt.Fprintf(sess.Stderr(), "ssh2048: cannot parse command %q; try `help`\n", sess.RawCommand())
-		return exitUsage
+		return wire.ExitUsage
 	}
 	for _, c := range commands {
 		if c.name == args[0] {
@@ -44,7 +46,7 @@ func (s *Server) exec(sess *session) int {
 		}
 	}
 	fmt.Fprintf(sess.Stderr(), "ssh2048: unknown command %q; try `help`\n", args[0])
-	return exitUsage
+	return wire.ExitUsage
 }
 
 func (s *Server) runHelp(sess *session, args []string) int {
@@ -53,7 +55,7 @@ func (s *Server) runHelp(sess *session, args []string) int {
 		return code
 	}
 	writeHelp(sess)
-	return exitOK
+	return wire.ExitOK
 }
 
 func writeHelp(w io.Writer) {
@@ -81,18 +83,18 @@ func newFlagSet(sess *session, name, args string) *flag.FlagSet {
 }
 
 // parseFlags parses args; when it returns ok=false the command must return
-// code: 0 after --help, exitUsage after a mistake (already reported).
+// code: 0 after --help, wire.ExitUsage after a mistake (already reported).
 func parseFlags(fs *flag.FlagSet, args []string) (code int, ok bool) {
 	err := fs.Parse(args)
 	switch {
 	case errors.Is(err, flag.ErrHelp):
-		return exitOK, false
+		return wire.ExitOK, false
 	case err != nil:
-		return exitUsage, false
+		return wire.ExitUsage, false
 	case fs.NArg() > 0:
 		fmt.Fprintf(fs.Output(), "%s: unexpected argument %q\n", fs.Name(), fs.Arg(0))
 		fs.Usage()
-		return exitUsage, false
+		return wire.ExitUsage, false
 	}
-	return exitOK, true
+	return wire.ExitOK, true
 }

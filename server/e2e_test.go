@@ -20,6 +20,7 @@ import (
 	"charm.land/ssh"
 	"github.com/ssh2048/ssh2048/db"
 	"github.com/ssh2048/ssh2048/engine"
+	"github.com/ssh2048/ssh2048/game"
 	"github.com/ssh2048/ssh2048/server"
 	"github.com/ssh2048/ssh2048/tui"
 	gossh "golang.org/x/crypto/ssh"
@@ -471,11 +472,11 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 }
 
 func TestPTYGetsTheTUI(t *testing.T) {
-	var gotPlayer server.Player
+	var gotPlayer game.Player
 	seen := make(chan struct{}, 1)
 	ts := startServer(t, func(c *server.Config) {
 		c.TUI = func(sess ssh.Session, env server.TUIEnv) tea.Model {
-			gotPlayer = env.Player
+			gotPlayer = env.Seat.Player()
 			seen <- struct{}{}
 			return quitOnKey{}
 		}
@@ -649,7 +650,7 @@ func TestShutdownKeepsGames(t *testing.T) {
 func TestIdleTimeout(t *testing.T) {
 	// Generous against a loaded CI machine: input every 100 ms must never
 	// be taken for 1 s of silence.
-	ts := startServer(t, func(c *server.Config) { c.IdleTimeout = time.Second })
+	ts := startServer(t, func(c *server.Config) { c.Limits.IdleTimeout = time.Second })
 	key := newKey(t)
 	b := startBot(t, ts.dial(t, "p", key), "")
 	last := b.mustRead()
@@ -679,14 +680,14 @@ func TestIdleTimeout(t *testing.T) {
 // seamTUI is a stand-in TUI that opens the player's 4×4 game through the
 // seam and hands it to the test, which plays it directly.
 type seamTUI struct {
-	plays   chan<- *server.Play
+	plays   chan<- *game.Play
 	notices chan<- tui.TakenOverMsg
-	games   *server.Games
+	seat    *game.Seat
 }
 
 func (m seamTUI) Init() tea.Cmd {
 	return func() tea.Msg {
-		p, err := m.games.Open(context.Background(), 4, db.KindHuman, false)
+		p, err := m.seat.Open(context.Background(), 4, db.KindHuman, false)
 		if err != nil {
 			panic(err)
 		}
@@ -713,11 +714,11 @@ func (seamTUI) View() tea.View { return tea.NewView("seam") }
 // first one made, the first is told and ends, and marking the game
 // assisted moves it off the human leaderboard.
 func TestTUISeamTakeoverAndAssisted(t *testing.T) {
-	plays := make(chan *server.Play, 2)
+	plays := make(chan *game.Play, 2)
 	notices := make(chan tui.TakenOverMsg, 2)
 	ts := startServer(t, func(c *server.Config) {
 		c.TUI = func(_ ssh.Session, env server.TUIEnv) tea.Model {
-			return seamTUI{plays: plays, notices: notices, games: env.Games}
+			return seamTUI{plays: plays, notices: notices, seat: env.Seat}
 		}
 	})
 	key := newKey(t)
@@ -737,7 +738,7 @@ func TestTUISeamTakeoverAndAssisted(t *testing.T) {
 	if n := <-notices; !strings.Contains(n.Text, "newer session") {
 		t.Fatalf("older session got %+v", n)
 	}
-	if _, err := a.Move(ctx, engine.Up); !errors.Is(err, server.ErrTakenOver) {
+	if _, err := a.Move(ctx, engine.Up); !errors.Is(err, game.ErrTakenOver) {
 		t.Fatalf("older session could still move: %v", err)
 	}
 	sessA.Wait()
@@ -779,21 +780,21 @@ func TestReopenInSameSession(t *testing.T) {
 	})
 	ctx := context.Background()
 	sess, out, send := ptySession(t, ts.dial(t, "p", newKey(t)))
-	games := (<-envs).Games
-	first, err := games.Open(ctx, 3, db.KindHuman, false)
+	seat := (<-envs).Seat
+	first, err := seat.Open(ctx, 3, db.KindHuman, false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	first.Move(ctx, engine.Up)
 	first.Move(ctx, engine.Left)
-	second, err := games.Open(ctx, 3, db.KindHuman, true)
+	second, err := seat.Open(ctx, 3, db.KindHuman, true)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if second.ID() == first.ID() || second.Moves() != 0 {
 		t.Fatalf("fresh game %d with %d moves; first was %d", second.ID(), second.Moves(), first.ID())
 	}
-	if _, err := first.Move(ctx, engine.Down); !errors.Is(err, server.ErrTakenOver) {
+	if _, err := first.Move(ctx, engine.Down); !errors.Is(err, game.ErrTakenOver) {
 		t.Fatalf("superseded Play still moves: %v", err)
 	}
 	if _, err := second.Move(ctx, engine.Down); err != nil {
@@ -1040,7 +1041,7 @@ func TestNoGoroutineLeaks(t *testing.T) {
 // TestHandshakeTimeout: a connection that never finishes the handshake is
 // closed, and one that logs in in time is not.
 func TestHandshakeTimeout(t *testing.T) {
-	ts := startServer(t, func(c *server.Config) { c.LoginGrace = 500 * time.Millisecond })
+	ts := startServer(t, func(c *server.Config) { c.Limits.LoginGrace = 500 * time.Millisecond })
 	conn, err := net.Dial("tcp", ts.addr)
 	if err != nil {
 		t.Fatal(err)

@@ -9,16 +9,16 @@ import (
 	"charm.land/ssh"
 	"github.com/charmbracelet/colorprofile"
 
+	"github.com/ssh2048/ssh2048/game"
 	"github.com/ssh2048/ssh2048/screen"
 	"github.com/ssh2048/ssh2048/tui"
 )
 
 // TUIEnv is what the game screen gets for one session.
 type TUIEnv struct {
-	Player Player
-	// Games opens the player's games with the one-writer rule; a game
+	// Seat opens the player's games with the one-writer rule; a game
 	// taken over by a newer session ends this session.
-	Games *Games
+	Seat *game.Seat
 }
 
 // TUIFunc builds the game screen for a session with a PTY. The model runs
@@ -31,9 +31,9 @@ type TUIFunc func(sess ssh.Session, env TUIEnv) tea.Model
 const NoticeGrace = 1500 * time.Millisecond
 
 func (s *Server) runTUI(sess *session) {
-	games := &Games{srv: s, player: sess.player, takenOver: func() { sess.notify(noticeTakenOver) }}
-	defer games.closeAll()
-	model := s.cfg.TUI(sess, TUIEnv{Player: sess.player, Games: games})
+	seat := s.games.Seat(sess.player, func() { sess.notify(noticeTakenOver) })
+	defer seat.Close()
+	model := s.cfg.TUI(sess, TUIEnv{Seat: seat})
 	pty, winch, _ := sess.Pty()
 	width, height := clampWindow(pty.Window)
 	// The screen runs on package screen rather than tea.Program: a program
@@ -47,8 +47,8 @@ func (s *Server) runTUI(sess *session) {
 		Profile: colorprofile.Env(append(sess.Environ(), "TERM="+pty.Term)),
 	})
 	var input io.Reader = sess
-	if s.lim.keyRate > 0 {
-		input = newKeyLimiter(sess, s.lim.keyRate)
+	if s.lim.KeyRate > 0 {
+		input = newKeyLimiter(sess, s.lim.KeyRate)
 	}
 	scr.Start(input)
 	defer scr.Stop()
@@ -153,5 +153,20 @@ func watchScreen(ctx context.Context, scr *screen.Screen, winch <-chan ssh.Windo
 				send(pending)
 			}
 		}
+	}
+}
+
+// gameScreen is the default TUIFunc: package tui's game screen over the
+// session's seat, with hints and autoplay from h when h is not nil.
+func gameScreen(svc *game.Service, h tui.Hinter) TUIFunc {
+	return func(sess ssh.Session, env TUIEnv) tea.Model {
+		return tui.New(tui.Options{
+			Store:       tui.SeatStore(svc, env.Seat),
+			Hinter:      h,
+			Player:      env.Seat.Player().Name,
+			Guest:       env.Seat.Player().Guest,
+			GuestNotice: guestHint,
+			Context:     sess.Context(),
+		})
 	}
 }

@@ -45,7 +45,7 @@ func (s *fakeStore) log(format string, args ...any) {
 	s.calls = append(s.calls, fmt.Sprintf(format, args...))
 }
 
-func (s *fakeStore) Open(_ context.Context, size int, fresh bool) (Game, error) {
+func (s *fakeStore) Open(_ context.Context, size int, fresh bool) (Play, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.openErr != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/charmbracelet/colorprofile"
 
 	"github.com/ssh2048/ssh2048/engine"
+	"github.com/ssh2048/ssh2048/game"
 )
 
 // afterMove is the game the store holds for size, moved once more by d.
@@ -421,7 +422,7 @@ func TestSessionEndMessages(t *testing.T) {
 
 func TestMoveTakenOverEnds(t *testing.T) {
 	h := newHarness(t, Options{}, 80, 24)
-	h.store.moveErr = ErrTakenOver
+	h.store.moveErr = game.ErrTakenOver
 	h.press("left", "up")
 	if !h.quit || !strings.Contains(h.m.View().Content, "newer session") {
 		t.Fatalf("quit %v, view %q", h.quit, h.m.View().Content)

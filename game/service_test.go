@@ -1,4 +1,4 @@
-package server
+package game
 
 import (
 	"testing"
@@ -6,23 +6,23 @@ import (
 	"github.com/ssh2048/ssh2048/db"
 )
 
-// TestRegistry checks the one-writer bookkeeping without a store: who is
+// TestOneWriter checks the one-writer bookkeeping without a store: who is
 // revoked, who is told, and that nothing is left behind.
-func TestRegistry(t *testing.T) {
-	srv := &Server{}
+func TestOneWriter(t *testing.T) {
+	svc := New(nil, nil)
 	var told []string
-	session := func(name string) *Games {
-		return &Games{srv: srv, takenOver: func() { told = append(told, name) }}
+	session := func(name string) *Seat {
+		return svc.Seat(Player{ID: 1}, func() { told = append(told, name) })
 	}
 	a, b := session("a"), session("b")
 	human := gameKey{player: 1, size: 4, kind: db.KindHuman}
-	open := func(gs *Games, k gameKey) *Play {
-		p := &Play{games: gs, key: k}
-		srv.games.claim(p)
-		gs.plays = append(gs.plays, p)
+	open := func(st *Seat, k gameKey) *Play {
+		p := &Play{seat: st, key: k}
+		svc.claim(p)
+		st.plays = append(st.plays, p)
 		return p
 	}
-	holder := func(k gameKey) *Play { return srv.games.holders[k] }
+	holder := func(k gameKey) *Play { return svc.holders[k] }
 
 	pa := open(a, human)
 	pb := open(b, human)
@@ -42,14 +42,14 @@ func TestRegistry(t *testing.T) {
 	// An assisted game held by a; b's game becomes assisted and takes over.
 	assisted := gameKey{player: 1, size: 4, kind: db.KindAssisted}
 	pa2 := open(a, assisted)
-	srv.games.rekey(pb2, db.KindAssisted)
+	svc.rekey(pb2, db.KindAssisted)
 	if holder(human) != nil || holder(assisted) != pb2 || !pa2.revoked || len(told) != 2 || told[1] != "a" {
-		t.Fatalf("rekey: holders %v, told %v", srv.games.holders, told)
+		t.Fatalf("rekey: holders %v, told %v", svc.holders, told)
 	}
 
-	a.closeAll()
-	b.closeAll()
-	if len(srv.games.holders) != 0 || len(a.plays)+len(b.plays) != 0 {
-		t.Fatalf("left behind: holders %v, plays %d+%d", srv.games.holders, len(a.plays), len(b.plays))
+	a.Close()
+	b.Close()
+	if len(svc.holders) != 0 || len(a.plays)+len(b.plays) != 0 {
+		t.Fatalf("left behind: holders %v, plays %d+%d", svc.holders, len(a.plays), len(b.plays))
 	}
 }
