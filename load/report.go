@@ -11,7 +11,7 @@ import (
 )
 
 // Report is what a run measured. Its JSON form (WriteJSON) is for
-// scripts; field names are a contract (README, "ssh2048 load").
+// scripts; field names are a contract (docs/load-testing.md).
 // Durations are in milliseconds.
 type Report struct {
 	Addr       string  `json:"addr"`

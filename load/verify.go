@@ -25,7 +25,7 @@ type VerifyReport struct {
 	Command string `json:"command,omitempty"` // what was run on the server
 	// What is compared with the stored moves: "replies" (bot mode: the
 	// moves counter of the last reply, exact) or "framed_keys" (tui mode:
-	// keys answered by a frame, inferred; see the README).
+	// keys answered by a frame, inferred; see docs/load-testing.md).
 	Basis      string     `json:"basis,omitempty"`
 	Players    int        `json:"players"`    // players that connected
 	Listed     int        `json:"listed"`     // found by name in the listing

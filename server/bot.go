@@ -14,7 +14,7 @@ import (
 	"github.com/ssh2048/ssh2048/wire"
 )
 
-// runBot plays the bot protocol (README, "Bot protocol"): the state first,
+// runBot plays the bot protocol (docs/bot-protocol.md): the state first,
 // then one state line per input line, each written after its move is
 // committed.
 func (s *Server) runBot(sess *session, args []string) int {
