@@ -24,6 +24,7 @@ type Play struct {
 	revoked bool // a newer session holds the game
 	failed  error
 	ended   bool
+	feed    *feed // the game's spectators, once it has had any
 }
 
 // load fetches the game from the store. A game that is over but was never
@@ -171,6 +172,12 @@ func (p *Play) Move(ctx context.Context, d engine.Direction) (engine.Result, err
 			return engine.Result{}, err
 		}
 	}
+	if p.feed != nil {
+		p.feed.publish(func(snap *Snapshot) {
+			p.fill(snap)
+			snap.Last = res
+		})
+	}
 	return res, nil
 }
 
@@ -212,6 +219,43 @@ func (p *Play) end(ctx context.Context) error {
 	return nil
 }
 
+// snapshot returns the game as a spectator sees it.
+func (p *Play) snapshot() Snapshot {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var snap Snapshot
+	p.fill(&snap)
+	return snap
+}
+
+// fill sets what snap shows of the game; p.mu is held.
+func (p *Play) fill(snap *Snapshot) {
+	snap.GameID, snap.Player, snap.Size, snap.Kind = p.id, p.seat.player.Name, p.key.size, p.key.kind
+	snap.Board, snap.Score, snap.Moves = p.game.Board(), p.game.Score(), p.game.Moves()
+	snap.Won, snap.Over = p.game.Won(), p.game.Over()
+	snap.Status = Live
+	if p.ended {
+		snap.Status = Ended
+	}
+}
+
+// watched returns the game's feed, starting it with the game as it stands
+// if no one watched before, and lists it with the service.
+func (p *Play) watched() *feed {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.feed == nil {
+		var snap Snapshot
+		p.fill(&snap)
+		p.feed = newFeed(snap)
+	}
+	s := p.seat.svc
+	s.mu.Lock()
+	s.feeds[p.id] = p.feed
+	s.mu.Unlock()
+	return p.feed
+}
+
 // MarkAssisted records that the AI hinted or played: a human game becomes
 // an assisted one (db.Store.MarkAssisted) and from then on ranks on the
 // assisted leaderboard. Other kinds, and guests' games, are left as they
@@ -240,4 +284,17 @@ func (p *Play) MarkAssisted(ctx context.Context) error {
 		return p.failed
 	}
 	return nil
+}
+
+// Watchers returns how many spectators watch the game right now.
+func (p *Play) Watchers() int {
+	p.mu.Lock()
+	f := p.feed
+	p.mu.Unlock()
+	if f == nil {
+		return 0
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.watchers
 }

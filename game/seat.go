@@ -59,6 +59,7 @@ func (st *Seat) Open(ctx context.Context, size int, kind db.Kind, fresh bool) (*
 		return nil, fmt.Errorf("open %d×%d %s game of player %d: %w", size, size, kind, st.player.ID, err)
 	}
 	p.id, p.game = g.ID, g.Engine
+	st.svc.loaded(p)
 	st.mu.Lock()
 	st.plays = append(st.plays, p)
 	st.mu.Unlock()

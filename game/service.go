@@ -102,8 +102,11 @@ type Service struct {
 	store Store
 	log   *slog.Logger
 
+	// Lock order: a Play's mu, then mu, then a feed's mu.
 	mu      sync.Mutex
 	holders map[gameKey]*Play // the one writer of each game in progress
+	byID    map[int64]*Play   // the same, by game id
+	feeds   map[int64]*feed   // the games being watched, by game id
 	closed  bool
 }
 
@@ -112,7 +115,8 @@ func New(store Store, log *slog.Logger) *Service {
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Service{store: store, log: log, holders: make(map[gameKey]*Play)}
+	return &Service{store: store, log: log, holders: make(map[gameKey]*Play),
+		byID: make(map[int64]*Play), feeds: make(map[int64]*feed)}
 }
 
 // Close closes the service to new games: Open fails with ErrShuttingDown
@@ -200,12 +204,46 @@ func (s *Service) claim(p *Play) {
 	}
 }
 
-// release forgets p if it still holds its key.
+// loaded records that p, the holder of its key, has loaded game p.id. If
+// the game is being watched (it was taken over, or its player left and
+// came back), p feeds the spectators from now on. p.mu is held.
+func (s *Service) loaded(p *Play) {
+	s.mu.Lock()
+	if s.holders[p.key] != p { // taken over already, while loading
+		s.mu.Unlock()
+		return
+	}
+	s.byID[p.id] = p
+	f := s.feeds[p.id]
+	s.mu.Unlock()
+	if f != nil {
+		p.feed = f
+		f.publish(func(snap *Snapshot) {
+			if snap.Status == Live {
+				snap.TakenOver++
+			}
+			p.fill(snap)
+		})
+	}
+}
+
+// release forgets p if it still holds its key; spectators of its game are
+// told that the player left.
 func (s *Service) release(p *Play) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.holders[p.key] == p {
 		delete(s.holders, p.key)
+	}
+	if p.id != 0 && s.byID[p.id] == p {
+		delete(s.byID, p.id)
+		if f := s.feeds[p.id]; f != nil {
+			f.publish(func(snap *Snapshot) {
+				if snap.Status == Live {
+					snap.Status = Left
+				}
+			})
+		}
 	}
 }
 
