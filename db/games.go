@@ -78,8 +78,8 @@ func (s *Store) NewGame(ctx context.Context, playerID int64, size int, kind Kind
 // one). Check and insert run in one write transaction, so two sessions of
 // one player racing here end up with the same game.
 func (s *Store) createGame(ctx context.Context, playerID int64, size int, kind Kind, replace bool) (int64, error) {
-	seed := s.newSeed()
-	eg, err := engine.NewGame(size, seed)
+	seed, gen := s.newSeed(), engine.Current
+	eg, err := gen.NewGame(size, seed)
 	if err != nil {
 		return 0, err
 	}
@@ -113,10 +113,10 @@ func (s *Store) createGame(ctx context.Context, playerID int64, size int, kind K
 			}
 		}
 		return tx.QueryRowContext(ctx, `
-			INSERT INTO games (player_id, size, kind, seed, max_tile, board, started_at, updated_at, reached_at)
-			VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7, ?7)
+			INSERT INTO games (player_id, size, kind, seed, generator, max_tile, board, started_at, updated_at, reached_at)
+			VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8, ?8)
 			RETURNING id`,
-			playerID, size, string(kind), seedToDB(seed), maxTile, board, now).Scan(&id)
+			playerID, size, string(kind), seedToDB(seed), int(gen), maxTile, board, now).Scan(&id)
 	})
 	return id, err
 }
@@ -137,12 +137,13 @@ func (s *Store) loadGame(ctx context.Context, id int64) (*SavedGame, error) {
 	var (
 		kind          string
 		seed, started int64
+		gen           uint8
 		stored        MoveState
 	)
 	err = tx.QueryRowContext(ctx, `
-		SELECT player_id, size, kind, seed, started_at, score, max_tile, moves, won, board
+		SELECT player_id, size, kind, seed, generator, started_at, score, max_tile, moves, won, board
 		FROM games WHERE id = ?`, id,
-	).Scan(&g.PlayerID, &g.Size, &kind, &seed, &started, &stored.Score, &stored.MaxTile, &stored.Moves, &stored.Won, &stored.Board)
+	).Scan(&g.PlayerID, &g.Size, &kind, &seed, &gen, &started, &stored.Score, &stored.MaxTile, &stored.Moves, &stored.Won, &stored.Board)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("load game %d: %w", id, ErrNotFound)
 	}
@@ -155,7 +156,7 @@ func (s *Store) loadGame(ctx context.Context, id int64) (*SavedGame, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load game %d: %w", id, err)
 	}
-	g.Engine, err = engine.Replay(g.Size, g.Seed, dirs)
+	g.Engine, err = engine.Generator(gen).Replay(g.Size, g.Seed, dirs)
 	if err != nil {
 		return nil, fmt.Errorf("load game %d: replay: %w", id, err)
 	}

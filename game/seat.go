@@ -74,7 +74,7 @@ func (st *Seat) openGuest(size int, kind db.Kind, fresh bool) (*Play, error) {
 	if p := st.guests[size]; p != nil && !fresh {
 		return p, nil
 	}
-	g, err := engine.NewGame(size, rand.Uint64())
+	g, err := engine.Current.NewGame(size, rand.Uint64())
 	if err != nil {
 		return nil, err
 	}
