@@ -392,3 +392,34 @@ func TestGamesReplayWithTheirOwnGenerator(t *testing.T) {
 		t.Fatalf("old game reloads as %v %+v, want PCG %+v", loaded.Engine.Generator(), StateOf(loaded.Engine), StateOf(old))
 	}
 }
+
+func TestFullGame(t *testing.T) {
+	ctx := context.Background()
+	s := openStore(t)
+	p := addPlayer(t, s, "hal")
+	g, err := s.LoadOrCreateGame(ctx, p.ID, 4, KindHuman)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(9, 9))
+	for range 30 {
+		if err := playMove(ctx, s, g, rng); err != nil {
+			t.Fatal(err)
+		}
+	}
+	full, err := s.FullGame(ctx, g.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	replayed, err := full.Generator.Replay(full.Size, full.Seed, full.Dirs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if full.Player != "hal" || full.Fingerprint != p.Fingerprint || full.EndedAt != nil || full.Moves != 30 ||
+		StateOf(replayed) != StateOf(g.Engine) {
+		t.Fatalf("full game %+v replays to %+v, want %+v", full, StateOf(replayed), StateOf(g.Engine))
+	}
+	if _, err := s.FullGame(ctx, g.ID+1); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("unknown game: %v", err)
+	}
+}

@@ -95,11 +95,6 @@ func TestGameOver(t *testing.T) {
 
 // playRandom plays a game of random directions to the end (or maxMoves) and
 // returns every direction tried, no-ops included.
-func playRandom(t *testing.T, size int, seed uint64, maxMoves int) (*Game, []Direction) {
-	t.Helper()
-	return playRandomWith(t, PCG, size, seed, maxMoves)
-}
-
 func playRandomWith(t *testing.T, gen Generator, size int, seed uint64, maxMoves int) (*Game, []Direction) {
 	t.Helper()
 	g, err := gen.NewGame(size, seed)

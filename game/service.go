@@ -83,6 +83,9 @@ type Store interface {
 	PlayerRank(ctx context.Context, playerID int64, size int, kind db.Kind) (db.Entry, error)
 	// PlayerGames lists the player's games, newest first.
 	PlayerGames(ctx context.Context, playerID int64, limit int) ([]db.GameSummary, error)
+	// FullGame returns a game with its seed and every move, or
+	// db.ErrNotFound.
+	FullGame(ctx context.Context, id int64) (db.FullGame, error)
 }
 
 // Player is who a session plays as.
