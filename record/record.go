@@ -11,6 +11,7 @@ package record
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -106,9 +107,23 @@ func Write(w io.Writer, r Record) error {
 var fields = []string{"game", "player", "key", "kind", "size", "generator", "seed", "started", "ended",
 	"score", "max-tile", "won", "board", "moves"}
 
-// Parse reads one record.
+// maxRecordBytes bounds a record's text: the header and every move.
+const maxRecordBytes = 64<<10 + MaxMoves + MaxMoves/movesPerLine
+
+// Parse reads one record. A text that stops before the end of a line is
+// reported truncated (a record ends with "end" and a newline), not
+// malformed.
 func Parse(in io.Reader) (Record, error) {
-	sc := bufio.NewScanner(in)
+	data, err := io.ReadAll(io.LimitReader(in, maxRecordBytes+1))
+	switch {
+	case err != nil:
+		return Record{}, fmt.Errorf("read record: %w", err)
+	case len(data) > maxRecordBytes:
+		return Record{}, fmt.Errorf("%w: longer than %d bytes", ErrMalformed, maxRecordBytes)
+	case len(data) > 0 && data[len(data)-1] != '\n':
+		return Record{}, fmt.Errorf("%w: it stops in the middle of a line", ErrTruncated)
+	}
+	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 0, 256), maxLineBytes)
 	line := 0
 	next := func() (string, error) {
