@@ -42,10 +42,10 @@ func (s *Store) FullGame(ctx context.Context, id int64) (FullGame, error) {
 	)
 	err = tx.QueryRowContext(ctx, `
 		SELECT g.player_id, p.name, p.fingerprint, g.size, g.kind, g.generator, g.seed,
-		       g.score, g.max_tile, g.moves, g.won, g.board, g.started_at, g.updated_at, g.ended_at
+		       g.score, g.max_tile, g.moves, g.won, g.board, g.contest, g.started_at, g.updated_at, g.ended_at
 		FROM games g JOIN players p ON p.id = g.player_id WHERE g.id = ?`, id,
 	).Scan(&g.PlayerID, &g.Player, &g.Fingerprint, &g.Size, &kind, &gen, &seed,
-		&g.Score, &g.MaxTile, &g.Moves, &g.Won, &g.Board, &started, &updated, &ended)
+		&g.Score, &g.MaxTile, &g.Moves, &g.Won, &g.Board, &g.Contest, &started, &updated, &ended)
 	if errors.Is(err, sql.ErrNoRows) {
 		return FullGame{}, fmt.Errorf("full game %d: %w", id, ErrNotFound)
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/ssh2048/ssh2048/db"
 	"github.com/ssh2048/ssh2048/engine"
@@ -18,13 +19,14 @@ type Play struct {
 	key   gameKey // changes (rekey) only with both mu and the service's lock held
 	guest bool
 
-	mu      sync.Mutex
-	id      int64 // the store's game id; 0 for a guest
-	game    *engine.Game
-	revoked bool // a newer session holds the game
-	failed  error
-	ended   bool
-	feed    *feed // the game's spectators, once it has had any
+	mu       sync.Mutex
+	id       int64 // the store's game id; 0 for a guest
+	game     *engine.Game
+	revoked  bool // a newer session holds the game
+	failed   error
+	ended    bool
+	feed     *feed     // the game's spectators, once it has had any
+	deadline time.Time // a contest's end: no move after it; zero for free play
 }
 
 // load fetches the game from the store. A game that is over but was never
@@ -153,6 +155,8 @@ func (p *Play) Move(ctx context.Context, d engine.Direction) (engine.Result, err
 		return engine.Result{}, p.failed
 	case p.ended:
 		return engine.Result{}, ErrOver
+	case !p.deadline.IsZero() && !p.seat.svc.now().Before(p.deadline):
+		return engine.Result{}, ErrTimeUp
 	}
 	res := p.game.Move(d)
 	if !res.Moved {
@@ -273,8 +277,8 @@ func (p *Play) MarkAssisted(ctx context.Context) error {
 		return ErrTakenOver
 	case p.failed != nil:
 		return p.failed
-	case p.key.kind != db.KindHuman:
-		return nil
+	case p.key.kind != db.KindHuman || p.key.contest != "":
+		return nil // contests are played without the AI: the screen hides it
 	}
 	p.seat.svc.rekey(p, db.KindAssisted)
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), writeTimeout)
@@ -298,3 +302,7 @@ func (p *Play) Watchers() int {
 	defer f.mu.Unlock()
 	return f.watchers
 }
+
+// Contest names the contest the game belongs to: "" for free play,
+// "daily:YYYY-MM-DD" or "race:N".
+func (p *Play) Contest() string { return p.key.contest }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/ssh2048/ssh2048/db"
 	"github.com/ssh2048/ssh2048/engine"
@@ -31,6 +32,16 @@ func (s *Service) Record(ctx context.Context, id int64) (record.Record, error) {
 	g, err := s.fullGame(ctx, id)
 	if err != nil {
 		return record.Record{}, err
+	}
+	if g.EndedAt == nil && strings.HasPrefix(g.Contest, "daily:") && g.Contest < dailyContest(s.Today()) {
+		// A day that is over has ended its games, whether or not anyone
+		// has opened a daily since to record it.
+		if err := s.store.EndPastDailies(ctx, s.Today()); err != nil {
+			return record.Record{}, err
+		}
+		if g, err = s.fullGame(ctx, id); err != nil {
+			return record.Record{}, err
+		}
 	}
 	if g.EndedAt == nil {
 		return record.Record{}, fmt.Errorf("game %d: %w", id, ErrInPlay)

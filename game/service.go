@@ -86,6 +86,18 @@ type Store interface {
 	// FullGame returns a game with its seed and every move, or
 	// db.ErrNotFound.
 	FullGame(ctx context.Context, id int64) (db.FullGame, error)
+	// OpenContestGame returns the player's game of a contest, started on
+	// the contest's seed if need be; db.ErrContestPlayed for a daily game
+	// already played.
+	OpenContestGame(ctx context.Context, playerID int64, size int, kind db.Kind, contest string, seed uint64) (*db.SavedGame, error)
+	// ContestBoard ranks a contest's games of one size.
+	ContestBoard(ctx context.Context, contest string, size, limit int) ([]db.Entry, error)
+	// ContestsPlayed lists the contests of a prefix a player played, newest first.
+	ContestsPlayed(ctx context.Context, playerID int64, prefix string, limit int) ([]string, error)
+	// EndPastDailies ends the daily games of the days before today.
+	EndPastDailies(ctx context.Context, today string) error
+	// Secret returns a named server secret, created on first use.
+	Secret(ctx context.Context, name string) ([]byte, error)
 }
 
 // Player is who a session plays as.
@@ -105,6 +117,8 @@ type Service struct {
 	store Store
 	log   *slog.Logger
 
+	now func() time.Time
+
 	// Lock order: a Play's mu, then mu, then a feed's mu.
 	mu      sync.Mutex
 	holders map[gameKey]*Play // the one writer of each game in progress
@@ -113,13 +127,24 @@ type Service struct {
 	closed  bool
 }
 
+// Option changes how New builds the service.
+type Option func(*Service)
+
+// WithClock sets the clock that says which day's challenge is on and when
+// a race's time is up; the default is time.Now.
+func WithClock(now func() time.Time) Option { return func(s *Service) { s.now = now } }
+
 // New returns the service over store; log nil means slog.Default().
-func New(store Store, log *slog.Logger) *Service {
+func New(store Store, log *slog.Logger, opts ...Option) *Service {
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Service{store: store, log: log, holders: make(map[gameKey]*Play),
+	s := &Service{store: store, log: log, now: time.Now, holders: make(map[gameKey]*Play),
 		byID: make(map[int64]*Play), feeds: make(map[int64]*feed)}
+	for _, o := range opts {
+		o(s)
+	}
+	return s
 }
 
 // Close closes the service to new games: Open fails with ErrShuttingDown
@@ -179,9 +204,10 @@ func printable(s string) string {
 // gameKey names the one game a player may have in progress per size and
 // kind.
 type gameKey struct {
-	player int64
-	size   int
-	kind   db.Kind
+	player  int64
+	size    int
+	kind    db.Kind
+	contest string // '' for free play
 }
 
 // open reports ErrShuttingDown once the service is closed.
