@@ -19,7 +19,7 @@ type GameSummary struct {
 	MaxTile   int
 	Moves     int
 	Won       bool
-	Contest   string // '' for free play, else 'daily:YYYY-MM-DD' or 'race:N'
+	Contest   string // '' for free play, else 'daily:YYYY-MM-DD' or 'race:ID'
 	StartedAt time.Time
 	UpdatedAt time.Time
 	EndedAt   *time.Time // nil while in progress

@@ -177,7 +177,7 @@ func (p *Play) Move(ctx context.Context, d engine.Direction) (engine.Result, err
 		}
 	}
 	if p.feed != nil {
-		p.feed.publish(func(snap *Snapshot) {
+		p.feed.update(func(snap *Snapshot) {
 			p.fill(snap)
 			snap.Last = res
 		})
@@ -251,7 +251,7 @@ func (p *Play) watched() *feed {
 	if p.feed == nil {
 		var snap Snapshot
 		p.fill(&snap)
-		p.feed = newFeed(snap)
+		p.feed = newLatest(snap)
 	}
 	s := p.seat.svc
 	s.mu.Lock()
@@ -298,11 +298,10 @@ func (p *Play) Watchers() int {
 	if f == nil {
 		return 0
 	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.watchers
+	snap, _ := f.get()
+	return snap.Watchers
 }
 
 // Contest names the contest the game belongs to: "" for free play,
-// "daily:YYYY-MM-DD" or "race:N".
+// "daily:YYYY-MM-DD" or "race:ID".
 func (p *Play) Contest() string { return p.key.contest }

@@ -247,7 +247,7 @@ func (s *Service) loaded(p *Play) {
 	s.mu.Unlock()
 	if f != nil {
 		p.feed = f
-		f.publish(func(snap *Snapshot) {
+		f.update(func(snap *Snapshot) {
 			if snap.Status == Live {
 				snap.TakenOver++
 			}
@@ -267,7 +267,7 @@ func (s *Service) release(p *Play) {
 	if p.id != 0 && s.byID[p.id] == p {
 		delete(s.byID, p.id)
 		if f := s.feeds[p.id]; f != nil {
-			f.publish(func(snap *Snapshot) {
+			f.update(func(snap *Snapshot) {
 				if snap.Status == Live {
 					snap.Status = Left
 				}

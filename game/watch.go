@@ -56,31 +56,8 @@ type Snapshot struct {
 	TakenOver int
 }
 
-// feed is the latest snapshot of one game and the spectators waiting for
-// the next one. A move costs the player one lock and one channel close
-// whatever the number of spectators: each of them reads the snapshot when
-// it is woken, and one that has fallen behind reads only the latest.
-type feed struct {
-	mu       sync.Mutex
-	snap     Snapshot
-	changed  chan struct{} // closed and replaced at every new snapshot
-	watchers int
-}
-
-func newFeed(snap Snapshot) *feed {
-	return &feed{snap: snap, changed: make(chan struct{})}
-}
-
-// publish replaces the snapshot with change applied to it and wakes the
-// spectators.
-func (f *feed) publish(change func(*Snapshot)) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	change(&f.snap)
-	f.snap.Version++
-	close(f.changed)
-	f.changed = make(chan struct{})
-}
+// feed is a watched game's newest snapshot.
+type feed = latest[Snapshot]
 
 // Watch is one spectator of one game. Next is called from one goroutine.
 type Watch struct {
@@ -93,27 +70,19 @@ type Watch struct {
 // Next returns the game's newest snapshot: at once the first time, then
 // once there is a newer one than the last returned, or ctx's error.
 func (w *Watch) Next(ctx context.Context) (Snapshot, error) {
-	for {
-		w.feed.mu.Lock()
-		snap, changed := w.feed.snap, w.feed.changed
-		snap.Watchers = w.feed.watchers
-		w.feed.mu.Unlock()
-		if w.seen == 0 || snap.Version > w.seen {
-			w.seen = snap.Version
-			return snap, nil
-		}
-		select {
-		case <-changed:
-		case <-ctx.Done():
-			return Snapshot{}, ctx.Err()
-		}
+	snap, version, err := w.feed.next(ctx, w.seen)
+	if err != nil {
+		return Snapshot{}, err
 	}
+	w.seen = version
+	snap.Version = version
+	return snap, nil
 }
 
 // Close stops watching.
 func (w *Watch) Close() {
 	w.once.Do(func() {
-		w.feed.publish(func(*Snapshot) { w.feed.watchers-- })
+		w.feed.update(func(snap *Snapshot) { snap.Watchers-- })
 		w.svc.dropFeedIfIdle(w.feed)
 	})
 }
@@ -127,7 +96,7 @@ func (s *Service) Watch(id int64) (*Watch, error) {
 		return nil, ErrNotLive
 	}
 	f := p.watched()
-	f.publish(func(*Snapshot) { f.watchers++ })
+	f.update(func(snap *Snapshot) { snap.Watchers++ })
 	return &Watch{svc: s, feed: f}, nil
 }
 
@@ -175,9 +144,7 @@ func (s *Service) plays() []*Play {
 func (s *Service) dropFeedIfIdle(f *feed) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if id := f.snap.GameID; f.watchers == 0 && s.feeds[id] == f {
-		delete(s.feeds, id)
+	if snap, _ := f.get(); snap.Watchers == 0 && s.feeds[snap.GameID] == f {
+		delete(s.feeds, snap.GameID)
 	}
 }

@@ -1,8 +1,8 @@
 -- +goose Up
 -- Contests: games played on a shared seed, which rank among themselves and
 -- not on the all-time boards. games.contest is '' for free play,
--- 'daily:YYYY-MM-DD' for that day's challenge (UTC) and 'race:N' for a
--- game of race N.
+-- 'daily:YYYY-MM-DD' for that day's challenge (UTC) and for a
+-- game of a race ('race:' and the race's random id, races.contest).
 ALTER TABLE games ADD COLUMN contest TEXT NOT NULL DEFAULT '';
 
 -- One game in progress per (player, size, kind) and contest: a daily
@@ -43,6 +43,7 @@ CREATE TABLE server_secrets (
 -- racer's game, its place and the rating it moved.
 CREATE TABLE races (
     id         INTEGER PRIMARY KEY,
+    contest    TEXT    NOT NULL UNIQUE,   -- 'race:' and a random id: its games' contest
     size       INTEGER NOT NULL CHECK (size BETWEEN 3 AND 8),
     room       TEXT    NOT NULL,          -- '' for the public lobby
     bots       INTEGER NOT NULL CHECK (bots IN (0, 1)),  -- a bot raced: ranks apart
