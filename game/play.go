@@ -27,6 +27,7 @@ type Play struct {
 	ended    bool
 	feed     *feed     // the game's spectators, once it has had any
 	deadline time.Time // a contest's end: no move after it; zero for free play
+	race     *race     // the race the game is part of, told of every move
 }
 
 // load fetches the game from the store. A game that is over but was never
@@ -146,6 +147,16 @@ func lockedGet[T any](p *Play, get func(*engine.Game) T) T {
 // further moves; the session should end and the player resume from what
 // was stored.
 func (p *Play) Move(ctx context.Context, d engine.Direction) (engine.Result, error) {
+	res, err := p.move(ctx, d)
+	if err == nil && res.Moved && p.race != nil {
+		// Not under p.mu: the race reads every racer's game.
+		p.race.moved(p, res.Gained)
+	}
+	return res, err
+}
+
+// move is Move but for telling the race.
+func (p *Play) move(ctx context.Context, d engine.Direction) (engine.Result, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	switch {

@@ -98,6 +98,12 @@ type Store interface {
 	EndPastDailies(ctx context.Context, today string) error
 	// Secret returns a named server secret, created on first use.
 	Secret(ctx context.Context, name string) ([]byte, error)
+	// Ratings returns the race ratings of the players that have one.
+	Ratings(ctx context.Context, playerIDs []int64) (map[int64]db.Rating, error)
+	// RecordRace stores a finished race and its ratings.
+	RecordRace(ctx context.Context, r db.RaceResult) error
+	// RatingBoard lists the best race ratings.
+	RatingBoard(ctx context.Context, limit int) ([]db.RatingEntry, error)
 }
 
 // Player is who a session plays as.
@@ -114,16 +120,19 @@ var Guest = Player{Guest: true, Name: "guest"}
 // Service is the game service over one store. Its methods are safe for
 // concurrent use.
 type Service struct {
-	store Store
-	log   *slog.Logger
+	store     Store
+	log       *slog.Logger
+	now       func() time.Time
+	raceTimes raceTimes
 
-	now func() time.Time
-
-	// Lock order: a Play's mu, then mu, then a feed's mu.
+	// Lock order: a race's mu, then a Play's mu, then mu, then a
+	// latest's mu.
 	mu      sync.Mutex
 	holders map[gameKey]*Play // the one writer of each game in progress
 	byID    map[int64]*Play   // the same, by game id
 	feeds   map[int64]*feed   // the games being watched, by game id
+	lobbies map[int]*race     // the public lobby's race of each size
+	rooms   map[string]*race  // private rooms, by word
 	closed  bool
 }
 
@@ -140,7 +149,9 @@ func New(store Store, log *slog.Logger, opts ...Option) *Service {
 		log = slog.Default()
 	}
 	s := &Service{store: store, log: log, now: time.Now, holders: make(map[gameKey]*Play),
-		byID: make(map[int64]*Play), feeds: make(map[int64]*feed)}
+		byID: make(map[int64]*Play), feeds: make(map[int64]*feed),
+		lobbies: make(map[int]*race), rooms: make(map[string]*race),
+		raceTimes: raceTimes{LobbyCountdown, RoomCountdown, DefaultRaceTime}}
 	for _, o := range opts {
 		o(s)
 	}
