@@ -52,7 +52,7 @@ func (s *Server) guard(ctx ssh.Context, c net.Conn, host netip.Prefix) *guardedC
 	// socket, two goroutines and a place under the caps for ever: a few
 	// thousand such connections and the server is out of file
 	// descriptors or memory.
-	g.grace = time.AfterFunc(s.lim.loginGrace, g.graceOver)
+	g.grace = time.AfterFunc(s.lim.LoginGrace, g.graceOver)
 	g.mu.Unlock()
 	return g
 }
@@ -62,7 +62,7 @@ func (g *guardedConn) graceOver() {
 	expired := !g.loggedIn && !g.closed
 	g.mu.Unlock()
 	if expired {
-		g.srv.log.Info("login grace expired", "remote", g.remote, "after", g.srv.lim.loginGrace)
+		g.srv.log.Info("login grace expired", "remote", g.remote, "after", g.srv.lim.LoginGrace)
 		g.Conn.Close()
 	}
 }
@@ -78,10 +78,10 @@ func (g *guardedConn) login() {
 	g.grace.Stop()
 	g.srv.admission.loggedIn(g.host)
 	g.touch()
-	if d := g.srv.lim.idleTimeout; d > 0 {
+	if d := g.srv.lim.IdleTimeout; d > 0 {
 		g.idle = time.AfterFunc(d, g.checkIdle)
 	}
-	if d := g.srv.lim.keepaliveInterval; d > 0 {
+	if d := g.srv.lim.KeepaliveInterval; d > 0 {
 		g.keep = time.AfterFunc(d, g.keepalive)
 	}
 }
@@ -96,7 +96,7 @@ func (g *guardedConn) touch() { g.lastInput.Store(time.Now().UnixNano()) }
 // alive for ever. Without the idle timeout, players who walk away keep
 // their connection, their game screen and their place under the cap.
 func (g *guardedConn) checkIdle() {
-	timeout := g.srv.lim.idleTimeout
+	timeout := g.srv.lim.IdleTimeout
 	idle := time.Since(time.Unix(0, g.lastInput.Load()))
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -125,12 +125,12 @@ func (g *guardedConn) keepalive() {
 	if g.closed {
 		return
 	}
-	interval := g.srv.lim.keepaliveInterval
+	interval := g.srv.lim.KeepaliveInterval
 	sc, _ := g.ctx.Value(ssh.ContextKeyConn).(*gossh.ServerConn)
 	switch {
 	case sc == nil: // logged in a moment ago; the SSH connection is on its way
 	case g.pending.Load():
-		if int(g.missed.Add(1)) >= g.srv.lim.keepaliveMax {
+		if int(g.missed.Add(1)) >= g.srv.lim.KeepaliveMax {
 			g.srv.log.Info("keepalive timeout", "remote", g.remote, "unanswered", g.missed.Load(), "interval", interval)
 			g.end(noticeKeepalive)
 			return
@@ -207,7 +207,7 @@ func (g *guardedConn) Close() error {
 func (g *guardedConn) openSession(sess *session) bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if limit := g.srv.lim.maxSessions; limit > 0 && len(g.sessions) >= limit {
+	if limit := g.srv.lim.MaxSessionsPerConn; limit > 0 && len(g.sessions) >= limit {
 		return false
 	}
 	if g.sessions == nil {

@@ -8,6 +8,7 @@ import (
 	gossh "golang.org/x/crypto/ssh"
 
 	"github.com/ssh2048/ssh2048/server"
+	"github.com/ssh2048/ssh2048/wire"
 )
 
 // leftTerminal checks what a game screen wrote last: the terminal put
@@ -34,12 +35,12 @@ func leftTerminal(t *testing.T, out string) string {
 // screen, not by closing the connection under it: the player's terminal
 // is restored, one line says why, and the exit status says so too.
 func TestIdleEndsTheScreen(t *testing.T) {
-	ts := startServer(t, func(c *server.Config) { c.IdleTimeout = time.Second })
+	ts := startServer(t, func(c *server.Config) { c.Limits.IdleTimeout = time.Second })
 	s, out, _ := ptySession(t, ts.dial(t, "p", newKey(t)))
 	waitFor(t, "the game screen", func() bool { return strings.Contains(out.String(), "Moves") })
 	code := exitCode(t, s.Wait())
-	if code != 5 {
-		t.Errorf("exit status %d, want 5 (closed for inactivity)", code)
+	if code != wire.ExitInactive {
+		t.Errorf("exit status %d, want 9 (closed for inactivity)", code)
 	}
 	line := leftTerminal(t, out.String())
 	if want := "No input for 1 second, so the server closed this session."; !strings.Contains(line, want) {
@@ -52,10 +53,10 @@ func TestIdleEndsTheScreen(t *testing.T) {
 
 // TestKeepaliveLossEndsTheScreen: a client that stops answering
 // keepalives but still reads (a client stuck, or a one-way network) gets
-// its screen ended the same way: terminal restored, a line, status 5.
+// its screen ended the same way: terminal restored, a line, status 9.
 func TestKeepaliveLossEndsTheScreen(t *testing.T) {
 	const interval = 100 * time.Millisecond
-	ts := startServer(t, func(c *server.Config) { c.KeepaliveInterval, c.KeepaliveMax = interval, 2 })
+	ts := startServer(t, func(c *server.Config) { c.Limits.KeepaliveInterval, c.Limits.KeepaliveMax = interval, 2 })
 	r := newRelay(t, ts.addr)
 	c, err := gossh.Dial("tcp", r.addr, &gossh.ClientConfig{
 		User: "p", Auth: []gossh.AuthMethod{gossh.PublicKeys(newKey(t))},
@@ -73,8 +74,8 @@ func TestKeepaliveLossEndsTheScreen(t *testing.T) {
 	go func() { done <- exitCode(t, s.Wait()) }()
 	select {
 	case code := <-done:
-		if code != 5 {
-			t.Errorf("exit status %d, want 5", code)
+		if code != wire.ExitInactive {
+			t.Errorf("exit status %d, want 9", code)
 		}
 	case <-time.After(15 * time.Second):
 		t.Fatal("the screen of a client that stopped answering was not ended")

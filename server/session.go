@@ -1,13 +1,14 @@
 package server
 
 import (
-	"context"
 	"strconv"
 	"sync"
 	"time"
 
 	"charm.land/ssh"
 	"charm.land/wish/v2"
+	"github.com/ssh2048/ssh2048/game"
+	"github.com/ssh2048/ssh2048/wire"
 	gossh "golang.org/x/crypto/ssh"
 )
 
@@ -29,7 +30,7 @@ func (s *Server) noticeText(n notice) string {
 	case noticeShutdown:
 		return "The server is restarting; your game is saved. Reconnect in a moment to carry on."
 	case noticeIdle:
-		return "No input for " + spelled(s.lim.idleTimeout) + ", so the server closed this session. Your game is saved; reconnect to carry on."
+		return "No input for " + spelled(s.lim.IdleTimeout) + ", so the server closed this session. Your game is saved; reconnect to carry on."
 	case noticeKeepalive:
 		return "Your connection stopped answering, so the server closed this session. Your game is saved; reconnect to carry on."
 	}
@@ -40,13 +41,13 @@ func (s *Server) noticeText(n notice) string {
 func (n notice) exitStatus() int {
 	switch n {
 	case noticeTakenOver:
-		return exitTakenOver
+		return wire.ExitTakenOver
 	case noticeShutdown:
-		return exitRestart
+		return wire.ExitRestart
 	case noticeIdle, noticeKeepalive:
-		return exitInactive
+		return wire.ExitInactive
 	}
-	return exitOK
+	return wire.ExitOK
 }
 
 // spelled writes a duration as a person would: "10 minutes", "3 seconds".
@@ -68,27 +69,16 @@ func spelled(d time.Duration) string {
 	return d.String()
 }
 
-// Exit statuses of exec commands and of the game screen, part of the
-// scripting contract (README).
-const (
-	exitOK        = 0
-	exitError     = 1 // something failed on the server; details on stderr
-	exitUsage     = 2 // unknown command or bad flags
-	exitTakenOver = 3 // a newer session took over the game
-	exitRestart   = 4 // the server is restarting; reconnect later
-	exitInactive  = 5 // closed for inactivity: no input, or no answer to keepalives
-)
-
 // session is the server's view of one SSH session: who plays it, and a
 // channel on which it is told to stop.
 type session struct {
 	ssh.Session
-	player  Player
+	player  game.Player
 	notices chan notice // buffered; the first notice is the one that counts
 	once    sync.Once
 }
 
-func newSession(s ssh.Session, p Player) *session {
+func newSession(s ssh.Session, p game.Player) *session {
 	return &session{Session: s, player: p, notices: make(chan notice, 1)}
 }
 
@@ -120,26 +110,24 @@ func admitGuest(_ ssh.Context, challenge gossh.KeyboardInteractiveChallenge) boo
 func (s *Server) identify(next ssh.Handler) ssh.Handler {
 	return func(sess ssh.Session) {
 		key := sess.PublicKey() // the key that authenticated (see acceptAnyKey)
-		p := Player{Guest: true, Name: "guest"}
+		p := game.Guest
 		if key != nil {
-			ctx, cancel := context.WithTimeout(sess.Context(), writeTimeout)
-			dp, err := s.store.UpsertPlayer(ctx, gossh.FingerprintSHA256(key), key.Type(), sess.User())
-			cancel()
+			var err error
+			p, err = s.games.Identify(sess.Context(), gossh.FingerprintSHA256(key), key.Type(), sess.User())
 			if err != nil {
-				s.log.Error("upsert player", "err", err, "remote", sess.RemoteAddr().String())
+				s.log.Error("identify player", "err", err, "remote", sess.RemoteAddr().String())
 				wish.Errorln(sess, "ssh2048: could not load your player record; try again later.")
-				_ = sess.Exit(exitError)
+				_ = sess.Exit(wire.ExitError)
 				return
 			}
-			p = Player{ID: dp.ID, Name: dp.Name, Fingerprint: dp.Fingerprint}
 		}
 		sess.Context().SetValue(playerKey, p)
 		next(sess)
 	}
 }
 
-func playerOf(sess ssh.Session) Player {
-	p, _ := sess.Context().Value(playerKey).(Player)
+func playerOf(sess ssh.Session) game.Player {
+	p, _ := sess.Context().Value(playerKey).(game.Player)
 	return p
 }
 
@@ -172,14 +160,14 @@ func (s *Server) route(next ssh.Handler) ssh.Handler {
 		if g := guardOf(sess.Context()); g != nil {
 			if !g.openSession(sess) {
 				wish.Errorln(sess, "ssh2048: too many sessions on this connection; close one first.")
-				_ = sess.Exit(exitError)
+				_ = sess.Exit(wire.ExitError)
 				return
 			}
 			defer g.closeSession(sess)
 		}
 		if !s.track(sess) {
 			wish.Errorln(sess, "ssh2048: "+s.noticeText(noticeShutdown))
-			_ = sess.Exit(exitRestart)
+			_ = sess.Exit(wire.ExitRestart)
 			return
 		}
 		defer s.untrack(sess)
@@ -191,7 +179,7 @@ func (s *Server) route(next ssh.Handler) ssh.Handler {
 			_ = sess.Exit(s.runTUI(sess))
 		default:
 			wish.Errorln(sess, "ssh2048: no terminal; connect with `ssh -t` to play, or run `help` for the commands.")
-			_ = sess.Exit(exitUsage)
+			_ = sess.Exit(wire.ExitUsage)
 		}
 		next(sess)
 	}

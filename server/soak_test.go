@@ -73,8 +73,8 @@ func TestStalledConnections(t *testing.T) {
 	needFDs(t, uint64(2*n+500))
 	const grace = 2 * time.Second
 	ts := startServer(t, func(c *server.Config) {
-		c.LoginGrace = grace
-		c.MaxConns = n + 100 // the default 1,000 would refuse the players at n = 1,000
+		c.Limits.LoginGrace = grace
+		c.Limits.MaxConns = n + 100 // the default 1,000 would refuse the players at n = 1,000
 	})
 	type stalled struct {
 		opened, closed time.Time

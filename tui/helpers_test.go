@@ -15,6 +15,7 @@ import (
 	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/ssh2048/ssh2048/db"
 	"github.com/ssh2048/ssh2048/engine"
 )
 
@@ -46,7 +47,7 @@ func (s *fakeStore) log(format string, args ...any) {
 	s.calls = append(s.calls, fmt.Sprintf(format, args...))
 }
 
-func (s *fakeStore) Open(_ context.Context, size int, fresh bool) (Game, error) {
+func (s *fakeStore) Open(_ context.Context, size int, fresh bool) (Play, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.openErr != nil {
@@ -64,7 +65,7 @@ func (s *fakeStore) Open(_ context.Context, size int, fresh bool) (Game, error) 
 	} else {
 		s.log("open %d", size)
 	}
-	g, err := engine.Replay(size, s.seeds[size], s.recorded[size])
+	g, err := engine.PCG.Replay(size, s.seeds[size], s.recorded[size])
 	if err != nil {
 		return nil, err
 	}
@@ -134,7 +135,7 @@ func (g *fakeGame) Move(_ context.Context, d engine.Direction) (engine.Result, e
 	s.log("record %d %s", g.size, d)
 	s.recorded[g.size] = append(s.recorded[g.size], d)
 	// The stored moves must replay to the game on screen, in order.
-	want, err := engine.Replay(g.size, g.seed, s.recorded[g.size])
+	want, err := engine.PCG.Replay(g.size, g.seed, s.recorded[g.size])
 	if err != nil || want.Board() != g.Board() || want.Score() != g.Score() || want.Moves() != g.Moves() {
 		s.log("MISMATCH %d", g.size)
 	}
@@ -152,12 +153,14 @@ func (g *fakeGame) MarkAssisted(context.Context) error {
 	return nil
 }
 
-// Assisted reports whether the game was marked, as a stored game knows.
-func (g *fakeGame) Assisted() bool {
+// Kind is assisted once the game was marked, as a stored game knows.
+func (g *fakeGame) Kind() db.Kind {
 	g.store.mu.Lock()
 	defer g.store.mu.Unlock()
-	seed, ok := g.store.assisted[g.size]
-	return ok && seed == g.seed
+	if seed, ok := g.store.assisted[g.size]; ok && seed == g.seed {
+		return db.KindAssisted
+	}
+	return db.KindHuman
 }
 
 func (g *fakeGame) Close() {

@@ -85,10 +85,10 @@ func TestTmuxSessionEnds(t *testing.T) {
 			end: func(t *testing.T, tm *tmux, _ *process, _ func(...string) string) {
 				tm.run("send-keys", "-t", "game", "q")
 			}},
-		{name: "idle timeout", env: []string{"SSH2048_IDLE_TIMEOUT=2s"}, status: 5,
+		{name: "idle timeout", env: []string{"SSH2048_IDLE_TIMEOUT=2s"}, status: 9,
 			line: "No input for 2 seconds, so the server closed this session. Your game is saved; reconnect to carry on.",
 			end:  func(*testing.T, *tmux, *process, func(...string) string) {}},
-		{name: "keepalive loss", env: []string{"SSH2048_KEEPALIVE_INTERVAL=300ms", "SSH2048_KEEPALIVE_MAX=2"}, status: 5,
+		{name: "keepalive loss", env: []string{"SSH2048_KEEPALIVE_INTERVAL=300ms", "SSH2048_KEEPALIVE_MAX=2"}, status: 9,
 			line: "Your connection stopped answering, so the server closed this session. Your game is saved; reconnect to carry on.",
 			end: func(t *testing.T, tm *tmux, p *process, _ func(...string) string) {
 				// A client that stops: it answers no keepalive, but its
@@ -187,7 +187,7 @@ func TestTmuxSessionEnds(t *testing.T) {
 }
 
 // TestOpenSSHBotIdle: a bot that goes quiet is ended with a line on
-// stderr and status 5, not a connection closed under it (255 in OpenSSH,
+// stderr and status 9, not a connection closed under it (255 in OpenSSH,
 // with nothing said).
 func TestOpenSSHBotIdle(t *testing.T) {
 	sshPath, err := exec.LookPath("ssh")
@@ -218,11 +218,11 @@ func TestOpenSSHBotIdle(t *testing.T) {
 	var ee *exec.ExitError
 	switch {
 	case err == nil:
-		t.Error("ssh bot exit status 0, want 5")
+		t.Error("ssh bot exit status 0, want 9")
 	case !errors.As(err, &ee):
 		t.Fatal(err)
-	case ee.ExitCode() != 5:
-		t.Errorf("ssh bot exit status %d, want 5", ee.ExitCode())
+	case ee.ExitCode() != 9:
+		t.Errorf("ssh bot exit status %d, want 9", ee.ExitCode())
 	}
 	if want := "ssh2048: No input for 1 second, so the server closed this session."; !strings.Contains(errOut.String(), want) {
 		t.Errorf("stderr %q, want %q", errOut.String(), want)

@@ -17,7 +17,7 @@ import (
 	"github.com/ssh2048/ssh2048/db"
 	"github.com/ssh2048/ssh2048/engine"
 	"github.com/ssh2048/ssh2048/engine/ai"
-	"github.com/ssh2048/ssh2048/server"
+	"github.com/ssh2048/ssh2048/game"
 	"github.com/ssh2048/ssh2048/tui"
 	gossh "golang.org/x/crypto/ssh"
 )
@@ -29,8 +29,8 @@ Plays in this terminal, against the same data directory as the server. You
 play as the owner of your SSH public key, so a game started here continues
 over SSH and the other way round.`, stdout, stderr)
 	size := fs.Int("size", 0, "board size, 3 to 8 (default: the size you played last, else 4)")
-	data := fs.String("data", env("SSH2048_DATA", stateDirectory()), "directory holding the database [$SSH2048_DATA, else $STATE_DIRECTORY, else ./data]")
-	keyPath := fs.String("key", "", "your SSH public key (default: the first of ~/.ssh/id_ed25519.pub, id_ecdsa.pub, id_rsa.pub)")
+	data := fs.String("data", stateDirectory(), "directory holding the database (default $STATE_DIRECTORY, else ./data)")
+	keyPath := fs.String("key", "", "your SSH key: its .pub, or the private key you give ssh -i (default: the first of ~/.ssh/id_ed25519.pub, id_ecdsa.pub, id_rsa.pub)")
 	if code, ok := parse(fs, args); !ok {
 		return code
 	}
@@ -73,7 +73,7 @@ over SSH and the other way round.`, stdout, stderr)
 	return 0
 }
 
-func play(data string, size int, lp server.LocalPlayer, log *slog.Logger) error {
+func play(data string, size int, lp localKey, log *slog.Logger) error {
 	ctx := context.Background()
 	store, err := db.Open(ctx, data, db.WithLogger(log))
 	if err != nil {
@@ -82,21 +82,40 @@ func play(data string, size int, lp server.LocalPlayer, log *slog.Logger) error 
 	defer store.Close()
 	pool := ai.NewPool(0)
 	defer pool.Close()
-	opts, release, err := server.LocalScreen(ctx, store, pool, lp, log)
+	// Only this process's seats share the service's one-writer rule; a
+	// server playing the same game at the same time is kept out by the
+	// store's own check (db.ErrConflict), which the screen reports as a
+	// takeover.
+	games := game.New(store, log)
+	player, err := games.Identify(ctx, lp.fingerprint, lp.keyType, lp.name)
 	if err != nil {
 		return err
 	}
-	defer release()
-	if size != 0 {
-		opts.Size = size
+	seat := games.Seat(player, nil)
+	defer seat.Close()
+	if size == 0 {
+		size = seat.LastSize(ctx)
 	}
-	return tui.Run(opts)
+	return tui.Run(tui.Options{
+		Store:   tui.SeatStore(games, seat),
+		Hinter:  pool,
+		Player:  player.Name,
+		Size:    size,
+		Context: ctx,
+	})
+}
+
+// localKey identifies someone playing in their own terminal rather than
+// over SSH: by their SSH public key, so that local and SSH play are one
+// player.
+type localKey struct {
+	fingerprint, keyType, name string
 }
 
 // localPlayer names the player at this terminal by their SSH public key:
 // the one given, or the first default key that exists. Without any key the
 // player is this user on this host, known only to local play.
-func localPlayer(keyPath string) (server.LocalPlayer, error) {
+func localPlayer(keyPath string) (localKey, error) {
 	name := "player"
 	if u, err := user.Current(); err == nil {
 		name = u.Username
@@ -115,16 +134,16 @@ func localPlayer(keyPath string) (server.LocalPlayer, error) {
 			continue
 		}
 		if err != nil {
-			return server.LocalPlayer{}, fmt.Errorf("read key: %w", err)
+			return localKey{}, fmt.Errorf("read key: %w", err)
 		}
 		key, err := publicKey(p, raw)
 		if err != nil {
-			return server.LocalPlayer{}, err
+			return localKey{}, err
 		}
-		return server.LocalPlayer{Fingerprint: gossh.FingerprintSHA256(key), KeyType: key.Type(), Name: name}, nil
+		return localKey{gossh.FingerprintSHA256(key), key.Type(), name}, nil
 	}
 	host, _ := os.Hostname()
-	return server.LocalPlayer{Fingerprint: "local:" + name + "@" + host, KeyType: "local", Name: name}, nil
+	return localKey{"local:" + name + "@" + host, "local", name}, nil
 }
 
 // publicKey is the public key of the key file at path (read into raw):

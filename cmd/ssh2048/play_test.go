@@ -49,7 +49,7 @@ func TestPlayKey(t *testing.T) {
 		{"private key with a passphrase", write("id_locked", pem.EncodeToMemory(locked))},
 	} {
 		lp, err := localPlayer(tt.path)
-		if err != nil || lp.Fingerprint != want || lp.KeyType != "ssh-ed25519" {
+		if err != nil || lp.fingerprint != want || lp.keyType != "ssh-ed25519" {
 			t.Errorf("%s: %+v, %v; want the fingerprint %s", tt.name, lp, err, want)
 		}
 	}
