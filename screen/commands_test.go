@@ -280,3 +280,22 @@ func TestScreenInterrupt(t *testing.T) {
 		t.Errorf("the alternate screen is not left: %q", r.out.String())
 	}
 }
+
+// TestScreenKeyRate: a screen with a key rate drops the keys of a read
+// over it; other messages pass.
+func TestScreenKeyRate(t *testing.T) {
+	m := &testModel{}
+	r := start(t, m, nil, Options{KeyRate: 3})
+	r.typeKeys(t, "abcdef\x1b]11;rgb:ffff/ffff/ffff\x07")
+	if got := m.typed(); !slices.Equal(got, []string{"a", "b", "c"}) {
+		t.Errorf("typed %q at 3 keys a second, got %q", "abcdef", got)
+	}
+	var bg bool
+	for _, msg := range m.messages() {
+		_, ok := msg.(tea.BackgroundColorMsg)
+		bg = bg || ok
+	}
+	if !bg {
+		t.Error("the background colour answer was dropped with the keys")
+	}
+}

@@ -50,7 +50,7 @@
 // reports and the terminal's answers to queries; mouse reports and
 // unknown sequences are dropped. The screen does not turn bracketed paste
 // mode on, as tea.Program does: a paste mostly arrives as the keys it is
-// made of.
+// made of, rate-limited as typing is (Options.KeyRate).
 package screen
 
 import (
@@ -74,6 +74,10 @@ type Options struct {
 	Profile colorprofile.Profile
 	// FPS is the most frames a second; 0 means 60.
 	FPS int
+	// KeyRate is the most keys a second the model gets, one second's
+	// worth at once; keys over it are dropped (see keyLimiter). 0 means
+	// no limit.
+	KeyRate float64
 	// Unsupported, if set, is told what the model asked for that the
 	// screen does not do (a command such as "tea.Println", a view field
 	// such as "tea.View.MouseMode"), once for each the screen meets. It
@@ -87,6 +91,7 @@ type Options struct {
 type Screen struct {
 	out         io.Writer
 	interval    time.Duration
+	keys        *keyLimiter // nil: no limit
 	unsupported func(what string)
 
 	mu        sync.Mutex // guards everything below, and writes to out
@@ -123,6 +128,7 @@ func New(model tea.Model, out io.Writer, opts Options) *Screen {
 	return &Screen{
 		out:             out,
 		interval:        time.Second / time.Duration(fps),
+		keys:            newKeyLimiter(opts.KeyRate),
 		unsupported:     opts.Unsupported,
 		model:           model,
 		r:               newRenderer(opts.Profile, width, height),
@@ -165,7 +171,7 @@ func (s *Screen) Start(in io.Reader) {
 	s.early = nil
 	s.scheduleFrame()
 	s.mu.Unlock()
-	go readInput(in, s.sendAll)
+	go readInput(in, s.sendInput)
 }
 
 // Done is closed when the screen has ended.
@@ -182,6 +188,14 @@ func (s *Screen) Err() error {
 // once Start has given the model its first messages; after the screen has
 // ended, not at all.
 func (s *Screen) Send(msg tea.Msg) { s.sendAll([]tea.Msg{msg}) }
+
+// sendInput delivers the messages of one read of the input, less the
+// keys over the rate.
+func (s *Screen) sendInput(msgs []tea.Msg) {
+	if msgs = s.keys.filter(msgs); len(msgs) > 0 {
+		s.sendAll(msgs)
+	}
+}
 
 // sendAll delivers msgs in order and draws once after them all: keys
 // typed faster than frames are all applied, each against the board the
