@@ -26,6 +26,8 @@ func init() {
 	commands = []command{
 		{"scores", "[--size N] [--limit K] [--bots] [--json]", "the leaderboard", (*Server).runScores},
 		{"bot", "[--size N] [--new]", "play through the bot protocol (JSON lines on stdin/stdout)", (*Server).runBot},
+		{"export", "GAME", "print the record of an ended game (docs/record-format.md)", (*Server).runExport},
+		{"verify", "GAME", "replay a stored game and check its score, largest tile, win and board", (*Server).runVerify},
 		{"help", "", "this list", (*Server).runHelp},
 	}
 }
@@ -66,7 +68,8 @@ func writeHelp(w io.Writer) {
 	}
 	b.WriteString("\nEvery command takes --help.\n" +
 		"Exit status: 0 ok, 1 server error, 2 usage, 3 taken over by a newer session,\n" +
-		"4 server restarting (your game is saved; reconnect).\n")
+		"4 server restarting (your game is saved; reconnect), 5 refuted (verify),\n" +
+		"6 no such game, 7 game still in play (export).\n")
 	io.WriteString(w, b.String())
 }
 

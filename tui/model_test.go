@@ -19,7 +19,7 @@ import (
 func afterMove(t *testing.T, s *fakeStore, size int, d engine.Direction) engine.Board {
 	t.Helper()
 	s.mu.Lock()
-	g, err := engine.Replay(size, s.seeds[size], append(slices.Clone(s.recorded[size]), d))
+	g, err := engine.PCG.Replay(size, s.seeds[size], append(slices.Clone(s.recorded[size]), d))
 	s.mu.Unlock()
 	if err != nil {
 		t.Fatal(err)
@@ -81,7 +81,7 @@ func TestKeysAppliedInOrder(t *testing.T) {
 	if n := h.store.count("MISMATCH"); n != 0 {
 		t.Fatalf("%d moves were recorded against a game that was not the stored one", n)
 	}
-	replayed, err := engine.Replay(4, 1, moved)
+	replayed, err := engine.PCG.Replay(4, 1, moved)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -109,7 +109,7 @@ func (s *GuestStore) Open(_ context.Context, size int, fresh bool) (Play, error)
 	if g := s.games[size]; g != nil && !fresh {
 		return g, nil
 	}
-	g, err := engine.NewGame(size, s.seed())
+	g, err := engine.PCG.NewGame(size, s.seed())
 	if err != nil {
 		return nil, fmt.Errorf("guest game %d×%d: %w", size, size, err)
 	}

@@ -63,11 +63,15 @@ type ScoreEntry struct {
 // MaxScoresLimit caps `scores --limit`.
 const MaxScoresLimit = 1000
 
-// Exit statuses of the exec commands (`scores`, `bot`, `help`).
+// Exit statuses of the exec commands over SSH, and of `ssh2048 verify`.
 const (
 	ExitOK        = 0
 	ExitError     = 1 // something failed on the server; details on stderr
-	ExitUsage     = 2 // unknown command or bad flags
+	ExitUsage     = 2 // unknown command, bad flags, or a record that is not one (malformed, truncated)
 	ExitTakenOver = 3 // a newer session of the same player took over the game
 	ExitRestart   = 4 // the server is restarting; the game is saved, reconnect later
+	ExitRefuted   = 5 // verify: the moves do not give what the record or the store claims
+	ExitNotFound  = 6 // no such game, or no such player playing right now
+	ExitInPlay    = 7 // export: the game is still in play; its record is secret until it ends
+	ExitNewer     = 8 // verify: the record is from a newer ssh2048
 )

@@ -31,10 +31,16 @@ func newFlagSet(name, usage string, stderr io.Writer) *flag.FlagSet {
 	return fs
 }
 
-// parse reads each flag's environment variable, then args; ok=false means
-// return code: 0 after --help, 2 after a mistake (already reported on the
-// flag set's output).
+// parse reads each flag's environment variable, then args, which must be
+// flags only; ok=false means return code: 0 after --help, 2 after a
+// mistake (already reported on the flag set's output).
 func parse(fs *flag.FlagSet, args []string) (code int, ok bool) {
+	return parseWithArgs(fs, args, 0)
+}
+
+// parseWithArgs is parse for a subcommand that takes n arguments after
+// its flags (fs.Args).
+func parseWithArgs(fs *flag.FlagSet, args []string, n int) (code int, ok bool) {
 	var envErr error
 	fs.VisitAll(func(f *flag.Flag) {
 		env := envName(f.Name)
@@ -56,8 +62,13 @@ func parse(fs *flag.FlagSet, args []string) (code int, ok bool) {
 	} else if err != nil {
 		return 2, false
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(fs.Output(), "ssh2048 %s: unexpected argument %q\n", fs.Name(), fs.Arg(0))
+	switch {
+	case fs.NArg() > n:
+		fmt.Fprintf(fs.Output(), "ssh2048 %s: unexpected argument %q\n", fs.Name(), fs.Arg(n))
+		fs.Usage()
+		return 2, false
+	case fs.NArg() < n:
+		fmt.Fprintf(fs.Output(), "ssh2048 %s: want %d argument(s)\n", fs.Name(), n)
 		fs.Usage()
 		return 2, false
 	}

@@ -99,7 +99,7 @@ func autoplayLoops(t testing.TB, p *Pool, n int) func() int {
 		wg.Go(func() {
 			seed := uint64(1000 * i)
 			for ctx.Err() == nil {
-				g, _ := engine.NewGame(4, seed)
+				g, _ := engine.PCG.NewGame(4, seed)
 				seed++
 				for !g.Over() {
 					d, err := p.Suggest(ctx, g.Board(), Autoplay)
