@@ -46,6 +46,8 @@ type Server struct {
 	ssh       *ssh.Server
 	admission *admission
 
+	unsupported sync.Map // what game screens asked for and did not get; see unsupportedOnce
+
 	mu       sync.Mutex
 	shutdown bool
 	sessions map[*session]struct{}
