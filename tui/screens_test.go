@@ -332,3 +332,27 @@ func TestSwitchingSizeReleasesTheGame(t *testing.T) {
 		t.Errorf("back on 4×4: %d moves, want the one made", got)
 	}
 }
+
+// TestGuestNoticeFits: the server's guest notice fits 80 columns under
+// the board with the key that hides it, and stays until hidden; narrower,
+// its first sentence.
+func TestGuestNoticeFits(t *testing.T) {
+	const notice = "Guest: not saved. To rank, use an SSH key: ssh-keygen -t ed25519"
+	for _, tt := range []struct {
+		width int
+		want  string
+	}{
+		{80, notice + " · esc hides"},
+		{120, notice + " · esc hides"},
+		{70, notice},
+		{40, "Guest: not saved. · esc hides"},
+		{26, "Guest: not saved."},
+	} {
+		h := newHarness(t, Options{Size: 3, Guest: true, GuestNotice: notice, Store: NewGuestStore(nil, func() uint64 { return 5 })}, tt.width, 24)
+		h.press("left", "up", "right")
+		lines := strings.Split(strings.TrimRight(h.frame(), "\n"), "\n")
+		if got := strings.TrimSpace(lines[len(lines)-2]); got != tt.want {
+			t.Errorf("at %d columns the guest's line is %q, want %q", tt.width, got, tt.want)
+		}
+	}
+}

@@ -234,6 +234,11 @@ func TestTmuxAI(t *testing.T) {
 	if !strings.Contains(hinted, "4×4 assisted") {
 		t.Fatalf("the header does not say the game is assisted:\n%s", hinted)
 	}
+	// The player's only game no longer ranks: Best and Rank say so, as
+	// scores does (checked below), rather than the assisted game's.
+	tm.waitFor("Best and Rank without a ranked game", func(s string) bool {
+		return strings.Contains(s, "Best –") && strings.Contains(s, "Rank –")
+	})
 
 	tm.run("send-keys", "-t", "game", "p")
 	playing := tm.waitFor("the AI to play ten moves", func(s string) bool { return movesOn(s) >= 10 })
