@@ -17,6 +17,10 @@
 //     hidden. When the model quits, a last view that is not an AltScreen
 //     view is printed on the main screen, where it stays after the
 //     session ends.
+//   - A panic in the model (Init, Update, View, a command) or in the
+//     screen's own goroutines ends that screen only: the terminal is given
+//     back and Err returns a *PanicError with the stack, for the caller to
+//     log and explain.
 //
 // Only the parts of tea.View a game screen uses are honoured: Content,
 // AltScreen (as above) and WindowTitle. Commands run as with tea.Program,
@@ -65,10 +69,12 @@ type Screen struct {
 	changed   bool      // a message was handled since the last frame
 	ended     bool
 
-	// err is the write that failed, if one did. It has a lock of its own:
-	// mu may be held by a write that waits on a client that reads nothing.
+	// err is the write that failed, if one did, and panic the model's
+	// panic, if it had one. They have a lock of their own: mu may be held
+	// by a write that waits on a client that reads nothing.
 	errMu sync.Mutex
 	err   error
+	panic *PanicError
 
 	done     chan struct{}
 	doneOnce sync.Once
@@ -107,7 +113,14 @@ func (s *Screen) Run(ctx context.Context, in io.Reader) error {
 // reader is not waited for: it stops at the first read after in ends (an
 // SSH session's input ends when the session closes).
 func (s *Screen) Start(in io.Reader) {
+	s.start()
+	go readInputContained(in, s.sendAll, s.contain)
+}
+
+func (s *Screen) start() {
+	defer s.contain() // after the unlock below
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	// Every model that picks colours wants to know whether the background
 	// is dark; the answer comes back as a tea.BackgroundColorMsg.
 	s.write([]byte(ansi.SetModeAltScreenSaveCursor + ansi.HideCursor + ansi.RequestBackgroundColor))
@@ -123,17 +136,20 @@ func (s *Screen) Start(in io.Reader) {
 	}
 	s.early = nil
 	s.scheduleFrame()
-	s.mu.Unlock()
-	go readInput(in, s.sendAll)
 }
 
 // Done is closed when the screen has ended.
 func (s *Screen) Done() <-chan struct{} { return s.done }
 
-// Err is the write to the terminal that failed, if one did.
+// Err is why the screen ended other than by the model quitting or Stop:
+// a *PanicError if the model (or the screen's own code on its behalf)
+// panicked, else the write to the terminal that failed, if one did.
 func (s *Screen) Err() error {
 	s.errMu.Lock()
 	defer s.errMu.Unlock()
+	if s.panic != nil {
+		return s.panic
+	}
 	return s.err
 }
 
@@ -146,6 +162,7 @@ func (s *Screen) Send(msg tea.Msg) { s.sendAll([]tea.Msg{msg}) }
 // typed faster than frames are all applied, each against the board the
 // one before left, and the frame shows where they ended up.
 func (s *Screen) sendAll(msgs []tea.Msg) {
+	defer s.contain() // after the unlock below
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.started {
@@ -205,7 +222,10 @@ func (s *Screen) exec(cmd tea.Cmd) {
 	if cmd == nil {
 		return
 	}
-	go func() { s.Send(cmd()) }()
+	go func() {
+		defer s.contain()
+		s.Send(cmd())
+	}()
 }
 
 // scheduleFrame draws now if the last frame is a frame interval old, or
@@ -231,6 +251,7 @@ func (s *Screen) scheduleFrame() {
 }
 
 func (s *Screen) timedFrame() {
+	defer s.contain() // after the unlock below
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.timed = false
@@ -285,7 +306,7 @@ func (s *Screen) end() {
 // write sends p to the terminal; the first failure ends the screen (the
 // session is gone). s.mu is held.
 func (s *Screen) write(p []byte) {
-	if len(p) == 0 || s.Err() != nil {
+	if len(p) == 0 || s.writeErr() != nil {
 		return
 	}
 	if _, err := s.out.Write(p); err != nil {
