@@ -1,6 +1,7 @@
 package server
 
 import (
+	"log/slog"
 	"net"
 	"net/netip"
 	"sync"
@@ -56,11 +57,12 @@ func (s *Server) guard(ctx ssh.Context, c net.Conn, host netip.Prefix) *guardedC
 }
 
 func (g *guardedConn) graceOver() {
+	defer g.srv.recoverConn("login grace", g.Conn)
 	g.mu.Lock()
 	expired := !g.loggedIn && !g.closed
 	g.mu.Unlock()
 	if expired {
-		g.srv.log.Info("login grace expired", "remote", g.remote, "after", g.srv.lim.loginGrace)
+		g.srv.limited.log(g.srv.log, slog.LevelInfo, "login grace expired", "remote", g.remote, "after", g.srv.lim.loginGrace)
 		g.Conn.Close()
 	}
 }
@@ -94,6 +96,7 @@ func (g *guardedConn) touch() { g.lastInput.Store(time.Now().UnixNano()) }
 // alive for ever. Without the idle timeout, players who walk away keep
 // their connection, their game screen and their place under the cap.
 func (g *guardedConn) checkIdle() {
+	defer g.srv.recoverConn("idle timeout", g.Conn)
 	timeout := g.srv.lim.idleTimeout
 	idle := time.Since(time.Unix(0, g.lastInput.Load()))
 	g.mu.Lock()
@@ -105,7 +108,7 @@ func (g *guardedConn) checkIdle() {
 		g.idle.Reset(timeout - idle)
 		return
 	}
-	g.srv.log.Info("idle timeout", "remote", g.remote, "after", timeout)
+	g.srv.limited.log(g.srv.log, slog.LevelInfo, "idle timeout", "remote", g.remote, "after", timeout)
 	g.Conn.Close()
 }
 
@@ -118,6 +121,7 @@ func (g *guardedConn) checkIdle() {
 // lock. OpenSSH and x/crypto clients answer (with a failure, which is
 // fine: any answer shows the client is there).
 func (g *guardedConn) keepalive() {
+	defer g.srv.recoverConn("keepalive", g.Conn)
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.closed {
@@ -129,7 +133,7 @@ func (g *guardedConn) keepalive() {
 	case sc == nil: // logged in a moment ago; the SSH connection is on its way
 	case g.pending.Load():
 		if int(g.missed.Add(1)) >= g.srv.lim.keepaliveMax {
-			g.srv.log.Info("keepalive timeout", "remote", g.remote, "unanswered", g.missed.Load(), "interval", interval)
+			g.srv.limited.log(g.srv.log, slog.LevelInfo, "keepalive timeout", "remote", g.remote, "unanswered", g.missed.Load(), "interval", interval)
 			g.Conn.Close()
 			return
 		}
@@ -137,6 +141,7 @@ func (g *guardedConn) keepalive() {
 		g.pending.Store(true)
 		// Blocks until the reply, or until the connection closes.
 		go func() {
+			defer g.srv.recoverConn("keepalive", g.Conn)
 			if _, _, err := sc.SendRequest("keepalive@openssh.com", true, nil); err == nil {
 				g.missed.Store(0)
 				g.pending.Store(false)

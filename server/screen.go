@@ -29,6 +29,9 @@ func screenOptions(ctx context.Context, store Store, h tui.Hinter, env TUIEnv) t
 		GuestNotice: guestHint,
 		Context:     ctx,
 	}
+	if h != nil {
+		opts.Hinter = sessionHinter{h}
+	}
 	if env.Player.Guest {
 		opts.Store = tui.NewGuestStore(board, nil)
 	} else {

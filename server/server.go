@@ -15,7 +15,6 @@ import (
 
 	"charm.land/ssh"
 	"charm.land/wish/v2"
-	rm "charm.land/wish/v2/recover"
 	"github.com/ssh2048/ssh2048/tui"
 	gossh "golang.org/x/crypto/ssh"
 )
@@ -69,6 +68,7 @@ type Server struct {
 	ssh       *ssh.Server
 	games     registry
 	admission *admission
+	limited   lineLimiter // lines a client can cause at will
 
 	mu       sync.Mutex
 	shutdown bool
@@ -85,6 +85,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
+	cfg.Logger = slog.New(CleanLogHandler(cfg.Logger.Handler()))
 	if cfg.TUI == nil {
 		cfg.TUI = gameScreen(cfg.Store, cfg.Hinter)
 	}
@@ -106,8 +107,9 @@ func New(cfg Config) (*Server, error) {
 			// 2. Logging: connect and disconnect of every session.
 			s.logging,
 			// 1. Recover: a panic anywhere below ends that session only,
-			//    never the server.
-			rm.MiddlewareWithLogger(slog.NewLogLogger(s.log.Handler(), slog.LevelError)),
+			//    never the server (panic.go: the goroutines this cannot
+			//    reach recover for themselves).
+			s.recoverSession,
 		),
 	)
 	if err != nil {

@@ -147,8 +147,7 @@ func (s *Server) route(next ssh.Handler) ssh.Handler {
 		case sess.RawCommand() != "":
 			_ = sess.Exit(s.exec(sess))
 		case hasPty:
-			s.runTUI(sess)
-			_ = sess.Exit(exitOK)
+			_ = sess.Exit(s.runTUI(sess))
 		default:
 			wish.Errorln(sess, "ssh2048: no terminal; connect with `ssh -t` to play, or run `help` for the commands.")
 			_ = sess.Exit(exitUsage)

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"io"
 	"time"
 
@@ -30,7 +31,8 @@ type TUIFunc func(sess ssh.Session, env TUIEnv) tea.Model
 // NoticeGrace is how long the TUI may take to show a notice and quit.
 const NoticeGrace = 1500 * time.Millisecond
 
-func (s *Server) runTUI(sess *session) {
+// runTUI runs the game screen until it ends and returns the exit status.
+func (s *Server) runTUI(sess *session) int {
 	games := &Games{srv: s, player: sess.player, takenOver: func() { sess.notify(noticeTakenOver) }}
 	defer games.closeAll()
 	model := s.cfg.TUI(sess, TUIEnv{Player: sess.player, Games: games})
@@ -53,11 +55,16 @@ func (s *Server) runTUI(sess *session) {
 	scr.Start(input)
 	defer scr.Stop()
 	watchScreen(sess.Context(), scr, winch, sess.notices)
+	var pe *term.PanicError
+	if errors.As(scr.Err(), &pe) {
+		return s.panicked(sess, pe.Value, pe.Stack)
+	}
 	if err := scr.Err(); err != nil && sess.Context().Err() == nil {
 		s.log.Debug("game screen", "err", err, "remote", sess.RemoteAddr().String())
 	}
 	// The session's input ends when the handler returns and the channel
 	// closes; the screen's reader is not waited for here, it ends then.
+	return exitOK
 }
 
 // Terminal sizes the game screen is told at most. The game needs far
