@@ -26,15 +26,18 @@ type guardedConn struct {
 
 	mu       sync.Mutex
 	loggedIn bool
+	guest    bool // logged in without a key
 	closed   bool
 	grace    *time.Timer
 	idle     *time.Timer
 	keep     *time.Timer
 
-	sessions  int          // open sessions, under mu
-	lastInput atomic.Int64 // unix nanoseconds of the last input on a session
-	pending   atomic.Bool  // a keepalive is waiting for its reply
-	missed    atomic.Int32 // keepalive intervals that passed without a reply
+	channels    int          // open session channels, started or not, under mu (channels.go)
+	sessionRate bucket       // session channels opened, under mu
+	refusals    bucket       // requests and channel opens refused, under mu
+	lastInput   atomic.Int64 // unix nanoseconds of the last input on a session
+	pending     atomic.Bool  // a keepalive is waiting for its reply
+	missed      atomic.Int32 // keepalive intervals that passed without a reply
 }
 
 var guardKey = &contextKey{"guard"}
@@ -67,16 +70,23 @@ func (g *guardedConn) graceOver() {
 	}
 }
 
-// login is called once authentication has succeeded.
-func (g *guardedConn) login() {
+// login is called once authentication has succeeded, as a guest or with
+// a key. A login over a cap that the authentication callbacks let through
+// (another connection from the address logged in meanwhile) closes the
+// connection.
+func (g *guardedConn) login(guest bool) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.loggedIn || g.closed {
 		return
 	}
-	g.loggedIn = true
+	if r := g.srv.admission.loggedIn(g.host, guest); r != admitted {
+		g.srv.limited.log(g.srv.log, slog.LevelWarn, "login refused", "reason", r.String(), "remote", g.remote)
+		g.Conn.Close()
+		return
+	}
+	g.loggedIn, g.guest = true, guest
 	g.grace.Stop()
-	g.srv.admission.loggedIn(g.host)
 	g.touch()
 	if d := g.srv.lim.idleTimeout; d > 0 {
 		g.idle = time.AfterFunc(d, g.checkIdle)
@@ -163,30 +173,17 @@ func (g *guardedConn) Close() error {
 		if g.keep != nil {
 			g.keep.Stop()
 		}
-		g.srv.admission.closed(g.host, !g.loggedIn)
+		state := connUnauth
+		switch {
+		case g.guest:
+			state = connGuest
+		case g.loggedIn:
+			state = connLoggedIn
+		}
+		g.srv.admission.closed(g.host, state)
 	}
 	g.mu.Unlock()
 	return g.Conn.Close()
-}
-
-// openSession counts a session in, unless the connection has as many as
-// it may. Without the cap, one connection (under the connection caps)
-// could open sessions without end, each with its own game screen and
-// buffers: the caps on connections would bound nothing.
-func (g *guardedConn) openSession() bool {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if limit := g.srv.lim.maxSessions; limit > 0 && g.sessions >= limit {
-		return false
-	}
-	g.sessions++
-	return true
-}
-
-func (g *guardedConn) closeSession() {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	g.sessions--
 }
 
 // guardOf is the guard of the connection a session runs on.

@@ -22,6 +22,9 @@ const (
 	DefaultKeepaliveMax      = 3
 	DefaultKeyRate           = 50.0 // keys per second per PTY session; also the burst
 	DefaultMaxSessions       = 10   // per connection, as OpenSSH's MaxSessions
+	DefaultMaxConnsPerIP     = 64   // logged in, per address: a school or an office behind one NAT
+	DefaultKeyReserve        = 10   // per cent of MaxConns that guests cannot take
+	DefaultSessionRate       = 2.0  // sessions a second per connection, after a burst of sessionBurst
 )
 
 // limits is Config's limits with the defaults filled in; a negative
@@ -37,6 +40,9 @@ type limits struct {
 	keyRate           float64 // 0: no key limit
 	maxSessions       int     // per connection; 0: no cap
 	idleTimeout       time.Duration
+	maxConnsPerIP     int     // logged in; 0: no cap
+	keyReserve        int     // connections of maxConns that guests cannot take; 0: none
+	sessionRate       float64 // sessions a second per connection; 0: no limit
 }
 
 func limitsOf(cfg Config) limits {
@@ -51,6 +57,11 @@ func limitsOf(cfg Config) limits {
 		keyRate:           orDefault(cfg.KeyRate, DefaultKeyRate),
 		maxSessions:       orDefault(cfg.MaxSessionsPerConn, DefaultMaxSessions),
 		idleTimeout:       max(cfg.IdleTimeout, 0),
+		maxConnsPerIP:     orDefault(cfg.MaxConnsPerIP, DefaultMaxConnsPerIP),
+		sessionRate:       orDefault(cfg.SessionRatePerConn, DefaultSessionRate),
+	}
+	if pct := min(orDefault(cfg.KeyReserve, DefaultKeyReserve), 100); l.maxConns > 0 && pct > 0 {
+		l.keyReserve = (l.maxConns*pct + 99) / 100
 	}
 	// The login grace cannot be turned off: a connection that never logs
 	// in would hold its socket, its goroutines and a place under the caps
@@ -123,8 +134,11 @@ func hostKey(addr net.Addr) netip.Prefix {
 
 // host is what the admission keeps per address.
 type host struct {
-	unauth int // connections that have not logged in yet
-	rate   bucket
+	unauth   int // connections that have not logged in yet
+	loggedIn int // logged-in connections, guests included
+	rate     bucket
+	lines    bucket // connect and disconnect lines (see logLine)
+	unlogged int    // sessions left out of the log since the last logged one
 }
 
 // refusal is why a connection is turned away; its text is written to the
@@ -138,6 +152,9 @@ const (
 	refusedFull
 	refusedRate
 	refusedUnauth
+	refusedReserve // in the key holders' reserve, one login at a time per address
+	refusedPerIP   // logged-in connections per address (at login)
+	refusedGuests  // guests take no more than MaxConns less the reserve (at login)
 	refusalKinds
 )
 
@@ -149,6 +166,12 @@ func (r refusal) String() string {
 		return "connection rate per address"
 	case refusedUnauth:
 		return "unauthenticated connections per address"
+	case refusedReserve:
+		return "reserve for key holders"
+	case refusedPerIP:
+		return "logged-in connections per address"
+	case refusedGuests:
+		return "guests full"
 	}
 	return "admitted"
 }
@@ -161,6 +184,12 @@ func (r refusal) line() string {
 		return "ssh2048: too many connections from your address; wait a moment and try again.\r\n"
 	case refusedUnauth:
 		return "ssh2048: too many connections from your address are logging in at once; try again later.\r\n"
+	case refusedReserve:
+		return "ssh2048: the server is nearly full; one login at a time from your address. Try again in a moment.\r\n"
+	case refusedPerIP:
+		return "ssh2048: too many players are connected from your address; close a connection or try again later."
+	case refusedGuests:
+		return "ssh2048: the server is full for guests; connect with an SSH key to play (ssh-keygen -t ed25519)."
 	}
 	return ""
 }
@@ -173,6 +202,7 @@ type admission struct {
 
 	mu        sync.Mutex
 	total     int
+	guests    int // logged-in guests
 	hosts     map[netip.Prefix]*host
 	lastSweep time.Time
 
@@ -220,28 +250,123 @@ func (a *admission) admit(key netip.Prefix, now time.Time) refusal {
 	if a.lim.maxUnauthPerIP > 0 && h.unauth >= a.lim.maxUnauthPerIP {
 		return refusedUnauth
 	}
+	// The reserve: the last keyReserve places under maxConns are for key
+	// holders (guests are refused at login past the rest, see canLogIn).
+	// Whether a connection has a key is known only at login, so here an
+	// address gets one login at a time: a key holder logs in within a
+	// moment, while one address opening connections that never log in
+	// could otherwise hold the whole reserve, and with it every player
+	// with a key out of a server full of guests.
+	if a.lim.keyReserve > 0 && a.total >= a.lim.maxConns-a.lim.keyReserve && h.unauth > 0 {
+		return refusedReserve
+	}
 	h.unauth++
 	a.total++
 	return admitted
 }
 
-// loggedIn moves a connection from key out of the unauthenticated count.
-func (a *admission) loggedIn(key netip.Prefix) {
+// canLogIn says whether a connection from key may log in, as a guest or
+// with a key, or why not. Asked by the authentication callbacks, so that
+// the client is told why (loggedIn decides for good).
+func (a *admission) canLogIn(key netip.Prefix, guest bool) refusal {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if h := a.hosts[key]; h != nil && h.unauth > 0 {
-		h.unauth--
-	}
+	return a.loginRefusal(a.hosts[key], guest)
 }
 
-// closed counts a connection out; unauth says it never logged in.
-func (a *admission) closed(key netip.Prefix, unauth bool) {
+// loginRefusal: a.mu is held.
+func (a *admission) loginRefusal(h *host, guest bool) refusal {
+	// Logged-in connections per address: players do not count against
+	// --max-unauth-per-ip once in, so without this one address (one
+	// guest needs no key, and keys cost nothing to make) could log in
+	// until the server is full and hold it. The default leaves room for
+	// a school or an office behind one NAT.
+	if h != nil && a.lim.maxConnsPerIP > 0 && h.loggedIn >= a.lim.maxConnsPerIP {
+		return refusedPerIP
+	}
+	// Guests take at most maxConns less the reserve: guests from anywhere
+	// cannot lock out the players with a key.
+	if guest && a.lim.keyReserve > 0 && a.guests >= a.lim.maxConns-a.lim.keyReserve {
+		return refusedGuests
+	}
+	return admitted
+}
+
+// loggedIn moves a connection from key out of the unauthenticated count
+// into the logged-in ones, or says why it may not log in; it then stays
+// counted as unauthenticated until it is closed.
+func (a *admission) loggedIn(key netip.Prefix, guest bool) refusal {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	h := a.hosts[key]
+	if r := a.loginRefusal(h, guest); r != admitted {
+		return r
+	}
+	if h != nil {
+		h.unauth = max(h.unauth-1, 0)
+		h.loggedIn++
+	}
+	if guest {
+		a.guests++
+	}
+	return admitted
+}
+
+// connState is how far a connection got, for counting it out.
+type connState int
+
+const (
+	connUnauth connState = iota
+	connLoggedIn
+	connGuest
+)
+
+// closed counts a connection out.
+func (a *admission) closed(key netip.Prefix, state connState) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.total--
-	if h := a.hosts[key]; unauth && h != nil && h.unauth > 0 {
-		h.unauth--
+	h := a.hosts[key]
+	switch {
+	case h == nil:
+	case state == connUnauth:
+		h.unauth = max(h.unauth-1, 0)
+	default:
+		h.loggedIn = max(h.loggedIn-1, 0)
 	}
+	if state == connGuest {
+		a.guests--
+	}
+}
+
+// Connect and disconnect lines are kept per address: a burst of
+// linesBurst sessions, then linesRate a second. Sessions a client opens
+// in a loop are bounded by the session rate per connection, and
+// connections by the rate per address, but their product is still a line
+// for every session of every connection: without this budget one address
+// writes megabytes a minute to the log. Left-out sessions are counted on
+// the next line.
+const (
+	linesBurst = 30
+	linesRate  = 2.0
+)
+
+// logLine takes a line of the log budget of key; on success it returns
+// how many sessions of that address were left out since its last line.
+func (a *admission) logLine(key netip.Prefix, now time.Time) (bool, int) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	h := a.hosts[key]
+	if h == nil {
+		return true, 0 // not counted by the admission (a test's server, say)
+	}
+	if !h.lines.take(now, linesRate, linesBurst) {
+		h.unlogged++
+		return false, 0
+	}
+	n := h.unlogged
+	h.unlogged = 0
+	return true, n
 }
 
 // connections is the number of connections counted in.
@@ -255,7 +380,7 @@ func (a *admission) connections() int {
 const sweepEvery = 10 * time.Second
 
 // sweep forgets addresses with nothing to remember: no connection logging
-// in and a full bucket. Without it the table would grow with every
+// in or logged in, no sessions left out of the log, and full buckets. Without it the table would grow with every
 // address that ever connected (and IPv6 has plenty to connect from).
 func (a *admission) sweep(now time.Time) {
 	if now.Sub(a.lastSweep) < sweepEvery {
@@ -263,11 +388,12 @@ func (a *admission) sweep(now time.Time) {
 	}
 	a.lastSweep = now
 	for k, h := range a.hosts {
-		if h.unauth > 0 {
+		if h.unauth > 0 || h.loggedIn > 0 || h.unlogged > 0 {
 			continue
 		}
 		h.rate.refill(now, a.lim.connRatePerIP, a.lim.connBurstPerIP)
-		if a.lim.connRatePerIP == 0 || h.rate.tokens >= a.lim.connBurstPerIP {
+		h.lines.refill(now, linesRate, linesBurst)
+		if (a.lim.connRatePerIP == 0 || h.rate.tokens >= a.lim.connBurstPerIP) && h.lines.tokens >= linesBurst {
 			delete(a.hosts, k)
 		}
 	}

@@ -52,8 +52,18 @@ type Config struct {
 	// a reply the connection is closed.
 	KeepaliveInterval time.Duration
 	KeepaliveMax      int
-	// MaxSessionsPerConn caps the sessions open at once on one connection.
+	// MaxSessionsPerConn caps the sessions open at once on one connection,
+	// started or not (channels.go).
 	MaxSessionsPerConn int
+	// SessionRatePerConn caps how fast one connection opens sessions, a
+	// second, after a burst of 10.
+	SessionRatePerConn float64
+	// MaxConnsPerIP caps the logged-in connections from one address
+	// (IPv4, or IPv6 /64), guests and key holders alike.
+	MaxConnsPerIP int
+	// KeyReserve is the share of MaxConns, in per cent, that guests cannot
+	// take: players with a key can still log in when guests fill the rest.
+	KeyReserve int
 	// KeyRate caps the input of a game screen, in keys a second (one
 	// second's worth may come at once); keys over it are dropped.
 	KeyRate float64
@@ -95,8 +105,8 @@ func New(cfg Config) (*Server, error) {
 	srv, err := wish.NewServer(
 		func(srv *ssh.Server) error { srv.AddHostKey(cfg.HostKey); return nil },
 		wish.WithVersion("ssh2048"),
-		ssh.PublicKeyAuth(acceptAnyKey),
-		ssh.KeyboardInteractiveAuth(admitGuest),
+		ssh.PublicKeyAuth(s.acceptKey),
+		ssh.KeyboardInteractiveAuth(s.admitGuest),
 		// Middleware runs bottom-up: the last listed wraps all the others
 		// and sees the session first.
 		wish.WithMiddleware(
@@ -123,9 +133,9 @@ func New(cfg Config) (*Server, error) {
 	// AuthLogCallback with a nil error then (and not for public keys a
 	// client merely offers).
 	srv.ServerConfigCallback = func(ctx ssh.Context) *gossh.ServerConfig {
-		return &gossh.ServerConfig{AuthLogCallback: func(_ gossh.ConnMetadata, _ string, err error) {
+		return &gossh.ServerConfig{AuthLogCallback: func(_ gossh.ConnMetadata, method string, err error) {
 			if g := guardOf(ctx); err == nil && g != nil {
-				g.login()
+				g.login(method != "publickey")
 			}
 		}}
 	}
@@ -138,8 +148,17 @@ func New(cfg Config) (*Server, error) {
 		s.active++
 		s.mu.Unlock()
 		defer s.leave()
+		// The session's place under --max-sessions-per-conn is given back
+		// when both its channel and this handler are done (channels.go).
+		if b := boundedOf(sess.Context()); b != nil {
+			defer b.release()
+		}
 		handler(sess)
 	}
+	// Session channels are opened under the per-connection bounds, and
+	// refused requests and channels of other types are counted as such.
+	srv.ChannelHandlers = map[string]ssh.ChannelHandler{"session": s.openSession, "default": s.otherChannel}
+	srv.RequestHandlers = map[string]ssh.RequestHandler{"default": s.globalRequest}
 	s.ssh = srv
 	return s, nil
 }
