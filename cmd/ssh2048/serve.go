@@ -50,6 +50,9 @@ type serveLimits struct {
 	keepaliveMax      int
 	keyRate           float64
 	maxSessions       int
+	sessionRate       float64
+	maxConnsPerIP     int
+	keyReserve        int
 }
 
 // flagLimits is the limits as the flags give them: 0 off.
@@ -63,6 +66,9 @@ type flagLimits struct {
 	keepaliveMax      int
 	keyRate           float64
 	maxSessions       int
+	sessionRate       float64
+	maxConnsPerIP     int
+	keyReserve        int
 }
 
 // parseServe reads the flags, each with an environment fallback.
@@ -80,6 +86,8 @@ func parseServe(args []string, stderr io.Writer) (serveConfig, int, bool) {
 		{"conn-rate-per-ip", "SSH2048_CONN_RATE_PER_IP"}, {"conn-burst-per-ip", "SSH2048_CONN_BURST_PER_IP"},
 		{"keepalive-interval", "SSH2048_KEEPALIVE_INTERVAL"}, {"keepalive-max", "SSH2048_KEEPALIVE_MAX"},
 		{"key-rate", "SSH2048_KEY_RATE"}, {"max-sessions-per-conn", "SSH2048_MAX_SESSIONS_PER_CONN"},
+		{"session-rate-per-conn", "SSH2048_SESSION_RATE_PER_CONN"}, {"max-conns-per-ip", "SSH2048_MAX_CONNS_PER_IP"},
+		{"key-reserve", "SSH2048_KEY_RESERVE"},
 	}
 	usage := func(i int, text string) string { return text + " [$" + limitFlags[i].env + "]" }
 	fs.DurationVar(&c.idleTimeout, "idle-timeout", 10*time.Minute,
@@ -101,7 +109,13 @@ func parseServe(args []string, stderr io.Writer) (serveConfig, int, bool) {
 	fs.Float64Var(&l.keyRate, "key-rate", server.DefaultKeyRate,
 		usage(8, "keys a second a game screen takes (a second's worth at once); more are dropped; 0 no limit"))
 	fs.IntVar(&l.maxSessions, "max-sessions-per-conn", server.DefaultMaxSessions,
-		usage(9, "most sessions open at once on one connection; 0 no cap"))
+		usage(9, "most sessions open at once on one connection, started or not; 0 no cap"))
+	fs.Float64Var(&l.sessionRate, "session-rate-per-conn", server.DefaultSessionRate,
+		usage(10, "sessions a second one connection may open, after a burst of 10; 0 no limit"))
+	fs.IntVar(&l.maxConnsPerIP, "max-conns-per-ip", server.DefaultMaxConnsPerIP,
+		usage(11, "most logged-in connections from one address (IPv6: one /64), guests and keys alike; 0 no cap"))
+	fs.IntVar(&l.keyReserve, "key-reserve", server.DefaultKeyReserve,
+		usage(12, "per cent of --max-conns that guests cannot take, kept for players with a key; 0 none"))
 	// The environment comes in through the flags' own parsers, before
 	// the command line, which overrides it.
 	for _, f := range limitFlags {
@@ -153,8 +167,12 @@ func (l flagLimits) config() (serveLimits, error) {
 	switch {
 	case l.loginGrace <= 0:
 		return serveLimits{}, errors.New("--login-grace must be positive (it cannot be turned off)")
-	case l.maxConns < 0 || l.maxUnauthPerIP < 0 || l.maxSessions < 0:
-		return serveLimits{}, errors.New("--max-conns, --max-unauth-per-ip and --max-sessions-per-conn must be 0 (no cap) or more")
+	case l.maxConns < 0 || l.maxUnauthPerIP < 0 || l.maxSessions < 0 || l.maxConnsPerIP < 0:
+		return serveLimits{}, errors.New("--max-conns, --max-unauth-per-ip, --max-sessions-per-conn and --max-conns-per-ip must be 0 (no cap) or more")
+	case l.keyReserve < 0 || l.keyReserve > 100:
+		return serveLimits{}, errors.New("--key-reserve must be a per cent, 0 to 100")
+	case l.sessionRate < 0:
+		return serveLimits{}, errors.New("--session-rate-per-conn must not be negative")
 	case l.connBurstPerIP < 1 || l.keepaliveMax < 1:
 		return serveLimits{}, errors.New("--conn-burst-per-ip and --keepalive-max must be 1 or more")
 	case l.connRatePerIP < 0 || l.keyRate < 0 || l.keepaliveInterval < 0:
@@ -170,6 +188,9 @@ func (l flagLimits) config() (serveLimits, error) {
 		keepaliveMax:      setting(l.keepaliveMax, server.DefaultKeepaliveMax),
 		keyRate:           setting(l.keyRate, server.DefaultKeyRate),
 		maxSessions:       setting(l.maxSessions, server.DefaultMaxSessions),
+		sessionRate:       setting(l.sessionRate, server.DefaultSessionRate),
+		maxConnsPerIP:     setting(l.maxConnsPerIP, server.DefaultMaxConnsPerIP),
+		keyReserve:        setting(l.keyReserve, server.DefaultKeyReserve),
 	}, nil
 }
 
@@ -189,6 +210,7 @@ func (l serveLimits) apply(cfg *server.Config) {
 	cfg.ConnRatePerIP, cfg.ConnBurstPerIP = l.connRatePerIP, l.connBurstPerIP
 	cfg.KeepaliveInterval, cfg.KeepaliveMax, cfg.KeyRate = l.keepaliveInterval, l.keepaliveMax, l.keyRate
 	cfg.MaxSessionsPerConn = l.maxSessions
+	cfg.SessionRatePerConn, cfg.MaxConnsPerIP, cfg.KeyReserve = l.sessionRate, l.maxConnsPerIP, l.keyReserve
 }
 
 func env(key, fallback string) string {
@@ -217,7 +239,10 @@ func runServe(args []string, _, stderr io.Writer) int {
 	if cfg.logFormat == "json" {
 		handler = slog.NewJSONHandler(stderr, opts)
 	}
-	log := slog.New(handler)
+	log := slog.New(server.CleanLogHandler(handler))
+	// The SSH library logs its own errors (and panics it recovers) to
+	// slog's default: the same handler, strings escaped the same way.
+	slog.SetDefault(log)
 	if err := serve(cfg, log); err != nil {
 		log.Error("serve", "err", err)
 		return 1
