@@ -22,6 +22,7 @@ const MaxScoresLimit = 1000
 type ScoreEntry struct {
 	Rank    int        `json:"rank"`
 	Name    string     `json:"name"`
+	Player  string     `json:"player"` // stable per player: db.ShortID of the key's fingerprint
 	Score   int        `json:"score"`
 	MaxTile int        `json:"max_tile"`
 	Moves   int        `json:"moves"`
@@ -64,7 +65,7 @@ func (s *Server) runScores(sess *session, args []string) int {
 	entries := make([]ScoreEntry, len(rows))
 	for i, r := range rows {
 		entries[i] = ScoreEntry{
-			Rank: r.Rank, Name: printable(r.Name), Score: r.Score, MaxTile: r.MaxTile, Moves: r.Moves,
+			Rank: r.Rank, Name: displayName(r), Player: db.ShortID(r.Fingerprint), Score: r.Score, MaxTile: r.MaxTile, Moves: r.Moves,
 			Won: r.Won, Ended: r.Ended, GameID: r.GameID, Size: *size, Kind: string(kind),
 		}
 	}
@@ -96,15 +97,34 @@ func scoresTable(entries []ScoreEntry, size int, kind db.Kind, styled bool) stri
 	if len(entries) == 0 {
 		b.WriteString("  (no games yet)\n")
 	}
-	for _, e := range entries {
+	names := make([]string, len(entries))
+	for i, e := range entries {
+		names[i] = e.Name
+	}
+	alike := db.LookAlikes(names)
+	for i, e := range entries {
 		ended := "playing"
 		if e.Ended != nil {
 			ended = e.Ended.UTC().Format("2006-01-02 15:04")
 		}
-		fmt.Fprintf(&b, "%4d  %s %9d %7d %7d  %s\n", e.Rank, padCells(e.Name, 20), e.Score, e.MaxTile, e.Moves, ended)
+		name := padCells(e.Name, 20)
+		if alike[i] {
+			tag := lookAlikeTag(e.Player)
+			name = padCells(ansi.Truncate(e.Name, 20-1-len(tag), "…")+" "+tag, 20)
+		}
+		fmt.Fprintf(&b, "%4d  %s %9d %7d %7d  %s\n", e.Rank, name, e.Score, e.MaxTile, e.Moves, ended)
 	}
 	return b.String()
 }
+
+// lookAlikeTag is shown beside a name that looks like another one on the
+// same list (db.LookAlikes): "#" and the first 6 characters of the
+// player's short id, which `scores --json` gives whole.
+func lookAlikeTag(shortID string) string { return "#" + shortID[:min(6, len(shortID))] }
+
+// displayName is an entry's name as it may be shown to anyone: cleaned
+// again, for names stored before the cleaning they would get today.
+func displayName(e db.Entry) string { return printable(db.DisplayName(e.Name, e.Fingerprint)) }
 
 // printable replaces control characters with U+FFFD. Names come sanitized
 // from the store; this is the last line of defence before another player's

@@ -87,24 +87,43 @@ func (b standings) Standings(ctx context.Context, size, limit int) ([]tui.Standi
 	if err != nil {
 		return nil, nil, err
 	}
-	top := make([]tui.Standing, len(rows))
-	for i, r := range rows {
-		top[i] = standingOf(r)
-	}
 	if b.player.Guest {
-		return top, nil, nil
+		return standingsOf(rows), nil, nil
 	}
 	e, err := b.store.PlayerRank(ctx, b.player.ID, size, db.KindHuman)
 	switch {
 	case errors.Is(err, db.ErrNotFound):
-		return top, nil, nil
+		return standingsOf(rows), nil, nil
 	case err != nil:
 		return nil, nil, err
 	}
-	me := standingOf(e)
-	return top, &me, nil
+	all := standingsOf(append(rows, e))
+	return all[:len(rows)], &all[len(rows)], nil
 }
 
-func standingOf(e db.Entry) tui.Standing {
-	return tui.Standing{Rank: e.Rank, Player: printable(e.Name), Score: e.Score, MaxTile: e.MaxTile}
+// standingsOf turns leaderboard rows into the screen's, with a tag beside
+// the names that look like another on screen (db.LookAlikes). The player's
+// own row may come twice (in the top and below it): once is counted.
+func standingsOf(rows []db.Entry) []tui.Standing {
+	names := make([]string, 0, len(rows))
+	seen := make(map[int64]bool, len(rows))
+	for _, r := range rows {
+		if !seen[r.PlayerID] {
+			seen[r.PlayerID] = true
+			names = append(names, displayName(r))
+		}
+	}
+	alike := make(map[string]bool, len(names))
+	for i, a := range db.LookAlikes(names) {
+		alike[names[i]] = alike[names[i]] || a
+	}
+	out := make([]tui.Standing, len(rows))
+	for i, r := range rows {
+		name := displayName(r)
+		out[i] = tui.Standing{Rank: r.Rank, Player: name, Score: r.Score, MaxTile: r.MaxTile}
+		if alike[name] {
+			out[i].Tag = lookAlikeTag(db.ShortID(r.Fingerprint))
+		}
+	}
+	return out
 }

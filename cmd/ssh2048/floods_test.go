@@ -69,7 +69,7 @@ func TestFloods(t *testing.T) {
 		for range 2 {
 			c := floodDial(t, p.addr, "flood", nil)
 			for range 25_000 {
-				ch, _, err := c.OpenChannel("session", nil)
+				ch, err := openWithin(c, 2*time.Second)
 				var oe *gossh.OpenChannelError
 				switch {
 				case errors.As(err, &oe):
@@ -187,6 +187,27 @@ func TestFloods(t *testing.T) {
 			t.Errorf("key holder refused: %v", err)
 		}
 	})
+}
+
+// openWithin opens a session channel; one that gets no answer (x/crypto's
+// client can wait for ever on a channel it opens as the server closes the
+// connection) is an error.
+func openWithin(c *gossh.Client, d time.Duration) (gossh.Channel, error) {
+	type opened struct {
+		ch  gossh.Channel
+		err error
+	}
+	done := make(chan opened, 1)
+	go func() {
+		ch, _, err := c.OpenChannel("session", nil)
+		done <- opened{ch, err}
+	}()
+	select {
+	case o := <-done:
+		return o.ch, o.err
+	case <-time.After(d):
+		return nil, errors.New("no answer to the channel open")
+	}
 }
 
 func errOrOK(err error) string {
