@@ -256,6 +256,9 @@ func serve(cfg serveConfig, log *slog.Logger) error {
 	defer stop()
 
 	store, err := db.Open(ctx, cfg.data, db.WithLogger(log), db.WithDurability(durabilities[cfg.durability]))
+	if errors.Is(err, db.ErrCorrupt) {
+		return fmt.Errorf("%w. %s", err, damagedHint(cfg.data))
+	}
 	if err != nil {
 		return err
 	}
@@ -264,6 +267,9 @@ func serve(cfg serveConfig, log *slog.Logger) error {
 			log.Error("close store", "err", err)
 		}
 	}()
+	if err := checkAtStart(ctx, store, cfg.data, log); err != nil {
+		return err
+	}
 	hostKey, err := server.LoadOrCreateHostKey(filepath.Join(cfg.data, server.HostKeyFile))
 	if err != nil {
 		return err
