@@ -25,7 +25,7 @@ import (
 // noCaps turns the caps off, for tests of something else that open many
 // connections from 127.0.0.1.
 func noCaps(c *server.Config) {
-	c.MaxConns, c.MaxUnauthPerIP, c.ConnRatePerIP = -1, -1, -1
+	c.MaxConns, c.MaxUnauthPerIP, c.ConnRatePerIP, c.MaxConnsPerIP = -1, -1, -1, -1
 }
 
 // dialRaw opens a TCP connection from the loopback address from (any of

@@ -75,6 +75,7 @@ func TestStalledConnections(t *testing.T) {
 	ts := startServer(t, func(c *server.Config) {
 		c.LoginGrace = grace
 		c.MaxConns = n + 100 // the default 1,000 would refuse the players at n = 1,000
+		c.KeyReserve = -1    // whose reserve would take one stalled login per address only
 	})
 	type stalled struct {
 		opened, closed time.Time
