@@ -17,6 +17,7 @@ require (
 	go.mau.fi/util v0.9.4
 	golang.org/x/crypto v0.58.0
 	golang.org/x/text v0.43.0
+	golang.org/x/time v0.16.0
 )
 
 require (

@@ -40,7 +40,7 @@ func BenchmarkAppendMove(b *testing.B) {
 func benchAppend(b *testing.B, d Durability, writers int) {
 	ctx := context.Background()
 	s := openStore(b, WithDurability(d))
-	games := make(chan *Game, writers)
+	games := make(chan *SavedGame, writers)
 	for i := range writers {
 		p, err := s.UpsertPlayer(ctx, fmt.Sprintf("SHA256:bench-%d", i), "ssh-ed25519", "bench")
 		if err != nil {
@@ -273,7 +273,7 @@ func benchPaced(b *testing.B, d Durability) {
 	const sessions, period = 300, 300 * time.Millisecond
 	ctx := context.Background()
 	s := openStore(b, WithDurability(d))
-	games := make([]*Game, sessions)
+	games := make([]*SavedGame, sessions)
 	for i := range sessions {
 		p, err := s.UpsertPlayer(ctx, fmt.Sprintf("SHA256:paced-%d", i), "ssh-ed25519", "paced")
 		if err != nil {
@@ -322,10 +322,10 @@ func benchPaced(b *testing.B, d Durability) {
 
 // timedMove plays one move of g and times it (the commit included); a game
 // with no move left is ended and replaced by a new one first, untimed.
-func timedMove(ctx context.Context, s *Store, g *Game, rng *rand.Rand) (*Game, time.Duration, error) {
-	if _, ok := movingDirection(g.Game, rng); !ok {
+func timedMove(ctx context.Context, s *Store, g *SavedGame, rng *rand.Rand) (*SavedGame, time.Duration, error) {
+	if _, ok := movingDirection(g.Engine, rng); !ok {
 		var err error
-		if err = s.EndGame(ctx, g.ID, StateOf(g.Game)); err == nil {
+		if err = s.EndGame(ctx, g.ID, StateOf(g.Engine)); err == nil {
 			g, err = s.NewGame(ctx, g.PlayerID, 8, KindHuman)
 		}
 		if err != nil {

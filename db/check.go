@@ -13,7 +13,8 @@ import (
 )
 
 // ErrCorrupt: the database file is damaged. SQLite found it so on a read,
-// or Check found a problem. Restore a backup (README, "Operations").
+// or Check found a problem. Restore a backup (docs/operating.md, "Backups
+// and other operations").
 var ErrCorrupt = errors.New("database file is damaged")
 
 // maxProblems is how many problems a check reports.

@@ -82,17 +82,17 @@ type Player struct {
 	LastSeen    time.Time
 }
 
-// Game is a stored game with its live engine state, rebuilt by replay.
-// Game (the engine) is not safe for concurrent use; its owner moves it and
+// SavedGame is a stored game with its live engine state, rebuilt by replay.
+// Engine is not safe for concurrent use; its owner moves it and
 // then calls Store.AppendMove with the resulting MoveState.
-type Game struct {
+type SavedGame struct {
 	ID        int64
 	PlayerID  int64
 	Size      int
 	Kind      Kind
 	Seed      uint64
 	StartedAt time.Time
-	Game      *engine.Game
+	Engine    *engine.Game
 }
 
 // MoveState is what the caller's engine.Game says after a move (or at the

@@ -22,7 +22,7 @@ func TestConcurrentAppends(t *testing.T) {
 	const sessions, moves = 100, 200
 	ctx := context.Background()
 	s := openStore(t)
-	games := make([]*Game, sessions)
+	games := make([]*SavedGame, sessions)
 	errs := make(chan error, sessions)
 	var wg sync.WaitGroup
 	for i := range sessions {
@@ -67,8 +67,8 @@ func TestConcurrentAppends(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if loaded.ID != g.ID || StateOf(loaded.Game) != StateOf(g.Game) {
-			t.Fatalf("game %d reloads as %+v, want %+v", g.ID, StateOf(loaded.Game), StateOf(g.Game))
+		if loaded.ID != g.ID || StateOf(loaded.Engine) != StateOf(g.Engine) {
+			t.Fatalf("game %d reloads as %+v, want %+v", g.ID, StateOf(loaded.Engine), StateOf(g.Engine))
 		}
 	}
 }
@@ -112,8 +112,8 @@ func TestCrashChild(t *testing.T) {
 				fail(err)
 			}
 			for {
-				if _, ok := movingDirection(g.Game, rng); !ok {
-					if err := s.EndGame(ctx, g.ID, StateOf(g.Game)); err != nil {
+				if _, ok := movingDirection(g.Engine, rng); !ok {
+					if err := s.EndGame(ctx, g.ID, StateOf(g.Engine)); err != nil {
 						fail(err)
 					}
 					say("end %d", g.ID)
@@ -122,7 +122,7 @@ func TestCrashChild(t *testing.T) {
 					}
 					continue
 				}
-				seq := g.Game.Moves()
+				seq := g.Engine.Moves()
 				if err := playMove(ctx, s, g, rng); err != nil {
 					fail(err)
 				}

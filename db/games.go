@@ -19,6 +19,7 @@ type GameSummary struct {
 	MaxTile   int
 	Moves     int
 	Won       bool
+	Contest   string // '' for free play, else 'daily:YYYY-MM-DD' or 'race:ID'
 	StartedAt time.Time
 	UpdatedAt time.Time
 	EndedAt   *time.Time // nil while in progress
@@ -40,12 +41,12 @@ func checkSizeKind(size int, kind Kind) error {
 // mismatch is logged as an error. If the replay disagrees even on the
 // number of moves (the rules changed under a stored game), that game is
 // ended as stored, so its record and score stay, and a new one is started.
-func (s *Store) LoadOrCreateGame(ctx context.Context, playerID int64, size int, kind Kind) (*Game, error) {
+func (s *Store) LoadOrCreateGame(ctx context.Context, playerID int64, size int, kind Kind) (*SavedGame, error) {
 	if err := checkSizeKind(size, kind); err != nil {
 		return nil, fmt.Errorf("load game: %w", err)
 	}
 	for range 2 {
-		id, err := s.createGame(ctx, playerID, size, kind, false)
+		id, err := s.createGame(ctx, gameSpec{playerID: playerID, size: size, kind: kind})
 		if err != nil {
 			return nil, fmt.Errorf("load game of player %d (%d×%d %s): %w", playerID, size, size, kind, err)
 		}
@@ -62,24 +63,38 @@ func (s *Store) LoadOrCreateGame(ctx context.Context, playerID int64, size int, 
 
 // NewGame ends the player's game in progress for (size, kind), if any (its
 // score still counts), and starts a new one.
-func (s *Store) NewGame(ctx context.Context, playerID int64, size int, kind Kind) (*Game, error) {
+func (s *Store) NewGame(ctx context.Context, playerID int64, size int, kind Kind) (*SavedGame, error) {
 	if err := checkSizeKind(size, kind); err != nil {
 		return nil, fmt.Errorf("new game: %w", err)
 	}
-	id, err := s.createGame(ctx, playerID, size, kind, true)
+	id, err := s.createGame(ctx, gameSpec{playerID: playerID, size: size, kind: kind, replace: true})
 	if err != nil {
 		return nil, fmt.Errorf("new game for player %d (%d×%d %s): %w", playerID, size, size, kind, err)
 	}
 	return s.loadGame(ctx, id)
 }
 
+// gameSpec says which game createGame finds or starts.
+type gameSpec struct {
+	playerID int64
+	size     int
+	kind     Kind
+	contest  string // '' for free play; see migration 00005
+	seed     uint64 // a contest's shared seed; free play draws its own
+	replace  bool   // end the game in progress and start another
+}
+
 // createGame returns the id of the game in progress for (player, size,
 // kind), creating it if there is none or if replace is set (ending the old
 // one). Check and insert run in one write transaction, so two sessions of
 // one player racing here end up with the same game.
-func (s *Store) createGame(ctx context.Context, playerID int64, size int, kind Kind, replace bool) (int64, error) {
-	seed := s.newSeed()
-	eg, err := engine.NewGame(size, seed)
+func (s *Store) createGame(ctx context.Context, spec gameSpec) (int64, error) {
+	playerID, size, kind, contest, replace := spec.playerID, spec.size, spec.kind, spec.contest, spec.replace
+	seed, gen := spec.seed, engine.Current
+	if contest == "" {
+		seed = s.newSeed()
+	}
+	eg, err := gen.NewGame(size, seed)
 	if err != nil {
 		return 0, err
 	}
@@ -97,14 +112,14 @@ func (s *Store) createGame(ctx context.Context, playerID int64, size int, kind K
 		if replace {
 			if _, err := tx.ExecContext(ctx, `
 				UPDATE games SET ended_at = ?4, updated_at = ?4
-				WHERE player_id = ?1 AND size = ?2 AND kind = ?3 AND ended_at IS NULL`,
-				playerID, size, string(kind), now); err != nil {
+				WHERE player_id = ?1 AND size = ?2 AND kind = ?3 AND contest = ?5 AND ended_at IS NULL`,
+				playerID, size, string(kind), now, contest); err != nil {
 				return err
 			}
 		} else {
 			err := tx.QueryRowContext(ctx, `
-				SELECT id FROM games WHERE player_id = ? AND size = ? AND kind = ? AND ended_at IS NULL`,
-				playerID, size, string(kind)).Scan(&id)
+				SELECT id FROM games WHERE player_id = ? AND size = ? AND kind = ? AND contest = ? AND ended_at IS NULL`,
+				playerID, size, string(kind), contest).Scan(&id)
 			if err == nil {
 				return nil
 			}
@@ -113,10 +128,10 @@ func (s *Store) createGame(ctx context.Context, playerID int64, size int, kind K
 			}
 		}
 		return tx.QueryRowContext(ctx, `
-			INSERT INTO games (player_id, size, kind, seed, max_tile, board, started_at, updated_at, reached_at)
-			VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7, ?7)
+			INSERT INTO games (player_id, size, kind, seed, generator, max_tile, board, started_at, updated_at, reached_at, contest)
+			VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8, ?8, ?9)
 			RETURNING id`,
-			playerID, size, string(kind), seedToDB(seed), maxTile, board, now).Scan(&id)
+			playerID, size, string(kind), seedToDB(seed), int(gen), maxTile, board, now, contest).Scan(&id)
 	})
 	return id, err
 }
@@ -127,22 +142,23 @@ var errReplayDiverged = errors.New("replay diverged from the stored game")
 
 // loadGame reads game id and rebuilds it, in one read transaction so that a
 // concurrent append cannot slip between the game row and its moves.
-func (s *Store) loadGame(ctx context.Context, id int64) (*Game, error) {
+func (s *Store) loadGame(ctx context.Context, id int64) (*SavedGame, error) {
 	tx, err := s.read.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, fmt.Errorf("load game %d: %w", id, err)
 	}
 	defer tx.Rollback()
-	g := &Game{ID: id}
+	g := &SavedGame{ID: id}
 	var (
 		kind          string
 		seed, started int64
+		gen           uint8
 		stored        MoveState
 	)
 	err = tx.QueryRowContext(ctx, `
-		SELECT player_id, size, kind, seed, started_at, score, max_tile, moves, won, board
+		SELECT player_id, size, kind, seed, generator, started_at, score, max_tile, moves, won, board
 		FROM games WHERE id = ?`, id,
-	).Scan(&g.PlayerID, &g.Size, &kind, &seed, &started, &stored.Score, &stored.MaxTile, &stored.Moves, &stored.Won, &stored.Board)
+	).Scan(&g.PlayerID, &g.Size, &kind, &seed, &gen, &started, &stored.Score, &stored.MaxTile, &stored.Moves, &stored.Won, &stored.Board)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("load game %d: %w", id, ErrNotFound)
 	}
@@ -155,15 +171,15 @@ func (s *Store) loadGame(ctx context.Context, id int64) (*Game, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load game %d: %w", id, err)
 	}
-	g.Game, err = engine.Replay(g.Size, g.Seed, dirs)
+	g.Engine, err = engine.Generator(gen).Replay(g.Size, g.Seed, dirs)
 	if err != nil {
 		return nil, fmt.Errorf("load game %d: replay: %w", id, err)
 	}
-	if got := StateOf(g.Game); got != stored || len(dirs) != stored.Moves {
+	if got := StateOf(g.Engine); got != stored || len(dirs) != stored.Moves {
 		s.log.Error("db: REPLAY MISMATCH: stored snapshot and replay of the stored moves disagree",
 			"game", id, "player", g.PlayerID, "size", g.Size, "seed", g.Seed, "stored_moves", len(dirs),
 			"snapshot", fmt.Sprintf("%+v", stored), "replay", fmt.Sprintf("%+v", got))
-		if g.Game.Moves() != len(dirs) {
+		if g.Engine.Moves() != len(dirs) {
 			return nil, fmt.Errorf("load game %d: %w", id, errReplayDiverged)
 		}
 	}
@@ -291,21 +307,6 @@ func whyRefused(ctx context.Context, tx *sql.Tx, id int64, count int, st MoveSta
 	return fmt.Errorf("update of game %d matched nothing for no known reason", id)
 }
 
-// offerBest makes game the player's best for (size, kind) if it beats the
-// current best: a higher score, or the same score reached earlier. It is
-// the games_offer_best trigger's rule, for a game that changes kind.
-func offerBest(ctx context.Context, tx *sql.Tx, playerID int64, size int, kind Kind, game int64, score int, reached int64) error {
-	_, err := tx.ExecContext(ctx, `
-		INSERT INTO player_bests (player_id, size, kind, game_id, score, reached_at)
-		VALUES (?, ?, ?, ?, ?, ?)
-		ON CONFLICT (player_id, size, kind) DO UPDATE
-		SET game_id = excluded.game_id, score = excluded.score, reached_at = excluded.reached_at
-		WHERE excluded.score > player_bests.score
-		   OR (excluded.score = player_bests.score AND excluded.reached_at < player_bests.reached_at)`,
-		playerID, size, string(kind), game, score, reached)
-	return err
-}
-
 // EndGame ends game gameID with its final state st (normally the state of
 // its last move: st.Moves must match the stored count, else ErrConflict).
 // Ending an ended game fails with ErrGameEnded.
@@ -363,15 +364,15 @@ func (s *Store) MarkAssisted(ctx context.Context, gameID int64) error {
 		}
 		if _, err := tx.ExecContext(ctx, `
 			UPDATE games SET ended_at = ?3, updated_at = ?3
-			WHERE player_id = ?1 AND size = ?2 AND kind = 'assisted' AND ended_at IS NULL`,
+			WHERE player_id = ?1 AND size = ?2 AND kind = 'assisted' AND contest = '' AND ended_at IS NULL`,
 			g.playerID, g.size, now); err != nil {
 			return err
 		}
-		var score int
-		var reached int64
-		if err := tx.QueryRowContext(ctx, `
-			UPDATE games SET kind = 'assisted', updated_at = ?2 WHERE id = ?1 RETURNING score, reached_at`,
-			gameID, now).Scan(&score, &reached); err != nil {
+		// The games_offer_best trigger offers the game to the assisted
+		// bests as its kind changes (migration 00003).
+		if _, err := tx.ExecContext(ctx, `
+			UPDATE games SET kind = 'assisted', updated_at = ?2 WHERE id = ?1`,
+			gameID, now); err != nil {
 			return err
 		}
 		if g.moves == 0 {
@@ -390,13 +391,13 @@ func (s *Store) MarkAssisted(ctx context.Context, gameID int64) error {
 			if _, err := tx.ExecContext(ctx, `
 				INSERT INTO player_bests (player_id, size, kind, game_id, score, reached_at)
 				SELECT player_id, size, kind, id, score, reached_at FROM games
-				WHERE player_id = ? AND size = ? AND kind = 'human' AND moves > 0
+				WHERE player_id = ? AND size = ? AND kind = 'human' AND contest = '' AND moves > 0
 				ORDER BY score DESC, reached_at, id LIMIT 1`,
 				g.playerID, g.size); err != nil {
 				return err
 			}
 		}
-		return offerBest(ctx, tx, g.playerID, g.size, KindAssisted, gameID, score, reached)
+		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("mark game %d assisted: %w", gameID, err)
@@ -411,7 +412,7 @@ func (s *Store) PlayerGames(ctx context.Context, playerID int64, limit int) ([]G
 		limit = 100
 	}
 	rows, err := s.read.QueryContext(ctx, `
-		SELECT id, size, kind, score, max_tile, moves, won, started_at, updated_at, ended_at
+		SELECT id, size, kind, score, max_tile, moves, won, contest, started_at, updated_at, ended_at
 		FROM games WHERE player_id = ? ORDER BY id DESC LIMIT ?`, playerID, limit)
 	if err != nil {
 		return nil, fmt.Errorf("games of player %d: %w", playerID, err)
@@ -423,7 +424,7 @@ func (s *Store) PlayerGames(ctx context.Context, playerID int64, limit int) ([]G
 		var kind string
 		var started, updated int64
 		var ended sql.NullInt64
-		if err := rows.Scan(&g.ID, &g.Size, &kind, &g.Score, &g.MaxTile, &g.Moves, &g.Won, &started, &updated, &ended); err != nil {
+		if err := rows.Scan(&g.ID, &g.Size, &kind, &g.Score, &g.MaxTile, &g.Moves, &g.Won, &g.Contest, &started, &updated, &ended); err != nil {
 			return nil, fmt.Errorf("games of player %d: %w", playerID, err)
 		}
 		g.Kind, g.StartedAt, g.UpdatedAt, g.EndedAt = Kind(kind), fromMicros(started), fromMicros(updated), timePtr(ended)

@@ -21,7 +21,7 @@ func TestGameLifecycle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if g.PlayerID != p.ID || g.Size != 4 || g.Kind != KindHuman || g.Game.Moves() != 0 {
+	if g.PlayerID != p.ID || g.Size != 4 || g.Kind != KindHuman || g.Engine.Moves() != 0 {
 		t.Fatalf("new game = %+v", g)
 	}
 	again, err := s.LoadOrCreateGame(ctx, p.ID, 4, KindHuman)
@@ -48,16 +48,16 @@ func TestGameLifecycle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if loaded.ID != g.ID || StateOf(loaded.Game) != StateOf(g.Game) || loaded.Seed != g.Seed {
-		t.Fatalf("reloaded %+v\n want %+v", StateOf(loaded.Game), StateOf(g.Game))
+	if loaded.ID != g.ID || StateOf(loaded.Engine) != StateOf(g.Engine) || loaded.Seed != g.Seed {
+		t.Fatalf("reloaded %+v\n want %+v", StateOf(loaded.Engine), StateOf(g.Engine))
 	}
 
 	// A stale writer (same seq again) conflicts and writes nothing.
-	err = s.AppendMove(ctx, g.ID, 28, engine.Up, StateOf(g.Game)) // state says 30 moves
+	err = s.AppendMove(ctx, g.ID, 28, engine.Up, StateOf(g.Engine)) // state says 30 moves
 	if !errors.Is(err, ErrInvalid) {
 		t.Fatalf("seq not matching state: err = %v, want ErrInvalid", err)
 	}
-	st := StateOf(g.Game)
+	st := StateOf(g.Engine)
 	st.Moves = 30
 	if err := s.AppendMove(ctx, g.ID, 29, engine.Up, st); !errors.Is(err, ErrConflict) {
 		t.Fatalf("stale seq: err = %v, want ErrConflict", err)
@@ -75,10 +75,10 @@ func TestGameLifecycle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if fresh.ID == g.ID || fresh.Game.Moves() != 0 {
+	if fresh.ID == g.ID || fresh.Engine.Moves() != 0 {
 		t.Fatalf("NewGame = %+v", fresh)
 	}
-	wantScore := g.Game.Score()
+	wantScore := g.Engine.Score()
 	if err := playMove(ctx, s, g, rng); !errors.Is(err, ErrGameEnded) {
 		t.Fatalf("move on replaced game: err = %v, want ErrGameEnded", err)
 	}
@@ -91,13 +91,13 @@ func TestGameLifecycle(t *testing.T) {
 	}
 
 	// EndGame checks the count and refuses twice.
-	if err := s.EndGame(ctx, fresh.ID, MoveState{Moves: 3, Board: fresh.Game.Board().String()}); !errors.Is(err, ErrConflict) {
+	if err := s.EndGame(ctx, fresh.ID, MoveState{Moves: 3, Board: fresh.Engine.Board().String()}); !errors.Is(err, ErrConflict) {
 		t.Fatalf("EndGame with wrong count: err = %v, want ErrConflict", err)
 	}
-	if err := s.EndGame(ctx, fresh.ID, StateOf(fresh.Game)); err != nil {
+	if err := s.EndGame(ctx, fresh.ID, StateOf(fresh.Engine)); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.EndGame(ctx, fresh.ID, StateOf(fresh.Game)); !errors.Is(err, ErrGameEnded) {
+	if err := s.EndGame(ctx, fresh.ID, StateOf(fresh.Engine)); !errors.Is(err, ErrGameEnded) {
 		t.Fatalf("EndGame twice: err = %v, want ErrGameEnded", err)
 	}
 
@@ -152,8 +152,8 @@ func TestSeedsAboveMaxInt64RoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if loaded.Seed != seed || StateOf(loaded.Game) != StateOf(g.Game) {
-			t.Errorf("seed %d: loaded seed %d, state %+v want %+v", seed, loaded.Seed, StateOf(loaded.Game), StateOf(g.Game))
+		if loaded.Seed != seed || StateOf(loaded.Engine) != StateOf(g.Engine) {
+			t.Errorf("seed %d: loaded seed %d, state %+v want %+v", seed, loaded.Seed, StateOf(loaded.Engine), StateOf(g.Engine))
 		}
 	}
 }
@@ -175,7 +175,7 @@ func TestInvalidArguments(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st := StateOf(g.Game)
+	st := StateOf(g.Engine)
 	st.Moves = 1
 	if err := s.AppendMove(ctx, g.ID, 0, engine.Direction(9), st); !errors.Is(err, ErrInvalid) {
 		t.Errorf("bad direction: err = %v", err)
@@ -184,7 +184,7 @@ func TestInvalidArguments(t *testing.T) {
 	if err := s.AppendMove(ctx, g.ID, 0, engine.Up, st); !errors.Is(err, ErrInvalid) {
 		t.Errorf("bad board: err = %v", err)
 	}
-	if err := s.AppendMove(ctx, g.ID+100, 0, engine.Up, MoveState{Moves: 1, Board: g.Game.Board().String()}); !errors.Is(err, ErrNotFound) {
+	if err := s.AppendMove(ctx, g.ID+100, 0, engine.Up, MoveState{Moves: 1, Board: g.Engine.Board().String()}); !errors.Is(err, ErrNotFound) {
 		t.Errorf("unknown game: err = %v", err)
 	}
 	if err := s.MarkAssisted(ctx, g.ID+100); !errors.Is(err, ErrNotFound) {
@@ -194,11 +194,11 @@ func TestInvalidArguments(t *testing.T) {
 		t.Errorf("rank without moves: err = %v", err)
 	}
 	// A score that goes down is refused, and nothing is written.
-	first := MoveState{Score: 8, MaxTile: 4, Moves: 1, Board: g.Game.Board().String()}
+	first := MoveState{Score: 8, MaxTile: 4, Moves: 1, Board: g.Engine.Board().String()}
 	if err := s.AppendMove(ctx, g.ID, 0, engine.Up, first); err != nil {
 		t.Fatal(err)
 	}
-	lower := MoveState{Score: 4, MaxTile: 4, Moves: 2, Board: g.Game.Board().String()}
+	lower := MoveState{Score: 4, MaxTile: 4, Moves: 2, Board: g.Engine.Board().String()}
 	if err := s.AppendMove(ctx, g.ID, 1, engine.Up, lower); !errors.Is(err, ErrInvalid) {
 		t.Errorf("score going down: err = %v, want ErrInvalid", err)
 	}
@@ -267,8 +267,8 @@ func TestCloseFlushesAndRefusesLaterWrites(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if loaded.ID != g.ID || loaded.Game.Moves() != 20 {
-		t.Fatalf("after reopen: game %d with %d moves, want %d with 20", loaded.ID, loaded.Game.Moves(), g.ID)
+	if loaded.ID != g.ID || loaded.Engine.Moves() != 20 {
+		t.Fatalf("after reopen: game %d with %d moves, want %d with 20", loaded.ID, loaded.Engine.Moves(), g.ID)
 	}
 }
 
@@ -294,8 +294,8 @@ func TestReplayMismatchIsLoggedLoudly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if loaded.ID != g.ID || StateOf(loaded.Game) != StateOf(g.Game) {
-		t.Fatalf("loaded %+v, want the replayed game %+v", StateOf(loaded.Game), StateOf(g.Game))
+	if loaded.ID != g.ID || StateOf(loaded.Engine) != StateOf(g.Engine) {
+		t.Fatalf("loaded %+v, want the replayed game %+v", StateOf(loaded.Engine), StateOf(g.Engine))
 	}
 	if !strings.Contains(logs.String(), "REPLAY MISMATCH") || !strings.Contains(logs.String(), "level=ERROR") {
 		t.Fatalf("no loud log of the mismatch; logs:\n%s", logs.String())
@@ -310,7 +310,7 @@ func TestReplayDivergenceEndsGameAndStartsNew(t *testing.T) {
 	var still engine.Direction
 	seed, found := uint64(0), false
 	for ; !found; seed++ {
-		eg, err := engine.NewGame(4, seed)
+		eg, err := engine.Current.NewGame(4, seed)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -330,7 +330,7 @@ func TestReplayDivergenceEndsGameAndStartsNew(t *testing.T) {
 	}
 	// Store a first move that does not move the board, as if the rules had
 	// changed since it was played: replay counts 0 moves, the row says 1.
-	st := StateOf(g.Game)
+	st := StateOf(g.Engine)
 	st.Moves = 1
 	if err := s.AppendMove(ctx, g.ID, 0, still, st); err != nil {
 		t.Fatal(err)
@@ -351,5 +351,75 @@ func TestReplayDivergenceEndsGameAndStartsNew(t *testing.T) {
 	}
 	if n := countMoves(t, s, g.ID); n != 1 {
 		t.Fatalf("diverged game lost its moves: %d", n)
+	}
+}
+
+// TestGamesReplayWithTheirOwnGenerator: new games record the current
+// generator; a game stored before generators were recorded (generator 1,
+// PCG, the column's default) still replays with PCG.
+func TestGamesReplayWithTheirOwnGenerator(t *testing.T) {
+	ctx := context.Background()
+	s := openStore(t)
+	p := addPlayer(t, s, "gen")
+	g, err := s.LoadOrCreateGame(ctx, p.ID, 4, KindHuman)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.Engine.Generator() != engine.Current {
+		t.Fatalf("new game uses %v, want %v", g.Engine.Generator(), engine.Current)
+	}
+	// Turn it into a game of before: PCG from the same seed, a few moves.
+	old, err := engine.PCG.NewGame(4, g.Seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.w.db.ExecContext(ctx, `UPDATE games SET generator = 1, board = ?, max_tile = ? WHERE id = ?`,
+		old.Board().String(), old.MaxTile(), g.ID); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []engine.Direction{engine.Left, engine.Up, engine.Right, engine.Down, engine.Left} {
+		if old.Move(d).Moved {
+			if err := s.AppendMove(ctx, g.ID, old.Moves()-1, d, StateOf(old)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	loaded, err := s.LoadOrCreateGame(ctx, p.ID, 4, KindHuman)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if loaded.ID != g.ID || loaded.Engine.Generator() != engine.PCG || StateOf(loaded.Engine) != StateOf(old) {
+		t.Fatalf("old game reloads as %v %+v, want PCG %+v", loaded.Engine.Generator(), StateOf(loaded.Engine), StateOf(old))
+	}
+}
+
+func TestFullGame(t *testing.T) {
+	ctx := context.Background()
+	s := openStore(t)
+	p := addPlayer(t, s, "hal")
+	g, err := s.LoadOrCreateGame(ctx, p.ID, 4, KindHuman)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(9, 9))
+	for range 30 {
+		if err := playMove(ctx, s, g, rng); err != nil {
+			t.Fatal(err)
+		}
+	}
+	full, err := s.FullGame(ctx, g.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	replayed, err := full.Generator.Replay(full.Size, full.Seed, full.Dirs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if full.Player != "hal" || full.Fingerprint != p.Fingerprint || full.EndedAt != nil || full.Moves != 30 ||
+		StateOf(replayed) != StateOf(g.Engine) {
+		t.Fatalf("full game %+v replays to %+v, want %+v", full, StateOf(replayed), StateOf(g.Engine))
+	}
+	if _, err := s.FullGame(ctx, g.ID+1); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("unknown game: %v", err)
 	}
 }

@@ -56,14 +56,14 @@ func movingDirection(g *engine.Game, rng *rand.Rand) (engine.Direction, bool) {
 }
 
 // playMove makes one real move in g and stores it.
-func playMove(ctx context.Context, s *Store, g *Game, rng *rand.Rand) error {
-	d, ok := movingDirection(g.Game, rng)
+func playMove(ctx context.Context, s *Store, g *SavedGame, rng *rand.Rand) error {
+	d, ok := movingDirection(g.Engine, rng)
 	if !ok {
 		return fmt.Errorf("game %d is over", g.ID)
 	}
-	seq := g.Game.Moves()
-	g.Game.Move(d)
-	return s.AppendMove(ctx, g.ID, seq, d, StateOf(g.Game))
+	seq := g.Engine.Moves()
+	g.Engine.Move(d)
+	return s.AppendMove(ctx, g.ID, seq, d, StateOf(g.Engine))
 }
 
 // logBuffer is a slog handler target tests can read.

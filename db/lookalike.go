@@ -62,3 +62,8 @@ func ShortID(fingerprint string) string {
 	sum := sha256.Sum256([]byte(fingerprint))
 	return base64.RawStdEncoding.EncodeToString(sum[:])[:shortIDLen]
 }
+
+// LookAlikeTag is shown beside a name that looks like another on the same
+// board (LookAlikes): "#" and the first 6 characters of the player's
+// ShortID, which `scores --json` gives whole.
+func LookAlikeTag(shortID string) string { return "#" + shortID[:min(6, len(shortID))] }

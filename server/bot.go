@@ -11,9 +11,11 @@ import (
 	"charm.land/wish/v2"
 	"github.com/ssh2048/ssh2048/db"
 	"github.com/ssh2048/ssh2048/engine"
+	"github.com/ssh2048/ssh2048/game"
+	"github.com/ssh2048/ssh2048/wire"
 )
 
-// runBot plays the bot protocol (README, "Bot protocol"): the state first,
+// runBot plays the bot protocol (docs/bot-protocol.md): the state first,
 // then one state line per input line, each written after its move is
 // committed.
 func (s *Server) runBot(sess *session, args []string) int {
@@ -25,32 +27,32 @@ func (s *Server) runBot(sess *session, args []string) int {
 	}
 	if *size < engine.MinSize || *size > engine.MaxSize {
 		fmt.Fprintf(sess.Stderr(), "bot: --size %d: must be %d to %d\n", *size, engine.MinSize, engine.MaxSize)
-		return exitUsage
+		return wire.ExitUsage
 	}
 
-	games := &Games{srv: s, player: sess.player, takenOver: func() { sess.notify(noticeTakenOver) }}
-	play, err := games.Open(sess.Context(), *size, db.KindBot, *fresh)
+	seat := s.games.Seat(sess.player, func() { sess.notify(noticeTakenOver) })
+	defer seat.Close()
+	play, err := seat.Open(sess.Context(), *size, db.KindBot, *fresh)
 	switch {
-	case errors.Is(err, ErrShuttingDown):
+	case errors.Is(err, game.ErrShuttingDown):
 		wish.Errorln(sess, "ssh2048: "+noticeShutdown.Text())
-		return exitRestart
+		return wire.ExitRestart
 	case err != nil:
 		s.log.Error("open bot game", "player", sess.player.ID, "size", *size, "err", err)
 		wish.Errorln(sess, "ssh2048: could not open your game; try again later.")
-		return exitError
+		return wire.ExitError
 	}
-	defer play.Close()
 	if sess.player.Guest {
 		wish.Errorln(sess, guestHint)
 	}
 
 	out := &stateWriter{w: sess}
-	st := play.State()
+	st := play.State(engine.Result{})
 	if err := out.state(st); err != nil {
-		return exitOK // the client went away; the game is kept
+		return wire.ExitOK // the client went away; the game is kept
 	}
 	if st.Over { // cannot happen with a fresh game, but never loop on a dead one
-		return exitOK
+		return wire.ExitOK
 	}
 
 	lines := make(chan lineResult)
@@ -64,7 +66,7 @@ func (s *Server) runBot(sess *session, args []string) int {
 			return s.sayGoodbye(sess, n)
 		case in, ok := <-lines:
 			if !ok {
-				return exitOK // input closed: the game is kept for next time
+				return wire.ExitOK // input closed: the game is kept for next time
 			}
 			var rp *readerPanic
 			if errors.As(in.err, &rp) {
@@ -72,31 +74,23 @@ func (s *Server) runBot(sess *session, args []string) int {
 			}
 			dir, perr := parseCommand(in)
 			if perr != nil {
-				if out.error(perr.Error(), play.State()) != nil {
-					return exitOK
+				if out.error(perr.Error(), play.State(engine.Result{})) != nil {
+					return wire.ExitOK
 				}
 				continue
 			}
-			_, st, err := play.move(sess.Context(), dir)
+			res, err := play.Move(sess.Context(), dir)
 			switch {
-			case errors.Is(err, ErrTakenOver):
+			case errors.Is(err, game.ErrTakenOver):
 				return s.sayGoodbye(sess, noticeTakenOver)
 			case err != nil:
 				s.log.Error("bot move", "game", play.ID(), "err", err)
 				wish.Errorln(sess, "ssh2048: could not save your move; the game is kept as it was before it.")
-				return exitError
+				return wire.ExitError
 			}
-			werr := out.state(st)
-			if st.Over {
-				// The state went out after the move's commit; ending the
-				// game is a second write the reply need not wait for.
-				if err := play.end(sess.Context()); err != nil {
-					s.log.Error("end bot game", "game", play.ID(), "err", err)
-				}
-				return exitOK
-			}
-			if werr != nil {
-				return exitOK
+			st := play.State(res)
+			if out.state(st) != nil || st.Over {
+				return wire.ExitOK
 			}
 		}
 	}
@@ -106,9 +100,9 @@ func (s *Server) runBot(sess *session, args []string) int {
 func (s *Server) sayGoodbye(sess *session, n notice) int {
 	wish.Errorln(sess, "ssh2048: "+n.Text())
 	if n == noticeTakenOver {
-		return exitTakenOver
+		return wire.ExitTakenOver
 	}
-	return exitRestart
+	return wire.ExitRestart
 }
 
 // lineResult is one line of bot input, or why it could not be read.
@@ -138,7 +132,7 @@ func readLines(r io.Reader, out chan<- lineResult, stop <-chan struct{}) {
 			}
 		}
 	}()
-	lr := newLineReader(r, MaxLineBytes)
+	lr := newLineReader(r, wire.MaxLineBytes)
 	for {
 		line, err := lr.ReadLine()
 		if err != nil && !errors.Is(err, errLineTooLong) {
@@ -155,7 +149,7 @@ func readLines(r io.Reader, out chan<- lineResult, stop <-chan struct{}) {
 // parseCommand turns a line of bot input into a direction.
 func parseCommand(in lineResult) (engine.Direction, error) {
 	if in.err != nil {
-		return 0, fmt.Errorf("line longer than %d bytes", MaxLineBytes)
+		return 0, fmt.Errorf("line longer than %d bytes", wire.MaxLineBytes)
 	}
 	word := strings.TrimSpace(in.line)
 	d, err := engine.ParseDirection(word)
@@ -189,11 +183,11 @@ func (sw *stateWriter) line(v any) error {
 	return err
 }
 
-func (sw *stateWriter) state(st State) error { return sw.line(st) }
+func (sw *stateWriter) state(st wire.State) error { return sw.line(st) }
 
 // error writes an error line followed by the unchanged state.
-func (sw *stateWriter) error(msg string, st State) error {
-	if err := sw.line(errorLine{Error: msg}); err != nil {
+func (sw *stateWriter) error(msg string, st wire.State) error {
+	if err := sw.line(wire.Error{Error: msg}); err != nil {
 		return err
 	}
 	return sw.line(st)

@@ -8,6 +8,7 @@ import (
 
 	"charm.land/ssh"
 	gossh "golang.org/x/crypto/ssh"
+	"golang.org/x/time/rate"
 )
 
 // What one logged-in connection can make the server hold is bounded here,
@@ -32,10 +33,10 @@ import (
 //     refuse things faster than refusalRate a second, after a burst of
 //     refusalBurst, has its connection closed.
 const (
-	sessionBurst = 10
+	sessionBurst = 20
 	maxEnvVars   = 32
 	maxEnvBytes  = 4096
-	refusalRate  = 10.0
+	refusalRate  = rate.Limit(10)
 	refusalBurst = 256
 )
 
@@ -91,10 +92,10 @@ func (s *Server) globalRequest(ctx ssh.Context, _ *ssh.Server, req *gossh.Reques
 func (g *guardedConn) openChannel(now time.Time) string {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if limit := g.srv.lim.maxSessions; limit > 0 && g.channels >= limit {
+	if limit := g.srv.lim.MaxSessionsPerConn; limit > 0 && g.channels >= limit {
 		return whyTooManySessions
 	}
-	if rate := g.srv.lim.sessionRate; rate > 0 && !g.sessionRate.take(now, rate, sessionBurst) {
+	if g.sessionRate != nil && !g.sessionRate.AllowN(now, 1) {
 		return whyTooFast
 	}
 	g.channels++
@@ -113,7 +114,7 @@ func (g *guardedConn) closeChannel() {
 // nothing.
 func (g *guardedConn) refused(msg string, args ...any) {
 	g.mu.Lock()
-	flood := !g.refusals.take(time.Now(), refusalRate, refusalBurst)
+	flood := !g.refusals.AllowN(time.Now(), 1)
 	g.mu.Unlock()
 	g.srv.limited.log(g.srv.log, slog.LevelInfo, msg, append(args, "remote", g.remote)...)
 	if flood {
@@ -147,7 +148,7 @@ func (b *boundedSession) Accept() (gossh.Channel, <-chan *gossh.Request, error) 
 	out := make(chan *gossh.Request)
 	b.mu.Lock()
 	b.ch = ch
-	b.startWait = time.AfterFunc(b.g.srv.lim.loginGrace, b.neverStarted)
+	b.startWait = time.AfterFunc(b.g.srv.lim.LoginGrace, b.neverStarted)
 	b.mu.Unlock()
 	go b.filter(in, out)
 	return ch, out, nil
@@ -213,7 +214,7 @@ func (b *boundedSession) neverStarted() {
 	started, ch := b.started, b.ch
 	b.mu.Unlock()
 	if !started && ch != nil {
-		b.g.srv.limited.log(b.g.srv.log, slog.LevelInfo, "session never started", "remote", b.g.remote, "after", b.g.srv.lim.loginGrace)
+		b.g.srv.limited.log(b.g.srv.log, slog.LevelInfo, "session never started", "remote", b.g.remote, "after", b.g.srv.lim.LoginGrace)
 		_ = ch.Close()
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/ssh2048/ssh2048/wire"
 )
 
 // command is one exec command. run returns the exit status.
@@ -24,6 +26,8 @@ func init() {
 	commands = []command{
 		{"scores", "[--size N] [--limit K] [--bots] [--json]", "the leaderboard", (*Server).runScores},
 		{"bot", "[--size N] [--new]", "play through the bot protocol (JSON lines on stdin/stdout)", (*Server).runBot},
+		{"export", "GAME", "print the record of an ended game (docs/record-format.md)", (*Server).runExport},
+		{"verify", "GAME", "replay a stored game and check its score, largest tile, win and board", (*Server).runVerify},
 		{"help", "", "this list", (*Server).runHelp},
 	}
 }
@@ -36,7 +40,7 @@ func (s *Server) exec(sess *session) int {
 	args := sess.Command() // split by shell rules; empty if the quoting is broken
 	if len(args) == 0 {
 		fmt.Fprintf(sess.Stderr(), "ssh2048: cannot parse command %q; try `help`\n", sess.RawCommand())
-		return exitUsage
+		return wire.ExitUsage
 	}
 	for _, c := range commands {
 		if c.name == args[0] {
@@ -44,7 +48,7 @@ func (s *Server) exec(sess *session) int {
 		}
 	}
 	fmt.Fprintf(sess.Stderr(), "ssh2048: unknown command %q; try `help`\n", args[0])
-	return exitUsage
+	return wire.ExitUsage
 }
 
 func (s *Server) runHelp(sess *session, args []string) int {
@@ -53,7 +57,7 @@ func (s *Server) runHelp(sess *session, args []string) int {
 		return code
 	}
 	writeHelp(sess)
-	return exitOK
+	return wire.ExitOK
 }
 
 func writeHelp(w io.Writer) {
@@ -64,7 +68,8 @@ func writeHelp(w io.Writer) {
 	}
 	b.WriteString("\nEvery command takes --help.\n" +
 		"Exit status: 0 ok, 1 server error, 2 usage, 3 taken over by a newer session,\n" +
-		"4 server restarting (your game is saved; reconnect).\n")
+		"4 server restarting (your game is saved; reconnect), 5 refuted (verify),\n" +
+		"6 no such game, 7 game still in play (export).\n")
 	io.WriteString(w, b.String())
 }
 
@@ -81,18 +86,18 @@ func newFlagSet(sess *session, name, args string) *flag.FlagSet {
 }
 
 // parseFlags parses args; when it returns ok=false the command must return
-// code: 0 after --help, exitUsage after a mistake (already reported).
+// code: 0 after --help, wire.ExitUsage after a mistake (already reported).
 func parseFlags(fs *flag.FlagSet, args []string) (code int, ok bool) {
 	err := fs.Parse(args)
 	switch {
 	case errors.Is(err, flag.ErrHelp):
-		return exitOK, false
+		return wire.ExitOK, false
 	case err != nil:
-		return exitUsage, false
+		return wire.ExitUsage, false
 	case fs.NArg() > 0:
 		fmt.Fprintf(fs.Output(), "%s: unexpected argument %q\n", fs.Name(), fs.Arg(0))
 		fs.Usage()
-		return exitUsage, false
+		return wire.ExitUsage, false
 	}
-	return exitOK, true
+	return wire.ExitOK, true
 }

@@ -10,6 +10,7 @@ import (
 
 	"charm.land/ssh"
 	gossh "golang.org/x/crypto/ssh"
+	"golang.org/x/time/rate"
 )
 
 // guardedConn is every accepted connection: counted by the admission, closed
@@ -32,19 +33,23 @@ type guardedConn struct {
 	idle     *time.Timer
 	keep     *time.Timer
 
-	channels    int          // open session channels, started or not, under mu (channels.go)
-	sessionRate bucket       // session channels opened, under mu
-	refusals    bucket       // requests and channel opens refused, under mu
-	lastInput   atomic.Int64 // unix nanoseconds of the last input on a session
-	pending     atomic.Bool  // a keepalive is waiting for its reply
-	missed      atomic.Int32 // keepalive intervals that passed without a reply
+	channels    int           // open session channels, started or not, under mu (channels.go)
+	sessionRate *rate.Limiter // session channels opened; nil when not limited
+	refusals    *rate.Limiter // requests and channel opens refused
+	lastInput   atomic.Int64  // unix nanoseconds of the last input on a session
+	pending     atomic.Bool   // a keepalive is waiting for its reply
+	missed      atomic.Int32  // keepalive intervals that passed without a reply
 }
 
 var guardKey = &contextKey{"guard"}
 
 // guard wraps c, counted in by the admission, and starts its login grace.
 func (s *Server) guard(ctx ssh.Context, c net.Conn, host netip.Prefix) *guardedConn {
-	g := &guardedConn{Conn: c, srv: s, ctx: ctx, host: host, remote: c.RemoteAddr().String()}
+	g := &guardedConn{Conn: c, srv: s, ctx: ctx, host: host, remote: c.RemoteAddr().String(),
+		refusals: rate.NewLimiter(refusalRate, refusalBurst)}
+	if r := s.lim.SessionRatePerConn; r > 0 {
+		g.sessionRate = rate.NewLimiter(rate.Limit(r), sessionBurst)
+	}
 	ctx.SetValue(guardKey, g)
 	g.mu.Lock()
 	// Login grace: a deadline set here would be overwritten by the SSH
@@ -54,7 +59,7 @@ func (s *Server) guard(ctx ssh.Context, c net.Conn, host netip.Prefix) *guardedC
 	// socket, two goroutines and a place under the caps for ever: a few
 	// thousand such connections and the server is out of file
 	// descriptors or memory.
-	g.grace = time.AfterFunc(s.lim.loginGrace, g.graceOver)
+	g.grace = time.AfterFunc(s.lim.LoginGrace, g.graceOver)
 	g.mu.Unlock()
 	return g
 }
@@ -65,7 +70,7 @@ func (g *guardedConn) graceOver() {
 	expired := !g.loggedIn && !g.closed
 	g.mu.Unlock()
 	if expired {
-		g.srv.limited.log(g.srv.log, slog.LevelInfo, "login grace expired", "remote", g.remote, "after", g.srv.lim.loginGrace)
+		g.srv.limited.log(g.srv.log, slog.LevelInfo, "login grace expired", "remote", g.remote, "after", g.srv.lim.LoginGrace)
 		g.Conn.Close()
 	}
 }
@@ -88,10 +93,10 @@ func (g *guardedConn) login(guest bool) {
 	g.loggedIn, g.guest = true, guest
 	g.grace.Stop()
 	g.touch()
-	if d := g.srv.lim.idleTimeout; d > 0 {
+	if d := g.srv.lim.IdleTimeout; d > 0 {
 		g.idle = time.AfterFunc(d, g.checkIdle)
 	}
-	if d := g.srv.lim.keepaliveInterval; d > 0 {
+	if d := g.srv.lim.KeepaliveInterval; d > 0 {
 		g.keep = time.AfterFunc(d, g.keepalive)
 	}
 }
@@ -107,7 +112,7 @@ func (g *guardedConn) touch() { g.lastInput.Store(time.Now().UnixNano()) }
 // their connection, their game screen and their place under the cap.
 func (g *guardedConn) checkIdle() {
 	defer g.srv.recoverConn("idle timeout", g.Conn)
-	timeout := g.srv.lim.idleTimeout
+	timeout := g.srv.lim.IdleTimeout
 	idle := time.Since(time.Unix(0, g.lastInput.Load()))
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -137,12 +142,12 @@ func (g *guardedConn) keepalive() {
 	if g.closed {
 		return
 	}
-	interval := g.srv.lim.keepaliveInterval
+	interval := g.srv.lim.KeepaliveInterval
 	sc, _ := g.ctx.Value(ssh.ContextKeyConn).(*gossh.ServerConn)
 	switch {
 	case sc == nil: // logged in a moment ago; the SSH connection is on its way
 	case g.pending.Load():
-		if int(g.missed.Add(1)) >= g.srv.lim.keepaliveMax {
+		if int(g.missed.Add(1)) >= g.srv.lim.KeepaliveMax {
 			g.srv.limited.log(g.srv.log, slog.LevelInfo, "keepalive timeout", "remote", g.remote, "unanswered", g.missed.Load(), "interval", interval)
 			g.Conn.Close()
 			return

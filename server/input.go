@@ -4,6 +4,8 @@ import (
 	"io"
 	"strings"
 	"time"
+
+	"golang.org/x/time/rate"
 )
 
 // keyLimiter passes a game screen's input at most rate keys a second
@@ -18,13 +20,11 @@ import (
 // it answers one line at a time, after its commit.
 type keyLimiter struct {
 	r     io.Reader
-	rate  float64
-	burst float64
+	limit *rate.Limiter
 	now   func() time.Time
 
 	buf    []byte // read from r, not yet filtered
 	out    []byte // filtered, not yet returned
-	bucket bucket
 	keep   bool   // the last key was passed on
 	inRune bool   // the last byte began or continued a UTF-8 character
 	seq    []byte // an escape sequence being collected, decided when complete
@@ -35,8 +35,9 @@ type keyLimiter struct {
 // limiter hold more.
 const maxSeqLen = 256
 
-func newKeyLimiter(r io.Reader, rate float64) *keyLimiter {
-	return &keyLimiter{r: r, rate: rate, burst: max(rate, 1), now: time.Now, buf: make([]byte, 512)}
+func newKeyLimiter(r io.Reader, keysPerSecond float64) *keyLimiter {
+	limit := rate.NewLimiter(rate.Limit(keysPerSecond), max(int(keysPerSecond), 1))
+	return &keyLimiter{r: r, limit: limit, now: time.Now, buf: make([]byte, 512)}
 }
 
 // Read is called by one goroutine, the screen's input reader.
@@ -75,7 +76,7 @@ func (k *keyLimiter) filter(p []byte) {
 				k.out = append(k.out, b)
 			}
 		default:
-			k.keep = k.bucket.take(now, k.rate, k.burst)
+			k.keep = k.limit.AllowN(now, 1)
 			k.inRune = b >= 0xc0
 			if k.keep {
 				k.out = append(k.out, b)
@@ -118,7 +119,7 @@ func (k *keyLimiter) sequence(b byte, now time.Time) {
 // screen taking every later key for pasted text.
 func (k *keyLimiter) decide(now time.Time) {
 	s := string(k.seq)
-	k.keep = s == "\x1b[200~" || s == "\x1b[201~" || k.bucket.take(now, k.rate, k.burst)
+	k.keep = s == "\x1b[200~" || s == "\x1b[201~" || k.limit.AllowN(now, 1)
 	if k.keep {
 		k.out = append(k.out, k.seq...)
 	}

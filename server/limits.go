@@ -1,6 +1,8 @@
 package server
 
 import (
+	"errors"
+	"flag"
 	"io"
 	"log/slog"
 	"net"
@@ -8,111 +10,133 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"golang.org/x/time/rate"
 )
 
-// Defaults of the limits in Config. Each says, where it is applied, what
-// would go wrong without it.
-const (
-	DefaultLoginGrace        = 20 * time.Second
-	DefaultMaxConns          = 1000
-	DefaultMaxUnauthPerIP    = 10
-	DefaultConnRatePerIP     = 5.0 // connections per second, refilled continuously
-	DefaultConnBurstPerIP    = 20
-	DefaultKeepaliveInterval = 30 * time.Second
-	DefaultKeepaliveMax      = 3
-	DefaultKeyRate           = 50.0 // keys per second per PTY session; also the burst
-	DefaultMaxSessions       = 10   // per connection, as OpenSSH's MaxSessions
-	DefaultMaxConnsPerIP     = 64   // logged in, per address: a school or an office behind one NAT
-	DefaultKeyReserve        = 10   // per cent of MaxConns that guests cannot take
-	DefaultSessionRate       = 2.0  // sessions a second per connection, after a burst of sessionBurst
-)
-
-// limits is Config's limits with the defaults filled in; a negative
-// number in Config (0 for nothing: 0 means the default) turns a limit off.
-type limits struct {
-	loginGrace        time.Duration
-	maxConns          int     // 0: no cap
-	maxUnauthPerIP    int     // 0: no cap
-	connRatePerIP     float64 // 0: no rate limit
-	connBurstPerIP    float64
-	keepaliveInterval time.Duration // 0: no keepalives
-	keepaliveMax      int
-	keyRate           float64 // 0: no key limit
-	maxSessions       int     // per connection; 0: no cap
-	idleTimeout       time.Duration
-	maxConnsPerIP     int     // logged in; 0: no cap
-	keyReserve        int     // connections of maxConns that guests cannot take; 0: none
-	sessionRate       float64 // sessions a second per connection; 0: no limit
+// Limits bound what clients can make the server hold or do. A limit at 0
+// is off, except LoginGrace, which must be positive. Each limit's reason
+// is written where it is applied (here, conn.go, input.go); the operator's
+// view is docs/operating.md ("Limits"). The flags of `ssh2048 serve` are
+// bound straight onto these fields (Flags), so names, defaults and help
+// live here only.
+type Limits struct {
+	// IdleTimeout closes a connection after this long without input from
+	// the client on any of its sessions.
+	IdleTimeout time.Duration
+	// LoginGrace closes a connection that has not authenticated in time.
+	LoginGrace time.Duration
+	// MaxConns caps connections, logged in or not.
+	MaxConns int
+	// MaxUnauthPerIP caps the connections from one address (IPv4, or IPv6
+	// /64) that have not logged in yet.
+	MaxUnauthPerIP int
+	// ConnRatePerIP and ConnBurstPerIP are a token bucket of new
+	// connections per address: ConnRatePerIP a second, bursts of
+	// ConnBurstPerIP.
+	ConnRatePerIP  float64
+	ConnBurstPerIP int
+	// KeepaliveInterval is how often a logged-in client is sent a
+	// keepalive@openssh.com request; after KeepaliveMax intervals without
+	// a reply the connection is closed.
+	KeepaliveInterval time.Duration
+	KeepaliveMax      int
+	// MaxSessionsPerConn caps the sessions open at once on one connection,
+	// started or not (channels.go).
+	MaxSessionsPerConn int
+	// SessionRatePerConn caps how fast one connection opens sessions, a
+	// second, after a burst of sessionBurst.
+	SessionRatePerConn float64
+	// MaxConnsPerIP caps the logged-in connections from one address
+	// (IPv4, or IPv6 /64), guests and key holders alike.
+	MaxConnsPerIP int
+	// KeyReserve is the share of MaxConns, in per cent, that guests cannot
+	// take: players with a key can still log in when guests fill the rest.
+	KeyReserve int
+	// KeyRate caps the input of a game screen, in keys a second (one
+	// second's worth may come at once); keys over it are dropped.
+	KeyRate float64
 }
 
-func limitsOf(cfg Config) limits {
-	l := limits{
-		loginGrace:        cfg.LoginGrace,
-		maxConns:          orDefault(cfg.MaxConns, DefaultMaxConns),
-		maxUnauthPerIP:    orDefault(cfg.MaxUnauthPerIP, DefaultMaxUnauthPerIP),
-		connRatePerIP:     orDefault(cfg.ConnRatePerIP, DefaultConnRatePerIP),
-		connBurstPerIP:    float64(orDefault(cfg.ConnBurstPerIP, DefaultConnBurstPerIP)),
-		keepaliveInterval: orDefault(cfg.KeepaliveInterval, DefaultKeepaliveInterval),
-		keepaliveMax:      orDefault(cfg.KeepaliveMax, DefaultKeepaliveMax),
-		keyRate:           orDefault(cfg.KeyRate, DefaultKeyRate),
-		maxSessions:       orDefault(cfg.MaxSessionsPerConn, DefaultMaxSessions),
-		idleTimeout:       max(cfg.IdleTimeout, 0),
-		maxConnsPerIP:     orDefault(cfg.MaxConnsPerIP, DefaultMaxConnsPerIP),
-		sessionRate:       orDefault(cfg.SessionRatePerConn, DefaultSessionRate),
+// DefaultLimits returns the limits `ssh2048 serve` starts with.
+func DefaultLimits() Limits {
+	return Limits{
+		IdleTimeout:        10 * time.Minute,
+		LoginGrace:         20 * time.Second,
+		MaxConns:           1000,
+		MaxUnauthPerIP:     10,
+		ConnRatePerIP:      5, // connections per second, refilled continuously
+		ConnBurstPerIP:     20,
+		KeepaliveInterval:  30 * time.Second,
+		KeepaliveMax:       3,
+		MaxSessionsPerConn: 10, // as OpenSSH's MaxSessions
+		SessionRatePerConn: 5,  // sessions a second, after a burst of sessionBurst: a script on one connection
+		MaxConnsPerIP:      64, // logged in, per address: a school or an office behind one NAT
+		KeyReserve:         10, // per cent of MaxConns that guests cannot take
+		KeyRate:            50, // keys per second per game screen; also the burst
 	}
-	if pct := min(orDefault(cfg.KeyReserve, DefaultKeyReserve), 100); l.maxConns > 0 && pct > 0 {
-		l.keyReserve = (l.maxConns*pct + 99) / 100
-	}
-	// The login grace cannot be turned off: a connection that never logs
-	// in would hold its socket, its goroutines and a place under the caps
-	// for ever.
-	if l.loginGrace <= 0 {
-		l.loginGrace = DefaultLoginGrace
-	}
-	if l.connBurstPerIP < 1 {
-		l.connBurstPerIP = 1
-	}
-	if l.keepaliveMax < 1 {
-		l.keepaliveMax = 1
-	}
-	return l
 }
 
-// orDefault reads a Config setting: 0 the default, negative off (0).
-func orDefault[T time.Duration | int | float64](v, def T) T {
+// Flags defines a flag for each limit on fs, with the value in l as its
+// default; parsing the flags sets l.
+func (l *Limits) Flags(fs *flag.FlagSet) {
+	fs.DurationVar(&l.IdleTimeout, "idle-timeout", l.IdleTimeout,
+		"close a connection after this long without input from the client; 0 never")
+	fs.DurationVar(&l.LoginGrace, "login-grace", l.LoginGrace,
+		"close a connection that has not logged in after this long")
+	fs.IntVar(&l.MaxConns, "max-conns", l.MaxConns,
+		"most connections at once, logged in or not; more are refused; 0 no cap")
+	fs.IntVar(&l.MaxUnauthPerIP, "max-unauth-per-ip", l.MaxUnauthPerIP,
+		"most connections not yet logged in from one address (IPv6: one /64); 0 no cap")
+	fs.Float64Var(&l.ConnRatePerIP, "conn-rate-per-ip", l.ConnRatePerIP,
+		"new connections a second from one address, after a burst of --conn-burst-per-ip; 0 no limit")
+	fs.IntVar(&l.ConnBurstPerIP, "conn-burst-per-ip", l.ConnBurstPerIP,
+		"new connections from one address at once, before --conn-rate-per-ip applies")
+	fs.DurationVar(&l.KeepaliveInterval, "keepalive-interval", l.KeepaliveInterval,
+		"send a keepalive to a logged-in client this often; 0 never")
+	fs.IntVar(&l.KeepaliveMax, "keepalive-max", l.KeepaliveMax,
+		"close a connection after this many keepalive intervals without a reply")
+	fs.Float64Var(&l.KeyRate, "key-rate", l.KeyRate,
+		"keys a second a game screen takes (a second's worth at once); more are dropped; 0 no limit")
+	fs.IntVar(&l.MaxSessionsPerConn, "max-sessions-per-conn", l.MaxSessionsPerConn,
+		"most sessions open at once on one connection, started or not; 0 no cap")
+	fs.Float64Var(&l.SessionRatePerConn, "session-rate-per-conn", l.SessionRatePerConn,
+		"sessions a second one connection may open, after a burst of 20; 0 no limit")
+	fs.IntVar(&l.MaxConnsPerIP, "max-conns-per-ip", l.MaxConnsPerIP,
+		"most logged-in connections from one address (IPv6: one /64), guests and keys alike; 0 no cap")
+	fs.IntVar(&l.KeyReserve, "key-reserve", l.KeyReserve,
+		"per cent of --max-conns that guests cannot take, kept for players with a key; 0 none")
+}
+
+// Validate reports the first limit that makes no sense, in the flags'
+// terms.
+func (l Limits) Validate() error {
 	switch {
-	case v == 0:
-		return def
-	case v < 0:
+	case l.LoginGrace <= 0:
+		// A connection that never logs in would hold its socket, its
+		// goroutines and a place under the caps for ever.
+		return errors.New("--login-grace must be positive (it cannot be turned off)")
+	case l.IdleTimeout < 0 || l.KeepaliveInterval < 0:
+		return errors.New("--idle-timeout and --keepalive-interval must be 0 (off) or more")
+	case l.MaxConns < 0 || l.MaxUnauthPerIP < 0 || l.MaxSessionsPerConn < 0 || l.MaxConnsPerIP < 0:
+		return errors.New("--max-conns, --max-unauth-per-ip, --max-sessions-per-conn and --max-conns-per-ip must be 0 (no cap) or more")
+	case l.ConnRatePerIP < 0 || l.KeyRate < 0 || l.SessionRatePerConn < 0:
+		return errors.New("--conn-rate-per-ip, --key-rate and --session-rate-per-conn must be 0 (no limit) or more")
+	case l.KeyReserve < 0 || l.KeyReserve > 100:
+		return errors.New("--key-reserve must be a per cent, 0 to 100")
+	case l.ConnBurstPerIP < 1 || l.KeepaliveMax < 1:
+		return errors.New("--conn-burst-per-ip and --keepalive-max must be 1 or more")
+	}
+	return nil
+}
+
+// keyReserve is how many of MaxConns guests cannot take (KeyReserve per
+// cent, rounded up); 0 when there is no cap or no reserve.
+func (l Limits) keyReserve() int {
+	if l.MaxConns <= 0 || l.KeyReserve <= 0 {
 		return 0
 	}
-	return v
-}
-
-// bucket is a token bucket: rate tokens a second up to burst, one per
-// event. The zero bucket is full.
-type bucket struct {
-	tokens float64
-	last   time.Time
-}
-
-func (b *bucket) refill(now time.Time, rate, burst float64) {
-	if b.last.IsZero() {
-		b.tokens = burst
-	} else if d := now.Sub(b.last); d > 0 {
-		b.tokens = min(burst, b.tokens+d.Seconds()*rate)
-	}
-	b.last = now
-}
-
-// take spends a token if there is one.
-func (b *bucket) take(now time.Time, rate, burst float64) bool {
-	b.refill(now, rate, burst)
-	if b.tokens < 1 {
-		return false
-	}
-	b.tokens--
-	return true
+	return (l.MaxConns*l.KeyReserve + 99) / 100
 }
 
 // hostKey is what the per-address limits count by: the IPv4 address, or
@@ -134,11 +158,11 @@ func hostKey(addr net.Addr) netip.Prefix {
 
 // host is what the admission keeps per address.
 type host struct {
-	unauth   int // connections that have not logged in yet
-	loggedIn int // logged-in connections, guests included
-	rate     bucket
-	lines    bucket // connect and disconnect lines (see logLine)
-	unlogged int    // sessions left out of the log since the last logged one
+	unauth   int           // connections that have not logged in yet
+	loggedIn int           // logged-in connections, guests included
+	rate     *rate.Limiter // new connections; nil when the rate is not limited
+	lines    *rate.Limiter // connect and disconnect lines (see logLine)
+	unlogged int           // sessions left out of the log since the last logged one
 }
 
 // refusal is why a connection is turned away; its text is written to the
@@ -197,7 +221,7 @@ func (r refusal) line() string {
 // admission counts connections and decides, the moment one is accepted,
 // whether it may go on to the SSH handshake.
 type admission struct {
-	lim limits
+	lim Limits
 	log *slog.Logger
 
 	mu        sync.Mutex
@@ -211,7 +235,7 @@ type admission struct {
 	lastLog   [refusalKinds]atomic.Int64 // unix nanoseconds
 }
 
-func newAdmission(lim limits, log *slog.Logger) *admission {
+func newAdmission(lim Limits, log *slog.Logger) *admission {
 	return &admission{lim: lim, log: log, hosts: make(map[netip.Prefix]*host)}
 }
 
@@ -224,13 +248,16 @@ func (a *admission) admit(key netip.Prefix, now time.Time) refusal {
 	// flood of connections, or simply too many players, exhausts memory
 	// or file descriptors and takes every player down with it. Past the
 	// cap newcomers are refused and the players already in stay.
-	if a.lim.maxConns > 0 && a.total >= a.lim.maxConns {
+	if a.lim.MaxConns > 0 && a.total >= a.lim.MaxConns {
 		return refusedFull
 	}
 	a.sweep(now)
 	h := a.hosts[key]
 	if h == nil {
-		h = &host{}
+		h = &host{lines: rate.NewLimiter(linesRate, linesBurst)}
+		if a.lim.ConnRatePerIP > 0 {
+			h.rate = rate.NewLimiter(rate.Limit(a.lim.ConnRatePerIP), a.lim.ConnBurstPerIP)
+		}
 		a.hosts[key] = h
 	}
 	// Connection rate per address: every handshake costs the server a
@@ -239,7 +266,7 @@ func (a *admission) admit(key netip.Prefix, now time.Time) refusal {
 	// players' moves need; it also bounds how fast one address can try
 	// keys or fill the logs. A token bucket lets a burst through (a
 	// classroom behind one NAT) and then a steady rate.
-	if a.lim.connRatePerIP > 0 && !h.rate.take(now, a.lim.connRatePerIP, a.lim.connBurstPerIP) {
+	if h.rate != nil && !h.rate.AllowN(now, 1) {
 		return refusedRate
 	}
 	// Unauthenticated connections per address: without it one address
@@ -247,7 +274,7 @@ func (a *admission) admit(key netip.Prefix, now time.Time) refusal {
 	// login (each held for the login grace), and lock every player out;
 	// logged-in connections do not count, so players behind one NAT are
 	// not limited by it.
-	if a.lim.maxUnauthPerIP > 0 && h.unauth >= a.lim.maxUnauthPerIP {
+	if a.lim.MaxUnauthPerIP > 0 && h.unauth >= a.lim.MaxUnauthPerIP {
 		return refusedUnauth
 	}
 	// The reserve: the last keyReserve places under maxConns are for key
@@ -257,7 +284,7 @@ func (a *admission) admit(key netip.Prefix, now time.Time) refusal {
 	// moment, while one address opening connections that never log in
 	// could otherwise hold the whole reserve, and with it every player
 	// with a key out of a server full of guests.
-	if a.lim.keyReserve > 0 && a.total >= a.lim.maxConns-a.lim.keyReserve && h.unauth > 0 {
+	if reserve := a.lim.keyReserve(); reserve > 0 && a.total >= a.lim.MaxConns-reserve && h.unauth > 0 {
 		return refusedReserve
 	}
 	h.unauth++
@@ -281,12 +308,12 @@ func (a *admission) loginRefusal(h *host, guest bool) refusal {
 	// guest needs no key, and keys cost nothing to make) could log in
 	// until the server is full and hold it. The default leaves room for
 	// a school or an office behind one NAT.
-	if h != nil && a.lim.maxConnsPerIP > 0 && h.loggedIn >= a.lim.maxConnsPerIP {
+	if h != nil && a.lim.MaxConnsPerIP > 0 && h.loggedIn >= a.lim.MaxConnsPerIP {
 		return refusedPerIP
 	}
 	// Guests take at most maxConns less the reserve: guests from anywhere
 	// cannot lock out the players with a key.
-	if guest && a.lim.keyReserve > 0 && a.guests >= a.lim.maxConns-a.lim.keyReserve {
+	if reserve := a.lim.keyReserve(); guest && reserve > 0 && a.guests >= a.lim.MaxConns-reserve {
 		return refusedGuests
 	}
 	return admitted
@@ -348,7 +375,7 @@ func (a *admission) closed(key netip.Prefix, state connState) {
 // the next line.
 const (
 	linesBurst = 30
-	linesRate  = 2.0
+	linesRate  = rate.Limit(2)
 )
 
 // logLine takes a line of the log budget of key; on success it returns
@@ -360,7 +387,7 @@ func (a *admission) logLine(key netip.Prefix, now time.Time) (bool, int) {
 	if h == nil {
 		return true, 0 // not counted by the admission (a test's server, say)
 	}
-	if !h.lines.take(now, linesRate, linesBurst) {
+	if !h.lines.AllowN(now, 1) {
 		h.unlogged++
 		return false, 0
 	}
@@ -380,8 +407,9 @@ func (a *admission) connections() int {
 const sweepEvery = 10 * time.Second
 
 // sweep forgets addresses with nothing to remember: no connection logging
-// in or logged in, no sessions left out of the log, and full buckets. Without it the table would grow with every
-// address that ever connected (and IPv6 has plenty to connect from).
+// in or logged in, no sessions left out of the log, and full buckets.
+// Without it the table would grow with every address that ever connected
+// (and IPv6 has plenty to connect from).
 func (a *admission) sweep(now time.Time) {
 	if now.Sub(a.lastSweep) < sweepEvery {
 		return
@@ -391,9 +419,7 @@ func (a *admission) sweep(now time.Time) {
 		if h.unauth > 0 || h.loggedIn > 0 || h.unlogged > 0 {
 			continue
 		}
-		h.rate.refill(now, a.lim.connRatePerIP, a.lim.connBurstPerIP)
-		h.lines.refill(now, linesRate, linesBurst)
-		if (a.lim.connRatePerIP == 0 || h.rate.tokens >= a.lim.connBurstPerIP) && h.lines.tokens >= linesBurst {
+		if (h.rate == nil || h.rate.TokensAt(now) >= float64(h.rate.Burst())) && h.lines.TokensAt(now) >= linesBurst {
 			delete(a.hosts, k)
 		}
 	}

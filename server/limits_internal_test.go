@@ -27,7 +27,7 @@ func TestHostKey(t *testing.T) {
 // TestAdmissionSweep: addresses with nothing left to remember are
 // forgotten, so the table does not grow with every address ever seen.
 func TestAdmissionSweep(t *testing.T) {
-	a := newAdmission(limitsOf(Config{}), nil)
+	a := newAdmission(DefaultLimits(), nil)
 	now := time.Unix(1000, 0)
 	for i := range 100 {
 		addr := &net.TCPAddr{IP: net.IPv4(10, 0, byte(i/250), byte(i%250)), Port: 1}

@@ -25,7 +25,7 @@ import (
 // noCaps turns the caps off, for tests of something else that open many
 // connections from 127.0.0.1.
 func noCaps(c *server.Config) {
-	c.MaxConns, c.MaxUnauthPerIP, c.ConnRatePerIP, c.MaxConnsPerIP = -1, -1, -1, -1
+	c.Limits.MaxConns, c.Limits.MaxUnauthPerIP, c.Limits.ConnRatePerIP, c.Limits.MaxConnsPerIP = 0, 0, 0, 0
 }
 
 // dialRaw opens a TCP connection from the loopback address from (any of
@@ -129,7 +129,7 @@ func refusedSession(t *testing.T, c *gossh.Client, why string) {
 // grace is over; a player who logs in meanwhile is not.
 func TestLoginGrace(t *testing.T) {
 	const grace = time.Second
-	ts := startServer(t, func(c *server.Config) { c.LoginGrace = grace })
+	ts := startServer(t, func(c *server.Config) { c.Limits.LoginGrace = grace })
 	start := time.Now()
 	silent := dialRaw(t, ts.addr, "")
 	versioned := dialRaw(t, ts.addr, "")
@@ -188,7 +188,7 @@ func (c *watchedConn) Read(p []byte) (int, error) {
 // TestCaps: a connection over a cap is refused at once with the reason.
 func TestCaps(t *testing.T) {
 	t.Run("total", func(t *testing.T) {
-		ts := startServer(t, noCaps, func(c *server.Config) { c.MaxConns = 3 })
+		ts := startServer(t, noCaps, func(c *server.Config) { c.Limits.MaxConns = 3 })
 		a := admitted(t, ts.addr, "")
 		admitted(t, ts.addr, "127.0.0.2")
 		dialFrom(t, ts.addr, "127.0.0.3") // logged in: counts too
@@ -201,7 +201,7 @@ func TestCaps(t *testing.T) {
 		}
 	})
 	t.Run("unauthenticated per address", func(t *testing.T) {
-		ts := startServer(t, noCaps, func(c *server.Config) { c.MaxUnauthPerIP = 2 })
+		ts := startServer(t, noCaps, func(c *server.Config) { c.Limits.MaxUnauthPerIP = 2 })
 		a := admitted(t, ts.addr, "127.0.0.1")
 		b := admitted(t, ts.addr, "127.0.0.1")
 		refused(t, ts.addr, "127.0.0.1", "logging in at once")
@@ -222,7 +222,7 @@ func TestCaps(t *testing.T) {
 		refused(t, ts.addr, "127.0.0.1", "logging in at once")
 	})
 	t.Run("sessions per connection", func(t *testing.T) {
-		ts := startServer(t, func(c *server.Config) { c.MaxSessionsPerConn = 2 })
+		ts := startServer(t, func(c *server.Config) { c.Limits.MaxSessionsPerConn = 2 })
 		c := ts.dial(t, "p", newKey(t))
 		a := startBot(t, c, "--size 3")
 		a.mustRead()
@@ -251,7 +251,7 @@ func TestCaps(t *testing.T) {
 		roomFor("the closed channel to be counted out")
 	})
 	t.Run("rate per address", func(t *testing.T) {
-		ts := startServer(t, noCaps, func(c *server.Config) { c.ConnRatePerIP, c.ConnBurstPerIP = 2, 3 })
+		ts := startServer(t, noCaps, func(c *server.Config) { c.Limits.ConnRatePerIP, c.Limits.ConnBurstPerIP = 2, 3 })
 		for range 3 {
 			admitted(t, ts.addr, "127.0.0.1").Close()
 		}
@@ -294,8 +294,8 @@ func (m tickingScreen) View() tea.View {
 func TestIdleTickingScreen(t *testing.T) {
 	const idle = time.Second
 	ts := startServer(t, func(c *server.Config) {
-		c.IdleTimeout = idle
-		c.KeepaliveInterval = 50 * time.Millisecond
+		c.Limits.IdleTimeout = idle
+		c.Limits.KeepaliveInterval = 50 * time.Millisecond
 		c.TUI = func(ssh.Session, server.TUIEnv) tea.Model { return tickingScreen{} }
 	})
 	s, out, send := ptySession(t, ts.dial(t, "p", newKey(t)))
@@ -376,7 +376,7 @@ func newRelay(t *testing.T, target string) *relay {
 // input; one that stops answering is dropped after KeepaliveMax intervals.
 func TestKeepalive(t *testing.T) {
 	const interval = 100 * time.Millisecond
-	ts := startServer(t, func(c *server.Config) { c.KeepaliveInterval, c.KeepaliveMax = interval, 3 })
+	ts := startServer(t, func(c *server.Config) { c.Limits.KeepaliveInterval, c.Limits.KeepaliveMax = interval, 3 })
 	r := newRelay(t, ts.addr)
 	c, err := gossh.Dial("tcp", r.addr, &gossh.ClientConfig{
 		User: "p", Auth: []gossh.AuthMethod{gossh.PublicKeys(newKey(t))},
@@ -423,7 +423,7 @@ func (keyCounter) View() tea.View { return tea.NewView("keys") }
 func TestKeyFlood(t *testing.T) {
 	keys := make(chan string, 10000)
 	ts := startServer(t, func(c *server.Config) {
-		c.KeyRate = 50
+		c.Limits.KeyRate = 50
 		c.TUI = func(ssh.Session, server.TUIEnv) tea.Model { return keyCounter{keys: keys} }
 	})
 	_, out, send := ptySession(t, ts.dial(t, "p", newKey(t)))

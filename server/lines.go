@@ -6,12 +6,7 @@ import (
 	"io"
 )
 
-// MaxLineBytes is the longest line the bot protocol accepts, newline
-// excluded. Commands are single words; the cap keeps a client from making
-// the server buffer an endless line.
-const MaxLineBytes = 64
-
-// errLineTooLong reports a line over MaxLineBytes. The line has been
+// errLineTooLong reports a line over wire.MaxLineBytes. The line has been
 // consumed, so reading can go on.
 var errLineTooLong = errors.New("line too long")
 

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
+
+	"github.com/ssh2048/ssh2048/wire"
 )
 
 func TestLineReader(t *testing.T) {
@@ -36,7 +38,7 @@ func TestLineReader(t *testing.T) {
 			if slow {
 				r = iotest.OneByteReader(r)
 			}
-			lr := newLineReader(r, MaxLineBytes)
+			lr := newLineReader(r, wire.MaxLineBytes)
 			var got []string
 			for {
 				line, err := lr.ReadLine()

@@ -87,7 +87,7 @@ func TestLogClientStrings(t *testing.T) {
 // a burst of connect lines, then at most 2 a second; the next line logged
 // says how many were left out, and another address is not affected.
 func TestLogBudgetPerAddress(t *testing.T) {
-	ts := startServer(t, noCaps, func(c *server.Config) { c.SessionRatePerConn, c.MaxSessionsPerConn = -1, -1 })
+	ts := startServer(t, noCaps, func(c *server.Config) { c.Limits.SessionRatePerConn, c.Limits.MaxSessionsPerConn = 0, 0 })
 	c := dialFrom(t, ts.addr, "127.0.0.1")
 	const sessions = 100
 	start := time.Now()

@@ -9,6 +9,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"golang.org/x/time/rate"
 )
 
 // Logs are read in terminals (journalctl, tail -f), and much of what they
@@ -166,7 +168,7 @@ func cleanAttr(a slog.Attr) slog.Attr {
 // looping on a refusal fills the disk the database needs.
 const (
 	limitedBurst = 10
-	limitedRate  = 1.0
+	limitedRate  = rate.Limit(1)
 )
 
 // lineLimiter counts lines per kind (the message).
@@ -176,7 +178,7 @@ type lineLimiter struct {
 }
 
 type limitedKind struct {
-	bucket     bucket
+	limit      *rate.Limiter
 	suppressed int
 }
 
@@ -205,10 +207,10 @@ func (l *lineLimiter) allow(kind string, now time.Time) (bool, int) {
 	}
 	k := l.kinds[kind]
 	if k == nil {
-		k = &limitedKind{}
+		k = &limitedKind{limit: rate.NewLimiter(limitedRate, limitedBurst)}
 		l.kinds[kind] = k // kinds are constants in the code: the map stays small
 	}
-	if !k.bucket.take(now, limitedRate, limitedBurst) {
+	if !k.limit.AllowN(now, 1) {
 		k.suppressed++
 		return false, 0
 	}

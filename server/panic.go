@@ -12,6 +12,7 @@ import (
 	"github.com/ssh2048/ssh2048/engine"
 	"github.com/ssh2048/ssh2048/engine/ai"
 	"github.com/ssh2048/ssh2048/tui"
+	"github.com/ssh2048/ssh2048/wire"
 )
 
 // A panic is a bug, and a bug must cost one session, never the server and
@@ -21,8 +22,8 @@ import (
 //   - the session handler (middleware, routing, exec commands, the bot
 //     loop): recoverSession;
 //   - the game screen's goroutines (Update, View, commands, timers, the
-//     input reader): package term, which ends the screen with a
-//     *term.PanicError that runTUI reports here;
+//     input reader): package screen, which ends the screen with a
+//     *screen.PanicError that runTUI reports here;
 //   - the bot protocol's line reader: readLines;
 //   - AI searches: the pool's workers, which answer with an *ai.PanicError
 //     that sessionHinter turns into a panic of the session that asked;
@@ -58,7 +59,7 @@ func (s *Server) panicked(sess ssh.Session, v any, stack []byte) int {
 		line = "ssh2048: internal error; sorry, this session has to end."
 	}
 	fmt.Fprintln(sess.Stderr(), line)
-	return exitError
+	return wire.ExitError
 }
 
 // recoverConn is deferred on the goroutines and timers of a connection
@@ -77,7 +78,7 @@ func (s *Server) recoverConn(what string, c net.Conn) {
 // sessionHinter raises an AI search's panic again in the session that
 // asked for it: the pool survives the panic and serves everyone else, and
 // the session ends as if its own code had panicked (the screen runs hints
-// in its commands, which package term contains).
+// in its commands, which package screen contains).
 type sessionHinter struct{ h tui.Hinter }
 
 func (sh sessionHinter) Hint(ctx context.Context, b engine.Board) (engine.Direction, error) {

@@ -10,6 +10,7 @@ import (
 	"github.com/ssh2048/ssh2048/db"
 	"github.com/ssh2048/ssh2048/engine"
 	"github.com/ssh2048/ssh2048/engine/ai"
+	"github.com/ssh2048/ssh2048/game"
 	"github.com/ssh2048/ssh2048/server"
 	gossh "golang.org/x/crypto/ssh"
 )
@@ -126,7 +127,7 @@ func ptySessionWithStderr(t *testing.T, c *gossh.Client) (*gossh.Session, *syncB
 func tail(s string, n int) string { return s[max(0, len(s)-n):] }
 
 // panicStore is a store with a bug in its leaderboard and its moves.
-type panicStore struct{ server.Store }
+type panicStore struct{ game.Store }
 
 func (panicStore) Leaderboard(context.Context, int, db.Kind, int) ([]db.Entry, error) {
 	panic("bug in Leaderboard")
@@ -139,7 +140,12 @@ func (panicStore) AppendMove(context.Context, int64, int, engine.Direction, db.M
 // TestCommandPanic: a panic in an exec command (scores) or in the bot loop
 // (a move) ends that session with the line and status 1; the server goes on.
 func TestCommandPanic(t *testing.T) {
-	ts := startServer(t, func(c *server.Config) { c.Store = panicStore{c.Store} })
+	store, err := db.Open(context.Background(), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	ts := startServer(t, func(c *server.Config) { c.Games = game.New(panicStore{store}, nil) })
 	c := ts.dial(t, "p", newKey(t))
 	r := run(t, c, "scores", "")
 	if r.code != 1 || strings.TrimSpace(r.stderr) != internalErrorLine {

@@ -7,11 +7,12 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 	"github.com/ssh2048/ssh2048/db"
+	"github.com/ssh2048/ssh2048/wire"
 )
 
 func TestScoresTableAlignsWideNames(t *testing.T) {
 	ended := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
-	entries := []ScoreEntry{
+	entries := []wire.ScoreEntry{
 		{Rank: 1, Name: "ann", Score: 20480, MaxTile: 2048, Moves: 1000, Ended: &ended},
 		{Rank: 2, Name: "日本語の名前です", Score: 512, MaxTile: 64, Moves: 90},
 		{Rank: 3, Name: "emoji 🎮🎮", Score: 4, MaxTile: 4, Moves: 2},

@@ -1,7 +1,9 @@
-// Package server is the SSH side of ssh2048: authentication by public key,
-// the middleware chain, the exec commands (scores, bot, help), the
-// one-writer-per-game rule and graceful shutdown. The TUI is plugged in
-// through Config.TUI.
+// Package server is the SSH side of ssh2048: admission and the limits on
+// what a client may hold, authentication by public key, the middleware
+// chain, the exec commands (scores, bot, help), the game screen on a PTY
+// and graceful shutdown. Every game is played through the game service
+// (package game); the screen is package tui's, run by package screen, or
+// another model through Config.TUI.
 package server
 
 import (
@@ -15,68 +17,32 @@ import (
 
 	"charm.land/ssh"
 	"charm.land/wish/v2"
+	"github.com/ssh2048/ssh2048/game"
 	"github.com/ssh2048/ssh2048/tui"
 	gossh "golang.org/x/crypto/ssh"
 )
 
 // Config configures a Server.
 type Config struct {
-	Store   Store        // required
+	// Games is the game service every session plays through; required.
+	// Shutdown closes it to new games.
+	Games   *game.Service
 	HostKey gossh.Signer // required; see LoadOrCreateHostKey
 	Logger  *slog.Logger // nil: slog.Default()
 	TUI     TUIFunc      // the game screen; nil: package tui's, with Hinter
 	Hinter  tui.Hinter   // the AI behind hints and autoplay; nil: none
-
-	// Limits (README-limits). For each, 0 means the default (Default…
-	// constants); a negative value turns the limit off, except LoginGrace,
-	// which cannot be turned off. Why each exists is written where it is
-	// applied (limits.go, conn.go, input.go).
-
-	// IdleTimeout closes a connection after this long without input from
-	// the client on any of its sessions; 0: never.
-	IdleTimeout time.Duration
-	// LoginGrace closes a connection that has not authenticated in time.
-	LoginGrace time.Duration
-	// MaxConns caps connections, logged in or not.
-	MaxConns int
-	// MaxUnauthPerIP caps the connections from one address (IPv4, or IPv6
-	// /64) that have not logged in yet.
-	MaxUnauthPerIP int
-	// ConnRatePerIP and ConnBurstPerIP are a token bucket of new
-	// connections per address: ConnRatePerIP a second, bursts of
-	// ConnBurstPerIP.
-	ConnRatePerIP  float64
-	ConnBurstPerIP int
-	// KeepaliveInterval is how often a logged-in client is sent a
-	// keepalive@openssh.com request; after KeepaliveMax intervals without
-	// a reply the connection is closed.
-	KeepaliveInterval time.Duration
-	KeepaliveMax      int
-	// MaxSessionsPerConn caps the sessions open at once on one connection,
-	// started or not (channels.go).
-	MaxSessionsPerConn int
-	// SessionRatePerConn caps how fast one connection opens sessions, a
-	// second, after a burst of 10.
-	SessionRatePerConn float64
-	// MaxConnsPerIP caps the logged-in connections from one address
-	// (IPv4, or IPv6 /64), guests and key holders alike.
-	MaxConnsPerIP int
-	// KeyReserve is the share of MaxConns, in per cent, that guests cannot
-	// take: players with a key can still log in when guests fill the rest.
-	KeyReserve int
-	// KeyRate caps the input of a game screen, in keys a second (one
-	// second's worth may come at once); keys over it are dropped.
-	KeyRate float64
+	// Limits bound what clients can make the server hold or do; start
+	// from DefaultLimits (the zero Limits is refused: see Validate).
+	Limits Limits
 }
 
 // Server serves ssh2048 over SSH.
 type Server struct {
 	cfg       Config
-	lim       limits
-	store     Store
+	lim       Limits
+	games     *game.Service
 	log       *slog.Logger
 	ssh       *ssh.Server
-	games     registry
 	admission *admission
 	limited   lineLimiter // lines a client can cause at will
 
@@ -89,19 +55,21 @@ type Server struct {
 
 // New returns a server ready to Serve.
 func New(cfg Config) (*Server, error) {
-	if cfg.Store == nil || cfg.HostKey == nil {
-		return nil, errors.New("server: Config.Store and Config.HostKey are required")
+	if cfg.Games == nil || cfg.HostKey == nil {
+		return nil, errors.New("server: Config.Games and Config.HostKey are required")
+	}
+	if err := cfg.Limits.Validate(); err != nil {
+		return nil, fmt.Errorf("server: limits: %w", err)
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
 	cfg.Logger = slog.New(CleanLogHandler(cfg.Logger.Handler()))
 	if cfg.TUI == nil {
-		cfg.TUI = gameScreen(cfg.Store, cfg.Hinter)
+		cfg.TUI = gameScreen(cfg.Games, cfg.Hinter)
 	}
-	lim := limitsOf(cfg)
-	s := &Server{cfg: cfg, lim: lim, store: cfg.Store, log: cfg.Logger, sessions: make(map[*session]struct{}),
-		admission: newAdmission(lim, cfg.Logger)}
+	s := &Server{cfg: cfg, lim: cfg.Limits, games: cfg.Games, log: cfg.Logger, sessions: make(map[*session]struct{}),
+		admission: newAdmission(cfg.Limits, cfg.Logger)}
 	srv, err := wish.NewServer(
 		func(srv *ssh.Server) error { srv.AddHostKey(cfg.HostKey); return nil },
 		wish.WithVersion("ssh2048"),
@@ -194,6 +162,7 @@ func (s *Server) Close() error { return s.ssh.Close() }
 // restarting (their games are saved: every reply follows its commit), waits
 // for the sessions to end until ctx is done, then drops what is left.
 func (s *Server) Shutdown(ctx context.Context) error {
+	s.games.Close()
 	s.mu.Lock()
 	s.shutdown = true
 	open := make([]*session, 0, len(s.sessions))
@@ -247,12 +216,6 @@ func (s *Server) leave() {
 			close(s.drained)
 		}
 	}
-}
-
-func (s *Server) closing() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.shutdown
 }
 
 // track registers a session for shutdown notices; it reports false when

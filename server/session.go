@@ -1,12 +1,13 @@
 package server
 
 import (
-	"context"
 	"sync"
 	"time"
 
 	"charm.land/ssh"
 	"charm.land/wish/v2"
+	"github.com/ssh2048/ssh2048/game"
+	"github.com/ssh2048/ssh2048/wire"
 	gossh "golang.org/x/crypto/ssh"
 )
 
@@ -29,25 +30,16 @@ func (n notice) Text() string {
 	return ""
 }
 
-// Exit statuses of exec commands, part of the scripting contract (README).
-const (
-	exitOK        = 0
-	exitError     = 1 // something failed on the server; details on stderr
-	exitUsage     = 2 // unknown command or bad flags
-	exitTakenOver = 3 // a newer session took over the game
-	exitRestart   = 4 // the server is restarting; reconnect later
-)
-
 // session is the server's view of one SSH session: who plays it, and a
 // channel on which it is told to stop.
 type session struct {
 	ssh.Session
-	player  Player
+	player  game.Player
 	notices chan notice // buffered; the first notice is the one that counts
 	once    sync.Once
 }
 
-func newSession(s ssh.Session, p Player) *session {
+func newSession(s ssh.Session, p game.Player) *session {
 	return &session{Session: s, player: p, notices: make(chan notice, 1)}
 }
 
@@ -93,26 +85,24 @@ func (s *Server) admitGuest(ctx ssh.Context, challenge gossh.KeyboardInteractive
 func (s *Server) identify(next ssh.Handler) ssh.Handler {
 	return func(sess ssh.Session) {
 		key := sess.PublicKey() // the key that authenticated (see acceptAnyKey)
-		p := Player{Guest: true, Name: "guest"}
+		p := game.Guest
 		if key != nil {
-			ctx, cancel := context.WithTimeout(sess.Context(), writeTimeout)
-			dp, err := s.store.UpsertPlayer(ctx, gossh.FingerprintSHA256(key), key.Type(), sess.User())
-			cancel()
+			var err error
+			p, err = s.games.Identify(sess.Context(), gossh.FingerprintSHA256(key), key.Type(), sess.User())
 			if err != nil {
-				s.log.Error("upsert player", "err", err, "remote", sess.RemoteAddr().String())
+				s.log.Error("identify player", "err", err, "remote", sess.RemoteAddr().String())
 				wish.Errorln(sess, "ssh2048: could not load your player record; try again later.")
-				_ = sess.Exit(exitError)
+				_ = sess.Exit(wire.ExitError)
 				return
 			}
-			p = Player{ID: dp.ID, Name: dp.Name, Fingerprint: dp.Fingerprint}
 		}
 		sess.Context().SetValue(playerKey, p)
 		next(sess)
 	}
 }
 
-func playerOf(sess ssh.Session) Player {
-	p, _ := sess.Context().Value(playerKey).(Player)
+func playerOf(sess ssh.Session) game.Player {
+	p, _ := sess.Context().Value(playerKey).(game.Player)
 	return p
 }
 
@@ -161,7 +151,7 @@ func (s *Server) route(next ssh.Handler) ssh.Handler {
 		sess := newSession(raw, playerOf(raw))
 		if !s.track(sess) {
 			wish.Errorln(sess, "ssh2048: "+noticeShutdown.Text())
-			_ = sess.Exit(exitRestart)
+			_ = sess.Exit(wire.ExitRestart)
 			return
 		}
 		defer s.untrack(sess)
@@ -173,7 +163,7 @@ func (s *Server) route(next ssh.Handler) ssh.Handler {
 			_ = sess.Exit(s.runTUI(sess))
 		default:
 			wish.Errorln(sess, "ssh2048: no terminal; connect with `ssh -t` to play, or run `help` for the commands.")
-			_ = sess.Exit(exitUsage)
+			_ = sess.Exit(wire.ExitUsage)
 		}
 		next(sess)
 	}

@@ -73,9 +73,9 @@ func TestStalledConnections(t *testing.T) {
 	needFDs(t, uint64(2*n+500))
 	const grace = 2 * time.Second
 	ts := startServer(t, func(c *server.Config) {
-		c.LoginGrace = grace
-		c.MaxConns = n + 100 // the default 1,000 would refuse the players at n = 1,000
-		c.KeyReserve = -1    // whose reserve would take one stalled login per address only
+		c.Limits.LoginGrace = grace
+		c.Limits.MaxConns = n + 100 // the default 1,000 would refuse the players at n = 1,000
+		c.Limits.KeyReserve = 0     // whose reserve would take one stalled login per address only
 	})
 	type stalled struct {
 		opened, closed time.Time

@@ -10,20 +10,21 @@ import (
 	"charm.land/ssh"
 	"github.com/charmbracelet/colorprofile"
 
-	"github.com/ssh2048/ssh2048/server/term"
+	"github.com/ssh2048/ssh2048/game"
+	"github.com/ssh2048/ssh2048/screen"
 	"github.com/ssh2048/ssh2048/tui"
+	"github.com/ssh2048/ssh2048/wire"
 )
 
 // TUIEnv is what the game screen gets for one session.
 type TUIEnv struct {
-	Player Player
-	// Games opens the player's games with the one-writer rule; a game
+	// Seat opens the player's games with the one-writer rule; a game
 	// taken over by a newer session ends this session.
-	Games *Games
+	Seat *game.Seat
 }
 
 // TUIFunc builds the game screen for a session with a PTY. The model runs
-// with the session as its terminal (see package term). When the session
+// with the session as its terminal (see package screen). When the session
 // must end, the server sends it tui.TakenOverMsg or tui.ShutdownMsg and
 // stops it NoticeGrace later if it has not quit by itself.
 type TUIFunc func(sess ssh.Session, env TUIEnv) tea.Model
@@ -33,29 +34,29 @@ const NoticeGrace = 1500 * time.Millisecond
 
 // runTUI runs the game screen until it ends and returns the exit status.
 func (s *Server) runTUI(sess *session) int {
-	games := &Games{srv: s, player: sess.player, takenOver: func() { sess.notify(noticeTakenOver) }}
-	defer games.closeAll()
-	model := s.cfg.TUI(sess, TUIEnv{Player: sess.player, Games: games})
+	seat := s.games.Seat(sess.player, func() { sess.notify(noticeTakenOver) })
+	defer seat.Close()
+	model := s.cfg.TUI(sess, TUIEnv{Seat: seat})
 	pty, winch, _ := sess.Pty()
 	width, height := clampWindow(pty.Window)
-	// The screen runs on package term rather than tea.Program: a program
+	// The screen runs on package screen rather than tea.Program: a program
 	// holds about 0.7 MB for its renderer and key table, which at
 	// hundreds of sessions is most of the server's memory, and draws on a
 	// ticker, which makes every key wait for the next tick (see package
 	// term).
-	scr := term.New(model, sess, term.Options{
+	scr := screen.New(model, sess, screen.Options{
 		Width:   width,
 		Height:  height,
 		Profile: colorprofile.Env(append(sess.Environ(), "TERM="+pty.Term)),
 	})
 	var input io.Reader = sess
-	if s.lim.keyRate > 0 {
-		input = newKeyLimiter(sess, s.lim.keyRate)
+	if s.lim.KeyRate > 0 {
+		input = newKeyLimiter(sess, s.lim.KeyRate)
 	}
 	scr.Start(input)
 	defer scr.Stop()
 	watchScreen(sess.Context(), scr, winch, sess.notices)
-	var pe *term.PanicError
+	var pe *screen.PanicError
 	if errors.As(scr.Err(), &pe) {
 		return s.panicked(sess, pe.Value, pe.Stack)
 	}
@@ -64,7 +65,7 @@ func (s *Server) runTUI(sess *session) int {
 	}
 	// The session's input ends when the handler returns and the channel
 	// closes; the screen's reader is not waited for here, it ends then.
-	return exitOK
+	return wire.ExitOK
 }
 
 // Terminal sizes the game screen is told at most. The game needs far
@@ -94,7 +95,7 @@ func clampWindow(w ssh.Window) (int, int) {
 // screen when the connection drops. One loop rather than a goroutine for
 // each: every goroutine is 8 KB of stack or more, and a server holds
 // thousands of sessions.
-func watchScreen(ctx context.Context, scr *term.Screen, winch <-chan ssh.Window, notices <-chan notice) {
+func watchScreen(ctx context.Context, scr *screen.Screen, winch <-chan ssh.Window, notices <-chan notice) {
 	var (
 		pending, sent ssh.Window
 		havePending   bool
@@ -160,5 +161,23 @@ func watchScreen(ctx context.Context, scr *term.Screen, winch <-chan ssh.Window,
 				send(pending)
 			}
 		}
+	}
+}
+
+// gameScreen is the default TUIFunc: package tui's game screen over the
+// session's seat, with hints and autoplay from h when h is not nil.
+func gameScreen(svc *game.Service, h tui.Hinter) TUIFunc {
+	if h != nil {
+		h = sessionHinter{h} // an AI search's panic ends the session that asked
+	}
+	return func(sess ssh.Session, env TUIEnv) tea.Model {
+		return tui.New(tui.Options{
+			Store:       tui.SeatStore(svc, env.Seat),
+			Hinter:      h,
+			Player:      env.Seat.Player().Name,
+			Guest:       env.Seat.Player().Guest,
+			GuestNotice: guestHint,
+			Context:     sess.Context(),
+		})
 	}
 }

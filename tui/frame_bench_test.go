@@ -25,7 +25,7 @@ type boardTap struct {
 	board engine.Board
 }
 
-func (s *boardTap) Open(ctx context.Context, size int, fresh bool) (Game, error) {
+func (s *boardTap) Open(ctx context.Context, size int, fresh bool) (Play, error) {
 	g, err := s.GuestStore.Open(ctx, size, fresh)
 	if err != nil {
 		return nil, err
@@ -35,12 +35,12 @@ func (s *boardTap) Open(ctx context.Context, size int, fresh bool) (Game, error)
 }
 
 type tapGame struct {
-	Game
+	Play
 	tap *boardTap
 }
 
 func (g tapGame) Move(ctx context.Context, d engine.Direction) (engine.Result, error) {
-	res, err := g.Game.Move(ctx, d)
+	res, err := g.Play.Move(ctx, d)
 	g.tap.set(g.Board())
 	return res, err
 }

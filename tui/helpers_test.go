@@ -45,7 +45,7 @@ func (s *fakeStore) log(format string, args ...any) {
 	s.calls = append(s.calls, fmt.Sprintf(format, args...))
 }
 
-func (s *fakeStore) Open(_ context.Context, size int, fresh bool) (Game, error) {
+func (s *fakeStore) Open(_ context.Context, size int, fresh bool) (Play, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.openErr != nil {
@@ -63,7 +63,7 @@ func (s *fakeStore) Open(_ context.Context, size int, fresh bool) (Game, error) 
 	} else {
 		s.log("open %d", size)
 	}
-	g, err := engine.Replay(size, s.seeds[size], s.recorded[size])
+	g, err := engine.PCG.Replay(size, s.seeds[size], s.recorded[size])
 	if err != nil {
 		return nil, err
 	}
@@ -132,7 +132,7 @@ func (g *fakeGame) Move(_ context.Context, d engine.Direction) (engine.Result, e
 	s.log("record %d %s", g.size, d)
 	s.recorded[g.size] = append(s.recorded[g.size], d)
 	// The stored moves must replay to the game on screen, in order.
-	want, err := engine.Replay(g.size, g.seed, s.recorded[g.size])
+	want, err := engine.PCG.Replay(g.size, g.seed, s.recorded[g.size])
 	if err != nil || want.Board() != g.Board() || want.Score() != g.Score() || want.Moves() != g.Moves() {
 		s.log("MISMATCH %d", g.size)
 	}

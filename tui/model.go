@@ -3,8 +3,9 @@
 // boxes and brackets where there is no colour), with the score, best, rank,
 // leaderboard, help, and the win, game-over and confirm dialogs.
 //
-// It knows nothing of SSH or SQL: storage comes in through the Store
-// interface, the AI through the optional Hinter.
+// It knows nothing of SSH: games come in through the Store interface
+// (SeatStore is the game service's, which the SSH server and `ssh2048
+// play` both use), the AI through the optional Hinter.
 package tui
 
 import (
@@ -18,6 +19,7 @@ import (
 	"github.com/charmbracelet/colorprofile"
 
 	"github.com/ssh2048/ssh2048/engine"
+	"github.com/ssh2048/ssh2048/game"
 )
 
 // Options configure a session's model.
@@ -83,13 +85,13 @@ type Model struct {
 	width, height int
 
 	size     int
-	game     Game         // the game on screen, also in games
-	games    map[int]Game // the games this session opened, by size
+	game     Play         // the game on screen, also in games
+	games    map[int]Play // the games this session opened, by size
 	loaded   bool         // the first Open has been tried
 	loadErr  error        // it failed; the screen says so
 	screen   screen
 	lastGain int
-	assisted map[Game]bool // games MarkAssisted was called for
+	assisted map[Play]bool // games MarkAssisted was called for
 
 	notice    string // status line under the board
 	noticeErr bool
@@ -131,8 +133,8 @@ func New(opts Options) *Model {
 	m := &Model{
 		opts:     opts,
 		ctx:      opts.Context,
-		games:    map[int]Game{},
-		assisted: map[Game]bool{},
+		games:    map[int]Play{},
+		assisted: map[Play]bool{},
 		keys:     sharedKeys(opts.Hinter != nil),
 		size:     opts.Size,
 		width:    80,
@@ -178,7 +180,7 @@ func (m *Model) load() tea.Cmd {
 
 // Update handles one message.
 //
-// Moves are played and saved synchronously, here (Game.Move returns once
+// Moves are played and saved synchronously, here (Play.Move returns once
 // the move is durable). Bubble Tea calls Update for one message at a time
 // in arrival order and draws only after it returns, so every key is applied
 // in order against the board the previous key left, and no frame ever
@@ -392,7 +394,7 @@ func (m *Model) move(d engine.Direction) tea.Cmd {
 // be the stored one, so the game is opened again from the store; if even
 // that fails the session ends rather than show a game that is not saved.
 func (m *Model) moveFailed(err error) tea.Cmd {
-	if errors.Is(err, ErrTakenOver) {
+	if errors.Is(err, game.ErrTakenOver) {
 		return m.takenOver()
 	}
 	m.stopAuto()
@@ -415,7 +417,7 @@ func (m *Model) takenOver() tea.Cmd {
 // storeFailed ends the session on a storage error that leaves no saved
 // game to show, or says so on the status line when there is one.
 func (m *Model) storeFailed(what string, err error) tea.Cmd {
-	if errors.Is(err, ErrTakenOver) {
+	if errors.Is(err, game.ErrTakenOver) {
 		return m.takenOver()
 	}
 	if m.game == nil {
@@ -462,7 +464,7 @@ func (m *Model) switchSize(n int) tea.Cmd {
 }
 
 // startGame shows g, of the current size, as the current game.
-func (m *Model) startGame(g Game) {
+func (m *Model) startGame(g Play) {
 	m.stopAuto()
 	m.game, m.games[m.size], m.lastGain = g, g, 0
 	m.notice, m.noticeErr = "", false
@@ -524,7 +526,7 @@ func (m *Model) markAssisted() tea.Cmd {
 	}
 	m.assisted[m.game] = true
 	if err := m.game.MarkAssisted(m.ctx); err != nil {
-		if errors.Is(err, ErrTakenOver) {
+		if errors.Is(err, game.ErrTakenOver) {
 			return m.takenOver()
 		}
 		m.setError(fmt.Sprintf("Could not mark the game as AI-assisted: %v", err))

@@ -12,13 +12,14 @@ import (
 	"github.com/charmbracelet/colorprofile"
 
 	"github.com/ssh2048/ssh2048/engine"
+	"github.com/ssh2048/ssh2048/game"
 )
 
 // afterMove is the game the store holds for size, moved once more by d.
 func afterMove(t *testing.T, s *fakeStore, size int, d engine.Direction) engine.Board {
 	t.Helper()
 	s.mu.Lock()
-	g, err := engine.Replay(size, s.seeds[size], append(slices.Clone(s.recorded[size]), d))
+	g, err := engine.PCG.Replay(size, s.seeds[size], append(slices.Clone(s.recorded[size]), d))
 	s.mu.Unlock()
 	if err != nil {
 		t.Fatal(err)
@@ -80,7 +81,7 @@ func TestKeysAppliedInOrder(t *testing.T) {
 	if n := h.store.count("MISMATCH"); n != 0 {
 		t.Fatalf("%d moves were recorded against a game that was not the stored one", n)
 	}
-	replayed, err := engine.Replay(4, 1, moved)
+	replayed, err := engine.PCG.Replay(4, 1, moved)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -421,7 +422,7 @@ func TestSessionEndMessages(t *testing.T) {
 
 func TestMoveTakenOverEnds(t *testing.T) {
 	h := newHarness(t, Options{}, 80, 24)
-	h.store.moveErr = ErrTakenOver
+	h.store.moveErr = game.ErrTakenOver
 	h.press("left", "up")
 	if !h.quit || !strings.Contains(h.m.View().Content, "newer session") {
 		t.Fatalf("quit %v, view %q", h.quit, h.m.View().Content)

@@ -2,7 +2,6 @@ package tui
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"sync"
@@ -10,30 +9,24 @@ import (
 	"github.com/ssh2048/ssh2048/engine"
 )
 
-// ErrTakenOver is returned by a Game's Move or MarkAssisted when a newer
-// session of the same player has taken the game over; the TUI then says so
-// and ends. A Store's own sentinel should be this one (or wrap it), so that
-// errors.Is finds it.
-var ErrTakenOver = errors.New("game taken over by a newer session")
-
 // Store is what the game screen needs from storage, for one player and
-// every board size. The server adapts its per-session games to it; guests
-// and tests can use NewGuestStore.
+// every board size. SeatStore is the game service's; tests can use
+// NewGuestStore.
 type Store interface {
 	// Open returns the player's unfinished game of that size, or a new one
 	// when fresh is set (the current game then ends; its score still
 	// counts) or there is none.
-	Open(ctx context.Context, size int, fresh bool) (Game, error)
+	Open(ctx context.Context, size int, fresh bool) (Play, error)
 	// Standings returns the top limit rows of the leaderboard for that size
 	// and the player's own row (nil if none), ranks included. It runs in a
-	// tea.Cmd, so it may overlap calls on a Game.
+	// tea.Cmd, so it may overlap calls on a Play.
 	Standings(ctx context.Context, size, limit int) (top []Standing, me *Standing, err error)
 }
 
-// Game is one open game that saves itself move by move; the server's
-// *Play is one. The TUI calls it from its Update loop only, one call at a
-// time, in the order of the player's keys.
-type Game interface {
+// Play is one open game that saves itself move by move; the game
+// service's *game.Play is one. The TUI calls it from its Update loop only,
+// one call at a time, in the order of the player's keys.
+type Play interface {
 	Board() engine.Board
 	Size() int
 	Score() int
@@ -42,7 +35,9 @@ type Game interface {
 	Over() bool
 	// Move plays d and returns once the move is durable; a move that
 	// changes nothing is not stored, and a move that ends the game also
-	// records the end. On an error other than ErrTakenOver the game in
+	// records the end. game.ErrTakenOver (errors.Is) means a newer
+	// session of the same player has the game: the TUI says so and ends.
+	// On another error the game in
 	// memory may be ahead of the store: the TUI closes it and opens the
 	// stored one again.
 	Move(ctx context.Context, d engine.Direction) (engine.Result, error)
@@ -109,13 +104,13 @@ func NewGuestStore(board Leaderboard, seed func() uint64) *GuestStore {
 
 // Open returns the guest's game of that size from this session, or a
 // fresh one.
-func (s *GuestStore) Open(_ context.Context, size int, fresh bool) (Game, error) {
+func (s *GuestStore) Open(_ context.Context, size int, fresh bool) (Play, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if g := s.games[size]; g != nil && !fresh {
 		return g, nil
 	}
-	g, err := engine.NewGame(size, s.seed())
+	g, err := engine.PCG.NewGame(size, s.seed())
 	if err != nil {
 		return nil, fmt.Errorf("guest game %d×%d: %w", size, size, err)
 	}

@@ -22,7 +22,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("check", "usage: ssh2048 check [--data DIR] [--quick]\n\n"+
 		"Checks the database for damage (SQLite's integrity_check), with the server running or not.\n"+
 		"Exit status: 0 sound, 1 damaged or not checked, 2 usage.", stderr)
-	data := fs.String("data", env("SSH2048_DATA", stateDirectory()), "data directory [$SSH2048_DATA, else $STATE_DIRECTORY, else ./data]")
+	data := fs.String("data", stateDirectory(), "data directory (default $STATE_DIRECTORY, else ./data)")
 	quick := fs.Bool("quick", false, "quick_check only: every page, not every index against its table (faster)")
 	if code, ok := parse(fs, args); !ok {
 		return code
@@ -43,7 +43,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 // damagedHint is what an operator is told to do about a damaged database.
 func damagedHint(data string) string {
 	return fmt.Sprintf("Stop the server, keep a copy of %s, and restore the last backup "+
-		"(README, \"Operations\"); sqlite3's .recover may save what the backup lacks.", filepath.Join(data, db.FileName+"*"))
+		"(docs/operating.md, \"Backups and other operations\"); sqlite3's .recover may save what the backup lacks.", filepath.Join(data, db.FileName+"*"))
 }
 
 // checkAtStart runs the store's quick check within startupCheckBudget:

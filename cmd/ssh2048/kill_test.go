@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ssh2048/ssh2048/server/load"
+	"github.com/ssh2048/ssh2048/load"
 )
 
 // TestKill9UnderLoad is issue 7's crash test at a small scale: bot players

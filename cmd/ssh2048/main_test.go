@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ssh2048/ssh2048/server"
 )
 
 func TestSubcommands(t *testing.T) {
@@ -44,16 +46,17 @@ func TestServeFlagsFromEnvironment(t *testing.T) {
 		env  map[string]string
 		args []string
 		want serveConfig
+		idle time.Duration // want.limits is the defaults with this idle timeout
 	}{
-		{"defaults", nil, nil, serveConfig{listen: ":23234", data: "data", idleTimeout: 10 * time.Minute, logFormat: "text", durability: "power"}},
+		{"defaults", nil, nil, serveConfig{listen: ":23234", data: "data", logFormat: "text", durability: "power"}, 10 * time.Minute},
 		{"systemd state directory", map[string]string{"STATE_DIRECTORY": "/var/lib/ssh2048:/other"}, nil,
-			serveConfig{listen: ":23234", data: "/var/lib/ssh2048", idleTimeout: 10 * time.Minute, logFormat: "text", durability: "power"}},
+			serveConfig{listen: ":23234", data: "/var/lib/ssh2048", logFormat: "text", durability: "power"}, 10 * time.Minute},
 		{"environment", map[string]string{"SSH2048_LISTEN": "127.0.0.1:2222", "SSH2048_DATA": "/d", "STATE_DIRECTORY": "/s",
 			"SSH2048_IDLE_TIMEOUT": "30s", "SSH2048_LOG_FORMAT": "json", "SSH2048_DURABILITY": "crash"}, nil,
-			serveConfig{listen: "127.0.0.1:2222", data: "/d", idleTimeout: 30 * time.Second, logFormat: "json", durability: "crash"}},
+			serveConfig{listen: "127.0.0.1:2222", data: "/d", logFormat: "json", durability: "crash"}, 30 * time.Second},
 		{"flags beat environment", map[string]string{"SSH2048_LISTEN": "127.0.0.1:2222", "SSH2048_DATA": "/d"},
 			[]string{"--listen", ":1", "--data", "/f", "--idle-timeout", "0"},
-			serveConfig{listen: ":1", data: "/f", idleTimeout: 0, logFormat: "text", durability: "power"}},
+			serveConfig{listen: ":1", data: "/f", logFormat: "text", durability: "power"}, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -65,6 +68,8 @@ func TestServeFlagsFromEnvironment(t *testing.T) {
 			if !ok {
 				t.Fatalf("exit %d: %s", code, errOut.String())
 			}
+			tt.want.limits = server.DefaultLimits()
+			tt.want.limits.IdleTimeout = tt.idle
 			if got != tt.want {
 				t.Fatalf("got %+v, want %+v", got, tt.want)
 			}

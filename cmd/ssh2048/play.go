@@ -13,7 +13,7 @@ import (
 	"github.com/ssh2048/ssh2048/db"
 	"github.com/ssh2048/ssh2048/engine"
 	"github.com/ssh2048/ssh2048/engine/ai"
-	"github.com/ssh2048/ssh2048/server"
+	"github.com/ssh2048/ssh2048/game"
 	"github.com/ssh2048/ssh2048/tui"
 	gossh "golang.org/x/crypto/ssh"
 )
@@ -25,7 +25,7 @@ Plays in this terminal, against the same data directory as the server. You
 play as the owner of your SSH public key, so a game started here continues
 over SSH and the other way round.`, stderr)
 	size := fs.Int("size", 4, "board size, 3 to 8")
-	data := fs.String("data", env("SSH2048_DATA", stateDirectory()), "directory holding the database [$SSH2048_DATA, else $STATE_DIRECTORY, else ./data]")
+	data := fs.String("data", stateDirectory(), "directory holding the database (default $STATE_DIRECTORY, else ./data)")
 	keyPath := fs.String("key", "", "your SSH public key (default: the first of ~/.ssh/id_ed25519.pub, id_ecdsa.pub, id_rsa.pub)")
 	if code, ok := parse(fs, args); !ok {
 		return code
@@ -52,7 +52,7 @@ over SSH and the other way round.`, stderr)
 	return 0
 }
 
-func play(data string, size int, lp server.LocalPlayer, log *slog.Logger) error {
+func play(data string, size int, lp localKey, log *slog.Logger) error {
 	ctx := context.Background()
 	store, err := db.Open(ctx, data, db.WithLogger(log))
 	if err != nil {
@@ -61,19 +61,37 @@ func play(data string, size int, lp server.LocalPlayer, log *slog.Logger) error 
 	defer store.Close()
 	pool := ai.NewPool(0)
 	defer pool.Close()
-	opts, release, err := server.LocalScreen(ctx, store, pool, lp, log)
+	// Only this process's seats share the service's one-writer rule; a
+	// server playing the same game at the same time is kept out by the
+	// store's own check (db.ErrConflict), which the screen reports as a
+	// takeover.
+	games := game.New(store, log)
+	player, err := games.Identify(ctx, lp.fingerprint, lp.keyType, lp.name)
 	if err != nil {
 		return err
 	}
-	defer release()
-	opts.Size = size
-	return tui.Run(opts)
+	seat := games.Seat(player, nil)
+	defer seat.Close()
+	return tui.Run(tui.Options{
+		Store:   tui.SeatStore(games, seat),
+		Hinter:  pool,
+		Player:  player.Name,
+		Size:    size,
+		Context: ctx,
+	})
+}
+
+// localKey identifies someone playing in their own terminal rather than
+// over SSH: by their SSH public key, so that local and SSH play are one
+// player.
+type localKey struct {
+	fingerprint, keyType, name string
 }
 
 // localPlayer names the player at this terminal by their SSH public key:
 // the one given, or the first default key that exists. Without any key the
 // player is this user on this host, known only to local play.
-func localPlayer(keyPath string) (server.LocalPlayer, error) {
+func localPlayer(keyPath string) (localKey, error) {
 	name := "player"
 	if u, err := user.Current(); err == nil {
 		name = u.Username
@@ -92,14 +110,14 @@ func localPlayer(keyPath string) (server.LocalPlayer, error) {
 			continue
 		}
 		if err != nil {
-			return server.LocalPlayer{}, fmt.Errorf("read key: %w", err)
+			return localKey{}, fmt.Errorf("read key: %w", err)
 		}
 		key, _, _, _, err := gossh.ParseAuthorizedKey(raw)
 		if err != nil {
-			return server.LocalPlayer{}, fmt.Errorf("%s: not an SSH public key: %w", p, err)
+			return localKey{}, fmt.Errorf("%s: not an SSH public key: %w", p, err)
 		}
-		return server.LocalPlayer{Fingerprint: gossh.FingerprintSHA256(key), KeyType: key.Type(), Name: name}, nil
+		return localKey{gossh.FingerprintSHA256(key), key.Type(), name}, nil
 	}
 	host, _ := os.Hostname()
-	return server.LocalPlayer{Fingerprint: "local:" + name + "@" + host, KeyType: "local", Name: name}, nil
+	return localKey{"local:" + name + "@" + host, "local", name}, nil
 }

@@ -100,7 +100,7 @@ func autoplayLoops(t testing.TB, p *Pool, n int) func() int {
 		wg.Go(func() {
 			seed := uint64(1000 * i)
 			for ctx.Err() == nil {
-				g, _ := engine.NewGame(4, seed)
+				g, _ := engine.PCG.NewGame(4, seed)
 				seed++
 				for !g.Over() {
 					d, err := p.Suggest(ctx, g.Board(), Autoplay)
@@ -253,7 +253,7 @@ func TestPoolSearchPanic(t *testing.T) {
 		return s.Search(ctx, b, budget)
 	}
 	p := newTestPool(t, 1, func(p *Pool) { p.search = boom })
-	g, err := engine.NewGame(4, 1)
+	g, err := engine.PCG.NewGame(4, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

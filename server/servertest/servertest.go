@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/ssh2048/ssh2048/db"
+	"github.com/ssh2048/ssh2048/game"
 	"github.com/ssh2048/ssh2048/server"
 	gossh "golang.org/x/crypto/ssh"
 )
@@ -47,7 +48,7 @@ func Start(tb testing.TB, dir, addr string, opts ...func(*server.Config)) *Serve
 	if err != nil {
 		tb.Fatal(err)
 	}
-	cfg := server.Config{Store: store, HostKey: key, Logger: log}
+	cfg := server.Config{Games: game.New(store, log), HostKey: key, Logger: log, Limits: server.DefaultLimits()}
 	for _, o := range opts {
 		o(&cfg)
 	}

@@ -1,0 +1,318 @@
+package game
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/ssh2048/ssh2048/db"
+	"github.com/ssh2048/ssh2048/engine"
+	"github.com/ssh2048/ssh2048/wire"
+)
+
+// Play is one open game, held by one seat. Its methods are safe for
+// concurrent use; moves are committed one at a time, in order.
+type Play struct {
+	seat  *Seat
+	key   gameKey // changes (rekey) only with both mu and the service's lock held
+	guest bool
+
+	mu       sync.Mutex
+	id       int64 // the store's game id; 0 for a guest
+	game     *engine.Game
+	revoked  bool // a newer session holds the game
+	failed   error
+	ended    bool
+	feed     *feed     // the game's spectators, once it has had any
+	deadline time.Time // a contest's end: no move after it; zero for free play
+	race     *race     // the race the game is part of, told of every move
+}
+
+// load fetches the game from the store. A game that is over but was never
+// marked ended (the server stopped between the two writes) is ended now and
+// a new one started.
+func (p *Play) load(ctx context.Context, fresh bool) (*db.SavedGame, error) {
+	store := p.seat.svc.store
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), writeTimeout)
+	defer cancel()
+	if fresh {
+		return store.NewGame(ctx, p.key.player, p.key.size, p.key.kind)
+	}
+	g, err := store.LoadOrCreateGame(ctx, p.key.player, p.key.size, p.key.kind)
+	if err != nil || !g.Engine.Over() {
+		return g, err
+	}
+	if err := store.EndGame(ctx, g.ID, db.StateOf(g.Engine)); err != nil {
+		return nil, err
+	}
+	return store.NewGame(ctx, p.key.player, p.key.size, p.key.kind)
+}
+
+// revoke stops p from committing further moves and, if tell is set, tells
+// its session. A session reopening a game it holds (a new game, say)
+// supersedes its own Play without being told anything.
+func (p *Play) revoke(tell bool) {
+	p.mu.Lock()
+	already := p.revoked
+	p.revoked = true
+	p.mu.Unlock()
+	if tell && !already && p.seat.takenOver != nil {
+		p.seat.takenOver()
+	}
+}
+
+// Close gives up the game; it stays in the store, ready to resume. Plays
+// still open when their seat closes are closed then.
+func (p *Play) Close() {
+	if p.guest {
+		return
+	}
+	p.seat.svc.release(p)
+	p.seat.forget(p)
+}
+
+// ID returns the game's id in the store, 0 for a guest's game.
+func (p *Play) ID() int64 { return p.id }
+
+// Kind returns the game's kind; it changes from human to assisted when
+// the AI helps.
+func (p *Play) Kind() db.Kind {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.key.kind
+}
+
+// State returns the game as the bot protocol shows it, after a command
+// whose result was last (the zero Result before any command).
+func (p *Play) State(last engine.Result) wire.State {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	b := p.game.Board()
+	n := b.Size()
+	rows := make([][]int, n)
+	for r := range rows {
+		rows[r] = make([]int, n)
+		for c := range rows[r] {
+			rows[r][c] = b.Value(r, c)
+		}
+	}
+	return wire.State{
+		Board:  rows,
+		Score:  p.game.Score(),
+		Moves:  p.game.Moves(),
+		Moved:  last.Moved,
+		Gained: last.Gained,
+		Won:    p.game.Won(),
+		Over:   p.game.Over(),
+	}
+}
+
+// The accessors below mirror engine.Game's, so that a screen can show a
+// Play as it would a game.
+
+// Board returns the current board.
+func (p *Play) Board() engine.Board { return lockedGet(p, (*engine.Game).Board) }
+
+// Size returns the board size.
+func (p *Play) Size() int { return p.key.size }
+
+// Score returns the score so far.
+func (p *Play) Score() int { return lockedGet(p, (*engine.Game).Score) }
+
+// Moves returns the number of moves that changed the board.
+func (p *Play) Moves() int { return lockedGet(p, (*engine.Game).Moves) }
+
+// MaxTile returns the value of the largest tile.
+func (p *Play) MaxTile() int { return lockedGet(p, (*engine.Game).MaxTile) }
+
+// Won reports whether the target tile has been reached.
+func (p *Play) Won() bool { return lockedGet(p, (*engine.Game).Won) }
+
+// Over reports whether no move can change the board.
+func (p *Play) Over() bool { return lockedGet(p, (*engine.Game).Over) }
+
+func lockedGet[T any](p *Play, get func(*engine.Game) T) T {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return get(p.game)
+}
+
+// Move plays d and returns once the move is durable; a move that changes
+// nothing is not stored. When the move ends the game, the end is recorded
+// too. Errors: ErrTakenOver (a newer session has the game; the seat's
+// session is being told to end), ErrOver, or a storage error, after which
+// the game in memory may be ahead of the store, so the Play refuses
+// further moves; the session should end and the player resume from what
+// was stored.
+func (p *Play) Move(ctx context.Context, d engine.Direction) (engine.Result, error) {
+	res, err := p.move(ctx, d)
+	if err == nil && res.Moved && p.race != nil {
+		// Not under p.mu: the race reads every racer's game.
+		p.race.moved(p, res.Gained)
+	}
+	return res, err
+}
+
+// move is Move but for telling the race.
+func (p *Play) move(ctx context.Context, d engine.Direction) (engine.Result, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	switch {
+	case p.revoked:
+		return engine.Result{}, ErrTakenOver
+	case p.failed != nil:
+		return engine.Result{}, p.failed
+	case p.ended:
+		return engine.Result{}, ErrOver
+	case !p.deadline.IsZero() && !p.seat.svc.now().Before(p.deadline):
+		return engine.Result{}, ErrTimeUp
+	}
+	res := p.game.Move(d)
+	if !res.Moved {
+		return res, nil
+	}
+	if p.guest {
+		p.ended = p.game.Over()
+		return res, nil
+	}
+	if err := p.commit(ctx, d); err != nil {
+		return engine.Result{}, err
+	}
+	if p.game.Over() {
+		// Should the server stop before this second write, the next Open
+		// finds the game over and ends it then.
+		if err := p.end(ctx); err != nil {
+			return engine.Result{}, err
+		}
+	}
+	if p.feed != nil {
+		p.feed.update(func(snap *Snapshot) {
+			p.fill(snap)
+			snap.Last = res
+		})
+	}
+	return res, nil
+}
+
+// commit stores the move just played; p.mu is held.
+func (p *Play) commit(ctx context.Context, d engine.Direction) error {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), writeTimeout)
+	defer cancel()
+	seq := p.game.Moves() - 1
+	err := p.seat.svc.store.AppendMove(ctx, p.id, seq, d, db.StateOf(p.game))
+	switch {
+	case errors.Is(err, db.ErrConflict) || errors.Is(err, db.ErrGameEnded):
+		// Another session moved or restarted this game after we loaded
+		// it: the one-writer rule should have prevented that, and the
+		// store refused the write, so nothing was applied twice.
+		p.revoked = true
+		if p.seat.takenOver != nil {
+			p.seat.takenOver()
+		}
+		return ErrTakenOver
+	case err != nil:
+		p.failed = fmt.Errorf("save move %d of game %d: %w", seq, p.id, err)
+		return p.failed
+	}
+	return nil
+}
+
+// end records that the game is over; p.mu is held.
+func (p *Play) end(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), writeTimeout)
+	defer cancel()
+	ms := db.StateOf(p.game)
+	if err := p.seat.svc.store.EndGame(ctx, p.id, ms); err != nil {
+		p.failed = fmt.Errorf("end game %d: %w", p.id, err)
+		return p.failed
+	}
+	p.ended = true
+	p.seat.svc.log.Info("game end", "game", p.id, "player", p.key.player,
+		"size", p.key.size, "kind", p.key.kind, "score", ms.Score, "moves", ms.Moves)
+	return nil
+}
+
+// snapshot returns the game as a spectator sees it.
+func (p *Play) snapshot() Snapshot {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var snap Snapshot
+	p.fill(&snap)
+	return snap
+}
+
+// fill sets what snap shows of the game; p.mu is held.
+func (p *Play) fill(snap *Snapshot) {
+	snap.GameID, snap.Player, snap.Size, snap.Kind = p.id, p.seat.player.Name, p.key.size, p.key.kind
+	snap.Board, snap.Score, snap.Moves = p.game.Board(), p.game.Score(), p.game.Moves()
+	snap.Won, snap.Over = p.game.Won(), p.game.Over()
+	snap.Status = Live
+	if p.ended {
+		snap.Status = Ended
+	}
+}
+
+// watched returns the game's feed, starting it with the game as it stands
+// if no one watched before, and lists it with the service.
+func (p *Play) watched() *feed {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.feed == nil {
+		var snap Snapshot
+		p.fill(&snap)
+		p.feed = newLatest(snap)
+	}
+	s := p.seat.svc
+	s.mu.Lock()
+	s.feeds[p.id] = p.feed
+	s.mu.Unlock()
+	return p.feed
+}
+
+// MarkAssisted records that the AI hinted or played: a human game becomes
+// an assisted one (db.Store.MarkAssisted) and from then on ranks on the
+// assisted leaderboard. Other kinds, and guests' games, are left as they
+// are. The one-writer rule follows the game to its new kind: a session
+// holding the player's assisted game of that size is taken over, as the
+// store ends that game.
+func (p *Play) MarkAssisted(ctx context.Context) error {
+	if p.guest {
+		return nil
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	switch {
+	case p.revoked:
+		return ErrTakenOver
+	case p.failed != nil:
+		return p.failed
+	case p.key.kind != db.KindHuman || p.key.contest != "":
+		return nil // contests are played without the AI: the screen hides it
+	}
+	p.seat.svc.rekey(p, db.KindAssisted)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), writeTimeout)
+	defer cancel()
+	if err := p.seat.svc.store.MarkAssisted(ctx, p.id); err != nil {
+		p.failed = fmt.Errorf("mark game %d assisted: %w", p.id, err)
+		return p.failed
+	}
+	return nil
+}
+
+// Watchers returns how many spectators watch the game right now.
+func (p *Play) Watchers() int {
+	p.mu.Lock()
+	f := p.feed
+	p.mu.Unlock()
+	if f == nil {
+		return 0
+	}
+	snap, _ := f.get()
+	return snap.Watchers
+}
+
+// Contest names the contest the game belongs to: "" for free play,
+// "daily:YYYY-MM-DD" or "race:ID".
+func (p *Play) Contest() string { return p.key.contest }

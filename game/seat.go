@@ -1,0 +1,138 @@
+package game
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"sync"
+
+	"github.com/ssh2048/ssh2048/db"
+	"github.com/ssh2048/ssh2048/engine"
+)
+
+// Seat is one session's place at the service: it opens that player's
+// games and holds them until the session ends.
+type Seat struct {
+	svc    *Service
+	player Player
+	// takenOver is called, once per game, when a newer session takes over
+	// a game this seat holds; it tells the player and ends the session.
+	takenOver func()
+
+	mu     sync.Mutex
+	plays  []*Play           // opened and not closed; Close releases them
+	guests map[gameKey]*Play // a guest's games of this session
+}
+
+// Seat returns a seat for a session of player p. onTakenOver, if not nil,
+// is called when another session takes over a game the seat holds (from
+// the other session's goroutine: it must not block).
+func (s *Service) Seat(p Player, onTakenOver func()) *Seat {
+	return &Seat{svc: s, player: p, takenOver: onTakenOver}
+}
+
+// Player returns whom the seat plays for.
+func (st *Seat) Player() Player { return st.player }
+
+// Open opens the player's unfinished game of that size and kind, or a new
+// one when fresh is set or there is none. A guest's game lives in memory.
+func (st *Seat) Open(ctx context.Context, size int, kind db.Kind, fresh bool) (*Play, error) {
+	if size < engine.MinSize || size > engine.MaxSize {
+		return nil, fmt.Errorf("size %d: must be %d to %d", size, engine.MinSize, engine.MaxSize)
+	}
+	if err := st.svc.open(); err != nil {
+		return nil, err
+	}
+	if st.player.Guest {
+		return st.openGuest(gameKey{size: size, kind: kind}, rand.Uint64(), fresh)
+	}
+	return st.open(ctx, gameKey{st.player.ID, size, kind, ""}, func(p *Play) (*db.SavedGame, error) {
+		return p.load(ctx, fresh)
+	})
+}
+
+// open claims the game of key for the seat and loads it with load.
+func (st *Seat) open(ctx context.Context, key gameKey, load func(*Play) (*db.SavedGame, error)) (*Play, error) {
+	p := &Play{seat: st, key: key}
+	// Hold our own lock while claiming and loading, so that a session
+	// claiming after us waits until our load is done before revoking us.
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	st.svc.claim(p)
+	g, err := load(p)
+	if err != nil {
+		st.svc.release(p)
+		return nil, fmt.Errorf("open %d×%d %s game %q of player %d: %w", key.size, key.size, key.kind, key.contest, st.player.ID, err)
+	}
+	p.id, p.game = g.ID, g.Engine
+	st.svc.loaded(p)
+	st.mu.Lock()
+	st.plays = append(st.plays, p)
+	st.mu.Unlock()
+	return p, nil
+}
+
+// openGuest returns the guest's game of that size and contest from this
+// session, or a new one on seed: a guest's games live as long as the
+// session.
+func (st *Seat) openGuest(key gameKey, seed uint64, fresh bool) (*Play, error) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if p := st.guests[key]; p != nil && !fresh {
+		return p, nil
+	}
+	g, err := engine.Current.NewGame(key.size, seed)
+	if err != nil {
+		return nil, err
+	}
+	p := &Play{seat: st, key: key, guest: true, game: g}
+	if st.guests == nil {
+		st.guests = make(map[gameKey]*Play)
+	}
+	st.guests[key] = p
+	return p, nil
+}
+
+// Resume opens the player's game of that size as a game screen does: the
+// newest unfinished one, human or, once the AI has helped, assisted. A
+// fresh game is human until the AI helps.
+func (st *Seat) Resume(ctx context.Context, size int, fresh bool) (*Play, error) {
+	kind := db.KindHuman
+	if !fresh && !st.player.Guest {
+		kind = st.resumeKind(ctx, size)
+	}
+	return st.Open(ctx, size, kind, fresh)
+}
+
+func (st *Seat) resumeKind(ctx context.Context, size int) db.Kind {
+	games, err := st.svc.store.PlayerGames(ctx, st.player.ID, 100)
+	if err != nil {
+		st.svc.log.Warn("list games", "player", st.player.ID, "err", err)
+		return db.KindHuman
+	}
+	for _, g := range games { // newest first
+		if g.Size == size && g.EndedAt == nil && g.Contest == "" && (g.Kind == db.KindHuman || g.Kind == db.KindAssisted) {
+			return g.Kind
+		}
+	}
+	return db.KindHuman
+}
+
+// Close gives up every game the seat still holds, when its session ends.
+func (st *Seat) Close() {
+	st.mu.Lock()
+	plays := st.plays
+	st.plays = nil
+	st.mu.Unlock()
+	for _, p := range plays {
+		p.Close()
+	}
+}
+
+// forget drops p from the seat's open games.
+func (st *Seat) forget(p *Play) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.plays = slices.DeleteFunc(st.plays, func(q *Play) bool { return q == p })
+}

@@ -1,0 +1,308 @@
+// Package game is the game service: every game a player opens, every move
+// they make and every end of a game passes through it, whichever way they
+// came in (an SSH game screen, the bot protocol, `ssh2048 play` in a local
+// terminal). Spectators, races and other stores plug in here too.
+//
+// The story of a move:
+//
+//  1. A session gets a Seat for its player (Service.Seat) and opens a game
+//     there (Seat.Open or Seat.Resume). Opening claims the game: a player
+//     has at most one game in progress per size and kind, and one session
+//     holds it. A session that opens a game another session holds takes
+//     it over; the old holder's Seat is told (its onTakenOver) and its
+//     moves fail with ErrTakenOver from then on.
+//  2. Play.Move applies the move to the engine's game in memory and, if
+//     the board changed, commits it to the Store. It returns only once
+//     the move is durable, so whatever the caller shows after it (a
+//     frame, a bot state line) is already stored.
+//  3. A move that ends the game also records the end. A game found over
+//     but not ended (the server stopped between the two writes) is ended
+//     when it is next opened.
+//  4. When the session ends, Seat.Close gives up its games; they stay in
+//     the store, ready to resume.
+//
+// The store is the backstop of the one-writer rule: it refuses a move
+// whose sequence number is stale (db.ErrConflict), which Play reports as a
+// takeover, so even two processes on one store never apply a move twice.
+// Guests play the same way with nothing stored.
+package game
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+	"unicode"
+
+	"github.com/ssh2048/ssh2048/db"
+	"github.com/ssh2048/ssh2048/engine"
+)
+
+// Errors the service returns; callers branch on them with errors.Is.
+var (
+	// ErrTakenOver: a newer session of the same player opened this game;
+	// this session's moves are refused from now on.
+	ErrTakenOver = errors.New("game taken over by a newer session")
+	// ErrOver: the game is over; no move can be played.
+	ErrOver = errors.New("game is over")
+	// ErrShuttingDown: the service is closed to new games (the server is
+	// restarting).
+	ErrShuttingDown = errors.New("server is restarting")
+)
+
+// writeTimeout bounds one write to the store. Writes are not cancelled
+// when the player goes away: a move that reached the store is finished
+// either way.
+const writeTimeout = 5 * time.Second
+
+// Store is what the service needs from storage; *db.Store implements it.
+type Store interface {
+	// UpsertPlayer records the key that authenticated and the name it
+	// asked for, sanitizing the name.
+	UpsertPlayer(ctx context.Context, fingerprint, keyType, rawName string) (db.Player, error)
+	// LoadOrCreateGame returns the player's unfinished game of that size
+	// and kind, replayed, or a new one.
+	LoadOrCreateGame(ctx context.Context, playerID int64, size int, kind db.Kind) (*db.SavedGame, error)
+	// NewGame starts a new game, ending any unfinished one of that size
+	// and kind.
+	NewGame(ctx context.Context, playerID int64, size int, kind db.Kind) (*db.SavedGame, error)
+	// AppendMove stores move seq (0-based) of a game; it is durable when
+	// AppendMove returns. A stale writer gets db.ErrConflict.
+	AppendMove(ctx context.Context, gameID int64, seq int, d engine.Direction, st db.MoveState) error
+	// EndGame marks a game finished.
+	EndGame(ctx context.Context, gameID int64, st db.MoveState) error
+	// MarkAssisted turns a human game into an assisted one.
+	MarkAssisted(ctx context.Context, gameID int64) error
+	// Leaderboard lists the best game of each player, best first.
+	Leaderboard(ctx context.Context, size int, kind db.Kind, limit int) ([]db.Entry, error)
+	// PlayerRank returns the player's best game with its rank, or
+	// db.ErrNotFound.
+	PlayerRank(ctx context.Context, playerID int64, size int, kind db.Kind) (db.Entry, error)
+	// PlayerGames lists the player's games, newest first.
+	PlayerGames(ctx context.Context, playerID int64, limit int) ([]db.GameSummary, error)
+	// FullGame returns a game with its seed and every move, or
+	// db.ErrNotFound.
+	FullGame(ctx context.Context, id int64) (db.FullGame, error)
+	// OpenContestGame returns the player's game of a contest, started on
+	// the contest's seed if need be; db.ErrContestPlayed for a daily game
+	// already played.
+	OpenContestGame(ctx context.Context, playerID int64, size int, kind db.Kind, contest string, seed uint64) (*db.SavedGame, error)
+	// ContestBoard ranks a contest's games of one size.
+	ContestBoard(ctx context.Context, contest string, size, limit int) ([]db.Entry, error)
+	// ContestsPlayed lists the contests of a prefix a player played, newest first.
+	ContestsPlayed(ctx context.Context, playerID int64, prefix string, limit int) ([]string, error)
+	// EndPastDailies ends the daily games of the days before today.
+	EndPastDailies(ctx context.Context, today string) error
+	// Secret returns a named server secret, created on first use.
+	Secret(ctx context.Context, name string) ([]byte, error)
+	// Ratings returns the race ratings of the players that have one.
+	Ratings(ctx context.Context, playerIDs []int64) (map[int64]db.Rating, error)
+	// RecordRace stores a finished race and its ratings.
+	RecordRace(ctx context.Context, r db.RaceResult) error
+	// RatingBoard lists the best race ratings.
+	RatingBoard(ctx context.Context, limit int) ([]db.RatingEntry, error)
+}
+
+// Player is who a session plays as.
+type Player struct {
+	ID          int64  // the store's id; 0 for a guest
+	Name        string // sanitized display name, safe to print anywhere
+	Fingerprint string // SHA256 fingerprint of the key, "" for a guest
+	Guest       bool   // no key: nothing is recorded
+}
+
+// Guest is a player without a key, who plays but is not recorded.
+var Guest = Player{Guest: true, Name: "guest"}
+
+// Service is the game service over one store. Its methods are safe for
+// concurrent use.
+type Service struct {
+	store     Store
+	log       *slog.Logger
+	now       func() time.Time
+	raceTimes raceTimes
+
+	// Lock order: a race's mu, then a Play's mu, then mu, then a
+	// latest's mu.
+	mu      sync.Mutex
+	holders map[gameKey]*Play // the one writer of each game in progress
+	byID    map[int64]*Play   // the same, by game id
+	feeds   map[int64]*feed   // the games being watched, by game id
+	lobbies map[int]*race     // the public lobby's race of each size
+	rooms   map[string]*race  // private rooms, by word
+	closed  bool
+}
+
+// Option changes how New builds the service.
+type Option func(*Service)
+
+// WithClock sets the clock that says which day's challenge is on and when
+// a race's time is up; the default is time.Now.
+func WithClock(now func() time.Time) Option { return func(s *Service) { s.now = now } }
+
+// New returns the service over store; log nil means slog.Default().
+func New(store Store, log *slog.Logger, opts ...Option) *Service {
+	if log == nil {
+		log = slog.Default()
+	}
+	s := &Service{store: store, log: log, now: time.Now, holders: make(map[gameKey]*Play),
+		byID: make(map[int64]*Play), feeds: make(map[int64]*feed),
+		lobbies: make(map[int]*race), rooms: make(map[string]*race),
+		raceTimes: raceTimes{LobbyCountdown, RoomCountdown, DefaultRaceTime}}
+	for _, o := range opts {
+		o(s)
+	}
+	return s
+}
+
+// Close closes the service to new games: Open fails with ErrShuttingDown
+// from now on. Games already open play on until their sessions close them.
+func (s *Service) Close() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.closed = true
+}
+
+// Identify returns the player behind a public key, recording the key and
+// the display name it asked for (sanitized by the store).
+func (s *Service) Identify(ctx context.Context, fingerprint, keyType, name string) (Player, error) {
+	ctx, cancel := context.WithTimeout(ctx, writeTimeout)
+	defer cancel()
+	p, err := s.store.UpsertPlayer(ctx, fingerprint, keyType, name)
+	if err != nil {
+		return Player{}, fmt.Errorf("identify %s: %w", fingerprint, err)
+	}
+	return Player{ID: p.ID, Name: p.Name, Fingerprint: p.Fingerprint}, nil
+}
+
+// Leaderboard lists the best game of each player for a size and kind,
+// best first, at most limit of them. Names are as db.DisplayName shows
+// them (cleaned again: a name stored by an older version may hold what is
+// now removed) and printable (see printable).
+func (s *Service) Leaderboard(ctx context.Context, size int, kind db.Kind, limit int) ([]db.Entry, error) {
+	rows, err := s.store.Leaderboard(ctx, size, kind, limit)
+	for i := range rows {
+		rows[i].Name = printable(db.DisplayName(rows[i].Name, rows[i].Fingerprint))
+	}
+	return rows, err
+}
+
+// Rank returns the player's best game of a size and kind with its rank,
+// or db.ErrNotFound when they have none (guests never do).
+func (s *Service) Rank(ctx context.Context, p Player, size int, kind db.Kind) (db.Entry, error) {
+	if p.Guest {
+		return db.Entry{}, db.ErrNotFound
+	}
+	e, err := s.store.PlayerRank(ctx, p.ID, size, kind)
+	if err == nil {
+		e.Name = printable(db.DisplayName(e.Name, e.Fingerprint))
+	}
+	return e, err
+}
+
+// printable replaces control characters with U+FFFD. Names come sanitized
+// from the store; this is the last line of defence before another
+// player's terminal, so an escape sequence can never get through whatever
+// a store returns.
+func printable(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return '\uFFFD'
+		}
+		return r
+	}, s)
+}
+
+// gameKey names the one game a player may have in progress per size and
+// kind.
+type gameKey struct {
+	player  int64
+	size    int
+	kind    db.Kind
+	contest string // '' for free play
+}
+
+// open reports ErrShuttingDown once the service is closed.
+func (s *Service) open() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return ErrShuttingDown
+	}
+	return nil
+}
+
+// claim makes p the holder of its key and revokes the previous holder. It
+// returns after that holder's in-flight commit, if any, has finished, so a
+// game loaded afterwards contains every move the old session committed.
+func (s *Service) claim(p *Play) {
+	s.mu.Lock()
+	old := s.holders[p.key]
+	s.holders[p.key] = p
+	s.mu.Unlock()
+	if old != nil {
+		old.revoke(old.seat != p.seat)
+	}
+}
+
+// loaded records that p, the holder of its key, has loaded game p.id. If
+// the game is being watched (it was taken over, or its player left and
+// came back), p feeds the spectators from now on. p.mu is held.
+func (s *Service) loaded(p *Play) {
+	s.mu.Lock()
+	if s.holders[p.key] != p { // taken over already, while loading
+		s.mu.Unlock()
+		return
+	}
+	s.byID[p.id] = p
+	f := s.feeds[p.id]
+	s.mu.Unlock()
+	if f != nil {
+		p.feed = f
+		f.update(func(snap *Snapshot) {
+			if snap.Status == Live {
+				snap.TakenOver++
+			}
+			p.fill(snap)
+		})
+	}
+}
+
+// release forgets p if it still holds its key; spectators of its game are
+// told that the player left.
+func (s *Service) release(p *Play) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.holders[p.key] == p {
+		delete(s.holders, p.key)
+	}
+	if p.id != 0 && s.byID[p.id] == p {
+		delete(s.byID, p.id)
+		if f := s.feeds[p.id]; f != nil {
+			f.update(func(snap *Snapshot) {
+				if snap.Status == Live {
+					snap.Status = Left
+				}
+			})
+		}
+	}
+}
+
+// rekey moves p to the same game key with another kind, revoking that
+// key's holder.
+func (s *Service) rekey(p *Play, kind db.Kind) {
+	s.mu.Lock()
+	if s.holders[p.key] == p {
+		delete(s.holders, p.key)
+	}
+	p.key.kind = kind
+	old := s.holders[p.key]
+	s.holders[p.key] = p
+	s.mu.Unlock()
+	if old != nil && old != p {
+		old.revoke(old.seat != p.seat)
+	}
+}

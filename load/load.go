@@ -1,0 +1,121 @@
+// Package load is the load generator behind `ssh2048 load`: it opens many
+// concurrent SSH sessions against a running ssh2048 server, each with a
+// fresh ed25519 key, plays at a fixed rate through the game screen (a PTY)
+// or the bot protocol, measures handshakes and the time from each key to
+// the server's answer, and finally checks through `scores --json` that the
+// server counted every move the sessions saw.
+//
+// It only ever connects to the address the operator gives it.
+package load
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Mode is what each session plays through.
+type Mode string
+
+const (
+	// ModeTUI requests a PTY and sends arrow keys to the game screen.
+	ModeTUI Mode = "tui"
+	// ModeBot runs the `bot` exec command and sends protocol lines.
+	ModeBot Mode = "bot"
+)
+
+// Bounds on the configuration: every loop in a run is bounded by these in
+// count and time.
+const (
+	MaxSessions       = 10000
+	MaxDuration       = 24 * time.Hour
+	MaxRate           = 50.0 // the server drops keys beyond about 50/s per session
+	MaxHandshakes     = 512
+	MaxConnectTimeout = time.Minute
+	MaxFrameTimeout   = time.Minute
+)
+
+// Config is one load run. DefaultConfig fills in everything but Addr.
+type Config struct {
+	Addr     string        // host:port of the server; required
+	Sessions int           // concurrent sessions, 1 to MaxSessions
+	Duration time.Duration // how long all sessions play once the last has connected
+	// Rate is keys (tui) or commands (bot) per second per session; 0
+	// holds the sessions open without a key (idle players).
+	Rate float64
+	Mode Mode
+
+	// Handshakes bounds how many SSH handshakes are in flight at once
+	// during the ramp-up.
+	Handshakes int
+	// ConnectTimeout bounds one TCP connect plus SSH handshake, and the
+	// wait for a session's first frame or state line.
+	ConnectTimeout time.Duration
+	// FrameTimeout is how long a key waits for its answer. In tui mode a
+	// key that changes nothing on the board gets no frame at all, so a key
+	// without a frame by then is counted as such, not as an error; in bot
+	// mode every command gets a reply and a missing one is an error.
+	FrameTimeout time.Duration
+	// Jitter spreads the pause between keys uniformly over
+	// (1±Jitter)/Rate, so that sessions do not march in step.
+	Jitter float64
+	// NamePrefix starts every session's SSH user name; the session number
+	// follows. Empty: "load-" and a random tag for this run, so that the
+	// check through `scores` finds this run's players only.
+	NamePrefix string
+	// Verify runs the final check through `scores --json`.
+	Verify bool
+	// VerifyWait is how long the check keeps trying to connect, for runs
+	// in which the server is killed and restarted; 0: one try.
+	VerifyWait time.Duration
+}
+
+// DefaultConfig returns the defaults the flags show.
+func DefaultConfig() Config {
+	return Config{
+		Sessions:       10,
+		Duration:       10 * time.Second,
+		Rate:           2,
+		Mode:           ModeTUI,
+		Handshakes:     8,
+		ConnectTimeout: 10 * time.Second,
+		FrameTimeout:   time.Second,
+		Jitter:         0.25,
+		Verify:         true,
+	}
+}
+
+// ErrConfig marks a configuration Run refuses.
+var ErrConfig = errors.New("invalid load configuration")
+
+// Validate reports the first setting out of bounds.
+func (c Config) Validate() error {
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("%w: %s", ErrConfig, fmt.Sprintf(format, args...))
+	}
+	switch {
+	case c.Addr == "":
+		return bad("--addr is required (host:port of the server)")
+	case c.Sessions < 1 || c.Sessions > MaxSessions:
+		return bad("--sessions %d: must be 1 to %d", c.Sessions, MaxSessions)
+	case c.Duration <= 0 || c.Duration > MaxDuration:
+		return bad("--duration %v: must be more than 0 and at most %v", c.Duration, MaxDuration)
+	case !(c.Rate >= 0 && c.Rate <= MaxRate): // also refuses NaN
+		return bad("--rate %v: must be 0 (idle) to %v", c.Rate, MaxRate)
+	case c.Mode != ModeTUI && c.Mode != ModeBot:
+		return bad("--mode %q: want tui or bot", c.Mode)
+	case c.Handshakes < 1 || c.Handshakes > MaxHandshakes:
+		return bad("--handshakes %d: must be 1 to %d", c.Handshakes, MaxHandshakes)
+	case c.ConnectTimeout <= 0 || c.ConnectTimeout > MaxConnectTimeout:
+		return bad("--connect-timeout %v: must be more than 0 and at most %v", c.ConnectTimeout, MaxConnectTimeout)
+	case c.FrameTimeout <= 0 || c.FrameTimeout > MaxFrameTimeout:
+		return bad("--frame-timeout %v: must be more than 0 and at most %v", c.FrameTimeout, MaxFrameTimeout)
+	case !(c.Jitter >= 0 && c.Jitter < 1):
+		return bad("--jitter %v: must be at least 0 and less than 1", c.Jitter)
+	case c.VerifyWait < 0 || c.VerifyWait > MaxConnectTimeout*10:
+		return bad("--verify-wait %v: must be 0 to %v", c.VerifyWait, MaxConnectTimeout*10)
+	case len(c.NamePrefix) > 10:
+		return bad("--name-prefix %q: at most 10 bytes (display names are cut at 16 cells)", c.NamePrefix)
+	}
+	return nil
+}

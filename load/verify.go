@@ -1,0 +1,206 @@
+package load
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/ssh2048/ssh2048/wire"
+)
+
+// maxMismatches is how many mismatching players the report names.
+const maxMismatches = 10
+
+// maxScoresOutput bounds what the check reads from `scores --json`: a
+// thousand entries are about 200 KB.
+const maxScoresOutput = 8 << 20
+
+// VerifyReport is the final check through `scores --json`.
+type VerifyReport struct {
+	Checked bool   `json:"checked"`
+	Command string `json:"command,omitempty"` // what was run on the server
+	// What is compared with the stored moves: "replies" (bot mode: the
+	// moves counter of the last reply, exact) or "framed_keys" (tui mode:
+	// keys answered by a frame, inferred; see docs/load-testing.md).
+	Basis      string     `json:"basis,omitempty"`
+	Players    int        `json:"players"`    // players that connected
+	Listed     int        `json:"listed"`     // found by name in the listing
+	NotListed  int        `json:"not_listed"` // with moves expected, but not in the listing
+	Ambiguous  int        `json:"ambiguous"`  // name listed more than once
+	Exact      int        `json:"exact"`      // stored moves equal what the session saw
+	Lost       int        `json:"lost"`       // fewer moves stored than the session saw
+	Extra      int        `json:"extra"`      // more moves stored than the session saw
+	Expected   int        `json:"expected_moves"`
+	Stored     int        `json:"stored_moves"`
+	Mismatches []Mismatch `json:"mismatches,omitempty"` // the first few
+	Note       string     `json:"note,omitempty"`
+	Error      string     `json:"error,omitempty"`
+}
+
+// Mismatch is one player whose stored moves differ from what it saw.
+type Mismatch struct {
+	Name     string `json:"name"`
+	Expected int    `json:"expected"`
+	Stored   int    `json:"stored"` // -1: not listed
+}
+
+// OK reports whether every move the sessions saw was counted.
+func (v VerifyReport) OK() bool {
+	if !v.Checked {
+		return v.Error == ""
+	}
+	return v.Error == "" && v.NotListed == 0 && v.Ambiguous == 0 && v.Lost == 0 && v.Extra == 0
+}
+
+// verify compares each connected player's moves with the leaderboard. It
+// connects with a key of its own, as a player with no games.
+func verify(ctx context.Context, cfg *Config, sessions []*session) VerifyReport {
+	v := VerifyReport{Checked: true, Command: fmt.Sprintf("scores --json --limit %d", wire.MaxScoresLimit)}
+	switch cfg.Mode {
+	case ModeBot:
+		v.Command = fmt.Sprintf("scores --bots --json --limit %d", wire.MaxScoresLimit)
+		v.Basis = "replies"
+	default:
+		v.Basis = "framed_keys"
+		v.Note = "tui: the screen does not tell the client the move count; a key is taken to have moved the board when a frame answered it (a key that changes nothing redraws nothing)"
+	}
+	entries, err := fetchScoresRetrying(ctx, cfg, v.Command)
+	if err != nil {
+		v.Checked = false
+		v.Error = err.Error()
+		return v
+	}
+	byName := make(map[string][]wire.ScoreEntry, len(entries))
+	for _, e := range entries {
+		byName[e.Name] = append(byName[e.Name], e)
+	}
+	for _, s := range sessions {
+		if !s.connected {
+			continue
+		}
+		v.Players++
+		want := s.answered
+		if cfg.Mode == ModeBot {
+			want = s.lastMoves
+		}
+		v.Expected += want
+		got := byName[s.name]
+		switch {
+		case len(got) > 1:
+			v.Ambiguous++
+			continue
+		case len(got) == 0 && want == 0:
+			v.Exact++ // nothing to count: no game on the board yet
+			continue
+		case len(got) == 0:
+			v.NotListed++
+			v.mismatch(s.name, want, -1)
+			continue
+		}
+		v.Listed++
+		stored := got[0].Moves
+		v.Stored += stored
+		switch {
+		case stored == want:
+			v.Exact++
+		case stored < want:
+			v.Lost++
+			v.mismatch(s.name, want, stored)
+		default:
+			v.Extra++
+			v.mismatch(s.name, want, stored)
+		}
+	}
+	if len(entries) >= wire.MaxScoresLimit && v.NotListed > 0 {
+		v.Note += fmt.Sprintf("; the listing is capped at %d players, so players not listed may rank below it", wire.MaxScoresLimit)
+	}
+	sort.Slice(v.Mismatches, func(i, j int) bool { return v.Mismatches[i].Name < v.Mismatches[j].Name })
+	return v
+}
+
+func (v *VerifyReport) mismatch(name string, want, got int) {
+	if len(v.Mismatches) < maxMismatches {
+		v.Mismatches = append(v.Mismatches, Mismatch{Name: name, Expected: want, Stored: got})
+	}
+}
+
+// verifyRetry is the pause between tries of the check (see VerifyWait).
+const verifyRetry = 250 * time.Millisecond
+
+// fetchScoresRetrying tries fetchScores until it works or VerifyWait has
+// passed.
+func fetchScoresRetrying(ctx context.Context, cfg *Config, cmd string) ([]wire.ScoreEntry, error) {
+	until := time.Now().Add(cfg.VerifyWait)
+	tries := int(cfg.VerifyWait/verifyRetry) + 1
+	var err error
+	for range tries {
+		var entries []wire.ScoreEntry
+		if entries, err = fetchScores(ctx, cfg, cmd); err == nil {
+			return entries, nil
+		}
+		if !time.Now().Add(verifyRetry).Before(until) || !sleepUntil(ctx, time.Now().Add(verifyRetry), nil) {
+			break
+		}
+	}
+	return nil, err
+}
+
+// fetchScores runs a scores command and decodes its JSON.
+func fetchScores(ctx context.Context, cfg *Config, cmd string) ([]wire.ScoreEntry, error) {
+	key, err := newSigner()
+	if err != nil {
+		return nil, err
+	}
+	client, err := dial(ctx, cfg.Addr, cfg.NamePrefix+"check", key, cfg.ConnectTimeout)
+	if err != nil {
+		return nil, fmt.Errorf("verify: %w", err)
+	}
+	defer client.Close()
+	ctx, cancel := context.WithTimeout(ctx, 3*cfg.ConnectTimeout)
+	defer cancel()
+	stop := context.AfterFunc(ctx, func() { client.Close() })
+	defer stop()
+	sess, err := client.NewSession()
+	if err != nil {
+		return nil, fmt.Errorf("verify: open session: %w", err)
+	}
+	defer sess.Close()
+	out := &limitedBuffer{max: maxScoresOutput}
+	errOut := &capped{max: 512}
+	sess.Stdout, sess.Stderr = out, errOut
+	if err := sess.Run(cmd); err != nil {
+		if ctx.Err() != nil {
+			err = ctx.Err()
+		}
+		return nil, fmt.Errorf("verify: %s: %w; stderr %q", cmd, err, errOut.String())
+	}
+	if out.over {
+		return nil, fmt.Errorf("verify: %s: output over %d bytes", cmd, maxScoresOutput)
+	}
+	var entries []wire.ScoreEntry
+	if err := json.Unmarshal(out.Bytes(), &entries); err != nil {
+		return nil, fmt.Errorf("verify: %s: decode: %w", cmd, err)
+	}
+	return entries, nil
+}
+
+// limitedBuffer keeps up to max bytes and notes whether more came.
+type limitedBuffer struct {
+	bytes.Buffer
+	max  int
+	over bool
+}
+
+var errTooMuch = errors.New("output too large")
+
+func (b *limitedBuffer) Write(p []byte) (int, error) {
+	if b.Len()+len(p) > b.max {
+		b.over = true
+		return 0, errTooMuch
+	}
+	return b.Buffer.Write(p)
+}

@@ -1,0 +1,139 @@
+package screen
+
+import (
+	"io"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	tea "charm.land/bubbletea/v2"
+	uv "github.com/charmbracelet/ultraviolet"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// escWait is how long the start of an escape sequence waits for the rest
+// before it counts as what it is so far (a lone Escape key, say).
+const escWait = 50 * time.Millisecond
+
+// maxPending bounds the bytes kept while a sequence is incomplete; a
+// client that never finishes one gets it decoded as it is.
+const maxPending = 256
+
+// input decodes a terminal's bytes into Bubble Tea messages with
+// ultraviolet's decoder, the one Bubble Tea uses, but without the lookup
+// table of key sequences (about 150 KB) Bubble Tea's reader builds for
+// every program: the decoder alone knows the sequences of the terminals
+// SSH clients run in.
+type input struct {
+	mu      sync.Mutex
+	dec     uv.EventDecoder
+	pending []byte      // the start of a sequence, waiting for its end
+	timer   *time.Timer // decodes pending once escWait has passed
+	deliver func([]tea.Msg)
+	contain func() // deferred on each goroutine that decodes (see Screen.contain)
+}
+
+// readInput decodes r until it ends, handing each read's messages to
+// deliver in order.
+func readInput(r io.Reader, deliver func([]tea.Msg)) {
+	readInputContained(r, deliver, func() {})
+}
+
+// readInputContained is readInput with contain deferred on the reading
+// goroutine and on the timer that decodes a lone escape: a panic in the
+// reader or the decoder ends the screen, not the process.
+func readInputContained(r io.Reader, deliver func([]tea.Msg), contain func()) {
+	defer contain()
+	in := &input{deliver: deliver, contain: contain}
+	buf := make([]byte, 512)
+	for {
+		n, err := r.Read(buf)
+		if n > 0 {
+			in.feed(buf[:n])
+		}
+		if err != nil {
+			in.flush()
+			return
+		}
+	}
+}
+
+func (in *input) feed(p []byte) {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if in.timer != nil {
+		in.timer.Stop()
+	}
+	in.pending = append(in.pending, p...)
+	in.decode(len(in.pending) > maxPending)
+	if len(in.pending) > 0 {
+		if in.timer == nil {
+			in.timer = time.AfterFunc(escWait, func() {
+				defer in.contain()
+				in.flush()
+			})
+		} else {
+			in.timer.Reset(escWait)
+		}
+	}
+}
+
+// flush decodes whatever is pending as it is.
+func (in *input) flush() {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	in.decode(true)
+}
+
+// decode delivers the messages in pending; unless expired, it keeps an
+// escape sequence that may not have arrived whole.
+func (in *input) decode(expired bool) {
+	var msgs []tea.Msg
+	buf := in.pending
+	for len(buf) > 0 {
+		if !expired && buf[0] >= utf8.RuneSelf && !utf8.FullRune(buf) {
+			break // the first bytes of a character
+		}
+		n, ev := in.dec.Decode(buf)
+		if n == 0 {
+			break
+		}
+		_, unknown := ev.(uv.UnknownEvent)
+		if !expired && buf[0] == ansi.ESC && n == len(buf) && (unknown || n <= 2) {
+			break // maybe the first part of a longer sequence
+		}
+		msgs = appendMsgs(msgs, ev)
+		buf = buf[n:]
+	}
+	in.pending = append(in.pending[:0], buf...)
+	if len(msgs) > 0 {
+		in.deliver(msgs)
+	}
+}
+
+// appendMsgs appends the Bubble Tea messages for an input event: keys,
+// and the terminal's answers to queries a screen may make. Anything else
+// (mouse reports nobody asked for, unknown sequences) is dropped.
+func appendMsgs(msgs []tea.Msg, ev uv.Event) []tea.Msg {
+	switch ev := ev.(type) {
+	case uv.MultiEvent:
+		for _, e := range ev {
+			msgs = appendMsgs(msgs, e)
+		}
+	case uv.KeyPressEvent:
+		msgs = append(msgs, tea.KeyPressMsg(ev))
+	case uv.KeyReleaseEvent:
+		msgs = append(msgs, tea.KeyReleaseMsg(ev))
+	case uv.BackgroundColorEvent:
+		msgs = append(msgs, tea.BackgroundColorMsg(ev))
+	case uv.ForegroundColorEvent:
+		msgs = append(msgs, tea.ForegroundColorMsg(ev))
+	case uv.CursorPositionEvent:
+		msgs = append(msgs, tea.CursorPositionMsg(ev))
+	case uv.FocusEvent:
+		msgs = append(msgs, tea.FocusMsg(ev))
+	case uv.BlurEvent:
+		msgs = append(msgs, tea.BlurMsg(ev))
+	}
+	return msgs
+}

@@ -1,0 +1,1107 @@
+package screen
+
+import (
+	"bytes"
+	"fmt"
+	"image/color"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/colorprofile"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// The renderer is tested against a small virtual terminal (vterm) that
+// understands exactly the sequences the renderer may write, and against
+// an independent reading of what a frame should look like (wantScreen):
+// after every frame, the virtual screen must show the frame.
+
+// pen is an SGR state as a terminal keeps it, compared semantically:
+// "\x1b[1;31m" and "\x1b[31m\x1b[1m" are the same pen. It has the
+// attributes and colours that terminals agree on; other parameters
+// (fonts, rapid blink, double underline as 21, superscript…) are
+// ignored, as many terminals ignore them, and a renderer may drop them.
+type pen struct {
+	attrs      uint16
+	underline  int    // 0 none, 1 single, 2 double, 3 curly, 4 dotted, 5 dashed
+	fg, bg, ul string // colourKey of the colour; "" is the default
+}
+
+const (
+	penBold uint16 = 1 << iota
+	penFaint
+	penItalic
+	penBlink
+	penReverse
+	penConceal
+	penStrike
+	penOverline
+)
+
+// penAttrs are the attributes' on and off parameters.
+var penAttrs = map[int]struct {
+	set   bool
+	attrs uint16
+}{
+	1: {true, penBold}, 2: {true, penFaint}, 3: {true, penItalic},
+	5: {true, penBlink}, 7: {true, penReverse},
+	8: {true, penConceal}, 9: {true, penStrike}, 53: {true, penOverline},
+	22: {false, penBold | penFaint}, 23: {false, penItalic},
+	25: {false, penBlink}, 27: {false, penReverse},
+	28: {false, penConceal}, 29: {false, penStrike}, 55: {false, penOverline},
+}
+
+// colourKey names a colour so that equal colours compare equal: an
+// index (the 16 basic colours are the palette's first 16) or RGBA.
+func colourKey(c color.Color) string {
+	switch c := c.(type) {
+	case nil:
+		return ""
+	case ansi.BasicColor:
+		return "i" + strconv.Itoa(int(c))
+	case ansi.IndexedColor:
+		return "i" + strconv.Itoa(int(c))
+	}
+	r, g, b, a := c.RGBA()
+	return fmt.Sprintf("#%04x%04x%04x%04x", r, g, b, a)
+}
+
+// convertColour is a colour as a terminal with profile p shows it.
+func convertColour(p colorprofile.Profile, c color.Color) string {
+	if c == nil || p < colorprofile.ANSI {
+		return ""
+	}
+	return colourKey(p.Convert(c))
+}
+
+// sgr applies SGR parameters to the pen; colours are converted to
+// profile p (TrueColor keeps them as they are).
+func (pn *pen) sgr(p colorprofile.Profile, params ansi.Params) {
+	if len(params) == 0 {
+		*pn = pen{}
+		return
+	}
+	for i := 0; i < len(params); i++ {
+		v, more, _ := params.Param(i, 0)
+		switch v {
+		case 0:
+			*pn = pen{}
+		case 4:
+			pn.underline = 1
+			if more {
+				if sub, _, ok := params.Param(i+1, 0); ok {
+					i++
+					if sub <= 5 {
+						pn.underline = sub
+					}
+				}
+			}
+		case 24:
+			pn.underline = 0
+		case 38, 48, 58:
+			var c color.Color
+			n := ansi.ReadStyleColor(params[i:], &c)
+			if n == 0 {
+				break
+			}
+			i += n - 1
+			key := convertColour(p, c)
+			switch v {
+			case 38:
+				pn.fg = key
+			case 48:
+				pn.bg = key
+			default:
+				pn.ul = key
+			}
+		case 39:
+			pn.fg = ""
+		case 49:
+			pn.bg = ""
+		case 59:
+			pn.ul = ""
+		default:
+			switch {
+			case v >= 30 && v <= 37:
+				pn.fg = convertColour(p, ansi.BasicColor(v-30))
+			case v >= 40 && v <= 47:
+				pn.bg = convertColour(p, ansi.BasicColor(v-40))
+			case v >= 90 && v <= 97:
+				pn.fg = convertColour(p, ansi.BasicColor(v-90+8))
+			case v >= 100 && v <= 107:
+				pn.bg = convertColour(p, ansi.BasicColor(v-100+8))
+			default:
+				if a, ok := penAttrs[v]; ok {
+					if a.set {
+						pn.attrs |= a.attrs
+					} else {
+						pn.attrs &^= a.attrs
+					}
+				}
+			}
+		}
+		// Sub-parameters not taken are the parameter's own, and ignored.
+		for i+1 < len(params) {
+			if _, more, _ := params.Param(i, 0); !more {
+				break
+			}
+			i++
+		}
+	}
+}
+
+// onSpace is what shows of a space drawn with the pen: its background,
+// unless something is drawn across the cell.
+func (pn pen) onSpace() pen {
+	if pn.underline != 0 || pn.attrs&(penReverse|penStrike|penOverline) != 0 {
+		return pn
+	}
+	return pen{bg: pn.bg}
+}
+
+func (pn pen) String() string {
+	return fmt.Sprintf("{attrs:%#x underline:%d fg:%q bg:%q ul:%q}", pn.attrs, pn.underline, pn.fg, pn.bg, pn.ul)
+}
+
+// seqDecoder walks a view or the renderer's output as ansi.DecodeSequence
+// does, with a parser that takes any number of parameters: ansi's own
+// parser has room for 32 and panics on more (see TestRendererHostileViews).
+type seqDecoder struct {
+	p    *ansi.Parser
+	size int
+}
+
+// decode returns the next sequence or grapheme of b; for a CSI sequence,
+// cmd and params are its command and parameters.
+func (d *seqDecoder) decode(b string, state byte) (seq string, width, n int, newState byte, cmd ansi.Cmd, params ansi.Params) {
+	seq, width, n, newState = ansi.DecodeSequence(b, state, nil)
+	if !ansi.HasCsiPrefix(seq) {
+		return seq, width, n, newState, 0, nil
+	}
+	if k := strings.Count(seq, ";") + strings.Count(seq, ":") + 2; d.size < k {
+		d.p, d.size = new(ansi.Parser), max(k, 64)
+		d.p.SetParamsSize(d.size)
+	}
+	d.p.Reset()
+	ansi.DecodeSequence(seq, ansi.NormalState, d.p)
+	return seq, width, n, newState, ansi.Cmd(d.p.Command()), d.p.Params()
+}
+
+// isSGR reports whether a CSI sequence is SGR as the renderer reads
+// views: ESC [, final m (prefixes and intermediates included).
+func isSGR(seq string, cmd ansi.Cmd) bool {
+	return strings.HasPrefix(seq, "\x1b[") && cmd.Final() == 'm'
+}
+
+// vcell is one column of a screen; a wide grapheme's second column has
+// empty text.
+type vcell struct {
+	text string
+	pen  pen
+}
+
+// brokenText marks a cell whose wide grapheme was half overwritten:
+// terminals differ on what is left there, so a renderer must not leave
+// one on the screen.
+const brokenText = "<broken>"
+
+var vblank = vcell{text: " "}
+
+func (c vcell) looksLike(o vcell) bool {
+	if c.text != o.text {
+		return false
+	}
+	if c.text == " " {
+		return c.pen.onSpace() == o.pen.onSpace()
+	}
+	return c.pen == o.pen
+}
+
+// vterm is a virtual terminal that interprets exactly what the renderer
+// may write: graphemes, CR, LF, CUF, CUP, ED 2, EL 0 and SGR. Anything
+// else is an error. It does not scroll, and does not wrap: a grapheme
+// written after the last column (where the terminal's cursor waits to
+// wrap) is an error, as is a line feed on the last row.
+type vterm struct {
+	w, h  int
+	cells [][]vcell
+	x, y  int
+	wrap  bool // the last column was written: the cursor waits to wrap
+	pen   pen
+
+	// lenient accepts what Screen writes around frames: private modes
+	// (alternate screen, cursor) and OSC (title, colour query); after
+	// the alternate screen is left, it ignores the rest.
+	lenient bool
+	left    bool
+}
+
+func newVterm(w, h int) *vterm {
+	v := &vterm{}
+	v.resize(w, h)
+	return v
+}
+
+// resize gives the terminal a new size, with unknown content: the
+// renderer must draw all of it.
+func (v *vterm) resize(w, h int) {
+	v.w, v.h = w, h
+	v.cells = make([][]vcell, h)
+	for y := range v.cells {
+		v.cells[y] = make([]vcell, w)
+		for x := range v.cells[y] {
+			v.cells[y][x] = vcell{text: "?", pen: pen{attrs: penBold, bg: "i1"}}
+		}
+	}
+	v.x, v.y = min(v.x, w-1), min(v.y, h-1)
+	v.wrap = false
+}
+
+// apply interprets out.
+func (v *vterm) apply(out []byte) error {
+	var (
+		d     seqDecoder
+		state byte
+		rest  = string(out)
+	)
+	for len(rest) > 0 && !v.left {
+		seq, width, n, newState, cmd, params := d.decode(rest, state)
+		if n == 0 {
+			return fmt.Errorf("at byte %d: the decoder is stuck on %q", len(out)-len(rest), rest)
+		}
+		state = newState
+		if err := v.do(seq, width, cmd, params); err != nil {
+			return fmt.Errorf("at byte %d (%q): %w", len(out)-len(rest), seq, err)
+		}
+		rest = rest[n:]
+	}
+	if state != ansi.NormalState {
+		return fmt.Errorf("output ends inside a sequence")
+	}
+	return nil
+}
+
+func (v *vterm) do(seq string, width int, cmd ansi.Cmd, params ansi.Params) error {
+	switch {
+	case width > 0:
+		return v.print(seq, width)
+	case seq == "\r":
+		v.x, v.wrap = 0, false
+	case seq == "\n":
+		if v.y+1 >= v.h {
+			return fmt.Errorf("line feed on the last row scrolls the screen")
+		}
+		v.y++
+		v.wrap = false
+	case strings.HasPrefix(seq, "\x1b["):
+		return v.csi(cmd, params)
+	case v.lenient && strings.HasPrefix(seq, "\x1b]"):
+	default:
+		return fmt.Errorf("unexpected sequence")
+	}
+	return nil
+}
+
+func (v *vterm) print(g string, width int) error {
+	if v.wrap {
+		return fmt.Errorf("grapheme written after the last column: the terminal wraps (or scrolls)")
+	}
+	if v.x+width > v.w {
+		return fmt.Errorf("grapheme of width %d at column %d of %d does not fit", width, v.x, v.w)
+	}
+	row := v.cells[v.y]
+	// Writing over half of a wide grapheme breaks it.
+	if row[v.x].text == "" && v.x > 0 {
+		row[v.x-1] = vcell{text: brokenText}
+	}
+	end := v.x + width
+	if end < v.w && row[end].text == "" {
+		row[end] = vcell{text: brokenText}
+	}
+	row[v.x] = vcell{text: g, pen: v.pen}
+	for x := v.x + 1; x < end; x++ {
+		row[x] = vcell{pen: v.pen}
+	}
+	v.x = end
+	if v.x >= v.w {
+		v.x, v.wrap = v.w-1, true
+	}
+	return nil
+}
+
+// erased is an erased cell: blank, with the pen's background (the
+// terminal's background colour erase).
+func (v *vterm) erased() vcell { return vcell{text: " ", pen: pen{bg: v.pen.bg}} }
+
+func (v *vterm) csi(cmd ansi.Cmd, params ansi.Params) error {
+	if v.lenient && cmd.Prefix() == '?' && cmd.Intermediate() == 0 && (cmd.Final() == 'h' || cmd.Final() == 'l') {
+		if mode, _, _ := params.Param(0, 0); mode == 1049 && cmd.Final() == 'l' {
+			v.left = true
+		}
+		return nil
+	}
+	if cmd.Prefix() != 0 || cmd.Intermediate() != 0 {
+		return fmt.Errorf("unexpected CSI with prefix %q, intermediate %q", cmd.Prefix(), cmd.Intermediate())
+	}
+	if len(params) > 32 {
+		return fmt.Errorf("%d parameters: terminals keep 32 at most", len(params))
+	}
+	arg := func(i, def int) int {
+		n, _, _ := params.Param(i, def)
+		if n == 0 {
+			return def
+		}
+		return n
+	}
+	switch cmd.Final() {
+	case 'C':
+		v.x = min(v.x+arg(0, 1), v.w-1)
+		v.wrap = false
+	case 'H':
+		row, col := arg(0, 1), arg(1, 1)
+		if len(params) > 2 || row > v.h || col > v.w {
+			return fmt.Errorf("cursor position %d;%d outside the %dx%d screen", row, col, v.w, v.h)
+		}
+		v.x, v.y, v.wrap = col-1, row-1, false
+	case 'J':
+		if n, _, _ := params.Param(0, 0); n != 2 || len(params) != 1 {
+			return fmt.Errorf("only ED 2 is expected")
+		}
+		for _, row := range v.cells {
+			for x := range row {
+				row[x] = v.erased()
+			}
+		}
+	case 'K':
+		if n, _, _ := params.Param(0, 0); n != 0 || len(params) > 1 {
+			return fmt.Errorf("only EL 0 is expected")
+		}
+		row := v.cells[v.y]
+		if row[v.x].text == "" && v.x > 0 {
+			row[v.x-1] = vcell{text: brokenText}
+		}
+		for x := v.x; x < v.w; x++ {
+			row[x] = v.erased()
+		}
+		v.wrap = false
+	case 'm':
+		v.pen.sgr(colorprofile.TrueColor, params)
+	default:
+		return fmt.Errorf("unexpected CSI final %q", cmd.Final())
+	}
+	return nil
+}
+
+// wantScreen is what a w×h screen shows after view on a terminal with
+// profile p: the view's lines, one a row, each cut to the screen's width
+// at the first grapheme that does not fit; lines past the height are
+// left out. A line's style starts as the default; its SGR sequences
+// apply in order, their colours as the profile shows them; other
+// sequences and control characters take no cell. Two graphemes the
+// view keeps apart (with a sequence, say) that are one grapheme when
+// written together are one, in the first one's style: a terminal that
+// is written them with nothing between joins them.
+func wantScreen(p colorprofile.Profile, w, h int, view string) [][]vcell {
+	rows := make([][]vcell, h)
+	lines := strings.Split(view, "\n")
+	var d seqDecoder
+	for y := range rows {
+		row := make([]vcell, w)
+		for x := range row {
+			row[x] = vblank
+		}
+		rows[y] = row
+		if y >= len(lines) {
+			continue
+		}
+		var (
+			line  = strings.TrimSuffix(lines[y], "\r")
+			pn    pen
+			x     int
+			head  = -1 // the last grapheme's column
+			apart bool // a sequence or control character came after it
+			state byte
+		)
+		for len(line) > 0 {
+			seq, width, n, newState, cmd, params := d.decode(line, state)
+			state = newState
+			line = line[n:]
+			if width == 0 {
+				if isSGR(seq, cmd) && cmd == 'm' && p > colorprofile.NoTTY {
+					pn.sgr(p, params)
+				}
+				apart = true
+				continue
+			}
+			cellPen := pn
+			if apart && head >= 0 {
+				// Written together, the terminal cuts graphemes anew.
+				joined := row[head].text + seq
+				if g, jw, _, _ := ansi.DecodeSequence(joined, ansi.NormalState, nil); len(g) > len(row[head].text) {
+					seq, width, cellPen = g, jw, row[head].pen
+					for ; x > head; x-- {
+						row[x-1] = vblank
+					}
+					line = joined[len(g):] + line
+				}
+			}
+			apart = false
+			if x+width > w {
+				break
+			}
+			head = x
+			row[x] = vcell{text: seq, pen: cellPen}
+			for i := 1; i < width; i++ {
+				row[x+i] = vcell{pen: cellPen}
+			}
+			x += width
+		}
+	}
+	return rows
+}
+
+// unspecified says why what a terminal shows for view is not agreed on,
+// or is "": such views are left out of the random and fuzzed frames.
+//   - A colour that does not parse, or parses only as ansi reads it
+//     (38;5 without an index, 38;5;300, 38;1 for transparent, CMYK):
+//     terminals, ansi.ReadStyleColor and the renderer each do their own
+//     thing.
+//   - Sub-parameters but a colour's (38:2::r:g:b) and an underline's
+//     kind (4:0 to 4:5): terminals ignore the parameter, or the
+//     sub-parameters, or read them as parameters.
+//   - Invalid UTF-8: ansi.DecodeSequence makes one grapheme of
+//     "\xce\xce" or two depending on what follows; terminals have their
+//     own ways with it.
+func unspecified(view string) string {
+	if !utf8.ValidString(view) {
+		return "invalid UTF-8"
+	}
+	var d seqDecoder
+	for rest, state := view, byte(0); len(rest) > 0; {
+		seq, _, n, newState, cmd, params := d.decode(rest, state)
+		state = newState
+		rest = rest[n:]
+		if !isSGR(seq, cmd) || cmd != 'm' {
+			continue
+		}
+		for i := 0; i < len(params); i++ {
+			v, more, _ := params.Param(i, 0)
+			switch v {
+			case 38, 48, 58:
+				if !wellFormedColour(params[i:]) {
+					return "SGR colour that does not parse"
+				}
+				var c color.Color
+				i += ansi.ReadStyleColor(params[i:], &c) - 1
+				if _, more, _ := params.Param(i, 0); more {
+					return "SGR colour with sub-parameters left over"
+				}
+				continue
+			case 4:
+				if more {
+					if sub, subMore, _ := params.Param(i+1, -1); sub < 0 || sub > 5 || subMore {
+						return "SGR underline kind that does not parse"
+					}
+					i++
+					continue
+				}
+			}
+			if more {
+				return "SGR sub-parameters"
+			}
+		}
+	}
+	return ""
+}
+
+// wellFormedColour reports whether params start with a colour that
+// terminals agree on: 38;5;n, 38;2;r;g;b, 38:5:n, 38:2:r:g:b or
+// 38:2:id:r:g:b (the id may be left out), all numbers within 0–255.
+func wellFormedColour(params ansi.Params) bool {
+	var c color.Color
+	n := ansi.ReadStyleColor(params, &c)
+	if n == 0 || c == nil {
+		return false
+	}
+	colon := params[0].HasMore()
+	switch kind, _, _ := params.Param(1, -1); {
+	case kind == 5 && n == 3, kind == 2 && n == 5, kind == 2 && n == 6 && colon:
+	default:
+		return false
+	}
+	for i := range n {
+		if more := params[i].HasMore(); more != (colon && i < n-1) {
+			return false
+		}
+	}
+	for i := max(2, n-3); i < n; i++ {
+		if v, _, _ := params.Param(i, -1); v < 0 || v > 255 {
+			return false
+		}
+	}
+	return true
+}
+
+// skipFrame says why view is left out of random and fuzzed frames, or
+// is "".
+func skipFrame(view string) string { return unspecified(view) }
+
+// screenDiff describes how got differs from want, or is "".
+func screenDiff(got, want [][]vcell) string {
+	var b strings.Builder
+	for y := range want {
+		for x := range want[y] {
+			if !got[y][x].looksLike(want[y][x]) {
+				fmt.Fprintf(&b, "row %d col %d: got %q %v, want %q %v\n", y, x,
+					got[y][x].text, got[y][x].pen, want[y][x].text, want[y][x].pen)
+				if b.Len() > 2000 {
+					return b.String() + "…\n"
+				}
+			}
+		}
+	}
+	if b.Len() == 0 {
+		return ""
+	}
+	b.WriteString("got:\n" + screenText(got) + "want:\n" + screenText(want))
+	return b.String()
+}
+
+func screenText(rows [][]vcell) string {
+	var b strings.Builder
+	for _, row := range rows {
+		b.WriteString("|")
+		for _, c := range row {
+			b.WriteString(c.text)
+		}
+		b.WriteString("|\n")
+	}
+	return b.String()
+}
+
+// screenCheck drives a renderer and a virtual terminal side by side.
+type screenCheck struct {
+	t       testing.TB
+	profile colorprofile.Profile
+	r       *renderer
+	vt      *vterm
+	frames  []string // for failure messages
+}
+
+func newScreenCheck(t testing.TB, p colorprofile.Profile, w, h int) *screenCheck {
+	t.Helper()
+	return &screenCheck{t: t, profile: p, r: newRenderer(p, w, h), vt: newVterm(w, h)}
+}
+
+func (c *screenCheck) resize(w, h int) {
+	c.r.resize(w, h)
+	c.vt.resize(w, h)
+	c.frames = append(c.frames, fmt.Sprintf("<resize %dx%d>", w, h))
+}
+
+// render draws view, failing the test if the renderer panics.
+func (c *screenCheck) render(view string) *bytes.Buffer {
+	c.t.Helper()
+	var out bytes.Buffer
+	c.frames = append(c.frames, view)
+	defer func() {
+		if e := recover(); e != nil {
+			c.t.Fatalf("%v profile, %dx%d: the renderer panics: %v\nframes: %q", c.profile, c.vt.w, c.vt.h, e, c.frames)
+		}
+	}()
+	c.r.frame(&out, view)
+	return &out
+}
+
+// frame draws view and checks the screen; it returns the bytes written.
+func (c *screenCheck) frame(view string) []byte {
+	c.t.Helper()
+	out := c.render(view)
+	if err := c.vt.apply(out.Bytes()); err != nil {
+		c.t.Fatalf("%v profile, %dx%d: replaying the output: %v\noutput: %q\nframes: %q", c.profile, c.vt.w, c.vt.h, err, out.Bytes(), c.frames)
+	}
+	if d := screenDiff(c.vt.cells, wantScreen(c.profile, c.vt.w, c.vt.h, view)); d != "" {
+		c.t.Fatalf("%v profile, %dx%d: screen differs from the frame:\n%s\noutput: %q\nframes: %q", c.profile, c.vt.w, c.vt.h, d, out.Bytes(), c.frames)
+	}
+	return out.Bytes()
+}
+
+// survive draws view, for a view whose look is not agreed on: the
+// renderer must not panic, and must write only what the virtual
+// terminal takes.
+func (c *screenCheck) survive(view string) {
+	c.t.Helper()
+	out := c.render(view)
+	if err := c.vt.apply(out.Bytes()); err != nil {
+		c.t.Fatalf("%v profile: replaying the output: %v\noutput: %q\nframes: %q", c.profile, err, out.Bytes(), c.frames)
+	}
+}
+
+var testProfiles = []colorprofile.Profile{
+	colorprofile.TrueColor, colorprofile.ANSI256, colorprofile.ANSI, colorprofile.ASCII, colorprofile.NoTTY,
+}
+
+func TestRendererFrames(t *testing.T) {
+	wide := lipgloss.NewStyle().Background(lipgloss.Color("#3c3a32")).Foreground(lipgloss.Color("#f9f6f2"))
+	tests := []struct {
+		name   string
+		w, h   int
+		frames []string
+	}{
+		{"plain", 10, 3, []string{"hello\nworld", "help\nworld!", ""}},
+		{"empty lines", 5, 4, []string{"\n\nabc\n", "abc\n\n\n", "\n\n\n"}},
+		{"longer than the width", 5, 2, []string{"abcdefgh\n12345", "abcdXfgh\n1234"}},
+		{"more lines than the height", 3, 2, []string{"a\nb\nc\nd", "a\nx\ny", "q"}},
+		{"trailing spaces", 6, 2, []string{"ab    \n  ", "ab  \x1b[44m  \x1b[m\n", "ab"}},
+		{"shrinking lines", 8, 2, []string{"abcdefgh\nabcd", "abc\nab", "a\n", ""}},
+		{"crlf", 6, 3, []string{"ab\r\ncd\r\n", "ab\r\nce"}},
+		{"wide", 5, 2, []string{"字字字", "a字字b", "字a字", "🙂🙂", "ab🙂", "abcd字"}},
+		{"wide at the edge", 3, 1, []string{"a字", "字a", "ab字", "字字"}},
+		{"wide over narrow", 4, 1, []string{"abcd", "a字d", "ab字", "字cd", "abcd"}},
+		{"styled", 8, 2, []string{
+			wide.Render("2048") + " x",
+			wide.Render("2049") + " x",
+			"\x1b[38;2;1;2;3;48;2;4;5;6mab\x1b[0m cd",
+			"\x1b[1mab\x1b[22mcd\x1b[4mef",
+		}},
+		{"styled spaces", 6, 1, []string{"\x1b[41m   \x1b[m", "\x1b[31m   \x1b[m", "\x1b[4m   ", "   ", "\x1b[7m \x1b[27m \x1b[9m \x1b[53m "}},
+		{"style per line", 4, 2, []string{"\x1b[1mab\ncd", "\x1b[1mab\n\x1b[1mcd"}},
+		{"sgr within a sequence of sgrs", 6, 1, []string{"\x1b[1m\x1b[31ma\x1b[0;32mb\x1b[mc\x1b[;4md"}},
+		{"control characters take no cell", 6, 1, []string{"a\tb\x07c\x1b[2Jd\x1b]0;title\x07e", "a\rb"}},
+		{"combining", 4, 1, []string{"e\u0301e", "ee\u0301", "\u0301ab"}},
+		{"one column", 1, 3, []string{"字\na\nbc", "a\n字\n"}},
+		{"last cell", 3, 2, []string{"abc\ndef", "abc\ndeF", "abC\ndef", "ab\nde"}},
+	}
+	for _, p := range testProfiles {
+		for _, tt := range tests {
+			t.Run(p.String()+"/"+tt.name, func(t *testing.T) {
+				c := newScreenCheck(t, p, tt.w, tt.h)
+				for _, f := range tt.frames {
+					c.frame(f)
+				}
+				// And in reverse, from where the forward run ended.
+				for _, f := range slices.Backward(tt.frames) {
+					c.frame(f)
+				}
+			})
+		}
+	}
+}
+
+// genFrame makes random frames: lines of plain, lipgloss-styled and
+// raw-SGR text, wide graphemes, lines longer than the screen is wide and
+// more of them than it is high, trailing spaces, empty lines.
+type genFrame struct {
+	rng *rand.Rand
+}
+
+var genText = []string{
+	"a", "b", "c", "x", "y", "z", "0", "2", "4", "8", "16", "2048", " ", " ", "  ", "   ",
+	"字", "🙂", "é", "e\u0301", "─", "│", "╭", "👍🏽", "日本",
+}
+
+var genStyles = []lipgloss.Style{
+	lipgloss.NewStyle().Bold(true),
+	lipgloss.NewStyle().Foreground(lipgloss.Color("#ff8800")),
+	lipgloss.NewStyle().Background(lipgloss.Color("#3c3a32")).Foreground(lipgloss.Color("#f9f6f2")).Bold(true),
+	lipgloss.NewStyle().Underline(true).Foreground(lipgloss.Color("9")),
+	lipgloss.NewStyle().Reverse(true),
+	lipgloss.NewStyle().Italic(true).Faint(true).Background(lipgloss.Color("236")),
+	lipgloss.NewStyle().Strikethrough(true),
+	lipgloss.NewStyle().Background(lipgloss.Color("#edc22e")),
+	lipgloss.NewStyle().Background(lipgloss.Color("#edc22e")).Foreground(lipgloss.Color("#776e65")),
+	lipgloss.NewStyle().Foreground(lipgloss.Color("241")),
+}
+
+var genSGR = []string{
+	"\x1b[38;2;1;2;3;48;2;4;5;6m", "\x1b[0m", "\x1b[m", "\x1b[1m", "\x1b[31m", "\x1b[48;5;200m",
+	"\x1b[4;7m", "\x1b[22m", "\x1b[39;49m", "\x1b[9m", "\x1b[53m", "\x1b[2;3m", "\x1b[0;44m",
+	"\x1b[38:2::200:100:0m", "\x1b[21m", "\x1b[58;5;3;4m", "\x1b[7m", "\x1b[27m", "\x1b[97;100m",
+	"\x1b[5m", "\x1b[8m", "\x1b[24m",
+}
+
+// genStyledText is genText without graphemes of more than one rune:
+// lipgloss styles that underline or strike through write each rune with
+// its own SGR sequences, splitting those graphemes, which the renderer
+// then joins again (see TestRendererSplitGrapheme).
+var genStyledText = slices.DeleteFunc(slices.Clone(genText), func(s string) bool {
+	return s == "e\u0301" || s == "👍🏽"
+})
+
+func (g *genFrame) text() string { return g.textFrom(genText) }
+
+func (g *genFrame) textFrom(from []string) string {
+	var b strings.Builder
+	for range 1 + g.rng.IntN(6) {
+		b.WriteString(from[g.rng.IntN(len(from))])
+	}
+	return b.String()
+}
+
+func (g *genFrame) line() string {
+	var b strings.Builder
+	for range g.rng.IntN(8) {
+		switch g.rng.IntN(5) {
+		case 0, 1:
+			b.WriteString(g.text())
+		case 2:
+			b.WriteString(genStyles[g.rng.IntN(len(genStyles))].Render(g.textFrom(genStyledText)))
+		case 3:
+			b.WriteString(genSGR[g.rng.IntN(len(genSGR))])
+			b.WriteString(g.text())
+		case 4:
+			b.WriteString(strings.Repeat(" ", g.rng.IntN(5)))
+		}
+	}
+	return b.String()
+}
+
+func (g *genFrame) frame(h int) string {
+	lines := make([]string, g.rng.IntN(h+3))
+	for i := range lines {
+		lines[i] = g.line()
+	}
+	return strings.Join(lines, "\n")
+}
+
+// mutate makes a frame like prev: most lines kept, some changed,
+// shortened or lengthened, lines added or taken away.
+func (g *genFrame) mutate(prev string, h int) string {
+	lines := strings.Split(prev, "\n")
+	for range 1 + g.rng.IntN(3) {
+		i := g.rng.IntN(len(lines))
+		switch g.rng.IntN(6) {
+		case 0:
+			lines[i] = g.line()
+		case 1: // shrink
+			lines[i] = ansi.Truncate(lines[i], g.rng.IntN(ansi.StringWidth(lines[i])+1), "")
+		case 2:
+			lines[i] += g.text()
+		case 3: // one character
+			if w := ansi.StringWidth(lines[i]); w > 0 {
+				at := g.rng.IntN(w)
+				lines[i] = ansi.Truncate(lines[i], at, "") + g.text() + ansi.TruncateLeft(lines[i], at+1, "")
+			}
+		case 4:
+			if len(lines) > 1 {
+				lines = lines[:len(lines)-1-g.rng.IntN(len(lines)-1)]
+			}
+		case 5:
+			lines = append(lines, g.line())
+		}
+	}
+	if len(lines) > h+3 {
+		lines = lines[:h+3]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// TestRendererHostileViews: views no game means to draw, but that a
+// renderer that writes to every session must survive: it must not
+// panic, must write only what it writes for any frame (the virtual
+// terminal rejects the rest), and must draw what is agreed on.
+func TestRendererHostileViews(t *testing.T) {
+	tests := []struct {
+		name      string
+		frames    []string
+		undefined bool // what the screen shows is not agreed on (see unspecified): only survived
+	}{
+		{name: "CSI with 33 parameters", frames: []string{"\x1b[" + strings.Repeat("1;", 32) + "1mx"}},
+		{name: "unfinished CSI with 33 parameters", frames: []string{"x\x1b[" + strings.Repeat(":", 32) + "0"}},
+		{name: "DCS with 33 parameters", frames: []string{"\x1bP" + strings.Repeat("1;", 32) + "1q\x1b\\x"}},
+		{name: "SGR parameters piling up", frames: []string{strings.Repeat("\x1b[1;1m", 17) + "x", strings.Repeat("\x1b[4;7m\x1b[38;2;1;2;3m", 20) + "y"}},
+		{name: "SGR with a prefix or intermediate", frames: []string{"\x1b[>4;2mx", "\x1b[1m\x1b[?4my", "\x1b[1 mz"}},
+		{name: "huge SGR parameter", frames: []string{"\x1b[99999999999999999999;1mx", "\x1b[38;5;99999999999mx"}, undefined: true},
+		{name: "SGR colour that does not parse", frames: []string{"\x1b[38mx", "\x1b[48;5my", "\x1b[38;0mz", "\x1b[38;5m\x1b[1mx", "\x1b[58;1:m0", "\x1b[38;2;300;0;0mx"}, undefined: true},
+		{name: "SGR sub-parameters", frames: []string{"\x1b[4:3mx", "\x1b[90:mx", "\x1b[1:2my", "\x1b[4:9mz"}, undefined: true},
+		{name: "cursor and mode sequences", frames: []string{"a\x1b[5;5Hb\x1b[2Jc\x1b[?1049ld\x1b[?25he\x1b]0;title\x07f\x1b7g\x1b8h\x1bci"}},
+		{name: "C0 and C1 controls", frames: []string{"a\x00b\x08c\x0bd\x0ce\x7ff\u0085g\u009bh\u009di"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, p := range testProfiles {
+				for _, f := range tt.frames {
+					c := newScreenCheck(t, p, 10, 2)
+					if tt.undefined {
+						c.survive(f)
+						c.survive("plain")
+					} else {
+						c.frame(f)
+						c.frame("plain")
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestRendererRegressions holds bugs the renderer had, each with what it
+// did wrong.
+func TestRendererRegressions(t *testing.T) {
+	tests := []struct {
+		name, bug string
+		frames    []string
+	}{
+		{
+			name: "graphemes kept apart that join in part",
+			bug: "two graphemes the view keeps apart (with an SGR, say) that the terminal, " +
+				"written them together, cuts differently, are written together: \"🇺\" and " +
+				"\"🇸🇦\" are two cells to the renderer, \"🇺🇸\" and \"🇦\" to the terminal, and " +
+				"the rest of the line is a column off (cells joins only graphemes that make " +
+				"one whole)",
+			frames: []string{"🇺\x1b[1m🇸🇦\x1b[mab"},
+		},
+		{
+			name: "SGR parameter with a leading zero",
+			bug: "sgrState.apply compares parameters as text, so \"01\" is not \"1\": " +
+				"\"\\x1b[01;34m\" (as ls and grep write it, LS_COLORS style) draws neither bold " +
+				"nor blue; terminals read parameters as numbers",
+			frames: []string{"\x1b[01mx", "\x1b[01;034my", "\x1b[038;5;1mz", "\x1b[04mw"},
+		},
+		{
+			name: "SGR ending in an empty parameter",
+			bug: "sgrState.apply cuts parameters at \";\" until none are left, so an empty last " +
+				"one is never read: \"\\x1b[1;m\" is bold to the renderer, where terminals take " +
+				"the empty parameter for 0, a reset",
+			frames: []string{"\x1b[1;mx", "\x1b[31m\x1b[4;my"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, p := range testProfiles {
+				for _, f := range tt.frames {
+					c := newScreenCheck(t, p, 10, 2)
+					c.frame(f)
+				}
+			}
+		})
+	}
+}
+
+// TestRendererStyleTableFull: styles are interned in a table for all
+// sessions, with a bound; past it, styles are made afresh, which is to
+// cost bytes, not correctness. It runs in a process of its own, so that
+// the full table does not change what other tests see.
+func TestRendererStyleTableFull(t *testing.T) {
+	if os.Getenv("TERM_TEST_STYLE_TABLE") == "" {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestRendererStyleTableFull$", "-test.count=1", "-test.v")
+		cmd.Env = append(os.Environ(), "TERM_TEST_STYLE_TABLE=1")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		return
+	}
+	var out bytes.Buffer
+	r := newRenderer(colorprofile.TrueColor, 10, 1)
+	for i := range 20000 {
+		out.Reset()
+		r.frame(&out, fmt.Sprintf("\x1b[38;2;%d;%d;%dmx", i&255, i>>8, 7))
+	}
+	for _, p := range testProfiles {
+		c := newScreenCheck(t, p, 10, 2)
+		c.frame("\x1b[1ma\x1b[1mb\x1b[48;2;9;9;9mc\x1b[48;2;9;9;9md")
+		c.frame("\x1b[1ma\x1b[1mB\x1b[48;2;9;9;9mC\x1b[48;2;9;9;9md")
+	}
+}
+
+func TestRendererRandomFrames(t *testing.T) {
+	runs := 150
+	if testing.Short() {
+		runs = 30
+	}
+	for _, p := range testProfiles {
+		t.Run(p.String(), func(t *testing.T) {
+			drawn, skipped := 0, make(map[string]int)
+			for seed := range uint64(runs) {
+				rng := rand.New(rand.NewPCG(seed, uint64(p)))
+				g := &genFrame{rng: rng}
+				w, h := 1+rng.IntN(30), 1+rng.IntN(8)
+				if seed%10 == 0 {
+					w, h = 80, 24
+				}
+				c := newScreenCheck(t, p, w, h)
+				view := g.frame(h)
+				for range 12 {
+					next := view
+					switch rng.IntN(10) {
+					case 0:
+						next = g.frame(h)
+					case 1:
+						w, h = 1+rng.IntN(30), 1+rng.IntN(8)
+						c.resize(w, h)
+					default:
+						next = g.mutate(view, h)
+					}
+					if why := skipFrame(next); why != "" {
+						skipped[why]++
+						continue
+					}
+					view = next
+					c.frame(view)
+					drawn++
+				}
+			}
+			t.Logf("%d frames drawn; left out for known bugs: %v", drawn, skipped)
+			if total := runs * 12; drawn < total/2 {
+				t.Errorf("only %d of %d frames drawn, the rest left out for known bugs: %v", drawn, total, skipped)
+			}
+		})
+	}
+}
+
+func TestRendererResize(t *testing.T) {
+	for _, p := range testProfiles {
+		t.Run(p.String(), func(t *testing.T) {
+			c := newScreenCheck(t, p, 10, 4)
+			view := "\x1b[44m2048\x1b[m  字\nscore 12\n\x1b[1mbest\x1b[m 20\nq quit"
+			c.frame(view)
+			for _, size := range [][2]int{{4, 2}, {20, 10}, {10, 4}, {1, 1}, {3, 5}} {
+				// The virtual terminal's screen is garbage after a resize:
+				// the frame must draw all of it.
+				c.resize(size[0], size[1])
+				c.frame(view)
+				if out := c.frame(view); len(out) != 0 {
+					t.Errorf("after resize to %v: the same frame again writes %q", size, out)
+				}
+			}
+		})
+	}
+}
+
+func TestRendererUnchangedFrameWritesNothing(t *testing.T) {
+	g := &genFrame{rng: rand.New(rand.NewPCG(1, 2))}
+	for _, p := range testProfiles {
+		c := newScreenCheck(t, p, 40, 10)
+		for range 50 {
+			view := g.frame(10)
+			if skipFrame(view) != "" {
+				continue
+			}
+			c.frame(view)
+			if out := c.frame(view); len(out) != 0 {
+				t.Fatalf("%v: the same frame twice: the second writes %q\nframe: %q", p, out, view)
+			}
+		}
+	}
+}
+
+func TestRendererOneCellChange(t *testing.T) {
+	text := lipgloss.NewStyle().Foreground(lipgloss.Color("#776e65"))
+	score := lipgloss.NewStyle().Foreground(lipgloss.Color("#f9f6f2")).Bold(true)
+	line := func(n string) string {
+		return text.Render("  score ") + score.Render("    "+n+" points so far  ") + text.Render("  best 20480  ")
+	}
+	var lines []string
+	for i := range 24 {
+		lines = append(lines, text.Render(fmt.Sprintf("line %d of the screen, with some text", i)))
+	}
+	for _, p := range testProfiles {
+		t.Run(p.String(), func(t *testing.T) {
+			c := newScreenCheck(t, p, 80, 24)
+			lines := slices.Clone(lines)
+			lines[5] = line("1024")
+			c.frame(strings.Join(lines, "\n"))
+			lines[5] = line("1028")
+			if out := c.frame(strings.Join(lines, "\n")); len(out) >= 40 {
+				t.Errorf("one changed character in a styled line writes %d bytes: %q", len(out), out)
+			}
+			lines[5] = line("1024")
+			lines[6] = text.Render("line 6 of the screen, with some texT")
+			if out := c.frame(strings.Join(lines, "\n")); len(out) >= 80 {
+				t.Errorf("one changed character in each of two lines writes %d bytes: %q", len(out), out)
+			}
+		})
+	}
+}
+
+// FuzzRenderer draws two frames from the fuzzer's strings on a screen of
+// the fuzzer's size: the output replayed on the virtual terminal must
+// show the second frame.
+func FuzzRenderer(f *testing.F) {
+	tile := lipgloss.NewStyle().Background(lipgloss.Color("#3c3a32")).Foreground(lipgloss.Color("#f9f6f2"))
+	f.Add("hello\nworld", "help\nworld", uint8(10), uint8(3), uint8(0))
+	f.Add(tile.Render("2048")+" 字\n"+tile.Render("4"), tile.Render("2049")+" 🙂\n", uint8(8), uint8(2), uint8(1))
+	f.Add("\x1b[38;2;1;2;3;48;2;4;5;6mab\x1b[0m cd   ", "\x1b[1mab\x1b[22mcd\x1b[4mef", uint8(5), uint8(1), uint8(2))
+	f.Add("字字字\n\n\nabc", "a字字b\nx", uint8(5), uint8(2), uint8(3))
+	f.Add("\x1b[41m   \x1b[m\nline", "\x1b[31m   \x1b[m\n\x1b[7m \x1b[27m", uint8(4), uint8(4), uint8(4))
+	f.Fuzz(func(t *testing.T, a, b string, w, h, prof uint8) {
+		p := testProfiles[int(prof)%len(testProfiles)]
+		for _, v := range []string{a, b} {
+			if why := skipFrame(v); why != "" {
+				t.Skip(why)
+			}
+		}
+		c := newScreenCheck(t, p, 1+int(w)%100, 1+int(h)%30)
+		c.frame(a)
+		c.frame(b)
+		if out := c.frame(b); len(out) != 0 {
+			t.Fatalf("the same frame again writes %q", out)
+		}
+	})
+}
+
+// benchBoard is an 80×24 frame like the game's: a title, a 4×4 board of
+// coloured tiles, a score and a help line.
+func benchBoard(values [16]int) string {
+	colours := map[int]string{
+		0: "#cdc1b4", 2: "#eee4da", 4: "#ede0c8", 8: "#f2b179", 16: "#f59563", 32: "#f67c5f",
+		64: "#f65e3b", 128: "#edcf72", 256: "#edcc61", 512: "#edc850", 1024: "#edc53f", 2048: "#edc22e",
+	}
+	var rows []string
+	for r := range 4 {
+		var tiles []string
+		for c := range 4 {
+			v := values[r*4+c]
+			st := lipgloss.NewStyle().Width(8).Height(3).Align(lipgloss.Center, lipgloss.Center).
+				Background(lipgloss.Color(colours[v])).Foreground(lipgloss.Color("#776e65")).Bold(true).
+				MarginRight(1).MarginBackground(lipgloss.Color("#bbada0"))
+			label := ""
+			if v != 0 {
+				label = strconv.Itoa(v)
+			}
+			tiles = append(tiles, st.Render(label))
+		}
+		rows = append(rows, lipgloss.JoinHorizontal(lipgloss.Top, tiles...))
+	}
+	board := lipgloss.NewStyle().Padding(1, 1, 0, 2).Background(lipgloss.Color("#bbada0")).
+		Render(lipgloss.JoinVertical(lipgloss.Left, rows...))
+	sum := 0
+	for _, v := range values {
+		sum += v
+	}
+	title := lipgloss.NewStyle().Bold(true).Foreground(lipgloss.Color("#776e65")).Render("2048")
+	score := lipgloss.NewStyle().Foreground(lipgloss.Color("241")).Render(fmt.Sprintf("score %6d   best %6d", sum*4, 20480))
+	help := lipgloss.NewStyle().Faint(true).Render("←↑↓→ move • u undo • n new game • q quit")
+	return lipgloss.Place(80, 24, lipgloss.Center, lipgloss.Center,
+		lipgloss.JoinVertical(lipgloss.Center, title+"   "+score, "", board, "", help))
+}
+
+func BenchmarkFrame(b *testing.B) {
+	boards := []string{
+		benchBoard([16]int{2, 0, 0, 4, 0, 8, 16, 0, 2, 2, 0, 0, 1024, 512, 64, 2}),
+		benchBoard([16]int{2, 4, 0, 0, 8, 16, 0, 0, 4, 0, 0, 0, 1024, 512, 64, 4}),
+	}
+	for _, p := range []colorprofile.Profile{colorprofile.TrueColor, colorprofile.ANSI256} {
+		b.Run(p.String(), func(b *testing.B) {
+			r := newRenderer(p, 80, 24)
+			var out bytes.Buffer
+			r.frame(&out, boards[0])
+			total := 0
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := range b.N {
+				out.Reset()
+				r.frame(&out, boards[(i+1)%2])
+				total += out.Len()
+			}
+			b.ReportMetric(float64(total)/float64(b.N), "bytes/frame")
+		})
+	}
+}

@@ -1,0 +1,71 @@
+package tui
+
+import (
+	"context"
+	"errors"
+
+	"github.com/ssh2048/ssh2048/db"
+	"github.com/ssh2048/ssh2048/game"
+)
+
+// SeatStore is the game screen's Store over the game service: the games
+// of the seat's player (a guest's live in memory) and the human
+// leaderboard. The SSH server and `ssh2048 play` both use it.
+func SeatStore(svc *game.Service, seat *game.Seat) Store {
+	return seatStore{svc: svc, seat: seat}
+}
+
+type seatStore struct {
+	svc  *game.Service
+	seat *game.Seat
+}
+
+func (s seatStore) Open(ctx context.Context, size int, fresh bool) (Play, error) {
+	p, err := s.seat.Resume(ctx, size, fresh)
+	if err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+func (s seatStore) Standings(ctx context.Context, size, limit int) ([]Standing, *Standing, error) {
+	rows, err := s.svc.Leaderboard(ctx, size, db.KindHuman, limit)
+	if err != nil {
+		return nil, nil, err
+	}
+	e, err := s.svc.Rank(ctx, s.seat.Player(), size, db.KindHuman)
+	switch {
+	case errors.Is(err, db.ErrNotFound):
+		return standingsOf(rows), nil, nil
+	case err != nil:
+		return nil, nil, err
+	}
+	all := standingsOf(append(rows, e))
+	return all[:len(rows)], &all[len(rows)], nil
+}
+
+// standingsOf turns leaderboard rows into the screen's, with a tag beside
+// the names that look like another on screen (db.LookAlikes). The player's
+// own row may come twice (in the top and below it): once is counted.
+func standingsOf(rows []db.Entry) []Standing {
+	names := make([]string, 0, len(rows))
+	seen := make(map[int64]bool, len(rows))
+	for _, r := range rows {
+		if !seen[r.PlayerID] {
+			seen[r.PlayerID] = true
+			names = append(names, r.Name)
+		}
+	}
+	alike := make(map[string]bool, len(names))
+	for i, a := range db.LookAlikes(names) {
+		alike[names[i]] = alike[names[i]] || a
+	}
+	out := make([]Standing, len(rows))
+	for i, r := range rows {
+		out[i] = Standing{Rank: r.Rank, Player: r.Name, Score: r.Score, MaxTile: r.MaxTile}
+		if alike[r.Name] {
+			out[i].Tag = db.LookAlikeTag(db.ShortID(r.Fingerprint))
+		}
+	}
+	return out
+}

@@ -1,0 +1,78 @@
+// Package wire is the contract between an ssh2048 server and the programs
+// that talk to it over SSH: the lines of the bot protocol, the rows of
+// `scores --json`, the limits on both and the exit statuses of the exec
+// commands. docs/bot-protocol.md describes the same contract in prose.
+//
+// It depends on the standard library only, so that a bot or a monitoring
+// script can import it without the server: the server, the load generator
+// and the tests all speak through these types. A field renamed here is a
+// broken client somewhere: change them only on purpose, and say so in the
+// docs.
+package wire
+
+import "time"
+
+// State is one line of the bot protocol: the board and score after the
+// last command. The server sends one when the game opens and one after
+// every command.
+type State struct {
+	Board  [][]int `json:"board"`  // tile values, row 0 at the top, 0 = empty
+	Score  int     `json:"score"`  // sum of all merges so far
+	Moves  int     `json:"moves"`  // moves that changed the board
+	Moved  bool    `json:"moved"`  // the last command changed the board
+	Gained int     `json:"gained"` // points the last command scored
+	Won    bool    `json:"won"`    // the target tile has been reached
+	Over   bool    `json:"over"`   // no move can change the board: the game has ended
+}
+
+// Error is the line the server sends, before the unchanged State, for a
+// command it did not understand.
+type Error struct {
+	Error string `json:"error"`
+}
+
+// Commands of the bot protocol, one a line; each also has a one-letter
+// form (u, d, l, r). Case and surrounding spaces do not matter.
+const (
+	CommandUp    = "up"
+	CommandDown  = "down"
+	CommandLeft  = "left"
+	CommandRight = "right"
+)
+
+// MaxLineBytes is the longest line the bot protocol accepts, newline
+// excluded. Commands are single words; the cap keeps a client from making
+// the server buffer an endless line. A longer line is answered with an
+// Error and the state, and reading goes on.
+const MaxLineBytes = 64
+
+// ScoreEntry is one element of the JSON array that `scores --json` prints.
+type ScoreEntry struct {
+	Rank    int        `json:"rank"`
+	Name    string     `json:"name"`   // display name; not unique
+	Player  string     `json:"player"` // the player's stable id: 12 characters of the key's SHA256 fingerprint
+	Score   int        `json:"score"`
+	MaxTile int        `json:"max_tile"`
+	Moves   int        `json:"moves"`
+	Won     bool       `json:"won"`
+	Ended   *time.Time `json:"ended"` // null while the game is in progress
+	GameID  int64      `json:"game_id"`
+	Size    int        `json:"size"`
+	Kind    string     `json:"kind"` // "human" or "bot"
+}
+
+// MaxScoresLimit caps `scores --limit`.
+const MaxScoresLimit = 1000
+
+// Exit statuses of the exec commands over SSH, and of `ssh2048 verify`.
+const (
+	ExitOK        = 0
+	ExitError     = 1 // something failed on the server; details on stderr
+	ExitUsage     = 2 // unknown command, bad flags, or a record that is not one (malformed, truncated)
+	ExitTakenOver = 3 // a newer session of the same player took over the game
+	ExitRestart   = 4 // the server is restarting; the game is saved, reconnect later
+	ExitRefuted   = 5 // verify: the moves do not give what the record or the store claims
+	ExitNotFound  = 6 // no such game, or no such player playing right now
+	ExitInPlay    = 7 // export: the game is still in play; its record is secret until it ends
+	ExitNewer     = 8 // verify: the record is from a newer ssh2048
+)
