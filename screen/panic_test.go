@@ -20,6 +20,8 @@ type panicModel struct {
 	onKey    string // Update panics on this key
 	inView   string // View panics once this key was typed
 	inCmd    string // the command this key returns panics
+	inSeq    string // … the second command of a tea.Sequence
+	inBatch  string // … a command of a tea.Batch inside a tea.Sequence
 	viewBomb bool
 }
 
@@ -43,6 +45,10 @@ func (m *panicModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.mu.Unlock()
 		case m.inCmd:
 			return m, func() tea.Msg { panic(boom{"command"}) }
+		case m.inSeq:
+			return m, tea.Sequence(func() tea.Msg { return countMsg{} }, func() tea.Msg { panic(boom{"sequence"}) })
+		case m.inBatch:
+			return m, tea.Sequence(tea.Batch(func() tea.Msg { return countMsg{} }, func() tea.Msg { panic(boom{"batch"}) }))
 		}
 	}
 	m.testModel.Update(msg)
@@ -94,6 +100,8 @@ func TestScreenPanicEndsThatScreenOnly(t *testing.T) {
 		{"update", &panicModel{onKey: "x"}, "x"},
 		{"view", &panicModel{inView: "v"}, "v"},
 		{"command", &panicModel{inCmd: "c"}, "c"},
+		{"sequence", &panicModel{inSeq: "s"}, "s"},
+		{"batch", &panicModel{inBatch: "b"}, "b"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.where, func(t *testing.T) {

@@ -22,10 +22,39 @@
 //     back and Err returns a *PanicError with the stack, for the caller to
 //     log and explain.
 //
-// Only the parts of tea.View a game screen uses are honoured: Content,
-// AltScreen (as above) and WindowTitle. Commands run as with tea.Program,
-// each in its own goroutine; tea.Batch and tea.Quit are understood,
-// tea.Sequence and Bubble Tea's terminal-control commands are not.
+// Commands run as with tea.Program, each in its own goroutine, and their
+// messages reach Update as they do there; what the screen does with the
+// messages of Bubble Tea's own commands:
+//   - tea.Quit ends the screen as above; so does tea.Interrupt (there is
+//     no process to interrupt).
+//   - tea.Batch runs its commands concurrently, tea.Sequence one at a
+//     time, in order.
+//   - tea.RequestBackgroundColor, tea.RequestForegroundColor and
+//     tea.RequestCursorPosition ask the terminal, and its answers come
+//     back as messages (the background colour is asked once at the start
+//     already, and not again while that answer is awaited).
+//   - tea.RequestWindowSize is answered with the size the screen has; the
+//     terminal is at the other end of a connection, which tells sizes
+//     as they change. tea.ClearScreen redraws the whole screen.
+//   - Everything else that asks something of the terminal is not done:
+//     tea.Println and tea.Printf (there is no scrollback on the alternate
+//     screen), tea.Raw (it would write behind the renderer's back),
+//     tea.Exec and tea.Suspend (no local process or terminal), the
+//     clipboard commands, tea.RequestCursorColor,
+//     tea.RequestTerminalVersion, tea.RequestCapability, and any other
+//     message of package tea's own that a newer Bubble Tea may add. Of
+//     tea.View, only Content, AltScreen (as above) and WindowTitle are
+//     honoured: no cursor, window colours, progress bar, focus reports,
+//     mouse or keyboard enhancements. What is not done is told to
+//     Options.Unsupported, once each, so that tests can fail on it and a
+//     server log it; without it, it is dropped.
+//
+// Input is decoded into keys, bracketed pastes (tea.PasteStartMsg,
+// tea.PasteMsg, tea.PasteEndMsg, as tea.Program delivers them), focus
+// reports and the terminal's answers to queries; mouse reports and
+// unknown sequences are dropped. The screen does not turn bracketed paste
+// mode on, as tea.Program does: a paste mostly arrives as the keys it is
+// made of, rate-limited as typing is (Options.KeyRate).
 package screen
 
 import (
@@ -49,13 +78,25 @@ type Options struct {
 	Profile colorprofile.Profile
 	// FPS is the most frames a second; 0 means 60.
 	FPS int
+	// KeyRate is the most keys a second the model gets, one second's
+	// worth at once; keys over it are dropped (see keyLimiter). 0 means
+	// no limit.
+	KeyRate float64
+	// Unsupported, if set, is told what the model asked for that the
+	// screen does not do (a command such as "tea.Println", a view field
+	// such as "tea.View.MouseMode"), once for each the screen meets. It
+	// is called with the screen's lock held: it must not call the
+	// screen. Tests make it fail the test; servers log it.
+	Unsupported func(what string)
 }
 
 // Screen is one model running on one terminal. Create it with New, start
 // it with Run; Send and Stop may be called from any goroutine.
 type Screen struct {
-	out      io.Writer
-	interval time.Duration
+	out         io.Writer
+	interval    time.Duration
+	keys        *keyLimiter // nil: no limit
+	unsupported func(what string)
 
 	mu        sync.Mutex // guards everything below, and writes to out
 	model     tea.Model
@@ -68,6 +109,9 @@ type Screen struct {
 	early     []tea.Msg // sent before Start, delivered after its first messages
 	changed   bool      // a message was handled since the last frame
 	ended     bool
+
+	backgroundAsked bool            // the terminal has not answered yet
+	reported        map[string]bool // what was told to unsupported
 
 	// err is the write that failed, if one did, and panic the model's
 	// panic, if it had one. They have a lock of their own: mu may be held
@@ -88,11 +132,14 @@ func New(model tea.Model, out io.Writer, opts Options) *Screen {
 	}
 	width, height := max(opts.Width, 1), max(opts.Height, 1)
 	return &Screen{
-		out:      out,
-		interval: time.Second / time.Duration(fps),
-		model:    model,
-		r:        newRenderer(opts.Profile, width, height),
-		done:     make(chan struct{}),
+		out:             out,
+		interval:        time.Second / time.Duration(fps),
+		keys:            newKeyLimiter(opts.KeyRate),
+		unsupported:     opts.Unsupported,
+		model:           model,
+		r:               newRenderer(opts.Profile, width, height),
+		backgroundAsked: true, // by Start
+		done:            make(chan struct{}),
 	}
 }
 
@@ -114,7 +161,7 @@ func (s *Screen) Run(ctx context.Context, in io.Reader) error {
 // SSH session's input ends when the session closes).
 func (s *Screen) Start(in io.Reader) {
 	s.start()
-	go readInputContained(in, s.sendAll, s.contain)
+	go readInputContained(in, s.sendInput, s.contain)
 }
 
 func (s *Screen) start() {
@@ -158,6 +205,14 @@ func (s *Screen) Err() error {
 // ended, not at all.
 func (s *Screen) Send(msg tea.Msg) { s.sendAll([]tea.Msg{msg}) }
 
+// sendInput delivers the messages of one read of the input, less the
+// keys over the rate.
+func (s *Screen) sendInput(msgs []tea.Msg) {
+	if msgs = s.keys.filter(msgs); len(msgs) > 0 {
+		s.sendAll(msgs)
+	}
+}
+
 // sendAll delivers msgs in order and draws once after them all: keys
 // typed faster than frames are all applied, each against the board the
 // one before left, and the frame shows where they ended up.
@@ -200,7 +255,7 @@ func (s *Screen) dispatch(msg tea.Msg) {
 	switch msg := msg.(type) {
 	case nil:
 		return
-	case tea.QuitMsg:
+	case tea.QuitMsg, tea.InterruptMsg:
 		s.quit()
 		return
 	case tea.BatchMsg:
@@ -210,6 +265,19 @@ func (s *Screen) dispatch(msg tea.Msg) {
 		return
 	case tea.WindowSizeMsg:
 		s.r.resize(max(msg.Width, 1), max(msg.Height, 1))
+	case tea.KeyPressMsg:
+		// Most messages are keys: nothing for the terminal to do.
+	case tea.BackgroundColorMsg:
+		s.backgroundAsked = false
+	default:
+		if cmds, ok := sequenceOf(msg); ok {
+			go func() {
+				defer s.contain()
+				s.runSequence(cmds)
+			}()
+			return
+		}
+		s.control(msg)
 	}
 	model, cmd := s.model.Update(msg)
 	s.model = model
@@ -267,6 +335,7 @@ func (s *Screen) draw() {
 	s.changed = false
 	s.lastFrame = time.Now()
 	v := s.model.View()
+	s.checkView(&v)
 	b := buffers.Get().(*bytes.Buffer)
 	defer buffers.Put(b)
 	b.Reset()

@@ -46,6 +46,8 @@ type Server struct {
 	admission *admission
 	limited   lineLimiter // lines a client can cause at will
 
+	unsupported sync.Map // what game screens asked for and did not get; see unsupportedOnce
+
 	mu       sync.Mutex
 	shutdown bool
 	sessions map[*session]struct{}

@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"errors"
-	"io"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -43,17 +42,17 @@ func (s *Server) runTUI(sess *session) int {
 	// holds about 0.7 MB for its renderer and key table, which at
 	// hundreds of sessions is most of the server's memory, and draws on a
 	// ticker, which makes every key wait for the next tick (see package
-	// term).
+	// screen).
 	scr := screen.New(model, sess, screen.Options{
 		Width:   width,
 		Height:  height,
 		Profile: colorprofile.Env(append(sess.Environ(), "TERM="+pty.Term)),
+		// Without a limit a client can send keys as fast as its link
+		// allows, and each is a move: a database commit and a frame.
+		KeyRate:     s.lim.KeyRate,
+		Unsupported: s.unsupportedOnce,
 	})
-	var input io.Reader = sess
-	if s.lim.KeyRate > 0 {
-		input = newKeyLimiter(sess, s.lim.KeyRate)
-	}
-	scr.Start(input)
+	scr.Start(sess)
 	defer scr.Stop()
 	watchScreen(sess.Context(), scr, winch, sess.notices)
 	var pe *screen.PanicError
@@ -66,6 +65,17 @@ func (s *Server) runTUI(sess *session) int {
 	// The session's input ends when the handler returns and the channel
 	// closes; the screen's reader is not waited for here, it ends then.
 	return wire.ExitOK
+}
+
+// unsupportedOnce logs, once for the server, each thing a game screen
+// asked for that package screen does not do: a model that relies on one
+// is broken for every player, and the log must say so without saying it
+// for every session. The names are package screen's, never a client's,
+// so the set stays small.
+func (s *Server) unsupportedOnce(what string) {
+	if _, seen := s.unsupported.LoadOrStore(what, true); !seen {
+		s.log.Warn("game screen asked for what the screen does not do", "what", what)
+	}
 }
 
 // Terminal sizes the game screen is told at most. The game needs far
