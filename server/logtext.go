@@ -162,10 +162,11 @@ func cleanAttr(a slog.Attr) slog.Attr {
 
 // Lines a client can cause at will (a connection that stalls, a request
 // refused, a panic it can trigger again and again) are limited per kind:
-// a burst of limitedBurst, then limitedRate a second. The next line of a
-// kind after some were left out says how many ("suppressed"). Without it,
-// a thousand stalled connections write a thousand lines, and a client
-// looping on a refusal fills the disk the database needs.
+// a burst of limitedBurst, then limitedRate a second. The lines left out
+// are counted: the next line of the kind says how many ("suppressed"),
+// and if none comes within a second, a line with just the count does.
+// Without it, a thousand stalled connections write a thousand lines, and
+// a client looping on a refusal fills the disk the database needs.
 const (
 	limitedBurst = 10
 	limitedRate  = rate.Limit(1)
@@ -180,6 +181,7 @@ type lineLimiter struct {
 type limitedKind struct {
 	limit      *rate.Limiter
 	suppressed int
+	counting   bool // a line with the count is due
 }
 
 // log writes the line unless its kind is over its rate.
@@ -187,7 +189,7 @@ func (l *lineLimiter) log(log *slog.Logger, level slog.Level, msg string, args .
 	if !log.Enabled(context.Background(), level) {
 		return
 	}
-	ok, suppressed := l.allow(msg, time.Now())
+	ok, suppressed := l.allow(msg, time.Now(), func() { l.count(log, level, msg) })
 	if !ok {
 		return
 	}
@@ -198,8 +200,9 @@ func (l *lineLimiter) log(log *slog.Logger, level slog.Level, msg string, args .
 }
 
 // allow takes a token for kind; on success it returns how many lines of
-// that kind were left out since the last one written.
-func (l *lineLimiter) allow(kind string, now time.Time) (bool, int) {
+// that kind were left out since the last one written. The first line left
+// out arranges for count to run a second later.
+func (l *lineLimiter) allow(kind string, now time.Time, count func()) (bool, int) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.kinds == nil {
@@ -212,9 +215,26 @@ func (l *lineLimiter) allow(kind string, now time.Time) (bool, int) {
 	}
 	if !k.limit.AllowN(now, 1) {
 		k.suppressed++
+		if !k.counting && count != nil {
+			k.counting = true
+			time.AfterFunc(time.Second, count)
+		}
 		return false, 0
 	}
 	n := k.suppressed
 	k.suppressed = 0
 	return true, n
+}
+
+// count writes how many lines of kind were left out, unless a line of the
+// kind has said so since.
+func (l *lineLimiter) count(log *slog.Logger, level slog.Level, kind string) {
+	l.mu.Lock()
+	k := l.kinds[kind]
+	n := k.suppressed
+	k.suppressed, k.counting = 0, false
+	l.mu.Unlock()
+	if n > 0 {
+		log.Log(context.Background(), level, kind, "suppressed", n)
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"log/slog"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 	"unicode"
@@ -117,18 +118,50 @@ func TestLineLimiter(t *testing.T) {
 	now := time.Unix(1000, 0)
 	passed := 0
 	for range 100 {
-		if ok, _ := l.allow("login grace expired", now); ok {
+		if ok, _ := l.allow("login grace expired", now, nil); ok {
 			passed++
 		}
 	}
 	if passed != limitedBurst {
 		t.Fatalf("%d of a burst of 100 lines passed, want %d", passed, limitedBurst)
 	}
-	if ok, _ := l.allow("idle timeout", now); !ok {
+	if ok, _ := l.allow("idle timeout", now, nil); !ok {
 		t.Fatal("another kind was limited")
 	}
-	ok, suppressed := l.allow("login grace expired", now.Add(time.Second))
+	ok, suppressed := l.allow("login grace expired", now.Add(time.Second), nil)
 	if !ok || suppressed != 100-limitedBurst {
 		t.Fatalf("a second later: %v, %d suppressed; want true, %d", ok, suppressed, 100-limitedBurst)
 	}
 }
+
+// TestLineLimiterCount: when no line of a kind follows the ones left out,
+// a line with their count comes a second later, once.
+func TestLineLimiterCount(t *testing.T) {
+	var buf bytes.Buffer
+	var mu sync.Mutex
+	log := slog.New(slog.NewTextHandler(writerFunc(func(p []byte) (int, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		return buf.Write(p)
+	}), nil))
+	var l lineLimiter
+	for range 50 {
+		l.log(log, slog.LevelInfo, "login grace expired", "remote", "192.0.2.1:1")
+	}
+	text := func() string {
+		mu.Lock()
+		defer mu.Unlock()
+		return buf.String()
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for !strings.Contains(text(), "suppressed=40") && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := strings.Count(text(), "login grace expired"); n != limitedBurst+1 || !strings.Contains(text(), "suppressed=40") {
+		t.Fatalf("%d lines:\n%s", n, text())
+	}
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }

@@ -125,6 +125,13 @@ func TestStalledConnections(t *testing.T) {
 	if len(logins) == 0 || p(0.99) > time.Second {
 		t.Fatalf("logins while connections stalled: %d, p99 %v; want p99 within 1 s", len(logins), p(0.99))
 	}
+	// Issue 12: a line per stalled connection was n lines of log for
+	// free; a burst of 10 and 1 a second after it, and then the count.
+	waitFor(t, "the count of the lines left out", func() bool { return strings.Contains(ts.logs.String(), "suppressed=") })
+	logs := ts.logs.String()
+	if lines := strings.Count(logs, "login grace expired"); lines > 10+5 {
+		t.Fatalf("%d login grace lines for %d stalled connections, want the burst of 10 and a count of the rest", lines, n)
+	}
 }
 
 // openFDs counts this process's open file descriptors, but for the
