@@ -51,7 +51,7 @@ func (s *Service) Record(ctx context.Context, id int64) (record.Record, error) {
 		return record.Record{}, fmt.Errorf("game %d: replay: %w", id, err)
 	}
 	return record.Of(replayed, g.Dirs, record.Record{
-		GameID: g.ID, Player: printable(db.DisplayName(g.Player, g.Fingerprint)), Key: KeyTag(g.Fingerprint), Kind: string(g.Kind),
+		GameID: g.ID, Player: printable(db.DisplayName(g.Player, g.Fingerprint)), Key: db.ShortID(g.Fingerprint), Kind: string(g.Kind),
 		Started: g.StartedAt, Ended: *g.EndedAt,
 	}), nil
 }
@@ -109,14 +109,4 @@ func (s *Service) Replay(ctx context.Context, id int64) (*Replay, error) {
 		r.Scores = append(r.Scores, eg.Score())
 	}
 	return r, nil
-}
-
-// KeyTag is the short form of a key fingerprint shown beside names: enough
-// to tell two players of one name apart, too short to matter otherwise.
-func KeyTag(fingerprint string) string {
-	const keep = len("SHA256:") + 8
-	if len(fingerprint) > keep {
-		return fingerprint[:keep]
-	}
-	return fingerprint
 }
