@@ -144,6 +144,7 @@ func (s *Screen) deliver(msg tea.Msg) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
+				defer s.contain() // runs before Done: the screen has ended when the wait does
 				s.deliver(cmd())
 			}()
 		}

@@ -35,6 +35,7 @@ type input struct {
 	pending []byte      // the start of a sequence, waiting for its end
 	timer   *time.Timer // decodes pending once escWait has passed
 	deliver func([]tea.Msg)
+	contain func() // deferred on each goroutine that decodes (see Screen.contain)
 
 	// pasting is set between the bracketed paste markers; paste is the
 	// text so far.
@@ -45,7 +46,15 @@ type input struct {
 // readInput decodes r until it ends, handing each read's messages to
 // deliver in order.
 func readInput(r io.Reader, deliver func([]tea.Msg)) {
-	in := &input{deliver: deliver}
+	readInputContained(r, deliver, func() {})
+}
+
+// readInputContained is readInput with contain deferred on the reading
+// goroutine and on the timer that decodes a lone escape: a panic in the
+// reader or the decoder ends the screen, not the process.
+func readInputContained(r io.Reader, deliver func([]tea.Msg), contain func()) {
+	defer contain()
+	in := &input{deliver: deliver, contain: contain}
 	buf := make([]byte, 512)
 	for {
 		n, err := r.Read(buf)
@@ -69,7 +78,10 @@ func (in *input) feed(p []byte) {
 	in.decode(len(in.pending) > maxPending)
 	if len(in.pending) > 0 {
 		if in.timer == nil {
-			in.timer = time.AfterFunc(escWait, in.flush)
+			in.timer = time.AfterFunc(escWait, func() {
+				defer in.contain()
+				in.flush()
+			})
 		} else {
 			in.timer.Reset(escWait)
 		}

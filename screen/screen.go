@@ -21,6 +21,10 @@
 //   - It asks the terminal for its background colour and whether it
 //     shows true colour, which an SSH session does not say (probe.go),
 //     and holds the first frame for the answers, briefly.
+//   - A panic in the model (Init, Update, View, a command) or in the
+//     screen's own goroutines ends that screen only: the terminal is given
+//     back and Err returns a *PanicError with the stack, for the caller to
+//     log and explain.
 //
 // Commands run as with tea.Program, each in its own goroutine, and their
 // messages reach Update as they do there; what the screen does with the
@@ -122,10 +126,12 @@ type Screen struct {
 	waiting     bool        // the first frame waits for the terminal's answers
 	answerTimer *time.Timer // ends the wait
 
-	// err is the write that failed, if one did. It has a lock of its own:
-	// mu may be held by a write that waits on a client that reads nothing.
+	// err is the write that failed, if one did, and panic the model's
+	// panic, if it had one. They have a lock of their own: mu may be held
+	// by a write that waits on a client that reads nothing.
 	errMu sync.Mutex
 	err   error
+	panic *PanicError
 
 	done     chan struct{}
 	doneOnce sync.Once
@@ -168,7 +174,14 @@ func (s *Screen) Run(ctx context.Context, in io.Reader) error {
 // reader is not waited for: it stops at the first read after in ends (an
 // SSH session's input ends when the session closes).
 func (s *Screen) Start(in io.Reader) {
+	s.start()
+	go readInputContained(in, s.sendInput, s.contain)
+}
+
+func (s *Screen) start() {
+	defer s.contain() // after the unlock below
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	// Every model that picks colours wants to know whether the background
 	// is dark; the answer comes back as a tea.BackgroundColorMsg. The
 	// player's window title is saved, to be restored at the end.
@@ -186,17 +199,20 @@ func (s *Screen) Start(in io.Reader) {
 	}
 	s.early = nil
 	s.scheduleFrame()
-	s.mu.Unlock()
-	go readInput(in, s.sendInput)
 }
 
 // Done is closed when the screen has ended.
 func (s *Screen) Done() <-chan struct{} { return s.done }
 
-// Err is the write to the terminal that failed, if one did.
+// Err is why the screen ended other than by the model quitting or Stop:
+// a *PanicError if the model (or the screen's own code on its behalf)
+// panicked, else the write to the terminal that failed, if one did.
 func (s *Screen) Err() error {
 	s.errMu.Lock()
 	defer s.errMu.Unlock()
+	if s.panic != nil {
+		return s.panic
+	}
 	return s.err
 }
 
@@ -217,6 +233,7 @@ func (s *Screen) sendInput(msgs []tea.Msg) {
 // typed faster than frames are all applied, each against the board the
 // one before left, and the frame shows where they ended up.
 func (s *Screen) sendAll(msgs []tea.Msg) {
+	defer s.contain() // after the unlock below
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.started {
@@ -276,7 +293,10 @@ func (s *Screen) dispatch(msg tea.Msg) {
 		s.backgroundAsked = false
 	default:
 		if cmds, ok := sequenceOf(msg); ok {
-			go s.runSequence(cmds)
+			go func() {
+				defer s.contain()
+				s.runSequence(cmds)
+			}()
 			return
 		}
 		s.control(msg)
@@ -292,7 +312,10 @@ func (s *Screen) exec(cmd tea.Cmd) {
 	if cmd == nil {
 		return
 	}
-	go func() { s.Send(cmd()) }()
+	go func() {
+		defer s.contain()
+		s.Send(cmd())
+	}()
 }
 
 // scheduleFrame draws now if the last frame is a frame interval old, or
@@ -318,6 +341,7 @@ func (s *Screen) scheduleFrame() {
 }
 
 func (s *Screen) timedFrame() {
+	defer s.contain() // after the unlock below
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.timed = false
@@ -390,7 +414,7 @@ func (s *Screen) end() {
 // write sends p to the terminal; the first failure ends the screen (the
 // session is gone). s.mu is held.
 func (s *Screen) write(p []byte) {
-	if len(p) == 0 || s.Err() != nil {
+	if len(p) == 0 || s.writeErr() != nil {
 		return
 	}
 	if _, err := s.out.Write(p); err != nil {

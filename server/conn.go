@@ -1,6 +1,7 @@
 package server
 
 import (
+	"log/slog"
 	"net"
 	"net/netip"
 	"sync"
@@ -9,6 +10,7 @@ import (
 
 	"charm.land/ssh"
 	gossh "golang.org/x/crypto/ssh"
+	"golang.org/x/time/rate"
 )
 
 // guardedConn is every accepted connection: counted by the admission, closed
@@ -25,6 +27,7 @@ type guardedConn struct {
 
 	mu       sync.Mutex
 	loggedIn bool
+	guest    bool // logged in without a key
 	closed   bool
 	grace    *time.Timer
 	idle     *time.Timer
@@ -32,17 +35,24 @@ type guardedConn struct {
 	ending   notice      // set when the connection is being ended (idle, keepalive)
 	endTimer *time.Timer // closes it once its sessions have had time to say why
 
-	sessions  map[*session]struct{} // open sessions, under mu
-	lastInput atomic.Int64          // unix nanoseconds of the last input on a session
-	pending   atomic.Bool           // a keepalive is waiting for its reply
-	missed    atomic.Int32          // keepalive intervals that passed without a reply
+	channels    int                   // open session channels, started or not, under mu (channels.go)
+	running     map[*session]struct{} // sessions running a command or a screen, under mu: told why if the connection is ended
+	sessionRate *rate.Limiter         // session channels opened; nil when not limited
+	refusals    *rate.Limiter         // requests and channel opens refused
+	lastInput   atomic.Int64          // unix nanoseconds of the last input on a session
+	pending     atomic.Bool           // a keepalive is waiting for its reply
+	missed      atomic.Int32          // keepalive intervals that passed without a reply
 }
 
 var guardKey = &contextKey{"guard"}
 
 // guard wraps c, counted in by the admission, and starts its login grace.
 func (s *Server) guard(ctx ssh.Context, c net.Conn, host netip.Prefix) *guardedConn {
-	g := &guardedConn{Conn: c, srv: s, ctx: ctx, host: host, remote: c.RemoteAddr().String()}
+	g := &guardedConn{Conn: c, srv: s, ctx: ctx, host: host, remote: c.RemoteAddr().String(),
+		refusals: rate.NewLimiter(refusalRate, refusalBurst)}
+	if r := s.lim.SessionRatePerConn; r > 0 {
+		g.sessionRate = rate.NewLimiter(rate.Limit(r), sessionBurst)
+	}
 	ctx.SetValue(guardKey, g)
 	g.mu.Lock()
 	// Login grace: a deadline set here would be overwritten by the SSH
@@ -58,25 +68,33 @@ func (s *Server) guard(ctx ssh.Context, c net.Conn, host netip.Prefix) *guardedC
 }
 
 func (g *guardedConn) graceOver() {
+	defer g.srv.recoverConn("login grace", g.Conn)
 	g.mu.Lock()
 	expired := !g.loggedIn && !g.closed
 	g.mu.Unlock()
 	if expired {
-		g.srv.log.Info("login grace expired", "remote", g.remote, "after", g.srv.lim.LoginGrace)
+		g.srv.limited.log(g.srv.log, slog.LevelInfo, "login grace expired", "remote", g.remote, "after", g.srv.lim.LoginGrace)
 		g.Conn.Close()
 	}
 }
 
-// login is called once authentication has succeeded.
-func (g *guardedConn) login() {
+// login is called once authentication has succeeded, as a guest or with
+// a key. A login over a cap that the authentication callbacks let through
+// (another connection from the address logged in meanwhile) closes the
+// connection.
+func (g *guardedConn) login(guest bool) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.loggedIn || g.closed {
 		return
 	}
-	g.loggedIn = true
+	if r := g.srv.admission.loggedIn(g.host, guest); r != admitted {
+		g.srv.limited.log(g.srv.log, slog.LevelWarn, "login refused", "reason", r.String(), "remote", g.remote)
+		g.Conn.Close()
+		return
+	}
+	g.loggedIn, g.guest = true, guest
 	g.grace.Stop()
-	g.srv.admission.loggedIn(g.host)
 	g.touch()
 	if d := g.srv.lim.IdleTimeout; d > 0 {
 		g.idle = time.AfterFunc(d, g.checkIdle)
@@ -96,6 +114,7 @@ func (g *guardedConn) touch() { g.lastInput.Store(time.Now().UnixNano()) }
 // alive for ever. Without the idle timeout, players who walk away keep
 // their connection, their game screen and their place under the cap.
 func (g *guardedConn) checkIdle() {
+	defer g.srv.recoverConn("idle timeout", g.Conn)
 	timeout := g.srv.lim.IdleTimeout
 	idle := time.Since(time.Unix(0, g.lastInput.Load()))
 	g.mu.Lock()
@@ -107,7 +126,7 @@ func (g *guardedConn) checkIdle() {
 		g.idle.Reset(timeout - idle)
 		return
 	}
-	g.srv.log.Info("idle timeout", "remote", g.remote, "after", timeout)
+	g.srv.limited.log(g.srv.log, slog.LevelInfo, "idle timeout", "remote", g.remote, "after", timeout)
 	g.end(noticeIdle)
 }
 
@@ -120,6 +139,7 @@ func (g *guardedConn) checkIdle() {
 // lock. OpenSSH and x/crypto clients answer (with a failure, which is
 // fine: any answer shows the client is there).
 func (g *guardedConn) keepalive() {
+	defer g.srv.recoverConn("keepalive", g.Conn)
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.closed {
@@ -131,7 +151,7 @@ func (g *guardedConn) keepalive() {
 	case sc == nil: // logged in a moment ago; the SSH connection is on its way
 	case g.pending.Load():
 		if int(g.missed.Add(1)) >= g.srv.lim.KeepaliveMax {
-			g.srv.log.Info("keepalive timeout", "remote", g.remote, "unanswered", g.missed.Load(), "interval", interval)
+			g.srv.limited.log(g.srv.log, slog.LevelInfo, "keepalive timeout", "remote", g.remote, "unanswered", g.missed.Load(), "interval", interval)
 			g.end(noticeKeepalive)
 			return
 		}
@@ -139,6 +159,7 @@ func (g *guardedConn) keepalive() {
 		g.pending.Store(true)
 		// Blocks until the reply, or until the connection closes.
 		go func() {
+			defer g.srv.recoverConn("keepalive", g.Conn)
 			if _, _, err := sc.SendRequest("keepalive@openssh.com", true, nil); err == nil {
 				g.missed.Store(0)
 				g.pending.Store(false)
@@ -166,11 +187,11 @@ func (g *guardedConn) end(why notice) {
 		return
 	}
 	g.ending = why
-	if len(g.sessions) == 0 {
+	if len(g.running) == 0 {
 		g.Conn.Close()
 		return
 	}
-	for sess := range g.sessions {
+	for sess := range g.running {
 		sess.notify(why)
 	}
 	g.endTimer = time.AfterFunc(endGrace, func() { g.Conn.Close() })
@@ -191,39 +212,38 @@ func (g *guardedConn) Close() error {
 		if g.endTimer != nil {
 			g.endTimer.Stop()
 		}
-		g.srv.admission.closed(g.host, !g.loggedIn)
+		state := connUnauth
+		switch {
+		case g.guest:
+			state = connGuest
+		case g.loggedIn:
+			state = connLoggedIn
+		}
+		g.srv.admission.closed(g.host, state)
 	}
 	g.mu.Unlock()
 	return g.Conn.Close()
 }
 
-// openSession counts a session in, unless the connection has as many as
-// it may. Without the cap, one connection (under the connection caps)
-// could open sessions without end, each with its own game screen and
-// buffers: the caps on connections would bound nothing.
-//
-// A session opened while the connection is being ended is told why at
-// once.
-func (g *guardedConn) openSession(sess *session) bool {
+// join registers a session that runs a command or a screen, so that it
+// is told why if the connection is ended (see end); a session that joins
+// a connection being ended is told at once.
+func (g *guardedConn) join(sess *session) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if limit := g.srv.lim.MaxSessionsPerConn; limit > 0 && len(g.sessions) >= limit {
-		return false
+	if g.running == nil {
+		g.running = make(map[*session]struct{})
 	}
-	if g.sessions == nil {
-		g.sessions = make(map[*session]struct{})
-	}
-	g.sessions[sess] = struct{}{}
+	g.running[sess] = struct{}{}
 	if g.ending != 0 {
 		sess.notify(g.ending)
 	}
-	return true
 }
 
-func (g *guardedConn) closeSession(sess *session) {
+func (g *guardedConn) leave(sess *session) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	delete(g.sessions, sess)
+	delete(g.running, sess)
 }
 
 // guardOf is the guard of the connection a session runs on.

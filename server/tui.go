@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -63,6 +64,10 @@ func (s *Server) runTUI(sess *session) int {
 	scr.Start(sess)
 	defer scr.Stop()
 	told := watchScreen(sess.Context(), scr, winch, sess.notices, s.noticeText)
+	var pe *screen.PanicError
+	if errors.As(scr.Err(), &pe) {
+		return s.panicked(sess, pe.Value, pe.Stack)
+	}
 	if err := scr.Err(); err != nil && sess.Context().Err() == nil {
 		s.log.Debug("game screen", "err", err, "remote", sess.RemoteAddr().String())
 	}
@@ -202,6 +207,9 @@ func watchScreen(ctx context.Context, scr *screen.Screen, winch <-chan ssh.Windo
 // gameScreen is the default TUIFunc: package tui's game screen over the
 // session's seat, with hints and autoplay from h when h is not nil.
 func gameScreen(svc *game.Service, h tui.Hinter) TUIFunc {
+	if h != nil {
+		h = sessionHinter{h} // an AI search's panic ends the session that asked
+	}
 	return func(sess ssh.Session, env TUIEnv) tea.Model {
 		return tui.New(tui.Options{
 			Store:       tui.SeatStore(svc, env.Seat),

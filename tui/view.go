@@ -804,7 +804,13 @@ func (m *Model) columns() columns {
 }
 
 func (c columns) standingRow(mark string, st Standing) string {
-	return c.row(mark, strconv.Itoa(st.Rank), st.Player, strconv.Itoa(st.Score), strconv.Itoa(st.MaxTile))
+	player := st.Player
+	if tw := ansi.StringWidth(st.Tag); st.Tag != "" && c.name-1-tw >= 1 {
+		// The tag tells look-alike names apart: it stays whole, the name
+		// gives way.
+		player = ansi.Truncate(player, c.name-1-tw, "…") + " " + st.Tag
+	}
+	return c.row(mark, strconv.Itoa(st.Rank), player, strconv.Itoa(st.Score), strconv.Itoa(st.MaxTile))
 }
 
 // row lays out one leaderboard line; the mark column shows the player's
