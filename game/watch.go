@@ -83,8 +83,15 @@ func (w *Watch) Next(ctx context.Context) (Snapshot, error) {
 // Close stops watching.
 func (w *Watch) Close() {
 	w.once.Do(func() {
-		w.feed.update(func(snap *Snapshot) { snap.Watchers-- })
+		var id int64
+		w.feed.update(func(snap *Snapshot) { snap.Watchers--; id = snap.GameID })
 		w.svc.dropFeedIfIdle(w.feed)
+		w.svc.mu.Lock()
+		p := w.svc.byID[id]
+		w.svc.mu.Unlock()
+		if p != nil {
+			p.seat.watchersChanged()
+		}
 	})
 }
 
@@ -98,6 +105,7 @@ func (s *Service) Watch(id int64) (*Watch, error) {
 	}
 	f := p.watched()
 	f.update(func(snap *Snapshot) { snap.Watchers++ })
+	p.seat.watchersChanged()
 	return &Watch{svc: s, feed: f}, nil
 }
 
@@ -107,6 +115,27 @@ func (s *Service) Watch(id int64) (*Watch, error) {
 // boards show it): the game with the most moves if they play several at
 // once.
 func (s *Service) WatchPlayer(who string) (*Watch, error) {
+	p := s.playerPlay(who)
+	if p == nil {
+		return nil, ErrNotLive
+	}
+	return s.Watch(p.id)
+}
+
+// Playing returns the game WatchPlayer(who) would watch, as it stands,
+// without watching it: for a spectator who follows a player from one game
+// to the next, and checks whether they started another.
+func (s *Service) Playing(who string) (Snapshot, bool) {
+	p := s.playerPlay(who)
+	if p == nil {
+		return Snapshot{}, false
+	}
+	return p.snapshot(), true
+}
+
+// playerPlay is the game in play of the player who names (see
+// WatchPlayer), or nil.
+func (s *Service) playerPlay(who string) *Play {
 	id, byID := strings.CutPrefix(who, "#")
 	byID = byID && len(id) >= 6
 	var best *Play
@@ -117,10 +146,7 @@ func (s *Service) WatchPlayer(who string) (*Watch, error) {
 			best = p
 		}
 	}
-	if best == nil {
-		return nil, ErrNotLive
-	}
-	return s.Watch(best.id)
+	return best
 }
 
 // Live returns a snapshot of every game in play on this server, of every
