@@ -49,6 +49,14 @@ type Options struct {
 
 	// AutoDelay is the pause between moves when the AI plays; 0 means 150ms.
 	AutoDelay time.Duration
+
+	// Games, if set, lets the player watch games in play and replay
+	// ended ones from the leaderboard (↑↓ and enter), and open their own
+	// history (g). *game.Service is one.
+	Games Games
+	// Self is the session's player, whose history g opens; guests have
+	// none.
+	Self game.Player
 }
 
 // DefaultGuestNotice is shown to guests when Options.GuestNotice is empty.
@@ -117,6 +125,15 @@ type Model struct {
 	auto    bool         // the AI is playing
 	autoGen int          // bumps on every toggle, so stale AI moves are dropped
 
+	// views are the screens opened over this one to watch or replay a
+	// game, or list the player's own; the top one has the keys.
+	views views
+	// The leaderboard's row picked with ↑↓ (enter watches or replays
+	// its game), and what became of the last enter.
+	lbCursor  int
+	lbNotice  string
+	lbOpening int64 // the game being read for a replay; 0: none
+
 	final string // set when the session ends: the last line it prints
 	// failed is set when the session ends because a game could not be
 	// loaded or saved (see Failed). Atomic: the server reads it once the
@@ -149,7 +166,7 @@ func New(opts Options) *Model {
 		ctx:      opts.Context,
 		games:    map[int]Play{},
 		assisted: map[Play]bool{},
-		keys:     sharedKeys(opts.Hinter != nil),
+		keys:     sharedKeys(opts.Hinter != nil, opts.Games != nil, opts.Games != nil && !opts.Guest),
 		size:     opts.Size,
 		width:    80,
 		height:   24,
@@ -217,6 +234,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 }
 
 func (m *Model) update(msg tea.Msg) tea.Cmd {
+	if cmd, done := m.updateViews(msg); done {
+		return cmd
+	}
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
@@ -245,6 +265,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.hintArrived(msg)
 	case autoMsg:
 		return m.autoArrived(msg)
+	case WatchersMsg:
+		return nil // the header shows the new count in the frame that follows
 	case tea.KeyPressMsg:
 		return m.key(msg)
 	}
@@ -267,6 +289,8 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		return nil
 	case screenLeaderboard:
 		switch {
+		case m.opts.Games != nil && key.Matches(k, m.keys.Up, m.keys.Down, m.keys.Pick):
+			return m.pickRow(k)
 		case key.Matches(k, m.keys.Leaderboard, m.keys.Back):
 			m.screen = m.gameScreen()
 		case m.sizeKey(k):
@@ -317,7 +341,11 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(k, m.keys.Leaderboard):
 		m.stopAuto()
 		m.screen = screenLeaderboard
+		m.lbNotice = ""
 		return m.refreshStandings()
+	case key.Matches(k, m.keys.History):
+		m.stopAuto()
+		return m.openView(newHistorian(m.viewOptions(), m.opts.Self, true))
 	case m.sizeKey(k):
 		return m.switchSize(m.wantedSize(k))
 	case key.Matches(k, m.keys.New):
@@ -522,6 +550,7 @@ func (m *Model) switchSize(n int) tea.Cmd {
 	m.size = n
 	m.top, m.me, m.standingsErr, m.standingsFor = nil, nil, nil, 0
 	m.rankAgain = false
+	m.lbCursor, m.lbNotice = 0, ""
 	m.startGame(g)
 	return m.refreshStandings()
 }
@@ -551,6 +580,7 @@ func (m *Model) quit() tea.Cmd {
 func (m *Model) end(line string) tea.Cmd {
 	m.stopAuto()
 	m.final = line
+	m.views.closeAll()
 	for _, g := range m.games {
 		g.Close()
 	}
