@@ -49,8 +49,10 @@ type spectator struct {
 	ctx      context.Context
 	now      func() time.Time
 	mode     follow
-	who      string // followPlayer: their name or #tag
-	size     int    // followTV: the board size
+	every    time.Duration // lookEvery; shorter in tests
+	hold     time.Duration // tvHold; shorter in tests
+	who      string        // followPlayer: their name or #tag
+	size     int           // followTV: the board size
 	embedded bool
 
 	w      *game.Watch
@@ -111,7 +113,7 @@ func watchGame(opts ViewOptions, w *game.Watch) *spectator {
 
 func newSpectator(opts ViewOptions, embedded bool) *spectator {
 	return &spectator{p: newPane(80, 24, opts.Profile, false), keys: sharedViewKeys(), games: opts.Games,
-		ctx: opts.Context, now: opts.Now, embedded: embedded}
+		ctx: opts.Context, now: opts.Now, embedded: embedded, every: lookEvery, hold: tvHold}
 }
 
 func (s *spectator) pane() *pane { return &s.p }
@@ -229,7 +231,7 @@ func (s *spectator) lookLater() tea.Cmd {
 		return nil
 	}
 	s.looking = true
-	return pause(lookEvery, lookMsg{s})
+	return pause(s.every, lookMsg{s})
 }
 
 // look looks for what to show next: for TV the best game in play, for a
@@ -263,7 +265,7 @@ func (s *spectator) lookTV() tea.Cmd {
 		return nil // the first snapshot is on its way
 	case s.snap.Status == game.Live && best.Score <= s.snap.Score:
 		return nil
-	case s.snap.Status != game.Live && s.now().Sub(s.quietAt) < tvHold:
+	case s.snap.Status != game.Live && s.now().Sub(s.quietAt) < s.hold:
 		return nil
 	}
 	w, err := s.games.Watch(best.GameID)

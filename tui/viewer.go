@@ -72,7 +72,6 @@ type backMsg struct{ from view }
 
 func open(v view) tea.Cmd { return func() tea.Msg { return openMsg{v} } }
 func back(v view) tea.Cmd { return func() tea.Msg { return backMsg{v} } }
-func nothing() tea.Msg    { return nil }
 func pause(d time.Duration, msg tea.Msg) tea.Cmd {
 	return tea.Tick(d, func(time.Time) tea.Msg { return msg })
 }
