@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/ssh2048/ssh2048/db"
 	"github.com/ssh2048/ssh2048/engine"
@@ -59,6 +60,12 @@ type Snapshot struct {
 
 // feed is a watched game's newest snapshot.
 type feed = latest[Snapshot]
+
+// spectatorLag is how long after its player's move the spectators of a
+// game are woken to show it: time for the player's own frame to be drawn
+// and sent first (a millisecond or two), before hundreds of spectators'
+// frames want the CPU. Well under a frame interval a person notices.
+const spectatorLag = 10 * time.Millisecond
 
 // Watch is one spectator of one game. Next is called from one goroutine.
 type Watch struct {
