@@ -171,40 +171,85 @@ func (p *pane) keyLine(bindings []key.Binding, dropOrder []int) line {
 }
 
 // fields joins header fields gap apart, on one line if the window is
-// wide enough, else as few lines as fit, each cut to the window.
-func (p *pane) fields(gap string, fs ...string) []line {
+// wide enough, else as few lines as fit, each cut to the window. The
+// fields come with their widths, known as they were built: measuring
+// styled text is the slowest part of a frame.
+func (p *pane) fields(gap string, fs ...line) []line {
 	var out []line
 	var cur strings.Builder
 	curW := 0
+	flush := func() {
+		if curW > p.width {
+			out = append(out, p.textLine(cur.String()))
+		} else {
+			out = append(out, line{cur.String(), curW})
+		}
+		cur.Reset()
+		curW = 0
+	}
 	for _, f := range fs {
-		if f == "" {
+		if f.w == 0 {
 			continue
 		}
-		w := ansi.StringWidth(f)
-		if curW > 0 && curW+len(gap)+w > p.width {
-			out = append(out, p.textLine(cur.String()))
-			cur.Reset()
-			curW = 0
+		if curW > 0 && curW+len(gap)+f.w > p.width {
+			flush()
 		}
 		if curW > 0 {
 			cur.WriteString(gap)
 			curW += len(gap)
 		}
-		cur.WriteString(f)
-		curW += w
+		cur.WriteString(f.s)
+		curW += f.w
 	}
 	if curW > 0 {
-		out = append(out, p.textLine(cur.String()))
+		flush()
 	}
 	return out
 }
 
-// label is "Score 1234" in the header's colours.
-func (p *pane) label(name, value string) string {
+// label is "Score 1234" in the header's colours, with its width.
+func (p *pane) label(name, value string) line {
 	var sb strings.Builder
-	p.inks.label.text(&sb, name+" ")
-	p.inks.value.text(&sb, value)
-	return sb.String()
+	w := p.inks.label.text(&sb, name+" ")
+	w += p.inks.value.text(&sb, value)
+	return line{sb.String(), w}
+}
+
+// gainRoom is the room the header keeps for a move's points ("+2048"),
+// whether there are any or not: a header whose width changed with every
+// move would move the whole frame, centred on it, and redraw it all.
+const gainRoom = 6
+
+// score is "Score 1234 +32", the points padded to gainRoom.
+func (p *pane) score(score, gain int) line {
+	var sb strings.Builder
+	w := p.inks.label.text(&sb, "Score ")
+	w += p.inks.value.text(&sb, strconv.Itoa(score))
+	g := ""
+	if gain > 0 {
+		g = "+" + strconv.Itoa(gain)
+	}
+	sb.WriteByte(' ')
+	w += 1 + p.inks.gain.text(&sb, g+spaces[:max(gainRoom-len(g), 0)])
+	return line{sb.String(), w}
+}
+
+// cachedLine is a line drawn once for a text and a window, until either
+// changes: the key line and the notice of a screen drawn on every move.
+type cachedLine struct {
+	key   string
+	width int
+	p     *Styles
+	l     line
+}
+
+// get returns the line for key, drawing it with draw when key, the width
+// or the styles changed.
+func (c *cachedLine) get(p *pane, key string, draw func() line) line {
+	if c.key != key || c.width != p.width || c.p != p.styles || (c.l.s == "" && key != "") {
+		c.key, c.width, c.p, c.l = key, p.width, p.styles, draw()
+	}
+	return c.l
 }
 
 // finalText is a session's last line wrapped by words to the window.

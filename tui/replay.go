@@ -44,6 +44,7 @@ type replayer struct {
 	jump    string
 	help    bool
 	notice  string
+	keyLine cachedLine // drawn once for a window
 }
 
 // tickMsg moves a replay on by one move.
@@ -230,38 +231,37 @@ func (rp *replayer) render() string {
 	if !ok {
 		return p.tooSmall(rp.r.Size, len(header)+2, rp.keys.Quit)
 	}
-	bindings, drop := rp.keys.ReplayShortHelp(rp.embedded)
 	lines := append(header, board...)
-	lines = append(lines, p.textLine(rp.status()), p.keyLine(bindings, drop))
+	lines = append(lines, p.textLine(rp.status()), rp.keyLine.get(p, "keys", func() line {
+		return p.keyLine(rp.keys.ReplayShortHelp(rp.embedded))
+	}))
 	return centreLines(lines, p.width, p.height)
 }
 
-// header is "Replay 2048 ann 4×4 #123   Score 1234 +32   Move 150/2000".
+// header is "Replay ann 4×4 #123   Score 1234 +32   Move 150/2000".
 func (rp *replayer) header() []line {
 	p, r := &rp.p, rp.r
 	var who strings.Builder
-	p.inks.title.text(&who, "Replay")
+	w := p.inks.title.text(&who, "Replay") + 1
 	who.WriteByte(' ')
 	p.inks.value.text(&who, r.Player)
+	w += ansi.StringWidth(r.Player) + 1
 	who.WriteByte(' ')
-	p.inks.label.text(&who, strconv.Itoa(r.Size)+"×"+strconv.Itoa(r.Size)+" #"+strconv.FormatInt(r.GameID, 10))
+	w += p.inks.label.text(&who, strconv.Itoa(r.Size)+"×"+strconv.Itoa(r.Size)+" #"+strconv.FormatInt(r.GameID, 10))
 	if r.Kind != db.KindHuman && r.Kind != "" {
 		who.WriteByte(' ')
-		p.inks.gain.text(&who, string(r.Kind))
+		w += 1 + p.inks.gain.text(&who, string(r.Kind))
 	}
 	if !r.Ended {
 		who.WriteByte(' ')
-		p.inks.gain.text(&who, "in play")
+		w += 1 + p.inks.gain.text(&who, "in play")
 	}
-	score := p.label("Score", strconv.Itoa(r.Scores[rp.at]))
+	gain := 0
 	if rp.at > 0 {
-		if g := r.Scores[rp.at] - r.Scores[rp.at-1]; g > 0 {
-			var sb strings.Builder
-			p.inks.gain.text(&sb, "+"+strconv.Itoa(g))
-			score += " " + sb.String()
-		}
+		gain = r.Scores[rp.at] - r.Scores[rp.at-1]
 	}
-	return p.fields("   ", who.String(), score, p.label("Move", strconv.Itoa(rp.at)+"/"+strconv.Itoa(rp.last())))
+	return p.fields("   ", line{who.String(), w}, p.score(r.Scores[rp.at], gain),
+		p.label("Move", strconv.Itoa(rp.at)+"/"+strconv.Itoa(rp.last())))
 }
 
 // status is the line under the board: the move number being typed, a

@@ -8,6 +8,7 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/ssh2048/ssh2048/db"
 	"github.com/ssh2048/ssh2048/engine"
@@ -68,6 +69,13 @@ type spectator struct {
 	takeover bool
 	quietAt  time.Time // when the game on screen stopped being played
 	looking  bool      // a look is scheduled
+	// Drawn once, until they change: the key line, the notice and the
+	// player's name's width.
+	keyLine, noticeLine cachedLine
+	nameW               struct {
+		name string
+		w    int
+	}
 }
 
 // snapMsg is the next snapshot of a watched game.
@@ -343,7 +351,11 @@ func (s *spectator) render() string {
 		return p.tooSmall(s.snap.Size, len(header)+2, quit)
 	}
 	lines := append(header, board...)
-	lines = append(lines, p.textLine(s.notice), p.keyLine([]key.Binding{keyBack(s.keys, s.embedded), quit}, []int{0}))
+	lines = append(lines,
+		s.noticeLine.get(p, s.notice, func() line { return p.textLine(s.notice) }),
+		s.keyLine.get(p, "keys", func() line {
+			return p.keyLine([]key.Binding{keyBack(s.keys, s.embedded), quit}, []int{0})
+		}))
 	return centreLines(lines, p.width, p.height)
 }
 
@@ -352,38 +364,39 @@ func (s *spectator) render() string {
 func (s *spectator) header() []line {
 	p, sn := &s.p, &s.snap
 	var who strings.Builder
+	w := 0
 	if s.mode == followTV {
-		p.inks.title.text(&who, "TV")
+		w += p.inks.title.text(&who, "TV") + 3
 		who.WriteString(" · ")
 	}
-	p.inks.title.text(&who, "2048")
+	w += p.inks.title.text(&who, "2048") + 1
 	who.WriteByte(' ')
+	if s.nameW.name != sn.Player {
+		s.nameW.name, s.nameW.w = sn.Player, ansi.StringWidth(sn.Player)
+	}
 	p.inks.value.text(&who, sn.Player)
+	w += s.nameW.w + 1
 	who.WriteByte(' ')
-	p.inks.label.text(&who, strconv.Itoa(sn.Size)+"×"+strconv.Itoa(sn.Size))
+	w += p.inks.label.text(&who, strconv.Itoa(sn.Size)+"×"+strconv.Itoa(sn.Size))
 	if sn.Kind != db.KindHuman && sn.Kind != "" {
 		who.WriteByte(' ')
-		p.inks.gain.text(&who, string(sn.Kind))
+		w += 1 + p.inks.gain.text(&who, string(sn.Kind))
 	}
 	who.WriteByte(' ')
+	w++
 	switch {
 	case sn.Status == game.Live && sn.Won:
-		p.inks.gain.text(&who, "● live, won")
+		w += p.inks.gain.text(&who, "● live, won")
 	case sn.Status == game.Live:
-		p.inks.gain.text(&who, "● live")
+		w += p.inks.gain.text(&who, "● live")
 	case sn.Status == game.Left:
-		p.inks.label.text(&who, "left")
+		w += p.inks.label.text(&who, "left")
 	default:
-		p.inks.label.text(&who, "game over")
-	}
-	score := p.label("Score", strconv.Itoa(sn.Score))
-	if s.gain > 0 {
-		var g strings.Builder
-		p.inks.gain.text(&g, "+"+strconv.Itoa(s.gain))
-		score += " " + g.String()
+		w += p.inks.label.text(&who, "game over")
 	}
 	var watching strings.Builder
-	p.inks.value.text(&watching, strconv.Itoa(sn.Watchers))
-	p.inks.label.text(&watching, " watching")
-	return p.fields("   ", who.String(), score, p.label("Moves", strconv.Itoa(sn.Moves)), watching.String())
+	ww := p.inks.value.text(&watching, strconv.Itoa(sn.Watchers))
+	ww += p.inks.label.text(&watching, " watching")
+	return p.fields("   ", line{who.String(), w}, p.score(sn.Score, s.gain), p.label("Moves", strconv.Itoa(sn.Moves)),
+		line{watching.String(), ww})
 }
