@@ -3,6 +3,7 @@ package game
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/ssh2048/ssh2048/db"
 )
@@ -79,3 +80,7 @@ func (s *Service) DailyRank(ctx context.Context, p Player, day string, size int)
 	}
 	return e, n, err
 }
+
+// Now is the service's clock (WithClock): what screens count the day's
+// and the race's time left by.
+func (s *Service) Now() time.Time { return s.now() }

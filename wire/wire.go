@@ -130,13 +130,14 @@ const MaxScoresLimit = 1000
 // Error, TakenOver, Restart, Inactive) and of `ssh2048 verify`.
 const (
 	ExitOK        = 0
-	ExitError     = 1 // something failed on the server; details on stderr
-	ExitUsage     = 2 // unknown command, bad flags, or a record that is not one (malformed, truncated)
-	ExitTakenOver = 3 // a newer session of the same player took over the game
-	ExitRestart   = 4 // the server is restarting; the game is saved, reconnect later
-	ExitRefuted   = 5 // verify: the moves do not give what the record or the store claims
-	ExitNotFound  = 6 // no such game, or no such player playing right now
-	ExitInPlay    = 7 // export: the game is still in play; its record is secret until it ends
-	ExitNewer     = 8 // verify: the record is from a newer ssh2048
-	ExitInactive  = 9 // the session was closed for inactivity: no input for the idle timeout, or no answer to keepalives; the game is saved
+	ExitError     = 1  // something failed on the server; details on stderr
+	ExitUsage     = 2  // unknown command, bad flags, or a record that is not one (malformed, truncated)
+	ExitTakenOver = 3  // a newer session of the same player took over the game
+	ExitRestart   = 4  // the server is restarting; the game is saved, reconnect later
+	ExitRefuted   = 5  // verify: the moves do not give what the record or the store claims
+	ExitNotFound  = 6  // no such game, or no such player playing right now
+	ExitInPlay    = 7  // export: the game is still in play; its record is secret until it ends
+	ExitNewer     = 8  // verify: the record is from a newer ssh2048
+	ExitInactive  = 9  // the session was closed for inactivity: no input for the idle timeout, or no answer to keepalives; the game is saved
+	ExitRoom      = 10 // race: the room is full, its race has started, or too many rooms are open; try another word or later
 )
