@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"errors"
 
 	"charm.land/wish/v2"
@@ -27,26 +28,44 @@ func (s *Server) runRaceBot(sess *session, size int, room string) int {
 		wish.Errorln(sess, guestHint)
 	}
 
-	// The race's views, from one goroutine, until the session ends.
+	// The race's views, from one goroutine, until this command ends.
+	ctx, cancel := context.WithCancel(sess.Context())
+	defer cancel()
 	views := make(chan game.RaceView)
 	go func() {
 		for {
-			v, err := ticket.Next(sess.Context())
+			v, err := ticket.Next(ctx)
 			if err != nil {
 				return
 			}
 			select {
 			case views <- v:
-			case <-sess.Context().Done():
+			case <-ctx.Done():
 				return
 			}
 		}
 	}()
 
-	var view game.RaceView
+	// Input is read from the start, so that a bot that goes away while it
+	// waits leaves the lobby; a line sent before the start is held (one:
+	// the reader waits behind it) and played once the race runs.
+	lines := make(chan lineResult)
+	stop := make(chan struct{})
+	defer close(stop)
+	go readLines(sess, lines, stop)
+	var (
+		view    game.RaceView
+		pending *lineResult
+		input   = lines
+	)
 	for view.Phase < game.Running {
 		select {
 		case view = <-views:
+		case in, ok := <-input:
+			if !ok {
+				return wire.ExitOK // gone before the start
+			}
+			pending, input = &in, nil
 		case n := <-sess.notices:
 			return s.sayGoodbye(sess, n)
 		case <-sess.Context().Done():
@@ -73,11 +92,36 @@ func (s *Server) runRaceBot(sess *session, size int, room string) int {
 		return wire.ExitOK
 	}
 
-	lines := make(chan lineResult)
-	stop := make(chan struct{})
-	defer close(stop)
-	go readLines(sess, lines, stop)
-
+	// handle plays one line of input; done when the session must end.
+	handle := func(in lineResult) (code int, done bool) {
+		var rp *readerPanic
+		if errors.As(in.err, &rp) {
+			return s.panicked(sess, rp.value, rp.stack), true
+		}
+		dir, perr := parseCommand(in)
+		if perr != nil {
+			st := play.State(engine.Result{})
+			st.Race = s.raceState(view, me)
+			return wire.ExitOK, out.error(perr.Error(), st) != nil
+		}
+		res, err := play.Move(sess.Context(), dir)
+		switch {
+		case errors.Is(err, game.ErrTakenOver):
+			return s.sayGoodbye(sess, noticeTakenOver), true
+		case errors.Is(err, game.ErrTimeUp), errors.Is(err, game.ErrOver):
+			res = engine.Result{} // nothing moved; the last line is on its way
+		case err != nil:
+			s.log.Error("bot move", "game", play.ID(), "err", err)
+			wish.Errorln(sess, "ssh2048: could not save your move; the game is kept as it was before it.")
+			return wire.ExitError, true
+		}
+		return wire.ExitOK, write(res) != nil
+	}
+	if pending != nil {
+		if code, done := handle(*pending); done {
+			return code
+		}
+	}
 	for {
 		select {
 		case n := <-sess.notices:
@@ -92,32 +136,8 @@ func (s *Server) runRaceBot(sess *session, size int, room string) int {
 			if !ok {
 				return wire.ExitOK // input closed: a forfeit if the race is on
 			}
-			var rp *readerPanic
-			if errors.As(in.err, &rp) {
-				return s.panicked(sess, rp.value, rp.stack)
-			}
-			dir, perr := parseCommand(in)
-			if perr != nil {
-				st := play.State(engine.Result{})
-				st.Race = s.raceState(view, me)
-				if out.error(perr.Error(), st) != nil {
-					return wire.ExitOK
-				}
-				continue
-			}
-			res, err := play.Move(sess.Context(), dir)
-			switch {
-			case errors.Is(err, game.ErrTakenOver):
-				return s.sayGoodbye(sess, noticeTakenOver)
-			case errors.Is(err, game.ErrTimeUp), errors.Is(err, game.ErrOver):
-				res = engine.Result{} // nothing moved; the last line is on its way
-			case err != nil:
-				s.log.Error("bot move", "game", play.ID(), "err", err)
-				wish.Errorln(sess, "ssh2048: could not save your move; the game is kept as it was before it.")
-				return wire.ExitError
-			}
-			if write(res) != nil {
-				return wire.ExitOK
+			if code, done := handle(in); done {
+				return code
 			}
 		}
 	}
