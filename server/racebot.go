@@ -162,4 +162,3 @@ func (s *Server) raceState(v game.RaceView, me int) *wire.Race {
 	}
 	return r
 }
-
