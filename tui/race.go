@@ -100,6 +100,10 @@ type RaceModel struct {
 	lastGain int
 
 	own, mini *boardCache
+	// inks and the race's help line, drawn every frame of every racer:
+	// made once per profile (and width), as the game screen's header.
+	inks     struct{ title, label, value, gain, dim ink }
+	raceHelp line
 
 	notice    string
 	noticeErr bool
@@ -130,6 +134,10 @@ func (m *RaceModel) setProfile(p colorprofile.Profile) {
 	m.profile = p
 	m.styles = sharedStyles(p, !m.light)
 	m.own, m.mini = nil, nil
+	s := m.styles
+	m.inks.title, m.inks.label, m.inks.value = inkOf(s.Title), inkOf(s.Label), inkOf(s.Value)
+	m.inks.gain, m.inks.dim = inkOf(s.Gain), inkOf(s.Dim)
+	m.raceHelp = line{}
 }
 
 // setTicket makes t the race on screen.
@@ -202,7 +210,7 @@ func (m *RaceModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
-		m.own, m.mini = nil, nil
+		m.own, m.mini, m.raceHelp = nil, nil, line{}
 	case tea.ColorProfileMsg:
 		m.setProfile(msg.Profile)
 	case tea.BackgroundColorMsg:

@@ -222,15 +222,27 @@ func (m *RaceModel) raceScreen() (string, bool) {
 	}
 	slices.Sort(opponents) // in the order they joined: rows do not jump about
 
-	// The header: "Race 4×4   2:13 left   Score 1234 +32   Place 2 of 4".
-	gain := ""
+	// The header: "Race 4×4   2:13 left   Score 1234 +32   Place 2 of 4",
+	// in inks: it is drawn on every racer's screen after every move.
+	k := &m.inks
+	var hb strings.Builder
+	hw := k.title.text(&hb, "Race") + 1
+	hb.WriteByte(' ')
+	hw += k.label.text(&hb, strconv.Itoa(n)+"×"+strconv.Itoa(n)) + 3
+	hb.WriteString("   ")
+	hw += k.value.text(&hb, clock(m.left(v.Ends))) + k.label.text(&hb, " left") + 3
+	hb.WriteString("   ")
+	hw += k.label.text(&hb, "Score ") + k.value.text(&hb, strconv.Itoa(m.play.Score()))
 	if m.lastGain > 0 {
-		gain = " " + s.Gain.Render("+"+strconv.Itoa(m.lastGain))
+		hb.WriteByte(' ')
+		hw += 1 + k.gain.text(&hb, "+"+strconv.Itoa(m.lastGain))
 	}
-	header := s.Title.Render("Race") + " " + s.Label.Render(fmt.Sprintf("%d×%d", n, n)) + "   " +
-		s.Value.Render(clock(m.left(v.Ends))) + s.Label.Render(" left") + "   " +
-		s.Label.Render("Score ") + s.Value.Render(strconv.Itoa(m.play.Score())) + gain + "   " +
-		s.Label.Render("Place ") + s.Value.Render(fmt.Sprintf("%d of %d", place, len(v.Racers)))
+	hb.WriteString("   ")
+	hw += 3 + k.label.text(&hb, "Place ") + k.value.text(&hb, strconv.Itoa(place)+" of "+strconv.Itoa(len(v.Racers)))
+	header := line{hb.String(), hw}
+	if hw > m.width {
+		header = line{m.fit(header.s), min(hw, m.width)}
+	}
 	status := ""
 	switch {
 	case m.notice != "":
@@ -238,7 +250,11 @@ func (m *RaceModel) raceScreen() (string, bool) {
 	case m.play.Over():
 		status = s.Heading.Render("Your board is over.") + " The others race on until the clock runs out."
 	}
-	help := m.hints(m.keys.arrows(), relabel(m.keys.Quit, "leave (forfeit)"))
+	if m.raceHelp.s == "" {
+		h := m.fit(m.hints(m.keys.arrows(), relabel(m.keys.Quit, "leave (forfeit)")))
+		m.raceHelp = line{h, ansi.StringWidth(h)}
+	}
+	help := m.raceHelp
 
 	// The player's board: the largest tile size that leaves room for the
 	// opponents' column; without that room, a line of them under the
@@ -266,6 +282,7 @@ func (m *RaceModel) raceScreen() (string, bool) {
 	bw, bh := t.boardSize(n)
 
 	var sideLines []string
+	sideW := 0
 	if summary {
 		var parts []string
 		for _, i := range opponents {
@@ -274,20 +291,16 @@ func (m *RaceModel) raceScreen() (string, bool) {
 		}
 		sideLines = []string{strings.Join(parts, s.Dim.Render(" · "))}
 	} else if side > 0 {
-		sideW := m.width - bw - 3
-		sideLines = m.opponentColumn(opponents, sideW, max(bh, m.height-chromeLines))
+		sideLines, sideW = m.opponentColumn(opponents, m.width-bw-3, max(bh, m.height-chromeLines))
 	}
 
-	lines := []string{m.fit(header)}
+	lines := []string{m.centre(header)}
 	if summary {
-		lines = append(lines, m.fit(sideLines[0]))
+		s := m.fit(sideLines[0])
+		lines = append(lines, m.centre(line{s, ansi.StringWidth(s)}))
 		sideLines = nil
 	}
 	// The board and the column side by side, as one block centred.
-	sideW := 0
-	for _, l := range sideLines {
-		sideW = max(sideW, ansi.StringWidth(l))
-	}
 	blockW := bw
 	if sideW > 0 {
 		blockW += 3 + sideW
@@ -308,15 +321,17 @@ func (m *RaceModel) raceScreen() (string, bool) {
 		}
 		lines = append(lines, sb.String())
 	}
-	lines = append(lines, m.centre(status), m.centre(help))
+	if status != "" {
+		status = m.fit(status)
+	}
+	lines = append(lines, m.centre(line{status, ansi.StringWidth(status)}), m.centre(help))
 	top := max(0, (m.height-len(lines))/2)
-	return strings.Repeat("\n", top) + strings.Join(append([]string{m.centre(lines[0])}, lines[1:]...), "\n"), true
+	return strings.Repeat("\n", top) + strings.Join(lines, "\n"), true
 }
 
-// centre pads a line to the middle of the window.
-func (m *RaceModel) centre(s string) string {
-	s = m.fit(s)
-	return strings.Repeat(" ", max(0, (m.width-ansi.StringWidth(s))/2)) + s
+// centre pads a line, which fits the window, to its middle.
+func (m *RaceModel) centre(l line) string {
+	return spaces[:min(len(spaces), max(0, (m.width-l.w)/2))] + l.s
 }
 
 // pickTier is the largest tile size whose n×n board fits the window with
@@ -337,8 +352,7 @@ func (m *RaceModel) pickTier(n, side, chrome int) (tier, bool) {
 // opponentColumn is every opponent, in the order they joined: a line
 // with the name, the score and the largest tile, and under it their live
 // board while the column has room for all the boards shown so far.
-func (m *RaceModel) opponentColumn(opponents []int, width, height int) []string {
-	s := m.styles
+func (m *RaceModel) opponentColumn(opponents []int, width, height int) (out []string, w int) {
 	n := m.view.Size
 	mw, mh := miniTier.boardSize(n)
 	if m.mini == nil || m.mini.n != n {
@@ -348,7 +362,11 @@ func (m *RaceModel) opponentColumn(opponents []int, width, height int) []string 
 	if mw <= width {
 		boards = min(len(opponents), max(0, (height-len(opponents))/mh))
 	}
-	var out []string
+	nameW := max(4, width-16)
+	w = nameW + 1 + 6 + 6
+	if boards > 0 {
+		w = max(w, mw)
+	}
 	for j, i := range opponents {
 		r := m.view.Racers[i]
 		state := ""
@@ -358,9 +376,13 @@ func (m *RaceModel) opponentColumn(opponents []int, width, height int) []string 
 		case r.Over:
 			state = " over"
 		}
-		nameW := max(4, width-16)
-		line := padCells(r.Name, nameW) + " " + s.Value.Render(fmt.Sprintf("%6d", r.Score)) + s.Dim.Render(fmt.Sprintf(" %5d", r.MaxTile)+state)
-		out = append(out, line)
+		var lb strings.Builder
+		lb.WriteString(padCells(r.Name, nameW))
+		lb.WriteByte(' ')
+		score, tile := strconv.Itoa(r.Score), strconv.Itoa(r.MaxTile)
+		m.inks.value.text(&lb, spaces[:max(0, 6-len(score))]+score)
+		m.inks.dim.text(&lb, spaces[:max(0, 6-len(tile))]+tile+state)
+		out = append(out, lb.String())
 		if j < boards {
 			b := r.Board
 			if b.Size() != n {
@@ -369,7 +391,7 @@ func (m *RaceModel) opponentColumn(opponents []int, width, height int) []string 
 			out = append(out, m.mini.lines(&b, &marks{})...)
 		}
 	}
-	return out
+	return out, w + 5 // room for " left" or " over"
 }
 
 func (m *RaceModel) tooSmall() string {
