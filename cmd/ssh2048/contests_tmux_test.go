@@ -23,8 +23,6 @@ func startContestServer(t *testing.T) string {
 	return s.Addr
 }
 
-var streakRe = regexp.MustCompile(`Streak (\d+)`)
-
 // TestTmuxDaily plays today's challenge through OpenSSH in an 80×24
 // tmux window: the header with the day and the streak, no AI keys, the
 // game resumed after a reconnect, and today's board on tab.
@@ -45,9 +43,9 @@ func TestTmuxDaily(t *testing.T) {
 	for _, k := range []string{"Left", "Up", "Right", "Down", "Left", "Up"} {
 		tm.run("send-keys", "-t", "game", k)
 	}
-	played := tm.waitFor("the streak", func(s string) bool { return strings.Contains(s, "Streak 1") && movesOn(s) > 0 })
-	time.Sleep(300 * time.Millisecond)
-	played = tm.screen()
+	tm.waitFor("the streak", func(s string) bool { return strings.Contains(s, "Streak 1") && movesOn(s) > 0 })
+	time.Sleep(300 * time.Millisecond) // the last keys' moves
+	played := tm.screen()
 	tm.run("send-keys", "-t", "game", "q")
 	tm.waitFor("the goodbye line", func(s string) bool { return strings.Contains(s, "saved") })
 	tm.run("kill-session", "-t", "game")
