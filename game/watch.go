@@ -36,7 +36,9 @@ const (
 // server while the game can still be played.
 type Snapshot struct {
 	GameID   int64
+	PlayerID int64
 	Player   string // display name
+	Key      string // KeyTag of the player's key
 	Size     int
 	Kind     db.Kind
 	Board    engine.Board

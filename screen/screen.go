@@ -45,13 +45,20 @@ type Options struct {
 	Profile colorprofile.Profile
 	// FPS is the most frames a second; 0 means 60.
 	FPS int
+	// KeyToFrame, if set, is told for each frame that shows keys how long
+	// after the first of them arrived its write ended: the latency a
+	// player feels, as the server sees it. Keys that change nothing on
+	// screen are not counted. It is called with the screen's
+	// lock held: it must be quick and must not call the screen.
+	KeyToFrame func(time.Duration)
 }
 
 // Screen is one model running on one terminal. Create it with New, start
 // it with Run; Send and Stop may be called from any goroutine.
 type Screen struct {
-	out      io.Writer
-	interval time.Duration
+	out        io.Writer
+	interval   time.Duration
+	keyToFrame func(time.Duration)
 
 	mu        sync.Mutex // guards everything below, and writes to out
 	model     tea.Model
@@ -63,6 +70,7 @@ type Screen struct {
 	started   bool
 	early     []tea.Msg // sent before Start, delivered after its first messages
 	changed   bool      // a message was handled since the last frame
+	keyAt     time.Time // when the first key not yet drawn arrived; zero if none
 	ended     bool
 
 	// err is the write that failed, if one did. It has a lock of its own:
@@ -82,11 +90,12 @@ func New(model tea.Model, out io.Writer, opts Options) *Screen {
 	}
 	width, height := max(opts.Width, 1), max(opts.Height, 1)
 	return &Screen{
-		out:      out,
-		interval: time.Second / time.Duration(fps),
-		model:    model,
-		r:        newRenderer(opts.Profile, width, height),
-		done:     make(chan struct{}),
+		out:        out,
+		interval:   time.Second / time.Duration(fps),
+		keyToFrame: opts.KeyToFrame,
+		model:      model,
+		r:          newRenderer(opts.Profile, width, height),
+		done:       make(chan struct{}),
 	}
 }
 
@@ -146,8 +155,15 @@ func (s *Screen) Send(msg tea.Msg) { s.sendAll([]tea.Msg{msg}) }
 // typed faster than frames are all applied, each against the board the
 // one before left, and the frame shows where they ended up.
 func (s *Screen) sendAll(msgs []tea.Msg) {
+	var arrived time.Time
+	if s.keyToFrame != nil {
+		arrived = time.Now() // before the lock: waiting for it is part of the latency
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if !arrived.IsZero() && s.keyAt.IsZero() && hasKey(msgs) {
+		s.keyAt = arrived
+	}
 	if !s.started {
 		s.early = append(s.early, msgs...)
 		return
@@ -255,6 +271,22 @@ func (s *Screen) draw() {
 	}
 	s.r.frame(b, v.Content)
 	s.write(b.Bytes())
+	// A key that changed nothing on screen (a move against a wall) has no
+	// frame to wait for: it is not counted.
+	if !s.keyAt.IsZero() && b.Len() > 0 {
+		s.keyToFrame(time.Since(s.keyAt))
+	}
+	s.keyAt = time.Time{}
+}
+
+// hasKey reports whether msgs hold a key press.
+func hasKey(msgs []tea.Msg) bool {
+	for _, m := range msgs {
+		if _, ok := m.(tea.KeyPressMsg); ok {
+			return true
+		}
+	}
+	return false
 }
 
 // quit draws the model's last view and gives the terminal back as it

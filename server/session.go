@@ -118,6 +118,9 @@ func (s *Server) logging(next ssh.Handler) ssh.Handler {
 func (s *Server) route(next ssh.Handler) ssh.Handler {
 	return func(raw ssh.Session) {
 		sess := newSession(raw, playerOf(raw))
+		kind := sessionKind(sess)
+		s.cfg.Observer.SessionOpened(kind)
+		defer s.cfg.Observer.SessionClosed(kind)
 		if g := guardOf(sess.Context()); g != nil {
 			if !g.openSession() {
 				wish.Errorln(sess, "ssh2048: too many sessions on this connection; close one first.")

@@ -42,9 +42,10 @@ func (s *Server) runTUI(sess *session) {
 	// ticker, which makes every key wait for the next tick (see package
 	// term).
 	scr := screen.New(model, sess, screen.Options{
-		Width:   width,
-		Height:  height,
-		Profile: colorprofile.Env(append(sess.Environ(), "TERM="+pty.Term)),
+		Width:      width,
+		Height:     height,
+		Profile:    colorprofile.Env(append(sess.Environ(), "TERM="+pty.Term)),
+		KeyToFrame: s.cfg.Observer.KeyToFrame,
 	})
 	var input io.Reader = sess
 	if s.lim.KeyRate > 0 {

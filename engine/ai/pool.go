@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/ssh2048/ssh2048/engine"
 )
@@ -32,7 +33,8 @@ var ErrClosed = errors.New("ai pool closed")
 // Every search is bounded by the pool's budget and the caller's context.
 // A Pool is safe for concurrent use.
 type Pool struct {
-	budget Budget
+	budget  Budget
+	observe func(Priority, time.Duration) // nil: no one is told; see WithSearchObserver
 
 	mu      sync.Mutex
 	ready   *sync.Cond // signalled when a request is queued or the pool closes
@@ -207,7 +209,11 @@ func (p *Pool) work(w *worker) {
 			r.reply <- reply{err: fmt.Errorf("suggest: %w", err)}
 			continue
 		}
+		began := time.Now()
 		res, err := s.Search(r.ctx, r.board, p.budget)
+		if p.observe != nil {
+			p.observe(r.prio, time.Since(began))
+		}
 		r.reply <- reply{dir: res.Dir, err: err}
 		// The caller was readied on this worker's processor; without a
 		// yield it would wait for the next search to end or for the
