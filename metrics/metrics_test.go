@@ -25,8 +25,10 @@ func TestMetricsRecordAndExpose(t *testing.T) {
 	m := New()
 	m.Watch(Sources{
 		Connections: func() int { return 7 },
-		Games:       func() game.Stats { return game.Stats{Playing: 3, Spectators: 2, Races: [game.Finished]int{1, 0, 4}, Rooms: 1} },
-		AIQueue:     func() (int, int) { return 1, 5 },
+		Games: func() game.Stats {
+			return game.Stats{Playing: 3, Spectators: 2, Races: [game.Finished]int{1, 0, 4}, Rooms: 1}
+		},
+		AIQueue: func() (int, int) { return 1, 5 },
 	})
 	m.Refused("rate")
 	m.Refused("rate")
