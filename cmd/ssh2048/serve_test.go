@@ -63,10 +63,11 @@ func buildBinary(t *testing.T) string {
 
 // process is a running ssh2048 serve.
 type process struct {
-	cmd    *exec.Cmd
-	addr   string
-	logs   *bytes.Buffer // every log line, once the process has ended
-	exited chan error
+	cmd      *exec.Cmd
+	addr     string
+	httpAddr string        // with --http: the web server's address
+	logs     *bytes.Buffer // every log line, once the process has ended
+	exited   chan error
 }
 
 // startProcess runs the binary on 127.0.0.1:0 and waits until it listens.
@@ -100,8 +101,13 @@ func startProcessAt(t *testing.T, bin, data, listen string, env ...string) *proc
 		for sc.Scan() {
 			p.logs.Write(append(sc.Bytes(), '\n'))
 			var line struct{ Msg, Addr string }
-			if json.Unmarshal(sc.Bytes(), &line) == nil && line.Msg == "listening" {
-				addr <- line.Addr
+			if json.Unmarshal(sc.Bytes(), &line) == nil {
+				switch line.Msg {
+				case "listening http": // before "listening"
+					p.httpAddr = line.Addr
+				case "listening":
+					addr <- line.Addr
+				}
 			}
 		}
 		p.exited <- cmd.Wait()
