@@ -49,7 +49,7 @@ func (s *Store) OpenContestGame(ctx context.Context, playerID int64, size int, k
 // progress or not.
 func (s *Store) ContestBoard(ctx context.Context, contest string, size, limit int) ([]Entry, error) {
 	rows, err := s.read.QueryContext(ctx, `
-		SELECT g.player_id, p.name, g.score, g.max_tile, g.moves, g.won, g.ended_at, g.id
+		SELECT g.player_id, p.name, p.fingerprint, g.score, g.max_tile, g.moves, g.won, g.ended_at, g.id
 		FROM games g JOIN players p ON p.id = g.player_id
 		WHERE g.contest = ? AND g.size = ?
 		ORDER BY g.score DESC, g.reached_at, g.id LIMIT ?`, contest, size, limit)
@@ -61,7 +61,7 @@ func (s *Store) ContestBoard(ctx context.Context, contest string, size, limit in
 	for rows.Next() {
 		e := Entry{Rank: len(out) + 1}
 		var ended sql.NullInt64
-		if err := rows.Scan(&e.PlayerID, &e.Name, &e.Score, &e.MaxTile, &e.Moves, &e.Won, &ended, &e.GameID); err != nil {
+		if err := rows.Scan(&e.PlayerID, &e.Name, &e.Fingerprint, &e.Score, &e.MaxTile, &e.Moves, &e.Won, &ended, &e.GameID); err != nil {
 			return nil, fmt.Errorf("board of %s: %w", contest, err)
 		}
 		e.Ended = timePtr(ended)

@@ -199,6 +199,9 @@ func Open(ctx context.Context, dataDir string, opts ...Option) (*Store, error) {
 		return nil, fmt.Errorf("open store: %w", err)
 	}
 	path := filepath.Join(dataDir, FileName)
+	if err := secureFiles(path); err != nil {
+		return nil, fmt.Errorf("open store: %w", err)
+	}
 	registerWriterDriver.Do(func() {
 		sql.Register(writerDriver, &sqlite3.SQLiteDriver{ConnectHook: func(c *sqlite3.SQLiteConn) error {
 			// Checkpoints run in the background (see checkpointLoop), not
@@ -218,7 +221,7 @@ func Open(ctx context.Context, dataDir string, opts ...Option) (*Store, error) {
 	write.SetConnMaxIdleTime(0)
 	if err := migrate(ctx, write, path+".migrate-lock", migrations.FS, o.log); err != nil {
 		write.Close()
-		return nil, fmt.Errorf("open store %s: %w", path, err)
+		return nil, fmt.Errorf("open store %s: %w", path, corrupt(err))
 	}
 	read, err := sql.Open("sqlite3", dsn(path, true, o.synchronous))
 	if err != nil {
@@ -231,7 +234,7 @@ func Open(ctx context.Context, dataDir string, opts ...Option) (*Store, error) {
 	if err := read.PingContext(ctx); err != nil {
 		write.Close()
 		read.Close()
-		return nil, fmt.Errorf("open store %s: %w", path, err)
+		return nil, fmt.Errorf("open store %s: %w", path, corrupt(err))
 	}
 	s := &Store{path: path, write: write, read: read, log: o.log, obs: o.obs, newSeed: rand.Uint64,
 		stopCheckpoints: make(chan struct{}), checkpointsDone: make(chan struct{})}

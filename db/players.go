@@ -18,10 +18,7 @@ func (s *Store) UpsertPlayer(ctx context.Context, fingerprint, keyType, rawName 
 	if fingerprint == "" {
 		return Player{}, fmt.Errorf("upsert player: %w: empty fingerprint", ErrInvalid)
 	}
-	name := SanitizeName(rawName)
-	if name == "" {
-		name = fallbackName(fingerprint)
-	}
+	name := DisplayName(rawName, fingerprint)
 	var p Player
 	err := s.w.do(ctx, func(tx *sql.Tx, now int64) error {
 		var first, last int64
@@ -40,6 +37,18 @@ func (s *Store) UpsertPlayer(ctx context.Context, fingerprint, keyType, rawName 
 		return Player{}, fmt.Errorf("upsert player %s: %w", fingerprint, err)
 	}
 	return p, nil
+}
+
+// DisplayName is a player's name as it may be shown to anyone: sanitized
+// (SanitizeName), or, when nothing is left of it, "player-" and the first
+// letters of the key's fingerprint. Names stored by an older version are
+// shown through it too: SanitizeName is idempotent, so a name stored clean
+// stays as it is.
+func DisplayName(name, fingerprint string) string {
+	if clean := SanitizeName(name); clean != "" {
+		return clean
+	}
+	return fallbackName(fingerprint)
 }
 
 // fallbackName names a player whose user name sanitized to nothing.

@@ -108,7 +108,7 @@ func (st *Seat) OpenDaily(ctx context.Context, size int) (*Play, error) {
 func (s *Service) DailyBoard(ctx context.Context, day string, size, limit int) ([]db.Entry, error) {
 	rows, err := s.store.ContestBoard(ctx, dailyContest(day), size, limit)
 	for i := range rows {
-		rows[i].Name = printable(rows[i].Name)
+		rows[i].Name = printable(db.DisplayName(rows[i].Name, rows[i].Fingerprint))
 	}
 	return rows, err
 }

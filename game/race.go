@@ -61,7 +61,7 @@ const (
 // Racer is one racer as every racer and spectator sees them.
 type Racer struct {
 	Name    string
-	Key     string // KeyTag of the key; "" for a guest
+	Key     string // the player's short id (db.ShortID); "" for a guest
 	Bot     bool
 	Rating  float64 // before the race; 0 for an unrated racer (a guest)
 	Board   engine.Board
@@ -438,7 +438,7 @@ func (r *race) publish() {
 		p := rc.seat.player
 		x := Racer{Name: p.Name, Bot: rc.bot, Left: rc.left}
 		if !p.Guest {
-			x.Key = KeyTag(p.Fingerprint)
+			x.Key = db.ShortID(p.Fingerprint)
 			x.Rating = rc.rating.Rating
 		}
 		if rc.play != nil {

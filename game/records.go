@@ -51,7 +51,7 @@ func (s *Service) Record(ctx context.Context, id int64) (record.Record, error) {
 		return record.Record{}, fmt.Errorf("game %d: replay: %w", id, err)
 	}
 	return record.Of(replayed, g.Dirs, record.Record{
-		GameID: g.ID, Player: printable(g.Player), Key: KeyTag(g.Fingerprint), Kind: string(g.Kind),
+		GameID: g.ID, Player: printable(db.DisplayName(g.Player, g.Fingerprint)), Key: db.ShortID(g.Fingerprint), Kind: string(g.Kind),
 		Started: g.StartedAt, Ended: *g.EndedAt,
 	}), nil
 }
@@ -81,7 +81,7 @@ type Replay struct {
 	GameID   int64
 	PlayerID int64
 	Player   string
-	Key      string // KeyTag of the player's key
+	Key      string // the player's short id (db.ShortID)
 	Size     int
 	Kind     db.Kind
 	Contest  string // "" for free play, else "daily:YYYY-MM-DD" or "race:ID"
@@ -101,7 +101,7 @@ func (s *Service) Replay(ctx context.Context, id int64) (*Replay, error) {
 	if err != nil {
 		return nil, fmt.Errorf("game %d: %w", id, err)
 	}
-	r := &Replay{GameID: id, PlayerID: g.PlayerID, Player: printable(g.Player), Key: KeyTag(g.Fingerprint),
+	r := &Replay{GameID: id, PlayerID: g.PlayerID, Player: printable(db.DisplayName(g.Player, g.Fingerprint)), Key: db.ShortID(g.Fingerprint),
 		Size: g.Size, Kind: g.Kind, Contest: g.Contest, Ended: g.EndedAt != nil,
 		Dirs: g.Dirs, Boards: make([]engine.Board, 1, len(g.Dirs)+1), Scores: make([]int, 1, len(g.Dirs)+1)}
 	r.Boards[0] = eg.Board()
@@ -113,14 +113,4 @@ func (s *Service) Replay(ctx context.Context, id int64) (*Replay, error) {
 		r.Scores = append(r.Scores, eg.Score())
 	}
 	return r, nil
-}
-
-// KeyTag is the short form of a key fingerprint shown beside names: enough
-// to tell two players of one name apart, too short to matter otherwise.
-func KeyTag(fingerprint string) string {
-	const keep = len("SHA256:") + 8
-	if len(fingerprint) > keep {
-		return fingerprint[:keep]
-	}
-	return fingerprint
 }

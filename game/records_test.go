@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"strings"
 	"testing"
 
 	"github.com/ssh2048/ssh2048/db"
@@ -40,7 +39,7 @@ func TestRecordsOfEndedGamesOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rec.Player != "eve" || rec.Score != play.Score() || len(rec.Moves) != play.Moves() || !strings.HasPrefix(rec.Key, "SHA256:") {
+	if rec.Player != "eve" || rec.Score != play.Score() || len(rec.Moves) != play.Moves() || rec.Key != db.ShortID(identify(t, svc, "eve").Fingerprint) {
 		t.Fatalf("record %+v", rec)
 	}
 	var text bytes.Buffer

@@ -181,11 +181,13 @@ func (s *Service) Identify(ctx context.Context, fingerprint, keyType, name strin
 }
 
 // Leaderboard lists the best game of each player for a size and kind,
-// best first, at most limit of them. Names are printable (see printable).
+// best first, at most limit of them. Names are as db.DisplayName shows
+// them (cleaned again: a name stored by an older version may hold what is
+// now removed) and printable (see printable).
 func (s *Service) Leaderboard(ctx context.Context, size int, kind db.Kind, limit int) ([]db.Entry, error) {
 	rows, err := s.store.Leaderboard(ctx, size, kind, limit)
 	for i := range rows {
-		rows[i].Name = printable(rows[i].Name)
+		rows[i].Name = printable(db.DisplayName(rows[i].Name, rows[i].Fingerprint))
 	}
 	return rows, err
 }
@@ -197,7 +199,9 @@ func (s *Service) Rank(ctx context.Context, p Player, size int, kind db.Kind) (d
 		return db.Entry{}, db.ErrNotFound
 	}
 	e, err := s.store.PlayerRank(ctx, p.ID, size, kind)
-	e.Name = printable(e.Name)
+	if err == nil {
+		e.Name = printable(db.DisplayName(e.Name, e.Fingerprint))
+	}
 	return e, err
 }
 

@@ -3,6 +3,7 @@ package game
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 
 	"github.com/ssh2048/ssh2048/db"
@@ -38,7 +39,7 @@ type Snapshot struct {
 	GameID   int64
 	PlayerID int64
 	Player   string // display name
-	Key      string // KeyTag of the player's key
+	Key      string // the player's short id (db.ShortID); "" for a guest
 	Size     int
 	Kind     db.Kind
 	Board    engine.Board
@@ -102,13 +103,19 @@ func (s *Service) Watch(id int64) (*Watch, error) {
 	return &Watch{svc: s, feed: f}, nil
 }
 
-// WatchPlayer starts watching the game in play of the player of that
-// display name (as shown, case included), the one with the most moves if
-// they play several sizes at once.
-func (s *Service) WatchPlayer(name string) (*Watch, error) {
+// WatchPlayer starts watching the game in play of a player named by their
+// display name (as shown, case included) or, when names look alike, by
+// their short id or its tag ("#" and at least 6 of its characters, as the
+// boards show it): the game with the most moves if they play several at
+// once.
+func (s *Service) WatchPlayer(who string) (*Watch, error) {
+	id, byID := strings.CutPrefix(who, "#")
+	byID = byID && len(id) >= 6
 	var best *Play
 	for _, p := range s.plays() {
-		if p.seat.player.Name == name && (best == nil || p.Moves() > best.Moves()) {
+		pl := p.seat.player
+		match := pl.Name == who || (byID && strings.HasPrefix(db.ShortID(pl.Fingerprint), id))
+		if match && (best == nil || p.Moves() > best.Moves()) {
 			best = p
 		}
 	}

@@ -71,6 +71,11 @@ func TestWatchSeesEveryMoveInOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer w.Close()
+	byTag, err := svc.WatchPlayer("#" + db.ShortID(identify(t, svc, "ann").Fingerprint)[:6])
+	if err != nil {
+		t.Fatalf("watching by tag: %v", err)
+	}
+	byTag.Close()
 	first := next(t, w)
 	if first.GameID != play.ID() || first.Player != "ann" || first.Status != Live || first.Watchers != 1 || first.Board != play.Board() {
 		t.Fatalf("first snapshot %+v", first)

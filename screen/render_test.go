@@ -237,7 +237,8 @@ type vterm struct {
 	pen   pen
 
 	// lenient accepts what Screen writes around frames: private modes
-	// (alternate screen, cursor) and OSC (title, colour query); after
+	// (alternate screen, cursor), OSC (title, colour queries) and the
+	// cursor position query; after
 	// the alternate screen is left, it ignores the rest.
 	lenient bool
 	left    bool
@@ -345,6 +346,9 @@ func (v *vterm) csi(cmd ansi.Cmd, params ansi.Params) error {
 		if mode, _, _ := params.Param(0, 0); mode == 1049 && cmd.Final() == 'l' {
 			v.left = true
 		}
+		return nil
+	}
+	if v.lenient && cmd == 'n' { // a query: the cursor position
 		return nil
 	}
 	if cmd.Prefix() != 0 || cmd.Intermediate() != 0 {

@@ -17,11 +17,44 @@
 //     hidden. When the model quits, a last view that is not an AltScreen
 //     view is printed on the main screen, where it stays after the
 //     session ends.
+//   - A panic in the model (Init, Update, View, a command) or in the
+//     screen's own goroutines ends that screen only: the terminal is given
+//     back and Err returns a *PanicError with the stack, for the caller to
+//     log and explain.
 //
-// Only the parts of tea.View a game screen uses are honoured: Content,
-// AltScreen (as above) and WindowTitle. Commands run as with tea.Program,
-// each in its own goroutine; tea.Batch and tea.Quit are understood,
-// tea.Sequence and Bubble Tea's terminal-control commands are not.
+// Commands run as with tea.Program, each in its own goroutine, and their
+// messages reach Update as they do there; what the screen does with the
+// messages of Bubble Tea's own commands:
+//   - tea.Quit ends the screen as above; so does tea.Interrupt (there is
+//     no process to interrupt).
+//   - tea.Batch runs its commands concurrently, tea.Sequence one at a
+//     time, in order.
+//   - tea.RequestBackgroundColor, tea.RequestForegroundColor and
+//     tea.RequestCursorPosition ask the terminal, and its answers come
+//     back as messages (the background colour is asked once at the start
+//     already, and not again while that answer is awaited).
+//   - tea.RequestWindowSize is answered with the size the screen has; the
+//     terminal is at the other end of a connection, which tells sizes
+//     as they change. tea.ClearScreen redraws the whole screen.
+//   - Everything else that asks something of the terminal is not done:
+//     tea.Println and tea.Printf (there is no scrollback on the alternate
+//     screen), tea.Raw (it would write behind the renderer's back),
+//     tea.Exec and tea.Suspend (no local process or terminal), the
+//     clipboard commands, tea.RequestCursorColor,
+//     tea.RequestTerminalVersion, tea.RequestCapability, and any other
+//     message of package tea's own that a newer Bubble Tea may add. Of
+//     tea.View, only Content, AltScreen (as above) and WindowTitle are
+//     honoured: no cursor, window colours, progress bar, focus reports,
+//     mouse or keyboard enhancements. What is not done is told to
+//     Options.Unsupported, once each, so that tests can fail on it and a
+//     server log it; without it, it is dropped.
+//
+// Input is decoded into keys, bracketed pastes (tea.PasteStartMsg,
+// tea.PasteMsg, tea.PasteEndMsg, as tea.Program delivers them), focus
+// reports and the terminal's answers to queries; mouse reports and
+// unknown sequences are dropped. The screen does not turn bracketed paste
+// mode on, as tea.Program does: a paste mostly arrives as the keys it is
+// made of, rate-limited as typing is (Options.KeyRate).
 package screen
 
 import (
@@ -45,20 +78,32 @@ type Options struct {
 	Profile colorprofile.Profile
 	// FPS is the most frames a second; 0 means 60.
 	FPS int
+	// KeyRate is the most keys a second the model gets, one second's
+	// worth at once; keys over it are dropped (see keyLimiter). 0 means
+	// no limit.
+	KeyRate float64
+	// Unsupported, if set, is told what the model asked for that the
+	// screen does not do (a command such as "tea.Println", a view field
+	// such as "tea.View.MouseMode"), once for each the screen meets. It
+	// is called with the screen's lock held: it must not call the
+	// screen. Tests make it fail the test; servers log it.
+	Unsupported func(what string)
 	// KeyToFrame, if set, is told for each frame that shows keys how long
 	// after the first of them arrived its write ended: the latency a
 	// player feels, as the server sees it. Keys that change nothing on
-	// screen are not counted. It is called with the screen's
-	// lock held: it must be quick and must not call the screen.
+	// screen are not counted. It is called with the screen's lock held:
+	// it must be quick and must not call the screen.
 	KeyToFrame func(time.Duration)
 }
 
 // Screen is one model running on one terminal. Create it with New, start
 // it with Run; Send and Stop may be called from any goroutine.
 type Screen struct {
-	out        io.Writer
-	interval   time.Duration
-	keyToFrame func(time.Duration)
+	out         io.Writer
+	interval    time.Duration
+	keys        *keyLimiter // nil: no limit
+	unsupported func(what string)
+	keyToFrame  func(time.Duration)
 
 	mu        sync.Mutex // guards everything below, and writes to out
 	model     tea.Model
@@ -73,10 +118,15 @@ type Screen struct {
 	keyAt     time.Time // when the first key not yet drawn arrived; zero if none
 	ended     bool
 
-	// err is the write that failed, if one did. It has a lock of its own:
-	// mu may be held by a write that waits on a client that reads nothing.
+	backgroundAsked bool            // the terminal has not answered yet
+	reported        map[string]bool // what was told to unsupported
+
+	// err is the write that failed, if one did, and panic the model's
+	// panic, if it had one. They have a lock of their own: mu may be held
+	// by a write that waits on a client that reads nothing.
 	errMu sync.Mutex
 	err   error
+	panic *PanicError
 
 	done     chan struct{}
 	doneOnce sync.Once
@@ -90,12 +140,15 @@ func New(model tea.Model, out io.Writer, opts Options) *Screen {
 	}
 	width, height := max(opts.Width, 1), max(opts.Height, 1)
 	return &Screen{
-		out:        out,
-		interval:   time.Second / time.Duration(fps),
-		keyToFrame: opts.KeyToFrame,
-		model:      model,
-		r:          newRenderer(opts.Profile, width, height),
-		done:       make(chan struct{}),
+		out:             out,
+		interval:        time.Second / time.Duration(fps),
+		keys:            newKeyLimiter(opts.KeyRate),
+		unsupported:     opts.Unsupported,
+		keyToFrame:      opts.KeyToFrame,
+		model:           model,
+		r:               newRenderer(opts.Profile, width, height),
+		backgroundAsked: true, // by Start
+		done:            make(chan struct{}),
 	}
 }
 
@@ -116,7 +169,14 @@ func (s *Screen) Run(ctx context.Context, in io.Reader) error {
 // reader is not waited for: it stops at the first read after in ends (an
 // SSH session's input ends when the session closes).
 func (s *Screen) Start(in io.Reader) {
+	s.start()
+	go readInputContained(in, s.sendInput, s.contain)
+}
+
+func (s *Screen) start() {
+	defer s.contain() // after the unlock below
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	// Every model that picks colours wants to know whether the background
 	// is dark; the answer comes back as a tea.BackgroundColorMsg.
 	s.write([]byte(ansi.SetModeAltScreenSaveCursor + ansi.HideCursor + ansi.RequestBackgroundColor))
@@ -132,17 +192,20 @@ func (s *Screen) Start(in io.Reader) {
 	}
 	s.early = nil
 	s.scheduleFrame()
-	s.mu.Unlock()
-	go readInput(in, s.sendAll)
 }
 
 // Done is closed when the screen has ended.
 func (s *Screen) Done() <-chan struct{} { return s.done }
 
-// Err is the write to the terminal that failed, if one did.
+// Err is why the screen ended other than by the model quitting or Stop:
+// a *PanicError if the model (or the screen's own code on its behalf)
+// panicked, else the write to the terminal that failed, if one did.
 func (s *Screen) Err() error {
 	s.errMu.Lock()
 	defer s.errMu.Unlock()
+	if s.panic != nil {
+		return s.panic
+	}
 	return s.err
 }
 
@@ -151,10 +214,19 @@ func (s *Screen) Err() error {
 // ended, not at all.
 func (s *Screen) Send(msg tea.Msg) { s.sendAll([]tea.Msg{msg}) }
 
+// sendInput delivers the messages of one read of the input, less the
+// keys over the rate.
+func (s *Screen) sendInput(msgs []tea.Msg) {
+	if msgs = s.keys.filter(msgs); len(msgs) > 0 {
+		s.sendAll(msgs)
+	}
+}
+
 // sendAll delivers msgs in order and draws once after them all: keys
 // typed faster than frames are all applied, each against the board the
 // one before left, and the frame shows where they ended up.
 func (s *Screen) sendAll(msgs []tea.Msg) {
+	defer s.contain() // after the unlock below
 	var arrived time.Time
 	if s.keyToFrame != nil {
 		arrived = time.Now() // before the lock: waiting for it is part of the latency
@@ -199,7 +271,7 @@ func (s *Screen) dispatch(msg tea.Msg) {
 	switch msg := msg.(type) {
 	case nil:
 		return
-	case tea.QuitMsg:
+	case tea.QuitMsg, tea.InterruptMsg:
 		s.quit()
 		return
 	case tea.BatchMsg:
@@ -209,6 +281,19 @@ func (s *Screen) dispatch(msg tea.Msg) {
 		return
 	case tea.WindowSizeMsg:
 		s.r.resize(max(msg.Width, 1), max(msg.Height, 1))
+	case tea.KeyPressMsg:
+		// Most messages are keys: nothing for the terminal to do.
+	case tea.BackgroundColorMsg:
+		s.backgroundAsked = false
+	default:
+		if cmds, ok := sequenceOf(msg); ok {
+			go func() {
+				defer s.contain()
+				s.runSequence(cmds)
+			}()
+			return
+		}
+		s.control(msg)
 	}
 	model, cmd := s.model.Update(msg)
 	s.model = model
@@ -221,7 +306,10 @@ func (s *Screen) exec(cmd tea.Cmd) {
 	if cmd == nil {
 		return
 	}
-	go func() { s.Send(cmd()) }()
+	go func() {
+		defer s.contain()
+		s.Send(cmd())
+	}()
 }
 
 // scheduleFrame draws now if the last frame is a frame interval old, or
@@ -247,6 +335,7 @@ func (s *Screen) scheduleFrame() {
 }
 
 func (s *Screen) timedFrame() {
+	defer s.contain() // after the unlock below
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.timed = false
@@ -262,6 +351,7 @@ func (s *Screen) draw() {
 	s.changed = false
 	s.lastFrame = time.Now()
 	v := s.model.View()
+	s.checkView(&v)
 	b := buffers.Get().(*bytes.Buffer)
 	defer buffers.Put(b)
 	b.Reset()
@@ -317,7 +407,7 @@ func (s *Screen) end() {
 // write sends p to the terminal; the first failure ends the screen (the
 // session is gone). s.mu is held.
 func (s *Screen) write(p []byte) {
-	if len(p) == 0 || s.Err() != nil {
+	if len(p) == 0 || s.writeErr() != nil {
 		return
 	}
 	if _, err := s.out.Write(p); err != nil {

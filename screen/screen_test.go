@@ -41,7 +41,8 @@ type testModel struct {
 	onMsg     func(tea.Msg) tea.Cmd // a command for a message, if set
 	altScreen bool                  // for the last view
 	title     string
-	long      bool // the view has a third line, 60 columns long
+	long      bool            // the view has a third line, 60 columns long
+	onView    func(*tea.View) // changes the view, if set
 
 	mu    sync.Mutex
 	msgs  []tea.Msg
@@ -91,6 +92,9 @@ func (m *testModel) View() tea.View {
 	v := tea.NewView(content)
 	v.AltScreen = m.altScreen
 	v.WindowTitle = m.title
+	if m.onView != nil {
+		m.onView(&v)
+	}
 	return v
 }
 
@@ -207,9 +211,13 @@ type run struct {
 }
 
 // start runs model on a screen with opts (80×24 TrueColor unless set)
-// until the test ends.
+// until the test ends. Unless opts.Unsupported is set, whatever the model
+// asks for that the screen does not do fails the test.
 func start(t *testing.T, model *testModel, out *outBuffer, opts Options) *run {
 	t.Helper()
+	if opts.Unsupported == nil {
+		opts.Unsupported = failUnsupported(t)
+	}
 	if opts.Width == 0 {
 		opts.Width, opts.Height = 80, 24
 	}
@@ -370,7 +378,7 @@ func TestScreenQuitLineEndings(t *testing.T) {
 	for _, content := range []string{"a\nb\n", "a\r\nb\r\n", "a\nb\r\n"} {
 		t.Run(fmt.Sprintf("%q", content), func(t *testing.T) {
 			out := &outBuffer{}
-			s := New(&quitModel{content: content}, out, Options{Width: 10, Height: 5})
+			s := New(&quitModel{content: content}, out, Options{Width: 10, Height: 5, Unsupported: failUnsupported(t)})
 			if err := s.Run(context.Background(), strings.NewReader("")); err != nil {
 				t.Fatal(err)
 			}
@@ -413,7 +421,7 @@ func TestScreenEnds(t *testing.T) {
 
 // TestScreenStopBeforeRun: a screen stopped before it runs ends at once.
 func TestScreenStopBeforeRun(t *testing.T) {
-	s := New(&testModel{}, &outBuffer{}, Options{})
+	s := New(&testModel{}, &outBuffer{}, Options{Unsupported: failUnsupported(t)})
 	s.Stop()
 	kb := newKeyboard()
 	defer kb.close()
@@ -513,7 +521,7 @@ func TestScreenNoFrameAfterStop(t *testing.T) {
 func TestScreenSendBeforeRun(t *testing.T) {
 	m := &testModel{}
 	out := &outBuffer{}
-	s := New(m, out, Options{Width: 30, Height: 5})
+	s := New(m, out, Options{Width: 30, Height: 5, Unsupported: failUnsupported(t)})
 	s.Send(countMsg{})
 	s.Send(tea.QuitMsg{})
 	kb := newKeyboard()

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"log/slog"
 	"net"
 	"net/netip"
 	"sync"
@@ -9,6 +10,7 @@ import (
 
 	"charm.land/ssh"
 	gossh "golang.org/x/crypto/ssh"
+	"golang.org/x/time/rate"
 )
 
 // guardedConn is every accepted connection: counted by the admission, closed
@@ -25,22 +27,29 @@ type guardedConn struct {
 
 	mu       sync.Mutex
 	loggedIn bool
+	guest    bool // logged in without a key
 	closed   bool
 	grace    *time.Timer
 	idle     *time.Timer
 	keep     *time.Timer
 
-	sessions  int          // open sessions, under mu
-	lastInput atomic.Int64 // unix nanoseconds of the last input on a session
-	pending   atomic.Bool  // a keepalive is waiting for its reply
-	missed    atomic.Int32 // keepalive intervals that passed without a reply
+	channels    int           // open session channels, started or not, under mu (channels.go)
+	sessionRate *rate.Limiter // session channels opened; nil when not limited
+	refusals    *rate.Limiter // requests and channel opens refused
+	lastInput   atomic.Int64  // unix nanoseconds of the last input on a session
+	pending     atomic.Bool   // a keepalive is waiting for its reply
+	missed      atomic.Int32  // keepalive intervals that passed without a reply
 }
 
 var guardKey = &contextKey{"guard"}
 
 // guard wraps c, counted in by the admission, and starts its login grace.
 func (s *Server) guard(ctx ssh.Context, c net.Conn, host netip.Prefix) *guardedConn {
-	g := &guardedConn{Conn: c, srv: s, ctx: ctx, host: host, remote: c.RemoteAddr().String()}
+	g := &guardedConn{Conn: c, srv: s, ctx: ctx, host: host, remote: c.RemoteAddr().String(),
+		refusals: rate.NewLimiter(refusalRate, refusalBurst)}
+	if r := s.lim.SessionRatePerConn; r > 0 {
+		g.sessionRate = rate.NewLimiter(rate.Limit(r), sessionBurst)
+	}
 	ctx.SetValue(guardKey, g)
 	g.mu.Lock()
 	// Login grace: a deadline set here would be overwritten by the SSH
@@ -56,25 +65,34 @@ func (s *Server) guard(ctx ssh.Context, c net.Conn, host netip.Prefix) *guardedC
 }
 
 func (g *guardedConn) graceOver() {
+	defer g.srv.recoverConn("login grace", g.Conn)
 	g.mu.Lock()
 	expired := !g.loggedIn && !g.closed
 	g.mu.Unlock()
 	if expired {
-		g.srv.log.Info("login grace expired", "remote", g.remote, "after", g.srv.lim.LoginGrace)
+		g.srv.limited.log(g.srv.log, slog.LevelInfo, "login grace expired", "remote", g.remote, "after", g.srv.lim.LoginGrace)
 		g.Conn.Close()
 	}
 }
 
-// login is called once authentication has succeeded.
-func (g *guardedConn) login() {
+// login is called once authentication has succeeded, as a guest or with
+// a key. A login over a cap that the authentication callbacks let through
+// (another connection from the address logged in meanwhile) closes the
+// connection.
+func (g *guardedConn) login(guest bool) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.loggedIn || g.closed {
 		return
 	}
-	g.loggedIn = true
+	if r := g.srv.admission.loggedIn(g.host, guest); r != admitted {
+		g.srv.cfg.Observer.Refused(r.label())
+		g.srv.limited.log(g.srv.log, slog.LevelWarn, "login refused", "reason", r.String(), "remote", g.remote)
+		g.Conn.Close()
+		return
+	}
+	g.loggedIn, g.guest = true, guest
 	g.grace.Stop()
-	g.srv.admission.loggedIn(g.host)
 	g.touch()
 	if d := g.srv.lim.IdleTimeout; d > 0 {
 		g.idle = time.AfterFunc(d, g.checkIdle)
@@ -94,6 +112,7 @@ func (g *guardedConn) touch() { g.lastInput.Store(time.Now().UnixNano()) }
 // alive for ever. Without the idle timeout, players who walk away keep
 // their connection, their game screen and their place under the cap.
 func (g *guardedConn) checkIdle() {
+	defer g.srv.recoverConn("idle timeout", g.Conn)
 	timeout := g.srv.lim.IdleTimeout
 	idle := time.Since(time.Unix(0, g.lastInput.Load()))
 	g.mu.Lock()
@@ -105,7 +124,7 @@ func (g *guardedConn) checkIdle() {
 		g.idle.Reset(timeout - idle)
 		return
 	}
-	g.srv.log.Info("idle timeout", "remote", g.remote, "after", timeout)
+	g.srv.limited.log(g.srv.log, slog.LevelInfo, "idle timeout", "remote", g.remote, "after", timeout)
 	g.Conn.Close()
 }
 
@@ -118,6 +137,7 @@ func (g *guardedConn) checkIdle() {
 // lock. OpenSSH and x/crypto clients answer (with a failure, which is
 // fine: any answer shows the client is there).
 func (g *guardedConn) keepalive() {
+	defer g.srv.recoverConn("keepalive", g.Conn)
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.closed {
@@ -129,7 +149,7 @@ func (g *guardedConn) keepalive() {
 	case sc == nil: // logged in a moment ago; the SSH connection is on its way
 	case g.pending.Load():
 		if int(g.missed.Add(1)) >= g.srv.lim.KeepaliveMax {
-			g.srv.log.Info("keepalive timeout", "remote", g.remote, "unanswered", g.missed.Load(), "interval", interval)
+			g.srv.limited.log(g.srv.log, slog.LevelInfo, "keepalive timeout", "remote", g.remote, "unanswered", g.missed.Load(), "interval", interval)
 			g.Conn.Close()
 			return
 		}
@@ -137,6 +157,7 @@ func (g *guardedConn) keepalive() {
 		g.pending.Store(true)
 		// Blocks until the reply, or until the connection closes.
 		go func() {
+			defer g.srv.recoverConn("keepalive", g.Conn)
 			if _, _, err := sc.SendRequest("keepalive@openssh.com", true, nil); err == nil {
 				g.missed.Store(0)
 				g.pending.Store(false)
@@ -158,30 +179,17 @@ func (g *guardedConn) Close() error {
 		if g.keep != nil {
 			g.keep.Stop()
 		}
-		g.srv.admission.closed(g.host, !g.loggedIn)
+		state := connUnauth
+		switch {
+		case g.guest:
+			state = connGuest
+		case g.loggedIn:
+			state = connLoggedIn
+		}
+		g.srv.admission.closed(g.host, state)
 	}
 	g.mu.Unlock()
 	return g.Conn.Close()
-}
-
-// openSession counts a session in, unless the connection has as many as
-// it may. Without the cap, one connection (under the connection caps)
-// could open sessions without end, each with its own game screen and
-// buffers: the caps on connections would bound nothing.
-func (g *guardedConn) openSession() bool {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if limit := g.srv.lim.MaxSessionsPerConn; limit > 0 && g.sessions >= limit {
-		return false
-	}
-	g.sessions++
-	return true
-}
-
-func (g *guardedConn) closeSession() {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	g.sessions--
 }
 
 // guardOf is the guard of the connection a session runs on.

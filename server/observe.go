@@ -14,7 +14,8 @@ import (
 // cannot grow the set of series.
 type Observer interface {
 	// Refused: a connection was turned away over a limit; reason is
-	// "full", "rate" or "unauthenticated".
+	// "full", "rate", "unauthenticated" or "reserve" (before the
+	// handshake), or "per_ip" or "guests" (at login).
 	Refused(reason string)
 	// SessionOpened and SessionClosed bracket a session; kind is "game"
 	// (the game screen), an exec command of the command table ("scores",
@@ -41,6 +42,12 @@ func (r refusal) label() string {
 		return "rate"
 	case refusedUnauth:
 		return "unauthenticated"
+	case refusedReserve:
+		return "reserve"
+	case refusedPerIP:
+		return "per_ip"
+	case refusedGuests:
+		return "guests"
 	}
 	return "admitted"
 }

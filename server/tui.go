@@ -2,7 +2,7 @@ package server
 
 import (
 	"context"
-	"io"
+	"errors"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -12,6 +12,7 @@ import (
 	"github.com/ssh2048/ssh2048/game"
 	"github.com/ssh2048/ssh2048/screen"
 	"github.com/ssh2048/ssh2048/tui"
+	"github.com/ssh2048/ssh2048/wire"
 )
 
 // TUIEnv is what the game screen gets for one session.
@@ -30,7 +31,8 @@ type TUIFunc func(sess ssh.Session, env TUIEnv) tea.Model
 // NoticeGrace is how long the TUI may take to show a notice and quit.
 const NoticeGrace = 1500 * time.Millisecond
 
-func (s *Server) runTUI(sess *session) {
+// runTUI runs the game screen until it ends and returns the exit status.
+func (s *Server) runTUI(sess *session) int {
 	seat := s.games.Seat(sess.player, func() { sess.notify(noticeTakenOver) })
 	defer seat.Close()
 	model := s.cfg.TUI(sess, TUIEnv{Seat: seat})
@@ -40,25 +42,41 @@ func (s *Server) runTUI(sess *session) {
 	// holds about 0.7 MB for its renderer and key table, which at
 	// hundreds of sessions is most of the server's memory, and draws on a
 	// ticker, which makes every key wait for the next tick (see package
-	// term).
+	// screen).
 	scr := screen.New(model, sess, screen.Options{
-		Width:      width,
-		Height:     height,
-		Profile:    colorprofile.Env(append(sess.Environ(), "TERM="+pty.Term)),
-		KeyToFrame: s.cfg.Observer.KeyToFrame,
+		Width:   width,
+		Height:  height,
+		Profile: colorprofile.Env(append(sess.Environ(), "TERM="+pty.Term)),
+		// Without a limit a client can send keys as fast as its link
+		// allows, and each is a move: a database commit and a frame.
+		KeyRate:     s.lim.KeyRate,
+		Unsupported: s.unsupportedOnce,
+		KeyToFrame:  s.cfg.Observer.KeyToFrame,
 	})
-	var input io.Reader = sess
-	if s.lim.KeyRate > 0 {
-		input = newKeyLimiter(sess, s.lim.KeyRate)
-	}
-	scr.Start(input)
+	scr.Start(sess)
 	defer scr.Stop()
 	watchScreen(sess.Context(), scr, winch, sess.notices)
+	var pe *screen.PanicError
+	if errors.As(scr.Err(), &pe) {
+		return s.panicked(sess, pe.Value, pe.Stack)
+	}
 	if err := scr.Err(); err != nil && sess.Context().Err() == nil {
 		s.log.Debug("game screen", "err", err, "remote", sess.RemoteAddr().String())
 	}
 	// The session's input ends when the handler returns and the channel
 	// closes; the screen's reader is not waited for here, it ends then.
+	return wire.ExitOK
+}
+
+// unsupportedOnce logs, once for the server, each thing a game screen
+// asked for that package screen does not do: a model that relies on one
+// is broken for every player, and the log must say so without saying it
+// for every session. The names are package screen's, never a client's,
+// so the set stays small.
+func (s *Server) unsupportedOnce(what string) {
+	if _, seen := s.unsupported.LoadOrStore(what, true); !seen {
+		s.log.Warn("game screen asked for what the screen does not do", "what", what)
+	}
 }
 
 // Terminal sizes the game screen is told at most. The game needs far
@@ -160,6 +178,9 @@ func watchScreen(ctx context.Context, scr *screen.Screen, winch <-chan ssh.Windo
 // gameScreen is the default TUIFunc: package tui's game screen over the
 // session's seat, with hints and autoplay from h when h is not nil.
 func gameScreen(svc *game.Service, h tui.Hinter) TUIFunc {
+	if h != nil {
+		h = sessionHinter{h} // an AI search's panic ends the session that asked
+	}
 	return func(sess ssh.Session, env TUIEnv) tea.Model {
 		return tui.New(tui.Options{
 			Store:       tui.SeatStore(svc, env.Seat),

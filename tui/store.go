@@ -52,6 +52,7 @@ type Play interface {
 type Standing struct {
 	Rank    int    // 1 is best
 	Player  string // display name
+	Tag     string // shown beside the name when another on the board looks the same; "" for none
 	Score   int    // best score for the size
 	MaxTile int    // largest tile of that game
 }

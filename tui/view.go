@@ -381,7 +381,13 @@ func (m *Model) isMe(st Standing) bool {
 }
 
 func (m *Model) standingRow(mark string, st Standing) string {
-	return m.row(mark, strconv.Itoa(st.Rank), st.Player, strconv.Itoa(st.Score), strconv.Itoa(st.MaxTile))
+	player := st.Player
+	if st.Tag != "" {
+		// The tag tells look-alike names apart: it stays whole, the name
+		// gives way.
+		player = ansi.Truncate(player, 16-1-ansi.StringWidth(st.Tag), "…") + " " + st.Tag
+	}
+	return m.row(mark, strconv.Itoa(st.Rank), player, strconv.Itoa(st.Score), strconv.Itoa(st.MaxTile))
 }
 
 // row lays out one leaderboard line; the mark column shows the player's

@@ -158,7 +158,7 @@ func limitParam(r *http.Request, def int) (int, error) {
 func scoreEntries(rows []db.Entry, size int, kind db.Kind) []wire.ScoreEntry {
 	out := make([]wire.ScoreEntry, len(rows))
 	for i, r := range rows {
-		out[i] = wire.ScoreEntry{Rank: r.Rank, Name: r.Name, Score: r.Score, MaxTile: r.MaxTile, Moves: r.Moves,
+		out[i] = wire.ScoreEntry{Rank: r.Rank, Name: r.Name, Player: db.ShortID(r.Fingerprint), Score: r.Score, MaxTile: r.MaxTile, Moves: r.Moves,
 			Won: r.Won, Ended: r.Ended, GameID: r.GameID, Size: size, Kind: string(kind)}
 	}
 	return out
@@ -166,11 +166,43 @@ func scoreEntries(rows []db.Entry, size int, kind db.Kind) []wire.ScoreEntry {
 
 // --- leaderboards ---
 
+// row is a leaderboard row as a page shows it: with a tag when its name
+// looks like another on the same board, as the SSH side shows it.
+type row struct {
+	db.Entry
+	Tag string // db.LookAlikeTag of the player's short id, or ""
+}
+
+// tagged tags the rows whose names look alike (db.LookAlikes).
+func tagged(rows []db.Entry) []row {
+	names := make([]string, len(rows))
+	for i, r := range rows {
+		names[i] = r.Name
+	}
+	alike := db.LookAlikes(names)
+	out := make([]row, len(rows))
+	for i, r := range rows {
+		out[i] = row{Entry: r}
+		if alike[i] {
+			out[i].Tag = db.LookAlikeTag(db.ShortID(r.Fingerprint))
+		}
+	}
+	return out
+}
+
+func entries(rows []row) []db.Entry {
+	out := make([]db.Entry, len(rows))
+	for i, r := range rows {
+		out[i] = r.Entry
+	}
+	return out
+}
+
 type boardView struct {
 	Size  int
 	Kind  db.Kind
 	Day   string // daily boards only
-	Rows  []db.Entry
+	Rows  []row
 	Days  []string // daily: the days before, for links
 	Today string
 }
@@ -189,7 +221,7 @@ func (s *Site) home(w http.ResponseWriter, r *http.Request) {
 			s.failed(w, "leaderboard", err, false)
 			return
 		}
-		v.Boards = append(v.Boards, boardView{Size: n, Kind: db.KindHuman, Rows: rows})
+		v.Boards = append(v.Boards, boardView{Size: n, Kind: db.KindHuman, Rows: tagged(rows)})
 	}
 	s.render(w, http.StatusOK, "home", page{Title: "ssh2048", Nav: "home", Data: v})
 }
@@ -213,7 +245,7 @@ func (s *Site) leaderboard(r *http.Request) (boardView, int, error) {
 	if err != nil {
 		return boardView{}, http.StatusInternalServerError, err
 	}
-	return boardView{Size: size, Kind: kind, Rows: rows}, http.StatusOK, nil
+	return boardView{Size: size, Kind: kind, Rows: tagged(rows)}, http.StatusOK, nil
 }
 
 func (s *Site) scores(w http.ResponseWriter, r *http.Request) {
@@ -236,7 +268,7 @@ func (s *Site) apiScores(w http.ResponseWriter, r *http.Request) {
 	case err != nil:
 		s.failed(w, "leaderboard", err, true)
 	default:
-		s.writeJSON(w, http.StatusOK, scoreEntries(v.Rows, v.Size, v.Kind))
+		s.writeJSON(w, http.StatusOK, scoreEntries(entries(v.Rows), v.Size, v.Kind))
 	}
 }
 
@@ -266,7 +298,7 @@ func (s *Site) dailyBoard(r *http.Request) (boardView, int, error) {
 	if err != nil {
 		return boardView{}, http.StatusInternalServerError, err
 	}
-	v := boardView{Size: size, Kind: db.KindHuman, Day: day, Rows: rows, Today: today}
+	v := boardView{Size: size, Kind: db.KindHuman, Day: day, Rows: tagged(rows), Today: today}
 	for i := 1; i <= 7; i++ {
 		v.Days = append(v.Days, t.AddDate(0, 0, -i).Format("2006-01-02"))
 	}
@@ -293,7 +325,7 @@ func (s *Site) apiDaily(w http.ResponseWriter, r *http.Request) {
 	case err != nil:
 		s.failed(w, "daily board", err, true)
 	default:
-		s.writeJSON(w, http.StatusOK, scoreEntries(v.Rows, v.Size, v.Kind))
+		s.writeJSON(w, http.StatusOK, scoreEntries(entries(v.Rows), v.Size, v.Kind))
 	}
 }
 
@@ -347,7 +379,7 @@ type ratingJSON struct {
 
 type racerJSON struct {
 	Name   string `json:"name"`
-	Key    string `json:"key"`
+	Player string `json:"player"` // short id, as in scores --json; "" for a guest
 	Bot    bool   `json:"bot"`
 	Score  int    `json:"score"`
 	Over   bool   `json:"over"`
@@ -420,7 +452,7 @@ type liveJSON struct {
 	GameID   int64   `json:"game_id"`
 	Name     string  `json:"name"`
 	PlayerID int64   `json:"player_id"`
-	Key      string  `json:"key"`
+	Player   string  `json:"player"` // short id, as in scores --json
 	Size     int     `json:"size"`
 	Kind     string  `json:"kind"`
 	Score    int     `json:"score"`
@@ -443,7 +475,7 @@ func (s *Site) apiLive(w http.ResponseWriter, _ *http.Request) {
 
 type playerView struct {
 	Player game.Player
-	Key    string
+	Key    string            // the short id
 	Bests  []wire.ScoreEntry // best game per size and kind, with its rank
 	Recent []db.GameSummary
 }
@@ -462,7 +494,7 @@ func (s *Site) playerData(r *http.Request) (playerView, int, error) {
 	if err != nil {
 		return playerView{}, http.StatusInternalServerError, err
 	}
-	v := playerView{Player: p, Key: game.KeyTag(p.Fingerprint)}
+	v := playerView{Player: p, Key: db.ShortID(p.Fingerprint)}
 	for _, n := range sizes {
 		for _, k := range kinds {
 			e, err := s.cfg.Games.Rank(ctx, p, n, k)
@@ -519,10 +551,10 @@ func (s *Site) apiPlayer(w http.ResponseWriter, r *http.Request) {
 	out := struct {
 		PlayerID int64             `json:"player_id"`
 		Name     string            `json:"name"`
-		Key      string            `json:"key"`
+		Player   string            `json:"player"` // short id, as in scores --json
 		Bests    []wire.ScoreEntry `json:"bests"`
 		Recent   []gameSummaryJSON `json:"recent"`
-	}{PlayerID: v.Player.ID, Name: v.Player.Name, Key: v.Key, Bests: v.Bests, Recent: []gameSummaryJSON{}}
+	}{PlayerID: v.Player.ID, Name: v.Player.Name, Player: v.Key, Bests: v.Bests, Recent: []gameSummaryJSON{}}
 	if out.Bests == nil {
 		out.Bests = []wire.ScoreEntry{}
 	}

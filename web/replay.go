@@ -16,7 +16,7 @@ type replayJSON struct {
 	GameID   int64  `json:"game_id"`
 	Name     string `json:"name"`
 	PlayerID int64  `json:"player_id"`
-	Key      string `json:"key"`
+	Key      string `json:"player"` // short id, as in scores --json
 	Size     int    `json:"size"`
 	Kind     string `json:"kind"`
 	Contest  string `json:"contest"`

@@ -126,6 +126,13 @@ var sizes = func() []int {
 // funcs are the templates' helpers.
 var funcs = template.FuncMap{
 	"name": shortName,
+	// tag is a player's short id as the boards over SSH tag names.
+	"tag": func(shortID string) string {
+		if shortID == "" {
+			return ""
+		}
+		return db.LookAlikeTag(shortID)
+	},
 	// who is a player as the "who" template links them.
 	"who": func(id int64, name, key string) struct {
 		ID        int64

@@ -44,7 +44,7 @@ func TestPages(t *testing.T) {
 		{"/daily/4?day=2026-01-01", "text/html", []string{"2026-01-01", "2025-12-31"}},
 		{"/races", "text/html", []string{"Ratings"}},
 		{"/live", "text/html", []string{"ann", `class="board s5"`}},
-		{fmt.Sprintf("/player/%d", ann.ID), "text/html", []string{"ann", "SHA256:ann-key-", "5×5", fmt.Sprintf(`href="/game/%d"`, ended)}},
+		{fmt.Sprintf("/player/%d", ann.ID), "text/html", []string{"ann", "ann-key-fing", "#ann-ke", "5×5", fmt.Sprintf(`href="/game/%d"`, ended)}},
 		{fmt.Sprintf("/game/%d", ended), "text/html", []string{`data-game="` + fmt.Sprint(ended) + `"`, `src="/static/replay.js"`, `class="board s4"`}},
 		{"/api/scores/4/human", "application/json", []string{`"name":"ann"`, `"kind":"human"`}},
 		{"/api/daily/4", "application/json", []string{"[]"}},
@@ -170,8 +170,32 @@ func TestHostileNames(t *testing.T) {
 		t.Errorf("the JSON does not give the name as it is: %s", body)
 	}
 	_, body = get(t, ts, fmt.Sprintf("/game/%d", ended))
-	if !strings.Contains(body, "SHA256:") {
+	if !strings.Contains(body, `<span class="key">#`) {
 		t.Error("the replay page shows no key tag beside the name")
+	}
+}
+
+// TestLookAlikeTags: on a board, names that look alike carry their
+// player's tag, as the boards over SSH show them; other names do not.
+func TestLookAlikeTags(t *testing.T) {
+	w := newWorld(t)
+	for _, name := range []string{"swap1", "swapl", "bob"} {
+		w.play(t, w.player(t, name), 4, db.KindHuman, 0)
+	}
+	ts := w.site(t, Config{})
+	_, body := get(t, ts, "/scores/4/human")
+	for _, name := range []string{"swap1", "swapl"} {
+		tag := db.LookAlikeTag(db.ShortID("SHA256:" + name + "-key-fingerprint-for-tests"))
+		if !strings.Contains(body, "<bdi>"+name+"</bdi></a> <span class=\"key\">"+tag+"</span>") {
+			t.Errorf("%s is not tagged %s", name, tag)
+		}
+	}
+	if !strings.Contains(body, "<bdi>bob</bdi></a></td>") {
+		t.Error("bob, whose name looks like no other, is tagged")
+	}
+	_, body = get(t, ts, "/api/scores/4/human")
+	if !strings.Contains(body, `"player":"swap1-key-fi"`) {
+		t.Errorf("the JSON lacks the short id as scores --json gives it: %s", body)
 	}
 }
 

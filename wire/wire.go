@@ -49,7 +49,8 @@ const MaxLineBytes = 64
 // ScoreEntry is one element of the JSON array that `scores --json` prints.
 type ScoreEntry struct {
 	Rank    int        `json:"rank"`
-	Name    string     `json:"name"`
+	Name    string     `json:"name"`   // display name; not unique
+	Player  string     `json:"player"` // the player's stable id: 12 characters of the key's SHA256 fingerprint
 	Score   int        `json:"score"`
 	MaxTile int        `json:"max_tile"`
 	Moves   int        `json:"moves"`

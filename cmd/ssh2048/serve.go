@@ -94,7 +94,10 @@ func runServe(args []string, _, stderr io.Writer) int {
 	if cfg.logFormat == "json" {
 		handler = slog.NewJSONHandler(stderr, opts)
 	}
-	log := slog.New(handler)
+	log := slog.New(server.CleanLogHandler(handler))
+	// The SSH library logs its own errors (and panics it recovers) to
+	// slog's default: the same handler, strings escaped the same way.
+	slog.SetDefault(log)
 	if err := serve(cfg, log); err != nil {
 		log.Error("serve", "err", err)
 		return 1
@@ -114,6 +117,9 @@ func serve(cfg serveConfig, log *slog.Logger) error {
 		m = metrics.New()
 	}
 	store, err := db.Open(ctx, cfg.data, db.WithLogger(log), db.WithDurability(durabilities[cfg.durability]), db.WithObserver(m))
+	if errors.Is(err, db.ErrCorrupt) {
+		return fmt.Errorf("%w. %s", err, damagedHint(cfg.data))
+	}
 	if err != nil {
 		return err
 	}
@@ -122,6 +128,9 @@ func serve(cfg serveConfig, log *slog.Logger) error {
 			log.Error("close store", "err", err)
 		}
 	}()
+	if err := checkAtStart(ctx, store, cfg.data, log); err != nil {
+		return err
+	}
 	hostKey, err := server.LoadOrCreateHostKey(filepath.Join(cfg.data, server.HostKeyFile))
 	if err != nil {
 		return err

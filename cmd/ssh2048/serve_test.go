@@ -295,7 +295,8 @@ func equalBoards(a, b [][]int) bool {
 func TestServeLimitFlags(t *testing.T) {
 	envs := []string{"SSH2048_LOGIN_GRACE", "SSH2048_MAX_CONNS", "SSH2048_MAX_UNAUTH_PER_IP", "SSH2048_CONN_RATE_PER_IP",
 		"SSH2048_CONN_BURST_PER_IP", "SSH2048_KEEPALIVE_INTERVAL", "SSH2048_KEEPALIVE_MAX", "SSH2048_KEY_RATE",
-		"SSH2048_MAX_SESSIONS_PER_CONN", "SSH2048_IDLE_TIMEOUT"}
+		"SSH2048_MAX_SESSIONS_PER_CONN", "SSH2048_IDLE_TIMEOUT", "SSH2048_SESSION_RATE_PER_CONN",
+		"SSH2048_MAX_CONNS_PER_IP", "SSH2048_KEY_RESERVE"}
 	defaults := server.DefaultLimits()
 	with := func(change func(*server.Limits)) server.Limits {
 		l := defaults
@@ -311,17 +312,24 @@ func TestServeLimitFlags(t *testing.T) {
 		{"defaults", nil, nil, defaults},
 		{"flags", nil, []string{"--login-grace", "5s", "--max-conns", "50", "--max-unauth-per-ip", "3",
 			"--conn-rate-per-ip", "0.5", "--conn-burst-per-ip", "4", "--keepalive-interval", "10s", "--keepalive-max", "5",
-			"--key-rate", "20", "--max-sessions-per-conn", "2", "--idle-timeout", "1m"},
+			"--key-rate", "20", "--max-sessions-per-conn", "2", "--idle-timeout", "1m", "--session-rate-per-conn", "0.5",
+			"--max-conns-per-ip", "8", "--key-reserve", "25"},
 			server.Limits{IdleTimeout: time.Minute, LoginGrace: 5 * time.Second, MaxConns: 50, MaxUnauthPerIP: 3,
 				ConnRatePerIP: 0.5, ConnBurstPerIP: 4, KeepaliveInterval: 10 * time.Second, KeepaliveMax: 5,
-				MaxSessionsPerConn: 2, KeyRate: 20}},
+				MaxSessionsPerConn: 2, SessionRatePerConn: 0.5, MaxConnsPerIP: 8, KeyReserve: 25, KeyRate: 20}},
 		{"off", nil, []string{"--max-conns", "0", "--max-unauth-per-ip", "0", "--conn-rate-per-ip", "0",
-			"--keepalive-interval", "0", "--key-rate", "0", "--max-sessions-per-conn", "0", "--idle-timeout", "0"},
+			"--keepalive-interval", "0", "--key-rate", "0", "--max-sessions-per-conn", "0", "--idle-timeout", "0",
+			"--session-rate-per-conn", "0", "--max-conns-per-ip", "0", "--key-reserve", "0"},
 			with(func(l *server.Limits) {
 				l.MaxConns, l.MaxUnauthPerIP, l.ConnRatePerIP, l.KeepaliveInterval, l.KeyRate, l.MaxSessionsPerConn, l.IdleTimeout = 0, 0, 0, 0, 0, 0, 0
+				l.SessionRatePerConn, l.MaxConnsPerIP, l.KeyReserve = 0, 0, 0
 			})},
-		{"environment, flags first", map[string]string{"SSH2048_LOGIN_GRACE": "7s", "SSH2048_MAX_CONNS": "9"},
-			[]string{"--max-conns", "11"}, with(func(l *server.Limits) { l.LoginGrace, l.MaxConns = 7*time.Second, 11 })},
+		{"environment, flags first", map[string]string{"SSH2048_LOGIN_GRACE": "7s", "SSH2048_MAX_CONNS": "9",
+			"SSH2048_MAX_CONNS_PER_IP": "3", "SSH2048_KEY_RESERVE": "50"},
+			[]string{"--max-conns", "11", "--key-reserve", "20"},
+			with(func(l *server.Limits) {
+				l.LoginGrace, l.MaxConns, l.MaxConnsPerIP, l.KeyReserve = 7*time.Second, 11, 3, 20
+			})},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -339,7 +347,8 @@ func TestServeLimitFlags(t *testing.T) {
 		})
 	}
 	for _, bad := range [][]string{{"--login-grace", "0"}, {"--max-conns", "-1"}, {"--conn-burst-per-ip", "0"},
-		{"--keepalive-max", "0"}, {"--key-rate", "-3"}, {"--idle-timeout", "-1s"}} {
+		{"--keepalive-max", "0"}, {"--key-rate", "-3"}, {"--idle-timeout", "-1s"}, {"--key-reserve", "101"},
+		{"--max-conns-per-ip", "-1"}, {"--session-rate-per-conn", "-1"}} {
 		if _, code, ok := parseServe(bad, &bytes.Buffer{}); ok || code != 2 {
 			t.Errorf("%v accepted", bad)
 		}
