@@ -59,17 +59,25 @@ func TestServeHTTP(t *testing.T) {
 	}
 	go io.Copy(io.Discard, bufio.NewReader(out))
 	// A second connection that does not log in is over the cap of 1
-	// unauthenticated connection per address.
+	// unauthenticated connection per address. The first must be in
+	// before the second comes (connections are admitted concurrently):
+	// its server's version line says it is.
 	hold, err := net.Dial("tcp", srv.addr)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer hold.Close()
+	if line, err := bufio.NewReader(hold).ReadString('\n'); err != nil || !strings.HasPrefix(line, "SSH-2.0-") {
+		t.Fatalf("the first connection: %q %v", line, err)
+	}
 	refused, err := net.Dial("tcp", srv.addr)
 	if err != nil {
 		t.Fatal(err)
 	}
-	io.ReadAll(refused)
+	refused.SetReadDeadline(time.Now().Add(10 * time.Second))
+	if line, _ := io.ReadAll(refused); !strings.Contains(string(line), "logging in at once") {
+		t.Errorf("the second connection was not refused: %q", line)
+	}
 	refused.Close()
 
 	var body string
