@@ -102,7 +102,12 @@ func (s *Site) badRequest(w http.ResponseWriter, why string) {
 
 // failed reports a store error: logged with its detail, shown without.
 func (s *Site) failed(w http.ResponseWriter, what string, err error, api bool) {
-	s.log.Error("web: "+what, "err", err)
+	if errors.Is(err, context.Canceled) {
+		// The client went away mid-request: nothing failed here.
+		s.log.Debug("web: "+what, "err", err)
+	} else {
+		s.log.Error("web: "+what, "err", err)
+	}
 	if api {
 		s.writeJSON(w, http.StatusInternalServerError, apiError{"could not read " + what + "; try again later"})
 		return

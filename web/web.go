@@ -109,6 +109,7 @@ type Site struct {
 	pages   map[string]*template.Template
 	limit   *limiter
 	replays *replayCache
+	boards  *pageCache // leaderboards, rendered, for pageTTL
 	mux     *http.ServeMux
 }
 
@@ -127,7 +128,7 @@ func New(cfg Config) (*Site, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Site{cfg: cfg, log: cfg.Logger, obs: cfg.Observer, pages: pages, replays: newReplayCache()}
+	s := &Site{cfg: cfg, log: cfg.Logger, obs: cfg.Observer, pages: pages, replays: newReplayCache(), boards: newPageCache()}
 	if s.obs == nil {
 		s.obs = nopObserver{}
 	}
@@ -150,15 +151,17 @@ func (s *Site) routes() {
 	handle := func(pattern, name string, h http.HandlerFunc) {
 		s.mux.Handle(pattern, s.wrap(name, h))
 	}
-	handle("GET /{$}", "home", s.home)
-	handle("GET /scores/{size}/{kind}", "scores", s.scores)
-	handle("GET /daily/{size}", "daily", s.daily)
+	// The leaderboards are read most and change least in a second:
+	// they are served from a cache for pageTTL (cache.go).
+	handle("GET /{$}", "home", s.boards.cached(s.home))
+	handle("GET /scores/{size}/{kind}", "scores", s.boards.cached(s.scores))
+	handle("GET /daily/{size}", "daily", s.boards.cached(s.daily))
 	handle("GET /races", "races", s.races)
 	handle("GET /live", "live", s.live)
 	handle("GET /player/{id}", "player", s.player)
 	handle("GET /game/{id}", "game", s.game)
-	handle("GET /api/scores/{size}/{kind}", "api_scores", s.apiScores)
-	handle("GET /api/daily/{size}", "api_daily", s.apiDaily)
+	handle("GET /api/scores/{size}/{kind}", "api_scores", s.boards.cached(s.apiScores))
+	handle("GET /api/daily/{size}", "api_daily", s.boards.cached(s.apiDaily))
 	handle("GET /api/races", "api_races", s.apiRaces)
 	handle("GET /api/live", "api_live", s.apiLive)
 	handle("GET /api/player/{id}", "api_player", s.apiPlayer)

@@ -479,3 +479,23 @@ func TestTileCells(t *testing.T) {
 		t.Error("the tile alphabet does not give 2048 as b, or does not reach exponent 62")
 	}
 }
+
+// TestLeaderboardCache: a leaderboard read twice within pageTTL is
+// rendered once; a move shows on it once pageTTL has passed.
+func TestLeaderboardCache(t *testing.T) {
+	w := newWorld(t)
+	w.play(t, w.player(t, "ann"), 4, db.KindHuman, 0)
+	ts := w.site(t, Config{})
+	_, first := get(t, ts, "/api/scores/4/human")
+	w.play(t, w.player(t, "bob"), 4, db.KindHuman, 0)
+	if _, again := get(t, ts, "/api/scores/4/human"); again != first {
+		t.Errorf("within %v the board was read again: %s", pageTTL, again)
+	}
+	time.Sleep(pageTTL + 50*time.Millisecond)
+	if _, later := get(t, ts, "/api/scores/4/human"); !strings.Contains(later, `"name":"bob"`) {
+		t.Errorf("after %v the board does not show the new game: %s", pageTTL, later)
+	}
+	if resp, _ := get(t, ts, "/api/scores/4/evil"); resp.StatusCode != http.StatusBadRequest {
+		t.Errorf("a bad request answered from the cache: %d", resp.StatusCode)
+	}
+}
