@@ -14,9 +14,13 @@
 //     changed; Bubble Tea's keeps two grids of cells, about 460 KB for an
 //     80×24 screen.
 //   - The screen is always drawn on the alternate screen with the cursor
-//     hidden. When the model quits, a last view that is not an AltScreen
-//     view is printed on the main screen, where it stays after the
-//     session ends.
+//     hidden, and the player's window title is saved on the terminal's
+//     title stack. When the model quits, all of it is put back, and a
+//     last view that is not an AltScreen view is printed on the main
+//     screen, where it stays after the session ends.
+//   - It asks the terminal for its background colour and whether it
+//     shows true colour, which an SSH session does not say (probe.go),
+//     and holds the first frame for the answers, briefly.
 //   - A panic in the model (Init, Update, View, a command) or in the
 //     screen's own goroutines ends that screen only: the terminal is given
 //     back and Err returns a *PanicError with the stack, for the caller to
@@ -88,6 +92,11 @@ type Options struct {
 	// is called with the screen's lock held: it must not call the
 	// screen. Tests make it fail the test; servers log it.
 	Unsupported func(what string)
+	// AnswerWait is how long the first frame waits for the terminal's
+	// answers to the queries the screen starts with (its background
+	// colour, whether it has true colour; see probe.go); 0 draws at once.
+	// Answers that come later still count.
+	AnswerWait time.Duration
 	// KeyToFrame, if set, is told for each frame that shows keys how long
 	// after the first of them arrived its write ended: the latency a
 	// player feels, as the server sees it. Keys that change nothing on
@@ -101,6 +110,7 @@ type Options struct {
 type Screen struct {
 	out         io.Writer
 	interval    time.Duration
+	answerWait  time.Duration
 	keys        *keyLimiter // nil: no limit
 	unsupported func(what string)
 	keyToFrame  func(time.Duration)
@@ -120,6 +130,9 @@ type Screen struct {
 
 	backgroundAsked bool            // the terminal has not answered yet
 	reported        map[string]bool // what was told to unsupported
+
+	waiting     bool        // the first frame waits for the terminal's answers
+	answerTimer *time.Timer // ends the wait
 
 	// err is the write that failed, if one did, and panic the model's
 	// panic, if it had one. They have a lock of their own: mu may be held
@@ -142,6 +155,7 @@ func New(model tea.Model, out io.Writer, opts Options) *Screen {
 	return &Screen{
 		out:             out,
 		interval:        time.Second / time.Duration(fps),
+		answerWait:      opts.AnswerWait,
 		keys:            newKeyLimiter(opts.KeyRate),
 		unsupported:     opts.Unsupported,
 		keyToFrame:      opts.KeyToFrame,
@@ -178,8 +192,10 @@ func (s *Screen) start() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	// Every model that picks colours wants to know whether the background
-	// is dark; the answer comes back as a tea.BackgroundColorMsg.
-	s.write([]byte(ansi.SetModeAltScreenSaveCursor + ansi.HideCursor + ansi.RequestBackgroundColor))
+	// is dark; the answer comes back as a tea.BackgroundColorMsg. The
+	// player's window title is saved, to be restored at the end.
+	s.write([]byte(ansi.SetModeAltScreenSaveCursor + ansi.HideCursor + pushTitle + startQueries(s.r.profile)))
+	s.startAnswerWait(s.answerWait)
 	s.exec(s.model.Init())
 	s.dispatch(tea.WindowSizeMsg{Width: s.r.width, Height: s.r.height})
 	s.dispatch(tea.ColorProfileMsg{Profile: s.r.profile})
@@ -271,6 +287,12 @@ func (s *Screen) dispatch(msg tea.Msg) {
 	switch msg := msg.(type) {
 	case nil:
 		return
+	case answeredMsg:
+		s.answered()
+		return
+	case trueColourMsg:
+		s.upgradeToTrueColour()
+		return
 	case tea.QuitMsg, tea.InterruptMsg:
 		s.quit()
 		return
@@ -315,7 +337,7 @@ func (s *Screen) exec(cmd tea.Cmd) {
 // scheduleFrame draws now if the last frame is a frame interval old, or
 // else sets the timer to draw when it is; s.mu is held.
 func (s *Screen) scheduleFrame() {
-	if !s.changed || s.ended || s.stopped() {
+	if !s.changed || s.ended || s.waiting || s.stopped() {
 		return
 	}
 	if s.timed {
@@ -344,6 +366,17 @@ func (s *Screen) timedFrame() {
 	}
 }
 
+// pushTitle saves the window and icon titles on the terminal's title
+// stack; popTitle puts them back (XTWINOPS 22 and 23).
+var (
+	pushTitle = ansi.WindowOp(22, 0)
+	popTitle  = ansi.WindowOp(23, 0)
+)
+
+// restoreTerminal undoes what the screen did to the terminal: the pen,
+// the alternate screen, the hidden cursor and the window title.
+var restoreTerminal = ansi.ResetStyle + ansi.ResetModeAltScreenSaveCursor + ansi.ShowCursor + popTitle
+
 var buffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 // draw writes the model's view; s.mu is held.
@@ -355,7 +388,10 @@ func (s *Screen) draw() {
 	b := buffers.Get().(*bytes.Buffer)
 	defer buffers.Put(b)
 	b.Reset()
-	if v.WindowTitle != s.title {
+	// A view without a title leaves the title as it is: the player's
+	// own comes back from the title stack when the screen ends, rather
+	// than a blank one.
+	if v.WindowTitle != s.title && v.WindowTitle != "" {
 		s.title = v.WindowTitle
 		b.WriteString(ansi.SetWindowTitle(s.title))
 	}
@@ -387,7 +423,7 @@ func (s *Screen) quit() {
 	}
 	v := s.model.View()
 	var b strings.Builder
-	b.WriteString(ansi.ResetStyle + ansi.ResetModeAltScreenSaveCursor + ansi.ShowCursor)
+	b.WriteString(restoreTerminal)
 	if !v.AltScreen && v.Content != "" {
 		b.WriteString(strings.ReplaceAll(strings.ReplaceAll(v.Content, "\r\n", "\n"), "\n", "\r\n"))
 	}
@@ -400,6 +436,9 @@ func (s *Screen) end() {
 	s.ended = true
 	if s.timer != nil {
 		s.timer.Stop()
+	}
+	if s.answerTimer != nil {
+		s.answerTimer.Stop()
 	}
 	s.Stop()
 }

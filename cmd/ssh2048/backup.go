@@ -26,7 +26,7 @@ Copies the database of a data directory, consistently, while the server
 runs and players commit moves, and checks the copy's integrity; copies the
 host key beside it. DEST is a new (or empty) directory and becomes a data
 directory: serve from it, or move its files into place, to restore.
-Flags:`, stderr)
+Flags:`, stdout, stderr)
 	data := fs.String("data", stateDirectory(), "the data directory to back up (default $STATE_DIRECTORY, else ./data)")
 	if code, ok := parseWithArgs(fs, args, 1); !ok {
 		return code
