@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -43,7 +44,14 @@ const answerWait = 250 * time.Millisecond
 func (s *Server) runTUI(sess *session) int {
 	seat := s.games.Seat(sess.player, func() { sess.notify(noticeTakenOver) })
 	defer seat.Close()
-	model := s.cfg.TUI(sess, TUIEnv{Seat: seat})
+	return s.runScreen(sess, s.cfg.TUI(sess, TUIEnv{Seat: seat}))
+}
+
+// runScreen runs model on the session's terminal (a PTY is required) until
+// it ends, passing window changes and the session's notices on, and
+// returns the session's exit status as runTUI says. Every screen a
+// command opens (the game, spectating, replays, races) runs here.
+func (s *Server) runScreen(sess *session, model tea.Model) int {
 	pty, winch, _ := sess.Pty()
 	width, height := clampWindow(pty.Window)
 	// The screen runs on package screen rather than tea.Program: a program
@@ -222,4 +230,14 @@ func gameScreen(svc *game.Service, h tui.Hinter) TUIFunc {
 			Context:     sess.Context(),
 		})
 	}
+}
+
+// hasTerminal reports whether the session has a PTY for a screen command
+// (watch, replay, race…); if not, it tells the player how to ask for one.
+func hasTerminal(sess *session, cmd string) bool {
+	if _, _, ok := sess.Pty(); ok {
+		return true
+	}
+	fmt.Fprintf(sess.Stderr(), "ssh2048: %s opens a screen and needs a terminal: connect with `ssh -t`\n", cmd)
+	return false
 }
