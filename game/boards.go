@@ -22,16 +22,6 @@ type (
 	}
 )
 
-// RatingBoard lists the best race ratings, highest first; names are
-// cleaned as Leaderboard's are.
-func (s *Service) RatingBoard(ctx context.Context, limit int) ([]db.RatingEntry, error) {
-	rows, err := s.store.RatingBoard(ctx, limit)
-	for i := range rows {
-		rows[i].Name = printable(db.DisplayName(rows[i].Name, rows[i].Fingerprint))
-	}
-	return rows, err
-}
-
 // Rating returns the player's race rating, or db.ErrNotFound when they
 // have none yet (guests never do).
 func (s *Service) Rating(ctx context.Context, p Player) (db.Rating, error) {

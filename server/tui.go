@@ -68,6 +68,7 @@ func (s *Server) runScreen(sess *session, model tea.Model) int {
 		KeyRate:     s.lim.KeyRate,
 		Unsupported: s.unsupportedOnce,
 		AnswerWait:  answerWait,
+		KeyToFrame:  s.cfg.Observer.KeyToFrame,
 	})
 	scr.Start(sess)
 	defer scr.Stop()

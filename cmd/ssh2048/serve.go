@@ -18,6 +18,7 @@ import (
 	"github.com/ssh2048/ssh2048/db"
 	"github.com/ssh2048/ssh2048/engine/ai"
 	"github.com/ssh2048/ssh2048/game"
+	"github.com/ssh2048/ssh2048/metrics"
 	"github.com/ssh2048/ssh2048/server"
 )
 
@@ -36,6 +37,7 @@ type serveConfig struct {
 	durability string
 	logFormat  string
 	logLevel   slog.Level
+	http       httpConfig
 	ai         bool // hints and autoplay on the game screen
 }
 
@@ -52,8 +54,13 @@ func parseServe(args []string, stdout, stderr io.Writer) (serveConfig, int, bool
 		"when a move is durable: power (it survives a power cut too; an fsync per commit) or crash (it survives the process being killed, not a power cut)")
 	fs.StringVar(&c.logFormat, "log-format", "text", "log format on stderr: text or json")
 	fs.TextVar(&c.logLevel, "log-level", slog.LevelInfo, "debug, info, warn or error")
+	c.http.flags(fs.FlagSet)
 	if code, ok := parse(fs, args); !ok {
 		return c, code, false
+	}
+	if err := c.http.validate(); err != nil {
+		fmt.Fprintf(stderr, "ssh2048 serve: %v\n", err)
+		return c, 2, false
 	}
 	if err := c.limits.Validate(); err != nil {
 		fmt.Fprintf(stderr, "ssh2048 serve: %v\n", err)
@@ -105,7 +112,13 @@ func serve(cfg serveConfig, log *slog.Logger) error {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 
-	store, err := db.Open(ctx, cfg.data, db.WithLogger(log), db.WithDurability(durabilities[cfg.durability]))
+	// The metrics exist when something serves them; a nil *Metrics
+	// observes nothing.
+	var m *metrics.Metrics
+	if cfg.http.addr != "" {
+		m = metrics.New()
+	}
+	store, err := db.Open(ctx, cfg.data, db.WithLogger(log), db.WithDurability(durabilities[cfg.durability]), db.WithObserver(m))
 	if errors.Is(err, db.ErrCorrupt) {
 		return fmt.Errorf("%w. %s", err, damagedHint(cfg.data))
 	}
@@ -125,18 +138,28 @@ func serve(cfg serveConfig, log *slog.Logger) error {
 		return err
 	}
 	games := game.New(store, log)
-	scfg := server.Config{Games: games, HostKey: hostKey, Logger: log, Limits: cfg.limits}
+	scfg := server.Config{Games: games, HostKey: hostKey, Logger: log, Limits: cfg.limits, Observer: m}
+	var queued func() (int, int)
 	if cfg.ai {
 		// One pool of searches for the whole server, no more workers
 		// than cores: hints and autoplay of every session share it,
 		// hints first.
-		pool := ai.NewPool(0)
+		pool := ai.NewPool(0, ai.WithSearchObserver(m.Searched))
 		defer pool.Close()
 		scfg.Hinter = pool
+		queued = pool.Queued
 	}
 	srv, err := server.New(scfg)
 	if err != nil {
 		return err
+	}
+	if cfg.http.addr != "" {
+		m.Watch(metrics.Sources{Connections: srv.Connections, Games: games.Stats, AIQueue: queued})
+		stopHTTP, err := serveHTTP(cfg.http, log, m, games, store, srv)
+		if err != nil {
+			return err
+		}
+		defer stopHTTP()
 	}
 	l, err := net.Listen("tcp", cfg.listen)
 	if err != nil {
