@@ -43,7 +43,11 @@ func TestTmuxDaily(t *testing.T) {
 	for _, k := range []string{"Left", "Up", "Right", "Down", "Left", "Up"} {
 		tm.run("send-keys", "-t", "game", k)
 	}
-	tm.waitFor("the streak", func(s string) bool { return strings.Contains(s, "Streak 1") && movesOn(s) > 0 })
+	// The rank arrives after the move that made it: the header's width,
+	// and with it where the centred board stands, waits for it.
+	tm.waitFor("the streak and rank", func(s string) bool {
+		return strings.Contains(s, "Streak 1") && strings.Contains(s, "Rank #") && movesOn(s) > 0
+	})
 	time.Sleep(300 * time.Millisecond) // the last keys' moves
 	played := tm.screen()
 	tm.run("send-keys", "-t", "game", "q")
@@ -51,7 +55,7 @@ func TestTmuxDaily(t *testing.T) {
 	tm.run("kill-session", "-t", "game")
 
 	tm.newSession(sshCmd("daily") + "; sleep 60")
-	back := tm.waitFor("the daily again", func(s string) bool { return movesOn(s) >= 0 })
+	back := tm.waitFor("the daily again", func(s string) bool { return movesOn(s) >= 0 && strings.Contains(s, "Rank #") })
 	if movesOn(back) != movesOn(played) || boardText(back) != boardText(played) {
 		t.Fatalf("the daily did not resume:\n%s\nleft:\n%s", back, played)
 	}
