@@ -214,7 +214,7 @@ func Open(ctx context.Context, dataDir string, opts ...Option) (*Store, error) {
 	write.SetMaxIdleConns(1)
 	write.SetConnMaxLifetime(0)
 	write.SetConnMaxIdleTime(0)
-	if err := migrate(ctx, write, path+".migrate-lock", migrations.FS, o.log); err != nil {
+	if err := migrate(ctx, write, path+".migrate-lock", migrations.SQLite, o.log); err != nil {
 		write.Close()
 		return nil, fmt.Errorf("open store %s: %w", path, corrupt(err))
 	}

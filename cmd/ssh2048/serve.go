@@ -16,6 +16,7 @@ import (
 
 	"github.com/coreos/go-systemd/v22/daemon"
 	"github.com/ssh2048/ssh2048/db"
+	"github.com/ssh2048/ssh2048/db/pg"
 	"github.com/ssh2048/ssh2048/engine/ai"
 	"github.com/ssh2048/ssh2048/game"
 	"github.com/ssh2048/ssh2048/server"
@@ -32,6 +33,7 @@ var durabilities = map[string]db.Durability{"power": db.PowerSafe, "crash": db.C
 type serveConfig struct {
 	listen     string
 	data       string
+	database   string // postgres://… : the shared store of several nodes; "" for SQLite under data
 	limits     server.Limits
 	durability string
 	logFormat  string
@@ -45,6 +47,10 @@ func parseServe(args []string, stderr io.Writer) (serveConfig, int, bool) {
 	fs.StringVar(&c.listen, "listen", ":23234", "address to listen on")
 	fs.StringVar(&c.data, "data", stateDirectory(),
 		"directory for the database and the host key (default $STATE_DIRECTORY, else ./data)")
+	// SSH2048_DATABASE_URL is the name operators of PostgreSQL expect;
+	// SSH2048_DATABASE, the flag's own fallback, wins over it.
+	fs.StringVar(&c.database, "database", os.Getenv("SSH2048_DATABASE_URL"),
+		"PostgreSQL URL (postgres://user@host/db) of a database shared by several nodes (default $SSH2048_DATABASE_URL); empty: SQLite under --data")
 	c.limits.Flags(fs)
 	fs.StringVar(&c.durability, "durability", "power",
 		"when a move is durable: power (it survives a power cut too; an fsync per commit) or crash (it survives the process being killed, not a power cut)")
@@ -103,10 +109,7 @@ func serve(cfg serveConfig, log *slog.Logger) error {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 
-	store, err := db.Open(ctx, cfg.data, db.WithLogger(log), db.WithDurability(durabilities[cfg.durability]))
-	if errors.Is(err, db.ErrCorrupt) {
-		return fmt.Errorf("%w. %s", err, damagedHint(cfg.data))
-	}
+	store, err := openStore(ctx, cfg, log)
 	if err != nil {
 		return err
 	}
@@ -115,9 +118,6 @@ func serve(cfg serveConfig, log *slog.Logger) error {
 			log.Error("close store", "err", err)
 		}
 	}()
-	if err := checkAtStart(ctx, store, cfg.data, log); err != nil {
-		return err
-	}
 	hostKey, err := server.LoadOrCreateHostKey(filepath.Join(cfg.data, server.HostKeyFile))
 	if err != nil {
 		return err
@@ -156,6 +156,32 @@ func serve(cfg serveConfig, log *slog.Logger) error {
 	<-served
 	log.Info("stopped")
 	return nil
+}
+
+// store is what serve needs of a store: the game service's, and Close.
+type store interface {
+	game.Store
+	Close() error
+}
+
+// openStore opens PostgreSQL when --database names one, else SQLite under
+// --data, checked for damage before the server listens.
+func openStore(ctx context.Context, cfg serveConfig, log *slog.Logger) (store, error) {
+	if cfg.database != "" {
+		return pg.Open(ctx, cfg.database, pg.WithLogger(log))
+	}
+	s, err := db.Open(ctx, cfg.data, db.WithLogger(log), db.WithDurability(durabilities[cfg.durability]))
+	if errors.Is(err, db.ErrCorrupt) {
+		return nil, fmt.Errorf("%w. %s", err, damagedHint(cfg.data))
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := checkAtStart(ctx, s, cfg.data, log); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
 }
 
 // notify tells systemd about the service's state; outside systemd it does
