@@ -124,6 +124,7 @@ type Service struct {
 	log       *slog.Logger
 	now       func() time.Time
 	raceTimes raceTimes
+	bus       Bus // nil on a single node
 
 	// Lock order: a race's mu, then a Play's mu, then mu, then a
 	// latest's mu.
@@ -155,6 +156,7 @@ func New(store Store, log *slog.Logger, opts ...Option) *Service {
 	for _, o := range opts {
 		o(s)
 	}
+	s.listen()
 	return s
 }
 

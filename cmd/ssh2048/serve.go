@@ -126,7 +126,12 @@ func serve(cfg serveConfig, log *slog.Logger) error {
 	// cores: hints and autoplay of every session share it, hints first.
 	pool := ai.NewPool(0)
 	defer pool.Close()
-	games := game.New(store, log)
+	var opts []game.Option
+	if shared, ok := store.(*pg.Store); ok {
+		// Takeovers, spectators and races across the nodes on this database.
+		opts = append(opts, game.WithBus(shared.Bus()))
+	}
+	games := game.New(store, log, opts...)
 	srv, err := server.New(server.Config{Games: games, HostKey: hostKey, Logger: log, Hinter: pool, Limits: cfg.limits})
 	if err != nil {
 		return err

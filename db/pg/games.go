@@ -52,11 +52,11 @@ func (s *Store) LoadOrCreateGame(ctx context.Context, playerID int64, size int, 
 		return nil, fmt.Errorf("load game: %w", err)
 	}
 	for range 2 {
-		id, err := s.createGame(ctx, gameSpec{playerID: playerID, size: size, kind: kind})
+		id, token, err := s.createGame(ctx, gameSpec{playerID: playerID, size: size, kind: kind})
 		if err != nil {
 			return nil, fmt.Errorf("load game of player %d (%d×%d %s): %w", playerID, size, size, kind, err)
 		}
-		g, err := s.loadGame(ctx, id)
+		g, err := s.loadGame(ctx, id, token)
 		if !errors.Is(err, db.ErrReplayDiverged) {
 			return g, err
 		}
@@ -73,11 +73,11 @@ func (s *Store) NewGame(ctx context.Context, playerID int64, size int, kind db.K
 	if err := db.CheckGame(size, kind); err != nil {
 		return nil, fmt.Errorf("new game: %w", err)
 	}
-	id, err := s.createGame(ctx, gameSpec{playerID: playerID, size: size, kind: kind, replace: true})
+	id, token, err := s.createGame(ctx, gameSpec{playerID: playerID, size: size, kind: kind, replace: true})
 	if err != nil {
 		return nil, fmt.Errorf("new game for player %d (%d×%d %s): %w", playerID, size, size, kind, err)
 	}
-	return s.loadGame(ctx, id)
+	return s.loadGame(ctx, id, token)
 }
 
 // gameSpec says which game createGame finds or starts.
@@ -91,50 +91,63 @@ type gameSpec struct {
 }
 
 // createGame returns the id of the game in progress for (player, size,
-// kind, contest), creating it if there is none or if replace is set.
+// kind, contest), creating it if there is none or if replace is set, and
+// claims it for this node (see holders.go): the token is the claim's.
 // Two nodes creating the same game at once meet on the games_in_progress
 // index: the second insert does nothing and finds the first one's game.
-func (s *Store) createGame(ctx context.Context, spec gameSpec) (int64, error) {
+func (s *Store) createGame(ctx context.Context, spec gameSpec) (id, token int64, err error) {
 	seed, gen := spec.seed, engine.Current
 	if spec.contest == "" {
 		seed = s.newSeed()
 	}
 	eg, err := gen.NewGame(spec.size, seed)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	board, maxTile := eg.Board().String(), eg.MaxTile()
-	var id int64
 	err = s.w.do(ctx, func(ctx context.Context, tx pgx.Tx, now int64) error {
-		var exists bool
-		if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM players WHERE id = $1)`, spec.playerID).Scan(&exists); err != nil {
+		if err := s.findOrInsert(ctx, tx, spec, seed, gen, maxTile, board, now, &id); err != nil {
 			return err
 		}
-		if !exists {
-			return reject(fmt.Errorf("player %d: %w", spec.playerID, db.ErrNotFound))
-		}
-		if spec.replace {
-			if _, err := tx.Exec(ctx, `
-				UPDATE games SET ended_at = $4, updated_at = $4
-				WHERE player_id = $1 AND size = $2 AND kind = $3 AND contest = $5 AND ended_at IS NULL`,
-				spec.playerID, spec.size, string(spec.kind), now, spec.contest); err != nil {
-				return err
-			}
-		} else if err := s.inProgress(ctx, tx, spec, &id); !noRows(err) {
-			return err
-		}
-		err := tx.QueryRow(ctx, `
-			INSERT INTO games (player_id, size, kind, seed, generator, max_tile, board, started_at, updated_at, reached_at, contest)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8, $8, $9)
-			ON CONFLICT (player_id, size, kind, contest) WHERE ended_at IS NULL DO NOTHING
-			RETURNING id`,
-			spec.playerID, spec.size, string(spec.kind), int64(seed), int16(gen), maxTile, board, now, spec.contest).Scan(&id)
-		if !noRows(err) {
-			return err
-		}
-		return s.inProgress(ctx, tx, spec, &id)
+		var claimErr error
+		token, claimErr = s.claim(ctx, tx, id, now)
+		return claimErr
 	})
-	return id, err
+	if err == nil {
+		s.claimed(id, token)
+	}
+	return id, token, err
+}
+
+// findOrInsert is createGame's work inside its write job.
+func (s *Store) findOrInsert(ctx context.Context, tx pgx.Tx, spec gameSpec, seed uint64, gen engine.Generator, maxTile int, board string, now int64, id *int64) error {
+	var exists bool
+	if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM players WHERE id = $1)`, spec.playerID).Scan(&exists); err != nil {
+		return err
+	}
+	if !exists {
+		return reject(fmt.Errorf("player %d: %w", spec.playerID, db.ErrNotFound))
+	}
+	if spec.replace {
+		if _, err := tx.Exec(ctx, `
+			UPDATE games SET ended_at = $4, updated_at = $4
+			WHERE player_id = $1 AND size = $2 AND kind = $3 AND contest = $5 AND ended_at IS NULL`,
+			spec.playerID, spec.size, string(spec.kind), now, spec.contest); err != nil {
+			return err
+		}
+	} else if err := s.inProgress(ctx, tx, spec, id); !noRows(err) {
+		return err
+	}
+	err := tx.QueryRow(ctx, `
+		INSERT INTO games (player_id, size, kind, seed, generator, max_tile, board, started_at, updated_at, reached_at, contest)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8, $8, $9)
+		ON CONFLICT (player_id, size, kind, contest) WHERE ended_at IS NULL DO NOTHING
+		RETURNING id`,
+		spec.playerID, spec.size, string(spec.kind), int64(seed), int16(gen), maxTile, board, now, spec.contest).Scan(id)
+	if !noRows(err) {
+		return err
+	}
+	return s.inProgress(ctx, tx, spec, id)
 }
 
 // inProgress finds the id of the game in progress of spec, or pgx.ErrNoRows.
@@ -149,13 +162,13 @@ var readOnly = pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadO
 
 // loadGame reads game id and rebuilds it, in one snapshot so that a
 // concurrent append cannot slip between the game row and its moves.
-func (s *Store) loadGame(ctx context.Context, id int64) (*db.SavedGame, error) {
+func (s *Store) loadGame(ctx context.Context, id, token int64) (*db.SavedGame, error) {
 	tx, err := s.pool.BeginTx(ctx, readOnly)
 	if err != nil {
 		return nil, fmt.Errorf("load game %d: %w", id, err)
 	}
 	defer tx.Rollback(context.Background())
-	g := &db.SavedGame{ID: id}
+	g := &db.SavedGame{ID: id, Fence: token}
 	var (
 		kind          string
 		seed, started int64
@@ -244,12 +257,8 @@ func (s *Store) AppendMove(ctx context.Context, gameID int64, seq int, d engine.
 	err := s.w.do(ctx, func(ctx context.Context, tx pgx.Tx, now int64) error {
 		// One statement: the guarded snapshot update (the games_offer_best
 		// trigger keeps the best) and, only if it matched, the move's row.
-		tag, err := tx.Exec(ctx, `
-			WITH snap AS (`+updateSnapshot+`
-				WHERE id = $1 AND ended_at IS NULL AND moves = $8 AND score <= $2
-				RETURNING id)
-			INSERT INTO moves (game_id, seq, dir) SELECT id, $8, $9 FROM snap`,
-			gameID, st.Score, st.MaxTile, st.Moves, st.Won, st.Board, now, seq, int16(d))
+		tag, err := tx.Exec(ctx, appendMoveSQL,
+			gameID, st.Score, st.MaxTile, st.Moves, st.Won, st.Board, now, seq, int16(d), st.Fence)
 		if err != nil {
 			return err
 		}
@@ -271,9 +280,35 @@ const updateSnapshot = `
 	SET score = $2, max_tile = $3, moves = $4, won = $5, board = $6, updated_at = $7,
 	    reached_at = CASE WHEN score = $2 THEN reached_at ELSE $7 END`
 
+// holds(n) locks game $1's holder row if its token is $n (the writer's
+// fence; 0 asks for no check), and fenceHolds(n) is true if it did: a
+// claim in progress elsewhere makes the write wait for it, then see the
+// new token.
+func holds(n int) string {
+	return fmt.Sprintf(`holder AS (SELECT 1 FROM game_holders WHERE game_id = $1 AND token = $%d FOR SHARE)`, n)
+}
+
+func fenceHolds(n int) string {
+	return fmt.Sprintf(`($%d::bigint = 0 OR EXISTS (SELECT 1 FROM holder))`, n)
+}
+
+// The fenced statements, built once.
+var (
+	appendMoveSQL = `
+		WITH ` + holds(10) + `, snap AS (` + updateSnapshot + `
+			WHERE id = $1 AND ended_at IS NULL AND moves = $8 AND score <= $2 AND ` + fenceHolds(10) + `
+			RETURNING id)
+		INSERT INTO moves (game_id, seq, dir) SELECT id, $8, $9 FROM snap`
+	endGameSQL = `WITH ` + holds(8) + updateSnapshot + `, ended_at = $7
+		WHERE id = $1 AND ended_at IS NULL AND moves = $4 AND score <= $2 AND ` + fenceHolds(8)
+)
+
 // whyRefused explains a guarded update that matched no row, as a
 // rejection.
 func whyRefused(ctx context.Context, tx pgx.Tx, id int64, count int, st db.MoveState) error {
+	if err := fenced(ctx, tx, id, st.Fence); err != nil {
+		return err
+	}
 	g, err := liveGame(ctx, tx, id)
 	switch {
 	case err != nil:
@@ -292,9 +327,7 @@ func (s *Store) EndGame(ctx context.Context, gameID int64, st db.MoveState) erro
 		return fmt.Errorf("end game %d: %w", gameID, err)
 	}
 	err := s.w.do(ctx, func(ctx context.Context, tx pgx.Tx, now int64) error {
-		tag, err := tx.Exec(ctx, updateSnapshot+`, ended_at = $7
-			WHERE id = $1 AND ended_at IS NULL AND moves = $4 AND score <= $2`,
-			gameID, st.Score, st.MaxTile, st.Moves, st.Won, st.Board, now)
+		tag, err := tx.Exec(ctx, endGameSQL, gameID, st.Score, st.MaxTile, st.Moves, st.Won, st.Board, now, st.Fence)
 		if err != nil {
 			return err
 		}

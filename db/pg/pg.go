@@ -34,6 +34,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"os"
 	"sync"
 	"time"
 
@@ -52,11 +53,25 @@ import (
 type Option func(*options)
 
 type options struct {
-	log *slog.Logger
+	log   *slog.Logger
+	node  string
+	lease time.Duration
 }
 
 // WithLogger sets where the store logs; the default is slog.Default().
 func WithLogger(l *slog.Logger) Option { return func(o *options) { o.log = l } }
+
+// WithNode names this node in game_holders; the default is the host name,
+// the process id and a random suffix, different at every start.
+func WithNode(name string) Option { return func(o *options) { o.node = name } }
+
+// WithLease sets how long a node's hold on a game lasts without renewal
+// (DefaultLease); the node renews its games' leases three times per lease.
+func WithLease(d time.Duration) Option { return func(o *options) { o.lease = d } }
+
+// DefaultLease is how long a game stays marked as held by a node that
+// stopped renewing it (it died, or lost the database).
+const DefaultLease = 15 * time.Second
 
 // Store is the PostgreSQL store. It is safe for concurrent use.
 type Store struct {
@@ -64,8 +79,15 @@ type Store struct {
 	w       *writer
 	log     *slog.Logger
 	newSeed func() uint64 // replaced in tests
+	node    string        // this node's name in game_holders
+	lease   time.Duration
+	bus     *Bus
 
-	closeOnce sync.Once
+	mu   sync.Mutex
+	held map[int64]int64 // games this node claimed and has not released: token
+
+	stop, stopped chan struct{}
+	closeOnce     sync.Once
 }
 
 // connectTimeout bounds the first connection: an unreachable server is a
@@ -76,9 +98,13 @@ const connectTimeout = 10 * time.Second
 // string), applies pending migrations and starts the writer. A database
 // migrated by a newer binary is refused with db.ErrSchemaTooNew.
 func Open(ctx context.Context, url string, opts ...Option) (*Store, error) {
-	o := options{log: slog.Default()}
+	o := options{log: slog.Default(), lease: DefaultLease}
 	for _, opt := range opts {
 		opt(&o)
+	}
+	if o.node == "" {
+		host, _ := os.Hostname()
+		o.node = fmt.Sprintf("%s-%d-%04x", host, os.Getpid(), rand.Uint32()&0xffff)
 	}
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
@@ -102,8 +128,11 @@ func Open(ctx context.Context, url string, opts ...Option) (*Store, error) {
 		pool.Close()
 		return nil, fmt.Errorf("open postgres %s: %w", where, err)
 	}
-	s := &Store{pool: pool, log: o.log, newSeed: rand.Uint64}
+	s := &Store{pool: pool, log: o.log, newSeed: rand.Uint64, node: o.node, lease: o.lease,
+		held: make(map[int64]int64), stop: make(chan struct{}), stopped: make(chan struct{})}
 	s.w = newWriter(pool, o.log)
+	s.bus = newBus(cfg.ConnConfig, pool, o.log)
+	go s.renewLeases()
 	return s, nil
 }
 
@@ -155,6 +184,9 @@ func upgrade(ctx context.Context, p *goose.Provider, conn *sql.DB, log *slog.Log
 // Writes after Close fail with db.ErrClosed. Closing twice is harmless.
 func (s *Store) Close() error {
 	s.closeOnce.Do(func() {
+		close(s.stop)
+		<-s.stopped
+		s.bus.close()
 		s.w.close()
 		s.pool.Close()
 	})

@@ -1,0 +1,259 @@
+package pg_test
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/ssh2048/ssh2048/db"
+	"github.com/ssh2048/ssh2048/db/pg"
+	"github.com/ssh2048/ssh2048/db/pg/pgtest"
+	"github.com/ssh2048/ssh2048/engine"
+	"github.com/ssh2048/ssh2048/game"
+)
+
+// node is one ssh2048 node of a test: its store and its game service.
+type node struct {
+	store *pg.Store
+	games *game.Service
+}
+
+// startNode opens a node on url, closed when the test ends.
+func startNode(tb testing.TB, url, name string, opts ...pg.Option) node {
+	tb.Helper()
+	s, err := pg.Open(context.Background(), url, append([]pg.Option{pg.WithLogger(quiet), pg.WithNode(name)}, opts...)...)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { s.Close() })
+	select {
+	case <-s.Bus().Listening():
+	case <-time.After(10 * time.Second):
+		tb.Fatal("the node's bus is not listening after 10 s")
+	}
+	return node{s, game.New(s, quiet, game.WithBus(s.Bus()))}
+}
+
+func TestTakeoverTopicIsTheGameService(t *testing.T) {
+	if pg.TopicTakeover != game.TopicTakeover {
+		t.Fatalf("pg announces takeovers on %q, the game service listens on %q", pg.TopicTakeover, game.TopicTakeover)
+	}
+}
+
+// TestStaleTokenIsRefusedByTheDatabase: two nodes load one game; the
+// first node's token is refused by the database even when its sequence
+// number is right, before and after the second node moves.
+func TestStaleTokenIsRefusedByTheDatabase(t *testing.T) {
+	ctx := context.Background()
+	url := pgtest.Database(t)
+	a, b := startNode(t, url, "a").store, startNode(t, url, "b").store
+	p, err := a.UpsertPlayer(ctx, "SHA256:fenced", "ssh-ed25519", "fenced")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ga, err := a.LoadOrCreateGame(ctx, p.ID, 4, db.KindHuman)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gb, err := b.LoadOrCreateGame(ctx, p.ID, 4, db.KindHuman)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gb.ID != ga.ID || gb.Fence <= ga.Fence {
+		t.Fatalf("second load: game %d token %d, after game %d token %d", gb.ID, gb.Fence, ga.ID, ga.Fence)
+	}
+	// move plays on g's engine, kept even when the store refuses it: A's
+	// second try below has the sequence number the database expects, so
+	// only the token can refuse it.
+	move := func(s *pg.Store, g *db.SavedGame) error {
+		d, _ := someMove(g.Engine)
+		g.Engine.Move(d)
+		st := db.StateOf(g.Engine)
+		st.Fence = g.Fence
+		return s.AppendMove(ctx, g.ID, g.Engine.Moves()-1, d, st)
+	}
+	if err := move(a, ga); !errors.Is(err, db.ErrFenced) {
+		t.Fatalf("move with the first token after the second load: %v, want ErrFenced", err)
+	}
+	if err := move(b, gb); err != nil {
+		t.Fatal(err)
+	}
+	if err := move(a, ga); !errors.Is(err, db.ErrFenced) {
+		t.Fatalf("stale node's move: %v, want ErrFenced", err)
+	}
+	st := db.StateOf(gb.Engine)
+	st.Fence = ga.Fence
+	if err := a.EndGame(ctx, ga.ID, st); !errors.Is(err, db.ErrFenced) {
+		t.Fatalf("stale node's EndGame: %v, want ErrFenced", err)
+	}
+}
+
+func someMove(g *engine.Game) (engine.Direction, bool) {
+	for _, d := range engine.Directions() {
+		b := g.Board()
+		if _, moved := b.Move(d); moved {
+			return d, true
+		}
+	}
+	return 0, false
+}
+
+// TestTakeoverAcrossNodes: a player's game moves from a session on node A
+// to one on node B while A keeps moving as fast as it can. A's session is
+// told at once (the bus), every move A had answered is in B's game, no
+// move is applied twice, and A's moves after the claim are all refused.
+func TestTakeoverAcrossNodes(t *testing.T) {
+	ctx := context.Background()
+	url := pgtest.Database(t)
+	a, b := startNode(t, url, "a"), startNode(t, url, "b")
+	who, err := a.games.Identify(ctx, "SHA256:traveller", "ssh-ed25519", "traveller")
+	if err != nil {
+		t.Fatal(err)
+	}
+	told := make(chan struct{}, 1)
+	seatA := a.games.Seat(who, func() { told <- struct{}{} })
+	defer seatA.Close()
+	playA, err := seatA.Resume(ctx, 8, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	answered := make(chan int, 1)
+	go func() { // A plays until refused
+		n, rng := 0, rand.New(rand.NewPCG(1, 2))
+		for {
+			if _, err := playA.Move(ctx, engine.Direction(rng.IntN(4))); err != nil {
+				if !errors.Is(err, game.ErrTakenOver) {
+					t.Errorf("A's move: %v, want ErrTakenOver", err)
+				}
+				answered <- playA.Moves() - 1 // the refused move was applied in memory only
+				return
+			}
+			n++
+		}
+	}()
+	time.Sleep(300 * time.Millisecond)
+	seatB := b.games.Seat(who, nil)
+	defer seatB.Close()
+	playB, err := seatB.Resume(ctx, 8, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	claimed := time.Now()
+	select {
+	case <-told:
+		t.Logf("A was told %v after B's claim", time.Since(claimed).Round(time.Millisecond))
+	case <-time.After(5 * time.Second):
+		t.Fatal("A's session was not told of the takeover within 5 s")
+	}
+	aMoves := <-answered
+	if playB.ID() != playA.ID() || playB.Moves() < aMoves-1 || playB.Moves() > aMoves {
+		t.Fatalf("B resumed game %d at %d moves; A had game %d with %d answered (at most one more refused)", playB.ID(), playB.Moves(), playA.ID(), aMoves)
+	}
+	if playB.Moves() != aMoves {
+		// A's last answered move can only be missing if A's answer came
+		// after B's load, which the fence forbids.
+		t.Fatalf("B resumed at %d moves, A had %d answered", playB.Moves(), aMoves)
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for playB.Moves() < aMoves+20 {
+		if _, err := playB.Move(ctx, engine.Direction(rng.IntN(4))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	full, err := b.store.FullGame(ctx, playB.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(full.Dirs) != playB.Moves() || full.Moves != playB.Moves() {
+		t.Fatalf("stored %d moves (snapshot %d), B has played to %d", len(full.Dirs), full.Moves, playB.Moves())
+	}
+	replayed, err := full.Generator.Replay(full.Size, full.Seed, full.Dirs)
+	if err != nil || replayed.Board() != playB.Board() {
+		t.Fatalf("the stored moves replay to %v (%v), B shows %v", replayed.Board(), err, playB.Board())
+	}
+}
+
+// TestDeadNodeLocksNothing: a node that dies holding a game (its store
+// closed without its sessions giving anything up) blocks no one: another
+// node takes the game at once, and the dead node's lease runs out.
+func TestDeadNodeLocksNothing(t *testing.T) {
+	ctx := context.Background()
+	url := pgtest.Database(t)
+	dead := startNode(t, url, "dead", pg.WithLease(time.Second))
+	who, err := dead.games.Identify(ctx, "SHA256:orphan", "ssh-ed25519", "orphan")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := dead.games.Seat(who, nil).Resume(ctx, 4, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Move(ctx, engine.Left); err != nil && !errors.Is(err, game.ErrOver) {
+		t.Fatal(err)
+	}
+	dead.store.Close() // no Seat.Close: the node is gone
+
+	alive := startNode(t, url, "alive")
+	if node, _, live, err := alive.store.Holder(ctx, p.ID()); err != nil || node != "dead" {
+		t.Fatalf("holder %q (%v), want the dead node", node, err)
+	} else {
+		t.Logf("right after the death the lease is live: %v", live)
+	}
+	deadline := time.Now().Add(3 * time.Second)
+	for {
+		_, _, live, err := alive.store.Holder(ctx, p.ID())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !live {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the dead node's 1 s lease is still live after 3 s")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	start := time.Now()
+	q, err := alive.games.Seat(who, nil).Resume(ctx, 4, false)
+	if err != nil || q.ID() != p.ID() || q.Moves() != p.Moves() {
+		t.Fatalf("the other node resumes game %d at %d moves (%v), want %d at %d", q.ID(), q.Moves(), err, p.ID(), p.Moves())
+	}
+	t.Logf("taken over in %v", time.Since(start).Round(time.Millisecond))
+	if node, _, live, _ := alive.store.Holder(ctx, p.ID()); node != "alive" || !live {
+		t.Fatalf("holder %q live %v after the takeover", node, live)
+	}
+}
+
+
+// TestIdleSessionIsToldAtOnce: a session on node A that is not moving
+// hears of the takeover from node B through the bus (LISTEN/NOTIFY), not
+// at its next move.
+func TestIdleSessionIsToldAtOnce(t *testing.T) {
+	ctx := context.Background()
+	url := pgtest.Database(t)
+	a, b := startNode(t, url, "a"), startNode(t, url, "b")
+	who, err := a.games.Identify(ctx, "SHA256:idle", "ssh-ed25519", "idle")
+	if err != nil {
+		t.Fatal(err)
+	}
+	told := make(chan struct{}, 1)
+	seatA := a.games.Seat(who, func() { told <- struct{}{} })
+	defer seatA.Close()
+	if _, err := seatA.Resume(ctx, 4, false); err != nil {
+		t.Fatal(err)
+	}
+	seatB := b.games.Seat(who, nil)
+	defer seatB.Close()
+	if _, err := seatB.Resume(ctx, 4, false); err != nil {
+		t.Fatal(err)
+	}
+	claimed := time.Now()
+	select {
+	case <-told:
+		t.Logf("the idle session on A was told %v after B's claim", time.Since(claimed).Round(100*time.Microsecond))
+	case <-time.After(5 * time.Second):
+		t.Fatal("the idle session on A was not told within 5 s")
+	}
+}
