@@ -34,6 +34,8 @@ type serveConfig struct {
 	listen     string
 	data       string
 	database   string // postgres://… : the shared store of several nodes; "" for SQLite under data
+	hostKey    string // "" for <data>/ssh_host_ed25519_key
+	proxyFrom  string // trusted balancers, as --proxy-protocol-from lists them
 	limits     server.Limits
 	durability string
 	logFormat  string
@@ -51,6 +53,10 @@ func parseServe(args []string, stderr io.Writer) (serveConfig, int, bool) {
 	// SSH2048_DATABASE, the flag's own fallback, wins over it.
 	fs.StringVar(&c.database, "database", os.Getenv("SSH2048_DATABASE_URL"),
 		"PostgreSQL URL (postgres://user@host/db) of a database shared by several nodes (default $SSH2048_DATABASE_URL); empty: SQLite under --data")
+	fs.StringVar(&c.hostKey, "host-key", "",
+		"host key file (created if missing); nodes behind one balancer share one, so that players see one server (default <data>/"+server.HostKeyFile+")")
+	fs.StringVar(&c.proxyFrom, "proxy-protocol-from", "",
+		"addresses or CIDR prefixes of trusted balancers (comma-separated): their connections start with a PROXY protocol header (v1 or v2) naming the real client")
 	c.limits.Flags(fs)
 	fs.StringVar(&c.durability, "durability", "power",
 		"when a move is durable: power (it survives a power cut too; an fsync per commit) or crash (it survives the process being killed, not a power cut)")
@@ -61,6 +67,10 @@ func parseServe(args []string, stderr io.Writer) (serveConfig, int, bool) {
 	}
 	if err := c.limits.Validate(); err != nil {
 		fmt.Fprintf(stderr, "ssh2048 serve: %v\n", err)
+		return c, 2, false
+	}
+	if _, err := server.ParsePrefixes(c.proxyFrom); err != nil {
+		fmt.Fprintf(stderr, "ssh2048 serve: --proxy-protocol-from: %v\n", err)
 		return c, 2, false
 	}
 	if c.logFormat != "text" && c.logFormat != "json" {
@@ -118,7 +128,11 @@ func serve(cfg serveConfig, log *slog.Logger) error {
 			log.Error("close store", "err", err)
 		}
 	}()
-	hostKey, err := server.LoadOrCreateHostKey(filepath.Join(cfg.data, server.HostKeyFile))
+	keyFile := cfg.hostKey
+	if keyFile == "" {
+		keyFile = filepath.Join(cfg.data, server.HostKeyFile)
+	}
+	hostKey, err := server.LoadOrCreateHostKey(keyFile)
 	if err != nil {
 		return err
 	}
@@ -140,6 +154,8 @@ func serve(cfg serveConfig, log *slog.Logger) error {
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
+	trusted, _ := server.ParsePrefixes(cfg.proxyFrom) // checked by parseServe
+	l = server.ProxyListener(l, trusted)
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(l) }()
 	log.Info("listening", "addr", l.Addr().String(), "data", cfg.data, "version", version())
