@@ -56,3 +56,19 @@ func Rebuild(log *slog.Logger, g *SavedGame, gen engine.Generator, dirs []engine
 	}
 	return nil
 }
+
+// LiveGame is a game a session holds right now on some node of a shared
+// store, as its snapshot columns say (a spectator's first board before
+// the holding node's events arrive).
+type LiveGame struct {
+	GameID      int64
+	Player      string // display name as stored
+	Fingerprint string
+	Size        int
+	Kind        Kind
+	Board       string // engine.Board.String()
+	Score       int
+	Moves       int
+	Won         bool
+	Node        string // the node holding it
+}

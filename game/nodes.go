@@ -50,6 +50,7 @@ func (s *Service) listen() {
 		return
 	}
 	s.bus.Subscribe(TopicTakeover, s.takenOverElsewhere)
+	s.listenRemote()
 }
 
 // takenOverElsewhere ends this node's session of a game another node has

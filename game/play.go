@@ -73,6 +73,7 @@ func (p *Play) Close() {
 	p.seat.svc.release(p)
 	p.seat.forget(p)
 	p.seat.svc.releaseHold(p)
+	p.announceLeft()
 }
 
 // ID returns the game's id in the store, 0 for a guest's game.
@@ -195,6 +196,7 @@ func (p *Play) move(ctx context.Context, d engine.Direction) (engine.Result, err
 			snap.Last = res
 		})
 	}
+	p.announce(res)
 	return res, nil
 }
 

@@ -125,6 +125,7 @@ type Service struct {
 	now       func() time.Time
 	raceTimes raceTimes
 	bus       Bus // nil on a single node
+	outbox    chan remoteSnapshot
 
 	// Lock order: a race's mu, then a Play's mu, then mu, then a
 	// latest's mu.
@@ -135,6 +136,9 @@ type Service struct {
 	lobbies map[int]*race     // the public lobby's race of each size
 	rooms   map[string]*race  // private rooms, by word
 	closed  bool
+	// watchedElsewhere: games held here that other nodes' spectators
+	// asked for, until when (remote.go).
+	watchedElsewhere map[int64]time.Time
 }
 
 // Option changes how New builds the service.

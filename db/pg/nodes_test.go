@@ -257,3 +257,103 @@ func TestIdleSessionIsToldAtOnce(t *testing.T) {
 		t.Fatal("the idle session on A was not told within 5 s")
 	}
 }
+
+// TestSpectatorOnAnotherNode: a spectator on node B finds a player whose
+// game is on node A (by name, and in the list of live games), sees the
+// stored board at once, then every move A makes, then that the player
+// left.
+func TestSpectatorOnAnotherNode(t *testing.T) {
+	ctx := context.Background()
+	url := pgtest.Database(t)
+	a, b := startNode(t, url, "a"), startNode(t, url, "b")
+	who, err := a.games.Identify(ctx, "SHA256:watched", "ssh-ed25519", "watched")
+	if err != nil {
+		t.Fatal(err)
+	}
+	seat := a.games.Seat(who, nil)
+	p, err := seat.Resume(ctx, 5, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(5, 5))
+	play := func(n int) {
+		t.Helper()
+		for target := p.Moves() + n; p.Moves() < target; {
+			if _, err := p.Move(ctx, engine.Direction(rng.IntN(4))); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	play(3)
+	live := b.games.Live(5)
+	if len(live) != 1 || live[0].GameID != p.ID() || live[0].Moves != 3 || live[0].Player != "watched" {
+		t.Fatalf("node B's live games: %+v, want A's game at 3 moves", live)
+	}
+	w, err := b.games.WatchPlayer("watched")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	snap, err := w.Next(wctx)
+	if err != nil || snap.GameID != p.ID() || snap.Moves != 3 || snap.Board != p.Board() {
+		t.Fatalf("first snapshot %+v (%v), want game %d at 3 moves", snap, err, p.ID())
+	}
+	start := time.Now()
+	for snap.Moves < 3 {
+		if snap, err = w.Next(wctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The watch request reaches A asynchronously; the moves from then on
+	// must all show, up to the last.
+	time.Sleep(200 * time.Millisecond)
+	play(10)
+	for snap.Moves < p.Moves() {
+		if snap, err = w.Next(wctx); err != nil {
+			t.Fatalf("spectator on B stuck at %d moves, A is at %d: %v", snap.Moves, p.Moves(), err)
+		}
+	}
+	if snap.Board != p.Board() || snap.Score != p.Score() || snap.Status != game.Live {
+		t.Fatalf("spectator on B shows %+v, A shows board %v score %d", snap, p.Board(), p.Score())
+	}
+	t.Logf("B followed A's 10 moves in %v", time.Since(start).Round(time.Millisecond))
+	seat.Close()
+	left := time.Now()
+	for snap.Status != game.Left {
+		if snap, err = w.Next(wctx); err != nil {
+			t.Fatalf("spectator on B not told the player left: %v", err)
+		}
+	}
+	t.Logf("told the player left after %v", time.Since(left).Round(time.Millisecond))
+}
+
+// TestDailySeedIsTheSameOnEveryNode: the daily challenge's seed comes
+// from a secret kept in the database, so two nodes deal the same tiles,
+// and a player's one attempt a day counts on every node.
+func TestDailySeedIsTheSameOnEveryNode(t *testing.T) {
+	ctx := context.Background()
+	url := pgtest.Database(t)
+	a, b := startNode(t, url, "a"), startNode(t, url, "b")
+	yesterday := time.Now().UTC().AddDate(0, 0, -1).Format("2006-01-02")
+	sa, err := a.games.DailySeed(ctx, yesterday, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sb, err := b.games.DailySeed(ctx, yesterday, 4); err != nil || sb != sa {
+		t.Fatalf("node B's seed %d (%v), node A's %d", sb, err, sa)
+	}
+	who, err := a.games.Identify(ctx, "SHA256:daily", "ssh-ed25519", "daily")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pa, err := a.games.Seat(who, nil).OpenDaily(ctx, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pb, err := b.games.Seat(who, nil).OpenDaily(ctx, 4)
+	if err != nil || pb.ID() != pa.ID() || pb.Board() != pa.Board() {
+		t.Fatalf("today's challenge on B: %v, game %d; on A game %d", err, pb.ID(), pa.ID())
+	}
+}
