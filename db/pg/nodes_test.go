@@ -226,7 +226,6 @@ func TestDeadNodeLocksNothing(t *testing.T) {
 	}
 }
 
-
 // TestIdleSessionIsToldAtOnce: a session on node A that is not moving
 // hears of the takeover from node B through the bus (LISTEN/NOTIFY), not
 // at its next move.
