@@ -62,8 +62,9 @@ func (s *Store) Leaderboard(ctx context.Context, size int, kind db.Kind, limit i
 }
 
 // PlayerRank returns the player's best game of a size and kind with its
-// rank, or db.ErrNotFound: buckets above, then an index count inside its
-// own bucket, as in package db.
+// rank, or db.ErrNotFound: buckets above (score_bucket_totals: the
+// folded counts and the changes not folded yet, migration 00007), then an
+// index count inside its own bucket, as in package db.
 func (s *Store) PlayerRank(ctx context.Context, playerID int64, size int, kind db.Kind) (db.Entry, error) {
 	if err := db.CheckGame(size, kind); err != nil {
 		return db.Entry{}, fmt.Errorf("player rank: %w", err)
@@ -91,7 +92,7 @@ func (s *Store) PlayerRank(ctx context.Context, playerID int64, size int, kind d
 	var ahead int64
 	if err := tx.QueryRow(ctx, `
 		SELECT
-		  (SELECT coalesce(sum(players), 0) FROM score_buckets WHERE size = $1 AND kind = $2 AND bucket > $6)
+		  (SELECT coalesce(sum(players), 0) FROM score_bucket_totals WHERE size = $1 AND kind = $2 AND bucket > $6)
 		+ (SELECT count(*) FROM player_bests WHERE size = $1 AND kind = $2 AND score > $3 AND score <= $7)
 		+ (SELECT count(*) FROM player_bests WHERE size = $1 AND kind = $2 AND score = $3
 		     AND (reached_at, game_id) < ($4, $5))`,

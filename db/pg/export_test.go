@@ -13,3 +13,6 @@ func SetNewSeed(s *Store, next func() uint64) { s.newSeed = next }
 func Write(s *Store, ctx context.Context, fn func(ctx context.Context, tx pgx.Tx, now int64) error) error {
 	return s.w.do(ctx, fn)
 }
+
+// FoldBuckets folds s's pending bucket changes now.
+func FoldBuckets(s *Store, ctx context.Context) error { return s.foldBuckets(ctx) }

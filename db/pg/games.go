@@ -282,10 +282,13 @@ const updateSnapshot = `
 
 // holds(n) locks game $1's holder row if its token is $n (the writer's
 // fence; 0 asks for no check), and fenceHolds(n) is true if it did: a
-// claim in progress elsewhere makes the write wait for it, then see the
-// new token.
+// claim in progress elsewhere (which locks the row FOR UPDATE) makes the
+// write wait for it, then see the new token. FOR KEY SHARE, not FOR
+// SHARE: the lease renewals' UPDATEs must not queue behind the writes,
+// or the two deadlock (measured: a one-second stall, PostgreSQL's
+// deadlock_timeout, every renewal under load).
 func holds(n int) string {
-	return fmt.Sprintf(`holder AS (SELECT 1 FROM game_holders WHERE game_id = $1 AND token = $%d FOR SHARE)`, n)
+	return fmt.Sprintf(`holder AS (SELECT 1 FROM game_holders WHERE game_id = $1 AND token = $%d FOR KEY SHARE)`, n)
 }
 
 func fenceHolds(n int) string {

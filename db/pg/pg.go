@@ -35,6 +35,7 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -90,6 +91,9 @@ type Store struct {
 	closeOnce     sync.Once
 }
 
+// readConns is the read pool's size, unless the URL sets pool_max_conns.
+const readConns = 16
+
 // connectTimeout bounds the first connection: an unreachable server is a
 // clear error at start, not a hang.
 const connectTimeout = 10 * time.Second
@@ -114,23 +118,39 @@ func Open(ctx context.Context, url string, opts ...Option) (*Store, error) {
 		cfg.ConnConfig.ConnectTimeout = connectTimeout
 	}
 	where := fmt.Sprintf("%s:%d/%s", cfg.ConnConfig.Host, cfg.ConnConfig.Port, cfg.ConnConfig.Database)
+	if !strings.Contains(url, "pool_max_conns") {
+		// pgxpool's default is the number of cores (at least 4): reads of
+		// hundreds of sessions (leaderboards, ranks) queued behind it.
+		cfg.MaxConns = readConns
+	}
+	// The writer has a connection of its own, so that no burst of reads
+	// ever delays a commit.
+	wcfg := cfg.Copy()
+	wcfg.MaxConns, wcfg.MinConns = 1, 1
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
+		return nil, fmt.Errorf("open postgres %s: %w", where, err)
+	}
+	wpool, err := pgxpool.NewWithConfig(ctx, wcfg)
+	if err != nil {
+		pool.Close()
 		return nil, fmt.Errorf("open postgres %s: %w", where, err)
 	}
 	pctx, cancel := context.WithTimeout(ctx, connectTimeout)
 	defer cancel()
 	if err := pool.Ping(pctx); err != nil {
 		pool.Close()
+		wpool.Close()
 		return nil, fmt.Errorf("open postgres %s: cannot connect: %w", where, err)
 	}
 	if err := migrate(ctx, pool, o.log); err != nil {
 		pool.Close()
+		wpool.Close()
 		return nil, fmt.Errorf("open postgres %s: %w", where, err)
 	}
 	s := &Store{pool: pool, log: o.log, newSeed: rand.Uint64, node: o.node, lease: o.lease,
 		held: make(map[int64]int64), stop: make(chan struct{}), stopped: make(chan struct{})}
-	s.w = newWriter(pool, o.log)
+	s.w = newWriter(wpool, o.log)
 	s.bus = newBus(cfg.ConnConfig, pool, o.log)
 	go s.renewLeases()
 	return s, nil
@@ -188,6 +208,7 @@ func (s *Store) Close() error {
 		<-s.stopped
 		s.bus.close()
 		s.w.close()
+		s.w.pool.Close()
 		s.pool.Close()
 	})
 	return nil

@@ -183,3 +183,56 @@ func TestFailedWriteDoesNotSinkItsGroup(t *testing.T) {
 		}
 	}
 }
+
+// TestFoldingBucketsKeepsRanks: ranks are the same before and after the
+// pending bucket changes are folded into score_buckets, and a fold leaves
+// none pending.
+func TestFoldingBucketsKeepsRanks(t *testing.T) {
+	ctx := context.Background()
+	s := openStore(t, pgtest.Database(t))
+	var games []*db.SavedGame
+	for i := range 30 {
+		p, err := s.UpsertPlayer(ctx, fmt.Sprintf("SHA256:fold-%d", i), "ssh-ed25519", "fold")
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, err := s.LoadOrCreateGame(ctx, p.ID, 8, db.KindHuman)
+		if err != nil {
+			t.Fatal(err)
+		}
+		games = append(games, g)
+		for range i % 7 * 5 {
+			d, _ := someMove(g.Engine)
+			g.Engine.Move(d)
+			if err := s.AppendMove(ctx, g.ID, g.Engine.Moves()-1, d, db.StateOf(g.Engine)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	ranks := func() []int {
+		var out []int
+		for _, g := range games {
+			e, err := s.PlayerRank(ctx, g.PlayerID, 8, db.KindHuman)
+			if errors.Is(err, db.ErrNotFound) {
+				out = append(out, 0)
+				continue
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, e.Rank)
+		}
+		return out
+	}
+	before := ranks()
+	if err := pg.FoldBuckets(s, ctx); err != nil {
+		t.Fatal(err)
+	}
+	var pending int
+	if err := s.Pool().QueryRow(ctx, `SELECT count(*) FROM score_bucket_changes`).Scan(&pending); err != nil || pending != 0 {
+		t.Fatalf("%d changes pending after a fold (%v)", pending, err)
+	}
+	if after := ranks(); fmt.Sprint(after) != fmt.Sprint(before) {
+		t.Fatalf("ranks before the fold %v, after %v", before, after)
+	}
+}
