@@ -70,4 +70,3 @@ func BenchmarkAppendMove(b *testing.B) {
 		b.ReportMetric(float64(latencies[n*99/100].Microseconds())/1000, "p99-ms")
 	}
 }
-
