@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,8 +12,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/ssh2048/ssh2048/db/pg/pgtest"
 	gossh "golang.org/x/crypto/ssh"
@@ -149,20 +153,29 @@ func dialRetry(t *testing.T, addr string, key gossh.Signer, hostKey *string) *go
 	}
 }
 
-// nodeOf says which node logged a connection by key.
+// nodeOf says which node holds the game of the player with key: the
+// database's game_holders names nodes by host, process id and a random
+// suffix.
 func (c *cluster) nodeOf(key gossh.Signer) int {
 	c.t.Helper()
-	fp := gossh.FingerprintSHA256(key.PublicKey())
-	deadline := time.Now().Add(5 * time.Second)
-	for time.Now().Before(deadline) {
-		for i, n := range c.nodes {
-			if strings.Contains(n.logs.String(), fp) {
-				return i
-			}
-		}
-		time.Sleep(50 * time.Millisecond)
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, c.url)
+	if err != nil {
+		c.t.Fatal(err)
 	}
-	c.t.Fatalf("no node logged a connection of %s", fp)
+	defer conn.Close(ctx)
+	var node string
+	err = conn.QueryRow(ctx, `SELECT h.node FROM game_holders h JOIN games g ON g.id = h.game_id
+		JOIN players p ON p.id = g.player_id WHERE p.fingerprint = $1`, gossh.FingerprintSHA256(key.PublicKey())).Scan(&node)
+	if err != nil {
+		c.t.Fatalf("holder of the game: %v", err)
+	}
+	for i, n := range c.nodes {
+		if strings.Contains(node, fmt.Sprintf("-%d-", n.cmd.Process.Pid)) {
+			return i
+		}
+	}
+	c.t.Fatalf("node %q is none of the cluster's", node)
 	return -1
 }
 
@@ -238,15 +251,7 @@ func TestClusterBehindHAProxy(t *testing.T) {
 	if len(keys) != 1 {
 		t.Fatalf("the balancer shows %d host keys, want one: %v", len(keys), keys)
 	}
-	for i, n := range c.nodes {
-		logs := n.logs.String()
-		if !strings.Contains(logs, `"msg":"connect"`) {
-			t.Fatalf("node %d served none of 4 connections through the round-robin balancer", i)
-		}
-		if strings.Contains(logs, `"remote":"`+clusterBalancerSource) || !strings.Contains(logs, `"remote":"127.0.0.1:`) {
-			t.Fatalf("node %d logs the balancer's address, not the client's:\n%s", i, logs)
-		}
-	}
+	first := c.nodes // their logs are read once they have exited, at the end
 
 	// A bot plays through the balancer; a session of the same key on the
 	// other node takes the game over with every answered move.
@@ -324,6 +329,24 @@ func TestClusterBehindHAProxy(t *testing.T) {
 	}
 	if st := b4.move(t, "up"); st.Board == nil {
 		t.Fatal("no move after PostgreSQL came back")
+	}
+
+	// Each node saw the clients' address, not the balancer's.
+	for _, n := range c.nodes {
+		n.cmd.Process.Signal(syscall.SIGTERM)
+		<-n.exited
+	}
+	for i, n := range first {
+		if n.cmd.ProcessState == nil {
+			<-n.exited
+		}
+		logs := n.logs.String()
+		if !strings.Contains(logs, `"msg":"connect"`) {
+			t.Fatalf("node %d served none of 4 connections through the round-robin balancer", i)
+		}
+		if strings.Contains(logs, `"remote":"`+clusterBalancerSource) || !strings.Contains(logs, `"remote":"127.0.0.1:`) {
+			t.Fatalf("node %d logs the balancer's address, not the client's:\n%s", i, logs)
+		}
 	}
 }
 
