@@ -259,6 +259,7 @@ func (p *Play) snapshot() Snapshot {
 // fill sets what snap shows of the game; p.mu is held.
 func (p *Play) fill(snap *Snapshot) {
 	snap.GameID, snap.Player, snap.Size, snap.Kind = p.id, p.seat.player.Name, p.key.size, p.key.kind
+	snap.PlayerID, snap.Key = p.seat.player.ID, db.ShortID(p.seat.player.Fingerprint)
 	snap.Board, snap.Score, snap.Moves = p.game.Board(), p.game.Score(), p.game.Moves()
 	snap.Won, snap.Over = p.game.Won(), p.game.Over()
 	snap.Status = Live

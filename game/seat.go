@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/ssh2048/ssh2048/db"
 	"github.com/ssh2048/ssh2048/engine"
@@ -117,6 +118,32 @@ func (st *Seat) resumeKind(ctx context.Context, size int) db.Kind {
 		}
 	}
 	return db.KindHuman
+}
+
+// LastSize is the board size of the player's game played last, of the
+// kinds a game screen plays (human or assisted): the one with the latest
+// move, or, before any move, the one opened last; 0 when there is none or
+// for a guest. A game only looked at does not count: a game is updated
+// when it is created too.
+func (st *Seat) LastSize(ctx context.Context) int {
+	if st.player.Guest {
+		return 0
+	}
+	games, err := st.svc.store.PlayerGames(ctx, st.player.ID, 100)
+	if err != nil {
+		st.svc.log.Warn("list games", "player", st.player.ID, "err", err)
+		return 0
+	}
+	size, last, moved := 0, time.Time{}, false
+	for _, g := range games {
+		if g.Contest != "" || (g.Kind != db.KindHuman && g.Kind != db.KindAssisted) {
+			continue
+		}
+		if hasMoves := g.Moves > 0; (hasMoves && !moved) || (hasMoves == moved && g.UpdatedAt.After(last)) {
+			size, last, moved = g.Size, g.UpdatedAt, hasMoves
+		}
+	}
+	return size
 }
 
 // Close gives up every game the seat still holds, when its session ends.

@@ -104,6 +104,8 @@ type Store interface {
 	RecordRace(ctx context.Context, r db.RaceResult) error
 	// RatingBoard lists the best race ratings.
 	RatingBoard(ctx context.Context, limit int) ([]db.RatingEntry, error)
+	// PlayerByID returns a player, or db.ErrNotFound.
+	PlayerByID(ctx context.Context, id int64) (db.Player, error)
 }
 
 // Player is who a session plays as.

@@ -37,7 +37,9 @@ const (
 // server while the game can still be played.
 type Snapshot struct {
 	GameID   int64
+	PlayerID int64
 	Player   string // display name
+	Key      string // the player's short id (db.ShortID); "" for a guest
 	Size     int
 	Kind     db.Kind
 	Board    engine.Board

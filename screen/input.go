@@ -160,6 +160,17 @@ func (in *input) appendMsgs(msgs []tea.Msg, ev uv.Event) []tea.Msg {
 		msgs = append(msgs, tea.FocusMsg(ev))
 	case uv.BlurEvent:
 		msgs = append(msgs, tea.BlurMsg(ev))
+	// The answers to the screen's own queries (probe.go).
+	case uv.PrimaryDeviceAttributesEvent:
+		msgs = append(msgs, answeredMsg{})
+	case uv.CapabilityEvent:
+		if termcapSaysTrueColour(ev.Content) {
+			msgs = append(msgs, trueColourMsg{})
+		}
+	case uv.UnknownDcsEvent:
+		if decrqssSaysTrueColour(string(ev)) {
+			msgs = append(msgs, trueColourMsg{})
+		}
 	}
 	return msgs
 }

@@ -3,8 +3,6 @@ package screen
 import (
 	"fmt"
 	"runtime/debug"
-
-	"github.com/charmbracelet/x/ansi"
 )
 
 // PanicError is how a screen ends when its model panics: in Init, Update
@@ -46,7 +44,7 @@ func (s *Screen) panicked(v any, stack []byte) {
 	defer s.mu.Unlock()
 	if !s.ended {
 		// The last frame may have been cut short; reset the pen too.
-		s.write([]byte(ansi.ResetStyle + ansi.ResetModeAltScreenSaveCursor + ansi.ShowCursor))
+		s.write([]byte(restoreTerminal))
 	}
 	s.errMu.Lock()
 	if s.panic == nil {

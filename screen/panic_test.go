@@ -124,7 +124,7 @@ func TestScreenPanicEndsThatScreenOnly(t *testing.T) {
 				t.Errorf("the stack does not show the panicking model:\n%s", pe.Stack)
 			}
 			out := r.out.String()
-			if !strings.HasSuffix(out, ansi.ResetModeAltScreenSaveCursor+ansi.ShowCursor) {
+			if !strings.HasSuffix(out, ansi.ResetModeAltScreenSaveCursor+ansi.ShowCursor+popTitle) {
 				t.Errorf("the terminal is not given back at the end: %q", out[max(0, len(out)-40):])
 			}
 			msgs := len(tt.model.messages())

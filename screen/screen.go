@@ -14,9 +14,13 @@
 //     changed; Bubble Tea's keeps two grids of cells, about 460 KB for an
 //     80×24 screen.
 //   - The screen is always drawn on the alternate screen with the cursor
-//     hidden. When the model quits, a last view that is not an AltScreen
-//     view is printed on the main screen, where it stays after the
-//     session ends.
+//     hidden, and the player's window title is saved on the terminal's
+//     title stack. When the model quits, all of it is put back, and a
+//     last view that is not an AltScreen view is printed on the main
+//     screen, where it stays after the session ends.
+//   - It asks the terminal for its background colour and whether it
+//     shows true colour, which an SSH session does not say (probe.go),
+//     and holds the first frame for the answers, briefly.
 //   - A panic in the model (Init, Update, View, a command) or in the
 //     screen's own goroutines ends that screen only: the terminal is given
 //     back and Err returns a *PanicError with the stack, for the caller to
@@ -88,6 +92,17 @@ type Options struct {
 	// is called with the screen's lock held: it must not call the
 	// screen. Tests make it fail the test; servers log it.
 	Unsupported func(what string)
+	// AnswerWait is how long the first frame waits for the terminal's
+	// answers to the queries the screen starts with (its background
+	// colour, whether it has true colour; see probe.go); 0 draws at once.
+	// Answers that come later still count.
+	AnswerWait time.Duration
+	// KeyToFrame, if set, is told for each frame that shows keys how long
+	// after the first of them arrived its write ended: the latency a
+	// player feels, as the server sees it. Keys that change nothing on
+	// screen are not counted. It is called with the screen's lock held:
+	// it must be quick and must not call the screen.
+	KeyToFrame func(time.Duration)
 }
 
 // Screen is one model running on one terminal. Create it with New, start
@@ -95,8 +110,10 @@ type Options struct {
 type Screen struct {
 	out         io.Writer
 	interval    time.Duration
+	answerWait  time.Duration
 	keys        *keyLimiter // nil: no limit
 	unsupported func(what string)
+	keyToFrame  func(time.Duration)
 
 	mu        sync.Mutex // guards everything below, and writes to out
 	model     tea.Model
@@ -108,10 +125,14 @@ type Screen struct {
 	started   bool
 	early     []tea.Msg // sent before Start, delivered after its first messages
 	changed   bool      // a message was handled since the last frame
+	keyAt     time.Time // when the first key not yet drawn arrived; zero if none
 	ended     bool
 
 	backgroundAsked bool            // the terminal has not answered yet
 	reported        map[string]bool // what was told to unsupported
+
+	waiting     bool        // the first frame waits for the terminal's answers
+	answerTimer *time.Timer // ends the wait
 
 	// err is the write that failed, if one did, and panic the model's
 	// panic, if it had one. They have a lock of their own: mu may be held
@@ -134,8 +155,10 @@ func New(model tea.Model, out io.Writer, opts Options) *Screen {
 	return &Screen{
 		out:             out,
 		interval:        time.Second / time.Duration(fps),
+		answerWait:      opts.AnswerWait,
 		keys:            newKeyLimiter(opts.KeyRate),
 		unsupported:     opts.Unsupported,
+		keyToFrame:      opts.KeyToFrame,
 		model:           model,
 		r:               newRenderer(opts.Profile, width, height),
 		backgroundAsked: true, // by Start
@@ -169,8 +192,10 @@ func (s *Screen) start() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	// Every model that picks colours wants to know whether the background
-	// is dark; the answer comes back as a tea.BackgroundColorMsg.
-	s.write([]byte(ansi.SetModeAltScreenSaveCursor + ansi.HideCursor + ansi.RequestBackgroundColor))
+	// is dark; the answer comes back as a tea.BackgroundColorMsg. The
+	// player's window title is saved, to be restored at the end.
+	s.write([]byte(ansi.SetModeAltScreenSaveCursor + ansi.HideCursor + pushTitle + startQueries(s.r.profile)))
+	s.startAnswerWait(s.answerWait)
 	s.exec(s.model.Init())
 	s.dispatch(tea.WindowSizeMsg{Width: s.r.width, Height: s.r.height})
 	s.dispatch(tea.ColorProfileMsg{Profile: s.r.profile})
@@ -218,8 +243,15 @@ func (s *Screen) sendInput(msgs []tea.Msg) {
 // one before left, and the frame shows where they ended up.
 func (s *Screen) sendAll(msgs []tea.Msg) {
 	defer s.contain() // after the unlock below
+	var arrived time.Time
+	if s.keyToFrame != nil {
+		arrived = time.Now() // before the lock: waiting for it is part of the latency
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if !arrived.IsZero() && s.keyAt.IsZero() && hasKey(msgs) {
+		s.keyAt = arrived
+	}
 	if !s.started {
 		s.early = append(s.early, msgs...)
 		return
@@ -254,6 +286,12 @@ func (s *Screen) stopped() bool {
 func (s *Screen) dispatch(msg tea.Msg) {
 	switch msg := msg.(type) {
 	case nil:
+		return
+	case answeredMsg:
+		s.answered()
+		return
+	case trueColourMsg:
+		s.upgradeToTrueColour()
 		return
 	case tea.QuitMsg, tea.InterruptMsg:
 		s.quit()
@@ -299,7 +337,7 @@ func (s *Screen) exec(cmd tea.Cmd) {
 // scheduleFrame draws now if the last frame is a frame interval old, or
 // else sets the timer to draw when it is; s.mu is held.
 func (s *Screen) scheduleFrame() {
-	if !s.changed || s.ended || s.stopped() {
+	if !s.changed || s.ended || s.waiting || s.stopped() {
 		return
 	}
 	if s.timed {
@@ -328,6 +366,17 @@ func (s *Screen) timedFrame() {
 	}
 }
 
+// pushTitle saves the window and icon titles on the terminal's title
+// stack; popTitle puts them back (XTWINOPS 22 and 23).
+var (
+	pushTitle = ansi.WindowOp(22, 0)
+	popTitle  = ansi.WindowOp(23, 0)
+)
+
+// restoreTerminal undoes what the screen did to the terminal: the pen,
+// the alternate screen, the hidden cursor and the window title.
+var restoreTerminal = ansi.ResetStyle + ansi.ResetModeAltScreenSaveCursor + ansi.ShowCursor + popTitle
+
 var buffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 // draw writes the model's view; s.mu is held.
@@ -339,12 +388,31 @@ func (s *Screen) draw() {
 	b := buffers.Get().(*bytes.Buffer)
 	defer buffers.Put(b)
 	b.Reset()
-	if v.WindowTitle != s.title {
+	// A view without a title leaves the title as it is: the player's
+	// own comes back from the title stack when the screen ends, rather
+	// than a blank one.
+	if v.WindowTitle != s.title && v.WindowTitle != "" {
 		s.title = v.WindowTitle
 		b.WriteString(ansi.SetWindowTitle(s.title))
 	}
 	s.r.frame(b, v.Content)
 	s.write(b.Bytes())
+	// A key that changed nothing on screen (a move against a wall) has no
+	// frame to wait for: it is not counted.
+	if !s.keyAt.IsZero() && b.Len() > 0 {
+		s.keyToFrame(time.Since(s.keyAt))
+	}
+	s.keyAt = time.Time{}
+}
+
+// hasKey reports whether msgs hold a key press.
+func hasKey(msgs []tea.Msg) bool {
+	for _, m := range msgs {
+		if _, ok := m.(tea.KeyPressMsg); ok {
+			return true
+		}
+	}
+	return false
 }
 
 // quit draws the model's last view and gives the terminal back as it
@@ -355,7 +423,7 @@ func (s *Screen) quit() {
 	}
 	v := s.model.View()
 	var b strings.Builder
-	b.WriteString(ansi.ResetStyle + ansi.ResetModeAltScreenSaveCursor + ansi.ShowCursor)
+	b.WriteString(restoreTerminal)
 	if !v.AltScreen && v.Content != "" {
 		b.WriteString(strings.ReplaceAll(strings.ReplaceAll(v.Content, "\r\n", "\n"), "\n", "\r\n"))
 	}
@@ -368,6 +436,9 @@ func (s *Screen) end() {
 	s.ended = true
 	if s.timer != nil {
 		s.timer.Stop()
+	}
+	if s.answerTimer != nil {
+		s.answerTimer.Stop()
 	}
 	s.Stop()
 }

@@ -42,6 +42,7 @@ type testModel struct {
 	altScreen bool                  // for the last view
 	title     string
 	long      bool            // the view has a third line, 60 columns long
+	sgr       string          // an SGR sequence the view starts with
 	onView    func(*tea.View) // changes the view, if set
 
 	mu    sync.Mutex
@@ -85,7 +86,7 @@ func (m *testModel) View() tea.View {
 	m.views.Add(1)
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	content := fmt.Sprintf("count %d\nkeys %s", m.count, strings.Join(m.keys, ","))
+	content := m.sgr + fmt.Sprintf("count %d\nkeys %s", m.count, strings.Join(m.keys, ","))
 	if m.long {
 		content += "\n" + longLine
 	}
@@ -362,10 +363,10 @@ func TestScreenQuit(t *testing.T) {
 				t.Fatalf("the alternate screen is not left: %q", out)
 			}
 			after := out[i+len(ansi.ResetModeAltScreenSaveCursor):]
-			if !strings.Contains(after, ansi.ShowCursor) {
-				t.Errorf("the cursor is not shown again: %q", after)
+			if !strings.HasPrefix(after, ansi.ShowCursor+popTitle) {
+				t.Errorf("the cursor is not shown again, or the title not restored: %q", after)
 			}
-			if got := strings.Replace(after, ansi.ShowCursor, "", 1); got != tt.want {
+			if got := strings.Replace(after, ansi.ShowCursor+popTitle, "", 1); got != tt.want {
 				t.Errorf("after leaving the alternate screen: got %q, want %q", got, tt.want)
 			}
 		})
@@ -383,7 +384,7 @@ func TestScreenQuitLineEndings(t *testing.T) {
 				t.Fatal(err)
 			}
 			got := out.String()
-			if want := ansi.ResetModeAltScreenSaveCursor + ansi.ShowCursor + "a\r\nb\r\n"; !strings.HasSuffix(got, want) {
+			if want := ansi.ResetModeAltScreenSaveCursor + ansi.ShowCursor + popTitle + "a\r\nb\r\n"; !strings.HasSuffix(got, want) {
 				t.Errorf("the output ends %q, want %q", got[max(0, len(got)-40):], want)
 			}
 		})

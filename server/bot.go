@@ -35,7 +35,7 @@ func (s *Server) runBot(sess *session, args []string) int {
 	play, err := seat.Open(sess.Context(), *size, db.KindBot, *fresh)
 	switch {
 	case errors.Is(err, game.ErrShuttingDown):
-		wish.Errorln(sess, "ssh2048: "+noticeShutdown.Text())
+		wish.Errorln(sess, "ssh2048: "+s.noticeText(noticeShutdown))
 		return wire.ExitRestart
 	case err != nil:
 		s.log.Error("open bot game", "player", sess.player.ID, "size", *size, "err", err)
@@ -98,11 +98,8 @@ func (s *Server) runBot(sess *session, args []string) int {
 
 // sayGoodbye tells the player why the session ends and returns the status.
 func (s *Server) sayGoodbye(sess *session, n notice) int {
-	wish.Errorln(sess, "ssh2048: "+n.Text())
-	if n == noticeTakenOver {
-		return wire.ExitTakenOver
-	}
-	return wire.ExitRestart
+	wish.Errorln(sess, "ssh2048: "+s.noticeText(n))
+	return n.exitStatus()
 }
 
 // lineResult is one line of bot input, or why it could not be read.

@@ -32,13 +32,16 @@ type guardedConn struct {
 	grace    *time.Timer
 	idle     *time.Timer
 	keep     *time.Timer
+	ending   notice      // set when the connection is being ended (idle, keepalive)
+	endTimer *time.Timer // closes it once its sessions have had time to say why
 
-	channels    int           // open session channels, started or not, under mu (channels.go)
-	sessionRate *rate.Limiter // session channels opened; nil when not limited
-	refusals    *rate.Limiter // requests and channel opens refused
-	lastInput   atomic.Int64  // unix nanoseconds of the last input on a session
-	pending     atomic.Bool   // a keepalive is waiting for its reply
-	missed      atomic.Int32  // keepalive intervals that passed without a reply
+	channels    int                   // open session channels, started or not, under mu (channels.go)
+	running     map[*session]struct{} // sessions running a command or a screen, under mu: told why if the connection is ended
+	sessionRate *rate.Limiter         // session channels opened; nil when not limited
+	refusals    *rate.Limiter         // requests and channel opens refused
+	lastInput   atomic.Int64          // unix nanoseconds of the last input on a session
+	pending     atomic.Bool           // a keepalive is waiting for its reply
+	missed      atomic.Int32          // keepalive intervals that passed without a reply
 }
 
 var guardKey = &contextKey{"guard"}
@@ -86,6 +89,7 @@ func (g *guardedConn) login(guest bool) {
 		return
 	}
 	if r := g.srv.admission.loggedIn(g.host, guest); r != admitted {
+		g.srv.cfg.Observer.Refused(r.label())
 		g.srv.limited.log(g.srv.log, slog.LevelWarn, "login refused", "reason", r.String(), "remote", g.remote)
 		g.Conn.Close()
 		return
@@ -124,7 +128,7 @@ func (g *guardedConn) checkIdle() {
 		return
 	}
 	g.srv.limited.log(g.srv.log, slog.LevelInfo, "idle timeout", "remote", g.remote, "after", timeout)
-	g.Conn.Close()
+	g.end(noticeIdle)
 }
 
 // keepalive sends keepalive@openssh.com every interval and closes the
@@ -149,7 +153,7 @@ func (g *guardedConn) keepalive() {
 	case g.pending.Load():
 		if int(g.missed.Add(1)) >= g.srv.lim.KeepaliveMax {
 			g.srv.limited.log(g.srv.log, slog.LevelInfo, "keepalive timeout", "remote", g.remote, "unanswered", g.missed.Load(), "interval", interval)
-			g.Conn.Close()
+			g.end(noticeKeepalive)
 			return
 		}
 	default:
@@ -166,6 +170,34 @@ func (g *guardedConn) keepalive() {
 	g.keep.Reset(interval)
 }
 
+// endGrace is how long the sessions of a connection that is being ended
+// have to tell their players why, before the connection closes under
+// them: a game screen's notice and goodbye, and then some for a client
+// that is slow to read them.
+const endGrace = NoticeGrace + 2*time.Second
+
+// end ends the connection through its sessions: each is told why (its
+// screen restores the player's terminal and says so in one line, a
+// command writes a line on stderr, and either exits with a status), and
+// the connection is closed endGrace later if the client has not closed it
+// by then (OpenSSH does once its last session ends). Closing the socket
+// at once would leave the player's terminal on the alternate screen with
+// the cursor hidden and no word why. g.mu is held.
+func (g *guardedConn) end(why notice) {
+	if g.ending != 0 {
+		return
+	}
+	g.ending = why
+	if len(g.running) == 0 {
+		g.Conn.Close()
+		return
+	}
+	for sess := range g.running {
+		sess.notify(why)
+	}
+	g.endTimer = time.AfterFunc(endGrace, func() { g.Conn.Close() })
+}
+
 // Close closes the connection, stops its timers and counts it out.
 func (g *guardedConn) Close() error {
 	g.mu.Lock()
@@ -178,6 +210,9 @@ func (g *guardedConn) Close() error {
 		if g.keep != nil {
 			g.keep.Stop()
 		}
+		if g.endTimer != nil {
+			g.endTimer.Stop()
+		}
 		state := connUnauth
 		switch {
 		case g.guest:
@@ -189,6 +224,27 @@ func (g *guardedConn) Close() error {
 	}
 	g.mu.Unlock()
 	return g.Conn.Close()
+}
+
+// join registers a session that runs a command or a screen, so that it
+// is told why if the connection is ended (see end); a session that joins
+// a connection being ended is told at once.
+func (g *guardedConn) join(sess *session) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.running == nil {
+		g.running = make(map[*session]struct{})
+	}
+	g.running[sess] = struct{}{}
+	if g.ending != 0 {
+		sess.notify(g.ending)
+	}
+}
+
+func (g *guardedConn) leave(sess *session) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	delete(g.running, sess)
 }
 
 // guardOf is the guard of the connection a session runs on.

@@ -79,7 +79,7 @@ func TestGameScreenPanic(t *testing.T) {
 			if got := strings.TrimSpace(stderr.String()); got != internalErrorLine {
 				t.Errorf("the player was told %q, want %q", got, internalErrorLine)
 			}
-			if !strings.HasSuffix(out.String(), "\x1b[?1049l\x1b[?25h") {
+			if !strings.HasSuffix(out.String(), "\x1b[?1049l\x1b[?25h\x1b[23;0t") { // alternate screen, cursor, window title
 				t.Errorf("the terminal was not given back: ends %q", tail(out.String(), 30))
 			}
 			logs := ts.logs.String()
@@ -180,7 +180,9 @@ func TestAIPanic(t *testing.T) {
 	ts := startServer(t, func(c *server.Config) { c.Hinter = brokenAI{} })
 	s, out, stderr, send := ptySessionWithStderr(t, ts.dial(t, "p", newKey(t)))
 	waitFor(t, "the game screen", func() bool { return strings.Contains(out.String(), "hint") })
-	send("i")
+	send("i") // a ranked game asks first
+	waitFor(t, "the question", func() bool { return strings.Contains(out.String(), "Ask the AI?") })
+	send("y")
 	if code := exitCode(t, s.Wait()); code != 1 || strings.TrimSpace(stderr.String()) != internalErrorLine {
 		t.Fatalf("exit %d, stderr %q", code, stderr.String())
 	}

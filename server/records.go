@@ -57,16 +57,19 @@ func (s *Server) runVerify(sess *session, args []string) int {
 
 // gameArg reads the one argument, a game id (as `scores --json` lists it
 // in game_id), after the flags.
-func gameArg(sess *session, fs *flag.FlagSet, args []string) (int64, int, bool) {
+func gameArg(sess *session, fs *commandFlags, args []string) (int64, int, bool) {
 	err := fs.Parse(args)
 	switch {
 	case errors.Is(err, flag.ErrHelp):
+		_, _ = sess.Write(fs.buf.Bytes())
 		return 0, wire.ExitOK, false
 	case err != nil:
+		_, _ = sess.Stderr().Write(fs.buf.Bytes())
 		return 0, wire.ExitUsage, false
 	case fs.NArg() != 1:
-		fmt.Fprintf(fs.Output(), "%s: want one game id\n", fs.Name())
+		fmt.Fprintf(sess.Stderr(), "%s: want one game id\n", fs.Name())
 		fs.Usage()
+		_, _ = sess.Stderr().Write(fs.buf.Bytes())
 		return 0, wire.ExitUsage, false
 	}
 	id, err := strconv.ParseInt(strings.TrimPrefix(fs.Arg(0), "#"), 10, 64)

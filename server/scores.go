@@ -21,7 +21,9 @@ func (s *Server) runScores(sess *session, args []string) int {
 	fs := newFlagSet(sess, "scores", "[--size N] [--limit K] [--bots] [--json]")
 	size := fs.Int("size", 4, fmt.Sprintf("board size, %d to %d", engine.MinSize, engine.MaxSize))
 	limit := fs.Int("limit", 10, fmt.Sprintf("how many players to list, 1 to %d", wire.MaxScoresLimit))
-	bots := fs.Bool("bots", false, "the bot leaderboard (games played through `bot`)")
+	// No backquotes in a flag's usage: the flag package would show the
+	// quoted word as the flag's argument ("-bots bot").
+	bots := fs.Bool("bots", false, "the bot leaderboard (games played with the bot command)")
 	asJSON := fs.Bool("json", false, "print a JSON array instead of a table")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code

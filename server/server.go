@@ -34,6 +34,8 @@ type Config struct {
 	// Limits bound what clients can make the server hold or do; start
 	// from DefaultLimits (the zero Limits is refused: see Validate).
 	Limits Limits
+	// Observer is told what the server does, for metrics; nil: no one.
+	Observer Observer
 }
 
 // Server serves ssh2048 over SSH.
@@ -65,6 +67,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
+	}
+	if cfg.Observer == nil {
+		cfg.Observer = nopObserver{}
 	}
 	cfg.Logger = slog.New(CleanLogHandler(cfg.Logger.Handler()))
 	if cfg.TUI == nil {
@@ -139,6 +144,7 @@ func (s *Server) admit(ctx ssh.Context, c net.Conn) net.Conn {
 	now := time.Now()
 	host := hostKey(c.RemoteAddr())
 	if r := s.admission.admit(host, now); r != admitted {
+		s.cfg.Observer.Refused(r.label())
 		s.admission.refuse(c, r, now)
 		return nil
 	}
@@ -191,10 +197,24 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	case <-handlersDone:
 	case <-ctx.Done():
 	}
-	// Clients that keep their connection open after their session ended
-	// would hold Shutdown until ctx expires: drop them now.
+	// Clients close their connections once their sessions have ended
+	// (OpenSSH does as soon as it has the exit status); a connection
+	// closed under them loses that status and the player sees "Connection
+	// reset by peer" under their goodbye. So they get a moment. Clients
+	// that keep their connection open after that would hold Shutdown
+	// until ctx expires: drop them then.
+	var err error
+	shutDown := false
+	select {
+	case err = <-shutdownDone:
+		shutDown = true
+	case <-time.After(clientCloseWait):
+	case <-ctx.Done():
+	}
 	closeErr := s.ssh.Close()
-	err := <-shutdownDone
+	if !shutDown {
+		err = <-shutdownDone
+	}
 	if errors.Is(err, ssh.ErrServerClosed) || errors.Is(err, context.Canceled) {
 		err = nil
 	}
@@ -205,6 +225,10 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	}
 	return errors.Join(err, closeErr)
 }
+
+// clientCloseWait is how long Shutdown waits, once every session has
+// ended, for the clients to close their connections themselves.
+const clientCloseWait = time.Second
 
 // leave counts a session handler out.
 func (s *Server) leave() {

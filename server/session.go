@@ -1,6 +1,7 @@
 package server
 
 import (
+	"strconv"
 	"sync"
 	"time"
 
@@ -17,17 +18,55 @@ type notice int
 const (
 	noticeTakenOver notice = iota + 1 // a newer session took over the game
 	noticeShutdown                    // the server is restarting
+	noticeIdle                        // no input for the idle timeout
+	noticeKeepalive                   // the client stopped answering keepalives
 )
 
-// Text is what the player is told.
-func (n notice) Text() string {
+// noticeText is what the player is told, one line.
+func (s *Server) noticeText(n notice) string {
 	switch n {
 	case noticeTakenOver:
 		return "This game was opened in a newer session, which takes over from here; nothing was lost."
 	case noticeShutdown:
 		return "The server is restarting; your game is saved. Reconnect in a moment to carry on."
+	case noticeIdle:
+		return "No input for " + spelled(s.lim.IdleTimeout) + ", so the server closed this session. Your game is saved; reconnect to carry on."
+	case noticeKeepalive:
+		return "Your connection stopped answering, so the server closed this session. Your game is saved; reconnect to carry on."
 	}
 	return ""
+}
+
+// exitStatus is the exit status of a session that ends because of n.
+func (n notice) exitStatus() int {
+	switch n {
+	case noticeTakenOver:
+		return wire.ExitTakenOver
+	case noticeShutdown:
+		return wire.ExitRestart
+	case noticeIdle, noticeKeepalive:
+		return wire.ExitInactive
+	}
+	return wire.ExitOK
+}
+
+// spelled writes a duration as a person would: "10 minutes", "3 seconds".
+func spelled(d time.Duration) string {
+	unit := func(n int64, one string) string {
+		if n == 1 {
+			return "1 " + one
+		}
+		return strconv.FormatInt(n, 10) + " " + one + "s"
+	}
+	switch {
+	case d >= time.Hour && d%time.Hour == 0:
+		return unit(int64(d/time.Hour), "hour")
+	case d >= time.Minute && d%time.Minute == 0:
+		return unit(int64(d/time.Minute), "minute")
+	case d >= time.Second && d%time.Second == 0:
+		return unit(int64(d/time.Second), "second")
+	}
+	return d.String()
 }
 
 // session is the server's view of one SSH session: who plays it, and a
@@ -72,6 +111,7 @@ func (s *Server) acceptKey(ctx ssh.Context, _ ssh.PublicKey) bool {
 func (s *Server) admitGuest(ctx ssh.Context, challenge gossh.KeyboardInteractiveChallenge) bool {
 	if g := guardOf(ctx); g != nil {
 		if r := s.admission.canLogIn(g.host, true); r != admitted {
+			s.cfg.Observer.Refused(r.label())
 			_, _ = challenge("", r.line(), nil, nil)
 			return false
 		}
@@ -149,8 +189,15 @@ func (s *Server) logging(next ssh.Handler) ssh.Handler {
 func (s *Server) route(next ssh.Handler) ssh.Handler {
 	return func(raw ssh.Session) {
 		sess := newSession(raw, playerOf(raw))
+		kind := sessionKind(sess)
+		s.cfg.Observer.SessionOpened(kind)
+		defer s.cfg.Observer.SessionClosed(kind)
+		if g := guardOf(sess.Context()); g != nil {
+			g.join(sess)
+			defer g.leave(sess)
+		}
 		if !s.track(sess) {
-			wish.Errorln(sess, "ssh2048: "+noticeShutdown.Text())
+			wish.Errorln(sess, "ssh2048: "+s.noticeText(noticeShutdown))
 			_ = sess.Exit(wire.ExitRestart)
 			return
 		}

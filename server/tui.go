@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -31,11 +32,26 @@ type TUIFunc func(sess ssh.Session, env TUIEnv) tea.Model
 // NoticeGrace is how long the TUI may take to show a notice and quit.
 const NoticeGrace = 1500 * time.Millisecond
 
-// runTUI runs the game screen until it ends and returns the exit status.
+// answerWait is how long the first frame waits for the terminal to say
+// whether it shows true colour (see package screen): a round trip on any
+// network a game is played over, and short enough not to be noticed where
+// nothing answers.
+const answerWait = 250 * time.Millisecond
+
+// runTUI runs the game screen until it ends and returns the session's
+// exit status: 0 when the player quit, or the status of the notice that
+// ended it, or wire.ExitError when a game could not be loaded or saved.
 func (s *Server) runTUI(sess *session) int {
 	seat := s.games.Seat(sess.player, func() { sess.notify(noticeTakenOver) })
 	defer seat.Close()
-	model := s.cfg.TUI(sess, TUIEnv{Seat: seat})
+	return s.runScreen(sess, s.cfg.TUI(sess, TUIEnv{Seat: seat}))
+}
+
+// runScreen runs model on the session's terminal (a PTY is required) until
+// it ends, passing window changes and the session's notices on, and
+// returns the session's exit status as runTUI says. Every screen a
+// command opens (the game, spectating, replays, races) runs here.
+func (s *Server) runScreen(sess *session, model tea.Model) int {
 	pty, winch, _ := sess.Pty()
 	width, height := clampWindow(pty.Window)
 	// The screen runs on package screen rather than tea.Program: a program
@@ -51,10 +67,12 @@ func (s *Server) runTUI(sess *session) int {
 		// allows, and each is a move: a database commit and a frame.
 		KeyRate:     s.lim.KeyRate,
 		Unsupported: s.unsupportedOnce,
+		AnswerWait:  answerWait,
+		KeyToFrame:  s.cfg.Observer.KeyToFrame,
 	})
 	scr.Start(sess)
 	defer scr.Stop()
-	watchScreen(sess.Context(), scr, winch, sess.notices)
+	told := watchScreen(sess.Context(), scr, winch, sess.notices, s.noticeText)
 	var pe *screen.PanicError
 	if errors.As(scr.Err(), &pe) {
 		return s.panicked(sess, pe.Value, pe.Stack)
@@ -64,6 +82,20 @@ func (s *Server) runTUI(sess *session) int {
 	}
 	// The session's input ends when the handler returns and the channel
 	// closes; the screen's reader is not waited for here, it ends then.
+	if told == 0 {
+		// The screen may have ended on a notice before the watch loop
+		// saw it: a move that found its game taken over.
+		select {
+		case told = <-sess.notices:
+		default:
+		}
+	}
+	if told != 0 {
+		return told.exitStatus()
+	}
+	if f, ok := model.(interface{ Failed() bool }); ok && f.Failed() {
+		return wire.ExitError
+	}
 	return wire.ExitOK
 }
 
@@ -100,12 +132,13 @@ func clampWindow(w ssh.Window) (int, int) {
 
 // watchScreen runs on the session's own goroutine until the screen ends.
 // It passes window changes on, clamped and at most one per resizeEvery;
-// on a notice it has the screen tell the player why the session ends, and
-// stops it NoticeGrace later if it has not quit by itself; it stops the
-// screen when the connection drops. One loop rather than a goroutine for
+// on a notice it has the screen tell the player why the session ends
+// (text words it), and stops it NoticeGrace later if it has not quit by
+// itself; it stops the screen when the connection drops. It returns the
+// notice it passed on, if any. One loop rather than a goroutine for
 // each: every goroutine is 8 KB of stack or more, and a server holds
 // thousands of sessions.
-func watchScreen(ctx context.Context, scr *screen.Screen, winch <-chan ssh.Window, notices <-chan notice) {
+func watchScreen(ctx context.Context, scr *screen.Screen, winch <-chan ssh.Window, notices <-chan notice, text func(notice) string) (told notice) {
 	var (
 		pending, sent ssh.Window
 		havePending   bool
@@ -134,22 +167,28 @@ func watchScreen(ctx context.Context, scr *screen.Screen, winch <-chan ssh.Windo
 	for {
 		select {
 		case <-scr.Done():
-			return
+			return told
 		case <-ctx.Done():
-			return
+			return told
 		case n := <-notices:
-			notices = nil
+			notices, told = nil, n
 			grace = time.After(NoticeGrace)
-			var msg tea.Msg = tui.ShutdownMsg{Text: n.Text()}
-			if n == noticeTakenOver {
-				msg = tui.TakenOverMsg{Text: n.Text()}
+			var msg tea.Msg
+			switch n {
+			case noticeTakenOver:
+				// The screen words it itself: it knows which game.
+				msg = tui.TakenOverMsg{}
+			case noticeShutdown:
+				msg = tui.ShutdownMsg{Text: text(n)}
+			default:
+				msg = tui.EndMsg{Text: text(n)}
 			}
 			// Not on this goroutine: a client that reads nothing blocks
 			// the screen's writes, and with them Send, and the grace must
 			// still run out.
 			go scr.Send(msg)
 		case <-grace:
-			return
+			return told
 		case w, ok := <-winch:
 			if !ok {
 				winch = nil
@@ -187,7 +226,18 @@ func gameScreen(svc *game.Service, h tui.Hinter) TUIFunc {
 			Player:      env.Seat.Player().Name,
 			Guest:       env.Seat.Player().Guest,
 			GuestNotice: guestHint,
+			Size:        env.Seat.LastSize(sess.Context()),
 			Context:     sess.Context(),
 		})
 	}
+}
+
+// hasTerminal reports whether the session has a PTY for a screen command
+// (watch, replay, race…); if not, it tells the player how to ask for one.
+func hasTerminal(sess *session, cmd string) bool {
+	if _, _, ok := sess.Pty(); ok {
+		return true
+	}
+	fmt.Fprintf(sess.Stderr(), "ssh2048: %s opens a screen and needs a terminal: connect with `ssh -t`\n", cmd)
+	return false
 }

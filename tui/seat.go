@@ -29,9 +29,12 @@ func (s seatStore) Open(ctx context.Context, size int, fresh bool) (Play, error)
 }
 
 func (s seatStore) Standings(ctx context.Context, size, limit int) ([]Standing, *Standing, error) {
-	rows, err := s.svc.Leaderboard(ctx, size, db.KindHuman, limit)
-	if err != nil {
-		return nil, nil, err
+	var rows []db.Entry
+	if limit > 0 { // 0: the player's row only, for the header's rank
+		var err error
+		if rows, err = s.svc.Leaderboard(ctx, size, db.KindHuman, limit); err != nil {
+			return nil, nil, err
+		}
 	}
 	e, err := s.svc.Rank(ctx, s.seat.Player(), size, db.KindHuman)
 	switch {

@@ -64,7 +64,8 @@ type ScoreEntry struct {
 // MaxScoresLimit caps `scores --limit`.
 const MaxScoresLimit = 1000
 
-// Exit statuses of the exec commands over SSH, and of `ssh2048 verify`.
+// Exit statuses of the exec commands over SSH, of the game screen (OK,
+// Error, TakenOver, Restart, Inactive) and of `ssh2048 verify`.
 const (
 	ExitOK        = 0
 	ExitError     = 1 // something failed on the server; details on stderr
@@ -75,4 +76,5 @@ const (
 	ExitNotFound  = 6 // no such game, or no such player playing right now
 	ExitInPlay    = 7 // export: the game is still in play; its record is secret until it ends
 	ExitNewer     = 8 // verify: the record is from a newer ssh2048
+	ExitInactive  = 9 // the session was closed for inactivity: no input for the idle timeout, or no answer to keepalives; the game is saved
 )

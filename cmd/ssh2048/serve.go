@@ -19,6 +19,7 @@ import (
 	"github.com/ssh2048/ssh2048/db/pg"
 	"github.com/ssh2048/ssh2048/engine/ai"
 	"github.com/ssh2048/ssh2048/game"
+	"github.com/ssh2048/ssh2048/metrics"
 	"github.com/ssh2048/ssh2048/server"
 )
 
@@ -40,12 +41,14 @@ type serveConfig struct {
 	durability string
 	logFormat  string
 	logLevel   slog.Level
+	http       httpConfig
+	ai         bool // hints and autoplay on the game screen
 }
 
 // parseServe reads the flags, each with an environment fallback.
-func parseServe(args []string, stderr io.Writer) (serveConfig, int, bool) {
+func parseServe(args []string, stdout, stderr io.Writer) (serveConfig, int, bool) {
 	c := serveConfig{limits: server.DefaultLimits()}
-	fs := newFlagSet("serve", "usage: ssh2048 [serve] [flags]\n\nRuns the SSH server until SIGTERM or SIGINT. Flags (environment fallback in brackets):", stderr)
+	fs := newFlagSet("serve", "usage: ssh2048 [serve] [flags]\n\nRuns the SSH server until SIGTERM or SIGINT. Flags (environment fallback in brackets):", stdout, stderr)
 	fs.StringVar(&c.listen, "listen", ":23234", "address to listen on")
 	fs.StringVar(&c.data, "data", stateDirectory(),
 		"directory for the database and the host key (default $STATE_DIRECTORY, else ./data)")
@@ -57,13 +60,19 @@ func parseServe(args []string, stderr io.Writer) (serveConfig, int, bool) {
 		"host key file (created if missing); nodes behind one balancer share one, so that players see one server (default <data>/"+server.HostKeyFile+")")
 	fs.StringVar(&c.proxyFrom, "proxy-protocol-from", "",
 		"addresses or CIDR prefixes of trusted balancers (comma-separated): their connections start with a PROXY protocol header (v1 or v2) naming the real client")
-	c.limits.Flags(fs)
+	c.limits.Flags(fs.FlagSet)
+	fs.BoolVar(&c.ai, "ai", true, "the AI's hints (i) and autoplay (p) on the game screen; --ai=false turns them off")
 	fs.StringVar(&c.durability, "durability", "power",
 		"when a move is durable: power (it survives a power cut too; an fsync per commit) or crash (it survives the process being killed, not a power cut)")
 	fs.StringVar(&c.logFormat, "log-format", "text", "log format on stderr: text or json")
 	fs.TextVar(&c.logLevel, "log-level", slog.LevelInfo, "debug, info, warn or error")
+	c.http.flags(fs.FlagSet)
 	if code, ok := parse(fs, args); !ok {
 		return c, code, false
+	}
+	if err := c.http.validate(); err != nil {
+		fmt.Fprintf(stderr, "ssh2048 serve: %v\n", err)
+		return c, 2, false
 	}
 	if err := c.limits.Validate(); err != nil {
 		fmt.Fprintf(stderr, "ssh2048 serve: %v\n", err)
@@ -93,8 +102,8 @@ func stateDirectory() string {
 	return "data"
 }
 
-func runServe(args []string, _, stderr io.Writer) int {
-	cfg, code, ok := parseServe(args, stderr)
+func runServe(args []string, stdout, stderr io.Writer) int {
+	cfg, code, ok := parseServe(args, stdout, stderr)
 	if !ok {
 		return code
 	}
@@ -119,7 +128,13 @@ func serve(cfg serveConfig, log *slog.Logger) error {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 
-	store, err := openStore(ctx, cfg, log)
+	// The metrics exist when something serves them; a nil *Metrics
+	// observes nothing.
+	var m *metrics.Metrics
+	if cfg.http.addr != "" {
+		m = metrics.New()
+	}
+	store, err := openStore(ctx, cfg, log, m)
 	if err != nil {
 		return err
 	}
@@ -136,19 +151,34 @@ func serve(cfg serveConfig, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	// One pool of searches for the whole server, no more workers than
-	// cores: hints and autoplay of every session share it, hints first.
-	pool := ai.NewPool(0)
-	defer pool.Close()
 	var opts []game.Option
 	if shared, ok := store.(*pg.Store); ok {
-		// Takeovers, spectators and races across the nodes on this database.
+		// Takeovers and spectators across the nodes on this database.
 		opts = append(opts, game.WithBus(shared.Bus()))
 	}
 	games := game.New(store, log, opts...)
-	srv, err := server.New(server.Config{Games: games, HostKey: hostKey, Logger: log, Hinter: pool, Limits: cfg.limits})
+	scfg := server.Config{Games: games, HostKey: hostKey, Logger: log, Limits: cfg.limits, Observer: m}
+	var queued func() (int, int)
+	if cfg.ai {
+		// One pool of searches for the whole server, no more workers
+		// than cores: hints and autoplay of every session share it,
+		// hints first.
+		pool := ai.NewPool(0, ai.WithSearchObserver(m.Searched))
+		defer pool.Close()
+		scfg.Hinter = pool
+		queued = pool.Queued
+	}
+	srv, err := server.New(scfg)
 	if err != nil {
 		return err
+	}
+	if cfg.http.addr != "" {
+		m.Watch(metrics.Sources{Connections: srv.Connections, Games: games.Stats, AIQueue: queued})
+		stopHTTP, err := serveHTTP(cfg.http, log, m, games, store, srv)
+		if err != nil {
+			return err
+		}
+		defer stopHTTP()
 	}
 	l, err := net.Listen("tcp", cfg.listen)
 	if err != nil {
@@ -158,7 +188,7 @@ func serve(cfg serveConfig, log *slog.Logger) error {
 	l = server.ProxyListener(l, trusted)
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(l) }()
-	log.Info("listening", "addr", l.Addr().String(), "data", cfg.data, "version", version())
+	log.Info("listening", "addr", l.Addr().String(), "play", playCommand(l.Addr()), "data", cfg.data, "ai", cfg.ai, "version", version())
 	notify(log, daemon.SdNotifyReady)
 
 	select {
@@ -179,19 +209,21 @@ func serve(cfg serveConfig, log *slog.Logger) error {
 	return nil
 }
 
-// store is what serve needs of a store: the game service's, and Close.
+// store is what serve needs of a store: the game service's, a Ping for
+// /readyz, and Close.
 type store interface {
 	game.Store
+	Ping(ctx context.Context) error
 	Close() error
 }
 
 // openStore opens PostgreSQL when --database names one, else SQLite under
 // --data, checked for damage before the server listens.
-func openStore(ctx context.Context, cfg serveConfig, log *slog.Logger) (store, error) {
+func openStore(ctx context.Context, cfg serveConfig, log *slog.Logger, m *metrics.Metrics) (store, error) {
 	if cfg.database != "" {
 		return pg.Open(ctx, cfg.database, pg.WithLogger(log))
 	}
-	s, err := db.Open(ctx, cfg.data, db.WithLogger(log), db.WithDurability(durabilities[cfg.durability]))
+	s, err := db.Open(ctx, cfg.data, db.WithLogger(log), db.WithDurability(durabilities[cfg.durability]), db.WithObserver(m))
 	if errors.Is(err, db.ErrCorrupt) {
 		return nil, fmt.Errorf("%w. %s", err, damagedHint(cfg.data))
 	}
@@ -203,6 +235,22 @@ func openStore(ctx context.Context, cfg serveConfig, log *slog.Logger) (store, e
 		return nil, err
 	}
 	return s, nil
+}
+
+// playCommand is how to connect to a server listening on addr, for the
+// log: a wildcard address is reached as localhost from this machine.
+func playCommand(addr net.Addr) string {
+	host, port, err := net.SplitHostPort(addr.String())
+	if err != nil {
+		return ""
+	}
+	if ip := net.ParseIP(host); ip == nil || ip.IsUnspecified() {
+		host = "localhost"
+	}
+	if port == "22" {
+		return "ssh " + host
+	}
+	return "ssh -p " + port + " " + host
 }
 
 // notify tells systemd about the service's state; outside systemd it does

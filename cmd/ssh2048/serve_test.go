@@ -63,10 +63,11 @@ func buildBinary(t *testing.T) string {
 
 // process is a running ssh2048 serve.
 type process struct {
-	cmd    *exec.Cmd
-	addr   string
-	logs   *bytes.Buffer // every log line, once the process has ended
-	exited chan error
+	cmd      *exec.Cmd
+	addr     string
+	httpAddr string             // with --http: the web server's address
+	logs     *servertest.Buffer // every log line so far
+	exited   chan error
 }
 
 // startProcess runs the binary on 127.0.0.1:0 and waits until it listens.
@@ -87,7 +88,7 @@ func startProcessAt(t *testing.T, bin, data, listen string, env ...string) *proc
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	p := &process{cmd: cmd, logs: &bytes.Buffer{}, exited: make(chan error, 1)}
+	p := &process{cmd: cmd, logs: &servertest.Buffer{}, exited: make(chan error, 1)}
 	t.Cleanup(func() {
 		if cmd.ProcessState == nil {
 			cmd.Process.Kill()
@@ -99,9 +100,17 @@ func startProcessAt(t *testing.T, bin, data, listen string, env ...string) *proc
 		sc := bufio.NewScanner(stderr)
 		for sc.Scan() {
 			p.logs.Write(append(sc.Bytes(), '\n'))
-			var line struct{ Msg, Addr string }
-			if json.Unmarshal(sc.Bytes(), &line) == nil && line.Msg == "listening" {
-				addr <- line.Addr
+			var line struct{ Msg, Addr, Play string }
+			if json.Unmarshal(sc.Bytes(), &line) == nil {
+				switch line.Msg {
+				case "listening http": // before "listening"
+					p.httpAddr = line.Addr
+				case "listening":
+					if _, port, _ := net.SplitHostPort(line.Addr); line.Play != "ssh -p "+port+" 127.0.0.1" {
+						t.Errorf("the listening line does not say how to connect: %s", sc.Bytes())
+					}
+					addr <- line.Addr
+				}
 			}
 		}
 		p.exited <- cmd.Wait()
@@ -331,7 +340,7 @@ func TestServeLimitFlags(t *testing.T) {
 				t.Setenv(k, tt.env[k])
 			}
 			var errOut bytes.Buffer
-			got, code, ok := parseServe(tt.args, &errOut)
+			got, code, ok := parseServe(tt.args, io.Discard, &errOut)
 			if !ok {
 				t.Fatalf("exit %d: %s", code, errOut.String())
 			}
@@ -343,12 +352,30 @@ func TestServeLimitFlags(t *testing.T) {
 	for _, bad := range [][]string{{"--login-grace", "0"}, {"--max-conns", "-1"}, {"--conn-burst-per-ip", "0"},
 		{"--keepalive-max", "0"}, {"--key-rate", "-3"}, {"--idle-timeout", "-1s"}, {"--key-reserve", "101"},
 		{"--max-conns-per-ip", "-1"}, {"--session-rate-per-conn", "-1"}} {
-		if _, code, ok := parseServe(bad, &bytes.Buffer{}); ok || code != 2 {
+		if _, code, ok := parseServe(bad, io.Discard, &bytes.Buffer{}); ok || code != 2 {
 			t.Errorf("%v accepted", bad)
 		}
 	}
 	t.Setenv("SSH2048_MAX_CONNS", "lots")
-	if _, code, ok := parseServe(nil, &bytes.Buffer{}); ok || code != 2 {
+	if _, code, ok := parseServe(nil, io.Discard, &bytes.Buffer{}); ok || code != 2 {
 		t.Error("a bad $SSH2048_MAX_CONNS was accepted")
+	}
+}
+
+func TestPlayCommand(t *testing.T) {
+	for _, tt := range []struct{ addr, want string }{
+		{":23234", "ssh -p 23234 localhost"},
+		{"0.0.0.0:23234", "ssh -p 23234 localhost"},
+		{"[::]:22", "ssh localhost"},
+		{"127.0.0.1:2222", "ssh -p 2222 127.0.0.1"},
+		{"[::1]:23234", "ssh -p 23234 ::1"},
+	} {
+		addr, err := net.ResolveTCPAddr("tcp", tt.addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := playCommand(addr); got != tt.want {
+			t.Errorf("playCommand(%s) = %q, want %q", tt.addr, got, tt.want)
+		}
 	}
 }

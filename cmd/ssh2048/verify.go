@@ -21,7 +21,7 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 Replays the moves of a game record (ssh HOST export GAME > FILE; - reads
 standard input) and checks its score, largest tile, win and final board.
 Exit status: 0 confirmed, 5 refuted, 2 not a record (malformed or
-truncated), 8 a record from a newer ssh2048, 1 the file cannot be read.`, stderr)
+truncated), 8 a record from a newer ssh2048, 1 the file cannot be read.`, stdout, stderr)
 	if code, ok := parseWithArgs(fs, args, 1); !ok {
 		return code
 	}

@@ -472,3 +472,20 @@ func (s *Store) FullGame(ctx context.Context, id int64) (db.FullGame, error) {
 	}
 	return g, nil
 }
+
+// PlayerByID returns the player with that id, or db.ErrNotFound.
+func (s *Store) PlayerByID(ctx context.Context, id int64) (db.Player, error) {
+	var p db.Player
+	var first, last int64
+	err := s.pool.QueryRow(ctx, `
+		SELECT id, fingerprint, key_type, name, first_seen, last_seen FROM players WHERE id = $1`, id,
+	).Scan(&p.ID, &p.Fingerprint, &p.KeyType, &p.Name, &first, &last)
+	if noRows(err) {
+		return db.Player{}, fmt.Errorf("player %d: %w", id, db.ErrNotFound)
+	}
+	if err != nil {
+		return db.Player{}, fmt.Errorf("player %d: %w", id, err)
+	}
+	p.FirstSeen, p.LastSeen = time.UnixMicro(first), time.UnixMicro(last)
+	return p, nil
+}

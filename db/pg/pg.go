@@ -249,3 +249,13 @@ func isConnectError(err error) bool {
 }
 
 func noRows(err error) bool { return errors.Is(err, pgx.ErrNoRows) }
+
+// Ping reads a table, for readiness checks: it fails while the database
+// is unreachable.
+func (s *Store) Ping(ctx context.Context) error {
+	var any bool
+	if err := s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM games)`).Scan(&any); err != nil {
+		return fmt.Errorf("ping store: %w", err)
+	}
+	return nil
+}

@@ -152,6 +152,12 @@ func testGameLifecycle(t *testing.T, b Backend) {
 	s := b.open(t)
 	p := addPlayer(t, s, "alice")
 	rng := rand.New(rand.NewPCG(1, 2))
+	if got, err := s.PlayerByID(ctx, p.ID); err != nil || got.Fingerprint != p.Fingerprint || got.Name != "alice" || !got.FirstSeen.Equal(p.FirstSeen) {
+		t.Fatalf("PlayerByID(%d) = %+v, %v; want %+v", p.ID, got, err, p)
+	}
+	if _, err := s.PlayerByID(ctx, p.ID+100); !errors.Is(err, db.ErrNotFound) {
+		t.Fatalf("PlayerByID of no one: %v, want ErrNotFound", err)
+	}
 
 	g, err := s.LoadOrCreateGame(ctx, p.ID, 4, db.KindHuman)
 	if err != nil {
