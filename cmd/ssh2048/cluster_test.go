@@ -370,3 +370,22 @@ func startBot8(t *testing.T, c *gossh.Client) *bot {
 	go func() { b.done <- s.Wait() }()
 	return b
 }
+
+// TestServeWithUnreachableDatabase: PostgreSQL not there at start: serve
+// exits 1 at once, naming what it could not reach.
+func TestServeWithUnreachableDatabase(t *testing.T) {
+	bin := buildBinary(t)
+	cmd := exec.Command(bin, "serve", "--listen", "127.0.0.1:0", "--data", t.TempDir(),
+		"--database", "postgres://ssh2048@127.0.0.1:1/ssh2048?connect_timeout=5")
+	out, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 1 {
+		t.Fatalf("serve with no database: %v, want exit status 1\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "open postgres 127.0.0.1:1/ssh2048: cannot connect") {
+		t.Fatalf("the error does not say what failed:\n%s", out)
+	}
+	if strings.Contains(string(out), `"listening"`) || strings.Contains(string(out), "msg=listening") {
+		t.Fatalf("serve listened without its database:\n%s", out)
+	}
+}
