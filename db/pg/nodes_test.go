@@ -356,3 +356,92 @@ func TestDailySeedIsTheSameOnEveryNode(t *testing.T) {
 		t.Fatalf("today's challenge on B: %v, game %d; on A game %d", err, pb.ID(), pa.ID())
 	}
 }
+
+// TestNodeReconnectsAfterPostgreSQLRestarts: PostgreSQL stops under a
+// node and comes back; writes fail while it is away (never a false
+// success), then the writer, the read pool and the bus's LISTEN
+// connection are back by themselves, with no restart of the node.
+func TestNodeReconnectsAfterPostgreSQLRestarts(t *testing.T) {
+	ctx := context.Background()
+	srv, err := pgtest.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Close) // after the database's and the node's clean-ups
+	n := startNode(t, srv.Database(t), "survivor")
+	p, err := n.store.UpsertPlayer(ctx, "SHA256:survivor", "ssh-ed25519", "survivor")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := n.store.LoadOrCreateGame(ctx, p.ID, 4, db.KindHuman)
+	if err != nil {
+		t.Fatal(err)
+	}
+	move := func() error {
+		d, _ := someMove(g.Engine)
+		g.Engine.Move(d)
+		st := db.StateOf(g.Engine)
+		st.Fence = g.Fence
+		return n.store.AppendMove(ctx, g.ID, g.Engine.Moves()-1, d, st)
+	}
+	if err := move(); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	if err := move(); err == nil {
+		t.Fatal("a move was acknowledged with PostgreSQL stopped")
+	}
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// The move the store refused is not stored: reload to where it is.
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		g, err = n.store.LoadOrCreateGame(ctx, p.ID, 4, db.KindHuman)
+		if err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the node does not read again 20 s after PostgreSQL came back: %v", err)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if g.Engine.Moves() != 1 {
+		t.Fatalf("after the restart the game has %d moves, want the 1 acknowledged", g.Engine.Moves())
+	}
+	if err := move(); err != nil {
+		t.Fatalf("a move after PostgreSQL came back: %v", err)
+	}
+	got := make(chan string, 1)
+	n.store.Bus().Subscribe("ping", func(b []byte) {
+		select {
+		case got <- string(b):
+		default:
+		}
+	})
+	for {
+		select {
+		case <-n.store.Bus().Listening():
+		case <-time.After(time.Until(deadline)):
+			t.Fatal("the bus does not listen again 20 s after PostgreSQL came back")
+		}
+		if err := n.store.Bus().Publish(ctx, "ping", []byte("back")); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case m := <-got:
+			if m != "back" {
+				t.Fatalf("bus message %q", m)
+			}
+			return
+		case <-time.After(time.Second):
+			// The channel of the old connection may still read as open;
+			// the loop notices the loss within a second.
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the bus delivers nothing 20 s after PostgreSQL came back")
+		}
+	}
+}
