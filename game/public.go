@@ -73,11 +73,11 @@ func (s *Service) Lobbies() []RaceView {
 }
 
 // RatingBoard lists the best race ratings, highest first. Names are
-// printable.
+// cleaned and printable, as Leaderboard's are.
 func (s *Service) RatingBoard(ctx context.Context, limit int) ([]db.RatingEntry, error) {
 	rows, err := s.store.RatingBoard(ctx, limit)
 	for i := range rows {
-		rows[i].Name = printable(rows[i].Name)
+		rows[i].Name = printable(db.DisplayName(rows[i].Name, rows[i].Fingerprint))
 	}
 	return rows, err
 }

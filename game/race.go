@@ -72,6 +72,8 @@ type Racer struct {
 	Place   int     // once Finished: 1 is first
 	After   float64 // once Finished: the new rating, 0 when not rated
 	GameID  int64
+
+	who *racer // which ticket's racer this is (RaceTicket.Me)
 }
 
 // RaceView is a race as its racers and spectators see it.
@@ -398,13 +400,15 @@ func (r *race) finish() {
 	r.mu.Lock()
 	r.final = true
 	r.view.update(func(v *RaceView) {
-		v.Phase = Finished
+		// A new slice: views already handed out share the old one.
+		racers := slices.Clone(v.Racers)
 		for i, rc := range r.racers {
-			v.Racers[i].Place = places[rc]
+			racers[i].Place = places[rc]
 			if a, ok := after[rc]; ok {
-				v.Racers[i].After = a.Rating
+				racers[i].After = a.Rating
 			}
 		}
+		v.Phase, v.Racers = Finished, racers
 	})
 	r.mu.Unlock()
 	r.svc.forgetRace(r)
@@ -436,7 +440,7 @@ func (r *race) publish() {
 	racers := make([]Racer, len(r.racers))
 	for i, rc := range r.racers {
 		p := rc.seat.player
-		x := Racer{Name: p.Name, Bot: rc.bot, Left: rc.left}
+		x := Racer{Name: p.Name, Bot: rc.bot, Left: rc.left, who: rc}
 		if !p.Guest {
 			x.Key = db.ShortID(p.Fingerprint)
 			x.Rating = rc.rating.Rating
@@ -470,6 +474,17 @@ func (t *RaceTicket) Next(ctx context.Context) (RaceView, error) {
 	}
 	t.seen, v.Version = version, version
 	return v, nil
+}
+
+// Me returns this ticket's racer's index in v.Racers, or -1: names are
+// not unique (every guest is "guest"), so a screen asks which is its own.
+func (t *RaceTicket) Me(v RaceView) int {
+	for i, x := range v.Racers {
+		if x.who == t.me {
+			return i
+		}
+	}
+	return -1
 }
 
 // Play returns the racer's game once the race runs, nil before (or if it

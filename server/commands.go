@@ -25,8 +25,10 @@ var commands []command
 func init() {
 	// Assigned in init: help refers to the table it is in.
 	commands = []command{
-		{"scores", "[--size N] [--limit K] [--bots] [--json]", "the leaderboard", (*Server).runScores},
-		{"bot", "[--size N] [--new]", "play through the bot protocol (JSON lines on stdin/stdout)", (*Server).runBot},
+		{"scores", "[--size N] [--limit K] [--bots] [--daily [--date YYYY-MM-DD]] [--races] [--json]", "the leaderboard; --daily a day's challenge, --races the race ratings", (*Server).runScores},
+		{"bot", "[--size N] [--new] [--race [--room WORD]]", "play through the bot protocol (JSON lines on stdin/stdout); --race in a race", (*Server).runBot},
+		{"daily", "[--size N]", "today's daily challenge: the same tiles for everyone, one attempt a day (needs ssh -t)", (*Server).runDaily},
+		{"race", "[--size N] [--room WORD]", "race others on the same tiles: the public lobby, or a private room (needs ssh -t)", (*Server).runRace},
 		{"export", "GAME", "print the record of an ended game (docs/record-format.md)", (*Server).runExport},
 		{"verify", "GAME", "replay a stored game and check its score, largest tile, win and board", (*Server).runVerify},
 		{"help", "", "this list", (*Server).runHelp},
@@ -72,7 +74,8 @@ func writeHelp(w io.Writer) {
 		"Exit status (commands and the game screen): 0 ok, 1 server error, 2 usage,\n" +
 		"3 taken over by a newer session, 4 server restarting (your game is saved;\n" +
 		"reconnect), 5 refuted (verify), 6 no such game, 7 game still in play\n" +
-		"(export), 9 closed for inactivity (no input, or no answer to keepalives).\n")
+		"(export), 9 closed for inactivity (no input, or no answer to keepalives),\n" +
+		"10 race room full or started.\n")
 	io.WriteString(w, b.String())
 }
 

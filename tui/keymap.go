@@ -28,6 +28,8 @@ type KeyMap struct {
 	No        key.Binding // keep the current game
 	KeepGoing key.Binding // after winning
 	Back      key.Binding // close the leaderboard or help
+
+	PrevBoard, NextBoard key.Binding // the leaderboard screen's other boards
 }
 
 // DefaultKeyMap returns the keys described in the README.
@@ -50,6 +52,8 @@ func DefaultKeyMap() KeyMap {
 		No:          key.NewBinding(key.WithKeys("n", "esc"), key.WithHelp("n", "no, keep playing")),
 		KeepGoing:   key.NewBinding(key.WithKeys("c", "enter", "esc"), key.WithHelp("c", "keep going")),
 		Back:        key.NewBinding(key.WithKeys("esc", "enter"), key.WithHelp("esc", "back")),
+		PrevBoard:   key.NewBinding(key.WithKeys("left"), key.WithHelp("←", "previous board")),
+		NextBoard:   key.NewBinding(key.WithKeys("right"), key.WithHelp("→", "next board")),
 	}
 }
 
@@ -100,6 +104,16 @@ func sharedKeys(withAI bool) *KeyMap {
 	}
 	return keysWithoutAI()
 }
+
+// keysDaily is the daily challenge's key map: one attempt at one size,
+// without the AI, so no new game, no size and no AI keys.
+var keysDaily = sync.OnceValue(func() *KeyMap {
+	k := DefaultKeyMap().withoutAI()
+	for _, b := range []*key.Binding{&k.New, &k.Size, &k.Bigger, &k.Smaller} {
+		b.SetEnabled(false)
+	}
+	return &k
+})
 
 var (
 	keysWithAI    = sync.OnceValue(func() *KeyMap { k := DefaultKeyMap(); return &k })
