@@ -134,9 +134,10 @@ func (p *Play) announceAs(last engine.Result, status Status) {
 	}
 	s.mu.Lock()
 	until, ok := s.watchedElsewhere[p.id]
-	if ok && s.now().After(until) {
+	if ok && (s.now().After(until) || status == Left) {
+		// Asked too long ago, or told for the last time: the player left.
 		delete(s.watchedElsewhere, p.id)
-		ok = false
+		ok = ok && status == Left
 	}
 	s.mu.Unlock()
 	if !ok {

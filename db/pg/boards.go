@@ -287,7 +287,7 @@ func (s *Store) RecordRace(ctx context.Context, r db.RaceResult) error {
 // RatingBoard lists the best race ratings, highest first.
 func (s *Store) RatingBoard(ctx context.Context, limit int) ([]db.RatingEntry, error) {
 	rows, err := s.pool.Query(ctx, `
-		SELECT r.player_id, p.name, r.rating, r.deviation, r.volatility, r.races
+		SELECT r.player_id, p.name, p.fingerprint, r.rating, r.deviation, r.volatility, r.races
 		FROM ratings r JOIN players p ON p.id = r.player_id
 		ORDER BY r.rating DESC, r.player_id LIMIT $1`, limit)
 	if err != nil {
@@ -297,10 +297,70 @@ func (s *Store) RatingBoard(ctx context.Context, limit int) ([]db.RatingEntry, e
 	var out []db.RatingEntry
 	for rows.Next() {
 		e := db.RatingEntry{Rank: len(out) + 1}
-		if err := rows.Scan(&e.PlayerID, &e.Name, &e.Rating.Rating, &e.Deviation, &e.Volatility, &e.Races); err != nil {
+		if err := rows.Scan(&e.PlayerID, &e.Name, &e.Fingerprint, &e.Rating.Rating, &e.Deviation, &e.Volatility, &e.Races); err != nil {
 			return nil, fmt.Errorf("rating board: %w", err)
 		}
 		out = append(out, e)
 	}
 	return out, rows.Err()
+}
+
+// BotRaceBoard ranks the players of races with bots: most wins first,
+// then the best score; see db.Store.BotRaceBoard.
+func (s *Store) BotRaceBoard(ctx context.Context, limit int) ([]db.BotRaceEntry, error) {
+	rows, err := s.pool.Query(ctx, `
+		SELECT e.player_id, p.name, p.fingerprint, count(*), count(*) FILTER (WHERE e.place = 1), max(e.score)
+		FROM race_entries e JOIN races r ON r.id = e.race_id JOIN players p ON p.id = e.player_id
+		WHERE r.bots
+		GROUP BY e.player_id, p.name, p.fingerprint
+		ORDER BY count(*) FILTER (WHERE e.place = 1) DESC, max(e.score) DESC, e.player_id LIMIT $1`, limit)
+	if err != nil {
+		return nil, fmt.Errorf("bot race board: %w", err)
+	}
+	defer rows.Close()
+	var out []db.BotRaceEntry
+	for rows.Next() {
+		e := db.BotRaceEntry{Rank: len(out) + 1}
+		if err := rows.Scan(&e.PlayerID, &e.Name, &e.Fingerprint, &e.Races, &e.Wins, &e.Best); err != nil {
+			return nil, fmt.Errorf("bot race board: %w", err)
+		}
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}
+
+// ContestRank returns the player's game of a contest of one size with its
+// rank on ContestBoard, and how many games that board has; see
+// db.Store.ContestRank.
+func (s *Store) ContestRank(ctx context.Context, playerID int64, contest string, size int) (db.Entry, int, error) {
+	tx, err := s.pool.BeginTx(ctx, readOnly)
+	if err != nil {
+		return db.Entry{}, 0, fmt.Errorf("rank in %s: %w", contest, err)
+	}
+	defer tx.Rollback(context.Background())
+	var e db.Entry
+	var reached int64
+	var ended *int64
+	err = tx.QueryRow(ctx, `
+		SELECT g.player_id, p.name, p.fingerprint, g.score, g.max_tile, g.moves, g.won, g.ended_at, g.id, g.reached_at
+		FROM games g JOIN players p ON p.id = g.player_id
+		WHERE g.player_id = $1 AND g.contest = $2 AND g.size = $3
+		ORDER BY g.id DESC LIMIT 1`, playerID, contest, size).
+		Scan(&e.PlayerID, &e.Name, &e.Fingerprint, &e.Score, &e.MaxTile, &e.Moves, &e.Won, &ended, &e.GameID, &reached)
+	if noRows(err) {
+		return db.Entry{}, 0, fmt.Errorf("rank of player %d in %s: %w", playerID, contest, db.ErrNotFound)
+	}
+	if err != nil {
+		return db.Entry{}, 0, fmt.Errorf("rank of player %d in %s: %w", playerID, contest, err)
+	}
+	e.Ended = timePtr(ended)
+	var ahead, total int
+	err = tx.QueryRow(ctx, `
+		SELECT count(*) FILTER (WHERE score > $3 OR (score = $3 AND (reached_at, id) < ($4, $5))), count(*)
+		FROM games WHERE contest = $1 AND size = $2`, contest, size, e.Score, reached, e.GameID).Scan(&ahead, &total)
+	if err != nil {
+		return db.Entry{}, 0, fmt.Errorf("rank of player %d in %s: %w", playerID, contest, err)
+	}
+	e.Rank = ahead + 1
+	return e, total, nil
 }

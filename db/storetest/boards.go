@@ -447,8 +447,14 @@ func testRaces(t *testing.T, b Backend) {
 		t.Fatalf("ratings after the race: %+v, %v", ratings, err)
 	}
 	board, err := s.RatingBoard(ctx, 10)
-	if err != nil || len(board) != 2 || board[0].PlayerID != ann.ID || board[0].Name != "ann" || board[1].Rank != 2 {
+	if err != nil || len(board) != 2 || board[0].PlayerID != ann.ID || board[0].Name != "ann" || board[0].Fingerprint != ann.Fingerprint || board[1].Rank != 2 {
 		t.Fatalf("rating board %+v, %v", board, err)
+	}
+	if e, n, err := s.ContestRank(ctx, bob.ID, contest, 4); err != nil || n != 2 || e.GameID != gb.ID || e.Rank < 1 || e.Rank > 2 {
+		t.Fatalf("bob's rank in the race: %+v of %d, %v", e, n, err)
+	}
+	if _, _, err := s.ContestRank(ctx, ann.ID, "race:none", 4); !errors.Is(err, db.ErrNotFound) {
+		t.Fatalf("rank in a race not run: %v, want ErrNotFound", err)
 	}
 	if n := b.count(t, s, `SELECT count(*) FROM games WHERE contest = $1 AND ended_at IS NULL`, contest); n != 0 {
 		t.Fatalf("%d race games still in progress after the race was recorded", n)
@@ -457,6 +463,15 @@ func testRaces(t *testing.T, b Backend) {
 	result.Entries = result.Entries[:1]
 	if err := s.RecordRace(ctx, result); err != nil {
 		t.Fatal(err)
+	}
+	result.Contest, result.Bots = "race:bots", true
+	result.Entries = []db.RaceEntry{{PlayerID: bob.ID, GameID: gb.ID, Place: 1, Score: 40}, {PlayerID: ann.ID, GameID: ga.ID, Place: 2, Score: 60}}
+	if err := s.RecordRace(ctx, result); err != nil {
+		t.Fatal(err)
+	}
+	bots, err := s.BotRaceBoard(ctx, 10)
+	if err != nil || len(bots) != 2 || bots[0].PlayerID != bob.ID || bots[0].Wins != 1 || bots[1].Best != 60 || bots[1].Races != 1 {
+		t.Fatalf("bot race board %+v, %v", bots, err)
 	}
 	if r, _ := s.Ratings(ctx, []int64{ann.ID}); r[ann.ID].Races != 2 {
 		t.Fatalf("races counted %d, want 2", r[ann.ID].Races)

@@ -26,6 +26,8 @@ import (
 type Store interface {
 	game.Store
 	EndContest(ctx context.Context, contest string) error
+	BotRaceBoard(ctx context.Context, limit int) ([]db.BotRaceEntry, error)
+	ContestRank(ctx context.Context, playerID int64, contest string, size int) (db.Entry, int, error)
 	Close() error
 }
 
