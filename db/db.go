@@ -57,6 +57,11 @@ var (
 	ErrSchemaTooNew = errors.New("database schema is newer than this binary")
 	// ErrInvalid: an argument is out of range (size, kind, direction, state).
 	ErrInvalid = errors.New("invalid argument")
+	// ErrFenced: the write carries a fencing token (MoveState.Fence) that
+	// is no longer the game's: a session on another node has claimed the
+	// game since this one loaded it. Nothing was written. Only stores that
+	// fence (several nodes on one database) return it.
+	ErrFenced = errors.New("game claimed by another node since it was loaded")
 )
 
 // Kind says who played a game; each kind has its own leaderboard.
@@ -93,6 +98,10 @@ type SavedGame struct {
 	Seed      uint64
 	StartedAt time.Time
 	Engine    *engine.Game
+	// Fence is the fencing token this load claimed the game with, for
+	// stores shared by several nodes: the writer's moves carry it
+	// (MoveState.Fence). 0 from a store that does not fence (SQLite).
+	Fence int64
 }
 
 // MoveState is what the caller's engine.Game says after a move (or at the
@@ -104,6 +113,11 @@ type MoveState struct {
 	Moves   int // moves played so far, this one included
 	Won     bool
 	Board   string // engine.Board.String()
+	// Fence is the token the writer's game was loaded with
+	// (SavedGame.Fence). A store that fences refuses a write whose token
+	// is no longer the game's (ErrFenced); 0 asks for no such check, and
+	// stores that do not fence ignore it.
+	Fence int64
 }
 
 // StateOf returns the MoveState of g.
@@ -117,6 +131,7 @@ type Option func(*options)
 type options struct {
 	log         *slog.Logger
 	synchronous string
+	obs         Observer
 }
 
 // WithLogger sets where the store logs (migrations, replay mismatches).
@@ -147,6 +162,7 @@ type Store struct {
 	read    *sql.DB // read-only pool
 	w       *writer
 	log     *slog.Logger
+	obs     Observer
 	newSeed func() uint64 // replaced in tests
 
 	stopCheckpoints chan struct{}
@@ -183,9 +199,12 @@ func dsn(path string, readOnly bool, synchronous string) string {
 // migrations. A database migrated by a newer binary is refused with
 // ErrSchemaTooNew. Close flushes pending writes.
 func Open(ctx context.Context, dataDir string, opts ...Option) (*Store, error) {
-	o := options{log: slog.Default(), synchronous: string(PowerSafe)}
+	o := options{log: slog.Default(), synchronous: string(PowerSafe), obs: nopObserver{}}
 	for _, opt := range opts {
 		opt(&o)
+	}
+	if o.obs == nil {
+		o.obs = nopObserver{}
 	}
 	if d := Durability(o.synchronous); d != PowerSafe && d != CrashSafe {
 		return nil, fmt.Errorf("open store: %w: durability %q", ErrInvalid, d)
@@ -214,7 +233,7 @@ func Open(ctx context.Context, dataDir string, opts ...Option) (*Store, error) {
 	write.SetMaxIdleConns(1)
 	write.SetConnMaxLifetime(0)
 	write.SetConnMaxIdleTime(0)
-	if err := migrate(ctx, write, path+".migrate-lock", migrations.FS, o.log); err != nil {
+	if err := migrate(ctx, write, path+".migrate-lock", migrations.SQLite, o.log); err != nil {
 		write.Close()
 		return nil, fmt.Errorf("open store %s: %w", path, corrupt(err))
 	}
@@ -231,9 +250,9 @@ func Open(ctx context.Context, dataDir string, opts ...Option) (*Store, error) {
 		read.Close()
 		return nil, fmt.Errorf("open store %s: %w", path, corrupt(err))
 	}
-	s := &Store{path: path, write: write, read: read, log: o.log, newSeed: rand.Uint64,
+	s := &Store{path: path, write: write, read: read, log: o.log, obs: o.obs, newSeed: rand.Uint64,
 		stopCheckpoints: make(chan struct{}), checkpointsDone: make(chan struct{})}
-	s.w = newWriter(write, o.log)
+	s.w = newWriter(write, o.log, o.obs)
 	go s.checkpointLoop()
 	return s, nil
 }
@@ -264,6 +283,7 @@ func (s *Store) checkpointLoop() {
 			var busy, frames, done int
 			if err := s.read.QueryRow(`PRAGMA wal_checkpoint(PASSIVE)`).Scan(&busy, &frames, &done); err != nil {
 				s.log.Warn("db: checkpoint failed", "err", err)
+				s.obs.Failed("checkpoint")
 			}
 		}
 	}

@@ -3,6 +3,7 @@ package db
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"strings"
 )
@@ -58,4 +59,21 @@ func fallbackName(fingerprint string) string {
 		id = string(r[:6])
 	}
 	return "player-" + id
+}
+
+// PlayerByID returns the player with that id, or ErrNotFound.
+func (s *Store) PlayerByID(ctx context.Context, id int64) (Player, error) {
+	var p Player
+	var first, last int64
+	err := s.read.QueryRowContext(ctx, `
+		SELECT id, fingerprint, key_type, name, first_seen, last_seen FROM players WHERE id = ?`, id,
+	).Scan(&p.ID, &p.Fingerprint, &p.KeyType, &p.Name, &first, &last)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Player{}, fmt.Errorf("player %d: %w", id, ErrNotFound)
+	}
+	if err != nil {
+		return Player{}, fmt.Errorf("player %d: %w", id, err)
+	}
+	p.FirstSeen, p.LastSeen = fromMicros(first), fromMicros(last)
+	return p, nil
 }

@@ -94,16 +94,17 @@ func (s *Store) RecordRace(ctx context.Context, r RaceResult) error {
 
 // RatingEntry is one row of the race ratings board.
 type RatingEntry struct {
-	Rank     int
-	PlayerID int64
-	Name     string
+	Rank        int
+	PlayerID    int64
+	Name        string
+	Fingerprint string
 	Rating
 }
 
 // RatingBoard lists the best race ratings, highest first.
 func (s *Store) RatingBoard(ctx context.Context, limit int) ([]RatingEntry, error) {
 	rows, err := s.read.QueryContext(ctx, `
-		SELECT r.player_id, p.name, r.rating, r.deviation, r.volatility, r.races
+		SELECT r.player_id, p.name, p.fingerprint, r.rating, r.deviation, r.volatility, r.races
 		FROM ratings r JOIN players p ON p.id = r.player_id
 		ORDER BY r.rating DESC, r.player_id LIMIT ?`, limit)
 	if err != nil {
@@ -113,7 +114,7 @@ func (s *Store) RatingBoard(ctx context.Context, limit int) ([]RatingEntry, erro
 	var out []RatingEntry
 	for rows.Next() {
 		e := RatingEntry{Rank: len(out) + 1}
-		if err := rows.Scan(&e.PlayerID, &e.Name, &e.Rating.Rating, &e.Deviation, &e.Volatility, &e.Races); err != nil {
+		if err := rows.Scan(&e.PlayerID, &e.Name, &e.Fingerprint, &e.Rating.Rating, &e.Deviation, &e.Volatility, &e.Races); err != nil {
 			return nil, fmt.Errorf("rating board: %w", err)
 		}
 		out = append(out, e)

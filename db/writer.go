@@ -47,6 +47,7 @@ func reject(err error) error { return rejection{err} }
 type writer struct {
 	db  *sql.DB
 	log *slog.Logger
+	obs Observer
 
 	mu     sync.Mutex
 	queue  []*job
@@ -57,8 +58,8 @@ type writer struct {
 	clock microClock // only touched by the loop goroutine
 }
 
-func newWriter(db *sql.DB, log *slog.Logger) *writer {
-	w := &writer{db: db, log: log, wake: make(chan struct{}, 1), exited: make(chan struct{})}
+func newWriter(db *sql.DB, log *slog.Logger, obs Observer) *writer {
+	w := &writer{db: db, log: log, obs: obs, wake: make(chan struct{}, 1), exited: make(chan struct{})}
 	go w.loop()
 	return w
 }
@@ -72,6 +73,7 @@ func (w *writer) do(ctx context.Context, fn func(tx *sql.Tx, now int64) error) e
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	queued := time.Now()
 	j := &job{ctx: ctx, run: fn, done: make(chan error, 1)}
 	w.mu.Lock()
 	if w.closed {
@@ -84,7 +86,9 @@ func (w *writer) do(ctx context.Context, fn func(tx *sql.Tx, now int64) error) e
 	case w.wake <- struct{}{}:
 	default:
 	}
-	return <-j.done
+	err := <-j.done
+	w.obs.Waited(time.Since(queued))
+	return err
 }
 
 // close stops new jobs, lets the loop commit what is queued and waits.
@@ -150,8 +154,10 @@ func (w *writer) commit(batch []*job) {
 // transaction could not begin or commit; then no job was committed.
 func (w *writer) group(batch []*job, results []error) error {
 	ctx := context.Background() // the group outlives any one caller
+	began := time.Now()
 	tx, err := w.begin(ctx)
 	if err != nil {
+		w.obs.Failed("begin")
 		return err
 	}
 	for i, j := range batch {
@@ -163,14 +169,17 @@ func (w *writer) group(batch []*job, results []error) error {
 		var r rejection
 		if err != nil && !errors.As(err, &r) {
 			tx.Rollback()
+			w.obs.Failed("write")
 			return err
 		}
 		results[i] = err
 	}
 	if err := tx.Commit(); err != nil {
 		w.log.Error("db: commit failed", "writes", len(batch), "err", err)
+		w.obs.Failed("commit")
 		return fmt.Errorf("commit: %w", err)
 	}
+	w.obs.Committed(len(batch), time.Since(began))
 	return nil
 }
 

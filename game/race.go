@@ -72,6 +72,8 @@ type Racer struct {
 	Place   int     // once Finished: 1 is first
 	After   float64 // once Finished: the new rating, 0 when not rated
 	GameID  int64
+
+	who *racer // which ticket's racer this is (RaceTicket.Me)
 }
 
 // RaceView is a race as its racers and spectators see it.
@@ -114,6 +116,8 @@ type racer struct {
 	reached time.Time // when the score last grew: ties go to the earlier
 	rating  db.Rating
 	rated   bool
+	place   int     // once the race is finished
+	after   float64 // the rating after it, 0 when not rated
 }
 
 // RaceTicket is one racer's place in a race.
@@ -397,15 +401,10 @@ func (r *race) finish() {
 	// The results show once they are stored.
 	r.mu.Lock()
 	r.final = true
-	r.view.update(func(v *RaceView) {
-		v.Phase = Finished
-		for i, rc := range r.racers {
-			v.Racers[i].Place = places[rc]
-			if a, ok := after[rc]; ok {
-				v.Racers[i].After = a.Rating
-			}
-		}
-	})
+	for _, rc := range r.racers {
+		rc.place, rc.after = places[rc], after[rc].Rating
+	}
+	r.publish()
 	r.mu.Unlock()
 	r.svc.forgetRace(r)
 }
@@ -436,7 +435,7 @@ func (r *race) publish() {
 	racers := make([]Racer, len(r.racers))
 	for i, rc := range r.racers {
 		p := rc.seat.player
-		x := Racer{Name: p.Name, Bot: rc.bot, Left: rc.left}
+		x := Racer{Name: p.Name, Bot: rc.bot, Left: rc.left, Place: rc.place, After: rc.after, who: rc}
 		if !p.Guest {
 			x.Key = db.ShortID(p.Fingerprint)
 			x.Rating = rc.rating.Rating
@@ -470,6 +469,17 @@ func (t *RaceTicket) Next(ctx context.Context) (RaceView, error) {
 	}
 	t.seen, v.Version = version, version
 	return v, nil
+}
+
+// Me returns this ticket's racer's index in v.Racers, or -1: names are
+// not unique (every guest is "guest"), so a screen asks which is its own.
+func (t *RaceTicket) Me(v RaceView) int {
+	for i, x := range v.Racers {
+		if x.who == t.me {
+			return i
+		}
+	}
+	return -1
 }
 
 // Play returns the racer's game once the race runs, nil before (or if it

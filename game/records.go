@@ -78,14 +78,17 @@ func (s *Service) Verify(ctx context.Context, id int64) (record.Verdict, error) 
 // are rebuilt on the server, so a game still in play can be replayed up to
 // its last move without its seed leaving the server.
 type Replay struct {
-	GameID int64
-	Player string
-	Size   int
-	Kind   db.Kind
-	Ended  bool
-	Dirs   []engine.Direction // Dirs[i] led from Boards[i] to Boards[i+1]
-	Boards []engine.Board     // Boards[i]: the board after i moves; len(Dirs)+1 of them
-	Scores []int              // Scores[i]: the score after i moves
+	GameID   int64
+	PlayerID int64
+	Player   string
+	Key      string // the player's short id (db.ShortID)
+	Size     int
+	Kind     db.Kind
+	Contest  string // "" for free play, else "daily:YYYY-MM-DD" or "race:ID"
+	Ended    bool
+	Dirs     []engine.Direction // Dirs[i] led from Boards[i] to Boards[i+1]
+	Boards   []engine.Board     // Boards[i]: the board after i moves; len(Dirs)+1 of them
+	Scores   []int              // Scores[i]: the score after i moves
 }
 
 // Replay rebuilds game id for watching it again.
@@ -98,7 +101,8 @@ func (s *Service) Replay(ctx context.Context, id int64) (*Replay, error) {
 	if err != nil {
 		return nil, fmt.Errorf("game %d: %w", id, err)
 	}
-	r := &Replay{GameID: id, Player: printable(db.DisplayName(g.Player, g.Fingerprint)), Size: g.Size, Kind: g.Kind, Ended: g.EndedAt != nil,
+	r := &Replay{GameID: id, PlayerID: g.PlayerID, Player: printable(db.DisplayName(g.Player, g.Fingerprint)), Key: db.ShortID(g.Fingerprint),
+		Size: g.Size, Kind: g.Kind, Contest: g.Contest, Ended: g.EndedAt != nil,
 		Dirs: g.Dirs, Boards: make([]engine.Board, 1, len(g.Dirs)+1), Scores: make([]int, 1, len(g.Dirs)+1)}
 	r.Boards[0] = eg.Board()
 	for i, d := range g.Dirs {

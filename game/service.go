@@ -104,6 +104,8 @@ type Store interface {
 	RecordRace(ctx context.Context, r db.RaceResult) error
 	// RatingBoard lists the best race ratings.
 	RatingBoard(ctx context.Context, limit int) ([]db.RatingEntry, error)
+	// PlayerByID returns a player, or db.ErrNotFound.
+	PlayerByID(ctx context.Context, id int64) (db.Player, error)
 }
 
 // Player is who a session plays as.
@@ -124,6 +126,8 @@ type Service struct {
 	log       *slog.Logger
 	now       func() time.Time
 	raceTimes raceTimes
+	bus       Bus // nil on a single node
+	outbox    chan remoteSnapshot
 
 	// Lock order: a race's mu, then a Play's mu, then mu, then a
 	// latest's mu.
@@ -134,6 +138,9 @@ type Service struct {
 	lobbies map[int]*race     // the public lobby's race of each size
 	rooms   map[string]*race  // private rooms, by word
 	closed  bool
+	// watchedElsewhere: games held here that other nodes' spectators
+	// asked for, until when (remote.go).
+	watchedElsewhere map[int64]time.Time
 }
 
 // Option changes how New builds the service.
@@ -155,6 +162,7 @@ func New(store Store, log *slog.Logger, opts ...Option) *Service {
 	for _, o := range opts {
 		o(s)
 	}
+	s.listen()
 	return s
 }
 

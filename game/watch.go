@@ -38,7 +38,9 @@ const (
 // server while the game can still be played.
 type Snapshot struct {
 	GameID   int64
+	PlayerID int64
 	Player   string // display name
+	Key      string // the player's short id (db.ShortID); "" for a guest
 	Size     int
 	Kind     db.Kind
 	Board    engine.Board
@@ -108,13 +110,14 @@ func (w *Watch) Close() {
 	})
 }
 
-// Watch starts watching game id, which must be in play on this server.
+// Watch starts watching game id, which must be in play on this server
+// (on any of its nodes, when they share a store and a Bus).
 func (s *Service) Watch(id int64) (*Watch, error) {
 	s.mu.Lock()
 	p := s.byID[id]
 	s.mu.Unlock()
 	if p == nil {
-		return nil, ErrNotLive
+		return s.watchElsewhere(id)
 	}
 	f := p.watched()
 	f.updateSoon(func(snap *Snapshot) { snap.Watchers++ }, watchersLag)
@@ -128,29 +131,38 @@ func (s *Service) Watch(id int64) (*Watch, error) {
 // boards show it): the game with the most moves if they play several at
 // once.
 func (s *Service) WatchPlayer(who string) (*Watch, error) {
-	p := s.playerPlay(who)
-	if p == nil {
-		return nil, ErrNotLive
+	if p := s.playerPlay(who); p != nil {
+		return s.Watch(p.id)
 	}
-	return s.Watch(p.id)
+	if g := s.playerElsewhere(who); g != nil {
+		return s.Watch(g.GameID)
+	}
+	return nil, ErrNotLive
 }
 
 // Playing returns the game WatchPlayer(who) would watch, as it stands,
 // without watching it: for a spectator who follows a player from one game
 // to the next, and checks whether they started another.
 func (s *Service) Playing(who string) (Snapshot, bool) {
-	p := s.playerPlay(who)
-	if p == nil {
-		return Snapshot{}, false
+	if p := s.playerPlay(who); p != nil {
+		return p.snapshot(), true
 	}
-	return p.snapshot(), true
+	if g := s.playerElsewhere(who); g != nil {
+		return liveSnapshot(*g), true
+	}
+	return Snapshot{}, false
 }
 
-// playerPlay is the game in play of the player who names (see
-// WatchPlayer), or nil.
+// tagOf is the short id a "#tag" names, if who is one.
+func tagOf(who string) (id string, byID bool) {
+	id, byID = strings.CutPrefix(who, "#")
+	return id, byID && len(id) >= 6
+}
+
+// playerPlay is the game in play on this node of the player who names
+// (see WatchPlayer), or nil.
 func (s *Service) playerPlay(who string) *Play {
-	id, byID := strings.CutPrefix(who, "#")
-	byID = byID && len(id) >= 6
+	id, byID := tagOf(who)
 	var best *Play
 	for _, p := range s.plays() {
 		pl := p.seat.player
@@ -162,14 +174,32 @@ func (s *Service) playerPlay(who string) *Play {
 	return best
 }
 
-// Live returns a snapshot of every game in play on this server, of every
-// size when size is 0; guests' games are not listed.
+// playerElsewhere is playerPlay for a player whose games are held on
+// other nodes: the stored game, or nil.
+func (s *Service) playerElsewhere(who string) *db.LiveGame {
+	id, byID := tagOf(who)
+	var best *db.LiveGame
+	for _, g := range s.liveElsewhere(0) {
+		match := printable(db.DisplayName(g.Player, g.Fingerprint)) == who || (byID && strings.HasPrefix(db.ShortID(g.Fingerprint), id))
+		if match && (best == nil || g.Moves > best.Moves) {
+			best = &g
+		}
+	}
+	return best
+}
+
+// Live returns a snapshot of every game in play on this server (on every
+// node, when they share a store and a Bus), of every size when size is 0;
+// guests' games are not listed.
 func (s *Service) Live(size int) []Snapshot {
 	var out []Snapshot
 	for _, p := range s.plays() {
 		if size == 0 || p.key.size == size {
 			out = append(out, p.snapshot())
 		}
+	}
+	for _, g := range s.liveElsewhere(size) {
+		out = append(out, liveSnapshot(g))
 	}
 	return out
 }

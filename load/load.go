@@ -114,8 +114,10 @@ func (c Config) Validate() error {
 		return bad("--duration %v: must be more than 0 and at most %v", c.Duration, MaxDuration)
 	case !(c.Rate >= 0 && c.Rate <= MaxRate): // also refuses NaN
 		return bad("--rate %v: must be 0 (idle) to %v", c.Rate, MaxRate)
-	case c.Mode != ModeTUI && c.Mode != ModeBot:
-		return bad("--mode %q: want tui or bot", c.Mode)
+	case c.Mode != ModeTUI && c.Mode != ModeBot && c.Mode != ModeRace:
+		return bad("--mode %q: want tui, bot or race", c.Mode)
+	case c.Mode == ModeRace && c.Sessions < 2:
+		return bad("--sessions %d: a race needs 2", c.Sessions)
 	case c.Handshakes < 1 || c.Handshakes > MaxHandshakes:
 		return bad("--handshakes %d: must be 1 to %d", c.Handshakes, MaxHandshakes)
 	case c.ConnectTimeout <= 0 || c.ConnectTimeout > MaxConnectTimeout:

@@ -27,6 +27,11 @@ type Report struct {
 	Keys       KeyStats       `json:"keys"`
 	Latency    Percentiles    `json:"latency"` // key to frame (tui) or command to reply (bot)
 	FrameBytes ByteStats      `json:"frame_bytes"`
+	// Opponent (race mode): from a racer's key to the first output each
+	// other racer of the room got within 100 ms of it; OpponentLate
+	// counts the opponents that got none by then.
+	Opponent     *Percentiles `json:"opponent,omitempty"`
+	OpponentLate int          `json:"opponent_late,omitempty"`
 
 	Errors            map[string]int `json:"errors"`        // by kind
 	ErrorSamples      []string       `json:"error_samples"` // the first few, one per kind
@@ -278,6 +283,10 @@ func (r *Report) WriteText(w io.Writer) error {
 		f("  %-12s none: idle sessions, held open for the duration (first screen %d bytes)\n", unit, r.FrameBytes.First)
 	} else {
 		r.writeKeys(&b, unit, answer)
+	}
+	if o := r.Opponent; o != nil {
+		f("  opponent     key→their frame p50 %.2f ms, p95 %.2f ms, p99 %.2f ms, max %.2f ms (mean %.2f ms, %d frames; %d not within 100 ms)\n",
+			o.P50MS, o.P95MS, o.P99MS, o.MaxMS, o.MeanMS, o.Count, r.OpponentLate)
 	}
 	if len(r.Errors) == 0 {
 		f("  errors       none\n")

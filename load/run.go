@@ -65,6 +65,12 @@ type session struct {
 	playing    time.Time     // when the first frame or state line was in
 	played     time.Duration // from then until the last key's answer
 
+	// race: the session's room, its keys, and when each output arrived
+	// (see opponentLatencies).
+	room     *raceRoom
+	raceKeys []raceKey
+	outputAt []time.Time
+
 	// bot: the moves counter of the first and last state lines.
 	firstMoves, lastMoves int
 	gameOver              bool
@@ -128,6 +134,13 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		}
 		sessions[0].recordKeys = true
 	}
+	var rooms []*raceRoom
+	if cfg.Mode == ModeRace {
+		rooms = raceRooms(cfg.NamePrefix, sessions)
+		// Race games are contest games, on no all-time board: the check
+		// through scores has nothing to count.
+		cfg.Verify = false
+	}
 
 	// stop is closed Duration after the last handshake attempt: from then
 	// on every session has had its chance to connect, and all that did
@@ -179,12 +192,20 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 			rep.countError(sp.s, "spectator ")
 		}
 	}
+	if cfg.Mode == ModeRace {
+		samples, late := opponentLatencies(rooms)
+		rep.Opponent = percentiles(samples)
+		rep.OpponentLate = late
+	}
 	if cfg.Verify {
 		vctx, cancel := context.WithTimeout(ctx, cfg.VerifyWait+5*cfg.ConnectTimeout)
 		defer cancel()
 		rep.Verify = verify(vctx, &cfg, sessions)
 	} else {
 		rep.Verify = VerifyReport{Note: "skipped (--no-verify)"}
+		if cfg.Mode == ModeRace {
+			rep.Verify.Note = "skipped: race games rank on no all-time board"
+		}
 	}
 	return rep, nil
 }
@@ -208,6 +229,8 @@ func (s *session) run(ctx context.Context, slots chan struct{}, rampDone func(),
 	switch s.cfg.Mode {
 	case ModeBot:
 		err = s.playBot(ctx, client, stop)
+	case ModeRace:
+		err = s.playRace(ctx, client, stop)
 	default:
 		err = s.playTUI(ctx, client, stop)
 	}

@@ -33,21 +33,30 @@ type chunk struct {
 	n    int
 	at   time.Time // when the read returned
 	text bool      // it holds something visible, not only escape sequences
+	mark bool      // it holds readChunks' marker, the first time
 	err  error
 }
 
 // readChunks reads r until it fails or done is closed, stamping each read
 // with the time it returned. Until the first visible text it also tells
-// whether a read had any (see firstFrame).
-func readChunks(r io.Reader, out chan<- chunk, done <-chan struct{}) {
+// whether a read had any (see firstFrame), and until the first marker (if
+// not "") whether a read had it.
+func readChunks(r io.Reader, out chan<- chunk, done <-chan struct{}, marker string) {
 	buf := make([]byte, 8<<10)
-	seenText := false
+	seenText, seenMark := false, marker == ""
 	for {
 		n, err := r.Read(buf)
 		c := chunk{n: n, at: time.Now(), err: err}
-		if !seenText {
-			c.text = strings.TrimSpace(ansi.Strip(string(buf[:n]))) != ""
-			seenText = c.text
+		if !seenText || !seenMark {
+			text := ansi.Strip(string(buf[:n]))
+			if !seenText {
+				c.text = strings.TrimSpace(text) != ""
+				seenText = c.text
+			}
+			if !seenMark {
+				c.mark = strings.Contains(text, marker)
+				seenMark = c.mark
+			}
 		}
 		if !send(out, c, done) || err != nil {
 			return
@@ -72,7 +81,7 @@ func (s *session) playTUI(ctx context.Context, client *gossh.Client, stop <-chan
 	chunks := make(chan chunk, 64)
 	done := make(chan struct{})
 	defer close(done)
-	go readChunks(out, chunks, done)
+	go readChunks(out, chunks, done, "")
 
 	if err := s.firstFrame(ctx, chunks); err != nil {
 		return err
@@ -140,8 +149,21 @@ func (s *session) playKeys(ctx context.Context, chunks <-chan chunk, w io.Writer
 		timer.Reset(time.Until(due))
 		select {
 		case c := <-chunks:
+			if s.room != nil && c.n > 0 {
+				s.outputAt = append(s.outputAt, c.at)
+			}
+			if pending && s.room != nil && c.n > 0 && c.at.Sub(t0) >= opponentWindow {
+				// Past the key's turn in its room, output is another
+				// racer's move (see opponentLatencies): the key had no
+				// frame of its own.
+				pending = false
+				s.endFrame()
+			}
 			if pending && c.n > 0 && !c.at.Before(t0) {
 				pending = false
+				if s.room != nil {
+					s.raceKeys[len(s.raceKeys)-1].answered = true
+				}
 				s.answered++
 				s.latencies.add(int64(c.at.Sub(t0)), s.rng)
 				s.byPhase(t0, c.at)
@@ -175,10 +197,19 @@ func (s *session) playKeys(ctx context.Context, chunks <-chan chunk, w io.Writer
 			next = time.Now().Add(holdPoll)
 			continue
 		}
+		if s.room != nil {
+			// The room's keys take turns (see opponentLatencies).
+			if wait := time.Until(s.room.turn(time.Now())); wait > 0 {
+				time.Sleep(wait)
+			}
+		}
 		s.keys++
 		t0 = time.Now()
 		if s.phase != nil {
 			s.sentPhase = s.phase.Load()
+		}
+		if s.room != nil {
+			s.raceKeys = append(s.raceKeys, raceKey{at: t0})
 		}
 		if _, err := io.WriteString(w, arrows[s.rng.IntN(len(arrows))]); err != nil {
 			return &kindError{errWrite, err}

@@ -97,6 +97,12 @@ type Options struct {
 	// colour, whether it has true colour; see probe.go); 0 draws at once.
 	// Answers that come later still count.
 	AnswerWait time.Duration
+	// KeyToFrame, if set, is told for each frame that shows keys how long
+	// after the first of them arrived its write ended: the latency a
+	// player feels, as the server sees it. Keys that change nothing on
+	// screen are not counted. It is called with the screen's lock held:
+	// it must be quick and must not call the screen.
+	KeyToFrame func(time.Duration)
 }
 
 // Screen is one model running on one terminal. Create it with New, start
@@ -107,6 +113,7 @@ type Screen struct {
 	answerWait  time.Duration
 	keys        *keyLimiter // nil: no limit
 	unsupported func(what string)
+	keyToFrame  func(time.Duration)
 
 	mu        sync.Mutex // guards everything below, and writes to out
 	model     tea.Model
@@ -118,6 +125,7 @@ type Screen struct {
 	started   bool
 	early     []tea.Msg // sent before Start, delivered after its first messages
 	changed   bool      // a message was handled since the last frame
+	keyAt     time.Time // when the first key not yet drawn arrived; zero if none
 	ended     bool
 
 	backgroundAsked bool            // the terminal has not answered yet
@@ -150,6 +158,7 @@ func New(model tea.Model, out io.Writer, opts Options) *Screen {
 		answerWait:      opts.AnswerWait,
 		keys:            newKeyLimiter(opts.KeyRate),
 		unsupported:     opts.Unsupported,
+		keyToFrame:      opts.KeyToFrame,
 		model:           model,
 		r:               newRenderer(opts.Profile, width, height),
 		backgroundAsked: true, // by Start
@@ -234,8 +243,15 @@ func (s *Screen) sendInput(msgs []tea.Msg) {
 // one before left, and the frame shows where they ended up.
 func (s *Screen) sendAll(msgs []tea.Msg) {
 	defer s.contain() // after the unlock below
+	var arrived time.Time
+	if s.keyToFrame != nil {
+		arrived = time.Now() // before the lock: waiting for it is part of the latency
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if !arrived.IsZero() && s.keyAt.IsZero() && hasKey(msgs) {
+		s.keyAt = arrived
+	}
 	if !s.started {
 		s.early = append(s.early, msgs...)
 		return
@@ -381,6 +397,22 @@ func (s *Screen) draw() {
 	}
 	s.r.frame(b, v.Content)
 	s.write(b.Bytes())
+	// A key that changed nothing on screen (a move against a wall) has no
+	// frame to wait for: it is not counted.
+	if !s.keyAt.IsZero() && b.Len() > 0 {
+		s.keyToFrame(time.Since(s.keyAt))
+	}
+	s.keyAt = time.Time{}
+}
+
+// hasKey reports whether msgs hold a key press.
+func hasKey(msgs []tea.Msg) bool {
+	for _, m := range msgs {
+		if _, ok := m.(tea.KeyPressMsg); ok {
+			return true
+		}
+	}
+	return false
 }
 
 // quit draws the model's last view and gives the terminal back as it

@@ -19,15 +19,27 @@ import (
 // then one state line per input line, each written after its move is
 // committed.
 func (s *Server) runBot(sess *session, args []string) int {
-	fs := newFlagSet(sess, "bot", "[--size N] [--new]")
+	fs := newFlagSet(sess, "bot", "[--size N] [--new] [--race [--room WORD]]")
 	size := fs.Int("size", 4, fmt.Sprintf("board size, %d to %d", engine.MinSize, engine.MaxSize))
 	fresh := fs.Bool("new", false, "start a new game instead of resuming the unfinished one")
+	race := fs.Bool("race", false, "race: wait in the public lobby (or --room) for the start, then play")
+	room := fs.String("room", "", "with --race: the private room of this word")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
 	if *size < engine.MinSize || *size > engine.MaxSize {
 		fmt.Fprintf(sess.Stderr(), "bot: --size %d: must be %d to %d\n", *size, engine.MinSize, engine.MaxSize)
 		return wire.ExitUsage
+	}
+	switch {
+	case *race && *fresh:
+		fmt.Fprintln(sess.Stderr(), "bot: --new does not go with --race: every race is a new game")
+		return wire.ExitUsage
+	case *room != "" && !*race:
+		fmt.Fprintln(sess.Stderr(), "bot: --room goes with --race")
+		return wire.ExitUsage
+	case *race:
+		return s.runRaceBot(sess, *size, *room)
 	}
 
 	seat := s.games.Seat(sess.player, func() { sess.notify(noticeTakenOver) })

@@ -25,14 +25,16 @@ var commands []command
 func init() {
 	// Assigned in init: help refers to the table it is in.
 	commands = []command{
-		{"scores", "[--size N] [--limit K] [--bots] [--json]", "the leaderboard", (*Server).runScores},
-		{"bot", "[--size N] [--new]", "play through the bot protocol (JSON lines on stdin/stdout)", (*Server).runBot},
+		{"scores", "[--size N] [--limit K] [--bots] [--daily [--date YYYY-MM-DD]] [--races] [--json]", "the leaderboard; --daily a day's challenge, --races the race ratings", (*Server).runScores},
+		{"bot", "[--size N] [--new] [--race [--room WORD]]", "play through the bot protocol (JSON lines on stdin/stdout); --race in a race", (*Server).runBot},
+		{"daily", "[--size N]", "today's daily challenge: the same tiles for everyone, one attempt a day (needs ssh -t)", (*Server).runDaily},
+		{"race", "[--size N] [--room WORD]", "race others on the same tiles: the public lobby, or a private room (needs ssh -t)", (*Server).runRace},
 		{"export", "GAME", "print the record of an ended game (docs/record-format.md)", (*Server).runExport},
 		{"verify", "GAME", "replay a stored game and check its score, largest tile, win and board", (*Server).runVerify},
-		{"watch", "NAME|#TAG|GAME", "watch a game being played, as its player sees it (ssh -t)", (*Server).runWatch},
-		{"tv", "[--size N]", "watch the best game being played right now (ssh -t)", (*Server).runTV},
-		{"replay", "GAME", "replay a stored game move by move (ssh -t)", (*Server).runReplay},
-		{"history", "", "your recent and best games, to replay (ssh -t)", (*Server).runHistory},
+		{"watch", "NAME|#TAG|GAME", "watch a game being played, as its player sees it (needs ssh -t)", (*Server).runWatch},
+		{"tv", "[--size N]", "watch the best game being played right now (needs ssh -t)", (*Server).runTV},
+		{"replay", "GAME", "replay a stored game move by move (needs ssh -t)", (*Server).runReplay},
+		{"history", "", "your recent and best games, to replay (needs ssh -t)", (*Server).runHistory},
 		{"help", "", "this list", (*Server).runHelp},
 	}
 }
@@ -77,7 +79,7 @@ func writeHelp(w io.Writer) {
 		"3 taken over by a newer session, 4 server restarting (your game is saved;\n" +
 		"reconnect), 5 refuted (verify), 6 no such game, or no one playing it (watch),\n" +
 		"7 game still in play (export), 9 closed for inactivity (no input, or no\n" +
-		"answer to keepalives).\n")
+		"answer to keepalives), 10 race room full or started.\n")
 	io.WriteString(w, b.String())
 }
 

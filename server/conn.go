@@ -89,6 +89,7 @@ func (g *guardedConn) login(guest bool) {
 		return
 	}
 	if r := g.srv.admission.loggedIn(g.host, guest); r != admitted {
+		g.srv.cfg.Observer.Refused(r.label())
 		g.srv.limited.log(g.srv.log, slog.LevelWarn, "login refused", "reason", r.String(), "remote", g.remote)
 		g.Conn.Close()
 		return

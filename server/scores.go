@@ -18,15 +18,29 @@ import (
 const readTimeout = 5 * time.Second
 
 func (s *Server) runScores(sess *session, args []string) int {
-	fs := newFlagSet(sess, "scores", "[--size N] [--limit K] [--bots] [--json]")
+	fs := newFlagSet(sess, "scores", "[--size N] [--limit K] [--bots] [--daily [--date YYYY-MM-DD]] [--races] [--json]")
 	size := fs.Int("size", 4, fmt.Sprintf("board size, %d to %d", engine.MinSize, engine.MaxSize))
 	limit := fs.Int("limit", 10, fmt.Sprintf("how many players to list, 1 to %d", wire.MaxScoresLimit))
 	// No backquotes in a flag's usage: the flag package would show the
 	// quoted word as the flag's argument ("-bots bot").
 	bots := fs.Bool("bots", false, "the bot leaderboard (games played with the bot command)")
 	asJSON := fs.Bool("json", false, "print a JSON array instead of a table")
+	daily := fs.Bool("daily", false, "the daily challenge's board of a day (today unless --date)")
+	date := fs.String("date", "", "with --daily: the day, YYYY-MM-DD (UTC); a day that is over shows its seed")
+	races := fs.Bool("races", false, "the race ratings (with --bots: the races with bots, by wins)")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
+	}
+	switch {
+	case *daily && *races:
+		fmt.Fprintln(sess.Stderr(), "scores: --daily and --races are two boards; pick one")
+		return wire.ExitUsage
+	case *date != "" && !*daily:
+		fmt.Fprintln(sess.Stderr(), "scores: --date goes with --daily")
+		return wire.ExitUsage
+	case *daily && *bots:
+		fmt.Fprintln(sess.Stderr(), "scores: the daily challenge has no bot board")
+		return wire.ExitUsage
 	}
 	switch {
 	case *size < engine.MinSize || *size > engine.MaxSize:
@@ -35,6 +49,12 @@ func (s *Server) runScores(sess *session, args []string) int {
 	case *limit < 1 || *limit > wire.MaxScoresLimit:
 		fmt.Fprintf(sess.Stderr(), "scores: --limit %d: must be 1 to %d\n", *limit, wire.MaxScoresLimit)
 		return wire.ExitUsage
+	}
+	switch {
+	case *daily:
+		return s.runDailyScores(sess, *date, *size, *limit, *asJSON)
+	case *races:
+		return s.runRaceScores(sess, *bots, *limit, *asJSON)
 	}
 	kind := db.KindHuman
 	if *bots {

@@ -34,6 +34,8 @@ type Config struct {
 	// Limits bound what clients can make the server hold or do; start
 	// from DefaultLimits (the zero Limits is refused: see Validate).
 	Limits Limits
+	// Observer is told what the server does, for metrics; nil: no one.
+	Observer Observer
 }
 
 // Server serves ssh2048 over SSH.
@@ -66,6 +68,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
+	}
+	if cfg.Observer == nil {
+		cfg.Observer = nopObserver{}
 	}
 	cfg.Logger = slog.New(CleanLogHandler(cfg.Logger.Handler()))
 	if cfg.TUI == nil {
@@ -140,6 +145,7 @@ func (s *Server) admit(ctx ssh.Context, c net.Conn) net.Conn {
 	now := time.Now()
 	host := hostKey(c.RemoteAddr())
 	if r := s.admission.admit(host, now); r != admitted {
+		s.cfg.Observer.Refused(r.label())
 		s.admission.refuse(c, r, now)
 		return nil
 	}

@@ -123,6 +123,7 @@ func (s *Server) acceptKey(ctx ssh.Context, _ ssh.PublicKey) bool {
 func (s *Server) admitGuest(ctx ssh.Context, challenge gossh.KeyboardInteractiveChallenge) bool {
 	if g := guardOf(ctx); g != nil {
 		if r := s.admission.canLogIn(g.host, true); r != admitted {
+			s.cfg.Observer.Refused(r.label())
 			_, _ = challenge("", r.line(), nil, nil)
 			return false
 		}
@@ -200,6 +201,9 @@ func (s *Server) logging(next ssh.Handler) ssh.Handler {
 func (s *Server) route(next ssh.Handler) ssh.Handler {
 	return func(raw ssh.Session) {
 		sess := newSession(raw, playerOf(raw))
+		kind := sessionKind(sess)
+		s.cfg.Observer.SessionOpened(kind)
+		defer s.cfg.Observer.SessionClosed(kind)
 		if g := guardOf(sess.Context()); g != nil {
 			g.join(sess)
 			defer g.leave(sess)

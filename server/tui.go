@@ -77,6 +77,7 @@ func (s *Server) runScreenTelling(sess *session, model tea.Model, text func(noti
 		KeyRate:     s.lim.KeyRate,
 		Unsupported: s.unsupportedOnce,
 		AnswerWait:  answerWait,
+		KeyToFrame:  s.cfg.Observer.KeyToFrame,
 	})
 	scr.Start(sess)
 	defer scr.Stop()

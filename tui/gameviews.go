@@ -56,29 +56,33 @@ func (m *Model) openView(v view) tea.Cmd {
 	return m.views.push(v, &p)
 }
 
-// boardRows are the leaderboard's rows as the window shows them: the top
-// rows that fit, then the player's own row when it is not among them
-// (below). mine is the index of the player's row among the top rows, -1
-// if not there.
+// boardRows are the rows of the board on the leaderboard screen as the
+// window shows them: the top rows that fit, then the player's own row
+// when it is not among them (below). mine is the index of the player's
+// row among the top rows, -1 if not there.
 func (m *Model) boardRows() (rows []Standing, mine int, below bool) {
-	// Room for the rows: the title and its blank line, the head, the
-	// way back and a blank line before it, and the player's own row
-	// with the gap above it when it is below the top.
+	top, me, loaded, err := m.shownRows()
+	if !loaded || err != nil {
+		return nil, -1, false
+	}
+	// Room for the rows: the title and the boards' line, the head, the
+	// way back and a blank line before it, and the player's own row with
+	// the gap above it when it is below the top.
 	room := max(1, m.height-6)
 	mine = -1
-	for i, st := range m.top {
-		if m.isMe(st) {
+	for i, st := range top {
+		if me != nil && st.Rank == me.Rank && st.Player == me.Player {
 			mine = i
 		}
 	}
-	shown := min(len(m.top), room)
-	below = m.me != nil && (mine < 0 || mine >= shown)
+	shown := min(len(top), room)
+	below = me != nil && (mine < 0 || mine >= shown)
 	if below {
-		shown = max(1, min(len(m.top), room-2))
+		shown = max(1, min(len(top), room-2))
 	}
-	rows = append(rows, m.top[:shown]...)
+	rows = append(rows, top[:shown]...)
 	if below {
-		rows = append(rows, *m.me)
+		rows = append(rows, *me)
 		if mine >= shown {
 			mine = -1
 		}

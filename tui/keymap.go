@@ -30,6 +30,8 @@ type KeyMap struct {
 	KeepGoing key.Binding // after winning
 	Back      key.Binding // close the leaderboard or help
 	Pick      key.Binding // leaderboard: watch the game picked, or replay it (only with Options.Games)
+
+	PrevBoard, NextBoard key.Binding // the leaderboard screen's other boards
 }
 
 // DefaultKeyMap returns the keys described in the README.
@@ -54,6 +56,8 @@ func DefaultKeyMap() KeyMap {
 		KeepGoing:   key.NewBinding(key.WithKeys("c", "enter", "esc"), key.WithHelp("c", "keep going")),
 		Back:        key.NewBinding(key.WithKeys("esc", "enter"), key.WithHelp("esc", "back")),
 		Pick:        key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "watch or replay")),
+		PrevBoard:   key.NewBinding(key.WithKeys("left"), key.WithHelp("←", "previous board")),
+		NextBoard:   key.NewBinding(key.WithKeys("right"), key.WithHelp("→", "next board")),
 	}
 }
 
@@ -110,28 +114,39 @@ func (k KeyMap) CompactHelp() [][]key.Binding {
 	return [][]key.Binding{{moves}, {k.New, k.Leaderboard, sizes}, {k.Hint, k.Auto, k.History, k.Help, k.Quit}}
 }
 
-// sharedKeys returns the default key map, with or without the AI keys,
-// the leaderboard's pick and the history key, made once for every
-// session: sessions only read it.
-func sharedKeys(withAI, withPick, withHistory bool) *KeyMap {
-	which := keySet{withAI, withPick, withHistory}
-	if k, ok := keyMaps.Load(which); ok {
+// keySet is which keys a session's key map has.
+type keySet struct {
+	ai      bool // hints and autoplay (a Hinter)
+	pick    bool // the leaderboard's pick, to watch or replay (Options.Games)
+	history bool // the player's own games (Options.Games, not for guests)
+	// daily: the daily challenge's keys: one attempt at one size,
+	// without the AI, so no new game, no size and no AI keys.
+	daily bool
+}
+
+// sharedKeys returns the default key map with the keys of set, made once
+// for every session: sessions only read it.
+func sharedKeys(set keySet) *KeyMap {
+	if k, ok := keyMaps.Load(set); ok {
 		return k.(*KeyMap)
 	}
 	k := DefaultKeyMap()
-	if !withAI {
+	if !set.ai || set.daily {
 		k = k.withoutAI()
 	}
-	if !withPick {
+	if !set.pick {
 		k = k.withoutPick()
 	}
-	if !withHistory {
+	if !set.history {
 		k = k.withoutHistory()
 	}
-	shared, _ := keyMaps.LoadOrStore(which, &k)
+	if set.daily {
+		for _, b := range []*key.Binding{&k.New, &k.Size, &k.Bigger, &k.Smaller} {
+			b.SetEnabled(false)
+		}
+	}
+	shared, _ := keyMaps.LoadOrStore(set, &k)
 	return shared.(*KeyMap)
 }
-
-type keySet struct{ ai, pick, history bool }
 
 var keyMaps sync.Map // keySet → *KeyMap

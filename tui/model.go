@@ -50,6 +50,11 @@ type Options struct {
 	// AutoDelay is the pause between moves when the AI plays; 0 means 150ms.
 	AutoDelay time.Duration
 
+	// Daily, when set, makes the screen today's daily challenge: Store is
+	// then DailyStore, the AI, new game and size keys are off, and the
+	// header shows the day and the player's streak.
+	Daily *Daily
+
 	// Games, if set, lets the player watch games in play and replay
 	// ended ones from the leaderboard (↑↓ and enter), and open their own
 	// history (g). *game.Service is one.
@@ -125,6 +130,18 @@ type Model struct {
 	auto    bool         // the AI is playing
 	autoGen int          // bumps on every toggle, so stale AI moves are dropped
 
+	// The leaderboard screen's boards (boards.go): home is the one the
+	// header ranks on (top and me above), board the one shown, other
+	// the rows of a board that is not home.
+	home, board Board
+	other       otherBoard
+	// The daily challenge: played is set when today's was played already
+	// (there is no game, the screen says so), timeUp when the day ended
+	// during the game; movesAtOpen is the game's moves when it opened
+	// (the streak counts today once it has a move).
+	played, timeUp bool
+	movesAtOpen    int
+
 	// views are the screens opened over this one to watch or replay a
 	// game, or list the player's own; the top one has the keys.
 	views views
@@ -166,10 +183,14 @@ func New(opts Options) *Model {
 		ctx:      opts.Context,
 		games:    map[int]Play{},
 		assisted: map[Play]bool{},
-		keys:     sharedKeys(opts.Hinter != nil, opts.Games != nil, opts.Games != nil && !opts.Guest),
-		size:     opts.Size,
-		width:    80,
-		height:   24,
+		keys: sharedKeys(keySet{ai: opts.Hinter != nil, pick: opts.Games != nil,
+			history: opts.Games != nil && !opts.Guest, daily: opts.Daily != nil}),
+		size:   opts.Size,
+		width:  80,
+		height: 24,
+	}
+	if opts.Daily != nil {
+		m.home, m.board = BoardDaily, BoardDaily
 	}
 	m.setProfile(opts.Profile)
 	return m
@@ -195,11 +216,16 @@ func (m *Model) Init() tea.Cmd { return tea.RequestBackgroundColor }
 func (m *Model) load() tea.Cmd {
 	m.loaded = true
 	g, err := m.opts.Store.Open(m.ctx, m.size, false)
+	if errors.Is(err, game.ErrDailyPlayed) {
+		m.played = true // the screen says so, with the result and rank
+		return m.refreshStandings()
+	}
 	if err != nil {
 		return m.storeFailed("load your game", err)
 	}
 	m.game = g
 	m.games[m.size] = g
+	m.movesAtOpen = g.Moves()
 	if g.Over() {
 		m.screen = screenOver
 	}
@@ -278,7 +304,7 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	if key.Matches(k, m.keys.Quit) {
 		return m.quit()
 	}
-	if m.game == nil {
+	if m.game == nil && !m.played {
 		return nil // load failed; only quit works
 	}
 	switch m.screen {
@@ -293,9 +319,18 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 			return m.pickRow(k)
 		case key.Matches(k, m.keys.Leaderboard, m.keys.Back):
 			m.screen = m.gameScreen()
+		case key.Matches(k, m.keys.PrevBoard):
+			m.lbCursor, m.lbNotice = 0, ""
+			return m.switchBoard(-1)
+		case key.Matches(k, m.keys.NextBoard):
+			m.lbCursor, m.lbNotice = 0, ""
+			return m.switchBoard(+1)
 		case m.sizeKey(k):
 			cmd := m.switchSize(m.wantedSize(k))
 			m.screen = screenLeaderboard
+			if m.board != m.home {
+				return tea.Batch(cmd, m.refreshBoard())
+			}
 			return cmd
 		}
 		return nil
@@ -332,6 +367,13 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		return nil
 	}
 
+	if m.game == nil { // today's daily is played: only its board to see
+		if key.Matches(k, m.keys.Leaderboard) {
+			m.screen = screenLeaderboard
+			return m.refreshBoard()
+		}
+		return nil
+	}
 	// The game screen, or game over.
 	switch {
 	case key.Matches(k, m.keys.Help):
@@ -342,7 +384,7 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		m.stopAuto()
 		m.screen = screenLeaderboard
 		m.lbNotice = ""
-		return m.refreshStandings()
+		return m.refreshBoard()
 	case key.Matches(k, m.keys.History):
 		m.stopAuto()
 		return m.openView(newHistorian(m.viewOptions(), m.opts.Self, true))
@@ -397,7 +439,7 @@ func (m *Model) confirmAI(ask func() tea.Cmd) tea.Cmd {
 
 // gameScreen is the screen to go back to from the leaderboard.
 func (m *Model) gameScreen() screen {
-	if m.game != nil && m.game.Over() {
+	if m.game != nil && (m.game.Over() || m.timeUp) {
 		return screenOver
 	}
 	return screenGame
@@ -470,6 +512,11 @@ func (m *Model) move(d engine.Direction) tea.Cmd {
 func (m *Model) moveFailed(err error) tea.Cmd {
 	if errors.Is(err, game.ErrTakenOver) {
 		return m.takenOver()
+	}
+	if errors.Is(err, game.ErrTimeUp) {
+		// The contest's time is over: the game stands as it was.
+		m.timeUp, m.screen = true, screenOver
+		return m.refreshStandings()
 	}
 	m.stopAuto()
 	m.marks = marks{}
@@ -589,6 +636,7 @@ func (m *Model) end(line string) tea.Cmd {
 
 // standingsMsg carries a leaderboard read from a tea.Cmd.
 type standingsMsg struct {
+	board    Board
 	size     int
 	top      []Standing
 	me       *Standing
@@ -600,10 +648,10 @@ type standingsMsg struct {
 // tea.Cmd: it is a read that nothing waits on, so it stays off the
 // Update loop.
 func (m *Model) refreshStandings() tea.Cmd {
-	store, ctx, size := m.opts.Store, m.ctx, m.size
+	store, ctx, size, home := m.opts.Store, m.ctx, m.size, m.home
 	return func() tea.Msg {
 		top, me, err := store.Standings(ctx, size, leaderboardRows)
-		return standingsMsg{size: size, top: top, me: me, err: err}
+		return standingsMsg{board: home, size: size, top: top, me: me, err: err}
 	}
 }
 
@@ -618,10 +666,10 @@ func (m *Model) refreshRank() tea.Cmd {
 		return nil
 	}
 	m.rankBusy = true
-	store, ctx, size := m.opts.Store, m.ctx, m.size
+	store, ctx, size, home := m.opts.Store, m.ctx, m.size, m.home
 	return func() tea.Msg {
 		_, me, err := store.Standings(ctx, size, 0)
-		return standingsMsg{size: size, me: me, err: err, rankOnly: true}
+		return standingsMsg{board: home, size: size, me: me, err: err, rankOnly: true}
 	}
 }
 
@@ -630,6 +678,12 @@ func (m *Model) standingsArrived(msg standingsMsg) tea.Cmd {
 		m.rankBusy = false
 	}
 	if msg.size != m.size {
+		return nil
+	}
+	if msg.board != m.home {
+		if msg.board == m.board {
+			m.other = otherBoard{board: msg.board, size: msg.size, top: msg.top, me: msg.me, err: msg.err}
+		}
 		return nil
 	}
 	switch {

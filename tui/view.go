@@ -50,6 +50,10 @@ func (m *Model) render() string {
 	switch {
 	case !m.loaded:
 		body = "Loading your game…"
+	case m.game == nil && m.played && m.screen == screenLeaderboard:
+		body = m.leaderboardScreen()
+	case m.game == nil && m.played:
+		body = m.playedScreen()
 	case m.game == nil:
 		body = m.wrap(m.styles.Error.Render(capitalise(m.loadErr.Error())) + "\n\nPress q to quit and try again later.")
 	case m.screen == screenHelp:
@@ -311,6 +315,10 @@ func (k ink) text(sb *strings.Builder, s string) int {
 // them, which that game is not part of.
 func (m *Model) header() []line {
 	k := &m.inks
+	title := "2048"
+	if m.opts.Daily != nil {
+		title = "Daily " + m.opts.Daily.Day
+	}
 	size := strconv.Itoa(m.size) + "×" + strconv.Itoa(m.size)
 	score := strconv.Itoa(m.game.Score())
 	gain := ""
@@ -318,12 +326,13 @@ func (m *Model) header() []line {
 		gain = "+" + strconv.Itoa(m.lastGain)
 	}
 	assisted := !m.opts.Guest && m.isAssisted()
-	best, rank, moves := m.bestText(), m.rankText("–"), strconv.Itoa(m.game.Moves())
+	bestLabel, best := m.bestField()
+	rank, moves := m.rankText("–"), strconv.Itoa(m.game.Moves())
 
 	// first is "2048 4×4 [assisted]<gap>Score 1234 +32", the gain padded
 	// to gainRoom (so that the line does not jump as it comes and goes).
 	first := func(sb *strings.Builder, gap string, gainRoom int) int {
-		w := k.title.text(sb, "2048") + 1
+		w := k.title.text(sb, title) + 1
 		sb.WriteByte(' ')
 		w += k.label.text(sb, size)
 		if assisted {
@@ -345,7 +354,7 @@ func (m *Model) header() []line {
 	// second is "Best 5000<gap>Rank #12<gap>Moves 321<gap>3 watching",
 	// without the moves and spectators when withMoves is not set.
 	second := func(sb *strings.Builder, gap string, withMoves bool) int {
-		w := k.label.text(sb, "Best ") + k.value.text(sb, best)
+		w := k.label.text(sb, bestLabel) + k.value.text(sb, best)
 		sb.WriteString(gap)
 		w += len(gap) + k.label.text(sb, "Rank ") + k.value.text(sb, rank)
 		if withMoves {
@@ -387,6 +396,19 @@ func (m *Model) fitLine(s string, w int) line {
 	}
 	s = ansi.Truncate(s, m.width, "…")
 	return line{s, ansi.StringWidth(s)}
+}
+
+// bestField is the header's second field: "Best " and the best score, or
+// on the daily challenge "Streak " and the days in a row ("–" for a
+// guest).
+func (m *Model) bestField() (label, value string) {
+	if m.opts.Daily == nil {
+		return "Best ", m.bestText()
+	}
+	if m.opts.Guest {
+		return "Streak ", "–"
+	}
+	return "Streak ", strconv.Itoa(m.streak())
 }
 
 // bestText is the best score to show, "–" when there is no ranked game.
@@ -447,14 +469,18 @@ func (m *Model) endText() (heading, summary, keys string) {
 		return s.Title.Render("You made "+strconv.Itoa(engine.Value(engine.WinExponent(m.size)))+"!") + assisted,
 			m.summary(false), m.endKeys(false)
 	}
+	if m.timeUp {
+		return s.Heading.Render("The day is over"), m.summary(true), m.endKeys(false)
+	}
 	return s.Heading.Render("Game over") + assisted, m.summary(true), m.endKeys(false)
 }
 
 // summary is the score line of the win and game-over boxes.
 func (m *Model) summary(withRank bool) string {
 	s := m.styles
+	bestLabel, best := m.bestField()
 	line := s.Label.Render("Score ") + s.Value.Render(strconv.Itoa(m.game.Score())) + "   " +
-		s.Label.Render("Best ") + s.Value.Render(m.bestText())
+		s.Label.Render(bestLabel) + s.Value.Render(best)
 	if withRank && !m.opts.Guest {
 		line += "   " + s.Label.Render("Rank ") + s.Value.Render(m.rankText("…"))
 	}
@@ -709,36 +735,68 @@ func joinColumns(cols [][]string, rows int) []string {
 	return out
 }
 
-// leaderboardScreen is the top of the leaderboard for the size, as many
-// rows as the window holds, and the player's own row.
+// leaderboardScreen is the top of the board shown for the size (the
+// all-time board, today's daily or the race ratings: left and right
+// switch), as many rows as the window holds, and the player's own row.
 func (m *Model) leaderboardScreen() string {
 	s := m.styles
 	var lines []string
-	title := s.Title.Render("Leaderboard") + " " + s.Label.Render(fmt.Sprintf("%d×%d", m.size, m.size))
+	top, me, loaded, err := m.shownRows()
+	size := s.Label.Render(fmt.Sprintf("%d×%d", m.size, m.size))
+	title := s.Title.Render("Leaderboard") + " " + size
+	switch {
+	case m.board == BoardDaily && m.opts.Daily != nil:
+		title = s.Title.Render("Daily "+m.opts.Daily.Day) + " " + size
+	case m.board == BoardDaily:
+		title = s.Title.Render("Today's daily") + " " + size
+	case m.board == BoardRaces:
+		title = s.Title.Render("Race ratings")
+	}
 	if you := s.Dim.Render(" · you are " + m.opts.Player); m.opts.Player != "" && !m.opts.Guest &&
 		ansi.StringWidth(title+you) <= m.width {
 		title += you
 	}
-	lines = append(lines, title, "")
+	lines = append(lines, title)
+	boards := m.boards()
+	if len(boards) > 1 {
+		lines = append(lines, m.boardTabs(boards))
+	} else {
+		lines = append(lines, "")
+	}
 	pick := key.NewBinding(key.WithKeys("up"), key.WithHelp("↑↓", "pick"))
 	pick.SetEnabled(m.keys.Pick.Enabled())
+	tab := relabel(m.keys.Leaderboard, "back")
 	back := m.fitFirst(
-		m.hints(relabel(m.keys.Leaderboard, "back"), pick, m.keys.Pick, m.keys.Size, m.keys.Quit),
-		m.hints(relabel(m.keys.Leaderboard, "back"), pick, relabel(m.keys.Pick, "watch"), m.keys.Quit),
-		m.hints(relabel(m.keys.Leaderboard, "back"), m.keys.Quit))
+		m.hints(tab, m.boardKeys(boards), pick, m.keys.Pick, m.keys.Size, m.keys.Quit),
+		m.hints(tab, m.boardKeys(boards), pick, relabel(m.keys.Pick, "watch"), m.keys.Quit),
+		m.hints(tab, m.boardKeys(boards), m.keys.Quit),
+		m.hints(tab, m.keys.Quit))
 	cols := m.columns()
 	note := ""
+	empty := "No scores yet for this size."
+	switch m.board {
+	case BoardDaily:
+		empty = "No one has played today's challenge of this size yet."
+	case BoardRaces:
+		empty = "No rated races yet."
+	}
 	switch {
-	case m.standingsFor != m.size:
+	case !loaded:
 		lines = append(lines, "Loading…")
-	case m.standingsErr != nil:
-		lines = append(lines, s.Error.Render("Could not load the leaderboard: "+m.standingsErr.Error()))
-	case len(m.top) == 0 && m.opts.Guest:
-		lines = append(lines, "No scores yet for this size. Guests are not ranked.")
-	case len(m.top) == 0:
-		lines = append(lines, "No scores yet for this size. Be the first!")
+	case err != nil:
+		lines = append(lines, s.Error.Render("Could not load the leaderboard: "+err.Error()))
+	case len(top) == 0 && m.opts.Guest:
+		lines = append(lines, empty+" Guests are not ranked.")
+	case len(top) == 0 && m.board == BoardAllTime:
+		lines = append(lines, empty+" Be the first!")
+	case len(top) == 0:
+		lines = append(lines, empty)
 	default:
-		lines = append(lines, s.Dim.Render(cols.row("", "#", "Player", "Score", "Tile")))
+		score, tile := "Score", "Tile"
+		if m.board == BoardRaces {
+			score, tile = "Rating", "Races"
+		}
+		lines = append(lines, s.Dim.Render(cols.row("", "#", "Player", score, tile)))
 		rows, mine, below := m.boardRows()
 		picked := -1
 		if m.keys.Pick.Enabled() {
@@ -760,7 +818,9 @@ func (m *Model) leaderboardScreen() string {
 		switch {
 		case m.opts.Guest:
 			note = "Guests are not on the leaderboard."
-		case m.me == nil:
+		case me == nil && m.board == BoardRaces:
+			note = "No race rating yet: finish a race against players with a key."
+		case me == nil:
 			note = "You have no ranked score on this board yet."
 		}
 	}
@@ -780,11 +840,54 @@ func (m *Model) leaderboardScreen() string {
 	return strings.Join(lines, "\n")
 }
 
-func (m *Model) isMe(st Standing) bool {
-	if m.me != nil {
-		return st.Rank == m.me.Rank && st.Player == m.me.Player
+// boardTabs is the line of the boards' names, the one shown marked.
+func (m *Model) boardTabs(boards []Board) string {
+	parts := make([]string, len(boards))
+	for i, b := range boards {
+		if b == m.board {
+			parts[i] = m.styles.Me.Render("[" + boardNames[b] + "]")
+		} else {
+			parts[i] = m.styles.Dim.Render(boardNames[b])
+		}
 	}
-	return false
+	return strings.Join(parts, "  ")
+}
+
+// boardKeys is the key line's "←→ boards", when there are boards to
+// switch between.
+func (m *Model) boardKeys(boards []Board) key.Binding {
+	b := key.NewBinding(key.WithKeys("left"), key.WithHelp("←→", "boards"))
+	b.SetEnabled(len(boards) > 1)
+	return b
+}
+
+// playedScreen is the daily challenge when today's is played already:
+// the result and rank, and when the next one opens.
+func (m *Model) playedScreen() string {
+	s := m.styles
+	size := fmt.Sprintf("%d×%d", m.size, m.size)
+	title := s.Title.Render("Daily "+m.opts.Daily.Day) + " " + s.Label.Render(size)
+	result := "Loading your result…"
+	switch {
+	case m.standingsFor == m.size && m.me != nil:
+		result = s.Label.Render("Score ") + s.Value.Render(strconv.Itoa(m.me.Score)) + "   " +
+			s.Label.Render("Tile ") + s.Value.Render(strconv.Itoa(m.me.MaxTile)) + "   " +
+			s.Label.Render("Rank ") + s.Value.Render("#"+strconv.Itoa(m.me.Rank))
+	case m.standingsFor == m.size && m.standingsErr != nil:
+		result = s.Error.Render("Could not read your result: " + m.standingsErr.Error())
+	case m.standingsFor == m.size:
+		result = ""
+	}
+	lines := []string{title, "",
+		s.Heading.Render("Already played today."),
+		"One attempt a day at each size: your " + size + " game of today is over.",
+		result, "",
+		"The next challenge opens at 00:00 UTC, in " + m.untilNext() + ".", "",
+		m.hints(relabel(m.keys.Leaderboard, "today's board"), m.keys.Quit)}
+	for i, l := range lines {
+		lines[i] = m.fit(l)
+	}
+	return lipgloss.JoinVertical(lipgloss.Center, lines...)
 }
 
 // columns are the widths of a leaderboard row's columns for the window:

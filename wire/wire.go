@@ -23,7 +23,40 @@ type State struct {
 	Gained int     `json:"gained"` // points the last command scored
 	Won    bool    `json:"won"`    // the target tile has been reached
 	Over   bool    `json:"over"`   // no move can change the board: the game has ended
+	// Race is set on the lines of `bot --race` only: the race's clock and
+	// the opponents' scores as they stood when the line was written.
+	Race *Race `json:"race,omitempty"`
 }
+
+// Race is what a racing bot's state lines say of the race.
+type Race struct {
+	ID     string `json:"id"`      // the race: "race:" and a random id
+	Room   string `json:"room"`    // the private room's word; "" for the public lobby
+	Phase  string `json:"phase"`   // "running", then "finished" on the last line
+	LeftMS int64  `json:"left_ms"` // milliseconds until the clock runs out; 0 once finished
+	// Place is the bot's place once the race is finished (1 is first);
+	// 0 before.
+	Place     int        `json:"place"`
+	Opponents []Opponent `json:"opponents"` // every other racer, in the order they joined
+}
+
+// Opponent is another racer as a racing bot sees them.
+type Opponent struct {
+	Name    string `json:"name"`   // display name; not unique
+	Player  string `json:"player"` // the player's stable id; "" for a guest
+	Bot     bool   `json:"bot"`
+	Score   int    `json:"score"`
+	MaxTile int    `json:"max_tile"`
+	Over    bool   `json:"over"`  // their board is over
+	Left    bool   `json:"left"`  // they left the race: a forfeit
+	Place   int    `json:"place"` // once the race is finished; 0 before
+}
+
+// Race phases on State.Race.
+const (
+	RaceRunning  = "running"
+	RaceFinished = "finished"
+)
 
 // Error is the line the server sends, before the unchanged State, for a
 // command it did not understand.
@@ -59,6 +92,35 @@ type ScoreEntry struct {
 	GameID  int64      `json:"game_id"`
 	Size    int        `json:"size"`
 	Kind    string     `json:"kind"` // "human" or "bot"
+	// Contest is set on the rows of `scores --daily`: "daily:YYYY-MM-DD".
+	Contest string `json:"contest,omitempty"`
+	// Seed is the day's published seed (an unsigned 64-bit decimal, as a
+	// string so that no JSON reader rounds it), on the rows of
+	// `scores --daily` for a day that is over; omitted before.
+	Seed string `json:"seed,omitempty"`
+}
+
+// RatingEntry is one element of the JSON array that `scores --races
+// --json` prints: a player's race rating (Glicko-2).
+type RatingEntry struct {
+	Rank      int     `json:"rank"`
+	Name      string  `json:"name"`
+	Player    string  `json:"player"`
+	Rating    float64 `json:"rating"`    // 1500 for a newcomer
+	Deviation float64 `json:"deviation"` // how uncertain the rating is; 350 for a newcomer
+	Races     int     `json:"races"`     // rated races so far
+}
+
+// BotRaceEntry is one element of the JSON array that `scores --races
+// --bots --json` prints: races with a bot rate no one and rank apart, by
+// wins, then best score.
+type BotRaceEntry struct {
+	Rank   int    `json:"rank"`
+	Name   string `json:"name"`
+	Player string `json:"player"`
+	Races  int    `json:"races"`
+	Wins   int    `json:"wins"`
+	Best   int    `json:"best"` // best score in a race with bots
 }
 
 // MaxScoresLimit caps `scores --limit`.
@@ -68,13 +130,14 @@ const MaxScoresLimit = 1000
 // Error, TakenOver, Restart, Inactive) and of `ssh2048 verify`.
 const (
 	ExitOK        = 0
-	ExitError     = 1 // something failed on the server; details on stderr
-	ExitUsage     = 2 // unknown command, bad flags, or a record that is not one (malformed, truncated)
-	ExitTakenOver = 3 // a newer session of the same player took over the game
-	ExitRestart   = 4 // the server is restarting; the game is saved, reconnect later
-	ExitRefuted   = 5 // verify: the moves do not give what the record or the store claims
-	ExitNotFound  = 6 // no such game, or no such player playing right now
-	ExitInPlay    = 7 // export: the game is still in play; its record is secret until it ends
-	ExitNewer     = 8 // verify: the record is from a newer ssh2048
-	ExitInactive  = 9 // the session was closed for inactivity: no input for the idle timeout, or no answer to keepalives; the game is saved
+	ExitError     = 1  // something failed on the server; details on stderr
+	ExitUsage     = 2  // unknown command, bad flags, or a record that is not one (malformed, truncated)
+	ExitTakenOver = 3  // a newer session of the same player took over the game
+	ExitRestart   = 4  // the server is restarting; the game is saved, reconnect later
+	ExitRefuted   = 5  // verify: the moves do not give what the record or the store claims
+	ExitNotFound  = 6  // no such game, or no such player playing right now
+	ExitInPlay    = 7  // export: the game is still in play; its record is secret until it ends
+	ExitNewer     = 8  // verify: the record is from a newer ssh2048
+	ExitInactive  = 9  // the session was closed for inactivity: no input for the idle timeout, or no answer to keepalives; the game is saved
+	ExitRoom      = 10 // race: the room is full, its race has started, or too many rooms are open; try another word or later
 )

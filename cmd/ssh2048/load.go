@@ -17,7 +17,7 @@ import (
 // flags.
 func runLoad(args []string, stdout, stderr io.Writer) int {
 	cfg := load.DefaultConfig()
-	fs := newFlagSet("load", "usage: ssh2048 load --addr HOST:PORT [--sessions N] [--duration D] [--rate R] [--mode tui|bot]\n"+
+	fs := newFlagSet("load", "usage: ssh2048 load --addr HOST:PORT [--sessions N] [--duration D] [--rate R] [--mode tui|bot|race]\n"+
 		"                    [--spectators S [--server-pid PID]] [--json]\n\n"+
 		"Opens N concurrent sessions, each with a fresh ed25519 key, plays for D at R keys/s per\n"+
 		"session, reports handshakes and key-to-answer latencies, and checks through `scores --json`\n"+
@@ -28,8 +28,8 @@ func runLoad(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&cfg.Sessions, "sessions", cfg.Sessions, fmt.Sprintf("concurrent sessions, 1 to %d", load.MaxSessions))
 	fs.DurationVar(&cfg.Duration, "duration", cfg.Duration, "how long the sessions play once all have connected")
 	fs.Float64Var(&cfg.Rate, "rate", cfg.Rate, "keys (tui) or commands (bot) per second per session; 0: idle sessions")
-	fs.Func("mode", "`tui|bot`: a PTY and arrow keys, or the bot command and its JSON lines (default tui)", func(s string) error {
-		if m := load.Mode(s); m == load.ModeTUI || m == load.ModeBot {
+	fs.Func("mode", "`tui|bot|race`: a PTY and arrow keys, the bot command and its JSON lines, or races of 4 in private rooms (default tui)", func(s string) error {
+		if m := load.Mode(s); m == load.ModeTUI || m == load.ModeBot || m == load.ModeRace {
 			cfg.Mode = m
 			return nil
 		}

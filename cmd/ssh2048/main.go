@@ -6,6 +6,7 @@
 //	ssh2048 load [flags]      measure a server under load
 //	ssh2048 verify FILE       check a game record offline
 //	ssh2048 check [flags]     check the database for damage
+//	ssh2048 backup DEST       copy the data directory while the server runs
 //	ssh2048 version           print the build's version
 //	ssh2048 help              list the subcommands
 //
@@ -37,6 +38,7 @@ func init() {
 		{"load", "measure a server with many concurrent sessions", runLoad},
 		{"verify", "check a game record offline: replay its moves and confirm or refute its claims", runVerify},
 		{"check", "check the database for damage", runCheck},
+		{"backup", "copy the database consistently while the server runs, into a new data directory", runBackup},
 		{"version", "print the version of this build", runVersion},
 		{"help", "list the subcommands", runHelp},
 	}

@@ -60,8 +60,10 @@ func TestServeFlagsFromEnvironment(t *testing.T) {
 		{"systemd state directory", map[string]string{"STATE_DIRECTORY": "/var/lib/ssh2048:/other"}, nil,
 			serveConfig{listen: ":23234", data: "/var/lib/ssh2048", logFormat: "text", durability: "power", ai: true}, 10 * time.Minute},
 		{"environment", map[string]string{"SSH2048_LISTEN": "127.0.0.1:2222", "SSH2048_DATA": "/d", "STATE_DIRECTORY": "/s",
-			"SSH2048_IDLE_TIMEOUT": "30s", "SSH2048_LOG_FORMAT": "json", "SSH2048_DURABILITY": "crash", "SSH2048_AI": "false"}, nil,
-			serveConfig{listen: "127.0.0.1:2222", data: "/d", logFormat: "json", durability: "crash"}, 30 * time.Second},
+			"SSH2048_IDLE_TIMEOUT": "30s", "SSH2048_LOG_FORMAT": "json", "SSH2048_DURABILITY": "crash", "SSH2048_AI": "false",
+			"SSH2048_HTTP": "127.0.0.1:23280", "SSH2048_HTTP_RATE_PER_IP": "0"}, nil,
+			serveConfig{listen: "127.0.0.1:2222", data: "/d", logFormat: "json", durability: "crash",
+				http: httpConfig{addr: "127.0.0.1:23280", ratePerIP: 0, burstPerIP: 40}}, 30 * time.Second},
 		{"flags beat environment", map[string]string{"SSH2048_LISTEN": "127.0.0.1:2222", "SSH2048_DATA": "/d", "SSH2048_AI": "false"},
 			[]string{"--listen", ":1", "--data", "/f", "--idle-timeout", "0", "--ai"},
 			serveConfig{listen: ":1", data: "/f", logFormat: "text", durability: "power", ai: true}, 0},
@@ -70,7 +72,8 @@ func TestServeFlagsFromEnvironment(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			for _, k := range []string{"SSH2048_LISTEN", "SSH2048_DATA", "STATE_DIRECTORY", "SSH2048_IDLE_TIMEOUT", "SSH2048_LOG_FORMAT", "SSH2048_LOG_LEVEL", "SSH2048_DURABILITY", "SSH2048_AI"} {
+			for _, k := range []string{"SSH2048_LISTEN", "SSH2048_DATA", "STATE_DIRECTORY", "SSH2048_IDLE_TIMEOUT", "SSH2048_LOG_FORMAT", "SSH2048_LOG_LEVEL", "SSH2048_DURABILITY", "SSH2048_AI",
+				"SSH2048_HTTP", "SSH2048_HTTP_RATE_PER_IP"} {
 				t.Setenv(k, tt.env[k])
 			}
 			var errOut bytes.Buffer
@@ -80,6 +83,9 @@ func TestServeFlagsFromEnvironment(t *testing.T) {
 			}
 			tt.want.limits = server.DefaultLimits()
 			tt.want.limits.IdleTimeout = tt.idle
+			if tt.want.http == (httpConfig{}) {
+				tt.want.http = httpConfig{ratePerIP: 20, burstPerIP: 40} // off, with the default limits
+			}
 			if got != tt.want {
 				t.Fatalf("got %+v, want %+v", got, tt.want)
 			}
@@ -87,6 +93,9 @@ func TestServeFlagsFromEnvironment(t *testing.T) {
 	}
 	if _, code, ok := parseServe([]string{"--durability", "maybe"}, io.Discard, &bytes.Buffer{}); ok || code != 2 {
 		t.Fatal("--durability maybe was accepted")
+	}
+	if _, code, ok := parseServe([]string{"--http-burst-per-ip", "0"}, io.Discard, &bytes.Buffer{}); ok || code != 2 {
+		t.Fatal("--http-burst-per-ip 0 was accepted")
 	}
 	t.Setenv("SSH2048_IDLE_TIMEOUT", "soon")
 	if _, code, ok := parseServe(nil, io.Discard, &bytes.Buffer{}); ok || code != 2 {

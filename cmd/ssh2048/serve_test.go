@@ -63,10 +63,11 @@ func buildBinary(t *testing.T) string {
 
 // process is a running ssh2048 serve.
 type process struct {
-	cmd    *exec.Cmd
-	addr   string
-	logs   *servertest.Buffer // every log line so far
-	exited chan error
+	cmd      *exec.Cmd
+	addr     string
+	httpAddr string             // with --http: the web server's address
+	logs     *servertest.Buffer // every log line so far
+	exited   chan error
 }
 
 // startProcess runs the binary on 127.0.0.1:0 and waits until it listens.
@@ -100,11 +101,16 @@ func startProcessAt(t *testing.T, bin, data, listen string, env ...string) *proc
 		for sc.Scan() {
 			p.logs.Write(append(sc.Bytes(), '\n'))
 			var line struct{ Msg, Addr, Play string }
-			if json.Unmarshal(sc.Bytes(), &line) == nil && line.Msg == "listening" {
-				if _, port, _ := net.SplitHostPort(line.Addr); line.Play != "ssh -p "+port+" 127.0.0.1" {
-					t.Errorf("the listening line does not say how to connect: %s", sc.Bytes())
+			if json.Unmarshal(sc.Bytes(), &line) == nil {
+				switch line.Msg {
+				case "listening http": // before "listening"
+					p.httpAddr = line.Addr
+				case "listening":
+					if _, port, _ := net.SplitHostPort(line.Addr); line.Play != "ssh -p "+port+" 127.0.0.1" {
+						t.Errorf("the listening line does not say how to connect: %s", sc.Bytes())
+					}
+					addr <- line.Addr
 				}
-				addr <- line.Addr
 			}
 		}
 		p.exited <- cmd.Wait()

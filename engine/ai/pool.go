@@ -8,6 +8,7 @@ import (
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/ssh2048/ssh2048/engine"
 )
@@ -33,8 +34,9 @@ var ErrClosed = errors.New("ai pool closed")
 // Every search is bounded by the pool's budget and the caller's context.
 // A Pool is safe for concurrent use.
 type Pool struct {
-	budget Budget
-	search func(*Searcher, context.Context, engine.Board, Budget) (Result, error) // (*Searcher).Search; tests replace it
+	budget  Budget
+	search  func(*Searcher, context.Context, engine.Board, Budget) (Result, error) // (*Searcher).Search; tests replace it
+	observe func(Priority, time.Duration)                                          // nil: no one is told; see WithSearchObserver
 
 	mu      sync.Mutex
 	ready   *sync.Cond // signalled when a request is queued or the pool closes
@@ -209,7 +211,11 @@ func (p *Pool) work(w *worker) {
 			r.reply <- reply{err: fmt.Errorf("suggest: %w", err)}
 			continue
 		}
+		began := time.Now()
 		res, err := p.searchContained(s, r)
+		if p.observe != nil {
+			p.observe(r.prio, time.Since(began))
+		}
 		var pe *PanicError
 		if errors.As(err, &pe) {
 			// Its tables may be half written: start afresh.

@@ -38,6 +38,13 @@ type Server struct {
 // if the test fails.
 func Start(tb testing.TB, dir, addr string, opts ...func(*server.Config)) *Server {
 	tb.Helper()
+	return StartGames(tb, dir, addr, nil, opts...)
+}
+
+// StartGames is Start with the game service built with gameOpts: a fake
+// clock (game.WithClock) or races of a few seconds (game.WithRaceTimes).
+func StartGames(tb testing.TB, dir, addr string, gameOpts []game.Option, opts ...func(*server.Config)) *Server {
+	tb.Helper()
 	logs := &Buffer{}
 	log := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	store, err := db.Open(context.Background(), dir, db.WithLogger(log))
@@ -48,7 +55,7 @@ func Start(tb testing.TB, dir, addr string, opts ...func(*server.Config)) *Serve
 	if err != nil {
 		tb.Fatal(err)
 	}
-	cfg := server.Config{Games: game.New(store, log), HostKey: key, Logger: log, Limits: server.DefaultLimits()}
+	cfg := server.Config{Games: game.New(store, log, gameOpts...), HostKey: key, Logger: log, Limits: server.DefaultLimits()}
 	for _, o := range opts {
 		o(&cfg)
 	}

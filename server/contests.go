@@ -1,0 +1,136 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/ssh2048/ssh2048/engine"
+	"github.com/ssh2048/ssh2048/game"
+	"github.com/ssh2048/ssh2048/tui"
+	"github.com/ssh2048/ssh2048/wire"
+)
+
+// The contests' screen commands: `daily` (today's challenge on the game
+// screen) and `race` (the race screens). Both need a PTY.
+
+func (s *Server) runDaily(sess *session, args []string) int {
+	fs := newFlagSet(sess, "daily", "[--size N]")
+	size := fs.Int("size", 4, fmt.Sprintf("board size, %d to %d", engine.MinSize, engine.MaxSize))
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
+	}
+	if *size < engine.MinSize || *size > engine.MaxSize {
+		fmt.Fprintf(sess.Stderr(), "daily: --size %d: must be %d to %d\n", *size, engine.MinSize, engine.MaxSize)
+		return wire.ExitUsage
+	}
+	if !hasTerminal(sess, "daily") {
+		return wire.ExitUsage
+	}
+	seat := s.games.Seat(sess.player, func() { sess.notify(noticeTakenOver) })
+	defer seat.Close()
+	ctx, cancel := context.WithTimeout(sess.Context(), readTimeout)
+	streak, err := s.games.Streak(ctx, sess.player)
+	cancel()
+	if err != nil {
+		s.log.Warn("daily streak", "player", sess.player.ID, "err", err)
+	}
+	day := s.games.Today()
+	return s.runScreen(sess, tui.New(tui.Options{
+		Store:       tui.DailyStore(s.games, seat, day),
+		Player:      sess.player.Name,
+		Guest:       sess.player.Guest,
+		GuestNotice: guestDailyHint,
+		Size:        *size,
+		Context:     sess.Context(),
+		Daily:       &tui.Daily{Day: day, Streak: streak, Now: s.games.Now},
+	}))
+}
+
+// guestDailyHint is told to a guest on the daily challenge; it fits 80
+// columns with the key that hides it.
+const guestDailyHint = "Guest: unranked. To rank, use an SSH key: ssh-keygen -t ed25519"
+
+func (s *Server) runRace(sess *session, args []string) int {
+	fs := newFlagSet(sess, "race", "[--size N] [--room WORD]")
+	size := fs.Int("size", 4, fmt.Sprintf("board size, %d to %d (a room's host may change it)", engine.MinSize, engine.MaxSize))
+	room := fs.String("room", "", "open or join the private room of this word (3 to 24 letters, digits or dashes)")
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
+	}
+	if *size < engine.MinSize || *size > engine.MaxSize {
+		fmt.Fprintf(sess.Stderr(), "race: --size %d: must be %d to %d\n", *size, engine.MinSize, engine.MaxSize)
+		return wire.ExitUsage
+	}
+	if !hasTerminal(sess, "race") {
+		return wire.ExitUsage
+	}
+	seat := s.games.Seat(sess.player, func() { sess.notify(noticeTakenOver) })
+	defer seat.Close()
+	join := func(ctx context.Context) (*game.RaceTicket, error) {
+		return s.games.JoinRace(ctx, seat, *room, *size, false)
+	}
+	ticket, err := join(sess.Context())
+	if code, failed := s.raceJoinFailed(sess, "race", *room, err); failed {
+		return code
+	}
+	model := tui.NewRace(tui.RaceOptions{
+		Ticket:   ticket,
+		Join:     join,
+		Room:     *room,
+		JoinHint: "ssh -t … race --room " + *room,
+		Player:   sess.player.Name,
+		Guest:    sess.player.Guest,
+		Context:  sess.Context(),
+		Now:      s.games.Now,
+	})
+	// However the session ends, the racer leaves: a forfeit mid-race.
+	defer model.Leave()
+	return s.runScreen(sess, model)
+}
+
+// raceJoinFailed tells the player why they could not join a race, in
+// one line, and returns the status; failed is false when err is nil.
+func (s *Server) raceJoinFailed(sess *session, cmd, room string, err error) (code int, failed bool) {
+	switch {
+	case err == nil:
+		return wire.ExitOK, false
+	case errors.Is(err, game.ErrRoomWord):
+		fmt.Fprintf(sess.Stderr(), "%s: --room %.30q: %v\n", cmd, cleanArg(room), game.ErrRoomWord)
+		return wire.ExitUsage, true
+	case errors.Is(err, game.ErrRoomFull):
+		fmt.Fprintf(sess.Stderr(), "%s: room %s is full (%d racers); pick another word, or race in the public lobby\n", cmd, room, game.MaxRacers)
+		return wire.ExitRoom, true
+	case errors.Is(err, game.ErrRaceStarted):
+		fmt.Fprintf(sess.Stderr(), "%s: the race in room %s has started; try again when it ends, or pick another word\n", cmd, room)
+		return wire.ExitRoom, true
+	case errors.Is(err, game.ErrTooManyRooms):
+		fmt.Fprintf(sess.Stderr(), "%s: %v\n", cmd, game.ErrTooManyRooms)
+		return wire.ExitRoom, true
+	case errors.Is(err, game.ErrInRace):
+		fmt.Fprintf(sess.Stderr(), "%s: %v\n", cmd, game.ErrInRace)
+		return wire.ExitRoom, true
+	case errors.Is(err, game.ErrShuttingDown):
+		fmt.Fprintln(sess.Stderr(), "ssh2048: "+s.noticeText(noticeShutdown))
+		return wire.ExitRestart, true
+	}
+	s.log.Error("join race", "player", sess.player.ID, "err", err)
+	fmt.Fprintln(sess.Stderr(), "ssh2048: could not join the race; try again later.")
+	return wire.ExitError, true
+}
+
+// cleanArg is a client's argument cut and stripped of control characters,
+// to be quoted back to them.
+func cleanArg(s string) string {
+	r := []rune(s)
+	if len(r) > 30 {
+		r = r[:30]
+	}
+	out := make([]rune, 0, len(r))
+	for _, c := range r {
+		if c >= 0x20 && c != 0x7f && (c < 0x80 || c > 0x9f) {
+			out = append(out, c)
+		}
+	}
+	return string(out)
+}

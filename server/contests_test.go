@@ -1,0 +1,300 @@
+package server_test
+
+import (
+	"encoding/json"
+	"io"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/vt"
+	"github.com/ssh2048/ssh2048/game"
+	"github.com/ssh2048/ssh2048/server"
+	"github.com/ssh2048/ssh2048/server/servertest"
+	"github.com/ssh2048/ssh2048/wire"
+	gossh "golang.org/x/crypto/ssh"
+)
+
+// fakeClock is a clock a test moves by hand (game.WithClock).
+type fakeClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *fakeClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
+func (c *fakeClock) Set(t time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = t
+}
+
+// startGames starts a server whose game service has gameOpts.
+func startGames(t testing.TB, gameOpts ...game.Option) *testServer {
+	t.Helper()
+	s := servertest.StartGames(t, t.TempDir(), "127.0.0.1:0", gameOpts, func(c *server.Config) {
+		c.Limits.KeyRate = 1000 // the tests play fast
+	})
+	return &testServer{srv: s.Srv, store: s.Store, addr: s.Addr, dir: s.Dir, logs: s.Logs}
+}
+
+// vtScreen is a screen command on a PTY, drawn into a virtual terminal:
+// what a player sees, cell by cell.
+type vtScreen struct {
+	t    *testing.T
+	s    *gossh.Session
+	in   io.Writer
+	mu   sync.Mutex
+	term *vt.Emulator
+	done chan error
+}
+
+func (v *vtScreen) Write(p []byte) (int, error) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.term.Write(p)
+}
+
+// openScreen runs cmd on a w×h PTY.
+func openScreen(t *testing.T, c *gossh.Client, cmd string, w, h int) *vtScreen {
+	t.Helper()
+	s, err := c.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	if err := s.RequestPty("xterm-256color", h, w, gossh.TerminalModes{}); err != nil {
+		t.Fatal(err)
+	}
+	in, err := s.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := &vtScreen{t: t, s: s, in: in, term: vt.NewEmulator(w, h), done: make(chan error, 1)}
+	go io.Copy(io.Discard, v.term) //nolint:errcheck // the terminal's answers are not needed
+	s.Stdout = v
+	if err := s.Start(cmd); err != nil {
+		t.Fatal(err)
+	}
+	go func() { v.done <- s.Wait() }()
+	return v
+}
+
+func (v *vtScreen) text() string {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.term.String()
+}
+
+func (v *vtScreen) send(keys string) {
+	v.t.Helper()
+	if _, err := io.WriteString(v.in, keys); err != nil {
+		v.t.Fatalf("send %q: %v", keys, err)
+	}
+}
+
+// waitText waits until the screen shows every one of texts.
+func (v *vtScreen) waitText(what string, texts ...string) string {
+	v.t.Helper()
+	return v.waitUntil(what, func(s string) bool {
+		for _, x := range texts {
+			if !strings.Contains(s, x) {
+				return false
+			}
+		}
+		return true
+	})
+}
+
+func (v *vtScreen) waitUntil(what string, ok func(string) bool) string {
+	v.t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		s := v.text()
+		if ok(s) {
+			return s
+		}
+		if time.Now().After(deadline) {
+			v.t.Fatalf("timed out waiting for %s; screen:\n%s", what, s)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// wait returns the session's exit status.
+func (v *vtScreen) wait() int {
+	v.t.Helper()
+	select {
+	case err := <-v.done:
+		return exitCode(v.t, err)
+	case <-time.After(15 * time.Second):
+		v.t.Fatalf("the screen did not end; screen:\n%s", v.text())
+		return -1
+	}
+}
+
+const (
+	arrowUp    = "\x1b[A"
+	arrowDown  = "\x1b[B"
+	arrowRight = "\x1b[C"
+	arrowLeft  = "\x1b[D"
+)
+
+// playToTheEnd presses arrows until the screen shows over.
+func (v *vtScreen) playToTheEnd(over string) string {
+	v.t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		v.send(arrowLeft + arrowDown + arrowRight + arrowDown + arrowLeft + arrowUp)
+		time.Sleep(20 * time.Millisecond)
+		if s := v.text(); strings.Contains(s, over) {
+			return s
+		}
+		if time.Now().After(deadline) {
+			v.t.Fatalf("the game did not end; screen:\n%s", v.text())
+		}
+	}
+}
+
+func scoresJSON[T any](t *testing.T, c *gossh.Client, cmd string) []T {
+	t.Helper()
+	r := run(t, c, cmd, "")
+	if r.code != 0 {
+		t.Fatalf("%s: exit %d: %s", cmd, r.code, r.stderr)
+	}
+	var rows []T
+	if err := json.Unmarshal([]byte(r.stdout), &rows); err != nil {
+		t.Fatalf("%s: %v in %q", cmd, err, r.stdout)
+	}
+	return rows
+}
+
+// TestDailyChallenge plays the daily challenge over SSH with a fake
+// clock: the header's day and streak, no AI keys, one attempt a day
+// ("already played today" with the result and rank), the day's board,
+// the seed published the next day (export and verify then work), the
+// streak the next day, and a game whose day ends under it.
+func TestDailyChallenge(t *testing.T) {
+	clk := &fakeClock{now: time.Date(2026, 11, 23, 22, 0, 0, 0, time.UTC)}
+	ts := startGames(t, game.WithClock(clk.Now))
+	ann := ts.dial(t, "ann", newKey(t))
+
+	scr := openScreen(t, ann, "daily --size 3", 80, 24)
+	first := scr.waitText("the daily header", "Daily 2026-11-23 3×3", "Streak 0")
+	if strings.Contains(first, "hint") || strings.Contains(first, "new") || strings.Contains(first, "size") {
+		t.Fatalf("the daily screen offers the AI, a new game or sizes:\n%s", first)
+	}
+	scr.send(arrowLeft + arrowUp + arrowRight + arrowDown)
+	scr.waitText("today counted in the streak", "Streak 1")
+	over := scr.playToTheEnd("Game over")
+	if !strings.Contains(over, "Rank #1") {
+		t.Fatalf("the end of the daily shows no rank:\n%s", over)
+	}
+	scr.send("q")
+	if code := scr.wait(); code != 0 {
+		t.Fatalf("daily quit: exit %d", code)
+	}
+
+	// A second attempt the same day: the result and rank instead.
+	again := openScreen(t, ann, "daily --size 3", 80, 24)
+	played := again.waitText("already played", "Already played today.", "Rank #1", "The next challenge opens at 00:00 UTC, in 2 h 0 min.")
+	again.send("\t")
+	board := again.waitText("today's board", "[today's daily]", "ann")
+	again.send(arrowRight) // on to the race ratings
+	again.waitText("the race ratings", "[races]", "No rated races yet.")
+	again.send("q")
+	if code := again.wait(); code != 0 {
+		t.Fatalf("exit %d after the played screen:\n%s\n%s", code, played, board)
+	}
+
+	rows := scoresJSON[wire.ScoreEntry](t, ann, "scores --daily --size 3 --json")
+	if len(rows) != 1 || rows[0].Name != "ann" || rows[0].Contest != "daily:2026-11-23" || rows[0].Seed != "" {
+		t.Fatalf("today's board: %+v (no seed before the day ends)", rows)
+	}
+	gameID := rows[0].GameID
+	if r := run(t, ann, "export "+strconv.FormatInt(gameID, 10), ""); r.code != wire.ExitOK {
+		t.Fatalf("an ended daily game exports (its game is over): %d %s", r.code, r.stderr)
+	}
+
+	// Bob opens today's challenge and plays a move, then the day ends
+	// under him: his next move gets "the day is over".
+	bob := ts.dial(t, "bob", newKey(t))
+	bs := openScreen(t, bob, "daily --size 3", 80, 24)
+	bs.waitText("bob's daily", "Daily 2026-11-23 3×3")
+	bs.send(arrowLeft + arrowRight)
+	bs.waitText("bob's first move", "Streak 1")
+	clk.Set(time.Date(2026, 11, 24, 0, 30, 0, 0, time.UTC))
+	bs.send(arrowUp + arrowDown + arrowLeft)
+	bs.waitText("the day's end", "The day is over")
+	bs.send("q")
+	bs.wait()
+
+	// The next day: yesterday's seed is published, and every game of it
+	// can be exported and verified.
+	past := scoresJSON[wire.ScoreEntry](t, ann, "scores --daily --date 2026-11-23 --size 3 --json")
+	if len(past) != 2 || past[0].Seed == "" {
+		t.Fatalf("yesterday's board: %+v (with its seed)", past)
+	}
+	for _, e := range past {
+		r := run(t, ann, "export "+strconv.FormatInt(e.GameID, 10), "")
+		if r.code != 0 || !strings.Contains(r.stdout, "seed "+e.Seed+"\n") {
+			t.Fatalf("export of %s's daily game: %d %s %s", e.Name, r.code, r.stdout, r.stderr)
+		}
+		if v := run(t, ann, "verify "+strconv.FormatInt(e.GameID, 10), ""); v.code != 0 {
+			t.Fatalf("verify of %s's daily game: %d %s %s", e.Name, v.code, v.stdout, v.stderr)
+		}
+	}
+	table := run(t, ann, "scores --daily --date 2026-11-23 --size 3", "")
+	if !strings.Contains(table.stdout, "its seed was "+past[0].Seed) || !strings.Contains(table.stdout, "Daily challenge 2026-11-23, 3×3") {
+		t.Fatalf("the table of a past day: %s", table.stdout)
+	}
+	// Ann played yesterday: her streak carries on, and counts today
+	// once she moves.
+	today := openScreen(t, ann, "daily --size 3", 80, 24)
+	today.waitText("the new day", "Daily 2026-11-24 3×3", "Streak 1")
+	today.send(arrowLeft + arrowRight + arrowUp)
+	today.waitText("two days in a row", "Streak 2")
+	today.send("q")
+	today.wait()
+}
+
+// TestDailyBadInput: every mistake gets one clear line and status 2.
+func TestDailyBadInput(t *testing.T) {
+	clk := &fakeClock{now: time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)}
+	ts := startGames(t, game.WithClock(clk.Now))
+	c := ts.dial(t, "ann", newKey(t))
+	for _, tc := range []struct{ cmd, want string }{
+		{"daily", "needs a terminal"},
+		{"daily --size 9", "--size 9: must be 3 to 8"},
+		{"scores --daily --date 2026-13-45", "not a day; write it YYYY-MM-DD"},
+		{"scores --daily --date tomorrow", "not a day"},
+		{"scores --daily --date 2026-11-24", "has not come yet"},
+		{"scores --date 2026-11-20", "--date goes with --daily"},
+		{"scores --daily --races", "pick one"},
+		{"race", "needs a terminal"},
+		{"bot --room blue-fox", "--room goes with --race"},
+		{"bot --race --room No_Spaces", "a room word is 3 to 24 letters"},
+		{"bot --race --room ab", "a room word is 3 to 24 letters"},
+	} {
+		r := run(t, c, tc.cmd, "")
+		if r.code != wire.ExitUsage || !strings.Contains(r.stderr, tc.want) || strings.Count(strings.TrimSpace(r.stderr), "\n") > 0 {
+			t.Errorf("%s: exit %d, stderr %q; want 2 and one line with %q", tc.cmd, r.code, r.stderr, tc.want)
+		}
+	}
+}
+
+// TestDailyGuest: a guest plays the same tiles, unranked.
+func TestDailyGuest(t *testing.T) {
+	clk := &fakeClock{now: time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)}
+	ts := startGames(t, game.WithClock(clk.Now))
+	g := openScreen(t, ts.dialGuest(t), "daily", 80, 24)
+	g.waitText("a guest's daily", "Daily 2026-11-23 4×4", "Streak –", "Rank guest", "Guest: unranked")
+	g.send(arrowLeft + arrowUp + arrowRight)
+	g.waitUntil("a move", func(s string) bool { return !strings.Contains(s, "Moves 0") })
+	g.send("q")
+	g.wait()
+	if rows := scoresJSON[wire.ScoreEntry](t, ts.dial(t, "ann", newKey(t)), "scores --daily --json"); len(rows) != 0 {
+		t.Fatalf("a guest ranks on the daily: %+v", rows)
+	}
+}

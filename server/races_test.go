@@ -1,0 +1,194 @@
+package server_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ssh2048/ssh2048/game"
+	"github.com/ssh2048/ssh2048/wire"
+)
+
+var (
+	scoreRe = regexp.MustCompile(`Score (\d+)`)
+	firstRe = regexp.MustCompile(`›\s+1\s+ann\s`) // ann's own row, in first place
+)
+
+// TestRaceRoom races two players in a private room over SSH: the lobby
+// with ratings, the room word, the host's controls, the countdown, each
+// opponent's live board and score, the clock, the results with the
+// rating change, the ratings board, and back to the lobby.
+func TestRaceRoom(t *testing.T) {
+	ts := startGames(t, game.WithRaceTimes(200*time.Millisecond, 300*time.Millisecond, 4*time.Second))
+	ann := openScreen(t, ts.dial(t, "ann", newKey(t)), "race --room blue-fox", 80, 24)
+	ann.waitText("ann's lobby", "Race · room blue-fox · 4×4", "Racers 1 of 8", "ann (host)", "1500",
+		"Waiting for a second racer", "race --room blue-fox", "3-8 size")
+	bob := openScreen(t, ts.dial(t, "bob", newKey(t)), "race --room blue-fox", 80, 24)
+	bob.waitText("bob's lobby", "Racers 2 of 8", "Waiting for ann (the host) to start")
+	ann.waitText("bob in ann's lobby", "bob", "Press enter to start")
+
+	bob.send("\r") // not the host: nothing happens
+	ann.send("3")  // the host sets the size
+	bob.waitText("the size on bob's screen", "3×3")
+	ann.send("\r")
+	race := bob.waitText("the race", "left", "Place", "ann")
+	if !strings.Contains(race, "Race 3×3") {
+		t.Fatalf("bob's race screen:\n%s", race)
+	}
+	// Ann moves; her score shows on bob's screen, by her name.
+	var annScore string
+	for range 50 {
+		ann.send(arrowLeft + arrowUp + arrowRight + arrowDown)
+		time.Sleep(30 * time.Millisecond)
+		if m := scoreRe.FindStringSubmatch(ann.text()); m != nil && m[1] != "0" {
+			annScore = m[1]
+			break
+		}
+	}
+	if annScore == "" {
+		t.Fatalf("ann never scored:\n%s", ann.text())
+	}
+	bob.waitUntil("ann's score on bob's screen", func(s string) bool {
+		for _, l := range strings.Split(s, "\n") {
+			if strings.Contains(l, "ann") && strings.Contains(l, " "+annScore+" ") {
+				return true
+			}
+		}
+		return false
+	})
+	// The clock runs out: the results, with the rating changes.
+	res := ann.waitText("the results", "Results", "1500 → ", "(+", "enter back to the lobby")
+	bob.waitText("bob's results", "Results", "(−")
+	if !firstRe.MatchString(res) {
+		t.Fatalf("ann, who scored, is not first:\n%s", res)
+	}
+	ratings := scoresJSON[wire.RatingEntry](t, ts.dial(t, "carl", newKey(t)), "scores --races --json")
+	if len(ratings) != 2 || ratings[0].Name != "ann" || ratings[0].Rating <= 1500 || ratings[1].Rating >= 1500 || ratings[0].Races != 1 {
+		t.Fatalf("ratings after the race: %+v", ratings)
+	}
+	// Back to the lobby: a new race in the same room, ratings shown.
+	ann.send("\r")
+	ann.waitText("the room again", "Racers 1 of 8", strconv.Itoa(int(ratings[0].Rating+0.5)))
+	ann.send("q")
+	if code := ann.wait(); code != 0 {
+		t.Fatalf("ann quit: %d", code)
+	}
+	bob.send("q")
+	bob.wait()
+}
+
+// TestRaceForfeit: the public lobby starts by itself; a racer who leaves
+// mid-race forfeits and is placed last.
+func TestRaceForfeit(t *testing.T) {
+	ts := startGames(t, game.WithRaceTimes(300*time.Millisecond, 300*time.Millisecond, 3*time.Second))
+	ann := openScreen(t, ts.dial(t, "ann", newKey(t)), "race", 80, 24)
+	ann.waitText("the public lobby", "Race · public lobby · 4×4", "Waiting for a second racer")
+	bob := openScreen(t, ts.dial(t, "bob", newKey(t)), "race", 80, 24)
+	bob.waitText("the countdown or the race", "bob")
+	ann.waitText("the race", "left", "Place")
+	bob.waitText("bob's race", "left", "Place")
+	bob.send("q")
+	if code := bob.wait(); code != 0 {
+		t.Fatalf("bob left: exit %d", code)
+	}
+	res := ann.waitText("the results", "Results", "left: forfeit")
+	if !firstRe.MatchString(res) {
+		t.Fatalf("ann is not first after bob forfeited:\n%s", res)
+	}
+	ann.send("q")
+	ann.wait()
+}
+
+// TestRaceRoomErrors: a malformed word, a full room, a room whose race
+// has started: one clear line each.
+func TestRaceRoomErrors(t *testing.T) {
+	ts := startGames(t, game.WithRaceTimes(200*time.Millisecond, 200*time.Millisecond, 5*time.Second))
+	c := ts.dial(t, "ann", newKey(t))
+	bad := openScreen(t, c, "race --room 'Not a word!'", 80, 24)
+	if code := bad.wait(); code != wire.ExitUsage {
+		t.Fatalf("a malformed room word: exit %d", code)
+	}
+	// Eight bots fill a room; the ninth racer is told it is full.
+	var bots []*botSession
+	for i := range game.MaxRacers {
+		bots = append(bots, startBot(t, ts.dial(t, fmt.Sprintf("bot%d", i), newKey(t)), "--race --room full-room"))
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		r := run(t, ts.dial(t, "late", newKey(t)), "bot --race --room full-room", "")
+		if r.code == wire.ExitRoom {
+			if !strings.Contains(r.stderr, "room full-room is full (8 racers)") {
+				t.Fatalf("a full room: %q", r.stderr)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the ninth racer got in: %d %q", r.code, r.stderr)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	for _, b := range bots {
+		b.in.Close()
+	}
+}
+
+// TestBotRace races two bots in the public lobby: the state lines carry
+// the race's clock and the opponent's score; the last line says the race
+// is finished, with the places. Races with bots rate no one and rank
+// apart.
+func TestBotRace(t *testing.T) {
+	ts := startGames(t, game.WithRaceTimes(200*time.Millisecond, 200*time.Millisecond, 2*time.Second))
+	type raceLine struct {
+		state
+		Race *wire.Race `json:"race"`
+	}
+	a := startBot(t, ts.dial(t, "alpha", newKey(t)), "--race --size 3")
+	b := startBot(t, ts.dial(t, "beta", newKey(t)), "--race --size 3")
+	for _, bot := range []*botSession{a, b} {
+		line, err := bot.out.ReadBytes('\n')
+		if err != nil {
+			t.Fatalf("first race line: %v; stderr %s", err, bot.stderr.String())
+		}
+		var st raceLine
+		if err := jsonUnmarshal(line, &st); err != nil || st.Race == nil || st.Race.Phase != wire.RaceRunning ||
+			st.Race.LeftMS <= 0 || st.Race.LeftMS > 2000 || len(st.Race.Opponents) != 1 || !st.Race.Opponents[0].Bot {
+			t.Fatalf("first race line %s: %v", line, err)
+		}
+	}
+	// Alpha plays until the race is over; beta does nothing.
+	// Each command gets one line; the last line, unasked, says the race
+	// is finished (after it, the session ends and a command sent then
+	// goes nowhere).
+	var last raceLine
+	for i := 0; ; i++ {
+		io.WriteString(a.in, []string{"left\n", "up\n"}[i%2]) //nolint:errcheck // see above
+		line, err := a.out.ReadBytes('\n')
+		if err != nil {
+			t.Fatalf("race line: %v", err)
+		}
+		if err := jsonUnmarshal(line, &last); err != nil || last.Race == nil {
+			t.Fatalf("race line %s: %v", line, err)
+		}
+		if last.Race.Phase == wire.RaceFinished {
+			break
+		}
+	}
+	if last.Race.Place != 1 || last.Race.Opponents[0].Place != 2 {
+		t.Fatalf("the last line: %+v", last.Race)
+	}
+	c := ts.dial(t, "carl", newKey(t))
+	if rated := scoresJSON[wire.RatingEntry](t, c, "scores --races --json"); len(rated) != 0 {
+		t.Fatalf("a race with bots rated someone: %+v", rated)
+	}
+	botRows := scoresJSON[wire.BotRaceEntry](t, c, "scores --races --bots --json")
+	if len(botRows) != 2 || botRows[0].Name != "alpha" || botRows[0].Wins != 1 || botRows[1].Wins != 0 {
+		t.Fatalf("the board of races with bots: %+v", botRows)
+	}
+}
+
+func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }

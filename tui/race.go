@@ -1,0 +1,386 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
+
+	"github.com/ssh2048/ssh2048/engine"
+	"github.com/ssh2048/ssh2048/game"
+)
+
+// The race screens: a lobby (the racers and their ratings, the
+// countdown, a private room's word and its host's controls), the race
+// (the player's board large, every opponent's live beside it, the clock)
+// and the results (places, scores, rating changes), then back to the
+// lobby or out. One RaceModel runs them all for one session, driven by
+// the race's views (game.RaceTicket.Next) and the player's keys.
+
+// RaceOptions configure a race screen.
+type RaceOptions struct {
+	// Ticket is the player's place in the race they joined; required.
+	Ticket *game.RaceTicket
+	// Join joins the next race of the same lobby or room, after the
+	// results (enter); nil offers only quit.
+	Join func(ctx context.Context) (*game.RaceTicket, error)
+	// Room is the private room's word, "" for the public lobby: the
+	// lobby tells the players how others join.
+	Room string
+	// JoinHint is how another player joins this room, shown in the lobby
+	// ("ssh -t HOST race --room WORD"); empty shows the word alone.
+	JoinHint string
+	Player   string
+	Guest    bool
+	Context  context.Context
+	Profile  colorprofile.Profile
+	// Now is the clock of the countdown and the race; nil means
+	// time.Now (the service's clock in tests).
+	Now func() time.Time
+}
+
+// raceKeys are the race screens' keys, defined once: the help line of
+// each screen is made from them.
+type raceKeys struct {
+	Up, Down, Left, Right key.Binding
+	Size                  key.Binding // host: the room's board size
+	Longer, Shorter       key.Binding // host: the race's length
+	Start                 key.Binding // host: start the room's countdown
+	Again                 key.Binding // after the results: the next race
+	Quit                  key.Binding
+}
+
+var sharedRaceKeys = sync.OnceValue(func() *raceKeys {
+	d := DefaultKeyMap()
+	return &raceKeys{
+		Up: d.Up, Down: d.Down, Left: d.Left, Right: d.Right,
+		Size:    key.NewBinding(key.WithKeys("3", "4", "5", "6", "7", "8"), key.WithHelp("3-8", "size")),
+		Longer:  key.NewBinding(key.WithKeys("+", "="), key.WithHelp("+/-", "minutes")),
+		Shorter: key.NewBinding(key.WithKeys("-", "_"), key.WithHelp("-", "shorter")),
+		Start:   key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "start")),
+		Again:   key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "back to the lobby")),
+		Quit:    key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
+	}
+})
+
+// arrows is the key line's "←↑→↓ move".
+func (k *raceKeys) arrows() key.Binding {
+	return key.NewBinding(key.WithKeys("up"), key.WithHelp("←↑→↓", "move"))
+}
+
+// RaceModel is one session's race screens. Create it with NewRace.
+type RaceModel struct {
+	opts    RaceOptions
+	ctx     context.Context
+	keys    *raceKeys
+	styles  *Styles
+	profile colorprofile.Profile
+	light   bool
+	now     func() time.Time
+
+	width, height int
+
+	// mu guards ticket and stop, which Leave reads from the server's
+	// goroutine once the screen is done.
+	mu     sync.Mutex
+	ticket *game.RaceTicket
+	tctx   context.Context    // the ticket's waits for its next view
+	stop   context.CancelFunc // ends them
+
+	view     game.RaceView
+	me       int // the player's index in view.Racers; -1 before the first view
+	haveView bool
+	play     *game.Play // the player's game once the race runs
+	marks    marks
+	lastGain int
+
+	own, mini *boardCache
+	// inks and the race's help line, drawn every frame of every racer:
+	// made once per profile (and width), as the game screen's header.
+	inks     struct{ title, label, value, gain, dim ink }
+	raceHelp line
+
+	notice    string
+	noticeErr bool
+
+	final string
+}
+
+var _ tea.Model = (*RaceModel)(nil)
+
+// NewRace returns the race screens for one session.
+func NewRace(opts RaceOptions) *RaceModel {
+	if opts.Context == nil {
+		opts.Context = context.Background()
+	}
+	if opts.Profile == colorprofile.Unknown {
+		opts.Profile = colorprofile.TrueColor
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	m := &RaceModel{opts: opts, ctx: opts.Context, keys: sharedRaceKeys(), now: opts.Now, width: 80, height: 24, me: -1}
+	m.setProfile(opts.Profile)
+	m.setTicket(opts.Ticket)
+	return m
+}
+
+func (m *RaceModel) setProfile(p colorprofile.Profile) {
+	m.profile = p
+	m.styles = sharedStyles(p, !m.light)
+	m.own, m.mini = nil, nil
+	s := m.styles
+	m.inks.title, m.inks.label, m.inks.value = inkOf(s.Title), inkOf(s.Label), inkOf(s.Value)
+	m.inks.gain, m.inks.dim = inkOf(s.Gain), inkOf(s.Dim)
+	m.raceHelp = line{}
+}
+
+// setTicket makes t the race on screen.
+func (m *RaceModel) setTicket(t *game.RaceTicket) {
+	ctx, stop := context.WithCancel(m.ctx)
+	m.mu.Lock()
+	if m.stop != nil {
+		m.stop()
+	}
+	m.ticket, m.tctx, m.stop = t, ctx, stop
+	m.mu.Unlock()
+	m.view, m.haveView, m.me, m.play = game.RaceView{}, false, -1, nil
+	m.marks, m.lastGain, m.own, m.mini = marks{}, 0, nil, nil
+	m.notice, m.noticeErr = "", false
+}
+
+// Leave takes the player out of the race on screen: before the start
+// they simply go, during the race it is a forfeit (their game's moves
+// are kept). The server calls it when the session ends, however it ends.
+func (m *RaceModel) Leave() {
+	m.mu.Lock()
+	t, stop := m.ticket, m.stop
+	m.mu.Unlock()
+	if stop != nil {
+		stop()
+	}
+	if t != nil {
+		t.Leave()
+	}
+}
+
+// raceViewMsg is a new view of the race on screen.
+type raceViewMsg struct {
+	ticket *game.RaceTicket
+	view   game.RaceView
+	err    error
+}
+
+// raceTickMsg redraws the clock.
+type raceTickMsg struct{}
+
+// Init asks for the terminal's background, then waits for the race's
+// first view and starts the clock.
+func (m *RaceModel) Init() tea.Cmd {
+	return tea.Batch(tea.RequestBackgroundColor, m.waitView(), m.tick())
+}
+
+// waitView waits, in a tea.Cmd, for the next view of the race on screen.
+func (m *RaceModel) waitView() tea.Cmd {
+	m.mu.Lock()
+	t, ctx := m.ticket, m.tctx
+	m.mu.Unlock()
+	return func() tea.Msg {
+		v, err := t.Next(ctx)
+		return raceViewMsg{ticket: t, view: v, err: err}
+	}
+}
+
+// tick redraws once a second, for the countdown and the race's clock.
+func (m *RaceModel) tick() tea.Cmd {
+	return tea.Tick(time.Second, func(time.Time) tea.Msg { return raceTickMsg{} })
+}
+
+// Update handles one message. Moves are played and saved here,
+// synchronously, as on the game screen (see Model.Update).
+func (m *RaceModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	if m.final != "" {
+		return m, nil
+	}
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.width, m.height = msg.Width, msg.Height
+		m.own, m.mini, m.raceHelp = nil, nil, line{}
+	case tea.ColorProfileMsg:
+		m.setProfile(msg.Profile)
+	case tea.BackgroundColorMsg:
+		m.light = !msg.IsDark()
+		m.setProfile(m.profile)
+	case TakenOverMsg:
+		return m, m.end(msg.Text, "Your race game was opened in a newer session, which takes over from here.")
+	case ShutdownMsg:
+		return m, m.end(msg.Text, "The server is restarting. Your race game is saved as it stood.")
+	case EndMsg:
+		return m, m.end(msg.Text, "")
+	case raceTickMsg:
+		return m, m.tick()
+	case raceViewMsg:
+		return m, m.viewArrived(msg)
+	case tea.KeyPressMsg:
+		return m, m.key(msg)
+	}
+	return m, nil
+}
+
+func (m *RaceModel) viewArrived(msg raceViewMsg) tea.Cmd {
+	m.mu.Lock()
+	current := msg.ticket == m.ticket
+	m.mu.Unlock()
+	if !current {
+		return nil // a race the player has left
+	}
+	if msg.err != nil {
+		return nil // the session or the wait ended
+	}
+	m.view, m.haveView = msg.view, true
+	m.me = msg.ticket.Me(msg.view)
+	if m.view.Phase >= game.Running && m.play == nil {
+		m.play = msg.ticket.Play()
+	}
+	if m.view.Size != 0 && (m.own == nil || m.own.n != m.view.Size) {
+		m.own, m.mini = nil, nil
+	}
+	return m.waitView()
+}
+
+func (m *RaceModel) key(k tea.KeyPressMsg) tea.Cmd {
+	if key.Matches(k, m.keys.Quit) {
+		return m.quit()
+	}
+	if !m.haveView {
+		return nil
+	}
+	switch m.view.Phase {
+	case game.Waiting, game.Countdown:
+		return m.lobbyKey(k)
+	case game.Running:
+		if d, ok := m.direction(k); ok {
+			return m.move(d)
+		}
+	case game.Finished:
+		if key.Matches(k, m.keys.Again) && m.opts.Join != nil {
+			return m.again()
+		}
+	}
+	return nil
+}
+
+// lobbyKey is the host's controls: the size, the length and the start.
+func (m *RaceModel) lobbyKey(k tea.KeyPressMsg) tea.Cmd {
+	m.mu.Lock()
+	t := m.ticket
+	m.mu.Unlock()
+	if m.opts.Room == "" || !t.Host() {
+		return nil
+	}
+	size, length := m.view.Size, m.view.Length
+	var err error
+	switch {
+	case key.Matches(k, m.keys.Size):
+		size = int(k.String()[0] - '0')
+		err = t.Configure(size, length)
+	case key.Matches(k, m.keys.Longer):
+		err = t.Configure(size, min(length.Truncate(time.Minute)+time.Minute, game.MaxRaceTime))
+	case key.Matches(k, m.keys.Shorter):
+		err = t.Configure(size, max(length.Truncate(time.Minute)-time.Minute, game.MinRaceTime))
+	case key.Matches(k, m.keys.Start):
+		err = t.Start()
+	default:
+		return nil
+	}
+	m.notice, m.noticeErr = "", false
+	if err != nil {
+		m.notice, m.noticeErr = capitalise(errText(err))+".", true
+	}
+	return nil
+}
+
+// errText is an error as a player reads it: the service's own words.
+func errText(err error) string {
+	for _, known := range []error{game.ErrTooFew, game.ErrNotHost, game.ErrRaceStarted, game.ErrRoomFull, game.ErrTooManyRooms, game.ErrInRace, game.ErrShuttingDown} {
+		if errors.Is(err, known) {
+			return known.Error()
+		}
+	}
+	return err.Error()
+}
+
+func (m *RaceModel) direction(k tea.KeyPressMsg) (engine.Direction, bool) {
+	switch {
+	case key.Matches(k, m.keys.Up):
+		return engine.Up, true
+	case key.Matches(k, m.keys.Down):
+		return engine.Down, true
+	case key.Matches(k, m.keys.Left):
+		return engine.Left, true
+	case key.Matches(k, m.keys.Right):
+		return engine.Right, true
+	}
+	return 0, false
+}
+
+// move plays d; it is saved before anything is drawn.
+func (m *RaceModel) move(d engine.Direction) tea.Cmd {
+	if m.play == nil {
+		return nil
+	}
+	before := m.play.Board()
+	res, err := m.play.Move(m.ctx, d)
+	switch {
+	case errors.Is(err, game.ErrTakenOver):
+		return m.end("", "Your race game was opened in a newer session, which takes over from here.")
+	case errors.Is(err, game.ErrTimeUp), errors.Is(err, game.ErrOver):
+		return nil // the results are on their way
+	case err != nil:
+		m.notice, m.noticeErr = fmt.Sprintf("Could not save that move (%v).", err), true
+		return nil
+	case !res.Moved:
+		return nil
+	}
+	m.marks = marks{on: true, spawn: res.Spawn, merged: before.Merges(d)}
+	m.lastGain = res.Gained
+	m.notice, m.noticeErr = "", false
+	return nil
+}
+
+// again joins the next race of the same lobby or room.
+func (m *RaceModel) again() tea.Cmd {
+	t, err := m.opts.Join(m.ctx)
+	if err != nil {
+		m.notice, m.noticeErr = "Could not join the next race: "+errText(err)+".", true
+		return nil
+	}
+	m.mu.Lock()
+	old := m.ticket
+	m.mu.Unlock()
+	old.Leave()
+	m.setTicket(t)
+	return m.waitView()
+}
+
+func (m *RaceModel) quit() tea.Cmd {
+	if m.haveView && m.view.Phase == game.Running && m.me >= 0 && !m.view.Racers[m.me].Over {
+		return m.end("", "You left the race: that is a forfeit. Your game's moves are kept.")
+	}
+	return m.end("", "Thanks for racing!")
+}
+
+// end leaves the race and shows the last line: text, or else fallback.
+func (m *RaceModel) end(text, fallback string) tea.Cmd {
+	if text == "" {
+		text = fallback
+	}
+	m.final = text
+	m.Leave()
+	return tea.Quit
+}

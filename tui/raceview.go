@@ -1,0 +1,465 @@
+package tui
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/ssh2048/ssh2048/game"
+)
+
+// miniTier draws an opponent's board beside the player's: five cells a
+// tile, one line high, a column between tiles and none between rows
+// (a 4×4 board is 25×4).
+var miniTier = tier{5, 1, 1, 0}
+
+// sideMin is the narrowest the opponents' column is made: a name, a
+// score and a tile on one line.
+const sideMin = 24
+
+// View draws the screen of the race's phase. Once the session is ending
+// it prints only the last line, as the game screen does.
+func (m *RaceModel) View() tea.View {
+	if m.final != "" {
+		return tea.NewView(wrapWords(m.final, max(m.width, 10)) + "\n")
+	}
+	var body string
+	switch {
+	case !m.haveView:
+		body = "Joining the race…"
+	case m.view.Phase == game.Running && m.play != nil:
+		if s, ok := m.raceScreen(); ok {
+			v := tea.NewView(s)
+			v.AltScreen, v.WindowTitle = true, "2048 race"
+			return v
+		}
+		body = m.tooSmall()
+	case m.view.Phase == game.Finished:
+		body = m.resultsScreen()
+	default:
+		body = m.lobbyScreen()
+	}
+	v := tea.NewView(lipgloss.Place(m.width, m.height, lipgloss.Center, lipgloss.Center, body))
+	v.AltScreen, v.WindowTitle = true, "2048 race"
+	return v
+}
+
+// hints renders bindings as the game screen's help line does, from the
+// race's key map.
+func (m *RaceModel) hints(bs ...key.Binding) string {
+	parts := make([]string, 0, len(bs))
+	for _, b := range bs {
+		parts = append(parts, m.styles.Help.ShortKey.Render(b.Help().Key)+" "+m.styles.Help.ShortDesc.Render(b.Help().Desc))
+	}
+	return strings.Join(parts, m.styles.Dim.Render(" · "))
+}
+
+func (m *RaceModel) fit(s string) string {
+	if ansi.StringWidth(s) <= m.width {
+		return s
+	}
+	return ansi.Truncate(s, m.width, "…")
+}
+
+// title is "Race · room blue-fox · 4×4 · 3 min".
+func (m *RaceModel) title() string {
+	s := m.styles
+	where := "public lobby"
+	if m.view.Room != "" {
+		where = "room " + m.view.Room
+	}
+	t := s.Title.Render("Race") + s.Dim.Render(" · ") + s.Label.Render(where) + s.Dim.Render(" · ") +
+		s.Label.Render(fmt.Sprintf("%d×%d", m.view.Size, m.view.Size)) + s.Dim.Render(" · ") + s.Label.Render(minutes(m.view.Length))
+	if m.view.Bots {
+		t += s.Dim.Render(" · with bots: unrated")
+	}
+	return t
+}
+
+func minutes(d time.Duration) string {
+	if d < time.Minute {
+		return strconv.Itoa(int(d.Seconds())) + " s"
+	}
+	return strconv.Itoa(int(d.Minutes())) + " min"
+}
+
+// ratingText is a racer's rating as the lobby shows it.
+func ratingText(r game.Racer) string {
+	switch {
+	case r.Key == "":
+		return "unrated"
+	case r.Bot:
+		return "bot"
+	}
+	return strconv.Itoa(int(math.Round(r.Rating)))
+}
+
+// left is how long until t, counted in whole seconds up.
+func (m *RaceModel) left(t time.Time) time.Duration {
+	d := t.Sub(m.now())
+	if d <= 0 {
+		return 0
+	}
+	return (d + time.Second - 1).Truncate(time.Second)
+}
+
+func clock(d time.Duration) string {
+	s := int(d.Seconds())
+	return fmt.Sprintf("%d:%02d", s/60, s%60)
+}
+
+// lobbyScreen lists the racers with their ratings, says what the race
+// waits for, and gives the host their controls.
+func (m *RaceModel) lobbyScreen() string {
+	s := m.styles
+	v := m.view
+	lines := []string{m.title(), "", s.Heading.Render(fmt.Sprintf("Racers %d of %d", len(v.Racers), game.MaxRacers))}
+	for i, r := range v.Racers {
+		mark := " "
+		if i == m.me {
+			mark = "›"
+		}
+		name := r.Name
+		if v.Room != "" && r.Name == v.Host && i == 0 {
+			name += " (host)"
+		}
+		row := fmt.Sprintf("%s %s %8s", mark, padCells(name, 20), ratingText(r))
+		if i == m.me {
+			row = s.Me.Render(row)
+		}
+		lines = append(lines, row)
+	}
+	lines = append(lines, "")
+	host := m.isHost()
+	switch {
+	case v.Phase == game.Countdown:
+		lines = append(lines, s.Title.Render("Starts in "+strconv.Itoa(int(m.left(v.Starts).Seconds()))+" s"))
+	case v.Room == "":
+		lines = append(lines, "Waiting for a second racer…")
+	case host && len(v.Racers) < 2:
+		lines = append(lines, "Waiting for a second racer; then enter starts the race.")
+	case host:
+		lines = append(lines, "Press enter to start the race.")
+	default:
+		lines = append(lines, "Waiting for "+v.Host+" (the host) to start the race.")
+	}
+	if v.Room != "" {
+		join := m.opts.JoinHint
+		if join == "" {
+			join = "race --room " + v.Room
+		}
+		lines = append(lines, s.Dim.Render("Others join with: ")+join)
+	}
+	if m.notice != "" {
+		n := m.notice
+		if m.noticeErr {
+			n = s.Error.Render(n)
+		}
+		lines = append(lines, "", n)
+	}
+	lines = append(lines, "")
+	if host && v.Phase == game.Waiting {
+		lines = append(lines, m.hints(m.keys.Size, m.keys.Longer, m.keys.Start, m.keys.Quit))
+	} else {
+		lines = append(lines, m.hints(m.keys.Quit))
+	}
+	for i, l := range lines {
+		lines[i] = m.fit(l)
+	}
+	return lipgloss.JoinVertical(lipgloss.Center, lines...)
+}
+
+func (m *RaceModel) isHost() bool {
+	m.mu.Lock()
+	t := m.ticket
+	m.mu.Unlock()
+	return m.view.Room != "" && t.Host()
+}
+
+// standing is the places the racers hold now: by score, ties to the
+// earlier in the list; a racer who left goes last.
+func standing(v game.RaceView) []int {
+	order := make([]int, len(v.Racers))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		ra, rb := v.Racers[a], v.Racers[b]
+		if ra.Left != rb.Left {
+			if ra.Left {
+				return 1
+			}
+			return -1
+		}
+		return rb.Score - ra.Score
+	})
+	return order
+}
+
+// raceScreen is the race: a header with the clock, the player's board
+// large and every opponent's beside it (a small board each, or a line
+// each when there is no room), the status and key lines.
+func (m *RaceModel) raceScreen() (string, bool) {
+	s := m.styles
+	v := m.view
+	n := v.Size
+	var opponents []int
+	place := 0
+	for p, i := range standing(v) {
+		if i == m.me {
+			place = p + 1
+		} else {
+			opponents = append(opponents, i)
+		}
+	}
+	slices.Sort(opponents) // in the order they joined: rows do not jump about
+
+	// The header: "Race 4×4   2:13 left   Score 1234 +32   Place 2 of 4",
+	// in inks: it is drawn on every racer's screen after every move.
+	k := &m.inks
+	var hb strings.Builder
+	hw := k.title.text(&hb, "Race") + 1
+	hb.WriteByte(' ')
+	hw += k.label.text(&hb, strconv.Itoa(n)+"×"+strconv.Itoa(n)) + 3
+	hb.WriteString("   ")
+	hw += k.value.text(&hb, clock(m.left(v.Ends))) + k.label.text(&hb, " left") + 3
+	hb.WriteString("   ")
+	hw += k.label.text(&hb, "Score ") + k.value.text(&hb, strconv.Itoa(m.play.Score()))
+	if m.lastGain > 0 {
+		hb.WriteByte(' ')
+		hw += 1 + k.gain.text(&hb, "+"+strconv.Itoa(m.lastGain))
+	}
+	hb.WriteString("   ")
+	hw += 3 + k.label.text(&hb, "Place ") + k.value.text(&hb, strconv.Itoa(place)+" of "+strconv.Itoa(len(v.Racers)))
+	header := line{hb.String(), hw}
+	if hw > m.width {
+		header = line{m.fit(header.s), min(hw, m.width)}
+	}
+	status := ""
+	switch {
+	case m.notice != "":
+		status = s.Error.Render(m.notice)
+	case m.play.Over():
+		status = s.Heading.Render("Your board is over.") + " The others race on until the clock runs out."
+	}
+	if m.raceHelp.s == "" {
+		h := m.fit(m.hints(m.keys.arrows(), relabel(m.keys.Quit, "leave (forfeit)")))
+		m.raceHelp = line{h, ansi.StringWidth(h)}
+	}
+	help := m.raceHelp
+
+	// The player's board: the largest tile size that leaves room for the
+	// opponents' column; without that room, a line of them under the
+	// header.
+	const chromeLines = 3 // header, status, keys
+	side := sideMin
+	if len(opponents) == 0 {
+		side = 0
+	}
+	t, ok := m.pickTier(n, side, chromeLines)
+	summary := false
+	if !ok && side > 0 {
+		if t, ok = m.pickTier(n, 0, chromeLines+1); ok {
+			summary, side = true, 0
+		}
+	}
+	if !ok {
+		return "", false
+	}
+	if m.own == nil || m.own.t != t || m.own.n != n {
+		m.own = newBoardCache(m.styles, t, n)
+	}
+	b := m.play.Board()
+	board := m.own.lines(&b, &m.marks)
+	bw, bh := t.boardSize(n)
+
+	var sideLines []string
+	sideW := 0
+	if summary {
+		var parts []string
+		for _, i := range opponents {
+			r := v.Racers[i]
+			parts = append(parts, r.Name+" "+s.Value.Render(strconv.Itoa(r.Score)))
+		}
+		sideLines = []string{strings.Join(parts, s.Dim.Render(" · "))}
+	} else if side > 0 {
+		sideLines, sideW = m.opponentColumn(opponents, m.width-bw-3, max(bh, m.height-chromeLines))
+	}
+
+	lines := []string{m.centre(header)}
+	if summary {
+		s := m.fit(sideLines[0])
+		lines = append(lines, m.centre(line{s, ansi.StringWidth(s)}))
+		sideLines = nil
+	}
+	// The board and the column side by side, as one block centred.
+	blockW := bw
+	if sideW > 0 {
+		blockW += 3 + sideW
+	}
+	left := max(0, (m.width-blockW)/2)
+	rows := max(bh, len(sideLines))
+	for r := range rows {
+		var sb strings.Builder
+		pad(&sb, left)
+		if r < bh {
+			sb.WriteString(board[r])
+		} else {
+			pad(&sb, bw)
+		}
+		if r < len(sideLines) {
+			sb.WriteString("   ")
+			sb.WriteString(sideLines[r])
+		}
+		lines = append(lines, sb.String())
+	}
+	if status != "" {
+		status = m.fit(status)
+	}
+	lines = append(lines, m.centre(line{status, ansi.StringWidth(status)}), m.centre(help))
+	top := max(0, (m.height-len(lines))/2)
+	return strings.Repeat("\n", top) + strings.Join(lines, "\n"), true
+}
+
+// centre pads a line, which fits the window, to its middle.
+func (m *RaceModel) centre(l line) string {
+	return spaces[:min(len(spaces), max(0, (m.width-l.w)/2))] + l.s
+}
+
+// pickTier is the largest tile size whose n×n board fits the window with
+// side columns beside it and chrome lines around it.
+func (m *RaceModel) pickTier(n, side, chrome int) (tier, bool) {
+	for i := len(tiers) - 1; i >= 0; i-- {
+		w, h := tiers[i].boardSize(n)
+		if side > 0 {
+			w += 3 + side
+		}
+		if w <= m.width && h+chrome <= m.height {
+			return tiers[i], true
+		}
+	}
+	return tier{}, false
+}
+
+// opponentColumn is every opponent, in the order they joined: a line
+// with the name, the score and the largest tile, and under it their live
+// board while the column has room for all the boards shown so far.
+func (m *RaceModel) opponentColumn(opponents []int, width, height int) (out []string, w int) {
+	n := m.view.Size
+	mw, mh := miniTier.boardSize(n)
+	if m.mini == nil || m.mini.n != n {
+		m.mini = newBoardCache(m.styles, miniTier, n)
+	}
+	boards := 0
+	if mw <= width {
+		boards = min(len(opponents), max(0, (height-len(opponents))/mh))
+	}
+	nameW := max(4, width-16)
+	w = nameW + 1 + 6 + 6
+	if boards > 0 {
+		w = max(w, mw)
+	}
+	for j, i := range opponents {
+		r := m.view.Racers[i]
+		state := ""
+		switch {
+		case r.Left:
+			state = " left"
+		case r.Over:
+			state = " over"
+		}
+		var lb strings.Builder
+		lb.WriteString(padCells(r.Name, nameW))
+		lb.WriteByte(' ')
+		score, tile := strconv.Itoa(r.Score), strconv.Itoa(r.MaxTile)
+		m.inks.value.text(&lb, spaces[:max(0, 6-len(score))]+score)
+		m.inks.dim.text(&lb, spaces[:max(0, 6-len(tile))]+tile+state)
+		out = append(out, lb.String())
+		if j < boards {
+			b := r.Board
+			if b.Size() != n {
+				continue // no game yet: it could not be opened
+			}
+			out = append(out, m.mini.lines(&b, &marks{})...)
+		}
+	}
+	return out, w + 5 // room for " left" or " over"
+}
+
+func (m *RaceModel) tooSmall() string {
+	w, h := tiers[0].boardSize(m.view.Size)
+	return fmt.Sprintf("Window too small for the race\nneed %d×%d, is %d×%d\nq leave", w, h+3, m.width, m.height)
+}
+
+// resultsScreen is the places, scores and rating changes.
+func (m *RaceModel) resultsScreen() string {
+	s := m.styles
+	v := m.view
+	order := make([]int, len(v.Racers))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return v.Racers[a].Place - v.Racers[b].Place })
+	lines := []string{s.Title.Render("Results") + s.Dim.Render(" · ") + m.title(), ""}
+	lines = append(lines, s.Dim.Render(fmt.Sprintf("  %2s  %-18s %7s %6s  %s", "#", "Player", "Score", "Tile", "Rating")))
+	for _, i := range order {
+		r := v.Racers[i]
+		mark := " "
+		if i == m.me {
+			mark = "›"
+		}
+		change := "unrated"
+		switch {
+		case r.Left:
+			change = "left: forfeit"
+			if r.After != 0 {
+				change += fmt.Sprintf(", %d → %d", int(math.Round(r.Rating)), int(math.Round(r.After)))
+			}
+		case r.After != 0:
+			d := int(math.Round(r.After)) - int(math.Round(r.Rating))
+			sign := "+"
+			if d < 0 {
+				sign = "−"
+				d = -d
+			}
+			change = fmt.Sprintf("%d → %d (%s%d)", int(math.Round(r.Rating)), int(math.Round(r.After)), sign, d)
+		case r.Bot:
+			change = "bot"
+		}
+		row := fmt.Sprintf("%s %2d  %s %7d %6d  %s", mark, r.Place, padCells(r.Name, 18), r.Score, r.MaxTile, change)
+		if i == m.me {
+			row = s.Me.Render(row)
+		}
+		lines = append(lines, row)
+	}
+	if v.Bots {
+		lines = append(lines, "", s.Dim.Render("A bot raced: this race rates no one and ranks with the bots' races."))
+	}
+	if m.notice != "" {
+		lines = append(lines, "", s.Error.Render(m.notice))
+	}
+	lines = append(lines, "")
+	if m.opts.Join != nil {
+		lines = append(lines, m.hints(m.keys.Again, m.keys.Quit))
+	} else {
+		lines = append(lines, m.hints(m.keys.Quit))
+	}
+	for i, l := range lines {
+		lines[i] = m.fit(l)
+	}
+	return lipgloss.JoinVertical(lipgloss.Left, lines...)
+}
+
+// padCells cuts or pads s to exactly n terminal cells.
+func padCells(s string, n int) string {
+	s = ansi.Truncate(s, n, "…")
+	return s + strings.Repeat(" ", max(0, n-ansi.StringWidth(s)))
+}
