@@ -77,6 +77,22 @@ func (l *latest[T]) get() (T, uint64) {
 	return l.value, l.version
 }
 
+// closed is a channel that is closed: the wait of one who has not seen
+// the newest value yet.
+var closed = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
+
+// changedSince returns a channel closed once the version is above seen
+// (closed already if it is): for a waiter that selects on it with other
+// things, and then reads the value with next.
+func (l *latest[T]) changedSince(seen uint64) <-chan struct{} {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.version > seen {
+		return closed
+	}
+	return l.changed
+}
+
 // next returns the value once its version is above seen (at once if it
 // already is), or ctx's error.
 func (l *latest[T]) next(ctx context.Context, seen uint64) (T, uint64, error) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ssh2048/ssh2048/db"
@@ -75,24 +76,43 @@ const spectatorLag = 10 * time.Millisecond
 // other.
 const watchersLag = 500 * time.Millisecond
 
-// Watch is one spectator of one game. Next is called from one goroutine.
+// Watch is one spectator of one game. Next and Poll are called from one
+// goroutine; Changed from any.
 type Watch struct {
 	svc  *Service
 	feed *feed
-	seen uint64
+	seen atomic.Uint64 // the version Next or Poll returned last
 	once sync.Once
 }
 
 // Next returns the game's newest snapshot: at once the first time, then
 // once there is a newer one than the last returned, or ctx's error.
 func (w *Watch) Next(ctx context.Context) (Snapshot, error) {
-	snap, version, err := w.feed.next(ctx, w.seen)
+	snap, version, err := w.feed.next(ctx, w.seen.Load())
 	if err != nil {
 		return Snapshot{}, err
 	}
-	w.seen = version
+	w.seen.Store(version)
 	snap.Version = version
 	return snap, nil
+}
+
+// Changed returns a channel that is closed once there is a snapshot newer
+// than the last Next or Poll returned (closed already if there is): for
+// a spectator's screen that waits on it with the rest of its session,
+// rather than on a goroutine of its own.
+func (w *Watch) Changed() <-chan struct{} { return w.feed.changedSince(w.seen.Load()) }
+
+// Poll returns the game's newest snapshot if it is newer than the last
+// Next or Poll returned, without waiting.
+func (w *Watch) Poll() (Snapshot, bool) {
+	snap, version := w.feed.get()
+	if version <= w.seen.Load() {
+		return Snapshot{}, false
+	}
+	w.seen.Store(version)
+	snap.Version = version
+	return snap, true
 }
 
 // Close stops watching.

@@ -234,3 +234,50 @@ func TestWatchersCounted(t *testing.T) {
 		t.Fatalf("live %+v", live)
 	}
 }
+
+// TestWatchChangedAndPoll: a spectator that waits on Changed with other
+// things, then reads with Poll, sees every move as Next would.
+func TestWatchChangedAndPoll(t *testing.T) {
+	svc := newTestService(t)
+	seat := svc.Seat(identify(t, svc, "hal"), nil)
+	defer seat.Close()
+	play, err := seat.Open(context.Background(), 4, db.KindHuman, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := svc.Watch(play.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	wait := func() Snapshot {
+		t.Helper()
+		select {
+		case <-w.Changed():
+		case <-time.After(5 * time.Second):
+			t.Fatal("Changed never closed")
+		}
+		snap, ok := w.Poll()
+		if !ok {
+			t.Fatal("Changed closed, and Poll has nothing")
+		}
+		return snap
+	}
+	if first := wait(); first.Board != play.Board() {
+		t.Fatalf("first snapshot %+v", first)
+	}
+	if _, ok := w.Poll(); ok {
+		t.Fatal("Poll returned a snapshot already seen")
+	}
+	select {
+	case <-w.Changed():
+		t.Fatal("Changed is closed with nothing new")
+	default:
+	}
+	for range 5 {
+		res := moveUntilMoved(t, play)
+		if snap := wait(); snap.Moves != play.Moves() || snap.Last != res {
+			t.Fatalf("after move %d: %+v", play.Moves(), snap)
+		}
+	}
+}

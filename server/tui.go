@@ -81,7 +81,8 @@ func (s *Server) runScreenTelling(sess *session, model tea.Model, text func(noti
 	})
 	scr.Start(sess)
 	defer scr.Stop()
-	told := watchScreen(sess.Context(), scr, winch, sess.notices, sess.pokes, text)
+	waker, _ := model.(tui.Waker)
+	told := watchScreen(sess.Context(), scr, winch, sess.notices, sess.pokes, waker, text)
 	var pe *screen.PanicError
 	if errors.As(scr.Err(), &pe) {
 		return s.panicked(sess, pe.Value, pe.Stack)
@@ -144,11 +145,13 @@ func clampWindow(w ssh.Window) (int, int) {
 // on a notice it has the screen tell the player why the session ends
 // (text words it), and stops it NoticeGrace later if it has not quit by
 // itself; on a poke (spectators came or went) it has the screen drawn
-// again; it stops the screen when the connection drops. It returns the
-// notice it passed on, if any. One loop rather than a goroutine for
-// each: every goroutine is 8 KB of stack or more, and a server holds
-// thousands of sessions.
-func watchScreen(ctx context.Context, scr *screen.Screen, winch <-chan ssh.Window, notices <-chan notice, pokes <-chan struct{}, text func(notice) string) (told notice) {
+// again; for a screen that watches a game (a tui.Waker), it waits for the
+// game's news and wakes the screen; it stops the screen when the
+// connection drops. It returns the notice it passed on, if any. One loop
+// rather than a goroutine for each: every goroutine is 8 KB of stack or
+// more, and a server holds thousands of sessions.
+func watchScreen(ctx context.Context, scr *screen.Screen, winch <-chan ssh.Window, notices <-chan notice, pokes <-chan struct{},
+	waker tui.Waker, text func(notice) string) (told notice) {
 	var (
 		pending, sent ssh.Window
 		havePending   bool
@@ -160,6 +163,10 @@ func watchScreen(ctx context.Context, scr *screen.Screen, winch <-chan ssh.Windo
 		// writes); pokes meanwhile make one more after it.
 		poking, pokeAgain bool
 		poked             = make(chan struct{}, 1)
+		// Likewise at most one wake: the screen reads the newest
+		// snapshot when it handles it, and the next wait starts after.
+		waking bool
+		woken  = make(chan struct{}, 1)
 	)
 	poke := func() {
 		poking = true
@@ -187,7 +194,20 @@ func watchScreen(ctx context.Context, scr *screen.Screen, winch <-chan ssh.Windo
 		throttle.Reset(resizeEvery)
 	}
 	for {
+		var news, moved <-chan struct{}
+		if waker != nil && !waking {
+			news, moved = waker.Wake()
+		}
 		select {
+		case <-news:
+			waking = true
+			go func() {
+				scr.Send(tui.WakeMsg{})
+				woken <- struct{}{}
+			}()
+		case <-moved: // the screen waits on something else now
+		case <-woken:
+			waking = false
 		case <-scr.Done():
 			return told
 		case <-ctx.Done():
@@ -264,6 +284,7 @@ func gameScreen(svc *game.Service, h tui.Hinter) TUIFunc {
 			Context:     sess.Context(),
 			Games:       svc,
 			Self:        env.Seat.Player(),
+			Woken:       true, // runScreen's loop waits for what a spectator opened over the game watches
 		})
 	}
 }

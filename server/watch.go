@@ -165,7 +165,9 @@ func oneArg(sess *session, fs *commandFlags, args []string, what string) (string
 
 // viewOptions are a viewing screen's, for sess.
 func (s *Server) viewOptions(sess *session) tui.ViewOptions {
-	return tui.ViewOptions{Games: s.viewGames, Context: sess.Context()}
+	// The session's loop waits for the game a spectator watches (see
+	// watchScreen): no goroutine of the spectator's own.
+	return tui.ViewOptions{Games: s.viewGames, Context: sess.Context(), Woken: true}
 }
 
 // runViewer runs a screen that shows games: as runScreen, with the lines

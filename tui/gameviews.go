@@ -26,7 +26,7 @@ func (m *Model) updateViews(msg tea.Msg) (cmd tea.Cmd, done bool) {
 			return m.replayArrived(msg), true
 		}
 		return m.views.handle(msg), true
-	case snapMsg, lookMsg, tickMsg, historyMsg, openMsg, backMsg:
+	case snapMsg, lookMsg, tickMsg, historyMsg, openMsg, backMsg, WakeMsg:
 		return m.views.handle(msg), true
 	case tea.KeyPressMsg:
 		if m.views.top() == nil {
@@ -43,9 +43,15 @@ func (m *Model) updateViews(msg tea.Msg) (cmd tea.Cmd, done bool) {
 	return nil, false
 }
 
+// Wake is Waker's: the game screen waits for what a spectator opened over
+// it watches.
+func (m *Model) Wake() (news, moved <-chan struct{}) { return m.views.wake() }
+
+var _ Waker = (*Model)(nil)
+
 // viewOptions are the game screen's, for a screen opened over it.
 func (m *Model) viewOptions() ViewOptions {
-	o := ViewOptions{Games: m.opts.Games, Context: m.ctx, Profile: m.profile}
+	o := ViewOptions{Games: m.opts.Games, Context: m.ctx, Profile: m.profile, Woken: m.opts.Woken}
 	o.defaults()
 	return o
 }

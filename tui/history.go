@@ -53,7 +53,7 @@ type replayMsg struct {
 // NewHistory is the history of player run on its own.
 func NewHistory(opts ViewOptions, player game.Player) *Viewer {
 	opts.defaults()
-	return newViewer(newHistorian(opts, player, false))
+	return newViewer(newHistorian(opts, player, false), opts.Woken)
 }
 
 func newHistorian(opts ViewOptions, player game.Player, embedded bool) *historian {

@@ -62,6 +62,9 @@ type Options struct {
 	// Self is the session's player, whose history g opens; guests have
 	// none.
 	Self game.Player
+	// Woken: the runner waits for what the screens opened over the game
+	// wait for, and sends WakeMsg (see Waker); the SSH server does.
+	Woken bool
 }
 
 // DefaultGuestNotice is shown to guests when Options.GuestNotice is empty.
@@ -191,6 +194,9 @@ func New(opts Options) *Model {
 	}
 	if opts.Daily != nil {
 		m.home, m.board = BoardDaily, BoardDaily
+	}
+	if opts.Woken {
+		m.views.slot = newWakeSlot()
 	}
 	m.setProfile(opts.Profile)
 	return m

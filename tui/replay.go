@@ -56,7 +56,7 @@ type tickMsg struct {
 // NewReplay is the replay of r run on its own, paused at the start.
 func NewReplay(opts ViewOptions, r *game.Replay) *Viewer {
 	opts.defaults()
-	return newViewer(newReplayer(opts, r, false))
+	return newViewer(newReplayer(opts, r, false), opts.Woken)
 }
 
 func newReplayer(opts ViewOptions, r *game.Replay, embedded bool) *replayer {

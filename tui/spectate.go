@@ -57,8 +57,8 @@ type spectator struct {
 	embedded bool
 
 	w      *game.Watch
-	wait   tea.Cmd            // waits for w's next snapshot
-	stop   context.CancelFunc // ends that wait
+	wait   tea.Cmd   // waits for w's next snapshot
+	slot   *wakeSlot // or, when the runner wakes the screen (Waker), w is waited on there
 	snap   game.Snapshot
 	have   bool // snap is a snapshot of w
 	marks  marks
@@ -99,7 +99,7 @@ func NewWatch(opts ViewOptions, w *game.Watch, who string) *Viewer {
 		s.mode = followPlayer
 	}
 	s.w = w
-	return newViewer(s)
+	return newViewer(s, opts.Woken)
 }
 
 // NewTV is TV of n×n games run on its own: the best game in play (the
@@ -109,7 +109,7 @@ func NewTV(opts ViewOptions, n int) *Viewer {
 	opts.defaults()
 	s := newSpectator(opts, false)
 	s.mode, s.size = followTV, n
-	return newViewer(s)
+	return newViewer(s, opts.Woken)
 }
 
 // watchGame is a spectator of w, over a screen below.
@@ -133,15 +133,21 @@ func (s *spectator) init() tea.Cmd {
 	return s.next()
 }
 
-// next waits for the watched game's next snapshot.
+// next waits for the watched game's next snapshot. The wait ends with
+// the session (s.ctx), or with the next change of the game, which a watch
+// closed meanwhile makes itself (it counts one spectator less): the
+// answer, for a watch no longer on screen, is dropped. No context of its
+// own: deriving one from the session's costs a goroutine per spectator.
 func (s *spectator) next() tea.Cmd {
 	if s.w == nil {
 		return nil
 	}
+	if s.slot != nil {
+		s.slot.set(s.w) // the runner waits, and sends WakeMsg
+		return nil
+	}
 	if s.wait == nil {
-		ctx, stop := context.WithCancel(s.ctx)
-		w := s.w
-		s.stop = stop
+		w, ctx := s.w, s.ctx
 		s.wait = func() tea.Msg {
 			snap, err := w.Next(ctx)
 			return snapMsg{w: w, snap: snap, err: err}
@@ -160,13 +166,13 @@ func (s *spectator) switchTo(w *game.Watch, notice string) tea.Cmd {
 
 // close stops watching.
 func (s *spectator) close() {
-	if s.stop != nil {
-		s.stop()
+	if s.slot != nil {
+		s.slot.set(nil)
 	}
 	if s.w != nil {
 		s.w.Close()
 	}
-	s.w, s.wait, s.stop = nil, nil, nil
+	s.w, s.wait = nil, nil
 }
 
 func (s *spectator) update(msg tea.Msg) tea.Cmd {
@@ -177,6 +183,14 @@ func (s *spectator) update(msg tea.Msg) tea.Cmd {
 		}
 		s.apply(msg.snap)
 		return tea.Batch(s.next(), s.lookLater())
+	case WakeMsg:
+		if s.w == nil {
+			return nil
+		}
+		if snap, ok := s.w.Poll(); ok {
+			s.apply(snap)
+			return s.lookLater()
+		}
 	case lookMsg:
 		if msg.s != s {
 			return nil

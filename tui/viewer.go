@@ -37,6 +37,9 @@ type ViewOptions struct {
 	Profile colorprofile.Profile
 	// Now is the clock for "3 hours ago" and TV's pauses; nil: time.Now.
 	Now func() time.Time
+	// Woken: the runner waits for the screens' news itself and sends
+	// WakeMsg (see Waker); else a spectator waits in a tea.Cmd.
+	Woken bool
 }
 
 func (o *ViewOptions) defaults() {
@@ -77,7 +80,25 @@ func pause(d time.Duration, msg tea.Msg) tea.Cmd {
 }
 
 // views is a stack of screens; the top one has the keys.
-type views struct{ stack []view }
+type views struct {
+	stack []view
+	slot  *wakeSlot // what the spectator on top waits on, when the runner wakes it (Waker); nil: it waits in a tea.Cmd
+}
+
+// attach gives v what it needs of the stack.
+func (vs *views) attach(v view) {
+	if s, ok := v.(*spectator); ok {
+		s.slot = vs.slot
+	}
+}
+
+// wake is Waker.Wake for the stack.
+func (vs *views) wake() (news, moved <-chan struct{}) {
+	if vs.slot == nil {
+		return nil, nil
+	}
+	return vs.slot.wake()
+}
 
 func (vs *views) top() view {
 	if len(vs.stack) == 0 {
@@ -92,6 +113,7 @@ func (vs *views) push(v view, like *pane) tea.Cmd {
 	p := v.pane()
 	p.width, p.height, p.light = like.width, like.height, like.light
 	p.setProfile(like.profile)
+	vs.attach(v)
 	vs.stack = append(vs.stack, v)
 	return v.init()
 }
@@ -142,9 +164,19 @@ type Viewer struct {
 
 var _ tea.Model = (*Viewer)(nil)
 
-func newViewer(v view) *Viewer {
-	return &Viewer{views: views{stack: []view{v}}, keys: sharedViewKeys(), width: v.pane().width}
+func newViewer(v view, woken bool) *Viewer {
+	m := &Viewer{views: views{stack: []view{v}}, keys: sharedViewKeys(), width: v.pane().width}
+	if woken {
+		m.views.slot = newWakeSlot()
+	}
+	m.views.attach(v)
+	return m
 }
+
+// Wake is Waker's: the Viewer waits for what its spectator watches.
+func (m *Viewer) Wake() (news, moved <-chan struct{}) { return m.views.wake() }
+
+var _ Waker = (*Viewer)(nil)
 
 // Init starts the bottom screen.
 func (m *Viewer) Init() tea.Cmd { return m.views.top().init() }
