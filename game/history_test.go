@@ -2,8 +2,10 @@ package game
 
 import (
 	"context"
+	"errors"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/ssh2048/ssh2048/db"
 )
@@ -124,4 +126,60 @@ func TestOnWatchersTellsThePlayer(t *testing.T) {
 		t.Fatalf("after a takeover the newer seat was told %d times, watchers %d", toldNewer.Load(), taken.Watchers())
 	}
 	seat.Close()
+}
+
+// TestDailyNotShownWhileOn: a game of today's daily challenge, in play, is
+// neither watched, listed for TV, nor replayed (everyone plays the day on
+// the same tiles); the player's other game is watched by name; once the
+// day is over the game replays.
+func TestDailyNotShownWhileOn(t *testing.T) {
+	store, err := db.Open(context.Background(), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	clk := &clock{now: time.Date(2026, 11, 23, 20, 0, 0, 0, time.UTC)}
+	svc := New(store, nil, WithClock(clk.Now))
+	ctx := context.Background()
+	ivy := identify(t, svc, "ivy")
+	seat := svc.Seat(ivy, nil)
+	defer seat.Close()
+	daily, err := seat.OpenDaily(ctx, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	moveUntilMoved(t, daily)
+	if _, err := svc.Watch(daily.ID()); !errors.Is(err, ErrDailyOn) {
+		t.Fatalf("watching today's daily game: %v", err)
+	}
+	if _, err := svc.WatchPlayer("ivy"); !errors.Is(err, ErrDailyOn) {
+		t.Fatalf("watching a player on today's daily: %v", err)
+	}
+	if live := svc.Live(0); len(live) != 0 {
+		t.Fatalf("today's daily game is listed live: %+v", live)
+	}
+	if _, err := svc.Replay(ctx, daily.ID()); !errors.Is(err, ErrDailyOn) {
+		t.Fatalf("replaying today's daily game: %v", err)
+	}
+
+	// Her free game is watched by name, the daily left out.
+	other := svc.Seat(ivy, nil)
+	defer other.Close()
+	free, err := other.Open(ctx, 5, db.KindHuman, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := svc.WatchPlayer("ivy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if snap := next(t, w); snap.GameID != free.ID() {
+		t.Fatalf("watching ivy shows game %d, want her free game %d", snap.GameID, free.ID())
+	}
+	w.Close()
+
+	clk.Set(time.Date(2026, 11, 24, 0, 5, 0, 0, time.UTC))
+	if r, err := svc.Replay(ctx, daily.ID()); err != nil || len(r.Dirs) != 1 {
+		t.Fatalf("yesterday's daily game replays: %v", err)
+	}
 }

@@ -97,6 +97,9 @@ func (s *Service) Replay(ctx context.Context, id int64) (*Replay, error) {
 	if err != nil {
 		return nil, err
 	}
+	if g.EndedAt == nil && s.dailyOn(g.Contest) {
+		return nil, fmt.Errorf("game %d: %w", id, ErrDailyOn)
+	}
 	eg, err := g.Generator.NewGame(g.Size, g.Seed)
 	if err != nil {
 		return nil, fmt.Errorf("game %d: %w", id, err)

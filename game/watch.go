@@ -19,7 +19,18 @@ var (
 	ErrNotLive = errors.New("not being played right now")
 	// ErrNotWatchable: guests' games are not watched.
 	ErrNotWatchable = errors.New("guest games cannot be watched")
+	// ErrDailyOn: a game of today's daily challenge, still being played.
+	// Everyone plays the day on the same tiles: its boards shown before
+	// the day is over would tell those who have not played yet what is
+	// coming. It is neither watched nor replayed until it ends.
+	ErrDailyOn = errors.New("a game of today's daily challenge, still being played: it is shown once it is over")
 )
+
+// dailyOn reports whether a game of contest is of today's (or a later
+// day's) daily challenge.
+func (s *Service) dailyOn(contest string) bool {
+	return strings.HasPrefix(contest, "daily:") && contest >= dailyContest(s.Today())
+}
 
 // Status says where a watched game stands.
 type Status uint8
@@ -139,6 +150,9 @@ func (s *Service) Watch(id int64) (*Watch, error) {
 	if p == nil {
 		return s.watchElsewhere(id)
 	}
+	if s.dailyOn(p.key.contest) {
+		return nil, ErrDailyOn
+	}
 	f := p.watched()
 	f.updateSoon(func(snap *Snapshot) { snap.Watchers++ }, watchersLag)
 	p.seat.watchersChanged()
@@ -151,11 +165,15 @@ func (s *Service) Watch(id int64) (*Watch, error) {
 // boards show it): the game with the most moves if they play several at
 // once.
 func (s *Service) WatchPlayer(who string) (*Watch, error) {
-	if p := s.playerPlay(who); p != nil {
+	p, daily := s.playerPlay(who)
+	if p != nil {
 		return s.Watch(p.id)
 	}
 	if g := s.playerElsewhere(who); g != nil {
 		return s.Watch(g.GameID)
+	}
+	if daily {
+		return nil, ErrDailyOn
 	}
 	return nil, ErrNotLive
 }
@@ -164,7 +182,7 @@ func (s *Service) WatchPlayer(who string) (*Watch, error) {
 // without watching it: for a spectator who follows a player from one game
 // to the next, and checks whether they started another.
 func (s *Service) Playing(who string) (Snapshot, bool) {
-	if p := s.playerPlay(who); p != nil {
+	if p, _ := s.playerPlay(who); p != nil {
 		return p.snapshot(), true
 	}
 	if g := s.playerElsewhere(who); g != nil {
@@ -180,18 +198,24 @@ func tagOf(who string) (id string, byID bool) {
 }
 
 // playerPlay is the game in play on this node of the player who names
-// (see WatchPlayer), or nil.
-func (s *Service) playerPlay(who string) *Play {
+// (see WatchPlayer), or nil; daily is set when they play today's daily
+// challenge, which is not shown (ErrDailyOn).
+func (s *Service) playerPlay(who string) (best *Play, daily bool) {
 	id, byID := tagOf(who)
-	var best *Play
 	for _, p := range s.plays() {
 		pl := p.seat.player
-		match := pl.Name == who || (byID && strings.HasPrefix(db.ShortID(pl.Fingerprint), id))
-		if match && (best == nil || p.Moves() > best.Moves()) {
+		if pl.Name != who && !(byID && strings.HasPrefix(db.ShortID(pl.Fingerprint), id)) {
+			continue
+		}
+		if s.dailyOn(p.key.contest) {
+			daily = true
+			continue
+		}
+		if best == nil || p.Moves() > best.Moves() {
 			best = p
 		}
 	}
-	return best
+	return best, daily
 }
 
 // playerElsewhere is playerPlay for a player whose games are held on
@@ -210,11 +234,12 @@ func (s *Service) playerElsewhere(who string) *db.LiveGame {
 
 // Live returns a snapshot of every game in play on this server (on every
 // node, when they share a store and a Bus), of every size when size is 0;
-// guests' games are not listed.
+// guests' games and games of today's daily challenge (ErrDailyOn) are not
+// listed.
 func (s *Service) Live(size int) []Snapshot {
 	var out []Snapshot
 	for _, p := range s.plays() {
-		if size == 0 || p.key.size == size {
+		if (size == 0 || p.key.size == size) && !s.dailyOn(p.key.contest) {
 			out = append(out, p.snapshot())
 		}
 	}

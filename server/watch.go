@@ -39,13 +39,25 @@ func (s *Server) runWatch(sess *session, args []string) int {
 	w, who, err := s.findWatch(sess.Context(), target)
 	if err != nil {
 		fmt.Fprintf(sess.Stderr(), "watch: %v\n", err)
-		if errors.Is(err, errLookup) {
+		switch {
+		case errors.Is(err, errLookup):
 			return wire.ExitError
+		case errors.Is(err, game.ErrDailyOn):
+			return wire.ExitInPlay
 		}
 		return wire.ExitNotFound
 	}
 	return s.runViewer(sess, tui.NewWatch(s.viewOptions(sess), w, who))
 }
+
+// worded is an error in the words the player reads, still err by kind.
+type worded struct {
+	text string
+	err  error
+}
+
+func (e worded) Error() string { return e.text }
+func (e worded) Unwrap() error { return e.err }
 
 // errLookup: a game could not be read to say why it cannot be watched.
 var errLookup = errors.New("could not look the game up; try again later")
@@ -55,8 +67,12 @@ var errLookup = errors.New("could not look the game up; try again later")
 // their next game). Its errors are for the player to read.
 func (s *Server) findWatch(ctx context.Context, target string) (w *game.Watch, who string, err error) {
 	if id, err := strconv.ParseInt(target, 10, 64); err == nil && id > 0 {
-		if w, err := s.games.Watch(id); err == nil {
+		w, err := s.games.Watch(id)
+		switch {
+		case err == nil:
 			return w, "", nil
+		case errors.Is(err, game.ErrDailyOn):
+			return nil, "", worded{fmt.Sprintf("game %d is of today's daily challenge; everyone plays the day on the same tiles, so it is shown once it is over", id), err}
 		}
 		// A player may be called 42.
 		if w, err := s.games.WatchPlayer(target); err == nil {
@@ -64,8 +80,12 @@ func (s *Server) findWatch(ctx context.Context, target string) (w *game.Watch, w
 		}
 		return nil, "", s.whyNotLive(ctx, id)
 	}
-	if w, err := s.games.WatchPlayer(target); err == nil {
+	w, err = s.games.WatchPlayer(target)
+	switch {
+	case err == nil:
 		return w, target, nil
+	case errors.Is(err, game.ErrDailyOn):
+		return nil, "", worded{fmt.Sprintf("%.40q is playing today's daily challenge; everyone plays the day on the same tiles, so it is shown once it is over", target), err}
 	}
 	if strings.HasPrefix(target, "#") {
 		return nil, "", fmt.Errorf("no player whose tag is %.40q is playing right now", target)

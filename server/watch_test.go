@@ -510,3 +510,44 @@ func TestReplayCommand(t *testing.T) {
 		t.Fatalf("exit %d", code)
 	}
 }
+
+// TestWatchDailyHidden: a game of today's daily challenge in play is not
+// shown (everyone plays the day on the same tiles): watch and replay say
+// so, with status 7.
+func TestWatchDailyHidden(t *testing.T) {
+	ts := startServer(t, func(c *server.Config) { c.Limits.SessionRatePerConn = 0 })
+	ann := ts.dial(t, "ann", newKey(t))
+	scr := startScreen(t, ann, "daily --size 3", 80, 24)
+	scr.waitFor("the daily", contains("Daily "))
+	scr.send("\x1b[D\x1b[A\x1b[C\x1b[B")
+	scr.waitFor("a move", contains("Streak 1"))
+	var rows []wire.ScoreEntry
+	out := run(t, ann, "scores --daily --size 3 --json", "")
+	if err := json.Unmarshal([]byte(out.stdout), &rows); err != nil || len(rows) != 1 {
+		t.Fatalf("scores --daily: %v %q", err, out.stdout)
+	}
+	id := strconv.FormatInt(rows[0].GameID, 10)
+	viewer := ts.dial(t, "viewer", newKey(t))
+	for _, tc := range []struct{ cmd, want string }{
+		{"watch ann", `"ann" is playing today's daily challenge`},
+		{"watch " + id, "game " + id + " is of today's daily challenge"},
+		{"replay " + id, "game " + id + " is of today's daily challenge and still being played"},
+	} {
+		s, err := viewer.NewSession()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.RequestPty("xterm", 24, 80, gossh.TerminalModes{}); err != nil {
+			t.Fatal(err)
+		}
+		var errOut strings.Builder
+		s.Stderr = &errOut
+		code := exitCode(t, s.Run(tc.cmd))
+		s.Close()
+		if code != wire.ExitInPlay || !strings.Contains(errOut.String(), tc.want) {
+			t.Errorf("%s: exit %d, %q; want %d and %q", tc.cmd, code, errOut.String(), wire.ExitInPlay, tc.want)
+		}
+	}
+	scr.send("q")
+	scr.exit()
+}
