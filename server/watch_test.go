@@ -551,3 +551,48 @@ func TestWatchDailyHidden(t *testing.T) {
 	scr.send("q")
 	scr.exit()
 }
+
+// TestTVOverSSH: TV over real SSH (the session's loop waits for the game
+// on screen, and for the one it switches to): it waits while no one
+// plays, shows the only game, moves to a game that overtakes it, and
+// keeps the last board when the game ends and no other is on.
+func TestTVOverSSH(t *testing.T) {
+	ts := startServer(t)
+	tv := startScreen(t, ts.dialGuest(t), "tv --size 3", 80, 24)
+	tv.waitFor("the idle screen", contains("No one is playing right now; waiting…"))
+
+	play := func(b *botSession, st state, until func(state) bool) state {
+		for i := 0; !until(st) && !st.Over; i++ {
+			b.send(engine.Directions()[i%4].String())
+			st = b.mustRead()
+		}
+		return st
+	}
+	ann := startBot(t, ts.dial(t, "ann", newKey(t)), "--size 3")
+	a := play(ann, ann.mustRead(), func(s state) bool { return s.Moves >= 3 })
+	tv.waitFor("ann's game", contains("TV · 2048 ann 3×3 bot ● live"))
+	tv.waitFor("ann's moves", contains(fmt.Sprintf("Moves %d ", a.Moves)))
+
+	bob := startBot(t, ts.dial(t, "bob", newKey(t)), "--size 3")
+	b := play(bob, bob.mustRead(), func(s state) bool { return s.Score > a.Score })
+	if b.Score <= a.Score {
+		t.Skip("bob's game ended below ann's score") // seeds are random
+	}
+	screen := tv.waitFor("bob overtaking", contains("TV · 2048 bob 3×3"))
+	if !strings.Contains(screen, "bob overtook ann.") {
+		t.Errorf("the switch is not told:\n%s", screen)
+	}
+	b = play(bob, b, func(state) bool { return false }) // to the end
+	bob.wait()
+	tv.waitFor("bob's game over", contains(fmt.Sprintf("Game over: bob scored %d.", b.Score)))
+	tv.waitFor("ann's game again", contains("TV · 2048 ann 3×3"))
+	ann.finish()
+	last := tv.waitFor("no one left", contains("ann left. No one else is playing right now; waiting…"))
+	if boardOn(last) != boardOf(a.Board) {
+		t.Fatalf("TV did not keep ann's last board:\n%s\nwant %s", last, boardOf(a.Board))
+	}
+	tv.send("q")
+	if code := tv.exit(); code != wire.ExitOK {
+		t.Fatalf("exit %d", code)
+	}
+}
