@@ -102,6 +102,8 @@ func play(data string, size int, lp localKey, log *slog.Logger) error {
 		Player:  player.Name,
 		Size:    size,
 		Context: ctx,
+		Games:   games, // replays and the history; only this process's games can be watched
+		Self:    player,
 	})
 }
 
