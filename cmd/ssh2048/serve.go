@@ -36,6 +36,7 @@ type serveConfig struct {
 	durability string
 	logFormat  string
 	logLevel   slog.Level
+	pprof      string // loopback address for net/http/pprof; "" none
 }
 
 // parseServe reads the flags, each with an environment fallback.
@@ -50,6 +51,8 @@ func parseServe(args []string, stderr io.Writer) (serveConfig, int, bool) {
 		"when a move is durable: power (it survives a power cut too; an fsync per commit) or crash (it survives the process being killed, not a power cut)")
 	fs.StringVar(&c.logFormat, "log-format", "text", "log format on stderr: text or json")
 	fs.TextVar(&c.logLevel, "log-level", slog.LevelInfo, "debug, info, warn or error")
+	fs.StringVar(&c.pprof, "pprof", "",
+		"serve Go's profiler (net/http/pprof) on this loopback address, e.g. 127.0.0.1:6060; off when empty")
 	if code, ok := parse(fs, args); !ok {
 		return c, code, false
 	}
@@ -64,6 +67,12 @@ func parseServe(args []string, stderr io.Writer) (serveConfig, int, bool) {
 	if _, ok := durabilities[c.durability]; !ok {
 		fmt.Fprintf(stderr, "ssh2048 serve: --durability %q: want power or crash\n", c.durability)
 		return c, 2, false
+	}
+	if c.pprof != "" {
+		if err := checkPprofAddr(c.pprof); err != nil {
+			fmt.Fprintf(stderr, "ssh2048 serve: %v\n", err)
+			return c, 2, false
+		}
 	}
 	return c, 0, true
 }
@@ -99,6 +108,14 @@ func runServe(args []string, _, stderr io.Writer) int {
 func serve(cfg serveConfig, log *slog.Logger) error {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
+
+	if cfg.pprof != "" {
+		pl, err := listenPprof(cfg.pprof, log)
+		if err != nil {
+			return err
+		}
+		defer pl.Close()
+	}
 
 	store, err := db.Open(ctx, cfg.data, db.WithLogger(log), db.WithDurability(durabilities[cfg.durability]))
 	if err != nil {
