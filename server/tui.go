@@ -45,6 +45,7 @@ func (s *Server) runTUI(sess *session) {
 		Width:   width,
 		Height:  height,
 		Profile: colorprofile.Env(append(sess.Environ(), "TERM="+pty.Term)),
+		Term:    pty.Term,
 	})
 	var input io.Reader = sess
 	if s.lim.KeyRate > 0 {
