@@ -117,6 +117,7 @@ type Option func(*options)
 type options struct {
 	log         *slog.Logger
 	synchronous string
+	obs         Observer
 }
 
 // WithLogger sets where the store logs (migrations, replay mismatches).
@@ -147,6 +148,7 @@ type Store struct {
 	read    *sql.DB // read-only pool
 	w       *writer
 	log     *slog.Logger
+	obs     Observer
 	newSeed func() uint64 // replaced in tests
 
 	stopCheckpoints chan struct{}
@@ -183,9 +185,12 @@ func dsn(path string, readOnly bool, synchronous string) string {
 // migrations. A database migrated by a newer binary is refused with
 // ErrSchemaTooNew. Close flushes pending writes.
 func Open(ctx context.Context, dataDir string, opts ...Option) (*Store, error) {
-	o := options{log: slog.Default(), synchronous: string(PowerSafe)}
+	o := options{log: slog.Default(), synchronous: string(PowerSafe), obs: nopObserver{}}
 	for _, opt := range opts {
 		opt(&o)
+	}
+	if o.obs == nil {
+		o.obs = nopObserver{}
 	}
 	if d := Durability(o.synchronous); d != PowerSafe && d != CrashSafe {
 		return nil, fmt.Errorf("open store: %w: durability %q", ErrInvalid, d)
@@ -194,6 +199,9 @@ func Open(ctx context.Context, dataDir string, opts ...Option) (*Store, error) {
 		return nil, fmt.Errorf("open store: %w", err)
 	}
 	path := filepath.Join(dataDir, FileName)
+	if err := secureFiles(path); err != nil {
+		return nil, fmt.Errorf("open store: %w", err)
+	}
 	registerWriterDriver.Do(func() {
 		sql.Register(writerDriver, &sqlite3.SQLiteDriver{ConnectHook: func(c *sqlite3.SQLiteConn) error {
 			// Checkpoints run in the background (see checkpointLoop), not
@@ -213,7 +221,7 @@ func Open(ctx context.Context, dataDir string, opts ...Option) (*Store, error) {
 	write.SetConnMaxIdleTime(0)
 	if err := migrate(ctx, write, path+".migrate-lock", migrations.FS, o.log); err != nil {
 		write.Close()
-		return nil, fmt.Errorf("open store %s: %w", path, err)
+		return nil, fmt.Errorf("open store %s: %w", path, corrupt(err))
 	}
 	read, err := sql.Open("sqlite3", dsn(path, true, o.synchronous))
 	if err != nil {
@@ -226,11 +234,11 @@ func Open(ctx context.Context, dataDir string, opts ...Option) (*Store, error) {
 	if err := read.PingContext(ctx); err != nil {
 		write.Close()
 		read.Close()
-		return nil, fmt.Errorf("open store %s: %w", path, err)
+		return nil, fmt.Errorf("open store %s: %w", path, corrupt(err))
 	}
-	s := &Store{path: path, write: write, read: read, log: o.log, newSeed: rand.Uint64,
+	s := &Store{path: path, write: write, read: read, log: o.log, obs: o.obs, newSeed: rand.Uint64,
 		stopCheckpoints: make(chan struct{}), checkpointsDone: make(chan struct{})}
-	s.w = newWriter(write, o.log)
+	s.w = newWriter(write, o.log, o.obs)
 	go s.checkpointLoop()
 	return s, nil
 }
@@ -261,6 +269,7 @@ func (s *Store) checkpointLoop() {
 			var busy, frames, done int
 			if err := s.read.QueryRow(`PRAGMA wal_checkpoint(PASSIVE)`).Scan(&busy, &frames, &done); err != nil {
 				s.log.Warn("db: checkpoint failed", "err", err)
+				s.obs.Failed("checkpoint")
 			}
 		}
 	}

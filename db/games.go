@@ -19,6 +19,7 @@ type GameSummary struct {
 	MaxTile   int
 	Moves     int
 	Won       bool
+	Contest   string // '' for free play, else 'daily:YYYY-MM-DD' or 'race:ID'
 	StartedAt time.Time
 	UpdatedAt time.Time
 	EndedAt   *time.Time // nil while in progress
@@ -45,7 +46,7 @@ func (s *Store) LoadOrCreateGame(ctx context.Context, playerID int64, size int, 
 		return nil, fmt.Errorf("load game: %w", err)
 	}
 	for range 2 {
-		id, err := s.createGame(ctx, playerID, size, kind, false)
+		id, err := s.createGame(ctx, gameSpec{playerID: playerID, size: size, kind: kind})
 		if err != nil {
 			return nil, fmt.Errorf("load game of player %d (%d×%d %s): %w", playerID, size, size, kind, err)
 		}
@@ -66,20 +67,34 @@ func (s *Store) NewGame(ctx context.Context, playerID int64, size int, kind Kind
 	if err := checkSizeKind(size, kind); err != nil {
 		return nil, fmt.Errorf("new game: %w", err)
 	}
-	id, err := s.createGame(ctx, playerID, size, kind, true)
+	id, err := s.createGame(ctx, gameSpec{playerID: playerID, size: size, kind: kind, replace: true})
 	if err != nil {
 		return nil, fmt.Errorf("new game for player %d (%d×%d %s): %w", playerID, size, size, kind, err)
 	}
 	return s.loadGame(ctx, id)
 }
 
+// gameSpec says which game createGame finds or starts.
+type gameSpec struct {
+	playerID int64
+	size     int
+	kind     Kind
+	contest  string // '' for free play; see migration 00005
+	seed     uint64 // a contest's shared seed; free play draws its own
+	replace  bool   // end the game in progress and start another
+}
+
 // createGame returns the id of the game in progress for (player, size,
 // kind), creating it if there is none or if replace is set (ending the old
 // one). Check and insert run in one write transaction, so two sessions of
 // one player racing here end up with the same game.
-func (s *Store) createGame(ctx context.Context, playerID int64, size int, kind Kind, replace bool) (int64, error) {
-	seed := s.newSeed()
-	eg, err := engine.NewGame(size, seed)
+func (s *Store) createGame(ctx context.Context, spec gameSpec) (int64, error) {
+	playerID, size, kind, contest, replace := spec.playerID, spec.size, spec.kind, spec.contest, spec.replace
+	seed, gen := spec.seed, engine.Current
+	if contest == "" {
+		seed = s.newSeed()
+	}
+	eg, err := gen.NewGame(size, seed)
 	if err != nil {
 		return 0, err
 	}
@@ -97,14 +112,14 @@ func (s *Store) createGame(ctx context.Context, playerID int64, size int, kind K
 		if replace {
 			if _, err := tx.ExecContext(ctx, `
 				UPDATE games SET ended_at = ?4, updated_at = ?4
-				WHERE player_id = ?1 AND size = ?2 AND kind = ?3 AND ended_at IS NULL`,
-				playerID, size, string(kind), now); err != nil {
+				WHERE player_id = ?1 AND size = ?2 AND kind = ?3 AND contest = ?5 AND ended_at IS NULL`,
+				playerID, size, string(kind), now, contest); err != nil {
 				return err
 			}
 		} else {
 			err := tx.QueryRowContext(ctx, `
-				SELECT id FROM games WHERE player_id = ? AND size = ? AND kind = ? AND ended_at IS NULL`,
-				playerID, size, string(kind)).Scan(&id)
+				SELECT id FROM games WHERE player_id = ? AND size = ? AND kind = ? AND contest = ? AND ended_at IS NULL`,
+				playerID, size, string(kind), contest).Scan(&id)
 			if err == nil {
 				return nil
 			}
@@ -113,10 +128,10 @@ func (s *Store) createGame(ctx context.Context, playerID int64, size int, kind K
 			}
 		}
 		return tx.QueryRowContext(ctx, `
-			INSERT INTO games (player_id, size, kind, seed, max_tile, board, started_at, updated_at, reached_at)
-			VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7, ?7)
+			INSERT INTO games (player_id, size, kind, seed, generator, max_tile, board, started_at, updated_at, reached_at, contest)
+			VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8, ?8, ?9)
 			RETURNING id`,
-			playerID, size, string(kind), seedToDB(seed), maxTile, board, now).Scan(&id)
+			playerID, size, string(kind), seedToDB(seed), int(gen), maxTile, board, now, contest).Scan(&id)
 	})
 	return id, err
 }
@@ -137,12 +152,13 @@ func (s *Store) loadGame(ctx context.Context, id int64) (*SavedGame, error) {
 	var (
 		kind          string
 		seed, started int64
+		gen           uint8
 		stored        MoveState
 	)
 	err = tx.QueryRowContext(ctx, `
-		SELECT player_id, size, kind, seed, started_at, score, max_tile, moves, won, board
+		SELECT player_id, size, kind, seed, generator, started_at, score, max_tile, moves, won, board
 		FROM games WHERE id = ?`, id,
-	).Scan(&g.PlayerID, &g.Size, &kind, &seed, &started, &stored.Score, &stored.MaxTile, &stored.Moves, &stored.Won, &stored.Board)
+	).Scan(&g.PlayerID, &g.Size, &kind, &seed, &gen, &started, &stored.Score, &stored.MaxTile, &stored.Moves, &stored.Won, &stored.Board)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("load game %d: %w", id, ErrNotFound)
 	}
@@ -155,7 +171,7 @@ func (s *Store) loadGame(ctx context.Context, id int64) (*SavedGame, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load game %d: %w", id, err)
 	}
-	g.Engine, err = engine.Replay(g.Size, g.Seed, dirs)
+	g.Engine, err = engine.Generator(gen).Replay(g.Size, g.Seed, dirs)
 	if err != nil {
 		return nil, fmt.Errorf("load game %d: replay: %w", id, err)
 	}
@@ -265,6 +281,7 @@ func (s *Store) AppendMove(ctx context.Context, gameID int64, seq int, d engine.
 	if err != nil {
 		return fmt.Errorf("append move %d to game %d: %w", seq, gameID, err)
 	}
+	s.obs.MoveStored()
 	return nil
 }
 
@@ -348,7 +365,7 @@ func (s *Store) MarkAssisted(ctx context.Context, gameID int64) error {
 		}
 		if _, err := tx.ExecContext(ctx, `
 			UPDATE games SET ended_at = ?3, updated_at = ?3
-			WHERE player_id = ?1 AND size = ?2 AND kind = 'assisted' AND ended_at IS NULL`,
+			WHERE player_id = ?1 AND size = ?2 AND kind = 'assisted' AND contest = '' AND ended_at IS NULL`,
 			g.playerID, g.size, now); err != nil {
 			return err
 		}
@@ -375,7 +392,7 @@ func (s *Store) MarkAssisted(ctx context.Context, gameID int64) error {
 			if _, err := tx.ExecContext(ctx, `
 				INSERT INTO player_bests (player_id, size, kind, game_id, score, reached_at)
 				SELECT player_id, size, kind, id, score, reached_at FROM games
-				WHERE player_id = ? AND size = ? AND kind = 'human' AND moves > 0
+				WHERE player_id = ? AND size = ? AND kind = 'human' AND contest = '' AND moves > 0
 				ORDER BY score DESC, reached_at, id LIMIT 1`,
 				g.playerID, g.size); err != nil {
 				return err
@@ -396,7 +413,7 @@ func (s *Store) PlayerGames(ctx context.Context, playerID int64, limit int) ([]G
 		limit = 100
 	}
 	rows, err := s.read.QueryContext(ctx, `
-		SELECT id, size, kind, score, max_tile, moves, won, started_at, updated_at, ended_at
+		SELECT id, size, kind, score, max_tile, moves, won, contest, started_at, updated_at, ended_at
 		FROM games WHERE player_id = ? ORDER BY id DESC LIMIT ?`, playerID, limit)
 	if err != nil {
 		return nil, fmt.Errorf("games of player %d: %w", playerID, err)
@@ -408,7 +425,7 @@ func (s *Store) PlayerGames(ctx context.Context, playerID int64, limit int) ([]G
 		var kind string
 		var started, updated int64
 		var ended sql.NullInt64
-		if err := rows.Scan(&g.ID, &g.Size, &kind, &g.Score, &g.MaxTile, &g.Moves, &g.Won, &started, &updated, &ended); err != nil {
+		if err := rows.Scan(&g.ID, &g.Size, &kind, &g.Score, &g.MaxTile, &g.Moves, &g.Won, &g.Contest, &started, &updated, &ended); err != nil {
 			return nil, fmt.Errorf("games of player %d: %w", playerID, err)
 		}
 		g.Kind, g.StartedAt, g.UpdatedAt, g.EndedAt = Kind(kind), fromMicros(started), fromMicros(updated), timePtr(ended)

@@ -310,7 +310,7 @@ func TestReplayDivergenceEndsGameAndStartsNew(t *testing.T) {
 	var still engine.Direction
 	seed, found := uint64(0), false
 	for ; !found; seed++ {
-		eg, err := engine.NewGame(4, seed)
+		eg, err := engine.Current.NewGame(4, seed)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -351,5 +351,75 @@ func TestReplayDivergenceEndsGameAndStartsNew(t *testing.T) {
 	}
 	if n := countMoves(t, s, g.ID); n != 1 {
 		t.Fatalf("diverged game lost its moves: %d", n)
+	}
+}
+
+// TestGamesReplayWithTheirOwnGenerator: new games record the current
+// generator; a game stored before generators were recorded (generator 1,
+// PCG, the column's default) still replays with PCG.
+func TestGamesReplayWithTheirOwnGenerator(t *testing.T) {
+	ctx := context.Background()
+	s := openStore(t)
+	p := addPlayer(t, s, "gen")
+	g, err := s.LoadOrCreateGame(ctx, p.ID, 4, KindHuman)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.Engine.Generator() != engine.Current {
+		t.Fatalf("new game uses %v, want %v", g.Engine.Generator(), engine.Current)
+	}
+	// Turn it into a game of before: PCG from the same seed, a few moves.
+	old, err := engine.PCG.NewGame(4, g.Seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.w.db.ExecContext(ctx, `UPDATE games SET generator = 1, board = ?, max_tile = ? WHERE id = ?`,
+		old.Board().String(), old.MaxTile(), g.ID); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []engine.Direction{engine.Left, engine.Up, engine.Right, engine.Down, engine.Left} {
+		if old.Move(d).Moved {
+			if err := s.AppendMove(ctx, g.ID, old.Moves()-1, d, StateOf(old)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	loaded, err := s.LoadOrCreateGame(ctx, p.ID, 4, KindHuman)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if loaded.ID != g.ID || loaded.Engine.Generator() != engine.PCG || StateOf(loaded.Engine) != StateOf(old) {
+		t.Fatalf("old game reloads as %v %+v, want PCG %+v", loaded.Engine.Generator(), StateOf(loaded.Engine), StateOf(old))
+	}
+}
+
+func TestFullGame(t *testing.T) {
+	ctx := context.Background()
+	s := openStore(t)
+	p := addPlayer(t, s, "hal")
+	g, err := s.LoadOrCreateGame(ctx, p.ID, 4, KindHuman)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(9, 9))
+	for range 30 {
+		if err := playMove(ctx, s, g, rng); err != nil {
+			t.Fatal(err)
+		}
+	}
+	full, err := s.FullGame(ctx, g.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	replayed, err := full.Generator.Replay(full.Size, full.Seed, full.Dirs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if full.Player != "hal" || full.Fingerprint != p.Fingerprint || full.EndedAt != nil || full.Moves != 30 ||
+		StateOf(replayed) != StateOf(g.Engine) {
+		t.Fatalf("full game %+v replays to %+v, want %+v", full, StateOf(replayed), StateOf(g.Engine))
+	}
+	if _, err := s.FullGame(ctx, g.ID+1); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("unknown game: %v", err)
 	}
 }

@@ -12,15 +12,16 @@ import (
 // Entry is one row of a leaderboard: a player's best game of a size and
 // kind (in progress or ended) and its rank.
 type Entry struct {
-	Rank     int // 1-based; no two entries share a rank
-	PlayerID int64
-	Name     string
-	Score    int
-	MaxTile  int
-	Moves    int
-	Won      bool
-	Ended    *time.Time // nil while the game is in progress
-	GameID   int64
+	Rank        int // 1-based; no two entries share a rank
+	PlayerID    int64
+	Name        string
+	Fingerprint string // the player's key, as Player.Fingerprint
+	Score       int
+	MaxTile     int
+	Moves       int
+	Won         bool
+	Ended       *time.Time // nil while the game is in progress
+	GameID      int64
 }
 
 // The leaderboard order: higher score first; on equal scores, whoever
@@ -28,11 +29,11 @@ type Entry struct {
 // player_bests_rank index column for column, so the top N is an index walk.
 const rankOrder = `b.score DESC, b.reached_at, b.game_id`
 
-const entryColumns = `b.player_id, p.name, g.score, g.max_tile, g.moves, g.won, g.ended_at, g.id, b.score, b.reached_at`
+const entryColumns = `b.player_id, p.name, p.fingerprint, g.score, g.max_tile, g.moves, g.won, g.ended_at, g.id, b.score, b.reached_at`
 
 func scanEntry(sc interface{ Scan(...any) error }, e *Entry, bestScore, reached *int64) error {
 	var ended sql.NullInt64
-	if err := sc.Scan(&e.PlayerID, &e.Name, &e.Score, &e.MaxTile, &e.Moves, &e.Won, &ended, &e.GameID, bestScore, reached); err != nil {
+	if err := sc.Scan(&e.PlayerID, &e.Name, &e.Fingerprint, &e.Score, &e.MaxTile, &e.Moves, &e.Won, &ended, &e.GameID, bestScore, reached); err != nil {
 		return err
 	}
 	e.Ended = timePtr(ended)

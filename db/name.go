@@ -21,7 +21,12 @@ const (
 )
 
 // SanitizeName turns an SSH user name into a display name that is safe to
-// draw in anyone's terminal: terminal escape sequences (CSI, OSC such as
+// draw in anyone's terminal: first, code points that draw nothing are
+// removed (Unicode's Default_Ignorable_Code_Point, which includes the
+// Hangul fillers U+115F, U+1160, U+3164 and U+FFA0, variation selectors,
+// tags and the combining grapheme joiner, and the blank Braille pattern
+// U+2800), so that "swap1" and "swap1" followed by a filler are one name
+// and a name of fillers is no name; then terminal escape sequences (CSI, OSC such as
 // OSC 52 clipboard writes, DCS, and their 8-bit C1 forms) are removed
 // whole; invalid UTF-8, control, format (bidi overrides, zero-width
 // joiners), private-use, unassigned and separator characters are dropped;
@@ -32,7 +37,7 @@ func SanitizeName(raw string) string {
 	if len(raw) > maxNameInput {
 		raw = raw[:maxNameInput]
 	}
-	clean := fitWidth(stripUnsafe(raw))
+	clean := fitWidth(stripUnsafe(stripInvisible(raw)))
 	// Dropping characters can join neighbours into new graphemes; repeat
 	// until the result is stable so that sanitizing is idempotent.
 	for range 3 {
@@ -43,6 +48,41 @@ func SanitizeName(raw string) string {
 		clean = again
 	}
 	return clean
+}
+
+// stripInvisible removes the code points that draw nothing (see
+// SanitizeName). It keeps invalid UTF-8 as it is, for stripUnsafe to drop.
+func stripInvisible(s string) string {
+	if !strings.ContainsFunc(s, invisible) {
+		return s
+	}
+	return strings.Map(func(r rune) rune {
+		if invisible(r) {
+			return -1
+		}
+		return r
+	}, s)
+}
+
+// invisible reports whether r draws nothing: a default-ignorable code
+// point, or the blank Braille pattern (a symbol, drawn as an empty cell).
+func invisible(r rune) bool {
+	return r == '\u2800' || defaultIgnorable(r)
+}
+
+// defaultIgnorable is Unicode's Default_Ignorable_Code_Point, derived as
+// DerivedCoreProperties.txt derives it from the properties Go's unicode
+// package has: Other_Default_Ignorable_Code_Point + Cf + Variation_Selector
+// - White_Space - FFF9..FFFB - 13430..1343F - Prepended_Concatenation_Mark.
+func defaultIgnorable(r rune) bool {
+	switch {
+	case r < 0xad:
+		return false // the common case: no such code point below U+00AD
+	case unicode.Is(unicode.White_Space, r), r >= 0xfff9 && r <= 0xfffb, r >= 0x13430 && r <= 0x1343f,
+		unicode.Is(unicode.Prepended_Concatenation_Mark, r):
+		return false
+	}
+	return unicode.In(r, unicode.Other_Default_Ignorable_Code_Point, unicode.Cf, unicode.Variation_Selector)
 }
 
 // stripUnsafe removes escape sequences and unsafe runes and folds spaces.

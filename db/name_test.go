@@ -43,6 +43,19 @@ func TestSanitizeName(t *testing.T) {
 		{"only hostile", "\x1b[2J\r\n\u202e", ""},
 		{"full-width space folded", "a\u3000b", "a b"},
 		{"trailing space after cut", "abcdefghijklmno pqr", "abcdefghijklmno"},
+		// Issue 12: code points that draw nothing make look-alikes and
+		// blank names.
+		{"Hangul filler after a name", "swap1\u3164", "swap1"},
+		{"only Hangul fillers", "\u3164\u3164\u3164", ""},
+		{"choseong and jungseong fillers", "a\u115fb\u1160c\uffa0d", "abcd"},
+		{"combining grapheme joiner", "ab\u034fc", "abc"},
+		{"variation selectors", "a\ufe0fb\U000e0100c", "abc"},
+		{"tags", "flag\U000e0067\U000e0062\U000e007f", "flag"},
+		{"Mongolian selectors and separator", "a\u180bb\u180ec", "abc"},
+		{"soft hyphen and word joiner", "a\u00adb\u2060c", "abc"},
+		{"blank Braille pattern", "\u2800\u2800x\u2800", "x"},
+		{"filler inside an escape sequence", "\x1b[3\u31641mred", "red"},
+		{"Hangul syllable kept", "\u1100\u1161\u11a8", "\u1100\u1161\u11a8"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -65,7 +78,8 @@ func checkSafeName(t *testing.T, in, got string) {
 		t.Fatalf("SanitizeName(%q) = %q: %d cells wide", in, got, w)
 	}
 	for _, r := range got {
-		if r != ' ' && !unicode.IsGraphic(r) || unicode.In(r, unicode.Cc, unicode.Cf, unicode.Co, unicode.Zl, unicode.Zp) {
+		if r != ' ' && !unicode.IsGraphic(r) || unicode.In(r, unicode.Cc, unicode.Cf, unicode.Co, unicode.Zl, unicode.Zp,
+			unicode.Other_Default_Ignorable_Code_Point, unicode.Variation_Selector) || r == '\u2800' {
 			t.Fatalf("SanitizeName(%q) = %q: contains %U", in, got, r)
 		}
 	}
@@ -99,6 +113,7 @@ func FuzzSanitizeName(f *testing.F) {
 	for _, seed := range []string{
 		"alice", "\x1b]52;c;AAAA\x07", "\u009b31m", "a\rb\bc", "\u202e\u2066", "\xff\xfe",
 		"名前", "e\u0301", "👨\u200d👩\u200d👧", "🇺🇸🇬🇧", "\u1100\u1161\u11a8", strings.Repeat("ab", 100),
+		"swap1\u3164", "\u115f\u1160\uffa0", "a\ufe0f\U000e0041\u034f",
 	} {
 		f.Add(seed)
 	}

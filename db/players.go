@@ -3,6 +3,7 @@ package db
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"strings"
 )
@@ -17,10 +18,7 @@ func (s *Store) UpsertPlayer(ctx context.Context, fingerprint, keyType, rawName 
 	if fingerprint == "" {
 		return Player{}, fmt.Errorf("upsert player: %w: empty fingerprint", ErrInvalid)
 	}
-	name := SanitizeName(rawName)
-	if name == "" {
-		name = fallbackName(fingerprint)
-	}
+	name := DisplayName(rawName, fingerprint)
 	var p Player
 	err := s.w.do(ctx, func(tx *sql.Tx, now int64) error {
 		var first, last int64
@@ -41,6 +39,18 @@ func (s *Store) UpsertPlayer(ctx context.Context, fingerprint, keyType, rawName 
 	return p, nil
 }
 
+// DisplayName is a player's name as it may be shown to anyone: sanitized
+// (SanitizeName), or, when nothing is left of it, "player-" and the first
+// letters of the key's fingerprint. Names stored by an older version are
+// shown through it too: SanitizeName is idempotent, so a name stored clean
+// stays as it is.
+func DisplayName(name, fingerprint string) string {
+	if clean := SanitizeName(name); clean != "" {
+		return clean
+	}
+	return fallbackName(fingerprint)
+}
+
 // fallbackName names a player whose user name sanitized to nothing.
 func fallbackName(fingerprint string) string {
 	id := strings.TrimPrefix(fingerprint, "SHA256:")
@@ -49,4 +59,21 @@ func fallbackName(fingerprint string) string {
 		id = string(r[:6])
 	}
 	return "player-" + id
+}
+
+// PlayerByID returns the player with that id, or ErrNotFound.
+func (s *Store) PlayerByID(ctx context.Context, id int64) (Player, error) {
+	var p Player
+	var first, last int64
+	err := s.read.QueryRowContext(ctx, `
+		SELECT id, fingerprint, key_type, name, first_seen, last_seen FROM players WHERE id = ?`, id,
+	).Scan(&p.ID, &p.Fingerprint, &p.KeyType, &p.Name, &first, &last)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Player{}, fmt.Errorf("player %d: %w", id, ErrNotFound)
+	}
+	if err != nil {
+		return Player{}, fmt.Errorf("player %d: %w", id, err)
+	}
+	p.FirstSeen, p.LastSeen = fromMicros(first), fromMicros(last)
+	return p, nil
 }

@@ -65,6 +65,7 @@ func reject(err error) error { return rejection{err} }
 type writer struct {
 	db  *sql.DB
 	log *slog.Logger
+	obs Observer
 
 	mu     sync.Mutex
 	queue  []*job
@@ -82,8 +83,8 @@ type writer struct {
 	commits atomic.Int64 // group commits so far
 }
 
-func newWriter(db *sql.DB, log *slog.Logger) *writer {
-	w := &writer{db: db, log: log, wake: make(chan struct{}, 1), exited: make(chan struct{})}
+func newWriter(db *sql.DB, log *slog.Logger, obs Observer) *writer {
+	w := &writer{db: db, log: log, obs: obs, wake: make(chan struct{}, 1), exited: make(chan struct{})}
 	go w.loop()
 	return w
 }
@@ -97,8 +98,8 @@ func (w *writer) do(ctx context.Context, fn func(tx *sql.Tx, now int64) error) e
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	now := time.Now()
-	j := &job{ctx: ctx, run: fn, done: make(chan error, 1), queued: now}
+	queued := time.Now()
+	j := &job{ctx: ctx, run: fn, done: make(chan error, 1), queued: queued}
 	w.mu.Lock()
 	if w.closed {
 		w.mu.Unlock()
@@ -106,15 +107,17 @@ func (w *writer) do(ctx context.Context, fn func(tx *sql.Tx, now int64) error) e
 	}
 	w.queue = append(w.queue, j)
 	if !w.lastQueued.IsZero() {
-		w.gap += (now.Sub(w.lastQueued) - w.gap) / 8
+		w.gap += (queued.Sub(w.lastQueued) - w.gap) / 8
 	}
-	w.lastQueued = now
+	w.lastQueued = queued
 	w.mu.Unlock()
 	select {
 	case w.wake <- struct{}{}:
 	default:
 	}
-	return <-j.done
+	err := <-j.done
+	w.obs.Waited(time.Since(queued))
+	return err
 }
 
 // close stops new jobs, lets the loop commit what is queued and waits.
@@ -204,8 +207,10 @@ func (w *writer) commit(batch []*job) {
 // transaction could not begin or commit; then no job was committed.
 func (w *writer) group(batch []*job, results []error) error {
 	ctx := context.Background() // the group outlives any one caller
+	began := time.Now()
 	tx, err := w.begin(ctx)
 	if err != nil {
+		w.obs.Failed("begin")
 		return err
 	}
 	for i, j := range batch {
@@ -217,15 +222,18 @@ func (w *writer) group(batch []*job, results []error) error {
 		var r rejection
 		if err != nil && !errors.As(err, &r) {
 			tx.Rollback()
+			w.obs.Failed("write")
 			return err
 		}
 		results[i] = err
 	}
 	if err := tx.Commit(); err != nil {
 		w.log.Error("db: commit failed", "writes", len(batch), "err", err)
+		w.obs.Failed("commit")
 		return fmt.Errorf("commit: %w", err)
 	}
 	w.commits.Add(1)
+	w.obs.Committed(len(batch), time.Since(began))
 	return nil
 }
 

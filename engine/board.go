@@ -63,6 +63,10 @@ func (d Direction) String() string {
 // Valid reports whether d is one of the four directions.
 func (d Direction) Valid() bool { return d <= Left }
 
+// ErrGenerator is returned for a tile generator this package does not
+// know (a game recorded by a newer ssh2048, say).
+var ErrGenerator = errors.New("unknown tile generator")
+
 // ErrDirection is returned by ParseDirection for anything but a direction.
 var ErrDirection = errors.New("not a direction (want up, down, left, right or u, d, l, r)")
 

@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"crypto/sha256"
+	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
 )
@@ -29,24 +31,87 @@ type Result struct {
 	Spawn  Spawn // the new tile, when Moved
 }
 
+// Generator names the random source that places new tiles. A game keeps
+// the generator it started with, and a stored game records it, so every
+// game replays with its own whatever the newest generator is.
+type Generator uint8
+
+const (
+	// PCG is math/rand/v2's PCG seeded with (seed, seed^0x2048): fast,
+	// but not a cryptographic generator, so in principle the tiles a game
+	// has shown could tell an observer the ones to come. Games stored
+	// before ChaCha8 use it.
+	PCG Generator = 1
+	// ChaCha8 is math/rand/v2's ChaCha8, keyed with SHA-256 of the seed: a
+	// cryptographic generator, so the tiles shown so far say nothing of
+	// the next ones (short of trying every seed, 2^64 of them).
+	ChaCha8 Generator = 2
+
+	// Current is the generator new games start with.
+	Current = ChaCha8
+)
+
+// Valid reports whether gen is a generator this package knows.
+func (gen Generator) Valid() bool { return gen == PCG || gen == ChaCha8 }
+
+func (gen Generator) String() string {
+	switch gen {
+	case PCG:
+		return "pcg"
+	case ChaCha8:
+		return "chacha8"
+	}
+	return fmt.Sprintf("generator(%d)", uint8(gen))
+}
+
+// ParseGenerator reads a generator's name, as String writes it.
+func ParseGenerator(s string) (Generator, error) {
+	for _, gen := range []Generator{PCG, ChaCha8} {
+		if s == gen.String() {
+			return gen, nil
+		}
+	}
+	return 0, fmt.Errorf("%q: %w", s, ErrGenerator)
+}
+
+// source returns the random source of a game with this seed.
+func (gen Generator) source(seed uint64) (rand.Source, error) {
+	switch gen {
+	case PCG:
+		return rand.NewPCG(seed, seed^0x2048), nil
+	case ChaCha8:
+		var in [8 + 14]byte
+		binary.LittleEndian.PutUint64(in[:8], seed)
+		copy(in[8:], "ssh2048 spawns")
+		return rand.NewChaCha8(sha256.Sum256(in[:])), nil
+	}
+	return nil, fmt.Errorf("%v: %w", gen, ErrGenerator)
+}
+
 // Game is one game of 2048: a board, its score and the random source that
-// places new tiles. The same size, seed and directions always give the same
-// game. A Game is not safe for concurrent use.
+// places new tiles. The same size, generator, seed and directions always
+// give the same game. A Game is not safe for concurrent use.
 type Game struct {
 	board Board
+	gen   Generator
 	seed  uint64
 	rng   *rand.Rand
 	score int
 	moves int
 }
 
-// NewGame starts a game on an empty size×size board with two random tiles.
-func NewGame(size int, seed uint64) (*Game, error) {
+// NewGame starts a game on an empty size×size board with two random
+// tiles, placed by gen from seed.
+func (gen Generator) NewGame(size int, seed uint64) (*Game, error) {
 	b, err := NewBoard(size)
 	if err != nil {
 		return nil, err
 	}
-	g := &Game{board: b, seed: seed, rng: rand.New(rand.NewPCG(seed, seed^0x2048))}
+	src, err := gen.source(seed)
+	if err != nil {
+		return nil, err
+	}
+	g := &Game{board: b, gen: gen, seed: seed, rng: rand.New(src)}
 	g.spawn()
 	g.spawn()
 	return g, nil
@@ -54,8 +119,8 @@ func NewGame(size int, seed uint64) (*Game, error) {
 
 // Replay rebuilds a game from its size, seed and the directions played.
 // Directions that change nothing are allowed and, as in play, do nothing.
-func Replay(size int, seed uint64, dirs []Direction) (*Game, error) {
-	g, err := NewGame(size, seed)
+func (gen Generator) Replay(size int, seed uint64, dirs []Direction) (*Game, error) {
+	g, err := gen.NewGame(size, seed)
 	if err != nil {
 		return nil, err
 	}
@@ -112,6 +177,9 @@ func (g *Game) Size() int { return g.board.Size() }
 
 // Seed returns the seed the game was started with.
 func (g *Game) Seed() uint64 { return g.seed }
+
+// Generator returns the generator that places the game's tiles.
+func (g *Game) Generator() Generator { return g.gen }
 
 // Score returns the sum of all merged tiles so far.
 func (g *Game) Score() int { return g.score }

@@ -12,7 +12,7 @@ import (
 func TestNewGameStartsWithTwoTiles(t *testing.T) {
 	for size := MinSize; size <= MaxSize; size++ {
 		for seed := range uint64(50) {
-			g, err := NewGame(size, seed)
+			g, err := PCG.NewGame(size, seed)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -28,13 +28,13 @@ func TestNewGameStartsWithTwoTiles(t *testing.T) {
 			}
 		}
 	}
-	if _, err := NewGame(9, 1); !errors.Is(err, ErrSize) {
-		t.Errorf("NewGame(9) error = %v, want ErrSize", err)
+	if _, err := PCG.NewGame(9, 1); !errors.Is(err, ErrSize) {
+		t.Errorf("PCG.NewGame(9) error = %v, want ErrSize", err)
 	}
 }
 
 func TestGameMoveSpawnsOnlyAfterRealMove(t *testing.T) {
-	g, _ := NewGame(4, 7)
+	g, _ := PCG.NewGame(4, 7)
 	g.board = mustParse(t, "2 4 8 16/0 0 0 0/0 0 0 0/0 0 0 0")
 	before := g.Board()
 	if r := g.Move(Left); r.Moved || g.Board() != before || g.Moves() != 0 {
@@ -54,7 +54,7 @@ func TestGameMoveSpawnsOnlyAfterRealMove(t *testing.T) {
 }
 
 func TestWinAndKeepPlaying(t *testing.T) {
-	g, _ := NewGame(4, 1)
+	g, _ := PCG.NewGame(4, 1)
 	g.board = mustParse(t, "1024 1024 0 0/0 0 0 0/0 0 0 0/0 0 0 2")
 	if g.Won() {
 		t.Fatal("won before merging")
@@ -81,7 +81,7 @@ func TestWinExponent(t *testing.T) {
 }
 
 func TestGameOver(t *testing.T) {
-	g, _ := NewGame(3, 1)
+	g, _ := PCG.NewGame(3, 1)
 	g.board = mustParse(t, "2 4 2/4 2 4/2 4 2")
 	if !g.Over() {
 		t.Fatal("full board without merges is not over")
@@ -95,9 +95,9 @@ func TestGameOver(t *testing.T) {
 
 // playRandom plays a game of random directions to the end (or maxMoves) and
 // returns every direction tried, no-ops included.
-func playRandom(t *testing.T, size int, seed uint64, maxMoves int) (*Game, []Direction) {
+func playRandomWith(t *testing.T, gen Generator, size int, seed uint64, maxMoves int) (*Game, []Direction) {
 	t.Helper()
-	g, err := NewGame(size, seed)
+	g, err := gen.NewGame(size, seed)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,30 +112,37 @@ func playRandom(t *testing.T, size int, seed uint64, maxMoves int) (*Game, []Dir
 }
 
 func TestReplayIsDeterministic(t *testing.T) {
-	for size := MinSize; size <= MaxSize; size++ {
-		for seed := range uint64(10) {
-			g, dirs := playRandom(t, size, seed, 3000)
-			for range 2 {
-				r, err := Replay(size, seed, dirs)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if r.Board() != g.Board() || r.Score() != g.Score() || r.Moves() != g.Moves() || r.Won() != g.Won() || r.Over() != g.Over() {
-					t.Fatalf("size %d seed %d: replay %s score %d moves %d, played %s score %d moves %d",
-						size, seed, r.Board(), r.Score(), r.Moves(), g.Board(), g.Score(), g.Moves())
-				}
-			}
-			// Another seed gives another game (a check that the seed is used).
-			other, _ := Replay(size, seed+1000, dirs)
-			if other.Board() == g.Board() && other.Score() == g.Score() {
-				t.Fatalf("size %d: seeds %d and %d give the same game", size, seed, seed+1000)
+	for _, gen := range []Generator{PCG, ChaCha8} {
+		for size := MinSize; size <= MaxSize; size++ {
+			for seed := range uint64(10) {
+				replayMatches(t, gen, size, seed)
 			}
 		}
 	}
 }
 
+func replayMatches(t *testing.T, gen Generator, size int, seed uint64) {
+	t.Helper()
+	g, dirs := playRandomWith(t, gen, size, seed, 3000)
+	for range 2 {
+		r, err := gen.Replay(size, seed, dirs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Board() != g.Board() || r.Score() != g.Score() || r.Moves() != g.Moves() || r.Won() != g.Won() || r.Over() != g.Over() {
+			t.Fatalf("size %d seed %d: replay %s score %d moves %d, played %s score %d moves %d",
+				size, seed, r.Board(), r.Score(), r.Moves(), g.Board(), g.Score(), g.Moves())
+		}
+	}
+	// Another seed gives another game (a check that the seed is used).
+	other, _ := gen.Replay(size, seed+1000, dirs)
+	if other.Board() == g.Board() && other.Score() == g.Score() {
+		t.Fatalf("size %d: seeds %d and %d give the same game", size, seed, seed+1000)
+	}
+}
+
 func TestReplayRejectsBadDirection(t *testing.T) {
-	if _, err := Replay(4, 1, []Direction{Up, 7}); !errors.Is(err, ErrDirection) {
+	if _, err := PCG.Replay(4, 1, []Direction{Up, 7}); !errors.Is(err, ErrDirection) {
 		t.Fatalf("Replay with direction 7: %v, want ErrDirection", err)
 	}
 }
@@ -268,8 +275,8 @@ func FuzzReplay(f *testing.F) {
 		if err != nil {
 			return
 		}
-		a, errA := Replay(int(size), seed, dirs)
-		b, errB := Replay(int(size), seed, dirs)
+		a, errA := PCG.Replay(int(size), seed, dirs)
+		b, errB := PCG.Replay(int(size), seed, dirs)
 		if (errA == nil) != (errB == nil) {
 			t.Fatalf("replay errors differ: %v / %v", errA, errB)
 		}
@@ -284,9 +291,48 @@ func FuzzReplay(f *testing.F) {
 // five standard deviations of the binomial mean (a false alarm about once
 // in 1.7 million runs; a wrong rule, e.g. 4s at 20 % or a skewed cell
 // choice, lands far outside).
+// TestGenerators: each generator gives its own games, the same ones every
+// time; an unknown one is refused by number and by name.
+func TestGenerators(t *testing.T) {
+	pcg, _ := PCG.NewGame(4, 7)
+	chacha, _ := ChaCha8.NewGame(4, 7)
+	again, _ := ChaCha8.NewGame(4, 7)
+	if chacha.Board() != again.Board() || chacha.Generator() != ChaCha8 || pcg.Generator() != PCG {
+		t.Fatal("ChaCha8 is not deterministic, or a game forgets its generator")
+	}
+	same := 0
+	for seed := range uint64(20) {
+		a, _ := PCG.NewGame(4, seed)
+		b, _ := ChaCha8.NewGame(4, seed)
+		if a.Board() == b.Board() {
+			same++
+		}
+	}
+	if same > 3 {
+		t.Fatalf("PCG and ChaCha8 start %d of 20 seeds alike", same)
+	}
+	if _, err := Generator(9).NewGame(4, 1); !errors.Is(err, ErrGenerator) {
+		t.Fatalf("generator 9: %v", err)
+	}
+	for _, gen := range []Generator{PCG, ChaCha8} {
+		if got, err := ParseGenerator(gen.String()); err != nil || got != gen {
+			t.Fatalf("ParseGenerator(%q) = %v, %v", gen.String(), got, err)
+		}
+	}
+	if _, err := ParseGenerator("xorshift"); !errors.Is(err, ErrGenerator) {
+		t.Fatalf("ParseGenerator(xorshift): %v", err)
+	}
+}
+
 func TestSpawnStatistics(t *testing.T) {
+	for _, gen := range []Generator{PCG, ChaCha8} {
+		t.Run(gen.String(), func(t *testing.T) { spawnStatistics(t, gen) })
+	}
+}
+
+func spawnStatistics(t *testing.T, gen Generator) {
 	const spawns = 100_000
-	g, _ := NewGame(4, 2048)
+	g, _ := gen.NewGame(4, 2048)
 	// Half the board is full, in a checkerboard, so that the choice among
 	// empty cells and the skipping of full ones are both tested.
 	full, _ := NewBoard(4)
@@ -334,7 +380,7 @@ func within(t *testing.T, what string, got, n int, p float64) {
 func midGameBoards(size, count int) []Board {
 	boards := make([]Board, 0, count)
 	for seed := uint64(0); len(boards) < count; seed++ {
-		g, _ := NewGame(size, seed)
+		g, _ := PCG.NewGame(size, seed)
 		rng := rand.New(rand.NewPCG(seed, 1))
 		for g.Moves() < 20*size && !g.Over() {
 			g.Move(Direction(rng.IntN(4)))
@@ -361,12 +407,12 @@ func BenchmarkMove(b *testing.B) {
 }
 
 func BenchmarkGameMove(b *testing.B) {
-	g, _ := NewGame(4, 1)
+	g, _ := PCG.NewGame(4, 1)
 	b.ReportAllocs()
 	i := 0
 	for b.Loop() {
 		if g.Over() {
-			g, _ = NewGame(4, uint64(i))
+			g, _ = PCG.NewGame(4, uint64(i))
 		}
 		g.Move(Direction(i & 3))
 		i++

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/ssh2048/ssh2048/db"
 	"github.com/ssh2048/ssh2048/engine"
@@ -18,12 +19,15 @@ type Play struct {
 	key   gameKey // changes (rekey) only with both mu and the service's lock held
 	guest bool
 
-	mu      sync.Mutex
-	id      int64 // the store's game id; 0 for a guest
-	game    *engine.Game
-	revoked bool // a newer session holds the game
-	failed  error
-	ended   bool
+	mu       sync.Mutex
+	id       int64 // the store's game id; 0 for a guest
+	game     *engine.Game
+	revoked  bool // a newer session holds the game
+	failed   error
+	ended    bool
+	feed     *feed     // the game's spectators, once it has had any
+	deadline time.Time // a contest's end: no move after it; zero for free play
+	race     *race     // the race the game is part of, told of every move
 }
 
 // load fetches the game from the store. A game that is over but was never
@@ -143,6 +147,16 @@ func lockedGet[T any](p *Play, get func(*engine.Game) T) T {
 // further moves; the session should end and the player resume from what
 // was stored.
 func (p *Play) Move(ctx context.Context, d engine.Direction) (engine.Result, error) {
+	res, err := p.move(ctx, d)
+	if err == nil && res.Moved && p.race != nil {
+		// Not under p.mu: the race reads every racer's game.
+		p.race.moved(p, res.Gained)
+	}
+	return res, err
+}
+
+// move is Move but for telling the race.
+func (p *Play) move(ctx context.Context, d engine.Direction) (engine.Result, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	switch {
@@ -152,6 +166,8 @@ func (p *Play) Move(ctx context.Context, d engine.Direction) (engine.Result, err
 		return engine.Result{}, p.failed
 	case p.ended:
 		return engine.Result{}, ErrOver
+	case !p.deadline.IsZero() && !p.seat.svc.now().Before(p.deadline):
+		return engine.Result{}, ErrTimeUp
 	}
 	res := p.game.Move(d)
 	if !res.Moved {
@@ -170,6 +186,12 @@ func (p *Play) Move(ctx context.Context, d engine.Direction) (engine.Result, err
 		if err := p.end(ctx); err != nil {
 			return engine.Result{}, err
 		}
+	}
+	if p.feed != nil {
+		p.feed.update(func(snap *Snapshot) {
+			p.fill(snap)
+			snap.Last = res
+		})
 	}
 	return res, nil
 }
@@ -212,6 +234,44 @@ func (p *Play) end(ctx context.Context) error {
 	return nil
 }
 
+// snapshot returns the game as a spectator sees it.
+func (p *Play) snapshot() Snapshot {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var snap Snapshot
+	p.fill(&snap)
+	return snap
+}
+
+// fill sets what snap shows of the game; p.mu is held.
+func (p *Play) fill(snap *Snapshot) {
+	snap.GameID, snap.Player, snap.Size, snap.Kind = p.id, p.seat.player.Name, p.key.size, p.key.kind
+	snap.PlayerID, snap.Key = p.seat.player.ID, db.ShortID(p.seat.player.Fingerprint)
+	snap.Board, snap.Score, snap.Moves = p.game.Board(), p.game.Score(), p.game.Moves()
+	snap.Won, snap.Over = p.game.Won(), p.game.Over()
+	snap.Status = Live
+	if p.ended {
+		snap.Status = Ended
+	}
+}
+
+// watched returns the game's feed, starting it with the game as it stands
+// if no one watched before, and lists it with the service.
+func (p *Play) watched() *feed {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.feed == nil {
+		var snap Snapshot
+		p.fill(&snap)
+		p.feed = newLatest(snap)
+	}
+	s := p.seat.svc
+	s.mu.Lock()
+	s.feeds[p.id] = p.feed
+	s.mu.Unlock()
+	return p.feed
+}
+
 // MarkAssisted records that the AI hinted or played: a human game becomes
 // an assisted one (db.Store.MarkAssisted) and from then on ranks on the
 // assisted leaderboard. Other kinds, and guests' games, are left as they
@@ -229,8 +289,8 @@ func (p *Play) MarkAssisted(ctx context.Context) error {
 		return ErrTakenOver
 	case p.failed != nil:
 		return p.failed
-	case p.key.kind != db.KindHuman:
-		return nil
+	case p.key.kind != db.KindHuman || p.key.contest != "":
+		return nil // contests are played without the AI: the screen hides it
 	}
 	p.seat.svc.rekey(p, db.KindAssisted)
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), writeTimeout)
@@ -241,3 +301,19 @@ func (p *Play) MarkAssisted(ctx context.Context) error {
 	}
 	return nil
 }
+
+// Watchers returns how many spectators watch the game right now.
+func (p *Play) Watchers() int {
+	p.mu.Lock()
+	f := p.feed
+	p.mu.Unlock()
+	if f == nil {
+		return 0
+	}
+	snap, _ := f.get()
+	return snap.Watchers
+}
+
+// Contest names the contest the game belongs to: "" for free play,
+// "daily:YYYY-MM-DD" or "race:ID".
+func (p *Play) Contest() string { return p.key.contest }

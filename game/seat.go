@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/ssh2048/ssh2048/db"
 	"github.com/ssh2048/ssh2048/engine"
@@ -21,8 +22,8 @@ type Seat struct {
 	takenOver func()
 
 	mu     sync.Mutex
-	plays  []*Play       // opened and not closed; Close releases them
-	guests map[int]*Play // a guest's games of this session, by size
+	plays  []*Play           // opened and not closed; Close releases them
+	guests map[gameKey]*Play // a guest's games of this session
 }
 
 // Seat returns a seat for a session of player p. onTakenOver, if not nil,
@@ -45,43 +46,52 @@ func (st *Seat) Open(ctx context.Context, size int, kind db.Kind, fresh bool) (*
 		return nil, err
 	}
 	if st.player.Guest {
-		return st.openGuest(size, kind, fresh)
+		return st.openGuest(gameKey{size: size, kind: kind}, rand.Uint64(), fresh)
 	}
-	p := &Play{seat: st, key: gameKey{st.player.ID, size, kind}}
+	return st.open(ctx, gameKey{st.player.ID, size, kind, ""}, func(p *Play) (*db.SavedGame, error) {
+		return p.load(ctx, fresh)
+	})
+}
+
+// open claims the game of key for the seat and loads it with load.
+func (st *Seat) open(ctx context.Context, key gameKey, load func(*Play) (*db.SavedGame, error)) (*Play, error) {
+	p := &Play{seat: st, key: key}
 	// Hold our own lock while claiming and loading, so that a session
 	// claiming after us waits until our load is done before revoking us.
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	st.svc.claim(p)
-	g, err := p.load(ctx, fresh)
+	g, err := load(p)
 	if err != nil {
 		st.svc.release(p)
-		return nil, fmt.Errorf("open %d×%d %s game of player %d: %w", size, size, kind, st.player.ID, err)
+		return nil, fmt.Errorf("open %d×%d %s game %q of player %d: %w", key.size, key.size, key.kind, key.contest, st.player.ID, err)
 	}
 	p.id, p.game = g.ID, g.Engine
+	st.svc.loaded(p)
 	st.mu.Lock()
 	st.plays = append(st.plays, p)
 	st.mu.Unlock()
 	return p, nil
 }
 
-// openGuest returns the guest's game of that size from this session, or a
-// new one: a guest's games live as long as the session.
-func (st *Seat) openGuest(size int, kind db.Kind, fresh bool) (*Play, error) {
+// openGuest returns the guest's game of that size and contest from this
+// session, or a new one on seed: a guest's games live as long as the
+// session.
+func (st *Seat) openGuest(key gameKey, seed uint64, fresh bool) (*Play, error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	if p := st.guests[size]; p != nil && !fresh {
+	if p := st.guests[key]; p != nil && !fresh {
 		return p, nil
 	}
-	g, err := engine.NewGame(size, rand.Uint64())
+	g, err := engine.Current.NewGame(key.size, seed)
 	if err != nil {
 		return nil, err
 	}
-	p := &Play{seat: st, key: gameKey{0, size, kind}, guest: true, game: g}
+	p := &Play{seat: st, key: key, guest: true, game: g}
 	if st.guests == nil {
-		st.guests = make(map[int]*Play)
+		st.guests = make(map[gameKey]*Play)
 	}
-	st.guests[size] = p
+	st.guests[key] = p
 	return p, nil
 }
 
@@ -103,11 +113,37 @@ func (st *Seat) resumeKind(ctx context.Context, size int) db.Kind {
 		return db.KindHuman
 	}
 	for _, g := range games { // newest first
-		if g.Size == size && g.EndedAt == nil && (g.Kind == db.KindHuman || g.Kind == db.KindAssisted) {
+		if g.Size == size && g.EndedAt == nil && g.Contest == "" && (g.Kind == db.KindHuman || g.Kind == db.KindAssisted) {
 			return g.Kind
 		}
 	}
 	return db.KindHuman
+}
+
+// LastSize is the board size of the player's game played last, of the
+// kinds a game screen plays (human or assisted): the one with the latest
+// move, or, before any move, the one opened last; 0 when there is none or
+// for a guest. A game only looked at does not count: a game is updated
+// when it is created too.
+func (st *Seat) LastSize(ctx context.Context) int {
+	if st.player.Guest {
+		return 0
+	}
+	games, err := st.svc.store.PlayerGames(ctx, st.player.ID, 100)
+	if err != nil {
+		st.svc.log.Warn("list games", "player", st.player.ID, "err", err)
+		return 0
+	}
+	size, last, moved := 0, time.Time{}, false
+	for _, g := range games {
+		if g.Contest != "" || (g.Kind != db.KindHuman && g.Kind != db.KindAssisted) {
+			continue
+		}
+		if hasMoves := g.Moves > 0; (hasMoves && !moved) || (hasMoves == moved && g.UpdatedAt.After(last)) {
+			size, last, moved = g.Size, g.UpdatedAt, hasMoves
+		}
+	}
+	return size
 }
 
 // Close gives up every game the seat still holds, when its session ends.

@@ -83,6 +83,29 @@ type Store interface {
 	PlayerRank(ctx context.Context, playerID int64, size int, kind db.Kind) (db.Entry, error)
 	// PlayerGames lists the player's games, newest first.
 	PlayerGames(ctx context.Context, playerID int64, limit int) ([]db.GameSummary, error)
+	// FullGame returns a game with its seed and every move, or
+	// db.ErrNotFound.
+	FullGame(ctx context.Context, id int64) (db.FullGame, error)
+	// OpenContestGame returns the player's game of a contest, started on
+	// the contest's seed if need be; db.ErrContestPlayed for a daily game
+	// already played.
+	OpenContestGame(ctx context.Context, playerID int64, size int, kind db.Kind, contest string, seed uint64) (*db.SavedGame, error)
+	// ContestBoard ranks a contest's games of one size.
+	ContestBoard(ctx context.Context, contest string, size, limit int) ([]db.Entry, error)
+	// ContestsPlayed lists the contests of a prefix a player played, newest first.
+	ContestsPlayed(ctx context.Context, playerID int64, prefix string, limit int) ([]string, error)
+	// EndPastDailies ends the daily games of the days before today.
+	EndPastDailies(ctx context.Context, today string) error
+	// Secret returns a named server secret, created on first use.
+	Secret(ctx context.Context, name string) ([]byte, error)
+	// Ratings returns the race ratings of the players that have one.
+	Ratings(ctx context.Context, playerIDs []int64) (map[int64]db.Rating, error)
+	// RecordRace stores a finished race and its ratings.
+	RecordRace(ctx context.Context, r db.RaceResult) error
+	// RatingBoard lists the best race ratings.
+	RatingBoard(ctx context.Context, limit int) ([]db.RatingEntry, error)
+	// PlayerByID returns a player, or db.ErrNotFound.
+	PlayerByID(ctx context.Context, id int64) (db.Player, error)
 }
 
 // Player is who a session plays as.
@@ -99,20 +122,42 @@ var Guest = Player{Guest: true, Name: "guest"}
 // Service is the game service over one store. Its methods are safe for
 // concurrent use.
 type Service struct {
-	store Store
-	log   *slog.Logger
+	store     Store
+	log       *slog.Logger
+	now       func() time.Time
+	raceTimes raceTimes
 
+	// Lock order: a race's mu, then a Play's mu, then mu, then a
+	// latest's mu.
 	mu      sync.Mutex
 	holders map[gameKey]*Play // the one writer of each game in progress
+	byID    map[int64]*Play   // the same, by game id
+	feeds   map[int64]*feed   // the games being watched, by game id
+	lobbies map[int]*race     // the public lobby's race of each size
+	rooms   map[string]*race  // private rooms, by word
 	closed  bool
 }
 
+// Option changes how New builds the service.
+type Option func(*Service)
+
+// WithClock sets the clock that says which day's challenge is on and when
+// a race's time is up; the default is time.Now.
+func WithClock(now func() time.Time) Option { return func(s *Service) { s.now = now } }
+
 // New returns the service over store; log nil means slog.Default().
-func New(store Store, log *slog.Logger) *Service {
+func New(store Store, log *slog.Logger, opts ...Option) *Service {
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Service{store: store, log: log, holders: make(map[gameKey]*Play)}
+	s := &Service{store: store, log: log, now: time.Now, holders: make(map[gameKey]*Play),
+		byID: make(map[int64]*Play), feeds: make(map[int64]*feed),
+		lobbies: make(map[int]*race), rooms: make(map[string]*race),
+		raceTimes: raceTimes{LobbyCountdown, RoomCountdown, DefaultRaceTime}}
+	for _, o := range opts {
+		o(s)
+	}
+	return s
 }
 
 // Close closes the service to new games: Open fails with ErrShuttingDown
@@ -136,11 +181,13 @@ func (s *Service) Identify(ctx context.Context, fingerprint, keyType, name strin
 }
 
 // Leaderboard lists the best game of each player for a size and kind,
-// best first, at most limit of them. Names are printable (see printable).
+// best first, at most limit of them. Names are as db.DisplayName shows
+// them (cleaned again: a name stored by an older version may hold what is
+// now removed) and printable (see printable).
 func (s *Service) Leaderboard(ctx context.Context, size int, kind db.Kind, limit int) ([]db.Entry, error) {
 	rows, err := s.store.Leaderboard(ctx, size, kind, limit)
 	for i := range rows {
-		rows[i].Name = printable(rows[i].Name)
+		rows[i].Name = printable(db.DisplayName(rows[i].Name, rows[i].Fingerprint))
 	}
 	return rows, err
 }
@@ -152,7 +199,9 @@ func (s *Service) Rank(ctx context.Context, p Player, size int, kind db.Kind) (d
 		return db.Entry{}, db.ErrNotFound
 	}
 	e, err := s.store.PlayerRank(ctx, p.ID, size, kind)
-	e.Name = printable(e.Name)
+	if err == nil {
+		e.Name = printable(db.DisplayName(e.Name, e.Fingerprint))
+	}
 	return e, err
 }
 
@@ -172,9 +221,10 @@ func printable(s string) string {
 // gameKey names the one game a player may have in progress per size and
 // kind.
 type gameKey struct {
-	player int64
-	size   int
-	kind   db.Kind
+	player  int64
+	size    int
+	kind    db.Kind
+	contest string // '' for free play
 }
 
 // open reports ErrShuttingDown once the service is closed.
@@ -200,12 +250,46 @@ func (s *Service) claim(p *Play) {
 	}
 }
 
-// release forgets p if it still holds its key.
+// loaded records that p, the holder of its key, has loaded game p.id. If
+// the game is being watched (it was taken over, or its player left and
+// came back), p feeds the spectators from now on. p.mu is held.
+func (s *Service) loaded(p *Play) {
+	s.mu.Lock()
+	if s.holders[p.key] != p { // taken over already, while loading
+		s.mu.Unlock()
+		return
+	}
+	s.byID[p.id] = p
+	f := s.feeds[p.id]
+	s.mu.Unlock()
+	if f != nil {
+		p.feed = f
+		f.update(func(snap *Snapshot) {
+			if snap.Status == Live {
+				snap.TakenOver++
+			}
+			p.fill(snap)
+		})
+	}
+}
+
+// release forgets p if it still holds its key; spectators of its game are
+// told that the player left.
 func (s *Service) release(p *Play) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.holders[p.key] == p {
 		delete(s.holders, p.key)
+	}
+	if p.id != 0 && s.byID[p.id] == p {
+		delete(s.byID, p.id)
+		if f := s.feeds[p.id]; f != nil {
+			f.update(func(snap *Snapshot) {
+				if snap.Status == Live {
+					snap.Status = Left
+				}
+			})
+		}
 	}
 }
 

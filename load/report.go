@@ -283,7 +283,11 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	f("  sessions     %d of %d completed", r.SessionsCompleted, r.Sessions)
 	if r.GamesOver > 0 {
-		f(" (%d games ended on the way)", r.GamesOver)
+		if r.GamesOver == 1 {
+			f(" (1 game ended on the way)")
+		} else {
+			f(" (%d games ended on the way)", r.GamesOver)
+		}
 	}
 	b.WriteString("\n")
 	writeVerify(&b, r.Verify)

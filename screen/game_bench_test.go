@@ -154,10 +154,10 @@ var arrows = map[engine.Direction]tea.KeyPressMsg{
 	engine.Left: {Code: tea.KeyLeft}, engine.Right: {Code: tea.KeyRight},
 }
 
-// step plays a random move that changes the board, or n when none does
+// playOne plays a random move that changes the board, or n when none does
 // (the game is over: a new one starts), and returns the bytes of its
 // frame.
-func step(s *screen.Screen, store *rankedStore, w *countingWriter, rng *rand.Rand) int {
+func playOne(s *screen.Screen, store *rankedStore, w *countingWriter, rng *rand.Rand) int {
 	key := tea.KeyPressMsg{Code: 'n', Text: "n"}
 	if ds := store.moves(); len(ds) > 0 {
 		key = arrows[ds[rng.IntN(len(ds))]]
@@ -200,7 +200,7 @@ func BenchmarkGameFrame(b *testing.B) {
 				w.mu.Unlock()
 				rng := rand.New(rand.NewPCG(seed, 1))
 				for range 400 {
-					total += step(s, store, w, rng)
+					total += playOne(s, store, w, rng)
 					frames++
 				}
 				s.Stop()
@@ -211,7 +211,7 @@ func BenchmarkGameFrame(b *testing.B) {
 			b.ReportAllocs()
 			b.ResetTimer()
 			for b.Loop() {
-				step(s, store, w, rng)
+				playOne(s, store, w, rng)
 			}
 			b.StopTimer()
 			b.ReportMetric(float64(total)/float64(frames), "bytes/frame")

@@ -2,6 +2,7 @@ package screen
 
 import (
 	"io"
+	"strings"
 	"sync"
 	"time"
 	"unicode/utf8"
@@ -19,6 +20,10 @@ const escWait = 50 * time.Millisecond
 // client that never finishes one gets it decoded as it is.
 const maxPending = 256
 
+// maxPaste bounds the text kept of a bracketed paste; the rest of a
+// longer paste is dropped.
+const maxPaste = 4 << 10
+
 // input decodes a terminal's bytes into Bubble Tea messages with
 // ultraviolet's decoder, the one Bubble Tea uses, but without the lookup
 // table of key sequences (about 150 KB) Bubble Tea's reader builds for
@@ -30,12 +35,26 @@ type input struct {
 	pending []byte      // the start of a sequence, waiting for its end
 	timer   *time.Timer // decodes pending once escWait has passed
 	deliver func([]tea.Msg)
+	contain func() // deferred on each goroutine that decodes (see Screen.contain)
+
+	// pasting is set between the bracketed paste markers; paste is the
+	// text so far.
+	pasting bool
+	paste   []byte
 }
 
 // readInput decodes r until it ends, handing each read's messages to
 // deliver in order.
 func readInput(r io.Reader, deliver func([]tea.Msg)) {
-	in := &input{deliver: deliver}
+	readInputContained(r, deliver, func() {})
+}
+
+// readInputContained is readInput with contain deferred on the reading
+// goroutine and on the timer that decodes a lone escape: a panic in the
+// reader or the decoder ends the screen, not the process.
+func readInputContained(r io.Reader, deliver func([]tea.Msg), contain func()) {
+	defer contain()
+	in := &input{deliver: deliver, contain: contain}
 	buf := make([]byte, 512)
 	for {
 		n, err := r.Read(buf)
@@ -59,7 +78,10 @@ func (in *input) feed(p []byte) {
 	in.decode(len(in.pending) > maxPending)
 	if len(in.pending) > 0 {
 		if in.timer == nil {
-			in.timer = time.AfterFunc(escWait, in.flush)
+			in.timer = time.AfterFunc(escWait, func() {
+				defer in.contain()
+				in.flush()
+			})
 		} else {
 			in.timer.Reset(escWait)
 		}
@@ -90,7 +112,11 @@ func (in *input) decode(expired bool) {
 		if !expired && buf[0] == ansi.ESC && n == len(buf) && (unknown || n <= 2) {
 			break // maybe the first part of a longer sequence
 		}
-		msgs = appendMsgs(msgs, ev)
+		if in.pasting {
+			msgs = in.pasted(msgs, ev, buf[:n])
+		} else {
+			msgs = in.appendMsgs(msgs, ev)
+		}
 		buf = buf[n:]
 	}
 	in.pending = append(in.pending[:0], buf...)
@@ -100,28 +126,72 @@ func (in *input) decode(expired bool) {
 }
 
 // appendMsgs appends the Bubble Tea messages for an input event: keys,
-// and the terminal's answers to queries a screen may make. Anything else
-// (mouse reports nobody asked for, unknown sequences) is dropped.
-func appendMsgs(msgs []tea.Msg, ev uv.Event) []tea.Msg {
+// pastes, and the terminal's answers to queries a screen may make.
+// Anything else (mouse reports nobody asked for, unknown sequences) is
+// dropped.
+func (in *input) appendMsgs(msgs []tea.Msg, ev uv.Event) []tea.Msg {
 	switch ev := ev.(type) {
 	case uv.MultiEvent:
 		for _, e := range ev {
-			msgs = appendMsgs(msgs, e)
+			msgs = in.appendMsgs(msgs, e)
 		}
+	case uv.PasteStartEvent:
+		in.pasting = true
+		msgs = append(msgs, tea.PasteStartMsg{})
+	case uv.PasteEndEvent: // without a start: passed on, as Bubble Tea does
+		msgs = append(msgs, tea.PasteEndMsg{})
 	case uv.KeyPressEvent:
 		msgs = append(msgs, tea.KeyPressMsg(ev))
 	case uv.KeyReleaseEvent:
 		msgs = append(msgs, tea.KeyReleaseMsg(ev))
+	// An answer without a colour (a malformed one, "ESC ] 11 A BEL") is
+	// dropped: the message's String method would panic on it.
 	case uv.BackgroundColorEvent:
-		msgs = append(msgs, tea.BackgroundColorMsg(ev))
+		if ev.Color != nil {
+			msgs = append(msgs, tea.BackgroundColorMsg(ev))
+		}
 	case uv.ForegroundColorEvent:
-		msgs = append(msgs, tea.ForegroundColorMsg(ev))
+		if ev.Color != nil {
+			msgs = append(msgs, tea.ForegroundColorMsg(ev))
+		}
 	case uv.CursorPositionEvent:
 		msgs = append(msgs, tea.CursorPositionMsg(ev))
 	case uv.FocusEvent:
 		msgs = append(msgs, tea.FocusMsg(ev))
 	case uv.BlurEvent:
 		msgs = append(msgs, tea.BlurMsg(ev))
+	// The answers to the screen's own queries (probe.go).
+	case uv.PrimaryDeviceAttributesEvent:
+		msgs = append(msgs, answeredMsg{})
+	case uv.CapabilityEvent:
+		if termcapSaysTrueColour(ev.Content) {
+			msgs = append(msgs, trueColourMsg{})
+		}
+	case uv.UnknownDcsEvent:
+		if decrqssSaysTrueColour(string(ev)) {
+			msgs = append(msgs, trueColourMsg{})
+		}
+	}
+	return msgs
+}
+
+// pasted adds an event between the bracketed paste markers to the paste,
+// as Bubble Tea's reader does: a key's text, or a key without text (such
+// as Enter) as the bytes it came as; other events are dropped. At the end
+// marker, the paste is delivered: tea.PasteMsg, then tea.PasteEndMsg.
+func (in *input) pasted(msgs []tea.Msg, ev uv.Event, raw []byte) []tea.Msg {
+	switch ev := ev.(type) {
+	case uv.PasteEndEvent:
+		msgs = append(msgs, tea.PasteMsg{Content: strings.ToValidUTF8(string(in.paste), "")}, tea.PasteEndMsg{})
+		in.pasting, in.paste = false, nil
+	case uv.KeyPressEvent:
+		text := ev.Text
+		if text == "" {
+			text = string(raw)
+		}
+		if len(in.paste)+len(text) <= maxPaste {
+			in.paste = append(in.paste, text...)
+		}
 	}
 	return msgs
 }

@@ -54,6 +54,12 @@ func msgString(m tea.Msg) string {
 		return m.String()
 	case tea.BackgroundColorMsg:
 		return "bg " + m.String()
+	case tea.PasteStartMsg:
+		return "paste start"
+	case tea.PasteMsg:
+		return fmt.Sprintf("paste %q", m.Content)
+	case tea.PasteEndMsg:
+		return "paste end"
 	}
 	return fmt.Sprintf("%T %v", m, m)
 }
@@ -132,6 +138,13 @@ func TestReadInput(t *testing.T) {
 		{"invalid byte", []string{"\xff", "a\xe5", "b"}, []string{"a", "b"}},
 		{"mouse report dropped", []string{"\x1b[<0;1;1Mx"}, []string{"x"}},
 		{"unknown sequence dropped", []string{"\x1b[99;99zx"}, []string{"x"}},
+		{"bracketed paste", []string{"a\x1b[200~hello, 字\x1b[201~b"}, []string{"a", "paste start", `paste "hello, 字"`, "paste end", "b"}},
+		{"paste across reads", []string{"\x1b[20", "0~he", "llo\x1b[2", "01~"}, []string{"paste start", `paste "hello"`, "paste end"}},
+		{"paste of keys without text", []string{"\x1b[200~a\rb\tc\x1b[A\x1b[201~"}, []string{"paste start", `paste "a\rb\tc\x1b[A"`, "paste end"}},
+		{"paste of invalid UTF-8", []string{"\x1b[200~a\xffb\x1b[201~"}, []string{"paste start", `paste "ab"`, "paste end"}},
+		{"paste end alone", []string{"a\x1b[201~b"}, []string{"a", "paste end", "b"}},
+		{"paste never ended", []string{"\x1b[200~abc"}, []string{"paste start"}},
+		{"colour answer without a colour", []string{"\x1b]11A\x07\x1b]10A\x07x"}, []string{"x"}},
 		{"nothing", nil, []string{}},
 	}
 	for _, tt := range tests {
@@ -257,7 +270,7 @@ func checkInput(t *testing.T, data []byte, split int) {
 	defer l.mu.Unlock()
 	for _, m := range l.msgs {
 		switch m.(type) {
-		case tea.KeyPressMsg, tea.KeyReleaseMsg, tea.PasteMsg, tea.BackgroundColorMsg,
+		case tea.KeyPressMsg, tea.KeyReleaseMsg, tea.PasteStartMsg, tea.PasteMsg, tea.PasteEndMsg, tea.BackgroundColorMsg,
 			tea.ForegroundColorMsg, tea.CursorPositionMsg, tea.FocusMsg, tea.BlurMsg:
 		default:
 			t.Fatalf("input %q split every %d bytes: unexpected message %T %v", data, split, m, m)
@@ -276,4 +289,15 @@ func FuzzInput(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte, split uint8) {
 		checkInput(t, data, int(split))
 	})
+}
+
+// TestReadInputLongPaste: a paste keeps its first maxPaste bytes, and the
+// keys after it arrive.
+func TestReadInputLongPaste(t *testing.T) {
+	long := strings.Repeat("x", maxPaste+1000)
+	l := readAll(t, &chunkReader{chunks: []string{"\x1b[200~" + long + "\x1b[201~q"}})
+	want := []string{"paste start", fmt.Sprintf("paste %q", long[:maxPaste]), "paste end", "q"}
+	if got := l.strings(); !slices.Equal(got, want) {
+		t.Errorf("got %.200q, want %.200q", got, want)
+	}
 }

@@ -238,8 +238,10 @@ type vterm struct {
 	pen   pen
 
 	// lenient accepts what Screen writes around frames: private modes
-	// (alternate screen, cursor) and OSC (title, colour query); after
-	// the alternate screen is left, it ignores the rest.
+	// (alternate screen, cursor), OSC (title, colour queries), the
+	// cursor position query, DCS and device attributes (the terminal's
+	// capabilities) and the title stack; after the alternate screen is
+	// left, it ignores the rest.
 	lenient bool
 	left    bool
 
@@ -306,7 +308,8 @@ func (v *vterm) do(seq string, width int, cmd ansi.Cmd, params ansi.Params) erro
 		v.wrap = false
 	case strings.HasPrefix(seq, "\x1b["):
 		return v.csi(cmd, params)
-	case v.lenient && strings.HasPrefix(seq, "\x1b]"):
+	case v.lenient && (strings.HasPrefix(seq, "\x1b]") || strings.HasPrefix(seq, "\x1bP")):
+		// OSC and DCS: the screen's queries and its window title.
 	default:
 		return fmt.Errorf("unexpected sequence")
 	}
@@ -345,10 +348,16 @@ func (v *vterm) print(g string, width int) error {
 func (v *vterm) erased() vcell { return vcell{text: " ", pen: pen{bg: v.pen.bg}} }
 
 func (v *vterm) csi(cmd ansi.Cmd, params ansi.Params) error {
+	if v.lenient && cmd.Prefix() == 0 && cmd.Intermediate() == 0 && (cmd.Final() == 't' || cmd.Final() == 'c') {
+		return nil // the window title's stack, and the device attributes query
+	}
 	if v.lenient && cmd.Prefix() == '?' && cmd.Intermediate() == 0 && (cmd.Final() == 'h' || cmd.Final() == 'l') {
 		if mode, _, _ := params.Param(0, 0); mode == 1049 && cmd.Final() == 'l' {
 			v.left = true
 		}
+		return nil
+	}
+	if v.lenient && cmd == 'n' { // a query: the cursor position
 		return nil
 	}
 	if cmd.Prefix() != 0 || cmd.Intermediate() != 0 {

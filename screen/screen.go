@@ -18,14 +18,51 @@
 //     where the terminal allows (emit.go): a game's move frame is about
 //     half the bytes of writing the changed cells line by line.
 //   - The screen is always drawn on the alternate screen with the cursor
-//     hidden. When the model quits, a last view that is not an AltScreen
-//     view is printed on the main screen, where it stays after the
-//     session ends.
+//     hidden, and the player's window title is saved on the terminal's
+//     title stack. When the model quits, all of it is put back, and a
+//     last view that is not an AltScreen view is printed on the main
+//     screen, where it stays after the session ends.
+//   - It asks the terminal for its background colour and whether it
+//     shows true colour, which an SSH session does not say (probe.go),
+//     and holds the first frame for the answers, briefly.
+//   - A panic in the model (Init, Update, View, a command) or in the
+//     screen's own goroutines ends that screen only: the terminal is given
+//     back and Err returns a *PanicError with the stack, for the caller to
+//     log and explain.
 //
-// Only the parts of tea.View a game screen uses are honoured: Content,
-// AltScreen (as above) and WindowTitle. Commands run as with tea.Program,
-// each in its own goroutine; tea.Batch and tea.Quit are understood,
-// tea.Sequence and Bubble Tea's terminal-control commands are not.
+// Commands run as with tea.Program, each in its own goroutine, and their
+// messages reach Update as they do there; what the screen does with the
+// messages of Bubble Tea's own commands:
+//   - tea.Quit ends the screen as above; so does tea.Interrupt (there is
+//     no process to interrupt).
+//   - tea.Batch runs its commands concurrently, tea.Sequence one at a
+//     time, in order.
+//   - tea.RequestBackgroundColor, tea.RequestForegroundColor and
+//     tea.RequestCursorPosition ask the terminal, and its answers come
+//     back as messages (the background colour is asked once at the start
+//     already, and not again while that answer is awaited).
+//   - tea.RequestWindowSize is answered with the size the screen has; the
+//     terminal is at the other end of a connection, which tells sizes
+//     as they change. tea.ClearScreen redraws the whole screen.
+//   - Everything else that asks something of the terminal is not done:
+//     tea.Println and tea.Printf (there is no scrollback on the alternate
+//     screen), tea.Raw (it would write behind the renderer's back),
+//     tea.Exec and tea.Suspend (no local process or terminal), the
+//     clipboard commands, tea.RequestCursorColor,
+//     tea.RequestTerminalVersion, tea.RequestCapability, and any other
+//     message of package tea's own that a newer Bubble Tea may add. Of
+//     tea.View, only Content, AltScreen (as above) and WindowTitle are
+//     honoured: no cursor, window colours, progress bar, focus reports,
+//     mouse or keyboard enhancements. What is not done is told to
+//     Options.Unsupported, once each, so that tests can fail on it and a
+//     server log it; without it, it is dropped.
+//
+// Input is decoded into keys, bracketed pastes (tea.PasteStartMsg,
+// tea.PasteMsg, tea.PasteEndMsg, as tea.Program delivers them), focus
+// reports and the terminal's answers to queries; mouse reports and
+// unknown sequences are dropped. The screen does not turn bracketed paste
+// mode on, as tea.Program does: a paste mostly arrives as the keys it is
+// made of, rate-limited as typing is (Options.KeyRate).
 package screen
 
 import (
@@ -54,13 +91,38 @@ type Options struct {
 	// spaces are erased (ECH) rather than written, which takes fewer
 	// bytes; elsewhere they are written.
 	Term string
+	// KeyRate is the most keys a second the model gets, one second's
+	// worth at once; keys over it are dropped (see keyLimiter). 0 means
+	// no limit.
+	KeyRate float64
+	// Unsupported, if set, is told what the model asked for that the
+	// screen does not do (a command such as "tea.Println", a view field
+	// such as "tea.View.MouseMode"), once for each the screen meets. It
+	// is called with the screen's lock held: it must not call the
+	// screen. Tests make it fail the test; servers log it.
+	Unsupported func(what string)
+	// AnswerWait is how long the first frame waits for the terminal's
+	// answers to the queries the screen starts with (its background
+	// colour, whether it has true colour; see probe.go); 0 draws at once.
+	// Answers that come later still count.
+	AnswerWait time.Duration
+	// KeyToFrame, if set, is told for each frame that shows keys how long
+	// after the first of them arrived its write ended: the latency a
+	// player feels, as the server sees it. Keys that change nothing on
+	// screen are not counted. It is called with the screen's lock held:
+	// it must be quick and must not call the screen.
+	KeyToFrame func(time.Duration)
 }
 
 // Screen is one model running on one terminal. Create it with New, start
 // it with Run; Send and Stop may be called from any goroutine.
 type Screen struct {
-	out      io.Writer
-	interval time.Duration
+	out         io.Writer
+	interval    time.Duration
+	answerWait  time.Duration
+	keys        *keyLimiter // nil: no limit
+	unsupported func(what string)
+	keyToFrame  func(time.Duration)
 
 	mu        sync.Mutex // guards everything below, and writes to out
 	model     tea.Model
@@ -72,12 +134,21 @@ type Screen struct {
 	started   bool
 	early     []tea.Msg // sent before Start, delivered after its first messages
 	changed   bool      // a message was handled since the last frame
+	keyAt     time.Time // when the first key not yet drawn arrived; zero if none
 	ended     bool
 
-	// err is the write that failed, if one did. It has a lock of its own:
-	// mu may be held by a write that waits on a client that reads nothing.
+	backgroundAsked bool            // the terminal has not answered yet
+	reported        map[string]bool // what was told to unsupported
+
+	waiting     bool        // the first frame waits for the terminal's answers
+	answerTimer *time.Timer // ends the wait
+
+	// err is the write that failed, if one did, and panic the model's
+	// panic, if it had one. They have a lock of their own: mu may be held
+	// by a write that waits on a client that reads nothing.
 	errMu sync.Mutex
 	err   error
+	panic *PanicError
 
 	done     chan struct{}
 	doneOnce sync.Once
@@ -93,11 +164,16 @@ func New(model tea.Model, out io.Writer, opts Options) *Screen {
 	r := newRenderer(opts.Profile, width, height)
 	r.ech = erasesWithBackground(opts.Term)
 	return &Screen{
-		out:      out,
-		interval: time.Second / time.Duration(fps),
-		model:    model,
-		r:        r,
-		done:     make(chan struct{}),
+		out:             out,
+		interval:        time.Second / time.Duration(fps),
+		answerWait:      opts.AnswerWait,
+		keys:            newKeyLimiter(opts.KeyRate),
+		unsupported:     opts.Unsupported,
+		keyToFrame:      opts.KeyToFrame,
+		model:           model,
+		r:               r,
+		backgroundAsked: true, // by Start
+		done:            make(chan struct{}),
 	}
 }
 
@@ -118,10 +194,19 @@ func (s *Screen) Run(ctx context.Context, in io.Reader) error {
 // reader is not waited for: it stops at the first read after in ends (an
 // SSH session's input ends when the session closes).
 func (s *Screen) Start(in io.Reader) {
+	s.start()
+	go readInputContained(in, s.sendInput, s.contain)
+}
+
+func (s *Screen) start() {
+	defer s.contain() // after the unlock below
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	// Every model that picks colours wants to know whether the background
-	// is dark; the answer comes back as a tea.BackgroundColorMsg.
-	s.write([]byte(ansi.SetModeAltScreenSaveCursor + ansi.HideCursor + ansi.RequestBackgroundColor))
+	// is dark; the answer comes back as a tea.BackgroundColorMsg. The
+	// player's window title is saved, to be restored at the end.
+	s.write([]byte(ansi.SetModeAltScreenSaveCursor + ansi.HideCursor + pushTitle + startQueries(s.r.profile)))
+	s.startAnswerWait(s.answerWait)
 	s.exec(s.model.Init())
 	s.dispatch(tea.WindowSizeMsg{Width: s.r.width, Height: s.r.height})
 	s.dispatch(tea.ColorProfileMsg{Profile: s.r.profile})
@@ -134,17 +219,20 @@ func (s *Screen) Start(in io.Reader) {
 	}
 	s.early = nil
 	s.scheduleFrame()
-	s.mu.Unlock()
-	go readInput(in, s.sendAll)
 }
 
 // Done is closed when the screen has ended.
 func (s *Screen) Done() <-chan struct{} { return s.done }
 
-// Err is the write to the terminal that failed, if one did.
+// Err is why the screen ended other than by the model quitting or Stop:
+// a *PanicError if the model (or the screen's own code on its behalf)
+// panicked, else the write to the terminal that failed, if one did.
 func (s *Screen) Err() error {
 	s.errMu.Lock()
 	defer s.errMu.Unlock()
+	if s.panic != nil {
+		return s.panic
+	}
 	return s.err
 }
 
@@ -153,12 +241,28 @@ func (s *Screen) Err() error {
 // ended, not at all.
 func (s *Screen) Send(msg tea.Msg) { s.sendAll([]tea.Msg{msg}) }
 
+// sendInput delivers the messages of one read of the input, less the
+// keys over the rate.
+func (s *Screen) sendInput(msgs []tea.Msg) {
+	if msgs = s.keys.filter(msgs); len(msgs) > 0 {
+		s.sendAll(msgs)
+	}
+}
+
 // sendAll delivers msgs in order and draws once after them all: keys
 // typed faster than frames are all applied, each against the board the
 // one before left, and the frame shows where they ended up.
 func (s *Screen) sendAll(msgs []tea.Msg) {
+	defer s.contain() // after the unlock below
+	var arrived time.Time
+	if s.keyToFrame != nil {
+		arrived = time.Now() // before the lock: waiting for it is part of the latency
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if !arrived.IsZero() && s.keyAt.IsZero() && hasKey(msgs) {
+		s.keyAt = arrived
+	}
 	if !s.started {
 		s.early = append(s.early, msgs...)
 		return
@@ -194,7 +298,13 @@ func (s *Screen) dispatch(msg tea.Msg) {
 	switch msg := msg.(type) {
 	case nil:
 		return
-	case tea.QuitMsg:
+	case answeredMsg:
+		s.answered()
+		return
+	case trueColourMsg:
+		s.upgradeToTrueColour()
+		return
+	case tea.QuitMsg, tea.InterruptMsg:
 		s.quit()
 		return
 	case tea.BatchMsg:
@@ -204,6 +314,19 @@ func (s *Screen) dispatch(msg tea.Msg) {
 		return
 	case tea.WindowSizeMsg:
 		s.r.resize(max(msg.Width, 1), max(msg.Height, 1))
+	case tea.KeyPressMsg:
+		// Most messages are keys: nothing for the terminal to do.
+	case tea.BackgroundColorMsg:
+		s.backgroundAsked = false
+	default:
+		if cmds, ok := sequenceOf(msg); ok {
+			go func() {
+				defer s.contain()
+				s.runSequence(cmds)
+			}()
+			return
+		}
+		s.control(msg)
 	}
 	model, cmd := s.model.Update(msg)
 	s.model = model
@@ -216,13 +339,16 @@ func (s *Screen) exec(cmd tea.Cmd) {
 	if cmd == nil {
 		return
 	}
-	go func() { s.Send(cmd()) }()
+	go func() {
+		defer s.contain()
+		s.Send(cmd())
+	}()
 }
 
 // scheduleFrame draws now if the last frame is a frame interval old, or
 // else sets the timer to draw when it is; s.mu is held.
 func (s *Screen) scheduleFrame() {
-	if !s.changed || s.ended || s.stopped() {
+	if !s.changed || s.ended || s.waiting || s.stopped() {
 		return
 	}
 	if s.timed {
@@ -242,6 +368,7 @@ func (s *Screen) scheduleFrame() {
 }
 
 func (s *Screen) timedFrame() {
+	defer s.contain() // after the unlock below
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.timed = false
@@ -250,6 +377,17 @@ func (s *Screen) timedFrame() {
 	}
 }
 
+// pushTitle saves the window and icon titles on the terminal's title
+// stack; popTitle puts them back (XTWINOPS 22 and 23).
+var (
+	pushTitle = ansi.WindowOp(22, 0)
+	popTitle  = ansi.WindowOp(23, 0)
+)
+
+// restoreTerminal undoes what the screen did to the terminal: the pen,
+// the alternate screen, the hidden cursor and the window title.
+var restoreTerminal = ansi.ResetStyle + ansi.ResetModeAltScreenSaveCursor + ansi.ShowCursor + popTitle
+
 var buffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 // draw writes the model's view; s.mu is held.
@@ -257,15 +395,35 @@ func (s *Screen) draw() {
 	s.changed = false
 	s.lastFrame = time.Now()
 	v := s.model.View()
+	s.checkView(&v)
 	b := buffers.Get().(*bytes.Buffer)
 	defer buffers.Put(b)
 	b.Reset()
-	if v.WindowTitle != s.title {
+	// A view without a title leaves the title as it is: the player's
+	// own comes back from the title stack when the screen ends, rather
+	// than a blank one.
+	if v.WindowTitle != s.title && v.WindowTitle != "" {
 		s.title = v.WindowTitle
 		b.WriteString(ansi.SetWindowTitle(s.title))
 	}
 	s.r.frame(b, v.Content)
 	s.write(b.Bytes())
+	// A key that changed nothing on screen (a move against a wall) has no
+	// frame to wait for: it is not counted.
+	if !s.keyAt.IsZero() && b.Len() > 0 {
+		s.keyToFrame(time.Since(s.keyAt))
+	}
+	s.keyAt = time.Time{}
+}
+
+// hasKey reports whether msgs hold a key press.
+func hasKey(msgs []tea.Msg) bool {
+	for _, m := range msgs {
+		if _, ok := m.(tea.KeyPressMsg); ok {
+			return true
+		}
+	}
+	return false
 }
 
 // quit draws the model's last view and gives the terminal back as it
@@ -276,7 +434,7 @@ func (s *Screen) quit() {
 	}
 	v := s.model.View()
 	var b strings.Builder
-	b.WriteString(ansi.ResetStyle + ansi.ResetModeAltScreenSaveCursor + ansi.ShowCursor)
+	b.WriteString(restoreTerminal)
 	if !v.AltScreen && v.Content != "" {
 		b.WriteString(strings.ReplaceAll(strings.ReplaceAll(v.Content, "\r\n", "\n"), "\n", "\r\n"))
 	}
@@ -290,13 +448,16 @@ func (s *Screen) end() {
 	if s.timer != nil {
 		s.timer.Stop()
 	}
+	if s.answerTimer != nil {
+		s.answerTimer.Stop()
+	}
 	s.Stop()
 }
 
 // write sends p to the terminal; the first failure ends the screen (the
 // session is gone). s.mu is held.
 func (s *Screen) write(p []byte) {
-	if len(p) == 0 || s.Err() != nil {
+	if len(p) == 0 || s.writeErr() != nil {
 		return
 	}
 	if _, err := s.out.Write(p); err != nil {

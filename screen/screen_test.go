@@ -41,7 +41,9 @@ type testModel struct {
 	onMsg     func(tea.Msg) tea.Cmd // a command for a message, if set
 	altScreen bool                  // for the last view
 	title     string
-	long      bool // the view has a third line, 60 columns long
+	long      bool            // the view has a third line, 60 columns long
+	sgr       string          // an SGR sequence the view starts with
+	onView    func(*tea.View) // changes the view, if set
 
 	mu    sync.Mutex
 	msgs  []tea.Msg
@@ -84,13 +86,16 @@ func (m *testModel) View() tea.View {
 	m.views.Add(1)
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	content := fmt.Sprintf("count %d\nkeys %s", m.count, strings.Join(m.keys, ","))
+	content := m.sgr + fmt.Sprintf("count %d\nkeys %s", m.count, strings.Join(m.keys, ","))
 	if m.long {
 		content += "\n" + longLine
 	}
 	v := tea.NewView(content)
 	v.AltScreen = m.altScreen
 	v.WindowTitle = m.title
+	if m.onView != nil {
+		m.onView(&v)
+	}
 	return v
 }
 
@@ -207,9 +212,13 @@ type run struct {
 }
 
 // start runs model on a screen with opts (80×24 TrueColor unless set)
-// until the test ends.
+// until the test ends. Unless opts.Unsupported is set, whatever the model
+// asks for that the screen does not do fails the test.
 func start(t *testing.T, model *testModel, out *outBuffer, opts Options) *run {
 	t.Helper()
+	if opts.Unsupported == nil {
+		opts.Unsupported = failUnsupported(t)
+	}
 	if opts.Width == 0 {
 		opts.Width, opts.Height = 80, 24
 	}
@@ -354,10 +363,10 @@ func TestScreenQuit(t *testing.T) {
 				t.Fatalf("the alternate screen is not left: %q", out)
 			}
 			after := out[i+len(ansi.ResetModeAltScreenSaveCursor):]
-			if !strings.Contains(after, ansi.ShowCursor) {
-				t.Errorf("the cursor is not shown again: %q", after)
+			if !strings.HasPrefix(after, ansi.ShowCursor+popTitle) {
+				t.Errorf("the cursor is not shown again, or the title not restored: %q", after)
 			}
-			if got := strings.Replace(after, ansi.ShowCursor, "", 1); got != tt.want {
+			if got := strings.Replace(after, ansi.ShowCursor+popTitle, "", 1); got != tt.want {
 				t.Errorf("after leaving the alternate screen: got %q, want %q", got, tt.want)
 			}
 		})
@@ -370,12 +379,12 @@ func TestScreenQuitLineEndings(t *testing.T) {
 	for _, content := range []string{"a\nb\n", "a\r\nb\r\n", "a\nb\r\n"} {
 		t.Run(fmt.Sprintf("%q", content), func(t *testing.T) {
 			out := &outBuffer{}
-			s := New(&quitModel{content: content}, out, Options{Width: 10, Height: 5})
+			s := New(&quitModel{content: content}, out, Options{Width: 10, Height: 5, Unsupported: failUnsupported(t)})
 			if err := s.Run(context.Background(), strings.NewReader("")); err != nil {
 				t.Fatal(err)
 			}
 			got := out.String()
-			if want := ansi.ResetModeAltScreenSaveCursor + ansi.ShowCursor + "a\r\nb\r\n"; !strings.HasSuffix(got, want) {
+			if want := ansi.ResetModeAltScreenSaveCursor + ansi.ShowCursor + popTitle + "a\r\nb\r\n"; !strings.HasSuffix(got, want) {
 				t.Errorf("the output ends %q, want %q", got[max(0, len(got)-40):], want)
 			}
 		})
@@ -413,7 +422,7 @@ func TestScreenEnds(t *testing.T) {
 
 // TestScreenStopBeforeRun: a screen stopped before it runs ends at once.
 func TestScreenStopBeforeRun(t *testing.T) {
-	s := New(&testModel{}, &outBuffer{}, Options{})
+	s := New(&testModel{}, &outBuffer{}, Options{Unsupported: failUnsupported(t)})
 	s.Stop()
 	kb := newKeyboard()
 	defer kb.close()
@@ -513,7 +522,7 @@ func TestScreenNoFrameAfterStop(t *testing.T) {
 func TestScreenSendBeforeRun(t *testing.T) {
 	m := &testModel{}
 	out := &outBuffer{}
-	s := New(m, out, Options{Width: 30, Height: 5})
+	s := New(m, out, Options{Width: 30, Height: 5, Unsupported: failUnsupported(t)})
 	s.Send(countMsg{})
 	s.Send(tea.QuitMsg{})
 	kb := newKeyboard()

@@ -242,6 +242,11 @@ func (sc *scratch) shows(p colorprofile.Profile, width int, s string, i int, ls 
 	return false
 }
 
+// minInStep is how many columns two lines must be alike for the walk to
+// stop reading them: writing over fewer than that between two changes can
+// take fewer bytes than moving past them.
+const minInStep = 8
+
 // region is a stretch where two lines were read in full, from the same
 // column: sc.spanA[a0:a1] and sc.spanB[b0:b1]. Between regions, the lines
 // are the same bytes read from the same column and style: the same cells,
@@ -265,8 +270,8 @@ func (sc *scratch) walk(p colorprofile.Profile, width int, was, is string) (end 
 		tail   = -1 // where the new line's part after the last region starts
 		atTail lineState
 	)
+	n, col, reset, ok := sharedPrefix(was, is, width)
 	for {
-		n, col, reset, ok := sharedPrefix(was[ia:], is[ib:], width-ls.col)
 		if !ok {
 			return 0, false
 		}
@@ -299,7 +304,14 @@ func (sc *scratch) walk(p colorprofile.Profile, width int, was, is string) (end 
 					return 0, false
 				}
 			}
-			if lsa.col == lsb.col && lsa.view == lsb.view && ia < len(was) && ib < len(is) && was[ia] == is[ib] {
+			if lsa.col != lsb.col || lsa.view != lsb.view || ia >= len(was) || ib >= len(is) || was[ia] != is[ib] {
+				continue
+			}
+			// In step again. A short stretch alike between two
+			// differences stays in the region: it may be cheaper to
+			// write over it than to move past it (see segments).
+			n, col, reset, ok = sharedPrefix(was[ia:], is[ib:], width-lsa.col)
+			if !ok || col >= minInStep || lsa.col+col >= width || ia+n >= len(was) && ib+n >= len(is) {
 				break
 			}
 		}

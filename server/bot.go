@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime/debug"
 	"strings"
 
 	"charm.land/wish/v2"
@@ -34,7 +35,7 @@ func (s *Server) runBot(sess *session, args []string) int {
 	play, err := seat.Open(sess.Context(), *size, db.KindBot, *fresh)
 	switch {
 	case errors.Is(err, game.ErrShuttingDown):
-		wish.Errorln(sess, "ssh2048: "+noticeShutdown.Text())
+		wish.Errorln(sess, "ssh2048: "+s.noticeText(noticeShutdown))
 		return wire.ExitRestart
 	case err != nil:
 		s.log.Error("open bot game", "player", sess.player.ID, "size", *size, "err", err)
@@ -67,6 +68,10 @@ func (s *Server) runBot(sess *session, args []string) int {
 			if !ok {
 				return wire.ExitOK // input closed: the game is kept for next time
 			}
+			var rp *readerPanic
+			if errors.As(in.err, &rp) {
+				return s.panicked(sess, rp.value, rp.stack)
+			}
 			dir, perr := parseCommand(in)
 			if perr != nil {
 				if out.error(perr.Error(), play.State(engine.Result{})) != nil {
@@ -93,22 +98,37 @@ func (s *Server) runBot(sess *session, args []string) int {
 
 // sayGoodbye tells the player why the session ends and returns the status.
 func (s *Server) sayGoodbye(sess *session, n notice) int {
-	wish.Errorln(sess, "ssh2048: "+n.Text())
-	if n == noticeTakenOver {
-		return wire.ExitTakenOver
-	}
-	return wire.ExitRestart
+	wish.Errorln(sess, "ssh2048: "+s.noticeText(n))
+	return n.exitStatus()
 }
 
 // lineResult is one line of bot input, or why it could not be read.
 type lineResult struct {
 	line string
-	err  error // only errLineTooLong; other errors end the input
+	err  error // errLineTooLong, or a *readerPanic; other errors end the input
 }
 
-// readLines feeds lines to out until the input ends or stop is closed.
+// readerPanic is the last lineResult of a reader that panicked: the bot
+// loop ends the session (see panic.go).
+type readerPanic struct {
+	value any
+	stack []byte
+}
+
+func (rp *readerPanic) Error() string { return fmt.Sprintf("line reader panicked: %v", rp.value) }
+
+// readLines feeds lines to out until the input ends or stop is closed. A
+// panic while reading is passed on as a *readerPanic, before out closes.
 func readLines(r io.Reader, out chan<- lineResult, stop <-chan struct{}) {
 	defer close(out)
+	defer func() {
+		if v := recover(); v != nil {
+			select {
+			case out <- lineResult{err: &readerPanic{v, debug.Stack()}}:
+			case <-stop:
+			}
+		}
+	}()
 	lr := newLineReader(r, wire.MaxLineBytes)
 	for {
 		line, err := lr.ReadLine()

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"errors"
 	"flag"
 	"fmt"
@@ -26,12 +27,15 @@ func init() {
 	commands = []command{
 		{"scores", "[--size N] [--limit K] [--bots] [--json]", "the leaderboard", (*Server).runScores},
 		{"bot", "[--size N] [--new]", "play through the bot protocol (JSON lines on stdin/stdout)", (*Server).runBot},
+		{"export", "GAME", "print the record of an ended game (docs/record-format.md)", (*Server).runExport},
+		{"verify", "GAME", "replay a stored game and check its score, largest tile, win and board", (*Server).runVerify},
 		{"help", "", "this list", (*Server).runHelp},
 	}
 }
 
 // guestHint is told once to a player without a key.
-const guestHint = "Playing as a guest: nothing is recorded. To get on the leaderboard, connect with an SSH key (ssh-keygen -t ed25519)."
+// It fits 80 columns, under the board, with the key that hides it.
+const guestHint = "Guest: not saved. To rank, use an SSH key: ssh-keygen -t ed25519"
 
 // exec runs the session's command and returns its exit status.
 func (s *Server) exec(sess *session) int {
@@ -65,16 +69,27 @@ func writeHelp(w io.Writer) {
 		fmt.Fprintf(&b, "  %s %s\n      %s\n", c.name, c.args, c.summary)
 	}
 	b.WriteString("\nEvery command takes --help.\n" +
-		"Exit status: 0 ok, 1 server error, 2 usage, 3 taken over by a newer session,\n" +
-		"4 server restarting (your game is saved; reconnect).\n")
+		"Exit status (commands and the game screen): 0 ok, 1 server error, 2 usage,\n" +
+		"3 taken over by a newer session, 4 server restarting (your game is saved;\n" +
+		"reconnect), 5 refuted (verify), 6 no such game, 7 game still in play\n" +
+		"(export), 9 closed for inactivity (no input, or no answer to keepalives).\n")
 	io.WriteString(w, b.String())
 }
 
-// newFlagSet returns a flag set that reports errors and usage on the
-// session's stderr.
-func newFlagSet(sess *session, name, args string) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(sess.Stderr())
+// commandFlags is an exec command's flags, and the session its help and
+// errors go to.
+type commandFlags struct {
+	*flag.FlagSet
+	sess *session
+	buf  bytes.Buffer // what the flag package writes while parsing
+}
+
+// newFlagSet returns an exec command's flag set: asked for with --help,
+// the usage goes to stdout, as the answer asked for; after a mistake, the
+// error and the usage go to stderr.
+func newFlagSet(sess *session, name, args string) *commandFlags {
+	fs := &commandFlags{FlagSet: flag.NewFlagSet(name, flag.ContinueOnError), sess: sess}
+	fs.SetOutput(&fs.buf)
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: %s %s\n", name, args)
 		fs.PrintDefaults()
@@ -84,16 +99,19 @@ func newFlagSet(sess *session, name, args string) *flag.FlagSet {
 
 // parseFlags parses args; when it returns ok=false the command must return
 // code: 0 after --help, wire.ExitUsage after a mistake (already reported).
-func parseFlags(fs *flag.FlagSet, args []string) (code int, ok bool) {
+func parseFlags(fs *commandFlags, args []string) (code int, ok bool) {
 	err := fs.Parse(args)
 	switch {
 	case errors.Is(err, flag.ErrHelp):
+		_, _ = fs.sess.Write(fs.buf.Bytes())
 		return wire.ExitOK, false
 	case err != nil:
+		_, _ = fs.sess.Stderr().Write(fs.buf.Bytes())
 		return wire.ExitUsage, false
 	case fs.NArg() > 0:
-		fmt.Fprintf(fs.Output(), "%s: unexpected argument %q\n", fs.Name(), fs.Arg(0))
+		fmt.Fprintf(fs.sess.Stderr(), "%s: unexpected argument %q\n", fs.Name(), fs.Arg(0))
 		fs.Usage()
+		_, _ = fs.sess.Stderr().Write(fs.buf.Bytes())
 		return wire.ExitUsage, false
 	}
 	return wire.ExitOK, true

@@ -23,6 +23,7 @@ import (
 	"github.com/ssh2048/ssh2048/game"
 	"github.com/ssh2048/ssh2048/server"
 	"github.com/ssh2048/ssh2048/tui"
+	"github.com/ssh2048/ssh2048/wire"
 	gossh "golang.org/x/crypto/ssh"
 )
 
@@ -127,8 +128,14 @@ func TestBotFlags(t *testing.T) {
 			t.Errorf("%s: %+v, want exit 2 with a message on stderr", cmd, r)
 		}
 	}
-	if r := run(t, c, "bot --help", ""); r.code != 0 || !strings.Contains(r.stderr, "--new") {
-		t.Errorf("bot --help: %+v", r)
+	// Help asked for is the answer: on stdout, status 0, nothing on
+	// stderr; and no flag's usage is shown as its argument ("-bots bot").
+	for _, tt := range []struct{ cmd, want string }{
+		{"bot --help", "-new"}, {"scores --help", "-bots\n"}, {"scores -h", "-json"}, {"help --help", "usage: help"},
+	} {
+		if r := run(t, c, tt.cmd, ""); r.code != 0 || !strings.Contains(r.stdout, tt.want) || r.stderr != "" {
+			t.Errorf("%s: %+v, want exit 0 and %q on stdout, nothing on stderr", tt.cmd, r, tt.want)
+		}
 	}
 }
 
@@ -280,7 +287,7 @@ func TestGuest(t *testing.T) {
 	b := startBot(t, c, "--size 3")
 	last := playSome(t, b, b.mustRead(), 5)
 	b.finish()
-	if n := strings.Count(b.stderr.String(), "guest"); n != 1 {
+	if n := strings.Count(strings.ToLower(b.stderr.String()), "guest"); n != 1 {
 		t.Fatalf("guest told %d times: %q", n, b.stderr.String())
 	}
 	if !strings.Contains(b.stderr.String(), "SSH key") {
@@ -543,7 +550,7 @@ func TestGameScreenGuestAndRandomBytes(t *testing.T) {
 
 	// Guest on a PTY: the game screen with the guest hint.
 	s, out, send := ptySession(t, ts.dialGuest(t))
-	waitFor(t, "the game screen", func() bool { return strings.Contains(out.String(), "leaderboard") })
+	waitFor(t, "the game screen", func() bool { return strings.Contains(out.String(), "Moves") })
 	send(string(junk))
 	// The junk used up the screen's keys for a second (Config.KeyRate):
 	// "q" gets through once they are back.
@@ -604,7 +611,7 @@ func TestShutdownKeepsGames(t *testing.T) {
 	b := startBot(t, c, "")
 	last := playSome(t, b, b.mustRead(), 6)
 	guestTUI, guestOut, _ := ptySession(t, ts.dialGuest(t))
-	waitFor(t, "the game screen", func() bool { return strings.Contains(guestOut.String(), "leaderboard") })
+	waitFor(t, "the game screen", func() bool { return strings.Contains(guestOut.String(), "Moves") })
 
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Second)
 	defer cancel()
@@ -662,10 +669,17 @@ func TestIdleTimeout(t *testing.T) {
 			return d, d.String()
 		})
 	}
+	var code int
 	select {
-	case <-b.done: // the connection was dropped for idling
+	case err := <-b.done: // the session was ended for idling
+		code = exitCode(t, err)
 	case <-time.After(10 * time.Second):
 		t.Fatal("idle connection was not closed")
+	}
+	// Ended through the session: a line on stderr and its own status,
+	// not a connection closed under it (255 in OpenSSH).
+	if code != wire.ExitInactive || !strings.Contains(b.stderr.String(), "No input for 1 second") {
+		t.Fatalf("bot after the idle timeout: exit %d, stderr %q; want wire.ExitInactive (9) and why", code, b.stderr.String())
 	}
 	if !strings.Contains(ts.logs.String(), "idle timeout") {
 		t.Fatal("idle timeout not logged")
@@ -735,7 +749,7 @@ func TestTUISeamTakeoverAndAssisted(t *testing.T) {
 	if b.Moves() != a.Moves() || b.Score() != a.Score() || b.Board() != a.Board() || b.ID() != a.ID() {
 		t.Fatalf("newer session: %d moves, score %d; older had %d, %d", b.Moves(), b.Score(), a.Moves(), a.Score())
 	}
-	if n := <-notices; !strings.Contains(n.Text, "newer session") {
+	if n := <-notices; n != (tui.TakenOverMsg{}) {
 		t.Fatalf("older session got %+v", n)
 	}
 	if _, err := a.Move(ctx, engine.Up); !errors.Is(err, game.ErrTakenOver) {
@@ -885,7 +899,7 @@ func TestGameScreenTakeover(t *testing.T) {
 	before := storedMoves()
 
 	sessB, outB, sendB := ptySession(t, ts.dial(t, "p", key))
-	if code := exitCode(t, sessA.Wait()); code != 0 || !strings.Contains(outA.String(), "newer session") {
+	if code := exitCode(t, sessA.Wait()); code != 3 || !strings.Contains(outA.String(), "newer session") {
 		t.Fatalf("older screen: exit %d, output %q", code, outA.String())
 	}
 	waitFor(t, "the newer screen", func() bool { return len(outB.String()) > 200 })

@@ -41,8 +41,18 @@ type Limits struct {
 	// a reply the connection is closed.
 	KeepaliveInterval time.Duration
 	KeepaliveMax      int
-	// MaxSessionsPerConn caps the sessions open at once on one connection.
+	// MaxSessionsPerConn caps the sessions open at once on one connection,
+	// started or not (channels.go).
 	MaxSessionsPerConn int
+	// SessionRatePerConn caps how fast one connection opens sessions, a
+	// second, after a burst of sessionBurst.
+	SessionRatePerConn float64
+	// MaxConnsPerIP caps the logged-in connections from one address
+	// (IPv4, or IPv6 /64), guests and key holders alike.
+	MaxConnsPerIP int
+	// KeyReserve is the share of MaxConns, in per cent, that guests cannot
+	// take: players with a key can still log in when guests fill the rest.
+	KeyReserve int
 	// KeyRate caps the input of a game screen, in keys a second (one
 	// second's worth may come at once); keys over it are dropped.
 	KeyRate float64
@@ -60,6 +70,9 @@ func DefaultLimits() Limits {
 		KeepaliveInterval:  30 * time.Second,
 		KeepaliveMax:       3,
 		MaxSessionsPerConn: 10, // as OpenSSH's MaxSessions
+		SessionRatePerConn: 5,  // sessions a second, after a burst of sessionBurst: a script on one connection
+		MaxConnsPerIP:      64, // logged in, per address: a school or an office behind one NAT
+		KeyReserve:         10, // per cent of MaxConns that guests cannot take
 		KeyRate:            50, // keys per second per game screen; also the burst
 	}
 }
@@ -86,7 +99,13 @@ func (l *Limits) Flags(fs *flag.FlagSet) {
 	fs.Float64Var(&l.KeyRate, "key-rate", l.KeyRate,
 		"keys a second a game screen takes (a second's worth at once); more are dropped; 0 no limit")
 	fs.IntVar(&l.MaxSessionsPerConn, "max-sessions-per-conn", l.MaxSessionsPerConn,
-		"most sessions open at once on one connection; 0 no cap")
+		"most sessions open at once on one connection, started or not; 0 no cap")
+	fs.Float64Var(&l.SessionRatePerConn, "session-rate-per-conn", l.SessionRatePerConn,
+		"sessions a second one connection may open, after a burst of 20; 0 no limit")
+	fs.IntVar(&l.MaxConnsPerIP, "max-conns-per-ip", l.MaxConnsPerIP,
+		"most logged-in connections from one address (IPv6: one /64), guests and keys alike; 0 no cap")
+	fs.IntVar(&l.KeyReserve, "key-reserve", l.KeyReserve,
+		"per cent of --max-conns that guests cannot take, kept for players with a key; 0 none")
 }
 
 // Validate reports the first limit that makes no sense, in the flags'
@@ -99,14 +118,25 @@ func (l Limits) Validate() error {
 		return errors.New("--login-grace must be positive (it cannot be turned off)")
 	case l.IdleTimeout < 0 || l.KeepaliveInterval < 0:
 		return errors.New("--idle-timeout and --keepalive-interval must be 0 (off) or more")
-	case l.MaxConns < 0 || l.MaxUnauthPerIP < 0 || l.MaxSessionsPerConn < 0:
-		return errors.New("--max-conns, --max-unauth-per-ip and --max-sessions-per-conn must be 0 (no cap) or more")
-	case l.ConnRatePerIP < 0 || l.KeyRate < 0:
-		return errors.New("--conn-rate-per-ip and --key-rate must be 0 (no limit) or more")
+	case l.MaxConns < 0 || l.MaxUnauthPerIP < 0 || l.MaxSessionsPerConn < 0 || l.MaxConnsPerIP < 0:
+		return errors.New("--max-conns, --max-unauth-per-ip, --max-sessions-per-conn and --max-conns-per-ip must be 0 (no cap) or more")
+	case l.ConnRatePerIP < 0 || l.KeyRate < 0 || l.SessionRatePerConn < 0:
+		return errors.New("--conn-rate-per-ip, --key-rate and --session-rate-per-conn must be 0 (no limit) or more")
+	case l.KeyReserve < 0 || l.KeyReserve > 100:
+		return errors.New("--key-reserve must be a per cent, 0 to 100")
 	case l.ConnBurstPerIP < 1 || l.KeepaliveMax < 1:
 		return errors.New("--conn-burst-per-ip and --keepalive-max must be 1 or more")
 	}
 	return nil
+}
+
+// keyReserve is how many of MaxConns guests cannot take (KeyReserve per
+// cent, rounded up); 0 when there is no cap or no reserve.
+func (l Limits) keyReserve() int {
+	if l.MaxConns <= 0 || l.KeyReserve <= 0 {
+		return 0
+	}
+	return (l.MaxConns*l.KeyReserve + 99) / 100
 }
 
 // hostKey is what the per-address limits count by: the IPv4 address, or
@@ -128,8 +158,11 @@ func hostKey(addr net.Addr) netip.Prefix {
 
 // host is what the admission keeps per address.
 type host struct {
-	unauth int           // connections that have not logged in yet
-	rate   *rate.Limiter // new connections; nil when the rate is not limited
+	unauth   int           // connections that have not logged in yet
+	loggedIn int           // logged-in connections, guests included
+	rate     *rate.Limiter // new connections; nil when the rate is not limited
+	lines    *rate.Limiter // connect and disconnect lines (see logLine)
+	unlogged int           // sessions left out of the log since the last logged one
 }
 
 // refusal is why a connection is turned away; its text is written to the
@@ -143,6 +176,9 @@ const (
 	refusedFull
 	refusedRate
 	refusedUnauth
+	refusedReserve // in the key holders' reserve, one login at a time per address
+	refusedPerIP   // logged-in connections per address (at login)
+	refusedGuests  // guests take no more than MaxConns less the reserve (at login)
 	refusalKinds
 )
 
@@ -154,6 +190,12 @@ func (r refusal) String() string {
 		return "connection rate per address"
 	case refusedUnauth:
 		return "unauthenticated connections per address"
+	case refusedReserve:
+		return "reserve for key holders"
+	case refusedPerIP:
+		return "logged-in connections per address"
+	case refusedGuests:
+		return "guests full"
 	}
 	return "admitted"
 }
@@ -166,6 +208,12 @@ func (r refusal) line() string {
 		return "ssh2048: too many connections from your address; wait a moment and try again.\r\n"
 	case refusedUnauth:
 		return "ssh2048: too many connections from your address are logging in at once; try again later.\r\n"
+	case refusedReserve:
+		return "ssh2048: the server is nearly full; one login at a time from your address. Try again in a moment.\r\n"
+	case refusedPerIP:
+		return "ssh2048: too many players are connected from your address; close a connection or try again later."
+	case refusedGuests:
+		return "ssh2048: the server is full for guests; connect with an SSH key to play (ssh-keygen -t ed25519)."
 	}
 	return ""
 }
@@ -178,6 +226,7 @@ type admission struct {
 
 	mu        sync.Mutex
 	total     int
+	guests    int // logged-in guests
 	hosts     map[netip.Prefix]*host
 	lastSweep time.Time
 
@@ -205,7 +254,7 @@ func (a *admission) admit(key netip.Prefix, now time.Time) refusal {
 	a.sweep(now)
 	h := a.hosts[key]
 	if h == nil {
-		h = &host{}
+		h = &host{lines: rate.NewLimiter(linesRate, linesBurst)}
 		if a.lim.ConnRatePerIP > 0 {
 			h.rate = rate.NewLimiter(rate.Limit(a.lim.ConnRatePerIP), a.lim.ConnBurstPerIP)
 		}
@@ -228,28 +277,123 @@ func (a *admission) admit(key netip.Prefix, now time.Time) refusal {
 	if a.lim.MaxUnauthPerIP > 0 && h.unauth >= a.lim.MaxUnauthPerIP {
 		return refusedUnauth
 	}
+	// The reserve: the last keyReserve places under maxConns are for key
+	// holders (guests are refused at login past the rest, see canLogIn).
+	// Whether a connection has a key is known only at login, so here an
+	// address gets one login at a time: a key holder logs in within a
+	// moment, while one address opening connections that never log in
+	// could otherwise hold the whole reserve, and with it every player
+	// with a key out of a server full of guests.
+	if reserve := a.lim.keyReserve(); reserve > 0 && a.total >= a.lim.MaxConns-reserve && h.unauth > 0 {
+		return refusedReserve
+	}
 	h.unauth++
 	a.total++
 	return admitted
 }
 
-// loggedIn moves a connection from key out of the unauthenticated count.
-func (a *admission) loggedIn(key netip.Prefix) {
+// canLogIn says whether a connection from key may log in, as a guest or
+// with a key, or why not. Asked by the authentication callbacks, so that
+// the client is told why (loggedIn decides for good).
+func (a *admission) canLogIn(key netip.Prefix, guest bool) refusal {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if h := a.hosts[key]; h != nil && h.unauth > 0 {
-		h.unauth--
-	}
+	return a.loginRefusal(a.hosts[key], guest)
 }
 
-// closed counts a connection out; unauth says it never logged in.
-func (a *admission) closed(key netip.Prefix, unauth bool) {
+// loginRefusal: a.mu is held.
+func (a *admission) loginRefusal(h *host, guest bool) refusal {
+	// Logged-in connections per address: players do not count against
+	// --max-unauth-per-ip once in, so without this one address (one
+	// guest needs no key, and keys cost nothing to make) could log in
+	// until the server is full and hold it. The default leaves room for
+	// a school or an office behind one NAT.
+	if h != nil && a.lim.MaxConnsPerIP > 0 && h.loggedIn >= a.lim.MaxConnsPerIP {
+		return refusedPerIP
+	}
+	// Guests take at most maxConns less the reserve: guests from anywhere
+	// cannot lock out the players with a key.
+	if reserve := a.lim.keyReserve(); guest && reserve > 0 && a.guests >= a.lim.MaxConns-reserve {
+		return refusedGuests
+	}
+	return admitted
+}
+
+// loggedIn moves a connection from key out of the unauthenticated count
+// into the logged-in ones, or says why it may not log in; it then stays
+// counted as unauthenticated until it is closed.
+func (a *admission) loggedIn(key netip.Prefix, guest bool) refusal {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	h := a.hosts[key]
+	if r := a.loginRefusal(h, guest); r != admitted {
+		return r
+	}
+	if h != nil {
+		h.unauth = max(h.unauth-1, 0)
+		h.loggedIn++
+	}
+	if guest {
+		a.guests++
+	}
+	return admitted
+}
+
+// connState is how far a connection got, for counting it out.
+type connState int
+
+const (
+	connUnauth connState = iota
+	connLoggedIn
+	connGuest
+)
+
+// closed counts a connection out.
+func (a *admission) closed(key netip.Prefix, state connState) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.total--
-	if h := a.hosts[key]; unauth && h != nil && h.unauth > 0 {
-		h.unauth--
+	h := a.hosts[key]
+	switch {
+	case h == nil:
+	case state == connUnauth:
+		h.unauth = max(h.unauth-1, 0)
+	default:
+		h.loggedIn = max(h.loggedIn-1, 0)
 	}
+	if state == connGuest {
+		a.guests--
+	}
+}
+
+// Connect and disconnect lines are kept per address: a burst of
+// linesBurst sessions, then linesRate a second. Sessions a client opens
+// in a loop are bounded by the session rate per connection, and
+// connections by the rate per address, but their product is still a line
+// for every session of every connection: without this budget one address
+// writes megabytes a minute to the log. Left-out sessions are counted on
+// the next line.
+const (
+	linesBurst = 30
+	linesRate  = rate.Limit(2)
+)
+
+// logLine takes a line of the log budget of key; on success it returns
+// how many sessions of that address were left out since its last line.
+func (a *admission) logLine(key netip.Prefix, now time.Time) (bool, int) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	h := a.hosts[key]
+	if h == nil {
+		return true, 0 // not counted by the admission (a test's server, say)
+	}
+	if !h.lines.AllowN(now, 1) {
+		h.unlogged++
+		return false, 0
+	}
+	n := h.unlogged
+	h.unlogged = 0
+	return true, n
 }
 
 // connections is the number of connections counted in.
@@ -263,18 +407,19 @@ func (a *admission) connections() int {
 const sweepEvery = 10 * time.Second
 
 // sweep forgets addresses with nothing to remember: no connection logging
-// in and a full bucket. Without it the table would grow with every
-// address that ever connected (and IPv6 has plenty to connect from).
+// in or logged in, no sessions left out of the log, and full buckets.
+// Without it the table would grow with every address that ever connected
+// (and IPv6 has plenty to connect from).
 func (a *admission) sweep(now time.Time) {
 	if now.Sub(a.lastSweep) < sweepEvery {
 		return
 	}
 	a.lastSweep = now
 	for k, h := range a.hosts {
-		if h.unauth > 0 {
+		if h.unauth > 0 || h.loggedIn > 0 || h.unlogged > 0 {
 			continue
 		}
-		if h.rate == nil || h.rate.TokensAt(now) >= float64(h.rate.Burst()) {
+		if (h.rate == nil || h.rate.TokensAt(now) >= float64(h.rate.Burst())) && h.lines.TokensAt(now) >= linesBurst {
 			delete(a.hosts, k)
 		}
 	}

@@ -34,7 +34,7 @@ func TestAdmissionSweep(t *testing.T) {
 		if r := a.admit(hostKey(addr), now); r != admitted {
 			t.Fatalf("address %d: %v", i, r)
 		}
-		a.closed(hostKey(addr), true)
+		a.closed(hostKey(addr), connUnauth)
 	}
 	held := hostKey(&net.TCPAddr{IP: net.IPv4(10, 1, 0, 1)})
 	a.admit(held, now) // still logging in: remembered

@@ -25,7 +25,7 @@ import (
 // noCaps turns the caps off, for tests of something else that open many
 // connections from 127.0.0.1.
 func noCaps(c *server.Config) {
-	c.Limits.MaxConns, c.Limits.MaxUnauthPerIP, c.Limits.ConnRatePerIP = 0, 0, 0
+	c.Limits.MaxConns, c.Limits.MaxUnauthPerIP, c.Limits.ConnRatePerIP, c.Limits.MaxConnsPerIP = 0, 0, 0, 0
 }
 
 // dialRaw opens a TCP connection from the loopback address from (any of
@@ -112,6 +112,16 @@ func dialFrom(t testing.TB, addr, from string) *gossh.Client {
 	c := gossh.NewClient(cc, chans, reqs)
 	t.Cleanup(func() { c.Close() })
 	return c
+}
+
+// refusedSession checks that c may not open another session, and why.
+func refusedSession(t *testing.T, c *gossh.Client, why string) {
+	t.Helper()
+	_, _, err := c.OpenChannel("session", nil)
+	var oe *gossh.OpenChannelError
+	if !errors.As(err, &oe) || oe.Reason != gossh.ResourceShortage || !strings.Contains(oe.Message, why) {
+		t.Fatalf("session opened: got %v, want it refused for resource shortage (%s)", err, why)
+	}
 }
 
 // TestLoginGrace: connections that stall before the version exchange,
@@ -216,16 +226,29 @@ func TestCaps(t *testing.T) {
 		c := ts.dial(t, "p", newKey(t))
 		a := startBot(t, c, "--size 3")
 		a.mustRead()
-		b := startBot(t, c, "--size 5")
-		b.mustRead()
-		if r := run(t, c, "help", ""); r.code != 1 || !strings.Contains(r.stderr, "too many sessions") {
-			t.Fatalf("third session: %+v, want refused", r)
+		// Sessions are counted when their channel opens, started or not.
+		idle, _, err := c.OpenChannel("session", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		refusedSession(t, c, "too many sessions on this connection")
+		// A place is given back when a session ends, or when a channel
+		// that never started closes.
+		roomFor := func(what string) gossh.Channel {
+			t.Helper()
+			var ch gossh.Channel
+			waitFor(t, what, func() bool {
+				var err error
+				ch, _, err = c.OpenChannel("session", nil)
+				return err == nil
+			})
+			return ch
 		}
 		a.finish()
-		if r := run(t, c, "help", ""); r.code != 0 {
-			t.Fatalf("after one ended: %+v", r)
-		}
-		b.finish()
+		roomFor("the ended session to be counted out")
+		refusedSession(t, c, "too many sessions on this connection")
+		idle.Close()
+		roomFor("the closed channel to be counted out")
 	})
 	t.Run("rate per address", func(t *testing.T) {
 		ts := startServer(t, noCaps, func(c *server.Config) { c.Limits.ConnRatePerIP, c.Limits.ConnBurstPerIP = 2, 3 })
@@ -286,9 +309,11 @@ func TestIdleTickingScreen(t *testing.T) {
 	go func() { done <- s.Wait() }()
 	select {
 	case <-done:
+		// The screen is told at the idle timeout; this one does not
+		// quit when told, so it is stopped NoticeGrace later.
 		took := time.Since(start)
-		if took < 1500*time.Millisecond+idle-100*time.Millisecond || took > 1500*time.Millisecond+idle+2*time.Second {
-			t.Fatalf("closed after %v, want about %v after the last key at 1.5 s", took, idle)
+		if took < 1500*time.Millisecond+idle-100*time.Millisecond || took > 1500*time.Millisecond+idle+server.NoticeGrace+2*time.Second {
+			t.Fatalf("closed after %v, want about %v after the last key at 1.5 s, and the notice's grace", took, idle)
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("a ticking screen without input was not closed")
@@ -303,9 +328,12 @@ func TestIdleTickingScreen(t *testing.T) {
 
 // relay forwards one TCP connection to the server until frozen; frozen, it
 // reads both sides and forwards nothing, like a peer whose network is gone.
+// Muted, it forwards only what the server sends, like a client that is
+// stuck but whose kernel still takes what arrives.
 type relay struct {
 	addr     string
 	frozen   atomic.Bool
+	muted    atomic.Bool
 	upClosed chan struct{} // the server closed its side
 }
 
@@ -328,7 +356,7 @@ func newRelay(t *testing.T, target string) *relay {
 			return
 		}
 		t.Cleanup(func() { down.Close(); up.Close() })
-		pipe := func(dst, src net.Conn, closed chan struct{}) {
+		pipe := func(dst, src net.Conn, closed chan struct{}, mute *atomic.Bool) {
 			buf := make([]byte, 32<<10)
 			for {
 				n, err := src.Read(buf)
@@ -338,13 +366,13 @@ func newRelay(t *testing.T, target string) *relay {
 					}
 					return
 				}
-				if !r.frozen.Load() {
+				if !r.frozen.Load() && (mute == nil || !mute.Load()) {
 					dst.Write(buf[:n])
 				}
 			}
 		}
-		go pipe(up, down, nil)
-		go pipe(down, up, r.upClosed)
+		go pipe(up, down, nil, &r.muted)
+		go pipe(down, up, r.upClosed, nil)
 	}()
 	return r
 }

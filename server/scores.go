@@ -21,7 +21,9 @@ func (s *Server) runScores(sess *session, args []string) int {
 	fs := newFlagSet(sess, "scores", "[--size N] [--limit K] [--bots] [--json]")
 	size := fs.Int("size", 4, fmt.Sprintf("board size, %d to %d", engine.MinSize, engine.MaxSize))
 	limit := fs.Int("limit", 10, fmt.Sprintf("how many players to list, 1 to %d", wire.MaxScoresLimit))
-	bots := fs.Bool("bots", false, "the bot leaderboard (games played through `bot`)")
+	// No backquotes in a flag's usage: the flag package would show the
+	// quoted word as the flag's argument ("-bots bot").
+	bots := fs.Bool("bots", false, "the bot leaderboard (games played with the bot command)")
 	asJSON := fs.Bool("json", false, "print a JSON array instead of a table")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
@@ -49,7 +51,7 @@ func (s *Server) runScores(sess *session, args []string) int {
 	entries := make([]wire.ScoreEntry, len(rows))
 	for i, r := range rows {
 		entries[i] = wire.ScoreEntry{
-			Rank: r.Rank, Name: r.Name, Score: r.Score, MaxTile: r.MaxTile, Moves: r.Moves,
+			Rank: r.Rank, Name: r.Name, Player: db.ShortID(r.Fingerprint), Score: r.Score, MaxTile: r.MaxTile, Moves: r.Moves,
 			Won: r.Won, Ended: r.Ended, GameID: r.GameID, Size: *size, Kind: string(kind),
 		}
 	}
@@ -81,12 +83,22 @@ func scoresTable(entries []wire.ScoreEntry, size int, kind db.Kind, styled bool)
 	if len(entries) == 0 {
 		b.WriteString("  (no games yet)\n")
 	}
-	for _, e := range entries {
+	names := make([]string, len(entries))
+	for i, e := range entries {
+		names[i] = e.Name
+	}
+	alike := db.LookAlikes(names)
+	for i, e := range entries {
 		ended := "playing"
 		if e.Ended != nil {
 			ended = e.Ended.UTC().Format("2006-01-02 15:04")
 		}
-		fmt.Fprintf(&b, "%4d  %s %9d %7d %7d  %s\n", e.Rank, padCells(e.Name, 20), e.Score, e.MaxTile, e.Moves, ended)
+		name := padCells(e.Name, 20)
+		if alike[i] {
+			tag := db.LookAlikeTag(e.Player)
+			name = padCells(ansi.Truncate(e.Name, 20-1-len(tag), "…")+" "+tag, 20)
+		}
+		fmt.Fprintf(&b, "%4d  %s %9d %7d %7d  %s\n", e.Rank, name, e.Score, e.MaxTile, e.Moves, ended)
 	}
 	return b.String()
 }

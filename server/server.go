@@ -17,7 +17,6 @@ import (
 
 	"charm.land/ssh"
 	"charm.land/wish/v2"
-	rm "charm.land/wish/v2/recover"
 	"github.com/ssh2048/ssh2048/game"
 	"github.com/ssh2048/ssh2048/tui"
 	gossh "golang.org/x/crypto/ssh"
@@ -35,6 +34,8 @@ type Config struct {
 	// Limits bound what clients can make the server hold or do; start
 	// from DefaultLimits (the zero Limits is refused: see Validate).
 	Limits Limits
+	// Observer is told what the server does, for metrics; nil: no one.
+	Observer Observer
 }
 
 // Server serves ssh2048 over SSH.
@@ -45,6 +46,9 @@ type Server struct {
 	log       *slog.Logger
 	ssh       *ssh.Server
 	admission *admission
+	limited   lineLimiter // lines a client can cause at will
+
+	unsupported sync.Map // what game screens asked for and did not get; see unsupportedOnce
 
 	mu       sync.Mutex
 	shutdown bool
@@ -64,6 +68,10 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
+	if cfg.Observer == nil {
+		cfg.Observer = nopObserver{}
+	}
+	cfg.Logger = slog.New(CleanLogHandler(cfg.Logger.Handler()))
 	if cfg.TUI == nil {
 		cfg.TUI = gameScreen(cfg.Games, cfg.Hinter)
 	}
@@ -72,8 +80,8 @@ func New(cfg Config) (*Server, error) {
 	srv, err := wish.NewServer(
 		func(srv *ssh.Server) error { srv.AddHostKey(cfg.HostKey); return nil },
 		wish.WithVersion("ssh2048"),
-		ssh.PublicKeyAuth(acceptAnyKey),
-		ssh.KeyboardInteractiveAuth(admitGuest),
+		ssh.PublicKeyAuth(s.acceptKey),
+		ssh.KeyboardInteractiveAuth(s.admitGuest),
 		// Middleware runs bottom-up: the last listed wraps all the others
 		// and sees the session first.
 		wish.WithMiddleware(
@@ -84,8 +92,9 @@ func New(cfg Config) (*Server, error) {
 			// 2. Logging: connect and disconnect of every session.
 			s.logging,
 			// 1. Recover: a panic anywhere below ends that session only,
-			//    never the server.
-			rm.MiddlewareWithLogger(slog.NewLogLogger(s.log.Handler(), slog.LevelError)),
+			//    never the server (panic.go: the goroutines this cannot
+			//    reach recover for themselves).
+			s.recoverSession,
 		),
 	)
 	if err != nil {
@@ -99,9 +108,9 @@ func New(cfg Config) (*Server, error) {
 	// AuthLogCallback with a nil error then (and not for public keys a
 	// client merely offers).
 	srv.ServerConfigCallback = func(ctx ssh.Context) *gossh.ServerConfig {
-		return &gossh.ServerConfig{AuthLogCallback: func(_ gossh.ConnMetadata, _ string, err error) {
+		return &gossh.ServerConfig{AuthLogCallback: func(_ gossh.ConnMetadata, method string, err error) {
 			if g := guardOf(ctx); err == nil && g != nil {
-				g.login()
+				g.login(method != "publickey")
 			}
 		}}
 	}
@@ -114,8 +123,17 @@ func New(cfg Config) (*Server, error) {
 		s.active++
 		s.mu.Unlock()
 		defer s.leave()
+		// The session's place under --max-sessions-per-conn is given back
+		// when both its channel and this handler are done (channels.go).
+		if b := boundedOf(sess.Context()); b != nil {
+			defer b.release()
+		}
 		handler(sess)
 	}
+	// Session channels are opened under the per-connection bounds, and
+	// refused requests and channels of other types are counted as such.
+	srv.ChannelHandlers = map[string]ssh.ChannelHandler{"session": s.openSession, "default": s.otherChannel}
+	srv.RequestHandlers = map[string]ssh.RequestHandler{"default": s.globalRequest}
 	s.ssh = srv
 	return s, nil
 }
@@ -126,6 +144,7 @@ func (s *Server) admit(ctx ssh.Context, c net.Conn) net.Conn {
 	now := time.Now()
 	host := hostKey(c.RemoteAddr())
 	if r := s.admission.admit(host, now); r != admitted {
+		s.cfg.Observer.Refused(r.label())
 		s.admission.refuse(c, r, now)
 		return nil
 	}
@@ -178,10 +197,24 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	case <-handlersDone:
 	case <-ctx.Done():
 	}
-	// Clients that keep their connection open after their session ended
-	// would hold Shutdown until ctx expires: drop them now.
+	// Clients close their connections once their sessions have ended
+	// (OpenSSH does as soon as it has the exit status); a connection
+	// closed under them loses that status and the player sees "Connection
+	// reset by peer" under their goodbye. So they get a moment. Clients
+	// that keep their connection open after that would hold Shutdown
+	// until ctx expires: drop them then.
+	var err error
+	shutDown := false
+	select {
+	case err = <-shutdownDone:
+		shutDown = true
+	case <-time.After(clientCloseWait):
+	case <-ctx.Done():
+	}
 	closeErr := s.ssh.Close()
-	err := <-shutdownDone
+	if !shutDown {
+		err = <-shutdownDone
+	}
 	if errors.Is(err, ssh.ErrServerClosed) || errors.Is(err, context.Canceled) {
 		err = nil
 	}
@@ -192,6 +225,10 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	}
 	return errors.Join(err, closeErr)
 }
+
+// clientCloseWait is how long Shutdown waits, once every session has
+// ended, for the clients to close their connections themselves.
+const clientCloseWait = time.Second
 
 // leave counts a session handler out.
 func (s *Server) leave() {

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"strconv"
 	"sync"
 	"time"
 
@@ -17,17 +18,55 @@ type notice int
 const (
 	noticeTakenOver notice = iota + 1 // a newer session took over the game
 	noticeShutdown                    // the server is restarting
+	noticeIdle                        // no input for the idle timeout
+	noticeKeepalive                   // the client stopped answering keepalives
 )
 
-// Text is what the player is told.
-func (n notice) Text() string {
+// noticeText is what the player is told, one line.
+func (s *Server) noticeText(n notice) string {
 	switch n {
 	case noticeTakenOver:
 		return "This game was opened in a newer session, which takes over from here; nothing was lost."
 	case noticeShutdown:
 		return "The server is restarting; your game is saved. Reconnect in a moment to carry on."
+	case noticeIdle:
+		return "No input for " + spelled(s.lim.IdleTimeout) + ", so the server closed this session. Your game is saved; reconnect to carry on."
+	case noticeKeepalive:
+		return "Your connection stopped answering, so the server closed this session. Your game is saved; reconnect to carry on."
 	}
 	return ""
+}
+
+// exitStatus is the exit status of a session that ends because of n.
+func (n notice) exitStatus() int {
+	switch n {
+	case noticeTakenOver:
+		return wire.ExitTakenOver
+	case noticeShutdown:
+		return wire.ExitRestart
+	case noticeIdle, noticeKeepalive:
+		return wire.ExitInactive
+	}
+	return wire.ExitOK
+}
+
+// spelled writes a duration as a person would: "10 minutes", "3 seconds".
+func spelled(d time.Duration) string {
+	unit := func(n int64, one string) string {
+		if n == 1 {
+			return "1 " + one
+		}
+		return strconv.FormatInt(n, 10) + " " + one + "s"
+	}
+	switch {
+	case d >= time.Hour && d%time.Hour == 0:
+		return unit(int64(d/time.Hour), "hour")
+	case d >= time.Minute && d%time.Minute == 0:
+		return unit(int64(d/time.Minute), "minute")
+	case d >= time.Second && d%time.Second == 0:
+		return unit(int64(d/time.Second), "second")
+	}
+	return d.String()
 }
 
 // session is the server's view of one SSH session: who plays it, and a
@@ -52,16 +91,31 @@ type contextKey struct{ name string }
 
 var playerKey = &contextKey{"player"}
 
-// acceptAnyKey admits every public key: a key is an identity, not a
+// acceptKey admits every public key while the address has room for
+// another player (admission.canLogIn): a key is an identity, not a
 // permission. Which key it was is read after authentication from
 // Session.PublicKey, never remembered here: this callback also sees keys
-// the client merely offered (CVE-2024-45337).
-func acceptAnyKey(ssh.Context, ssh.PublicKey) bool { return true }
+// the client merely offered (CVE-2024-45337). A key refused for want of
+// room sends the client on to keyboard-interactive, which says why.
+func (s *Server) acceptKey(ctx ssh.Context, _ ssh.PublicKey) bool {
+	g := guardOf(ctx)
+	return g == nil || s.admission.canLogIn(g.host, false) == admitted
+}
 
 // admitGuest admits a client without a key through keyboard-interactive
 // authentication with no prompts: a guest, who plays but is not recorded.
-// Password authentication is not offered at all.
-func admitGuest(_ ssh.Context, challenge gossh.KeyboardInteractiveChallenge) bool {
+// Password authentication is not offered at all. When there is no room
+// (for guests, or for another player from the address), the challenge's
+// instruction tells the client why, which OpenSSH prints, and the login
+// fails.
+func (s *Server) admitGuest(ctx ssh.Context, challenge gossh.KeyboardInteractiveChallenge) bool {
+	if g := guardOf(ctx); g != nil {
+		if r := s.admission.canLogIn(g.host, true); r != admitted {
+			s.cfg.Observer.Refused(r.label())
+			_, _ = challenge("", r.line(), nil, nil)
+			return false
+		}
+	}
 	_, err := challenge("", "", nil, nil)
 	return err == nil
 }
@@ -92,21 +146,38 @@ func playerOf(sess ssh.Session) game.Player {
 	return p
 }
 
-// logging logs every session's start and end.
+// logging logs every session's start and end, within the log budget of
+// its address (admission.logLine); the client's strings are cut short
+// (clientAttrs), and escaped like every logged string (CleanLogHandler).
 func (s *Server) logging(next ssh.Handler) ssh.Handler {
 	return func(sess ssh.Session) {
 		start := time.Now()
+		logged, unlogged := true, 0
+		if g := guardOf(sess.Context()); g != nil {
+			logged, unlogged = s.admission.logLine(g.host, start)
+		}
+		if !logged {
+			next(sess)
+			return
+		}
 		pty, _, hasPty := sess.Pty()
 		fp := "guest"
 		if key := sess.PublicKey(); key != nil {
 			fp = gossh.FingerprintSHA256(key)
 		}
-		s.log.Info("connect", "user", sess.User(), "key", fp, "remote", sess.RemoteAddr().String(),
-			"command", sess.RawCommand(), "pty", hasPty, "term", pty.Term,
-			"client", sess.Context().ClientVersion())
+		user := clientAttrs("user", sess.User())
+		args := append(append([]any{}, user...), "key", fp, "remote", sess.RemoteAddr().String())
+		args = append(args, clientAttrs("command", sess.RawCommand())...)
+		args = append(args, "pty", hasPty)
+		args = append(args, clientAttrs("term", pty.Term)...)
+		args = append(args, clientAttrs("client", sess.Context().ClientVersion())...)
+		if unlogged > 0 {
+			args = append(args, "unlogged", unlogged) // sessions of this address left out since its last line
+		}
+		s.log.Info("connect", args...)
 		defer func() {
-			s.log.Info("disconnect", "user", sess.User(), "key", fp,
-				"remote", sess.RemoteAddr().String(), "duration", time.Since(start).Round(time.Millisecond))
+			s.log.Info("disconnect", append(user, "key", fp,
+				"remote", sess.RemoteAddr().String(), "duration", time.Since(start).Round(time.Millisecond))...)
 		}()
 		next(sess)
 	}
@@ -118,16 +189,15 @@ func (s *Server) logging(next ssh.Handler) ssh.Handler {
 func (s *Server) route(next ssh.Handler) ssh.Handler {
 	return func(raw ssh.Session) {
 		sess := newSession(raw, playerOf(raw))
+		kind := sessionKind(sess)
+		s.cfg.Observer.SessionOpened(kind)
+		defer s.cfg.Observer.SessionClosed(kind)
 		if g := guardOf(sess.Context()); g != nil {
-			if !g.openSession() {
-				wish.Errorln(sess, "ssh2048: too many sessions on this connection; close one first.")
-				_ = sess.Exit(wire.ExitError)
-				return
-			}
-			defer g.closeSession()
+			g.join(sess)
+			defer g.leave(sess)
 		}
 		if !s.track(sess) {
-			wish.Errorln(sess, "ssh2048: "+noticeShutdown.Text())
+			wish.Errorln(sess, "ssh2048: "+s.noticeText(noticeShutdown))
 			_ = sess.Exit(wire.ExitRestart)
 			return
 		}
@@ -137,8 +207,7 @@ func (s *Server) route(next ssh.Handler) ssh.Handler {
 		case sess.RawCommand() != "":
 			_ = sess.Exit(s.exec(sess))
 		case hasPty:
-			s.runTUI(sess)
-			_ = sess.Exit(wire.ExitOK)
+			_ = sess.Exit(s.runTUI(sess))
 		default:
 			wish.Errorln(sess, "ssh2048: no terminal; connect with `ssh -t` to play, or run `help` for the commands.")
 			_ = sess.Exit(wire.ExitUsage)

@@ -75,6 +75,7 @@ func TestStalledConnections(t *testing.T) {
 	ts := startServer(t, func(c *server.Config) {
 		c.Limits.LoginGrace = grace
 		c.Limits.MaxConns = n + 100 // the default 1,000 would refuse the players at n = 1,000
+		c.Limits.KeyReserve = 0     // whose reserve would take one stalled login per address only
 	})
 	type stalled struct {
 		opened, closed time.Time
@@ -123,6 +124,13 @@ func TestStalledConnections(t *testing.T) {
 	}
 	if len(logins) == 0 || p(0.99) > time.Second {
 		t.Fatalf("logins while connections stalled: %d, p99 %v; want p99 within 1 s", len(logins), p(0.99))
+	}
+	// Issue 12: a line per stalled connection was n lines of log for
+	// free; a burst of 10 and 1 a second after it, and then the count.
+	waitFor(t, "the count of the lines left out", func() bool { return strings.Contains(ts.logs.String(), "suppressed=") })
+	logs := ts.logs.String()
+	if lines := strings.Count(logs, "login grace expired"); lines > 10+5 {
+		t.Fatalf("%d login grace lines for %d stalled connections, want the burst of 10 and a count of the rest", lines, n)
 	}
 }
 

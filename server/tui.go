@@ -2,7 +2,8 @@ package server
 
 import (
 	"context"
-	"io"
+	"errors"
+	"fmt"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -12,6 +13,7 @@ import (
 	"github.com/ssh2048/ssh2048/game"
 	"github.com/ssh2048/ssh2048/screen"
 	"github.com/ssh2048/ssh2048/tui"
+	"github.com/ssh2048/ssh2048/wire"
 )
 
 // TUIEnv is what the game screen gets for one session.
@@ -30,35 +32,83 @@ type TUIFunc func(sess ssh.Session, env TUIEnv) tea.Model
 // NoticeGrace is how long the TUI may take to show a notice and quit.
 const NoticeGrace = 1500 * time.Millisecond
 
-func (s *Server) runTUI(sess *session) {
+// answerWait is how long the first frame waits for the terminal to say
+// whether it shows true colour (see package screen): a round trip on any
+// network a game is played over, and short enough not to be noticed where
+// nothing answers.
+const answerWait = 250 * time.Millisecond
+
+// runTUI runs the game screen until it ends and returns the session's
+// exit status: 0 when the player quit, or the status of the notice that
+// ended it, or wire.ExitError when a game could not be loaded or saved.
+func (s *Server) runTUI(sess *session) int {
 	seat := s.games.Seat(sess.player, func() { sess.notify(noticeTakenOver) })
 	defer seat.Close()
-	model := s.cfg.TUI(sess, TUIEnv{Seat: seat})
+	return s.runScreen(sess, s.cfg.TUI(sess, TUIEnv{Seat: seat}))
+}
+
+// runScreen runs model on the session's terminal (a PTY is required) until
+// it ends, passing window changes and the session's notices on, and
+// returns the session's exit status as runTUI says. Every screen a
+// command opens (the game, spectating, replays, races) runs here.
+func (s *Server) runScreen(sess *session, model tea.Model) int {
 	pty, winch, _ := sess.Pty()
 	width, height := clampWindow(pty.Window)
 	// The screen runs on package screen rather than tea.Program: a program
 	// holds about 0.7 MB for its renderer and key table, which at
 	// hundreds of sessions is most of the server's memory, and draws on a
 	// ticker, which makes every key wait for the next tick (see package
-	// term).
+	// screen).
 	scr := screen.New(model, sess, screen.Options{
 		Width:   width,
 		Height:  height,
 		Profile: colorprofile.Env(append(sess.Environ(), "TERM="+pty.Term)),
 		Term:    pty.Term,
+		// Without a limit a client can send keys as fast as its link
+		// allows, and each is a move: a database commit and a frame.
+		KeyRate:     s.lim.KeyRate,
+		Unsupported: s.unsupportedOnce,
+		AnswerWait:  answerWait,
+		KeyToFrame:  s.cfg.Observer.KeyToFrame,
 	})
-	var input io.Reader = sess
-	if s.lim.KeyRate > 0 {
-		input = newKeyLimiter(sess, s.lim.KeyRate)
-	}
-	scr.Start(input)
+	scr.Start(sess)
 	defer scr.Stop()
-	watchScreen(sess.Context(), scr, winch, sess.notices)
+	told := watchScreen(sess.Context(), scr, winch, sess.notices, s.noticeText)
+	var pe *screen.PanicError
+	if errors.As(scr.Err(), &pe) {
+		return s.panicked(sess, pe.Value, pe.Stack)
+	}
 	if err := scr.Err(); err != nil && sess.Context().Err() == nil {
 		s.log.Debug("game screen", "err", err, "remote", sess.RemoteAddr().String())
 	}
 	// The session's input ends when the handler returns and the channel
 	// closes; the screen's reader is not waited for here, it ends then.
+	if told == 0 {
+		// The screen may have ended on a notice before the watch loop
+		// saw it: a move that found its game taken over.
+		select {
+		case told = <-sess.notices:
+		default:
+		}
+	}
+	if told != 0 {
+		return told.exitStatus()
+	}
+	if f, ok := model.(interface{ Failed() bool }); ok && f.Failed() {
+		return wire.ExitError
+	}
+	return wire.ExitOK
+}
+
+// unsupportedOnce logs, once for the server, each thing a game screen
+// asked for that package screen does not do: a model that relies on one
+// is broken for every player, and the log must say so without saying it
+// for every session. The names are package screen's, never a client's,
+// so the set stays small.
+func (s *Server) unsupportedOnce(what string) {
+	if _, seen := s.unsupported.LoadOrStore(what, true); !seen {
+		s.log.Warn("game screen asked for what the screen does not do", "what", what)
+	}
 }
 
 // Terminal sizes the game screen is told at most. The game needs far
@@ -83,12 +133,13 @@ func clampWindow(w ssh.Window) (int, int) {
 
 // watchScreen runs on the session's own goroutine until the screen ends.
 // It passes window changes on, clamped and at most one per resizeEvery;
-// on a notice it has the screen tell the player why the session ends, and
-// stops it NoticeGrace later if it has not quit by itself; it stops the
-// screen when the connection drops. One loop rather than a goroutine for
+// on a notice it has the screen tell the player why the session ends
+// (text words it), and stops it NoticeGrace later if it has not quit by
+// itself; it stops the screen when the connection drops. It returns the
+// notice it passed on, if any. One loop rather than a goroutine for
 // each: every goroutine is 8 KB of stack or more, and a server holds
 // thousands of sessions.
-func watchScreen(ctx context.Context, scr *screen.Screen, winch <-chan ssh.Window, notices <-chan notice) {
+func watchScreen(ctx context.Context, scr *screen.Screen, winch <-chan ssh.Window, notices <-chan notice, text func(notice) string) (told notice) {
 	var (
 		pending, sent ssh.Window
 		havePending   bool
@@ -117,22 +168,28 @@ func watchScreen(ctx context.Context, scr *screen.Screen, winch <-chan ssh.Windo
 	for {
 		select {
 		case <-scr.Done():
-			return
+			return told
 		case <-ctx.Done():
-			return
+			return told
 		case n := <-notices:
-			notices = nil
+			notices, told = nil, n
 			grace = time.After(NoticeGrace)
-			var msg tea.Msg = tui.ShutdownMsg{Text: n.Text()}
-			if n == noticeTakenOver {
-				msg = tui.TakenOverMsg{Text: n.Text()}
+			var msg tea.Msg
+			switch n {
+			case noticeTakenOver:
+				// The screen words it itself: it knows which game.
+				msg = tui.TakenOverMsg{}
+			case noticeShutdown:
+				msg = tui.ShutdownMsg{Text: text(n)}
+			default:
+				msg = tui.EndMsg{Text: text(n)}
 			}
 			// Not on this goroutine: a client that reads nothing blocks
 			// the screen's writes, and with them Send, and the grace must
 			// still run out.
 			go scr.Send(msg)
 		case <-grace:
-			return
+			return told
 		case w, ok := <-winch:
 			if !ok {
 				winch = nil
@@ -160,6 +217,9 @@ func watchScreen(ctx context.Context, scr *screen.Screen, winch <-chan ssh.Windo
 // gameScreen is the default TUIFunc: package tui's game screen over the
 // session's seat, with hints and autoplay from h when h is not nil.
 func gameScreen(svc *game.Service, h tui.Hinter) TUIFunc {
+	if h != nil {
+		h = sessionHinter{h} // an AI search's panic ends the session that asked
+	}
 	return func(sess ssh.Session, env TUIEnv) tea.Model {
 		return tui.New(tui.Options{
 			Store:       tui.SeatStore(svc, env.Seat),
@@ -167,7 +227,18 @@ func gameScreen(svc *game.Service, h tui.Hinter) TUIFunc {
 			Player:      env.Seat.Player().Name,
 			Guest:       env.Seat.Player().Guest,
 			GuestNotice: guestHint,
+			Size:        env.Seat.LastSize(sess.Context()),
 			Context:     sess.Context(),
 		})
 	}
+}
+
+// hasTerminal reports whether the session has a PTY for a screen command
+// (watch, replay, race…); if not, it tells the player how to ask for one.
+func hasTerminal(sess *session, cmd string) bool {
+	if _, _, ok := sess.Pty(); ok {
+		return true
+	}
+	fmt.Fprintf(sess.Stderr(), "ssh2048: %s opens a screen and needs a terminal: connect with `ssh -t`\n", cmd)
+	return false
 }

@@ -64,6 +64,38 @@ type boardCache struct {
 	gapCols string                           // gx board-coloured columns
 	gapRow  string                           // one full board-coloured line
 	tiles   [engine.MaxExponent + 1][]string // exponent → the tile's h lines, drawn on first use
+	marked  [2][engine.MaxExponent + 1][]string
+}
+
+// mark is how a tile is marked on the frame after a move: the tile the
+// move added, and the tiles its merges made, so that the player sees at
+// once what the move did (the original game animates them).
+type mark int
+
+const (
+	markNone   mark = iota
+	markNew         // the label in reverse video: the new tile stands out
+	markMerged      // the label underlined
+)
+
+// marks are the tiles the last move added and merged, drawn marked until
+// the next move (no timer: the frame after the move shows them).
+type marks struct {
+	on     bool
+	spawn  engine.Spawn
+	merged engine.Board // merged tiles' exponents, 0 elsewhere
+}
+
+func (ms *marks) at(r, c int) mark {
+	switch {
+	case !ms.on:
+		return markNone
+	case ms.spawn.Row == r && ms.spawn.Col == c:
+		return markNew
+	case ms.merged.At(r, c) != 0:
+		return markMerged
+	}
+	return markNone
 }
 
 func newBoardCache(s *Styles, t tier, n int) *boardCache {
@@ -78,9 +110,13 @@ func newBoardCache(s *Styles, t tier, n int) *boardCache {
 }
 
 // tile returns the styled lines of a tile, drawing it on first use.
-func (c *boardCache) tile(exp uint8) []string {
-	if lines := c.tiles[exp]; lines != nil {
-		return lines
+func (c *boardCache) tile(exp uint8, mk mark) []string {
+	cached := &c.tiles[exp]
+	if mk != markNone {
+		cached = &c.marked[mk-1][exp]
+	}
+	if *cached != nil {
+		return *cached
 	}
 	st := c.styles.tile(exp)
 	w, h := c.t.w, c.t.h
@@ -116,18 +152,43 @@ func (c *boardCache) tile(exp uint8) []string {
 	for i, s := range raw {
 		lines[i] = st.Render(s)
 	}
-	c.tiles[exp] = lines
+	if mk != markNone && exp > 0 {
+		lines[mid] = markLabel(st, raw[mid], mk)
+	}
+	*cached = lines
 	return lines
 }
 
-// lines draws board b, which must be c.n×c.n, one string per line. The
-// lines share one allocation: this runs for every frame.
-func (c *boardCache) lines(b *engine.Board) []string {
+// markLabel draws a tile's middle line with its label marked: in reverse
+// video with a space either side (the new tile), or underlined.
+func markLabel(st lipgloss.Style, line string, mk mark) string {
+	start := strings.IndexFunc(line, func(r rune) bool { return r != ' ' && r != '│' && r != '[' })
+	end := strings.LastIndexFunc(line, func(r rune) bool { return r != ' ' && r != '│' && r != ']' }) + 1
+	if start < 0 || end <= start {
+		return st.Render(line)
+	}
+	marked := st.Underline(true)
+	if mk == markNew {
+		marked = st.Reverse(true)
+		if start > 0 && line[start-1] == ' ' {
+			start--
+		}
+		if end < len(line) && line[end] == ' ' {
+			end++
+		}
+	}
+	return st.Render(line[:start]) + marked.Render(line[start:end]) + st.Render(line[end:])
+}
+
+// lines draws board b, which must be c.n×c.n, one string per line, with
+// the tiles in ms marked. The lines share one allocation: this runs for
+// every frame.
+func (c *boardCache) lines(b *engine.Board, ms *marks) []string {
 	n, t := c.n, c.t
 	size := (n*t.gy + t.gy) * len(c.gapRow)
 	for r := range n {
 		for col := range n {
-			for _, l := range c.tile(b.At(r, col)) {
+			for _, l := range c.tile(b.At(r, col), ms.at(r, col)) {
 				size += len(l)
 			}
 		}
@@ -145,7 +206,7 @@ func (c *boardCache) lines(b *engine.Board) []string {
 		for line := range t.h {
 			for col := range n {
 				sb.WriteString(c.gapCols)
-				sb.WriteString(c.tile(b.At(r, col))[line])
+				sb.WriteString(c.tile(b.At(r, col), ms.at(r, col))[line])
 			}
 			sb.WriteString(c.gapCols)
 			ends = append(ends, sb.Len())
@@ -165,11 +226,10 @@ func (c *boardCache) lines(b *engine.Board) []string {
 	return out
 }
 
-// overlay replaces the middle of a board with box, centred in a band of
-// board colour across the whole width. The band is widened to whole tile
-// rows, so that no tile shows cut in half above or below it.
-func (c *boardCache) overlay(board []string, box string) []string {
-	boxLines := strings.Split(box, "\n")
+// overlay replaces the middle of a board with the box's lines, centred in
+// a band of board colour across the whole width. The band is widened to
+// whole tile rows, so that no tile shows cut in half above or below it.
+func (c *boardCache) overlay(board []string, boxLines []string) []string {
 	bw, _ := c.t.boardSize(c.n)
 	top := max(0, (len(board)-len(boxLines))/2)
 	end := min(len(board), top+len(boxLines))

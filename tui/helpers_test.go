@@ -15,6 +15,7 @@ import (
 	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/ssh2048/ssh2048/db"
 	"github.com/ssh2048/ssh2048/engine"
 )
 
@@ -27,6 +28,7 @@ type fakeStore struct {
 	mu       sync.Mutex
 	seeds    map[int]uint64
 	recorded map[int][]engine.Direction
+	assisted map[int]uint64 // size → the seed of the game marked assisted
 	nextSeed uint64
 	calls    []string // "open 4", "create 4", "new 4", "record 4 up", "end 3", …
 
@@ -38,7 +40,7 @@ type fakeStore struct {
 }
 
 func newFakeStore() *fakeStore {
-	return &fakeStore{seeds: map[int]uint64{}, recorded: map[int][]engine.Direction{}, nextSeed: 1}
+	return &fakeStore{seeds: map[int]uint64{}, recorded: map[int][]engine.Direction{}, assisted: map[int]uint64{}, nextSeed: 1}
 }
 
 func (s *fakeStore) log(format string, args ...any) {
@@ -63,7 +65,7 @@ func (s *fakeStore) Open(_ context.Context, size int, fresh bool) (Play, error) 
 	} else {
 		s.log("open %d", size)
 	}
-	g, err := engine.Replay(size, s.seeds[size], s.recorded[size])
+	g, err := engine.PCG.Replay(size, s.seeds[size], s.recorded[size])
 	if err != nil {
 		return nil, err
 	}
@@ -81,6 +83,7 @@ func (s *fakeStore) put(size int, seed uint64, dirs []engine.Direction) {
 func (s *fakeStore) Standings(_ context.Context, size, limit int) ([]Standing, *Standing, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.log("standings %d %d", size, limit)
 	top := s.top
 	if len(top) > limit {
 		top = top[:limit]
@@ -132,7 +135,7 @@ func (g *fakeGame) Move(_ context.Context, d engine.Direction) (engine.Result, e
 	s.log("record %d %s", g.size, d)
 	s.recorded[g.size] = append(s.recorded[g.size], d)
 	// The stored moves must replay to the game on screen, in order.
-	want, err := engine.Replay(g.size, g.seed, s.recorded[g.size])
+	want, err := engine.PCG.Replay(g.size, g.seed, s.recorded[g.size])
 	if err != nil || want.Board() != g.Board() || want.Score() != g.Score() || want.Moves() != g.Moves() {
 		s.log("MISMATCH %d", g.size)
 	}
@@ -146,7 +149,18 @@ func (g *fakeGame) MarkAssisted(context.Context) error {
 	g.store.mu.Lock()
 	defer g.store.mu.Unlock()
 	g.store.log("assisted %d", g.size)
+	g.store.assisted[g.size] = g.seed
 	return nil
+}
+
+// Kind is assisted once the game was marked, as a stored game knows.
+func (g *fakeGame) Kind() db.Kind {
+	g.store.mu.Lock()
+	defer g.store.mu.Unlock()
+	if seed, ok := g.store.assisted[g.size]; ok && seed == g.seed {
+		return db.KindAssisted
+	}
+	return db.KindHuman
 }
 
 func (g *fakeGame) Close() {

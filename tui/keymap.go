@@ -60,10 +60,19 @@ func (k KeyMap) withoutAI() KeyMap {
 	return k
 }
 
-// ShortHelp is the one-line help under the board.
-func (k KeyMap) ShortHelp() []key.Binding {
+// ShortHelp is the one-line help under the board, with short words so
+// that every key fits 80 columns, and the order in which keys leave the
+// line when the window is narrower (indexes into the bindings): the help
+// screen has them all, and help and quit are the last to go.
+func (k KeyMap) ShortHelp() (bindings []key.Binding, dropOrder []int) {
 	arrows := key.NewBinding(key.WithKeys("up"), key.WithHelp("←↑→↓", "move"))
-	return []key.Binding{arrows, k.New, k.Leaderboard, k.Size, k.Hint, k.Help, k.Quit}
+	short := func(b key.Binding, desc string) key.Binding {
+		b.SetHelp(b.Help().Key, desc)
+		return b
+	}
+	return []key.Binding{arrows, short(k.New, "new"), short(k.Leaderboard, "ranks"), short(k.Size, "size"),
+			short(k.Hint, "hint"), short(k.Auto, "autoplay"), k.Help, k.Quit},
+		[]int{3, 5, 4, 2, 1, 0, 6, 7}
 }
 
 // FullHelp is the help screen, one column per group.
@@ -73,6 +82,14 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		{k.New, k.Leaderboard, k.Size, k.Bigger, k.Smaller},
 		{k.Hint, k.Auto, k.Help, k.Quit},
 	}
+}
+
+// CompactHelp is the help screen of a small window: the four moves on
+// one line, the sizes on another.
+func (k KeyMap) CompactHelp() [][]key.Binding {
+	moves := key.NewBinding(key.WithKeys("up"), key.WithHelp("←↑→↓ wasd hjkl", "move"))
+	sizes := key.NewBinding(key.WithKeys("3"), key.WithHelp(k.Size.Help().Key+" + -", "board size"))
+	return [][]key.Binding{{moves}, {k.New, k.Leaderboard, sizes}, {k.Hint, k.Auto, k.Help, k.Quit}}
 }
 
 // sharedKeys returns the default key map, with or without the AI keys,

@@ -12,12 +12,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
 
+	"github.com/ssh2048/ssh2048/db"
 	"github.com/ssh2048/ssh2048/engine"
 	"github.com/ssh2048/ssh2048/game"
 )
@@ -29,11 +31,13 @@ type Options struct {
 	Player string // the name shown on the leaderboard
 	Guest  bool   // not on the leaderboard; told once how to get there
 
-	// GuestNotice is told to guests once, at the start. The server knows
-	// how players register; the default says to connect with an SSH key.
+	// GuestNotice is shown to guests under the board until they hide it
+	// (its first sentence alone where the window is narrow), and on the
+	// help screen. The server knows how players register; the default
+	// says to connect with an SSH key.
 	GuestNotice string
 
-	Size int // board size to open, 3–8; 0 means 4
+	Size int // board size to open, 3–8; 0 means 4 (the server gives the size played last)
 
 	// Context is passed to every Store and Hinter call; the server gives
 	// the SSH session's context so calls stop when the session does.
@@ -48,7 +52,7 @@ type Options struct {
 }
 
 // DefaultGuestNotice is shown to guests when Options.GuestNotice is empty.
-const DefaultGuestNotice = "Guest game: not saved. Connect with an SSH key to join the leaderboard."
+const DefaultGuestNotice = "Guest: not saved. To rank, connect with an SSH key."
 
 type screen int
 
@@ -59,12 +63,8 @@ const (
 	screenOver               // final score, best, rank
 	screenLeaderboard        // top 10 for the size
 	screenHelp               // every key
+	screenConfirmAI          // "the AI takes this game off the leaderboard"
 )
-
-// standingsRefreshMoves is how many moves pass between leaderboard
-// refreshes for the rank in the header: often enough to feel live, rare
-// enough to cost the database nothing at hundreds of players.
-const standingsRefreshMoves = 16
 
 // leaderboardRows is how many rows the leaderboard shows.
 const leaderboardRows = 10
@@ -95,19 +95,33 @@ type Model struct {
 
 	notice    string // status line under the board
 	noticeErr bool
+	// guestNoteHidden: the guest hid their notice (it stays until then).
+	guestNoteHidden bool
+
+	marks marks // the tiles the last move added and merged
 
 	// Leaderboard for the current size, refreshed in a tea.Cmd.
 	top          []Standing
 	me           *Standing
 	standingsErr error
 	standingsFor int // the size top and me belong to (0: none yet)
-	sinceRefresh int // moves since the last refresh
+	// The rank in the header is read again after every move that scores
+	// (a rank is a few hundred rows of the bucket index), one read at a
+	// time: rankBusy while one is out, rankAgain when a move scored
+	// meanwhile.
+	rankBusy, rankAgain bool
+
+	pendingAI func() tea.Cmd // what the player asked of the AI, once they confirm
 
 	hintFor engine.Board // the board the last hint request was for
 	auto    bool         // the AI is playing
 	autoGen int          // bumps on every toggle, so stale AI moves are dropped
 
 	final string // set when the session ends: the last line it prints
+	// failed is set when the session ends because a game could not be
+	// loaded or saved (see Failed). Atomic: the server reads it once the
+	// screen is done, possibly while a stuck Update still runs.
+	failed atomic.Bool
 }
 
 var _ tea.Model = (*Model)(nil)
@@ -169,9 +183,6 @@ func (m *Model) load() tea.Cmd {
 	}
 	m.game = g
 	m.games[m.size] = g
-	if m.opts.Guest {
-		m.notice = m.opts.GuestNotice
-	}
 	if g.Over() {
 		m.screen = screenOver
 	}
@@ -226,10 +237,10 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 			return m.end(msg.Text)
 		}
 		return m.end("The server is restarting. Your game is saved; reconnect in a moment to carry on.")
+	case EndMsg:
+		return m.end(msg.Text)
 	case standingsMsg:
-		if msg.size == m.size {
-			m.top, m.me, m.standingsErr, m.standingsFor = msg.top, msg.me, msg.err, msg.size
-		}
+		return m.standingsArrived(msg)
 	case hintMsg:
 		return m.hintArrived(msg)
 	case autoMsg:
@@ -272,6 +283,21 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 			m.screen = screenGame
 		}
 		return nil
+	case screenConfirmAI:
+		switch {
+		case key.Matches(k, m.keys.Yes):
+			m.screen = screenGame
+			ask := m.pendingAI
+			m.pendingAI = nil
+			cmd := m.markAssisted()
+			if m.final != "" || ask == nil {
+				return cmd
+			}
+			return tea.Batch(cmd, ask())
+		case key.Matches(k, m.keys.No):
+			m.screen, m.pendingAI = screenGame, nil
+		}
+		return nil
 	case screenWon:
 		switch {
 		case key.Matches(k, m.keys.New):
@@ -305,6 +331,10 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	if m.screen == screenOver {
 		return nil
 	}
+	if key.Matches(k, m.keys.Back) && m.opts.Guest && m.notice == "" {
+		m.guestNoteHidden = true
+		return nil
+	}
 	if d, ok := m.direction(k); ok {
 		if !m.fits() {
 			return nil // the player cannot see the board; the screen says why
@@ -314,10 +344,26 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	}
 	switch {
 	case key.Matches(k, m.keys.Hint):
-		return m.askHint()
+		return m.confirmAI(m.askHint)
 	case key.Matches(k, m.keys.Auto):
-		return m.toggleAuto()
+		if m.auto {
+			return m.toggleAuto()
+		}
+		return m.confirmAI(m.toggleAuto)
 	}
+	return nil
+}
+
+// confirmAI does what the player asked of the AI, after asking them once
+// per ranked game: the AI's help takes the game off the leaderboard, and a
+// good game should not leave it by a stray key.
+func (m *Model) confirmAI(ask func() tea.Cmd) tea.Cmd {
+	if m.opts.Guest || m.isAssisted() {
+		return ask()
+	}
+	m.stopAuto()
+	m.pendingAI = ask
+	m.screen = screenConfirmAI
 	return nil
 }
 
@@ -360,6 +406,7 @@ func (m *Model) wantedSize(k tea.KeyPressMsg) int {
 // move plays d; it is saved before anything is drawn (see Update).
 func (m *Model) move(d engine.Direction) tea.Cmd {
 	wasWon := m.game.Won()
+	before := m.game.Board()
 	res, err := m.game.Move(m.ctx, d)
 	if err != nil {
 		return m.moveFailed(err)
@@ -367,11 +414,11 @@ func (m *Model) move(d engine.Direction) tea.Cmd {
 	if !res.Moved {
 		return nil // nothing changed, nothing stored
 	}
+	m.marks = marks{on: true, spawn: res.Spawn, merged: before.Merges(d)}
 	m.lastGain = res.Gained
-	// The guest notice has been told, a hint was about the board before
-	// this move, and an error is behind us once a move is saved.
+	// A hint was about the board before this move, and an error is
+	// behind us once a move is saved.
 	m.notice, m.noticeErr = "", false
-	m.sinceRefresh++
 	switch {
 	case m.game.Over():
 		m.stopAuto()
@@ -381,11 +428,10 @@ func (m *Model) move(d engine.Direction) tea.Cmd {
 		m.stopAuto()
 		m.screen = screenWon
 		return m.refreshStandings()
-	case m.sinceRefresh >= standingsRefreshMoves,
-		// A new player's first move puts them on the leaderboard: show
-		// their rank now rather than 16 moves later.
-		m.me == nil && !m.opts.Guest && m.game.Moves() == 1:
-		return m.refreshStandings()
+	case res.Gained > 0,
+		// A new player's first move puts them on the leaderboard.
+		m.me == nil && m.game.Moves() == 1:
+		return m.refreshRank()
 	}
 	return nil
 }
@@ -398,10 +444,12 @@ func (m *Model) moveFailed(err error) tea.Cmd {
 		return m.takenOver()
 	}
 	m.stopAuto()
+	m.marks = marks{}
 	m.game.Close()
 	delete(m.games, m.size)
 	g, rerr := m.opts.Store.Open(m.ctx, m.size, false)
 	if rerr != nil {
+		m.failed.Store(true)
 		return m.end(fmt.Sprintf("Could not save your move (%v). Your game is saved up to the move before; please reconnect.", err))
 	}
 	m.game, m.games[m.size], m.lastGain = g, g, 0
@@ -411,8 +459,19 @@ func (m *Model) moveFailed(err error) tea.Cmd {
 }
 
 func (m *Model) takenOver() tea.Cmd {
-	return m.end("This game was opened in a newer session, so this one is closing. Your game is saved.")
+	return m.end(TakenOverText(m.size))
 }
+
+// TakenOverText is the last line of a session whose n×n game a newer
+// session took over.
+func TakenOverText(n int) string {
+	return fmt.Sprintf("Your %d×%d game was opened in a newer session, which takes over from here; nothing was lost.", n, n)
+}
+
+// Failed reports whether the session ended because a game could not be
+// loaded or saved, rather than by the player's choice or the server's
+// notice. Safe to call from any goroutine.
+func (m *Model) Failed() bool { return m.failed.Load() }
 
 // storeFailed ends the session on a storage error that leaves no saved
 // game to show, or says so on the status line when there is one.
@@ -443,22 +502,26 @@ func (m *Model) newGame() tea.Cmd {
 	return m.refreshStandings()
 }
 
-// switchSize shows the game of another size: the one this session has
-// open, or the stored one.
+// switchSize shows the game of another size, from the store. The game of
+// the size left is given up: a session holds only the game on screen, so
+// that another session of the player opening that size does not take
+// this one over.
 func (m *Model) switchSize(n int) tea.Cmd {
 	if n == m.size {
 		m.screen = m.gameScreen()
 		return nil
 	}
-	g := m.games[n]
-	if g == nil {
-		var err error
-		if g, err = m.opts.Store.Open(m.ctx, n, false); err != nil {
-			return m.storeFailed(fmt.Sprintf("open your %d×%d game", n, n), err)
-		}
+	g, err := m.opts.Store.Open(m.ctx, n, false)
+	if err != nil {
+		return m.storeFailed(fmt.Sprintf("open your %d×%d game", n, n), err)
+	}
+	if old := m.games[m.size]; old != nil {
+		old.Close()
+		delete(m.games, m.size)
 	}
 	m.size = n
 	m.top, m.me, m.standingsErr, m.standingsFor = nil, nil, nil, 0
+	m.rankAgain = false
 	m.startGame(g)
 	return m.refreshStandings()
 }
@@ -468,11 +531,16 @@ func (m *Model) startGame(g Play) {
 	m.stopAuto()
 	m.game, m.games[m.size], m.lastGain = g, g, 0
 	m.notice, m.noticeErr = "", false
+	m.marks = marks{}
 	m.cache = nil
 	m.screen = m.gameScreen()
 }
 
 func (m *Model) quit() tea.Cmd {
+	if m.game == nil && m.loadErr != nil {
+		m.failed.Store(true)
+		return m.end(capitalise(m.loadErr.Error()) + ". Please try again later.")
+	}
 	if m.opts.Guest {
 		return m.end("Thanks for playing! Connect with an SSH key to keep your games.")
 	}
@@ -491,17 +559,17 @@ func (m *Model) end(line string) tea.Cmd {
 
 // standingsMsg carries a leaderboard read from a tea.Cmd.
 type standingsMsg struct {
-	size int
-	top  []Standing
-	me   *Standing
-	err  error
+	size     int
+	top      []Standing
+	me       *Standing
+	err      error
+	rankOnly bool // only me was read (refreshRank)
 }
 
 // refreshStandings reads the leaderboard for the current size in a
 // tea.Cmd: it is a read that nothing waits on, so it stays off the
 // Update loop.
 func (m *Model) refreshStandings() tea.Cmd {
-	m.sinceRefresh = 0
 	store, ctx, size := m.opts.Store, m.ctx, m.size
 	return func() tea.Msg {
 		top, me, err := store.Standings(ctx, size, leaderboardRows)
@@ -509,19 +577,80 @@ func (m *Model) refreshStandings() tea.Cmd {
 	}
 }
 
-// best is the player's best score for the size, counting the game on
-// screen, which the stored standings may not include yet.
-func (m *Model) best() int {
-	b := m.game.Score()
-	if m.me != nil && m.me.Score > b {
-		b = m.me.Score
+// refreshRank reads the player's own row again, for the header, unless a
+// read is out already: then it is read once more when that one is back.
+func (m *Model) refreshRank() tea.Cmd {
+	if m.opts.Guest {
+		return nil
 	}
-	return b
+	if m.rankBusy {
+		m.rankAgain = true
+		return nil
+	}
+	m.rankBusy = true
+	store, ctx, size := m.opts.Store, m.ctx, m.size
+	return func() tea.Msg {
+		_, me, err := store.Standings(ctx, size, 0)
+		return standingsMsg{size: size, me: me, err: err, rankOnly: true}
+	}
 }
 
-// markAssisted tells the store, once per game, that the AI touched it.
+func (m *Model) standingsArrived(msg standingsMsg) tea.Cmd {
+	if msg.rankOnly {
+		m.rankBusy = false
+	}
+	if msg.size != m.size {
+		return nil
+	}
+	switch {
+	case !msg.rankOnly:
+		m.top, m.me, m.standingsErr, m.standingsFor = msg.top, msg.me, msg.err, msg.size
+	case msg.err == nil:
+		m.me = msg.me
+		if m.standingsFor != m.size {
+			// The rank is known; the top rows are read when the
+			// leaderboard is opened.
+			m.top, m.standingsErr, m.standingsFor = nil, nil, m.size
+		}
+	}
+	if m.rankAgain {
+		m.rankAgain = false
+		return m.refreshRank()
+	}
+	return nil
+}
+
+// best is the player's best score for the size as the leaderboard ranks
+// it: their best human game, counting the one on screen, which the
+// stored standings may not include yet. An assisted game does not count;
+// ok is false when there is no ranked game.
+func (m *Model) best() (score int, ok bool) {
+	if !m.isAssisted() && !m.opts.Guest {
+		score, ok = m.game.Score(), true
+	}
+	if m.me != nil && m.me.Score >= score {
+		score, ok = m.me.Score, true
+	}
+	if m.opts.Guest {
+		score, ok = m.game.Score(), true
+	}
+	return score, ok
+}
+
+// isAssisted reports whether the AI has helped in the game on screen:
+// the game says so when it can (a resumed assisted game), else this
+// session remembers.
+func (m *Model) isAssisted() bool {
+	if g, ok := m.game.(interface{ Kind() db.Kind }); ok && g.Kind() == db.KindAssisted {
+		return true
+	}
+	return m.assisted[m.game]
+}
+
+// markAssisted tells the store, once per game, that the AI touched it,
+// and reads the standings again: the game no longer counts for them.
 func (m *Model) markAssisted() tea.Cmd {
-	if m.assisted[m.game] {
+	if m.isAssisted() {
 		return nil
 	}
 	m.assisted[m.game] = true
@@ -530,8 +659,12 @@ func (m *Model) markAssisted() tea.Cmd {
 			return m.takenOver()
 		}
 		m.setError(fmt.Sprintf("Could not mark the game as AI-assisted: %v", err))
+		return nil
 	}
-	return nil
+	if m.opts.Guest {
+		return nil
+	}
+	return m.refreshStandings()
 }
 
 // hintMsg carries a Hinter's suggestion for a board.
@@ -560,13 +693,14 @@ func (m *Model) hintArrived(msg hintMsg) tea.Cmd {
 		m.setError(fmt.Sprintf("No hint: %v", msg.err))
 		return nil
 	}
-	if cmd := m.markAssisted(); cmd != nil {
+	cmd := m.markAssisted()
+	if m.final != "" {
 		return cmd
 	}
 	if !m.noticeErr {
 		m.notice = "Hint: " + arrow(msg.dir) + " " + msg.dir.String()
 	}
-	return nil
+	return cmd
 }
 
 // autoMsg carries the AI's move for a board while it plays.
@@ -627,11 +761,12 @@ func (m *Model) autoArrived(msg autoMsg) tea.Cmd {
 	if msg.board != m.game.Board() {
 		return m.nextAuto()
 	}
-	if cmd := m.markAssisted(); cmd != nil {
-		return cmd
+	marked := m.markAssisted()
+	if m.final != "" {
+		return marked
 	}
 	notice := m.notice
-	cmd := m.move(msg.dir)
+	cmd := tea.Batch(marked, m.move(msg.dir))
 	if m.auto && m.game.Board() == msg.board {
 		m.stopAuto()
 		m.setError("The AI suggested a move that changes nothing; it stopped.")

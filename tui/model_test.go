@@ -19,7 +19,7 @@ import (
 func afterMove(t *testing.T, s *fakeStore, size int, d engine.Direction) engine.Board {
 	t.Helper()
 	s.mu.Lock()
-	g, err := engine.Replay(size, s.seeds[size], append(slices.Clone(s.recorded[size]), d))
+	g, err := engine.PCG.Replay(size, s.seeds[size], append(slices.Clone(s.recorded[size]), d))
 	s.mu.Unlock()
 	if err != nil {
 		t.Fatal(err)
@@ -81,7 +81,7 @@ func TestKeysAppliedInOrder(t *testing.T) {
 	if n := h.store.count("MISMATCH"); n != 0 {
 		t.Fatalf("%d moves were recorded against a game that was not the stored one", n)
 	}
-	replayed, err := engine.Replay(4, 1, moved)
+	replayed, err := engine.PCG.Replay(4, 1, moved)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -326,7 +326,8 @@ func TestLeaderboard(t *testing.T) {
 func TestLeaderboardEmptyAndError(t *testing.T) {
 	h := newHarness(t, Options{}, 80, 24)
 	h.press("tab")
-	if f := h.frame(); !strings.Contains(f, "No scores yet") || !strings.Contains(f, "no score on this board") {
+	// One thing at a time: an empty leaderboard says only that.
+	if f := h.frame(); !strings.Contains(f, "No scores yet") || strings.Contains(f, "no ranked score") {
 		t.Errorf("empty leaderboard:\n%s", f)
 	}
 	h.store.standingsErr = errors.New("database is locked")
@@ -500,7 +501,7 @@ func TestColourProfiles(t *testing.T) {
 		wantNot string
 	}{
 		{colorprofile.TrueColor, "48;2;238;228;218", ""}, // tile 2 background #eee4da
-		{colorprofile.ANSI256, "48;5;255", "48;2;"},      // tile 2 from the 256 palette
+		{colorprofile.ANSI256, "48;5;230", "48;2;"},      // tile 2 from the 256 palette
 		{colorprofile.ANSI, "30;47m", "48;5;"},           // tile 2 on white
 		{colorprofile.ASCII, "┌──────┐", "\x1b[4"},       // boxes, no background at all
 	} {
@@ -525,7 +526,7 @@ func TestTilesDistinctWithoutColour(t *testing.T) {
 		c := newBoardCache(&s, tr, 4)
 		seen := map[string]uint8{}
 		for exp := uint8(0); exp <= 20; exp++ {
-			key := strings.Join(c.tile(exp), "\n")
+			key := strings.Join(c.tile(exp, markNone), "\n")
 			if prev, ok := seen[key]; ok {
 				t.Fatalf("tier %v: exponents %d and %d look the same", tr, prev, exp)
 			}
@@ -552,16 +553,28 @@ func TestLabel(t *testing.T) {
 func TestHint(t *testing.T) {
 	hinter := &fakeHinter{dirs: []engine.Direction{engine.Left, engine.Up, engine.Right, engine.Down}}
 	h := newHarness(t, Options{Hinter: hinter}, 80, 24)
+	// A ranked game asks first, and no stays ranked.
 	h.press("i")
+	if f := h.frame(); !strings.Contains(f, "Ask the AI?") || !strings.Contains(f, "leaves the leaderboard") {
+		t.Fatalf("the first hint of a ranked game did not ask first:\n%s", f)
+	}
+	h.press("n")
+	if h.store.count("assisted") != 0 || hinter.calls != 0 || strings.Contains(h.frame(), "Hint:") || strings.Contains(h.frame(), "assisted") {
+		t.Fatalf("no to the AI still asked it or marked the game:\n%s", h.frame())
+	}
+	h.press("i", "y")
 	if !strings.Contains(h.frame(), "Hint: ← left") && !strings.Contains(h.frame(), "Hint: ↑ up") {
 		t.Fatalf("no hint shown:\n%s", h.frame())
 	}
 	if h.store.count("assisted") != 1 {
 		t.Fatal("a hinted game was not marked assisted")
 	}
+	if f := h.frame(); !strings.Contains(f, "4×4 assisted") {
+		t.Fatalf("the header does not say the game is assisted:\n%s", f)
+	}
 	h.press("i")
-	if h.store.count("assisted") != 1 {
-		t.Fatal("MarkAssisted called twice for one game")
+	if h.store.count("assisted") != 1 || h.m.screen != screenGame {
+		t.Fatal("MarkAssisted called twice for one game, or asked twice")
 	}
 	h.press("left", "up")
 	if strings.Contains(h.frame(), "Hint:") {
@@ -574,13 +587,14 @@ func TestHint(t *testing.T) {
 		t.Fatal("stale hint shown")
 	}
 	// Each game is marked once: another size's game is another game.
-	h.press("5", "i")
+	h.press("5", "i", "y")
 	if h.store.count("assisted 5") != 1 {
 		t.Fatal("the 5×5 game was not marked assisted")
 	}
+	// The 4×4 game, opened again from the store, is known to be assisted.
 	h.press("4", "i")
-	if h.store.count("assisted 4") != 1 {
-		t.Fatal("the 4×4 game was marked twice")
+	if h.store.count("assisted 4") != 1 || h.m.screen != screenGame {
+		t.Fatal("the 4×4 game was marked twice, or asked again")
 	}
 	hinter.err = errors.New("AI busy")
 	h.press("i")
@@ -600,7 +614,8 @@ func TestNoHinterNoAIKeys(t *testing.T) {
 func TestAutoplay(t *testing.T) {
 	hinter := &fakeHinter{dirs: []engine.Direction{engine.Down, engine.Left, engine.Right, engine.Up}}
 	h := newHarness(t, Options{Hinter: hinter}, 80, 24)
-	h.sendN(keyPress("p"), 21) // p, then 10 AI moves (each a Batch and its message)
+	h.press("p")               // asks first: a ranked game
+	h.sendN(keyPress("y"), 23) // yes, then the standings, then 10 AI moves (each a Batch and its message)
 	if !h.m.auto {
 		t.Fatal("p did not start the AI")
 	}
@@ -643,9 +658,14 @@ func TestGuest(t *testing.T) {
 	if !strings.Contains(h.frame(), "SSH key") {
 		t.Fatalf("guest not told how to get on the leaderboard:\n%s", h.frame())
 	}
+	// The notice stays until the guest hides it.
 	h.press("left", "up")
+	if !strings.Contains(h.frame(), "SSH key") {
+		t.Fatalf("guest notice gone after a move:\n%s", h.frame())
+	}
+	h.press("esc")
 	if strings.Contains(h.frame(), "SSH key") {
-		t.Fatal("guest notice shown more than once")
+		t.Fatal("esc did not hide the guest notice")
 	}
 	if !strings.Contains(h.frame(), "Rank guest") {
 		t.Fatalf("guest rank:\n%s", h.frame())

@@ -81,7 +81,7 @@ func TestProgram(t *testing.T) {
 	}
 	// The moves that changed the board are exactly those a replay of the
 	// typed keys makes, in the same order.
-	g, _ := engine.NewGame(4, 1)
+	g, _ := engine.PCG.NewGame(4, 1)
 	var want []engine.Direction
 	for _, d := range typed {
 		if g.Move(d).Moved {

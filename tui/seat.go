@@ -29,25 +29,46 @@ func (s seatStore) Open(ctx context.Context, size int, fresh bool) (Play, error)
 }
 
 func (s seatStore) Standings(ctx context.Context, size, limit int) ([]Standing, *Standing, error) {
-	rows, err := s.svc.Leaderboard(ctx, size, db.KindHuman, limit)
-	if err != nil {
-		return nil, nil, err
-	}
-	top := make([]Standing, len(rows))
-	for i, r := range rows {
-		top[i] = standingOf(r)
+	var rows []db.Entry
+	if limit > 0 { // 0: the player's row only, for the header's rank
+		var err error
+		if rows, err = s.svc.Leaderboard(ctx, size, db.KindHuman, limit); err != nil {
+			return nil, nil, err
+		}
 	}
 	e, err := s.svc.Rank(ctx, s.seat.Player(), size, db.KindHuman)
 	switch {
 	case errors.Is(err, db.ErrNotFound):
-		return top, nil, nil
+		return standingsOf(rows), nil, nil
 	case err != nil:
 		return nil, nil, err
 	}
-	me := standingOf(e)
-	return top, &me, nil
+	all := standingsOf(append(rows, e))
+	return all[:len(rows)], &all[len(rows)], nil
 }
 
-func standingOf(e db.Entry) Standing {
-	return Standing{Rank: e.Rank, Player: e.Name, Score: e.Score, MaxTile: e.MaxTile}
+// standingsOf turns leaderboard rows into the screen's, with a tag beside
+// the names that look like another on screen (db.LookAlikes). The player's
+// own row may come twice (in the top and below it): once is counted.
+func standingsOf(rows []db.Entry) []Standing {
+	names := make([]string, 0, len(rows))
+	seen := make(map[int64]bool, len(rows))
+	for _, r := range rows {
+		if !seen[r.PlayerID] {
+			seen[r.PlayerID] = true
+			names = append(names, r.Name)
+		}
+	}
+	alike := make(map[string]bool, len(names))
+	for i, a := range db.LookAlikes(names) {
+		alike[names[i]] = alike[names[i]] || a
+	}
+	out := make([]Standing, len(rows))
+	for i, r := range rows {
+		out[i] = Standing{Rank: r.Rank, Player: r.Name, Score: r.Score, MaxTile: r.MaxTile}
+		if alike[r.Name] {
+			out[i].Tag = db.LookAlikeTag(db.ShortID(r.Fingerprint))
+		}
+	}
+	return out
 }

@@ -18,8 +18,9 @@ type Store interface {
 	// counts) or there is none.
 	Open(ctx context.Context, size int, fresh bool) (Play, error)
 	// Standings returns the top limit rows of the leaderboard for that size
-	// and the player's own row (nil if none), ranks included. It runs in a
-	// tea.Cmd, so it may overlap calls on a Play.
+	// and the player's own row (nil if none), ranks included; with limit 0,
+	// only the player's row (the header's rank, read after every move that
+	// scores). It runs in a tea.Cmd, so it may overlap calls on a Play.
 	Standings(ctx context.Context, size, limit int) (top []Standing, me *Standing, err error)
 }
 
@@ -52,6 +53,7 @@ type Play interface {
 type Standing struct {
 	Rank    int    // 1 is best
 	Player  string // display name
+	Tag     string // shown beside the name when another on the board looks the same; "" for none
 	Score   int    // best score for the size
 	MaxTile int    // largest tile of that game
 }
@@ -82,6 +84,11 @@ type TakenOverMsg struct{ Text string }
 // is already saved. Text, if set, replaces the default last line.
 type ShutdownMsg struct{ Text string }
 
+// EndMsg ends a session for another reason the server gives (it was idle,
+// the connection stopped answering); the game is already saved. Text is
+// the last line.
+type EndMsg struct{ Text string }
+
 // GuestStore keeps a guest's games in memory for the session and saves
 // nothing. The leaderboard, if given, is shown read-only.
 type GuestStore struct {
@@ -109,7 +116,7 @@ func (s *GuestStore) Open(_ context.Context, size int, fresh bool) (Play, error)
 	if g := s.games[size]; g != nil && !fresh {
 		return g, nil
 	}
-	g, err := engine.NewGame(size, s.seed())
+	g, err := engine.PCG.NewGame(size, s.seed())
 	if err != nil {
 		return nil, fmt.Errorf("guest game %d×%d: %w", size, size, err)
 	}

@@ -33,29 +33,43 @@ type Styles struct {
 }
 
 // palette is the original game's tile colours (gabrielecirulli/2048,
-// style/main.scss). The 256-colour stand-ins are picked by hand because the
-// nearest xterm colours turn the beige tiles pink and make 2 and 4 alike;
-// the 16-colour ones so that neighbouring values never share a background
-// and the text stays readable on dark and light terminal themes.
+// style/main.scss), and their stand-ins where the terminal has fewer.
+//
+// 256 colours: the nearest palette colours to the beige tiles and the
+// board are greys, which makes the board look grey and 2 and 4 alike; the
+// ones below keep the original's hues (beige-brown board, cream and
+// beige small tiles, orange to red, then gold), with colourfulness that
+// grows with the value within each run (2–64 and 128–2048), as the
+// original's does, and 2048 the brightest gold (TestPalette256).
+//
+// 16 colours: terminals' palettes differ, so hues are picked, not shades:
+// each value's background is of another hue (black, red, green, yellow,
+// blue, magenta, cyan, white) than its neighbours', bright or not, so
+// that 2 and 4, or any tiles that merge into each other, never look
+// alike on any palette (TestPalette16).
 var palette = []struct {
 	bg, fg       string      // true colour
 	bg256, fg256 string      // xterm 256-colour indexes
 	bg16, fg16   color.Color // 16 colours
 }{
-	{"#cdc1b4", "#776e65", "252", "243", lipgloss.Black, lipgloss.White},           // empty
-	{"#eee4da", "#776e65", "255", "241", lipgloss.White, lipgloss.Black},           // 2
-	{"#ede0c8", "#776e65", "230", "241", lipgloss.BrightWhite, lipgloss.Black},     // 4
-	{"#f2b179", "#f9f6f2", "215", "231", lipgloss.Yellow, lipgloss.Black},          // 8
-	{"#f59563", "#f9f6f2", "209", "231", lipgloss.Red, lipgloss.BrightWhite},       // 16
-	{"#f67c5f", "#f9f6f2", "203", "231", lipgloss.BrightRed, lipgloss.BrightWhite}, // 32
-	{"#f65e3b", "#f9f6f2", "202", "231", lipgloss.Magenta, lipgloss.BrightWhite},   // 64
-	{"#edcf72", "#f9f6f2", "222", "231", lipgloss.BrightYellow, lipgloss.Black},    // 128
-	{"#edcc61", "#f9f6f2", "221", "231", lipgloss.BrightGreen, lipgloss.Black},     // 256
-	{"#edc850", "#f9f6f2", "220", "231", lipgloss.Green, lipgloss.BrightWhite},     // 512
-	{"#edc53f", "#f9f6f2", "178", "231", lipgloss.BrightCyan, lipgloss.Black},      // 1024
-	{"#edc22e", "#f9f6f2", "172", "231", lipgloss.Cyan, lipgloss.BrightWhite},      // 2048
-	{"#3c3a32", "#f9f6f2", "236", "231", lipgloss.Blue, lipgloss.BrightWhite},      // 4096 and above
+	{"#cdc1b4", "#776e65", "180", "241", lipgloss.Black, lipgloss.White},         // empty
+	{"#eee4da", "#776e65", "230", "241", lipgloss.White, lipgloss.Black},         // 2
+	{"#ede0c8", "#776e65", "223", "241", lipgloss.Yellow, lipgloss.Black},        // 4
+	{"#f2b179", "#f9f6f2", "215", "231", lipgloss.BrightRed, lipgloss.Black},     // 8
+	{"#f59563", "#f9f6f2", "209", "231", lipgloss.Magenta, lipgloss.BrightWhite}, // 16
+	{"#f67c5f", "#f9f6f2", "203", "231", lipgloss.Red, lipgloss.BrightWhite},     // 32
+	{"#f65e3b", "#f9f6f2", "202", "231", lipgloss.BrightMagenta, lipgloss.Black}, // 64
+	{"#edcf72", "#f9f6f2", "222", "231", lipgloss.BrightGreen, lipgloss.Black},   // 128
+	{"#edcc61", "#f9f6f2", "221", "231", lipgloss.BrightCyan, lipgloss.Black},    // 256
+	{"#edc850", "#f9f6f2", "178", "231", lipgloss.Green, lipgloss.BrightWhite},   // 512
+	{"#edc53f", "#f9f6f2", "214", "231", lipgloss.Cyan, lipgloss.BrightWhite},    // 1024
+	{"#edc22e", "#f9f6f2", "220", "231", lipgloss.BrightYellow, lipgloss.Black},  // 2048
+	{"#3c3a32", "#f9f6f2", "237", "231", lipgloss.Blue, lipgloss.BrightWhite},    // 4096 and above
 }
+
+// board256 is the board's stand-in in 256 colours: the original's
+// beige-brown, darker than the empty cells (180), not a grey.
+const board256 = "137"
 
 // Board and header colours of the original game.
 const (
@@ -100,7 +114,7 @@ func DefaultStyles(p colorprofile.Profile, darkBackground bool) Styles {
 	s.Me = lipgloss.NewStyle().Bold(true).Reverse(!s.Colour)
 	s.Dialog = lipgloss.NewStyle().Border(lipgloss.RoundedBorder()).Padding(0, 2)
 	if s.Colour {
-		s.Board = s.Board.Background(pick(lipgloss.BrightBlack, lipgloss.Color("248"), lipgloss.Color(boardHex)))
+		s.Board = s.Board.Background(pick(lipgloss.BrightBlack, lipgloss.Color(board256), lipgloss.Color(boardHex)))
 		s.Title = s.Title.Foreground(ld(hex("#776e65", lipgloss.Black), hex(titleHex, lipgloss.BrightYellow)))
 		s.Label = s.Label.Foreground(ld(hex("#8f7a66", lipgloss.BrightBlack), hex("#a39489", lipgloss.White)))
 		s.Gain = s.Gain.Foreground(hex(gainHex, lipgloss.BrightRed))

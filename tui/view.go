@@ -6,7 +6,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
@@ -20,7 +19,7 @@ import (
 // player's terminal after the connection closes.
 func (m *Model) View() tea.View {
 	if m.final != "" {
-		return tea.NewView(m.final + "\n")
+		return tea.NewView(m.finalLine() + "\n")
 	}
 	v := tea.NewView(m.render())
 	v.AltScreen = true
@@ -29,6 +28,16 @@ func (m *Model) View() tea.View {
 		v.WindowTitle = "2048 · " + m.opts.Player
 	}
 	return v
+}
+
+// finalLine is the last line, wrapped by words to the window: the
+// terminal would otherwise cut it wherever the edge falls.
+func (m *Model) finalLine() string {
+	lines := strings.Split(ansi.Wrap(m.final, max(m.width, 10), ""), "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " ")
+	}
+	return strings.Join(lines, "\n")
 }
 
 func (m *Model) render() string {
@@ -104,9 +113,11 @@ func centreLines(lines []line, width, height int) string {
 // header, the status line and the help line.
 func chrome(headerLines int) int { return headerLines + 2 }
 
-// gameLines is the header, the board (with a dialog over it on the win,
-// game-over and confirm screens), the status line and the help line; not
-// ok when the window is too small for the board.
+// gameLines is the header, the board, the status line and the help line;
+// not ok when the window is too small for the board. The confirm dialogs
+// are drawn over the board; the win and game-over boxes under it, in
+// place of the status and help lines, so that the final board stays in
+// sight (on the same two lines when there is no room for a box).
 func (m *Model) gameLines() ([]line, bool) {
 	header := m.header()
 	n := m.size
@@ -118,29 +129,85 @@ func (m *Model) gameLines() ([]line, bool) {
 		m.cache = newBoardCache(m.styles, t, n)
 	}
 	b := m.game.Board()
-	board := m.cache.lines(&b)
-	bw, _ := t.boardSize(n)
-	lines := make([]line, 0, len(header)+len(board)+2)
+	board := m.cache.lines(&b, &m.marks)
+	bw, bh := t.boardSize(n)
+	lines := make([]line, 0, len(header)+len(board)+5)
 	lines = append(lines, header...)
-	if d := m.dialog(); d != "" {
-		for _, s := range m.cache.overlay(board, m.styles.Dialog.Render(d)) {
-			lines = append(lines, line{s, max(bw, lipgloss.Width(s))})
+	switch m.screen {
+	case screenConfirmNew, screenConfirmAI:
+		// Over the board, and over the two lines under it if it must.
+		box := m.box(m.dialog(false))
+		if len(box) > bh {
+			box = m.box(m.dialog(true))
 		}
-	} else {
+		over := m.cache.overlay(board, box)
+		for _, s := range over {
+			lines = append(lines, line{s, max(bw, ansi.StringWidth(s))})
+		}
+		switch extra := len(over) - len(board); {
+		case extra >= 2:
+			return lines, true
+		case extra == 1:
+			return append(lines, m.helpLine()), true
+		}
+		return append(lines, m.statusLine(), m.helpLine()), true
+	default:
 		for _, s := range board {
 			lines = append(lines, line{s, bw})
 		}
 	}
-	status := line{}
-	if m.notice != "" {
-		st := m.notice
-		if m.noticeErr {
-			st = m.styles.Error.Render(st)
+	if m.screen == screenWon || m.screen == screenOver {
+		heading, summary, keys := m.endText()
+		boxKeys := keys
+		if ansi.StringWidth(keys) > m.boxInner() {
+			boxKeys = m.endKeys(true)
 		}
-		status.s = m.fit(st)
-		status.w = lipgloss.Width(status.s)
+		if box := m.box(heading + "\n" + summary + "\n" + boxKeys); len(box) <= m.height-len(header)-bh {
+			for _, s := range box {
+				lines = append(lines, line{s, ansi.StringWidth(s)})
+			}
+			return lines, true
+		}
+		dot := m.styles.Dim.Render(" · ")
+		first := m.fitFirst(heading+dot+summary, heading+dot+m.shortSummary(true), heading+dot+m.shortSummary(false), heading)
+		last := m.fitFirst(keys, m.endKeys(true))
+		return append(lines, line{first, ansi.StringWidth(first)}, line{last, ansi.StringWidth(last)}), true
 	}
-	return append(lines, status, m.helpLine()), true
+	return append(lines, m.statusLine(), m.helpLine()), true
+}
+
+// statusLine is the line under the board: the last hint, error or word
+// from the AI, else a guest's notice until they hide it.
+func (m *Model) statusLine() line {
+	var s string
+	switch {
+	case m.notice != "" && m.noticeErr:
+		s = m.fit(m.styles.Error.Render(m.notice))
+	case m.notice != "":
+		s = m.fit(m.notice)
+	case m.opts.Guest && !m.guestNoteHidden:
+		s = m.guestNote()
+	default:
+		return line{}
+	}
+	return line{s, ansi.StringWidth(s)}
+}
+
+// guestNote is the guest's notice in the longest form that fits: with
+// how to hide it, without, or its first sentence only.
+func (m *Model) guestNote() string {
+	note := m.opts.GuestNotice
+	hide := m.styles.Dim.Render(" · ") + m.hints(relabel(m.keys.Back, "hides"))
+	first, _, _ := strings.Cut(note, ". ")
+	if first != note {
+		first += "."
+	}
+	for _, s := range []string{note + hide, note, first + hide, first} {
+		if ansi.StringWidth(s) <= m.width {
+			return s
+		}
+	}
+	return m.fit(first)
 }
 
 func (m *Model) tooSmall() string {
@@ -150,23 +217,38 @@ func (m *Model) tooSmall() string {
 		minW, minH, m.width, m.height))
 }
 
-// helpModel draws help from the key map. It is made when help is drawn,
-// rarely, rather than kept by every session.
-func (m *Model) helpModel() help.Model {
-	h := help.New()
-	h.Styles = m.styles.Help
-	h.SetWidth(m.width)
-	return h
-}
-
 // helpLine is the one-line help under the board, drawn once per window
-// width and colour profile.
+// width and colour profile: the keys in the key map's order, as many as
+// fit; when the window is narrow, the least needed go first (ShortHelp),
+// and quit is the last to go.
 func (m *Model) helpLine() line {
-	if m.shortHelp.s == "" {
-		h := m.helpModel()
-		s := m.fit(h.ShortHelpView(m.keys.ShortHelp()))
-		m.shortHelp = line{s, lipgloss.Width(s)}
+	if m.shortHelp.s != "" {
+		return m.shortHelp
 	}
+	bindings, dropOrder := m.keys.ShortHelp()
+	shown := make([]bool, len(bindings))
+	for i, b := range bindings {
+		shown[i] = b.Enabled()
+	}
+	render := func() string {
+		var on []key.Binding
+		for i, b := range bindings {
+			if shown[i] {
+				on = append(on, b)
+			}
+		}
+		return m.hints(on...)
+	}
+	s := render()
+	for _, i := range dropOrder {
+		if ansi.StringWidth(s) <= m.width {
+			break
+		}
+		shown[i] = false
+		s = render()
+	}
+	s = m.fit(s)
+	m.shortHelp = line{s, ansi.StringWidth(s)}
 	return m.shortHelp
 }
 
@@ -217,77 +299,229 @@ func (k ink) text(sb *strings.Builder, s string) int {
 }
 
 // header is "2048 4×4   Score 1234 +32      Best 5000   Rank #12   Moves 321",
-// on two lines when the window is narrow.
+// on two lines when the window is narrow, and with less room between
+// fields, then without the gain's room and the move count, when it is
+// narrower still. "assisted" follows the size in a game the AI helped in;
+// Best and Rank are then the player's ranked ones, as `scores` shows
+// them, which that game is not part of.
 func (m *Model) header() []line {
 	k := &m.inks
-	var a, b strings.Builder
-	w1 := k.title.text(&a, "2048") + 1
-	a.WriteByte(' ')
-	w1 += k.label.text(&a, strconv.Itoa(m.size)+"×"+strconv.Itoa(m.size)) + 3
-	a.WriteString("   ")
-	w1 += k.label.text(&a, "Score ")
-	w1 += k.value.text(&a, strconv.Itoa(m.game.Score())) + 1
-	a.WriteByte(' ')
+	size := strconv.Itoa(m.size) + "×" + strconv.Itoa(m.size)
+	score := strconv.Itoa(m.game.Score())
 	gain := ""
 	if m.lastGain > 0 {
 		gain = "+" + strconv.Itoa(m.lastGain)
 	}
-	// The gain keeps its room when empty, so the line does not jump.
-	w1 += k.gain.text(&a, fmt.Sprintf("%-7s", gain))
-	rank := "–"
-	switch {
-	case m.opts.Guest:
-		rank = "guest"
-	case m.me != nil && m.standingsFor == m.size:
-		rank = "#" + strconv.Itoa(m.me.Rank)
+	assisted := !m.opts.Guest && m.isAssisted()
+	best, rank, moves := m.bestText(), m.rankText("–"), strconv.Itoa(m.game.Moves())
+
+	// first is "2048 4×4 [assisted]<gap>Score 1234 +32", the gain padded
+	// to gainRoom (so that the line does not jump as it comes and goes).
+	first := func(sb *strings.Builder, gap string, gainRoom int) int {
+		w := k.title.text(sb, "2048") + 1
+		sb.WriteByte(' ')
+		w += k.label.text(sb, size)
+		if assisted {
+			sb.WriteByte(' ')
+			w += 1 + k.gain.text(sb, "assisted")
+		}
+		sb.WriteString(gap)
+		w += len(gap) + k.label.text(sb, "Score ") + k.value.text(sb, score)
+		if g := max(len(gain), gainRoom); g > 0 {
+			sb.WriteByte(' ')
+			w += 1 + k.gain.text(sb, gain+spaces[:g-len(gain)])
+		}
+		return w
 	}
-	w2 := k.label.text(&b, "Best ")
-	w2 += k.value.text(&b, strconv.Itoa(m.best())) + 3
-	b.WriteString("   ")
-	w2 += k.label.text(&b, "Rank ")
-	w2 += k.value.text(&b, rank) + 3
-	b.WriteString("   ")
-	w2 += k.label.text(&b, "Moves ")
-	w2 += k.value.text(&b, strconv.Itoa(m.game.Moves()))
-	if w1+w2 <= m.width {
-		return []line{{a.String() + b.String(), w1 + w2}}
+	// second is "Best 5000<gap>Rank #12<gap>Moves 321", without the moves
+	// when withMoves is not set.
+	second := func(sb *strings.Builder, gap string, withMoves bool) int {
+		w := k.label.text(sb, "Best ") + k.value.text(sb, best)
+		sb.WriteString(gap)
+		w += len(gap) + k.label.text(sb, "Rank ") + k.value.text(sb, rank)
+		if withMoves {
+			sb.WriteString(gap)
+			w += len(gap) + k.label.text(sb, "Moves ") + k.value.text(sb, moves)
+		}
+		return w
 	}
-	return []line{{a.String(), w1}, {b.String(), w2}}
+	var a, b strings.Builder
+	// On one line the gain's room keeps the fields apart.
+	w := first(&a, "   ", 7)
+	if w += second(&a, "   ", true); w <= m.width {
+		return []line{{a.String(), w}}
+	}
+	layouts := []struct {
+		gap       string
+		gainRoom  int
+		withMoves bool
+	}{{"   ", 7, true}, {"  ", 0, true}, {"  ", 0, false}}
+	for i, layout := range layouts {
+		a.Reset()
+		b.Reset()
+		w1, w2 := first(&a, layout.gap, layout.gainRoom), second(&b, layout.gap, layout.withMoves)
+		if max(w1, w2) <= m.width || i == len(layouts)-1 {
+			return []line{m.fitLine(a.String(), w1), m.fitLine(b.String(), w2)}
+		}
+	}
+	return nil
 }
 
-// dialog is the text of the box drawn over the board, if any.
-func (m *Model) dialog() string {
+// fitLine cuts a line of width w to the window.
+func (m *Model) fitLine(s string, w int) line {
+	if w <= m.width {
+		return line{s, w}
+	}
+	s = ansi.Truncate(s, m.width, "…")
+	return line{s, ansi.StringWidth(s)}
+}
+
+// bestText is the best score to show, "–" when there is no ranked game.
+func (m *Model) bestText() string {
+	if best, ok := m.best(); ok {
+		return strconv.Itoa(best)
+	}
+	return "–"
+}
+
+// rankText is the player's rank on the leaderboard of this size as
+// `scores` has it: "#12", "–" without a ranked game, "guest", or loading
+// while the standings are being read.
+func (m *Model) rankText(loading string) string {
+	switch {
+	case m.opts.Guest:
+		return "guest"
+	case m.standingsFor != m.size:
+		return loading
+	case m.me != nil:
+		return "#" + strconv.Itoa(m.me.Rank)
+	}
+	return "–"
+}
+
+// dialog is the text of the box drawn over the board, if any: in full,
+// or short for a small window.
+func (m *Model) dialog(short bool) string {
 	s := m.styles
 	switch m.screen {
 	case screenConfirmNew:
-		return s.Heading.Render("Start a new game?") + "\n" +
-			"This one ends; its score still counts.\n\n" +
-			m.hints(m.keys.Yes, m.keys.No)
-	case screenWon:
-		return s.Title.Render("You made "+strconv.Itoa(engine.Value(engine.WinExponent(m.size)))+"!") + "\n" +
-			m.summary(false) + "\n\n" +
-			m.hints(m.keys.KeepGoing, m.keys.New)
-	case screenOver:
-		return s.Heading.Render("Game over") + "\n" +
-			m.summary(true) + "\n\n" +
-			m.hints(m.keys.New, m.keys.Leaderboard, m.keys.Quit)
+		text := "This one ends; its score still counts."
+		if short {
+			text = "This one ends."
+		}
+		return s.Heading.Render("Start a new game?") + "\n" + text + "\n\n" +
+			m.hints(relabel(m.keys.Yes, "yes"), relabel(m.keys.No, "no"))
+	case screenConfirmAI:
+		text := "The AI's help marks this game assisted: it leaves the leaderboard for good."
+		if short {
+			text = "This game leaves the leaderboard."
+		}
+		return s.Heading.Render("Ask the AI?") + "\n" + text + "\n\n" +
+			m.hints(relabel(m.keys.Yes, "yes, ask"), relabel(m.keys.No, "no"))
 	}
 	return ""
 }
 
-// summary is the score line of the win and game-over dialogs.
+// endText is the win or game-over box: its heading, the score line and
+// the keys.
+func (m *Model) endText() (heading, summary, keys string) {
+	s := m.styles
+	assisted := ""
+	if !m.opts.Guest && m.isAssisted() {
+		assisted = s.Dim.Render(" · assisted, not ranked")
+	}
+	if m.screen == screenWon {
+		return s.Title.Render("You made "+strconv.Itoa(engine.Value(engine.WinExponent(m.size)))+"!") + assisted,
+			m.summary(false), m.endKeys(false)
+	}
+	return s.Heading.Render("Game over") + assisted, m.summary(true), m.endKeys(false)
+}
+
+// summary is the score line of the win and game-over boxes.
 func (m *Model) summary(withRank bool) string {
 	s := m.styles
 	line := s.Label.Render("Score ") + s.Value.Render(strconv.Itoa(m.game.Score())) + "   " +
-		s.Label.Render("Best ") + s.Value.Render(strconv.Itoa(m.best()))
+		s.Label.Render("Best ") + s.Value.Render(m.bestText())
 	if withRank && !m.opts.Guest {
-		rank := "…"
-		if m.standingsFor == m.size && m.me != nil {
-			rank = "#" + strconv.Itoa(m.me.Rank)
-		}
-		line += "   " + s.Label.Render("Rank ") + s.Value.Render(rank)
+		line += "   " + s.Label.Render("Rank ") + s.Value.Render(m.rankText("…"))
 	}
 	return line
+}
+
+// dialogText is the widest a dialog's text is let run, for lines a
+// person reads at a glance.
+const dialogText = 46
+
+// shortSummary is the score line where the window is narrow: the score,
+// and the rank if withRank.
+func (m *Model) shortSummary(withRank bool) string {
+	s := m.styles
+	line := s.Label.Render("Score ") + s.Value.Render(strconv.Itoa(m.game.Score()))
+	if withRank && m.screen == screenOver && !m.opts.Guest {
+		line += "  " + s.Label.Render("Rank ") + s.Value.Render(m.rankText("…"))
+	}
+	return line
+}
+
+// endKeys are the keys of the win and game-over boxes, in short words if
+// short.
+func (m *Model) endKeys(short bool) string {
+	if m.screen == screenWon {
+		if short {
+			return m.hints(relabel(m.keys.KeepGoing, "go on"), relabel(m.keys.New, "new"))
+		}
+		return m.hints(m.keys.KeepGoing, m.keys.New)
+	}
+	if short {
+		return m.hints(relabel(m.keys.New, "new"), relabel(m.keys.Leaderboard, "ranks"), m.keys.Quit)
+	}
+	return m.hints(m.keys.New, m.keys.Leaderboard, m.keys.Quit)
+}
+
+// fitFirst is the first of lines that fits the window, or the last one
+// cut to it.
+func (m *Model) fitFirst(lines ...string) string {
+	for _, l := range lines {
+		if ansi.StringWidth(l) <= m.width {
+			return l
+		}
+	}
+	return m.fit(lines[len(lines)-1])
+}
+
+// box draws text in the dialog's border, no wider than the window: the
+// text is wrapped by words to fit, never the border cut.
+func (m *Model) box(text string) []string {
+	return strings.Split(m.styles.Dialog.Padding(0, m.boxPadding()).Render(wrapWords(text, m.boxInner())), "\n")
+}
+
+// boxPadding is the room either side of a box's text.
+func (m *Model) boxPadding() int {
+	if m.width < 40 {
+		return 1
+	}
+	return 2
+}
+
+// boxInner is the widest a box's text may be.
+func (m *Model) boxInner() int {
+	return max(min(m.width-2-2*m.boxPadding(), dialogText), 1)
+}
+
+// wrapWords wraps every line of s by words to width cells, cutting a word
+// only when it alone is wider.
+func wrapWords(s string, width int) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		if ansi.StringWidth(l) > width {
+			wrapped := strings.Split(ansi.Wrap(l, width, ""), "\n")
+			for j, w := range wrapped {
+				wrapped[j] = strings.TrimRight(w, " ")
+			}
+			lines[i] = strings.Join(wrapped, "\n")
+		}
+	}
+	return strings.Join(lines, "\n")
 }
 
 // relabel returns b with another description, for a key whose meaning
@@ -302,75 +536,236 @@ func (m *Model) hints(bs ...key.Binding) string {
 	parts := make([]string, 0, len(bs))
 	for _, b := range bs {
 		if b.Enabled() {
-			parts = append(parts, m.styles.Help.ShortKey.Render(b.Help().Key)+" "+b.Help().Desc)
+			parts = append(parts, m.styles.Help.ShortKey.Render(b.Help().Key)+" "+m.styles.Help.ShortDesc.Render(b.Help().Desc))
 		}
 	}
 	return strings.Join(parts, m.styles.Dim.Render(" · "))
 }
 
+// helpScreen lists every key. Where the window is wide and tall enough,
+// in the key map's columns (moves, game, AI); else each move key on one
+// line and as many columns as fit. The introduction and the guest's
+// notice follow where there is room; the way back is always there.
 func (m *Model) helpScreen() string {
 	s := m.styles
+	title := s.Title.Render("2048") + " " + s.Heading.Render("keys")
+	back := m.hints(relabel(m.keys.Back, "back"))
+	table := m.keyColumns(m.keys.FullHelp())
+	if widest(table) > m.width || len(table)+4 > m.height {
+		groups := m.keys.CompactHelp()
+		var rest []key.Binding
+		for _, group := range groups[1:] {
+			rest = append(rest, group...)
+		}
+		table = append(m.keyTable(groups[0]), m.keyTable(rest)...)
+	}
 	win := strconv.Itoa(engine.Value(engine.WinExponent(m.size)))
-	intro := "Slide the tiles; two equal tiles merge into one.\n" +
-		"Reach " + win + " on this board to win. Each size has its own game and leaderboard.\n" +
+	intro := "Slide the tiles; two equal tiles merge into one. " +
+		"Reach " + win + " on this board to win. Each size has its own game and leaderboard. " +
 		"Your game is saved after every move; quit any time and carry on later."
 	if m.opts.Guest {
 		intro += "\n" + m.opts.GuestNotice
 	}
-	full := m.helpModel()
-	full.ShowAll = true
-	return lipgloss.JoinVertical(lipgloss.Center,
-		s.Title.Render("2048")+" "+s.Heading.Render("keys"),
-		"",
-		full.FullHelpView(m.keys.FullHelp()),
-		"",
-		m.wrap(intro),
-		"",
-		m.hints(relabel(m.keys.Back, "back")),
-	)
+	// The table is one block: its lines padded alike, so that centring
+	// keeps the columns in line.
+	blockW := 0
+	for _, l := range table {
+		blockW = max(blockW, ansi.StringWidth(l))
+	}
+	for i, l := range table {
+		table[i] = l + strings.Repeat(" ", blockW-ansi.StringWidth(l))
+	}
+	parts := []string{title}
+	spare := m.height - len(table) - 2 // the title and the way back
+	if spare >= 2 {
+		parts = append(parts, "")
+		spare--
+	}
+	parts = append(parts, table...)
+	if introLines := strings.Split(wrapWords(intro, min(m.width, max(blockW, 60))), "\n"); spare >= len(introLines)+2 {
+		parts = append(parts, "")
+		parts = append(parts, introLines...)
+		spare -= len(introLines) + 1
+	}
+	if spare >= 1 {
+		parts = append(parts, "")
+	}
+	parts = append(parts, back)
+	return lipgloss.JoinVertical(lipgloss.Center, parts...)
 }
 
+// widest is the width of the widest of lines.
+func widest(lines []string) int {
+	w := 0
+	for _, l := range lines {
+		w = max(w, ansi.StringWidth(l))
+	}
+	return w
+}
+
+// keyColumns lays groups of bindings out side by side, a group a column.
+func (m *Model) keyColumns(groups [][]key.Binding) []string {
+	var cols [][]string
+	rows := 0
+	for _, g := range groups {
+		var col []string
+		for _, b := range g {
+			if b.Enabled() {
+				col = append(col, m.keyEntry(b, m.keyWidth(g)))
+			}
+		}
+		if len(col) > 0 {
+			cols = append(cols, col)
+			rows = max(rows, len(col))
+		}
+	}
+	return joinColumns(cols, rows)
+}
+
+// keyTable lays bindings out in as many columns as fit the width, down
+// each column first.
+func (m *Model) keyTable(bs []key.Binding) []string {
+	var on []key.Binding
+	for _, b := range bs {
+		if b.Enabled() {
+			on = append(on, b)
+		}
+	}
+	kw, entryW := m.keyWidth(on), 0
+	for _, b := range on {
+		entryW = max(entryW, ansi.StringWidth(m.keyEntry(b, kw)))
+	}
+	const gap = 4
+	ncols := max(1, min(len(on), (m.width+gap)/(entryW+gap)))
+	rows := (len(on) + ncols - 1) / ncols
+	var cols [][]string
+	for c := 0; c*rows < len(on); c++ {
+		var col []string
+		for _, b := range on[c*rows : min(len(on), (c+1)*rows)] {
+			col = append(col, m.keyEntry(b, kw))
+		}
+		cols = append(cols, col)
+	}
+	return joinColumns(cols, rows)
+}
+
+// keyWidth is the width of the widest key of bs.
+func (m *Model) keyWidth(bs []key.Binding) int {
+	w := 0
+	for _, b := range bs {
+		if b.Enabled() {
+			w = max(w, ansi.StringWidth(b.Help().Key))
+		}
+	}
+	return w
+}
+
+// keyEntry is "tab  leaderboard": the key, padded to keyW, and what it does.
+func (m *Model) keyEntry(b key.Binding, keyW int) string {
+	k := b.Help().Key
+	return m.styles.Help.FullKey.Render(k) + strings.Repeat(" ", keyW-ansi.StringWidth(k)+1) +
+		m.styles.Help.FullDesc.Render(b.Help().Desc)
+}
+
+// joinColumns puts columns of lines side by side, four spaces apart.
+func joinColumns(cols [][]string, rows int) []string {
+	widths := make([]int, len(cols))
+	for i, col := range cols {
+		for _, l := range col {
+			widths[i] = max(widths[i], ansi.StringWidth(l))
+		}
+	}
+	out := make([]string, rows)
+	for r := range rows {
+		var b strings.Builder
+		for i, col := range cols {
+			if i > 0 {
+				b.WriteString("    ")
+			}
+			cell := ""
+			if r < len(col) {
+				cell = col[r]
+			}
+			b.WriteString(cell)
+			if i < len(cols)-1 {
+				b.WriteString(strings.Repeat(" ", widths[i]-ansi.StringWidth(cell)))
+			}
+		}
+		out[r] = b.String()
+	}
+	return out
+}
+
+// leaderboardScreen is the top of the leaderboard for the size, as many
+// rows as the window holds, and the player's own row.
 func (m *Model) leaderboardScreen() string {
 	s := m.styles
-	var b strings.Builder
-	b.WriteString(s.Title.Render("Leaderboard") + " " + s.Label.Render(fmt.Sprintf("%d×%d", m.size, m.size)))
-	if m.opts.Player != "" && !m.opts.Guest {
-		b.WriteString(s.Dim.Render(" · you are " + m.opts.Player))
+	var lines []string
+	title := s.Title.Render("Leaderboard") + " " + s.Label.Render(fmt.Sprintf("%d×%d", m.size, m.size))
+	if you := s.Dim.Render(" · you are " + m.opts.Player); m.opts.Player != "" && !m.opts.Guest &&
+		ansi.StringWidth(title+you) <= m.width {
+		title += you
 	}
-	b.WriteString("\n\n")
+	lines = append(lines, title, "")
+	back := m.hints(relabel(m.keys.Leaderboard, "back"), m.keys.Size, m.keys.Quit)
+	if ansi.StringWidth(back) > m.width {
+		back = m.hints(relabel(m.keys.Leaderboard, "back"), m.keys.Quit)
+	}
+	cols := m.columns()
+	note := ""
 	switch {
 	case m.standingsFor != m.size:
-		b.WriteString("Loading…\n")
+		lines = append(lines, "Loading…")
 	case m.standingsErr != nil:
-		b.WriteString(s.Error.Render("Could not load the leaderboard: "+m.standingsErr.Error()) + "\n")
+		lines = append(lines, s.Error.Render("Could not load the leaderboard: "+m.standingsErr.Error()))
+	case len(m.top) == 0 && m.opts.Guest:
+		lines = append(lines, "No scores yet for this size. Guests are not ranked.")
 	case len(m.top) == 0:
-		b.WriteString("No scores yet for this size. Be the first!\n")
+		lines = append(lines, "No scores yet for this size. Be the first!")
 	default:
-		b.WriteString(s.Dim.Render(m.row("", "#", "Player", "Score", "Tile")) + "\n")
-		mine := false
-		for _, st := range m.top {
+		lines = append(lines, s.Dim.Render(cols.row("", "#", "Player", "Score", "Tile")))
+		// Room for the rows: the title and its blank line, the head,
+		// the way back and a blank line before it, and the player's
+		// own row with the gap above it when it is below the top.
+		room := max(1, m.height-6)
+		mine := -1
+		for i, st := range m.top {
 			if m.isMe(st) {
-				mine = true
-				b.WriteString(s.Me.Render(m.standingRow("›", st)) + "\n")
+				mine = i
+			}
+		}
+		shown := min(len(m.top), room)
+		if m.me != nil && (mine < 0 || mine >= shown) {
+			shown = max(1, min(len(m.top), room-2))
+		}
+		for i, st := range m.top[:shown] {
+			if i == mine {
+				lines = append(lines, s.Me.Render(cols.standingRow("›", st)))
 				continue
 			}
-			b.WriteString(m.standingRow("", st) + "\n")
+			lines = append(lines, cols.standingRow("", st))
 		}
-		if m.me != nil && !mine {
-			b.WriteString(m.row("", "⋮", "", "", "") + "\n")
-			b.WriteString(s.Me.Render(m.standingRow("›", *m.me)) + "\n")
+		if m.me != nil && (mine < 0 || mine >= shown) {
+			lines = append(lines, cols.row("", "⋮", "", "", ""), s.Me.Render(cols.standingRow("›", *m.me)))
 		}
-	}
-	if m.standingsFor == m.size && m.standingsErr == nil {
 		switch {
 		case m.opts.Guest:
-			b.WriteString("\n" + s.Dim.Render("Guests are not on the leaderboard.") + "\n")
+			note = "Guests are not on the leaderboard."
 		case m.me == nil:
-			b.WriteString("\n" + s.Dim.Render("You have no score on this board yet.") + "\n")
+			note = "You have no ranked score on this board yet."
 		}
 	}
-	b.WriteString("\n" + m.hints(relabel(m.keys.Leaderboard, "back"), m.keys.Size, m.keys.Quit))
-	return b.String()
+	if note != "" && len(lines)+4 <= m.height {
+		lines = append(lines, "", s.Dim.Render(m.fit(note)))
+	}
+	if len(lines)+2 <= m.height {
+		lines = append(lines, "")
+	}
+	lines = append(lines, back)
+	for i, l := range lines {
+		lines[i] = m.fit(l)
+	}
+	return strings.Join(lines, "\n")
 }
 
 func (m *Model) isMe(st Standing) bool {
@@ -380,17 +775,55 @@ func (m *Model) isMe(st Standing) bool {
 	return false
 }
 
-func (m *Model) standingRow(mark string, st Standing) string {
-	return m.row(mark, strconv.Itoa(st.Rank), st.Player, strconv.Itoa(st.Score), strconv.Itoa(st.MaxTile))
+// columns are the widths of a leaderboard row's columns for the window:
+// the name gives way first, then the tile's column goes.
+type columns struct{ rank, name, score, tile int }
+
+func (m *Model) columns() columns {
+	c := columns{rank: 4, name: 16, score: 9, tile: 7}
+	width := func() int {
+		w := 1 + 1 + c.rank + 2 + c.name + 1 + c.score
+		if c.tile > 0 {
+			w += 1 + c.tile
+		}
+		return w
+	}
+	for width() > m.width && c.name > 10 {
+		c.name--
+	}
+	if width() > m.width {
+		c.tile = 0
+	}
+	for width() > m.width && c.score > 7 {
+		c.score--
+	}
+	for width() > m.width && c.name > 4 {
+		c.name--
+	}
+	return c
+}
+
+func (c columns) standingRow(mark string, st Standing) string {
+	player := st.Player
+	if tw := ansi.StringWidth(st.Tag); st.Tag != "" && c.name-1-tw >= 1 {
+		// The tag tells look-alike names apart: it stays whole, the name
+		// gives way.
+		player = ansi.Truncate(player, c.name-1-tw, "…") + " " + st.Tag
+	}
+	return c.row(mark, strconv.Itoa(st.Rank), player, strconv.Itoa(st.Score), strconv.Itoa(st.MaxTile))
 }
 
 // row lays out one leaderboard line; the mark column shows the player's
 // own row without colour.
-func (m *Model) row(mark, rank, player, score, tile string) string {
+func (c columns) row(mark, rank, player, score, tile string) string {
 	// Names may hold any characters: cut and pad them by cells, not bytes.
-	player = ansi.Truncate(player, 16, "…")
-	player += spaces[:16-ansi.StringWidth(player)]
-	return fmt.Sprintf("%-1s %4s  %s %9s %7s", mark, rank, player, score, tile)
+	player = ansi.Truncate(player, c.name, "…")
+	player += strings.Repeat(" ", c.name-ansi.StringWidth(player))
+	r := fmt.Sprintf("%-1s %*s  %s %*s", mark, c.rank, rank, player, c.score, score)
+	if c.tile > 0 {
+		r += fmt.Sprintf(" %*s", c.tile, tile)
+	}
+	return r
 }
 
 func capitalise(s string) string {

@@ -31,6 +31,7 @@ func standings(n, annRank int) ([]Standing, *Standing) {
 
 func TestGoldenFrames(t *testing.T) {
 	win4 := loadMoves(t, "win-4x4-seed11.moves")
+	win3 := loadMoves(t, "win-3x3-seed7.moves")
 	tests := []struct {
 		name          string
 		size          int
@@ -66,6 +67,35 @@ func TestGoldenFrames(t *testing.T) {
 		}},
 		{name: "help", size: 4, width: 80, height: 24, opts: Options{Hinter: &fakeHinter{}}, setup: func(h *harness) { h.press("?") }},
 		{name: "guest", size: 4, width: 80, height: 24, opts: Options{Guest: true, Store: NewGuestStore(nil, func() uint64 { return 5 })}},
+		{name: "confirm-ai", size: 4, width: 80, height: 24, opts: Options{Hinter: &fakeHinter{}}, setup: func(h *harness) { h.press("i") }},
+		{name: "won-3x3", size: 3, width: 80, height: 24,
+			prepare: func(st *fakeStore) { st.put(3, 7, win3[:len(win3)-1]) },
+			setup:   func(h *harness) { h.press(win3[len(win3)-1].String()) },
+		},
+		// The smallest windows each screen must fit whole: 40×12, where
+		// 3×3 fits, and 26×11, the smallest window 3×3 fits.
+		{name: "game-3x3-40x12", size: 3, width: 40, height: 12, opts: Options{Hinter: &fakeHinter{}}, setup: func(h *harness) { h.press("left", "up") }},
+		{name: "confirm-new-40x12", size: 3, width: 40, height: 12, setup: func(h *harness) { h.press("n") }},
+		{name: "confirm-ai-40x12", size: 3, width: 40, height: 12, opts: Options{Hinter: &fakeHinter{}}, setup: func(h *harness) { h.press("i") }},
+		{name: "over-3x3-40x12", size: 3, width: 40, height: 12, setup: func(h *harness) {
+			h.store.top, h.store.me = standings(12, 12)
+			playUntilOver(h)
+		}},
+		{name: "won-3x3-40x12", size: 3, width: 40, height: 12,
+			prepare: func(st *fakeStore) { st.put(3, 7, win3[:len(win3)-1]) },
+			setup:   func(h *harness) { h.press(win3[len(win3)-1].String()) },
+		},
+		{name: "help-40x12", size: 3, width: 40, height: 12, opts: Options{Hinter: &fakeHinter{}}, setup: func(h *harness) { h.press("?") }},
+		{name: "help-26x11", size: 3, width: 26, height: 11, opts: Options{Hinter: &fakeHinter{}}, setup: func(h *harness) { h.press("?") }},
+		{name: "leaderboard-40x12", size: 3, width: 40, height: 12, setup: func(h *harness) {
+			h.store.top, h.store.me = standings(30, 27)
+			h.press("tab")
+		}},
+		{name: "leaderboard-26x11", size: 3, width: 26, height: 11, setup: func(h *harness) {
+			h.store.top, h.store.me = standings(30, 3)
+			h.press("tab")
+		}},
+		{name: "guest-40x12", size: 3, width: 40, height: 12, opts: Options{Guest: true, Store: NewGuestStore(nil, func() uint64 { return 5 })}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -49,7 +49,8 @@ const MaxLineBytes = 64
 // ScoreEntry is one element of the JSON array that `scores --json` prints.
 type ScoreEntry struct {
 	Rank    int        `json:"rank"`
-	Name    string     `json:"name"`
+	Name    string     `json:"name"`   // display name; not unique
+	Player  string     `json:"player"` // the player's stable id: 12 characters of the key's SHA256 fingerprint
 	Score   int        `json:"score"`
 	MaxTile int        `json:"max_tile"`
 	Moves   int        `json:"moves"`
@@ -63,11 +64,17 @@ type ScoreEntry struct {
 // MaxScoresLimit caps `scores --limit`.
 const MaxScoresLimit = 1000
 
-// Exit statuses of the exec commands (`scores`, `bot`, `help`).
+// Exit statuses of the exec commands over SSH, of the game screen (OK,
+// Error, TakenOver, Restart, Inactive) and of `ssh2048 verify`.
 const (
 	ExitOK        = 0
 	ExitError     = 1 // something failed on the server; details on stderr
-	ExitUsage     = 2 // unknown command or bad flags
+	ExitUsage     = 2 // unknown command, bad flags, or a record that is not one (malformed, truncated)
 	ExitTakenOver = 3 // a newer session of the same player took over the game
 	ExitRestart   = 4 // the server is restarting; the game is saved, reconnect later
+	ExitRefuted   = 5 // verify: the moves do not give what the record or the store claims
+	ExitNotFound  = 6 // no such game, or no such player playing right now
+	ExitInPlay    = 7 // export: the game is still in play; its record is secret until it ends
+	ExitNewer     = 8 // verify: the record is from a newer ssh2048
+	ExitInactive  = 9 // the session was closed for inactivity: no input for the idle timeout, or no answer to keepalives; the game is saved
 )

@@ -19,7 +19,7 @@ func runAI(args []string, stdout, stderr io.Writer) int {
 Plays seeded games headless, on all cores at once, at the search budget the
 server's hints and autoplay use, and reports how far each got. Game i is
 played from seed S+i, so a run can be repeated (the search is bounded in
-time, so a loaded machine may still play a game differently).`, stderr)
+time, so a loaded machine may still play a game differently).`, stdout, stderr)
 	games := fs.Int("games", 20, "number of games")
 	seed := fs.Uint64("seed", 1, "seed of the first game")
 	size := fs.Int("size", 4, "board size, 3 to 8")
@@ -39,7 +39,7 @@ time, so a loaded machine may still play a game differently).`, stderr)
 	defer stop()
 	cfg := ai.RunConfig{Games: *games, Seed: *seed, Size: *size}
 	if !*asJSON {
-		fmt.Fprintf(stdout, "%d games of %d×%d from seed %d, %s per move\n", *games, *size, *size, *seed, ai.DefaultBudget().Time)
+		fmt.Fprintf(stdout, "%s of %d×%d from seed %d, %s per move\n", count(*games, "game"), *size, *size, *seed, ai.DefaultBudget().Time)
 		cfg.Progress = func(g ai.GameReport) {
 			fmt.Fprintf(stdout, "seed %-6d max tile %-6d score %-8d moves %-6d %6.1fs\n", g.Seed, g.MaxTile, g.Score, g.Moves, g.Seconds)
 		}
@@ -69,7 +69,7 @@ time, so a loaded machine may still play a game differently).`, stderr)
 // writeAISummary prints how many games reached each tile from the win
 // target up, and the speed of the search.
 func writeAISummary(w io.Writer, r ai.Report, size int) {
-	fmt.Fprintf(w, "\n%d games:", len(r.Games))
+	fmt.Fprintf(w, "\n%s:", count(len(r.Games), "game"))
 	for exp := engine.WinExponent(size); ; exp++ {
 		reached := 0
 		for _, g := range r.Games {
@@ -83,4 +83,12 @@ func writeAISummary(w io.Writer, r ai.Report, size int) {
 		fmt.Fprintf(w, " %d in %d%%,", engine.Value(exp), 100*reached/len(r.Games))
 	}
 	fmt.Fprintf(w, " %.0f moves/s, think time p50 %.1f ms, p99 %.1f ms\n", r.MovesPerSecond, r.ThinkMsP50, r.ThinkMsP99)
+}
+
+// count is "1 game", "2 games".
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

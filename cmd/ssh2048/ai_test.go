@@ -41,7 +41,8 @@ func TestAISubcommand(t *testing.T) {
 	if code := run([]string{"ai", "--games", "1", "--size", "3"}, &out, &errOut); code != 0 {
 		t.Fatalf("ai: exit %d", code)
 	}
-	if text := out.String(); !strings.Contains(text, "seed 1 ") || !strings.Contains(text, "moves/s") {
+	if text := out.String(); !strings.Contains(text, "seed 1 ") || !strings.Contains(text, "moves/s") ||
+		!strings.HasPrefix(text, "1 game of 3×3") || !strings.Contains(text, "\n1 game:") {
 		t.Fatalf("ai text output:\n%s", text)
 	}
 

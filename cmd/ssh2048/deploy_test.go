@@ -43,7 +43,7 @@ func TestSystemdUnit(t *testing.T) {
 	}
 	for _, want := range []string{"Type=notify", "DynamicUser=yes", "StateDirectory=ssh2048", "ProtectSystem=strict",
 		"NoNewPrivileges=yes", "CapabilityBoundingSet=CAP_NET_BIND_SERVICE", "RestrictAddressFamilies=",
-		"SystemCallFilter=@system-service", "Restart=on-failure"} {
+		"SystemCallFilter=@system-service", "Restart=on-failure", "MemoryMax=", "TasksMax=", "Environment=SSH2048_HTTP=127.0.0.1:"} {
 		if !strings.Contains(string(unit), "\n"+want) {
 			t.Errorf("unit lacks %s", want)
 		}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"flag"
 	"fmt"
@@ -19,11 +20,19 @@ func envName(name string) string {
 	return envPrefix + strings.ToUpper(strings.ReplaceAll(name, "-", "_"))
 }
 
-// newFlagSet returns a subcommand's flag set: errors and usage (the text,
-// then the flags) go to stderr.
-func newFlagSet(name, usage string, stderr io.Writer) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
+// flagSet is a subcommand's flags, and where its help and its errors go.
+type flagSet struct {
+	*flag.FlagSet
+	stdout, stderr io.Writer
+	buf            bytes.Buffer // what the flag package writes while parsing
+}
+
+// newFlagSet returns a subcommand's flag set: asked for with --help, the
+// usage (the text, then the flags) goes to stdout, as the answer asked
+// for; after a mistake, the error and the usage go to stderr.
+func newFlagSet(name, usage string, stdout, stderr io.Writer) *flagSet {
+	fs := &flagSet{FlagSet: flag.NewFlagSet(name, flag.ContinueOnError), stdout: stdout, stderr: stderr}
+	fs.SetOutput(&fs.buf)
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), usage)
 		fs.PrintDefaults()
@@ -31,10 +40,27 @@ func newFlagSet(name, usage string, stderr io.Writer) *flag.FlagSet {
 	return fs
 }
 
-// parse reads each flag's environment variable, then args; ok=false means
-// return code: 0 after --help, 2 after a mistake (already reported on the
-// flag set's output).
-func parse(fs *flag.FlagSet, args []string) (code int, ok bool) {
+// parse reads each flag's environment variable, then args, which must be
+// flags only; ok=false means return code: 0 after --help, 2 after a
+// mistake (already reported on stderr).
+func parse(fs *flagSet, args []string) (code int, ok bool) {
+	return parseWithArgs(fs, args, 0)
+}
+
+// parseWithArgs is parse for a subcommand that takes n arguments after
+// its flags (fs.Args).
+func parseWithArgs(fs *flagSet, args []string, n int) (code int, ok bool) {
+	code, ok = parseFlags(fs.FlagSet, args, n)
+	out := fs.stderr
+	if ok || code == 0 {
+		out = fs.stdout // the help asked for
+	}
+	io.Copy(out, &fs.buf)
+	return code, ok
+}
+
+// parseFlags does the work of parseWithArgs, writing on fs's output.
+func parseFlags(fs *flag.FlagSet, args []string, n int) (code int, ok bool) {
 	var envErr error
 	fs.VisitAll(func(f *flag.Flag) {
 		env := envName(f.Name)
@@ -56,8 +82,13 @@ func parse(fs *flag.FlagSet, args []string) (code int, ok bool) {
 	} else if err != nil {
 		return 2, false
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(fs.Output(), "ssh2048 %s: unexpected argument %q\n", fs.Name(), fs.Arg(0))
+	switch {
+	case fs.NArg() > n:
+		fmt.Fprintf(fs.Output(), "ssh2048 %s: unexpected argument %q\n", fs.Name(), fs.Arg(n))
+		fs.Usage()
+		return 2, false
+	case fs.NArg() < n:
+		fmt.Fprintf(fs.Output(), "ssh2048 %s: want %d argument(s)\n", fs.Name(), n)
 		fs.Usage()
 		return 2, false
 	}

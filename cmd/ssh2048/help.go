@@ -6,7 +6,7 @@ import (
 )
 
 func runHelp(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("help", "usage: ssh2048 help", stderr)
+	fs := newFlagSet("help", "usage: ssh2048 help", stdout, stderr)
 	if code, ok := parse(fs, args); !ok {
 		return code
 	}

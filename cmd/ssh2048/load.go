@@ -21,7 +21,7 @@ func runLoad(args []string, stdout, stderr io.Writer) int {
 		"Opens N concurrent sessions, each with a fresh ed25519 key, plays for D at R keys/s per\n"+
 		"session, reports handshakes and key-to-answer latencies, and checks through `scores --json`\n"+
 		"that the server counted every move. Exit status: 0 clean, 1 errors or moves not counted,\n"+
-		"2 usage. Flags:", stderr)
+		"2 usage. Flags:", stdout, stderr)
 	fs.StringVar(&cfg.Addr, "addr", cfg.Addr, "host:port of the ssh2048 server (required)")
 	fs.IntVar(&cfg.Sessions, "sessions", cfg.Sessions, fmt.Sprintf("concurrent sessions, 1 to %d", load.MaxSessions))
 	fs.DurationVar(&cfg.Duration, "duration", cfg.Duration, "how long the sessions play once all have connected")

@@ -22,11 +22,16 @@ func TestLoadUsage(t *testing.T) {
 	} {
 		var out, errOut bytes.Buffer
 		code := runLoad(tc.args, &out, &errOut)
-		if code != tc.code || !strings.Contains(errOut.String(), tc.want) {
-			t.Errorf("%q: exit %d, stderr %q; want %d and %q", tc.args, code, errOut.String(), tc.code, tc.want)
+		// Help asked for is the answer, on stdout; mistakes go to stderr.
+		said, silent := &errOut, &out
+		if tc.code == 0 {
+			said, silent = &out, &errOut
 		}
-		if out.Len() != 0 {
-			t.Errorf("%q: wrote %q on stdout", tc.args, out.String())
+		if code != tc.code || !strings.Contains(said.String(), tc.want) {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q; want %d and %q", tc.args, code, out.String(), errOut.String(), tc.code, tc.want)
+		}
+		if silent.Len() != 0 {
+			t.Errorf("%q: wrote %q on the other stream", tc.args, silent.String())
 		}
 	}
 }

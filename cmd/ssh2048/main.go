@@ -4,6 +4,9 @@
 //	ssh2048 play [flags]      play in this terminal
 //	ssh2048 ai [flags]        the AI plays seeded games headless
 //	ssh2048 load [flags]      measure a server under load
+//	ssh2048 verify FILE       check a game record offline
+//	ssh2048 check [flags]     check the database for damage
+//	ssh2048 backup DEST       copy the data directory while the server runs
 //	ssh2048 version           print the build's version
 //	ssh2048 help              list the subcommands
 //
@@ -33,6 +36,9 @@ func init() {
 		{"play", "play in this terminal, against the local data directory", runPlay},
 		{"ai", "let the AI play seeded games and report how it did", runAI},
 		{"load", "measure a server with many concurrent sessions", runLoad},
+		{"verify", "check a game record offline: replay its moves and confirm or refute its claims", runVerify},
+		{"check", "check the database for damage", runCheck},
+		{"backup", "copy the database consistently while the server runs, into a new data directory", runBackup},
 		{"version", "print the version of this build", runVersion},
 		{"help", "list the subcommands", runHelp},
 	}

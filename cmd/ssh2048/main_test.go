@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"io"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -20,9 +22,13 @@ func TestSubcommands(t *testing.T) {
 		{[]string{"--help"}, 0, "version", ""},
 		{[]string{"-h"}, 0, "Subcommands", ""},
 		{[]string{"version"}, 0, "ssh2048 ", ""},
-		{[]string{"version", "--help"}, 0, "", "usage: ssh2048 version"},
-		{[]string{"serve", "--help"}, 0, "", "-listen"},
-		{[]string{"help", "--help"}, 0, "", "usage: ssh2048 help"},
+		// Help asked for is the answer: on stdout, and nothing on stderr.
+		{[]string{"version", "--help"}, 0, "usage: ssh2048 version", ""},
+		{[]string{"serve", "--help"}, 0, "-listen", ""},
+		{[]string{"serve", "-h"}, 0, "-ai", ""},
+		{[]string{"help", "--help"}, 0, "usage: ssh2048 help", ""},
+		{[]string{"play", "--help"}, 0, "-key", ""},
+		{[]string{"ai", "--help"}, 0, "-games", ""},
 		{[]string{"bogus"}, 2, "", `unknown subcommand "bogus"`},
 		{[]string{"version", "extra"}, 2, "", "unexpected argument"},
 		{[]string{"serve", "--nope"}, 2, "", "flag provided but not defined"},
@@ -32,7 +38,9 @@ func TestSubcommands(t *testing.T) {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
 			var out, errOut bytes.Buffer
 			code := run(tt.args, &out, &errOut)
-			if code != tt.code || !strings.Contains(out.String(), tt.stdout) || !strings.Contains(errOut.String(), tt.stderr) {
+			asked := slices.ContainsFunc(tt.args, isHelpFlag)
+			if code != tt.code || !strings.Contains(out.String(), tt.stdout) || !strings.Contains(errOut.String(), tt.stderr) ||
+				(asked && errOut.Len() > 0) {
 				t.Fatalf("exit %d, stdout %q, stderr %q; want exit %d, stdout ~%q, stderr ~%q",
 					code, out.String(), errOut.String(), tt.code, tt.stdout, tt.stderr)
 			}
@@ -48,38 +56,49 @@ func TestServeFlagsFromEnvironment(t *testing.T) {
 		want serveConfig
 		idle time.Duration // want.limits is the defaults with this idle timeout
 	}{
-		{"defaults", nil, nil, serveConfig{listen: ":23234", data: "data", logFormat: "text", durability: "power"}, 10 * time.Minute},
+		{"defaults", nil, nil, serveConfig{listen: ":23234", data: "data", logFormat: "text", durability: "power", ai: true}, 10 * time.Minute},
 		{"systemd state directory", map[string]string{"STATE_DIRECTORY": "/var/lib/ssh2048:/other"}, nil,
-			serveConfig{listen: ":23234", data: "/var/lib/ssh2048", logFormat: "text", durability: "power"}, 10 * time.Minute},
+			serveConfig{listen: ":23234", data: "/var/lib/ssh2048", logFormat: "text", durability: "power", ai: true}, 10 * time.Minute},
 		{"environment", map[string]string{"SSH2048_LISTEN": "127.0.0.1:2222", "SSH2048_DATA": "/d", "STATE_DIRECTORY": "/s",
-			"SSH2048_IDLE_TIMEOUT": "30s", "SSH2048_LOG_FORMAT": "json", "SSH2048_DURABILITY": "crash"}, nil,
-			serveConfig{listen: "127.0.0.1:2222", data: "/d", logFormat: "json", durability: "crash"}, 30 * time.Second},
-		{"flags beat environment", map[string]string{"SSH2048_LISTEN": "127.0.0.1:2222", "SSH2048_DATA": "/d"},
-			[]string{"--listen", ":1", "--data", "/f", "--idle-timeout", "0"},
-			serveConfig{listen: ":1", data: "/f", logFormat: "text", durability: "power"}, 0},
+			"SSH2048_IDLE_TIMEOUT": "30s", "SSH2048_LOG_FORMAT": "json", "SSH2048_DURABILITY": "crash", "SSH2048_AI": "false",
+			"SSH2048_HTTP": "127.0.0.1:23280", "SSH2048_HTTP_RATE_PER_IP": "0"}, nil,
+			serveConfig{listen: "127.0.0.1:2222", data: "/d", logFormat: "json", durability: "crash",
+				http: httpConfig{addr: "127.0.0.1:23280", ratePerIP: 0, burstPerIP: 40}}, 30 * time.Second},
+		{"flags beat environment", map[string]string{"SSH2048_LISTEN": "127.0.0.1:2222", "SSH2048_DATA": "/d", "SSH2048_AI": "false"},
+			[]string{"--listen", ":1", "--data", "/f", "--idle-timeout", "0", "--ai"},
+			serveConfig{listen: ":1", data: "/f", logFormat: "text", durability: "power", ai: true}, 0},
+		{"AI off", nil, []string{"--ai=false"},
+			serveConfig{listen: ":23234", data: "data", logFormat: "text", durability: "power"}, 10 * time.Minute},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			for _, k := range []string{"SSH2048_LISTEN", "SSH2048_DATA", "STATE_DIRECTORY", "SSH2048_IDLE_TIMEOUT", "SSH2048_LOG_FORMAT", "SSH2048_LOG_LEVEL", "SSH2048_DURABILITY"} {
+			for _, k := range []string{"SSH2048_LISTEN", "SSH2048_DATA", "STATE_DIRECTORY", "SSH2048_IDLE_TIMEOUT", "SSH2048_LOG_FORMAT", "SSH2048_LOG_LEVEL", "SSH2048_DURABILITY", "SSH2048_AI",
+				"SSH2048_HTTP", "SSH2048_HTTP_RATE_PER_IP"} {
 				t.Setenv(k, tt.env[k])
 			}
 			var errOut bytes.Buffer
-			got, code, ok := parseServe(tt.args, &errOut)
+			got, code, ok := parseServe(tt.args, io.Discard, &errOut)
 			if !ok {
 				t.Fatalf("exit %d: %s", code, errOut.String())
 			}
 			tt.want.limits = server.DefaultLimits()
 			tt.want.limits.IdleTimeout = tt.idle
+			if tt.want.http == (httpConfig{}) {
+				tt.want.http = httpConfig{ratePerIP: 20, burstPerIP: 40} // off, with the default limits
+			}
 			if got != tt.want {
 				t.Fatalf("got %+v, want %+v", got, tt.want)
 			}
 		})
 	}
-	if _, code, ok := parseServe([]string{"--durability", "maybe"}, &bytes.Buffer{}); ok || code != 2 {
+	if _, code, ok := parseServe([]string{"--durability", "maybe"}, io.Discard, &bytes.Buffer{}); ok || code != 2 {
 		t.Fatal("--durability maybe was accepted")
 	}
+	if _, code, ok := parseServe([]string{"--http-burst-per-ip", "0"}, io.Discard, &bytes.Buffer{}); ok || code != 2 {
+		t.Fatal("--http-burst-per-ip 0 was accepted")
+	}
 	t.Setenv("SSH2048_IDLE_TIMEOUT", "soon")
-	if _, code, ok := parseServe(nil, &bytes.Buffer{}); ok || code != 2 {
+	if _, code, ok := parseServe(nil, io.Discard, &bytes.Buffer{}); ok || code != 2 {
 		t.Fatal("a bad $SSH2048_IDLE_TIMEOUT was accepted")
 	}
 }

@@ -3,13 +3,17 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
+	iofs "io/fs"
 	"log/slog"
 	"os"
 	"os/user"
 	"path/filepath"
 
+	"github.com/charmbracelet/x/ansi"
 	"github.com/ssh2048/ssh2048/db"
 	"github.com/ssh2048/ssh2048/engine"
 	"github.com/ssh2048/ssh2048/engine/ai"
@@ -23,14 +27,14 @@ func runPlay(args []string, stdout, stderr io.Writer) int {
 
 Plays in this terminal, against the same data directory as the server. You
 play as the owner of your SSH public key, so a game started here continues
-over SSH and the other way round.`, stderr)
-	size := fs.Int("size", 4, "board size, 3 to 8")
+over SSH and the other way round.`, stdout, stderr)
+	size := fs.Int("size", 0, "board size, 3 to 8 (default: the size you played last, else 4)")
 	data := fs.String("data", stateDirectory(), "directory holding the database (default $STATE_DIRECTORY, else ./data)")
-	keyPath := fs.String("key", "", "your SSH public key (default: the first of ~/.ssh/id_ed25519.pub, id_ecdsa.pub, id_rsa.pub)")
+	keyPath := fs.String("key", "", "your SSH key: its .pub, or the private key you give ssh -i (default: the first of ~/.ssh/id_ed25519.pub, id_ecdsa.pub, id_rsa.pub)")
 	if code, ok := parse(fs, args); !ok {
 		return code
 	}
-	if *size < engine.MinSize || *size > engine.MaxSize {
+	if *size != 0 && (*size < engine.MinSize || *size > engine.MaxSize) {
 		fmt.Fprintf(stderr, "ssh2048 play: --size %d: want %d to %d\n", *size, engine.MinSize, engine.MaxSize)
 		return 2
 	}
@@ -39,11 +43,28 @@ over SSH and the other way round.`, stderr)
 		fmt.Fprintf(stderr, "ssh2048 play: %v\n", err)
 		return 2
 	}
+	// Run from elsewhere, play would start a database of its own in a
+	// ./data made for it, and the player would find none of their games.
+	// A directory named on purpose (--data, the environment) may be new.
+	named := os.Getenv("SSH2048_DATA") != "" || os.Getenv("STATE_DIRECTORY") != ""
+	fs.Visit(func(f *flag.Flag) { named = named || f.Name == "data" })
+	if _, err := os.Stat(filepath.Join(*data, db.FileName)); !named && errors.Is(err, iofs.ErrNotExist) {
+		dir := *data
+		if !filepath.IsAbs(dir) {
+			dir = "./" + filepath.Clean(dir)
+		}
+		fmt.Fprintf(stderr, "ssh2048 play: no games here: no %s in %s. Run play where the server keeps its data, or name the directory with --data DIR (a new one starts a new database).\n", db.FileName, dir)
+		return 2
+	}
 	// The screen owns the terminal; anything logged meanwhile is shown
 	// after it closes.
 	var logs bytes.Buffer
 	log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	// The player's window title is saved on the terminal's title stack
+	// and put back after: the program blanks the title when it ends.
+	fmt.Fprint(stdout, ansi.WindowOp(22, 0))
 	err = play(*data, *size, lp, log)
+	fmt.Fprint(stdout, ansi.WindowOp(23, 0))
 	io.Copy(stderr, &logs)
 	if err != nil {
 		fmt.Fprintf(stderr, "ssh2048 play: %v\n", err)
@@ -72,6 +93,9 @@ func play(data string, size int, lp localKey, log *slog.Logger) error {
 	}
 	seat := games.Seat(player, nil)
 	defer seat.Close()
+	if size == 0 {
+		size = seat.LastSize(ctx)
+	}
 	return tui.Run(tui.Options{
 		Store:   tui.SeatStore(games, seat),
 		Hinter:  pool,
@@ -112,12 +136,41 @@ func localPlayer(keyPath string) (localKey, error) {
 		if err != nil {
 			return localKey{}, fmt.Errorf("read key: %w", err)
 		}
-		key, _, _, _, err := gossh.ParseAuthorizedKey(raw)
+		key, err := publicKey(p, raw)
 		if err != nil {
-			return localKey{}, fmt.Errorf("%s: not an SSH public key: %w", p, err)
+			return localKey{}, err
 		}
 		return localKey{gossh.FingerprintSHA256(key), key.Type(), name}, nil
 	}
 	host, _ := os.Hostname()
 	return localKey{"local:" + name + "@" + host, "local", name}, nil
+}
+
+// publicKey is the public key of the key file at path (read into raw):
+// a public key as ssh-keygen writes it, or a private key, whose public
+// half is the identity (players give --key the file they give ssh -i).
+func publicKey(path string, raw []byte) (gossh.PublicKey, error) {
+	if key, _, _, _, err := gossh.ParseAuthorizedKey(raw); err == nil {
+		return key, nil
+	}
+	priv, err := gossh.ParseRawPrivateKey(raw)
+	var missing *gossh.PassphraseMissingError
+	switch {
+	case err == nil:
+		signer, err := gossh.NewSignerFromKey(priv)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		return signer.PublicKey(), nil
+	case errors.As(err, &missing) && missing.PublicKey != nil:
+		// A key with a passphrase: OpenSSH's format holds the public
+		// half in the clear.
+		return missing.PublicKey, nil
+	}
+	if pub, rerr := os.ReadFile(path + ".pub"); rerr == nil {
+		if key, _, _, _, err := gossh.ParseAuthorizedKey(pub); err == nil {
+			return key, nil
+		}
+	}
+	return nil, fmt.Errorf("%s is neither an SSH public key nor a private key whose public half can be read; give the .pub file", path)
 }

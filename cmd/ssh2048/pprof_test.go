@@ -40,16 +40,16 @@ func TestCheckPprofAddr(t *testing.T) {
 // address only; a refused one is a usage error, exit status 2.
 func TestServePprofFlag(t *testing.T) {
 	t.Setenv("SSH2048_PPROF", "")
-	c, _, ok := parseServe([]string{"--pprof", "127.0.0.1:6060"}, io.Discard)
+	c, _, ok := parseServe([]string{"--pprof", "127.0.0.1:6060"}, io.Discard, io.Discard)
 	if !ok || c.pprof != "127.0.0.1:6060" {
 		t.Fatalf("--pprof 127.0.0.1:6060: ok=%v, pprof=%q", ok, c.pprof)
 	}
 	var errOut bytes.Buffer
-	if _, code, ok := parseServe([]string{"--pprof", ":6060"}, &errOut); ok || code != 2 || !strings.Contains(errOut.String(), "loopback") {
+	if _, code, ok := parseServe([]string{"--pprof", ":6060"}, io.Discard, &errOut); ok || code != 2 || !strings.Contains(errOut.String(), "loopback") {
 		t.Fatalf("--pprof :6060: ok=%v, code=%d, %q", ok, code, errOut.String())
 	}
 	t.Setenv("SSH2048_PPROF", "0.0.0.0:6060")
-	if _, code, ok := parseServe(nil, io.Discard); ok || code != 2 {
+	if _, code, ok := parseServe(nil, io.Discard, io.Discard); ok || code != 2 {
 		t.Fatalf("$SSH2048_PPROF=0.0.0.0:6060: ok=%v, code=%d", ok, code)
 	}
 }

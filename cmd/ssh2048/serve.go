@@ -18,6 +18,7 @@ import (
 	"github.com/ssh2048/ssh2048/db"
 	"github.com/ssh2048/ssh2048/engine/ai"
 	"github.com/ssh2048/ssh2048/game"
+	"github.com/ssh2048/ssh2048/metrics"
 	"github.com/ssh2048/ssh2048/server"
 )
 
@@ -36,25 +37,33 @@ type serveConfig struct {
 	durability string
 	logFormat  string
 	logLevel   slog.Level
+	http       httpConfig
+	ai         bool   // hints and autoplay on the game screen
 	pprof      string // loopback address for net/http/pprof; "" none
 }
 
 // parseServe reads the flags, each with an environment fallback.
-func parseServe(args []string, stderr io.Writer) (serveConfig, int, bool) {
+func parseServe(args []string, stdout, stderr io.Writer) (serveConfig, int, bool) {
 	c := serveConfig{limits: server.DefaultLimits()}
-	fs := newFlagSet("serve", "usage: ssh2048 [serve] [flags]\n\nRuns the SSH server until SIGTERM or SIGINT. Flags (environment fallback in brackets):", stderr)
+	fs := newFlagSet("serve", "usage: ssh2048 [serve] [flags]\n\nRuns the SSH server until SIGTERM or SIGINT. Flags (environment fallback in brackets):", stdout, stderr)
 	fs.StringVar(&c.listen, "listen", ":23234", "address to listen on")
 	fs.StringVar(&c.data, "data", stateDirectory(),
 		"directory for the database and the host key (default $STATE_DIRECTORY, else ./data)")
-	c.limits.Flags(fs)
+	c.limits.Flags(fs.FlagSet)
+	fs.BoolVar(&c.ai, "ai", true, "the AI's hints (i) and autoplay (p) on the game screen; --ai=false turns them off")
 	fs.StringVar(&c.durability, "durability", "power",
 		"when a move is durable: power (it survives a power cut too; an fsync per commit) or crash (it survives the process being killed, not a power cut)")
 	fs.StringVar(&c.logFormat, "log-format", "text", "log format on stderr: text or json")
 	fs.TextVar(&c.logLevel, "log-level", slog.LevelInfo, "debug, info, warn or error")
+	c.http.flags(fs.FlagSet)
 	fs.StringVar(&c.pprof, "pprof", "",
 		"serve Go's profiler (net/http/pprof) on this loopback address, e.g. 127.0.0.1:6060; off when empty")
 	if code, ok := parse(fs, args); !ok {
 		return c, code, false
+	}
+	if err := c.http.validate(); err != nil {
+		fmt.Fprintf(stderr, "ssh2048 serve: %v\n", err)
+		return c, 2, false
 	}
 	if err := c.limits.Validate(); err != nil {
 		fmt.Fprintf(stderr, "ssh2048 serve: %v\n", err)
@@ -86,8 +95,8 @@ func stateDirectory() string {
 	return "data"
 }
 
-func runServe(args []string, _, stderr io.Writer) int {
-	cfg, code, ok := parseServe(args, stderr)
+func runServe(args []string, stdout, stderr io.Writer) int {
+	cfg, code, ok := parseServe(args, stdout, stderr)
 	if !ok {
 		return code
 	}
@@ -96,7 +105,10 @@ func runServe(args []string, _, stderr io.Writer) int {
 	if cfg.logFormat == "json" {
 		handler = slog.NewJSONHandler(stderr, opts)
 	}
-	log := slog.New(handler)
+	log := slog.New(server.CleanLogHandler(handler))
+	// The SSH library logs its own errors (and panics it recovers) to
+	// slog's default: the same handler, strings escaped the same way.
+	slog.SetDefault(log)
 	if err := serve(cfg, log); err != nil {
 		log.Error("serve", "err", err)
 		return 1
@@ -117,7 +129,16 @@ func serve(cfg serveConfig, log *slog.Logger) error {
 		defer pl.Close()
 	}
 
-	store, err := db.Open(ctx, cfg.data, db.WithLogger(log), db.WithDurability(durabilities[cfg.durability]))
+	// The metrics exist when something serves them; a nil *Metrics
+	// observes nothing.
+	var m *metrics.Metrics
+	if cfg.http.addr != "" {
+		m = metrics.New()
+	}
+	store, err := db.Open(ctx, cfg.data, db.WithLogger(log), db.WithDurability(durabilities[cfg.durability]), db.WithObserver(m))
+	if errors.Is(err, db.ErrCorrupt) {
+		return fmt.Errorf("%w. %s", err, damagedHint(cfg.data))
+	}
 	if err != nil {
 		return err
 	}
@@ -126,18 +147,36 @@ func serve(cfg serveConfig, log *slog.Logger) error {
 			log.Error("close store", "err", err)
 		}
 	}()
+	if err := checkAtStart(ctx, store, cfg.data, log); err != nil {
+		return err
+	}
 	hostKey, err := server.LoadOrCreateHostKey(filepath.Join(cfg.data, server.HostKeyFile))
 	if err != nil {
 		return err
 	}
-	// One pool of searches for the whole server, no more workers than
-	// cores: hints and autoplay of every session share it, hints first.
-	pool := ai.NewPool(0)
-	defer pool.Close()
 	games := game.New(store, log)
-	srv, err := server.New(server.Config{Games: games, HostKey: hostKey, Logger: log, Hinter: pool, Limits: cfg.limits})
+	scfg := server.Config{Games: games, HostKey: hostKey, Logger: log, Limits: cfg.limits, Observer: m}
+	var queued func() (int, int)
+	if cfg.ai {
+		// One pool of searches for the whole server, no more workers
+		// than cores: hints and autoplay of every session share it,
+		// hints first.
+		pool := ai.NewPool(0, ai.WithSearchObserver(m.Searched))
+		defer pool.Close()
+		scfg.Hinter = pool
+		queued = pool.Queued
+	}
+	srv, err := server.New(scfg)
 	if err != nil {
 		return err
+	}
+	if cfg.http.addr != "" {
+		m.Watch(metrics.Sources{Connections: srv.Connections, Games: games.Stats, AIQueue: queued})
+		stopHTTP, err := serveHTTP(cfg.http, log, m, games, store, srv)
+		if err != nil {
+			return err
+		}
+		defer stopHTTP()
 	}
 	l, err := net.Listen("tcp", cfg.listen)
 	if err != nil {
@@ -145,7 +184,7 @@ func serve(cfg serveConfig, log *slog.Logger) error {
 	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(l) }()
-	log.Info("listening", "addr", l.Addr().String(), "data", cfg.data, "version", version())
+	log.Info("listening", "addr", l.Addr().String(), "play", playCommand(l.Addr()), "data", cfg.data, "ai", cfg.ai, "version", version())
 	notify(log, daemon.SdNotifyReady)
 
 	select {
@@ -164,6 +203,22 @@ func serve(cfg serveConfig, log *slog.Logger) error {
 	<-served
 	log.Info("stopped")
 	return nil
+}
+
+// playCommand is how to connect to a server listening on addr, for the
+// log: a wildcard address is reached as localhost from this machine.
+func playCommand(addr net.Addr) string {
+	host, port, err := net.SplitHostPort(addr.String())
+	if err != nil {
+		return ""
+	}
+	if ip := net.ParseIP(host); ip == nil || ip.IsUnspecified() {
+		host = "localhost"
+	}
+	if port == "22" {
+		return "ssh " + host
+	}
+	return "ssh -p " + port + " " + host
 }
 
 // notify tells systemd about the service's state; outside systemd it does

@@ -63,10 +63,11 @@ func buildBinary(t *testing.T) string {
 
 // process is a running ssh2048 serve.
 type process struct {
-	cmd    *exec.Cmd
-	addr   string
-	logs   *bytes.Buffer // every log line, once the process has ended
-	exited chan error
+	cmd      *exec.Cmd
+	addr     string
+	httpAddr string             // with --http: the web server's address
+	logs     *servertest.Buffer // every log line so far
+	exited   chan error
 }
 
 // startProcess runs the binary on 127.0.0.1:0 and waits until it listens.
@@ -87,7 +88,7 @@ func startProcessAt(t *testing.T, bin, data, listen string, env ...string) *proc
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	p := &process{cmd: cmd, logs: &bytes.Buffer{}, exited: make(chan error, 1)}
+	p := &process{cmd: cmd, logs: &servertest.Buffer{}, exited: make(chan error, 1)}
 	t.Cleanup(func() {
 		if cmd.ProcessState == nil {
 			cmd.Process.Kill()
@@ -99,9 +100,17 @@ func startProcessAt(t *testing.T, bin, data, listen string, env ...string) *proc
 		sc := bufio.NewScanner(stderr)
 		for sc.Scan() {
 			p.logs.Write(append(sc.Bytes(), '\n'))
-			var line struct{ Msg, Addr string }
-			if json.Unmarshal(sc.Bytes(), &line) == nil && line.Msg == "listening" {
-				addr <- line.Addr
+			var line struct{ Msg, Addr, Play string }
+			if json.Unmarshal(sc.Bytes(), &line) == nil {
+				switch line.Msg {
+				case "listening http": // before "listening"
+					p.httpAddr = line.Addr
+				case "listening":
+					if _, port, _ := net.SplitHostPort(line.Addr); line.Play != "ssh -p "+port+" 127.0.0.1" {
+						t.Errorf("the listening line does not say how to connect: %s", sc.Bytes())
+					}
+					addr <- line.Addr
+				}
 			}
 		}
 		p.exited <- cmd.Wait()
@@ -289,7 +298,8 @@ func equalBoards(a, b [][]int) bool {
 func TestServeLimitFlags(t *testing.T) {
 	envs := []string{"SSH2048_LOGIN_GRACE", "SSH2048_MAX_CONNS", "SSH2048_MAX_UNAUTH_PER_IP", "SSH2048_CONN_RATE_PER_IP",
 		"SSH2048_CONN_BURST_PER_IP", "SSH2048_KEEPALIVE_INTERVAL", "SSH2048_KEEPALIVE_MAX", "SSH2048_KEY_RATE",
-		"SSH2048_MAX_SESSIONS_PER_CONN", "SSH2048_IDLE_TIMEOUT"}
+		"SSH2048_MAX_SESSIONS_PER_CONN", "SSH2048_IDLE_TIMEOUT", "SSH2048_SESSION_RATE_PER_CONN",
+		"SSH2048_MAX_CONNS_PER_IP", "SSH2048_KEY_RESERVE"}
 	defaults := server.DefaultLimits()
 	with := func(change func(*server.Limits)) server.Limits {
 		l := defaults
@@ -305,17 +315,24 @@ func TestServeLimitFlags(t *testing.T) {
 		{"defaults", nil, nil, defaults},
 		{"flags", nil, []string{"--login-grace", "5s", "--max-conns", "50", "--max-unauth-per-ip", "3",
 			"--conn-rate-per-ip", "0.5", "--conn-burst-per-ip", "4", "--keepalive-interval", "10s", "--keepalive-max", "5",
-			"--key-rate", "20", "--max-sessions-per-conn", "2", "--idle-timeout", "1m"},
+			"--key-rate", "20", "--max-sessions-per-conn", "2", "--idle-timeout", "1m", "--session-rate-per-conn", "0.5",
+			"--max-conns-per-ip", "8", "--key-reserve", "25"},
 			server.Limits{IdleTimeout: time.Minute, LoginGrace: 5 * time.Second, MaxConns: 50, MaxUnauthPerIP: 3,
 				ConnRatePerIP: 0.5, ConnBurstPerIP: 4, KeepaliveInterval: 10 * time.Second, KeepaliveMax: 5,
-				MaxSessionsPerConn: 2, KeyRate: 20}},
+				MaxSessionsPerConn: 2, SessionRatePerConn: 0.5, MaxConnsPerIP: 8, KeyReserve: 25, KeyRate: 20}},
 		{"off", nil, []string{"--max-conns", "0", "--max-unauth-per-ip", "0", "--conn-rate-per-ip", "0",
-			"--keepalive-interval", "0", "--key-rate", "0", "--max-sessions-per-conn", "0", "--idle-timeout", "0"},
+			"--keepalive-interval", "0", "--key-rate", "0", "--max-sessions-per-conn", "0", "--idle-timeout", "0",
+			"--session-rate-per-conn", "0", "--max-conns-per-ip", "0", "--key-reserve", "0"},
 			with(func(l *server.Limits) {
 				l.MaxConns, l.MaxUnauthPerIP, l.ConnRatePerIP, l.KeepaliveInterval, l.KeyRate, l.MaxSessionsPerConn, l.IdleTimeout = 0, 0, 0, 0, 0, 0, 0
+				l.SessionRatePerConn, l.MaxConnsPerIP, l.KeyReserve = 0, 0, 0
 			})},
-		{"environment, flags first", map[string]string{"SSH2048_LOGIN_GRACE": "7s", "SSH2048_MAX_CONNS": "9"},
-			[]string{"--max-conns", "11"}, with(func(l *server.Limits) { l.LoginGrace, l.MaxConns = 7*time.Second, 11 })},
+		{"environment, flags first", map[string]string{"SSH2048_LOGIN_GRACE": "7s", "SSH2048_MAX_CONNS": "9",
+			"SSH2048_MAX_CONNS_PER_IP": "3", "SSH2048_KEY_RESERVE": "50"},
+			[]string{"--max-conns", "11", "--key-reserve", "20"},
+			with(func(l *server.Limits) {
+				l.LoginGrace, l.MaxConns, l.MaxConnsPerIP, l.KeyReserve = 7*time.Second, 11, 3, 20
+			})},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -323,7 +340,7 @@ func TestServeLimitFlags(t *testing.T) {
 				t.Setenv(k, tt.env[k])
 			}
 			var errOut bytes.Buffer
-			got, code, ok := parseServe(tt.args, &errOut)
+			got, code, ok := parseServe(tt.args, io.Discard, &errOut)
 			if !ok {
 				t.Fatalf("exit %d: %s", code, errOut.String())
 			}
@@ -333,13 +350,32 @@ func TestServeLimitFlags(t *testing.T) {
 		})
 	}
 	for _, bad := range [][]string{{"--login-grace", "0"}, {"--max-conns", "-1"}, {"--conn-burst-per-ip", "0"},
-		{"--keepalive-max", "0"}, {"--key-rate", "-3"}, {"--idle-timeout", "-1s"}} {
-		if _, code, ok := parseServe(bad, &bytes.Buffer{}); ok || code != 2 {
+		{"--keepalive-max", "0"}, {"--key-rate", "-3"}, {"--idle-timeout", "-1s"}, {"--key-reserve", "101"},
+		{"--max-conns-per-ip", "-1"}, {"--session-rate-per-conn", "-1"}} {
+		if _, code, ok := parseServe(bad, io.Discard, &bytes.Buffer{}); ok || code != 2 {
 			t.Errorf("%v accepted", bad)
 		}
 	}
 	t.Setenv("SSH2048_MAX_CONNS", "lots")
-	if _, code, ok := parseServe(nil, &bytes.Buffer{}); ok || code != 2 {
+	if _, code, ok := parseServe(nil, io.Discard, &bytes.Buffer{}); ok || code != 2 {
 		t.Error("a bad $SSH2048_MAX_CONNS was accepted")
+	}
+}
+
+func TestPlayCommand(t *testing.T) {
+	for _, tt := range []struct{ addr, want string }{
+		{":23234", "ssh -p 23234 localhost"},
+		{"0.0.0.0:23234", "ssh -p 23234 localhost"},
+		{"[::]:22", "ssh localhost"},
+		{"127.0.0.1:2222", "ssh -p 2222 127.0.0.1"},
+		{"[::1]:23234", "ssh -p 23234 ::1"},
+	} {
+		addr, err := net.ResolveTCPAddr("tcp", tt.addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := playCommand(addr); got != tt.want {
+			t.Errorf("playCommand(%s) = %q, want %q", tt.addr, got, tt.want)
+		}
 	}
 }

@@ -215,6 +215,8 @@ func TestTmuxTUI(t *testing.T) {
 
 // TestTmuxAI asks the AI for a hint and lets it play, over OpenSSH, then
 // checks that the game, now assisted, is not ranked among human games.
+// The first hint of a ranked game asks first, once; the header then says
+// the game is assisted.
 func TestTmuxAI(t *testing.T) {
 	sshPath, err := exec.LookPath("ssh")
 	if err != nil {
@@ -226,7 +228,17 @@ func TestTmuxAI(t *testing.T) {
 	tm.waitFor("the game screen", func(s string) bool { return movesOn(s) >= 0 })
 
 	tm.run("send-keys", "-t", "game", "i")
-	tm.waitFor("a hint", func(s string) bool { return strings.Contains(s, "Hint:") })
+	tm.waitFor("the question first", func(s string) bool { return strings.Contains(s, "Ask the AI?") })
+	tm.run("send-keys", "-t", "game", "y")
+	hinted := tm.waitFor("a hint", func(s string) bool { return strings.Contains(s, "Hint:") })
+	if !strings.Contains(hinted, "4×4 assisted") {
+		t.Fatalf("the header does not say the game is assisted:\n%s", hinted)
+	}
+	// The player's only game no longer ranks: Best and Rank say so, as
+	// scores does (checked below), rather than the assisted game's.
+	tm.waitFor("Best and Rank without a ranked game", func(s string) bool {
+		return strings.Contains(s, "Best –") && strings.Contains(s, "Rank –")
+	})
 
 	tm.run("send-keys", "-t", "game", "p")
 	playing := tm.waitFor("the AI to play ten moves", func(s string) bool { return movesOn(s) >= 10 })
@@ -250,5 +262,26 @@ func TestTmuxAI(t *testing.T) {
 	}
 	if strings.TrimSpace(string(out)) != "[]" {
 		t.Fatalf("an assisted game is on the human leaderboard: %s", out)
+	}
+}
+
+// TestTmuxAIOff: serve --ai=false (here $SSH2048_AI=false) takes the AI
+// keys off the game screen: not in the key line, and i does nothing.
+func TestTmuxAIOff(t *testing.T) {
+	sshPath, err := exec.LookPath("ssh")
+	if err != nil {
+		t.Skip("OpenSSH client not installed (apt-get install openssh-client)")
+	}
+	p := startProcess(t, buildBinary(t), filepath.Join(t.TempDir(), "data"), "SSH2048_AI=false")
+	tm := newTmux(t)
+	tm.newSession(openSSHCommand(t, sshPath, p.addr)() + "; sleep 60")
+	screen := tm.waitFor("the game screen", func(s string) bool { return movesOn(s) >= 0 })
+	if strings.Contains(screen, "hint") || strings.Contains(screen, "autoplay") || !strings.Contains(screen, "q quit") {
+		t.Fatalf("the AI keys show with the AI off:\n%s", screen)
+	}
+	tm.run("send-keys", "-t", "game", "i", "p", "?")
+	help := tm.waitFor("the help screen", func(s string) bool { return strings.Contains(s, "esc back") })
+	if strings.Contains(help, "Ask the AI") || strings.Contains(help, "hint") {
+		t.Fatalf("the AI answers with the AI off:\n%s", help)
 	}
 }

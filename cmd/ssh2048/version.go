@@ -7,7 +7,7 @@ import (
 )
 
 func runVersion(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("version", "usage: ssh2048 version\n\nPrints the module version, VCS revision and Go version of this build.", stderr)
+	fs := newFlagSet("version", "usage: ssh2048 version\n\nPrints the module version, VCS revision and Go version of this build.", stdout, stderr)
 	if code, ok := parse(fs, args); !ok {
 		return code
 	}

@@ -27,7 +27,7 @@ func TestPlayGamesReport(t *testing.T) {
 		t.Errorf("progress reported %+v, the report has %+v", progress, r.Games)
 	}
 	for i, g := range r.Games {
-		// Game i is engine.NewGame(size, seed+i) played by the same search:
+		// Game i is engine.PCG.NewGame(size, seed+i) played by the same search:
 		// replaying it alone must give the same game.
 		want := playSeeded(t, cfg.Size, cfg.Seed+uint64(i), cfg.Budget, 1<<30)
 		if g.Seed != cfg.Seed+uint64(i) || g.Score != want.Score() || g.MaxTile != want.MaxTile() || g.Moves != want.Moves() {

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/ssh2048/ssh2048/engine"
 )
@@ -32,7 +34,9 @@ var ErrClosed = errors.New("ai pool closed")
 // Every search is bounded by the pool's budget and the caller's context.
 // A Pool is safe for concurrent use.
 type Pool struct {
-	budget Budget
+	budget  Budget
+	search  func(*Searcher, context.Context, engine.Board, Budget) (Result, error) // (*Searcher).Search; tests replace it
+	observe func(Priority, time.Duration)                                          // nil: no one is told; see WithSearchObserver
 
 	mu      sync.Mutex
 	ready   *sync.Cond // signalled when a request is queued or the pool closes
@@ -94,7 +98,7 @@ func NewPool(workers int, opts ...PoolOption) *Pool {
 	if workers <= 0 || workers > cores {
 		workers = cores
 	}
-	p := &Pool{budget: DefaultBudget()}
+	p := &Pool{budget: DefaultBudget(), search: (*Searcher).Search}
 	for _, o := range opts {
 		o(p)
 	}
@@ -207,11 +211,44 @@ func (p *Pool) work(w *worker) {
 			r.reply <- reply{err: fmt.Errorf("suggest: %w", err)}
 			continue
 		}
-		res, err := s.Search(r.ctx, r.board, p.budget)
+		began := time.Now()
+		res, err := p.searchContained(s, r)
+		if p.observe != nil {
+			p.observe(r.prio, time.Since(began))
+		}
+		var pe *PanicError
+		if errors.As(err, &pe) {
+			// Its tables may be half written: start afresh.
+			s = NewSearcher()
+			s.stop = &w.preempt
+		}
 		r.reply <- reply{dir: res.Dir, err: err}
 		// The caller was readied on this worker's processor; without a
 		// yield it would wait for the next search to end or for the
 		// scheduler's 10 ms preemption, whichever comes first.
 		runtime.Gosched()
 	}
+}
+
+// PanicError is what Suggest returns when the search panicked: the worker
+// recovers, replaces its searcher and goes on serving everyone else. A
+// search runs on a worker's goroutine, where no recover of the caller's
+// can reach, so without this one board that trips a bug would end the
+// whole server. What to do with the session that asked is the caller's
+// decision; Stack is for its log.
+type PanicError struct {
+	Value any    // what was passed to panic
+	Stack []byte // the worker's stack at the panic
+}
+
+func (e *PanicError) Error() string { return fmt.Sprintf("ai: the search panicked: %v", e.Value) }
+
+// searchContained runs r's search, turning a panic into a *PanicError.
+func (p *Pool) searchContained(s *Searcher, r *request) (res Result, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			res, err = Result{}, &PanicError{Value: v, Stack: debug.Stack()}
+		}
+	}()
+	return p.search(s, r.ctx, r.board, p.budget)
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -99,7 +100,7 @@ func autoplayLoops(t testing.TB, p *Pool, n int) func() int {
 		wg.Go(func() {
 			seed := uint64(1000 * i)
 			for ctx.Err() == nil {
-				g, _ := engine.NewGame(4, seed)
+				g, _ := engine.PCG.NewGame(4, seed)
 				seed++
 				for !g.Over() {
 					d, err := p.Suggest(ctx, g.Board(), Autoplay)
@@ -231,5 +232,41 @@ func TestHintPreemptsAutoplay(t *testing.T) {
 		}
 	case <-time.After(1500 * time.Millisecond): // uncut, it runs for seconds
 		t.Fatal("the autoplay search was not cut short by a waiting hint")
+	}
+}
+
+// TestPoolSearchPanic: a search that panics fails that request with a
+// *PanicError carrying the stack; the worker goes on and serves the next
+// request, and the process lives.
+func TestPoolSearchPanic(t *testing.T) {
+	var calls sync.Mutex
+	n := 0
+	boom := func(s *Searcher, ctx context.Context, b engine.Board, budget Budget) (Result, error) {
+		calls.Lock()
+		n++
+		first := n == 1
+		calls.Unlock()
+		if first {
+			var cells []int
+			_ = cells[b.Size()] // an index out of range: a real runtime panic
+		}
+		return s.Search(ctx, b, budget)
+	}
+	p := newTestPool(t, 1, func(p *Pool) { p.search = boom })
+	g, err := engine.PCG.NewGame(4, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := g.Board()
+	_, err = p.Hint(context.Background(), b)
+	var pe *PanicError
+	if !errors.As(err, &pe) {
+		t.Fatalf("Hint: got %v, want a *PanicError", err)
+	}
+	if !strings.Contains(string(pe.Stack), "TestPoolSearchPanic") {
+		t.Errorf("the stack does not show where it panicked:\n%s", pe.Stack)
+	}
+	if _, err := p.Hint(context.Background(), b); err != nil {
+		t.Fatalf("the next hint after a panic: %v", err)
 	}
 }

@@ -19,7 +19,7 @@ func fixedDepth(depth int) Budget { return Budget{MaxDepth: depth} }
 // at a shallow fixed depth: realistic positions at every stage.
 func gameBoards(t testing.TB, size int, seed uint64, every int) []engine.Board {
 	t.Helper()
-	g, err := engine.NewGame(size, seed)
+	g, err := engine.PCG.NewGame(size, seed)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +45,7 @@ func TestSearchSuggestsAMoveThatMoves(t *testing.T) {
 		s := NewSearcher()
 		for i := range 20 {
 			// Random positions from a random game, early and late.
-			g, _ := engine.NewGame(size, rng.Uint64())
+			g, _ := engine.PCG.NewGame(size, rng.Uint64())
 			for range rng.IntN(60 * size) {
 				if g.Over() {
 					break
@@ -177,7 +177,7 @@ func TestSearchStopsWhenContextDone(t *testing.T) {
 // playSeeded plays one game with the searcher at budget, up to maxMoves moves.
 func playSeeded(t *testing.T, size int, seed uint64, budget Budget, maxMoves int) *engine.Game {
 	t.Helper()
-	g, err := engine.NewGame(size, seed)
+	g, err := engine.PCG.NewGame(size, seed)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,7 +197,7 @@ func playSeeded(t *testing.T, size int, seed uint64, budget Budget, maxMoves int
 // playRandom plays uniformly random directions to the end.
 func playRandom(t *testing.T, size int, seed uint64) *engine.Game {
 	t.Helper()
-	g, err := engine.NewGame(size, seed)
+	g, err := engine.PCG.NewGame(size, seed)
 	if err != nil {
 		t.Fatal(err)
 	}

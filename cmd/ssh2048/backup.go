@@ -1,0 +1,79 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+
+	"github.com/ssh2048/ssh2048/db"
+	"github.com/ssh2048/ssh2048/server"
+)
+
+// runBackup is `ssh2048 backup DEST`: a consistent copy of the data
+// directory, taken while the server runs (see db.Backup), into DEST, a new
+// directory that is a data directory of its own: `ssh2048 serve --data
+// DEST` serves from it. Exit status: 0 done, 1 failed (nothing is left at
+// DEST but an empty directory, if it made one), 2 usage.
+func runBackup(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("backup", `usage: ssh2048 backup [--data DIR] DEST
+
+Copies the database of a data directory, consistently, while the server
+runs and players commit moves, and checks the copy's integrity; copies the
+host key beside it. DEST is a new (or empty) directory and becomes a data
+directory: serve from it, or move its files into place, to restore.
+Flags:`, stdout, stderr)
+	data := fs.String("data", stateDirectory(), "the data directory to back up (default $STATE_DIRECTORY, else ./data)")
+	if code, ok := parseWithArgs(fs, args, 1); !ok {
+		return code
+	}
+	dest := fs.Arg(0)
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	info, err := backup(ctx, *data, dest)
+	if err != nil {
+		fmt.Fprintf(stderr, "ssh2048 backup: %v\n", err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "ssh2048 backup: %s: %d players, %d games, %d moves, %.1f MB; integrity ok\n",
+		filepath.Join(dest, db.FileName), info.Players, info.Games, info.Moves, float64(info.Bytes)/1e6)
+	return 0
+}
+
+// backup copies the database and the host key of data into dest.
+func backup(ctx context.Context, data, dest string) (db.BackupInfo, error) {
+	src := filepath.Join(data, db.FileName)
+	if _, err := os.Stat(src); err != nil {
+		return db.BackupInfo{}, fmt.Errorf("no database to back up: %w", err)
+	}
+	if entries, err := os.ReadDir(dest); err == nil && len(entries) > 0 {
+		return db.BackupInfo{}, fmt.Errorf("%s is not empty; a backup goes into a new directory", dest)
+	} else if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return db.BackupInfo{}, err
+	}
+	if err := os.MkdirAll(dest, 0o700); err != nil {
+		return db.BackupInfo{}, err
+	}
+	info, err := db.Backup(ctx, src, filepath.Join(dest, db.FileName))
+	if err != nil {
+		return db.BackupInfo{}, err
+	}
+	// The host key never changes once made; a restore without it would
+	// make every player's ssh warn of a changed host key.
+	key, err := os.ReadFile(filepath.Join(data, server.HostKeyFile))
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		// A database that was never served; nothing to keep.
+	case err != nil:
+		return db.BackupInfo{}, fmt.Errorf("host key: %w", err)
+	default:
+		if err := os.WriteFile(filepath.Join(dest, server.HostKeyFile), key, 0o600); err != nil {
+			return db.BackupInfo{}, fmt.Errorf("host key: %w", err)
+		}
+	}
+	return info, nil
+}

@@ -1,0 +1,350 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/log"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+	gossh "golang.org/x/crypto/ssh"
+
+	"github.com/ssh2048/ssh2048/record"
+	"github.com/ssh2048/ssh2048/wire"
+)
+
+// browserPath finds Debian's Chromium. Without it the browser test skips,
+// saying what to install; under CI (CI=true) it fails instead: CI
+// installs it, so its absence is a broken CI, not a choice.
+func browserPath(t *testing.T) string {
+	t.Helper()
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatal("no Chromium on PATH under CI: .ci/run installs it (apt-get install chromium)")
+	}
+	t.Skip("no Chromium on PATH; install it to run the browser test (apt-get install chromium)")
+	return ""
+}
+
+// browser is a headless Chromium driven through the DevTools protocol,
+// with what the pages did that they must not: dialogs opened (alert()),
+// exceptions thrown, console errors (a Content-Security-Policy violation
+// is one).
+type browser struct {
+	ctx context.Context
+
+	mu        sync.Mutex
+	incidents []string
+}
+
+func newBrowser(t *testing.T) *browser {
+	t.Helper()
+	exe := browserPath(t)
+	// The flags headless Chromium needs on this machine: no sandbox (we
+	// run as root), no GPU, and none of its background traffic to
+	// Google's hosts, which the closed network refuses.
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(exe),
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.WindowSize(1100, 900),
+	)
+	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	b := &browser{}
+	ctx, cancel := chromedp.NewContext(alloc, chromedp.WithListener(b.listen))
+	t.Cleanup(func() { cancel(); cancelAlloc() })
+	if err := chromedp.Do(ctx); err != nil { // starts the browser
+		t.Fatalf("start Chromium: %v", err)
+	}
+	b.ctx = ctx
+	return b
+}
+
+func (b *browser) listen(ev any) {
+	var what string
+	switch ev := ev.(type) {
+	case *page.EventJavascriptDialogOpening:
+		what = fmt.Sprintf("a %s dialog opened: %q", ev.Type, ev.Message)
+	case *runtime.EventExceptionThrown:
+		what = "exception: " + ev.ExceptionDetails.Text
+		if ev.ExceptionDetails.Exception != nil {
+			what += " " + ev.ExceptionDetails.Exception.Description
+		}
+	case *log.EventEntryAdded:
+		if ev.Entry.Level == log.EntryLevelError {
+			what = fmt.Sprintf("console error (%s): %s %s", ev.Entry.Source, ev.Entry.Text, ev.Entry.URL)
+		}
+	}
+	if what != "" {
+		b.mu.Lock()
+		b.incidents = append(b.incidents, what)
+		b.mu.Unlock()
+	}
+}
+
+// open loads url and returns the page's text.
+func (b *browser) open(t *testing.T, url string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, 30*time.Second)
+	defer cancel()
+	if err := chromedp.Do(ctx, chromedp.Navigate(url)); err != nil {
+		t.Fatalf("open %s: %v", url, err)
+	}
+	return eval[string](t, b, `document.body.innerText`)
+}
+
+func eval[T any](t *testing.T, b *browser, js string) T {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, 30*time.Second)
+	defer cancel()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](js))
+	if err != nil {
+		t.Fatalf("evaluate %s: %v", js, err)
+	}
+	return v
+}
+
+// screenshot saves the page as dir/name.png when dir is set
+// ($SSH2048_SCREENSHOTS), for people to look at.
+func (b *browser) screenshot(t *testing.T, dir, name string) {
+	t.Helper()
+	if dir == "" {
+		return
+	}
+	ctx, cancel := context.WithTimeout(b.ctx, 30*time.Second)
+	defer cancel()
+	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		t.Fatalf("screenshot %s: %v", name, err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, name+".png"), png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (b *browser) checkIncidents(t *testing.T) {
+	t.Helper()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, i := range b.incidents {
+		t.Errorf("the pages did what they must not: %s", i)
+	}
+}
+
+// TestBrowser drives headless Chromium against the real server with the
+// data of real games played over SSH: the leaderboard shows the players,
+// a replay played to its end shows the board `export` gives (and `verify`
+// confirms), and pages full of hostile names show them as text and run no
+// script (no dialog, no exception, no console error, no element made from
+// a name).
+func TestBrowser(t *testing.T) {
+	b := newBrowser(t)
+	bin := buildBinary(t)
+	srv := startProcess(t, bin, t.TempDir(), "SSH2048_HTTP=127.0.0.1:0", "SSH2048_CONN_RATE_PER_IP=0")
+	base := "http://" + srv.httpAddr
+	shots := os.Getenv("SSH2048_SCREENSHOTS")
+
+	// Real games over SSH: two played to their end on 3×3, one in play.
+	playBotGame(t, srv.addr, "ann", 3, 0)
+	playBotGame(t, srv.addr, "<script>alert(1)", 3, 0)
+	playBotGame(t, srv.addr, "<svg/onload=a()>", 4, 25) // stays connected: in play
+	var rows []wire.ScoreEntry
+	if err := json.Unmarshal([]byte(sshRun(t, srv.addr, "ann", "scores --bots --size 3 --json")), &rows); err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 2 {
+		t.Fatalf("scores: %+v", rows)
+	}
+	var ann wire.ScoreEntry
+	for _, r := range rows {
+		if r.Name == "ann" {
+			ann = r
+		}
+	}
+
+	// The leaderboard shows the players, hostile names as text.
+	text := b.open(t, base+"/scores/3/bot")
+	for _, name := range []string{"ann", "<script>alert(1)"} {
+		if !strings.Contains(text, name) {
+			t.Errorf("the 3×3 bot leaderboard does not show %q:\n%s", name, text)
+		}
+	}
+	b.screenshot(t, shots, "web-leaderboard")
+	if n := eval[int](t, b, `document.querySelectorAll("script, svg, img, iframe, object").length`); n != 0 {
+		t.Errorf("the leaderboard has %d script, svg, img, iframe or object elements; the names made elements", n)
+	}
+	text = b.open(t, base+"/live")
+	if !strings.Contains(text, "<svg/onload=a()>") {
+		t.Errorf("the games in play do not show the player in play:\n%s", text)
+	}
+	if n := eval[int](t, b, `document.querySelectorAll("svg, script").length`); n != 0 {
+		t.Errorf("/live has %d svg or script elements", n)
+	}
+	b.screenshot(t, shots, "web-live")
+	b.open(t, base+"/")
+	b.screenshot(t, shots, "web-home")
+
+	// A replay played to its end shows the record's final board.
+	rec, err := record.Parse(strings.NewReader(sshRun(t, srv.addr, "ann", fmt.Sprintf("export %d", ann.GameID))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sshRun(t, srv.addr, "ann", fmt.Sprintf("verify %d", ann.GameID)) // exit 0: confirmed
+	b.open(t, fmt.Sprintf("%s/game/%d?autoplay=1", base, ann.GameID))
+	pollCtx, cancel := context.WithTimeout(b.ctx, 60*time.Second)
+	defer cancel()
+	if _, err := chromedp.Run(pollCtx, chromedp.Poll[bool](fmt.Sprintf(
+		`document.getElementById("replay").dataset.move === "%d"`, len(rec.Moves)))); err != nil {
+		t.Fatalf("the replay did not play to move %d: %v (at %s)", len(rec.Moves), err,
+			eval[string](t, b, `String(document.getElementById("replay").dataset.move)`))
+	}
+	cells := eval[[]string](t, b, `Array.from(document.querySelectorAll("#replay .cell")).map(c => c.textContent)`)
+	var want []string
+	for _, row := range boardValues(rec) {
+		for _, v := range row {
+			want = append(want, map[bool]string{true: "", false: fmt.Sprint(v)}[v == 0])
+		}
+	}
+	if strings.Join(cells, ",") != strings.Join(want, ",") {
+		t.Errorf("the replay ends on %v; export's board is %v", cells, want)
+	}
+	if score := eval[string](t, b, `document.getElementById("score").textContent`); score != fmt.Sprint(rec.Score) {
+		t.Errorf("the replay ends on score %s; export says %d", score, rec.Score)
+	}
+	b.screenshot(t, shots, "web-replay-end")
+	// Seek back to the middle with the slider, as a person would.
+	eval[bool](t, b, fmt.Sprintf(`(() => { const s = document.getElementById("seek"); s.value = "%d"; s.dispatchEvent(new Event("input")); return true })()`, len(rec.Moves)/2))
+	if at := eval[string](t, b, `document.getElementById("move").textContent`); at != fmt.Sprint(len(rec.Moves)/2) {
+		t.Errorf("after seeking to move %d the page shows move %s", len(rec.Moves)/2, at)
+	}
+	b.screenshot(t, shots, "web-replay-middle")
+
+	b.open(t, fmt.Sprintf("%s/player/%d", base, playerIDOf(t, base, ann.GameID)))
+	b.screenshot(t, shots, "web-player")
+	b.checkIncidents(t)
+}
+
+// boardValues is a record's final board as rows of values.
+func boardValues(r record.Record) [][]int {
+	n := r.Board.Size()
+	out := make([][]int, n)
+	for i := range n {
+		out[i] = make([]int, n)
+		for j := range n {
+			out[i][j] = r.Board.Value(i, j)
+		}
+	}
+	return out
+}
+
+// playerIDOf reads the player of a game from the replay's JSON.
+func playerIDOf(t *testing.T, base string, gameID int64) int64 {
+	t.Helper()
+	var g struct {
+		PlayerID int64 `json:"player_id"`
+	}
+	if err := json.Unmarshal([]byte(httpGet(t, fmt.Sprintf("%s/api/game/%d", base, gameID)).body), &g); err != nil {
+		t.Fatal(err)
+	}
+	return g.PlayerID
+}
+
+// keys of the players of TestBrowser, one per name.
+var (
+	keysMu sync.Mutex
+	keys   = map[string]gossh.Signer{}
+)
+
+func keyOf(t *testing.T, name string) gossh.Signer {
+	keysMu.Lock()
+	defer keysMu.Unlock()
+	if keys[name] == nil {
+		keys[name] = clientKey(t)
+	}
+	return keys[name]
+}
+
+func sshDial(t *testing.T, addr, user string) *gossh.Client {
+	t.Helper()
+	c, err := gossh.Dial("tcp", addr, &gossh.ClientConfig{
+		User: user, Auth: []gossh.AuthMethod{gossh.PublicKeys(keyOf(t, user))}, Timeout: 10 * time.Second,
+		HostKeyCallback: gossh.InsecureIgnoreHostKey(), // a test server on loopback
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// sshRun runs a command as user and returns its output; it must exit 0.
+func sshRun(t *testing.T, addr, user, cmd string) string {
+	t.Helper()
+	s, err := sshDial(t, addr, user).NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	out, err := s.Output(cmd)
+	if err != nil {
+		t.Fatalf("ssh %s: %v", cmd, err)
+	}
+	return string(out)
+}
+
+// playBotGame plays a bot game of size as user: until it is over when
+// moves is 0, else that many moves, leaving the session open (a game in
+// play) until the test ends.
+func playBotGame(t *testing.T, addr, user string, size, moves int) {
+	t.Helper()
+	s, err := sshDial(t, addr, user).NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, _ := s.StdinPipe()
+	out, _ := s.StdoutPipe()
+	if err := s.Start(fmt.Sprintf("bot --size %d --new", size)); err != nil {
+		t.Fatal(err)
+	}
+	dec := json.NewDecoder(out)
+	var st wire.State
+	if err := dec.Decode(&st); err != nil {
+		t.Fatal(err)
+	}
+	dirs := []string{"left", "down", "right", "up"}
+	for i := 0; !st.Over && (moves == 0 || i < moves); i++ {
+		for _, d := range dirs {
+			io.WriteString(in, d+"\n")
+			if err := dec.Decode(&st); err != nil {
+				t.Fatal(err)
+			}
+			if st.Moved || st.Over {
+				break
+			}
+		}
+	}
+	if moves == 0 {
+		in.Close()
+		s.Wait()
+		return
+	}
+	t.Cleanup(func() { in.Close(); s.Close() })
+}

@@ -1,0 +1,130 @@
+package game
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ssh2048/ssh2048/db"
+)
+
+// clock is a fake clock a test moves by hand.
+type clock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
+func (c *clock) Set(t time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = t
+}
+
+func TestDailyChallenge(t *testing.T) {
+	store, err := db.Open(context.Background(), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	clk := &clock{now: time.Date(2026, 11, 23, 23, 0, 0, 0, time.UTC)}
+	svc := New(store, nil, WithClock(clk.Now))
+	ctx := context.Background()
+	ann, bob := identify(t, svc, "ann"), identify(t, svc, "bob")
+
+	sa, sb, sg := svc.Seat(ann, nil), svc.Seat(bob, nil), svc.Seat(Guest, nil)
+	defer sa.Close()
+	defer sb.Close()
+	defer sg.Close()
+	a, err := sa.OpenDaily(ctx, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := sb.OpenDaily(ctx, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := sg.OpenDaily(ctx, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Board() != b.Board() || a.Board() != g.Board() || a.Contest() != "daily:2026-11-23" {
+		t.Fatalf("today's boards differ: %v %v %v (%s)", a.Board(), b.Board(), g.Board(), a.Contest())
+	}
+	other, err := sa.OpenDaily(ctx, 5)
+	if err != nil || other.Board() == a.Board() {
+		t.Fatalf("5×5 daily: %v", err)
+	}
+	if _, err := svc.DailySeed(ctx, "2026-11-23", 4); !errors.Is(err, ErrNotYet) {
+		t.Fatalf("today's seed published early: %v", err)
+	}
+	// The free game of the same size is another game, not taken over.
+	free, err := sa.Open(ctx, 4, db.KindHuman, false)
+	if err != nil || free.ID() == a.ID() {
+		t.Fatalf("free game: %v", err)
+	}
+	for range 8 {
+		moveUntilMoved(t, a)
+	}
+	moveUntilMoved(t, b)
+	if _, err := a.Move(ctx, 0); errors.Is(err, ErrTakenOver) {
+		t.Fatal("opening the free game took the daily over")
+	}
+	board, err := svc.DailyBoard(ctx, "2026-11-23", 4, 10)
+	if err != nil || len(board) != 2 || board[0].Name != "ann" {
+		t.Fatalf("daily board %+v, %v", board, err)
+	}
+	if n, _ := svc.Streak(ctx, ann); n != 1 {
+		t.Fatalf("streak %d on the first day, want 1", n)
+	}
+
+	// Midnight: the day is over.
+	clk.Set(time.Date(2026, 11, 24, 0, 0, 1, 0, time.UTC))
+	if _, err := a.Move(ctx, 0); !errors.Is(err, ErrTimeUp) {
+		t.Fatalf("a move after midnight: %v, want ErrTimeUp", err)
+	}
+	if n, _ := svc.Streak(ctx, ann); n != 1 {
+		t.Fatalf("streak %d before today's is played, want 1 (yesterday's)", n)
+	}
+	sa.Close()
+	sa = svc.Seat(ann, nil)
+	next, err := sa.OpenDaily(ctx, 4)
+	if err != nil || next.Contest() != "daily:2026-11-24" {
+		t.Fatalf("the next day's daily: %v", err)
+	}
+	moveUntilMoved(t, next)
+	if n, _ := svc.Streak(ctx, ann); n != 2 {
+		t.Fatalf("streak %d after two days, want 2", n)
+	}
+	if n, _ := svc.Streak(ctx, bob); n != 1 {
+		t.Fatalf("bob's streak %d, want 1 (yesterday)", n)
+	}
+	// Yesterday's games ended with the day, even one nobody reopened; the
+	// seed is published and every game of the day exports.
+	if _, err := svc.Record(ctx, b.ID()); err != nil {
+		t.Fatalf("record of bob's game of yesterday: %v", err)
+	}
+	seed, err := svc.DailySeed(ctx, "2026-11-23", 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := svc.Record(ctx, a.ID())
+	if err != nil {
+		t.Fatalf("record of yesterday's daily: %v", err)
+	}
+	if rec.Seed != seed {
+		t.Fatalf("published seed %d, the game's %d", seed, rec.Seed)
+	}
+	// One attempt a day: yesterday's cannot be reopened, and today's once
+	// ended cannot be played again.
+	if err := store.EndContest(ctx, "daily:2026-11-24"); err != nil {
+		t.Fatal(err)
+	}
+	sa.Close()
+	sa = svc.Seat(ann, nil)
+	if _, err := sa.OpenDaily(ctx, 4); !errors.Is(err, ErrDailyPlayed) {
+		t.Fatalf("second attempt: %v, want ErrDailyPlayed", err)
+	}
+}

@@ -1,0 +1,58 @@
+package game
+
+import (
+	"context"
+	"sync"
+)
+
+// latest holds the newest value of something that many wait on (a watched
+// game, a race) and wakes them when it changes. A change costs one lock
+// and one channel close whatever the number waiting; each of them reads
+// the value when it is woken, and one that has fallen behind reads only
+// the newest, never a queue of old ones.
+type latest[T any] struct {
+	mu      sync.Mutex
+	value   T
+	version uint64        // counts the changes; the first value is version 1
+	changed chan struct{} // closed and replaced at every change
+}
+
+func newLatest[T any](v T) *latest[T] {
+	return &latest[T]{value: v, version: 1, changed: make(chan struct{})}
+}
+
+// update applies change to the value and wakes everyone waiting.
+func (l *latest[T]) update(change func(*T)) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	change(&l.value)
+	l.version++
+	close(l.changed)
+	l.changed = make(chan struct{})
+}
+
+// get returns the value now and its version.
+func (l *latest[T]) get() (T, uint64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.value, l.version
+}
+
+// next returns the value once its version is above seen (at once if it
+// already is), or ctx's error.
+func (l *latest[T]) next(ctx context.Context, seen uint64) (T, uint64, error) {
+	for {
+		l.mu.Lock()
+		v, version, changed := l.value, l.version, l.changed
+		l.mu.Unlock()
+		if version > seen {
+			return v, version, nil
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			var zero T
+			return zero, seen, ctx.Err()
+		}
+	}
+}

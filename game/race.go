@@ -1,0 +1,580 @@
+package game
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/ssh2048/ssh2048/db"
+	"github.com/ssh2048/ssh2048/engine"
+	"github.com/ssh2048/ssh2048/rating"
+)
+
+// Races: two to eight players on the same tiles for a few minutes. The
+// public lobby of each size starts a race as soon as two players are in
+// and a countdown ends (more may join until it does); a private room,
+// named by a word its players share, starts when its first player (the
+// host) says so. Highest score when the time is up, or when every board is
+// over, wins; a tie goes to whoever reached the score first. Leaving
+// mid-race forfeits it (the game's moves are kept). A finished race with
+// no bot rates its key-holding racers (package rating).
+const (
+	MaxRacers       = 8
+	DefaultRaceTime = 3 * time.Minute
+	MinRaceTime     = time.Minute
+	MaxRaceTime     = 10 * time.Minute
+	LobbyCountdown  = 10 * time.Second // public lobby, once two are in
+	RoomCountdown   = 5 * time.Second  // private room, once its host starts it
+	maxRooms        = 1000             // private rooms waiting at once
+)
+
+// Errors of races; callers branch on them with errors.Is.
+var (
+	ErrRoomWord     = errors.New("a room word is 3 to 24 letters, digits or dashes")
+	ErrRoomFull     = errors.New("the room is full")
+	ErrRaceStarted  = errors.New("the race in that room has started; try again when it ends")
+	ErrTooManyRooms = errors.New("too many rooms are open; try the public lobby")
+	ErrNotHost      = errors.New("only the room's first player can do that")
+	ErrTooFew       = errors.New("a race needs two racers")
+	ErrInRace       = errors.New("you are already in this race in another session")
+)
+
+var roomWord = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{1,22}[a-z0-9]$`)
+
+// Phase is where a race stands.
+type Phase uint8
+
+const (
+	Waiting   Phase = iota // players join
+	Countdown              // it starts at Starts; players may still join
+	Running                // it ends at Ends, or when every board is over
+	Finished               // the places are final
+)
+
+// Racer is one racer as every racer and spectator sees them.
+type Racer struct {
+	Name    string
+	Key     string // the player's short id (db.ShortID); "" for a guest
+	Bot     bool
+	Rating  float64 // before the race; 0 for an unrated racer (a guest)
+	Board   engine.Board
+	Score   int
+	MaxTile int
+	Over    bool
+	Left    bool    // forfeited
+	Place   int     // once Finished: 1 is first
+	After   float64 // once Finished: the new rating, 0 when not rated
+	GameID  int64
+}
+
+// RaceView is a race as its racers and spectators see it.
+type RaceView struct {
+	ID      string // the contest: "race:" and a random id
+	Room    string // "" for the public lobby
+	Size    int
+	Length  time.Duration
+	Phase   Phase
+	Starts  time.Time // Countdown: when it starts
+	Ends    time.Time // Running, Finished: when it ends
+	Host    string    // private room: who may start it and set it up
+	Bots    bool      // a bot races: ranks apart, rates no one
+	Racers  []Racer
+	Version uint64
+}
+
+// race is one race, from its lobby to its results.
+type race struct {
+	svc  *Service
+	view *latest[RaceView]
+	seed uint64
+
+	mu      sync.Mutex
+	phase   Phase
+	size    int
+	length  time.Duration
+	host    *Seat
+	racers  []*racer
+	timer   *time.Timer
+	started time.Time
+	final   bool // the results are stored and shown
+}
+
+type racer struct {
+	seat    *Seat
+	bot     bool
+	play    *Play
+	left    bool
+	reached time.Time // when the score last grew: ties go to the earlier
+	rating  db.Rating
+	rated   bool
+}
+
+// RaceTicket is one racer's place in a race.
+type RaceTicket struct {
+	race  *race
+	me    *racer
+	seen  uint64
+	leave sync.Once
+}
+
+// JoinRace puts the seat's player in a race: the public lobby of that size
+// when room is "", else the private room of that word (opened if need be;
+// its first player is the host and the size given is the room's until the
+// host changes it). bot marks a player who races through the bot protocol.
+func (s *Service) JoinRace(ctx context.Context, seat *Seat, room string, size int, bot bool) (*RaceTicket, error) {
+	if err := s.open(); err != nil {
+		return nil, err
+	}
+	if size < engine.MinSize || size > engine.MaxSize {
+		return nil, fmt.Errorf("size %d: must be %d to %d", size, engine.MinSize, engine.MaxSize)
+	}
+	if room != "" && !roomWord.MatchString(room) {
+		return nil, fmt.Errorf("room %.30q: %w", room, ErrRoomWord)
+	}
+	me := &racer{seat: seat, bot: bot, rating: newcomer}
+	if !seat.player.Guest {
+		ratings, err := s.store.Ratings(ctx, []int64{seat.player.ID})
+		if err != nil {
+			return nil, err
+		}
+		if r, ok := ratings[seat.player.ID]; ok {
+			me.rating = r
+		}
+		me.rated = true
+	}
+	for {
+		r, err := s.raceFor(room, size, seat)
+		if err != nil {
+			return nil, err
+		}
+		if ok, err := r.join(me); err != nil {
+			return nil, err
+		} else if ok {
+			return &RaceTicket{race: r, me: me}, nil
+		}
+		// The race filled up or started between the lookup and the
+		// join: look again.
+	}
+}
+
+var newcomer = db.Rating{Rating: rating.Newcomer.Rating, Deviation: rating.Newcomer.Deviation, Volatility: rating.Newcomer.Volatility}
+
+// raceFor finds the race a player joining room (or the lobby of size)
+// enters, opening one if need be. A race's lock is never taken under the
+// service's (a starting race takes the service's to claim its games).
+func (s *Service) raceFor(room string, size int, seat *Seat) (*race, error) {
+	s.mu.Lock()
+	current := s.lobbies[size]
+	if room != "" {
+		current = s.rooms[room]
+	}
+	s.mu.Unlock()
+	if current != nil {
+		switch phase := current.currentPhase(); {
+		case room == "" && current.joinable():
+			return current, nil
+		case room != "" && phase <= Countdown:
+			return current, nil
+		case room != "" && phase == Running:
+			return nil, fmt.Errorf("room %s: %w", room, ErrRaceStarted)
+		}
+		// A full or started lobby race, or a finished race in the room:
+		// a new race, in a private room hosted by this player.
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if room == "" {
+		if other := s.lobbies[size]; other != current && other != nil {
+			return other, nil // another joiner opened one: try it
+		}
+		r := s.newRace("", size, nil)
+		s.lobbies[size] = r
+		return r, nil
+	}
+	if other := s.rooms[room]; other != current && other != nil {
+		return other, nil
+	}
+	if current == nil && len(s.rooms) >= maxRooms {
+		return nil, ErrTooManyRooms
+	}
+	r := s.newRace(room, size, seat)
+	s.rooms[room] = r
+	return r, nil
+}
+
+// newRace starts a race in its lobby; s.mu is held.
+func (s *Service) newRace(room string, size int, host *Seat) *race {
+	var b [8]byte
+	rand.Read(b[:])
+	id := "race:" + hex.EncodeToString(b[:])
+	rand.Read(b[:])
+	r := &race{svc: s, seed: binary.LittleEndian.Uint64(b[:]), size: size, length: s.raceTimes.length, host: host}
+	r.view = newLatest(RaceView{ID: id, Room: room, Size: size, Length: r.length})
+	return r
+}
+
+func (r *race) currentPhase() Phase {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.phase
+}
+
+func (r *race) joinable() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.phase <= Countdown && len(r.racers) < MaxRacers
+}
+
+// join adds me; false if the race can take no one now (full, started).
+func (r *race) join(me *racer) (bool, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.phase > Countdown {
+		return false, nil
+	}
+	if len(r.racers) >= MaxRacers {
+		if room := r.roomName(); room != "" {
+			return false, fmt.Errorf("room %s: %w", room, ErrRoomFull)
+		}
+		return false, nil
+	}
+	if !me.seat.player.Guest {
+		for _, o := range r.racers {
+			if o.seat.player.ID == me.seat.player.ID {
+				return false, ErrInRace
+			}
+		}
+	}
+	r.racers = append(r.racers, me)
+	if r.roomName() == "" && len(r.racers) == 2 && r.phase == Waiting {
+		r.countdown(r.svc.raceTimes.lobby)
+	}
+	r.publish()
+	return true, nil
+}
+
+func (r *race) roomName() string {
+	v, _ := r.view.get()
+	return v.Room
+}
+
+// countdown starts the clock to the start; r.mu is held.
+func (r *race) countdown(d time.Duration) {
+	r.phase = Countdown
+	starts := r.svc.now().Add(d)
+	r.view.update(func(v *RaceView) { v.Starts = starts })
+	r.timer = time.AfterFunc(d, r.start)
+}
+
+// start opens every racer's game on the race's seed and runs the clock.
+func (r *race) start() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.phase != Countdown {
+		return
+	}
+	if len(r.racers) < 2 {
+		r.phase = Waiting // the others left during the countdown
+		r.publish()
+		return
+	}
+	v, _ := r.view.get()
+	r.started = r.svc.now()
+	ends := r.started.Add(r.length)
+	ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
+	defer cancel()
+	for _, rc := range r.racers {
+		kind := db.KindHuman
+		if rc.bot {
+			kind = db.KindBot
+		}
+		p, err := rc.seat.openContest(ctx, gameKey{rc.seat.player.ID, r.size, kind, v.ID}, r.seed, ends)
+		if err != nil {
+			r.svc.log.Error("open race game", "race", v.ID, "player", rc.seat.player.ID, "err", err)
+			rc.left = true
+			continue
+		}
+		p.race = r
+		rc.play, rc.reached = p, r.started
+	}
+	r.phase = Running
+	r.view.update(func(v *RaceView) { v.Ends = ends })
+	r.publish()
+	r.timer = time.AfterFunc(r.length, r.finish)
+}
+
+// moved is told by a racer's Play after each move that changed its board.
+func (r *race) moved(p *Play, gained int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.phase != Running {
+		return
+	}
+	allOver := true
+	for _, rc := range r.racers {
+		if rc.play == p && gained > 0 {
+			rc.reached = r.svc.now()
+		}
+		if !rc.left && rc.play != nil && !rc.play.Over() {
+			allOver = false
+		}
+	}
+	r.publish()
+	if allOver {
+		r.timer.Stop()
+		go r.finish()
+	}
+}
+
+// finish ranks the racers, rates them and stores the race.
+func (r *race) finish() {
+	r.mu.Lock()
+	if r.phase != Running {
+		r.mu.Unlock()
+		return
+	}
+	r.publish()
+	r.phase = Finished
+	order := slices.Clone(r.racers)
+	slices.SortStableFunc(order, func(a, b *racer) int {
+		switch {
+		case a.left != b.left:
+			return map[bool]int{true: 1, false: -1}[a.left]
+		case a.score() != b.score():
+			return b.score() - a.score()
+		}
+		return a.reached.Compare(b.reached)
+	})
+	places := make(map[*racer]int, len(order))
+	for i, rc := range order {
+		places[rc] = i + 1
+	}
+	v, _ := r.view.get()
+	bots := slices.ContainsFunc(r.racers, func(rc *racer) bool { return rc.bot })
+	after := map[*racer]db.Rating{}
+	var rated []*racer
+	for _, rc := range order {
+		if rc.rated && rc.play != nil {
+			rated = append(rated, rc)
+		}
+	}
+	if !bots && len(rated) >= 2 {
+		before := make([]rating.Rating, len(rated))
+		pl := make([]int, len(rated))
+		for i, rc := range rated {
+			before[i] = rating.Rating{Rating: rc.rating.Rating, Deviation: rc.rating.Deviation, Volatility: rc.rating.Volatility}
+			pl[i] = places[rc]
+		}
+		for i, a := range rating.Race(before, pl) {
+			after[rated[i]] = db.Rating{Rating: a.Rating, Deviation: a.Deviation, Volatility: a.Volatility, Races: rated[i].rating.Races + 1}
+		}
+	}
+	result := db.RaceResult{Contest: v.ID, Size: r.size, Room: v.Room, Bots: bots, Started: r.started, Ended: r.svc.now()}
+	for _, rc := range order {
+		if rc.seat.player.Guest || rc.play == nil {
+			continue
+		}
+		e := db.RaceEntry{PlayerID: rc.seat.player.ID, GameID: rc.play.ID(), Place: places[rc], Score: rc.score(), Forfeit: rc.left}
+		if a, ok := after[rc]; ok {
+			e.After = &a
+		}
+		result.Entries = append(result.Entries, e)
+	}
+	r.mu.Unlock()
+
+	ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
+	defer cancel()
+	if err := r.svc.store.RecordRace(ctx, result); err != nil {
+		r.svc.log.Error("record race", "race", v.ID, "err", err)
+	}
+	// The results show once they are stored.
+	r.mu.Lock()
+	r.final = true
+	r.view.update(func(v *RaceView) {
+		v.Phase = Finished
+		for i, rc := range r.racers {
+			v.Racers[i].Place = places[rc]
+			if a, ok := after[rc]; ok {
+				v.Racers[i].After = a.Rating
+			}
+		}
+	})
+	r.mu.Unlock()
+	r.svc.forgetRace(r)
+}
+
+// forgetRace drops a finished race from the lobby or its room.
+func (s *Service) forgetRace(r *race) {
+	v, _ := r.view.get()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if v.Room == "" {
+		if s.lobbies[v.Size] == r {
+			delete(s.lobbies, v.Size)
+		}
+	} else if s.rooms[v.Room] == r {
+		delete(s.rooms, v.Room)
+	}
+}
+
+func (rc *racer) score() int {
+	if rc.play == nil {
+		return 0
+	}
+	return rc.play.Score()
+}
+
+// publish refreshes the view's racers and phase; r.mu is held.
+func (r *race) publish() {
+	racers := make([]Racer, len(r.racers))
+	for i, rc := range r.racers {
+		p := rc.seat.player
+		x := Racer{Name: p.Name, Bot: rc.bot, Left: rc.left}
+		if !p.Guest {
+			x.Key = db.ShortID(p.Fingerprint)
+			x.Rating = rc.rating.Rating
+		}
+		if rc.play != nil {
+			snap := rc.play.snapshot()
+			x.Board, x.Score, x.MaxTile, x.Over, x.GameID = snap.Board, snap.Score, rc.play.MaxTile(), snap.Over, snap.GameID
+		}
+		racers[i] = x
+	}
+	hostName := ""
+	if r.host != nil {
+		hostName = r.host.player.Name
+	}
+	phase, size, length := r.phase, r.size, r.length
+	if phase == Finished && !r.final {
+		phase = Running // the places are being stored
+	}
+	bots := slices.ContainsFunc(r.racers, func(rc *racer) bool { return rc.bot })
+	r.view.update(func(v *RaceView) {
+		v.Racers, v.Phase, v.Size, v.Length, v.Host, v.Bots = racers, phase, size, length, hostName, bots
+	})
+}
+
+// Next returns the race's newest view: at once the first time, then once
+// there is a newer one, or ctx's error.
+func (t *RaceTicket) Next(ctx context.Context) (RaceView, error) {
+	v, version, err := t.race.view.next(ctx, t.seen)
+	if err != nil {
+		return RaceView{}, err
+	}
+	t.seen, v.Version = version, version
+	return v, nil
+}
+
+// Play returns the racer's game once the race runs, nil before (or if it
+// could not be opened).
+func (t *RaceTicket) Play() *Play {
+	t.race.mu.Lock()
+	defer t.race.mu.Unlock()
+	return t.me.play
+}
+
+// Host reports whether this racer may set up and start the room.
+func (t *RaceTicket) Host() bool {
+	t.race.mu.Lock()
+	defer t.race.mu.Unlock()
+	return t.race.host == t.me.seat
+}
+
+// Configure sets a private room's size and length, before it starts.
+func (t *RaceTicket) Configure(size int, length time.Duration) error {
+	r := t.race
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	switch {
+	case r.host != t.me.seat:
+		return ErrNotHost
+	case r.phase != Waiting:
+		return ErrRaceStarted
+	case size < engine.MinSize || size > engine.MaxSize:
+		return fmt.Errorf("size %d: must be %d to %d", size, engine.MinSize, engine.MaxSize)
+	case length < min(MinRaceTime, r.svc.raceTimes.length) || length > MaxRaceTime:
+		return fmt.Errorf("length %v: must be %v to %v", length, MinRaceTime, MaxRaceTime)
+	}
+	r.size, r.length = size, length
+	r.publish()
+	return nil
+}
+
+// Start starts a private room's countdown; only its host may.
+func (t *RaceTicket) Start() error {
+	r := t.race
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	switch {
+	case r.host != t.me.seat:
+		return ErrNotHost
+	case r.phase != Waiting:
+		return ErrRaceStarted
+	case len(r.racers) < 2:
+		return ErrTooFew
+	}
+	r.countdown(r.svc.raceTimes.room)
+	r.publish()
+	return nil
+}
+
+// Leave takes the racer out: before the start they simply go; during the
+// race it is a forfeit (the game's moves are kept).
+func (t *RaceTicket) Leave() {
+	t.leave.Do(func() {
+		r := t.race
+		r.mu.Lock()
+		switch r.phase {
+		case Waiting, Countdown:
+			r.racers = slices.DeleteFunc(r.racers, func(rc *racer) bool { return rc == t.me })
+			if r.host == t.me.seat && len(r.racers) > 0 {
+				r.host = r.racers[0].seat
+			}
+			if r.phase == Countdown && len(r.racers) < 2 && r.roomName() == "" {
+				r.timer.Stop()
+				r.phase = Waiting
+			}
+		case Running:
+			t.me.left = true
+		}
+		empty := len(r.racers) == 0
+		r.publish()
+		r.mu.Unlock()
+		if empty {
+			r.svc.forgetRace(r)
+		}
+	})
+}
+
+// openContest opens the player's game of a contest that is not the daily
+// challenge (a race), on its seed, with its deadline.
+func (st *Seat) openContest(ctx context.Context, key gameKey, seed uint64, deadline time.Time) (*Play, error) {
+	if st.player.Guest {
+		key.player = 0
+		p, err := st.openGuest(key, seed, false)
+		if err == nil {
+			p.deadline = deadline
+		}
+		return p, err
+	}
+	return st.open(ctx, key, func(p *Play) (*db.SavedGame, error) {
+		p.deadline = deadline
+		return st.svc.store.OpenContestGame(ctx, st.player.ID, key.size, key.kind, key.contest, seed)
+	})
+}
+
+// raceTimes are the countdowns and the default length of races.
+type raceTimes struct{ lobby, room, length time.Duration }
+
+// WithRaceTimes sets the public lobby's and private rooms' countdowns and
+// the default length of a race (tests race in seconds).
+func WithRaceTimes(lobby, room, length time.Duration) Option {
+	return func(s *Service) { s.raceTimes = raceTimes{lobby, room, length} }
+}

@@ -1,0 +1,166 @@
+package game
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/ssh2048/ssh2048/db"
+)
+
+func newRaceService(t *testing.T, length time.Duration) (*Service, *db.Store) {
+	t.Helper()
+	store, err := db.Open(context.Background(), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	return New(store, nil, WithRaceTimes(50*time.Millisecond, 50*time.Millisecond, length)), store
+}
+
+// waitFor reads a ticket's views until ok says yes.
+func waitFor(t *testing.T, tk *RaceTicket, what string, ok func(RaceView) bool) RaceView {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for {
+		v, err := tk.Next(ctx)
+		if err != nil {
+			t.Fatalf("waiting for %s: %v", what, err)
+		}
+		if ok(v) {
+			return v
+		}
+	}
+}
+
+func TestPublicRace(t *testing.T) {
+	svc, store := newRaceService(t, 400*time.Millisecond)
+	ctx := context.Background()
+	seats := []*Seat{svc.Seat(identify(t, svc, "ann"), nil), svc.Seat(identify(t, svc, "bob"), nil), svc.Seat(Guest, nil)}
+	var tickets []*RaceTicket
+	for _, st := range seats {
+		defer st.Close()
+		tk, err := svc.JoinRace(ctx, st, "", 4, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tickets = append(tickets, tk)
+	}
+	v := waitFor(t, tickets[0], "the start", func(v RaceView) bool { return v.Phase == Running })
+	if len(v.Racers) != 3 || v.Size != 4 {
+		t.Fatalf("race %+v", v)
+	}
+	plays := make([]*Play, 3)
+	for i, tk := range tickets {
+		if plays[i] = tk.Play(); plays[i] == nil {
+			t.Fatalf("racer %d has no game", i)
+		}
+	}
+	if plays[0].Board() != plays[1].Board() || plays[0].Board() != plays[2].Board() || plays[0].ID() == plays[1].ID() {
+		t.Fatal("racers start on different tiles, or share a game")
+	}
+	// Ann plays most, bob a little, the guest nothing.
+	for range 12 {
+		moveUntilMoved(t, plays[0])
+	}
+	moveUntilMoved(t, plays[1])
+	seen := waitFor(t, tickets[1], "ann's moves", func(v RaceView) bool { return v.Racers[0].Score == plays[0].Score() })
+	if seen.Racers[0].Board != plays[0].Board() {
+		t.Fatal("an opponent's board is not what they see")
+	}
+	v = waitFor(t, tickets[2], "the end", func(v RaceView) bool { return v.Phase == Finished })
+	if _, err := plays[0].Move(ctx, 0); !errors.Is(err, ErrTimeUp) && !errors.Is(err, ErrOver) {
+		t.Fatalf("a move after the race: %v", err)
+	}
+	if v.Racers[0].Place != 1 || v.Racers[1].Place == 1 || v.Racers[2].Place == 1 {
+		t.Fatalf("places %+v", v.Racers)
+	}
+	if v.Racers[0].After <= 1500 || v.Racers[1].After >= 1500 || v.Racers[2].After != 0 {
+		t.Fatalf("ratings after: %+v (the guest is unrated)", v.Racers)
+	}
+	// Stored: the entries and ratings; the games ended.
+	board, err := store.RatingBoard(ctx, 10)
+	if err != nil || len(board) != 2 || board[0].Name != "ann" || board[0].Races != 1 {
+		t.Fatalf("rating board %+v, %v", board, err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		if _, err := svc.Record(ctx, plays[0].ID()); err == nil {
+			break
+		} else if time.Now().After(deadline) {
+			t.Fatalf("the race's game is not ended: %v", err)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func TestPrivateRoom(t *testing.T) {
+	svc, _ := newRaceService(t, 300*time.Millisecond)
+	ctx := context.Background()
+	host := svc.Seat(identify(t, svc, "host"), nil)
+	defer host.Close()
+	if _, err := svc.JoinRace(ctx, host, "No Spaces!", 4, false); !errors.Is(err, ErrRoomWord) {
+		t.Fatalf("bad word: %v", err)
+	}
+	h, err := svc.JoinRace(ctx, host, "blue-fox", 4, false)
+	if err != nil || !h.Host() {
+		t.Fatalf("host: %v", err)
+	}
+	if err := h.Start(); !errors.Is(err, ErrTooFew) {
+		t.Fatalf("start alone: %v", err)
+	}
+	if err := h.Configure(5, 2*time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	var others []*RaceTicket
+	for i := range MaxRacers - 1 {
+		st := svc.Seat(identify(t, svc, fmt.Sprintf("p%d", i)), nil)
+		defer st.Close()
+		tk, err := svc.JoinRace(ctx, st, "blue-fox", 4, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		others = append(others, tk)
+	}
+	late := svc.Seat(identify(t, svc, "late"), nil)
+	defer late.Close()
+	if _, err := svc.JoinRace(ctx, late, "blue-fox", 4, false); !errors.Is(err, ErrRoomFull) {
+		t.Fatalf("ninth racer: %v", err)
+	}
+	if err := others[0].Start(); !errors.Is(err, ErrNotHost) {
+		t.Fatalf("a guest of the room started it: %v", err)
+	}
+	if err := others[0].Configure(3, time.Minute); !errors.Is(err, ErrNotHost) {
+		t.Fatalf("a guest of the room set it up: %v", err)
+	}
+	if err := h.Configure(5, time.Second); err != nil { // below a minute: only with short test races
+		t.Fatal(err)
+	}
+	others[len(others)-1].Leave() // one leaves before the start
+	if err := h.Start(); err != nil {
+		t.Fatal(err)
+	}
+	v := waitFor(t, others[0], "the start", func(v RaceView) bool { return v.Phase == Running })
+	if v.Size != 5 || len(v.Racers) != MaxRacers-1 {
+		t.Fatalf("race %+v", v)
+	}
+	if _, err := svc.JoinRace(ctx, late, "blue-fox", 4, false); !errors.Is(err, ErrRaceStarted) {
+		t.Fatalf("joining a running race: %v", err)
+	}
+	moveUntilMoved(t, others[1].Play())
+	others[1].Leave() // a forfeit: last, whatever the score
+	v = waitFor(t, h, "the end", func(v RaceView) bool { return v.Phase == Finished })
+	for _, r := range v.Racers {
+		if r.Name == "p1" && (!r.Left || r.Place != MaxRacers-1) {
+			t.Fatalf("the forfeit: %+v", r)
+		}
+	}
+	// The room is free again for a new race.
+	again, err := svc.JoinRace(ctx, late, "blue-fox", 4, false)
+	if err != nil || !again.Host() {
+		t.Fatalf("a new race in the room: %v", err)
+	}
+}

@@ -1,0 +1,236 @@
+package game
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/ssh2048/ssh2048/db"
+	"github.com/ssh2048/ssh2048/engine"
+)
+
+// newTestService returns a service over a real SQLite file.
+func newTestService(t *testing.T) *Service {
+	t.Helper()
+	store, err := db.Open(context.Background(), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	return New(store, nil)
+}
+
+func identify(t *testing.T, svc *Service, name string) Player {
+	t.Helper()
+	p, err := svc.Identify(context.Background(), "SHA256:"+name, "ssh-ed25519", name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// moveUntilMoved plays directions in turn until one changes the board.
+func moveUntilMoved(t *testing.T, p *Play) engine.Result {
+	t.Helper()
+	for _, d := range engine.Directions() {
+		res, err := p.Move(context.Background(), d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Moved {
+			return res
+		}
+	}
+	t.Fatal("no move changes the board")
+	return engine.Result{}
+}
+
+func next(t *testing.T, w *Watch) Snapshot {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	snap, err := w.Next(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return snap
+}
+
+func TestWatchSeesEveryMoveInOrder(t *testing.T) {
+	svc := newTestService(t)
+	ctx := context.Background()
+	seat := svc.Seat(identify(t, svc, "ann"), nil)
+	defer seat.Close()
+	play, err := seat.Open(ctx, 4, db.KindHuman, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := svc.WatchPlayer("ann")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	byTag, err := svc.WatchPlayer("#" + db.ShortID(identify(t, svc, "ann").Fingerprint)[:6])
+	if err != nil {
+		t.Fatalf("watching by tag: %v", err)
+	}
+	byTag.Close()
+	first := next(t, w)
+	if first.GameID != play.ID() || first.Player != "ann" || first.Status != Live || first.Watchers != 1 || first.Board != play.Board() {
+		t.Fatalf("first snapshot %+v", first)
+	}
+	for range 20 {
+		res := moveUntilMoved(t, play)
+		snap := next(t, w)
+		if snap.Moves != play.Moves() || snap.Board != play.Board() || snap.Score != play.Score() || snap.Last != res {
+			t.Fatalf("after move %d: spectator saw %+v; player has board %v score %d", play.Moves(), snap, play.Board(), play.Score())
+		}
+	}
+}
+
+// TestStalledSpectatorGetsTheLatest: a spectator that reads nothing never
+// holds the player up, and when it reads again it gets the newest board,
+// not a queue of old ones.
+func TestStalledSpectatorGetsTheLatest(t *testing.T) {
+	svc := newTestService(t)
+	ctx := context.Background()
+	seat := svc.Seat(identify(t, svc, "bo"), nil)
+	defer seat.Close()
+	play, err := seat.Open(ctx, 4, db.KindHuman, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := svc.Watch(play.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	before := next(t, w)
+	for range 30 { // the spectator reads nothing meanwhile
+		moveUntilMoved(t, play)
+	}
+	snap := next(t, w)
+	if snap.Moves != play.Moves() || snap.Board != play.Board() || snap.Version <= before.Version {
+		t.Fatalf("stalled spectator got %+v, want the latest of %d moves", snap, play.Moves())
+	}
+	ctx2, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+	defer cancel()
+	if snap, err := w.Next(ctx2); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("nothing new, yet Next returned %+v, %v", snap, err)
+	}
+}
+
+func TestWatchFollowsTakeoverLeaveAndEnd(t *testing.T) {
+	svc := newTestService(t)
+	ctx := context.Background()
+	cy := identify(t, svc, "cy")
+	a := svc.Seat(cy, func() {})
+	play, err := a.Open(ctx, 3, db.KindHuman, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	moveUntilMoved(t, play)
+	w, err := svc.Watch(play.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	next(t, w)
+
+	b := svc.Seat(cy, nil)
+	taken, err := b.Open(ctx, 3, db.KindHuman, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap := next(t, w)
+	if snap.TakenOver != 1 || snap.Status != Live || snap.Moves != taken.Moves() {
+		t.Fatalf("after takeover %+v", snap)
+	}
+	a.Close() // the old session ends: the game is still played in b
+	moveUntilMoved(t, taken)
+	if snap = next(t, w); snap.Status != Live || snap.Moves != taken.Moves() {
+		t.Fatalf("after the old session closed and a move: %+v", snap)
+	}
+
+	b.Close()
+	if snap = next(t, w); snap.Status != Left || snap.Board != taken.Board() {
+		t.Fatalf("after the player left: %+v", snap)
+	}
+	if _, err := svc.Watch(taken.ID()); !errors.Is(err, ErrNotLive) {
+		t.Fatalf("a new spectator of a game no one plays: %v", err)
+	}
+
+	// Back again, and played to the end.
+	c := svc.Seat(cy, nil)
+	defer c.Close()
+	again, err := c.Open(ctx, 3, db.KindHuman, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if snap = next(t, w); snap.Status != Live || snap.TakenOver != 1 {
+		t.Fatalf("after the player came back: %+v", snap)
+	}
+	for !again.Over() {
+		moveUntilMoved(t, again)
+	}
+	for snap.Moves != again.Moves() {
+		snap = next(t, w)
+	}
+	if snap.Status != Ended || !snap.Over {
+		t.Fatalf("after the last move: %+v", snap)
+	}
+}
+
+func TestWatchRefusesGuestsAndUnknownGames(t *testing.T) {
+	svc := newTestService(t)
+	ctx := context.Background()
+	seat := svc.Seat(Guest, nil)
+	defer seat.Close()
+	if _, err := seat.Open(ctx, 4, db.KindHuman, false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.WatchPlayer("guest"); !errors.Is(err, ErrNotLive) {
+		t.Fatalf("watching a guest: %v", err)
+	}
+	if _, err := svc.Watch(12345); !errors.Is(err, ErrNotLive) {
+		t.Fatalf("watching an unknown game: %v", err)
+	}
+	if live := svc.Live(0); len(live) != 0 {
+		t.Fatalf("guest games listed as live: %+v", live)
+	}
+}
+
+func TestWatchersCounted(t *testing.T) {
+	svc := newTestService(t)
+	ctx := context.Background()
+	seat := svc.Seat(identify(t, svc, "di"), nil)
+	defer seat.Close()
+	play, err := seat.Open(ctx, 4, db.KindHuman, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w1, _ := svc.Watch(play.ID())
+	w2, err := svc.Watch(play.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if snap := next(t, w2); snap.Watchers != 2 {
+		t.Fatalf("watchers %d, want 2", snap.Watchers)
+	}
+	w1.Close()
+	w1.Close() // twice is once
+	if snap := next(t, w2); snap.Watchers != 1 {
+		t.Fatalf("watchers %d after one left, want 1", snap.Watchers)
+	}
+	if got := play.Watchers(); got != 1 {
+		t.Fatalf("the player is told %d watchers, want 1", got)
+	}
+	w2.Close()
+	if got := play.Watchers(); got != 0 {
+		t.Fatalf("the player is told %d watchers, want 0", got)
+	}
+	if live := svc.Live(4); len(live) != 1 || live[0].GameID != play.ID() {
+		t.Fatalf("live %+v", live)
+	}
+}

@@ -1,0 +1,201 @@
+package screen
+
+import (
+	"go/token"
+	"reflect"
+	"sync"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// What Bubble Tea's commands ask of the terminal arrives as messages,
+// most of them of types package tea does not export; tea.Program acts
+// on them before it hands them to Update. Screen does the same for the
+// ones a game screen may use, and reports the others (see
+// Options.Unsupported). The unexported types are learnt from the
+// commands that make them, so that the table holds whatever they are
+// called in the Bubble Tea version built with.
+
+// control is what the screen does for a command's message: act, or
+// nothing but a report if act is unsupported.
+type control struct {
+	command string // the command, as a model calls it
+	act     action
+}
+
+type action int
+
+const (
+	unsupported action = iota
+	askBackgroundColor
+	askForegroundColor
+	askCursorPosition
+	tellWindowSize
+	redraw
+)
+
+var noop tea.Cmd = func() tea.Msg { return nil }
+
+// controls are keyed by the message's type.
+var controls = map[reflect.Type]control{
+	typeOf(tea.RequestBackgroundColor()): {"tea.RequestBackgroundColor", askBackgroundColor},
+	typeOf(tea.RequestForegroundColor()): {"tea.RequestForegroundColor", askForegroundColor},
+	typeOf(tea.RequestCursorPosition()):  {"tea.RequestCursorPosition", askCursorPosition},
+	typeOf(tea.RequestWindowSize()):      {"tea.RequestWindowSize", tellWindowSize},
+	typeOf(tea.ClearScreen()):            {"tea.ClearScreen", redraw},
+
+	typeOf(tea.Println("")()):              {command: "tea.Println"}, // and tea.Printf
+	typeOf(tea.Raw("")()):                  {command: "tea.Raw"},
+	typeOf(tea.Exec(nil, nil)()):           {command: "tea.Exec"},
+	typeOf(tea.Suspend()):                  {command: "tea.Suspend"},
+	typeOf(tea.SetClipboard("")()):         {command: "tea.SetClipboard"},
+	typeOf(tea.ReadClipboard()):            {command: "tea.ReadClipboard"},
+	typeOf(tea.SetPrimaryClipboard("")()):  {command: "tea.SetPrimaryClipboard"},
+	typeOf(tea.ReadPrimaryClipboard()):     {command: "tea.ReadPrimaryClipboard"},
+	typeOf(tea.RequestCursorColor()):       {command: "tea.RequestCursorColor"},
+	typeOf(tea.RequestTerminalVersion()):   {command: "tea.RequestTerminalVersion"},
+	typeOf(tea.RequestCapability("RGB")()): {command: "tea.RequestCapability"},
+}
+
+func typeOf(msg tea.Msg) reflect.Type { return reflect.TypeOf(msg) }
+
+var (
+	// sequenceType is tea.Sequence's message: its commands, to be run
+	// one at a time.
+	sequenceType = typeOf(tea.Sequence(noop, noop)())
+	cmdsType     = reflect.TypeFor[[]tea.Cmd]()
+	teaPackage   = reflect.TypeFor[tea.QuitMsg]().PkgPath()
+)
+
+// sequenceOf returns the commands of a tea.Sequence message.
+func sequenceOf(msg tea.Msg) ([]tea.Cmd, bool) {
+	if typeOf(msg) != sequenceType {
+		return nil, false
+	}
+	return reflect.ValueOf(msg).Convert(cmdsType).Interface().([]tea.Cmd), true
+}
+
+// control does what a command's message asks of the terminal, or
+// reports that the screen does not. A message of package tea that the
+// table does not know (one a newer Bubble Tea added) is reported too: it
+// is a command tea.Program would act on. s.mu is held.
+func (s *Screen) control(msg tea.Msg) {
+	t := typeOf(msg)
+	c, ok := controls[t]
+	if !ok {
+		if t != nil && t.PkgPath() == teaPackage && !token.IsExported(t.Name()) {
+			s.report("tea." + t.Name())
+		}
+		return
+	}
+	switch c.act {
+	case askBackgroundColor:
+		s.requestBackgroundColor()
+	case askForegroundColor:
+		s.write([]byte(ansi.RequestForegroundColor))
+	case askCursorPosition:
+		s.write([]byte(ansi.RequestCursorPositionReport))
+	case tellWindowSize:
+		size := tea.WindowSizeMsg{Width: s.r.width, Height: s.r.height}
+		s.exec(func() tea.Msg { return size })
+	case redraw:
+		s.r.resize(s.r.width, s.r.height)
+	default:
+		s.report(c.command)
+	}
+}
+
+// requestBackgroundColor asks the terminal for its background colour,
+// unless a question is already waiting for its answer (Start asks
+// first thing): the answer will reach the model all the same.
+func (s *Screen) requestBackgroundColor() {
+	if s.backgroundAsked {
+		return
+	}
+	s.backgroundAsked = true
+	s.write([]byte(ansi.RequestBackgroundColor))
+}
+
+// runSequence runs cmds one at a time, in order, each once the message
+// of the one before has been handled, as tea.Program does.
+func (s *Screen) runSequence(cmds []tea.Cmd) {
+	for _, cmd := range cmds {
+		if cmd == nil {
+			continue
+		}
+		if s.stopped() {
+			return
+		}
+		s.deliver(cmd())
+	}
+}
+
+// deliver hands a command's message to the model and returns once it has
+// been handled; a batch's commands are run concurrently and waited for,
+// a sequence's in order.
+func (s *Screen) deliver(msg tea.Msg) {
+	if batch, ok := msg.(tea.BatchMsg); ok {
+		var wg sync.WaitGroup
+		for _, cmd := range batch {
+			if cmd == nil {
+				continue
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				defer s.contain() // runs before Done: the screen has ended when the wait does
+				s.deliver(cmd())
+			}()
+		}
+		wg.Wait()
+		return
+	}
+	if cmds, ok := sequenceOf(msg); ok {
+		s.runSequence(cmds)
+		return
+	}
+	s.Send(msg)
+}
+
+// checkView reports the parts of a view the screen does not honour.
+// s.mu is held.
+func (s *Screen) checkView(v *tea.View) {
+	if s.unsupported == nil {
+		return
+	}
+	if v.Cursor != nil {
+		s.report("tea.View.Cursor")
+	}
+	if v.BackgroundColor != nil {
+		s.report("tea.View.BackgroundColor")
+	}
+	if v.ForegroundColor != nil {
+		s.report("tea.View.ForegroundColor")
+	}
+	if v.ProgressBar != nil {
+		s.report("tea.View.ProgressBar")
+	}
+	if v.ReportFocus {
+		s.report("tea.View.ReportFocus")
+	}
+	if v.MouseMode != tea.MouseModeNone {
+		s.report("tea.View.MouseMode")
+	}
+	if v.KeyboardEnhancements != (tea.KeyboardEnhancements{}) {
+		s.report("tea.View.KeyboardEnhancements")
+	}
+}
+
+// report tells Options.Unsupported about what, once for the screen.
+// s.mu is held.
+func (s *Screen) report(what string) {
+	if s.unsupported == nil || s.reported[what] {
+		return
+	}
+	if s.reported == nil {
+		s.reported = make(map[string]bool)
+	}
+	s.reported[what] = true
+	s.unsupported(what)
+}

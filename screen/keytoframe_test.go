@@ -1,0 +1,80 @@
+package screen
+
+import (
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+)
+
+// plusModel shows how many "+" keys it got; other keys change nothing.
+type plusModel struct{ n int }
+
+func (m *plusModel) Init() tea.Cmd { return nil }
+
+func (m *plusModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	if k, ok := msg.(tea.KeyPressMsg); ok && k.String() == "+" {
+		m.n++
+	}
+	if _, ok := msg.(countMsg); ok {
+		m.n += 100
+	}
+	return m, nil
+}
+
+func (m *plusModel) View() tea.View { return tea.NewView(fmt.Sprintf("plus %d", m.n)) }
+
+// TestScreenKeyToFrame: each frame that shows a key is timed once, from
+// the key's arrival; a key that changes nothing on screen and a frame
+// that no key caused are not timed.
+func TestScreenKeyToFrame(t *testing.T) {
+	var (
+		mu    sync.Mutex
+		times []time.Duration
+	)
+	timed := func() int {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(times)
+	}
+	kb := newKeyboard()
+	out := &outBuffer{}
+	s := New(&plusModel{}, out, Options{Width: 20, Height: 3, FPS: 1000, KeyToFrame: func(d time.Duration) {
+		mu.Lock()
+		times = append(times, d)
+		mu.Unlock()
+	}})
+	s.Start(kb)
+	t.Cleanup(func() { s.Stop(); kb.close() })
+	typeKeys := func(keys string) {
+		t.Helper()
+		kb.chunks <- keys
+	}
+
+	typeKeys("+")
+	waitFor(t, "the frame of a key to be timed", func() bool { return timed() == 1 })
+	typeKeys("-") // changes nothing on screen
+	typeKeys("+") // the reader delivered "-" before it read this
+	waitFor(t, "the second key's frame to be timed", func() bool { return timed() == 2 })
+	s.Send(countMsg{}) // a frame, but no key
+	// Writes: the terminal queries, the first frame, two frames of keys
+	// (the key that changed nothing wrote nothing), the message's frame.
+	waitFor(t, "the frame of a message", func() bool {
+		out.mu.Lock()
+		defer out.mu.Unlock()
+		return out.writes >= 5
+	})
+	time.Sleep(20 * time.Millisecond)
+	if n := timed(); n != 2 {
+		t.Errorf("%d frames timed after two keys that changed the screen, one that did not and a message, want 2", n)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for _, d := range times {
+		if d <= 0 || d > 10*time.Second {
+			t.Errorf("key to frame %v: not a time from a key to its frame", d)
+		}
+	}
+}

@@ -1,0 +1,98 @@
+package server_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/ssh2048/ssh2048/db"
+	gossh "golang.org/x/crypto/ssh"
+)
+
+// TestLookAlikeNames is issue 12's impersonation: "swap1" followed by a
+// Hangul filler, and "swapl", look like "swap1". Over real SSH, the filler
+// is gone from the stored name, a name of fillers falls back to
+// player-…, `scores --json` tells the players apart by a stable "player"
+// field, and the text board tags the names that look alike.
+func TestLookAlikeNames(t *testing.T) {
+	ts := startServer(t)
+	keys := map[string]gossh.Signer{}
+	for _, name := range []string{"swap1", "swap1\u3164", "swapl", "carol", "\u3164\u3164\u3164"} {
+		keys[name] = newKey(t)
+		b := startBot(t, ts.dial(t, name, keys[name]), "")
+		b.mustRead()
+		// Scores in the order above, best first.
+		for moved := 0; moved < 1; {
+			for _, d := range []string{"left", "up", "right", "down"} {
+				b.send(d)
+				if st := b.mustRead(); st.Moved {
+					moved++
+					break
+				}
+			}
+		}
+		b.finish()
+	}
+	c := ts.dial(t, "viewer", newKey(t))
+	var rows []struct{ Name, Player string }
+	r := run(t, c, "scores --bots --json", "") // bot games rank on --bots
+	if err := json.Unmarshal([]byte(r.stdout), &rows); err != nil || len(rows) != 5 {
+		t.Fatalf("scores --bots --json: %v %q", err, r.stdout)
+	}
+	players := map[string]string{}
+	names := map[string]int{}
+	for _, row := range rows {
+		if strings.ContainsRune(row.Name, '\u3164') {
+			t.Errorf("a filler survived in %q", row.Name)
+		}
+		if len(row.Player) != 12 {
+			t.Errorf("player %q of %q", row.Player, row.Name)
+		}
+		if other, dup := players[row.Player]; dup {
+			t.Errorf("%q and %q share the player %q", row.Name, other, row.Player)
+		}
+		players[row.Player] = row.Name
+		names[row.Name]++
+	}
+	if names["swap1"] != 2 || names["swapl"] != 1 || names["carol"] != 1 {
+		t.Fatalf("names %v", names)
+	}
+	for _, k := range keys {
+		fp := gossh.FingerprintSHA256(k.PublicKey())
+		if _, ok := players[db.ShortID(fp)]; !ok {
+			t.Errorf("no row for %s", fp)
+		}
+	}
+
+	r = run(t, c, "scores --bots", "")
+	tagged := 0
+	for _, line := range strings.Split(r.stdout, "\n") {
+		f := strings.Fields(line)
+		if len(f) < 3 || (f[1] != "swap1" && f[1] != "swapl" && f[1] != "carol" && !strings.HasPrefix(f[1], "player-")) {
+			continue
+		}
+		hasTag := strings.HasPrefix(f[2], "#")
+		if want := f[1] != "carol" && !strings.HasPrefix(f[1], "player-"); hasTag != want {
+			t.Errorf("row %q: tagged %v, want %v", line, hasTag, want)
+		}
+		if hasTag {
+			tagged++
+			if id := strings.TrimPrefix(f[2], "#"); !strings.HasPrefix(players[firstWithPrefix(players, id)], f[1]) {
+				t.Errorf("row %q: tag %s is not its player's", line, f[2])
+			}
+		}
+	}
+	if tagged != 3 {
+		t.Errorf("%d rows tagged, want 3:\n%s", tagged, r.stdout)
+	}
+}
+
+// firstWithPrefix is the player id that starts with prefix.
+func firstWithPrefix(players map[string]string, prefix string) string {
+	for id := range players {
+		if strings.HasPrefix(id, prefix) {
+			return id
+		}
+	}
+	return ""
+}

@@ -1,0 +1,51 @@
+package web
+
+import (
+	"net/http/httptest"
+	"net/netip"
+	"testing"
+	"unicode"
+	"unicode/utf8"
+)
+
+// FuzzShortName: whatever a store returns, a page's name is valid UTF-8
+// without control characters, at most maxNameRunes long.
+func FuzzShortName(f *testing.F) {
+	for _, s := range []string{"ann", "<script>alert(1)", "a\x1b[31mb", "\xff\xfe", "界界界"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got := shortName(s)
+		if !utf8.ValidString(got) || utf8.RuneCountInString(got) > maxNameRunes {
+			t.Fatalf("shortName(%q) = %q", s, got)
+		}
+		for _, r := range got {
+			if unicode.IsControl(r) {
+				t.Fatalf("shortName(%q) = %q keeps a control character", s, got)
+			}
+		}
+	})
+}
+
+// FuzzClientAddr: any peer address and X-Forwarded-For header give an
+// address to count by, and a peer that is not loopback is counted by its
+// own address whatever the header says.
+func FuzzClientAddr(f *testing.F) {
+	f.Add("127.0.0.1:1", "198.51.100.7")
+	f.Add("192.0.2.1:1", "198.51.100.7, 10.0.0.1")
+	f.Add("[::1]:1", "::ffff:1.2.3.4")
+	f.Add("garbage", "")
+	f.Fuzz(func(t *testing.T, remote, forwarded string) {
+		r := httptest.NewRequest("GET", "/", nil)
+		r.RemoteAddr = remote
+		r.Header.Set("X-Forwarded-For", forwarded)
+		got := clientAddr(r)
+		r.Header.Del("X-Forwarded-For")
+		direct := clientAddr(r)
+		peer, err := netip.ParseAddrPort(remote)
+		loopback := err == nil && peer.Addr().Unmap().IsLoopback()
+		if !loopback && got != direct {
+			t.Fatalf("peer %q forwarding %q counted as %v, not as itself (%v)", remote, forwarded, got, direct)
+		}
+	})
+}

@@ -1,0 +1,635 @@
+package web
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ssh2048/ssh2048/db"
+	"github.com/ssh2048/ssh2048/engine"
+	"github.com/ssh2048/ssh2048/game"
+	"github.com/ssh2048/ssh2048/wire"
+)
+
+// Bounds on what one page lists.
+const (
+	homeLimit    = 5   // players per size on the front page
+	boardLimit   = 100 // players on a leaderboard page unless ?limit= says otherwise
+	liveLimit    = 100 // games in play on /live, highest scores first
+	recentLimit  = 20  // a player's recent games
+	ratingsLimit = 100
+)
+
+// parsePages parses each page with the layout.
+func parsePages() (map[string]*template.Template, error) {
+	names, err := fs.Glob(templateFS, "templates/*.html")
+	if err != nil {
+		return nil, err
+	}
+	pages := make(map[string]*template.Template)
+	for _, n := range names {
+		if n == "templates/layout.html" {
+			continue
+		}
+		t, err := template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", n)
+		if err != nil {
+			return nil, fmt.Errorf("web: template %s: %w", n, err)
+		}
+		pages[n[len("templates/"):len(n)-len(".html")]] = t
+	}
+	return pages, nil
+}
+
+// page is what every template gets.
+type page struct {
+	Title string
+	Nav   string // the section the page is in, for the navigation bar
+	Data  any
+}
+
+// render writes a page; the template runs into a buffer first, so that a
+// failing template is a clean 500, not half a page.
+func (s *Site) render(w http.ResponseWriter, code int, name string, p page) {
+	var b bytes.Buffer
+	if err := s.pages[name].Execute(&b, p); err != nil {
+		s.log.Error("web: render", "page", name, "err", err)
+		http.Error(w, "internal error", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(code)
+	_, _ = w.Write(b.Bytes())
+}
+
+// writeJSON writes v as the scores command does: UTF-8 names unescaped.
+func (s *Site) writeJSON(w http.ResponseWriter, code int, v any) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false) // names like "<3" stay readable; the type and nosniff keep it data
+	if err := enc.Encode(v); err != nil {
+		s.log.Error("web: encode json", "err", err)
+		http.Error(w, "internal error", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(code)
+	_, _ = w.Write(b.Bytes())
+}
+
+// apiError is the JSON of a failed request.
+type apiError struct {
+	Error string `json:"error"`
+}
+
+func (s *Site) notFound(w http.ResponseWriter, _ *http.Request, why string) {
+	s.render(w, http.StatusNotFound, "error", page{Title: "Not found", Data: why})
+}
+
+func (s *Site) badRequest(w http.ResponseWriter, why string) {
+	s.render(w, http.StatusBadRequest, "error", page{Title: "Bad request", Data: why})
+}
+
+// failed reports a store error: logged with its detail, shown without.
+func (s *Site) failed(w http.ResponseWriter, what string, err error, api bool) {
+	if errors.Is(err, context.Canceled) {
+		// The client went away mid-request: nothing failed here.
+		s.log.Debug("web: "+what, "err", err)
+	} else {
+		s.log.Error("web: "+what, "err", err)
+	}
+	if api {
+		s.writeJSON(w, http.StatusInternalServerError, apiError{"could not read " + what + "; try again later"})
+		return
+	}
+	s.render(w, http.StatusInternalServerError, "error", page{Title: "Error", Data: "Could not read the " + what + "; try again later."})
+}
+
+func readCtx(r *http.Request) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(r.Context(), requestTimeout)
+}
+
+// sizeParam reads {size}: 3 to 8.
+func sizeParam(r *http.Request) (int, error) {
+	n, err := strconv.Atoi(r.PathValue("size"))
+	if err != nil || n < engine.MinSize || n > engine.MaxSize {
+		return 0, fmt.Errorf("the board size must be %d to %d", engine.MinSize, engine.MaxSize)
+	}
+	return n, nil
+}
+
+// kindParam reads {kind}: human, assisted or bot.
+func kindParam(r *http.Request) (db.Kind, error) {
+	k := db.Kind(r.PathValue("kind"))
+	if !k.Valid() {
+		return "", errors.New("the kind must be human, assisted or bot")
+	}
+	return k, nil
+}
+
+// idParam reads {id}: a positive integer.
+func idParam(r *http.Request) (int64, error) {
+	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	if err != nil || id <= 0 {
+		return 0, errors.New("not an id")
+	}
+	return id, nil
+}
+
+// limitParam reads ?limit=: 1 to wire.MaxScoresLimit, def when absent.
+func limitParam(r *http.Request, def int) (int, error) {
+	v := r.URL.Query().Get("limit")
+	if v == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 || n > wire.MaxScoresLimit {
+		return 0, fmt.Errorf("limit must be 1 to %d", wire.MaxScoresLimit)
+	}
+	return n, nil
+}
+
+// scoreEntries turns leaderboard rows into `scores --json` rows.
+func scoreEntries(rows []db.Entry, size int, kind db.Kind) []wire.ScoreEntry {
+	out := make([]wire.ScoreEntry, len(rows))
+	for i, r := range rows {
+		out[i] = wire.ScoreEntry{Rank: r.Rank, Name: r.Name, Player: db.ShortID(r.Fingerprint), Score: r.Score, MaxTile: r.MaxTile, Moves: r.Moves,
+			Won: r.Won, Ended: r.Ended, GameID: r.GameID, Size: size, Kind: string(kind)}
+	}
+	return out
+}
+
+// --- leaderboards ---
+
+// row is a leaderboard row as a page shows it: with a tag when its name
+// looks like another on the same board, as the SSH side shows it.
+type row struct {
+	db.Entry
+	Tag string // db.LookAlikeTag of the player's short id, or ""
+}
+
+// tagged tags the rows whose names look alike (db.LookAlikes).
+func tagged(rows []db.Entry) []row {
+	names := make([]string, len(rows))
+	for i, r := range rows {
+		names[i] = r.Name
+	}
+	alike := db.LookAlikes(names)
+	out := make([]row, len(rows))
+	for i, r := range rows {
+		out[i] = row{Entry: r}
+		if alike[i] {
+			out[i].Tag = db.LookAlikeTag(db.ShortID(r.Fingerprint))
+		}
+	}
+	return out
+}
+
+func entries(rows []row) []db.Entry {
+	out := make([]db.Entry, len(rows))
+	for i, r := range rows {
+		out[i] = r.Entry
+	}
+	return out
+}
+
+type boardView struct {
+	Size  int
+	Kind  db.Kind
+	Day   string // daily boards only
+	Rows  []row
+	Days  []string // daily: the days before, for links
+	Today string
+}
+
+type homeView struct {
+	Boards []boardView
+}
+
+func (s *Site) home(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := readCtx(r)
+	defer cancel()
+	var v homeView
+	for _, n := range sizes {
+		rows, err := s.cfg.Games.Leaderboard(ctx, n, db.KindHuman, homeLimit)
+		if err != nil {
+			s.failed(w, "leaderboard", err, false)
+			return
+		}
+		v.Boards = append(v.Boards, boardView{Size: n, Kind: db.KindHuman, Rows: tagged(rows)})
+	}
+	s.render(w, http.StatusOK, "home", page{Title: "ssh2048", Nav: "home", Data: v})
+}
+
+func (s *Site) leaderboard(r *http.Request) (boardView, int, error) {
+	size, err := sizeParam(r)
+	if err != nil {
+		return boardView{}, http.StatusBadRequest, err
+	}
+	kind, err := kindParam(r)
+	if err != nil {
+		return boardView{}, http.StatusBadRequest, err
+	}
+	limit, err := limitParam(r, boardLimit)
+	if err != nil {
+		return boardView{}, http.StatusBadRequest, err
+	}
+	ctx, cancel := readCtx(r)
+	defer cancel()
+	rows, err := s.cfg.Games.Leaderboard(ctx, size, kind, limit)
+	if err != nil {
+		return boardView{}, http.StatusInternalServerError, err
+	}
+	return boardView{Size: size, Kind: kind, Rows: tagged(rows)}, http.StatusOK, nil
+}
+
+func (s *Site) scores(w http.ResponseWriter, r *http.Request) {
+	v, code, err := s.leaderboard(r)
+	switch {
+	case code == http.StatusBadRequest:
+		s.badRequest(w, err.Error())
+	case err != nil:
+		s.failed(w, "leaderboard", err, false)
+	default:
+		s.render(w, http.StatusOK, "scores", page{Title: fmt.Sprintf("Leaderboard %d×%d, %s", v.Size, v.Size, v.Kind), Nav: "scores", Data: v})
+	}
+}
+
+func (s *Site) apiScores(w http.ResponseWriter, r *http.Request) {
+	v, code, err := s.leaderboard(r)
+	switch {
+	case code == http.StatusBadRequest:
+		s.writeJSON(w, code, apiError{err.Error()})
+	case err != nil:
+		s.failed(w, "leaderboard", err, true)
+	default:
+		s.writeJSON(w, http.StatusOK, scoreEntries(entries(v.Rows), v.Size, v.Kind))
+	}
+}
+
+// dailyBoard reads a day's challenge board: ?day=YYYY-MM-DD, today by
+// default.
+func (s *Site) dailyBoard(r *http.Request) (boardView, int, error) {
+	size, err := sizeParam(r)
+	if err != nil {
+		return boardView{}, http.StatusBadRequest, err
+	}
+	limit, err := limitParam(r, boardLimit)
+	if err != nil {
+		return boardView{}, http.StatusBadRequest, err
+	}
+	today := s.cfg.Games.Today()
+	day := r.URL.Query().Get("day")
+	if day == "" {
+		day = today
+	}
+	t, err := game.ParseDay(day)
+	if err != nil {
+		return boardView{}, http.StatusBadRequest, err
+	}
+	ctx, cancel := readCtx(r)
+	defer cancel()
+	rows, err := s.cfg.Games.DailyBoard(ctx, day, size, limit)
+	if err != nil {
+		return boardView{}, http.StatusInternalServerError, err
+	}
+	v := boardView{Size: size, Kind: db.KindHuman, Day: day, Rows: tagged(rows), Today: today}
+	for i := 1; i <= 7; i++ {
+		v.Days = append(v.Days, t.AddDate(0, 0, -i).Format("2006-01-02"))
+	}
+	return v, http.StatusOK, nil
+}
+
+func (s *Site) daily(w http.ResponseWriter, r *http.Request) {
+	v, code, err := s.dailyBoard(r)
+	switch {
+	case code == http.StatusBadRequest:
+		s.badRequest(w, err.Error())
+	case err != nil:
+		s.failed(w, "daily board", err, false)
+	default:
+		s.render(w, http.StatusOK, "daily", page{Title: fmt.Sprintf("Daily challenge %d×%d, %s", v.Size, v.Size, v.Day), Nav: "daily", Data: v})
+	}
+}
+
+func (s *Site) apiDaily(w http.ResponseWriter, r *http.Request) {
+	v, code, err := s.dailyBoard(r)
+	switch {
+	case code == http.StatusBadRequest:
+		s.writeJSON(w, code, apiError{err.Error()})
+	case err != nil:
+		s.failed(w, "daily board", err, true)
+	default:
+		s.writeJSON(w, http.StatusOK, scoreEntries(entries(v.Rows), v.Size, v.Kind))
+	}
+}
+
+// --- races ---
+
+type racesView struct {
+	Ratings []db.RatingEntry
+	Lobbies []lobbyView
+}
+
+type lobbyView struct {
+	Size   int
+	Phase  string
+	Racers []game.Racer
+}
+
+var phaseNames = map[game.Phase]string{game.Waiting: "waiting", game.Countdown: "countdown", game.Running: "running", game.Finished: "finished"}
+
+func (s *Site) racesData(r *http.Request) (racesView, error) {
+	ctx, cancel := readCtx(r)
+	defer cancel()
+	ratings, err := s.cfg.Games.RatingBoard(ctx, ratingsLimit)
+	if err != nil {
+		return racesView{}, err
+	}
+	v := racesView{Ratings: ratings}
+	for _, l := range s.cfg.Games.Lobbies() {
+		v.Lobbies = append(v.Lobbies, lobbyView{Size: l.Size, Phase: phaseNames[l.Phase], Racers: l.Racers})
+	}
+	return v, nil
+}
+
+func (s *Site) races(w http.ResponseWriter, r *http.Request) {
+	v, err := s.racesData(r)
+	if err != nil {
+		s.failed(w, "race ratings", err, false)
+		return
+	}
+	s.render(w, http.StatusOK, "races", page{Title: "Races", Nav: "races", Data: v})
+}
+
+// ratingJSON is one row of /api/races' ratings.
+type ratingJSON struct {
+	Rank      int     `json:"rank"`
+	Name      string  `json:"name"`
+	PlayerID  int64   `json:"player_id"`
+	Rating    float64 `json:"rating"`
+	Deviation float64 `json:"deviation"`
+	Races     int     `json:"races"`
+}
+
+type racerJSON struct {
+	Name   string `json:"name"`
+	Player string `json:"player"` // short id, as in scores --json; "" for a guest
+	Bot    bool   `json:"bot"`
+	Score  int    `json:"score"`
+	Over   bool   `json:"over"`
+	Left   bool   `json:"left"`
+	GameID int64  `json:"game_id"`
+}
+
+type lobbyJSON struct {
+	Size   int         `json:"size"`
+	Phase  string      `json:"phase"`
+	Racers []racerJSON `json:"racers"`
+}
+
+func (s *Site) apiRaces(w http.ResponseWriter, r *http.Request) {
+	v, err := s.racesData(r)
+	if err != nil {
+		s.failed(w, "race ratings", err, true)
+		return
+	}
+	out := struct {
+		Ratings []ratingJSON `json:"ratings"`
+		Lobbies []lobbyJSON  `json:"lobbies"`
+	}{Ratings: []ratingJSON{}, Lobbies: []lobbyJSON{}}
+	for _, e := range v.Ratings {
+		out.Ratings = append(out.Ratings, ratingJSON{e.Rank, e.Name, e.PlayerID, e.Rating.Rating, e.Deviation, e.Races})
+	}
+	for _, l := range v.Lobbies {
+		lj := lobbyJSON{Size: l.Size, Phase: l.Phase, Racers: []racerJSON{}}
+		for _, x := range l.Racers {
+			lj.Racers = append(lj.Racers, racerJSON{x.Name, x.Key, x.Bot, x.Score, x.Over, x.Left, x.GameID})
+		}
+		out.Lobbies = append(out.Lobbies, lj)
+	}
+	s.writeJSON(w, http.StatusOK, out)
+}
+
+// --- games in play ---
+
+type liveGame struct {
+	game.Snapshot
+	Drawn board
+}
+
+// liveGames lists the games in play, highest score first, at most
+// liveLimit, and how many there are in all.
+func (s *Site) liveGames() ([]game.Snapshot, int) {
+	snaps := s.cfg.Games.Live(0)
+	slices.SortFunc(snaps, func(a, b game.Snapshot) int {
+		if a.Score != b.Score {
+			return b.Score - a.Score
+		}
+		return int(a.GameID - b.GameID)
+	})
+	return snaps[:min(len(snaps), liveLimit)], len(snaps)
+}
+
+func (s *Site) live(w http.ResponseWriter, _ *http.Request) {
+	snaps, total := s.liveGames()
+	v := struct {
+		Games []liveGame
+		Total int
+	}{Total: total}
+	for _, sn := range snaps {
+		v.Games = append(v.Games, liveGame{Snapshot: sn, Drawn: drawBoard(sn.Board)})
+	}
+	s.render(w, http.StatusOK, "live", page{Title: "Games in play", Nav: "live", Data: v})
+}
+
+type liveJSON struct {
+	GameID   int64   `json:"game_id"`
+	Name     string  `json:"name"`
+	PlayerID int64   `json:"player_id"`
+	Player   string  `json:"player"` // short id, as in scores --json
+	Size     int     `json:"size"`
+	Kind     string  `json:"kind"`
+	Score    int     `json:"score"`
+	Moves    int     `json:"moves"`
+	Won      bool    `json:"won"`
+	Over     bool    `json:"over"`
+	Board    [][]int `json:"board"`
+}
+
+func (s *Site) apiLive(w http.ResponseWriter, _ *http.Request) {
+	snaps, _ := s.liveGames()
+	out := make([]liveJSON, 0, len(snaps))
+	for _, sn := range snaps {
+		out = append(out, liveJSON{sn.GameID, sn.Player, sn.PlayerID, sn.Key, sn.Size, string(sn.Kind), sn.Score, sn.Moves, sn.Won, sn.Over, values(sn.Board)})
+	}
+	s.writeJSON(w, http.StatusOK, out)
+}
+
+// --- a player ---
+
+type playerView struct {
+	Player game.Player
+	Key    string            // the short id
+	Bests  []wire.ScoreEntry // best game per size and kind, with its rank
+	Recent []db.GameSummary
+}
+
+func (s *Site) playerData(r *http.Request) (playerView, int, error) {
+	id, err := idParam(r)
+	if err != nil {
+		return playerView{}, http.StatusNotFound, err
+	}
+	ctx, cancel := readCtx(r)
+	defer cancel()
+	p, err := s.cfg.Games.PlayerByID(ctx, id)
+	if errors.Is(err, game.ErrNoPlayer) {
+		return playerView{}, http.StatusNotFound, errors.New("there is no such player")
+	}
+	if err != nil {
+		return playerView{}, http.StatusInternalServerError, err
+	}
+	v := playerView{Player: p, Key: db.ShortID(p.Fingerprint)}
+	for _, n := range sizes {
+		for _, k := range kinds {
+			e, err := s.cfg.Games.Rank(ctx, p, n, k)
+			if errors.Is(err, db.ErrNotFound) {
+				continue
+			}
+			if err != nil {
+				return playerView{}, http.StatusInternalServerError, err
+			}
+			v.Bests = append(v.Bests, scoreEntries([]db.Entry{e}, n, k)[0])
+		}
+	}
+	if v.Recent, err = s.cfg.Games.PlayerGames(ctx, p, recentLimit); err != nil {
+		return playerView{}, http.StatusInternalServerError, err
+	}
+	return v, http.StatusOK, nil
+}
+
+func (s *Site) player(w http.ResponseWriter, r *http.Request) {
+	v, code, err := s.playerData(r)
+	switch {
+	case code == http.StatusNotFound:
+		s.notFound(w, r, "There is no such player.")
+	case err != nil:
+		s.failed(w, "player", err, false)
+	default:
+		s.render(w, http.StatusOK, "player", page{Title: shortName(v.Player.Name), Nav: "player", Data: v})
+	}
+}
+
+type gameSummaryJSON struct {
+	GameID  int64      `json:"game_id"`
+	Size    int        `json:"size"`
+	Kind    string     `json:"kind"`
+	Score   int        `json:"score"`
+	MaxTile int        `json:"max_tile"`
+	Moves   int        `json:"moves"`
+	Won     bool       `json:"won"`
+	Contest string     `json:"contest"`
+	Started time.Time  `json:"started"`
+	Ended   *time.Time `json:"ended"`
+}
+
+func (s *Site) apiPlayer(w http.ResponseWriter, r *http.Request) {
+	v, code, err := s.playerData(r)
+	switch {
+	case code == http.StatusNotFound:
+		s.writeJSON(w, code, apiError{"no such player"})
+		return
+	case err != nil:
+		s.failed(w, "player", err, true)
+		return
+	}
+	out := struct {
+		PlayerID int64             `json:"player_id"`
+		Name     string            `json:"name"`
+		Player   string            `json:"player"` // short id, as in scores --json
+		Bests    []wire.ScoreEntry `json:"bests"`
+		Recent   []gameSummaryJSON `json:"recent"`
+	}{PlayerID: v.Player.ID, Name: v.Player.Name, Player: v.Key, Bests: v.Bests, Recent: []gameSummaryJSON{}}
+	if out.Bests == nil {
+		out.Bests = []wire.ScoreEntry{}
+	}
+	for _, g := range v.Recent {
+		out.Recent = append(out.Recent, gameSummaryJSON{g.ID, g.Size, string(g.Kind), g.Score, g.MaxTile, g.Moves, g.Won, g.Contest, g.StartedAt, g.EndedAt})
+	}
+	s.writeJSON(w, http.StatusOK, out)
+}
+
+// --- replays ---
+
+// replayFor returns the replay of ended game id: 404 for a game that does
+// not exist or is still in play (its future stays on the server).
+func (s *Site) replayFor(r *http.Request) (*replayData, int, error) {
+	id, err := idParam(r)
+	if err != nil {
+		return nil, http.StatusNotFound, errors.New("there is no such game")
+	}
+	if d := s.replays.get(id); d != nil {
+		return d, http.StatusOK, nil
+	}
+	ctx, cancel := readCtx(r)
+	defer cancel()
+	rp, err := s.cfg.Games.Replay(ctx, id)
+	switch {
+	case errors.Is(err, game.ErrNoGame):
+		return nil, http.StatusNotFound, errors.New("there is no such game")
+	case err != nil:
+		return nil, http.StatusInternalServerError, err
+	case !rp.Ended:
+		return nil, http.StatusNotFound, errors.New("this game is still in play; its replay opens when it ends")
+	}
+	d, err := newReplayData(rp)
+	if err != nil {
+		return nil, http.StatusInternalServerError, err
+	}
+	s.replays.put(id, d)
+	return d, http.StatusOK, nil
+}
+
+func (s *Site) game(w http.ResponseWriter, r *http.Request) {
+	d, code, err := s.replayFor(r)
+	switch {
+	case code == http.StatusNotFound:
+		s.notFound(w, r, capitalize(err.Error())+".")
+	case err != nil:
+		s.failed(w, "game", err, false)
+	default:
+		s.render(w, http.StatusOK, "game", page{Title: fmt.Sprintf("Game %d", d.info.GameID), Nav: "game", Data: d.view})
+	}
+}
+
+func (s *Site) apiGame(w http.ResponseWriter, r *http.Request) {
+	d, code, err := s.replayFor(r)
+	switch {
+	case code == http.StatusNotFound:
+		s.writeJSON(w, code, apiError{err.Error()})
+	case err != nil:
+		s.failed(w, "game", err, true)
+	default:
+		w.Header().Set("Content-Type", "application/json")
+		// An ended game never changes.
+		w.Header().Set("Cache-Control", "public, max-age=86400, immutable")
+		_, _ = w.Write(d.json)
+	}
+}
+
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}

@@ -1,0 +1,277 @@
+// Package web is ssh2048 on the web, beside the SSH server: a public,
+// read-only site of the leaderboards (every size; human, assisted, bot,
+// the daily challenge and the race ratings), each player's best games,
+// the games in play, and a replay of any ended game drawn in HTML and CSS
+// with the original game's colours; the same data as JSON for scripts
+// (the leaderboards as `scores --json` prints them); and the operator's
+// endpoints: /metrics for Prometheus, /healthz and /readyz for balancers.
+//
+// Pages are rendered on the server (html/template) and work without
+// JavaScript; only the replay player is a script, a small file served
+// from the same origin. The replay's boards are rebuilt on the server
+// (game.Service.Replay), and only for games that have ended: a game's
+// seed, which tells every tile to come, never leaves the server, and
+// neither does the future of a game still in play.
+//
+// What a hostile client could do to the site, and what stops it:
+//   - Names are players' free text. They come sanitized from the store
+//     (no control characters, bounded width), are cut to maxNameRunes
+//     here, escaped by html/template, isolated in <bdi> so right-to-left
+//     text cannot reorder the page around them, and shown with the key
+//     tag that tells two players of one name apart. A strict
+//     Content-Security-Policy (scripts and styles from this origin only,
+//     no inline script, no plugins, no framing) means even a name that
+//     got through as markup could run nothing.
+//   - Nothing writes: every route is GET (and HEAD); anything else is 405.
+//   - Each address gets a token bucket of requests (limit.go); a flood
+//     from one address gets 429s and costs little.
+//   - Every connection has read, write and idle timeouts, and the number
+//     of connections is capped (server.go): a client that sends its
+//     request slowly (slowloris) or never reads its answer holds a
+//     connection for seconds, not for ever.
+package web
+
+import (
+	"context"
+	"embed"
+	"errors"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/ssh2048/ssh2048/db"
+	"github.com/ssh2048/ssh2048/game"
+)
+
+// Games is what the site reads; *game.Service implements it. Every
+// method only reads.
+type Games interface {
+	Leaderboard(ctx context.Context, size int, kind db.Kind, limit int) ([]db.Entry, error)
+	DailyBoard(ctx context.Context, day string, size, limit int) ([]db.Entry, error)
+	Today() string
+	RatingBoard(ctx context.Context, limit int) ([]db.RatingEntry, error)
+	Lobbies() []game.RaceView
+	Live(size int) []game.Snapshot
+	PlayerByID(ctx context.Context, id int64) (game.Player, error)
+	Rank(ctx context.Context, p game.Player, size int, kind db.Kind) (db.Entry, error)
+	PlayerGames(ctx context.Context, p game.Player, limit int) ([]db.GameSummary, error)
+	Replay(ctx context.Context, id int64) (*game.Replay, error)
+}
+
+// Observer is told of each request, for metrics; handler is the route's
+// name, never its URL.
+type Observer interface {
+	Request(handler string, code int)
+	Limited()
+}
+
+// Config configures the site.
+type Config struct {
+	Games Games // required
+	// Metrics serves /metrics; nil: 404.
+	Metrics http.Handler
+	// Ready reports whether the service can take players: the database
+	// answers and the SSH server accepts. nil: always ready.
+	Ready    func(ctx context.Context) error
+	Observer Observer     // nil: no one
+	Logger   *slog.Logger // nil: slog.Default()
+	// RatePerIP and BurstPerIP bound each address's requests: RatePerIP a
+	// second, bursts of BurstPerIP. RatePerIP 0: no limit.
+	RatePerIP  float64
+	BurstPerIP int
+}
+
+// Defaults of the per-address request limit: a person browsing makes a
+// request or two a second (a page, its stylesheet, the replay's script
+// and data); a script reading the JSON a few.
+const (
+	DefaultRatePerIP  = 20
+	DefaultBurstPerIP = 40
+)
+
+// requestTimeout bounds the database reads behind one page.
+const requestTimeout = 5 * time.Second
+
+//go:embed templates/*.html
+var templateFS embed.FS
+
+//go:embed static
+var staticFS embed.FS
+
+// Site is the web site: an http.Handler.
+type Site struct {
+	cfg     Config
+	log     *slog.Logger
+	obs     Observer
+	pages   map[string]*template.Template
+	limit   *limiter
+	replays *replayCache
+	boards  *pageCache // leaderboards, rendered, for pageTTL
+	mux     *http.ServeMux
+}
+
+// New returns the site.
+func New(cfg Config) (*Site, error) {
+	if cfg.Games == nil {
+		return nil, errors.New("web: Config.Games is required")
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.RatePerIP < 0 || (cfg.RatePerIP > 0 && cfg.BurstPerIP < 1) {
+		return nil, fmt.Errorf("web: request limit %v/s, burst %d: want a rate of 0 (off) or more and a burst of 1 or more", cfg.RatePerIP, cfg.BurstPerIP)
+	}
+	pages, err := parsePages()
+	if err != nil {
+		return nil, err
+	}
+	s := &Site{cfg: cfg, log: cfg.Logger, obs: cfg.Observer, pages: pages, replays: newReplayCache(), boards: newPageCache()}
+	if s.obs == nil {
+		s.obs = nopObserver{}
+	}
+	if cfg.RatePerIP > 0 {
+		s.limit = newLimiter(cfg.RatePerIP, cfg.BurstPerIP)
+	}
+	s.routes()
+	return s, nil
+}
+
+type nopObserver struct{}
+
+func (nopObserver) Request(string, int) {}
+func (nopObserver) Limited()            {}
+
+// routes lists every route. Each has a name for metrics; the patterns
+// are GET only (GET matches HEAD too), so anything else gets 405.
+func (s *Site) routes() {
+	s.mux = http.NewServeMux()
+	handle := func(pattern, name string, h http.HandlerFunc) {
+		s.mux.Handle(pattern, s.wrap(name, h))
+	}
+	// The leaderboards are read most and change least in a second:
+	// they are served from a cache for pageTTL (cache.go).
+	handle("GET /{$}", "home", s.boards.cached(s.home))
+	handle("GET /scores/{size}/{kind}", "scores", s.boards.cached(s.scores))
+	handle("GET /daily/{size}", "daily", s.boards.cached(s.daily))
+	handle("GET /races", "races", s.races)
+	handle("GET /live", "live", s.live)
+	handle("GET /player/{id}", "player", s.player)
+	handle("GET /game/{id}", "game", s.game)
+	handle("GET /api/scores/{size}/{kind}", "api_scores", s.boards.cached(s.apiScores))
+	handle("GET /api/daily/{size}", "api_daily", s.boards.cached(s.apiDaily))
+	handle("GET /api/races", "api_races", s.apiRaces)
+	handle("GET /api/live", "api_live", s.apiLive)
+	handle("GET /api/player/{id}", "api_player", s.apiPlayer)
+	handle("GET /api/game/{id}", "api_game", s.apiGame)
+	static, _ := fs.Sub(staticFS, "static")
+	files := http.FileServerFS(static)
+	handle("GET /static/", "static", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "public, max-age=3600")
+		http.StripPrefix("/static", files).ServeHTTP(w, r)
+	})
+	handle("GET /healthz", "healthz", s.healthz)
+	handle("GET /readyz", "readyz", s.readyz)
+	if s.cfg.Metrics != nil {
+		handle("GET /metrics", "metrics", s.cfg.Metrics.ServeHTTP)
+	}
+	handle("/", "not_found", func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			w.Header().Set("Allow", "GET, HEAD")
+			http.Error(w, "read-only: GET and HEAD only", http.StatusMethodNotAllowed)
+			return
+		}
+		s.notFound(w, r, "There is no such page.")
+	})
+}
+
+// ServeHTTP serves the site.
+func (s *Site) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
+
+// csp allows scripts, styles, images and fetches from this origin only:
+// no inline script or style, no plugins, no <base>, no framing. The
+// replay player is the only script, served from /static/.
+const csp = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; " +
+	"form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+
+// wrap is every route's middleware: the per-address limit, the security
+// headers, the request count, and a recover that turns a panic into a
+// 500 for this request only.
+func (s *Site) wrap(name string, h http.HandlerFunc) http.Handler {
+	limited := name != "healthz" && name != "readyz" // balancers probe often, from few addresses
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hdr := w.Header()
+		hdr.Set("Content-Security-Policy", csp)
+		hdr.Set("X-Content-Type-Options", "nosniff")
+		hdr.Set("X-Frame-Options", "DENY")
+		hdr.Set("Referrer-Policy", "no-referrer")
+		hdr.Set("Cross-Origin-Opener-Policy", "same-origin")
+		if limited && s.limit != nil && !s.limit.allow(clientAddr(r), time.Now()) {
+			s.obs.Limited()
+			hdr.Set("Retry-After", "1")
+			http.Error(w, "too many requests from your address; slow down", http.StatusTooManyRequests)
+			s.obs.Request(name, http.StatusTooManyRequests)
+			return
+		}
+		rec := &statusRecorder{ResponseWriter: w, code: http.StatusOK}
+		defer func() {
+			if v := recover(); v != nil {
+				if v == http.ErrAbortHandler {
+					panic(v)
+				}
+				s.log.Error("web: panic", "handler", name, "panic", v)
+				if !rec.wrote {
+					http.Error(rec, "internal error", http.StatusInternalServerError)
+				}
+			}
+			s.obs.Request(name, rec.code)
+		}()
+		h(rec, r)
+	})
+}
+
+// statusRecorder remembers the status code written.
+type statusRecorder struct {
+	http.ResponseWriter
+	code  int
+	wrote bool
+}
+
+func (r *statusRecorder) WriteHeader(code int) {
+	if !r.wrote {
+		r.code, r.wrote = code, true
+	}
+	r.ResponseWriter.WriteHeader(code)
+}
+
+func (r *statusRecorder) Write(p []byte) (int, error) {
+	r.wrote = true
+	return r.ResponseWriter.Write(p)
+}
+
+func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
+
+func (s *Site) healthz(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	fmt.Fprintln(w, "ok")
+}
+
+func (s *Site) readyz(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	if s.cfg.Ready != nil {
+		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+		defer cancel()
+		if err := s.cfg.Ready(ctx); err != nil {
+			// The reason goes to the operator's log, not to whoever asks.
+			s.log.Warn("web: not ready", "err", err)
+			w.WriteHeader(http.StatusServiceUnavailable)
+			fmt.Fprintln(w, "not ready")
+			return
+		}
+	}
+	fmt.Fprintln(w, "ready")
+}
