@@ -269,11 +269,14 @@ func (r *renderer) spacePen(sc *scratch, sp *style, rest []cell) *style {
 		break
 	}
 	// The cheapest pen for the spaces alone: sp, or the pen with only its
-	// background changed.
+	// background changed and what it draws across cells (an underline, a
+	// reverse: a mark on a tile) taken off.
 	best := sp
 	bestLen := len(transition(r.pen, sp))
-	if p := r.pen; p != nil && p.look.attrs&acrossCell == 0 && (sp == nil || sp.look == sgrState{bg: sp.look.bg}) {
+	if p := r.pen; p != nil && (sp == nil || sp.look == sgrState{bg: sp.look.bg}) {
 		look := p.look
+		look.attrs &^= acrossCell
+		look.underline = 0
 		look.bg = noColour
 		if sp != nil {
 			look.bg = sp.look.bg
