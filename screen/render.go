@@ -68,11 +68,17 @@ type sgrMemo struct {
 // applySGR is the view's style after an SGR sequence, and its look on a
 // terminal with profile p.
 func (sc *scratch) applySGR(p colorprofile.Profile, from sgrState, params string) (sgrState, *style) {
-	h := uint32(2166136261) ^ uint32(from.fg) ^ uint32(from.bg)<<7 ^ uint32(from.attrs)<<13
-	for i := 0; i < len(params); i++ {
-		h = (h ^ uint32(params[i])) * 16777619
+	// Hashed by length, first and last bytes (sequences that differ
+	// differ mostly in their last colour), and the style before.
+	n := len(params)
+	h := uint32(n)*0x9e3779b1 ^ uint32(from.fg)*0x85ebca6b ^ uint32(from.bg)*0xc2b2ae35 ^ uint32(from.attrs)
+	if n > 0 {
+		h ^= uint32(params[0]) << 16
 	}
-	m := &sc.recent[(h^h>>16)%uint32(len(sc.recent))]
+	for k := max(0, n-4); k < n; k++ {
+		h = h*31 + uint32(params[k])
+	}
+	m := &sc.recent[(h^h>>15)%uint32(len(sc.recent))]
 	if m.set && m.params == params && m.from == from && m.profile == p {
 		return m.to, m.style
 	}
