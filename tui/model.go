@@ -107,9 +107,11 @@ type Model struct {
 	standingsFor int // the size top and me belong to (0: none yet)
 	// The rank in the header is read again after every move that scores
 	// (a rank is a few hundred rows of the bucket index), one read at a
-	// time: rankBusy while one is out, rankAgain when a move scored
-	// meanwhile.
+	// time, and at most one every rankEvery: rankBusy while one is out
+	// (or waits its turn), rankAgain when a move scored meanwhile; rankDue
+	// is when the next may start.
 	rankBusy, rankAgain bool
+	rankDue             time.Time
 
 	pendingAI func() tea.Cmd // what the player asked of the AI, once they confirm
 
@@ -577,8 +579,16 @@ func (m *Model) refreshStandings() tea.Cmd {
 	}
 }
 
+// rankEvery is the shortest time between two reads of the player's rank.
+// Moves that score come more often than a player reads the header, and
+// each read is a database query: at 2,000 players reading after every
+// scoring move was a quarter of the server's CPU. The last score's rank is
+// always read, at most rankEvery late.
+var rankEvery = 2 * time.Second
+
 // refreshRank reads the player's own row again, for the header, unless a
 // read is out already: then it is read once more when that one is back.
+// A read waits its turn (see rankEvery) in its command.
 func (m *Model) refreshRank() tea.Cmd {
 	if m.opts.Guest {
 		return nil
@@ -588,8 +598,19 @@ func (m *Model) refreshRank() tea.Cmd {
 		return nil
 	}
 	m.rankBusy = true
+	now := time.Now()
+	wait := m.rankDue.Sub(now)
+	m.rankDue = now.Add(max(wait, 0) + rankEvery)
 	store, ctx, size := m.opts.Store, m.ctx, m.size
 	return func() tea.Msg {
+		if wait > 0 {
+			t := time.NewTimer(wait)
+			select {
+			case <-t.C:
+			case <-ctx.Done():
+				t.Stop()
+			}
+		}
 		_, me, err := store.Standings(ctx, size, 0)
 		return standingsMsg{size: size, me: me, err: err, rankOnly: true}
 	}
