@@ -401,6 +401,9 @@ func (r *race) finish() {
 	r.final = true
 	r.view.update(func(v *RaceView) {
 		v.Phase = Finished
+		// A new slice: the views handed out share the old one, and their
+		// readers read it without a lock.
+		v.Racers = slices.Clone(v.Racers)
 		for i, rc := range r.racers {
 			v.Racers[i].Place = places[rc]
 			if a, ok := after[rc]; ok {
@@ -558,7 +561,11 @@ func (t *RaceTicket) Leave() {
 			t.me.left = true
 		}
 		empty := len(r.racers) == 0
-		r.publish()
+		if r.phase < Finished {
+			// A finished race's view is final: publishing again would
+			// draw its racers without their places.
+			r.publish()
+		}
 		r.mu.Unlock()
 		if empty {
 			r.svc.forgetRace(r)

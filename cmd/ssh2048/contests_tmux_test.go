@@ -44,8 +44,16 @@ func TestTmuxDaily(t *testing.T) {
 		tm.run("send-keys", "-t", "game", k)
 	}
 	tm.waitFor("the streak", func(s string) bool { return strings.Contains(s, "Streak 1") && movesOn(s) > 0 })
-	time.Sleep(300 * time.Millisecond) // the last keys' moves
-	played := tm.screen()
+	// Keys that change nothing do not count: wait for the counter to
+	// settle rather than for a number.
+	played, last := tm.screen(), -1
+	for range 40 {
+		if played = tm.screen(); movesOn(played) == last {
+			break
+		}
+		last = movesOn(played)
+		time.Sleep(150 * time.Millisecond)
+	}
 	tm.run("send-keys", "-t", "game", "q")
 	tm.waitFor("the goodbye line", func(s string) bool { return strings.Contains(s, "saved") })
 	tm.run("kill-session", "-t", "game")
