@@ -400,16 +400,15 @@ func (r *race) finish() {
 	r.mu.Lock()
 	r.final = true
 	r.view.update(func(v *RaceView) {
-		v.Phase = Finished
-		// A new slice: the views handed out share the old one, and their
-		// readers read it without a lock.
-		v.Racers = slices.Clone(v.Racers)
+		// A new slice: views already handed out share the old one.
+		racers := slices.Clone(v.Racers)
 		for i, rc := range r.racers {
-			v.Racers[i].Place = places[rc]
+			racers[i].Place = places[rc]
 			if a, ok := after[rc]; ok {
-				v.Racers[i].After = a.Rating
+				racers[i].After = a.Rating
 			}
 		}
+		v.Phase, v.Racers = Finished, racers
 	})
 	r.mu.Unlock()
 	r.svc.forgetRace(r)
