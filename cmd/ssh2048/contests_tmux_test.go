@@ -43,7 +43,9 @@ func TestTmuxDaily(t *testing.T) {
 	for _, k := range []string{"Left", "Up", "Right", "Down", "Left", "Up"} {
 		tm.run("send-keys", "-t", "game", k)
 	}
-	tm.waitFor("the streak", func(s string) bool { return strings.Contains(s, "Streak 1") && movesOn(s) > 0 })
+	tm.waitFor("the streak and rank", func(s string) bool {
+		return strings.Contains(s, "Streak 1") && strings.Contains(s, "Rank #1") && movesOn(s) > 0
+	})
 	// Keys that change nothing do not count: wait for the counter to
 	// settle rather than for a number.
 	played, last := tm.screen(), -1
@@ -59,7 +61,7 @@ func TestTmuxDaily(t *testing.T) {
 	tm.run("kill-session", "-t", "game")
 
 	tm.newSession(sshCmd("daily") + "; sleep 60")
-	back := tm.waitFor("the daily again", func(s string) bool { return movesOn(s) >= 0 })
+	back := tm.waitFor("the daily again, ranked", func(s string) bool { return movesOn(s) >= 0 && strings.Contains(s, "Rank #1") })
 	if movesOn(back) != movesOn(played) || boardText(back) != boardText(played) {
 		t.Fatalf("the daily did not resume:\n%s\nleft:\n%s", back, played)
 	}
