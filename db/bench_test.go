@@ -134,7 +134,7 @@ func buildFixture() error {
 	if _, err := bulk.Exec(`PRAGMA temp_store = MEMORY`); err != nil {
 		return err
 	}
-	if err := migrate(ctx, bulk, path+".migrate-lock", migrations.FS, quiet); err != nil {
+	if err := migrate(ctx, bulk, path+".migrate-lock", migrations.SQLite, quiet); err != nil {
 		return err
 	}
 	tx, err := bulk.BeginTx(ctx, nil)

@@ -57,6 +57,11 @@ var (
 	ErrSchemaTooNew = errors.New("database schema is newer than this binary")
 	// ErrInvalid: an argument is out of range (size, kind, direction, state).
 	ErrInvalid = errors.New("invalid argument")
+	// ErrFenced: the write carries a fencing token (MoveState.Fence) that
+	// is no longer the game's: a session on another node has claimed the
+	// game since this one loaded it. Nothing was written. Only stores that
+	// fence (several nodes on one database) return it.
+	ErrFenced = errors.New("game claimed by another node since it was loaded")
 )
 
 // Kind says who played a game; each kind has its own leaderboard.
@@ -93,6 +98,10 @@ type SavedGame struct {
 	Seed      uint64
 	StartedAt time.Time
 	Engine    *engine.Game
+	// Fence is the fencing token this load claimed the game with, for
+	// stores shared by several nodes: the writer's moves carry it
+	// (MoveState.Fence). 0 from a store that does not fence (SQLite).
+	Fence int64
 }
 
 // MoveState is what the caller's engine.Game says after a move (or at the
@@ -104,6 +113,11 @@ type MoveState struct {
 	Moves   int // moves played so far, this one included
 	Won     bool
 	Board   string // engine.Board.String()
+	// Fence is the token the writer's game was loaded with
+	// (SavedGame.Fence). A store that fences refuses a write whose token
+	// is no longer the game's (ErrFenced); 0 asks for no such check, and
+	// stores that do not fence ignore it.
+	Fence int64
 }
 
 // StateOf returns the MoveState of g.
@@ -219,7 +233,7 @@ func Open(ctx context.Context, dataDir string, opts ...Option) (*Store, error) {
 	write.SetMaxIdleConns(1)
 	write.SetConnMaxLifetime(0)
 	write.SetConnMaxIdleTime(0)
-	if err := migrate(ctx, write, path+".migrate-lock", migrations.FS, o.log); err != nil {
+	if err := migrate(ctx, write, path+".migrate-lock", migrations.SQLite, o.log); err != nil {
 		write.Close()
 		return nil, fmt.Errorf("open store %s: %w", path, corrupt(err))
 	}

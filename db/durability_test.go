@@ -15,64 +15,6 @@ import (
 	"time"
 )
 
-// TestConcurrentAppends: 100 sessions × 200 moves at once through the group
-// commit writer; every move must be stored, in order, with no error (in
-// particular no "database is locked").
-func TestConcurrentAppends(t *testing.T) {
-	const sessions, moves = 100, 200
-	ctx := context.Background()
-	s := openStore(t)
-	games := make([]*SavedGame, sessions)
-	errs := make(chan error, sessions)
-	var wg sync.WaitGroup
-	for i := range sessions {
-		wg.Go(func() {
-			p, err := s.UpsertPlayer(ctx, fmt.Sprintf("SHA256:concurrent-%d", i), "ssh-ed25519", fmt.Sprintf("p%d", i))
-			if err != nil {
-				errs <- err
-				return
-			}
-			g, err := s.LoadOrCreateGame(ctx, p.ID, 8, KindHuman) // 8×8 lasts far beyond 200 moves
-			if err != nil {
-				errs <- err
-				return
-			}
-			games[i] = g
-			rng := rand.New(rand.NewPCG(uint64(i), 99))
-			for range moves {
-				if err := playMove(ctx, s, g, rng); err != nil {
-					errs <- err
-					return
-				}
-			}
-		})
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Error(err)
-	}
-	if t.Failed() {
-		return
-	}
-	var total int
-	if err := s.read.QueryRow(`SELECT count(*) FROM moves`).Scan(&total); err != nil {
-		t.Fatal(err)
-	}
-	if total != sessions*moves {
-		t.Fatalf("%d moves stored, want %d", total, sessions*moves)
-	}
-	for _, g := range games {
-		loaded, err := s.LoadOrCreateGame(ctx, g.PlayerID, 8, KindHuman)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if loaded.ID != g.ID || StateOf(loaded.Engine) != StateOf(g.Engine) {
-			t.Fatalf("game %d reloads as %+v, want %+v", g.ID, StateOf(loaded.Engine), StateOf(g.Engine))
-		}
-	}
-}
-
 const crashChildEnv = "SSH2048_DB_CRASH_CHILD_DIR"
 
 // TestCrashChild is not a test on its own: TestKillDuringWrites runs the

@@ -171,17 +171,8 @@ func (s *Store) loadGame(ctx context.Context, id int64) (*SavedGame, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load game %d: %w", id, err)
 	}
-	g.Engine, err = engine.Generator(gen).Replay(g.Size, g.Seed, dirs)
-	if err != nil {
-		return nil, fmt.Errorf("load game %d: replay: %w", id, err)
-	}
-	if got := StateOf(g.Engine); got != stored || len(dirs) != stored.Moves {
-		s.log.Error("db: REPLAY MISMATCH: stored snapshot and replay of the stored moves disagree",
-			"game", id, "player", g.PlayerID, "size", g.Size, "seed", g.Seed, "stored_moves", len(dirs),
-			"snapshot", fmt.Sprintf("%+v", stored), "replay", fmt.Sprintf("%+v", got))
-		if g.Engine.Moves() != len(dirs) {
-			return nil, fmt.Errorf("load game %d: %w", id, errReplayDiverged)
-		}
+	if err := Rebuild(s.log, g, engine.Generator(gen), dirs, stored); err != nil {
+		return nil, err
 	}
 	return g, nil
 }
@@ -254,10 +245,7 @@ func checkState(st MoveState) error {
 // another took the game over) fails with ErrConflict and writes nothing;
 // a move on an ended game fails with ErrGameEnded.
 func (s *Store) AppendMove(ctx context.Context, gameID int64, seq int, d engine.Direction, st MoveState) error {
-	if !d.Valid() || seq < 0 || st.Moves != seq+1 {
-		return fmt.Errorf("append move %d (%v) to game %d: %w: state says %d moves", seq, d, gameID, ErrInvalid, st.Moves)
-	}
-	if err := checkState(st); err != nil {
+	if err := CheckMove(seq, d, st); err != nil {
 		return fmt.Errorf("append move %d to game %d: %w", seq, gameID, err)
 	}
 	err := s.w.do(ctx, func(tx *sql.Tx, now int64) error {

@@ -85,3 +85,12 @@ func (l *logBuffer) String() string {
 }
 
 func (l *logBuffer) logger() *slog.Logger { return slog.New(slog.NewTextHandler(l, nil)) }
+
+func countMoves(t testing.TB, s *Store, gameID int64) int {
+	t.Helper()
+	var n int
+	if err := s.read.QueryRow(`SELECT count(*) FROM moves WHERE game_id = ?`, gameID).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}

@@ -4,7 +4,9 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"io/fs"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"testing/fstest"
@@ -32,7 +34,7 @@ func tableExists(t *testing.T, db *sql.DB, name string) bool {
 
 func latestMigration(t *testing.T) int64 {
 	t.Helper()
-	entries, err := migrations.FS.ReadDir(".")
+	entries, err := fs.ReadDir(migrations.SQLite, ".")
 	if err != nil || len(entries) == 0 {
 		t.Fatalf("embedded migrations: %v (%d files)", err, len(entries))
 	}
@@ -216,5 +218,54 @@ func TestDurabilityOption(t *testing.T) {
 	}
 	if _, err := Open(context.Background(), t.TempDir(), WithDurability("OFF")); !errors.Is(err, ErrInvalid) {
 		t.Errorf("durability OFF: err = %v, want ErrInvalid", err)
+	}
+}
+
+// TestDatabaseMigratedBeforeTheSplitOpens: the SQLite migrations moved from
+// the root of package migrations to migrations/sqlite/ when PostgreSQL got
+// its own. goose keys a database's history on the version numbers alone,
+// so a database migrated from the old layout (the same files at the root,
+// as this test rebuilds it) opens with nothing to apply and nothing
+// refused.
+func TestDatabaseMigratedBeforeTheSplitOpens(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	path := filepath.Join(dir, FileName)
+	old := fstest.MapFS{}
+	entries, err := fs.ReadDir(migrations.SQLite, ".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		data, err := fs.ReadFile(migrations.SQLite, e.Name())
+		if err != nil {
+			t.Fatal(err)
+		}
+		old[e.Name()] = &fstest.MapFile{Data: data}
+	}
+	conn, err := sql.Open("sqlite3", dsn(path, false, "FULL"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn.SetMaxOpenConns(1)
+	if err := migrate(ctx, conn, path+".migrate-lock", old, quiet); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Exec(`INSERT INTO players (fingerprint, key_type, name, first_seen, last_seen) VALUES ('SHA256:before', 'k', 'before', 1, 1)`); err != nil {
+		t.Fatal(err)
+	}
+	conn.Close()
+
+	var logs logBuffer
+	s, err := Open(ctx, dir, WithLogger(logs.logger()))
+	if err != nil {
+		t.Fatalf("a database migrated before the split: %v", err)
+	}
+	defer s.Close()
+	if strings.Contains(logs.String(), "applied migration") {
+		t.Errorf("migrations applied again:\n%s", logs.String())
+	}
+	if p, err := s.UpsertPlayer(ctx, "SHA256:before", "k", "before"); err != nil || p.FirstSeen.UnixMicro() != 1 {
+		t.Errorf("the player stored before: %+v, %v", p, err)
 	}
 }

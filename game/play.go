@@ -21,6 +21,7 @@ type Play struct {
 
 	mu       sync.Mutex
 	id       int64 // the store's game id; 0 for a guest
+	fence    int64 // the token the store claimed the game with (db.SavedGame.Fence)
 	game     *engine.Game
 	revoked  bool // a newer session holds the game
 	failed   error
@@ -71,6 +72,8 @@ func (p *Play) Close() {
 	}
 	p.seat.svc.release(p)
 	p.seat.forget(p)
+	p.seat.svc.releaseHold(p)
+	p.announceLeft()
 }
 
 // ID returns the game's id in the store, 0 for a guest's game.
@@ -193,6 +196,7 @@ func (p *Play) move(ctx context.Context, d engine.Direction) (engine.Result, err
 			snap.Last = res
 		})
 	}
+	p.announce(res)
 	return res, nil
 }
 
@@ -201,9 +205,11 @@ func (p *Play) commit(ctx context.Context, d engine.Direction) error {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), writeTimeout)
 	defer cancel()
 	seq := p.game.Moves() - 1
-	err := p.seat.svc.store.AppendMove(ctx, p.id, seq, d, db.StateOf(p.game))
+	st := db.StateOf(p.game)
+	st.Fence = p.fence
+	err := p.seat.svc.store.AppendMove(ctx, p.id, seq, d, st)
 	switch {
-	case errors.Is(err, db.ErrConflict) || errors.Is(err, db.ErrGameEnded):
+	case errors.Is(err, db.ErrConflict) || errors.Is(err, db.ErrGameEnded) || errors.Is(err, db.ErrFenced):
 		// Another session moved or restarted this game after we loaded
 		// it: the one-writer rule should have prevented that, and the
 		// store refused the write, so nothing was applied twice.
@@ -224,7 +230,14 @@ func (p *Play) end(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), writeTimeout)
 	defer cancel()
 	ms := db.StateOf(p.game)
-	if err := p.seat.svc.store.EndGame(ctx, p.id, ms); err != nil {
+	ms.Fence = p.fence
+	if err := p.seat.svc.store.EndGame(ctx, p.id, ms); errors.Is(err, db.ErrFenced) {
+		p.revoked = true
+		if p.seat.takenOver != nil {
+			p.seat.takenOver()
+		}
+		return ErrTakenOver
+	} else if err != nil {
 		p.failed = fmt.Errorf("end game %d: %w", p.id, err)
 		return p.failed
 	}

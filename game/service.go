@@ -126,6 +126,8 @@ type Service struct {
 	log       *slog.Logger
 	now       func() time.Time
 	raceTimes raceTimes
+	bus       Bus // nil on a single node
+	outbox    chan remoteSnapshot
 
 	// Lock order: a race's mu, then a Play's mu, then mu, then a
 	// latest's mu.
@@ -136,6 +138,9 @@ type Service struct {
 	lobbies map[int]*race     // the public lobby's race of each size
 	rooms   map[string]*race  // private rooms, by word
 	closed  bool
+	// watchedElsewhere: games held here that other nodes' spectators
+	// asked for, until when (remote.go).
+	watchedElsewhere map[int64]time.Time
 }
 
 // Option changes how New builds the service.
@@ -157,6 +162,7 @@ func New(store Store, log *slog.Logger, opts ...Option) *Service {
 	for _, o := range opts {
 		o(s)
 	}
+	s.listen()
 	return s
 }
 

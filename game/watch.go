@@ -90,13 +90,14 @@ func (w *Watch) Close() {
 	})
 }
 
-// Watch starts watching game id, which must be in play on this server.
+// Watch starts watching game id, which must be in play on this server
+// (on any of its nodes, when they share a store and a Bus).
 func (s *Service) Watch(id int64) (*Watch, error) {
 	s.mu.Lock()
 	p := s.byID[id]
 	s.mu.Unlock()
 	if p == nil {
-		return nil, ErrNotLive
+		return s.watchElsewhere(id)
 	}
 	f := p.watched()
 	f.update(func(snap *Snapshot) { snap.Watchers++ })
@@ -120,19 +121,39 @@ func (s *Service) WatchPlayer(who string) (*Watch, error) {
 		}
 	}
 	if best == nil {
-		return nil, ErrNotLive
+		return s.watchPlayerElsewhere(who, id, byID)
 	}
 	return s.Watch(best.id)
 }
 
-// Live returns a snapshot of every game in play on this server, of every
-// size when size is 0; guests' games are not listed.
+// watchPlayerElsewhere is WatchPlayer for a player whose games are held
+// on other nodes.
+func (s *Service) watchPlayerElsewhere(who, id string, byID bool) (*Watch, error) {
+	var best *db.LiveGame
+	for _, g := range s.liveElsewhere(0) {
+		match := printable(db.DisplayName(g.Player, g.Fingerprint)) == who || (byID && strings.HasPrefix(db.ShortID(g.Fingerprint), id))
+		if match && (best == nil || g.Moves > best.Moves) {
+			best = &g
+		}
+	}
+	if best == nil {
+		return nil, ErrNotLive
+	}
+	return s.Watch(best.GameID)
+}
+
+// Live returns a snapshot of every game in play on this server (on every
+// node, when they share a store and a Bus), of every size when size is 0;
+// guests' games are not listed.
 func (s *Service) Live(size int) []Snapshot {
 	var out []Snapshot
 	for _, p := range s.plays() {
 		if size == 0 || p.key.size == size {
 			out = append(out, p.snapshot())
 		}
+	}
+	for _, g := range s.liveElsewhere(size) {
+		out = append(out, liveSnapshot(g))
 	}
 	return out
 }

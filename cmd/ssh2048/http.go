@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/ssh2048/ssh2048/db"
 	"github.com/ssh2048/ssh2048/game"
 	"github.com/ssh2048/ssh2048/metrics"
 	"github.com/ssh2048/ssh2048/server"
@@ -41,7 +40,7 @@ func (c httpConfig) validate() error {
 }
 
 // serveHTTP starts the web site; the returned function stops it.
-func serveHTTP(cfg httpConfig, log *slog.Logger, m *metrics.Metrics, games *game.Service, store *db.Store, srv *server.Server) (func(), error) {
+func serveHTTP(cfg httpConfig, log *slog.Logger, m *metrics.Metrics, games *game.Service, store interface{ Ping(context.Context) error }, srv *server.Server) (func(), error) {
 	site, err := web.New(web.Config{
 		Games:   games,
 		Metrics: m.Handler(),

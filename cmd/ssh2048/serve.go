@@ -16,6 +16,7 @@ import (
 
 	"github.com/coreos/go-systemd/v22/daemon"
 	"github.com/ssh2048/ssh2048/db"
+	"github.com/ssh2048/ssh2048/db/pg"
 	"github.com/ssh2048/ssh2048/engine/ai"
 	"github.com/ssh2048/ssh2048/game"
 	"github.com/ssh2048/ssh2048/metrics"
@@ -33,6 +34,9 @@ var durabilities = map[string]db.Durability{"power": db.PowerSafe, "crash": db.C
 type serveConfig struct {
 	listen     string
 	data       string
+	database   string // postgres://… : the shared store of several nodes; "" for SQLite under data
+	hostKey    string // "" for <data>/ssh_host_ed25519_key
+	proxyFrom  string // trusted balancers, as --proxy-protocol-from lists them
 	limits     server.Limits
 	durability string
 	logFormat  string
@@ -48,6 +52,14 @@ func parseServe(args []string, stdout, stderr io.Writer) (serveConfig, int, bool
 	fs.StringVar(&c.listen, "listen", ":23234", "address to listen on")
 	fs.StringVar(&c.data, "data", stateDirectory(),
 		"directory for the database and the host key (default $STATE_DIRECTORY, else ./data)")
+	// SSH2048_DATABASE_URL is the name operators of PostgreSQL expect;
+	// SSH2048_DATABASE, the flag's own fallback, wins over it.
+	fs.StringVar(&c.database, "database", os.Getenv("SSH2048_DATABASE_URL"),
+		"PostgreSQL URL (postgres://user@host/db) of a database shared by several nodes (default $SSH2048_DATABASE_URL); empty: SQLite under --data")
+	fs.StringVar(&c.hostKey, "host-key", "",
+		"host key file (created if missing); nodes behind one balancer share one, so that players see one server (default <data>/"+server.HostKeyFile+")")
+	fs.StringVar(&c.proxyFrom, "proxy-protocol-from", "",
+		"addresses or CIDR prefixes of trusted balancers (comma-separated): their connections start with a PROXY protocol header (v1 or v2) naming the real client")
 	c.limits.Flags(fs.FlagSet)
 	fs.BoolVar(&c.ai, "ai", true, "the AI's hints (i) and autoplay (p) on the game screen; --ai=false turns them off")
 	fs.StringVar(&c.durability, "durability", "power",
@@ -64,6 +76,10 @@ func parseServe(args []string, stdout, stderr io.Writer) (serveConfig, int, bool
 	}
 	if err := c.limits.Validate(); err != nil {
 		fmt.Fprintf(stderr, "ssh2048 serve: %v\n", err)
+		return c, 2, false
+	}
+	if _, err := server.ParsePrefixes(c.proxyFrom); err != nil {
+		fmt.Fprintf(stderr, "ssh2048 serve: --proxy-protocol-from: %v\n", err)
 		return c, 2, false
 	}
 	if c.logFormat != "text" && c.logFormat != "json" {
@@ -118,10 +134,7 @@ func serve(cfg serveConfig, log *slog.Logger) error {
 	if cfg.http.addr != "" {
 		m = metrics.New()
 	}
-	store, err := db.Open(ctx, cfg.data, db.WithLogger(log), db.WithDurability(durabilities[cfg.durability]), db.WithObserver(m))
-	if errors.Is(err, db.ErrCorrupt) {
-		return fmt.Errorf("%w. %s", err, damagedHint(cfg.data))
-	}
+	store, err := openStore(ctx, cfg, log, m)
 	if err != nil {
 		return err
 	}
@@ -130,14 +143,20 @@ func serve(cfg serveConfig, log *slog.Logger) error {
 			log.Error("close store", "err", err)
 		}
 	}()
-	if err := checkAtStart(ctx, store, cfg.data, log); err != nil {
-		return err
+	keyFile := cfg.hostKey
+	if keyFile == "" {
+		keyFile = filepath.Join(cfg.data, server.HostKeyFile)
 	}
-	hostKey, err := server.LoadOrCreateHostKey(filepath.Join(cfg.data, server.HostKeyFile))
+	hostKey, err := server.LoadOrCreateHostKey(keyFile)
 	if err != nil {
 		return err
 	}
-	games := game.New(store, log)
+	var opts []game.Option
+	if shared, ok := store.(*pg.Store); ok {
+		// Takeovers and spectators across the nodes on this database.
+		opts = append(opts, game.WithBus(shared.Bus()))
+	}
+	games := game.New(store, log, opts...)
 	scfg := server.Config{Games: games, HostKey: hostKey, Logger: log, Limits: cfg.limits, Observer: m}
 	var queued func() (int, int)
 	if cfg.ai {
@@ -165,6 +184,8 @@ func serve(cfg serveConfig, log *slog.Logger) error {
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
+	trusted, _ := server.ParsePrefixes(cfg.proxyFrom) // checked by parseServe
+	l = server.ProxyListener(l, trusted)
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(l) }()
 	log.Info("listening", "addr", l.Addr().String(), "play", playCommand(l.Addr()), "data", cfg.data, "ai", cfg.ai, "version", version())
@@ -186,6 +207,34 @@ func serve(cfg serveConfig, log *slog.Logger) error {
 	<-served
 	log.Info("stopped")
 	return nil
+}
+
+// store is what serve needs of a store: the game service's, a Ping for
+// /readyz, and Close.
+type store interface {
+	game.Store
+	Ping(ctx context.Context) error
+	Close() error
+}
+
+// openStore opens PostgreSQL when --database names one, else SQLite under
+// --data, checked for damage before the server listens.
+func openStore(ctx context.Context, cfg serveConfig, log *slog.Logger, m *metrics.Metrics) (store, error) {
+	if cfg.database != "" {
+		return pg.Open(ctx, cfg.database, pg.WithLogger(log))
+	}
+	s, err := db.Open(ctx, cfg.data, db.WithLogger(log), db.WithDurability(durabilities[cfg.durability]), db.WithObserver(m))
+	if errors.Is(err, db.ErrCorrupt) {
+		return nil, fmt.Errorf("%w. %s", err, damagedHint(cfg.data))
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := checkAtStart(ctx, s, cfg.data, log); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
 }
 
 // playCommand is how to connect to a server listening on addr, for the

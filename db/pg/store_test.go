@@ -1,0 +1,238 @@
+package pg_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/ssh2048/ssh2048/db"
+	"github.com/ssh2048/ssh2048/db/pg"
+	"github.com/ssh2048/ssh2048/db/pg/pgtest"
+	"github.com/ssh2048/ssh2048/db/storetest"
+)
+
+func TestMain(m *testing.M) { os.Exit(pgtest.Run(m)) }
+
+var quiet = slog.New(slog.DiscardHandler)
+
+// openStore opens a store on a fresh database, closed when the test ends.
+func openStore(tb testing.TB, url string) *pg.Store {
+	tb.Helper()
+	s, err := pg.Open(context.Background(), url, pg.WithLogger(quiet))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { s.Close() })
+	return s
+}
+
+// TestStore runs the stores' conformance suite (package storetest, which
+// package db runs against SQLite) against a real PostgreSQL.
+func TestStore(t *testing.T) {
+	storetest.Run(t, storetest.Backend{
+		Open: func(tb testing.TB, log *slog.Logger) (storetest.Store, func() (storetest.Store, error)) {
+			tb.Helper()
+			url := pgtest.Database(tb)
+			open := func() (storetest.Store, error) {
+				s, err := pg.Open(context.Background(), url, pg.WithLogger(log))
+				if err != nil {
+					return nil, err
+				}
+				tb.Cleanup(func() { s.Close() })
+				return s, nil
+			}
+			s, err := open()
+			if err != nil {
+				tb.Fatal(err)
+			}
+			return s, open
+		},
+		SetSeeds: func(s storetest.Store, next func() uint64) { pg.SetNewSeed(s.(*pg.Store), next) },
+		Exec: func(tb testing.TB, s storetest.Store, sql string, args ...any) {
+			tb.Helper()
+			if _, err := s.(*pg.Store).Pool().Exec(context.Background(), sql, args...); err != nil {
+				tb.Fatalf("%s: %v", sql, err)
+			}
+		},
+		Ints: func(tb testing.TB, s storetest.Store, sql string, args ...any) [][]int64 {
+			tb.Helper()
+			rows, err := s.(*pg.Store).Pool().Query(context.Background(), sql, args...)
+			if err != nil {
+				tb.Fatalf("%s: %v", sql, err)
+			}
+			return storetest.ScanInts(tb, rows, len(rows.FieldDescriptions()))
+		},
+	})
+}
+
+// TestScoreBucketMatchesGo: the score_bucket function the triggers use
+// is db.ScoreBucket.
+func TestScoreBucketMatchesGo(t *testing.T) {
+	s := openStore(t, pgtest.Database(t))
+	for _, score := range []int64{0, 1, 9, 10, 99, 100, 999, 1000, 1009, 1010, 9999, 10000, 123456, 999999, 1000000, 1 << 40, 1<<62 - 1} {
+		var inSQL int64
+		if err := s.Pool().QueryRow(context.Background(), `SELECT score_bucket($1)`, score).Scan(&inSQL); err != nil {
+			t.Fatal(err)
+		}
+		if want, _ := db.ScoreBucket(score); inSQL != want {
+			t.Errorf("score_bucket(%d) = %d, db.ScoreBucket says %d", score, inSQL, want)
+		}
+	}
+}
+
+// TestNodesStartingTogetherMigrateOnce: four stores open one empty
+// database at once, as nodes starting together do; goose's advisory lock
+// lets one migrate, the others find nothing to do.
+func TestNodesStartingTogetherMigrateOnce(t *testing.T) {
+	url := pgtest.Database(t)
+	var wg sync.WaitGroup
+	errs := make([]error, 4)
+	for i := range errs {
+		wg.Go(func() {
+			s, err := pg.Open(context.Background(), url, pg.WithLogger(quiet))
+			if err == nil {
+				s.Close()
+			}
+			errs[i] = err
+		})
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("node %d: %v", i, err)
+		}
+	}
+	s := openStore(t, url)
+	var applied int
+	if err := s.Pool().QueryRow(context.Background(), `SELECT count(*) FROM goose_db_version WHERE version_id > 0`).Scan(&applied); err != nil {
+		t.Fatal(err)
+	}
+	if entries, _ := os.ReadDir("../../migrations/postgres"); applied != len(entries) {
+		t.Errorf("%d migrations recorded, want each of the %d once", applied, len(entries))
+	}
+}
+
+func TestNewerSchemaIsRefused(t *testing.T) {
+	url := pgtest.Database(t)
+	s := openStore(t, url)
+	if _, err := s.Pool().Exec(context.Background(), `INSERT INTO goose_db_version (version_id, is_applied) VALUES (9999, true)`); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	_, err := pg.Open(context.Background(), url, pg.WithLogger(quiet))
+	if !errors.Is(err, db.ErrSchemaTooNew) {
+		t.Fatalf("Open of a newer database: err = %v, want ErrSchemaTooNew", err)
+	}
+}
+
+// TestUnreachableServerIsAClearError: nothing listens at the address: Open
+// fails at once, naming what it could not reach.
+func TestUnreachableServerIsAClearError(t *testing.T) {
+	addr := pgtest.Shared(t).Addr()
+	host := addr[:strings.LastIndex(addr, ":")]
+	url := fmt.Sprintf("postgres://postgres@%s:1/ssh2048?sslmode=disable", host)
+	_, err := pg.Open(context.Background(), url, pg.WithLogger(quiet))
+	if err == nil || !strings.Contains(err.Error(), "127.0.0.1:1/ssh2048") || !strings.Contains(err.Error(), "cannot connect") {
+		t.Fatalf("err = %v, want one naming 127.0.0.1:1/ssh2048 and saying it cannot connect", err)
+	}
+	t.Logf("the error reads: %v", err)
+}
+
+// TestFailedWriteDoesNotSinkItsGroup: a job that fails after writing is
+// undone, alone; the jobs committed with it in a group stay.
+func TestFailedWriteDoesNotSinkItsGroup(t *testing.T) {
+	s := openStore(t, pgtest.Database(t))
+	ctx := context.Background()
+	boom := errors.New("boom")
+	const n = 60
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			errs[i] = pg.Write(s, ctx, func(ctx context.Context, tx pgx.Tx, now int64) error {
+				_, err := tx.Exec(ctx, `INSERT INTO players (fingerprint, key_type, name, first_seen, last_seen) VALUES ($1, 'k', 'n', $2, $2)`,
+					fmt.Sprintf("fp-%d", i), now)
+				if err != nil {
+					return err
+				}
+				if i%3 == 0 {
+					return boom // after a write: the group must not keep it
+				}
+				return nil
+			})
+		})
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if want := i%3 == 0; want != errors.Is(err, boom) || !want && err != nil {
+			t.Errorf("job %d: err = %v", i, err)
+		}
+		var stored int
+		if err := s.Pool().QueryRow(ctx, `SELECT count(*) FROM players WHERE fingerprint = $1`, fmt.Sprintf("fp-%d", i)).Scan(&stored); err != nil {
+			t.Fatal(err)
+		}
+		if (i%3 == 0) != (stored == 0) {
+			t.Errorf("job %d: %d rows stored", i, stored)
+		}
+	}
+}
+
+// TestFoldingBucketsKeepsRanks: ranks are the same before and after the
+// pending bucket changes are folded into score_buckets, and a fold leaves
+// none pending.
+func TestFoldingBucketsKeepsRanks(t *testing.T) {
+	ctx := context.Background()
+	s := openStore(t, pgtest.Database(t))
+	var games []*db.SavedGame
+	for i := range 30 {
+		p, err := s.UpsertPlayer(ctx, fmt.Sprintf("SHA256:fold-%d", i), "ssh-ed25519", "fold")
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, err := s.LoadOrCreateGame(ctx, p.ID, 8, db.KindHuman)
+		if err != nil {
+			t.Fatal(err)
+		}
+		games = append(games, g)
+		for range i % 7 * 5 {
+			d, _ := someMove(g.Engine)
+			g.Engine.Move(d)
+			if err := s.AppendMove(ctx, g.ID, g.Engine.Moves()-1, d, db.StateOf(g.Engine)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	ranks := func() []int {
+		var out []int
+		for _, g := range games {
+			e, err := s.PlayerRank(ctx, g.PlayerID, 8, db.KindHuman)
+			if errors.Is(err, db.ErrNotFound) {
+				out = append(out, 0)
+				continue
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, e.Rank)
+		}
+		return out
+	}
+	before := ranks()
+	if err := pg.FoldBuckets(s, ctx); err != nil {
+		t.Fatal(err)
+	}
+	var pending int
+	if err := s.Pool().QueryRow(ctx, `SELECT count(*) FROM score_bucket_changes`).Scan(&pending); err != nil || pending != 0 {
+		t.Fatalf("%d changes pending after a fold (%v)", pending, err)
+	}
+	if after := ranks(); fmt.Sprint(after) != fmt.Sprint(before) {
+		t.Fatalf("ranks before the fold %v, after %v", before, after)
+	}
+}

@@ -1,0 +1,59 @@
+package db_test
+
+import (
+	"context"
+	"database/sql"
+	"log/slog"
+	"testing"
+
+	"github.com/ssh2048/ssh2048/db"
+	"github.com/ssh2048/ssh2048/db/storetest"
+)
+
+// TestStore runs the stores' conformance suite against SQLite; package
+// db/pg runs the same against PostgreSQL.
+func TestStore(t *testing.T) {
+	storetest.Run(t, storetest.Backend{
+		Open: func(tb testing.TB, log *slog.Logger) (storetest.Store, func() (storetest.Store, error)) {
+			tb.Helper()
+			dir := tb.TempDir()
+			open := func() (storetest.Store, error) {
+				s, err := db.Open(context.Background(), dir, db.WithLogger(log))
+				if err != nil {
+					return nil, err
+				}
+				tb.Cleanup(func() { s.Close() })
+				return s, nil
+			}
+			s, err := open()
+			if err != nil {
+				tb.Fatal(err)
+			}
+			return s, open
+		},
+		SetSeeds: func(s storetest.Store, next func() uint64) { db.SetNewSeed(s.(*db.Store), next) },
+		Exec: func(tb testing.TB, s storetest.Store, sql string, args ...any) {
+			tb.Helper()
+			if _, err := db.WriteDB(s.(*db.Store)).Exec(sql, args...); err != nil {
+				tb.Fatalf("%s: %v", sql, err)
+			}
+		},
+		Ints: func(tb testing.TB, s storetest.Store, sql string, args ...any) [][]int64 {
+			tb.Helper()
+			rows, err := db.ReadDB(s.(*db.Store)).Query(sql, args...)
+			if err != nil {
+				tb.Fatalf("%s: %v", sql, err)
+			}
+			cols, err := rows.Columns()
+			if err != nil {
+				tb.Fatal(err)
+			}
+			return storetest.ScanInts(tb, closer{rows}, len(cols))
+		},
+	})
+}
+
+// closer adapts *sql.Rows, whose Close returns an error, to storetest.Rows.
+type closer struct{ *sql.Rows }
+
+func (c closer) Close() { c.Rows.Close() }

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Brings docs/multi-node.md's deployment up on this machine, on loopback:
+# PostgreSQL (Debian's package), two ssh2048 nodes sharing one host key and
+# one database, and HAProxy in front (TCP mode, send-proxy-v2 from
+# 127.0.0.2, the only address the nodes trust). Prints the balancer's
+# address and runs until Ctrl-C or SIGTERM, then stops everything and
+# removes its files. Run it as root (PostgreSQL then runs as postgres) or
+# as any user that may run initdb.
+#
+#   deploy/loopback-cluster.sh [BALANCER_PORT]        # default 23240
+#   ssh2048 load --addr 127.0.0.1:23240 --sessions 500 ...   # from another terminal
+set -euo pipefail
+cd "$(dirname "$0")/.."
+port=${1:-23240}
+node1=127.0.0.1:23241 node2=127.0.0.1:23242 pgport=23243
+
+pgbin=$(dirname "$(readlink -f "$(command -v initdb 2>/dev/null || ls -d /usr/lib/postgresql/*/bin/initdb | sort -V | tail -1)")")
+command -v haproxy >/dev/null || { echo "haproxy is not installed: apt-get install haproxy" >&2; exit 1; }
+[ -x "$pgbin/initdb" ] || { echo "PostgreSQL is not installed: apt-get install postgresql" >&2; exit 1; }
+
+work=$(mktemp -d /tmp/ssh2048-cluster-XXXXXX)
+as=()
+if [ "$(id -u)" = 0 ]; then chown postgres: "$work"; as=(runuser -u postgres --); fi
+pids=()
+cleanup() {
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  "${as[@]}" "$pgbin/pg_ctl" -D "$work/pg" -m fast -w stop >/dev/null 2>&1 || true
+  rm -rf "$work"
+}
+trap cleanup EXIT INT TERM
+
+go build -o "$work/ssh2048" ./cmd/ssh2048
+"${as[@]}" "$pgbin/initdb" -D "$work/pg" -U postgres --auth=trust -E UTF8 >/dev/null
+"${as[@]}" "$pgbin/pg_ctl" -D "$work/pg" -l "$work/pg.log" -w \
+  -o "-c listen_addresses=127.0.0.1 -c port=$pgport -c unix_socket_directories=$work -c max_connections=200" start >/dev/null
+"${as[@]}" "$pgbin/psql" -q -h 127.0.0.1 -p $pgport -U postgres -c 'CREATE DATABASE ssh2048'
+
+export SSH2048_DATABASE_URL="postgres://postgres@127.0.0.1:$pgport/ssh2048?sslmode=disable"
+export SSH2048_HOST_KEY="$work/ssh_host_ed25519_key" SSH2048_PROXY_PROTOCOL_FROM=127.0.0.2
+# Every load-test client comes from 127.0.0.1: the per-address limits off.
+export SSH2048_CONN_RATE_PER_IP=0 SSH2048_MAX_UNAUTH_PER_IP=0 SSH2048_MAX_CONNS_PER_IP=0 SSH2048_MAX_CONNS=3000
+for n in 1 2; do
+  eval addr=\$node$n
+  "$work/ssh2048" serve --listen "$addr" --data "$work/data$n" --log-level warn 2>"$work/node$n.log" &
+  pids+=($!)
+done
+cat >"$work/haproxy.cfg" <<CFG
+global
+    maxconn 8192
+defaults
+    mode tcp
+    timeout connect 5s
+    timeout client 15m
+    timeout server 15m
+    retries 3
+    option redispatch
+frontend ssh
+    bind 127.0.0.1:$port
+    default_backend ssh2048
+backend ssh2048
+    balance leastconn
+    default-server send-proxy-v2 check check-send-proxy inter 1s fall 2 rise 2 source 127.0.0.2
+    server node1 $node1
+    server node2 $node2
+CFG
+haproxy -db -f "$work/haproxy.cfg" 2>"$work/haproxy.log" &
+pids+=($!)
+sleep 2
+echo "ssh2048 on 127.0.0.1:$port (nodes $node1 $node2, PostgreSQL 127.0.0.1:$pgport; logs in $work)"
+wait -n "${pids[@]}" || true
+echo "a process stopped; shutting down" >&2

@@ -1,0 +1,252 @@
+package game
+
+import (
+	"context"
+	"encoding/json"
+	"strconv"
+	"time"
+
+	"github.com/ssh2048/ssh2048/db"
+	"github.com/ssh2048/ssh2048/engine"
+)
+
+// Spectators across nodes. A game is fed to its spectators by the node
+// whose session holds it (watch.go). A spectator on another node finds it
+// in the store (liveStore: the games held by a node whose lease is
+// current, with their snapshot columns as the first board), then asks for
+// it on the bus (TopicWatch, again every watchRenew while it watches);
+// the holding node publishes the game's snapshot (TopicSnapshot) after
+// every move while some node asked within watchExpiry, and once more when
+// its player leaves. A snapshot carries the whole board, so a lost one
+// costs nothing once the next arrives; one older than what a spectator
+// shows is dropped. If the game moves to the spectator's own node, the
+// feed is fed locally from then on, as after a takeover on one node.
+
+// Bus topics of spectating.
+const (
+	TopicWatch    = "watch"    // "GAME": some node's spectators watch game GAME
+	TopicSnapshot = "snapshot" // JSON of a remoteSnapshot
+)
+
+const (
+	watchRenew  = 5 * time.Second  // how often a watching node asks again
+	watchExpiry = 15 * time.Second // how long the holding node publishes after the last ask
+	outboxSize  = 1024             // snapshots waiting to be published; more are dropped (the next carries the board)
+)
+
+// liveStore is a store shared by several nodes that knows which games
+// are held right now, wherever (package db/pg).
+type liveStore interface {
+	LiveGames(ctx context.Context, size int, id int64) ([]db.LiveGame, error)
+}
+
+// remoteSnapshot is a Snapshot on the bus.
+type remoteSnapshot struct {
+	GameID    int64
+	Player    string
+	Size      int
+	Kind      db.Kind
+	Board     string
+	Score     int
+	Moves     int
+	Won, Over bool
+	Last      engine.Result
+	Status    Status
+	TakenOver int
+}
+
+func (r remoteSnapshot) apply(snap *Snapshot) {
+	board, err := engine.ParseBoard(r.Board)
+	if err != nil {
+		return
+	}
+	snap.GameID, snap.Player, snap.Size, snap.Kind, snap.Board = r.GameID, r.Player, r.Size, r.Kind, board
+	snap.Score, snap.Moves, snap.Won, snap.Over, snap.Last = r.Score, r.Moves, r.Won, r.Over, r.Last
+	snap.Status, snap.TakenOver = r.Status, r.TakenOver
+}
+
+// liveSnapshot is a stored live game as a spectator first sees it.
+func liveSnapshot(g db.LiveGame) Snapshot {
+	board, _ := engine.ParseBoard(g.Board)
+	return Snapshot{GameID: g.GameID, Player: printable(db.DisplayName(g.Player, g.Fingerprint)), Size: g.Size, Kind: g.Kind,
+		Board: board, Score: g.Score, Moves: g.Moves, Won: g.Won, Status: Live}
+}
+
+// listenRemote subscribes to the spectating topics; s.bus is set.
+func (s *Service) listenRemote() {
+	s.outbox = make(chan remoteSnapshot, outboxSize)
+	s.watchedElsewhere = make(map[int64]time.Time)
+	go s.publishSnapshots()
+	s.bus.Subscribe(TopicWatch, func(payload []byte) {
+		id, err := strconv.ParseInt(string(payload), 10, 64)
+		if err != nil {
+			return
+		}
+		s.mu.Lock()
+		p := s.byID[id]
+		if p != nil {
+			s.watchedElsewhere[id] = s.now().Add(watchExpiry)
+		}
+		s.mu.Unlock()
+		if p != nil {
+			go func() { // the asking node's first board, at once
+				p.mu.Lock()
+				defer p.mu.Unlock()
+				p.announce(engine.Result{})
+			}()
+		}
+	})
+	s.bus.Subscribe(TopicSnapshot, func(payload []byte) {
+		var r remoteSnapshot
+		if json.Unmarshal(payload, &r) != nil {
+			return
+		}
+		s.mu.Lock()
+		f, local := s.feeds[r.GameID], s.byID[r.GameID] != nil
+		s.mu.Unlock()
+		if f == nil || local {
+			return
+		}
+		f.update(func(snap *Snapshot) {
+			if r.Moves >= snap.Moves || r.Status != snap.Status || r.TakenOver != snap.TakenOver {
+				r.apply(snap)
+			}
+		})
+	})
+}
+
+// announce publishes p's game to the nodes that watch it, if any; p.mu is
+// held.
+func (p *Play) announce(last engine.Result) { p.announceAs(last, Live) }
+
+// announceLeft tells the nodes that watch p's game that its player left.
+func (p *Play) announceLeft() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.announceAs(engine.Result{}, Left)
+}
+
+// announceAs is announce with the status a live game is shown with.
+func (p *Play) announceAs(last engine.Result, status Status) {
+	s := p.seat.svc
+	if s.bus == nil || p.guest {
+		return
+	}
+	s.mu.Lock()
+	until, ok := s.watchedElsewhere[p.id]
+	if ok && (s.now().After(until) || status == Left) {
+		// Asked too long ago, or told for the last time: the player left.
+		delete(s.watchedElsewhere, p.id)
+		ok = ok && status == Left
+	}
+	s.mu.Unlock()
+	if !ok {
+		return
+	}
+	var snap Snapshot
+	p.fill(&snap)
+	if snap.Status == Live {
+		snap.Status = status
+	}
+	if p.feed != nil {
+		cur, _ := p.feed.get()
+		snap.TakenOver = cur.TakenOver
+	}
+	r := remoteSnapshot{GameID: snap.GameID, Player: snap.Player, Size: snap.Size, Kind: snap.Kind, Board: snap.Board.String(),
+		Score: snap.Score, Moves: snap.Moves, Won: snap.Won, Over: snap.Over, Last: last, Status: snap.Status, TakenOver: snap.TakenOver}
+	select {
+	case s.outbox <- r:
+	default: // the bus is behind: the next snapshot carries the board
+	}
+}
+
+// publishSnapshots sends the outbox on the bus, in order.
+func (s *Service) publishSnapshots() {
+	for r := range s.outbox {
+		payload, err := json.Marshal(r)
+		if err != nil {
+			continue
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
+		if err := s.bus.Publish(ctx, TopicSnapshot, payload); err != nil {
+			s.log.Warn("bus: publish snapshot", "game", r.GameID, "err", err)
+		}
+		cancel()
+	}
+}
+
+// watchElsewhere starts watching game id, held on another node.
+func (s *Service) watchElsewhere(id int64) (*Watch, error) {
+	live, ok := s.store.(liveStore)
+	if s.bus == nil || !ok {
+		return nil, ErrNotLive
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
+	defer cancel()
+	games, err := live.LiveGames(ctx, 0, id)
+	if err != nil {
+		return nil, err
+	}
+	if len(games) == 0 {
+		return nil, ErrNotLive
+	}
+	s.mu.Lock()
+	f := s.feeds[id]
+	fresh := f == nil
+	if fresh {
+		f = newLatest(liveSnapshot(games[0]))
+		s.feeds[id] = f
+	}
+	s.mu.Unlock()
+	f.update(func(snap *Snapshot) { snap.Watchers++ })
+	if fresh {
+		go s.keepAsking(id, f)
+	}
+	return &Watch{svc: s, feed: f}, nil
+}
+
+// keepAsking asks the holding node for game id's moves while f is the
+// feed this node's spectators watch.
+func (s *Service) keepAsking(id int64, f *feed) {
+	t := time.NewTicker(watchRenew)
+	defer t.Stop()
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
+		if err := s.bus.Publish(ctx, TopicWatch, []byte(strconv.FormatInt(id, 10))); err != nil {
+			s.log.Warn("bus: ask for a game", "game", id, "err", err)
+		}
+		cancel()
+		<-t.C
+		s.mu.Lock()
+		still := s.feeds[id] == f && s.byID[id] == nil
+		s.mu.Unlock()
+		if !still {
+			return
+		}
+	}
+}
+
+// liveElsewhere lists the games held on other nodes, of one size (0:
+// every size), that this node does not hold.
+func (s *Service) liveElsewhere(size int) []db.LiveGame {
+	live, ok := s.store.(liveStore)
+	if s.bus == nil || !ok {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
+	defer cancel()
+	games, err := live.LiveGames(ctx, size, 0)
+	if err != nil {
+		s.log.Warn("list live games", "err", err)
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := games[:0]
+	for _, g := range games {
+		if s.byID[g.GameID] == nil {
+			out = append(out, g)
+		}
+	}
+	return out
+}
