@@ -3,6 +3,7 @@ package game
 import (
 	"context"
 	"sync"
+	"time"
 )
 
 // latest holds the newest value of something that many wait on (a watched
@@ -15,6 +16,7 @@ type latest[T any] struct {
 	value   T
 	version uint64        // counts the changes; the first value is version 1
 	changed chan struct{} // closed and replaced at every change
+	waking  bool          // a wake is scheduled (updateSoon)
 }
 
 func newLatest[T any](v T) *latest[T] {
@@ -27,6 +29,34 @@ func (l *latest[T]) update(change func(*T)) {
 	defer l.mu.Unlock()
 	change(&l.value)
 	l.version++
+	close(l.changed)
+	l.changed = make(chan struct{})
+}
+
+// updateSoon applies change to the value now and wakes everyone waiting
+// after a delay, once for all the changes made meanwhile. The caller, who
+// has more to do (draw a player's own frame), does not pay for waking
+// them, nor share the CPU with them right away: closing a channel readies
+// every goroutine waiting on it, on the closer's goroutine, and they all
+// want to run at once. One that calls next meanwhile gets the new value
+// at once.
+func (l *latest[T]) updateSoon(change func(*T), after time.Duration) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	change(&l.value)
+	l.version++
+	if !l.waking {
+		l.waking = true
+		time.AfterFunc(after, l.wake)
+	}
+}
+
+// wake wakes everyone waiting; a wake for a value they have already seen
+// sends them back to wait.
+func (l *latest[T]) wake() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.waking = false
 	close(l.changed)
 	l.changed = make(chan struct{})
 }

@@ -191,10 +191,12 @@ func (p *Play) move(ctx context.Context, d engine.Direction) (engine.Result, err
 		}
 	}
 	if p.feed != nil {
-		p.feed.update(func(snap *Snapshot) {
+		// The spectators see the move spectatorLag after the player:
+		// waking hundreds of them must not delay the player's own frame.
+		p.feed.updateSoon(func(snap *Snapshot) {
 			p.fill(snap)
 			snap.Last = res
-		})
+		}, spectatorLag)
 	}
 	p.announce(res)
 	return res, nil

@@ -116,6 +116,8 @@ type racer struct {
 	reached time.Time // when the score last grew: ties go to the earlier
 	rating  db.Rating
 	rated   bool
+	place   int     // once the race is finished
+	after   float64 // the rating after it, 0 when not rated
 }
 
 // RaceTicket is one racer's place in a race.
@@ -399,17 +401,10 @@ func (r *race) finish() {
 	// The results show once they are stored.
 	r.mu.Lock()
 	r.final = true
-	r.view.update(func(v *RaceView) {
-		// A new slice: views already handed out share the old one.
-		racers := slices.Clone(v.Racers)
-		for i, rc := range r.racers {
-			racers[i].Place = places[rc]
-			if a, ok := after[rc]; ok {
-				racers[i].After = a.Rating
-			}
-		}
-		v.Phase, v.Racers = Finished, racers
-	})
+	for _, rc := range r.racers {
+		rc.place, rc.after = places[rc], after[rc].Rating
+	}
+	r.publish()
 	r.mu.Unlock()
 	r.svc.forgetRace(r)
 }
@@ -440,7 +435,7 @@ func (r *race) publish() {
 	racers := make([]Racer, len(r.racers))
 	for i, rc := range r.racers {
 		p := rc.seat.player
-		x := Racer{Name: p.Name, Bot: rc.bot, Left: rc.left, who: rc}
+		x := Racer{Name: p.Name, Bot: rc.bot, Left: rc.left, Place: rc.place, After: rc.after, who: rc}
 		if !p.Guest {
 			x.Key = db.ShortID(p.Fingerprint)
 			x.Rating = rc.rating.Rating

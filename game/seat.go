@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ssh2048/ssh2048/db"
@@ -20,6 +21,9 @@ type Seat struct {
 	// takenOver is called, once per game, when a newer session takes over
 	// a game this seat holds; it tells the player and ends the session.
 	takenOver func()
+	// onWatchers, if set, is called when a spectator starts or stops
+	// watching one of the seat's games (see OnWatchers).
+	onWatchers atomic.Pointer[func()]
 
 	mu     sync.Mutex
 	plays  []*Play           // opened and not closed; Close releases them
@@ -31,6 +35,19 @@ type Seat struct {
 // the other session's goroutine: it must not block).
 func (s *Service) Seat(p Player, onTakenOver func()) *Seat {
 	return &Seat{svc: s, player: p, takenOver: onTakenOver}
+}
+
+// OnWatchers sets f to be called whenever a spectator starts or stops
+// watching a game the seat holds, so that the player's screen can show how
+// many watch. f is called from the spectator's goroutine: it must not
+// block (a spectator must never wait on the player, nor the player on a
+// spectator).
+func (st *Seat) OnWatchers(f func()) { st.onWatchers.Store(&f) }
+
+func (st *Seat) watchersChanged() {
+	if f := st.onWatchers.Load(); f != nil {
+		(*f)()
+	}
 }
 
 // Player returns whom the seat plays for.

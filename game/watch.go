@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/ssh2048/ssh2048/db"
 	"github.com/ssh2048/ssh2048/engine"
@@ -62,6 +63,12 @@ type Snapshot struct {
 // feed is a watched game's newest snapshot.
 type feed = latest[Snapshot]
 
+// spectatorLag is how long after its player's move the spectators of a
+// game are woken to show it: time for the player's own frame to be drawn
+// and sent first (a millisecond or two), before hundreds of spectators'
+// frames want the CPU. Well under a frame interval a person notices.
+const spectatorLag = 10 * time.Millisecond
+
 // Watch is one spectator of one game. Next is called from one goroutine.
 type Watch struct {
 	svc  *Service
@@ -85,8 +92,15 @@ func (w *Watch) Next(ctx context.Context) (Snapshot, error) {
 // Close stops watching.
 func (w *Watch) Close() {
 	w.once.Do(func() {
-		w.feed.update(func(snap *Snapshot) { snap.Watchers-- })
+		var id int64
+		w.feed.update(func(snap *Snapshot) { snap.Watchers--; id = snap.GameID })
 		w.svc.dropFeedIfIdle(w.feed)
+		w.svc.mu.Lock()
+		p := w.svc.byID[id]
+		w.svc.mu.Unlock()
+		if p != nil {
+			p.seat.watchersChanged()
+		}
 	})
 }
 
@@ -101,6 +115,7 @@ func (s *Service) Watch(id int64) (*Watch, error) {
 	}
 	f := p.watched()
 	f.update(func(snap *Snapshot) { snap.Watchers++ })
+	p.seat.watchersChanged()
 	return &Watch{svc: s, feed: f}, nil
 }
 
@@ -110,6 +125,27 @@ func (s *Service) Watch(id int64) (*Watch, error) {
 // boards show it): the game with the most moves if they play several at
 // once.
 func (s *Service) WatchPlayer(who string) (*Watch, error) {
+	p := s.playerPlay(who)
+	if p == nil {
+		return s.watchPlayerElsewhere(who)
+	}
+	return s.Watch(p.id)
+}
+
+// Playing returns the game WatchPlayer(who) would watch, as it stands,
+// without watching it: for a spectator who follows a player from one game
+// to the next, and checks whether they started another.
+func (s *Service) Playing(who string) (Snapshot, bool) {
+	p := s.playerPlay(who)
+	if p == nil {
+		return Snapshot{}, false
+	}
+	return p.snapshot(), true
+}
+
+// playerPlay is the game in play of the player who names (see
+// WatchPlayer), or nil.
+func (s *Service) playerPlay(who string) *Play {
 	id, byID := strings.CutPrefix(who, "#")
 	byID = byID && len(id) >= 6
 	var best *Play
@@ -120,15 +156,14 @@ func (s *Service) WatchPlayer(who string) (*Watch, error) {
 			best = p
 		}
 	}
-	if best == nil {
-		return s.watchPlayerElsewhere(who, id, byID)
-	}
-	return s.Watch(best.id)
+	return best
 }
 
 // watchPlayerElsewhere is WatchPlayer for a player whose games are held
 // on other nodes.
-func (s *Service) watchPlayerElsewhere(who, id string, byID bool) (*Watch, error) {
+func (s *Service) watchPlayerElsewhere(who string) (*Watch, error) {
+	id, byID := strings.CutPrefix(who, "#")
+	byID = byID && len(id) >= 6
 	var best *db.LiveGame
 	for _, g := range s.liveElsewhere(0) {
 		match := printable(db.DisplayName(g.Player, g.Fingerprint)) == who || (byID && strings.HasPrefix(db.ShortID(g.Fingerprint), id))

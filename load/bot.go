@@ -61,7 +61,11 @@ func (s *session) playBot(ctx context.Context, client *gossh.Client, stop <-chan
 	defer sess.Close()
 	stderr := &capped{max: 512}
 	sess.Stderr = stderr
-	if err := sess.Start("bot"); err != nil {
+	cmd := "bot"
+	if s.cfg.Size != 0 {
+		cmd += fmt.Sprintf(" --size %d", s.cfg.Size)
+	}
+	if err := sess.Start(cmd); err != nil {
 		return &kindError{errSession, err}
 	}
 	lines := make(chan readResult, 4)

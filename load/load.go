@@ -44,6 +44,10 @@ type Config struct {
 	// holds the sessions open without a key (idle players).
 	Rate float64
 	Mode Mode
+	// Size is the board size played, 3 to 8; 0 leaves it to the server
+	// (4×4 for a new player). Random keys end a 4×4 game in a hundred
+	// moves or so; an 8×8 one lasts thousands.
+	Size int
 
 	// Handshakes bounds how many SSH handshakes are in flight at once
 	// during the ramp-up.
@@ -68,6 +72,14 @@ type Config struct {
 	// VerifyWait is how long the check keeps trying to connect, for runs
 	// in which the server is killed and restarted; 0: one try.
 	VerifyWait time.Duration
+
+	// Spectators, in tui mode, watch session 1 (`watch NAME`): the run
+	// then plays Duration unwatched, lets them in, and plays Duration
+	// watched, and reports both (see watch.go).
+	Spectators int
+	// ServerPID, if set (Linux), is the server's process: its RSS and
+	// CPU time are read from /proc at each step of a spectator run.
+	ServerPID int
 }
 
 // DefaultConfig returns the defaults the flags show.
@@ -116,6 +128,14 @@ func (c Config) Validate() error {
 		return bad("--jitter %v: must be at least 0 and less than 1", c.Jitter)
 	case c.VerifyWait < 0 || c.VerifyWait > MaxConnectTimeout*10:
 		return bad("--verify-wait %v: must be 0 to %v", c.VerifyWait, MaxConnectTimeout*10)
+	case c.Size != 0 && (c.Size < 3 || c.Size > 8): // the server's sizes; package load knows no engine
+		return bad("--size %d: must be 3 to 8", c.Size)
+	case c.Spectators < 0 || c.Spectators > MaxSessions:
+		return bad("--spectators %d: must be 0 to %d", c.Spectators, MaxSessions)
+	case c.Spectators > 0 && c.Mode != ModeTUI:
+		return bad("--spectators: spectators watch a game screen; use --mode tui")
+	case c.ServerPID < 0:
+		return bad("--server-pid %d: a process id", c.ServerPID)
 	case len(c.NamePrefix) > 10:
 		return bad("--name-prefix %q: at most 10 bytes (display names are cut at 16 cells)", c.NamePrefix)
 	}

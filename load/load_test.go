@@ -336,6 +336,10 @@ func TestConfigValidate(t *testing.T) {
 		"frame timeout":    func(c *Config) { c.FrameTimeout = MaxFrameTimeout + 1 },
 		"jitter":           func(c *Config) { c.Jitter = 1 },
 		"long name prefix": func(c *Config) { c.NamePrefix = "abcdefghijk" },
+		"size":             func(c *Config) { c.Size = 9 },
+		"spectators":       func(c *Config) { c.Spectators = -1 },
+		"bot spectators":   func(c *Config) { c.Mode, c.Spectators = ModeBot, 3 },
+		"server pid":       func(c *Config) { c.ServerPID = -1 },
 	} {
 		c := ok
 		mutate(&c)

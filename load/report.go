@@ -39,6 +39,11 @@ type Report struct {
 	GamesOver         int            `json:"games_over"` // bot: games that ended during the run
 
 	Verify VerifyReport `json:"verify"`
+
+	// Watch is what the spectators measured (--spectators).
+	Watch *WatchReport `json:"watch,omitempty"`
+	// RSS is the server's memory (--server-pid).
+	RSS *RSSReport `json:"rss,omitempty"`
 }
 
 // HandshakeStats is about connecting: TCP connect, SSH handshake and
@@ -164,15 +169,7 @@ func newReport(cfg *Config, sessions []*session, ramp, play time.Duration) *Repo
 			r.SessionsCompleted++
 			continue
 		}
-		kind := "other"
-		var ke *kindError
-		if errors.As(s.err, &ke) {
-			kind = ke.kind
-		}
-		if r.Errors[kind] == 0 {
-			r.ErrorSamples = append(r.ErrorSamples, s.name+": "+s.err.Error())
-		}
-		r.Errors[kind]++
+		r.countError(s, "")
 	}
 	if played > 0 {
 		// Mean play time per session: the span over which the sessions
@@ -212,6 +209,24 @@ func newReport(cfg *Config, sessions []*session, ramp, play time.Duration) *Repo
 		r.FrameBytes.First = firstTotal / firstCount
 	}
 	return r
+}
+
+// countError counts the error that ended s, if any, by its kind after
+// prefix, and keeps the first of each kind as a sample.
+func (r *Report) countError(s *session, prefix string) {
+	if s.err == nil {
+		return
+	}
+	kind := "other"
+	var ke *kindError
+	if errors.As(s.err, &ke) {
+		kind = ke.kind
+	}
+	kind = prefix + kind
+	if r.Errors[kind] == 0 {
+		r.ErrorSamples = append(r.ErrorSamples, s.name+": "+s.err.Error())
+	}
+	r.Errors[kind]++
 }
 
 // WriteJSON writes the report as one JSON object and a newline.
@@ -299,6 +314,12 @@ func (r *Report) WriteText(w io.Writer) error {
 		}
 	}
 	b.WriteString("\n")
+	if r.Watch != nil {
+		writeWatch(&b, r.Watch)
+	}
+	if r.RSS != nil {
+		writeRSS(&b, r.RSS)
+	}
 	writeVerify(&b, r.Verify)
 	if r.OK() {
 		b.WriteString("  result       OK\n")

@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	gossh "golang.org/x/crypto/ssh"
@@ -73,6 +74,16 @@ type session struct {
 	// bot: the moves counter of the first and last state lines.
 	firstMoves, lastMoves int
 	gameOver              bool
+
+	// A spectator run's (see watch.go): its phase, the latencies of the
+	// keys sent alone and watched, and for session 1, the one watched,
+	// when each key went and its frame came in the watched half.
+	phase      *atomic.Int32 // nil: no spectators
+	sentPhase  int32
+	alone      sample[int64]
+	watchedLat sample[int64]
+	recordKeys bool
+	keyFrames  []keyFrame
 }
 
 // Run performs one load run and returns its report. It returns an error
@@ -91,11 +102,16 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	// check has a budget of its own.
 	rounds := (cfg.Sessions + cfg.Handshakes - 1) / cfg.Handshakes
 	hard := time.Duration(rounds+2)*cfg.ConnectTimeout + cfg.Duration + 2*cfg.FrameTimeout + 10*time.Second
+	if cfg.Spectators > 0 {
+		// The watched half, the spectators' ramp-up and their goodbyes.
+		rounds := (cfg.Spectators + cfg.Handshakes - 1) / cfg.Handshakes
+		hard += cfg.Duration + time.Duration(rounds+2)*cfg.ConnectTimeout + cfg.FrameTimeout + settleWatched
+	}
 	playCtx, cancel := context.WithTimeout(ctx, hard)
 	defer cancel()
 
 	digits := len(fmt.Sprint(cfg.Sessions))
-	room := sessionRoom(cfg.Sessions)
+	room := sessionRoom(cfg.Sessions + cfg.Spectators)
 	sessions := make([]*session, cfg.Sessions)
 	for i := range sessions {
 		sessions[i] = &session{
@@ -114,10 +130,22 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		// through scores has nothing to count.
 		cfg.Verify = false
 	}
+	probe := newServerProbe(cfg.ServerPID)
+	probe.markBefore()
+	var watch *watchRun
+	if cfg.Spectators > 0 {
+		watch = newWatchRun(&cfg, sessions[0].name, probe)
+		for _, s := range sessions {
+			s.phase = &watch.phase
+			s.alone, s.watchedLat = newSample[int64](room), newSample[int64](room)
+		}
+		sessions[0].recordKeys = true
+	}
 
 	// stop is closed Duration after the last handshake attempt: from then
 	// on every session has had its chance to connect, and all that did
-	// play together for Duration.
+	// play together for Duration. (With spectators, after both halves:
+	// see watchRun.halves.)
 	stop := make(chan struct{})
 	var rampWG, playWG sync.WaitGroup
 	slots := make(chan struct{}, cfg.Handshakes)
@@ -132,10 +160,27 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	rampWG.Wait()
 	rampEnd := time.Now()
-	timer := time.AfterFunc(cfg.Duration, func() { close(stop) })
-	playWG.Wait()
-	if timer.Stop() { // everyone ended early (errors, games over, cancel)
-		close(stop)
+	if watch != nil {
+		playersDone, halvesDone := make(chan struct{}), make(chan struct{})
+		go func() {
+			defer close(halvesDone)
+			watch.halves(playCtx, slots, stop, playersDone)
+		}()
+		playWG.Wait()
+		close(playersDone)
+		<-halvesDone
+		// The spectators leave once the players are done: a spectator
+		// leaving redraws the player's header.
+		watch.finish()
+	} else {
+		timer := time.AfterFunc(cfg.Duration, func() {
+			probe.markPlayers()
+			close(stop)
+		})
+		playWG.Wait()
+		if timer.Stop() { // everyone ended early (errors, games over, cancel)
+			close(stop)
+		}
 	}
 	end := time.Now()
 
@@ -144,6 +189,13 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		samples, late := opponentLatencies(rooms)
 		rep.Opponent = percentiles(samples)
 		rep.OpponentLate = late
+	}
+	rep.RSS = probe.report(cfg.Sessions, cfg.Spectators)
+	if watch != nil {
+		rep.Watch = watch.report(sessions)
+		for _, sp := range watch.spectators {
+			rep.countError(sp.s, "spectator ")
+		}
 	}
 	if cfg.Verify {
 		vctx, cancel := context.WithTimeout(ctx, cfg.VerifyWait+5*cfg.ConnectTimeout)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 
@@ -85,6 +86,16 @@ func (s *session) playTUI(ctx context.Context, client *gossh.Client, stop <-chan
 	if err := s.firstFrame(ctx, chunks); err != nil {
 		return err
 	}
+	if s.cfg.Size != 0 && s.cfg.Size != 4 {
+		// The game screen opens on 4×4 for a new player; a digit opens
+		// that size's game.
+		if _, err := io.WriteString(in, strconv.Itoa(s.cfg.Size)); err != nil {
+			return &kindError{errWrite, err}
+		}
+		if err := s.redrawn(ctx, chunks); err != nil {
+			return err
+		}
+	}
 	s.playing = time.Now()
 	defer func() { s.played = time.Since(s.playing) }()
 
@@ -155,6 +166,7 @@ func (s *session) playKeys(ctx context.Context, chunks <-chan chunk, w io.Writer
 				}
 				s.answered++
 				s.latencies.add(int64(c.at.Sub(t0)), s.rng)
+				s.byPhase(t0, c.at)
 				s.endFrame() // the previous key's frame ends where this one starts
 				s.frame, s.inFrame = c.n, true
 			} else {
@@ -181,6 +193,10 @@ func (s *session) playKeys(ctx context.Context, chunks <-chan chunk, w io.Writer
 			pending = false
 			s.endFrame()
 		}
+		if s.holding() {
+			next = time.Now().Add(holdPoll)
+			continue
+		}
 		if s.room != nil {
 			// The room's keys take turns (see opponentLatencies).
 			if wait := time.Until(s.room.turn(time.Now())); wait > 0 {
@@ -191,6 +207,9 @@ func (s *session) playKeys(ctx context.Context, chunks <-chan chunk, w io.Writer
 		t0 = time.Now()
 		if s.room != nil {
 			s.raceKeys = append(s.raceKeys, raceKey{at: t0})
+		}
+		if s.phase != nil {
+			s.sentPhase = s.phase.Load()
 		}
 		if _, err := io.WriteString(w, arrows[s.rng.IntN(len(arrows))]); err != nil {
 			return &kindError{errWrite, err}
@@ -266,6 +285,29 @@ func (s *session) firstFrame(ctx context.Context, chunks <-chan chunk) error {
 			return nil
 		case <-deadline.C: // a screen that never stops drawing: go on anyway
 			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// redrawn waits for the screen to draw again after a key that changes
+// it: the first output, then until the output pauses for settle.
+func (s *session) redrawn(ctx context.Context, chunks <-chan chunk) error {
+	deadline := time.NewTimer(s.cfg.ConnectTimeout)
+	defer deadline.Stop()
+	var quiet <-chan time.Time
+	for {
+		select {
+		case c := <-chunks:
+			if c.err != nil {
+				return closedError(c.err)
+			}
+			quiet = time.After(settle)
+		case <-quiet:
+			return nil
+		case <-deadline.C:
+			return failf(errFirstFrame, "the screen did not change within %v", s.cfg.ConnectTimeout)
 		case <-ctx.Done():
 			return ctx.Err()
 		}

@@ -68,6 +68,9 @@ func verify(ctx context.Context, cfg *Config, sessions []*session) VerifyReport 
 		v.Basis = "framed_keys"
 		v.Note = "tui: the screen does not tell the client the move count; a key is taken to have moved the board when a frame answered it (a key that changes nothing redraws nothing)"
 	}
+	if cfg.Size != 0 {
+		v.Command += fmt.Sprintf(" --size %d", cfg.Size)
+	}
 	entries, err := fetchScoresRetrying(ctx, cfg, v.Command)
 	if err != nil {
 		v.Checked = false

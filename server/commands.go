@@ -31,6 +31,10 @@ func init() {
 		{"race", "[--size N] [--room WORD]", "race others on the same tiles: the public lobby, or a private room (needs ssh -t)", (*Server).runRace},
 		{"export", "GAME", "print the record of an ended game (docs/record-format.md)", (*Server).runExport},
 		{"verify", "GAME", "replay a stored game and check its score, largest tile, win and board", (*Server).runVerify},
+		{"watch", "NAME|#TAG|GAME", "watch a game being played, as its player sees it (ssh -t)", (*Server).runWatch},
+		{"tv", "[--size N]", "watch the best game being played right now (ssh -t)", (*Server).runTV},
+		{"replay", "GAME", "replay a stored game move by move (ssh -t)", (*Server).runReplay},
+		{"history", "", "your recent and best games, to replay (ssh -t)", (*Server).runHistory},
 		{"help", "", "this list", (*Server).runHelp},
 	}
 }
@@ -73,9 +77,9 @@ func writeHelp(w io.Writer) {
 	b.WriteString("\nEvery command takes --help.\n" +
 		"Exit status (commands and the game screen): 0 ok, 1 server error, 2 usage,\n" +
 		"3 taken over by a newer session, 4 server restarting (your game is saved;\n" +
-		"reconnect), 5 refuted (verify), 6 no such game, 7 game still in play\n" +
-		"(export), 9 closed for inactivity (no input, or no answer to keepalives),\n" +
-		"10 race room full or started.\n")
+		"reconnect), 5 refuted (verify), 6 no such game, or no one playing it (watch),\n" +
+		"7 game still in play (export), 9 closed for inactivity (no input, or no\n" +
+		"answer to keepalives), 10 race room full or started.\n")
 	io.WriteString(w, b.String())
 }
 

@@ -43,6 +43,7 @@ type Server struct {
 	cfg       Config
 	lim       Limits
 	games     *game.Service
+	viewGames *liveGames // the service as the screens that show games see it
 	log       *slog.Logger
 	ssh       *ssh.Server
 	admission *admission
@@ -75,7 +76,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.TUI == nil {
 		cfg.TUI = gameScreen(cfg.Games, cfg.Hinter)
 	}
-	s := &Server{cfg: cfg, lim: cfg.Limits, games: cfg.Games, log: cfg.Logger, sessions: make(map[*session]struct{}),
+	s := &Server{cfg: cfg, lim: cfg.Limits, games: cfg.Games, viewGames: newLiveGames(cfg.Games), log: cfg.Logger, sessions: make(map[*session]struct{}),
 		admission: newAdmission(cfg.Limits, cfg.Logger)}
 	srv, err := wish.NewServer(
 		func(srv *ssh.Server) error { srv.AddHostKey(cfg.HostKey); return nil },

@@ -76,10 +76,22 @@ type session struct {
 	player  game.Player
 	notices chan notice // buffered; the first notice is the one that counts
 	once    sync.Once
+	// pokes asks for the screen to be drawn again (spectators came or
+	// went); buffered, and pokes that find it full are one with the one
+	// waiting.
+	pokes chan struct{}
 }
 
 func newSession(s ssh.Session, p game.Player) *session {
-	return &session{Session: s, player: p, notices: make(chan notice, 1)}
+	return &session{Session: s, player: p, notices: make(chan notice, 1), pokes: make(chan struct{}, 1)}
+}
+
+// poke asks for the session's screen to be drawn again; it never blocks.
+func (sess *session) poke() {
+	select {
+	case sess.pokes <- struct{}{}:
+	default:
+	}
 }
 
 // notify delivers n unless the session was already told something.

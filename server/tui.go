@@ -44,6 +44,9 @@ const answerWait = 250 * time.Millisecond
 func (s *Server) runTUI(sess *session) int {
 	seat := s.games.Seat(sess.player, func() { sess.notify(noticeTakenOver) })
 	defer seat.Close()
+	// The header counts the player's spectators: it is drawn again when
+	// one comes or goes.
+	seat.OnWatchers(sess.poke)
 	return s.runScreen(sess, s.cfg.TUI(sess, TUIEnv{Seat: seat}))
 }
 
@@ -52,6 +55,12 @@ func (s *Server) runTUI(sess *session) int {
 // returns the session's exit status as runTUI says. Every screen a
 // command opens (the game, spectating, replays, races) runs here.
 func (s *Server) runScreen(sess *session, model tea.Model) int {
+	return s.runScreenTelling(sess, model, s.noticeText)
+}
+
+// runScreenTelling is runScreen with the lines the player is told when
+// the server ends the session.
+func (s *Server) runScreenTelling(sess *session, model tea.Model, text func(notice) string) int {
 	pty, winch, _ := sess.Pty()
 	width, height := clampWindow(pty.Window)
 	// The screen runs on package screen rather than tea.Program: a program
@@ -72,7 +81,7 @@ func (s *Server) runScreen(sess *session, model tea.Model) int {
 	})
 	scr.Start(sess)
 	defer scr.Stop()
-	told := watchScreen(sess.Context(), scr, winch, sess.notices, s.noticeText)
+	told := watchScreen(sess.Context(), scr, winch, sess.notices, sess.pokes, text)
 	var pe *screen.PanicError
 	if errors.As(scr.Err(), &pe) {
 		return s.panicked(sess, pe.Value, pe.Stack)
@@ -134,18 +143,31 @@ func clampWindow(w ssh.Window) (int, int) {
 // It passes window changes on, clamped and at most one per resizeEvery;
 // on a notice it has the screen tell the player why the session ends
 // (text words it), and stops it NoticeGrace later if it has not quit by
-// itself; it stops the screen when the connection drops. It returns the
+// itself; on a poke (spectators came or went) it has the screen drawn
+// again; it stops the screen when the connection drops. It returns the
 // notice it passed on, if any. One loop rather than a goroutine for
 // each: every goroutine is 8 KB of stack or more, and a server holds
 // thousands of sessions.
-func watchScreen(ctx context.Context, scr *screen.Screen, winch <-chan ssh.Window, notices <-chan notice, text func(notice) string) (told notice) {
+func watchScreen(ctx context.Context, scr *screen.Screen, winch <-chan ssh.Window, notices <-chan notice, pokes <-chan struct{}, text func(notice) string) (told notice) {
 	var (
 		pending, sent ssh.Window
 		havePending   bool
 		throttle      = time.NewTimer(time.Hour)
 		throttled     bool
 		grace         <-chan time.Time
+		// At most one poke is on its way to the screen (Send waits
+		// while a client that reads nothing holds the screen's
+		// writes); pokes meanwhile make one more after it.
+		poking, pokeAgain bool
+		poked             = make(chan struct{}, 1)
 	)
+	poke := func() {
+		poking = true
+		go func() {
+			scr.Send(tui.WatchersMsg{})
+			poked <- struct{}{}
+		}()
+	}
 	throttle.Stop()
 	defer throttle.Stop()
 	// The session closes winch when it ends, after this handler returns;
@@ -189,6 +211,18 @@ func watchScreen(ctx context.Context, scr *screen.Screen, winch <-chan ssh.Windo
 			go scr.Send(msg)
 		case <-grace:
 			return told
+		case <-pokes:
+			if poking {
+				pokeAgain = true
+			} else {
+				poke()
+			}
+		case <-poked:
+			poking = false
+			if pokeAgain {
+				pokeAgain = false
+				poke()
+			}
 		case w, ok := <-winch:
 			if !ok {
 				winch = nil
@@ -228,6 +262,8 @@ func gameScreen(svc *game.Service, h tui.Hinter) TUIFunc {
 			GuestNotice: guestHint,
 			Size:        env.Seat.LastSize(sess.Context()),
 			Context:     sess.Context(),
+			Games:       svc,
+			Self:        env.Seat.Player(),
 		})
 	}
 }

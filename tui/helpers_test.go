@@ -163,6 +163,8 @@ func (g *fakeGame) Kind() db.Kind {
 	return db.KindHuman
 }
 
+func (g *fakeGame) Watchers() int { return 0 }
+
 func (g *fakeGame) Close() {
 	g.store.mu.Lock()
 	defer g.store.mu.Unlock()

@@ -21,6 +21,7 @@ type KeyMap struct {
 	Smaller     key.Binding // one size down
 	Hint        key.Binding // the AI suggests a move (only with a Hinter)
 	Auto        key.Binding // the AI plays until pressed again (only with a Hinter)
+	History     key.Binding // the player's own games, to replay (only with Options.Games, not for guests)
 	Help        key.Binding // full help
 	Quit        key.Binding // leave; the game is kept
 
@@ -28,6 +29,7 @@ type KeyMap struct {
 	No        key.Binding // keep the current game
 	KeepGoing key.Binding // after winning
 	Back      key.Binding // close the leaderboard or help
+	Pick      key.Binding // leaderboard: watch the game picked, or replay it (only with Options.Games)
 
 	PrevBoard, NextBoard key.Binding // the leaderboard screen's other boards
 }
@@ -46,12 +48,14 @@ func DefaultKeyMap() KeyMap {
 		Smaller:     key.NewBinding(key.WithKeys("-", "_"), key.WithHelp("-", "smaller board")),
 		Hint:        key.NewBinding(key.WithKeys("i"), key.WithHelp("i", "hint (AI)")),
 		Auto:        key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "AI plays / stops")),
+		History:     key.NewBinding(key.WithKeys("g"), key.WithHelp("g", "your games")),
 		Help:        key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
 		Quit:        key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
 		Yes:         key.NewBinding(key.WithKeys("y", "enter"), key.WithHelp("y", "yes, new game")),
 		No:          key.NewBinding(key.WithKeys("n", "esc"), key.WithHelp("n", "no, keep playing")),
 		KeepGoing:   key.NewBinding(key.WithKeys("c", "enter", "esc"), key.WithHelp("c", "keep going")),
 		Back:        key.NewBinding(key.WithKeys("esc", "enter"), key.WithHelp("esc", "back")),
+		Pick:        key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "watch or replay")),
 		PrevBoard:   key.NewBinding(key.WithKeys("left"), key.WithHelp("←", "previous board")),
 		NextBoard:   key.NewBinding(key.WithKeys("right"), key.WithHelp("→", "next board")),
 	}
@@ -61,6 +65,20 @@ func DefaultKeyMap() KeyMap {
 func (k KeyMap) withoutAI() KeyMap {
 	k.Hint.SetEnabled(false)
 	k.Auto.SetEnabled(false)
+	return k
+}
+
+// withoutHistory disables the key to the player's own games, where the
+// screen has no game service to ask, or the player is a guest.
+func (k KeyMap) withoutHistory() KeyMap {
+	k.History.SetEnabled(false)
+	return k
+}
+
+// withoutPick disables picking a leaderboard row to watch or replay its
+// game, where the screen has no game service to ask.
+func (k KeyMap) withoutPick() KeyMap {
+	k.Pick.SetEnabled(false)
 	return k
 }
 
@@ -75,8 +93,8 @@ func (k KeyMap) ShortHelp() (bindings []key.Binding, dropOrder []int) {
 		return b
 	}
 	return []key.Binding{arrows, short(k.New, "new"), short(k.Leaderboard, "ranks"), short(k.Size, "size"),
-			short(k.Hint, "hint"), short(k.Auto, "autoplay"), k.Help, k.Quit},
-		[]int{3, 5, 4, 2, 1, 0, 6, 7}
+			short(k.Hint, "hint"), short(k.Auto, "autoplay"), short(k.History, "games"), k.Help, k.Quit},
+		[]int{6, 3, 5, 4, 2, 1, 0, 7, 8}
 }
 
 // FullHelp is the help screen, one column per group.
@@ -84,7 +102,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Down, k.Left, k.Right},
 		{k.New, k.Leaderboard, k.Size, k.Bigger, k.Smaller},
-		{k.Hint, k.Auto, k.Help, k.Quit},
+		{k.Hint, k.Auto, k.History, k.Help, k.Quit},
 	}
 }
 
@@ -93,29 +111,41 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 func (k KeyMap) CompactHelp() [][]key.Binding {
 	moves := key.NewBinding(key.WithKeys("up"), key.WithHelp("←↑→↓ wasd hjkl", "move"))
 	sizes := key.NewBinding(key.WithKeys("3"), key.WithHelp(k.Size.Help().Key+" + -", "board size"))
-	return [][]key.Binding{{moves}, {k.New, k.Leaderboard, sizes}, {k.Hint, k.Auto, k.Help, k.Quit}}
+	return [][]key.Binding{{moves}, {k.New, k.Leaderboard, sizes}, {k.Hint, k.Auto, k.History, k.Help, k.Quit}}
 }
 
 // sharedKeys returns the default key map, with or without the AI keys,
-// made once for every session: sessions only read it.
-func sharedKeys(withAI bool) *KeyMap {
-	if withAI {
-		return keysWithAI()
+// the leaderboard's pick and the history key, made once for every
+// session: sessions only read it.
+func sharedKeys(withAI, withPick, withHistory bool) *KeyMap {
+	which := keySet{withAI, withPick, withHistory}
+	if k, ok := keyMaps.Load(which); ok {
+		return k.(*KeyMap)
 	}
-	return keysWithoutAI()
+	k := DefaultKeyMap()
+	if !withAI {
+		k = k.withoutAI()
+	}
+	if !withPick {
+		k = k.withoutPick()
+	}
+	if !withHistory {
+		k = k.withoutHistory()
+	}
+	shared, _ := keyMaps.LoadOrStore(which, &k)
+	return shared.(*KeyMap)
 }
 
+type keySet struct{ ai, pick, history bool }
+
+var keyMaps sync.Map // keySet → *KeyMap
+
 // keysDaily is the daily challenge's key map: one attempt at one size,
-// without the AI, so no new game, no size and no AI keys.
+// without the AI, so no new game, no size, no AI and no history keys.
 var keysDaily = sync.OnceValue(func() *KeyMap {
-	k := DefaultKeyMap().withoutAI()
+	k := DefaultKeyMap().withoutAI().withoutHistory()
 	for _, b := range []*key.Binding{&k.New, &k.Size, &k.Bigger, &k.Smaller} {
 		b.SetEnabled(false)
 	}
 	return &k
 })
-
-var (
-	keysWithAI    = sync.OnceValue(func() *KeyMap { k := DefaultKeyMap(); return &k })
-	keysWithoutAI = sync.OnceValue(func() *KeyMap { k := DefaultKeyMap().withoutAI(); return &k })
-)

@@ -54,6 +54,13 @@ type Options struct {
 	// then DailyStore, the AI, new game and size keys are off, and the
 	// header shows the day and the player's streak.
 	Daily *Daily
+	// Games, if set, lets the player watch games in play and replay
+	// ended ones from the leaderboard (↑↓ and enter), and open their own
+	// history (g). *game.Service is one.
+	Games Games
+	// Self is the session's player, whose history g opens; guests have
+	// none.
+	Self game.Player
 }
 
 // DefaultGuestNotice is shown to guests when Options.GuestNotice is empty.
@@ -133,6 +140,14 @@ type Model struct {
 	// (the streak counts today once it has a move).
 	played, timeUp bool
 	movesAtOpen    int
+	// views are the screens opened over this one to watch or replay a
+	// game, or list the player's own; the top one has the keys.
+	views views
+	// The leaderboard's row picked with ↑↓ (enter watches or replays
+	// its game), and what became of the last enter.
+	lbCursor  int
+	lbNotice  string
+	lbOpening int64 // the game being read for a replay; 0: none
 
 	final string // set when the session ends: the last line it prints
 	// failed is set when the session ends because a game could not be
@@ -166,7 +181,7 @@ func New(opts Options) *Model {
 		ctx:      opts.Context,
 		games:    map[int]Play{},
 		assisted: map[Play]bool{},
-		keys:     sharedKeys(opts.Hinter != nil && opts.Daily == nil),
+		keys:     sharedKeys(opts.Hinter != nil && opts.Daily == nil, opts.Games != nil, opts.Games != nil && !opts.Guest && opts.Daily == nil),
 		size:     opts.Size,
 		width:    80,
 		height:   24,
@@ -242,6 +257,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 }
 
 func (m *Model) update(msg tea.Msg) tea.Cmd {
+	if cmd, done := m.updateViews(msg); done {
+		return cmd
+	}
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
@@ -270,6 +288,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.hintArrived(msg)
 	case autoMsg:
 		return m.autoArrived(msg)
+	case WatchersMsg:
+		return nil // the header shows the new count in the frame that follows
 	case tea.KeyPressMsg:
 		return m.key(msg)
 	}
@@ -292,11 +312,15 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		return nil
 	case screenLeaderboard:
 		switch {
+		case m.opts.Games != nil && key.Matches(k, m.keys.Up, m.keys.Down, m.keys.Pick):
+			return m.pickRow(k)
 		case key.Matches(k, m.keys.Leaderboard, m.keys.Back):
 			m.screen = m.gameScreen()
 		case key.Matches(k, m.keys.PrevBoard):
+			m.lbCursor, m.lbNotice = 0, ""
 			return m.switchBoard(-1)
 		case key.Matches(k, m.keys.NextBoard):
+			m.lbCursor, m.lbNotice = 0, ""
 			return m.switchBoard(+1)
 		case m.sizeKey(k):
 			cmd := m.switchSize(m.wantedSize(k))
@@ -356,7 +380,11 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(k, m.keys.Leaderboard):
 		m.stopAuto()
 		m.screen = screenLeaderboard
+		m.lbNotice = ""
 		return m.refreshBoard()
+	case key.Matches(k, m.keys.History):
+		m.stopAuto()
+		return m.openView(newHistorian(m.viewOptions(), m.opts.Self, true))
 	case m.sizeKey(k):
 		return m.switchSize(m.wantedSize(k))
 	case key.Matches(k, m.keys.New):
@@ -566,6 +594,7 @@ func (m *Model) switchSize(n int) tea.Cmd {
 	m.size = n
 	m.top, m.me, m.standingsErr, m.standingsFor = nil, nil, nil, 0
 	m.rankAgain = false
+	m.lbCursor, m.lbNotice = 0, ""
 	m.startGame(g)
 	return m.refreshStandings()
 }
@@ -595,6 +624,7 @@ func (m *Model) quit() tea.Cmd {
 func (m *Model) end(line string) tea.Cmd {
 	m.stopAuto()
 	m.final = line
+	m.views.closeAll()
 	for _, g := range m.games {
 		g.Close()
 	}

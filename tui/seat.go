@@ -65,7 +65,7 @@ func standingsOf(rows []db.Entry) []Standing {
 	}
 	out := make([]Standing, len(rows))
 	for i, r := range rows {
-		out[i] = Standing{Rank: r.Rank, Player: r.Name, Score: r.Score, MaxTile: r.MaxTile}
+		out[i] = Standing{Rank: r.Rank, Player: r.Name, Score: r.Score, MaxTile: r.MaxTile, GameID: r.GameID, Ended: r.Ended != nil}
 		if alike[r.Name] {
 			out[i].Tag = db.LookAlikeTag(db.ShortID(r.Fingerprint))
 		}

@@ -45,6 +45,9 @@ type Play interface {
 	// MarkAssisted records that the AI hinted or played in this game.
 	// The TUI calls it at most once per game per session.
 	MarkAssisted(ctx context.Context) error
+	// Watchers is how many spectators watch the game right now (0 for a
+	// guest's game: those are never watched). The header shows it.
+	Watchers() int
 	// Close gives the game up; it stays stored, ready to resume.
 	Close()
 }
@@ -56,6 +59,8 @@ type Standing struct {
 	Tag     string // shown beside the name when another on the board looks the same; "" for none
 	Score   int    // best score for the size
 	MaxTile int    // largest tile of that game
+	GameID  int64  // that game, to watch or replay it; 0: none to show
+	Ended   bool   // the game is over (replayed), not in progress (watched if someone plays it)
 }
 
 // Hinter is the AI behind hints and autoplay. It is optional: without one
@@ -141,4 +146,5 @@ func (g *memGame) Move(_ context.Context, d engine.Direction) (engine.Result, er
 }
 
 func (*memGame) MarkAssisted(context.Context) error { return nil }
+func (*memGame) Watchers() int                      { return 0 }
 func (*memGame) Close()                             {}

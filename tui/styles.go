@@ -29,7 +29,9 @@ type Styles struct {
 	Dialog  lipgloss.Style   // the box of the win, game-over and confirm dialogs
 	Heading lipgloss.Style   // the first line of a dialog or screen
 	Me      lipgloss.Style   // the player's own leaderboard row
-	Help    help.Styles
+	// Selected is the row picked in a list (the leaderboard's ↑↓).
+	Selected lipgloss.Style
+	Help     help.Styles
 }
 
 // palette is the original game's tile colours (gabrielecirulli/2048,
@@ -112,6 +114,9 @@ func DefaultStyles(p colorprofile.Profile, darkBackground bool) Styles {
 	s.Error = lipgloss.NewStyle().Bold(true)
 	s.Heading = lipgloss.NewStyle().Bold(true)
 	s.Me = lipgloss.NewStyle().Bold(true).Reverse(!s.Colour)
+	// Reverse where there is colour; where there is none, Me is in
+	// reverse already, so the pick is underlined.
+	s.Selected = lipgloss.NewStyle().Reverse(s.Colour).Underline(!s.Colour)
 	s.Dialog = lipgloss.NewStyle().Border(lipgloss.RoundedBorder()).Padding(0, 2)
 	if s.Colour {
 		s.Board = s.Board.Background(pick(lipgloss.BrightBlack, lipgloss.Color(board256), lipgloss.Color(boardHex)))

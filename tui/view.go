@@ -21,6 +21,11 @@ func (m *Model) View() tea.View {
 	if m.final != "" {
 		return tea.NewView(m.finalLine() + "\n")
 	}
+	if top := m.views.top(); top != nil {
+		v := tea.NewView(top.render())
+		v.AltScreen, v.WindowTitle = true, top.title()
+		return v
+	}
 	v := tea.NewView(m.render())
 	v.AltScreen = true
 	v.WindowTitle = "2048"
@@ -342,8 +347,12 @@ func (m *Model) header() []line {
 		}
 		return w
 	}
-	// second is "Best 5000<gap>Rank #12<gap>Moves 321", without the moves
-	// when withMoves is not set.
+	watchers := ""
+	if n := m.game.Watchers(); n > 0 {
+		watchers = strconv.Itoa(n)
+	}
+	// second is "Best 5000<gap>Rank #12<gap>Moves 321<gap>3 watching",
+	// without the moves and spectators when withMoves is not set.
 	second := func(sb *strings.Builder, gap string, withMoves bool) int {
 		w := k.label.text(sb, bestLabel) + k.value.text(sb, best)
 		sb.WriteString(gap)
@@ -351,6 +360,10 @@ func (m *Model) header() []line {
 		if withMoves {
 			sb.WriteString(gap)
 			w += len(gap) + k.label.text(sb, "Moves ") + k.value.text(sb, moves)
+			if watchers != "" {
+				sb.WriteString(gap)
+				w += len(gap) + k.value.text(sb, watchers) + k.label.text(sb, " watching")
+			}
 		}
 		return w
 	}
@@ -750,13 +763,13 @@ func (m *Model) leaderboardScreen() string {
 	} else {
 		lines = append(lines, "")
 	}
-	back := m.hints(relabel(m.keys.Leaderboard, "back"), m.boardKeys(boards), m.keys.Size, m.keys.Quit)
-	if ansi.StringWidth(back) > m.width {
-		back = m.hints(relabel(m.keys.Leaderboard, "back"), m.boardKeys(boards), m.keys.Quit)
-	}
-	if ansi.StringWidth(back) > m.width {
-		back = m.hints(relabel(m.keys.Leaderboard, "back"), m.keys.Quit)
-	}
+	pick := key.NewBinding(key.WithKeys("up"), key.WithHelp("↑↓", "pick"))
+	pick.SetEnabled(m.keys.Pick.Enabled())
+	back := m.fitFirst(
+		m.hints(relabel(m.keys.Leaderboard, "back"), m.boardKeys(boards), pick, m.keys.Pick, m.keys.Size, m.keys.Quit),
+		m.hints(relabel(m.keys.Leaderboard, "back"), m.boardKeys(boards), pick, relabel(m.keys.Pick, "watch"), m.keys.Quit),
+		m.hints(relabel(m.keys.Leaderboard, "back"), m.boardKeys(boards), m.keys.Quit),
+		m.hints(relabel(m.keys.Leaderboard, "back"), m.keys.Quit))
 	cols := m.columns()
 	note := ""
 	empty := "No scores yet for this size."
@@ -783,29 +796,23 @@ func (m *Model) leaderboardScreen() string {
 			score, tile = "Rating", "Races"
 		}
 		lines = append(lines, s.Dim.Render(cols.row("", "#", "Player", score, tile)))
-		// Room for the rows: the title and the boards' line, the head,
-		// the way back and a blank line before it, and the player's
-		// own row with the gap above it when it is below the top.
-		room := max(1, m.height-6)
-		mine := -1
-		for i, st := range top {
-			if me != nil && st.Rank == me.Rank && st.Player == me.Player {
-				mine = i
+		rows, mine, below := m.boardRows()
+		picked := -1
+		if m.keys.Pick.Enabled() {
+			picked = min(m.lbCursor, len(rows)-1)
+		}
+		for i, st := range rows {
+			style, mark := lipgloss.NewStyle(), ""
+			if i == mine || (below && i == len(rows)-1) {
+				style, mark = s.Me, "›"
 			}
-		}
-		shown := min(len(top), room)
-		if me != nil && (mine < 0 || mine >= shown) {
-			shown = max(1, min(len(top), room-2))
-		}
-		for i, st := range top[:shown] {
-			if i == mine {
-				lines = append(lines, s.Me.Render(cols.standingRow("›", st)))
-				continue
+			if i == picked {
+				style = style.Inherit(s.Selected)
 			}
-			lines = append(lines, cols.standingRow("", st))
-		}
-		if me != nil && (mine < 0 || mine >= shown) {
-			lines = append(lines, cols.row("", "⋮", "", "", ""), s.Me.Render(cols.standingRow("›", *me)))
+			if below && i == len(rows)-1 {
+				lines = append(lines, cols.row("", "⋮", "", "", ""))
+			}
+			lines = append(lines, style.Render(cols.standingRow(mark, st)))
 		}
 		switch {
 		case m.opts.Guest:
@@ -815,6 +822,9 @@ func (m *Model) leaderboardScreen() string {
 		case me == nil:
 			note = "You have no ranked score on this board yet."
 		}
+	}
+	if m.lbNotice != "" {
+		note = m.lbNotice
 	}
 	if note != "" && len(lines)+4 <= m.height {
 		lines = append(lines, "", s.Dim.Render(m.fit(note)))

@@ -296,15 +296,19 @@ func TestClusterBehindHAProxy(t *testing.T) {
 	// PostgreSQL stops under the player: the session says its game is
 	// saved up to the last answered move; once PostgreSQL is back, the
 	// nodes reconnect by themselves and the game resumes there.
+	stopped := make(chan error, 1)
 	go func() {
 		time.Sleep(500 * time.Millisecond)
-		if err := c.pg.Stop(); err != nil {
-			t.Error(err)
-		}
+		stopped <- c.pg.Stop()
 	}()
 	answered = b3.playUntilRefused(after)
 	if status := exitStatus(<-b3.done); status != 1 || !strings.Contains(b3.stderr.String(), "could not save your move") {
 		t.Fatalf("session when PostgreSQL stopped: status %d, stderr %q", status, b3.stderr.String())
+	}
+	// The session can be refused while pg_ctl still waits for the
+	// server to go: start it again only once it has.
+	if err := <-stopped; err != nil {
+		t.Fatal(err)
 	}
 	if err := c.pg.Start(); err != nil {
 		t.Fatal(err)

@@ -17,11 +17,13 @@ import (
 // flags.
 func runLoad(args []string, stdout, stderr io.Writer) int {
 	cfg := load.DefaultConfig()
-	fs := newFlagSet("load", "usage: ssh2048 load --addr HOST:PORT [--sessions N] [--duration D] [--rate R] [--mode tui|bot|race] [--json]\n\n"+
+	fs := newFlagSet("load", "usage: ssh2048 load --addr HOST:PORT [--sessions N] [--duration D] [--rate R] [--mode tui|bot|race]\n"+
+		"                    [--spectators S [--server-pid PID]] [--json]\n\n"+
 		"Opens N concurrent sessions, each with a fresh ed25519 key, plays for D at R keys/s per\n"+
 		"session, reports handshakes and key-to-answer latencies, and checks through `scores --json`\n"+
-		"that the server counted every move. Exit status: 0 clean, 1 errors or moves not counted,\n"+
-		"2 usage. Flags:", stdout, stderr)
+		"that the server counted every move. With --spectators, plays D alone, then D more with S\n"+
+		"spectators watching session 1, and compares. Exit status: 0 clean, 1 errors or moves not\n"+
+		"counted, 2 usage. Flags:", stdout, stderr)
 	fs.StringVar(&cfg.Addr, "addr", cfg.Addr, "host:port of the ssh2048 server (required)")
 	fs.IntVar(&cfg.Sessions, "sessions", cfg.Sessions, fmt.Sprintf("concurrent sessions, 1 to %d", load.MaxSessions))
 	fs.DurationVar(&cfg.Duration, "duration", cfg.Duration, "how long the sessions play once all have connected")
@@ -43,6 +45,9 @@ func runLoad(args []string, stdout, stderr io.Writer) int {
 		return nil
 	})
 	fs.DurationVar(&cfg.VerifyWait, "verify-wait", cfg.VerifyWait, "keep trying to connect for the check this long (a server being restarted); 0: one try")
+	fs.IntVar(&cfg.Size, "size", cfg.Size, "board size played, 3 to 8; 0: the server's (4×4 for a new player)")
+	fs.IntVar(&cfg.Spectators, "spectators", cfg.Spectators, "tui: spectators watching session 1 in a second half of the run, after a first one unwatched")
+	fs.IntVar(&cfg.ServerPID, "server-pid", cfg.ServerPID, "the server's process id, to read its RSS and CPU time from /proc in a spectator run (Linux)")
 	asJSON := fs.Bool("json", false, "print the report as one JSON object")
 	if code, ok := parse(fs, args); !ok {
 		return code

@@ -119,6 +119,8 @@ func play(data, database string, size int, lp localKey, log *slog.Logger) error 
 		Player:  player.Name,
 		Size:    size,
 		Context: ctx,
+		Games:   games, // replays and the history; only this process's games can be watched
+		Self:    player,
 	})
 }
 

@@ -1,0 +1,41 @@
+package game
+
+import (
+	"context"
+	"testing"
+	"time"
+)
+
+// TestLatestUpdateSoon: waiters are woken once, after the delay, for
+// every change made meanwhile; whoever asks during the delay gets the
+// new value at once.
+func TestLatestUpdateSoon(t *testing.T) {
+	l := newLatest(0)
+	_, seen := l.get()
+	woken := make(chan int, 10)
+	go func() {
+		v, _, err := l.next(context.Background(), seen)
+		if err == nil {
+			woken <- v
+		}
+	}()
+	time.Sleep(20 * time.Millisecond) // the waiter waits
+	start := time.Now()
+	const after = 100 * time.Millisecond
+	l.updateSoon(func(v *int) { *v = 1 }, after)
+	l.updateSoon(func(v *int) { *v = 2 }, after)
+	if v, version, _ := l.next(context.Background(), seen); v != 2 || version != seen+2 {
+		t.Fatalf("asked during the delay: %d (version %d), want 2 (version %d)", v, version, seen+2)
+	}
+	select {
+	case v := <-woken:
+		if d := time.Since(start); d < after {
+			t.Fatalf("the waiter was woken after %v, before the delay of %v", d, after)
+		}
+		if v != 2 {
+			t.Fatalf("the waiter got %d, want the newest, 2", v)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the waiter was never woken")
+	}
+}

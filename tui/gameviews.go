@@ -1,0 +1,135 @@
+package tui
+
+import (
+	"strconv"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+)
+
+// WatchersMsg tells the game screen that spectators came or went: the
+// header's count is read again in the frame that follows. The server
+// sends it (see game.Seat.OnWatchers); it needs no timer of its own.
+type WatchersMsg struct{}
+
+// This file is how the game screen opens the screens that show games
+// over itself: from the leaderboard, the game picked (watched if it is
+// in play, else replayed), and with g the player's own games. While one
+// is open it has the keys; q still ends the session, and esc goes back.
+
+// updateViews gives msg to the screens open over the game, if it is
+// theirs; done is false when the game screen must handle it (as well).
+func (m *Model) updateViews(msg tea.Msg) (cmd tea.Cmd, done bool) {
+	switch msg := msg.(type) {
+	case replayMsg:
+		if msg.from == m {
+			return m.replayArrived(msg), true
+		}
+		return m.views.handle(msg), true
+	case snapMsg, lookMsg, tickMsg, historyMsg, openMsg, backMsg:
+		return m.views.handle(msg), true
+	case tea.KeyPressMsg:
+		if m.views.top() == nil {
+			return nil, false
+		}
+		if key.Matches(msg, m.keys.Quit) {
+			return m.quit(), true
+		}
+		return m.views.handle(msg), true
+	}
+	if isTerminal(msg) && m.views.top() != nil {
+		m.views.handle(msg)
+	}
+	return nil, false
+}
+
+// viewOptions are the game screen's, for a screen opened over it.
+func (m *Model) viewOptions() ViewOptions {
+	o := ViewOptions{Games: m.opts.Games, Context: m.ctx, Profile: m.profile}
+	o.defaults()
+	return o
+}
+
+// openView opens v over the game screen.
+func (m *Model) openView(v view) tea.Cmd {
+	p := newPane(m.width, m.height, m.profile, m.light)
+	return m.views.push(v, &p)
+}
+
+// boardRows are the leaderboard's rows as the window shows them: the top
+// rows that fit, then the player's own row when it is not among them
+// (below). mine is the index of the player's row among the top rows, -1
+// if not there.
+func (m *Model) boardRows() (rows []Standing, mine int, below bool) {
+	// Room for the rows: the title and its blank line, the head, the
+	// way back and a blank line before it, and the player's own row
+	// with the gap above it when it is below the top.
+	top, me, _, _ := m.shownRows()
+	room := max(1, m.height-6)
+	mine = -1
+	for i, st := range top {
+		if me != nil && st.Rank == me.Rank && st.Player == me.Player {
+			mine = i
+		}
+	}
+	shown := min(len(top), room)
+	below = me != nil && (mine < 0 || mine >= shown)
+	if below {
+		shown = max(1, min(len(top), room-2))
+	}
+	rows = append(rows, top[:shown]...)
+	if below {
+		rows = append(rows, *me)
+		if mine >= shown {
+			mine = -1
+		}
+	}
+	return rows, mine, below
+}
+
+// pickRow moves the leaderboard's pick, or opens the game picked.
+func (m *Model) pickRow(k tea.KeyPressMsg) tea.Cmd {
+	rows, _, _ := m.boardRows()
+	switch {
+	case len(rows) == 0:
+		return nil
+	case key.Matches(k, m.keys.Up):
+		m.lbCursor = max(m.lbCursor-1, 0)
+		return nil
+	case key.Matches(k, m.keys.Down):
+		m.lbCursor = min(m.lbCursor+1, len(rows)-1)
+		return nil
+	}
+	st := rows[min(m.lbCursor, len(rows)-1)]
+	if st.GameID == 0 || m.lbOpening != 0 {
+		return nil
+	}
+	if g, ok := m.game.(interface{ ID() int64 }); ok && g.ID() == st.GameID {
+		m.screen = m.gameScreen() // the game on screen is the player's own
+		return nil
+	}
+	if !st.Ended {
+		if w, err := m.opts.Games.Watch(st.GameID); err == nil {
+			m.lbNotice = ""
+			return m.openView(watchGame(m.viewOptions(), w))
+		}
+		// No one plays it right now: it is replayed up to its last move.
+	}
+	m.lbOpening, m.lbNotice = st.GameID, "Loading game #"+strconv.FormatInt(st.GameID, 10)+"…"
+	return loadReplay(m.ctx, m.opts.Games, st.GameID, m)
+}
+
+// replayArrived opens the replay the leaderboard asked for, if the
+// player is still there.
+func (m *Model) replayArrived(msg replayMsg) tea.Cmd {
+	m.lbOpening = 0
+	if msg.err != nil {
+		m.lbNotice = "Could not load that game: " + msg.err.Error()
+		return nil
+	}
+	m.lbNotice = ""
+	if m.screen != screenLeaderboard || m.views.top() != nil {
+		return nil
+	}
+	return m.openView(newReplayer(m.viewOptions(), msg.r, true))
+}

@@ -1,0 +1,247 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/ssh2048/ssh2048/db"
+	"github.com/ssh2048/ssh2048/game"
+)
+
+// historyRecent is how many recent games the history lists.
+const historyRecent = 10
+
+// historian is the screen of a player's own games: the recent ones and
+// the best of each size, each replayed with enter.
+type historian struct {
+	p        pane
+	keys     *ViewKeyMap
+	opts     ViewOptions
+	player   game.Player
+	embedded bool
+
+	loaded  bool
+	err     error
+	rows    []db.GameSummary // the recent games, then the best of each size
+	recent  int              // how many of rows are recent ones
+	cursor  int
+	opening bool // a replay is being loaded
+	notice  string
+}
+
+// historyMsg is the player's history, read.
+type historyMsg struct {
+	h    *historian
+	hist game.History
+	err  error
+}
+
+// replayMsg is a game read for replaying, for the screen from that asked.
+type replayMsg struct {
+	from any
+	r    *game.Replay
+	err  error
+}
+
+// NewHistory is the history of player run on its own.
+func NewHistory(opts ViewOptions, player game.Player) *Viewer {
+	opts.defaults()
+	return newViewer(newHistorian(opts, player, false))
+}
+
+func newHistorian(opts ViewOptions, player game.Player, embedded bool) *historian {
+	return &historian{p: newPane(80, 24, opts.Profile, false), keys: sharedViewKeys(), opts: opts,
+		player: player, embedded: embedded}
+}
+
+func (h *historian) pane() *pane   { return &h.p }
+func (h *historian) close()        {}
+func (h *historian) title() string { return "2048 · your games" }
+func (h *historian) goodbye() string {
+	return "Your games are kept; `ssh -t HOST replay GAME` replays any of them."
+}
+
+func (h *historian) init() tea.Cmd {
+	games, ctx, player := h.opts.Games, h.opts.Context, h.player
+	return func() tea.Msg {
+		hist, err := games.History(ctx, player, historyRecent)
+		return historyMsg{h: h, hist: hist, err: err}
+	}
+}
+
+// loadReplay reads game id for replaying, for from.
+func loadReplay(ctx context.Context, games Games, id int64, from any) tea.Cmd {
+	return func() tea.Msg {
+		r, err := games.Replay(ctx, id)
+		return replayMsg{from: from, r: r, err: err}
+	}
+}
+
+func (h *historian) update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case historyMsg:
+		if msg.h != h {
+			return nil
+		}
+		h.loaded, h.err = true, msg.err
+		h.rows = append(append([]db.GameSummary(nil), msg.hist.Recent...), msg.hist.Best...)
+		h.recent = len(msg.hist.Recent)
+	case replayMsg:
+		if msg.from != h {
+			return nil
+		}
+		h.opening = false
+		if msg.err != nil {
+			h.notice = "Could not load that game: " + msg.err.Error()
+			return nil
+		}
+		return open(newReplayer(h.opts, msg.r, true))
+	case tea.KeyPressMsg:
+		ks := h.keys
+		switch {
+		case h.embedded && key.Matches(msg, ks.Back):
+			return back(h)
+		case key.Matches(msg, ks.Up):
+			h.cursor = max(h.cursor-1, 0)
+		case key.Matches(msg, ks.Down):
+			h.cursor = min(h.cursor+1, max(len(h.rows)-1, 0))
+		case key.Matches(msg, ks.Open) && len(h.rows) > 0 && !h.opening:
+			h.opening, h.notice = true, ""
+			return loadReplay(h.opts.Context, h.opts.Games, h.rows[h.cursor].ID, h)
+		}
+	}
+	return nil
+}
+
+func (h *historian) render() string {
+	p, s := &h.p, h.p.styles
+	pick := key.NewBinding(key.WithKeys("up"), key.WithHelp("↑↓", "pick"))
+	keys := p.hints(pick, h.keys.Open, keyBack(h.keys, h.embedded), h.keys.Quit)
+	title := s.Title.Render("Your games")
+	if h.player.Name != "" && !h.player.Guest {
+		title += s.Dim.Render(" · " + h.player.Name)
+	}
+	var body []string
+	switch {
+	case !h.loaded:
+		body = []string{"Loading…"}
+	case h.err != nil:
+		body = []string{s.Error.Render("Could not load your games: " + h.err.Error())}
+	case h.player.Guest:
+		body = []string{"Guests' games are not kept. Connect with an SSH key to keep yours."}
+	case len(h.rows) == 0:
+		body = []string{"No games yet: play one, and it is here to replay."}
+	default:
+		body = h.table()
+	}
+	switch {
+	case h.opening:
+		body = append(body, "", "Loading the replay…")
+	case h.notice != "":
+		body = append(body, "", s.Error.Render(h.notice))
+	}
+	// The body is one block, its lines padded alike, so that centring
+	// keeps the columns in line.
+	for i, l := range body {
+		body[i] = p.fit(l)
+	}
+	w := widest(body)
+	for i, l := range body {
+		body[i] = l + strings.Repeat(" ", w-ansi.StringWidth(l))
+	}
+	lines := append([]string{p.fit(title), ""}, body...)
+	lines = append(lines, "", p.fit(keys))
+	return p.centred(strings.Join(lines, "\n"))
+}
+
+// table is the two lists, as many rows as the window holds around the
+// one picked.
+func (h *historian) table() []string {
+	s := h.p.styles
+	head := s.Dim.Render(historyRow(" ", "size", "game", "score", "tile", "moves", "when"))
+	var out []string
+	at := 0 // the line of the row picked
+	section := func(title string, from, to int) {
+		if from == to {
+			return
+		}
+		out = append(out, s.Heading.Render(title), head)
+		for i := from; i < to; i++ {
+			g := h.rows[i]
+			if i == h.cursor {
+				at = len(out)
+				out = append(out, s.Me.Render(historyRowOf("›", g, h.when(g))))
+				continue
+			}
+			out = append(out, historyRowOf(" ", g, h.when(g)))
+		}
+	}
+	section("Recent", 0, h.recent)
+	if h.recent > 0 && h.recent < len(h.rows) {
+		out = append(out, "")
+	}
+	section("Best of each size", h.recent, len(h.rows))
+	// Room: the title and a blank under it, a blank and the keys, a
+	// notice and its blank.
+	room := max(h.p.height-6, 1)
+	if len(out) <= room {
+		return out
+	}
+	start := min(max(at-room/2, 0), len(out)-room)
+	return out[start : start+room]
+}
+
+// when is "in play", or how long ago the game ended, and its kind when it
+// is not a human one.
+func (h *historian) when(g db.GameSummary) string {
+	w := "in play"
+	if g.EndedAt != nil {
+		w = ago(h.opts.Now().Sub(*g.EndedAt))
+	}
+	switch {
+	case strings.HasPrefix(g.Contest, "daily:"):
+		w += " · daily"
+	case strings.HasPrefix(g.Contest, "race:"):
+		w += " · race"
+	case g.Kind != db.KindHuman && g.Kind != "":
+		w += " · " + string(g.Kind)
+	}
+	return w
+}
+
+// historyRowOf is the row of game g.
+func historyRowOf(mark string, g db.GameSummary, when string) string {
+	return historyRow(mark, strconv.Itoa(g.Size)+"×"+strconv.Itoa(g.Size), "#"+strconv.FormatInt(g.ID, 10),
+		strconv.Itoa(g.Score), strconv.Itoa(g.MaxTile), strconv.Itoa(g.Moves), when)
+}
+
+func historyRow(mark, size, id, score, tile, moves, when string) string {
+	return fmt.Sprintf("%s %-4s %8s %8s %6s %6s  %s", mark, size, id, score, tile, moves, when)
+}
+
+// ago says how long ago d was, as a person would.
+func ago(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return "just now"
+	case d < time.Hour:
+		return plural(int(d/time.Minute), "minute") + " ago"
+	case d < 48*time.Hour:
+		return plural(int(d/time.Hour), "hour") + " ago"
+	}
+	return plural(int(d/(24*time.Hour)), "day") + " ago"
+}
+
+func plural(n int, unit string) string {
+	if n == 1 {
+		return "1 " + unit
+	}
+	return strconv.Itoa(n) + " " + unit + "s"
+}

@@ -1,0 +1,237 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/ssh2048/ssh2048/engine"
+	"github.com/ssh2048/ssh2048/game"
+)
+
+// played is a game played through the service, with what each move
+// showed the player.
+type played struct {
+	id     int64
+	boards []engine.Board // after each move; [0] the start
+	scores []int
+	marks  []marks // the marks after each move; [0] none
+}
+
+func playGame(t *testing.T, svc *game.Service, name string, n, moves int) played {
+	t.Helper()
+	_, p := openGame(t, svc, name, n)
+	g := played{id: p.ID(), boards: []engine.Board{p.Board()}, scores: []int{0}, marks: []marks{{}}}
+	for i := 0; i < moves && !p.Over(); i++ {
+		before, d, res := step(t, p)
+		g.boards = append(g.boards, p.Board())
+		g.scores = append(g.scores, p.Score())
+		g.marks = append(g.marks, marks{on: true, spawn: res.Spawn, merged: before.Merges(d)})
+	}
+	return g
+}
+
+func moveShown(i, of int) func(string) bool {
+	return has("Move " + strconv.Itoa(i) + "/" + strconv.Itoa(of))
+}
+
+// TestReplayKeys: every key of the replay, each landing on the board,
+// score and marks the player saw after that move.
+func TestReplayKeys(t *testing.T) {
+	svc := newService(t)
+	g := playGame(t, svc, "ann", 4, 40)
+	last := len(g.boards) - 1
+	r, err := svc.Replay(context.Background(), g.id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := NewReplay(ViewOptions{Games: svc, Context: t.Context()}, r)
+	rp := v.views.top().(*replayer)
+	l := newLive(t, v, 80, 24)
+	check := func(what string, i int) {
+		t.Helper()
+		f := l.waitFor(what, moveShown(i, last))
+		if tiles(f) != boardTiles(g.boards[i]) || !strings.Contains(f, "Score "+strconv.Itoa(g.scores[i])) {
+			t.Fatalf("%s: move %d shows\n%s\nwant board %s, score %d", what, i, f, boardTiles(g.boards[i]), g.scores[i])
+		}
+		if got := rp.marks(); got != g.marks[i] {
+			t.Fatalf("%s: move %d marks %+v, want %+v", what, i, got, g.marks[i])
+		}
+	}
+	f := l.frame()
+	for _, want := range []string{"Replay ann 4×4 #" + strconv.FormatInt(g.id, 10) + " in play", "❚❚ paused, 4 moves/s",
+		"space play · +- speed · ←→ step · g G start/end · : go to · ? help · q quit"} {
+		if !strings.Contains(f, want) {
+			t.Errorf("%q is not on the screen:\n%s", want, f)
+		}
+	}
+	check("the start", 0)
+	l.press("right")
+	check("→", 1)
+	l.press("l", "l")
+	check("l l", 3)
+	l.press("left")
+	check("←", 2)
+	l.press("h")
+	check("h", 1)
+	l.press("G")
+	check("G", last)
+	if !strings.Contains(l.frame(), "■ the last move so far: the game is still being played") {
+		t.Errorf("the end of a game in play is not told:\n%s", l.frame())
+	}
+	l.press("g")
+	check("g", 0)
+	l.press(":", "1", "7", "enter")
+	check(": 17", 17)
+	l.press(":", "9", "9", "9", "9", "enter")
+	check(": 9999", last)
+	if !strings.Contains(l.frame(), fmt.Sprintf("No move 9999: the game has %d.", last)) {
+		t.Errorf("a move past the end is not told:\n%s", l.frame())
+	}
+	l.press(":", "5", "esc", "right")
+	check(": 5 esc", last) // cancelled; → at the end stays there
+
+	// Speed and play: from the end, space plays from the start.
+	l.press("+", "+", "+", "+", "+", "+", "+")
+	if rp.speed != maxSpeed {
+		t.Fatalf("speed %d after + seven times, want %d", rp.speed, maxSpeed)
+	}
+	l.press("space")
+	if !strings.Contains(l.frame(), "▶ playing, 64 moves/s") {
+		t.Fatalf("not playing:\n%s", l.frame())
+	}
+	check("the replay played to its end", last)
+	if rp.playing {
+		t.Fatal("still playing at the end")
+	}
+	for range 8 {
+		l.press("-")
+	}
+	if rp.speed != minSpeed {
+		t.Fatalf("speed %d after - eight times, want %d", rp.speed, minSpeed)
+	}
+	l.press("g", "space", "space") // play and pause at once
+	if rp.playing || !strings.Contains(l.frame(), "❚❚ paused, 1 moves/s") {
+		t.Fatalf("space did not pause:\n%s", l.frame())
+	}
+
+	l.press("?")
+	help := l.frame()
+	for _, want := range []string{"Replay keys", "speed: 1 to 64 moves/s", ": 123 enter go to move 123", "? back"} {
+		if !strings.Contains(help, want) {
+			t.Errorf("%q is not on the help screen:\n%s", want, help)
+		}
+	}
+	if strings.Contains(help, "esc") {
+		t.Errorf("esc shows with nothing to go back to:\n%s", help)
+	}
+	l.press("?")
+	if !strings.Contains(l.frame(), "Move ") {
+		t.Fatalf("? did not close the help:\n%s", l.frame())
+	}
+	l.press("q")
+	l.waitQuit()
+	if !strings.Contains(l.frame(), "Closed the replay of game") {
+		t.Fatalf("q: the last view is %q", l.frame())
+	}
+}
+
+// TestReplayEnded: an ended game's replay says so at the end.
+func TestReplayEnded(t *testing.T) {
+	svc := newService(t)
+	g := playGame(t, svc, "bo", 3, 100000)
+	r, err := svc.Replay(context.Background(), g.id)
+	if err != nil || !r.Ended {
+		t.Fatalf("replay %v, ended %v", err, r != nil && r.Ended)
+	}
+	l := newLive(t, NewReplay(ViewOptions{Games: svc, Context: t.Context()}, r), 80, 24)
+	if strings.Contains(l.frame(), "in play") {
+		t.Errorf("an ended game is shown in play:\n%s", l.frame())
+	}
+	l.press("end")
+	l.waitFor("the end", has("■ the end: bo scored "+strconv.Itoa(g.scores[len(g.scores)-1])))
+}
+
+// TestViewScreensFit: the screens that show games fit every window the
+// board fits, down to the smallest, with their keys in sight, and say
+// what size they need below that.
+func TestViewScreensFit(t *testing.T) {
+	svc := newService(t)
+	g := playGame(t, svc, "zoë", 5, 30)
+	_, live := openGame(t, svc, "yan", 5)
+	step(t, live)
+	screens := []struct {
+		name string
+		open func(t *testing.T) *Viewer
+		want []string
+	}{
+		{"watch", func(t *testing.T) *Viewer {
+			w, err := svc.Watch(live.ID())
+			if err != nil {
+				t.Fatal(err)
+			}
+			return NewWatch(ViewOptions{Games: svc, Context: t.Context()}, w, "")
+		}, []string{"Moves 1", "q quit"}},
+		{"replay", func(t *testing.T) *Viewer {
+			r, err := svc.Replay(context.Background(), g.id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return NewReplay(ViewOptions{Games: svc, Context: t.Context()}, r)
+		}, []string{"Move 0/", "q quit"}},
+	}
+	sw, sh := smallest(5)
+	for _, size := range [][2]int{{sw, sh}, {sw + 7, sh + 1}, {80, 24}, {200, 60}} {
+		for _, sc := range screens {
+			t.Run(fmt.Sprintf("%dx%d/%s", size[0], size[1], sc.name), func(t *testing.T) {
+				l := newLive(t, sc.open(t), size[0], size[1])
+				f := l.waitFor("the screen", has(sc.want[0]))
+				assertFits(t, f, size[0], size[1])
+				for _, w := range sc.want {
+					if !strings.Contains(f, w) {
+						t.Errorf("%q is not on the screen:\n%s", w, f)
+					}
+				}
+				l.deliver(keyPress("?"))
+				assertFits(t, l.frame(), size[0], size[1])
+			})
+		}
+	}
+	// Too small: the size it needs, and the way out.
+	l := newLive(t, screens[1].open(t), 30, 10)
+	f := l.waitFor("the too-small message", has("Window too small"))
+	assertFits(t, f, 30, 10)
+	if !strings.Contains(f, "q quit") || !strings.Contains(f, "is 30×10") {
+		t.Fatalf("too small:\n%s", f)
+	}
+}
+
+// TestReplayKeyLine: the replay's key line fits every width, quit last to
+// go; at 80 columns it has every key but esc, which only a replay opened
+// from another screen has.
+func TestReplayKeyLine(t *testing.T) {
+	svc := newService(t)
+	g := playGame(t, svc, "ann", 3, 5)
+	r, err := svc.Replay(context.Background(), g.id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for width := 26; width <= 120; width++ {
+		for _, embedded := range []bool{false, true} {
+			rp := newReplayer(ViewOptions{Games: svc}, r, embedded)
+			rp.p.width, rp.p.height = width, 24
+			b, drop := rp.keys.ReplayShortHelp(embedded)
+			l := rp.p.keyLine(b, drop)
+			if l.w > width || !strings.HasSuffix(ansi.Strip(l.s), "q quit") {
+				t.Fatalf("width %d: key line %q", width, ansi.Strip(l.s))
+			}
+			if width == 80 && embedded && !strings.Contains(ansi.Strip(l.s), "esc back") {
+				t.Fatalf("at 80 columns a replay from another screen has no way back: %q", ansi.Strip(l.s))
+			}
+		}
+	}
+}
