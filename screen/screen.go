@@ -124,18 +124,19 @@ type Screen struct {
 	unsupported func(what string)
 	keyToFrame  func(time.Duration)
 
-	mu        sync.Mutex // guards everything below, and writes to out
-	model     tea.Model
-	r         *renderer
-	title     string
-	lastFrame time.Time
-	timer     *time.Timer // draws the next frame when the interval is up
-	timed     bool        // timer is set
-	started   bool
-	early     []tea.Msg // sent before Start, delivered after its first messages
-	changed   bool      // a message was handled since the last frame
-	keyAt     time.Time // when the first key not yet drawn arrived; zero if none
-	ended     bool
+	mu          sync.Mutex // guards everything below, and writes to out
+	model       tea.Model
+	r           *renderer
+	title       string
+	lastFrame   time.Time
+	timer       *time.Timer // draws the next frame when the interval is up
+	forgetTimer *time.Timer // lets go of the last frame when the screen is idle (idle.go)
+	timed       bool        // timer is set
+	started     bool
+	early       []tea.Msg // sent before Start, delivered after its first messages
+	changed     bool      // a message was handled since the last frame
+	keyAt       time.Time // when the first key not yet drawn arrived; zero if none
+	ended       bool
 
 	backgroundAsked bool            // the terminal has not answered yet
 	reported        map[string]bool // what was told to unsupported
@@ -408,6 +409,7 @@ func (s *Screen) draw() {
 	}
 	s.r.frame(b, v.Content)
 	s.write(b.Bytes())
+	s.armForget()
 	// A key that changed nothing on screen (a move against a wall) has no
 	// frame to wait for: it is not counted.
 	if !s.keyAt.IsZero() && b.Len() > 0 {
@@ -447,6 +449,9 @@ func (s *Screen) end() {
 	s.ended = true
 	if s.timer != nil {
 		s.timer.Stop()
+	}
+	if s.forgetTimer != nil {
+		s.forgetTimer.Stop()
 	}
 	if s.answerTimer != nil {
 		s.answerTimer.Stop()
