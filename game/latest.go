@@ -16,7 +16,9 @@ type latest[T any] struct {
 	value   T
 	version uint64        // counts the changes; the first value is version 1
 	changed chan struct{} // closed and replaced at every change
-	waking  bool          // a wake is scheduled (updateSoon)
+	waking  bool          // a wake is scheduled (updateSoon), at wakeAt
+	wakeAt  time.Time
+	timer   *time.Timer
 }
 
 func newLatest[T any](v T) *latest[T] {
@@ -34,21 +36,28 @@ func (l *latest[T]) update(change func(*T)) {
 }
 
 // updateSoon applies change to the value now and wakes everyone waiting
-// after a delay, once for all the changes made meanwhile. The caller, who
-// has more to do (draw a player's own frame), does not pay for waking
-// them, nor share the CPU with them right away: closing a channel readies
-// every goroutine waiting on it, on the closer's goroutine, and they all
-// want to run at once. One that calls next meanwhile gets the new value
-// at once.
+// within after, once for all the changes made meanwhile (the soonest
+// wake asked for wins). The caller, who has more to do (draw a player's
+// own frame), does not pay for waking them, nor share the CPU with them
+// right away: closing a channel readies every goroutine waiting on it,
+// on the closer's goroutine, and they all want to run at once; and
+// changes that come in a burst (spectators arriving) wake them once. One
+// that calls next meanwhile gets the new value at once.
 func (l *latest[T]) updateSoon(change func(*T), after time.Duration) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	change(&l.value)
 	l.version++
-	if !l.waking {
-		l.waking = true
-		time.AfterFunc(after, l.wake)
+	at := time.Now().Add(after)
+	switch {
+	case l.timer == nil:
+		l.timer = time.AfterFunc(after, l.wake)
+	case !l.waking || at.Before(l.wakeAt):
+		l.timer.Reset(after)
+	default:
+		return // a wake is due sooner
 	}
+	l.waking, l.wakeAt = true, at
 }
 
 // wake wakes everyone waiting; a wake for a value they have already seen

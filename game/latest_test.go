@@ -39,3 +39,27 @@ func TestLatestUpdateSoon(t *testing.T) {
 		t.Fatal("the waiter was never woken")
 	}
 }
+
+// TestLatestSoonestWakeWins: a change that must be shown soon is not held
+// back by a wake scheduled later for an earlier change.
+func TestLatestSoonestWakeWins(t *testing.T) {
+	l := newLatest(0)
+	_, seen := l.get()
+	woken := make(chan int, 1)
+	go func() {
+		if v, _, err := l.next(context.Background(), seen); err == nil {
+			woken <- v
+		}
+	}()
+	time.Sleep(20 * time.Millisecond)
+	l.updateSoon(func(v *int) { *v = 1 }, time.Hour)
+	l.updateSoon(func(v *int) { *v = 2 }, 10*time.Millisecond)
+	select {
+	case v := <-woken:
+		if v != 2 {
+			t.Fatalf("woken with %d, want 2", v)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the sooner wake was held back by the later one")
+	}
+}

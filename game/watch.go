@@ -69,6 +69,12 @@ type feed = latest[Snapshot]
 // frames want the CPU. Well under a frame interval a person notices.
 const spectatorLag = 10 * time.Millisecond
 
+// watchersLag is how long a change in the number of spectators waits to
+// be shown to them, with every other change in that time: when hundreds
+// arrive at once, each of them redraws once or twice, not once for every
+// other.
+const watchersLag = 500 * time.Millisecond
+
 // Watch is one spectator of one game. Next is called from one goroutine.
 type Watch struct {
 	svc  *Service
@@ -93,7 +99,7 @@ func (w *Watch) Next(ctx context.Context) (Snapshot, error) {
 func (w *Watch) Close() {
 	w.once.Do(func() {
 		var id int64
-		w.feed.update(func(snap *Snapshot) { snap.Watchers--; id = snap.GameID })
+		w.feed.updateSoon(func(snap *Snapshot) { snap.Watchers--; id = snap.GameID }, watchersLag)
 		w.svc.dropFeedIfIdle(w.feed)
 		w.svc.mu.Lock()
 		p := w.svc.byID[id]
@@ -114,7 +120,7 @@ func (s *Service) Watch(id int64) (*Watch, error) {
 		return s.watchElsewhere(id)
 	}
 	f := p.watched()
-	f.update(func(snap *Snapshot) { snap.Watchers++ })
+	f.updateSoon(func(snap *Snapshot) { snap.Watchers++ }, watchersLag)
 	p.seat.watchersChanged()
 	return &Watch{svc: s, feed: f}, nil
 }
