@@ -555,7 +555,11 @@ func (t *RaceTicket) Leave() {
 			t.me.left = true
 		}
 		empty := len(r.racers) == 0
-		r.publish()
+		if r.phase < Finished {
+			// A finished race's view is final: publishing again would
+			// draw its racers without their places.
+			r.publish()
+		}
 		r.mu.Unlock()
 		if empty {
 			r.svc.forgetRace(r)

@@ -2,7 +2,6 @@ package screen
 
 import (
 	"bytes"
-	"strconv"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -18,10 +17,15 @@ import (
 // It keeps only the last frame's text, a few kilobytes, rather than grids
 // of cells as Bubble Tea's renderer does (two buffers of about 120 bytes a
 // cell, 460 KB for 80×24): lines are compared as strings, and only the
-// lines that differ are cut into cells, for as long as the diff takes.
+// columns that differ are made into cells, for as long as the frame takes
+// (see spans.go). What changed is then written in an order that saves
+// bytes (see emit.go).
 type renderer struct {
 	profile       colorprofile.Profile
 	width, height int
+	// ech: the terminal erases characters (ECH) with the pen's background
+	// (see Options.Term).
+	ech bool
 
 	lines  []string // the last frame's lines as the view wrote them, at most height
 	redraw bool     // the screen's content is unknown: clear and draw all
@@ -33,20 +37,27 @@ type renderer struct {
 	pen  *style // the SGR style in effect
 }
 
-// scratch is what drawing a frame needs for a while: two lines' cells
-// while they are compared, and the SGR sequences met lately. Pooled, so
-// that an idle session holds none.
+// scratch is what drawing a frame needs for a while: the changed lines'
+// spans and cells, the pieces to write, and the SGR sequences met lately.
+// Pooled, so that an idle session holds none.
 type scratch struct {
-	old, cur []cell
+	spanA, spanB []span // the two lines being compared
+	regions      []region
+	cells        []cell     // the changed lines' cells, old and new (see lineDiff)
+	lines        []lineDiff // the frame's changed lines
+	segs         []segment  // what to write, in the lines' order
+	// full maps a space style to a style of the frame's text that shows
+	// spaces alike (see spacePen).
+	full []fullStyle
 
 	// A frame repeats a few SGR sequences many times; looking each up in
-	// the shared tables (hashing its text) was most of the time spent
-	// cutting lines.
-	recent    [64]sgrMemo
-	recentPos int
+	// the shared tables (hashing its text, under a lock) was most of the
+	// time spent cutting lines. Direct-mapped by a hash of the sequence.
+	recent [128]sgrMemo
 }
 
 type sgrMemo struct {
+	set     bool
 	profile colorprofile.Profile
 	from    sgrState
 	params  string // a copy, so as not to keep a frame
@@ -57,15 +68,23 @@ type sgrMemo struct {
 // applySGR is the view's style after an SGR sequence, and its look on a
 // terminal with profile p.
 func (sc *scratch) applySGR(p colorprofile.Profile, from sgrState, params string) (sgrState, *style) {
-	for i := range sc.recent {
-		if m := &sc.recent[i]; m.from == from && m.params == params && m.profile == p {
-			return m.to, m.style
-		}
+	// Hashed by length, first and last bytes (sequences that differ
+	// differ mostly in their last colour), and the style before.
+	n := len(params)
+	h := uint32(n)*0x9e3779b1 ^ uint32(from.fg)*0x85ebca6b ^ uint32(from.bg)*0xc2b2ae35 ^ uint32(from.attrs)
+	if n > 0 {
+		h ^= uint32(params[0]) << 16
+	}
+	for k := max(0, n-4); k < n; k++ {
+		h = h*31 + uint32(params[k])
+	}
+	m := &sc.recent[(h^h>>15)%uint32(len(sc.recent))]
+	if m.set && m.params == params && m.from == from && m.profile == p {
+		return m.to, m.style
 	}
 	to := applied(from, params)
 	st := styleOf(p, to)
-	sc.recent[sc.recentPos] = sgrMemo{profile: p, from: from, params: strings.Clone(params), to: to, style: st}
-	sc.recentPos = (sc.recentPos + 1) % len(sc.recent)
+	*m = sgrMemo{set: true, profile: p, from: from, params: strings.Clone(params), to: to, style: st}
 	return to, st
 }
 
@@ -112,6 +131,7 @@ func (r *renderer) frame(out *bytes.Buffer, view string) {
 	}
 	sc := scratches.Get().(*scratch)
 	defer scratches.Put(sc)
+	sc.reset()
 	for y := range max(len(next), len(r.lines)) {
 		var was, is string
 		if y < len(r.lines) {
@@ -121,76 +141,89 @@ func (r *renderer) frame(out *bytes.Buffer, view string) {
 			is = next[y]
 		}
 		if was != is {
-			r.line(out, sc, y, was, is)
+			r.diff(sc, y, was, is)
 		}
 	}
+	r.emit(out, sc)
 	r.lines = next
 }
 
-// line appends what turns row y from was into is.
-func (r *renderer) line(out *bytes.Buffer, sc *scratch, y int, was, is string) {
-	sc.old = r.cells(sc, sc.old[:0], was)
-	sc.cur = r.cells(sc, sc.cur[:0], is)
-	old, cur := sc.old, sc.cur
-	// Past the last cell that is not blank, the new line is cleared to its
-	// end with one erase instead of being written.
-	end := len(cur)
-	for end > 0 && cur[end-1] == blank {
-		end--
-	}
-	at := func(cs []cell, x int) cell {
-		if x < len(cs) {
-			return cs[x]
-		}
-		return blank
-	}
-	for x := 0; x < end; {
-		if at(old, x) == cur[x] {
-			x++
-			continue
-		}
-		// Start at a whole wide grapheme, new or old: writing over half
-		// of one blanks all of it.
-		for x > 0 && (cur[x].text == "" || at(old, x).text == "") {
-			x--
-		}
-		r.moveTo(out, x, y)
-		for x < end {
-			if at(old, x) == cur[x] && cur[x].text != "" {
-				// Unchanged cells up to the next change: written over
-				// if that takes fewer bytes than moving past them.
-				next := x
-				for next < end && at(old, next) == cur[next] {
-					next++
-				}
-				if next == end || r.cost(cur[x:next]) > cursorForwardLen(next-x) {
-					x = next
-					break
-				}
-			}
-			if c := cur[x]; c.text != "" {
-				r.put(out, c)
-			}
-			x++
-			r.x = x // a wide grapheme's second cell follows it
-		}
-		if r.x >= r.width {
-			r.x = -1
-		}
-	}
-	// Anything the old line had past end goes.
-	for x := end; x < len(old); x++ {
-		if old[x] != blank {
-			r.moveTo(out, end, y)
-			r.setPen(out, nil)
-			out.WriteString(ansi.EraseLineRight)
-			break
-		}
-	}
+// lineDiff is a line that changed: its old and new cells from column lo
+// (sc.cells[old:cur] and sc.cells[cur:stop], as many of each; past them
+// the two are alike) and end, one past its last cell that is not blank.
+type lineDiff struct {
+	y, lo, end     int
+	old, cur, stop int
 }
 
-// cells cuts a styled line into cells, up to the screen's width.
+func (sc *scratch) oldCells(l *lineDiff) []cell { return sc.cells[l.old:l.cur] }
+func (sc *scratch) curCells(l *lineDiff) []cell { return sc.cells[l.cur:l.stop] }
+
+func (sc *scratch) reset() {
+	sc.cells, sc.lines, sc.segs, sc.full = sc.cells[:0], sc.lines[:0], sc.segs[:0], sc.full[:0]
+}
+
+// diff finds what differs between the old and new text of row y and adds
+// the pieces to write to sc.segs.
+func (r *renderer) diff(sc *scratch, y int, was, is string) {
+	first := len(sc.lines)
+	if end, ok := sc.walk(r.profile, r.width, was, is); ok {
+		for _, rg := range sc.regions {
+			a, b := sc.spanA[rg.a0:rg.a1], sc.spanB[rg.b0:rg.b1]
+			lo, hi := diffRange(a, b)
+			if lo == hi {
+				continue // different text, same look
+			}
+			l := lineDiff{y: y, lo: lo, end: end, old: len(sc.cells)}
+			sc.cells = spanCells(sc.cells, a, lo, hi)
+			l.cur = len(sc.cells)
+			sc.cells = spanCells(sc.cells, b, lo, hi)
+			l.stop = len(sc.cells)
+			sc.lines = append(sc.lines, l)
+		}
+	} else {
+		// Both as long as the longer, blank past their end.
+		l := lineDiff{y: y, old: len(sc.cells)}
+		sc.cells = r.cells(sc, sc.cells, was)
+		nOld := len(sc.cells) - l.old
+		l.cur = len(sc.cells)
+		sc.cells = r.cells(sc, sc.cells, is)
+		nCur := len(sc.cells) - l.cur
+		l.end = nCur
+		for cur := sc.cells[l.cur:]; l.end > 0 && cur[l.end-1] == blank; {
+			l.end--
+		}
+		for range nOld - nCur {
+			sc.cells = append(sc.cells, blank)
+		}
+		if nCur > nOld {
+			// Make room in old: move cur along.
+			pad := nCur - nOld
+			sc.cells = append(sc.cells, make([]cell, pad)...)
+			copy(sc.cells[l.cur+pad:], sc.cells[l.cur:l.cur+nCur])
+			for k := l.cur; k < l.cur+pad; k++ {
+				sc.cells[k] = blank
+			}
+			l.cur += pad
+		}
+		l.stop = len(sc.cells)
+		sc.lines = append(sc.lines, l)
+	}
+	for i := first; i < len(sc.lines); i++ {
+		for _, c := range sc.curCells(&sc.lines[i]) {
+			if c.text != " " && c.text != "" {
+				sc.noteFull(c.style)
+			}
+		}
+		r.segments(sc, i)
+	}
+	r.eraseRest(sc, first)
+}
+
+// cells appends the cells of a styled line to dst, up to the screen's
+// width.
 func (r *renderer) cells(sc *scratch, dst []cell, s string) []cell {
+	line := dst[len(dst):] // this line's cells, from column 0
 	var (
 		state byte
 		view  sgrState // the style the view has set
@@ -199,6 +232,29 @@ func (r *renderer) cells(sc *scratch, dst []cell, s string) []cell {
 		apart bool // something the terminal does not see came after it
 	)
 	for len(s) > 0 {
+		if state == ansi.NormalState {
+			// Most of a frame is runs of printable ASCII: a cell each,
+			// joined to nothing (what follows the run's last byte is
+			// ASCII too, or the run stops short of it).
+			if k := asciiRun(s); k > 0 {
+				room := r.width - len(line)
+				if k > room {
+					k = room
+					s = s[:k] // the rest does not fit
+				}
+				sp := st.spaceStyle()
+				for i := range k {
+					c := cell{text: asciiText(s[i]), style: st}
+					if s[i] == ' ' {
+						c.style = sp
+					}
+					line = append(line, c)
+				}
+				head, apart = len(line)-1, false
+				s = s[k:]
+				continue
+			}
+		}
 		seq, width, n, newState := nextSequence(s, state)
 		state = newState
 		s = s[n:]
@@ -216,16 +272,16 @@ func (r *renderer) cells(sc *scratch, dst []cell, s string) []cell {
 			// Graphemes the view kept apart (with a style change, say)
 			// join on the terminal, wholly or in part, when written
 			// together: the terminal's graphemes are what counts.
-			prev := dst[head]
+			prev := line[head]
 			joined := prev.text + seq
 			if g, w, _, _ := ansi.DecodeSequence(joined, ansi.NormalState, nil); len(g) > len(prev.text) {
-				dst = dst[:head]
-				if len(dst)+w > r.width {
+				line = line[:head]
+				if len(line)+w > r.width {
 					break
 				}
-				dst = append(dst, cell{text: g, style: prev.style})
+				line = append(line, cell{text: g, style: prev.style})
 				for range w - 1 {
-					dst = append(dst, cell{style: prev.style})
+					line = append(line, cell{style: prev.style})
 				}
 				if rest := joined[len(g):]; rest != "" {
 					s = rest + s // the part of seq that did not join, drawn after
@@ -235,20 +291,34 @@ func (r *renderer) cells(sc *scratch, dst []cell, s string) []cell {
 			}
 		}
 		apart = false
-		if len(dst)+width > r.width {
+		if len(line)+width > r.width {
 			break // a grapheme that does not fit is left out, and all after it
 		}
 		c := cell{text: seq, style: st}
 		if seq == " " {
 			c.style = st.spaceStyle()
 		}
-		head = len(dst)
-		dst = append(dst, c)
+		head = len(line)
+		line = append(line, c)
 		for range width - 1 {
-			dst = append(dst, cell{style: st})
+			line = append(line, cell{style: st})
 		}
 	}
-	return dst
+	return append(dst, line...)
+}
+
+// asciiRun is how many bytes at the start of s are printable ASCII
+// characters that are each a grapheme of their own: a byte not followed
+// by one that could start a combining character.
+func asciiRun(s string) int {
+	i := 0
+	for i < len(s) && s[i] >= 0x20 && s[i] < 0x7f {
+		i++
+	}
+	if i < len(s) && s[i] >= utf8.RuneSelf {
+		i-- // the last may take what follows
+	}
+	return max(i, 0)
 }
 
 // nextSequence is ansi.DecodeSequence(s, state, nil), with the two kinds
@@ -274,60 +344,4 @@ func nextSequence(s string, state byte) (seq string, width, n int, newState byte
 		}
 	}
 	return ansi.DecodeSequence(s, state, nil)
-}
-
-// put writes one cell at the cursor.
-func (r *renderer) put(out *bytes.Buffer, c cell) {
-	// A space needs only a pen that draws spaces alike.
-	if c.text != " " || c.style != r.pen.spaceStyle() {
-		r.setPen(out, c.style)
-	}
-	out.WriteString(c.text)
-}
-
-// cost is how many bytes writing cs at the cursor takes.
-func (r *renderer) cost(cs []cell) int {
-	n, pen := 0, r.pen
-	for _, c := range cs {
-		if c.text == "" {
-			continue
-		}
-		if c.text != " " || c.style != pen.spaceStyle() {
-			n += len(transition(pen, c.style))
-			pen = c.style
-		}
-		n += len(c.text)
-	}
-	return n
-}
-
-// setPen switches the terminal's pen to a style.
-func (r *renderer) setPen(out *bytes.Buffer, st *style) {
-	out.WriteString(transition(r.pen, st))
-	r.pen = st
-}
-
-// cursorForwardLen is len(ansi.CursorForward(n)), without making it.
-func cursorForwardLen(n int) int {
-	if n <= 1 {
-		return len("\x1b[C")
-	}
-	return len("\x1b[C") + len(strconv.Itoa(n))
-}
-
-// moveTo moves the cursor to column x of row y with the fewest bytes.
-func (r *renderer) moveTo(out *bytes.Buffer, x, y int) {
-	switch {
-	case r.x == x && r.y == y:
-		return
-	case r.y == y && r.x >= 0 && x > r.x:
-		out.WriteString(ansi.CursorForward(x - r.x))
-	case r.y == y && x == 0:
-		out.WriteByte('\r')
-	case y == r.y+1 && x == 0 && r.x >= 0:
-		out.WriteString("\r\n")
-	default:
-		out.WriteString("\x1b[" + strconv.Itoa(y+1) + ";" + strconv.Itoa(x+1) + "H")
-	}
-	r.x, r.y = x, y
 }

@@ -225,7 +225,8 @@ func (c vcell) looksLike(o vcell) bool {
 }
 
 // vterm is a virtual terminal that interprets exactly what the renderer
-// may write: graphemes, CR, LF, CUF, CUP, ED 2, EL 0 and SGR. Anything
+// may write: graphemes, CR, LF, CUU, CUD, CUF, CUB, CUP, ED 2, EL 0, SGR,
+// and ECH if it has background colour erase (bce). Anything
 // else is an error. It does not scroll, and does not wrap: a grapheme
 // written after the last column (where the terminal's cursor waits to
 // wrap) is an error, as is a line feed on the last row.
@@ -243,6 +244,9 @@ type vterm struct {
 	// left, it ignores the rest.
 	lenient bool
 	left    bool
+
+	// bce: the terminal takes ECH and erases with the pen's background.
+	bce bool
 }
 
 func newVterm(w, h int) *vterm {
@@ -370,9 +374,57 @@ func (v *vterm) csi(cmd ansi.Cmd, params ansi.Params) error {
 		return n
 	}
 	switch cmd.Final() {
-	case 'C':
-		v.x = min(v.x+arg(0, 1), v.w-1)
-		v.wrap = false
+	case 'A', 'B', 'C', 'D':
+		// Relative moves: the renderer knows where the cursor is when it
+		// makes one, so it never leans on terminals stopping it at the
+		// edge, nor makes one while the cursor waits to wrap (terminals
+		// differ on where it is then).
+		if v.wrap {
+			return fmt.Errorf("relative move while the cursor waits to wrap")
+		}
+		if len(params) > 1 {
+			return fmt.Errorf("relative move with %d parameters", len(params))
+		}
+		n := arg(0, 1)
+		x, y := v.x, v.y
+		switch cmd.Final() {
+		case 'A':
+			y -= n
+		case 'B':
+			y += n
+		case 'C':
+			x += n
+		case 'D':
+			x -= n
+		}
+		if x < 0 || x >= v.w || y < 0 || y >= v.h {
+			return fmt.Errorf("relative move to %d;%d, outside the %dx%d screen", y+1, x+1, v.w, v.h)
+		}
+		v.x, v.y = x, y
+	case 'X':
+		// ECH, with the background colour erase (bce) the renderer is
+		// told the terminal has.
+		if !v.bce {
+			return fmt.Errorf("ECH on a terminal without background colour erase")
+		}
+		if v.wrap {
+			return fmt.Errorf("ECH while the cursor waits to wrap")
+		}
+		if len(params) > 1 {
+			return fmt.Errorf("ECH with %d parameters", len(params))
+		}
+		n := arg(0, 1)
+		row := v.cells[v.y]
+		if row[v.x].text == "" && v.x > 0 {
+			row[v.x-1] = vcell{text: brokenText}
+		}
+		end := min(v.x+n, v.w)
+		if end < v.w && row[end].text == "" {
+			row[end] = vcell{text: brokenText}
+		}
+		for x := v.x; x < end; x++ {
+			row[x] = v.erased()
+		}
 	case 'H':
 		row, col := arg(0, 1), arg(1, 1)
 		if len(params) > 2 || row > v.h || col > v.w {
@@ -488,9 +540,27 @@ func wantScreen(p colorprofile.Profile, w, h int, view string) [][]vcell {
 //   - Invalid UTF-8: ansi.DecodeSequence makes one grapheme of
 //     "\xce\xce" or two depending on what follows; terminals have their
 //     own ways with it.
+//   - A CSI sequence with a private marker (< = > ?) after its first
+//     parameter byte ("\x1b[0>A"): terminals, as DEC's parser does,
+//     ignore the whole sequence, and so does the renderer; ansi's decoder
+//     ends it at the marker and prints what follows.
 func unspecified(view string) string {
 	if !utf8.ValidString(view) {
 		return "invalid UTF-8"
+	}
+	for i := strings.Index(view, "\x1b["); i >= 0; {
+		j := i + 2
+		for j < len(view) && view[j] >= 0x30 && view[j] <= 0x3f {
+			if j > i+2 && view[j] >= 0x3c {
+				return "CSI with a private marker after its first parameter byte"
+			}
+			j++
+		}
+		next := strings.Index(view[j:], "\x1b[")
+		if next < 0 {
+			break
+		}
+		i = j + next
 	}
 	var d seqDecoder
 	for rest, state := view, byte(0); len(rest) > 0; {
@@ -598,15 +668,20 @@ func screenText(rows [][]vcell) string {
 // screenCheck drives a renderer and a virtual terminal side by side.
 type screenCheck struct {
 	t       testing.TB
+	term    testTerm
 	profile colorprofile.Profile
 	r       *renderer
 	vt      *vterm
 	frames  []string // for failure messages
 }
 
-func newScreenCheck(t testing.TB, p colorprofile.Profile, w, h int) *screenCheck {
+func newScreenCheck(t testing.TB, term testTerm, w, h int) *screenCheck {
 	t.Helper()
-	return &screenCheck{t: t, profile: p, r: newRenderer(p, w, h), vt: newVterm(w, h)}
+	r := newRenderer(term.profile, w, h)
+	r.ech = term.bce
+	vt := newVterm(w, h)
+	vt.bce = term.bce
+	return &screenCheck{t: t, term: term, profile: term.profile, r: r, vt: vt}
 }
 
 func (c *screenCheck) resize(w, h int) {
@@ -657,6 +732,30 @@ var testProfiles = []colorprofile.Profile{
 	colorprofile.TrueColor, colorprofile.ANSI256, colorprofile.ANSI, colorprofile.ASCII, colorprofile.NoTTY,
 }
 
+// testTerm is a terminal the renderer is checked on: a colour profile,
+// and whether it erases with the pen's background (bce), so that the
+// renderer may use ECH.
+type testTerm struct {
+	profile colorprofile.Profile
+	bce     bool
+}
+
+func (t testTerm) String() string {
+	if t.bce {
+		return t.profile.String() + "+bce"
+	}
+	return t.profile.String()
+}
+
+// testTerms is every profile, with and without bce.
+var testTerms = func() []testTerm {
+	var ts []testTerm
+	for _, p := range testProfiles {
+		ts = append(ts, testTerm{p, false}, testTerm{p, true})
+	}
+	return ts
+}()
+
 func TestRendererFrames(t *testing.T) {
 	wide := lipgloss.NewStyle().Background(lipgloss.Color("#3c3a32")).Foreground(lipgloss.Color("#f9f6f2"))
 	tests := []struct {
@@ -688,7 +787,7 @@ func TestRendererFrames(t *testing.T) {
 		{"one column", 1, 3, []string{"字\na\nbc", "a\n字\n"}},
 		{"last cell", 3, 2, []string{"abc\ndef", "abc\ndeF", "abC\ndef", "ab\nde"}},
 	}
-	for _, p := range testProfiles {
+	for _, p := range testTerms {
 		for _, tt := range tests {
 			t.Run(p.String()+"/"+tt.name, func(t *testing.T) {
 				c := newScreenCheck(t, p, tt.w, tt.h)
@@ -835,7 +934,7 @@ func TestRendererHostileViews(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			for _, p := range testProfiles {
+			for _, p := range testTerms {
 				for _, f := range tt.frames {
 					c := newScreenCheck(t, p, 10, 2)
 					if tt.undefined {
@@ -884,7 +983,7 @@ func TestRendererRegressions(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			for _, p := range testProfiles {
+			for _, p := range testTerms {
 				for _, f := range tt.frames {
 					c := newScreenCheck(t, p, 10, 2)
 					c.frame(f)
@@ -913,7 +1012,7 @@ func TestRendererStyleTableFull(t *testing.T) {
 		out.Reset()
 		r.frame(&out, fmt.Sprintf("\x1b[38;2;%d;%d;%dmx", i&255, i>>8, 7))
 	}
-	for _, p := range testProfiles {
+	for _, p := range testTerms {
 		c := newScreenCheck(t, p, 10, 2)
 		c.frame("\x1b[1ma\x1b[1mb\x1b[48;2;9;9;9mc\x1b[48;2;9;9;9md")
 		c.frame("\x1b[1ma\x1b[1mB\x1b[48;2;9;9;9mC\x1b[48;2;9;9;9md")
@@ -925,11 +1024,11 @@ func TestRendererRandomFrames(t *testing.T) {
 	if testing.Short() {
 		runs = 30
 	}
-	for _, p := range testProfiles {
+	for _, p := range testTerms {
 		t.Run(p.String(), func(t *testing.T) {
 			drawn, skipped := 0, make(map[string]int)
 			for seed := range uint64(runs) {
-				rng := rand.New(rand.NewPCG(seed, uint64(p)))
+				rng := rand.New(rand.NewPCG(seed, uint64(p.profile)))
 				g := &genFrame{rng: rng}
 				w, h := 1+rng.IntN(30), 1+rng.IntN(8)
 				if seed%10 == 0 {
@@ -966,7 +1065,7 @@ func TestRendererRandomFrames(t *testing.T) {
 }
 
 func TestRendererResize(t *testing.T) {
-	for _, p := range testProfiles {
+	for _, p := range testTerms {
 		t.Run(p.String(), func(t *testing.T) {
 			c := newScreenCheck(t, p, 10, 4)
 			view := "\x1b[44m2048\x1b[m  字\nscore 12\n\x1b[1mbest\x1b[m 20\nq quit"
@@ -986,7 +1085,7 @@ func TestRendererResize(t *testing.T) {
 
 func TestRendererUnchangedFrameWritesNothing(t *testing.T) {
 	g := &genFrame{rng: rand.New(rand.NewPCG(1, 2))}
-	for _, p := range testProfiles {
+	for _, p := range testTerms {
 		c := newScreenCheck(t, p, 40, 10)
 		for range 50 {
 			view := g.frame(10)
@@ -1011,7 +1110,7 @@ func TestRendererOneCellChange(t *testing.T) {
 	for i := range 24 {
 		lines = append(lines, text.Render(fmt.Sprintf("line %d of the screen, with some text", i)))
 	}
-	for _, p := range testProfiles {
+	for _, p := range testTerms {
 		t.Run(p.String(), func(t *testing.T) {
 			c := newScreenCheck(t, p, 80, 24)
 			lines := slices.Clone(lines)
@@ -1041,7 +1140,7 @@ func FuzzRenderer(f *testing.F) {
 	f.Add("字字字\n\n\nabc", "a字字b\nx", uint8(5), uint8(2), uint8(3))
 	f.Add("\x1b[41m   \x1b[m\nline", "\x1b[31m   \x1b[m\n\x1b[7m \x1b[27m", uint8(4), uint8(4), uint8(4))
 	f.Fuzz(func(t *testing.T, a, b string, w, h, prof uint8) {
-		p := testProfiles[int(prof)%len(testProfiles)]
+		p := testTerms[int(prof)%len(testTerms)]
 		for _, v := range []string{a, b} {
 			if why := skipFrame(v); why != "" {
 				t.Skip(why)
@@ -1112,5 +1211,70 @@ func BenchmarkFrame(b *testing.B) {
 			}
 			b.ReportMetric(float64(total)/float64(b.N), "bytes/frame")
 		})
+	}
+}
+
+// TestMoveCost: the cost the renderer orders its writes by is the length
+// of the move it then writes.
+func TestMoveCost(t *testing.T) {
+	r := newRenderer(colorprofile.TrueColor, 120, 40)
+	for _, from := range [][2]int{{-1, 5}, {0, 0}, {7, 3}, {119, 39}, {10, 10}, {99, 9}} {
+		for y := range 40 {
+			for x := range 120 {
+				r.x, r.y = from[0], from[1]
+				var b bytes.Buffer
+				r.moveTo(&b, x, y)
+				r.x, r.y = from[0], from[1]
+				if got := r.moveCost(x, y); got != b.Len() {
+					t.Fatalf("from %v to %d,%d: moveCost %d, moveTo writes %q", from, x, y, got, b.String())
+				}
+			}
+		}
+	}
+	if asciiText('~') != "~" || asciiText(' ') != " " || asciiText('\\') != "\\" {
+		t.Fatal("asciiText")
+	}
+	for c := byte(' '); c < 0x7f; c++ {
+		if asciiText(c) != string(rune(c)) {
+			t.Fatalf("asciiText(%q) = %q", c, asciiText(c))
+		}
+	}
+}
+
+func TestTextEnd(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 20000 {
+		b := make([]byte, rng.IntN(40))
+		for i := range b {
+			switch rng.IntN(8) {
+			case 0:
+				b[i] = byte(rng.IntN(256))
+			case 1:
+				b[i] = []byte{0x1f, 0x20, 0x7e, 0x7f, 0x80, 0xff, 0x1b}[rng.IntN(7)]
+			default:
+				b[i] = byte(0x20 + rng.IntN(0x5f))
+			}
+		}
+		s := string(b)
+		from := rng.IntN(len(s) + 1)
+		limit := from + rng.IntN(len(s)-from+1)
+		want := from
+		for want < limit && s[want] >= 0x20 && s[want] < 0x7f {
+			want++
+		}
+		if got := textEnd(s, from, limit); got != want {
+			t.Fatalf("textEnd(%q, %d, %d) = %d, want %d", s, from, limit, got, want)
+		}
+		o := []byte(s)
+		if len(o) > 0 && rng.IntN(2) == 0 {
+			o[rng.IntN(len(o))] ^= byte(1 + rng.IntN(255))
+		}
+		want = 0
+		for want < len(s) && want < len(o) && s[want] == o[want] {
+			want++
+		}
+		if got := commonPrefix(s, string(o)); got != want {
+			t.Fatalf("commonPrefix(%q, %q) = %d, want %d", s, o, got, want)
+		}
 	}
 }

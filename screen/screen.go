@@ -12,7 +12,11 @@
 //     millisecond or two of the key, and an idle screen costs no CPU.
 //   - The renderer keeps the last frame's text and writes the cells that
 //     changed; Bubble Tea's keeps two grids of cells, about 460 KB for an
-//     80×24 screen.
+//     80×24 screen. It compares lines as text, reading only where they
+//     differ (spans.go), and writes the changes in an order that needs
+//     few pen changes and cursor moves, erasing runs of coloured spaces
+//     where the terminal allows (emit.go): a game's move frame is about
+//     half the bytes of writing the changed cells line by line.
 //   - The screen is always drawn on the alternate screen with the cursor
 //     hidden, and the player's window title is saved on the terminal's
 //     title stack. When the model quits, all of it is put back, and a
@@ -82,6 +86,11 @@ type Options struct {
 	Profile colorprofile.Profile
 	// FPS is the most frames a second; 0 means 60.
 	FPS int
+	// Term is the terminal's TERM. Where it names a terminal known to
+	// erase with the pen's background colour (bce), runs of coloured
+	// spaces are erased (ECH) rather than written, which takes fewer
+	// bytes; elsewhere they are written.
+	Term string
 	// KeyRate is the most keys a second the model gets, one second's
 	// worth at once; keys over it are dropped (see keyLimiter). 0 means
 	// no limit.
@@ -115,18 +124,19 @@ type Screen struct {
 	unsupported func(what string)
 	keyToFrame  func(time.Duration)
 
-	mu        sync.Mutex // guards everything below, and writes to out
-	model     tea.Model
-	r         *renderer
-	title     string
-	lastFrame time.Time
-	timer     *time.Timer // draws the next frame when the interval is up
-	timed     bool        // timer is set
-	started   bool
-	early     []tea.Msg // sent before Start, delivered after its first messages
-	changed   bool      // a message was handled since the last frame
-	keyAt     time.Time // when the first key not yet drawn arrived; zero if none
-	ended     bool
+	mu          sync.Mutex // guards everything below, and writes to out
+	model       tea.Model
+	r           *renderer
+	title       string
+	lastFrame   time.Time
+	timer       *time.Timer // draws the next frame when the interval is up
+	forgetTimer *time.Timer // lets go of the last frame when the screen is idle (idle.go)
+	timed       bool        // timer is set
+	started     bool
+	early       []tea.Msg // sent before Start, delivered after its first messages
+	changed     bool      // a message was handled since the last frame
+	keyAt       time.Time // when the first key not yet drawn arrived; zero if none
+	ended       bool
 
 	backgroundAsked bool            // the terminal has not answered yet
 	reported        map[string]bool // what was told to unsupported
@@ -152,6 +162,8 @@ func New(model tea.Model, out io.Writer, opts Options) *Screen {
 		fps = 60
 	}
 	width, height := max(opts.Width, 1), max(opts.Height, 1)
+	r := newRenderer(opts.Profile, width, height)
+	r.ech = erasesWithBackground(opts.Term)
 	return &Screen{
 		out:             out,
 		interval:        time.Second / time.Duration(fps),
@@ -160,7 +172,7 @@ func New(model tea.Model, out io.Writer, opts Options) *Screen {
 		unsupported:     opts.Unsupported,
 		keyToFrame:      opts.KeyToFrame,
 		model:           model,
-		r:               newRenderer(opts.Profile, width, height),
+		r:               r,
 		backgroundAsked: true, // by Start
 		done:            make(chan struct{}),
 	}
@@ -397,6 +409,7 @@ func (s *Screen) draw() {
 	}
 	s.r.frame(b, v.Content)
 	s.write(b.Bytes())
+	s.armForget()
 	// A key that changed nothing on screen (a move against a wall) has no
 	// frame to wait for: it is not counted.
 	if !s.keyAt.IsZero() && b.Len() > 0 {
@@ -436,6 +449,9 @@ func (s *Screen) end() {
 	s.ended = true
 	if s.timer != nil {
 		s.timer.Stop()
+	}
+	if s.forgetTimer != nil {
+		s.forgetTimer.Stop()
 	}
 	if s.answerTimer != nil {
 		s.answerTimer.Stop()

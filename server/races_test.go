@@ -192,3 +192,30 @@ func TestBotRace(t *testing.T) {
 }
 
 func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
+
+// TestRaceGuest: a guest races, unrated: the lobby says so, and the race
+// rates no one (a rating needs two racers with a key).
+func TestRaceGuest(t *testing.T) {
+	ts := startGames(t, game.WithRaceTimes(200*time.Millisecond, 200*time.Millisecond, 2*time.Second))
+	ann := openScreen(t, ts.dial(t, "ann", newKey(t)), "race --room with-guest", 80, 24)
+	ann.waitText("ann's room", "ann (host)")
+	guest := openScreen(t, ts.dialGuest(t), "race --room with-guest", 80, 24)
+	lobby := ann.waitText("the guest in the lobby", "Racers 2 of 8", "guest", "unrated")
+	if !strings.Contains(lobby, "1500") {
+		t.Fatalf("ann's rating is not in the lobby:\n%s", lobby)
+	}
+	ann.send("\r")
+	guest.waitText("the guest's race", "left", "Place")
+	for range 10 {
+		guest.send(arrowLeft + arrowUp + arrowRight + arrowDown)
+		time.Sleep(20 * time.Millisecond)
+	}
+	guest.waitText("the guest's results", "Results", "unrated")
+	if rows := scoresJSON[wire.RatingEntry](t, ts.dial(t, "carl", newKey(t)), "scores --races --json"); len(rows) != 0 {
+		t.Fatalf("a race with a guest and one key rated someone: %+v", rows)
+	}
+	guest.send("q")
+	ann.send("q")
+	guest.wait()
+	ann.wait()
+}

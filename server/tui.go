@@ -72,6 +72,7 @@ func (s *Server) runScreenTelling(sess *session, model tea.Model, text func(noti
 		Width:   width,
 		Height:  height,
 		Profile: colorprofile.Env(append(sess.Environ(), "TERM="+pty.Term)),
+		Term:    pty.Term,
 		// Without a limit a client can send keys as fast as its link
 		// allows, and each is a move: a database commit and a frame.
 		KeyRate:     s.lim.KeyRate,

@@ -120,7 +120,7 @@ type keySet struct {
 	pick    bool // the leaderboard's pick, to watch or replay (Options.Games)
 	history bool // the player's own games (Options.Games, not for guests)
 	// daily: the daily challenge's keys: one attempt at one size,
-	// without the AI, so no new game, no size and no AI keys.
+	// without the AI, so no new game, no size, no AI and no history keys.
 	daily bool
 }
 
@@ -137,7 +137,7 @@ func sharedKeys(set keySet) *KeyMap {
 	if !set.pick {
 		k = k.withoutPick()
 	}
-	if !set.history {
+	if !set.history || set.daily {
 		k = k.withoutHistory()
 	}
 	if set.daily {

@@ -121,11 +121,12 @@ type Model struct {
 	me           *Standing
 	standingsErr error
 	standingsFor int // the size top and me belong to (0: none yet)
-	// The rank in the header is read again after every move that scores
-	// (a rank is a few hundred rows of the bucket index), one read at a
-	// time: rankBusy while one is out, rankAgain when a move scored
-	// meanwhile.
+	// The rank in the header is read again after a move that scores (a
+	// rank is a few hundred rows of the bucket index), one read at a time,
+	// at most one every rankEvery: rankBusy while one is out, rankAgain
+	// when a move scored meanwhile; rankDue is when the next may start.
 	rankBusy, rankAgain bool
+	rankDue             time.Time
 
 	pendingAI func() tea.Cmd // what the player asked of the AI, once they confirm
 
@@ -661,8 +662,18 @@ func (m *Model) refreshStandings() tea.Cmd {
 	}
 }
 
+// rankEvery is the shortest time between two reads of the player's rank
+// for the header. Moves that score come more often than a player reads the
+// header, and each read is a database query: at 1,000 players reading after
+// every scoring move was a quarter of the server's CPU. A scoring move
+// within rankEvery of the last read does not read it; the next one after
+// does. (Reading later on a timer instead would change the header between
+// moves, which a player does not expect and the load tool takes for a move.)
+var rankEvery = 2 * time.Second
+
 // refreshRank reads the player's own row again, for the header, unless a
-// read is out already: then it is read once more when that one is back.
+// read is out already (then it is read once more when that one is back) or
+// the last began less than rankEvery ago.
 func (m *Model) refreshRank() tea.Cmd {
 	if m.opts.Guest {
 		return nil
@@ -671,7 +682,12 @@ func (m *Model) refreshRank() tea.Cmd {
 		m.rankAgain = true
 		return nil
 	}
+	now := time.Now()
+	if now.Before(m.rankDue) {
+		return nil
+	}
 	m.rankBusy = true
+	m.rankDue = now.Add(rankEvery)
 	store, ctx, size, home := m.opts.Store, m.ctx, m.size, m.home
 	return func() tea.Msg {
 		_, me, err := store.Standings(ctx, size, 0)

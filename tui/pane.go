@@ -76,7 +76,7 @@ func (p *pane) board(b *engine.Board, ms *marks, chromeLines int) ([]line, bool)
 		return nil, false
 	}
 	if p.cache == nil || p.cache.t != t || p.cache.n != n {
-		p.cache = newBoardCache(p.styles, t, n)
+		p.cache = sharedBoardCache(p.styles, t, n) // drawn once for every session
 	}
 	bw, _ := t.boardSize(n)
 	rows := p.cache.lines(b, ms)

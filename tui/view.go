@@ -135,7 +135,7 @@ func (m *Model) gameLines() ([]line, bool) {
 		return nil, false
 	}
 	if m.cache == nil || m.cache.t != t || m.cache.n != n {
-		m.cache = newBoardCache(m.styles, t, n)
+		m.cache = sharedBoardCache(m.styles, t, n)
 	}
 	b := m.game.Board()
 	board := m.cache.lines(&b, &m.marks)

@@ -392,4 +392,10 @@ func TestServeWithUnreachableDatabase(t *testing.T) {
 	if strings.Contains(string(out), `"listening"`) || strings.Contains(string(out), "msg=listening") {
 		t.Fatalf("serve listened without its database:\n%s", out)
 	}
+	// ssh2048 play on the same database says the same before it draws.
+	cmd = exec.Command(bin, "play", "--database", "postgres://ssh2048@127.0.0.1:1/ssh2048?connect_timeout=5")
+	out, err = cmd.CombinedOutput()
+	if !errors.As(err, &ee) || ee.ExitCode() != 1 || !strings.Contains(string(out), "open postgres 127.0.0.1:1/ssh2048: cannot connect") {
+		t.Fatalf("play with no database: %v\n%s", err, out)
+	}
 }

@@ -5,6 +5,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -163,10 +165,11 @@ func TestTmuxColourEnvironment(t *testing.T) {
 		name, option string
 		want         string // in the raw output
 		not          []string
+		noColour     bool // no SGR sequence sets a colour
 	}{
-		{"plain", "", tile2Palette, []string{"48;2;"}},
-		{"SetEnv COLORTERM", "-o SetEnv=COLORTERM=truecolor", tile2TrueColour, nil},
-		{"SetEnv NO_COLOR", "-o SetEnv=NO_COLOR=1", "┌──────┐", []string{"48;5;", "48;2;", "\x1b[4"}},
+		{"plain", "", tile2Palette, []string{"48;2;"}, false},
+		{"SetEnv COLORTERM", "-o SetEnv=COLORTERM=truecolor", tile2TrueColour, nil, false},
+		{"SetEnv NO_COLOR", "-o SetEnv=NO_COLOR=1", "┌──────┐", []string{"48;5;", "48;2;"}, true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			tm := newTmux(t)
@@ -182,6 +185,24 @@ func TestTmuxColourEnvironment(t *testing.T) {
 					t.Errorf("the screen holds %q: %q", n, out)
 				}
 			}
+			if c := colourSGR(out); tt.noColour && c != "" {
+				t.Errorf("the screen sets a colour, %q: %q", c, out)
+			}
 		})
 	}
 }
+
+// colourSGR is the first SGR sequence in out that sets a colour (30–38,
+// 40–48, 90–97, 100–107), or "". Cursor moves such as CSI 4 B are not SGR.
+func colourSGR(out string) string {
+	for _, m := range sgrPattern.FindAllStringSubmatch(out, -1) {
+		for _, p := range strings.FieldsFunc(m[1], func(r rune) bool { return r == ';' || r == ':' }) {
+			if n, err := strconv.Atoi(p); err == nil && (n >= 30 && n <= 38 || n >= 40 && n <= 48 || n >= 90 && n <= 97 || n >= 100 && n <= 107) {
+				return m[0]
+			}
+		}
+	}
+	return ""
+}
+
+var sgrPattern = regexp.MustCompile(`\x1b\[([0-9;:]*)m`)

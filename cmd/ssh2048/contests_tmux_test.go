@@ -43,19 +43,25 @@ func TestTmuxDaily(t *testing.T) {
 	for _, k := range []string{"Left", "Up", "Right", "Down", "Left", "Up"} {
 		tm.run("send-keys", "-t", "game", k)
 	}
-	// The rank arrives after the move that made it: the header's width,
-	// and with it where the centred board stands, waits for it.
 	tm.waitFor("the streak and rank", func(s string) bool {
-		return strings.Contains(s, "Streak 1") && strings.Contains(s, "Rank #") && movesOn(s) > 0
+		return strings.Contains(s, "Streak 1") && strings.Contains(s, "Rank #1") && movesOn(s) > 0
 	})
-	time.Sleep(300 * time.Millisecond) // the last keys' moves
-	played := tm.screen()
+	// Keys that change nothing do not count: wait for the counter to
+	// settle rather than for a number.
+	played, last := tm.screen(), -1
+	for range 40 {
+		if played = tm.screen(); movesOn(played) == last {
+			break
+		}
+		last = movesOn(played)
+		time.Sleep(150 * time.Millisecond)
+	}
 	tm.run("send-keys", "-t", "game", "q")
 	tm.waitFor("the goodbye line", func(s string) bool { return strings.Contains(s, "saved") })
 	tm.run("kill-session", "-t", "game")
 
 	tm.newSession(sshCmd("daily") + "; sleep 60")
-	back := tm.waitFor("the daily again", func(s string) bool { return movesOn(s) >= 0 && strings.Contains(s, "Rank #") })
+	back := tm.waitFor("the daily again, ranked", func(s string) bool { return movesOn(s) >= 0 && strings.Contains(s, "Rank #1") })
 	if movesOn(back) != movesOn(played) || boardText(back) != boardText(played) {
 		t.Fatalf("the daily did not resume:\n%s\nleft:\n%s", back, played)
 	}

@@ -38,10 +38,10 @@ func TestServeHTTP(t *testing.T) {
 	var hostKey string
 	c := dial(t, srv.addr, clientKey(t), &hostKey)
 	b := startBot(t, c)
-	b.read(t)
+	botState := b.read(t)
 	for _, d := range []string{"left", "up", "right", "down", "left", "up"} {
 		io.WriteString(b.in, d+"\n")
-		b.read(t)
+		botState = b.read(t)
 	}
 	// A game screen gets keys.
 	sess, err := c.NewSession()
@@ -114,7 +114,7 @@ func TestServeHTTP(t *testing.T) {
 
 	resp := httpGet(t, base+"/api/scores/4/bot")
 	var rows []wire.ScoreEntry
-	if err := json.Unmarshal([]byte(resp.body), &rows); err != nil || len(rows) != 1 || rows[0].Name != "player" || rows[0].Moves < 6 {
+	if err := json.Unmarshal([]byte(resp.body), &rows); err != nil || len(rows) != 1 || rows[0].Name != "player" || rows[0].Moves != botState.Moves {
 		t.Errorf("/api/scores/4/bot: %v %s", err, resp.body)
 	}
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 	"github.com/ssh2048/ssh2048/db"
+	"github.com/ssh2048/ssh2048/db/pg"
 	"github.com/ssh2048/ssh2048/engine"
 	"github.com/ssh2048/ssh2048/engine/ai"
 	"github.com/ssh2048/ssh2048/game"
@@ -30,6 +31,8 @@ play as the owner of your SSH public key, so a game started here continues
 over SSH and the other way round.`, stdout, stderr)
 	size := fs.Int("size", 0, "board size, 3 to 8 (default: the size you played last, else 4)")
 	data := fs.String("data", stateDirectory(), "directory holding the database (default $STATE_DIRECTORY, else ./data)")
+	database := fs.String("database", os.Getenv("SSH2048_DATABASE_URL"),
+		"PostgreSQL URL of the servers' shared database, instead of --data (default $SSH2048_DATABASE_URL)")
 	keyPath := fs.String("key", "", "your SSH key: its .pub, or the private key you give ssh -i (default: the first of ~/.ssh/id_ed25519.pub, id_ecdsa.pub, id_rsa.pub)")
 	if code, ok := parse(fs, args); !ok {
 		return code
@@ -48,7 +51,7 @@ over SSH and the other way round.`, stdout, stderr)
 	// A directory named on purpose (--data, the environment) may be new.
 	named := os.Getenv("SSH2048_DATA") != "" || os.Getenv("STATE_DIRECTORY") != ""
 	fs.Visit(func(f *flag.Flag) { named = named || f.Name == "data" })
-	if _, err := os.Stat(filepath.Join(*data, db.FileName)); !named && errors.Is(err, iofs.ErrNotExist) {
+	if _, err := os.Stat(filepath.Join(*data, db.FileName)); *database == "" && !named && errors.Is(err, iofs.ErrNotExist) {
 		dir := *data
 		if !filepath.IsAbs(dir) {
 			dir = "./" + filepath.Clean(dir)
@@ -63,7 +66,7 @@ over SSH and the other way round.`, stdout, stderr)
 	// The player's window title is saved on the terminal's title stack
 	// and put back after: the program blanks the title when it ends.
 	fmt.Fprint(stdout, ansi.WindowOp(22, 0))
-	err = play(*data, *size, lp, log)
+	err = play(*data, *database, *size, lp, log)
 	fmt.Fprint(stdout, ansi.WindowOp(23, 0))
 	io.Copy(stderr, &logs)
 	if err != nil {
@@ -73,9 +76,23 @@ over SSH and the other way round.`, stdout, stderr)
 	return 0
 }
 
-func play(data string, size int, lp localKey, log *slog.Logger) error {
+func play(data, database string, size int, lp localKey, log *slog.Logger) error {
 	ctx := context.Background()
-	store, err := db.Open(ctx, data, db.WithLogger(log))
+	var (
+		store store
+		opts  []game.Option
+		err   error
+	)
+	if database != "" {
+		// One more node on the servers' database: its takeovers reach
+		// their sessions and theirs this one.
+		var shared *pg.Store
+		if shared, err = pg.Open(ctx, database, pg.WithLogger(log)); err == nil {
+			store, opts = shared, []game.Option{game.WithBus(shared.Bus())}
+		}
+	} else {
+		store, err = db.Open(ctx, data, db.WithLogger(log))
+	}
 	if err != nil {
 		return err
 	}
@@ -86,7 +103,7 @@ func play(data string, size int, lp localKey, log *slog.Logger) error {
 	// server playing the same game at the same time is kept out by the
 	// store's own check (db.ErrConflict), which the screen reports as a
 	// takeover.
-	games := game.New(store, log)
+	games := game.New(store, log, opts...)
 	player, err := games.Identify(ctx, lp.fingerprint, lp.keyType, lp.name)
 	if err != nil {
 		return err

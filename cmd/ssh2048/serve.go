@@ -42,7 +42,8 @@ type serveConfig struct {
 	logFormat  string
 	logLevel   slog.Level
 	http       httpConfig
-	ai         bool // hints and autoplay on the game screen
+	ai         bool   // hints and autoplay on the game screen
+	pprof      string // loopback address for net/http/pprof; "" none
 }
 
 // parseServe reads the flags, each with an environment fallback.
@@ -67,6 +68,8 @@ func parseServe(args []string, stdout, stderr io.Writer) (serveConfig, int, bool
 	fs.StringVar(&c.logFormat, "log-format", "text", "log format on stderr: text or json")
 	fs.TextVar(&c.logLevel, "log-level", slog.LevelInfo, "debug, info, warn or error")
 	c.http.flags(fs.FlagSet)
+	fs.StringVar(&c.pprof, "pprof", "",
+		"serve Go's profiler (net/http/pprof) on this loopback address, e.g. 127.0.0.1:6060; off when empty")
 	if code, ok := parse(fs, args); !ok {
 		return c, code, false
 	}
@@ -89,6 +92,12 @@ func parseServe(args []string, stdout, stderr io.Writer) (serveConfig, int, bool
 	if _, ok := durabilities[c.durability]; !ok {
 		fmt.Fprintf(stderr, "ssh2048 serve: --durability %q: want power or crash\n", c.durability)
 		return c, 2, false
+	}
+	if c.pprof != "" {
+		if err := checkPprofAddr(c.pprof); err != nil {
+			fmt.Fprintf(stderr, "ssh2048 serve: %v\n", err)
+			return c, 2, false
+		}
 	}
 	return c, 0, true
 }
@@ -127,6 +136,14 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 func serve(cfg serveConfig, log *slog.Logger) error {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
+
+	if cfg.pprof != "" {
+		pl, err := listenPprof(cfg.pprof, log)
+		if err != nil {
+			return err
+		}
+		defer pl.Close()
+	}
 
 	// The metrics exist when something serves them; a nil *Metrics
 	// observes nothing.

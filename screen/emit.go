@@ -1,0 +1,466 @@
+package screen
+
+import (
+	"bytes"
+	"strconv"
+)
+
+// What a frame writes is mostly pen changes (SGR) and cursor moves, not
+// text: a game's tiles are blocks of coloured spaces a few digits wide. So
+// the renderer first lists the runs of cells to write on every changed line
+// (segments), then writes them in an order that needs fewer pen changes:
+// next, among the runs that start in the pen already set, the nearest one
+// (the rows of one tile, tiles of one colour), else the next in reading
+// order. Where the terminal erases with the pen's background (bce), a run
+// of spaces that ends a segment is erased (ECH) rather than written.
+
+// segment is a run of a changed line's cells to write, [x0, x1), or, with
+// erase, the clearing of the line from x0 on.
+type segment struct {
+	line   int // in scratch.lines
+	y      int
+	x0, x1 int
+	erase  bool
+	done   bool
+	// What the first cell needs of the pen: to be head, or, for a space
+	// (and an erase), to show spaces as head.
+	head  *style
+	space bool
+	// stays: it is spaces alike only, to be erased (ECH): the cursor
+	// does not move.
+	stays bool
+}
+
+// fullStyle pairs a space style with a style of the frame's text that
+// shows spaces alike (see spacePen).
+type fullStyle struct{ space, full *style }
+
+// noteFull remembers st, the style of a character the frame writes, as a
+// pen for spaces of its background.
+func (sc *scratch) noteFull(st *style) {
+	sp := st.spaceStyle()
+	if st == nil || sp == st {
+		return // no more than a background, or something across the cell
+	}
+	for _, f := range sc.full {
+		if f.space == sp {
+			return
+		}
+	}
+	sc.full = append(sc.full, fullStyle{sp, st})
+}
+
+func (sc *scratch) fullFor(sp *style) *style {
+	for _, f := range sc.full {
+		if f.space == sp {
+			return f.full
+		}
+	}
+	return nil
+}
+
+// segments adds the runs of line i to write: every cell that differs, and
+// the unchanged cells between two of them when writing them takes fewer
+// bytes than moving past them; and the erasing of what the old line had
+// past the new one's end.
+func (r *renderer) segments(sc *scratch, i int) {
+	l := &sc.lines[i]
+	old, cur := sc.oldCells(l), sc.curCells(l) // as long as each other
+	stop := min(l.end, l.lo+len(cur))
+	for x := l.lo; x < stop; {
+		if old[x-l.lo] == cur[x-l.lo] {
+			x++
+			continue
+		}
+		// Start at a whole wide grapheme, new or old: writing over half
+		// of one blanks all of it.
+		for x > l.lo && (cur[x-l.lo].text == "" || old[x-l.lo].text == "") {
+			x--
+		}
+		x0 := x
+		var pen *style
+		for x < stop {
+			c := cur[x-l.lo]
+			if old[x-l.lo] == c && c.text != "" {
+				// Unchanged cells up to the next change: written over if
+				// that takes fewer bytes than moving past them.
+				next := x
+				for next < stop && old[next-l.lo] == cur[next-l.lo] {
+					next++
+				}
+				if next == stop || cost(pen, cur[x-l.lo:next-l.lo]) > cursorForwardLen(next-x) {
+					break
+				}
+			}
+			if c.text != "" && (c.text != " " || c.style != pen.spaceStyle()) {
+				pen = c.style
+			}
+			x++
+		}
+		c := cur[x0-l.lo]
+		seg := segment{line: i, y: l.y, x0: x0, x1: x, head: c.style, space: c.text == " "}
+		if r.ech && seg.space && x-x0 > eraseLen(x-x0) {
+			seg.stays = true
+			for _, d := range cur[x0-l.lo : x-l.lo] {
+				if d != c {
+					seg.stays = false
+					break
+				}
+			}
+		}
+		sc.segs = append(sc.segs, seg)
+	}
+}
+
+// eraseRest adds the erasing of what the old line had past the new one's
+// end, if anything; sc.lines[first:] are the line's changed stretches.
+func (r *renderer) eraseRest(sc *scratch, first int) {
+	for i := first; i < len(sc.lines); i++ {
+		l := &sc.lines[i]
+		old, cur := sc.oldCells(l), sc.curCells(l)
+		for x := max(l.end, l.lo); x < l.lo+len(cur); x++ {
+			if old[x-l.lo] != cur[x-l.lo] {
+				sc.segs = append(sc.segs, segment{line: i, y: l.y, x0: x, erase: true, space: true})
+				return
+			}
+		}
+	}
+}
+
+// lookahead bounds how many segments are considered for the next one to
+// write, so that a frame of thousands of them costs no more than linear
+// time.
+const lookahead = 64
+
+// emit writes the frame's segments.
+func (r *renderer) emit(out *bytes.Buffer, sc *scratch) {
+	segs := sc.segs
+	for first := 0; ; {
+		for first < len(segs) && segs[first].done {
+			first++
+		}
+		if first == len(segs) {
+			return
+		}
+		// Of the segments that start in the pen, the nearest; one that
+		// leaves the cursor where it is (erased spaces) goes first if it
+		// is at most a byte further, so that the next move is from it:
+		// a tile's top row, then its bottom row, then the middle.
+		// (Costs in half bytes.)
+		best, bestCost := first, -1
+		for i := first; i < min(len(segs), first+lookahead); i++ {
+			s := &segs[i]
+			if s.done || !r.startsInPen(s) {
+				continue
+			}
+			c := 2 * r.moveCost(s.x0, s.y)
+			if s.stays {
+				c -= 3
+			}
+			if bestCost < 0 || c < bestCost {
+				best, bestCost = i, c
+			}
+		}
+		r.write(out, sc, &segs[best])
+		segs[best].done = true
+	}
+}
+
+// startsInPen tells whether s's first cell can be written with the pen as
+// it is.
+func (r *renderer) startsInPen(s *segment) bool {
+	if s.space {
+		return r.pen.spaceStyle() == s.head
+	}
+	return s.head == r.pen
+}
+
+// write writes one segment.
+func (r *renderer) write(out *bytes.Buffer, sc *scratch, s *segment) {
+	l := &sc.lines[s.line]
+	r.moveTo(out, s.x0, s.y)
+	if s.erase {
+		if r.pen.spaceStyle() != nil {
+			r.setPen(out, nil)
+		}
+		out.WriteString("\x1b[K")
+		return
+	}
+	cur := sc.curCells(l)[s.x0-l.lo : s.x1-l.lo]
+	for k := 0; k < len(cur); {
+		c := cur[k]
+		switch c.text {
+		case "": // a wide grapheme's second cell
+			k++
+			r.x++
+			continue
+		case " ":
+			n := 1
+			for k+n < len(cur) && cur[k+n] == c {
+				n++
+			}
+			if r.pen.spaceStyle() != c.style {
+				r.setPen(out, r.spacePen(sc, c.style, cur[k+n:]))
+			}
+			if r.ech && erases(r.pen) {
+				more := k+n < len(cur)
+				n0 := eraseLen(n)
+				if more {
+					n0 += cursorForwardLen(n)
+				}
+				if n0 < n {
+					out.WriteString("\x1b[")
+					if n > 1 {
+						out.WriteString(strconv.Itoa(n))
+					}
+					out.WriteByte('X')
+					if more {
+						writeCursorForward(out, n)
+						r.x += n
+					}
+					k += n
+					continue
+				}
+			}
+			for range n {
+				out.WriteByte(' ')
+			}
+			r.x += n
+			k += n
+			continue
+		}
+		if c.style != r.pen {
+			r.setPen(out, c.style)
+		}
+		out.WriteString(c.text)
+		r.x++
+		k++
+	}
+	if r.x >= r.width {
+		r.x = -1
+	}
+}
+
+// erases tells whether erasing with pen leaves cells that look like
+// spaces written with it: nothing it draws goes across the cell.
+func erases(pen *style) bool { return pen == nil || pen.look.attrs&acrossCell == 0 }
+
+// eraseLen is len of ECH n.
+func eraseLen(n int) int {
+	if n <= 1 {
+		return len("\x1b[X")
+	}
+	return len("\x1b[X") + len(strconv.Itoa(n))
+}
+
+// spacePen is the pen to write spaces of space style sp with, when the
+// pen does not draw them so: of the styles that do, the one that serves
+// the text after them in the segment, or the frame's text of that
+// background (a later tile row), if changing to it costs no more; else
+// the pen with only its background changed, if that is shorter; else sp.
+func (r *renderer) spacePen(sc *scratch, sp *style, rest []cell) *style {
+	for _, c := range rest {
+		if c.text == " " || c.text == "" {
+			continue
+		}
+		if c.style.spaceStyle() == sp {
+			return c.style
+		}
+		break
+	}
+	// The cheapest pen for the spaces alone: sp, or the pen with only its
+	// background changed and what it draws across cells (an underline, a
+	// reverse: a mark on a tile) taken off.
+	best := sp
+	bestLen := len(transition(r.pen, sp))
+	if p := r.pen; p != nil && (sp == nil || sp.look == sgrState{bg: sp.look.bg}) {
+		look := p.look
+		look.attrs &^= acrossCell
+		look.underline = 0
+		look.bg = noColour
+		if sp != nil {
+			look.bg = sp.look.bg
+		}
+		if q := intern(look); q.spaceStyle() == sp && len(transition(p, q)) < bestLen {
+			best, bestLen = q, len(transition(p, q))
+		}
+	}
+	// Text of this background elsewhere in the frame (the digits of a
+	// tile's middle row, drawn next): its pen now, if that costs no more
+	// than this one and a change to it later.
+	if f := sc.fullFor(sp); f != nil && len(transition(r.pen, f)) <= bestLen+len(transition(best, f)) {
+		return f
+	}
+	return best
+}
+
+// cost is how many bytes writing cs takes with the pen at pen.
+func cost(pen *style, cs []cell) int {
+	n := 0
+	for _, c := range cs {
+		if c.text == "" {
+			continue
+		}
+		if c.text != " " || c.style != pen.spaceStyle() {
+			n += len(transition(pen, c.style))
+			pen = c.style
+		}
+		n += len(c.text)
+	}
+	return n
+}
+
+// setPen switches the terminal's pen to a style.
+func (r *renderer) setPen(out *bytes.Buffer, st *style) {
+	out.WriteString(transition(r.pen, st))
+	r.pen = st
+}
+
+// cursorForwardLen is len(ansi.CursorForward(n)), without making it.
+func cursorForwardLen(n int) int {
+	if n <= 1 {
+		return len("\x1b[C")
+	}
+	return len("\x1b[C") + len(strconv.Itoa(n))
+}
+
+func writeCursorForward(out *bytes.Buffer, n int) {
+	var b [16]byte
+	out.Write(appendMove(b[:0], n, 'C'))
+}
+
+// moveTo moves the cursor to column x of row y with the fewest bytes.
+func (r *renderer) moveTo(out *bytes.Buffer, x, y int) {
+	var b [32]byte
+	out.Write(r.move(b[:0], x, y))
+	r.x, r.y = x, y
+}
+
+// moveCost is how many bytes moveTo(x, y) writes (see move).
+func (r *renderer) moveCost(x, y int) int {
+	if r.x == x && r.y == y {
+		return 0
+	}
+	best := len("\x1b[H") + digits(y+1)
+	if x > 0 {
+		best += 1 + digits(x+1)
+	}
+	if r.x < 0 {
+		return best
+	}
+	dy := y - r.y
+	v := moveLen(abs(dy))
+	h := 0
+	if dx := x - r.x; dx != 0 {
+		h = moveLen(abs(dx))
+	}
+	best = min(best, v+h)
+	fromStart := v + 1 // up or down, CR
+	if dy == 1 {
+		fromStart = 2 // CR LF
+	}
+	if x > 0 {
+		fromStart += moveLen(x)
+	}
+	return min(best, fromStart)
+}
+
+// moveLen is the length of CUU, CUD, CUF or CUB by n, 0 for none.
+func moveLen(n int) int {
+	switch {
+	case n == 0:
+		return 0
+	case n == 1:
+		return len("\x1b[C")
+	}
+	return len("\x1b[C") + digits(n)
+}
+
+func digits(n int) int {
+	d := 1
+	for n >= 10 {
+		n /= 10
+		d++
+	}
+	return d
+}
+
+func abs(n int) int { return max(n, -n) }
+
+// move appends to b the shortest way to column x of row y: an absolute
+// position, or, when the cursor's place is known, up or down and across,
+// or up or down and from the line's start (a line feed for the next line).
+func (r *renderer) move(b []byte, x, y int) []byte {
+	if r.x == x && r.y == y {
+		return b
+	}
+	var abs, rel, fromStart [32]byte
+	// CUP; a column of 1 may be left out.
+	best := append(abs[:0], "\x1b["...)
+	best = strconv.AppendInt(best, int64(y+1), 10)
+	if x > 0 {
+		best = append(best, ';')
+		best = strconv.AppendInt(best, int64(x+1), 10)
+	}
+	best = append(best, 'H')
+	if r.x >= 0 {
+		dy := y - r.y
+		m := appendVertical(rel[:0], dy)
+		switch dx := x - r.x; {
+		case dx > 0:
+			m = appendMove(m, dx, 'C')
+		case dx < 0:
+			m = appendMove(m, -dx, 'D')
+		}
+		if len(m) < len(best) {
+			best = m
+		}
+		if dy == 1 {
+			m = append(fromStart[:0], '\r', '\n')
+		} else {
+			m = append(appendVertical(fromStart[:0], dy), '\r')
+		}
+		if x > 0 {
+			m = appendMove(m, x, 'C')
+		}
+		if len(m) < len(best) {
+			best = m
+		}
+	}
+	return append(b, best...)
+}
+
+// appendVertical appends CUD or CUU by dy rows, nothing for 0.
+func appendVertical(b []byte, dy int) []byte {
+	switch {
+	case dy > 0:
+		return appendMove(b, dy, 'B')
+	case dy < 0:
+		return appendMove(b, -dy, 'A')
+	}
+	return b
+}
+
+// appendMove appends CUU, CUD, CUF or CUB (final) by n.
+func appendMove(b []byte, n int, final byte) []byte {
+	b = append(b, "\x1b["...)
+	if n > 1 {
+		b = strconv.AppendInt(b, int64(n), 10)
+	}
+	return append(b, final)
+}
+
+// erasesWithBackground tells whether a terminal with this TERM erases
+// characters (ECH) with the pen's background colour: its terminfo entry
+// has bce and ech. The list is the entries of ncurses' terminfo that do;
+// a terminal that claims to be one of them promises it. Others (tmux,
+// screen, and terminals whose entries leave bce out) erase to the
+// default background, which would show as holes in coloured tiles.
+func erasesWithBackground(term string) bool {
+	switch term {
+	case "xterm", "xterm-256color", "xterm-16color", "xterm-88color", "xterm-new", "xterm-xfree86",
+		"linux", "rxvt-unicode", "rxvt-unicode-256color":
+		return true
+	}
+	return false
+}

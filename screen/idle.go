@@ -1,0 +1,40 @@
+package screen
+
+import "time"
+
+// A screen nobody types into for a while lets go of its last frame: the
+// renderer's copy of the view's text (about 5 KB at 80×24, the largest
+// part of an idle screen the server controls: 20 MB at 4,000 idle
+// players). Its next frame is then drawn whole, a few kilobytes once,
+// which an idle player does not notice.
+
+// forgetAfter is how long a screen keeps its last frame without drawing
+// another.
+var forgetAfter = 30 * time.Second
+
+// armForget (re)starts the countdown to forgetting the frame; s.mu is held.
+func (s *Screen) armForget() {
+	if s.forgetTimer == nil {
+		s.forgetTimer = time.AfterFunc(forgetAfter, s.forgetIdle)
+		return
+	}
+	s.forgetTimer.Reset(forgetAfter)
+}
+
+// forgetIdle drops the last frame if none has been drawn since the
+// countdown began.
+func (s *Screen) forgetIdle() {
+	defer s.contain() // after the unlock below
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ended || s.stopped() || time.Since(s.lastFrame) < forgetAfter {
+		return
+	}
+	s.r.forget()
+}
+
+// forget drops the last frame: the next is a full redraw.
+func (r *renderer) forget() {
+	r.lines = nil
+	r.redraw = true
+}
