@@ -78,8 +78,9 @@ func writeHelp(w io.Writer) {
 		"Exit status (commands and the game screen): 0 ok, 1 server error, 2 usage,\n" +
 		"3 taken over by a newer session, 4 server restarting (your game is saved;\n" +
 		"reconnect), 5 refuted (verify), 6 no such game, or no one playing it (watch),\n" +
-		"7 game still in play (export), 9 closed for inactivity (no input, or no\n" +
-		"answer to keepalives), 10 race room full or started.\n")
+		"7 game still in play (export; watch, replay: today's daily), 9 closed for\n" +
+		"inactivity (no input, or no answer to keepalives), 10 race room full or\n" +
+		"started.\n")
 	io.WriteString(w, b.String())
 }
 

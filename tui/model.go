@@ -3,9 +3,16 @@
 // boxes and brackets where there is no colour), with the score, best, rank,
 // leaderboard, help, and the win, game-over and confirm dialogs.
 //
+// It also draws the screens that show games without playing them: a game
+// in play as its player sees it (watch), the best game being played (TV),
+// a stored game move by move (replay) and a player's own games (history);
+// the server's commands run them on their own (Viewer), the game screen
+// opens them over itself (see viewer.go).
+//
 // It knows nothing of SSH: games come in through the Store interface
 // (SeatStore is the game service's, which the SSH server and `ssh2048
-// play` both use), the AI through the optional Hinter.
+// play` both use), the AI through the optional Hinter, games to watch and
+// replay through the optional Games.
 package tui
 
 import (
