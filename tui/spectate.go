@@ -4,6 +4,7 @@ import (
 	"context"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"charm.land/bubbles/v2/key"
@@ -359,6 +360,16 @@ func (s *spectator) render() string {
 		}
 		return p.centred(text + "\n\n" + p.hints(keyBack(s.keys, s.embedded), quit))
 	}
+	// Every spectator of a game in step with the others draws the same
+	// frame of each move: it is drawn once, for all of them.
+	return sharedFrame(frameKey{game: s.snap.GameID, version: s.snap.Version, width: p.width, height: p.height,
+		styles: p.styles, tv: s.mode == followTV, embedded: s.embedded, marks: s.marks, gain: s.gain, notice: s.notice}, s.draw)
+}
+
+// draw draws the frame of the snapshot on screen.
+func (s *spectator) draw() string {
+	p := &s.p
+	quit := s.keys.Quit
 	header := s.header()
 	board, ok := p.board(&s.snap.Board, &s.marks, len(header)+2)
 	if !ok {
@@ -413,4 +424,45 @@ func (s *spectator) header() []line {
 	ww += p.inks.label.text(&watching, " watching")
 	return p.fields("   ", line{who.String(), w}, p.score(sn.Score, s.gain), p.label("Moves", strconv.Itoa(sn.Moves)),
 		line{watching.String(), ww})
+}
+
+// frameKey is everything a spectator's frame is drawn from.
+type frameKey struct {
+	game          int64
+	version       uint64
+	width, height int
+	styles        *Styles
+	tv, embedded  bool
+	marks         marks
+	gain          int
+	notice        string
+}
+
+// frames are spectators' frames lately drawn, for the others in step.
+// Hundreds of spectators of one game draw each of its moves within
+// milliseconds of each other; a few hundred entries hold every game's
+// latest frames, and the cache is emptied when it is full.
+var frames = struct {
+	sync.Mutex
+	m map[frameKey]string
+}{m: make(map[frameKey]string)}
+
+const maxFrames = 256
+
+// sharedFrame returns the frame of k, drawing it with draw if no one has.
+func sharedFrame(k frameKey, draw func() string) string {
+	frames.Lock()
+	f, ok := frames.m[k]
+	frames.Unlock()
+	if ok {
+		return f
+	}
+	f = draw()
+	frames.Lock()
+	if len(frames.m) >= maxFrames {
+		clear(frames.m)
+	}
+	frames.m[k] = f
+	frames.Unlock()
+	return f
 }

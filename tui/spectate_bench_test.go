@@ -28,20 +28,44 @@ func BenchmarkSpectatorFrame(b *testing.B) {
 		for _, d := range []engine.Direction{engine.Left, engine.Down, engine.Right, engine.Up} {
 			if res := g.Move(d); res.Moved {
 				snaps = append(snaps, game.Snapshot{GameID: 1, Player: "ann", Size: 4, Board: g.Board(), Score: g.Score(),
-					Moves: g.Moves(), Last: res, Status: game.Live, Watchers: 500})
+					Moves: g.Moves(), Last: res, Status: game.Live, Watchers: 500, Version: uint64(len(snaps) + 1)})
 				break
 			}
 		}
 	}
-	s := newSpectator(ViewOptions{Context: context.Background(), Now: time.Now}, false)
-	s.p = newPane(80, 24, colorprofile.TrueColor, false)
-	s.apply(snaps[0])
-	s.render()
-	b.ReportAllocs()
-	i := 1
-	for b.Loop() {
-		s.apply(snaps[i%len(snaps)])
-		s.render()
-		i++
+	spectators := func(n int) []*spectator {
+		out := make([]*spectator, n)
+		for i := range out {
+			out[i] = newSpectator(ViewOptions{Context: context.Background(), Now: time.Now}, false)
+			out[i].p = newPane(80, 24, colorprofile.TrueColor, false)
+			out[i].apply(snaps[0])
+		}
+		return out
 	}
+	// alone: every frame is new (the frame no other spectator drew).
+	b.Run("alone", func(b *testing.B) {
+		s := spectators(1)[0]
+		b.ReportAllocs()
+		i := 1
+		for b.Loop() {
+			sn := snaps[i%len(snaps)]
+			sn.Version = uint64(1000 + i) // never drawn before
+			s.apply(sn)
+			s.render()
+			i++
+		}
+	})
+	// in-step: 100 spectators of the game each draw every move, as they
+	// do on a server; per spectator and move.
+	b.Run("in-step", func(b *testing.B) {
+		ss := spectators(100)
+		b.ReportAllocs()
+		i := 1
+		for b.Loop() {
+			s := ss[i%len(ss)]
+			s.apply(snaps[(i/len(ss))%len(snaps)])
+			s.render()
+			i++
+		}
+	})
 }
