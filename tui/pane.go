@@ -268,35 +268,19 @@ func moveMarks(before engine.Board, d engine.Direction, spawn engine.Spawn) mark
 	return marks{on: true, spawn: spawn, merged: before.Merges(d)}
 }
 
-// spawnOf finds the move from before to after: its direction and the tile
-// it added. ok is false when no single move leads there (the boards are
-// more than one move apart).
-func spawnOf(before, after engine.Board) (engine.Direction, engine.Spawn, bool) {
-	n := before.Size()
-	if n != after.Size() {
-		return 0, engine.Spawn{}, false
-	}
+// directionOf finds the move that led from before to after, adding the
+// tile spawn: ok is false when no single move does (the boards are more
+// than one move apart).
+func directionOf(before, after engine.Board, spawn engine.Spawn) (engine.Direction, bool) {
 	for _, d := range engine.Directions() {
 		slid := before
-		if _, moved := slid.Move(d); !moved {
+		if _, moved := slid.Move(d); !moved || slid.At(spawn.Row, spawn.Col) != 0 {
 			continue
 		}
-		var spawn engine.Spawn
-		diff := 0
-		for r := range n {
-			for c := range n {
-				if a, s := after.At(r, c), slid.At(r, c); a != s {
-					diff++
-					spawn = engine.Spawn{Row: r, Col: c, Exp: a}
-					if s != 0 {
-						diff = 2 // not a spawn: a tile changed
-					}
-				}
-			}
-		}
-		if diff == 1 {
-			return d, spawn, true
+		slid.Set(spawn.Row, spawn.Col, spawn.Exp)
+		if slid == after {
+			return d, true
 		}
 	}
-	return 0, engine.Spawn{}, false
+	return 0, false
 }

@@ -43,7 +43,7 @@ func moveShown(i, of int) func(string) bool {
 // score and marks the player saw after that move.
 func TestReplayKeys(t *testing.T) {
 	svc := newService(t)
-	g := playGame(t, svc, "ann", 4, 40)
+	g := playGame(t, svc, "ann", 6, 40) // 6×6: a game that lasts 40 moves
 	last := len(g.boards) - 1
 	r, err := svc.Replay(context.Background(), g.id)
 	if err != nil {
@@ -63,7 +63,7 @@ func TestReplayKeys(t *testing.T) {
 		}
 	}
 	f := l.frame()
-	for _, want := range []string{"Replay ann 4×4 #" + strconv.FormatInt(g.id, 10) + " in play", "❚❚ paused, 4 moves/s",
+	for _, want := range []string{"Replay ann 6×6 #" + strconv.FormatInt(g.id, 10) + " in play", "❚❚ paused, 4 moves/s",
 		"space play · +- speed · ←→ step · g G start/end · : go to · ? help · q quit"} {
 		if !strings.Contains(f, want) {
 			t.Errorf("%q is not on the screen:\n%s", want, f)

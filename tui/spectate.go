@@ -221,8 +221,8 @@ func (s *spectator) apply(snap game.Snapshot) {
 		s.marks, s.gain = marks{}, 0
 		if snap.Last.Moved {
 			s.marks, s.gain = marks{on: true, spawn: snap.Last.Spawn}, snap.Last.Gained
-			if d, spawn, ok := spawnOf(prev.Board, snap.Board); ok && snap.Moves == prev.Moves+1 && spawn == snap.Last.Spawn {
-				s.marks = moveMarks(prev.Board, d, spawn)
+			if d, ok := directionOf(prev.Board, snap.Board, snap.Last.Spawn); ok && snap.Moves == prev.Moves+1 {
+				s.marks = moveMarks(prev.Board, d, snap.Last.Spawn)
 			}
 		}
 		if s.takeover {
@@ -362,7 +362,9 @@ func (s *spectator) render() string {
 	}
 	// Every spectator of a game in step with the others draws the same
 	// frame of each move: it is drawn once, for all of them.
-	return sharedFrame(frameKey{game: s.snap.GameID, version: s.snap.Version, width: p.width, height: p.height,
+	snap := s.snap
+	snap.Version = 0 // the same game may come through two feeds (a game moving between nodes)
+	return sharedFrame(frameKey{snap: snap, width: p.width, height: p.height,
 		styles: p.styles, tv: s.mode == followTV, embedded: s.embedded, marks: s.marks, gain: s.gain, notice: s.notice}, s.draw)
 }
 
@@ -426,10 +428,12 @@ func (s *spectator) header() []line {
 		line{watching.String(), ww})
 }
 
-// frameKey is everything a spectator's frame is drawn from.
+// frameKey is everything a spectator's frame is drawn from: the
+// snapshot itself, not its game and version, so that two games that
+// happen to share an id (two services in one process, in tests) never
+// share frames.
 type frameKey struct {
-	game          int64
-	version       uint64
+	snap          game.Snapshot
 	width, height int
 	styles        *Styles
 	tv, embedded  bool
