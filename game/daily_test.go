@@ -127,4 +127,12 @@ func TestDailyChallenge(t *testing.T) {
 	if _, err := sa.OpenDaily(ctx, 4); !errors.Is(err, ErrDailyPlayed) {
 		t.Fatalf("second attempt: %v, want ErrDailyPlayed", err)
 	}
+	// Ended, today's game still keeps the day's tiles to itself: its
+	// record would give the seed, its replay the moves that score it.
+	if _, err := svc.Record(ctx, next.ID()); !errors.Is(err, ErrDailyOn) {
+		t.Fatalf("record of today's ended daily: %v, want ErrDailyOn", err)
+	}
+	if _, err := svc.Replay(ctx, next.ID()); !errors.Is(err, ErrDailyOn) {
+		t.Fatalf("replay of today's ended daily: %v, want ErrDailyOn", err)
+	}
 }

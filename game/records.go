@@ -46,6 +46,11 @@ func (s *Service) Record(ctx context.Context, id int64) (record.Record, error) {
 	if g.EndedAt == nil {
 		return record.Record{}, fmt.Errorf("game %d: %w", id, ErrInPlay)
 	}
+	if s.dailyOn(g.Contest) {
+		// Today's seed is every player's seed today: even the record of
+		// a game that has ended would tell the tiles to those yet to play.
+		return record.Record{}, fmt.Errorf("game %d: %w", id, ErrDailyOn)
+	}
 	replayed, err := g.Generator.Replay(g.Size, g.Seed, g.Dirs)
 	if err != nil {
 		return record.Record{}, fmt.Errorf("game %d: replay: %w", id, err)
@@ -97,7 +102,9 @@ func (s *Service) Replay(ctx context.Context, id int64) (*Replay, error) {
 	if err != nil {
 		return nil, err
 	}
-	if g.EndedAt == nil && s.dailyOn(g.Contest) {
+	if s.dailyOn(g.Contest) {
+		// Ended or not: its moves, played again today, would give anyone
+		// its score on the day's shared tiles.
 		return nil, fmt.Errorf("game %d: %w", id, ErrDailyOn)
 	}
 	eg, err := g.Generator.NewGame(g.Size, g.Seed)

@@ -19,11 +19,13 @@ var (
 	ErrNotLive = errors.New("not being played right now")
 	// ErrNotWatchable: guests' games are not watched.
 	ErrNotWatchable = errors.New("guest games cannot be watched")
-	// ErrDailyOn: a game of today's daily challenge, still being played.
+	// ErrDailyOn: a game of today's daily challenge, which is not shown
+	// (watched, replayed or exported) until the day is over: everyone
+	// plays the day on the same tiles.
 	// Everyone plays the day on the same tiles: its boards shown before
 	// the day is over would tell those who have not played yet what is
 	// coming. It is neither watched nor replayed until it ends.
-	ErrDailyOn = errors.New("a game of today's daily challenge, still being played: it is shown once it is over")
+	ErrDailyOn = errors.New("a game of today's daily challenge: it is shown once the day is over")
 )
 
 // dailyOn reports whether a game of contest is of today's (or a later

@@ -213,8 +213,9 @@ func TestDailyChallenge(t *testing.T) {
 		t.Fatalf("today's board: %+v (no seed before the day ends)", rows)
 	}
 	gameID := rows[0].GameID
-	if r := run(t, ann, "export "+strconv.FormatInt(gameID, 10), ""); r.code != wire.ExitOK {
-		t.Fatalf("an ended daily game exports (its game is over): %d %s", r.code, r.stderr)
+	// Ended, but today's: its seed is everyone's seed today.
+	if r := run(t, ann, "export "+strconv.FormatInt(gameID, 10), ""); r.code != wire.ExitInPlay || r.stdout != "" {
+		t.Fatalf("export of an ended daily game while the day is on: %d %q %s", r.code, r.stdout, r.stderr)
 	}
 
 	// Bob opens today's challenge and plays a move, then the day ends

@@ -90,7 +90,7 @@ func (s *Server) gameError(sess *session, cmd string, id int64, err error) (code
 		fmt.Fprintf(sess.Stderr(), "%s: there is no game %d\n", cmd, id)
 		return wire.ExitNotFound, false
 	case errors.Is(err, game.ErrDailyOn):
-		fmt.Fprintf(sess.Stderr(), "%s: game %d is of today's daily challenge and still being played; everyone plays the day on the same tiles, so it is shown once it is over.\n", cmd, id)
+		fmt.Fprintf(sess.Stderr(), "%s: game %d is of today's daily challenge; everyone plays the day on the same tiles, so it is shown once the day is over (UTC).\n", cmd, id)
 		return wire.ExitInPlay, false
 	case errors.Is(err, game.ErrInPlay):
 		fmt.Fprintf(sess.Stderr(), "%s: game %d is still being played; its record (and seed) stay secret until it ends. Watch or replay it instead.\n", cmd, id)

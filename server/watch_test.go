@@ -531,7 +531,7 @@ func TestWatchDailyHidden(t *testing.T) {
 	for _, tc := range []struct{ cmd, want string }{
 		{"watch ann", `"ann" is playing today's daily challenge`},
 		{"watch " + id, "game " + id + " is of today's daily challenge"},
-		{"replay " + id, "game " + id + " is of today's daily challenge and still being played"},
+		{"replay " + id, "game " + id + " is of today's daily challenge; everyone plays the day on the same tiles"},
 	} {
 		s, err := viewer.NewSession()
 		if err != nil {
