@@ -26,6 +26,9 @@ type renderer struct {
 	// ech: the terminal erases characters (ECH) with the pen's background
 	// (see Options.Term).
 	ech bool
+	// lf: a line feed reaches the terminal as written, and moves the
+	// cursor down a row in its column (see Options.RawLineFeed).
+	lf bool
 
 	lines  []string // the last frame's lines as the view wrote them, at most height
 	redraw bool     // the screen's content is unknown: clear and draw all

@@ -91,6 +91,15 @@ type Options struct {
 	// spaces are erased (ECH) rather than written, which takes fewer
 	// bytes; elsewhere they are written.
 	Term string
+	// RawLineFeed tells that what the screen writes reaches the terminal
+	// as written: a line feed moves the cursor down a row and keeps its
+	// column, as it does on a terminal (and through OpenSSH's client,
+	// which passes output on raw), so that the renderer may move down by
+	// line feeds, a byte a row. Without it a line feed is only written
+	// after a carriage return, where it does not matter whether something
+	// on the way turns it into CR LF (the SSH library's emulated PTY
+	// writer does).
+	RawLineFeed bool
 	// KeyRate is the most keys a second the model gets, one second's
 	// worth at once; keys over it are dropped (see keyLimiter). 0 means
 	// no limit.
@@ -164,6 +173,7 @@ func New(model tea.Model, out io.Writer, opts Options) *Screen {
 	width, height := max(opts.Width, 1), max(opts.Height, 1)
 	r := newRenderer(opts.Profile, width, height)
 	r.ech = erasesWithBackground(opts.Term)
+	r.lf = opts.RawLineFeed
 	return &Screen{
 		out:             out,
 		interval:        time.Second / time.Duration(fps),

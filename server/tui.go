@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -68,11 +69,13 @@ func (s *Server) runScreenTelling(sess *session, model tea.Model, text func(noti
 	// hundreds of sessions is most of the server's memory, and draws on a
 	// ticker, which makes every key wait for the next tick (see package
 	// screen).
-	scr := screen.New(model, sess, screen.Options{
-		Width:   width,
-		Height:  height,
-		Profile: colorprofile.Env(append(sess.Environ(), "TERM="+pty.Term)),
-		Term:    pty.Term,
+	out, raw := screenOutput(sess)
+	scr := screen.New(model, out, screen.Options{
+		Width:       width,
+		Height:      height,
+		Profile:     colorprofile.Env(append(sess.Environ(), "TERM="+pty.Term)),
+		Term:        pty.Term,
+		RawLineFeed: raw,
 		// Without a limit a client can send keys as fast as its link
 		// allows, and each is a move: a database commit and a frame.
 		KeyRate:     s.lim.KeyRate,
@@ -108,6 +111,22 @@ func (s *Server) runScreenTelling(sess *session, model tea.Model, text func(noti
 		return wire.ExitError
 	}
 	return wire.ExitOK
+}
+
+// screenOutput is where a screen writes: the session's channel itself
+// when there is one (raw is true), else the session. The session's Write
+// goes through the SSH library's emulated PTY, which copies every write
+// twice to turn each LF into CR LF, as a terminal's ONLCR would; the
+// client's terminal is in raw mode and takes a line feed as a move down
+// a row, which the renderer can use (screen.Options.RawLineFeed), and
+// writes its own CR LF where it means a new line.
+func screenOutput(sess *session) (out io.Writer, raw bool) {
+	if b := boundedOf(sess.Context()); b != nil {
+		if ch := b.channel(); ch != nil {
+			return ch, true
+		}
+	}
+	return sess, false
 }
 
 // unsupportedOnce logs, once for the server, each thing a game screen
