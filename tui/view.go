@@ -62,7 +62,7 @@ func (m *Model) render() string {
 		body = m.leaderboardScreen()
 	default:
 		if lines, ok := m.gameLines(); ok {
-			return centreLines(lines, m.width, m.height)
+			return centreEach(lines, m.width, m.height)
 		}
 		body = m.tooSmall()
 	}
@@ -110,6 +110,34 @@ func centreLines(lines []line, width, height int) string {
 	}
 	for i, l := range lines {
 		pad(&sb, left+(blockW-l.w)/2)
+		sb.WriteString(l.s)
+		if i < len(lines)-1 {
+			sb.WriteByte('\n')
+		}
+	}
+	return sb.String()
+}
+
+// centreEach places lines in the middle of a width×height window, each
+// line centred in the window on its own, rather than in the block of
+// them (centreLines): the same to a column, but a line's place does not
+// depend on the others' widths. The game's header grows a column now and
+// then (a score's digit, the move count's), and with it the block; the
+// board, centred in the block, moved a column with it, and the frame
+// redrew all of it (about 1.5 KB, where a move's frame is 300 bytes).
+func centreEach(lines []line, width, height int) string {
+	size := 0
+	for _, l := range lines {
+		size += len(l.s) + 1 + max(0, (width-l.w)/2)
+	}
+	top := max(0, (height-len(lines))/2)
+	var sb strings.Builder
+	sb.Grow(top + size)
+	for range top {
+		sb.WriteByte('\n')
+	}
+	for i, l := range lines {
+		pad(&sb, (width-l.w)/2)
 		sb.WriteString(l.s)
 		if i < len(lines)-1 {
 			sb.WriteByte('\n')
