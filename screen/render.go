@@ -51,7 +51,8 @@ type scratch struct {
 	segs         []segment  // what to write, in the lines' order
 	// full maps a space style to a style of the frame's text that shows
 	// spaces alike (see spacePen).
-	full []fullStyle
+	full   []fullStyle
+	diffed []diffed // the last lines diffed (see again)
 
 	// A frame repeats a few SGR sequences many times; looking each up in
 	// the shared tables (hashing its text, under a lock) was most of the
@@ -143,8 +144,14 @@ func (r *renderer) frame(out *bytes.Buffer, view string) {
 		if y < len(next) {
 			is = next[y]
 		}
-		if was != is {
+		if was != is && !sc.again(y, was, is) {
+			l0, s0 := len(sc.lines), len(sc.segs)
 			r.diff(sc, y, was, is)
+			if len(sc.diffed) == cap(sc.diffed) {
+				copy(sc.diffed, sc.diffed[1:])
+				sc.diffed = sc.diffed[:len(sc.diffed)-1]
+			}
+			sc.diffed = append(sc.diffed, diffed{was, is, l0, len(sc.lines), s0, len(sc.segs)})
 		}
 	}
 	r.emit(out, sc)
@@ -164,6 +171,47 @@ func (sc *scratch) curCells(l *lineDiff) []cell { return sc.cells[l.cur:l.stop] 
 
 func (sc *scratch) reset() {
 	sc.cells, sc.lines, sc.segs, sc.full = sc.cells[:0], sc.lines[:0], sc.segs[:0], sc.full[:0]
+	if sc.diffed == nil {
+		sc.diffed = make([]diffed, 0, maxDiffed)
+	}
+	sc.diffed = sc.diffed[:0]
+}
+
+// diffed is a line's change that a later line of the frame may repeat:
+// its old and new text, and the changed stretches (sc.lines[l0:l1]) and
+// segments (sc.segs[s0:s1]) found for it.
+type diffed struct {
+	was, is        string
+	l0, l1, s0, s1 int
+}
+
+// maxDiffed is how many of the frame's last changed lines a changed line
+// is compared with. A row of tiles is a block of lines, each of its rows
+// but the one with the labels the same text as the one above: a move that
+// changes a tile changes them alike.
+const maxDiffed = 3
+
+// again adds the change of row y, from was to is, if it repeats one of
+// the last lines' (the same texts): their stretches and segments, moved
+// to row y. Cells are shared; they are not changed once made.
+func (sc *scratch) again(y int, was, is string) bool {
+	for k := len(sc.diffed) - 1; k >= 0; k-- {
+		d := &sc.diffed[k]
+		if len(d.is) != len(is) || len(d.was) != len(was) || d.is != is || d.was != was {
+			continue
+		}
+		shift := len(sc.lines) - d.l0
+		for _, l := range sc.lines[d.l0:d.l1] {
+			l.y = y
+			sc.lines = append(sc.lines, l)
+		}
+		for _, sg := range sc.segs[d.s0:d.s1] {
+			sg.y, sg.line = y, sg.line+shift
+			sc.segs = append(sc.segs, sg)
+		}
+		return true
+	}
+	return false
 }
 
 // diff finds what differs between the old and new text of row y and adds
