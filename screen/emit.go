@@ -92,7 +92,7 @@ func (r *renderer) segments(sc *scratch, i int) {
 				for next < stop && old[next-l.lo] == cur[next-l.lo] {
 					next++
 				}
-				if next == stop || cost(pen, cur[x-l.lo:next-l.lo]) > cursorForwardLen(next-x) {
+				if next == stop || sc.cost(pen, cur[x-l.lo:next-l.lo]) > cursorForwardLen(next-x) {
 					break
 				}
 			}
@@ -185,7 +185,7 @@ func (r *renderer) write(out *bytes.Buffer, sc *scratch, s *segment) {
 	r.moveTo(out, s.x0, s.y)
 	if s.erase {
 		if r.pen.spaceStyle() != nil {
-			r.setPen(out, nil)
+			r.setPen(out, sc, nil)
 		}
 		out.WriteString("\x1b[K")
 		return
@@ -204,7 +204,7 @@ func (r *renderer) write(out *bytes.Buffer, sc *scratch, s *segment) {
 				n++
 			}
 			if r.pen.spaceStyle() != c.style {
-				r.setPen(out, r.spacePen(sc, c.style, cur[k+n:]))
+				r.setPen(out, sc, r.spacePen(sc, c.style, cur[k+n:]))
 			}
 			if r.ech && erases(r.pen) {
 				more := k+n < len(cur)
@@ -234,7 +234,7 @@ func (r *renderer) write(out *bytes.Buffer, sc *scratch, s *segment) {
 			continue
 		}
 		if c.style != r.pen {
-			r.setPen(out, c.style)
+			r.setPen(out, sc, c.style)
 		}
 		out.WriteString(c.text)
 		r.x++
@@ -276,37 +276,54 @@ func (r *renderer) spacePen(sc *scratch, sp *style, rest []cell) *style {
 	// background changed and what it draws across cells (an underline, a
 	// reverse: a mark on a tile) taken off.
 	best := sp
-	bestLen := len(transition(r.pen, sp))
-	if p := r.pen; p != nil && (sp == nil || sp.look == sgrState{bg: sp.look.bg}) {
-		look := p.look
-		look.attrs &^= acrossCell
-		look.underline = 0
-		look.bg = noColour
-		if sp != nil {
-			look.bg = sp.look.bg
-		}
-		if q := intern(look); q.spaceStyle() == sp && len(transition(p, q)) < bestLen {
-			best, bestLen = q, len(transition(p, q))
-		}
+	bestLen := len(sc.transition(r.pen, sp))
+	if q := sc.bgSwapped(r.pen, sp); q != nil && len(sc.transition(r.pen, q)) < bestLen {
+		best, bestLen = q, len(sc.transition(r.pen, q))
 	}
 	// Text of this background elsewhere in the frame (the digits of a
 	// tile's middle row, drawn next): its pen now, if that costs no more
 	// than this one and a change to it later.
-	if f := sc.fullFor(sp); f != nil && len(transition(r.pen, f)) <= bestLen+len(transition(best, f)) {
+	if f := sc.fullFor(sp); f != nil && len(sc.transition(r.pen, f)) <= bestLen+len(sc.transition(best, f)) {
 		return f
 	}
 	return best
 }
 
+// bgSwapped is pen p with its background changed to space style sp's
+// and what it draws across cells taken off, if that draws spaces as sp
+// does; else nil.
+func (sc *scratch) bgSwapped(p, sp *style) *style {
+	if p == nil || sp != nil && sp.look != (sgrState{bg: sp.look.bg}) {
+		return nil
+	}
+	m := &sc.swaps[(p.id*0x9e3779b1^sp.idOf())%uint32(len(sc.swaps))]
+	if m.set && m.p == p && m.sp == sp {
+		return m.q
+	}
+	look := p.look
+	look.attrs &^= acrossCell
+	look.underline = 0
+	look.bg = noColour
+	if sp != nil {
+		look.bg = sp.look.bg
+	}
+	q := intern(look)
+	if q.spaceStyle() != sp {
+		q = nil
+	}
+	*m = swapMemo{set: true, p: p, sp: sp, q: q}
+	return q
+}
+
 // cost is how many bytes writing cs takes with the pen at pen.
-func cost(pen *style, cs []cell) int {
+func (sc *scratch) cost(pen *style, cs []cell) int {
 	n := 0
 	for _, c := range cs {
 		if c.text == "" {
 			continue
 		}
 		if c.text != " " || c.style != pen.spaceStyle() {
-			n += len(transition(pen, c.style))
+			n += len(sc.transition(pen, c.style))
 			pen = c.style
 		}
 		n += len(c.text)
@@ -315,8 +332,8 @@ func cost(pen *style, cs []cell) int {
 }
 
 // setPen switches the terminal's pen to a style.
-func (r *renderer) setPen(out *bytes.Buffer, st *style) {
-	out.WriteString(transition(r.pen, st))
+func (r *renderer) setPen(out *bytes.Buffer, sc *scratch, st *style) {
+	out.WriteString(sc.transition(r.pen, st))
 	r.pen = st
 }
 

@@ -58,6 +58,37 @@ type scratch struct {
 	// the shared tables (hashing its text, under a lock) was most of the
 	// time spent cutting lines. Direct-mapped by a hash of the sequence.
 	recent [128]sgrMemo
+	// The transitions between styles, and the pens spacePen makes, met
+	// lately: the same few, looked up many times a frame while choosing
+	// what to write next, are read here rather than from the shared
+	// tables (a lock and a map each). Direct-mapped by style ids.
+	trans [256]transMemo
+	swaps [64]swapMemo
+}
+
+type transMemo struct {
+	from, to *style
+	seq      string
+	set      bool
+}
+
+type swapMemo struct {
+	p, sp, q *style
+	set      bool
+}
+
+// transition is the package's transition, remembered.
+func (sc *scratch) transition(from, to *style) string {
+	if from == to {
+		return ""
+	}
+	m := &sc.trans[(from.idOf()*0x9e3779b1^to.idOf()*0x85ebca6b)>>24]
+	if m.set && m.from == from && m.to == to {
+		return m.seq
+	}
+	seq := transition(from, to)
+	*m = transMemo{from: from, to: to, seq: seq, set: true}
+	return seq
 }
 
 type sgrMemo struct {
