@@ -120,13 +120,38 @@ func (s *Server) runScreenTelling(sess *session, model tea.Model, text func(noti
 // client's terminal is in raw mode and takes a line feed as a move down
 // a row, which the renderer can use (screen.Options.RawLineFeed), and
 // writes its own CR LF where it means a new line.
+//
+// Writes go out in pieces of at most maxScreenWrite bytes: the SSH
+// library keeps, for each channel and for each connection's cipher, a
+// buffer as large as the largest packet written so far, for as long as
+// the session lasts; the first screen (2.4 KB at 80×24) would set it.
 func screenOutput(sess *session) (out io.Writer, raw bool) {
 	if b := boundedOf(sess.Context()); b != nil {
 		if ch := b.channel(); ch != nil {
-			return ch, true
+			return pieces{ch}, true
 		}
 	}
-	return sess, false
+	return pieces{sess}, false
+}
+
+// maxScreenWrite is the largest write of a screen to its session; a
+// move's frame is about 300 bytes.
+const maxScreenWrite = 1024
+
+// pieces writes to w in writes of at most maxScreenWrite bytes.
+type pieces struct{ w io.Writer }
+
+func (p pieces) Write(b []byte) (int, error) {
+	n := 0
+	for len(b) > 0 {
+		k, err := p.w.Write(b[:min(len(b), maxScreenWrite)])
+		n += k
+		if err != nil {
+			return n, err
+		}
+		b = b[k:]
+	}
+	return n, nil
 }
 
 // unsupportedOnce logs, once for the server, each thing a game screen
