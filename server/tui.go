@@ -146,8 +146,11 @@ func (p pieces) Write(b []byte) (int, error) {
 	for len(b) > 0 {
 		k, err := p.w.Write(b[:min(len(b), maxScreenWrite)])
 		n += k
-		if err != nil {
+		switch {
+		case err != nil:
 			return n, err
+		case k == 0:
+			return n, io.ErrShortWrite
 		}
 		b = b[k:]
 	}
