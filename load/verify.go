@@ -71,7 +71,7 @@ func verify(ctx context.Context, cfg *Config, sessions []*session) VerifyReport 
 	if cfg.Size != 0 {
 		v.Command += fmt.Sprintf(" --size %d", cfg.Size)
 	}
-	entries, err := fetchAllScores(ctx, cfg, v.Command)
+	entries, unpaged, err := fetchAllScores(ctx, cfg, v.Command)
 	if err != nil {
 		v.Checked = false
 		v.Error = err.Error()
@@ -118,6 +118,9 @@ func verify(ctx context.Context, cfg *Config, sessions []*session) VerifyReport 
 			v.mismatch(s.name, want, stored)
 		}
 	}
+	if unpaged && v.NotListed > 0 {
+		v.Note += fmt.Sprintf("; the server lists no page past the first %d players (no scores --offset: an older server), so players not listed may rank below them", len(entries))
+	}
 	sort.Slice(v.Mismatches, func(i, j int) bool { return v.Mismatches[i].Name < v.Mismatches[j].Name })
 	return v
 }
@@ -134,23 +137,27 @@ const maxScoresPages = 1000
 
 // fetchAllScores reads the whole listing, a page of wire.MaxScoresLimit
 // players at a time (cmd, then cmd --offset N), until a page comes short.
-func fetchAllScores(ctx context.Context, cfg *Config, cmd string) ([]wire.ScoreEntry, error) {
-	var all []wire.ScoreEntry
+// A server older than --offset fails the second page: what the first
+// listed is returned, and unpaged.
+func fetchAllScores(ctx context.Context, cfg *Config, cmd string) (all []wire.ScoreEntry, unpaged bool, err error) {
 	for page := range maxScoresPages {
 		pageCmd := cmd
 		if page > 0 {
 			pageCmd += fmt.Sprintf(" --offset %d", page*wire.MaxScoresLimit)
 		}
 		entries, err := fetchScoresRetrying(ctx, cfg, pageCmd)
-		if err != nil {
-			return nil, err
+		switch {
+		case err != nil && page == 1:
+			return all, true, nil
+		case err != nil:
+			return nil, false, err
 		}
 		all = append(all, entries...)
 		if len(entries) < wire.MaxScoresLimit {
-			return all, nil
+			return all, false, nil
 		}
 	}
-	return nil, fmt.Errorf("verify: %s: more than %d pages of players", cmd, maxScoresPages)
+	return nil, false, fmt.Errorf("verify: %s: more than %d pages of players", cmd, maxScoresPages)
 }
 
 // verifyRetry is the pause between tries of the check (see VerifyWait).
