@@ -12,8 +12,9 @@ import (
 // the renderer first lists the runs of cells to write on every changed line
 // (segments), then writes them in an order that needs fewer pen changes:
 // next, among the runs that start in the pen already set, the nearest one
-// (the rows of one tile, tiles of one colour), else the next in reading
-// order. Where the terminal erases with the pen's background (bce), a run
+// (the rows of one tile, tiles of one colour), else, of the next few, the
+// one whose pen change and move cost the fewest bytes. Where the terminal
+// erases with the pen's background (bce), a run
 // of spaces that ends a segment is erased (ECH) rather than written. The
 // cursor moves between runs with the fewest bytes (see move): a tile's
 // rows are a line feed or a reverse index apart.
@@ -136,6 +137,10 @@ func (r *renderer) eraseRest(sc *scratch, first int) {
 // time.
 const lookahead = 64
 
+// penLookahead is how many segments are weighed by their pen change when
+// none starts in the pen: the frame's next few lines.
+const penLookahead = 16
+
 // emit writes the frame's segments.
 func (r *renderer) emit(out *bytes.Buffer, sc *scratch) {
 	segs := sc.segs
@@ -165,6 +170,26 @@ func (r *renderer) emit(out *bytes.Buffer, sc *scratch) {
 				best, bestCost, found = i, c, true
 			}
 		}
+		if !found {
+			// None does: the one the pen change and the move to it cost
+			// the least.
+			for i := first; i < min(len(segs), first+penLookahead); i++ {
+				s := &segs[i]
+				if s.done {
+					continue
+				}
+				c := 2 * r.penCost(sc, s)
+				if s.stays {
+					c -= 3
+				}
+				if found && c >= bestCost {
+					continue // no nearer than the best can make it cheaper
+				}
+				if c += 2 * r.moveCost(s.x0, s.y); !found || c < bestCost {
+					best, bestCost, found = i, c, true
+				}
+			}
+		}
 		r.write(out, sc, &segs[best])
 		segs[best].done = true
 	}
@@ -177,6 +202,29 @@ func (r *renderer) startsInPen(s *segment) bool {
 		return r.pen.spaceStyle() == s.head
 	}
 	return s.head == r.pen
+}
+
+// penCost is about how many bytes write(s) writes to change the pen
+// before its first cell: to the pen of its first cell, or, for spaces,
+// of the frame's text of their background (see spacePen), else their own.
+// (Exactly would be what spacePen picks, which takes as long again as
+// the rest of choosing.)
+func (r *renderer) penCost(sc *scratch, s *segment) int {
+	switch {
+	case s.erase:
+		if r.pen.spaceStyle() == nil {
+			return 0
+		}
+		return len(sc.transition(r.pen, nil))
+	case !s.space:
+		return len(sc.transition(r.pen, s.head))
+	case r.pen.spaceStyle() == s.head:
+		return 0
+	}
+	if f := sc.fullFor(s.head); f != nil {
+		return len(sc.transition(r.pen, f))
+	}
+	return len(sc.transition(r.pen, s.head))
 }
 
 // write writes one segment.
