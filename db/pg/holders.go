@@ -117,6 +117,7 @@ func (s *Store) renewLeases() {
 			continue
 		case <-t.C:
 		}
+		s.renewRaces()
 		s.mu.Lock()
 		ids := make([]int64, 0, len(s.held))
 		for id := range s.held {
