@@ -7,15 +7,19 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/charmbracelet/x/vt"
 	"github.com/jackc/pgx/v5"
 
 	"github.com/ssh2048/ssh2048/db/pg/pgtest"
@@ -35,7 +39,8 @@ type cluster struct {
 	hostKey string
 	nodes   [2]*process
 	addrs   [2]string
-	lb      string // the balancer's address
+	lb      string   // the balancer's address
+	env     []string // more of the nodes' environment
 }
 
 const clusterBalancerSource = "127.0.0.2"
@@ -50,7 +55,7 @@ func freeAddr(t *testing.T) string {
 	return l.Addr().String()
 }
 
-func startCluster(t *testing.T) *cluster {
+func startCluster(t *testing.T, env ...string) *cluster {
 	t.Helper()
 	haproxy, err := exec.LookPath("haproxy")
 	if err != nil {
@@ -68,7 +73,7 @@ func startCluster(t *testing.T) *cluster {
 		t.Fatal(err)
 	}
 	t.Cleanup(srv.Close)
-	c := &cluster{t: t, bin: bin, pg: srv, url: srv.Database(t), hostKey: filepath.Join(t.TempDir(), "host_key")}
+	c := &cluster{t: t, bin: bin, pg: srv, url: srv.Database(t), hostKey: filepath.Join(t.TempDir(), "host_key"), env: env}
 	for i := range c.nodes {
 		c.addrs[i] = freeAddr(t)
 		c.startNode(i)
@@ -124,9 +129,9 @@ backend nodes
 // startNode starts node i (again) on its address.
 func (c *cluster) startNode(i int) {
 	c.t.Helper()
-	c.nodes[i] = startProcessAt(c.t, c.bin, filepath.Join(c.t.TempDir(), "data"), c.addrs[i],
-		"SSH2048_DATABASE="+c.url, "SSH2048_HOST_KEY="+c.hostKey, "SSH2048_PROXY_PROTOCOL_FROM="+clusterBalancerSource,
-		"SSH2048_CONN_RATE_PER_IP=0", "SSH2048_MAX_UNAUTH_PER_IP=0", "SSH2048_MAX_CONNS_PER_IP=0")
+	env := append([]string{"SSH2048_DATABASE=" + c.url, "SSH2048_HOST_KEY=" + c.hostKey, "SSH2048_PROXY_PROTOCOL_FROM=" + clusterBalancerSource,
+		"SSH2048_CONN_RATE_PER_IP=0", "SSH2048_MAX_UNAUTH_PER_IP=0", "SSH2048_MAX_CONNS_PER_IP=0"}, c.env...)
+	c.nodes[i] = startProcessAt(c.t, c.bin, filepath.Join(c.t.TempDir(), "data"), c.addrs[i], env...)
 }
 
 // dialRetry dials addr until it answers, for a balancer still noticing a
@@ -397,5 +402,242 @@ func TestServeWithUnreachableDatabase(t *testing.T) {
 	out, err = cmd.CombinedOutput()
 	if !errors.As(err, &ee) || ee.ExitCode() != 1 || !strings.Contains(string(out), "open postgres 127.0.0.1:1/ssh2048: cannot connect") {
 		t.Fatalf("play with no database: %v\n%s", err, out)
+	}
+}
+
+// TestClusterRaces: races across nodes, end to end. Ann and bob meet in a
+// private room, each on a node of their own (connected directly); ann
+// hosts and starts it, each sees the other's score, and the race ends
+// with places and both ratings changed in PostgreSQL. Meanwhile two bots,
+// one on each node, meet in the public lobby of 5×5 and race it through.
+func TestClusterRaces(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts PostgreSQL, two nodes and HAProxy")
+	}
+	c := startCluster(t, "SSH2048_RACE_LENGTH=6s")
+	var hk string
+	ann := openClusterScreen(t, dialRetry(t, c.addrs[0], clientKey(t), &hk), "race --room cluster-fox")
+	ann.waitText("ann's room", "room cluster-fox", "(host)", "Waiting for a second racer")
+	bob := openClusterScreen(t, dialRetry(t, c.addrs[1], clientKey(t), &hk), "race --room cluster-fox")
+	bob.waitText("bob in ann's room, on the other node", "Racers 2 of 8", "(the host) to start")
+	ann.waitText("bob on ann's screen", "Racers 2 of 8", "Press enter to start")
+
+	// The bots' lobby race, beside it.
+	lobby := make(chan string, 2)
+	for i := range 2 {
+		b := startRaceBot(t, dialRetry(t, c.addrs[i], clientKey(t), &hk), "bot --race --size 5")
+		go func() { lobby <- b.raceThrough() }()
+	}
+
+	ann.send("\r")
+	bob.waitText("the race on bob's node", "left", "Place")
+	ann.waitText("the race on ann's node", "left", "Place")
+	// Each plays; each sees the other's score by the other's name.
+	scores := [2]string{}
+	for range 100 {
+		for i, s := range []*clusterScreen{ann, bob} {
+			s.send(arrowKeys)
+			if m := clusterScoreRe.FindStringSubmatch(s.text()); m != nil {
+				scores[i] = m[1]
+			}
+		}
+		if scores[0] != "" && scores[0] != "0" && scores[1] != "" && scores[1] != "0" {
+			break
+		}
+		time.Sleep(30 * time.Millisecond)
+	}
+	if scores[0] == "" || scores[0] == "0" || scores[1] == "" || scores[1] == "0" {
+		t.Fatalf("no scores: ann %q, bob %q", scores[0], scores[1])
+	}
+	resAnn := ann.waitText("ann's results", "Results", "1500 → ")
+	resBob := bob.waitText("bob's results", "Results", "1500 → ")
+	if !(strings.Contains(resAnn, "(+") && strings.Contains(resBob, "(−") || strings.Contains(resAnn, "(−") && strings.Contains(resBob, "(+")) {
+		t.Fatalf("one wins, one loses, on both nodes:\n%s\n%s", resAnn, resBob)
+	}
+	// Each node shows both racers' scores (both play as "player"): the
+	// other's comes from the other node.
+	for _, res := range []string{resAnn, resBob} {
+		if rows := clusterResultRe.FindAllStringSubmatch(res, -1); len(rows) != 2 || rows[0][1] == "0" || rows[1][1] == "0" {
+			t.Fatalf("the results do not show both racers' scores:\n%s", res)
+		}
+	}
+
+	// Stored once, in PostgreSQL: the room's race with both entries and
+	// ratings, and the bots' lobby race, unrated.
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, c.url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var entries, places, rated int
+	err = conn.QueryRow(ctx, `SELECT count(*), sum(e.place), count(e.rating_after) FROM races r JOIN race_entries e ON e.race_id = r.id
+		WHERE r.room = 'cluster-fox'`).Scan(&entries, &places, &rated)
+	if err != nil || entries != 2 || places != 3 || rated != 2 {
+		t.Fatalf("the room's race in PostgreSQL: %d entries, places adding to %d, %d rated; %v", entries, places, rated, err)
+	}
+	var ratings int
+	if err := conn.QueryRow(ctx, `SELECT count(*) FROM ratings WHERE races = 1 AND rating <> 1500`).Scan(&ratings); err != nil || ratings != 2 {
+		t.Fatalf("ratings in PostgreSQL: %d changed; %v", ratings, err)
+	}
+	for range 2 {
+		select {
+		case got := <-lobby:
+			if got != "" {
+				t.Fatal(got)
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatal("the bots' lobby race did not end within 30 s")
+		}
+	}
+	var lobbyRaces, lobbyEntries int
+	if err := conn.QueryRow(ctx, `SELECT count(DISTINCT r.id), count(*) FROM races r JOIN race_entries e ON e.race_id = r.id
+		WHERE r.room = '' AND r.bots AND r.size = 5`).Scan(&lobbyRaces, &lobbyEntries); err != nil || lobbyRaces != 1 || lobbyEntries != 2 {
+		t.Fatalf("the bots' lobby race in PostgreSQL: %d races, %d entries; %v", lobbyRaces, lobbyEntries, err)
+	}
+	ann.send("q")
+	bob.send("q")
+}
+
+var (
+	clusterScoreRe  = regexp.MustCompile(`Score (\d+)`)
+	clusterResultRe = regexp.MustCompile(`[12]  player +(\d+) `) // a results row: place, name, score
+)
+
+const arrowKeys = "\x1b[D\x1b[A\x1b[C\x1b[B"
+
+// raceBot is a bot racing through the bot protocol.
+type raceBot struct{ *bot }
+
+func startRaceBot(t *testing.T, c *gossh.Client, cmd string) raceBot {
+	t.Helper()
+	s, err := c.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, _ := s.StdinPipe()
+	out, _ := s.StdoutPipe()
+	b := &bot{in: in, out: bufio.NewReader(out), stderr: &bytes.Buffer{}, done: make(chan error, 1)}
+	s.Stderr = b.stderr
+	if err := s.Start(cmd); err != nil {
+		t.Fatal(err)
+	}
+	go func() { b.done <- s.Wait() }()
+	return raceBot{b}
+}
+
+// raceThrough plays the race to its end and says what went wrong, if
+// anything: the bot must race one opponent, the bot of the other node,
+// and finish placed, with status 0.
+func (b raceBot) raceThrough() string {
+	type state struct {
+		Race *struct {
+			Phase     string
+			Place     int
+			Opponents []struct{ Name string }
+		}
+	}
+	var last state
+	for i := 0; ; i++ {
+		line, err := b.out.ReadBytes('\n')
+		if err != nil {
+			break
+		}
+		var st state
+		if json.Unmarshal(line, &st) != nil || st.Race == nil {
+			return fmt.Sprintf("racing bot: line %q", line)
+		}
+		last = st
+		if st.Race.Phase == "finished" {
+			break
+		}
+		if _, err := b.in.Write([]byte(cycle[i%4] + "\n")); err != nil {
+			break
+		}
+	}
+	if err := <-b.done; err != nil {
+		return fmt.Sprintf("racing bot ended with %v: %s", err, b.stderr)
+	}
+	if last.Race == nil || last.Race.Phase != "finished" || last.Race.Place == 0 || len(last.Race.Opponents) != 1 {
+		return fmt.Sprintf("racing bot's last state: %+v", last.Race)
+	}
+	return ""
+}
+
+// clusterScreen is a race screen on a PTY, read through a terminal
+// emulator.
+type clusterScreen struct {
+	t    *testing.T
+	in   io.Writer
+	mu   sync.Mutex
+	term *vt.Emulator
+}
+
+func openClusterScreen(t *testing.T, c *gossh.Client, cmd string) *clusterScreen {
+	t.Helper()
+	s, err := c.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	if err := s.RequestPty("xterm-256color", 24, 80, gossh.TerminalModes{}); err != nil {
+		t.Fatal(err)
+	}
+	in, err := s.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := &clusterScreen{t: t, in: in, term: vt.NewEmulator(80, 24)}
+	go io.Copy(io.Discard, v.term) //nolint:errcheck // the terminal's answers are not needed
+	s.Stdout = v
+	if err := s.Start(cmd); err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+func (v *clusterScreen) Write(p []byte) (int, error) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.term.Write(p)
+}
+
+func (v *clusterScreen) text() string {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.term.String()
+}
+
+func (v *clusterScreen) send(keys string) {
+	v.t.Helper()
+	if _, err := io.WriteString(v.in, keys); err != nil {
+		v.t.Fatalf("send %q: %v", keys, err)
+	}
+}
+
+func (v *clusterScreen) waitText(what string, texts ...string) string {
+	v.t.Helper()
+	return v.waitUntil(what, func(s string) bool {
+		for _, x := range texts {
+			if !strings.Contains(s, x) {
+				return false
+			}
+		}
+		return true
+	})
+}
+
+func (v *clusterScreen) waitUntil(what string, ok func(string) bool) string {
+	v.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		s := v.text()
+		if ok(s) {
+			return s
+		}
+		if time.Now().After(deadline) {
+			v.t.Fatalf("timed out waiting for %s; screen:\n%s", what, s)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
