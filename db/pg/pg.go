@@ -84,8 +84,8 @@ type Store struct {
 	lease   time.Duration
 	bus     *Bus
 
-	mu   sync.Mutex
-	held map[int64]int64 // games this node claimed and has not released: token
+	mu    sync.Mutex
+	held  map[int64]int64   // games this node claimed and has not released: token
 	races map[string]string // race keys this node owns (races.go): key → race
 
 	stop, stopped chan struct{}
