@@ -153,6 +153,12 @@ type raceState struct {
 	Racers     []stateRacer
 }
 
+// races says whether ticket t of this node races in st: a ticket whose
+// join came too late has no game to open.
+func (st *raceState) races(t *RaceTicket) bool {
+	return slices.ContainsFunc(st.Racers, func(sr stateRacer) bool { return sr.Ticket == t.id })
+}
+
 type stateRacer struct {
 	Name    string
 	Key     string  `json:",omitempty"`
@@ -768,7 +774,7 @@ func (f *farRace) apply(st raceState) {
 	if st.Phase >= Running && st.Seed != 0 {
 		f.last = &st
 		for _, t := range f.tickets {
-			if !t.opened {
+			if !t.opened && st.races(t) {
 				if !f.opening {
 					f.opening = true
 					go f.open(st)
@@ -805,7 +811,7 @@ func (f *farRace) open(st raceState) {
 	f.mu.Lock()
 	var todo []*RaceTicket
 	for _, t := range f.tickets {
-		if !t.opened {
+		if !t.opened && st.races(t) {
 			todo = append(todo, t)
 		}
 	}
