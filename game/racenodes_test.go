@@ -168,7 +168,9 @@ func newRaceCluster(t *testing.T, n int, length time.Duration) ([]raceNode, *db.
 		ds.alive.Store(true)
 		ds.renew(t)
 		b := hub.bus(t)
-		svc := New(ds, nil, WithBus(b), WithRaceTimes(50*time.Millisecond, 50*time.Millisecond, length),
+		// The lobby's countdown leaves time for a third joiner from
+		// the other node, even under the race detector on a busy machine.
+		svc := New(ds, nil, WithBus(b), WithRaceTimes(time.Second, 50*time.Millisecond, length),
 			withRaceClock(50*time.Millisecond, 300*time.Millisecond))
 		nodes = append(nodes, raceNode{svc, b, ds})
 	}
@@ -235,7 +237,7 @@ func TestRoomAcrossNodes(t *testing.T) {
 		tk.Leave()
 	}
 	waitFor(t, g, "the others gone", func(v RaceView) bool { return len(v.Racers) == 2 })
-	if err := h.Configure(5, time.Second); err != nil {
+	if err := h.Configure(5, 2*time.Second); err != nil {
 		t.Fatal(err)
 	}
 	if err := h.Start(); err != nil {
@@ -291,7 +293,7 @@ func TestRoomAcrossNodes(t *testing.T) {
 // bot on the far node marks the race; a running lobby race sends the next
 // joiner to a new one.
 func TestLobbyAcrossNodes(t *testing.T) {
-	nodes, _ := newRaceCluster(t, 2, time.Second)
+	nodes, _ := newRaceCluster(t, 2, 3*time.Second)
 	a, b := nodes[0].svc, nodes[1].svc
 	ctx := context.Background()
 	ann := a.Seat(identify(t, a, "ann"), nil)
@@ -393,5 +395,64 @@ func TestRaceOwnerDies(t *testing.T) {
 	left := waitFor(t, h, "the far racer's forfeit", func(v RaceView) bool { return v.Racers[1].Left })
 	if left.Phase != Running {
 		t.Fatalf("the owner's race after its far racer went silent: %+v", left)
+	}
+}
+
+// TestRoomHostOnAnotherNode: the host leaves a room before the start;
+// the next racer, on another node than the room's, becomes the host and
+// sets it up and starts it from there; the room's node runs the race
+// with no racer of its own, to its end.
+func TestRoomHostOnAnotherNode(t *testing.T) {
+	nodes, _ := newRaceCluster(t, 2, time.Second)
+	a, b := nodes[0].svc, nodes[1].svc
+	ctx := context.Background()
+	opener := a.Seat(identify(t, a, "opener"), nil)
+	defer opener.Close()
+	o, err := a.JoinRace(ctx, opener, "green-elk", 4, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var far []*RaceTicket
+	for _, name := range []string{"bea", "cid"} {
+		st := b.Seat(identify(t, b, name), nil)
+		defer st.Close()
+		tk, err := b.JoinRace(ctx, st, "green-elk", 4, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		far = append(far, tk)
+	}
+	waitFor(t, far[1], "three racers", func(v RaceView) bool { return len(v.Racers) == 3 })
+	o.Leave()
+	v := waitFor(t, far[0], "the new host", func(v RaceView) bool { return len(v.Racers) == 2 && v.Host == "bea" })
+	if !far[0].Host() || far[1].Host() || far[0].Me(v) != 0 || far[1].Me(v) != 1 {
+		t.Fatalf("after the host left: bea host %v, cid host %v, %+v", far[0].Host(), far[1].Host(), v)
+	}
+	if err := far[1].Start(); !errors.Is(err, ErrNotHost) {
+		t.Fatalf("cid started bea's room: %v", err)
+	}
+	if err := far[0].Configure(3, 90*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if err := far[0].Configure(3, 11*time.Minute); err == nil || err.Error() != "length 11m0s: must be 1m0s to 10m0s" {
+		t.Fatalf("too long a race, from the other node: %v", err)
+	}
+	if err := far[0].Configure(3, time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if err := far[0].Start(); err != nil {
+		t.Fatal(err)
+	}
+	run := waitFor(t, far[1], "the start", func(v RaceView) bool { return v.Phase == Running })
+	if run.Size != 3 || far[0].Play() == nil || far[0].Play().Board() != far[1].Play().Board() {
+		t.Fatalf("the race run from the other node: %+v", run)
+	}
+	moveUntilMoved(t, far[1].Play())
+	end := waitFor(t, far[0], "the end", func(v RaceView) bool { return v.Phase == Finished })
+	if end.Racers[0].Place+end.Racers[1].Place != 3 || end.Racers[1].Place != 1 && end.Racers[1].Score > end.Racers[0].Score {
+		t.Fatalf("the places: %+v", end.Racers)
+	}
+	if hv, _ := o.race.view.get(); hv.Phase != Finished {
+		t.Fatalf("the room's node: %+v", hv)
 	}
 }
