@@ -78,15 +78,18 @@ type Racer struct {
 
 // RaceView is a race as its racers and spectators see it.
 type RaceView struct {
-	ID      string // the contest: "race:" and a random id
-	Room    string // "" for the public lobby
-	Size    int
-	Length  time.Duration
-	Phase   Phase
-	Starts  time.Time // Countdown: when it starts
-	Ends    time.Time // Running, Finished: when it ends
-	Host    string    // private room: who may start it and set it up
-	Bots    bool      // a bot races: ranks apart, rates no one
+	ID     string // the contest: "race:" and a random id
+	Room   string // "" for the public lobby
+	Size   int
+	Length time.Duration
+	Phase  Phase
+	Starts time.Time // Countdown: when it starts
+	Ends   time.Time // Running, Finished: when it ends
+	Host   string    // private room: who may start it and set it up
+	Bots   bool      // a bot races: ranks apart, rates no one
+	// Lost: the node that ran the race went silent (several nodes):
+	// the race is over, unranked and unrated; the games are kept.
+	Lost    bool
 	Racers  []Racer
 	Version uint64
 }

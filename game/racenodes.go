@@ -861,7 +861,7 @@ func (f *farRace) keep(now time.Time) {
 		f.done = true
 		f.mu.Unlock()
 		f.view.update(func(v *RaceView) {
-			v.Phase = Finished
+			v.Phase, v.Lost = Finished, true
 			for i := range v.Racers {
 				v.Racers[i].Place, v.Racers[i].After = 0, 0
 			}

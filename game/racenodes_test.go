@@ -373,7 +373,7 @@ func TestRaceOwnerDies(t *testing.T) {
 
 	nodes[0].bus.down.Store(true)
 	nodes[0].store.alive.Store(false)
-	end := waitFor(t, g, "the race lost", func(v RaceView) bool { return v.Phase == Finished })
+	end := waitFor(t, g, "the race lost", func(v RaceView) bool { return v.Phase == Finished && v.Lost })
 	for _, r := range end.Racers {
 		if r.Place != 0 || r.After != 0 {
 			t.Fatalf("a lost race ranked its racers: %+v", end.Racers)
