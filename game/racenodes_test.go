@@ -2,14 +2,17 @@ package game
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/ssh2048/ssh2048/db"
+	"github.com/ssh2048/ssh2048/engine"
 )
 
 // memHub is an in-memory bus between the services of one test: every
@@ -455,4 +458,32 @@ func TestRoomHostOnAnotherNode(t *testing.T) {
 	if hv, _ := o.race.view.get(); hv.Phase != Finished {
 		t.Fatalf("the room's node: %+v", hv)
 	}
+}
+
+// TestRaceStateFitsTheBus: the largest race there can be (eight racers on
+// 8×8, every tile 2^20, the widest names in four-byte characters, placed
+// and rated), as a join's answer, fits in one PostgreSQL notification
+// (package db/pg: 7,900 bytes with the topic).
+func TestRaceStateFitsTheBus(t *testing.T) {
+	row := strings.TrimSuffix(strings.Repeat("1048576 ", engine.MaxSize), " ")
+	board, err := engine.ParseBoard(strings.TrimSuffix(strings.Repeat(row+"/", engine.MaxSize), "/"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := raceState{Race: "race:0123456789abcdef", Room: strings.Repeat("w", 24), Seq: 1 << 40, Size: engine.MaxSize,
+		Length: MaxRaceTime, Phase: Finished, Starts: time.Now(), Ends: time.Now(), Host: strings.Repeat("😀", db.MaxNameWidth/2),
+		HostTicket: "0123456789abcdef", Bots: true, Seed: 1<<64 - 1}
+	for range MaxRacers {
+		st.Racers = append(st.Racers, stateRacer{Name: strings.Repeat("😀", db.MaxNameWidth/2), Key: "Q2x7Yt0aB9cd", Bot: true,
+			Rating: 1234.5678901234, Board: board.String(), Score: 1 << 30, MaxTile: 1 << 20, Over: true, Left: true,
+			Place: MaxRacers, After: 1234.5678901234, GameID: 1 << 50, Ticket: "0123456789abcdef"})
+	}
+	payload, err := json.Marshal(raceAnswer{Req: "0123456789abcdef", State: &st})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(TopicRaceAnswer) + 1 + len(payload); n > 7900 {
+		t.Fatalf("the largest race is %d bytes on the bus, over 7,900", n)
+	}
+	t.Logf("the largest race: %d bytes on the bus", len(payload))
 }
