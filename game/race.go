@@ -111,6 +111,9 @@ type race struct {
 	final   bool // the results are stored and shown
 
 	key string // with several nodes: the store's key this race owns (racenodes.go)
+	// A lobby race's last publication for the other nodes' lists.
+	listedPhase Phase
+	listedAt    time.Time
 }
 
 type racer struct {

@@ -153,6 +153,65 @@ type raceState struct {
 	Racers     []stateRacer
 }
 
+// view is the race as st shows it; the racers of tickets are marked as
+// theirs (RaceTicket.Me).
+func (st *raceState) view(tickets map[string]*RaceTicket) RaceView {
+	racers := make([]Racer, len(st.Racers))
+	for i, sr := range st.Racers {
+		x := Racer{Name: sr.Name, Key: sr.Key, Bot: sr.Bot, Rating: sr.Rating, Score: sr.Score, MaxTile: sr.MaxTile,
+			Over: sr.Over, Left: sr.Left, Place: sr.Place, After: sr.After, GameID: sr.GameID}
+		if sr.Board != "" {
+			x.Board, _ = engine.ParseBoard(sr.Board)
+		}
+		if t := tickets[sr.Ticket]; sr.Ticket != "" && t != nil {
+			x.who = t.me
+		}
+		racers[i] = x
+	}
+	return RaceView{ID: st.Race, Room: st.Room, Size: st.Size, Length: st.Length, Phase: st.Phase, Starts: st.Starts,
+		Ends: st.Ends, Host: st.Host, Bots: st.Bots, Racers: racers}
+}
+
+// listedLobby is a public lobby's race another node runs.
+type listedLobby struct {
+	view  RaceView
+	seq   uint64
+	heard time.Time
+}
+
+// lobbyViews is Lobbies across nodes: the public lobbies' races this
+// node runs and those the others published.
+func (n *raceNodes) lobbyViews() []RaceView {
+	n.mu.Lock()
+	var own []*race
+	for _, r := range n.races {
+		own = append(own, r)
+	}
+	out := make([]RaceView, 0, len(own)+len(n.lobbies))
+	for _, l := range n.lobbies {
+		out = append(out, l.view)
+	}
+	n.mu.Unlock()
+	for _, r := range own {
+		if v, version := r.view.get(); v.Room == "" && v.Phase < Finished {
+			v.Version = version
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// owned lists the races this node runs, for Stats.
+func (n *raceNodes) owned() []*race {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	out := make([]*race, 0, len(n.races))
+	for _, r := range n.races {
+		out = append(out, r)
+	}
+	return out
+}
+
 // races says whether ticket t of this node races in st: a ticket whose
 // join came too late has no game to open.
 func (st *raceState) races(t *RaceTicket) bool {
@@ -235,6 +294,9 @@ type raceNodes struct {
 	races map[string]*race           // races this node runs, by id
 	far   map[string]*farRace        // races other nodes run with racers here
 	asks  map[string]chan raceAnswer // requests waiting for their answer
+	// lobbies: the public lobbies' races other nodes run, as last
+	// published, for Lobbies (the web's list) on every node.
+	lobbies map[string]listedLobby
 
 	out raceOutbox
 }
@@ -245,7 +307,8 @@ func (s *Service) listenRaces() {
 	if dir == nil {
 		return
 	}
-	n := &raceNodes{dir: dir, races: map[string]*race{}, far: map[string]*farRace{}, asks: map[string]chan raceAnswer{}}
+	n := &raceNodes{dir: dir, races: map[string]*race{}, far: map[string]*farRace{}, asks: map[string]chan raceAnswer{},
+		lobbies: map[string]listedLobby{}}
 	n.out.wake = make(chan struct{}, 1)
 	n.out.msgs = map[string]outMsg{}
 	s.raceNodes = n
@@ -291,6 +354,13 @@ func (s *Service) listenRaces() {
 		}
 		n.mu.Lock()
 		f := n.far[st.Race]
+		if st.Room == "" && n.races[st.Race] == nil {
+			if st.Phase == Finished {
+				delete(n.lobbies, st.Race)
+			} else if l, ok := n.lobbies[st.Race]; !ok || st.Seq >= l.seq {
+				n.lobbies[st.Race] = listedLobby{view: st.view(nil), seq: st.Seq, heard: s.now()}
+			}
+		}
 		n.mu.Unlock()
 		if f != nil {
 			f.apply(st)
@@ -572,10 +642,19 @@ func (r *race) state() raceState {
 }
 
 // racePublished sends the race to the nodes of its far racers after
-// every change of its view; r.mu is held.
+// every change of its view, and a public lobby's race to every node for
+// their lists of lobbies, at most once a second unless its phase changed;
+// r.mu is held.
 func (s *Service) racePublished(r *race) {
-	if r.key == "" || !slices.ContainsFunc(r.racers, func(rc *racer) bool { return rc.far != nil }) {
+	if r.key == "" {
 		return
+	}
+	if !slices.ContainsFunc(r.racers, func(rc *racer) bool { return rc.far != nil }) {
+		now := s.now()
+		if r.roomName() != "" || r.phase == r.listedPhase && now.Sub(r.listedAt) < time.Second {
+			return
+		}
+		r.listedPhase, r.listedAt = r.phase, now
 	}
 	st := r.state()
 	payload, err := json.Marshal(st)
@@ -623,6 +702,13 @@ func (s *Service) keepRaces() {
 		for _, f := range far {
 			f.keep(now)
 		}
+		n.mu.Lock()
+		for id, l := range n.lobbies {
+			if now.Sub(l.heard) > s.raceClock.expiry {
+				delete(n.lobbies, id)
+			}
+		}
+		n.mu.Unlock()
 	}
 }
 
@@ -783,21 +869,10 @@ func (f *farRace) apply(st raceState) {
 			}
 		}
 	}
-	racers := make([]Racer, len(st.Racers))
-	for i, sr := range st.Racers {
-		x := Racer{Name: sr.Name, Key: sr.Key, Bot: sr.Bot, Rating: sr.Rating, Score: sr.Score, MaxTile: sr.MaxTile,
-			Over: sr.Over, Left: sr.Left, Place: sr.Place, After: sr.After, GameID: sr.GameID}
-		if sr.Board != "" {
-			x.Board, _ = engine.ParseBoard(sr.Board)
-		}
-		if t := f.tickets[sr.Ticket]; sr.Ticket != "" && t != nil {
-			x.who = t.me
-		}
-		racers[i] = x
-	}
+	nv := st.view(f.tickets)
 	f.view.update(func(v *RaceView) {
-		v.Room, v.Size, v.Length, v.Phase, v.Starts, v.Ends = st.Room, st.Size, st.Length, st.Phase, st.Starts, st.Ends
-		v.Host, v.Bots, v.Racers = st.Host, st.Bots, racers
+		v.Room, v.Size, v.Length, v.Phase, v.Starts, v.Ends = nv.Room, nv.Size, nv.Length, nv.Phase, nv.Starts, nv.Ends
+		v.Host, v.Bots, v.Racers = nv.Host, nv.Bots, nv.Racers
 	})
 	if st.Phase == Finished {
 		f.done = true

@@ -309,6 +309,19 @@ func TestLobbyAcrossNodes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Every node lists the lobby; the node that runs it counts it.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		l := b.Lobbies()
+		if len(l) == 1 && l[0].Size == 4 && len(l[0].Racers) == 1 && l[0].Racers[0].Name == "ann" && l[0].Phase == Waiting {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the other node's lobbies: %+v", l)
+		}
+	}
+	if sa, sb := a.Stats(), b.Stats(); sa.Races[Waiting] != 1 || sb.Races[Waiting] != 0 {
+		t.Fatalf("races counted: %+v on the owner, %+v on the other node", sa.Races, sb.Races)
+	}
 	tb, err := b.JoinRace(ctx, bot, "", 4, true)
 	if err != nil {
 		t.Fatal(err)
