@@ -149,6 +149,7 @@ type raceState struct {
 	Host       string `json:",omitempty"`
 	HostTicket string `json:",omitempty"` // the host, when they race on another node
 	Bots       bool   `json:",omitempty"`
+	Lost       bool   `json:",omitempty"` // the owner gave the race up (it is shutting down)
 	Seed       uint64 `json:",omitempty"` // once the race runs
 	Racers     []stateRacer
 }
@@ -619,7 +620,7 @@ func (r *race) progress(rc *racer, rep farRacer) {
 func (r *race) state() raceState {
 	v, version := r.view.get()
 	st := raceState{Race: v.ID, Room: v.Room, Seq: version, Size: v.Size, Length: v.Length, Phase: v.Phase,
-		Starts: v.Starts, Ends: v.Ends, Host: v.Host, Bots: v.Bots}
+		Starts: v.Starts, Ends: v.Ends, Host: v.Host, Bots: v.Bots, Lost: v.Lost}
 	if r.host != nil && r.host.far != nil {
 		st.HostTicket = r.host.far.Ticket
 	}
@@ -857,6 +858,10 @@ func (f *farRace) apply(st raceState) {
 		return
 	}
 	f.seq, f.heard, f.host = st.Seq, f.svc.now(), st.HostTicket
+	if st.Lost {
+		f.lose()
+		return
+	}
 	if st.Phase >= Running && st.Seed != 0 {
 		f.last = &st
 		for _, t := range f.tickets {
@@ -931,18 +936,9 @@ func (f *farRace) keep(now time.Time) {
 		return
 	}
 	if now.Sub(f.heard) > f.svc.raceClock.expiry {
-		// The owner is gone: the race is over, unranked; the games are
-		// kept as played.
-		f.done = true
+		f.lose()
 		f.mu.Unlock()
-		f.view.update(func(v *RaceView) {
-			v.Phase, v.Lost = Finished, true
-			for i := range v.Racers {
-				v.Racers[i].Place, v.Racers[i].After = 0, 0
-			}
-		})
 		f.svc.log.Warn("race lost: its node is silent", "race", f.id)
-		f.forget()
 		return
 	}
 	tickets := make([]string, 0, len(f.tickets))
@@ -953,6 +949,42 @@ func (f *farRace) keep(now time.Time) {
 	f.mu.Unlock()
 	if any != nil {
 		f.tell(any, raceRequest{Op: opAlive, Tickets: tickets})
+	}
+}
+
+// lose ends a race whose owner is gone or gave it up: it is over,
+// unranked; the games are kept as played. f.mu is held.
+func (f *farRace) lose() {
+	f.done = true
+	f.view.update(func(v *RaceView) {
+		v.Phase, v.Lost = Finished, true
+		for i := range v.Racers {
+			v.Racers[i].Place, v.Racers[i].After = 0, 0
+		}
+	})
+	go f.forget()
+}
+
+// abandonRaces gives up, as the node shuts down, the races it runs with
+// racers elsewhere: they are told at once that the race is lost, rather
+// than when this node has been silent for raceExpiry. The races of this
+// node's racers alone end with their sessions, as on one node.
+func (s *Service) abandonRaces() {
+	for _, r := range s.raceNodes.owned() {
+		r.mu.Lock()
+		far := slices.ContainsFunc(r.racers, func(rc *racer) bool { return rc.far != nil })
+		if !far || r.phase == Finished {
+			r.mu.Unlock()
+			continue
+		}
+		if r.timer != nil {
+			r.timer.Stop()
+		}
+		r.phase, r.final = Finished, true
+		r.view.update(func(v *RaceView) { v.Lost = true })
+		r.publish()
+		r.mu.Unlock()
+		s.forgetRace(r)
 	}
 }
 

@@ -158,6 +158,13 @@ type raceNode struct {
 // newRaceCluster starts n nodes on one store, one directory and one bus.
 func newRaceCluster(t *testing.T, n int, length time.Duration) ([]raceNode, *db.Store) {
 	t.Helper()
+	return newRaceClusterClock(t, n, length, 50*time.Millisecond, 300*time.Millisecond)
+}
+
+// newRaceClusterClock is newRaceCluster with the nodes' renewal and
+// expiry of races.
+func newRaceClusterClock(t *testing.T, n int, length, renew, expiry time.Duration) ([]raceNode, *db.Store) {
+	t.Helper()
 	store, err := db.Open(context.Background(), t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -174,7 +181,7 @@ func newRaceCluster(t *testing.T, n int, length time.Duration) ([]raceNode, *db.
 		// The lobby's countdown leaves time for a third joiner from
 		// the other node, even under the race detector on a busy machine.
 		svc := New(ds, nil, WithBus(b), WithRaceTimes(time.Second, 50*time.Millisecond, length),
-			withRaceClock(50*time.Millisecond, 300*time.Millisecond))
+			withRaceClock(renew, expiry))
 		nodes = append(nodes, raceNode{svc, b, ds})
 	}
 	return nodes, store
@@ -499,4 +506,42 @@ func TestRaceStateFitsTheBus(t *testing.T) {
 		t.Fatalf("the largest race is %d bytes on the bus, over 7,900", n)
 	}
 	t.Logf("the largest race: %d bytes on the bus", len(payload))
+}
+
+// TestRaceOwnerShutsDown: the node running a race shuts down (Close, as
+// serve does at SIGTERM): racers elsewhere are told at once that the race
+// is lost, not after the owner's silence; nothing is ranked or stored.
+func TestRaceOwnerShutsDown(t *testing.T) {
+	nodes, store := newRaceClusterClock(t, 2, time.Minute, time.Hour, time.Hour)
+	a, b := nodes[0].svc, nodes[1].svc
+	ctx := context.Background()
+	host := a.Seat(identify(t, a, "host"), nil)
+	defer host.Close()
+	h, err := a.JoinRace(ctx, host, "last-orders", 4, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	far := b.Seat(identify(t, b, "far"), nil)
+	defer far.Close()
+	g, err := b.JoinRace(ctx, far, "last-orders", 4, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, h, "the far racer", func(v RaceView) bool { return len(v.Racers) == 2 })
+	if err := h.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, g, "the start", func(v RaceView) bool { return v.Phase == Running })
+	moveUntilMoved(t, g.Play())
+	a.Close()
+	end := waitFor(t, g, "the race given up", func(v RaceView) bool { return v.Phase == Finished })
+	if !end.Lost || end.Racers[0].Place != 0 || end.Racers[1].Place != 0 {
+		t.Fatalf("the race as its owner shut down: %+v", end)
+	}
+	if st := a.Stats(); st.Races != [Finished]int{} {
+		t.Fatalf("the owner still runs races: %+v", st.Races)
+	}
+	if board, err := store.RatingBoard(ctx, 10); err != nil || len(board) != 0 {
+		t.Fatalf("a given-up race was rated: %+v, %v", board, err)
+	}
 }

@@ -172,8 +172,11 @@ func New(store Store, log *slog.Logger, opts ...Option) *Service {
 // from now on. Games already open play on until their sessions close them.
 func (s *Service) Close() {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	s.closed = true
+	s.mu.Unlock()
+	if s.raceNodes != nil {
+		s.abandonRaces()
+	}
 }
 
 // Identify returns the player behind a public key, recording the key and
