@@ -373,23 +373,7 @@ func TestRaceOwnerDies(t *testing.T) {
 	nodes, _ := newRaceCluster(t, 2, time.Minute)
 	a, b := nodes[0].svc, nodes[1].svc
 	ctx := context.Background()
-	host := a.Seat(identify(t, a, "host"), nil)
-	defer host.Close()
-	h, err := a.JoinRace(ctx, host, "red-owl", 4, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	guest := b.Seat(identify(t, b, "far"), nil)
-	defer guest.Close()
-	g, err := b.JoinRace(ctx, guest, "red-owl", 4, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, h, "the far racer", func(v RaceView) bool { return len(v.Racers) == 2 })
-	if err := h.Start(); err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, g, "the start", func(v RaceView) bool { return v.Phase == Running })
+	h, g := raceAcross(t, a, b, "red-owl")
 	pg := g.Play()
 	moveUntilMoved(t, pg)
 	moved := pg.Moves()
@@ -515,23 +499,7 @@ func TestRaceOwnerShutsDown(t *testing.T) {
 	nodes, store := newRaceClusterClock(t, 2, time.Minute, time.Hour, time.Hour)
 	a, b := nodes[0].svc, nodes[1].svc
 	ctx := context.Background()
-	host := a.Seat(identify(t, a, "host"), nil)
-	defer host.Close()
-	h, err := a.JoinRace(ctx, host, "last-orders", 4, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	far := b.Seat(identify(t, b, "far"), nil)
-	defer far.Close()
-	g, err := b.JoinRace(ctx, far, "last-orders", 4, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, h, "the far racer", func(v RaceView) bool { return len(v.Racers) == 2 })
-	if err := h.Start(); err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, g, "the start", func(v RaceView) bool { return v.Phase == Running })
+	_, g := raceAcross(t, a, b, "last-orders")
 	moveUntilMoved(t, g.Play())
 	a.Close()
 	end := waitFor(t, g, "the race given up", func(v RaceView) bool { return v.Phase == Finished })
@@ -544,4 +512,29 @@ func TestRaceOwnerShutsDown(t *testing.T) {
 	if board, err := store.RatingBoard(ctx, 10); err != nil || len(board) != 0 {
 		t.Fatalf("a given-up race was rated: %+v, %v", board, err)
 	}
+}
+
+// raceAcross races "host" on node a against "far" on node b in room
+// word, started: the tickets once the far racer sees the race run.
+func raceAcross(t *testing.T, a, b *Service, word string) (host, far *RaceTicket) {
+	t.Helper()
+	ctx := context.Background()
+	hs := a.Seat(identify(t, a, "host"), nil)
+	t.Cleanup(hs.Close)
+	h, err := a.JoinRace(ctx, hs, word, 4, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs := b.Seat(identify(t, b, "far"), nil)
+	t.Cleanup(fs.Close)
+	g, err := b.JoinRace(ctx, fs, word, 4, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, h, "the far racer", func(v RaceView) bool { return len(v.Racers) == 2 })
+	if err := h.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, g, "the start", func(v RaceView) bool { return v.Phase == Running })
+	return h, g
 }

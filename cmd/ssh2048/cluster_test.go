@@ -365,6 +365,12 @@ func jsonUnmarshal(line []byte, v any) error { return json.Unmarshal(line, v) }
 // test's few hundred moves.
 func startBot8(t *testing.T, c *gossh.Client) *bot {
 	t.Helper()
+	return startBotCommand(t, c, "bot --size 8")
+}
+
+// startBotCommand starts a bot command (bot with its flags).
+func startBotCommand(t *testing.T, c *gossh.Client, cmd string) *bot {
+	t.Helper()
 	s, err := c.NewSession()
 	if err != nil {
 		t.Fatal(err)
@@ -373,7 +379,7 @@ func startBot8(t *testing.T, c *gossh.Client) *bot {
 	out, _ := s.StdoutPipe()
 	b := &bot{in: in, out: bufio.NewReader(out), stderr: &bytes.Buffer{}, done: make(chan error, 1)}
 	s.Stderr = b.stderr
-	if err := s.Start("bot --size 8"); err != nil {
+	if err := s.Start(cmd); err != nil {
 		t.Fatal(err)
 	}
 	go func() { b.done <- s.Wait() }()
@@ -511,19 +517,7 @@ type raceBot struct{ *bot }
 
 func startRaceBot(t *testing.T, c *gossh.Client, cmd string) raceBot {
 	t.Helper()
-	s, err := c.NewSession()
-	if err != nil {
-		t.Fatal(err)
-	}
-	in, _ := s.StdinPipe()
-	out, _ := s.StdoutPipe()
-	b := &bot{in: in, out: bufio.NewReader(out), stderr: &bytes.Buffer{}, done: make(chan error, 1)}
-	s.Stderr = b.stderr
-	if err := s.Start(cmd); err != nil {
-		t.Fatal(err)
-	}
-	go func() { b.done <- s.Wait() }()
-	return raceBot{b}
+	return raceBot{startBotCommand(t, c, cmd)}
 }
 
 // raceThrough plays the race to its end and says what went wrong, if
