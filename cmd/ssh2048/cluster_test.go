@@ -7,22 +7,20 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
-	"github.com/charmbracelet/x/vt"
 	"github.com/jackc/pgx/v5"
 
 	"github.com/ssh2048/ssh2048/db/pg/pgtest"
+	"github.com/ssh2048/ssh2048/server/servertest"
 	gossh "golang.org/x/crypto/ssh"
 )
 
@@ -422,11 +420,11 @@ func TestClusterRaces(t *testing.T) {
 	}
 	c := startCluster(t, "SSH2048_RACE_LENGTH=6s")
 	var hk string
-	ann := openClusterScreen(t, dialRetry(t, c.addrs[0], clientKey(t), &hk), "race --room cluster-fox")
-	ann.waitText("ann's room", "room cluster-fox", "(host)", "Waiting for a second racer")
-	bob := openClusterScreen(t, dialRetry(t, c.addrs[1], clientKey(t), &hk), "race --room cluster-fox")
-	bob.waitText("bob in ann's room, on the other node", "Racers 2 of 8", "(the host) to start")
-	ann.waitText("bob on ann's screen", "Racers 2 of 8", "Press enter to start")
+	ann := servertest.OpenScreen(t, dialRetry(t, c.addrs[0], clientKey(t), &hk), "race --room cluster-fox", 80, 24)
+	ann.WaitText("ann's room", "room cluster-fox", "(host)", "Waiting for a second racer")
+	bob := servertest.OpenScreen(t, dialRetry(t, c.addrs[1], clientKey(t), &hk), "race --room cluster-fox", 80, 24)
+	bob.WaitText("bob in ann's room, on the other node", "Racers 2 of 8", "(the host) to start")
+	ann.WaitText("bob on ann's screen", "Racers 2 of 8", "Press enter to start")
 
 	// The bots' lobby race, beside it.
 	lobby := make(chan string, 2)
@@ -435,15 +433,15 @@ func TestClusterRaces(t *testing.T) {
 		go func() { lobby <- b.raceThrough() }()
 	}
 
-	ann.send("\r")
-	bob.waitText("the race on bob's node", "left", "Place")
-	ann.waitText("the race on ann's node", "left", "Place")
+	ann.Send("\r")
+	bob.WaitText("the race on bob's node", "left", "Place")
+	ann.WaitText("the race on ann's node", "left", "Place")
 	// Each plays; each sees the other's score by the other's name.
 	scores := [2]string{}
 	for range 100 {
-		for i, s := range []*clusterScreen{ann, bob} {
-			s.send(arrowKeys)
-			if m := clusterScoreRe.FindStringSubmatch(s.text()); m != nil {
+		for i, s := range []*servertest.Screen{ann, bob} {
+			s.Send(arrowKeys)
+			if m := clusterScoreRe.FindStringSubmatch(s.Text()); m != nil {
 				scores[i] = m[1]
 			}
 		}
@@ -455,8 +453,8 @@ func TestClusterRaces(t *testing.T) {
 	if scores[0] == "" || scores[0] == "0" || scores[1] == "" || scores[1] == "0" {
 		t.Fatalf("no scores: ann %q, bob %q", scores[0], scores[1])
 	}
-	resAnn := ann.waitText("ann's results", "Results", "1500 → ")
-	resBob := bob.waitText("bob's results", "Results", "1500 → ")
+	resAnn := ann.WaitText("ann's results", "Results", "1500 → ")
+	resBob := bob.WaitText("bob's results", "Results", "1500 → ")
 	if !(strings.Contains(resAnn, "(+") && strings.Contains(resBob, "(−") || strings.Contains(resAnn, "(−") && strings.Contains(resBob, "(+")) {
 		t.Fatalf("one wins, one loses, on both nodes:\n%s\n%s", resAnn, resBob)
 	}
@@ -501,8 +499,8 @@ func TestClusterRaces(t *testing.T) {
 		WHERE r.room = '' AND r.bots AND r.size = 5`).Scan(&lobbyRaces, &lobbyEntries); err != nil || lobbyRaces != 1 || lobbyEntries != 2 {
 		t.Fatalf("the bots' lobby race in PostgreSQL: %d races, %d entries; %v", lobbyRaces, lobbyEntries, err)
 	}
-	ann.send("q")
-	bob.send("q")
+	ann.Send("q")
+	bob.Send("q")
 }
 
 var (
@@ -556,82 +554,4 @@ func (b raceBot) raceThrough() string {
 		return fmt.Sprintf("racing bot's last state: %+v", last.Race)
 	}
 	return ""
-}
-
-// clusterScreen is a race screen on a PTY, read through a terminal
-// emulator.
-type clusterScreen struct {
-	t    *testing.T
-	in   io.Writer
-	mu   sync.Mutex
-	term *vt.Emulator
-}
-
-func openClusterScreen(t *testing.T, c *gossh.Client, cmd string) *clusterScreen {
-	t.Helper()
-	s, err := c.NewSession()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	if err := s.RequestPty("xterm-256color", 24, 80, gossh.TerminalModes{}); err != nil {
-		t.Fatal(err)
-	}
-	in, err := s.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	v := &clusterScreen{t: t, in: in, term: vt.NewEmulator(80, 24)}
-	go io.Copy(io.Discard, v.term) //nolint:errcheck // the terminal's answers are not needed
-	s.Stdout = v
-	if err := s.Start(cmd); err != nil {
-		t.Fatal(err)
-	}
-	return v
-}
-
-func (v *clusterScreen) Write(p []byte) (int, error) {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	return v.term.Write(p)
-}
-
-func (v *clusterScreen) text() string {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	return v.term.String()
-}
-
-func (v *clusterScreen) send(keys string) {
-	v.t.Helper()
-	if _, err := io.WriteString(v.in, keys); err != nil {
-		v.t.Fatalf("send %q: %v", keys, err)
-	}
-}
-
-func (v *clusterScreen) waitText(what string, texts ...string) string {
-	v.t.Helper()
-	return v.waitUntil(what, func(s string) bool {
-		for _, x := range texts {
-			if !strings.Contains(s, x) {
-				return false
-			}
-		}
-		return true
-	})
-}
-
-func (v *clusterScreen) waitUntil(what string, ok func(string) bool) string {
-	v.t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		s := v.text()
-		if ok(s) {
-			return s
-		}
-		if time.Now().After(deadline) {
-			v.t.Fatalf("timed out waiting for %s; screen:\n%s", what, s)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 }
