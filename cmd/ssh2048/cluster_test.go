@@ -136,10 +136,16 @@ func (c *cluster) startNode(i int) {
 // dead node.
 func dialRetry(t *testing.T, addr string, key gossh.Signer, hostKey *string) *gossh.Client {
 	t.Helper()
+	return dialRetryAs(t, addr, "player", key, hostKey)
+}
+
+// dialRetryAs is dialRetry as the player named user.
+func dialRetryAs(t *testing.T, addr, user string, key gossh.Signer, hostKey *string) *gossh.Client {
+	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		c, err := gossh.Dial("tcp", addr, &gossh.ClientConfig{
-			User: "player", Auth: []gossh.AuthMethod{gossh.PublicKeys(key)}, Timeout: 5 * time.Second,
+			User: user, Auth: []gossh.AuthMethod{gossh.PublicKeys(key)}, Timeout: 5 * time.Second,
 			HostKeyCallback: func(_ string, _ net.Addr, k gossh.PublicKey) error {
 				*hostKey = gossh.FingerprintSHA256(k)
 				return nil
@@ -420,9 +426,9 @@ func TestClusterRaces(t *testing.T) {
 	}
 	c := startCluster(t, "SSH2048_RACE_LENGTH=6s")
 	var hk string
-	ann := servertest.OpenScreen(t, dialRetry(t, c.addrs[0], clientKey(t), &hk), "race --room cluster-fox", 80, 24)
+	ann := servertest.OpenScreen(t, dialRetryAs(t, c.addrs[0], "ann", clientKey(t), &hk), "race --room cluster-fox", 80, 24)
 	ann.WaitText("ann's room", "room cluster-fox", "(host)", "Waiting for a second racer")
-	bob := servertest.OpenScreen(t, dialRetry(t, c.addrs[1], clientKey(t), &hk), "race --room cluster-fox", 80, 24)
+	bob := servertest.OpenScreen(t, dialRetryAs(t, c.addrs[1], "bob", clientKey(t), &hk), "race --room cluster-fox", 80, 24)
 	bob.WaitText("bob in ann's room, on the other node", "Racers 2 of 8", "(the host) to start")
 	ann.WaitText("bob on ann's screen", "Racers 2 of 8", "Press enter to start")
 
@@ -453,13 +459,33 @@ func TestClusterRaces(t *testing.T) {
 	if scores[0] == "" || scores[0] == "0" || scores[1] == "" || scores[1] == "0" {
 		t.Fatalf("no scores: ann %q, bob %q", scores[0], scores[1])
 	}
+	// Each node's screen shows the other racer's score, from the other
+	// node, as the other's own screen does (the keys have stopped).
+	for i, s := range []*servertest.Screen{ann, bob} {
+		other, name := []*servertest.Screen{bob, ann}[i], []string{"bob", "ann"}[i]
+		s.WaitUntil(name+"'s score from the other node", func(text string) bool {
+			m := clusterScoreRe.FindStringSubmatch(other.Text())
+			if m == nil && strings.Contains(text, "Results") {
+				t.Logf("the race ended before %s's live score was seen: the results show it", name)
+				return true
+			}
+			if m == nil {
+				return false
+			}
+			for _, l := range strings.Split(text, "\n") {
+				if strings.Contains(l, name) && strings.Contains(l, " "+m[1]+" ") {
+					return true
+				}
+			}
+			return false
+		})
+	}
 	resAnn := ann.WaitText("ann's results", "Results", "1500 → ")
 	resBob := bob.WaitText("bob's results", "Results", "1500 → ")
 	if !(strings.Contains(resAnn, "(+") && strings.Contains(resBob, "(−") || strings.Contains(resAnn, "(−") && strings.Contains(resBob, "(+")) {
 		t.Fatalf("one wins, one loses, on both nodes:\n%s\n%s", resAnn, resBob)
 	}
-	// Each node shows both racers' scores (both play as "player"): the
-	// other's comes from the other node.
+	// Each node's results show both racers' scores.
 	for _, res := range []string{resAnn, resBob} {
 		if rows := clusterResultRe.FindAllStringSubmatch(res, -1); len(rows) != 2 || rows[0][1] == "0" || rows[1][1] == "0" {
 			t.Fatalf("the results do not show both racers' scores:\n%s", res)
@@ -505,7 +531,7 @@ func TestClusterRaces(t *testing.T) {
 
 var (
 	clusterScoreRe  = regexp.MustCompile(`Score (\d+)`)
-	clusterResultRe = regexp.MustCompile(`[12]  player +(\d+) `) // a results row: place, name, score
+	clusterResultRe = regexp.MustCompile(`[12]  (?:ann|bob) +(\d+) `) // a results row: place, name, score
 )
 
 const arrowKeys = "\x1b[D\x1b[A\x1b[C\x1b[B"
