@@ -330,7 +330,7 @@ func (r *race) moved(p *Play, gained int) {
 			allOver = false
 		}
 	}
-	r.publish()
+	r.publishMove(p.seat)
 	if allOver {
 		r.timer.Stop()
 		go r.finish()
@@ -431,7 +431,20 @@ func (rc *racer) score() int {
 }
 
 // publish refreshes the view's racers and phase; r.mu is held.
-func (r *race) publish() {
+func (r *race) publish() { r.view.update(r.current()) }
+
+// publishMove is publish after a move of by's: the other racers (and
+// the mover's own wait, which its screen no longer needs: it reads the
+// view with its move, RaceTicket.Now) are woken once the mover's frame
+// is written (Seat.Shown), or spectatorLag after the move; the mover's
+// key is drawn first, not queued behind its opponents' redraws.
+func (r *race) publishMove(by *Seat) {
+	r.view.updateBeforeFlush(r.current(), spectatorLag)
+	by.toShow(r.view)
+}
+
+// current is the change that brings the view up to date; r.mu is held.
+func (r *race) current() func(*RaceView) {
 	racers := make([]Racer, len(r.racers))
 	for i, rc := range r.racers {
 		p := rc.seat.player
@@ -455,9 +468,9 @@ func (r *race) publish() {
 		phase = Running // the places are being stored
 	}
 	bots := slices.ContainsFunc(r.racers, func(rc *racer) bool { return rc.bot })
-	r.view.update(func(v *RaceView) {
+	return func(v *RaceView) {
 		v.Racers, v.Phase, v.Size, v.Length, v.Host, v.Bots = racers, phase, size, length, hostName, bots
-	})
+	}
 }
 
 // Next returns the race's newest view: at once the first time, then once
@@ -469,6 +482,15 @@ func (t *RaceTicket) Next(ctx context.Context) (RaceView, error) {
 	}
 	t.seen, v.Version = version, version
 	return v, nil
+}
+
+// Now returns the race's newest view without waiting, whether or not
+// Next has returned it: for the racer's own screen, which shows its move
+// with the view the move made, rather than waiting for it.
+func (t *RaceTicket) Now() RaceView {
+	v, version := t.race.view.get()
+	v.Version = version
+	return v
 }
 
 // Me returns this ticket's racer's index in v.Racers, or -1: names are

@@ -100,6 +100,19 @@ type RaceModel struct {
 	lastGain int
 
 	own, mini *boardCache
+	// ownDrawn is the player's board as last drawn, with what it was
+	// drawn from: most frames of a race are an opponent's move, which
+	// leaves it as it was.
+	ownDrawn struct {
+		lines []string
+		cache *boardCache
+		board engine.Board
+		marks marks
+	}
+	// drawn is the race screen as last drawn, until something it shows
+	// changes: the wake that follows the player's own move, whose view
+	// the screen already has, draws nothing new.
+	drawn string
 	// inks and the race's help line, drawn every frame of every racer:
 	// made once per profile (and width), as the game screen's header.
 	inks     struct{ title, label, value, gain, dim ink }
@@ -207,6 +220,9 @@ func (m *RaceModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	if m.final != "" {
 		return m, nil
 	}
+	if _, ok := msg.(raceViewMsg); !ok {
+		m.drawn = "" // a view that is not new leaves the screen as it is
+	}
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
@@ -242,15 +258,25 @@ func (m *RaceModel) viewArrived(msg raceViewMsg) tea.Cmd {
 	if msg.err != nil {
 		return nil // the session or the wait ended
 	}
-	m.view, m.haveView = msg.view, true
-	m.me = msg.ticket.Me(msg.view)
+	m.adopt(msg.ticket, msg.view)
+	return m.waitView()
+}
+
+// adopt shows v, a view of t's race, unless the screen has it or a newer
+// one already (the player's own move brought it: see move).
+func (m *RaceModel) adopt(t *game.RaceTicket, v game.RaceView) {
+	if m.haveView && v.Version <= m.view.Version {
+		return
+	}
+	m.view, m.haveView = v, true
+	m.me = t.Me(v)
 	if m.view.Phase >= game.Running && m.play == nil {
-		m.play = msg.ticket.Play()
+		m.play = t.Play()
 	}
 	if m.view.Size != 0 && (m.own == nil || m.own.n != m.view.Size) {
 		m.own, m.mini = nil, nil
 	}
-	return m.waitView()
+	m.drawn = ""
 }
 
 func (m *RaceModel) key(k tea.KeyPressMsg) tea.Cmd {
@@ -350,6 +376,13 @@ func (m *RaceModel) move(d engine.Direction) tea.Cmd {
 	m.marks = marks{on: true, spawn: res.Spawn, merged: before.Merges(d)}
 	m.lastGain = res.Gained
 	m.notice, m.noticeErr = "", false
+	// The move has updated the race's view (places, this board among
+	// the opponents'): its frame shows it now, and the view's wake,
+	// which comes after this frame is written, finds nothing new.
+	m.mu.Lock()
+	t := m.ticket
+	m.mu.Unlock()
+	m.adopt(t, t.Now())
 	return nil
 }
 
