@@ -149,6 +149,14 @@ func (s *session) playKeys(ctx context.Context, chunks <-chan chunk, w io.Writer
 		timer.Reset(time.Until(due))
 		select {
 		case c := <-chunks:
+			if s.room != nil && c.n > 0 && c.n <= clockRedraw {
+				// The race clock's redraw, not a move: neither the
+				// answer of a key that moved nothing nor an opponent's
+				// frame.
+				s.account(c)
+				last = c.at
+				continue
+			}
 			if s.room != nil && c.n > 0 {
 				s.outputAt = append(s.outputAt, c.at)
 			}
@@ -182,6 +190,7 @@ func (s *session) playKeys(ctx context.Context, chunks <-chan chunk, w io.Writer
 		case <-timer.C:
 		case <-stop:
 			stopped, stop = true, nil
+			s.outputUntil = time.Now()
 			continue
 		case <-ctx.Done():
 			return ctx.Err()
