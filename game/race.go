@@ -493,6 +493,14 @@ func (t *RaceTicket) Now() RaceView {
 	return v
 }
 
+// ChangedSince returns a channel closed once the race has a view newer
+// than version (closed already if it has): for a screen whose runner
+// waits on it with the rest of its session, then reads the view with
+// Now.
+func (t *RaceTicket) ChangedSince(version uint64) <-chan struct{} {
+	return t.race.view.changedSince(version)
+}
+
 // Me returns this ticket's racer's index in v.Racers, or -1: names are
 // not unique (every guest is "guest"), so a screen asks which is its own.
 func (t *RaceTicket) Me(v RaceView) int {

@@ -41,14 +41,18 @@ const (
 	// raceMarker is on the race screen's first frame (its header).
 	raceMarker = "Place "
 	// clockRedraw is the most bytes of output taken for the race clock's
-	// redraw, once a second, rather than a move: most are 4 ("\x1b[D"
-	// and the second's new digit, the cursor being left after the clock),
-	// and no move's frame is that small (the smallest seen: 20 bytes, one
-	// tile and its pen). Without it, a key that moved nothing took the
-	// clock's redraw in its turn for its frame (one in ten of them), and
-	// its three opponents, who had nothing to draw, counted late: almost
-	// all of the 2 % of opponents' frames counted late in the first runs.
-	clockRedraw = 8
+	// redraw, once a second, rather than a key's frame: a cursor move,
+	// the pen and the second's new digit (4 bytes when the cursor was
+	// left after the clock, "\x1b[D" and the digit; 14–15 when it has to
+	// be moved there). A key's frame redraws tiles of the racer's own
+	// large board, bigger than that (30 bytes the smallest seen; most
+	// are hundreds). Without it, a key that moved nothing took the clock's
+	// redraw in its turn for its frame (one in ten of them), and its three
+	// opponents, with nothing to draw, were counted late. An opponent's
+	// frame may be one small tile (20 bytes): of the others' output, only
+	// tinyRedraw or less is taken for the clock.
+	clockRedraw = 16
+	tinyRedraw  = 8
 )
 
 // raceRoom is what a room's racers share in the load generator.

@@ -83,6 +83,7 @@ func (s *Server) runRace(sess *session, args []string) int {
 		Guest:    sess.player.Guest,
 		Context:  sess.Context(),
 		Now:      s.games.Now,
+		Woken:    true, // runScreen's loop waits for the race's views: no goroutine of the screen's own
 	})
 	// However the session ends, the racer leaves: a forfeit mid-race.
 	defer model.Leave()

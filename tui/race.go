@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"charm.land/bubbles/v2/key"
@@ -42,6 +43,9 @@ type RaceOptions struct {
 	// Now is the clock of the countdown and the race; nil means
 	// time.Now (the service's clock in tests).
 	Now func() time.Time
+	// Woken: the runner waits for the race's views itself and sends
+	// WakeMsg (see Waker); else the screen waits in a tea.Cmd.
+	Woken bool
 }
 
 // raceKeys are the race screens' keys, defined once: the help line of
@@ -86,11 +90,15 @@ type RaceModel struct {
 	width, height int
 
 	// mu guards ticket and stop, which Leave reads from the server's
-	// goroutine once the screen is done.
+	// goroutine once the screen is done, and moved.
 	mu     sync.Mutex
 	ticket *game.RaceTicket
 	tctx   context.Context    // the ticket's waits for its next view
 	stop   context.CancelFunc // ends them
+	moved  chan struct{}      // closed when the ticket changes (Wake)
+	// seen is the version of the view on screen, for the runner's
+	// goroutine to wait for a newer one (Wake).
+	seen atomic.Uint64
 
 	view     game.RaceView
 	me       int // the player's index in view.Racers; -1 before the first view
@@ -124,7 +132,10 @@ type RaceModel struct {
 	final string
 }
 
-var _ tea.Model = (*RaceModel)(nil)
+var (
+	_ tea.Model = (*RaceModel)(nil)
+	_ Waker     = (*RaceModel)(nil)
+)
 
 // NewRace returns the race screens for one session.
 func NewRace(opts RaceOptions) *RaceModel {
@@ -137,7 +148,8 @@ func NewRace(opts RaceOptions) *RaceModel {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	m := &RaceModel{opts: opts, ctx: opts.Context, keys: sharedRaceKeys(), now: opts.Now, width: 80, height: 24, me: -1}
+	m := &RaceModel{opts: opts, ctx: opts.Context, keys: sharedRaceKeys(), now: opts.Now, width: 80, height: 24, me: -1,
+		moved: make(chan struct{})}
 	m.setProfile(opts.Profile)
 	m.setTicket(opts.Ticket)
 	return m
@@ -161,7 +173,10 @@ func (m *RaceModel) setTicket(t *game.RaceTicket) {
 		m.stop()
 	}
 	m.ticket, m.tctx, m.stop = t, ctx, stop
+	close(m.moved)
+	m.moved = make(chan struct{})
 	m.mu.Unlock()
+	m.seen.Store(0)
 	m.view, m.haveView, m.me, m.play = game.RaceView{}, false, -1, nil
 	m.marks, m.lastGain, m.own, m.mini = marks{}, 0, nil, nil
 	m.notice, m.noticeErr = "", false
@@ -182,6 +197,19 @@ func (m *RaceModel) Leave() {
 	}
 }
 
+// Wake is Waker.Wake: news when the race on screen has a view newer
+// than the one shown, moved when the screen changes races. A screen not
+// run Woken has nothing to wake for: it waits in a tea.Cmd.
+func (m *RaceModel) Wake() (news, moved <-chan struct{}) {
+	if !m.opts.Woken {
+		return nil, nil
+	}
+	m.mu.Lock()
+	t, moved := m.ticket, m.moved
+	m.mu.Unlock()
+	return t.ChangedSince(m.seen.Load()), moved
+}
+
 // raceViewMsg is a new view of the race on screen.
 type raceViewMsg struct {
 	ticket *game.RaceTicket
@@ -198,8 +226,12 @@ func (m *RaceModel) Init() tea.Cmd {
 	return tea.Batch(tea.RequestBackgroundColor, m.waitView(), m.tick())
 }
 
-// waitView waits, in a tea.Cmd, for the next view of the race on screen.
+// waitView waits, in a tea.Cmd, for the next view of the race on
+// screen; run Woken, the runner waits, and there is nothing to do.
 func (m *RaceModel) waitView() tea.Cmd {
+	if m.opts.Woken {
+		return nil
+	}
 	m.mu.Lock()
 	t, ctx := m.ticket, m.tctx
 	m.mu.Unlock()
@@ -220,8 +252,10 @@ func (m *RaceModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	if m.final != "" {
 		return m, nil
 	}
-	if _, ok := msg.(raceViewMsg); !ok {
-		m.drawn = "" // a view that is not new leaves the screen as it is
+	switch msg.(type) {
+	case raceViewMsg, WakeMsg: // a view that is not new leaves the screen as it is
+	default:
+		m.drawn = ""
 	}
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
@@ -242,6 +276,11 @@ func (m *RaceModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.tick()
 	case raceViewMsg:
 		return m, m.viewArrived(msg)
+	case WakeMsg:
+		m.mu.Lock()
+		t := m.ticket
+		m.mu.Unlock()
+		m.adopt(t, t.Now())
 	case tea.KeyPressMsg:
 		return m, m.key(msg)
 	}
@@ -269,6 +308,7 @@ func (m *RaceModel) adopt(t *game.RaceTicket, v game.RaceView) {
 		return
 	}
 	m.view, m.haveView = v, true
+	m.seen.Store(v.Version)
 	m.me = t.Me(v)
 	if m.view.Phase >= game.Running && m.play == nil {
 		m.play = t.Play()

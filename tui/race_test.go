@@ -16,6 +16,11 @@ import (
 // their tickets once it runs, and the first racer's screen with the race
 // on it.
 func runningRace(t testing.TB, names ...string) (*RaceModel, []*game.RaceTicket) {
+	return runningRaceWoken(t, false, names...)
+}
+
+// runningRaceWoken is runningRace with the screen run Woken or not.
+func runningRaceWoken(t testing.TB, woken bool, names ...string) (*RaceModel, []*game.RaceTicket) {
 	t.Helper()
 	store, err := db.Open(context.Background(), t.TempDir())
 	if err != nil {
@@ -39,7 +44,7 @@ func runningRace(t testing.TB, names ...string) (*RaceModel, []*game.RaceTicket)
 		t.Cleanup(tk.Leave)
 		tickets = append(tickets, tk)
 	}
-	m := NewRace(RaceOptions{Ticket: tickets[0], Context: ctx})
+	m := NewRace(RaceOptions{Ticket: tickets[0], Context: ctx, Woken: woken})
 	for {
 		v, err := tickets[0].Next(ctx)
 		if err != nil {
@@ -51,6 +56,21 @@ func runningRace(t testing.TB, names ...string) (*RaceModel, []*game.RaceTicket)
 		}
 	}
 	return m, tickets
+}
+
+// moveOnce plays p's first direction that moves.
+func moveOnce(t *testing.T, p *game.Play) {
+	t.Helper()
+	moves := p.Moves()
+	for _, d := range []engine.Direction{engine.Up, engine.Left, engine.Down, engine.Right} {
+		if _, err := p.Move(context.Background(), d); err != nil {
+			t.Fatal(err)
+		}
+		if p.Moves() > moves {
+			return
+		}
+	}
+	t.Fatal("no direction moved the board")
 }
 
 var arrowKeys = []tea.KeyPressMsg{{Code: tea.KeyUp}, {Code: tea.KeyLeft}, {Code: tea.KeyDown}, {Code: tea.KeyRight}}
@@ -91,17 +111,56 @@ func TestRaceOwnMoveCarriesItsView(t *testing.T) {
 	}
 	// The opponent moves.
 	bob := tickets[1].Play()
-	bobMoves := bob.Moves()
-	for _, d := range []engine.Direction{engine.Up, engine.Left, engine.Down, engine.Right} {
-		if _, err := bob.Move(context.Background(), d); err != nil {
-			t.Fatal(err)
-		}
-		if bob.Moves() > bobMoves {
-			break
-		}
-	}
+	moveOnce(t, bob)
 	m.Update(raceViewMsg{ticket: tickets[0], view: tickets[0].Now()})
 	if after := m.View().Content; after == moved {
 		t.Fatal("the opponent's move did not change the screen")
+	}
+}
+
+// TestRaceWoken: run Woken, the race screen waits for no view itself
+// (the runner does, with Wake); Wake has news once an opponent moves,
+// none after the racer's own move (its frame carries its view), and a
+// WakeMsg brings the new view.
+func TestRaceWoken(t *testing.T) {
+	m, tickets := runningRaceWoken(t, true, "ann", "bob")
+	if cmd := m.waitView(); cmd != nil {
+		t.Fatal("run Woken, the screen waits for views in a command of its own")
+	}
+	isClosed := func(c <-chan struct{}) bool {
+		select {
+		case <-c:
+			return true
+		default:
+			return false
+		}
+	}
+	if news, _ := m.Wake(); news == nil || isClosed(news) {
+		t.Fatal("news before anything happened")
+	}
+	moves := m.play.Moves()
+	for _, k := range arrowKeys {
+		m.Update(k)
+		if m.play.Moves() > moves {
+			break
+		}
+	}
+	if news, _ := m.Wake(); isClosed(news) {
+		t.Fatal("news after the racer's own move: its frame already shows its view")
+	}
+	bob := tickets[1].Play()
+	moveOnce(t, bob)
+	news, _ := m.Wake()
+	select {
+	case <-news:
+	case <-time.After(5 * time.Second):
+		t.Fatal("no news of the opponent's move")
+	}
+	m.Update(WakeMsg{})
+	if got, want := m.view.Racers[1].Board, bob.Board(); got != want {
+		t.Fatalf("after the wake the screen shows bob's board\n%v\nwant\n%v", got, want)
+	}
+	if news, _ := m.Wake(); isClosed(news) {
+		t.Fatal("news again once the view is on screen")
 	}
 }
