@@ -157,8 +157,8 @@ func clampWindow(w ssh.Window) (int, int) {
 // on a notice it has the screen tell the player why the session ends
 // (text words it), and stops it NoticeGrace later if it has not quit by
 // itself; on a poke (spectators came or went) it has the screen drawn
-// again; for a screen that watches a game (a tui.Waker), it waits for the
-// game's news and wakes the screen; it stops the screen when the
+// again; for a screen that watches a game or races (a tui.Waker), it
+// waits for the game's or the race's news and wakes the screen; it stops the screen when the
 // connection drops. It returns the notice it passed on, if any. One loop
 // rather than a goroutine for each: every goroutine is 8 KB of stack or
 // more, and a server holds thousands of sessions.
