@@ -99,6 +99,10 @@ type RaceModel struct {
 	// seen is the version of the view on screen, for the runner's
 	// goroutine to wait for a newer one (Wake).
 	seen atomic.Uint64
+	// clockAt is when the clock on screen next shows another second
+	// (Unix nanoseconds, real time; 0: no clock), for the runner to
+	// wake the screen then (Wake) rather than a goroutine of its own.
+	clockAt atomic.Int64
 
 	view     game.RaceView
 	me       int // the player's index in view.Racers; -1 before the first view
@@ -200,6 +204,11 @@ func (m *RaceModel) Leave() {
 // Wake is Waker.Wake: news when the race on screen has a view newer
 // than the one shown, moved when the screen changes races. A screen not
 // run Woken has nothing to wake for: it waits in a tea.Cmd.
+//
+// The clock's seconds come the same way: news at once when the clock is
+// due, else moved at the next second (the race on screen does not change
+// while a clock runs: only after the results), so that the runner asks
+// again then.
 func (m *RaceModel) Wake() (news, moved <-chan struct{}) {
 	if !m.opts.Woken {
 		return nil, nil
@@ -207,7 +216,44 @@ func (m *RaceModel) Wake() (news, moved <-chan struct{}) {
 	m.mu.Lock()
 	t, moved := m.ticket, m.moved
 	m.mu.Unlock()
+	if at := m.clockAt.Load(); at != 0 {
+		if time.Now().UnixNano() >= at {
+			return closedNews, moved
+		}
+		moved = alarmAt(time.Unix(0, at))
+	}
 	return t.ChangedSince(m.seen.Load()), moved
+}
+
+// closedNews is news that has come.
+var closedNews = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
+
+// nextClock is when the clock on screen (the countdown's or the race's)
+// next shows another second, in real time; zero without one.
+func (m *RaceModel) nextClock() time.Time {
+	if !m.haveView {
+		return time.Time{}
+	}
+	var end time.Time
+	switch m.view.Phase {
+	case game.Countdown:
+		end = m.view.Starts
+	case game.Running:
+		end = m.view.Ends
+	default:
+		return time.Time{}
+	}
+	d := end.Sub(m.now())
+	if d <= 0 {
+		return time.Time{}
+	}
+	// The clock shows d rounded up to whole seconds: it changes as d
+	// goes below the whole second under it.
+	frac := d % time.Second
+	if frac == 0 {
+		frac = time.Second
+	}
+	return time.Now().Add(frac)
 }
 
 // raceViewMsg is a new view of the race on screen.
@@ -221,8 +267,11 @@ type raceViewMsg struct {
 type raceTickMsg struct{}
 
 // Init asks for the terminal's background, then waits for the race's
-// first view and starts the clock.
+// first view and starts the clock (run Woken, the runner does both).
 func (m *RaceModel) Init() tea.Cmd {
+	if m.opts.Woken {
+		return tea.RequestBackgroundColor
+	}
 	return tea.Batch(tea.RequestBackgroundColor, m.waitView(), m.tick())
 }
 
@@ -249,11 +298,27 @@ func (m *RaceModel) tick() tea.Cmd {
 // Update handles one message. Moves are played and saved here,
 // synchronously, as on the game screen (see Model.Update).
 func (m *RaceModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	cmd := m.update(msg)
+	if m.opts.Woken {
+		if at := m.nextClock(); at.IsZero() {
+			m.clockAt.Store(0)
+		} else {
+			m.clockAt.Store(at.UnixNano())
+		}
+	}
+	return m, cmd
+}
+
+func (m *RaceModel) update(msg tea.Msg) tea.Cmd {
 	if m.final != "" {
-		return m, nil
+		return nil
 	}
 	switch msg.(type) {
-	case raceViewMsg, WakeMsg: // a view that is not new leaves the screen as it is
+	case raceViewMsg: // a view that is not new leaves the screen as it is
+	case WakeMsg:
+		if at := m.clockAt.Load(); at != 0 && time.Now().UnixNano() >= at {
+			m.drawn = "" // the clock's next second
+		}
 	default:
 		m.drawn = ""
 	}
@@ -267,24 +332,24 @@ func (m *RaceModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.light = !msg.IsDark()
 		m.setProfile(m.profile)
 	case TakenOverMsg:
-		return m, m.end(msg.Text, "Your race game was opened in a newer session, which takes over from here.")
+		return m.end(msg.Text, "Your race game was opened in a newer session, which takes over from here.")
 	case ShutdownMsg:
-		return m, m.end(msg.Text, "The server is restarting. Your race game is saved as it stood.")
+		return m.end(msg.Text, "The server is restarting. Your race game is saved as it stood.")
 	case EndMsg:
-		return m, m.end(msg.Text, "")
+		return m.end(msg.Text, "")
 	case raceTickMsg:
-		return m, m.tick()
+		return m.tick()
 	case raceViewMsg:
-		return m, m.viewArrived(msg)
+		return m.viewArrived(msg)
 	case WakeMsg:
 		m.mu.Lock()
 		t := m.ticket
 		m.mu.Unlock()
 		m.adopt(t, t.Now())
 	case tea.KeyPressMsg:
-		return m, m.key(msg)
+		return m.key(msg)
 	}
-	return m, nil
+	return nil
 }
 
 func (m *RaceModel) viewArrived(msg raceViewMsg) tea.Cmd {

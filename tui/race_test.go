@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -124,6 +125,11 @@ func TestRaceOwnMoveCarriesItsView(t *testing.T) {
 // WakeMsg brings the new view.
 func TestRaceWoken(t *testing.T) {
 	m, tickets := runningRaceWoken(t, true, "ann", "bob")
+	// The clock shows a whole second for a whole second from here: no
+	// news of it while the test runs.
+	ends := m.view.Ends
+	m.now = func() time.Time { return ends.Add(-30 * time.Second) }
+	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
 	if cmd := m.waitView(); cmd != nil {
 		t.Fatal("run Woken, the screen waits for views in a command of its own")
 	}
@@ -162,5 +168,34 @@ func TestRaceWoken(t *testing.T) {
 	}
 	if news, _ := m.Wake(); isClosed(news) {
 		t.Fatal("news again once the view is on screen")
+	}
+}
+
+// TestRaceWokenClock: run Woken, the race clock's seconds come through
+// Wake (moved at the next second, then news), not a goroutine of the
+// screen's own, and the clock on screen shows the new second.
+func TestRaceWokenClock(t *testing.T) {
+	m, _ := runningRaceWoken(t, true, "ann", "bob")
+	ends, start := m.view.Ends, time.Now()
+	m.now = func() time.Time { return ends.Add(-30*time.Second - 50*time.Millisecond).Add(time.Since(start)) }
+	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	if v := m.View().Content; !strings.Contains(v, "0:31") {
+		t.Fatalf("the clock does not show 0:31:\n%s", v)
+	}
+	_, moved := m.Wake()
+	select {
+	case <-moved:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the clock's next second never came")
+	}
+	news, _ := m.Wake()
+	select {
+	case <-news:
+	default:
+		t.Fatal("no news once the clock's second came")
+	}
+	m.Update(WakeMsg{})
+	if v := m.View().Content; !strings.Contains(v, "0:30") {
+		t.Fatalf("after the clock's wake the screen does not show 0:30:\n%s", v)
 	}
 }
