@@ -153,13 +153,15 @@ func TestLoginGrace(t *testing.T) {
 		t.Fatalf("help: %+v", r)
 	}
 	for name, c := range map[string]net.Conn{"silent": silent, "after the version": versioned} {
-		if took := closedWithin(t, c, start, grace+time.Second); took < grace-100*time.Millisecond {
+		// The upper bound is loose: a loaded machine (CI, -race) is late
+		// with timers; the figure itself is the StalledConnections test's.
+		if took := closedWithin(t, c, start, grace+3*time.Second); took < grace-100*time.Millisecond {
 			t.Fatalf("%s connection closed after %v, before the grace of %v", name, took, grace)
 		}
 	}
 	select {
 	case <-stuck.closed:
-	case <-time.After(time.Until(start.Add(grace + time.Second))):
+	case <-time.After(time.Until(start.Add(grace + 3*time.Second))):
 		t.Fatal("connection stalled in authentication still open after the grace")
 	}
 	if r := run(t, player, "help", ""); r.code != 0 {

@@ -238,7 +238,7 @@ type store interface {
 // --data, checked for damage before the server listens.
 func openStore(ctx context.Context, cfg serveConfig, log *slog.Logger, m *metrics.Metrics) (store, error) {
 	if cfg.database != "" {
-		return pg.Open(ctx, cfg.database, pg.WithLogger(log))
+		return pg.Open(ctx, cfg.database, pg.WithLogger(log), pg.WithObserver(m))
 	}
 	s, err := db.Open(ctx, cfg.data, db.WithLogger(log), db.WithDurability(durabilities[cfg.durability]), db.WithObserver(m))
 	if errors.Is(err, db.ErrCorrupt) {

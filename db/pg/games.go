@@ -270,6 +270,7 @@ func (s *Store) AppendMove(ctx context.Context, gameID int64, seq int, d engine.
 	if err != nil {
 		return fmt.Errorf("append move %d to game %d: %w", seq, gameID, err)
 	}
+	s.obs.MoveStored()
 	return nil
 }
 

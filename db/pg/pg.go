@@ -57,10 +57,16 @@ type options struct {
 	log   *slog.Logger
 	node  string
 	lease time.Duration
+	obs   db.Observer
 }
 
 // WithLogger sets where the store logs; the default is slog.Default().
 func WithLogger(l *slog.Logger) Option { return func(o *options) { o.log = l } }
+
+// WithObserver has the store tell obs what it does (package db's
+// Observer: group commits, waits, stored moves, failures), for the same
+// metrics on PostgreSQL as on SQLite; nil is no observer.
+func WithObserver(obs db.Observer) Option { return func(o *options) { o.obs = obs } }
 
 // WithNode names this node in game_holders; the default is the host name,
 // the process id and a random suffix, different at every start.
@@ -79,6 +85,7 @@ type Store struct {
 	pool    *pgxpool.Pool
 	w       *writer
 	log     *slog.Logger
+	obs     db.Observer
 	newSeed func() uint64 // replaced in tests
 	node    string        // this node's name in game_holders
 	lease   time.Duration
@@ -105,6 +112,9 @@ func Open(ctx context.Context, url string, opts ...Option) (*Store, error) {
 	o := options{log: slog.Default(), lease: DefaultLease}
 	for _, opt := range opts {
 		opt(&o)
+	}
+	if o.obs == nil {
+		o.obs = nopObserver{}
 	}
 	if o.node == "" {
 		host, _ := os.Hostname()
@@ -148,9 +158,9 @@ func Open(ctx context.Context, url string, opts ...Option) (*Store, error) {
 		wpool.Close()
 		return nil, fmt.Errorf("open postgres %s: %w", where, err)
 	}
-	s := &Store{pool: pool, log: o.log, newSeed: rand.Uint64, node: o.node, lease: o.lease,
+	s := &Store{pool: pool, log: o.log, obs: o.obs, newSeed: rand.Uint64, node: o.node, lease: o.lease,
 		held: make(map[int64]int64), stop: make(chan struct{}), stopped: make(chan struct{})}
-	s.w = newWriter(wpool, o.log)
+	s.w = newWriter(wpool, o.log, o.obs)
 	s.bus = newBus(cfg.ConnConfig, pool, o.log)
 	go s.renewLeases()
 	return s, nil

@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -16,6 +18,7 @@ import (
 	"github.com/ssh2048/ssh2048/db/pg"
 	"github.com/ssh2048/ssh2048/db/pg/pgtest"
 	"github.com/ssh2048/ssh2048/db/storetest"
+	"github.com/ssh2048/ssh2048/engine"
 )
 
 func TestMain(m *testing.M) { os.Exit(pgtest.Run(m)) }
@@ -234,5 +237,85 @@ func TestFoldingBucketsKeepsRanks(t *testing.T) {
 	}
 	if after := ranks(); fmt.Sprint(after) != fmt.Sprint(before) {
 		t.Fatalf("ranks before the fold %v, after %v", before, after)
+	}
+}
+
+// countingObserver counts what a store tells its db.Observer.
+type countingObserver struct {
+	mu                               sync.Mutex
+	commits, committed, waits, moves int
+	failed                           []string
+}
+
+func (o *countingObserver) Committed(writes int, _ time.Duration) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.commits++
+	o.committed += writes
+}
+
+func (o *countingObserver) Waited(time.Duration) { o.mu.Lock(); o.waits++; o.mu.Unlock() }
+func (o *countingObserver) MoveStored()          { o.mu.Lock(); o.moves++; o.mu.Unlock() }
+func (o *countingObserver) Failed(op string) {
+	o.mu.Lock()
+	o.failed = append(o.failed, op)
+	o.mu.Unlock()
+}
+
+// TestObserverSeesTheWriter: the operator's metrics on PostgreSQL count
+// what they count on SQLite: every write waited for, every group commit
+// and its writes, every stored move, and a write that fails.
+func TestObserverSeesTheWriter(t *testing.T) {
+	obs := &countingObserver{}
+	s, err := pg.Open(context.Background(), pgtest.Database(t), pg.WithLogger(quiet), pg.WithObserver(obs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	p, err := s.UpsertPlayer(ctx, "SHA256:obs-fingerprint", "ssh-ed25519", "obs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := s.LoadOrCreateGame(ctx, p.ID, 4, db.KindHuman)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const moves = 5
+	for range moves {
+		seq := g.Engine.Moves()
+		var d engine.Direction
+		for _, d = range []engine.Direction{engine.Left, engine.Up, engine.Right, engine.Down} {
+			b := g.Engine.Board()
+			if _, moved := b.Move(d); moved {
+				break
+			}
+		}
+		g.Engine.Move(d)
+		if err := s.AppendMove(ctx, g.ID, seq, d, db.StateOf(g.Engine)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	boom := errors.New("boom")
+	if err := pg.Write(s, ctx, func(ctx context.Context, tx pgx.Tx, now int64) error {
+		_, err := tx.Exec(ctx, `SELECT no_such_column FROM players`)
+		return errors.Join(boom, err)
+	}); err == nil {
+		t.Fatal("a failing write succeeded")
+	}
+
+	obs.mu.Lock()
+	defer obs.mu.Unlock()
+	if obs.moves != moves {
+		t.Errorf("MoveStored %d times, want %d", obs.moves, moves)
+	}
+	// The player, the game and the moves at least, each waited for and
+	// each in a committed group; the failing write waited but committed
+	// nothing.
+	if want := moves + 2; obs.committed < want || obs.waits < want+1 || obs.commits == 0 || obs.commits > obs.committed {
+		t.Errorf("%d commits of %d writes, %d waits; want at least %d writes and %d waits", obs.commits, obs.committed, obs.waits, want, want+1)
+	}
+	if !slices.Contains(obs.failed, "write") {
+		t.Errorf("failures %q, want a write", obs.failed)
 	}
 }

@@ -47,6 +47,7 @@ func reject(err error) error { return rejection{err} }
 type writer struct {
 	pool *pgxpool.Pool
 	log  *slog.Logger
+	obs  db.Observer
 
 	mu     sync.Mutex
 	queue  []*job
@@ -57,8 +58,8 @@ type writer struct {
 	clock microClock
 }
 
-func newWriter(pool *pgxpool.Pool, log *slog.Logger) *writer {
-	w := &writer{pool: pool, log: log, wake: make(chan struct{}, 1), exited: make(chan struct{})}
+func newWriter(pool *pgxpool.Pool, log *slog.Logger, obs db.Observer) *writer {
+	w := &writer{pool: pool, log: log, obs: obs, wake: make(chan struct{}, 1), exited: make(chan struct{})}
 	go w.loop()
 	return w
 }
@@ -70,6 +71,7 @@ func (w *writer) do(ctx context.Context, fn func(ctx context.Context, tx pgx.Tx,
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	queued := time.Now()
 	j := &job{ctx: ctx, run: fn, done: make(chan error, 1)}
 	w.mu.Lock()
 	if w.closed {
@@ -82,7 +84,9 @@ func (w *writer) do(ctx context.Context, fn func(ctx context.Context, tx pgx.Tx,
 	case w.wake <- struct{}{}:
 	default:
 	}
-	return <-j.done
+	err := <-j.done
+	w.obs.Waited(time.Since(queued))
+	return err
 }
 
 func (w *writer) close() {
@@ -151,8 +155,10 @@ func (w *writer) commit(batch []*job) {
 func (w *writer) group(batch []*job, results []error) error {
 	ctx, cancel := context.WithTimeout(context.Background(), groupTimeout)
 	defer cancel()
+	began := time.Now()
 	tx, err := w.pool.Begin(ctx)
 	if err != nil {
+		w.obs.Failed("begin")
 		return fmt.Errorf("begin: %w", err)
 	}
 	for i, j := range batch {
@@ -164,13 +170,24 @@ func (w *writer) group(batch []*job, results []error) error {
 		var r rejection
 		if err != nil && !errors.As(err, &r) {
 			tx.Rollback(context.Background())
+			w.obs.Failed("write")
 			return err
 		}
 		results[i] = err
 	}
 	if err := tx.Commit(ctx); err != nil {
 		w.log.Error("db: commit failed", "writes", len(batch), "err", err)
+		w.obs.Failed("commit")
 		return fmt.Errorf("commit: %w", err)
 	}
+	w.obs.Committed(len(batch), time.Since(began))
 	return nil
 }
+
+// nopObserver is the observer of a store opened without one.
+type nopObserver struct{}
+
+func (nopObserver) Committed(int, time.Duration) {}
+func (nopObserver) Waited(time.Duration)         {}
+func (nopObserver) MoveStored()                  {}
+func (nopObserver) Failed(string)                {}
