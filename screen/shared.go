@@ -2,6 +2,7 @@ package screen
 
 import (
 	"bytes"
+	"slices"
 	"sync"
 	"unsafe"
 
@@ -45,7 +46,7 @@ type diffEntry struct {
 	from  []string // the lines of the last view: they keep it alive
 	to    string
 	out   []byte
-	lines []string // never written to: renderers share it
+	lines []string // copied in and out: renderers do not share it
 	x, y  int
 	pen   *style
 }
@@ -94,7 +95,9 @@ func (r *renderer) sharedFrame(out *bytes.Buffer, view string, last viewID) view
 	diffs.Unlock()
 	if e != nil {
 		out.Write(e.out)
-		r.lines, r.x, r.y, r.pen = e.lines, e.x, e.y, e.pen
+		// A copy: a renderer may reuse its lines' array for its next
+		// frame.
+		r.lines, r.x, r.y, r.pen = slices.Clone(e.lines), e.x, e.y, e.pen
 		return to
 	}
 	from := r.lines
@@ -103,7 +106,7 @@ func (r *renderer) sharedFrame(out *bytes.Buffer, view string, last viewID) view
 	if seen {
 		// Another screen drew the same change a moment ago: more are
 		// likely to, and this one keeps it for them.
-		e = &diffEntry{from: from, to: view, out: bytes.Clone(out.Bytes()[start:]), lines: r.lines, x: r.x, y: r.y, pen: r.pen}
+		e = &diffEntry{from: from, to: view, out: bytes.Clone(out.Bytes()[start:]), lines: slices.Clone(r.lines), x: r.x, y: r.y, pen: r.pen}
 		diffs.Lock()
 		if len(diffs.m) >= maxDiffs {
 			clear(diffs.m)
