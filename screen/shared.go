@@ -100,7 +100,10 @@ func (r *renderer) sharedFrame(out *bytes.Buffer, view string, last viewID) view
 		r.lines, r.x, r.y, r.pen = slices.Clone(e.lines), e.x, e.y, e.pen
 		return to
 	}
-	from := r.lines
+	var from []string
+	if seen {
+		from = slices.Clone(r.lines) // frame may reuse r.lines' array
+	}
 	start := out.Len()
 	r.frame(out, view)
 	if seen {
