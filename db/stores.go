@@ -71,4 +71,5 @@ type LiveGame struct {
 	Moves       int
 	Won         bool
 	Node        string // the node holding it
+	Contest     string // "" for free play, else "daily:DAY" or "race:ID"
 }

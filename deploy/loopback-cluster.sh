@@ -7,12 +7,13 @@
 # removes its files. Run it as root (PostgreSQL then runs as postgres) or
 # as any user that may run initdb.
 #
-#   deploy/loopback-cluster.sh [BALANCER_PORT]        # default 23240
+#   deploy/loopback-cluster.sh [BALANCER_PORT]        # default 23240; the nodes and
+#                                                     # PostgreSQL on the next three ports
 #   ssh2048 load --addr 127.0.0.1:23240 --sessions 500 ...   # from another terminal
 set -euo pipefail
 cd "$(dirname "$0")/.."
 port=${1:-23240}
-node1=127.0.0.1:23241 node2=127.0.0.1:23242 pgport=23243
+node1=127.0.0.1:$((port + 1)) node2=127.0.0.1:$((port + 2)) pgport=$((port + 3))
 
 pgbin=$(dirname "$(readlink -f "$(command -v initdb 2>/dev/null || ls -d /usr/lib/postgresql/*/bin/initdb | sort -V | tail -1)")")
 command -v haproxy >/dev/null || { echo "haproxy is not installed: apt-get install haproxy" >&2; exit 1; }

@@ -51,6 +51,7 @@ func (s *Service) listen() {
 	}
 	s.bus.Subscribe(TopicTakeover, s.takenOverElsewhere)
 	s.listenRemote()
+	s.listenRaces()
 }
 
 // takenOverElsewhere ends this node's session of a game another node has

@@ -28,7 +28,7 @@ type Play struct {
 	ended    bool
 	feed     *feed     // the game's spectators, once it has had any
 	deadline time.Time // a contest's end: no move after it; zero for free play
-	race     *race     // the race the game is part of, told of every move
+	race     raceHook  // the race the game is part of, told of every move
 }
 
 // load fetches the game from the store. A game that is over but was never

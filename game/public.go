@@ -39,6 +39,15 @@ func (s *Service) Stats() Stats {
 	}
 	st.Rooms = len(s.rooms)
 	s.mu.Unlock()
+	if n := s.raceNodes; n != nil {
+		// Several nodes: each counts the races it runs.
+		for _, r := range n.owned() {
+			races = append(races, r)
+			if r.roomName() != "" {
+				st.Rooms++
+			}
+		}
+	}
 	// A race's lock is never taken under the service's.
 	for _, f := range feeds {
 		snap, _ := f.get()
@@ -54,7 +63,8 @@ func (s *Service) Stats() Stats {
 
 // Lobbies returns the races of the public lobbies, one per size at most,
 // smallest size first. Private rooms are not listed: their word is their
-// key.
+// key. With several nodes, the lobbies of every node: a race that takes
+// racers before one that runs.
 func (s *Service) Lobbies() []RaceView {
 	s.mu.Lock()
 	races := make([]*race, 0, len(s.lobbies))
@@ -67,6 +77,17 @@ func (s *Service) Lobbies() []RaceView {
 		v, version := r.view.get()
 		v.Version = version
 		out = append(out, v)
+	}
+	if n := s.raceNodes; n != nil {
+		bySize := map[int]RaceView{}
+		for _, v := range n.lobbyViews() {
+			if o, ok := bySize[v.Size]; !ok || v.Phase <= Countdown && o.Phase > Countdown {
+				bySize[v.Size] = v
+			}
+		}
+		for _, v := range bySize {
+			out = append(out, v)
+		}
 	}
 	slices.SortFunc(out, func(a, b RaceView) int { return a.Size - b.Size })
 	return out

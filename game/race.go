@@ -78,15 +78,18 @@ type Racer struct {
 
 // RaceView is a race as its racers and spectators see it.
 type RaceView struct {
-	ID      string // the contest: "race:" and a random id
-	Room    string // "" for the public lobby
-	Size    int
-	Length  time.Duration
-	Phase   Phase
-	Starts  time.Time // Countdown: when it starts
-	Ends    time.Time // Running, Finished: when it ends
-	Host    string    // private room: who may start it and set it up
-	Bots    bool      // a bot races: ranks apart, rates no one
+	ID     string // the contest: "race:" and a random id
+	Room   string // "" for the public lobby
+	Size   int
+	Length time.Duration
+	Phase  Phase
+	Starts time.Time // Countdown: when it starts
+	Ends   time.Time // Running, Finished: when it ends
+	Host   string    // private room: who may start it and set it up
+	Bots   bool      // a bot races: ranks apart, rates no one
+	// Lost: the node that ran the race went silent (several nodes):
+	// the race is over, unranked and unrated; the games are kept.
+	Lost    bool
 	Racers  []Racer
 	Version uint64
 }
@@ -101,15 +104,22 @@ type race struct {
 	phase   Phase
 	size    int
 	length  time.Duration
-	host    *Seat
+	host    *racer // private room: who may start it and set it up
 	racers  []*racer
 	timer   *time.Timer
 	started time.Time
 	final   bool // the results are stored and shown
+
+	key string // with several nodes: the store's key this race owns (racenodes.go)
+	// A lobby race's last publication for the other nodes' lists.
+	listedPhase Phase
+	listedAt    time.Time
 }
 
 type racer struct {
-	seat    *Seat
+	player  Player
+	seat    *Seat // nil for a racer on another node
+	far     *farRacer
 	bot     bool
 	play    *Play
 	left    bool
@@ -120,12 +130,18 @@ type racer struct {
 	after   float64 // the rating after it, 0 when not rated
 }
 
-// RaceTicket is one racer's place in a race.
+// RaceTicket is one racer's place in a race: in a race this node runs
+// (race), or in one another node runs (far, racenodes.go).
 type RaceTicket struct {
-	race  *race
-	me    *racer
-	seen  uint64
-	leave sync.Once
+	race *race
+	far  *farRace
+	view *latest[RaceView]
+	me   *racer
+	id   string // far: the ticket's id at the owner
+	// far: the racer's game was opened (or failed to); guarded by far.mu
+	opened bool
+	seen   uint64
+	leave  sync.Once
 }
 
 // JoinRace puts the seat's player in a race: the public lobby of that size
@@ -142,7 +158,7 @@ func (s *Service) JoinRace(ctx context.Context, seat *Seat, room string, size in
 	if room != "" && !roomWord.MatchString(room) {
 		return nil, fmt.Errorf("room %.30q: %w", room, ErrRoomWord)
 	}
-	me := &racer{seat: seat, bot: bot, rating: newcomer}
+	me := &racer{player: seat.player, seat: seat, bot: bot, rating: newcomer}
 	if !seat.player.Guest {
 		ratings, err := s.store.Ratings(ctx, []int64{seat.player.ID})
 		if err != nil {
@@ -153,15 +169,18 @@ func (s *Service) JoinRace(ctx context.Context, seat *Seat, room string, size in
 		}
 		me.rated = true
 	}
+	if dir := s.raceDirectory(); dir != nil {
+		return s.joinAcross(ctx, dir, me, room, size)
+	}
 	for {
-		r, err := s.raceFor(room, size, seat)
+		r, err := s.raceFor(room, size, me)
 		if err != nil {
 			return nil, err
 		}
 		if ok, err := r.join(me); err != nil {
 			return nil, err
 		} else if ok {
-			return &RaceTicket{race: r, me: me}, nil
+			return &RaceTicket{race: r, view: r.view, me: me}, nil
 		}
 		// The race filled up or started between the lookup and the
 		// join: look again.
@@ -173,7 +192,7 @@ var newcomer = db.Rating{Rating: rating.Newcomer.Rating, Deviation: rating.Newco
 // raceFor finds the race a player joining room (or the lobby of size)
 // enters, opening one if need be. A race's lock is never taken under the
 // service's (a starting race takes the service's to claim its games).
-func (s *Service) raceFor(room string, size int, seat *Seat) (*race, error) {
+func (s *Service) raceFor(room string, size int, me *racer) (*race, error) {
 	s.mu.Lock()
 	current := s.lobbies[size]
 	if room != "" {
@@ -198,7 +217,7 @@ func (s *Service) raceFor(room string, size int, seat *Seat) (*race, error) {
 		if other := s.lobbies[size]; other != current && other != nil {
 			return other, nil // another joiner opened one: try it
 		}
-		r := s.newRace("", size, nil)
+		r := s.newRace(newRaceID(), "", size, nil)
 		s.lobbies[size] = r
 		return r, nil
 	}
@@ -208,16 +227,21 @@ func (s *Service) raceFor(room string, size int, seat *Seat) (*race, error) {
 	if current == nil && len(s.rooms) >= maxRooms {
 		return nil, ErrTooManyRooms
 	}
-	r := s.newRace(room, size, seat)
+	r := s.newRace(newRaceID(), room, size, me)
 	s.rooms[room] = r
 	return r, nil
 }
 
-// newRace starts a race in its lobby; s.mu is held.
-func (s *Service) newRace(room string, size int, host *Seat) *race {
+// newRaceID is a new race's contest id.
+func newRaceID() string {
 	var b [8]byte
 	rand.Read(b[:])
-	id := "race:" + hex.EncodeToString(b[:])
+	return "race:" + hex.EncodeToString(b[:])
+}
+
+// newRace starts a race in its lobby.
+func (s *Service) newRace(id, room string, size int, host *racer) *race {
+	var b [8]byte
 	rand.Read(b[:])
 	r := &race{svc: s, seed: binary.LittleEndian.Uint64(b[:]), size: size, length: s.raceTimes.length, host: host}
 	r.view = newLatest(RaceView{ID: id, Room: room, Size: size, Length: r.length})
@@ -249,12 +273,15 @@ func (r *race) join(me *racer) (bool, error) {
 		}
 		return false, nil
 	}
-	if !me.seat.player.Guest {
+	if !me.player.Guest {
 		for _, o := range r.racers {
-			if o.seat.player.ID == me.seat.player.ID {
+			if o.player.ID == me.player.ID {
 				return false, ErrInRace
 			}
 		}
+	}
+	if len(r.racers) == 0 && r.roomName() != "" && r.host != me {
+		r.host = me // the room's opener did not make it in
 	}
 	r.racers = append(r.racers, me)
 	if r.roomName() == "" && len(r.racers) == 2 && r.phase == Waiting {
@@ -295,13 +322,17 @@ func (r *race) start() {
 	ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
 	defer cancel()
 	for _, rc := range r.racers {
+		if rc.far != nil {
+			rc.reached = r.started // its node opens its game on the race's state
+			continue
+		}
 		kind := db.KindHuman
 		if rc.bot {
 			kind = db.KindBot
 		}
-		p, err := rc.seat.openContest(ctx, gameKey{rc.seat.player.ID, r.size, kind, v.ID}, r.seed, ends)
+		p, err := rc.seat.openContest(ctx, gameKey{rc.player.ID, r.size, kind, v.ID}, r.seed, ends)
 		if err != nil {
-			r.svc.log.Error("open race game", "race", v.ID, "player", rc.seat.player.ID, "err", err)
+			r.svc.log.Error("open race game", "race", v.ID, "player", rc.player.ID, "err", err)
 			rc.left = true
 			continue
 		}
@@ -312,6 +343,7 @@ func (r *race) start() {
 	r.view.update(func(v *RaceView) { v.Ends = ends })
 	r.publish()
 	r.timer = time.AfterFunc(r.length, r.finish)
+	r.svc.raceUnlisted(r) // a running lobby race takes no one more
 }
 
 // moved is told by a racer's Play after each move that changed its board.
@@ -321,12 +353,20 @@ func (r *race) moved(p *Play, gained int) {
 	if r.phase != Running {
 		return
 	}
-	allOver := true
 	for _, rc := range r.racers {
 		if rc.play == p && gained > 0 {
 			rc.reached = r.svc.now()
 		}
-		if !rc.left && rc.play != nil && !rc.play.Over() {
+	}
+	r.progressed()
+}
+
+// progressed publishes a racer's progress and ends the race once every
+// board is over; r.mu is held and the race runs.
+func (r *race) progressed() {
+	allOver := true
+	for _, rc := range r.racers {
+		if !rc.left && !rc.over() {
 			allOver = false
 		}
 	}
@@ -365,7 +405,7 @@ func (r *race) finish() {
 	after := map[*racer]db.Rating{}
 	var rated []*racer
 	for _, rc := range order {
-		if rc.rated && rc.play != nil {
+		if rc.rated && rc.gameID() != 0 {
 			rated = append(rated, rc)
 		}
 	}
@@ -382,10 +422,10 @@ func (r *race) finish() {
 	}
 	result := db.RaceResult{Contest: v.ID, Size: r.size, Room: v.Room, Bots: bots, Started: r.started, Ended: r.svc.now()}
 	for _, rc := range order {
-		if rc.seat.player.Guest || rc.play == nil {
+		if rc.player.Guest || rc.gameID() == 0 {
 			continue
 		}
-		e := db.RaceEntry{PlayerID: rc.seat.player.ID, GameID: rc.play.ID(), Place: places[rc], Score: rc.score(), Forfeit: rc.left}
+		e := db.RaceEntry{PlayerID: rc.player.ID, GameID: rc.gameID(), Place: places[rc], Score: rc.score(), Forfeit: rc.left}
 		if a, ok := after[rc]; ok {
 			e.After = &a
 		}
@@ -412,6 +452,10 @@ func (r *race) finish() {
 // forgetRace drops a finished race from the lobby or its room.
 func (s *Service) forgetRace(r *race) {
 	v, _ := r.view.get()
+	if r.key != "" {
+		s.forgetOwned(r, v.ID)
+		return
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if v.Room == "" {
@@ -424,10 +468,34 @@ func (s *Service) forgetRace(r *race) {
 }
 
 func (rc *racer) score() int {
+	if rc.far != nil {
+		return rc.far.Score
+	}
 	if rc.play == nil {
 		return 0
 	}
 	return rc.play.Score()
+}
+
+// gameID is the racer's game's id, 0 before it is open or for a guest.
+func (rc *racer) gameID() int64 {
+	if rc.far != nil {
+		return rc.far.GameID
+	}
+	if rc.play == nil {
+		return 0
+	}
+	return rc.play.ID()
+}
+
+// over says whether the racer's board can take no more moves; a racer
+// whose game could not be opened has none, and a racer on another node
+// races until its node says otherwise.
+func (rc *racer) over() bool {
+	if rc.far != nil {
+		return rc.far.Over
+	}
+	return rc.play == nil || rc.play.Over()
 }
 
 // publish refreshes the view's racers and phase; r.mu is held.
@@ -447,13 +515,15 @@ func (r *race) publishMove(by *Seat) {
 func (r *race) current() func(*RaceView) {
 	racers := make([]Racer, len(r.racers))
 	for i, rc := range r.racers {
-		p := rc.seat.player
+		p := rc.player
 		x := Racer{Name: p.Name, Bot: rc.bot, Left: rc.left, Place: rc.place, After: rc.after, who: rc}
 		if !p.Guest {
 			x.Key = db.ShortID(p.Fingerprint)
 			x.Rating = rc.rating.Rating
 		}
-		if rc.play != nil {
+		if f := rc.far; f != nil {
+			x.Board, x.Score, x.MaxTile, x.Over, x.GameID = f.board, f.Score, f.MaxTile, f.Over, f.GameID
+		} else if rc.play != nil {
 			snap := rc.play.snapshot()
 			x.Board, x.Score, x.MaxTile, x.Over, x.GameID = snap.Board, snap.Score, rc.play.MaxTile(), snap.Over, snap.GameID
 		}
@@ -463,6 +533,7 @@ func (r *race) current() func(*RaceView) {
 	if r.host != nil {
 		hostName = r.host.player.Name
 	}
+	defer r.svc.racePublished(r)
 	phase, size, length := r.phase, r.size, r.length
 	if phase == Finished && !r.final {
 		phase = Running // the places are being stored
@@ -476,7 +547,7 @@ func (r *race) current() func(*RaceView) {
 // Next returns the race's newest view: at once the first time, then once
 // there is a newer one, or ctx's error.
 func (t *RaceTicket) Next(ctx context.Context) (RaceView, error) {
-	v, version, err := t.race.view.next(ctx, t.seen)
+	v, version, err := t.view.next(ctx, t.seen)
 	if err != nil {
 		return RaceView{}, err
 	}
@@ -515,6 +586,11 @@ func (t *RaceTicket) Me(v RaceView) int {
 // Play returns the racer's game once the race runs, nil before (or if it
 // could not be opened).
 func (t *RaceTicket) Play() *Play {
+	if t.far != nil {
+		t.far.mu.Lock()
+		defer t.far.mu.Unlock()
+		return t.me.play
+	}
 	t.race.mu.Lock()
 	defer t.race.mu.Unlock()
 	return t.me.play
@@ -522,18 +598,30 @@ func (t *RaceTicket) Play() *Play {
 
 // Host reports whether this racer may set up and start the room.
 func (t *RaceTicket) Host() bool {
+	if t.far != nil {
+		t.far.mu.Lock()
+		defer t.far.mu.Unlock()
+		return t.far.host == t.id
+	}
 	t.race.mu.Lock()
 	defer t.race.mu.Unlock()
-	return t.race.host == t.me.seat
+	return t.race.host == t.me
 }
 
 // Configure sets a private room's size and length, before it starts.
 func (t *RaceTicket) Configure(size int, length time.Duration) error {
-	r := t.race
+	if t.far != nil {
+		return t.far.ask(t, raceRequest{Op: opConfigure, Size: size, Length: length})
+	}
+	return t.race.configure(t.me, size, length)
+}
+
+// configure is Configure by racer me.
+func (r *race) configure(me *racer, size int, length time.Duration) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	switch {
-	case r.host != t.me.seat:
+	case r.host != me:
 		return ErrNotHost
 	case r.phase != Waiting:
 		return ErrRaceStarted
@@ -549,11 +637,18 @@ func (t *RaceTicket) Configure(size int, length time.Duration) error {
 
 // Start starts a private room's countdown; only its host may.
 func (t *RaceTicket) Start() error {
-	r := t.race
+	if t.far != nil {
+		return t.far.ask(t, raceRequest{Op: opStart})
+	}
+	return t.race.startBy(t.me)
+}
+
+// startBy is Start by racer me.
+func (r *race) startBy(me *racer) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	switch {
-	case r.host != t.me.seat:
+	case r.host != me:
 		return ErrNotHost
 	case r.phase != Waiting:
 		return ErrRaceStarted
@@ -569,32 +664,40 @@ func (t *RaceTicket) Start() error {
 // race it is a forfeit (the game's moves are kept).
 func (t *RaceTicket) Leave() {
 	t.leave.Do(func() {
-		r := t.race
-		r.mu.Lock()
-		switch r.phase {
-		case Waiting, Countdown:
-			r.racers = slices.DeleteFunc(r.racers, func(rc *racer) bool { return rc == t.me })
-			if r.host == t.me.seat && len(r.racers) > 0 {
-				r.host = r.racers[0].seat
-			}
-			if r.phase == Countdown && len(r.racers) < 2 && r.roomName() == "" {
-				r.timer.Stop()
-				r.phase = Waiting
-			}
-		case Running:
-			t.me.left = true
+		if t.far != nil {
+			t.far.leave(t)
+			return
 		}
-		empty := len(r.racers) == 0
-		if r.phase < Finished {
-			// A finished race's view is final: publishing again would
-			// draw its racers without their places.
-			r.publish()
-		}
-		r.mu.Unlock()
-		if empty {
-			r.svc.forgetRace(r)
-		}
+		t.race.leave(t.me)
 	})
+}
+
+// leave takes racer me out of the race (RaceTicket.Leave).
+func (r *race) leave(me *racer) {
+	r.mu.Lock()
+	switch r.phase {
+	case Waiting, Countdown:
+		r.racers = slices.DeleteFunc(r.racers, func(rc *racer) bool { return rc == me })
+		if r.host == me && len(r.racers) > 0 {
+			r.host = r.racers[0]
+		}
+		if r.phase == Countdown && len(r.racers) < 2 && r.roomName() == "" {
+			r.timer.Stop()
+			r.phase = Waiting
+		}
+	case Running:
+		me.left = true
+	}
+	empty := len(r.racers) == 0
+	if r.phase < Finished {
+		// A finished race's view is final: publishing again would
+		// draw its racers without their places.
+		r.publish()
+	}
+	r.mu.Unlock()
+	if empty {
+		r.svc.forgetRace(r)
+	}
 }
 
 // openContest opens the player's game of a contest that is not the daily

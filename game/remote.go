@@ -84,6 +84,9 @@ func (s *Service) listenRemote() {
 		}
 		s.mu.Lock()
 		p := s.byID[id]
+		if p != nil && s.dailyOn(p.key.contest) {
+			p = nil // not shown until the day is over, on any node
+		}
 		if p != nil {
 			s.watchedElsewhere[id] = s.now().Add(watchExpiry)
 		}
@@ -190,6 +193,9 @@ func (s *Service) watchElsewhere(id int64) (*Watch, error) {
 	if len(games) == 0 {
 		return nil, ErrNotLive
 	}
+	if s.dailyOn(games[0].Contest) {
+		return nil, ErrDailyOn
+	}
 	s.mu.Lock()
 	f := s.feeds[id]
 	fresh := f == nil
@@ -227,7 +233,8 @@ func (s *Service) keepAsking(id int64, f *feed) {
 }
 
 // liveElsewhere lists the games held on other nodes, of one size (0:
-// every size), that this node does not hold.
+// every size), that this node does not hold, today's daily games
+// included: callers leave those out (ErrDailyOn).
 func (s *Service) liveElsewhere(size int) []db.LiveGame {
 	live, ok := s.store.(liveStore)
 	if s.bus == nil || !ok {

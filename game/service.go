@@ -128,6 +128,8 @@ type Service struct {
 	raceTimes raceTimes
 	bus       Bus // nil on a single node
 	outbox    chan remoteSnapshot
+	raceNodes *raceNodes // races across nodes (racenodes.go); nil on one node
+	raceClock raceClock
 
 	// Lock order: a race's mu, then a Play's mu, then mu, then a
 	// latest's mu.
@@ -158,7 +160,7 @@ func New(store Store, log *slog.Logger, opts ...Option) *Service {
 	s := &Service{store: store, log: log, now: time.Now, holders: make(map[gameKey]*Play),
 		byID: make(map[int64]*Play), feeds: make(map[int64]*feed),
 		lobbies: make(map[int]*race), rooms: make(map[string]*race),
-		raceTimes: raceTimes{LobbyCountdown, RoomCountdown, DefaultRaceTime}}
+		raceTimes: raceTimes{LobbyCountdown, RoomCountdown, DefaultRaceTime}, raceClock: raceClock{raceRenew, raceExpiry}}
 	for _, o := range opts {
 		o(s)
 	}
@@ -170,8 +172,11 @@ func New(store Store, log *slog.Logger, opts ...Option) *Service {
 // from now on. Games already open play on until their sessions close them.
 func (s *Service) Close() {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	s.closed = true
+	s.mu.Unlock()
+	if s.raceNodes != nil {
+		s.abandonRaces()
+	}
 }
 
 // Identify returns the player behind a public key, recording the key and

@@ -171,10 +171,11 @@ func (s *Service) WatchPlayer(who string) (*Watch, error) {
 	if p != nil {
 		return s.Watch(p.id)
 	}
-	if g := s.playerElsewhere(who); g != nil {
+	g, dailyElsewhere := s.playerElsewhere(who)
+	if g != nil {
 		return s.Watch(g.GameID)
 	}
-	if daily {
+	if daily || dailyElsewhere {
 		return nil, ErrDailyOn
 	}
 	return nil, ErrNotLive
@@ -187,7 +188,7 @@ func (s *Service) Playing(who string) (Snapshot, bool) {
 	if p, _ := s.playerPlay(who); p != nil {
 		return p.snapshot(), true
 	}
-	if g := s.playerElsewhere(who); g != nil {
+	if g, _ := s.playerElsewhere(who); g != nil {
 		return liveSnapshot(*g), true
 	}
 	return Snapshot{}, false
@@ -222,16 +223,19 @@ func (s *Service) playerPlay(who string) (best *Play, daily bool) {
 
 // playerElsewhere is playerPlay for a player whose games are held on
 // other nodes: the stored game, or nil.
-func (s *Service) playerElsewhere(who string) *db.LiveGame {
+func (s *Service) playerElsewhere(who string) (best *db.LiveGame, daily bool) {
 	id, byID := tagOf(who)
-	var best *db.LiveGame
 	for _, g := range s.liveElsewhere(0) {
 		match := printable(db.DisplayName(g.Player, g.Fingerprint)) == who || (byID && strings.HasPrefix(db.ShortID(g.Fingerprint), id))
-		if match && (best == nil || g.Moves > best.Moves) {
+		switch {
+		case !match:
+		case s.dailyOn(g.Contest):
+			daily = true
+		case best == nil || g.Moves > best.Moves:
 			best = &g
 		}
 	}
-	return best
+	return best, daily
 }
 
 // Live returns a snapshot of every game in play on this server (on every
@@ -246,7 +250,9 @@ func (s *Service) Live(size int) []Snapshot {
 		}
 	}
 	for _, g := range s.liveElsewhere(size) {
-		out = append(out, liveSnapshot(g))
+		if !s.dailyOn(g.Contest) {
+			out = append(out, liveSnapshot(g))
+		}
 	}
 	return out
 }

@@ -2,14 +2,12 @@ package server_test
 
 import (
 	"encoding/json"
-	"io"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/charmbracelet/x/vt"
 	"github.com/ssh2048/ssh2048/game"
 	"github.com/ssh2048/ssh2048/server"
 	"github.com/ssh2048/ssh2048/server/servertest"
@@ -39,99 +37,37 @@ func startGames(t testing.TB, gameOpts ...game.Option) *testServer {
 	return &testServer{srv: s.Srv, store: s.Store, addr: s.Addr, dir: s.Dir, logs: s.Logs}
 }
 
-// vtScreen is a screen command on a PTY, drawn into a virtual terminal:
-// what a player sees, cell by cell.
+// vtScreen is a screen command on a PTY, drawn into a virtual terminal
+// (servertest.Screen), with this package's exit codes.
 type vtScreen struct {
-	t    *testing.T
-	s    *gossh.Session
-	in   io.Writer
-	mu   sync.Mutex
-	term *vt.Emulator
-	done chan error
-}
-
-func (v *vtScreen) Write(p []byte) (int, error) {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	return v.term.Write(p)
+	*servertest.Screen
+	t *testing.T
 }
 
 // openScreen runs cmd on a w×h PTY.
 func openScreen(t *testing.T, c *gossh.Client, cmd string, w, h int) *vtScreen {
 	t.Helper()
-	s, err := c.NewSession()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	if err := s.RequestPty("xterm-256color", h, w, gossh.TerminalModes{}); err != nil {
-		t.Fatal(err)
-	}
-	in, err := s.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	v := &vtScreen{t: t, s: s, in: in, term: vt.NewEmulator(w, h), done: make(chan error, 1)}
-	go io.Copy(io.Discard, v.term) //nolint:errcheck // the terminal's answers are not needed
-	s.Stdout = v
-	if err := s.Start(cmd); err != nil {
-		t.Fatal(err)
-	}
-	go func() { v.done <- s.Wait() }()
-	return v
+	return &vtScreen{servertest.OpenScreen(t, c, cmd, w, h), t}
 }
 
-func (v *vtScreen) text() string {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	return v.term.String()
-}
-
-func (v *vtScreen) send(keys string) {
-	v.t.Helper()
-	if _, err := io.WriteString(v.in, keys); err != nil {
-		v.t.Fatalf("send %q: %v", keys, err)
-	}
-}
+func (v *vtScreen) text() string     { return v.Text() }
+func (v *vtScreen) send(keys string) { v.t.Helper(); v.Send(keys) }
 
 // waitText waits until the screen shows every one of texts.
 func (v *vtScreen) waitText(what string, texts ...string) string {
 	v.t.Helper()
-	return v.waitUntil(what, func(s string) bool {
-		for _, x := range texts {
-			if !strings.Contains(s, x) {
-				return false
-			}
-		}
-		return true
-	})
+	return v.WaitText(what, texts...)
 }
 
 func (v *vtScreen) waitUntil(what string, ok func(string) bool) string {
 	v.t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		s := v.text()
-		if ok(s) {
-			return s
-		}
-		if time.Now().After(deadline) {
-			v.t.Fatalf("timed out waiting for %s; screen:\n%s", what, s)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	return v.WaitUntil(what, ok)
 }
 
 // wait returns the session's exit status.
 func (v *vtScreen) wait() int {
 	v.t.Helper()
-	select {
-	case err := <-v.done:
-		return exitCode(v.t, err)
-	case <-time.After(15 * time.Second):
-		v.t.Fatalf("the screen did not end; screen:\n%s", v.text())
-		return -1
-	}
+	return exitCode(v.t, v.Wait())
 }
 
 const (

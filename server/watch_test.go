@@ -23,104 +23,11 @@ import (
 	"github.com/ssh2048/ssh2048/wire"
 )
 
-// screenSession is a command run on a PTY whose output goes through a
-// virtual terminal: the tests read what a person would see.
-type screenSession struct {
-	t    *testing.T
-	s    *gossh.Session
-	mu   sync.Mutex
-	term *vt.Emulator
-	in   io.Writer
-	done chan error
-}
-
-func startScreen(t *testing.T, c *gossh.Client, cmd string, w, h int) *screenSession {
-	t.Helper()
-	s, err := c.NewSession()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	if err := s.RequestPty("xterm-256color", h, w, gossh.TerminalModes{}); err != nil {
-		t.Fatal(err)
-	}
-	in, err := s.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := s.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ss := &screenSession{t: t, s: s, term: vt.NewEmulator(w, h), in: in, done: make(chan error, 1)}
-	answers(t, ss.term)
-	if err := s.Start(cmd); err != nil {
-		t.Fatal(err)
-	}
-	go ss.copy(out)
-	go func() { ss.done <- s.Wait() }()
-	return ss
-}
-
 // answers drops what a virtual terminal answers to queries, until the
 // test ends. (Not Emulator.Close: it races with the reader.)
 func answers(t *testing.T, term *vt.Emulator) {
 	go io.Copy(io.Discard, term) //nolint:errcheck // ends when the pipe is closed
 	t.Cleanup(func() { term.InputPipe().(*io.PipeWriter).Close() })
-}
-
-// copy feeds the session's output to the terminal.
-func (ss *screenSession) copy(out io.Reader) {
-	buf := make([]byte, 32<<10)
-	for {
-		n, err := out.Read(buf)
-		ss.mu.Lock()
-		ss.term.Write(buf[:n])
-		ss.mu.Unlock()
-		if err != nil {
-			return
-		}
-	}
-}
-
-func (ss *screenSession) text() string {
-	ss.mu.Lock()
-	defer ss.mu.Unlock()
-	return ss.term.String()
-}
-
-func (ss *screenSession) send(keys string) {
-	ss.t.Helper()
-	if _, err := io.WriteString(ss.in, keys); err != nil {
-		ss.t.Fatalf("send %q: %v", keys, err)
-	}
-}
-
-func (ss *screenSession) waitFor(what string, ok func(string) bool) string {
-	ss.t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		s := ss.text()
-		if ok(s) {
-			return s
-		}
-		if time.Now().After(deadline) {
-			ss.t.Fatalf("timed out waiting for %s; screen:\n%s", what, s)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
-// exit returns the session's exit status.
-func (ss *screenSession) exit() int {
-	ss.t.Helper()
-	select {
-	case err := <-ss.done:
-		return exitCode(ss.t, err)
-	case <-time.After(10 * time.Second):
-		ss.t.Fatal("the screen did not end")
-		return -1
-	}
 }
 
 func contains(s string) func(string) bool {
@@ -166,8 +73,8 @@ func TestSpectatorSeesEveryMove(t *testing.T) {
 	ts := startServer(t)
 	player := startBot(t, ts.dial(t, "ann", newKey(t)), "--size 4")
 	st := player.mustRead()
-	spec := startScreen(t, ts.dialGuest(t), "watch ann", 100, 30)
-	first := spec.waitFor("the game", contains("Moves 0 "))
+	spec := openScreen(t, ts.dialGuest(t), "watch ann", 100, 30)
+	first := spec.waitUntil("the game", contains("Moves 0 "))
 	if !strings.Contains(first, "2048 ann 4×4 bot ● live") || !strings.Contains(first, "1 watching") {
 		t.Fatalf("the spectator's first screen:\n%s", first)
 	}
@@ -180,15 +87,15 @@ func TestSpectatorSeesEveryMove(t *testing.T) {
 			continue
 		}
 		seen++
-		screen := spec.waitFor(fmt.Sprintf("move %d", st.Moves), contains(fmt.Sprintf("Moves %d ", st.Moves)))
+		screen := spec.waitUntil(fmt.Sprintf("move %d", st.Moves), contains(fmt.Sprintf("Moves %d ", st.Moves)))
 		if boardOn(screen) != boardOf(st.Board) || !strings.Contains(screen, fmt.Sprintf("Score %d", st.Score)) {
 			t.Fatalf("after move %d the spectator sees\n%s\nwant board %s and score %d", st.Moves, screen, boardOf(st.Board), st.Score)
 		}
 	}
 	player.finish()
-	spec.waitFor("the player leaving", contains("ann left; here is the last board."))
+	spec.waitUntil("the player leaving", contains("ann left; here is the last board."))
 	spec.send("q")
-	if code := spec.exit(); code != wire.ExitOK {
+	if code := spec.wait(); code != wire.ExitOK {
 		t.Fatalf("the spectator's exit status %d", code)
 	}
 }
@@ -453,23 +360,23 @@ func TestWatchCommandsBadInput(t *testing.T) {
 // they come and go, without a key from the player.
 func TestPlayerSeesSpectators(t *testing.T) {
 	ts := startServer(t)
-	player := startScreen(t, ts.dial(t, "di", newKey(t)), "", 80, 24)
-	player.waitFor("the game", contains("Moves 0"))
-	spec := startScreen(t, ts.dial(t, "viewer", newKey(t)), "watch di", 80, 24)
-	spec.waitFor("the game", contains("2048 di 4×4 ● live"))
-	player.waitFor("the count", contains("Moves 0   1 watching"))
-	guest := startScreen(t, ts.dialGuest(t), "watch di", 80, 24)
-	guest.waitFor("the game", contains("2 watching"))
-	player.waitFor("the count", contains("Moves 0   2 watching"))
+	player := openScreen(t, ts.dial(t, "di", newKey(t)), "", 80, 24)
+	player.waitUntil("the game", contains("Moves 0"))
+	spec := openScreen(t, ts.dial(t, "viewer", newKey(t)), "watch di", 80, 24)
+	spec.waitUntil("the game", contains("2048 di 4×4 ● live"))
+	player.waitUntil("the count", contains("Moves 0   1 watching"))
+	guest := openScreen(t, ts.dialGuest(t), "watch di", 80, 24)
+	guest.waitUntil("the game", contains("2 watching"))
+	player.waitUntil("the count", contains("Moves 0   2 watching"))
 	guest.send("q")
-	guest.exit()
+	guest.wait()
 	spec.send("q")
-	if code := spec.exit(); code != wire.ExitOK {
+	if code := spec.wait(); code != wire.ExitOK {
 		t.Fatalf("the spectator's exit status %d", code)
 	}
-	player.waitFor("no count", func(s string) bool { return strings.Contains(s, "Moves 0") && !strings.Contains(s, "watching") })
+	player.waitUntil("no count", func(s string) bool { return strings.Contains(s, "Moves 0") && !strings.Contains(s, "watching") })
 	player.send("q")
-	player.exit()
+	player.wait()
 }
 
 // TestReplayCommand: `replay GAME` opens the replay of a stored game,
@@ -492,21 +399,21 @@ func TestReplayCommand(t *testing.T) {
 		t.Fatalf("scores: %v %q", err, out.stdout)
 	}
 	last := len(states) - 1
-	rp := startScreen(t, ts.dialGuest(t), fmt.Sprintf("replay %d", rows[0].GameID), 80, 24)
-	rp.waitFor("the start", contains(fmt.Sprintf("Move 0/%d", last)))
+	rp := openScreen(t, ts.dialGuest(t), fmt.Sprintf("replay %d", rows[0].GameID), 80, 24)
+	rp.waitUntil("the start", contains(fmt.Sprintf("Move 0/%d", last)))
 	for _, step := range []struct {
 		keys string
 		at   int
 	}{{"\x1b[C", 1}, {"ll", 3}, {"h", 2}, {"G", last}, {"g", 0}, {":5\r", 5}} {
 		i := step.at
 		rp.send(step.keys)
-		screen := rp.waitFor(fmt.Sprintf("move %d", i), contains(fmt.Sprintf("Move %d/%d", i, last)))
+		screen := rp.waitUntil(fmt.Sprintf("move %d", i), contains(fmt.Sprintf("Move %d/%d", i, last)))
 		if boardOn(screen) != boardOf(states[i].Board) || !strings.Contains(screen, fmt.Sprintf("Score %d", states[i].Score)) {
 			t.Fatalf("move %d shows\n%s\nwant %s, score %d", i, screen, boardOf(states[i].Board), states[i].Score)
 		}
 	}
 	rp.send("q")
-	if code := rp.exit(); code != wire.ExitOK {
+	if code := rp.wait(); code != wire.ExitOK {
 		t.Fatalf("exit %d", code)
 	}
 }
@@ -517,10 +424,10 @@ func TestReplayCommand(t *testing.T) {
 func TestWatchDailyHidden(t *testing.T) {
 	ts := startServer(t, func(c *server.Config) { c.Limits.SessionRatePerConn = 0 })
 	ann := ts.dial(t, "ann", newKey(t))
-	scr := startScreen(t, ann, "daily --size 3", 80, 24)
-	scr.waitFor("the daily", contains("Daily "))
+	scr := openScreen(t, ann, "daily --size 3", 80, 24)
+	scr.waitUntil("the daily", contains("Daily "))
 	scr.send("\x1b[D\x1b[A\x1b[C\x1b[B")
-	scr.waitFor("a move", contains("Streak 1"))
+	scr.waitUntil("a move", contains("Streak 1"))
 	var rows []wire.ScoreEntry
 	out := run(t, ann, "scores --daily --size 3 --json", "")
 	if err := json.Unmarshal([]byte(out.stdout), &rows); err != nil || len(rows) != 1 {
@@ -549,7 +456,7 @@ func TestWatchDailyHidden(t *testing.T) {
 		}
 	}
 	scr.send("q")
-	scr.exit()
+	scr.wait()
 }
 
 // TestTVOverSSH: TV over real SSH (the session's loop waits for the game
@@ -558,8 +465,8 @@ func TestWatchDailyHidden(t *testing.T) {
 // keeps the last board when the game ends and no other is on.
 func TestTVOverSSH(t *testing.T) {
 	ts := startServer(t)
-	tv := startScreen(t, ts.dialGuest(t), "tv --size 3", 80, 24)
-	tv.waitFor("the idle screen", contains("No one is playing right now; waiting…"))
+	tv := openScreen(t, ts.dialGuest(t), "tv --size 3", 80, 24)
+	tv.waitUntil("the idle screen", contains("No one is playing right now; waiting…"))
 
 	play := func(b *botSession, st state, until func(state) bool) state {
 		for i := 0; !until(st) && !st.Over; i++ {
@@ -570,29 +477,29 @@ func TestTVOverSSH(t *testing.T) {
 	}
 	ann := startBot(t, ts.dial(t, "ann", newKey(t)), "--size 3")
 	a := play(ann, ann.mustRead(), func(s state) bool { return s.Moves >= 3 })
-	tv.waitFor("ann's game", contains("TV · 2048 ann 3×3 bot ● live"))
-	tv.waitFor("ann's moves", contains(fmt.Sprintf("Moves %d ", a.Moves)))
+	tv.waitUntil("ann's game", contains("TV · 2048 ann 3×3 bot ● live"))
+	tv.waitUntil("ann's moves", contains(fmt.Sprintf("Moves %d ", a.Moves)))
 
 	bob := startBot(t, ts.dial(t, "bob", newKey(t)), "--size 3")
 	b := play(bob, bob.mustRead(), func(s state) bool { return s.Score > a.Score })
 	if b.Score <= a.Score {
 		t.Skip("bob's game ended below ann's score") // seeds are random
 	}
-	screen := tv.waitFor("bob overtaking", contains("TV · 2048 bob 3×3"))
+	screen := tv.waitUntil("bob overtaking", contains("TV · 2048 bob 3×3"))
 	if !strings.Contains(screen, "bob overtook ann.") {
 		t.Errorf("the switch is not told:\n%s", screen)
 	}
 	b = play(bob, b, func(state) bool { return false }) // to the end
 	bob.wait()
-	tv.waitFor("bob's game over", contains(fmt.Sprintf("Game over: bob scored %d.", b.Score)))
-	tv.waitFor("ann's game again", contains("TV · 2048 ann 3×3"))
+	tv.waitUntil("bob's game over", contains(fmt.Sprintf("Game over: bob scored %d.", b.Score)))
+	tv.waitUntil("ann's game again", contains("TV · 2048 ann 3×3"))
 	ann.finish()
-	last := tv.waitFor("no one left", contains("ann left. No one else is playing right now; waiting…"))
+	last := tv.waitUntil("no one left", contains("ann left. No one else is playing right now; waiting…"))
 	if boardOn(last) != boardOf(a.Board) {
 		t.Fatalf("TV did not keep ann's last board:\n%s\nwant %s", last, boardOf(a.Board))
 	}
 	tv.send("q")
-	if code := tv.exit(); code != wire.ExitOK {
+	if code := tv.wait(); code != wire.ExitOK {
 		t.Fatalf("exit %d", code)
 	}
 }

@@ -452,6 +452,9 @@ func (m *RaceModel) resultsScreen() string {
 	if v.Bots {
 		lines = append(lines, "", s.Dim.Render("A bot raced: this race rates no one and ranks with the bots' races."))
 	}
+	if v.Lost {
+		lines = append(lines, "", s.Error.Render("This race's server went away: no places, no ratings. Your game is kept."))
+	}
 	if m.notice != "" {
 		lines = append(lines, "", s.Error.Render(m.notice))
 	}

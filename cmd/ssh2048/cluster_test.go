@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -19,6 +20,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/ssh2048/ssh2048/db/pg/pgtest"
+	"github.com/ssh2048/ssh2048/server/servertest"
 	gossh "golang.org/x/crypto/ssh"
 )
 
@@ -35,7 +37,8 @@ type cluster struct {
 	hostKey string
 	nodes   [2]*process
 	addrs   [2]string
-	lb      string // the balancer's address
+	lb      string   // the balancer's address
+	env     []string // more of the nodes' environment
 }
 
 const clusterBalancerSource = "127.0.0.2"
@@ -50,7 +53,7 @@ func freeAddr(t *testing.T) string {
 	return l.Addr().String()
 }
 
-func startCluster(t *testing.T) *cluster {
+func startCluster(t *testing.T, env ...string) *cluster {
 	t.Helper()
 	haproxy, err := exec.LookPath("haproxy")
 	if err != nil {
@@ -68,7 +71,7 @@ func startCluster(t *testing.T) *cluster {
 		t.Fatal(err)
 	}
 	t.Cleanup(srv.Close)
-	c := &cluster{t: t, bin: bin, pg: srv, url: srv.Database(t), hostKey: filepath.Join(t.TempDir(), "host_key")}
+	c := &cluster{t: t, bin: bin, pg: srv, url: srv.Database(t), hostKey: filepath.Join(t.TempDir(), "host_key"), env: env}
 	for i := range c.nodes {
 		c.addrs[i] = freeAddr(t)
 		c.startNode(i)
@@ -124,19 +127,25 @@ backend nodes
 // startNode starts node i (again) on its address.
 func (c *cluster) startNode(i int) {
 	c.t.Helper()
-	c.nodes[i] = startProcessAt(c.t, c.bin, filepath.Join(c.t.TempDir(), "data"), c.addrs[i],
-		"SSH2048_DATABASE="+c.url, "SSH2048_HOST_KEY="+c.hostKey, "SSH2048_PROXY_PROTOCOL_FROM="+clusterBalancerSource,
-		"SSH2048_CONN_RATE_PER_IP=0", "SSH2048_MAX_UNAUTH_PER_IP=0", "SSH2048_MAX_CONNS_PER_IP=0")
+	env := append([]string{"SSH2048_DATABASE=" + c.url, "SSH2048_HOST_KEY=" + c.hostKey, "SSH2048_PROXY_PROTOCOL_FROM=" + clusterBalancerSource,
+		"SSH2048_CONN_RATE_PER_IP=0", "SSH2048_MAX_UNAUTH_PER_IP=0", "SSH2048_MAX_CONNS_PER_IP=0"}, c.env...)
+	c.nodes[i] = startProcessAt(c.t, c.bin, filepath.Join(c.t.TempDir(), "data"), c.addrs[i], env...)
 }
 
 // dialRetry dials addr until it answers, for a balancer still noticing a
 // dead node.
 func dialRetry(t *testing.T, addr string, key gossh.Signer, hostKey *string) *gossh.Client {
 	t.Helper()
+	return dialRetryAs(t, addr, "player", key, hostKey)
+}
+
+// dialRetryAs is dialRetry as the player named user.
+func dialRetryAs(t *testing.T, addr, user string, key gossh.Signer, hostKey *string) *gossh.Client {
+	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		c, err := gossh.Dial("tcp", addr, &gossh.ClientConfig{
-			User: "player", Auth: []gossh.AuthMethod{gossh.PublicKeys(key)}, Timeout: 5 * time.Second,
+			User: user, Auth: []gossh.AuthMethod{gossh.PublicKeys(key)}, Timeout: 5 * time.Second,
 			HostKeyCallback: func(_ string, _ net.Addr, k gossh.PublicKey) error {
 				*hostKey = gossh.FingerprintSHA256(k)
 				return nil
@@ -360,6 +369,12 @@ func jsonUnmarshal(line []byte, v any) error { return json.Unmarshal(line, v) }
 // test's few hundred moves.
 func startBot8(t *testing.T, c *gossh.Client) *bot {
 	t.Helper()
+	return startBotCommand(t, c, "bot --size 8")
+}
+
+// startBotCommand starts a bot command (bot with its flags).
+func startBotCommand(t *testing.T, c *gossh.Client, cmd string) *bot {
+	t.Helper()
 	s, err := c.NewSession()
 	if err != nil {
 		t.Fatal(err)
@@ -368,7 +383,7 @@ func startBot8(t *testing.T, c *gossh.Client) *bot {
 	out, _ := s.StdoutPipe()
 	b := &bot{in: in, out: bufio.NewReader(out), stderr: &bytes.Buffer{}, done: make(chan error, 1)}
 	s.Stderr = b.stderr
-	if err := s.Start("bot --size 8"); err != nil {
+	if err := s.Start(cmd); err != nil {
 		t.Fatal(err)
 	}
 	go func() { b.done <- s.Wait() }()
@@ -398,4 +413,171 @@ func TestServeWithUnreachableDatabase(t *testing.T) {
 	if !errors.As(err, &ee) || ee.ExitCode() != 1 || !strings.Contains(string(out), "open postgres 127.0.0.1:1/ssh2048: cannot connect") {
 		t.Fatalf("play with no database: %v\n%s", err, out)
 	}
+}
+
+// TestClusterRaces: races across nodes, end to end. Ann and bob meet in a
+// private room, each on a node of their own (connected directly); ann
+// hosts and starts it, each sees the other's score, and the race ends
+// with places and both ratings changed in PostgreSQL. Meanwhile two bots,
+// one on each node, meet in the public lobby of 5×5 and race it through.
+func TestClusterRaces(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts PostgreSQL, two nodes and HAProxy")
+	}
+	c := startCluster(t, "SSH2048_RACE_LENGTH=6s")
+	var hk string
+	ann := servertest.OpenScreen(t, dialRetryAs(t, c.addrs[0], "ann", clientKey(t), &hk), "race --room cluster-fox", 80, 24)
+	ann.WaitText("ann's room", "room cluster-fox", "(host)", "Waiting for a second racer")
+	bob := servertest.OpenScreen(t, dialRetryAs(t, c.addrs[1], "bob", clientKey(t), &hk), "race --room cluster-fox", 80, 24)
+	bob.WaitText("bob in ann's room, on the other node", "Racers 2 of 8", "(the host) to start")
+	ann.WaitText("bob on ann's screen", "Racers 2 of 8", "Press enter to start")
+
+	// The bots' lobby race, beside it.
+	lobby := make(chan string, 2)
+	for i := range 2 {
+		b := startRaceBot(t, dialRetry(t, c.addrs[i], clientKey(t), &hk), "bot --race --size 5")
+		go func() { lobby <- b.raceThrough() }()
+	}
+
+	ann.Send("\r")
+	bob.WaitText("the race on bob's node", "left", "Place")
+	ann.WaitText("the race on ann's node", "left", "Place")
+	// Each plays; each sees the other's score by the other's name.
+	scores := [2]string{}
+	for range 100 {
+		for i, s := range []*servertest.Screen{ann, bob} {
+			s.Send(arrowKeys)
+			if m := clusterScoreRe.FindStringSubmatch(s.Text()); m != nil {
+				scores[i] = m[1]
+			}
+		}
+		if scores[0] != "" && scores[0] != "0" && scores[1] != "" && scores[1] != "0" {
+			break
+		}
+		time.Sleep(30 * time.Millisecond)
+	}
+	if scores[0] == "" || scores[0] == "0" || scores[1] == "" || scores[1] == "0" {
+		t.Fatalf("no scores: ann %q, bob %q", scores[0], scores[1])
+	}
+	// Each node's screen shows the other racer's score, from the other
+	// node, as the other's own screen does (the keys have stopped).
+	for i, s := range []*servertest.Screen{ann, bob} {
+		other, name := []*servertest.Screen{bob, ann}[i], []string{"bob", "ann"}[i]
+		s.WaitUntil(name+"'s score from the other node", func(text string) bool {
+			m := clusterScoreRe.FindStringSubmatch(other.Text())
+			if m == nil && strings.Contains(text, "Results") {
+				t.Logf("the race ended before %s's live score was seen: the results show it", name)
+				return true
+			}
+			if m == nil {
+				return false
+			}
+			for _, l := range strings.Split(text, "\n") {
+				if strings.Contains(l, name) && strings.Contains(l, " "+m[1]+" ") {
+					return true
+				}
+			}
+			return false
+		})
+	}
+	resAnn := ann.WaitText("ann's results", "Results", "1500 → ")
+	resBob := bob.WaitText("bob's results", "Results", "1500 → ")
+	if !(strings.Contains(resAnn, "(+") && strings.Contains(resBob, "(−") || strings.Contains(resAnn, "(−") && strings.Contains(resBob, "(+")) {
+		t.Fatalf("one wins, one loses, on both nodes:\n%s\n%s", resAnn, resBob)
+	}
+	// Each node's results show both racers' scores.
+	for _, res := range []string{resAnn, resBob} {
+		if rows := clusterResultRe.FindAllStringSubmatch(res, -1); len(rows) != 2 || rows[0][1] == "0" || rows[1][1] == "0" {
+			t.Fatalf("the results do not show both racers' scores:\n%s", res)
+		}
+	}
+
+	// Stored once, in PostgreSQL: the room's race with both entries and
+	// ratings, and the bots' lobby race, unrated.
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, c.url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var entries, places, rated int
+	err = conn.QueryRow(ctx, `SELECT count(*), sum(e.place), count(e.rating_after) FROM races r JOIN race_entries e ON e.race_id = r.id
+		WHERE r.room = 'cluster-fox'`).Scan(&entries, &places, &rated)
+	if err != nil || entries != 2 || places != 3 || rated != 2 {
+		t.Fatalf("the room's race in PostgreSQL: %d entries, places adding to %d, %d rated; %v", entries, places, rated, err)
+	}
+	var ratings int
+	if err := conn.QueryRow(ctx, `SELECT count(*) FROM ratings WHERE races = 1 AND rating <> 1500`).Scan(&ratings); err != nil || ratings != 2 {
+		t.Fatalf("ratings in PostgreSQL: %d changed; %v", ratings, err)
+	}
+	for range 2 {
+		select {
+		case got := <-lobby:
+			if got != "" {
+				t.Fatal(got)
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatal("the bots' lobby race did not end within 30 s")
+		}
+	}
+	var lobbyRaces, lobbyEntries int
+	if err := conn.QueryRow(ctx, `SELECT count(DISTINCT r.id), count(*) FROM races r JOIN race_entries e ON e.race_id = r.id
+		WHERE r.room = '' AND r.bots AND r.size = 5`).Scan(&lobbyRaces, &lobbyEntries); err != nil || lobbyRaces != 1 || lobbyEntries != 2 {
+		t.Fatalf("the bots' lobby race in PostgreSQL: %d races, %d entries; %v", lobbyRaces, lobbyEntries, err)
+	}
+	ann.Send("q")
+	bob.Send("q")
+}
+
+var (
+	clusterScoreRe  = regexp.MustCompile(`Score (\d+)`)
+	clusterResultRe = regexp.MustCompile(`[12]  (?:ann|bob) +(\d+) `) // a results row: place, name, score
+)
+
+const arrowKeys = "\x1b[D\x1b[A\x1b[C\x1b[B"
+
+// raceBot is a bot racing through the bot protocol.
+type raceBot struct{ *bot }
+
+func startRaceBot(t *testing.T, c *gossh.Client, cmd string) raceBot {
+	t.Helper()
+	return raceBot{startBotCommand(t, c, cmd)}
+}
+
+// raceThrough plays the race to its end and says what went wrong, if
+// anything: the bot must race one opponent, the bot of the other node,
+// and finish placed, with status 0.
+func (b raceBot) raceThrough() string {
+	type state struct {
+		Race *struct {
+			Phase     string
+			Place     int
+			Opponents []struct{ Name string }
+		}
+	}
+	var last state
+	for i := 0; ; i++ {
+		line, err := b.out.ReadBytes('\n')
+		if err != nil {
+			break
+		}
+		var st state
+		if json.Unmarshal(line, &st) != nil || st.Race == nil {
+			return fmt.Sprintf("racing bot: line %q", line)
+		}
+		last = st
+		if st.Race.Phase == "finished" {
+			break
+		}
+		// A move sent after the server wrote its last line fails: that
+		// line is still to be read.
+		_, _ = b.in.Write([]byte(cycle[i%4] + "\n"))
+	}
+	if err := <-b.done; err != nil {
+		return fmt.Sprintf("racing bot ended with %v: %s", err, b.stderr)
+	}
+	if last.Race == nil || last.Race.Phase != "finished" || last.Race.Place == 0 || len(last.Race.Opponents) != 1 {
+		return fmt.Sprintf("racing bot's last state: %+v", last.Race)
+	}
+	return ""
 }

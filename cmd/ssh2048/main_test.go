@@ -61,9 +61,9 @@ func TestServeFlagsFromEnvironment(t *testing.T) {
 			serveConfig{listen: ":23234", data: "/var/lib/ssh2048", logFormat: "text", durability: "power", ai: true}, 10 * time.Minute},
 		{"environment", map[string]string{"SSH2048_LISTEN": "127.0.0.1:2222", "SSH2048_DATA": "/d", "STATE_DIRECTORY": "/s",
 			"SSH2048_IDLE_TIMEOUT": "30s", "SSH2048_LOG_FORMAT": "json", "SSH2048_DURABILITY": "crash", "SSH2048_AI": "false",
-			"SSH2048_HTTP": "127.0.0.1:23280", "SSH2048_HTTP_RATE_PER_IP": "0"}, nil,
+			"SSH2048_HTTP": "127.0.0.1:23280", "SSH2048_HTTP_RATE_PER_IP": "0", "SSH2048_RACE_LENGTH": "20s"}, nil,
 			serveConfig{listen: "127.0.0.1:2222", data: "/d", logFormat: "json", durability: "crash",
-				http: httpConfig{addr: "127.0.0.1:23280", ratePerIP: 0, burstPerIP: 40}}, 30 * time.Second},
+				http: httpConfig{addr: "127.0.0.1:23280", ratePerIP: 0, burstPerIP: 40}, raceLength: 20 * time.Second}, 30 * time.Second},
 		{"flags beat environment", map[string]string{"SSH2048_LISTEN": "127.0.0.1:2222", "SSH2048_DATA": "/d", "SSH2048_AI": "false"},
 			[]string{"--listen", ":1", "--data", "/f", "--idle-timeout", "0", "--ai"},
 			serveConfig{listen: ":1", data: "/f", logFormat: "text", durability: "power", ai: true}, 0},
@@ -73,7 +73,7 @@ func TestServeFlagsFromEnvironment(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			for _, k := range []string{"SSH2048_LISTEN", "SSH2048_DATA", "STATE_DIRECTORY", "SSH2048_IDLE_TIMEOUT", "SSH2048_LOG_FORMAT", "SSH2048_LOG_LEVEL", "SSH2048_DURABILITY", "SSH2048_AI",
-				"SSH2048_HTTP", "SSH2048_HTTP_RATE_PER_IP"} {
+				"SSH2048_HTTP", "SSH2048_HTTP_RATE_PER_IP", "SSH2048_RACE_LENGTH"} {
 				t.Setenv(k, tt.env[k])
 			}
 			var errOut bytes.Buffer
@@ -86,10 +86,20 @@ func TestServeFlagsFromEnvironment(t *testing.T) {
 			if tt.want.http == (httpConfig{}) {
 				tt.want.http = httpConfig{ratePerIP: 20, burstPerIP: 40} // off, with the default limits
 			}
+			if tt.want.raceLength == 0 {
+				tt.want.raceLength = 3 * time.Minute
+			}
 			if got != tt.want {
 				t.Fatalf("got %+v, want %+v", got, tt.want)
 			}
 		})
+	}
+	for bad, shown := range map[string]string{"1s": "1s", "11m": "11m0s"} {
+		var errOut bytes.Buffer
+		_, code, ok := parseServe([]string{"--race-length", bad}, io.Discard, &errOut)
+		if want := "ssh2048 serve: --race-length " + shown + ": must be 5s to 10m0s\n"; ok || code != 2 || errOut.String() != want {
+			t.Fatalf("--race-length %s: exit %d, %q; want 2, %q", bad, code, errOut.String(), want)
+		}
 	}
 	if _, code, ok := parseServe([]string{"--durability", "maybe"}, io.Discard, &bytes.Buffer{}); ok || code != 2 {
 		t.Fatal("--durability maybe was accepted")

@@ -30,6 +30,10 @@ const shutdownBudget = 7 * time.Second
 // durabilities maps --durability to the store's setting.
 var durabilities = map[string]db.Durability{"power": db.PowerSafe, "crash": db.CrashSafe}
 
+// minRaceLength is the shortest --race-length: short races are for trying
+// a server out, and for tests of several nodes.
+const minRaceLength = 5 * time.Second
+
 // serveConfig is the serve subcommand's flags.
 type serveConfig struct {
 	listen     string
@@ -44,6 +48,7 @@ type serveConfig struct {
 	http       httpConfig
 	ai         bool   // hints and autoplay on the game screen
 	pprof      string // loopback address for net/http/pprof; "" none
+	raceLength time.Duration
 }
 
 // parseServe reads the flags, each with an environment fallback.
@@ -70,8 +75,15 @@ func parseServe(args []string, stdout, stderr io.Writer) (serveConfig, int, bool
 	c.http.flags(fs.FlagSet)
 	fs.StringVar(&c.pprof, "pprof", "",
 		"serve Go's profiler (net/http/pprof) on this loopback address, e.g. 127.0.0.1:6060; off when empty")
+	fs.DurationVar(&c.raceLength, "race-length", game.DefaultRaceTime,
+		fmt.Sprintf("a race's length unless its room's host picks another (%v to %v; hosts pick from %v, or this if shorter)",
+			minRaceLength, game.MaxRaceTime, game.MinRaceTime))
 	if code, ok := parse(fs, args); !ok {
 		return c, code, false
+	}
+	if c.raceLength < minRaceLength || c.raceLength > game.MaxRaceTime {
+		fmt.Fprintf(stderr, "ssh2048 serve: --race-length %v: must be %v to %v\n", c.raceLength, minRaceLength, game.MaxRaceTime)
+		return c, 2, false
 	}
 	if err := c.http.validate(); err != nil {
 		fmt.Fprintf(stderr, "ssh2048 serve: %v\n", err)
@@ -172,6 +184,9 @@ func serve(cfg serveConfig, log *slog.Logger) error {
 	if shared, ok := store.(*pg.Store); ok {
 		// Takeovers and spectators across the nodes on this database.
 		opts = append(opts, game.WithBus(shared.Bus()))
+	}
+	if cfg.raceLength != game.DefaultRaceTime {
+		opts = append(opts, game.WithRaceTimes(game.LobbyCountdown, game.RoomCountdown, cfg.raceLength))
 	}
 	games := game.New(store, log, opts...)
 	scfg := server.Config{Games: games, HostKey: hostKey, Logger: log, Limits: cfg.limits, Observer: m}

@@ -117,6 +117,7 @@ func (s *Store) renewLeases() {
 			continue
 		case <-t.C:
 		}
+		s.renewRaces()
 		s.mu.Lock()
 		ids := make([]int64, 0, len(s.held))
 		for id := range s.held {
@@ -172,7 +173,7 @@ func fenced(ctx context.Context, tx pgx.Tx, id, fence int64) error {
 // not 0; at most 1000, oldest first.
 func (s *Store) LiveGames(ctx context.Context, size int, id int64) ([]db.LiveGame, error) {
 	rows, err := s.pool.Query(ctx, `
-		SELECT g.id, p.name, p.fingerprint, g.size, g.kind, g.board, g.score, g.moves, g.won, h.node
+		SELECT g.id, p.name, p.fingerprint, g.size, g.kind, g.board, g.score, g.moves, g.won, h.node, g.contest
 		FROM game_holders h JOIN games g ON g.id = h.game_id JOIN players p ON p.id = g.player_id
 		WHERE h.lease_until > $1 AND g.ended_at IS NULL AND ($2 = 0 OR g.size = $2) AND ($3 = 0 OR g.id = $3)
 		ORDER BY g.id LIMIT 1000`, time.Now().UnixMicro(), size, id)
@@ -184,7 +185,7 @@ func (s *Store) LiveGames(ctx context.Context, size int, id int64) ([]db.LiveGam
 	for rows.Next() {
 		var g db.LiveGame
 		var kind string
-		if err := rows.Scan(&g.GameID, &g.Player, &g.Fingerprint, &g.Size, &kind, &g.Board, &g.Score, &g.Moves, &g.Won, &g.Node); err != nil {
+		if err := rows.Scan(&g.GameID, &g.Player, &g.Fingerprint, &g.Size, &kind, &g.Board, &g.Score, &g.Moves, &g.Won, &g.Node, &g.Contest); err != nil {
 			return nil, fmt.Errorf("live games: %w", err)
 		}
 		g.Kind = db.Kind(kind)

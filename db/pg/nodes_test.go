@@ -357,6 +357,61 @@ func TestDailySeedIsTheSameOnEveryNode(t *testing.T) {
 	}
 }
 
+// TestTodaysDailyIsNotShownOnAnotherNode: a game of today's daily
+// challenge is neither listed, watched by id nor watched by its player's
+// name from another node, as on its own (ErrDailyOn); the player's free
+// game beside it is.
+func TestTodaysDailyIsNotShownOnAnotherNode(t *testing.T) {
+	ctx := context.Background()
+	url := pgtest.Database(t)
+	a, b := startNode(t, url, "a"), startNode(t, url, "b")
+	who, err := a.games.Identify(ctx, "SHA256:secretive", "ssh-ed25519", "secretive")
+	if err != nil {
+		t.Fatal(err)
+	}
+	seat := a.games.Seat(who, nil)
+	defer seat.Close()
+	daily, err := seat.OpenDaily(ctx, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range engine.Directions() {
+		if _, err := daily.Move(ctx, d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if live := b.games.Live(0); len(live) != 0 {
+		t.Fatalf("node B lists today's daily game: %+v", live)
+	}
+	if _, err := b.games.Watch(daily.ID()); !errors.Is(err, game.ErrDailyOn) {
+		t.Fatalf("node B watches today's daily game by id: %v, want ErrDailyOn", err)
+	}
+	if _, err := b.games.WatchPlayer("secretive"); !errors.Is(err, game.ErrDailyOn) {
+		t.Fatalf("node B watches the daily's player: %v, want ErrDailyOn", err)
+	}
+	if _, ok := b.games.Playing("secretive"); ok {
+		t.Fatal("node B says the daily's player is playing a game to watch")
+	}
+	// The same player's free game, beside it, is shown.
+	free, err := seat.Resume(ctx, 5, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := b.games.WatchPlayer("secretive")
+	if err != nil {
+		t.Fatalf("node B watches the player's free game: %v", err)
+	}
+	defer w.Close()
+	wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if snap, err := w.Next(wctx); err != nil || snap.GameID != free.ID() {
+		t.Fatalf("node B shows game %d (%v), want the free game %d", snap.GameID, err, free.ID())
+	}
+	if live := b.games.Live(0); len(live) != 1 || live[0].GameID != free.ID() {
+		t.Fatalf("node B's live games: %+v, want the free game alone", live)
+	}
+}
+
 // TestNodeReconnectsAfterPostgreSQLRestarts: PostgreSQL stops under a
 // node and comes back; writes fail while it is away (never a false
 // success), then the writer, the read pool and the bus's LISTEN

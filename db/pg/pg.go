@@ -91,8 +91,9 @@ type Store struct {
 	lease   time.Duration
 	bus     *Bus
 
-	mu   sync.Mutex
-	held map[int64]int64 // games this node claimed and has not released: token
+	mu    sync.Mutex
+	held  map[int64]int64   // games this node claimed and has not released: token
+	races map[string]string // race keys this node owns (races.go): key → race
 
 	stop, stopped chan struct{}
 	closeOnce     sync.Once
@@ -159,7 +160,7 @@ func Open(ctx context.Context, url string, opts ...Option) (*Store, error) {
 		return nil, fmt.Errorf("open postgres %s: %w", where, err)
 	}
 	s := &Store{pool: pool, log: o.log, obs: o.obs, newSeed: rand.Uint64, node: o.node, lease: o.lease,
-		held: make(map[int64]int64), stop: make(chan struct{}), stopped: make(chan struct{})}
+		held: make(map[int64]int64), races: make(map[string]string), stop: make(chan struct{}), stopped: make(chan struct{})}
 	s.w = newWriter(wpool, o.log, o.obs)
 	s.bus = newBus(cfg.ConnConfig, pool, o.log)
 	go s.renewLeases()

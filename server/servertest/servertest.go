@@ -1,6 +1,8 @@
 // Package servertest runs the real ssh2048 server for tests: on a loopback
 // port, over a real SQLite file, stopped when the test ends. The server's
-// own end-to-end tests and the load generator's tests share it.
+// own end-to-end tests and the load generator's tests share it. Screen
+// reads a screen command through a virtual terminal, on any server (the
+// cluster tests of cmd/ssh2048 too).
 package servertest
 
 import (
