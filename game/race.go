@@ -358,19 +358,25 @@ func (r *race) moved(p *Play, gained int) {
 			rc.reached = r.svc.now()
 		}
 	}
-	r.progressed()
+	r.progressed(p.seat)
 }
 
 // progressed publishes a racer's progress and ends the race once every
-// board is over; r.mu is held and the race runs.
-func (r *race) progressed() {
+// board is over; r.mu is held and the race runs. by is the seat of the
+// racer whose move it is, when it is played on this node (see
+// publishMove); nil publishes at once.
+func (r *race) progressed(by *Seat) {
 	allOver := true
 	for _, rc := range r.racers {
 		if !rc.left && !rc.over() {
 			allOver = false
 		}
 	}
-	r.publishMove(p.seat)
+	if by != nil {
+		r.publishMove(by)
+	} else {
+		r.publish()
+	}
 	if allOver {
 		r.timer.Stop()
 		go r.finish()
@@ -559,7 +565,7 @@ func (t *RaceTicket) Next(ctx context.Context) (RaceView, error) {
 // Next has returned it: for the racer's own screen, which shows its move
 // with the view the move made, rather than waiting for it.
 func (t *RaceTicket) Now() RaceView {
-	v, version := t.race.view.get()
+	v, version := t.view.get()
 	v.Version = version
 	return v
 }
@@ -569,7 +575,7 @@ func (t *RaceTicket) Now() RaceView {
 // waits on it with the rest of its session, then reads the view with
 // Now.
 func (t *RaceTicket) ChangedSince(version uint64) <-chan struct{} {
-	return t.race.view.changedSince(version)
+	return t.view.changedSince(version)
 }
 
 // Me returns this ticket's racer's index in v.Racers, or -1: names are
