@@ -505,7 +505,10 @@ func (rc *racer) over() bool {
 }
 
 // publish refreshes the view's racers and phase; r.mu is held.
-func (r *race) publish() { r.view.update(r.current()) }
+func (r *race) publish() {
+	r.view.update(r.current())
+	r.svc.racePublished(r)
+}
 
 // publishMove is publish after a move of by's: the other racers (and
 // the mover's own wait, which its screen no longer needs: it reads the
@@ -515,6 +518,7 @@ func (r *race) publish() { r.view.update(r.current()) }
 func (r *race) publishMove(by *Seat) {
 	r.view.updateBeforeFlush(r.current(), spectatorLag)
 	by.toShow(r.view)
+	r.svc.racePublished(r)
 }
 
 // current is the change that brings the view up to date; r.mu is held.
@@ -539,7 +543,6 @@ func (r *race) current() func(*RaceView) {
 	if r.host != nil {
 		hostName = r.host.player.Name
 	}
-	defer r.svc.racePublished(r)
 	phase, size, length := r.phase, r.size, r.length
 	if phase == Finished && !r.final {
 		phase = Running // the places are being stored
