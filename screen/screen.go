@@ -136,6 +136,7 @@ type Screen struct {
 	mu          sync.Mutex // guards everything below, and writes to out
 	model       tea.Model
 	r           *renderer
+	lastView    viewID // the last frame's view, for sharedFrame
 	title       string
 	lastFrame   time.Time
 	timer       *time.Timer // draws the next frame when the interval is up
@@ -417,7 +418,7 @@ func (s *Screen) draw() {
 		s.title = v.WindowTitle
 		b.WriteString(ansi.SetWindowTitle(s.title))
 	}
-	s.r.frame(b, v.Content)
+	s.lastView = s.r.sharedFrame(b, v.Content, s.lastView)
 	s.write(b.Bytes())
 	s.armForget()
 	// A key that changed nothing on screen (a move against a wall) has no

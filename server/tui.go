@@ -48,20 +48,24 @@ func (s *Server) runTUI(sess *session) int {
 	// The header counts the player's spectators: it is drawn again when
 	// one comes or goes.
 	seat.OnWatchers(sess.poke)
-	return s.runScreen(sess, s.cfg.TUI(sess, TUIEnv{Seat: seat}))
+	return s.runScreen(sess, s.cfg.TUI(sess, TUIEnv{Seat: seat}), seat)
 }
 
 // runScreen runs model on the session's terminal (a PTY is required) until
 // it ends, passing window changes and the session's notices on, and
 // returns the session's exit status as runTUI says. Every screen a
-// command opens (the game, spectating, replays, races) runs here.
-func (s *Server) runScreen(sess *session, model tea.Model) int {
-	return s.runScreenTelling(sess, model, s.noticeText)
+// command opens (the game, spectating, replays, races) runs here. seat,
+// if not nil, is the seat whose games the screen plays: once a key's
+// frame is written, the seat is told (game.Seat.Shown), and those who
+// watch the move (spectators, a race's opponents) are woken then, after
+// the player's own frame rather than with it.
+func (s *Server) runScreen(sess *session, model tea.Model, seat *game.Seat) int {
+	return s.runScreenTelling(sess, model, s.noticeText, seat)
 }
 
 // runScreenTelling is runScreen with the lines the player is told when
 // the server ends the session.
-func (s *Server) runScreenTelling(sess *session, model tea.Model, text func(notice) string) int {
+func (s *Server) runScreenTelling(sess *session, model tea.Model, text func(notice) string, seat *game.Seat) int {
 	pty, winch, _ := sess.Pty()
 	width, height := clampWindow(pty.Window)
 	// The screen runs on package screen rather than tea.Program: a program
@@ -69,6 +73,13 @@ func (s *Server) runScreenTelling(sess *session, model tea.Model, text func(noti
 	// hundreds of sessions is most of the server's memory, and draws on a
 	// ticker, which makes every key wait for the next tick (see package
 	// screen).
+	keyToFrame := s.cfg.Observer.KeyToFrame
+	if seat != nil {
+		keyToFrame = func(took time.Duration) {
+			seat.Shown()
+			s.cfg.Observer.KeyToFrame(took)
+		}
+	}
 	out, raw := screenOutput(sess)
 	scr := screen.New(model, out, screen.Options{
 		Width:       width,
@@ -81,7 +92,7 @@ func (s *Server) runScreenTelling(sess *session, model tea.Model, text func(noti
 		KeyRate:     s.lim.KeyRate,
 		Unsupported: s.unsupportedOnce,
 		AnswerWait:  answerWait,
-		KeyToFrame:  s.cfg.Observer.KeyToFrame,
+		KeyToFrame:  keyToFrame,
 	})
 	scr.Start(sess)
 	defer scr.Stop()
@@ -193,8 +204,8 @@ func clampWindow(w ssh.Window) (int, int) {
 // on a notice it has the screen tell the player why the session ends
 // (text words it), and stops it NoticeGrace later if it has not quit by
 // itself; on a poke (spectators came or went) it has the screen drawn
-// again; for a screen that watches a game (a tui.Waker), it waits for the
-// game's news and wakes the screen; it stops the screen when the
+// again; for a screen that watches a game or races (a tui.Waker), it
+// waits for the game's or the race's news and wakes the screen; it stops the screen when the
 // connection drops. It returns the notice it passed on, if any. One loop
 // rather than a goroutine for each: every goroutine is 8 KB of stack or
 // more, and a server holds thousands of sessions.
