@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/ssh2048/ssh2048/db"
-	"github.com/ssh2048/ssh2048/db/storetest"
+	"github.com/ssh2048/ssh2048/game/storetest"
 )
 
 // TestStore runs the stores' conformance suite against SQLite; package

@@ -17,7 +17,7 @@ import (
 	"github.com/ssh2048/ssh2048/db"
 	"github.com/ssh2048/ssh2048/db/pg"
 	"github.com/ssh2048/ssh2048/db/pg/pgtest"
-	"github.com/ssh2048/ssh2048/db/storetest"
+	"github.com/ssh2048/ssh2048/game/storetest"
 	"github.com/ssh2048/ssh2048/engine"
 )
 
