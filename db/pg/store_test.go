@@ -17,8 +17,8 @@ import (
 	"github.com/ssh2048/ssh2048/db"
 	"github.com/ssh2048/ssh2048/db/pg"
 	"github.com/ssh2048/ssh2048/db/pg/pgtest"
-	"github.com/ssh2048/ssh2048/game/storetest"
 	"github.com/ssh2048/ssh2048/engine"
+	"github.com/ssh2048/ssh2048/game/storetest"
 )
 
 func TestMain(m *testing.M) { os.Exit(pgtest.Run(m)) }
