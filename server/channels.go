@@ -262,6 +262,14 @@ func (c *sessionContext) Done() <-chan struct{}       { return c.done.Done() }
 func (c *sessionContext) Err() error                  { return c.done.Err() }
 func (c *sessionContext) Deadline() (time.Time, bool) { return c.done.Deadline() }
 
+// AfterFunc lets a context made from this one (context.WithCancel, as a
+// race screen's is) hang on the session's own cancellation. Without it,
+// package context cannot see through this type and starts a goroutine
+// per derived context to wait for Done: one for every racer's screen.
+func (c *sessionContext) AfterFunc(f func()) (stop func() bool) {
+	return context.AfterFunc(c.done, f)
+}
+
 func (c *sessionContext) Value(key any) any {
 	if key == boundedKey {
 		return c.b
