@@ -211,8 +211,8 @@ func TestDailyBadInput(t *testing.T) {
 		{"scores --daily --races", "pick one"},
 		{"race", "needs a terminal"},
 		{"bot --room blue-fox", "--room goes with --race"},
-		{"bot --race --room No_Spaces", "a room word is 3 to 24 letters"},
-		{"bot --race --room ab", "a room word is 3 to 24 letters"},
+		{"bot --race --room No_Spaces", "a room word is 3 to 24 lowercase letters"},
+		{"bot --race --room ab", "a room word is 3 to 24 lowercase letters"},
 	} {
 		r := run(t, c, tc.cmd, "")
 		if r.code != wire.ExitUsage || !strings.Contains(r.stderr, tc.want) || strings.Count(strings.TrimSpace(r.stderr), "\n") > 0 {

@@ -137,6 +137,26 @@ func TestRaceRoomErrors(t *testing.T) {
 	}
 }
 
+// TestRoomWordMessage: every word the game refuses is told the rule it
+// broke; "BLUE-FOX" was told "letters, digits or dashes", which it is.
+func TestRoomWordMessage(t *testing.T) {
+	ts := startServer(t)
+	c := ts.dial(t, "ann", newKey(t))
+	for _, word := range []string{"BLUE-FOX", "Blue-fox", "ab", "-fox", "fox-", "blue_fox", strings.Repeat("x", 25)} {
+		r := run(t, c, "bot --race --room "+word, "")
+		want := fmt.Sprintf("bot: --room %q: a room word is 3 to 24 lowercase letters, digits or dashes, not beginning or ending with a dash\n", word)
+		if r.code != wire.ExitUsage || r.stderr != want {
+			t.Errorf("--room %s: status %d, stderr %q; want %d and %q", word, r.code, r.stderr, wire.ExitUsage, want)
+		}
+	}
+	// The words the rule allows are let in (and leave at once: no input).
+	for _, word := range []string{"abc", "blue-fox", "4-2", strings.Repeat("x", 24)} {
+		if r := run(t, c, "bot --race --room "+word, ""); r.code != wire.ExitOK {
+			t.Errorf("--room %s: status %d, stderr %q; want 0", word, r.code, r.stderr)
+		}
+	}
+}
+
 // TestBotRace races two bots in the public lobby: the state lines carry
 // the race's clock and the opponent's score; the last line says the race
 // is finished, with the places. Races with bots rate no one and rank
