@@ -132,7 +132,7 @@ func (s *Server) runRaceScores(sess *session, bots bool, limit int, asJSON bool)
 		b.WriteString("  (no rated races yet)\n")
 	}
 	for _, e := range entries {
-		fmt.Fprintf(&b, "%4d  %s %7.0f %5.0f %7d\n", e.Rank, padCells(e.Name, 20), e.Rating, 2*e.Deviation, e.Races)
+		fmt.Fprintf(&b, "%4d  %s %7.0f %5.0f %7d\n", e.Rank, padCells(e.Name, 20), e.Rating, e.Deviation, e.Races)
 	}
 	_, _ = sess.Write([]byte(b.String()))
 	return wire.ExitOK

@@ -71,6 +71,15 @@ func TestRaceRoom(t *testing.T) {
 	if len(ratings) != 2 || ratings[0].Name != "ann" || ratings[0].Rating <= 1500 || ratings[1].Rating >= 1500 || ratings[0].Races != 1 {
 		t.Fatalf("ratings after the race: %+v", ratings)
 	}
+	// The table's ± is the same deviation as the JSON's (and the docs'
+	// "1500 ± 350"), not twice it.
+	table := run(t, ts.dial(t, "carl", newKey(t)), "scores --races", "")
+	for _, e := range ratings {
+		want := fmt.Sprintf("%-20s %7.0f %5.0f %7d\n", e.Name, e.Rating, e.Deviation, e.Races)
+		if !strings.Contains(table.stdout, want) {
+			t.Errorf("scores --races has no row %q:\n%s", want, table.stdout)
+		}
+	}
 	// Back to the lobby: a new race in the same room, ratings shown.
 	ann.send("\r")
 	ann.waitText("the room again", "Racers 1 of 8", strconv.Itoa(int(ratings[0].Rating+0.5)))
