@@ -209,6 +209,8 @@ func TestDailyBadInput(t *testing.T) {
 		{"scores --daily --date 2026-11-24", "has not come yet"},
 		{"scores --date 2026-11-20", "--date goes with --daily"},
 		{"scores --daily --races", "pick one"},
+		{"scores --races --size 5", "--races has no --size"},
+		{"scores --races --bots --size 4", "--races has no --size"},
 		{"race", "needs a terminal"},
 		{"bot --room blue-fox", "--room goes with --race"},
 		{"bot --race --room No_Spaces", "a room word is 3 to 24 lowercase letters"},

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"strings"
 	"time"
@@ -40,6 +41,11 @@ func (s *Server) runScores(sess *session, args []string) int {
 		return wire.ExitUsage
 	case *daily && *bots:
 		fmt.Fprintln(sess.Stderr(), "scores: the daily challenge has no bot board")
+		return wire.ExitUsage
+	case *races && isSet(fs, "size"):
+		// Not ignored: `--races --size 5` would print every size's
+		// ratings under a reader who asked for 5×5's.
+		fmt.Fprintln(sess.Stderr(), "scores: --races has no --size: a race rating counts races of every size")
 		return wire.ExitUsage
 	}
 	switch {
@@ -128,4 +134,11 @@ func scoresTable(entries []wire.ScoreEntry, size int, kind db.Kind, styled bool)
 func padCells(s string, n int) string {
 	s = ansi.Truncate(s, n, "…")
 	return s + strings.Repeat(" ", max(0, n-ansi.StringWidth(s)))
+}
+
+// isSet reports whether the command line gave flag name.
+func isSet(fs *commandFlags, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }
