@@ -43,20 +43,26 @@ func scanEntry(sc interface{ Scan(...any) error }, e *Entry, bestScore, reached 
 // Leaderboard returns the top limit players for a board size and kind,
 // one row per player (their best game), best first.
 func (s *Store) Leaderboard(ctx context.Context, size int, kind Kind, limit int) ([]Entry, error) {
+	return s.LeaderboardFrom(ctx, size, kind, 0, limit)
+}
+
+// LeaderboardFrom is Leaderboard from rank offset+1 on: a page of it. The
+// ranks skipped are walked on the index, not read.
+func (s *Store) LeaderboardFrom(ctx context.Context, size int, kind Kind, offset, limit int) ([]Entry, error) {
 	if err := checkSizeKind(size, kind); err != nil {
 		return nil, fmt.Errorf("leaderboard: %w", err)
 	}
-	if limit <= 0 {
+	if limit <= 0 || offset < 0 {
 		return nil, nil
 	}
-	rows, err := s.read.QueryContext(ctx, leaderboardQuery, size, string(kind), limit)
+	rows, err := s.read.QueryContext(ctx, leaderboardQuery, size, string(kind), limit, offset)
 	if err != nil {
 		return nil, fmt.Errorf("leaderboard %d×%d %s: %w", size, size, kind, err)
 	}
 	defer rows.Close()
 	var out []Entry
 	for rows.Next() {
-		e := Entry{Rank: len(out) + 1}
+		e := Entry{Rank: offset + len(out) + 1}
 		var score, reached int64
 		if err := scanEntry(rows, &e, &score, &reached); err != nil {
 			return nil, fmt.Errorf("leaderboard %d×%d %s: %w", size, size, kind, err)
@@ -76,7 +82,7 @@ const leaderboardQuery = `
 	JOIN players p ON p.id = b.player_id
 	WHERE b.size = ? AND b.kind = ?
 	ORDER BY ` + rankOrder + `
-	LIMIT ?`
+	LIMIT ? OFFSET ?`
 
 const playerBestQuery = `
 	SELECT ` + entryColumns + `

@@ -19,6 +19,10 @@ type latest[T any] struct {
 	waking  bool          // a wake is scheduled (updateSoon), at wakeAt
 	wakeAt  time.Time
 	timer   *time.Timer
+	// early: the wake scheduled may come sooner, at flush (a change
+	// waiting for its player's frame, not one held back to be shown with
+	// others).
+	early bool
 }
 
 func newLatest[T any](v T) *latest[T] {
@@ -46,6 +50,21 @@ func (l *latest[T]) update(change func(*T)) {
 func (l *latest[T]) updateSoon(change func(*T), after time.Duration) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	l.changeSoon(change, after)
+}
+
+// updateBeforeFlush is updateSoon for a change whose waiters should see
+// it as soon as flush is called (once the player's own frame of it is
+// written), and within after if flush never is.
+func (l *latest[T]) updateBeforeFlush(change func(*T), after time.Duration) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.changeSoon(change, after)
+	l.early = true
+}
+
+// changeSoon is updateSoon with l.mu held.
+func (l *latest[T]) changeSoon(change func(*T), after time.Duration) {
 	change(&l.value)
 	l.version++
 	at := time.Now().Add(after)
@@ -60,12 +79,39 @@ func (l *latest[T]) updateSoon(change func(*T), after time.Duration) {
 	l.waking, l.wakeAt = true, at
 }
 
-// wake wakes everyone waiting; a wake for a value they have already seen
+// flush wakes everyone waiting within after (now if after is 0), if a
+// change made with updateBeforeFlush is waiting to be shown and its wake
+// is due later.
+func (l *latest[T]) flush(after time.Duration) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !l.waking || !l.early {
+		return
+	}
+	if after <= 0 {
+		l.timer.Stop()
+		l.wakeLocked()
+		return
+	}
+	if at := time.Now().Add(after); at.Before(l.wakeAt) {
+		l.timer.Reset(after)
+		l.wakeAt, l.early = at, false
+	}
+}
+
+// wake wakes everyone waiting, unless flush did already (the timer
+// fired as it was stopped); a wake for a value they have already seen
 // sends them back to wait.
 func (l *latest[T]) wake() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.waking = false
+	if l.waking {
+		l.wakeLocked()
+	}
+}
+
+func (l *latest[T]) wakeLocked() {
+	l.waking, l.early = false, false
 	close(l.changed)
 	l.changed = make(chan struct{})
 }

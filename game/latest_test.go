@@ -63,3 +63,36 @@ func TestLatestSoonestWakeWins(t *testing.T) {
 		t.Fatal("the sooner wake was held back by the later one")
 	}
 }
+
+// TestLatestFlush: a change made to be shown once the player's frame is
+// written waits for flush, not for its bound; a flush for a change held
+// back with updateSoon wakes no one.
+func TestLatestFlush(t *testing.T) {
+	for _, after := range []time.Duration{0, time.Millisecond} {
+		l := newLatest(0)
+		_, seen := l.get()
+		waiting := l.changedSince(seen) // a waiter's channel, taken before the changes
+		l.updateSoon(func(v *int) { *v = 1 }, time.Hour)
+		l.flush(after)
+		select {
+		case <-waiting:
+			t.Fatalf("flush(%v) woke the waiters of a change held back with updateSoon", after)
+		case <-time.After(20 * time.Millisecond):
+		}
+		l.updateBeforeFlush(func(v *int) { *v = 2 }, time.Hour)
+		select {
+		case <-waiting:
+			t.Fatal("woken before the flush")
+		case <-time.After(20 * time.Millisecond):
+		}
+		l.flush(after)
+		select {
+		case <-waiting:
+			if v, _ := l.get(); v != 2 {
+				t.Fatalf("woken to %d, want 2", v)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("flush(%v) did not wake the waiters of a change made to be shown before it", after)
+		}
+	}
+}

@@ -191,12 +191,14 @@ func (p *Play) move(ctx context.Context, d engine.Direction) (engine.Result, err
 		}
 	}
 	if p.feed != nil {
-		// The spectators see the move spectatorLag after the player:
-		// waking hundreds of them must not delay the player's own frame.
-		p.feed.updateSoon(func(snap *Snapshot) {
+		// The spectators see the move once the player's own frame of it
+		// is written (Seat.Shown), or spectatorLag after it: waking
+		// hundreds of them must not delay the player's frame.
+		p.feed.updateBeforeFlush(func(snap *Snapshot) {
 			p.fill(snap)
 			snap.Last = res
 		}, spectatorLag)
+		p.seat.toShow(p.feed)
 	}
 	p.announce(res)
 	return res, nil

@@ -358,19 +358,25 @@ func (r *race) moved(p *Play, gained int) {
 			rc.reached = r.svc.now()
 		}
 	}
-	r.progressed()
+	r.progressed(p.seat)
 }
 
 // progressed publishes a racer's progress and ends the race once every
-// board is over; r.mu is held and the race runs.
-func (r *race) progressed() {
+// board is over; r.mu is held and the race runs. by is the seat of the
+// racer whose move it is, when it is played on this node (see
+// publishMove); nil publishes at once.
+func (r *race) progressed(by *Seat) {
 	allOver := true
 	for _, rc := range r.racers {
 		if !rc.left && !rc.over() {
 			allOver = false
 		}
 	}
-	r.publish()
+	if by != nil {
+		r.publishMove(by)
+	} else {
+		r.publish()
+	}
 	if allOver {
 		r.timer.Stop()
 		go r.finish()
@@ -500,6 +506,23 @@ func (rc *racer) over() bool {
 
 // publish refreshes the view's racers and phase; r.mu is held.
 func (r *race) publish() {
+	r.view.update(r.current())
+	r.svc.racePublished(r)
+}
+
+// publishMove is publish after a move of by's: the other racers (and
+// the mover's own wait, which its screen no longer needs: it reads the
+// view with its move, RaceTicket.Now) are woken once the mover's frame
+// is written (Seat.Shown), or spectatorLag after the move; the mover's
+// key is drawn first, not queued behind its opponents' redraws.
+func (r *race) publishMove(by *Seat) {
+	r.view.updateBeforeFlush(r.current(), spectatorLag)
+	by.toShow(r.view)
+	r.svc.racePublished(r)
+}
+
+// current is the change that brings the view up to date; r.mu is held.
+func (r *race) current() func(*RaceView) {
 	racers := make([]Racer, len(r.racers))
 	for i, rc := range r.racers {
 		p := rc.player
@@ -520,15 +543,14 @@ func (r *race) publish() {
 	if r.host != nil {
 		hostName = r.host.player.Name
 	}
-	defer r.svc.racePublished(r)
 	phase, size, length := r.phase, r.size, r.length
 	if phase == Finished && !r.final {
 		phase = Running // the places are being stored
 	}
 	bots := slices.ContainsFunc(r.racers, func(rc *racer) bool { return rc.bot })
-	r.view.update(func(v *RaceView) {
+	return func(v *RaceView) {
 		v.Racers, v.Phase, v.Size, v.Length, v.Host, v.Bots = racers, phase, size, length, hostName, bots
-	})
+	}
 }
 
 // Next returns the race's newest view: at once the first time, then once
@@ -540,6 +562,23 @@ func (t *RaceTicket) Next(ctx context.Context) (RaceView, error) {
 	}
 	t.seen, v.Version = version, version
 	return v, nil
+}
+
+// Now returns the race's newest view without waiting, whether or not
+// Next has returned it: for the racer's own screen, which shows its move
+// with the view the move made, rather than waiting for it.
+func (t *RaceTicket) Now() RaceView {
+	v, version := t.view.get()
+	v.Version = version
+	return v
+}
+
+// ChangedSince returns a channel closed once the race has a view newer
+// than version (closed already if it has): for a screen whose runner
+// waits on it with the rest of its session, then reads the view with
+// Now.
+func (t *RaceTicket) ChangedSince(version uint64) <-chan struct{} {
+	return t.view.changedSince(version)
 }
 
 // Me returns this ticket's racer's index in v.Racers, or -1: names are

@@ -613,7 +613,7 @@ func (r *race) progress(rc *racer, rep farRacer) {
 		rc.reached = rep.Reached
 	}
 	f.GameID, f.Board, f.board, f.Score, f.MaxTile, f.Over = rep.GameID, rep.Board, board, rep.Score, rep.MaxTile, rep.Over
-	r.progressed()
+	r.progressed(nil) // a racer's move on another node: no frame here to wait for
 }
 
 // state is the race as published to other nodes; r.mu is held.

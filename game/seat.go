@@ -28,6 +28,49 @@ type Seat struct {
 	mu     sync.Mutex
 	plays  []*Play           // opened and not closed; Close releases them
 	guests map[gameKey]*Play // a guest's games of this session
+
+	// shownMu guards shown: what waits for the player's next frame to be
+	// written before it is shown to others (see Shown).
+	shownMu sync.Mutex
+	shown   []flusher
+}
+
+// flusher is a feed whose waiters are woken early by flush.
+type flusher interface{ flush(after time.Duration) }
+
+// toShow has f's waiting change shown at the seat's next Shown.
+func (st *Seat) toShow(f flusher) {
+	st.shownMu.Lock()
+	defer st.shownMu.Unlock()
+	if !slices.Contains(st.shown, f) {
+		st.shown = append(st.shown, f)
+	}
+}
+
+// shownLag is how long after the player's frame is written those who
+// watch the move are woken: time for the frame to leave and, where the
+// player's client shares the machine (a load test on loopback), to be
+// read, before hundreds of spectators' frames want the CPU.
+const shownLag = 2 * time.Millisecond
+
+// Shown tells the seat that the player's screen has just written the
+// frame of their last move: the spectators of the game (and the
+// opponents of a race) are woken shownLag later to show it, rather than
+// after a fixed delay from the move (spectatorLag, which stays the
+// bound when no frame is written). Their hundreds of frames take the
+// CPU after the player's, not before it nor at once with it. It is
+// quick and takes no lock a move holds: it may be called while the
+// player's screen is locked.
+func (st *Seat) Shown() {
+	var buf [2]flusher
+	st.shownMu.Lock()
+	fs := append(buf[:0], st.shown...)
+	clear(st.shown)
+	st.shown = st.shown[:0]
+	st.shownMu.Unlock()
+	for _, f := range fs {
+		f.flush(shownLag)
+	}
 }
 
 // Seat returns a seat for a session of player p. onTakenOver, if not nil,

@@ -203,6 +203,38 @@ func (s *Service) Leaderboard(ctx context.Context, size int, kind db.Kind, limit
 	return rows, err
 }
 
+// pagedStore is a store that reads a page of a leaderboard (package db's).
+type pagedStore interface {
+	LeaderboardFrom(ctx context.Context, size int, kind db.Kind, offset, limit int) ([]db.Entry, error)
+}
+
+// MaxUnpagedOffset bounds the offset of LeaderboardFrom on a store that
+// reads no pages: it reads the ranks skipped too.
+const MaxUnpagedOffset = 10_000
+
+// LeaderboardFrom is Leaderboard from rank offset+1 on. On a store that
+// reads no pages, the ranks before are read and dropped, and an offset
+// over MaxUnpagedOffset is an error.
+func (s *Service) LeaderboardFrom(ctx context.Context, size int, kind db.Kind, offset, limit int) ([]db.Entry, error) {
+	var rows []db.Entry
+	var err error
+	switch ps, ok := s.store.(pagedStore); {
+	case offset == 0:
+		return s.Leaderboard(ctx, size, kind, limit)
+	case ok:
+		rows, err = ps.LeaderboardFrom(ctx, size, kind, offset, limit)
+	case offset > MaxUnpagedOffset:
+		return nil, fmt.Errorf("leaderboard from rank %d: this store lists the first %d ranks at most", offset+1, MaxUnpagedOffset+limit)
+	default:
+		rows, err = s.store.Leaderboard(ctx, size, kind, offset+limit)
+		rows = rows[min(offset, len(rows)):]
+	}
+	for i := range rows {
+		rows[i].Name = printable(db.DisplayName(rows[i].Name, rows[i].Fingerprint))
+	}
+	return rows, err
+}
+
 // Rank returns the player's best game of a size and kind with its rank,
 // or db.ErrNotFound when they have none (guests never do).
 func (s *Service) Rank(ctx context.Context, p Player, size int, kind db.Kind) (db.Entry, error) {

@@ -40,6 +40,19 @@ const (
 	raceStartWait = 15 * time.Second
 	// raceMarker is on the race screen's first frame (its header).
 	raceMarker = "Place "
+	// clockRedraw is the most bytes of output taken for the race clock's
+	// redraw, once a second, rather than a key's frame: a cursor move,
+	// the pen and the second's new digit (4 bytes when the cursor was
+	// left after the clock, "\x1b[D" and the digit; 14–15 when it has to
+	// be moved there). A key's frame redraws tiles of the racer's own
+	// large board, bigger than that (30 bytes the smallest seen; most
+	// are hundreds). Without it, a key that moved nothing took the clock's
+	// redraw in its turn for its frame (one in ten of them), and its three
+	// opponents, with nothing to draw, were counted late. An opponent's
+	// frame may be one small tile (20 bytes): of the others' output, only
+	// tinyRedraw or less is taken for the clock.
+	clockRedraw = 16
+	tinyRedraw  = 8
 )
 
 // raceRoom is what a room's racers share in the load generator.
@@ -193,8 +206,8 @@ func opponentLatencies(rooms []*raceRoom) (samples []int64, late int) {
 				end = keys[i+1].at
 			}
 			for _, o := range r.members {
-				if o == k.who || !o.connected {
-					continue
+				if o == k.who || !o.connected || (!o.outputUntil.IsZero() && o.outputUntil.Before(end)) {
+					continue // the opponent stopped reading before the key's turn was over
 				}
 				j, _ := slices.BinarySearchFunc(o.outputAt, k.at, func(a, b time.Time) int { return a.Compare(b) })
 				if j < len(o.outputAt) && o.outputAt[j].Before(end) {

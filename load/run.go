@@ -70,6 +70,9 @@ type session struct {
 	room     *raceRoom
 	raceKeys []raceKey
 	outputAt []time.Time
+	// outputUntil is when the session stopped recording output (the
+	// run's end): an opponent's move after it is not counted.
+	outputUntil time.Time
 
 	// bot: the moves counter of the first and last state lines.
 	firstMoves, lastMoves int

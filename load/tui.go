@@ -149,7 +149,7 @@ func (s *session) playKeys(ctx context.Context, chunks <-chan chunk, w io.Writer
 		timer.Reset(time.Until(due))
 		select {
 		case c := <-chunks:
-			if s.room != nil && c.n > 0 {
+			if s.room != nil && c.n > tinyRedraw {
 				s.outputAt = append(s.outputAt, c.at)
 			}
 			if pending && s.room != nil && c.n > 0 && c.at.Sub(t0) >= opponentWindow {
@@ -159,7 +159,8 @@ func (s *session) playKeys(ctx context.Context, chunks <-chan chunk, w io.Writer
 				pending = false
 				s.endFrame()
 			}
-			if pending && c.n > 0 && !c.at.Before(t0) {
+			// In a race, the clock's redraw is not the key's frame.
+			if pending && c.n > 0 && !c.at.Before(t0) && (s.room == nil || c.n > clockRedraw) {
 				pending = false
 				if s.room != nil {
 					s.raceKeys[len(s.raceKeys)-1].answered = true
@@ -182,6 +183,7 @@ func (s *session) playKeys(ctx context.Context, chunks <-chan chunk, w io.Writer
 		case <-timer.C:
 		case <-stop:
 			stopped, stop = true, nil
+			s.outputUntil = time.Now()
 			continue
 		case <-ctx.Done():
 			return ctx.Err()

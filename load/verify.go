@@ -22,7 +22,7 @@ const maxScoresOutput = 8 << 20
 // VerifyReport is the final check through `scores --json`.
 type VerifyReport struct {
 	Checked bool   `json:"checked"`
-	Command string `json:"command,omitempty"` // what was run on the server
+	Command string `json:"command,omitempty"` // what was run on the server (with --offset for the pages after the first)
 	// What is compared with the stored moves: "replies" (bot mode: the
 	// moves counter of the last reply, exact) or "framed_keys" (tui mode:
 	// keys answered by a frame, inferred; see docs/load-testing.md).
@@ -71,7 +71,7 @@ func verify(ctx context.Context, cfg *Config, sessions []*session) VerifyReport 
 	if cfg.Size != 0 {
 		v.Command += fmt.Sprintf(" --size %d", cfg.Size)
 	}
-	entries, err := fetchScoresRetrying(ctx, cfg, v.Command)
+	entries, unpaged, err := fetchAllScores(ctx, cfg, v.Command)
 	if err != nil {
 		v.Checked = false
 		v.Error = err.Error()
@@ -118,8 +118,8 @@ func verify(ctx context.Context, cfg *Config, sessions []*session) VerifyReport 
 			v.mismatch(s.name, want, stored)
 		}
 	}
-	if len(entries) >= wire.MaxScoresLimit && v.NotListed > 0 {
-		v.Note += fmt.Sprintf("; the listing is capped at %d players, so players not listed may rank below it", wire.MaxScoresLimit)
+	if unpaged && v.NotListed > 0 {
+		v.Note += fmt.Sprintf("; the server lists no page past the first %d players (no scores --offset: an older server), so players not listed may rank below them", len(entries))
 	}
 	sort.Slice(v.Mismatches, func(i, j int) bool { return v.Mismatches[i].Name < v.Mismatches[j].Name })
 	return v
@@ -129,6 +129,35 @@ func (v *VerifyReport) mismatch(name string, want, got int) {
 	if len(v.Mismatches) < maxMismatches {
 		v.Mismatches = append(v.Mismatches, Mismatch{Name: name, Expected: want, Stored: got})
 	}
+}
+
+// maxScoresPages bounds how many pages of the listing the check reads: a
+// million players.
+const maxScoresPages = 1000
+
+// fetchAllScores reads the whole listing, a page of wire.MaxScoresLimit
+// players at a time (cmd, then cmd --offset N), until a page comes short.
+// A server older than --offset fails the second page: what the first
+// listed is returned, and unpaged.
+func fetchAllScores(ctx context.Context, cfg *Config, cmd string) (all []wire.ScoreEntry, unpaged bool, err error) {
+	for page := range maxScoresPages {
+		pageCmd := cmd
+		if page > 0 {
+			pageCmd += fmt.Sprintf(" --offset %d", page*wire.MaxScoresLimit)
+		}
+		entries, err := fetchScoresRetrying(ctx, cfg, pageCmd)
+		switch {
+		case err != nil && page == 1:
+			return all, true, nil
+		case err != nil:
+			return nil, false, err
+		}
+		all = append(all, entries...)
+		if len(entries) < wire.MaxScoresLimit {
+			return all, false, nil
+		}
+	}
+	return nil, false, fmt.Errorf("verify: %s: more than %d pages of players", cmd, maxScoresPages)
 }
 
 // verifyRetry is the pause between tries of the check (see VerifyWait).

@@ -100,13 +100,24 @@ var scripts = []struct {
 }
 
 func TestConformance(t *testing.T) {
-	for _, p := range []colorprofile.Profile{colorprofile.TrueColor, colorprofile.ANSI256, colorprofile.ASCII} {
-		for _, sc := range scripts {
-			t.Run(fmt.Sprintf("%s/%s", p, sc.name), func(t *testing.T) {
+	// The screen as the server runs it (on a terminal that erases with
+	// the background colour, line feeds as written), and as it runs
+	// where neither is known.
+	terms := []struct {
+		name string
+		opts screen.Options
+	}{
+		{"xterm-256color", screen.Options{Term: "xterm-256color", RawLineFeed: true}},
+		{"plain", screen.Options{}},
+	}
+	for pi, p := range []colorprofile.Profile{colorprofile.TrueColor, colorprofile.ANSI256, colorprofile.ASCII} {
+		for i, sc := range scripts {
+			term := terms[(pi+i)%len(terms)] // each script on each, in one profile or another
+			t.Run(fmt.Sprintf("%s/%s/%s", p, term.name, sc.name), func(t *testing.T) {
 				t.Parallel()
 				const w, h = 80, 24
 				prog := startProgram(t, p, w, h)
-				scr := startScreen(t, p, w, h)
+				scr := startScreen(t, p, w, h, term.opts)
 				sides := []*side{prog, scr}
 				compare(t, "the first frame", sides, "Moves")
 				var typed int64
@@ -172,13 +183,14 @@ func startProgram(t *testing.T, p colorprofile.Profile, w, h int) *side {
 // startScreen runs the game screen on a Screen on a virtual terminal
 // until the test ends; whatever the game screen asks for that the Screen
 // does not do fails the test.
-func startScreen(t *testing.T, p colorprofile.Profile, w, h int) *side {
+func startScreen(t *testing.T, p colorprofile.Profile, w, h int, opts screen.Options) *side {
 	t.Helper()
 	s := newSide(t, "screen.Screen", w, h, false)
-	scr := screen.New(s.model, s.term, screen.Options{Width: w, Height: h, Profile: p,
-		Unsupported: func(what string) {
-			t.Errorf("the game screen asked for %s, which package screen does not do", what)
-		}})
+	opts.Width, opts.Height, opts.Profile = w, h, p
+	opts.Unsupported = func(what string) {
+		t.Errorf("the game screen asked for %s, which package screen does not do", what)
+	}
+	scr := screen.New(s.model, s.term, opts)
 	ctx, cancel := context.WithCancel(context.Background())
 	s.run(t, cancel, scr.Send, func() error { return scr.Run(ctx, s.in) })
 	return s

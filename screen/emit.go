@@ -3,6 +3,8 @@ package screen
 import (
 	"bytes"
 	"strconv"
+
+	"github.com/charmbracelet/x/ansi"
 )
 
 // What a frame writes is mostly pen changes (SGR) and cursor moves, not
@@ -10,9 +12,12 @@ import (
 // the renderer first lists the runs of cells to write on every changed line
 // (segments), then writes them in an order that needs fewer pen changes:
 // next, among the runs that start in the pen already set, the nearest one
-// (the rows of one tile, tiles of one colour), else the next in reading
-// order. Where the terminal erases with the pen's background (bce), a run
-// of spaces that ends a segment is erased (ECH) rather than written.
+// (the rows of one tile, tiles of one colour), else, of the next few, the
+// one whose pen change and move cost the fewest bytes. Where the terminal
+// erases with the pen's background (bce), a run
+// of spaces that ends a segment is erased (ECH) rather than written. The
+// cursor moves between runs with the fewest bytes (see move): a tile's
+// rows are a line feed or a reverse index apart.
 
 // segment is a run of a changed line's cells to write, [x0, x1), or, with
 // erase, the clearing of the line from x0 on.
@@ -88,7 +93,7 @@ func (r *renderer) segments(sc *scratch, i int) {
 				for next < stop && old[next-l.lo] == cur[next-l.lo] {
 					next++
 				}
-				if next == stop || cost(pen, cur[x-l.lo:next-l.lo]) > cursorForwardLen(next-x) {
+				if next == stop || sc.cost(pen, cur[x-l.lo:next-l.lo]) > cursorForwardLen(next-x) {
 					break
 				}
 			}
@@ -132,6 +137,10 @@ func (r *renderer) eraseRest(sc *scratch, first int) {
 // time.
 const lookahead = 64
 
+// penLookahead is how many segments are weighed by their pen change when
+// none starts in the pen: the frame's next few lines.
+const penLookahead = 16
+
 // emit writes the frame's segments.
 func (r *renderer) emit(out *bytes.Buffer, sc *scratch) {
 	segs := sc.segs
@@ -147,7 +156,7 @@ func (r *renderer) emit(out *bytes.Buffer, sc *scratch) {
 		// is at most a byte further, so that the next move is from it:
 		// a tile's top row, then its bottom row, then the middle.
 		// (Costs in half bytes.)
-		best, bestCost := first, -1
+		best, bestCost, found := first, 0, false
 		for i := first; i < min(len(segs), first+lookahead); i++ {
 			s := &segs[i]
 			if s.done || !r.startsInPen(s) {
@@ -157,8 +166,28 @@ func (r *renderer) emit(out *bytes.Buffer, sc *scratch) {
 			if s.stays {
 				c -= 3
 			}
-			if bestCost < 0 || c < bestCost {
-				best, bestCost = i, c
+			if !found || c < bestCost {
+				best, bestCost, found = i, c, true
+			}
+		}
+		if !found {
+			// None does: the one the pen change and the move to it cost
+			// the least.
+			for i := first; i < min(len(segs), first+penLookahead); i++ {
+				s := &segs[i]
+				if s.done {
+					continue
+				}
+				c := 2 * r.penCost(sc, s)
+				if s.stays {
+					c -= 3
+				}
+				if found && c >= bestCost {
+					continue // no nearer than the best can make it cheaper
+				}
+				if c += 2 * r.moveCost(s.x0, s.y); !found || c < bestCost {
+					best, bestCost, found = i, c, true
+				}
 			}
 		}
 		r.write(out, sc, &segs[best])
@@ -175,13 +204,36 @@ func (r *renderer) startsInPen(s *segment) bool {
 	return s.head == r.pen
 }
 
+// penCost is about how many bytes write(s) writes to change the pen
+// before its first cell: to the pen of its first cell, or, for spaces,
+// of the frame's text of their background (see spacePen), else their own.
+// (Exactly would be what spacePen picks, which takes as long again as
+// the rest of choosing.)
+func (r *renderer) penCost(sc *scratch, s *segment) int {
+	switch {
+	case s.erase:
+		if r.pen.spaceStyle() == nil {
+			return 0
+		}
+		return len(sc.transition(r.pen, nil))
+	case !s.space:
+		return len(sc.transition(r.pen, s.head))
+	case r.pen.spaceStyle() == s.head:
+		return 0
+	}
+	if f := sc.fullFor(s.head); f != nil {
+		return len(sc.transition(r.pen, f))
+	}
+	return len(sc.transition(r.pen, s.head))
+}
+
 // write writes one segment.
 func (r *renderer) write(out *bytes.Buffer, sc *scratch, s *segment) {
 	l := &sc.lines[s.line]
 	r.moveTo(out, s.x0, s.y)
 	if s.erase {
 		if r.pen.spaceStyle() != nil {
-			r.setPen(out, nil)
+			r.setPen(out, sc, nil)
 		}
 		out.WriteString("\x1b[K")
 		return
@@ -200,7 +252,7 @@ func (r *renderer) write(out *bytes.Buffer, sc *scratch, s *segment) {
 				n++
 			}
 			if r.pen.spaceStyle() != c.style {
-				r.setPen(out, r.spacePen(sc, c.style, cur[k+n:]))
+				r.setPen(out, sc, r.spacePen(sc, c.style, cur[k+n:]))
 			}
 			if r.ech && erases(r.pen) {
 				more := k+n < len(cur)
@@ -230,7 +282,7 @@ func (r *renderer) write(out *bytes.Buffer, sc *scratch, s *segment) {
 			continue
 		}
 		if c.style != r.pen {
-			r.setPen(out, c.style)
+			r.setPen(out, sc, c.style)
 		}
 		out.WriteString(c.text)
 		r.x++
@@ -272,37 +324,54 @@ func (r *renderer) spacePen(sc *scratch, sp *style, rest []cell) *style {
 	// background changed and what it draws across cells (an underline, a
 	// reverse: a mark on a tile) taken off.
 	best := sp
-	bestLen := len(transition(r.pen, sp))
-	if p := r.pen; p != nil && (sp == nil || sp.look == sgrState{bg: sp.look.bg}) {
-		look := p.look
-		look.attrs &^= acrossCell
-		look.underline = 0
-		look.bg = noColour
-		if sp != nil {
-			look.bg = sp.look.bg
-		}
-		if q := intern(look); q.spaceStyle() == sp && len(transition(p, q)) < bestLen {
-			best, bestLen = q, len(transition(p, q))
-		}
+	bestLen := len(sc.transition(r.pen, sp))
+	if q := sc.bgSwapped(r.pen, sp); q != nil && len(sc.transition(r.pen, q)) < bestLen {
+		best, bestLen = q, len(sc.transition(r.pen, q))
 	}
 	// Text of this background elsewhere in the frame (the digits of a
 	// tile's middle row, drawn next): its pen now, if that costs no more
 	// than this one and a change to it later.
-	if f := sc.fullFor(sp); f != nil && len(transition(r.pen, f)) <= bestLen+len(transition(best, f)) {
+	if f := sc.fullFor(sp); f != nil && len(sc.transition(r.pen, f)) <= bestLen+len(sc.transition(best, f)) {
 		return f
 	}
 	return best
 }
 
+// bgSwapped is pen p with its background changed to space style sp's
+// and what it draws across cells taken off, if that draws spaces as sp
+// does; else nil.
+func (sc *scratch) bgSwapped(p, sp *style) *style {
+	if p == nil || sp != nil && sp.look != (sgrState{bg: sp.look.bg}) {
+		return nil
+	}
+	m := &sc.swaps[(p.id*0x9e3779b1^sp.idOf())%uint32(len(sc.swaps))]
+	if m.set && m.p == p && m.sp == sp {
+		return m.q
+	}
+	look := p.look
+	look.attrs &^= acrossCell
+	look.underline = 0
+	look.bg = noColour
+	if sp != nil {
+		look.bg = sp.look.bg
+	}
+	q := intern(look)
+	if q.spaceStyle() != sp {
+		q = nil
+	}
+	*m = swapMemo{set: true, p: p, sp: sp, q: q}
+	return q
+}
+
 // cost is how many bytes writing cs takes with the pen at pen.
-func cost(pen *style, cs []cell) int {
+func (sc *scratch) cost(pen *style, cs []cell) int {
 	n := 0
 	for _, c := range cs {
 		if c.text == "" {
 			continue
 		}
 		if c.text != " " || c.style != pen.spaceStyle() {
-			n += len(transition(pen, c.style))
+			n += len(sc.transition(pen, c.style))
 			pen = c.style
 		}
 		n += len(c.text)
@@ -311,8 +380,8 @@ func cost(pen *style, cs []cell) int {
 }
 
 // setPen switches the terminal's pen to a style.
-func (r *renderer) setPen(out *bytes.Buffer, st *style) {
-	out.WriteString(transition(r.pen, st))
+func (r *renderer) setPen(out *bytes.Buffer, sc *scratch, st *style) {
+	out.WriteString(sc.transition(r.pen, st))
 	r.pen = st
 }
 
@@ -336,7 +405,16 @@ func (r *renderer) moveTo(out *bytes.Buffer, x, y int) {
 	r.x, r.y = x, y
 }
 
-// moveCost is how many bytes moveTo(x, y) writes (see move).
+// The cursor's moves, shortest first where a choice is the same length:
+// relative moves by control characters (line feed down where it keeps
+// the column, reverse index up, backspace left), then by CSI sequences;
+// or from the line's start (carriage return); or to an absolute position.
+// None of them scrolls: a line feed is only written to go down, never
+// from the last row, and a reverse index only to go up, never from the
+// first.
+
+// moveCost is how many bytes moveTo(x, y) writes (see move). It is what
+// the renderer orders its writes by, so it is counted, not written.
 func (r *renderer) moveCost(x, y int) int {
 	if r.x == x && r.y == y {
 		return 0
@@ -349,20 +427,117 @@ func (r *renderer) moveCost(x, y int) int {
 		return best
 	}
 	dy := y - r.y
-	v := moveLen(abs(dy))
-	h := 0
-	if dx := x - r.x; dx != 0 {
-		h = moveLen(abs(dx))
-	}
-	best = min(best, v+h)
-	fromStart := v + 1 // up or down, CR
+	v := r.verticalLen(dy)
+	best = min(best, v+horizontalLen(x-r.x))
+	fromStart := 1 + v // CR, then up or down
 	if dy == 1 {
 		fromStart = 2 // CR LF
 	}
-	if x > 0 {
-		fromStart += moveLen(x)
+	return min(best, fromStart+horizontalLen(x))
+}
+
+// move appends to b the shortest way to column x of row y: an absolute
+// position, or, when the cursor's place is known, up or down and across,
+// or up or down and from the line's start.
+func (r *renderer) move(b []byte, x, y int) []byte {
+	if r.x == x && r.y == y {
+		return b
 	}
-	return min(best, fromStart)
+	var abs, rel, fromStart [32]byte
+	// CUP; a column of 1 may be left out.
+	best := append(abs[:0], "\x1b["...)
+	best = strconv.AppendInt(best, int64(y+1), 10)
+	if x > 0 {
+		best = append(best, ';')
+		best = strconv.AppendInt(best, int64(x+1), 10)
+	}
+	best = append(best, 'H')
+	if r.x >= 0 {
+		dy := y - r.y
+		m := appendHorizontal(r.appendVertical(rel[:0], dy), x-r.x)
+		if len(m) < len(best) {
+			best = m
+		}
+		if dy == 1 {
+			// Whether or not a line feed also returns the carriage on its
+			// way to the terminal (see Options.RawLineFeed).
+			m = append(fromStart[:0], '\r', '\n')
+		} else {
+			m = r.appendVertical(append(fromStart[:0], '\r'), dy)
+		}
+		if m = appendHorizontal(m, x); len(m) < len(best) {
+			best = m
+		}
+	}
+	return append(b, best...)
+}
+
+// maxFeeds is the most rows the cursor goes down by line feeds: from 4
+// on, CUD is as short.
+const maxFeeds = 3
+
+// verticalLen is len(appendVertical(nil, dy)).
+func (r *renderer) verticalLen(dy int) int {
+	switch {
+	case dy > 0 && r.lf && dy <= maxFeeds:
+		return dy
+	case dy == -1:
+		return len(ansi.ReverseIndex)
+	}
+	return moveLen(abs(dy))
+}
+
+// appendVertical appends the shortest move down or up by dy rows, nothing
+// for 0: line feeds (only where a line feed keeps the column), reverse
+// index for one row up, else CUD or CUU. The cursor is never on the last
+// row when it goes down, nor on the first when it goes up, so that
+// neither scrolls.
+func (r *renderer) appendVertical(b []byte, dy int) []byte {
+	switch {
+	case dy > 0 && r.lf && dy <= maxFeeds:
+		for range dy {
+			b = append(b, '\n')
+		}
+		return b
+	case dy > 0:
+		return appendMove(b, dy, 'B')
+	case dy == -1:
+		return append(b, ansi.ReverseIndex...)
+	case dy < 0:
+		return appendMove(b, -dy, 'A')
+	}
+	return b
+}
+
+// maxBackspaces is the most columns the cursor goes left by backspaces:
+// from 4 on, CUB is as short.
+const maxBackspaces = 3
+
+// horizontalLen is len(appendHorizontal(nil, dx)).
+func horizontalLen(dx int) int {
+	if dx < 0 && -dx <= maxBackspaces {
+		return -dx
+	}
+	return moveLen(abs(dx))
+}
+
+// appendHorizontal appends the shortest move right or left by dx
+// columns, nothing for 0: backspaces, or CUF or CUB. (The cursor is
+// never where it waits to wrap when it moves relatively: its column is
+// not known then.)
+func appendHorizontal(b []byte, dx int) []byte {
+	switch {
+	case dx < 0 && -dx <= maxBackspaces:
+		for range -dx {
+			b = append(b, '\b')
+		}
+		return b
+	case dx > 0:
+		return appendMove(b, dx, 'C')
+	case dx < 0:
+		return appendMove(b, -dx, 'D')
+	}
+	return b
 }
 
 // moveLen is the length of CUU, CUD, CUF or CUB by n, 0 for none.
@@ -386,60 +561,6 @@ func digits(n int) int {
 }
 
 func abs(n int) int { return max(n, -n) }
-
-// move appends to b the shortest way to column x of row y: an absolute
-// position, or, when the cursor's place is known, up or down and across,
-// or up or down and from the line's start (a line feed for the next line).
-func (r *renderer) move(b []byte, x, y int) []byte {
-	if r.x == x && r.y == y {
-		return b
-	}
-	var abs, rel, fromStart [32]byte
-	// CUP; a column of 1 may be left out.
-	best := append(abs[:0], "\x1b["...)
-	best = strconv.AppendInt(best, int64(y+1), 10)
-	if x > 0 {
-		best = append(best, ';')
-		best = strconv.AppendInt(best, int64(x+1), 10)
-	}
-	best = append(best, 'H')
-	if r.x >= 0 {
-		dy := y - r.y
-		m := appendVertical(rel[:0], dy)
-		switch dx := x - r.x; {
-		case dx > 0:
-			m = appendMove(m, dx, 'C')
-		case dx < 0:
-			m = appendMove(m, -dx, 'D')
-		}
-		if len(m) < len(best) {
-			best = m
-		}
-		if dy == 1 {
-			m = append(fromStart[:0], '\r', '\n')
-		} else {
-			m = append(appendVertical(fromStart[:0], dy), '\r')
-		}
-		if x > 0 {
-			m = appendMove(m, x, 'C')
-		}
-		if len(m) < len(best) {
-			best = m
-		}
-	}
-	return append(b, best...)
-}
-
-// appendVertical appends CUD or CUU by dy rows, nothing for 0.
-func appendVertical(b []byte, dy int) []byte {
-	switch {
-	case dy > 0:
-		return appendMove(b, dy, 'B')
-	case dy < 0:
-		return appendMove(b, -dy, 'A')
-	}
-	return b
-}
 
 // appendMove appends CUU, CUD, CUF or CUB (final) by n.
 func appendMove(b []byte, n int, final byte) []byte {

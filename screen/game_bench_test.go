@@ -107,7 +107,7 @@ func classify(kinds map[string]int, out string) {
 		case seq == " ":
 			kind = "spaces"
 		case width > 0:
-		case seq == "\r" || seq == "\n":
+		case seq == "\r" || seq == "\n" || seq == "\b" || seq == ansi.ReverseIndex:
 			kind = "moves"
 		case strings.HasPrefix(seq, "\x1b["):
 			switch seq[len(seq)-1] {
@@ -135,7 +135,9 @@ func gameScreen(tb testing.TB, p colorprofile.Profile, term string, w *countingW
 	store := &rankedStore{GuestStore: tui.NewGuestStore(nil, func() uint64 { n++; return seed*1000 + n })}
 	m := tui.New(tui.Options{Store: store, Player: "bench", Profile: p})
 	// No frame interval: a frame is drawn as soon as each message is handled.
-	s := screen.New(m, w, screen.Options{Width: 80, Height: 24, Profile: p, Term: term, FPS: 1 << 30})
+	// Line feeds reach the terminal as written, as the server writes them
+	// (to the session's channel).
+	s := screen.New(m, w, screen.Options{Width: 80, Height: 24, Profile: p, Term: term, RawLineFeed: true, FPS: 1 << 30})
 	in, typing := io.Pipe()
 	tb.Cleanup(func() { typing.Close(); s.Stop() })
 	s.Start(in)

@@ -54,7 +54,7 @@ func TestRendererGameScreen(t *testing.T) {
 // where the terminal erases with the pen's colour, and written elsewhere.
 func TestRendererErasesOnlyWithBCE(t *testing.T) {
 	tile := func(bg string) string { return "\x1b[48;5;" + bg + "m" + strings.Repeat(" ", 12) + "\x1b[m" }
-	for _, term := range []testTerm{{colorprofile.ANSI256, false}, {colorprofile.ANSI256, true}} {
+	for _, term := range []testTerm{{colorprofile.ANSI256, false, false}, {colorprofile.ANSI256, true, false}, {colorprofile.ANSI256, true, true}} {
 		c := newScreenCheck(t, term, 20, 3)
 		c.frame("x\n" + tile("209") + "\nx")
 		out := c.frame("x\n" + tile("203") + "\nx")

@@ -13,7 +13,8 @@ import (
 // go of its last frame, and draws the next one whole and right.
 func TestScreenForgetsIdleFrame(t *testing.T) {
 	forgetAfter = 50 * time.Millisecond
-	t.Cleanup(func() { forgetAfter = 30 * time.Second })
+	was := forgetAfter
+	t.Cleanup(func() { forgetAfter = was })
 	m := &testModel{long: true}
 	r := start(t, m, nil, Options{Width: 20, Height: 3, Profile: colorprofile.ANSI})
 	waitFor(t, "the first frame", func() bool {

@@ -26,6 +26,9 @@ type renderer struct {
 	// ech: the terminal erases characters (ECH) with the pen's background
 	// (see Options.Term).
 	ech bool
+	// lf: a line feed reaches the terminal as written, and moves the
+	// cursor down a row in its column (see Options.RawLineFeed).
+	lf bool
 
 	lines  []string // the last frame's lines as the view wrote them, at most height
 	redraw bool     // the screen's content is unknown: clear and draw all
@@ -48,12 +51,44 @@ type scratch struct {
 	segs         []segment  // what to write, in the lines' order
 	// full maps a space style to a style of the frame's text that shows
 	// spaces alike (see spacePen).
-	full []fullStyle
+	full   []fullStyle
+	diffed []diffed // the last lines diffed (see again)
 
 	// A frame repeats a few SGR sequences many times; looking each up in
 	// the shared tables (hashing its text, under a lock) was most of the
 	// time spent cutting lines. Direct-mapped by a hash of the sequence.
 	recent [128]sgrMemo
+	// The transitions between styles, and the pens spacePen makes, met
+	// lately: the same few, looked up many times a frame while choosing
+	// what to write next, are read here rather than from the shared
+	// tables (a lock and a map each). Direct-mapped by style ids.
+	trans [256]transMemo
+	swaps [64]swapMemo
+}
+
+type transMemo struct {
+	from, to *style
+	seq      string
+	set      bool
+}
+
+type swapMemo struct {
+	p, sp, q *style
+	set      bool
+}
+
+// transition is the package's transition, remembered.
+func (sc *scratch) transition(from, to *style) string {
+	if from == to {
+		return ""
+	}
+	m := &sc.trans[(from.idOf()*0x9e3779b1^to.idOf()*0x85ebca6b)>>24]
+	if m.set && m.from == from && m.to == to {
+		return m.seq
+	}
+	seq := transition(from, to)
+	*m = transMemo{from: from, to: to, seq: seq, set: true}
+	return seq
 }
 
 type sgrMemo struct {
@@ -140,8 +175,14 @@ func (r *renderer) frame(out *bytes.Buffer, view string) {
 		if y < len(next) {
 			is = next[y]
 		}
-		if was != is {
+		if was != is && !sc.again(y, was, is) {
+			l0, s0 := len(sc.lines), len(sc.segs)
 			r.diff(sc, y, was, is)
+			if len(sc.diffed) == cap(sc.diffed) {
+				copy(sc.diffed, sc.diffed[1:])
+				sc.diffed = sc.diffed[:len(sc.diffed)-1]
+			}
+			sc.diffed = append(sc.diffed, diffed{was, is, l0, len(sc.lines), s0, len(sc.segs)})
 		}
 	}
 	r.emit(out, sc)
@@ -161,6 +202,47 @@ func (sc *scratch) curCells(l *lineDiff) []cell { return sc.cells[l.cur:l.stop] 
 
 func (sc *scratch) reset() {
 	sc.cells, sc.lines, sc.segs, sc.full = sc.cells[:0], sc.lines[:0], sc.segs[:0], sc.full[:0]
+	if sc.diffed == nil {
+		sc.diffed = make([]diffed, 0, maxDiffed)
+	}
+	sc.diffed = sc.diffed[:0]
+}
+
+// diffed is a line's change that a later line of the frame may repeat:
+// its old and new text, and the changed stretches (sc.lines[l0:l1]) and
+// segments (sc.segs[s0:s1]) found for it.
+type diffed struct {
+	was, is        string
+	l0, l1, s0, s1 int
+}
+
+// maxDiffed is how many of the frame's last changed lines a changed line
+// is compared with. A row of tiles is a block of lines, each of its rows
+// but the one with the labels the same text as the one above: a move that
+// changes a tile changes them alike.
+const maxDiffed = 3
+
+// again adds the change of row y, from was to is, if it repeats one of
+// the last lines' (the same texts): their stretches and segments, moved
+// to row y. Cells are shared; they are not changed once made.
+func (sc *scratch) again(y int, was, is string) bool {
+	for k := len(sc.diffed) - 1; k >= 0; k-- {
+		d := &sc.diffed[k]
+		if len(d.is) != len(is) || len(d.was) != len(was) || d.is != is || d.was != was {
+			continue
+		}
+		shift := len(sc.lines) - d.l0
+		for _, l := range sc.lines[d.l0:d.l1] {
+			l.y = y
+			sc.lines = append(sc.lines, l)
+		}
+		for _, sg := range sc.segs[d.s0:d.s1] {
+			sg.y, sg.line = y, sg.line+shift
+			sc.segs = append(sc.segs, sg)
+		}
+		return true
+	}
+	return false
 }
 
 // diff finds what differs between the old and new text of row y and adds

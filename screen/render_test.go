@@ -225,11 +225,13 @@ func (c vcell) looksLike(o vcell) bool {
 }
 
 // vterm is a virtual terminal that interprets exactly what the renderer
-// may write: graphemes, CR, LF, CUU, CUD, CUF, CUB, CUP, ED 2, EL 0, SGR,
-// and ECH if it has background colour erase (bce). Anything
+// may write: graphemes, CR, LF, BS, RI, CUU, CUD, CUF, CUB, CUP, ED 2,
+// EL 0, SGR, and ECH if it has background colour erase (bce). Anything
 // else is an error. It does not scroll, and does not wrap: a grapheme
 // written after the last column (where the terminal's cursor waits to
-// wrap) is an error, as is a line feed on the last row.
+// wrap) is an error, as is a line feed on the last row or a reverse index
+// on the first. With onlcr, a line feed returns the carriage too, as the
+// SSH library's emulated PTY makes it (it writes CR LF for LF).
 type vterm struct {
 	w, h  int
 	cells [][]vcell
@@ -247,6 +249,8 @@ type vterm struct {
 
 	// bce: the terminal takes ECH and erases with the pen's background.
 	bce bool
+	// onlcr: a line feed is written as CR LF on its way.
+	onlcr bool
 }
 
 func newVterm(w, h int) *vterm {
@@ -306,6 +310,28 @@ func (v *vterm) do(seq string, width int, cmd ansi.Cmd, params ansi.Params) erro
 		}
 		v.y++
 		v.wrap = false
+		if v.onlcr {
+			v.x = 0
+		}
+	case seq == "\b":
+		// Terminals differ on where a backspace goes from where the
+		// cursor waits to wrap, and on whether it goes back to the line
+		// before from the first column.
+		if v.wrap {
+			return fmt.Errorf("backspace while the cursor waits to wrap")
+		}
+		if v.x == 0 {
+			return fmt.Errorf("backspace in the first column")
+		}
+		v.x--
+	case seq == ansi.ReverseIndex:
+		if v.wrap {
+			return fmt.Errorf("reverse index while the cursor waits to wrap")
+		}
+		if v.y == 0 {
+			return fmt.Errorf("reverse index on the first row scrolls the screen")
+		}
+		v.y--
 	case strings.HasPrefix(seq, "\x1b["):
 		return v.csi(cmd, params)
 	case v.lenient && (strings.HasPrefix(seq, "\x1b]") || strings.HasPrefix(seq, "\x1bP")):
@@ -678,9 +704,9 @@ type screenCheck struct {
 func newScreenCheck(t testing.TB, term testTerm, w, h int) *screenCheck {
 	t.Helper()
 	r := newRenderer(term.profile, w, h)
-	r.ech = term.bce
+	r.ech, r.lf = term.bce, term.lf
 	vt := newVterm(w, h)
-	vt.bce = term.bce
+	vt.bce, vt.onlcr = term.bce, !term.lf
 	return &screenCheck{t: t, term: term, profile: term.profile, r: r, vt: vt}
 }
 
@@ -733,25 +759,32 @@ var testProfiles = []colorprofile.Profile{
 }
 
 // testTerm is a terminal the renderer is checked on: a colour profile,
-// and whether it erases with the pen's background (bce), so that the
-// renderer may use ECH.
+// whether it erases with the pen's background (bce), so that the
+// renderer may use ECH, and whether line feeds reach it as written (lf),
+// so that the renderer may move down by them; without lf, every line
+// feed arrives as CR LF.
 type testTerm struct {
 	profile colorprofile.Profile
 	bce     bool
+	lf      bool
 }
 
 func (t testTerm) String() string {
+	s := t.profile.String()
 	if t.bce {
-		return t.profile.String() + "+bce"
+		s += "+bce"
 	}
-	return t.profile.String()
+	if t.lf {
+		s += "+lf"
+	}
+	return s
 }
 
-// testTerms is every profile, with and without bce.
+// testTerms is every profile, with and without bce and lf.
 var testTerms = func() []testTerm {
 	var ts []testTerm
 	for _, p := range testProfiles {
-		ts = append(ts, testTerm{p, false}, testTerm{p, true})
+		ts = append(ts, testTerm{p, false, false}, testTerm{p, true, false}, testTerm{p, false, true}, testTerm{p, true, true})
 	}
 	return ts
 }()
@@ -1217,18 +1250,53 @@ func BenchmarkFrame(b *testing.B) {
 // TestMoveCost: the cost the renderer orders its writes by is the length
 // of the move it then writes.
 func TestMoveCost(t *testing.T) {
-	r := newRenderer(colorprofile.TrueColor, 120, 40)
-	for _, from := range [][2]int{{-1, 5}, {0, 0}, {7, 3}, {119, 39}, {10, 10}, {99, 9}} {
-		for y := range 40 {
-			for x := range 120 {
-				r.x, r.y = from[0], from[1]
-				var b bytes.Buffer
-				r.moveTo(&b, x, y)
-				r.x, r.y = from[0], from[1]
-				if got := r.moveCost(x, y); got != b.Len() {
-					t.Fatalf("from %v to %d,%d: moveCost %d, moveTo writes %q", from, x, y, got, b.String())
+	for _, lf := range []bool{false, true} {
+		r := newRenderer(colorprofile.TrueColor, 120, 40)
+		r.lf = lf
+		vt := newVterm(120, 40)
+		vt.onlcr = !lf
+		for _, from := range [][2]int{{-1, 5}, {0, 0}, {7, 3}, {119, 39}, {10, 10}, {99, 9}} {
+			for y := range 40 {
+				for x := range 120 {
+					r.x, r.y = from[0], from[1]
+					var b bytes.Buffer
+					r.moveTo(&b, x, y)
+					r.x, r.y = from[0], from[1]
+					if got := r.moveCost(x, y); got != b.Len() {
+						t.Fatalf("lf %v, from %v to %d,%d: moveCost %d, moveTo writes %q", lf, from, x, y, got, b.String())
+					}
+					if from[0] < 0 {
+						continue
+					}
+					// The move lands where it says, on a terminal that
+					// takes line feeds as the renderer was told.
+					vt.x, vt.y, vt.wrap = from[0], from[1], false
+					if err := vt.apply(b.Bytes()); err != nil || vt.x != x || vt.y != y {
+						t.Fatalf("lf %v, from %v to %d,%d: %q lands on %d,%d (%v)", lf, from, x, y, b.String(), vt.x, vt.y, err)
+					}
 				}
 			}
+		}
+	}
+	// The shortest moves by control characters, where they do not scroll.
+	r := newRenderer(colorprofile.TrueColor, 80, 24)
+	r.lf = true
+	for _, tt := range []struct {
+		from, to [2]int
+		want     string
+	}{
+		{[2]int{5, 5}, [2]int{5, 6}, "\n"},
+		{[2]int{5, 5}, [2]int{5, 8}, "\n\n\n"},
+		{[2]int{5, 5}, [2]int{5, 9}, "\x1b[4B"},
+		{[2]int{5, 5}, [2]int{5, 4}, "\x1bM"},
+		{[2]int{5, 5}, [2]int{2, 5}, "\b\b\b"},
+		{[2]int{5, 5}, [2]int{1, 5}, "\x1b[4D"},
+		{[2]int{5, 5}, [2]int{3, 6}, "\n\b\b"},
+		{[2]int{5, 1}, [2]int{5, 0}, "\x1bM"},
+	} {
+		r.x, r.y = tt.from[0], tt.from[1]
+		if got := string(r.move(nil, tt.to[0], tt.to[1])); got != tt.want {
+			t.Errorf("from %v to %v: %q, want %q", tt.from, tt.to, got, tt.want)
 		}
 	}
 	if asciiText('~') != "~" || asciiText(' ') != " " || asciiText('\\') != "\\" {

@@ -91,6 +91,15 @@ type Options struct {
 	// spaces are erased (ECH) rather than written, which takes fewer
 	// bytes; elsewhere they are written.
 	Term string
+	// RawLineFeed tells that what the screen writes reaches the terminal
+	// as written: a line feed moves the cursor down a row and keeps its
+	// column, as it does on a terminal (and through OpenSSH's client,
+	// which passes output on raw), so that the renderer may move down by
+	// line feeds, a byte a row. Without it a line feed is only written
+	// after a carriage return, where it does not matter whether something
+	// on the way turns it into CR LF (the SSH library's emulated PTY
+	// writer does).
+	RawLineFeed bool
 	// KeyRate is the most keys a second the model gets, one second's
 	// worth at once; keys over it are dropped (see keyLimiter). 0 means
 	// no limit.
@@ -127,6 +136,7 @@ type Screen struct {
 	mu          sync.Mutex // guards everything below, and writes to out
 	model       tea.Model
 	r           *renderer
+	lastView    viewID // the last frame's view, for sharedFrame
 	title       string
 	lastFrame   time.Time
 	timer       *time.Timer // draws the next frame when the interval is up
@@ -164,6 +174,7 @@ func New(model tea.Model, out io.Writer, opts Options) *Screen {
 	width, height := max(opts.Width, 1), max(opts.Height, 1)
 	r := newRenderer(opts.Profile, width, height)
 	r.ech = erasesWithBackground(opts.Term)
+	r.lf = opts.RawLineFeed
 	return &Screen{
 		out:             out,
 		interval:        time.Second / time.Duration(fps),
@@ -407,7 +418,7 @@ func (s *Screen) draw() {
 		s.title = v.WindowTitle
 		b.WriteString(ansi.SetWindowTitle(s.title))
 	}
-	s.r.frame(b, v.Content)
+	s.lastView = s.r.sharedFrame(b, v.Content, s.lastView)
 	s.write(b.Bytes())
 	s.armForget()
 	// A key that changed nothing on screen (a move against a wall) has no

@@ -4,6 +4,7 @@ import (
 	"image/color"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/ansi"
@@ -321,11 +322,23 @@ func colourOf(c color.Color) colour {
 // what they look like, for all sessions: cells compare by pointer, and
 // two views' ways of writing one look are one style. nil is the default.
 type style struct {
+	id   uint32   // for hashing: unique to the style, never 0
 	look sgrState // converted
 	sgr  string   // its parameters from the default
 	// space is how a space drawn in this style looks: only the
 	// background, unless something is drawn across the cell.
 	space *style
+}
+
+// styleIDs numbers styles as they are made.
+var styleIDs atomic.Uint32
+
+// idOf is s's id, 0 for the default.
+func (s *style) idOf() uint32 {
+	if s == nil {
+		return 0
+	}
+	return s.id
 }
 
 // spaceStyle is how a space drawn with s looks (nil is the default).
@@ -353,7 +366,7 @@ func intern(pn sgrState) *style {
 	if s, ok := byLook.get(pn); ok {
 		return s
 	}
-	s := &style{look: pn, sgr: strings.Join(pn.params(), ";")}
+	s := &style{id: styleIDs.Add(1), look: pn, sgr: strings.Join(pn.params(), ";")}
 	s.space = s
 	if pn.attrs&acrossCell == 0 && pn != (sgrState{bg: pn.bg}) {
 		s.space = intern(sgrState{bg: pn.bg})

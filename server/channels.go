@@ -154,6 +154,13 @@ func (b *boundedSession) Accept() (gossh.Channel, <-chan *gossh.Request, error) 
 	return ch, out, nil
 }
 
+// channel is the session's channel, nil before it is accepted.
+func (b *boundedSession) channel() gossh.Channel {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.ch
+}
+
 // filter passes the requests the session may have on to out, in order,
 // and answers the others false.
 func (b *boundedSession) filter(in <-chan *gossh.Request, out chan<- *gossh.Request) {

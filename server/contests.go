@@ -44,7 +44,7 @@ func (s *Server) runDaily(sess *session, args []string) int {
 		Size:        *size,
 		Context:     sess.Context(),
 		Daily:       &tui.Daily{Day: day, Streak: streak, Now: s.games.Now},
-	}))
+	}), seat)
 }
 
 // guestDailyHint is told to a guest on the daily challenge; it fits 80
@@ -83,10 +83,11 @@ func (s *Server) runRace(sess *session, args []string) int {
 		Guest:    sess.player.Guest,
 		Context:  sess.Context(),
 		Now:      s.games.Now,
+		Woken:    true, // runScreen's loop waits for the race's views: no goroutine of the screen's own
 	})
 	// However the session ends, the racer leaves: a forfeit mid-race.
 	defer model.Leave()
-	return s.runScreen(sess, model)
+	return s.runScreen(sess, model, seat)
 }
 
 // roomWordRule is what game accepts as a room word, said whole: game's own

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"net"
@@ -249,13 +250,24 @@ func TestScores(t *testing.T) {
 	if r := run(t, c, "scores --limit 1 --json", ""); strings.Count(r.stdout, `"rank"`) != 1 {
 		t.Errorf("--limit 1: %q", r.stdout)
 	}
+	// Pages: --offset goes on where the page before ended.
+	for offset, e := range want {
+		r := run(t, c, fmt.Sprintf("scores --limit 1 --offset %d --json", offset), "")
+		var page []wire.ScoreEntry
+		if err := json.Unmarshal([]byte(r.stdout), &page); err != nil || len(page) != 1 || page[0].Rank != e.Rank || page[0].Name != e.Name {
+			t.Errorf("--offset %d: %q (%v), want rank %d %s", offset, r.stdout, err, e.Rank, e.Name)
+		}
+	}
+	if r := run(t, c, fmt.Sprintf("scores --offset %d --json", len(want)), ""); strings.TrimSpace(r.stdout) != "[]" {
+		t.Errorf("--offset past the end: %q", r.stdout)
+	}
 	if r := run(t, c, "scores --bots --json", ""); strings.TrimSpace(r.stdout) != "[]" {
 		t.Errorf("bot leaderboard should be empty, got %q", r.stdout)
 	}
 	if r := run(t, c, "scores --size 7", ""); !strings.Contains(r.stdout, "no games yet") {
 		t.Errorf("empty leaderboard: %q", r.stdout)
 	}
-	for _, bad := range []string{"scores --size 1", "scores --limit 0", "scores --limit 5000", "scores what"} {
+	for _, bad := range []string{"scores --size 1", "scores --limit 0", "scores --limit 5000", "scores what", "scores --offset -1", "scores --daily --offset 5"} {
 		if r := run(t, c, bad, ""); r.code != 2 || r.stderr == "" {
 			t.Errorf("%s: %+v, want exit 2", bad, r)
 		}

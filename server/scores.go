@@ -19,9 +19,10 @@ import (
 const readTimeout = 5 * time.Second
 
 func (s *Server) runScores(sess *session, args []string) int {
-	fs := newFlagSet(sess, "scores", "[--size N] [--limit K] [--bots] [--daily [--date YYYY-MM-DD]] [--races] [--json]")
+	fs := newFlagSet(sess, "scores", "[--size N] [--limit K] [--offset N] [--bots] [--daily [--date YYYY-MM-DD]] [--races] [--json]")
 	size := fs.Int("size", 4, fmt.Sprintf("board size, %d to %d", engine.MinSize, engine.MaxSize))
 	limit := fs.Int("limit", 10, fmt.Sprintf("how many players to list, 1 to %d", wire.MaxScoresLimit))
+	offset := fs.Int("offset", 0, "list from rank N+1 on: the next page of --limit players")
 	// No backquotes in a flag's usage: the flag package would show the
 	// quoted word as the flag's argument ("-bots bot").
 	bots := fs.Bool("bots", false, "the bot leaderboard (games played with the bot command)")
@@ -47,6 +48,12 @@ func (s *Server) runScores(sess *session, args []string) int {
 		// ratings under a reader who asked for 5×5's.
 		fmt.Fprintln(sess.Stderr(), "scores: --races has no --size: a race rating counts races of every size")
 		return wire.ExitUsage
+	case *offset < 0:
+		fmt.Fprintf(sess.Stderr(), "scores: --offset %d: must be 0 or more\n", *offset)
+		return wire.ExitUsage
+	case *offset > 0 && (*daily || *races):
+		fmt.Fprintln(sess.Stderr(), "scores: --offset pages the score boards, not --daily or --races")
+		return wire.ExitUsage
 	}
 	switch {
 	case *size < engine.MinSize || *size > engine.MaxSize:
@@ -68,7 +75,7 @@ func (s *Server) runScores(sess *session, args []string) int {
 	}
 	ctx, cancel := context.WithTimeout(sess.Context(), readTimeout)
 	defer cancel()
-	rows, err := s.games.Leaderboard(ctx, *size, kind, *limit)
+	rows, err := s.games.LeaderboardFrom(ctx, *size, kind, *offset, *limit)
 	if err != nil {
 		s.log.Error("leaderboard", "size", *size, "kind", kind, "err", err)
 		fmt.Fprintln(sess.Stderr(), "ssh2048: could not read the leaderboard; try again later.")

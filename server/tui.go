@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -47,20 +48,24 @@ func (s *Server) runTUI(sess *session) int {
 	// The header counts the player's spectators: it is drawn again when
 	// one comes or goes.
 	seat.OnWatchers(sess.poke)
-	return s.runScreen(sess, s.cfg.TUI(sess, TUIEnv{Seat: seat}))
+	return s.runScreen(sess, s.cfg.TUI(sess, TUIEnv{Seat: seat}), seat)
 }
 
 // runScreen runs model on the session's terminal (a PTY is required) until
 // it ends, passing window changes and the session's notices on, and
 // returns the session's exit status as runTUI says. Every screen a
-// command opens (the game, spectating, replays, races) runs here.
-func (s *Server) runScreen(sess *session, model tea.Model) int {
-	return s.runScreenTelling(sess, model, s.noticeText)
+// command opens (the game, spectating, replays, races) runs here. seat,
+// if not nil, is the seat whose games the screen plays: once a key's
+// frame is written, the seat is told (game.Seat.Shown), and those who
+// watch the move (spectators, a race's opponents) are woken then, after
+// the player's own frame rather than with it.
+func (s *Server) runScreen(sess *session, model tea.Model, seat *game.Seat) int {
+	return s.runScreenTelling(sess, model, s.noticeText, seat)
 }
 
 // runScreenTelling is runScreen with the lines the player is told when
 // the server ends the session.
-func (s *Server) runScreenTelling(sess *session, model tea.Model, text func(notice) string) int {
+func (s *Server) runScreenTelling(sess *session, model tea.Model, text func(notice) string, seat *game.Seat) int {
 	pty, winch, _ := sess.Pty()
 	width, height := clampWindow(pty.Window)
 	// The screen runs on package screen rather than tea.Program: a program
@@ -68,17 +73,26 @@ func (s *Server) runScreenTelling(sess *session, model tea.Model, text func(noti
 	// hundreds of sessions is most of the server's memory, and draws on a
 	// ticker, which makes every key wait for the next tick (see package
 	// screen).
-	scr := screen.New(model, sess, screen.Options{
-		Width:   width,
-		Height:  height,
-		Profile: colorprofile.Env(append(sess.Environ(), "TERM="+pty.Term)),
-		Term:    pty.Term,
+	keyToFrame := s.cfg.Observer.KeyToFrame
+	if seat != nil {
+		keyToFrame = func(took time.Duration) {
+			seat.Shown()
+			s.cfg.Observer.KeyToFrame(took)
+		}
+	}
+	out, raw := screenOutput(sess)
+	scr := screen.New(model, out, screen.Options{
+		Width:       width,
+		Height:      height,
+		Profile:     colorprofile.Env(append(sess.Environ(), "TERM="+pty.Term)),
+		Term:        pty.Term,
+		RawLineFeed: raw,
 		// Without a limit a client can send keys as fast as its link
 		// allows, and each is a move: a database commit and a frame.
 		KeyRate:     s.lim.KeyRate,
 		Unsupported: s.unsupportedOnce,
 		AnswerWait:  answerWait,
-		KeyToFrame:  s.cfg.Observer.KeyToFrame,
+		KeyToFrame:  keyToFrame,
 	})
 	scr.Start(sess)
 	defer scr.Stop()
@@ -108,6 +122,50 @@ func (s *Server) runScreenTelling(sess *session, model tea.Model, text func(noti
 		return wire.ExitError
 	}
 	return wire.ExitOK
+}
+
+// screenOutput is where a screen writes: the session's channel itself
+// when there is one (raw is true), else the session. The session's Write
+// goes through the SSH library's emulated PTY, which copies every write
+// twice to turn each LF into CR LF, as a terminal's ONLCR would; the
+// client's terminal is in raw mode and takes a line feed as a move down
+// a row, which the renderer can use (screen.Options.RawLineFeed), and
+// writes its own CR LF where it means a new line.
+//
+// Writes go out in pieces of at most maxScreenWrite bytes: the SSH
+// library keeps, for each channel and for each connection's cipher, a
+// buffer as large as the largest packet written so far, for as long as
+// the session lasts; the first screen (2.4 KB at 80×24) would set it.
+func screenOutput(sess *session) (out io.Writer, raw bool) {
+	if b := boundedOf(sess.Context()); b != nil {
+		if ch := b.channel(); ch != nil {
+			return pieces{ch}, true
+		}
+	}
+	return pieces{sess}, false
+}
+
+// maxScreenWrite is the largest write of a screen to its session; a
+// move's frame is about 300 bytes.
+const maxScreenWrite = 1024
+
+// pieces writes to w in writes of at most maxScreenWrite bytes.
+type pieces struct{ w io.Writer }
+
+func (p pieces) Write(b []byte) (int, error) {
+	n := 0
+	for len(b) > 0 {
+		k, err := p.w.Write(b[:min(len(b), maxScreenWrite)])
+		n += k
+		switch {
+		case err != nil:
+			return n, err
+		case k == 0:
+			return n, io.ErrShortWrite
+		}
+		b = b[k:]
+	}
+	return n, nil
 }
 
 // unsupportedOnce logs, once for the server, each thing a game screen
@@ -146,8 +204,8 @@ func clampWindow(w ssh.Window) (int, int) {
 // on a notice it has the screen tell the player why the session ends
 // (text words it), and stops it NoticeGrace later if it has not quit by
 // itself; on a poke (spectators came or went) it has the screen drawn
-// again; for a screen that watches a game (a tui.Waker), it waits for the
-// game's news and wakes the screen; it stops the screen when the
+// again; for a screen that watches a game or races (a tui.Waker), it
+// waits for the game's or the race's news and wakes the screen; it stops the screen when the
 // connection drops. It returns the notice it passed on, if any. One loop
 // rather than a goroutine for each: every goroutine is 8 KB of stack or
 // more, and a server holds thousands of sessions.

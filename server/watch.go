@@ -185,7 +185,7 @@ func (s *Server) viewOptions(sess *session) tui.ViewOptions {
 // a spectator is told when the session ends (there is no game of theirs
 // to speak of).
 func (s *Server) runViewer(sess *session, model tea.Model) int {
-	return s.runScreenTelling(sess, model, viewerNoticeText(s.lim.IdleTimeout))
+	return s.runScreenTelling(sess, model, viewerNoticeText(s.lim.IdleTimeout), nil)
 }
 
 // viewerNoticeText is what a spectator is told when the server ends the

@@ -181,39 +181,14 @@ func markLabel(st lipgloss.Style, line string, mk mark) string {
 }
 
 // lines draws board b, which must be c.n×c.n, one string per line, with
-// the tiles in ms marked. The lines share one allocation: this runs for
-// every frame.
+// the tiles in ms marked. The lines share one allocation.
 func (c *boardCache) lines(b *engine.Board, ms *marks) []string {
-	n, t := c.n, c.t
-	size := (n*t.gy + t.gy) * len(c.gapRow)
-	for r := range n {
-		for col := range n {
-			for _, l := range c.tile(b.At(r, col), ms.at(r, col)) {
-				size += len(l)
-			}
-		}
-	}
-	size += n * t.h * (n + 1) * len(c.gapCols)
 	var sb strings.Builder
-	sb.Grow(size)
-	_, h := t.boardSize(n)
+	sb.Grow(c.size(b, ms))
+	_, h := c.t.boardSize(c.n)
 	ends := make([]int, 0, h)
-	for r := range n {
-		for range t.gy {
-			sb.WriteString(c.gapRow)
-			ends = append(ends, sb.Len())
-		}
-		for line := range t.h {
-			for col := range n {
-				sb.WriteString(c.gapCols)
-				sb.WriteString(c.tile(b.At(r, col), ms.at(r, col))[line])
-			}
-			sb.WriteString(c.gapCols)
-			ends = append(ends, sb.Len())
-		}
-	}
-	for range t.gy {
-		sb.WriteString(c.gapRow)
+	for i := range h {
+		c.writeLine(&sb, i, b, ms)
 		ends = append(ends, sb.Len())
 	}
 	all := sb.String()
@@ -224,6 +199,35 @@ func (c *boardCache) lines(b *engine.Board, ms *marks) []string {
 		start = end
 	}
 	return out
+}
+
+// size is how many bytes the lines of board b take.
+func (c *boardCache) size(b *engine.Board, ms *marks) int {
+	n, t := c.n, c.t
+	size := (n*t.gy + t.gy) * len(c.gapRow)
+	for r := range n {
+		for col := range n {
+			for _, l := range c.tile(b.At(r, col), ms.at(r, col)) {
+				size += len(l)
+			}
+		}
+	}
+	return size + n*t.h*(n+1)*len(c.gapCols)
+}
+
+// writeLine writes line i of board b (see lines) to sb.
+func (c *boardCache) writeLine(sb *strings.Builder, i int, b *engine.Board, ms *marks) {
+	t := c.t
+	r, k := i/(t.gy+t.h), i%(t.gy+t.h)
+	if r == c.n || k < t.gy {
+		sb.WriteString(c.gapRow)
+		return
+	}
+	for col := range c.n {
+		sb.WriteString(c.gapCols)
+		sb.WriteString(c.tile(b.At(r, col), ms.at(r, col))[k-t.gy])
+	}
+	sb.WriteString(c.gapCols)
 }
 
 // overlay replaces the middle of a board with the box's lines, centred in

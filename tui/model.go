@@ -101,6 +101,7 @@ type Model struct {
 	profile colorprofile.Profile
 	light   bool // the terminal answered that its background is light
 	cache   *boardCache
+	drawn   boardDraw // the board of the frame being drawn (see centreEach)
 	inks    struct{ title, label, value, gain ink }
 	// shortHelp is the help line, kept until the width or profile changes.
 	shortHelp line

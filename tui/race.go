@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"charm.land/bubbles/v2/key"
@@ -42,6 +43,9 @@ type RaceOptions struct {
 	// Now is the clock of the countdown and the race; nil means
 	// time.Now (the service's clock in tests).
 	Now func() time.Time
+	// Woken: the runner waits for the race's views itself and sends
+	// WakeMsg (see Waker); else the screen waits in a tea.Cmd.
+	Woken bool
 }
 
 // raceKeys are the race screens' keys, defined once: the help line of
@@ -86,11 +90,19 @@ type RaceModel struct {
 	width, height int
 
 	// mu guards ticket and stop, which Leave reads from the server's
-	// goroutine once the screen is done.
+	// goroutine once the screen is done, and moved.
 	mu     sync.Mutex
 	ticket *game.RaceTicket
 	tctx   context.Context    // the ticket's waits for its next view
 	stop   context.CancelFunc // ends them
+	moved  chan struct{}      // closed when the ticket changes (Wake)
+	// seen is the version of the view on screen, for the runner's
+	// goroutine to wait for a newer one (Wake).
+	seen atomic.Uint64
+	// clockAt is when the clock on screen next shows another second
+	// (Unix nanoseconds, real time; 0: no clock), for the runner to
+	// wake the screen then (Wake) rather than a goroutine of its own.
+	clockAt atomic.Int64
 
 	view     game.RaceView
 	me       int // the player's index in view.Racers; -1 before the first view
@@ -100,6 +112,19 @@ type RaceModel struct {
 	lastGain int
 
 	own, mini *boardCache
+	// ownDrawn is the player's board as last drawn, with what it was
+	// drawn from: most frames of a race are an opponent's move, which
+	// leaves it as it was.
+	ownDrawn struct {
+		lines []string
+		cache *boardCache
+		board engine.Board
+		marks marks
+	}
+	// drawn is the race screen as last drawn, until something it shows
+	// changes: the wake that follows the player's own move, whose view
+	// the screen already has, draws nothing new.
+	drawn string
 	// inks and the race's help line, drawn every frame of every racer:
 	// made once per profile (and width), as the game screen's header.
 	inks     struct{ title, label, value, gain, dim ink }
@@ -111,7 +136,10 @@ type RaceModel struct {
 	final string
 }
 
-var _ tea.Model = (*RaceModel)(nil)
+var (
+	_ tea.Model = (*RaceModel)(nil)
+	_ Waker     = (*RaceModel)(nil)
+)
 
 // NewRace returns the race screens for one session.
 func NewRace(opts RaceOptions) *RaceModel {
@@ -124,7 +152,8 @@ func NewRace(opts RaceOptions) *RaceModel {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	m := &RaceModel{opts: opts, ctx: opts.Context, keys: sharedRaceKeys(), now: opts.Now, width: 80, height: 24, me: -1}
+	m := &RaceModel{opts: opts, ctx: opts.Context, keys: sharedRaceKeys(), now: opts.Now, width: 80, height: 24, me: -1,
+		moved: make(chan struct{})}
 	m.setProfile(opts.Profile)
 	m.setTicket(opts.Ticket)
 	return m
@@ -148,7 +177,10 @@ func (m *RaceModel) setTicket(t *game.RaceTicket) {
 		m.stop()
 	}
 	m.ticket, m.tctx, m.stop = t, ctx, stop
+	close(m.moved)
+	m.moved = make(chan struct{})
 	m.mu.Unlock()
+	m.seen.Store(0)
 	m.view, m.haveView, m.me, m.play = game.RaceView{}, false, -1, nil
 	m.marks, m.lastGain, m.own, m.mini = marks{}, 0, nil, nil
 	m.notice, m.noticeErr = "", false
@@ -169,6 +201,61 @@ func (m *RaceModel) Leave() {
 	}
 }
 
+// Wake is Waker.Wake: news when the race on screen has a view newer
+// than the one shown, moved when the screen changes races. A screen not
+// run Woken has nothing to wake for: it waits in a tea.Cmd.
+//
+// The clock's seconds come the same way: news at once when the clock is
+// due, else moved at the next second (the race on screen does not change
+// while a clock runs: only after the results), so that the runner asks
+// again then.
+func (m *RaceModel) Wake() (news, moved <-chan struct{}) {
+	if !m.opts.Woken {
+		return nil, nil
+	}
+	m.mu.Lock()
+	t, moved := m.ticket, m.moved
+	m.mu.Unlock()
+	if at := m.clockAt.Load(); at != 0 {
+		if time.Now().UnixNano() >= at {
+			return closedNews, moved
+		}
+		moved = alarmAt(time.Unix(0, at))
+	}
+	return t.ChangedSince(m.seen.Load()), moved
+}
+
+// closedNews is news that has come.
+var closedNews = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
+
+// nextClock is when the clock on screen (the countdown's or the race's)
+// next shows another second, in real time; zero without one.
+func (m *RaceModel) nextClock() time.Time {
+	if !m.haveView {
+		return time.Time{}
+	}
+	var end time.Time
+	switch m.view.Phase {
+	case game.Countdown:
+		end = m.view.Starts
+	case game.Running:
+		end = m.view.Ends
+	default:
+		return time.Time{}
+	}
+	d := end.Sub(m.now())
+	if d <= 0 {
+		return time.Time{}
+	}
+	// The clock shows d rounded up to whole seconds: it changes as d
+	// goes below the whole second under it.
+	frac := d % time.Second
+	if frac == 0 {
+		frac = time.Second
+	}
+	return time.Now().Add(frac)
+}
+
 // raceViewMsg is a new view of the race on screen.
 type raceViewMsg struct {
 	ticket *game.RaceTicket
@@ -180,13 +267,20 @@ type raceViewMsg struct {
 type raceTickMsg struct{}
 
 // Init asks for the terminal's background, then waits for the race's
-// first view and starts the clock.
+// first view and starts the clock (run Woken, the runner does both).
 func (m *RaceModel) Init() tea.Cmd {
+	if m.opts.Woken {
+		return tea.RequestBackgroundColor
+	}
 	return tea.Batch(tea.RequestBackgroundColor, m.waitView(), m.tick())
 }
 
-// waitView waits, in a tea.Cmd, for the next view of the race on screen.
+// waitView waits, in a tea.Cmd, for the next view of the race on
+// screen; run Woken, the runner waits, and there is nothing to do.
 func (m *RaceModel) waitView() tea.Cmd {
+	if m.opts.Woken {
+		return nil
+	}
 	m.mu.Lock()
 	t, ctx := m.ticket, m.tctx
 	m.mu.Unlock()
@@ -204,8 +298,29 @@ func (m *RaceModel) tick() tea.Cmd {
 // Update handles one message. Moves are played and saved here,
 // synchronously, as on the game screen (see Model.Update).
 func (m *RaceModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	cmd := m.update(msg)
+	if m.opts.Woken {
+		if at := m.nextClock(); at.IsZero() {
+			m.clockAt.Store(0)
+		} else {
+			m.clockAt.Store(at.UnixNano())
+		}
+	}
+	return m, cmd
+}
+
+func (m *RaceModel) update(msg tea.Msg) tea.Cmd {
 	if m.final != "" {
-		return m, nil
+		return nil
+	}
+	switch msg.(type) {
+	case raceViewMsg: // a view that is not new leaves the screen as it is
+	case WakeMsg:
+		if at := m.clockAt.Load(); at != 0 && time.Now().UnixNano() >= at {
+			m.drawn = "" // the clock's next second
+		}
+	default:
+		m.drawn = ""
 	}
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
@@ -217,19 +332,24 @@ func (m *RaceModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.light = !msg.IsDark()
 		m.setProfile(m.profile)
 	case TakenOverMsg:
-		return m, m.end(msg.Text, "Your race game was opened in a newer session, which takes over from here.")
+		return m.end(msg.Text, "Your race game was opened in a newer session, which takes over from here.")
 	case ShutdownMsg:
-		return m, m.end(msg.Text, "The server is restarting. Your race game is saved as it stood.")
+		return m.end(msg.Text, "The server is restarting. Your race game is saved as it stood.")
 	case EndMsg:
-		return m, m.end(msg.Text, "")
+		return m.end(msg.Text, "")
 	case raceTickMsg:
-		return m, m.tick()
+		return m.tick()
 	case raceViewMsg:
-		return m, m.viewArrived(msg)
+		return m.viewArrived(msg)
+	case WakeMsg:
+		m.mu.Lock()
+		t := m.ticket
+		m.mu.Unlock()
+		m.adopt(t, t.Now())
 	case tea.KeyPressMsg:
-		return m, m.key(msg)
+		return m.key(msg)
 	}
-	return m, nil
+	return nil
 }
 
 func (m *RaceModel) viewArrived(msg raceViewMsg) tea.Cmd {
@@ -242,15 +362,26 @@ func (m *RaceModel) viewArrived(msg raceViewMsg) tea.Cmd {
 	if msg.err != nil {
 		return nil // the session or the wait ended
 	}
-	m.view, m.haveView = msg.view, true
-	m.me = msg.ticket.Me(msg.view)
+	m.adopt(msg.ticket, msg.view)
+	return m.waitView()
+}
+
+// adopt shows v, a view of t's race, unless the screen has it or a newer
+// one already (the player's own move brought it: see move).
+func (m *RaceModel) adopt(t *game.RaceTicket, v game.RaceView) {
+	if m.haveView && v.Version <= m.view.Version {
+		return
+	}
+	m.view, m.haveView = v, true
+	m.seen.Store(v.Version)
+	m.me = t.Me(v)
 	if m.view.Phase >= game.Running && m.play == nil {
-		m.play = msg.ticket.Play()
+		m.play = t.Play()
 	}
 	if m.view.Size != 0 && (m.own == nil || m.own.n != m.view.Size) {
 		m.own, m.mini = nil, nil
 	}
-	return m.waitView()
+	m.drawn = ""
 }
 
 func (m *RaceModel) key(k tea.KeyPressMsg) tea.Cmd {
@@ -350,6 +481,13 @@ func (m *RaceModel) move(d engine.Direction) tea.Cmd {
 	m.marks = marks{on: true, spawn: res.Spawn, merged: before.Merges(d)}
 	m.lastGain = res.Gained
 	m.notice, m.noticeErr = "", false
+	// The move has updated the race's view (places, this board among
+	// the opponents'): its frame shows it now, and the view's wake,
+	// which comes after this frame is written, finds nothing new.
+	m.mu.Lock()
+	t := m.ticket
+	m.mu.Unlock()
+	m.adopt(t, t.Now())
 	return nil
 }
 

@@ -36,7 +36,12 @@ func (m *RaceModel) View() tea.View {
 	case !m.haveView:
 		body = "Joining the race…"
 	case m.view.Phase == game.Running && m.play != nil:
-		if s, ok := m.raceScreen(); ok {
+		s, ok := m.drawn, m.drawn != ""
+		if !ok {
+			s, ok = m.raceScreen()
+		}
+		if ok {
+			m.drawn = s
 			v := tea.NewView(s)
 			v.AltScreen, v.WindowTitle = true, "2048 race"
 			return v
@@ -275,10 +280,14 @@ func (m *RaceModel) raceScreen() (string, bool) {
 		return "", false
 	}
 	if m.own == nil || m.own.t != t || m.own.n != n {
-		m.own = newBoardCache(m.styles, t, n)
+		m.own = sharedBoardCache(m.styles, t, n)
 	}
 	b := m.play.Board()
-	board := m.own.lines(&b, &m.marks)
+	d := &m.ownDrawn
+	if d.cache != m.own || d.board != b || d.marks != m.marks {
+		d.lines, d.cache, d.board, d.marks = m.own.lines(&b, &m.marks), m.own, b, m.marks
+	}
+	board := d.lines
 	bw, bh := t.boardSize(n)
 
 	var sideLines []string
@@ -356,7 +365,7 @@ func (m *RaceModel) opponentColumn(opponents []int, width, height int) (out []st
 	n := m.view.Size
 	mw, mh := miniTier.boardSize(n)
 	if m.mini == nil || m.mini.n != n {
-		m.mini = newBoardCache(m.styles, miniTier, n)
+		m.mini = sharedBoardCache(m.styles, miniTier, n)
 	}
 	boards := 0
 	if mw <= width {

@@ -7,13 +7,14 @@ import (
 )
 
 // Waker is a screen that waits for something outside itself: the game a
-// spectator watches. A runner that already waits for many things at once
+// spectator watches, the race a racer is in. A runner that already waits for many things at once
 // for its session (the SSH server's loop: window changes, notices) asks
 // it with Wake, and sends it a WakeMsg when news comes; the spectator then
 // holds no goroutine of its own while it waits, which at hundreds of
 // spectators is most of what one costs over a game screen. A model run
 // without such a runner (tea.Program) waits in a tea.Cmd as usual:
-// ViewOptions.Woken and Options.Woken say which it gets.
+// ViewOptions.Woken, Options.Woken and RaceOptions.Woken say which it
+// gets.
 type Waker interface {
 	// Wake returns news, closed when the screen has something new to
 	// show (then send WakeMsg, and call Wake again once it is handled),

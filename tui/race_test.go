@@ -1,0 +1,201 @@
+package tui
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/ssh2048/ssh2048/db"
+	"github.com/ssh2048/ssh2048/engine"
+	"github.com/ssh2048/ssh2048/game"
+)
+
+// runningRace starts a race of names in the public lobby and returns
+// their tickets once it runs, and the first racer's screen with the race
+// on it.
+func runningRace(t testing.TB, names ...string) (*RaceModel, []*game.RaceTicket) {
+	return runningRaceWoken(t, false, names...)
+}
+
+// runningRaceWoken is runningRace with the screen run Woken or not.
+func runningRaceWoken(t testing.TB, woken bool, names ...string) (*RaceModel, []*game.RaceTicket) {
+	t.Helper()
+	store, err := db.Open(context.Background(), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	svc := game.New(store, nil, game.WithRaceTimes(10*time.Millisecond, 10*time.Millisecond, time.Minute))
+	ctx := context.Background()
+	var tickets []*game.RaceTicket
+	for _, name := range names {
+		p, err := svc.Identify(ctx, "SHA256:"+name, "ssh-ed25519", name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seat := svc.Seat(p, nil)
+		t.Cleanup(seat.Close)
+		tk, err := svc.JoinRace(ctx, seat, "", 4, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(tk.Leave)
+		tickets = append(tickets, tk)
+	}
+	m := NewRace(RaceOptions{Ticket: tickets[0], Context: ctx, Woken: woken})
+	for {
+		v, err := tickets[0].Next(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v.Phase == game.Running {
+			m.Update(raceViewMsg{ticket: tickets[0], view: v})
+			break
+		}
+	}
+	return m, tickets
+}
+
+// moveOnce plays p's first direction that moves.
+func moveOnce(t *testing.T, p *game.Play) {
+	t.Helper()
+	moves := p.Moves()
+	for _, d := range []engine.Direction{engine.Up, engine.Left, engine.Down, engine.Right} {
+		if _, err := p.Move(context.Background(), d); err != nil {
+			t.Fatal(err)
+		}
+		if p.Moves() > moves {
+			return
+		}
+	}
+	t.Fatal("no direction moved the board")
+}
+
+var arrowKeys = []tea.KeyPressMsg{{Code: tea.KeyUp}, {Code: tea.KeyLeft}, {Code: tea.KeyDown}, {Code: tea.KeyRight}}
+
+// TestRaceOwnMoveCarriesItsView: the racer's own move is drawn with the
+// race's view that move made (its board among the others', the places),
+// not a view behind it; the wake for that view, which comes after, finds
+// nothing new and draws the same screen. An opponent's move, when its
+// view arrives, is drawn.
+func TestRaceOwnMoveCarriesItsView(t *testing.T) {
+	m, tickets := runningRace(t, "ann", "bob")
+	before := m.View().Content
+	moves := m.play.Moves()
+	for _, k := range arrowKeys {
+		m.Update(k)
+		if m.play.Moves() > moves {
+			break
+		}
+	}
+	if m.play.Moves() == moves {
+		t.Fatal("no direction moved the board")
+	}
+	now := tickets[0].Now()
+	if m.view.Version != now.Version {
+		t.Fatalf("after the move the screen has view %d, the race is at %d", m.view.Version, now.Version)
+	}
+	if got, want := m.view.Racers[m.me].Board, m.play.Board(); got != want {
+		t.Fatalf("the screen's view has the racer's board before the move:\n%v\nwant\n%v", got, want)
+	}
+	moved := m.View().Content
+	if moved == before {
+		t.Fatal("the move's frame is the frame before it")
+	}
+	// The wake for the view the move made.
+	m.Update(raceViewMsg{ticket: tickets[0], view: now})
+	if again := m.View().Content; again != moved {
+		t.Fatalf("the view the move made, arriving after it, changed the screen:\n%s\nwant\n%s", again, moved)
+	}
+	// The opponent moves.
+	bob := tickets[1].Play()
+	moveOnce(t, bob)
+	m.Update(raceViewMsg{ticket: tickets[0], view: tickets[0].Now()})
+	if after := m.View().Content; after == moved {
+		t.Fatal("the opponent's move did not change the screen")
+	}
+}
+
+// TestRaceWoken: run Woken, the race screen waits for no view itself
+// (the runner does, with Wake); Wake has news once an opponent moves,
+// none after the racer's own move (its frame carries its view), and a
+// WakeMsg brings the new view.
+func TestRaceWoken(t *testing.T) {
+	m, tickets := runningRaceWoken(t, true, "ann", "bob")
+	// The clock shows a whole second for a whole second from here: no
+	// news of it while the test runs.
+	ends := m.view.Ends
+	m.now = func() time.Time { return ends.Add(-30 * time.Second) }
+	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	if cmd := m.waitView(); cmd != nil {
+		t.Fatal("run Woken, the screen waits for views in a command of its own")
+	}
+	isClosed := func(c <-chan struct{}) bool {
+		select {
+		case <-c:
+			return true
+		default:
+			return false
+		}
+	}
+	if news, _ := m.Wake(); news == nil || isClosed(news) {
+		t.Fatal("news before anything happened")
+	}
+	moves := m.play.Moves()
+	for _, k := range arrowKeys {
+		m.Update(k)
+		if m.play.Moves() > moves {
+			break
+		}
+	}
+	if news, _ := m.Wake(); isClosed(news) {
+		t.Fatal("news after the racer's own move: its frame already shows its view")
+	}
+	bob := tickets[1].Play()
+	moveOnce(t, bob)
+	news, _ := m.Wake()
+	select {
+	case <-news:
+	case <-time.After(5 * time.Second):
+		t.Fatal("no news of the opponent's move")
+	}
+	m.Update(WakeMsg{})
+	if got, want := m.view.Racers[1].Board, bob.Board(); got != want {
+		t.Fatalf("after the wake the screen shows bob's board\n%v\nwant\n%v", got, want)
+	}
+	if news, _ := m.Wake(); isClosed(news) {
+		t.Fatal("news again once the view is on screen")
+	}
+}
+
+// TestRaceWokenClock: run Woken, the race clock's seconds come through
+// Wake (moved at the next second, then news), not a goroutine of the
+// screen's own, and the clock on screen shows the new second.
+func TestRaceWokenClock(t *testing.T) {
+	m, _ := runningRaceWoken(t, true, "ann", "bob")
+	ends, start := m.view.Ends, time.Now()
+	m.now = func() time.Time { return ends.Add(-30*time.Second - 50*time.Millisecond).Add(time.Since(start)) }
+	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	if v := m.View().Content; !strings.Contains(v, "0:31") {
+		t.Fatalf("the clock does not show 0:31:\n%s", v)
+	}
+	_, moved := m.Wake()
+	select {
+	case <-moved:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the clock's next second never came")
+	}
+	news, _ := m.Wake()
+	select {
+	case <-news:
+	default:
+		t.Fatal("no news once the clock's second came")
+	}
+	m.Update(WakeMsg{})
+	if v := m.View().Content; !strings.Contains(v, "0:30") {
+		t.Fatalf("after the clock's wake the screen does not show 0:30:\n%s", v)
+	}
+}
