@@ -60,7 +60,7 @@ func (s *Server) runDailyScores(sess *session, day string, size, limit int, asJS
 	}
 	_, _, hasPty := sess.Pty()
 	var b strings.Builder
-	b.WriteString(scoresTable(entries, size, db.KindHuman, hasPty))
+	b.WriteString(scoresTable(entries, size, db.KindHuman, hasPty, noGames))
 	table := b.String()
 	// The title says which board this is.
 	table = strings.Replace(table, fmt.Sprintf("Leaderboard %d×%d, human games", size, size),

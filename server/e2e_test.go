@@ -261,6 +261,10 @@ func TestScores(t *testing.T) {
 	if r := run(t, c, fmt.Sprintf("scores --offset %d --json", len(want)), ""); strings.TrimSpace(r.stdout) != "[]" {
 		t.Errorf("--offset past the end: %q", r.stdout)
 	}
+	// The table past the end does not say the board has no games.
+	if r := run(t, c, fmt.Sprintf("scores --offset %d", len(want)), ""); !strings.Contains(r.stdout, fmt.Sprintf("(no one ranked below #%d)", len(want))) || strings.Contains(r.stdout, "no games yet") {
+		t.Errorf("--offset past the end, as a table: %q", r.stdout)
+	}
 	if r := run(t, c, "scores --bots --json", ""); strings.TrimSpace(r.stdout) != "[]" {
 		t.Errorf("bot leaderboard should be empty, got %q", r.stdout)
 	}

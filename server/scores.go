@@ -99,13 +99,22 @@ func (s *Server) runScores(sess *session, args []string) int {
 		return wire.ExitOK
 	}
 	_, _, hasPty := sess.Pty()
-	_, _ = sess.Write([]byte(scoresTable(entries, *size, kind, hasPty)))
+	empty := noGames
+	if *offset > 0 {
+		// The board may have games, only not that many.
+		empty = fmt.Sprintf("no one ranked below #%d", *offset)
+	}
+	_, _ = sess.Write([]byte(scoresTable(entries, *size, kind, hasPty, empty)))
 	return wire.ExitOK
 }
 
+// noGames is what an empty leaderboard says.
+const noGames = "no games yet"
+
 // scoresTable renders the leaderboard; bold headings only on a terminal,
-// so that scripts reading plain output see no escape sequences.
-func scoresTable(entries []wire.ScoreEntry, size int, kind db.Kind, styled bool) string {
+// so that scripts reading plain output see no escape sequences. empty is
+// said in place of rows when there are none.
+func scoresTable(entries []wire.ScoreEntry, size int, kind db.Kind, styled bool, empty string) string {
 	var b strings.Builder
 	title := fmt.Sprintf("Leaderboard %d×%d, %s games", size, size, kind)
 	head := fmt.Sprintf("%4s  %-20s %9s %7s %7s  %s", "RANK", "NAME", "SCORE", "MAX", "MOVES", "ENDED")
@@ -114,7 +123,7 @@ func scoresTable(entries []wire.ScoreEntry, size int, kind db.Kind, styled bool)
 	}
 	b.WriteString(title + "\n" + head + "\n")
 	if len(entries) == 0 {
-		b.WriteString("  (no games yet)\n")
+		b.WriteString("  (" + empty + ")\n")
 	}
 	names := make([]string, len(entries))
 	for i, e := range entries {
