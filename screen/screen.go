@@ -9,7 +9,10 @@
 //     keys of one read, in order, count as one), unless the last frame was
 //     less than a frame interval ago (then at the end of that interval),
 //     rather than on a ticker: a keystroke's frame leaves within a
-//     millisecond or two of the key, and an idle screen costs no CPU.
+//     millisecond or two of the key, and an idle screen costs no CPU. A
+//     key's frame is never held for the interval (the key rate bounds
+//     those): a race's opponents or a clock cannot make a player's key
+//     wait up to a frame interval for its frame.
 //   - The renderer keeps the last frame's text and writes the cells that
 //     changed; Bubble Tea's keeps two grids of cells, about 460 KB for an
 //     80×24 screen. It compares lines as text, reading only where they
@@ -146,6 +149,7 @@ type Screen struct {
 	early       []tea.Msg // sent before Start, delivered after its first messages
 	changed     bool      // a message was handled since the last frame
 	keyAt       time.Time // when the first key not yet drawn arrived; zero if none
+	keyed       bool      // a key was handled since the last frame: draw it at once
 	ended       bool
 
 	backgroundAsked bool            // the terminal has not answered yet
@@ -272,7 +276,8 @@ func (s *Screen) sendAll(msgs []tea.Msg) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if !arrived.IsZero() && s.keyAt.IsZero() && hasKey(msgs) {
+	keyed := hasKey(msgs)
+	if !arrived.IsZero() && s.keyAt.IsZero() && keyed {
 		s.keyAt = arrived
 	}
 	if !s.started {
@@ -285,6 +290,7 @@ func (s *Screen) sendAll(msgs []tea.Msg) {
 		}
 		s.dispatch(msg)
 	}
+	s.keyed = s.keyed || keyed
 	s.scheduleFrame()
 }
 
@@ -363,6 +369,15 @@ func (s *Screen) scheduleFrame() {
 	if !s.changed || s.ended || s.waiting || s.stopped() {
 		return
 	}
+	// A key's frame goes out at once, even within the interval of a
+	// frame that something else asked for (an opponent's move, a rank
+	// read, a clock): the player waits for it. Keys come at most at the
+	// screen's key rate, so they cannot make frames unbounded; the
+	// interval bounds the frames nobody typed for.
+	if s.keyed {
+		s.draw()
+		return
+	}
 	if s.timed {
 		return // a frame is coming, and will show this message's effect
 	}
@@ -384,7 +399,8 @@ func (s *Screen) timedFrame() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.timed = false
-	if !s.ended && !s.stopped() {
+	// A key's frame may have been drawn since the timer was set.
+	if s.changed && !s.ended && !s.stopped() {
 		s.draw()
 	}
 }
@@ -404,7 +420,7 @@ var buffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 // draw writes the model's view; s.mu is held.
 func (s *Screen) draw() {
-	s.changed = false
+	s.changed, s.keyed = false, false
 	s.lastFrame = time.Now()
 	v := s.model.View()
 	s.checkView(&v)

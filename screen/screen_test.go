@@ -615,6 +615,30 @@ func TestScreenFramesCoalesce(t *testing.T) {
 	}
 }
 
+// TestScreenKeyNotHeldByTheInterval: a key typed within the frame
+// interval of a frame something else asked for (an opponent's move, a
+// clock) is drawn at once, not at the end of the interval; messages that
+// are not keys still wait for it.
+func TestScreenKeyNotHeldByTheInterval(t *testing.T) {
+	m := &testModel{}
+	r := start(t, m, nil, Options{Width: 20, Height: 3, FPS: 1})
+	waitFor(t, "the first frame", func() bool { return r.out.shows(t, colorprofile.TrueColor, 20, 3, "count 0\nkeys ") })
+	time.Sleep(1100 * time.Millisecond) // past the interval: the next frame goes at once
+	r.s.Send(countMsg{})
+	waitFor(t, "the message's frame", func() bool { return r.out.shows(t, colorprofile.TrueColor, 20, 3, "count 1\nkeys ") })
+	r.s.Send(countMsg{}) // within the interval: held for it
+	r.typeKeys(t, "a")   // a key: drawn at once, with the message before it
+	if !r.out.shows(t, colorprofile.TrueColor, 20, 3, "count 2\nkeys a") {
+		t.Fatalf("a key typed within the interval is not drawn at once: %q", r.out.String())
+	}
+	r.s.Send(countMsg{})
+	time.Sleep(200 * time.Millisecond)
+	if r.out.shows(t, colorprofile.TrueColor, 20, 3, "count 3\nkeys a") {
+		t.Fatal("a message that is not a key was drawn within the interval")
+	}
+	waitFor(t, "the held frame", func() bool { return r.out.shows(t, colorprofile.TrueColor, 20, 3, "count 3\nkeys a") })
+}
+
 func TestScreenResize(t *testing.T) {
 	m := &testModel{long: true}
 	r := start(t, m, nil, Options{Width: 20, Height: 3, Profile: colorprofile.ANSI})
