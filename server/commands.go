@@ -72,7 +72,7 @@ func writeHelp(w io.Writer) {
 	var b strings.Builder
 	b.WriteString("ssh2048: 2048 over SSH. Without a command, `ssh -t` opens the game.\n\nCommands:\n")
 	for _, c := range commands {
-		fmt.Fprintf(&b, "  %s %s\n      %s\n", c.name, c.args, c.summary)
+		fmt.Fprintf(&b, "  %s\n      %s\n", strings.TrimSpace(c.name+" "+c.args), c.summary)
 	}
 	b.WriteString("\nEvery command takes --help.\n" +
 		"Exit status (commands and the game screen): 0 ok, 1 server error, 2 usage,\n" +
@@ -89,6 +89,7 @@ func writeHelp(w io.Writer) {
 type commandFlags struct {
 	*flag.FlagSet
 	sess *session
+	args string       // the usage after the name
 	buf  bytes.Buffer // what the flag package writes while parsing
 }
 
@@ -96,31 +97,50 @@ type commandFlags struct {
 // the usage goes to stdout, as the answer asked for; after a mistake, the
 // error and the usage go to stderr.
 func newFlagSet(sess *session, name, args string) *commandFlags {
-	fs := &commandFlags{FlagSet: flag.NewFlagSet(name, flag.ContinueOnError), sess: sess}
+	fs := &commandFlags{FlagSet: flag.NewFlagSet(name, flag.ContinueOnError), sess: sess, args: args}
 	fs.SetOutput(&fs.buf)
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: %s %s\n", name, args)
+		fmt.Fprintln(fs.Output(), fs.usageLine())
 		fs.PrintDefaults()
 	}
 	return fs
 }
 
-// parseFlags parses args; when it returns ok=false the command must return
-// code: 0 after --help, wire.ExitUsage after a mistake (already reported).
-func parseFlags(fs *commandFlags, args []string) (code int, ok bool) {
-	err := fs.Parse(args)
-	switch {
+func (fs *commandFlags) usageLine() string {
+	return strings.TrimSpace("usage: " + fs.Name() + " " + fs.args)
+}
+
+// mistake tells the client what was wrong with the command line, in one
+// line, and the command's usage on the next (not every flag's help:
+// `--help` gives that), on stderr; it returns the status for it.
+func (fs *commandFlags) mistake(format string, a ...any) int {
+	fmt.Fprintf(fs.sess.Stderr(), "%s: %s\n%s\n", fs.Name(), fmt.Sprintf(format, a...), fs.usageLine())
+	return wire.ExitUsage
+}
+
+// parse parses args and answers --help and malformed flags; when ok is
+// false the command must return code.
+func (fs *commandFlags) parse(args []string) (code int, ok bool) {
+	switch err := fs.Parse(args); {
 	case errors.Is(err, flag.ErrHelp):
 		_, _ = fs.sess.Write(fs.buf.Bytes())
 		return wire.ExitOK, false
 	case err != nil:
-		_, _ = fs.sess.Stderr().Write(fs.buf.Bytes())
-		return wire.ExitUsage, false
-	case fs.NArg() > 0:
-		fmt.Fprintf(fs.sess.Stderr(), "%s: unexpected argument %q\n", fs.Name(), fs.Arg(0))
-		fs.Usage()
-		_, _ = fs.sess.Stderr().Write(fs.buf.Bytes())
-		return wire.ExitUsage, false
+		// The flag package's own message ("flag provided but not defined:
+		// -x"), without the flag table it prints after it.
+		return fs.mistake("%v", err), false
+	}
+	return wire.ExitOK, true
+}
+
+// parseFlags parses args; when it returns ok=false the command must return
+// code: 0 after --help, wire.ExitUsage after a mistake (already reported).
+func parseFlags(fs *commandFlags, args []string) (code int, ok bool) {
+	if code, ok := fs.parse(args); !ok {
+		return code, false
+	}
+	if fs.NArg() > 0 {
+		return fs.mistake("unexpected argument %.40q", fs.Arg(0)), false
 	}
 	return wire.ExitOK, true
 }

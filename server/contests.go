@@ -54,7 +54,7 @@ const guestDailyHint = "Guest: unranked. To rank, use an SSH key: ssh-keygen -t 
 func (s *Server) runRace(sess *session, args []string) int {
 	fs := newFlagSet(sess, "race", "[--size N] [--room WORD]")
 	size := fs.Int("size", 4, fmt.Sprintf("board size, %d to %d (a room's host may change it)", engine.MinSize, engine.MaxSize))
-	room := fs.String("room", "", "open or join the private room of this word (3 to 24 letters, digits or dashes)")
+	room := fs.String("room", "", "open or join the private room of this word ("+roomWordRule+")")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
@@ -90,6 +90,11 @@ func (s *Server) runRace(sess *session, args []string) int {
 	return s.runScreen(sess, model, seat)
 }
 
+// roomWordRule is what game accepts as a room word, said whole: game's own
+// ErrRoomWord leaves out "lowercase" and the dashes' places, so "Blue-Fox"
+// was refused for being what the message asked for.
+const roomWordRule = "3 to 24 lowercase letters, digits or dashes, not beginning or ending with a dash"
+
 // raceJoinFailed tells the player why they could not join a race, in
 // one line, and returns the status; failed is false when err is nil.
 func (s *Server) raceJoinFailed(sess *session, cmd, room string, err error) (code int, failed bool) {
@@ -97,7 +102,7 @@ func (s *Server) raceJoinFailed(sess *session, cmd, room string, err error) (cod
 	case err == nil:
 		return wire.ExitOK, false
 	case errors.Is(err, game.ErrRoomWord):
-		fmt.Fprintf(sess.Stderr(), "%s: --room %.30q: %v\n", cmd, cleanArg(room), game.ErrRoomWord)
+		fmt.Fprintf(sess.Stderr(), "%s: --room %.30q: a room word is %s\n", cmd, cleanArg(room), roomWordRule)
 		return wire.ExitUsage, true
 	case errors.Is(err, game.ErrRoomFull):
 		fmt.Fprintf(sess.Stderr(), "%s: room %s is full (%d racers); pick another word, or race in the public lobby\n", cmd, room, game.MaxRacers)

@@ -161,6 +161,23 @@ func TestDailyChallenge(t *testing.T) {
 	bs.waitText("bob's daily", "Daily 2026-11-23 3×3")
 	bs.send(arrowLeft + arrowRight)
 	bs.waitText("bob's first move", "Streak 1")
+	// Bob's game in play is today's: export is refused as for a daily,
+	// not sent to watch or replay it (which refuse it too).
+	bobsGame := false
+	for _, e := range scoresJSON[wire.ScoreEntry](t, ann, "scores --daily --size 3 --json") {
+		if e.Name != "bob" {
+			continue
+		}
+		bobsGame = true
+		id := strconv.FormatInt(e.GameID, 10)
+		want := "export: game " + id + " is of today's daily challenge; everyone plays the day on the same tiles, so it is shown once the day is over (UTC).\n"
+		if r := run(t, ann, "export "+id, ""); r.code != wire.ExitInPlay || r.stderr != want {
+			t.Fatalf("export of a daily game in play: %d %q; want %d %q", r.code, r.stderr, wire.ExitInPlay, want)
+		}
+	}
+	if !bobsGame {
+		t.Fatal("bob's daily game in play is not on today's board")
+	}
 	clk.Set(time.Date(2026, 11, 24, 0, 30, 0, 0, time.UTC))
 	bs.send(arrowUp + arrowDown + arrowLeft)
 	bs.waitText("the day's end", "The day is over")
@@ -209,10 +226,12 @@ func TestDailyBadInput(t *testing.T) {
 		{"scores --daily --date 2026-11-24", "has not come yet"},
 		{"scores --date 2026-11-20", "--date goes with --daily"},
 		{"scores --daily --races", "pick one"},
+		{"scores --races --size 5", "--races has no --size"},
+		{"scores --races --bots --size 4", "--races has no --size"},
 		{"race", "needs a terminal"},
 		{"bot --room blue-fox", "--room goes with --race"},
-		{"bot --race --room No_Spaces", "a room word is 3 to 24 letters"},
-		{"bot --race --room ab", "a room word is 3 to 24 letters"},
+		{"bot --race --room No_Spaces", "a room word is 3 to 24 lowercase letters"},
+		{"bot --race --room ab", "a room word is 3 to 24 lowercase letters"},
 	} {
 		r := run(t, c, tc.cmd, "")
 		if r.code != wire.ExitUsage || !strings.Contains(r.stderr, tc.want) || strings.Count(strings.TrimSpace(r.stderr), "\n") > 0 {

@@ -60,7 +60,7 @@ func (s *Server) runDailyScores(sess *session, day string, size, limit int, asJS
 	}
 	_, _, hasPty := sess.Pty()
 	var b strings.Builder
-	b.WriteString(scoresTable(entries, size, db.KindHuman, hasPty))
+	b.WriteString(scoresTable(entries, size, db.KindHuman, hasPty, noGames))
 	table := b.String()
 	// The title says which board this is.
 	table = strings.Replace(table, fmt.Sprintf("Leaderboard %d×%d, human games", size, size),
@@ -132,7 +132,7 @@ func (s *Server) runRaceScores(sess *session, bots bool, limit int, asJSON bool)
 		b.WriteString("  (no rated races yet)\n")
 	}
 	for _, e := range entries {
-		fmt.Fprintf(&b, "%4d  %s %7.0f %5.0f %7d\n", e.Rank, padCells(e.Name, 20), e.Rating, 2*e.Deviation, e.Races)
+		fmt.Fprintf(&b, "%4d  %s %7.0f %5.0f %7d\n", e.Rank, padCells(e.Name, 20), e.Rating, e.Deviation, e.Races)
 	}
 	_, _ = sess.Write([]byte(b.String()))
 	return wire.ExitOK

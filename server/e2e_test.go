@@ -140,6 +140,42 @@ func TestBotFlags(t *testing.T) {
 	}
 }
 
+// TestCommandLineMistakes: a malformed command line gets one line saying
+// what is wrong, named by its command, and the usage line under it; not
+// the flag package's bare message followed by every flag's help.
+func TestCommandLineMistakes(t *testing.T) {
+	ts := startServer(t)
+	c := ts.dial(t, "p", newKey(t))
+	for _, tc := range []struct{ cmd, first string }{
+		{"scores --bogus", "scores: flag provided but not defined: -bogus"},
+		{"scores --size=abc", `scores: invalid value "abc" for flag -size: parse error`},
+		{"scores extra", `scores: unexpected argument "extra"`},
+		{"bot --race --room", "bot: flag needs an argument: -room"},
+		{"tv extra", `tv: unexpected argument "extra"`},
+		{"history --x", "history: flag provided but not defined: -x"},
+		{"export", "export: want one game id"},
+		{"verify --x 1", "verify: flag provided but not defined: -x"},
+		{"watch a b", "watch: want one argument: a player's name (as the leaderboard shows it), #tag, or game id"},
+		{"replay --x", "replay: flag provided but not defined: -x"},
+	} {
+		r := run(t, c, tc.cmd, "")
+		name, _, _ := strings.Cut(tc.cmd, " ")
+		lines := strings.Split(strings.TrimSuffix(r.stderr, "\n"), "\n")
+		if r.code != wire.ExitUsage || r.stdout != "" || len(lines) != 2 || lines[0] != tc.first || !strings.HasPrefix(lines[1], "usage: "+name) {
+			t.Errorf("%s: status %d, stdout %q, stderr %q; want status %d and stderr %q then its usage line",
+				tc.cmd, r.code, r.stdout, r.stderr, wire.ExitUsage, tc.first)
+		}
+	}
+	// A command without arguments has no blank after its name, in its
+	// usage as in help.
+	if r := run(t, c, "history --help", ""); r.stdout != "usage: history\n" {
+		t.Errorf("history --help: %q, want %q", r.stdout, "usage: history\n")
+	}
+	if r := run(t, c, "help", ""); strings.Contains(r.stdout, " \n") {
+		t.Errorf("help has a line ending in a blank:\n%s", r.stdout)
+	}
+}
+
 func TestScores(t *testing.T) {
 	ts := startServer(t)
 	ctx := context.Background()
@@ -224,6 +260,10 @@ func TestScores(t *testing.T) {
 	}
 	if r := run(t, c, fmt.Sprintf("scores --offset %d --json", len(want)), ""); strings.TrimSpace(r.stdout) != "[]" {
 		t.Errorf("--offset past the end: %q", r.stdout)
+	}
+	// The table past the end does not say the board has no games.
+	if r := run(t, c, fmt.Sprintf("scores --offset %d", len(want)), ""); !strings.Contains(r.stdout, fmt.Sprintf("(no one ranked below #%d)", len(want))) || strings.Contains(r.stdout, "no games yet") {
+		t.Errorf("--offset past the end, as a table: %q", r.stdout)
 	}
 	if r := run(t, c, "scores --bots --json", ""); strings.TrimSpace(r.stdout) != "[]" {
 		t.Errorf("bot leaderboard should be empty, got %q", r.stdout)

@@ -71,6 +71,15 @@ func TestRaceRoom(t *testing.T) {
 	if len(ratings) != 2 || ratings[0].Name != "ann" || ratings[0].Rating <= 1500 || ratings[1].Rating >= 1500 || ratings[0].Races != 1 {
 		t.Fatalf("ratings after the race: %+v", ratings)
 	}
+	// The table's ± is the same deviation as the JSON's (and the docs'
+	// "1500 ± 350"), not twice it.
+	table := run(t, ts.dial(t, "carl", newKey(t)), "scores --races", "")
+	for _, e := range ratings {
+		want := fmt.Sprintf("%-20s %7.0f %5.0f %7d\n", e.Name, e.Rating, e.Deviation, e.Races)
+		if !strings.Contains(table.stdout, want) {
+			t.Errorf("scores --races has no row %q:\n%s", want, table.stdout)
+		}
+	}
 	// Back to the lobby: a new race in the same room, ratings shown.
 	ann.send("\r")
 	ann.waitText("the room again", "Racers 1 of 8", strconv.Itoa(int(ratings[0].Rating+0.5)))
@@ -134,6 +143,26 @@ func TestRaceRoomErrors(t *testing.T) {
 	}
 	for _, b := range bots {
 		b.in.Close()
+	}
+}
+
+// TestRoomWordMessage: every word the game refuses is told the rule it
+// broke; "BLUE-FOX" was told "letters, digits or dashes", which it is.
+func TestRoomWordMessage(t *testing.T) {
+	ts := startServer(t)
+	c := ts.dial(t, "ann", newKey(t))
+	for _, word := range []string{"BLUE-FOX", "Blue-fox", "ab", "-fox", "fox-", "blue_fox", strings.Repeat("x", 25)} {
+		r := run(t, c, "bot --race --room "+word, "")
+		want := fmt.Sprintf("bot: --room %q: a room word is 3 to 24 lowercase letters, digits or dashes, not beginning or ending with a dash\n", word)
+		if r.code != wire.ExitUsage || r.stderr != want {
+			t.Errorf("--room %s: status %d, stderr %q; want %d and %q", word, r.code, r.stderr, wire.ExitUsage, want)
+		}
+	}
+	// The words the rule allows are let in (and leave at once: no input).
+	for _, word := range []string{"abc", "blue-fox", "4-2", strings.Repeat("x", 24)} {
+		if r := run(t, c, "bot --race --room "+word, ""); r.code != wire.ExitOK {
+			t.Errorf("--room %s: status %d, stderr %q; want 0", word, r.code, r.stderr)
+		}
 	}
 }
 

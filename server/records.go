@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"strconv"
 	"strings"
@@ -23,6 +22,15 @@ func (s *Server) runExport(sess *session, args []string) int {
 	ctx, cancel := context.WithTimeout(sess.Context(), readTimeout)
 	defer cancel()
 	rec, err := s.games.Record(ctx, id)
+	if errors.Is(err, game.ErrInPlay) {
+		// Record says "in play" before it looks at the contest, and the
+		// in-play message sends the player to watch or replay, which
+		// today's daily refuses (status 7 too): ask the replay, which
+		// tells a daily in play apart.
+		if _, rerr := s.games.Replay(ctx, id); errors.Is(rerr, game.ErrDailyOn) {
+			err = rerr
+		}
+	}
 	if code, ok := s.gameError(sess, "export", id, err); !ok {
 		return code
 	}
@@ -58,19 +66,11 @@ func (s *Server) runVerify(sess *session, args []string) int {
 // gameArg reads the one argument, a game id (as `scores --json` lists it
 // in game_id), after the flags.
 func gameArg(sess *session, fs *commandFlags, args []string) (int64, int, bool) {
-	err := fs.Parse(args)
-	switch {
-	case errors.Is(err, flag.ErrHelp):
-		_, _ = sess.Write(fs.buf.Bytes())
-		return 0, wire.ExitOK, false
-	case err != nil:
-		_, _ = sess.Stderr().Write(fs.buf.Bytes())
-		return 0, wire.ExitUsage, false
-	case fs.NArg() != 1:
-		fmt.Fprintf(sess.Stderr(), "%s: want one game id\n", fs.Name())
-		fs.Usage()
-		_, _ = sess.Stderr().Write(fs.buf.Bytes())
-		return 0, wire.ExitUsage, false
+	if code, ok := fs.parse(args); !ok {
+		return 0, code, false
+	}
+	if fs.NArg() != 1 {
+		return 0, fs.mistake("want one game id"), false
 	}
 	id, err := strconv.ParseInt(strings.TrimPrefix(fs.Arg(0), "#"), 10, 64)
 	if err != nil || id <= 0 {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"strings"
 	"time"
@@ -41,6 +42,11 @@ func (s *Server) runScores(sess *session, args []string) int {
 		return wire.ExitUsage
 	case *daily && *bots:
 		fmt.Fprintln(sess.Stderr(), "scores: the daily challenge has no bot board")
+		return wire.ExitUsage
+	case *races && isSet(fs, "size"):
+		// Not ignored: `--races --size 5` would print every size's
+		// ratings under a reader who asked for 5×5's.
+		fmt.Fprintln(sess.Stderr(), "scores: --races has no --size: a race rating counts races of every size")
 		return wire.ExitUsage
 	case *offset < 0:
 		fmt.Fprintf(sess.Stderr(), "scores: --offset %d: must be 0 or more\n", *offset)
@@ -93,13 +99,22 @@ func (s *Server) runScores(sess *session, args []string) int {
 		return wire.ExitOK
 	}
 	_, _, hasPty := sess.Pty()
-	_, _ = sess.Write([]byte(scoresTable(entries, *size, kind, hasPty)))
+	empty := noGames
+	if *offset > 0 {
+		// The board may have games, only not that many.
+		empty = fmt.Sprintf("no one ranked below #%d", *offset)
+	}
+	_, _ = sess.Write([]byte(scoresTable(entries, *size, kind, hasPty, empty)))
 	return wire.ExitOK
 }
 
+// noGames is what an empty leaderboard says.
+const noGames = "no games yet"
+
 // scoresTable renders the leaderboard; bold headings only on a terminal,
-// so that scripts reading plain output see no escape sequences.
-func scoresTable(entries []wire.ScoreEntry, size int, kind db.Kind, styled bool) string {
+// so that scripts reading plain output see no escape sequences. empty is
+// said in place of rows when there are none.
+func scoresTable(entries []wire.ScoreEntry, size int, kind db.Kind, styled bool, empty string) string {
 	var b strings.Builder
 	title := fmt.Sprintf("Leaderboard %d×%d, %s games", size, size, kind)
 	head := fmt.Sprintf("%4s  %-20s %9s %7s %7s  %s", "RANK", "NAME", "SCORE", "MAX", "MOVES", "ENDED")
@@ -108,7 +123,7 @@ func scoresTable(entries []wire.ScoreEntry, size int, kind db.Kind, styled bool)
 	}
 	b.WriteString(title + "\n" + head + "\n")
 	if len(entries) == 0 {
-		b.WriteString("  (no games yet)\n")
+		b.WriteString("  (" + empty + ")\n")
 	}
 	names := make([]string, len(entries))
 	for i, e := range entries {
@@ -135,4 +150,11 @@ func scoresTable(entries []wire.ScoreEntry, size int, kind db.Kind, styled bool)
 func padCells(s string, n int) string {
 	s = ansi.Truncate(s, n, "…")
 	return s + strings.Repeat(" ", max(0, n-ansi.StringWidth(s)))
+}
+
+// isSet reports whether the command line gave flag name.
+func isSet(fs *commandFlags, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }

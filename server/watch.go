@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"strconv"
 	"strings"
@@ -166,19 +165,11 @@ func (s *Server) runHistory(sess *session, args []string) int {
 // oneArg reads the one argument after the flags; what describes it in
 // the message when it is missing.
 func oneArg(sess *session, fs *commandFlags, args []string, what string) (string, int, bool) {
-	err := fs.Parse(args)
-	switch {
-	case errors.Is(err, flag.ErrHelp):
-		_, _ = sess.Write(fs.buf.Bytes())
-		return "", wire.ExitOK, false
-	case err != nil:
-		_, _ = sess.Stderr().Write(fs.buf.Bytes())
-		return "", wire.ExitUsage, false
-	case fs.NArg() != 1 || fs.Arg(0) == "":
-		fmt.Fprintf(sess.Stderr(), "%s: want one argument: %s\n", fs.Name(), what)
-		fs.Usage()
-		_, _ = sess.Stderr().Write(fs.buf.Bytes())
-		return "", wire.ExitUsage, false
+	if code, ok := fs.parse(args); !ok {
+		return "", code, false
+	}
+	if fs.NArg() != 1 || fs.Arg(0) == "" {
+		return "", fs.mistake("want one argument: %s", what), false
 	}
 	return fs.Arg(0), wire.ExitOK, true
 }

@@ -80,6 +80,14 @@ func parseFlags(fs *flag.FlagSet, args []string, n int) (code int, ok bool) {
 	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
 		return 0, false
 	} else if err != nil {
+		// The flag package wrote its bare message ("flag provided but not
+		// defined: -x") and the usage; say it again naming the subcommand,
+		// as every other mistake is told.
+		if b, ok := fs.Output().(*bytes.Buffer); ok {
+			b.Reset()
+		}
+		fmt.Fprintf(fs.Output(), "ssh2048 %s: %v\n", fs.Name(), err)
+		fs.Usage()
 		return 2, false
 	}
 	switch {
@@ -88,7 +96,7 @@ func parseFlags(fs *flag.FlagSet, args []string, n int) (code int, ok bool) {
 		fs.Usage()
 		return 2, false
 	case fs.NArg() < n:
-		fmt.Fprintf(fs.Output(), "ssh2048 %s: want %d argument(s)\n", fs.Name(), n)
+		fmt.Fprintf(fs.Output(), "ssh2048 %s: missing argument (usage below)\n", fs.Name())
 		fs.Usage()
 		return 2, false
 	}

@@ -31,7 +31,11 @@ func TestSubcommands(t *testing.T) {
 		{[]string{"ai", "--help"}, 0, "-games", ""},
 		{[]string{"bogus"}, 2, "", `unknown subcommand "bogus"`},
 		{[]string{"version", "extra"}, 2, "", "unexpected argument"},
-		{[]string{"serve", "--nope"}, 2, "", "flag provided but not defined"},
+		{[]string{"serve", "--nope"}, 2, "", "ssh2048 serve: flag provided but not defined: -nope\nusage:"},
+		{[]string{"verify", "--nope", "f"}, 2, "", "ssh2048 verify: flag provided but not defined: -nope\nusage: ssh2048 verify FILE"},
+		{[]string{"ai", "--games", "x"}, 2, "", `ssh2048 ai: invalid value "x" for flag -games: parse error` + "\n"},
+		{[]string{"verify"}, 2, "", "ssh2048 verify: missing argument (usage below)\nusage: ssh2048 verify FILE"},
+		{[]string{"backup"}, 2, "", "ssh2048 backup: missing argument (usage below)\nusage: ssh2048 backup"},
 		{[]string{"--log-format", "xml"}, 2, "", "want text or json"},
 	}
 	for _, tt := range tests {
