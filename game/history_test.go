@@ -161,6 +161,9 @@ func TestDailyNotShownWhileOn(t *testing.T) {
 	if _, err := svc.Replay(ctx, daily.ID()); !errors.Is(err, ErrDailyOn) {
 		t.Fatalf("replaying today's daily game: %v", err)
 	}
+	if _, err := svc.Record(ctx, daily.ID()); !errors.Is(err, ErrDailyOn) {
+		t.Fatalf("exporting today's daily game in play: %v, want ErrDailyOn (not ErrInPlay: watch and replay refuse it too)", err)
+	}
 
 	// Her free game is watched by name, the daily left out.
 	other := svc.Seat(ivy, nil)

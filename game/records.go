@@ -43,13 +43,15 @@ func (s *Service) Record(ctx context.Context, id int64) (record.Record, error) {
 			return record.Record{}, err
 		}
 	}
+	// Today's daily first, ended or not: its player is told why it is
+	// kept back (today's seed is everyone's today; even the record of a
+	// game that has ended would tell the tiles to those yet to play),
+	// not sent to watch or replay it, which refuse it too.
+	if s.dailyOn(g.Contest) {
+		return record.Record{}, fmt.Errorf("game %d: %w", id, ErrDailyOn)
+	}
 	if g.EndedAt == nil {
 		return record.Record{}, fmt.Errorf("game %d: %w", id, ErrInPlay)
-	}
-	if s.dailyOn(g.Contest) {
-		// Today's seed is every player's seed today: even the record of
-		// a game that has ended would tell the tiles to those yet to play.
-		return record.Record{}, fmt.Errorf("game %d: %w", id, ErrDailyOn)
 	}
 	replayed, err := g.Generator.Replay(g.Size, g.Seed, g.Dirs)
 	if err != nil {

@@ -22,15 +22,6 @@ func (s *Server) runExport(sess *session, args []string) int {
 	ctx, cancel := context.WithTimeout(sess.Context(), readTimeout)
 	defer cancel()
 	rec, err := s.games.Record(ctx, id)
-	if errors.Is(err, game.ErrInPlay) {
-		// Record says "in play" before it looks at the contest, and the
-		// in-play message sends the player to watch or replay, which
-		// today's daily refuses (status 7 too): ask the replay, which
-		// tells a daily in play apart.
-		if _, rerr := s.games.Replay(ctx, id); errors.Is(rerr, game.ErrDailyOn) {
-			err = rerr
-		}
-	}
 	if code, ok := s.gameError(sess, "export", id, err); !ok {
 		return code
 	}
