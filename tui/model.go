@@ -635,6 +635,12 @@ func (m *Model) quit() tea.Cmd {
 	if m.opts.Guest {
 		return m.end("Thanks for playing! Connect with an SSH key to keep your games.")
 	}
+	switch ended := m.game != nil && (m.game.Over() || m.timeUp); {
+	case ended && m.opts.Daily != nil:
+		return m.end("Today's challenge is played and saved; the next one starts at midnight UTC.")
+	case ended:
+		return m.end("Your game is over and saved; a new one starts when you come back.")
+	}
 	return m.end("Your game is saved; it will be waiting when you come back.")
 }
 

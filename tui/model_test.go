@@ -397,6 +397,17 @@ func TestQuitKeepsGame(t *testing.T) {
 	}
 }
 
+// TestQuitAfterTheEnd: quitting a game that is over does not promise it
+// will be waiting; a new one starts next time.
+func TestQuitAfterTheEnd(t *testing.T) {
+	h := newHarness(t, Options{Size: 3}, 80, 24)
+	playUntilOver(h)
+	h.press("q")
+	if v := h.m.View().Content; !h.quit || !strings.Contains(v, "Your game is over and saved; a new one starts") {
+		t.Fatalf("quit %v after game over, last line %q", h.quit, v)
+	}
+}
+
 func TestSessionEndMessages(t *testing.T) {
 	for _, tt := range []struct {
 		name string
