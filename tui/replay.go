@@ -185,7 +185,7 @@ func (rp *replayer) typeJump(k tea.KeyPressMsg) {
 		}
 		n, _ := strconv.Atoi(rp.jump)
 		if n > rp.last() {
-			rp.notice = "No move " + rp.jump + ": the game has " + strconv.Itoa(rp.last()) + "."
+			rp.notice = "No move " + rp.jump + ": the game has " + strconv.Itoa(rp.last()) + "; here is the last."
 		}
 		rp.stop()
 		rp.goTo(n)

@@ -89,7 +89,7 @@ func TestReplayKeys(t *testing.T) {
 	check(": 17", 17)
 	l.press(":", "9", "9", "9", "9", "enter")
 	check(": 9999", last)
-	if !strings.Contains(l.frame(), fmt.Sprintf("No move 9999: the game has %d.", last)) {
+	if !strings.Contains(l.frame(), fmt.Sprintf("No move 9999: the game has %d; here is the last.", last)) {
 		t.Errorf("a move past the end is not told:\n%s", l.frame())
 	}
 	l.press(":", "5", "esc", "right")
