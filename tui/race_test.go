@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -197,5 +198,27 @@ func TestRaceWokenClock(t *testing.T) {
 	m.Update(WakeMsg{})
 	if v := m.View().Content; !strings.Contains(v, "0:30") {
 		t.Fatalf("after the clock's wake the screen does not show 0:30:\n%s", v)
+	}
+}
+
+// TestRaceTooSmallSaysWhatFits: the size the race screen asks for is the
+// one it draws in: one line less and it asks again.
+func TestRaceTooSmallSaysWhatFits(t *testing.T) {
+	m, _ := runningRace(t, "ann", "bob")
+	m.Update(tea.WindowSizeMsg{Width: 30, Height: 8})
+	v := m.View().Content
+	var w, h int
+	if i := strings.Index(v, "need "); i < 0 {
+		t.Fatalf("a 30×8 window does not say what the race needs:\n%s", v)
+	} else if _, err := fmt.Sscanf(v[i:], "need %d×%d", &w, &h); err != nil {
+		t.Fatalf("%v in %q", err, v[i:])
+	}
+	m.Update(tea.WindowSizeMsg{Width: w, Height: h})
+	if v := m.View().Content; strings.Contains(v, "too small") {
+		t.Fatalf("the race does not fit the %d×%d it asked for:\n%s", w, h, v)
+	}
+	m.Update(tea.WindowSizeMsg{Width: w, Height: h - 1})
+	if v := m.View().Content; !strings.Contains(v, "too small") {
+		t.Fatalf("the race is drawn in %d×%d, less than the %d×%d it asks for", w, h-1, w, h)
 	}
 }

@@ -403,9 +403,16 @@ func (m *RaceModel) opponentColumn(opponents []int, width, height int) (out []st
 	return out, w + 5 // room for " left" or " over"
 }
 
+// tooSmall says what the smallest race screen needs: raceScreen's header,
+// status and key lines around the smallest board, and the opponents'
+// line under the header when there are opponents.
 func (m *RaceModel) tooSmall() string {
 	w, h := tiers[0].boardSize(m.view.Size)
-	return fmt.Sprintf("Window too small for the race\nneed %d×%d, is %d×%d\nq leave", w, h+3, m.width, m.height)
+	h += 3
+	if len(m.view.Racers) > 1 {
+		h++
+	}
+	return fmt.Sprintf("Window too small for the race\nneed %d×%d, is %d×%d\nq leave", w, h, m.width, m.height)
 }
 
 // resultsScreen is the places, scores and rating changes.
