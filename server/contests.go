@@ -87,7 +87,23 @@ func (s *Server) runRace(sess *session, args []string) int {
 	})
 	// However the session ends, the racer leaves: a forfeit mid-race.
 	defer model.Leave()
-	return s.runScreen(sess, model, seat)
+	return s.runScreenTelling(sess, model, s.raceNoticeText, seat)
+}
+
+// raceNoticeText is noticeText for a racer, who may be in a lobby with no
+// game yet: what ends the session ends their race, and what they played
+// of it is kept.
+func (s *Server) raceNoticeText(n notice) string {
+	const kept = "any moves you made are saved"
+	switch n {
+	case noticeShutdown:
+		return "The server is restarting, which ends your race; " + kept + ". Reconnect in a moment to race again."
+	case noticeIdle:
+		return "No input for " + spelled(s.lim.IdleTimeout) + ", so the server closed this session and you left the race; " + kept + "."
+	case noticeKeepalive:
+		return "Your connection stopped answering, so the server closed this session and you left the race; " + kept + "."
+	}
+	return s.noticeText(n)
 }
 
 // roomWordRule is what game accepts as a room word, said whole: game's own

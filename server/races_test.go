@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -247,4 +248,23 @@ func TestRaceGuest(t *testing.T) {
 	ann.send("q")
 	guest.wait()
 	ann.wait()
+}
+
+// TestRaceLobbyShutdown: a racer waiting in a lobby when the server
+// restarts is told the race is off, not that a game is saved.
+func TestRaceLobbyShutdown(t *testing.T) {
+	ts := startServer(t)
+	ann := openScreen(t, ts.dial(t, "ann", newKey(t)), "race --room quiet-fox", 80, 24)
+	ann.waitText("ann's lobby", "Racers 1 of 8")
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Second)
+	defer cancel()
+	if err := ts.srv.Shutdown(ctx); err != nil {
+		t.Fatalf("shutdown: %v", err)
+	}
+	if code := ann.wait(); code != wire.ExitRestart {
+		t.Fatalf("exit %d at shutdown, want %d", code, wire.ExitRestart)
+	}
+	if s := ann.text(); !strings.Contains(s, "restarting, which ends your race") || strings.Contains(s, "your game is saved") {
+		t.Fatalf("the racer's last line:\n%s", s)
+	}
 }
