@@ -303,10 +303,10 @@ func (m *RaceModel) raceScreen() (string, bool) {
 		sideLines, sideW = m.opponentColumn(opponents, m.width-bw-3, max(bh, m.height-chromeLines))
 	}
 
-	lines := []string{m.centre(header)}
+	var summaryLine line
 	if summary {
 		s := m.fit(sideLines[0])
-		lines = append(lines, m.centre(line{s, ansi.StringWidth(s)}))
+		summaryLine = line{s, ansi.StringWidth(s)}
 		sideLines = nil
 	}
 	// The board and the column side by side, as one block centred.
@@ -316,8 +316,40 @@ func (m *RaceModel) raceScreen() (string, bool) {
 	}
 	left := max(0, (m.width-blockW)/2)
 	rows := max(bh, len(sideLines))
+	if status != "" {
+		status = m.fit(status)
+	}
+	statusLine := line{status, ansi.StringWidth(status)}
+
+	// One builder, sized at once: a race draws four screens a move, and
+	// building its lines apart and joining them tripled what the
+	// collector had to clear.
+	count := 3 + rows // header, rows, status, keys
+	if summary {
+		count++
+	}
+	top := max(0, (m.height-count)/2)
+	size := top + len(header.s) + len(summaryLine.s) + len(status) + len(help.s) + 4*m.width + rows*(left+3)
 	for r := range rows {
-		var sb strings.Builder
+		if r < bh {
+			size += len(board[r])
+		}
+		if r < len(sideLines) {
+			size += len(sideLines[r])
+		}
+	}
+	var sb strings.Builder
+	sb.Grow(size)
+	for range top {
+		sb.WriteByte('\n')
+	}
+	m.writeCentred(&sb, header)
+	if summary {
+		sb.WriteByte('\n')
+		m.writeCentred(&sb, summaryLine)
+	}
+	for r := range rows {
+		sb.WriteByte('\n')
 		pad(&sb, left)
 		if r < bh {
 			sb.WriteString(board[r])
@@ -328,19 +360,18 @@ func (m *RaceModel) raceScreen() (string, bool) {
 			sb.WriteString("   ")
 			sb.WriteString(sideLines[r])
 		}
-		lines = append(lines, sb.String())
 	}
-	if status != "" {
-		status = m.fit(status)
-	}
-	lines = append(lines, m.centre(line{status, ansi.StringWidth(status)}), m.centre(help))
-	top := max(0, (m.height-len(lines))/2)
-	return strings.Repeat("\n", top) + strings.Join(lines, "\n"), true
+	sb.WriteByte('\n')
+	m.writeCentred(&sb, statusLine)
+	sb.WriteByte('\n')
+	m.writeCentred(&sb, help)
+	return sb.String(), true
 }
 
-// centre pads a line, which fits the window, to its middle.
-func (m *RaceModel) centre(l line) string {
-	return spaces[:min(len(spaces), max(0, (m.width-l.w)/2))] + l.s
+// writeCentred writes l, which fits the window, padded to its middle.
+func (m *RaceModel) writeCentred(sb *strings.Builder, l line) {
+	pad(sb, max(0, (m.width-l.w)/2))
+	sb.WriteString(l.s)
 }
 
 // pickTier is the largest tile size whose n×n board fits the window with
