@@ -72,6 +72,9 @@ func verify(ctx context.Context, cfg *Config, sessions []*session) VerifyReport 
 		v.Command += fmt.Sprintf(" --size %d", cfg.Size)
 	}
 	entries, unpaged, err := fetchAllScores(ctx, cfg, v.Command)
+	if pages := len(entries)/wire.MaxScoresLimit + 1; err == nil && !unpaged && pages > 1 {
+		v.Command += fmt.Sprintf(" and --offset for %d pages", pages)
+	}
 	if err != nil {
 		v.Checked = false
 		v.Error = err.Error()
