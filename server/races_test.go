@@ -83,7 +83,7 @@ func TestRaceRoom(t *testing.T) {
 	}
 	// Back to the lobby: a new race in the same room, ratings shown.
 	ann.send("\r")
-	ann.waitText("the room again", "Racers 1 of 8", strconv.Itoa(int(ratings[0].Rating+0.5)))
+	ann.waitText("the room again, as ann set it up", "Racers 1 of 8", strconv.Itoa(int(ratings[0].Rating+0.5)), "room blue-fox · 3×3")
 	ann.send("q")
 	if code := ann.wait(); code != 0 {
 		t.Fatalf("ann quit: %d", code)

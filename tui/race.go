@@ -501,6 +501,15 @@ func (m *RaceModel) again() tea.Cmd {
 	m.mu.Lock()
 	old := m.ticket
 	m.mu.Unlock()
+	// A room's host who comes back first keeps the room as it was set up
+	// for the race just run, rather than the size they connected with
+	// and the default length.
+	size, length := m.view.Size, m.view.Length
+	if m.opts.Room != "" && t.Host() && size != 0 && length != 0 {
+		if err := t.Configure(size, length); err != nil {
+			m.notice, m.noticeErr = "Could not keep the room's size and length: "+errText(err)+".", true
+		}
+	}
 	old.Leave()
 	m.setTicket(t)
 	return m.waitView()
