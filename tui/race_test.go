@@ -8,6 +8,7 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/ssh2048/ssh2048/db"
 	"github.com/ssh2048/ssh2048/engine"
@@ -221,4 +222,32 @@ func TestRaceTooSmallSaysWhatFits(t *testing.T) {
 	if v := m.View().Content; !strings.Contains(v, "too small") {
 		t.Fatalf("the race is drawn in %d×%d, less than the %d×%d it asks for", w, h-1, w, h)
 	}
+}
+
+// TestRaceOpponentLeftFits: an opponent who left is marked so in full in
+// the opponents' column at 80 columns, not cut at the window's edge.
+func TestRaceOpponentLeftFits(t *testing.T) {
+	m, tickets := runningRace(t, "ann", "bob")
+	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	tickets[1].Leave()
+	ctx := context.Background()
+	for {
+		v, err := tickets[0].Next(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.Update(raceViewMsg{ticket: tickets[0], view: v})
+		if v.Racers[1].Left {
+			break
+		}
+	}
+	for _, l := range strings.Split(ansi.Strip(m.View().Content), "\n") {
+		if strings.Contains(l, "bob") {
+			if !strings.HasSuffix(strings.TrimRight(l, " "), " left") || ansi.StringWidth(l) > 80 {
+				t.Fatalf("bob's line %q (%d columns) lacks its whole ' left' within 80 columns", l, ansi.StringWidth(l))
+			}
+			return
+		}
+	}
+	t.Fatalf("no line for bob:\n%s", ansi.Strip(m.View().Content))
 }

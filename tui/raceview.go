@@ -402,8 +402,10 @@ func (m *RaceModel) opponentColumn(opponents []int, width, height int) (out []st
 	if mw <= width {
 		boards = min(len(opponents), max(0, (height-len(opponents))/mh))
 	}
-	nameW := max(4, width-16)
-	w = nameW + 1 + 6 + 6
+	// name, score and tile, and room for " left" or " over" after them.
+	const stateW = len(" left")
+	nameW := max(4, width-1-6-6-stateW)
+	w = nameW + 1 + 6 + 6 + stateW
 	if boards > 0 {
 		w = max(w, mw)
 	}
@@ -431,7 +433,7 @@ func (m *RaceModel) opponentColumn(opponents []int, width, height int) (out []st
 			out = append(out, m.mini.lines(&b, &marks{})...)
 		}
 	}
-	return out, w + 5 // room for " left" or " over"
+	return out, w
 }
 
 // tooSmall says what the smallest race screen needs: raceScreen's header,
