@@ -146,6 +146,13 @@ func hintsIn(s *Styles, bs ...key.Binding) string {
 // keyLine is the key line of bindings that fits the window, dropping keys
 // in dropOrder until it does.
 func (p *pane) keyLine(bindings []key.Binding, dropOrder []int) line {
+	return p.textLine(keysThatFit(p.styles, bindings, dropOrder, p.width))
+}
+
+// keysThatFit renders the enabled bindings as hintsIn does, leaving out
+// those of dropOrder, in that order, until the line is no wider than
+// width (or none is left to drop).
+func keysThatFit(s *Styles, bindings []key.Binding, dropOrder []int, width int) string {
 	shown := make([]bool, len(bindings))
 	for i, b := range bindings {
 		shown[i] = b.Enabled()
@@ -157,17 +164,17 @@ func (p *pane) keyLine(bindings []key.Binding, dropOrder []int) line {
 				on = append(on, b)
 			}
 		}
-		return p.hints(on...)
+		return hintsIn(s, on...)
 	}
-	s := render()
+	line := render()
 	for _, i := range dropOrder {
-		if ansi.StringWidth(s) <= p.width {
+		if ansi.StringWidth(line) <= width {
 			break
 		}
 		shown[i] = false
-		s = render()
+		line = render()
 	}
-	return p.textLine(s)
+	return line
 }
 
 // fields joins header fields gap apart, on one line if the window is

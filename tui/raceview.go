@@ -59,13 +59,7 @@ func (m *RaceModel) View() tea.View {
 
 // hints renders bindings as the game screen's help line does, from the
 // race's key map.
-func (m *RaceModel) hints(bs ...key.Binding) string {
-	parts := make([]string, 0, len(bs))
-	for _, b := range bs {
-		parts = append(parts, m.styles.Help.ShortKey.Render(b.Help().Key)+" "+m.styles.Help.ShortDesc.Render(b.Help().Desc))
-	}
-	return strings.Join(parts, m.styles.Dim.Render(" · "))
-}
+func (m *RaceModel) hints(bs ...key.Binding) string { return hintsIn(m.styles, bs...) }
 
 func (m *RaceModel) fit(s string) string {
 	if ansi.StringWidth(s) <= m.width {

@@ -283,28 +283,7 @@ func (m *Model) helpLine() line {
 		return m.shortHelp
 	}
 	bindings, dropOrder := m.keys.ShortHelp()
-	shown := make([]bool, len(bindings))
-	for i, b := range bindings {
-		shown[i] = b.Enabled()
-	}
-	render := func() string {
-		var on []key.Binding
-		for i, b := range bindings {
-			if shown[i] {
-				on = append(on, b)
-			}
-		}
-		return m.hints(on...)
-	}
-	s := render()
-	for _, i := range dropOrder {
-		if ansi.StringWidth(s) <= m.width {
-			break
-		}
-		shown[i] = false
-		s = render()
-	}
-	s = m.fit(s)
+	s := m.fit(keysThatFit(m.styles, bindings, dropOrder, m.width))
 	m.shortHelp = line{s, ansi.StringWidth(s)}
 	return m.shortHelp
 }
@@ -624,15 +603,7 @@ func relabel(b key.Binding, desc string) key.Binding {
 }
 
 // hints renders bindings as "c keep going · n new game", from the key map.
-func (m *Model) hints(bs ...key.Binding) string {
-	parts := make([]string, 0, len(bs))
-	for _, b := range bs {
-		if b.Enabled() {
-			parts = append(parts, m.styles.Help.ShortKey.Render(b.Help().Key)+" "+m.styles.Help.ShortDesc.Render(b.Help().Desc))
-		}
-	}
-	return strings.Join(parts, m.styles.Dim.Render(" · "))
-}
+func (m *Model) hints(bs ...key.Binding) string { return hintsIn(m.styles, bs...) }
 
 // helpScreen lists every key. Where the window is wide and tall enough,
 // in the key map's columns (moves, game, AI); else each move key on one
