@@ -4,6 +4,9 @@ import (
 	"sync"
 
 	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/ssh2048/ssh2048/engine"
 )
 
 // KeyMap is every key the TUI answers to, in one place. The help screen and
@@ -150,3 +153,19 @@ func sharedKeys(set keySet) *KeyMap {
 }
 
 var keyMaps sync.Map // keySet → *KeyMap
+
+// keyDirection is the move a key asks for with the screen's four move
+// bindings; false for any other key.
+func keyDirection(k tea.KeyPressMsg, up, down, left, right key.Binding) (engine.Direction, bool) {
+	switch {
+	case key.Matches(k, up):
+		return engine.Up, true
+	case key.Matches(k, down):
+		return engine.Down, true
+	case key.Matches(k, left):
+		return engine.Left, true
+	case key.Matches(k, right):
+		return engine.Right, true
+	}
+	return 0, false
+}

@@ -461,17 +461,7 @@ func (m *Model) gameScreen() screen {
 }
 
 func (m *Model) direction(k tea.KeyPressMsg) (engine.Direction, bool) {
-	switch {
-	case key.Matches(k, m.keys.Up):
-		return engine.Up, true
-	case key.Matches(k, m.keys.Down):
-		return engine.Down, true
-	case key.Matches(k, m.keys.Left):
-		return engine.Left, true
-	case key.Matches(k, m.keys.Right):
-		return engine.Right, true
-	}
-	return 0, false
+	return keyDirection(k, m.keys.Up, m.keys.Down, m.keys.Left, m.keys.Right)
 }
 
 func (m *Model) sizeKey(k tea.KeyPressMsg) bool {
