@@ -103,6 +103,12 @@ type Options struct {
 	// on the way turns it into CR LF (the SSH library's emulated PTY
 	// writer does).
 	RawLineFeed bool
+	// InStep tells that this screen is likely one of many drawing the
+	// same views one after the other, as spectators of one game do: its
+	// frames' bytes are then shared with the others (shared.go). A
+	// player's own screen draws views no other screen draws, and leaves
+	// the shared table alone.
+	InStep bool
 	// KeyRate is the most keys a second the model gets, one second's
 	// worth at once; keys over it are dropped (see keyLimiter). 0 means
 	// no limit.
@@ -139,6 +145,7 @@ type Screen struct {
 	mu          sync.Mutex // guards everything below, and writes to out
 	model       tea.Model
 	r           *renderer
+	inStep      bool   // Options.InStep
 	lastView    viewID // the last frame's view, for sharedFrame
 	title       string
 	lastFrame   time.Time
@@ -186,6 +193,7 @@ func New(model tea.Model, out io.Writer, opts Options) *Screen {
 		keys:            newKeyLimiter(opts.KeyRate),
 		unsupported:     opts.Unsupported,
 		keyToFrame:      opts.KeyToFrame,
+		inStep:          opts.InStep,
 		model:           model,
 		r:               r,
 		backgroundAsked: true, // by Start
@@ -434,7 +442,11 @@ func (s *Screen) draw() {
 		s.title = v.WindowTitle
 		b.WriteString(ansi.SetWindowTitle(s.title))
 	}
-	s.lastView = s.r.sharedFrame(b, v.Content, s.lastView)
+	if s.inStep {
+		s.lastView = s.r.sharedFrame(b, v.Content, s.lastView)
+	} else {
+		s.r.frame(b, v.Content)
+	}
 	s.write(b.Bytes())
 	s.armForget()
 	// A key that changed nothing on screen (a move against a wall) has no

@@ -73,8 +73,9 @@ func idOf(s string) viewID { return viewID{uintptr(unsafe.Pointer(unsafe.StringD
 // sharedFrame is frame (out gets what turns the screen into view), with
 // the bytes shared among screens in step; last is the view of the
 // renderer's last frame, and the new one is returned for the next call.
-// A frame nobody else draws (a player's own screen) costs one lookup
-// and one small entry more than frame.
+// Only screens that say they are in step (Options.InStep) come here: a
+// frame nobody else draws would cost a lookup under the table's lock and
+// an entry that pushes the others' out.
 func (r *renderer) sharedFrame(out *bytes.Buffer, view string, last viewID) viewID {
 	to := idOf(view)
 	if r.redraw || last.n == 0 || view == "" || len(r.lines) == 0 {

@@ -87,6 +87,9 @@ func (s *Server) runScreenTelling(sess *session, model tea.Model, text func(noti
 		Profile:     colorprofile.Env(append(sess.Environ(), "TERM="+pty.Term)),
 		Term:        pty.Term,
 		RawLineFeed: raw,
+		// A screen with no seat of its own shows others' games: the
+		// spectators of one game draw the same frames in turn.
+		InStep: seat == nil,
 		// Without a limit a client can send keys as fast as its link
 		// allows, and each is a move: a database commit and a frame.
 		KeyRate:     s.lim.KeyRate,
