@@ -2,11 +2,16 @@ package server
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"io"
 	"log/slog"
+	"net"
 	"sync"
 	"time"
 
 	"charm.land/ssh"
+	"github.com/anmitsu/go-shlex"
 	gossh "golang.org/x/crypto/ssh"
 	"golang.org/x/time/rate"
 )
@@ -47,8 +52,12 @@ const (
 	whyTooFast         = "sessions opened too fast on this connection; wait a moment"
 )
 
-// openSession is the handler of "session" channels: the SSH library's
-// own, behind the bounds above.
+// openSession is the handler of "session" channels. Under Serve (a
+// guarded connection), the session is the server's own boundedSession
+// rather than the SSH library's: its request loop applies the bounds
+// above as it serves each request, on the goroutine the library gives
+// the channel, where the library's session would need a second goroutine
+// to filter its requests (one more stack for every session held).
 func (s *Server) openSession(srv *ssh.Server, conn *gossh.ServerConn, nc gossh.NewChannel, ctx ssh.Context) {
 	g := guardOf(ctx)
 	if g == nil { // not accepted through Serve: nothing to count against
@@ -60,14 +69,22 @@ func (s *Server) openSession(srv *ssh.Server, conn *gossh.ServerConn, nc gossh.N
 		g.refused("session refused", "reason", why)
 		return
 	}
-	b := &boundedSession{NewChannel: nc, g: g, refs: 1}
+	b := &boundedSession{g: g, conn: conn, handler: srv.Handler, refs: 1}
 	defer b.release()
-	defer b.stopTimer()
+	ch, in, err := nc.Accept()
+	if err != nil {
+		return
+	}
 	bctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	b.Channel = ch
 	b.ctx = &sessionContext{Context: ctx, done: bctx, b: b}
+	b.mu.Lock()
+	b.startWait = time.AfterFunc(s.lim.LoginGrace, b.neverStarted)
+	b.mu.Unlock()
+	defer b.stopTimer()
 	// Returns when the channel's requests end: the channel is closed.
-	ssh.DefaultSessionHandler(srv, conn, b, b.ctx)
+	b.serve(in)
 }
 
 // otherChannel refuses channels of every type but "session" (port
@@ -123,56 +140,55 @@ func (g *guardedConn) refused(msg string, args ...any) {
 	}
 }
 
-// boundedSession is a session channel under the bounds: it filters the
-// channel's requests before the SSH library's session sees them.
+// boundedSession is a session channel under the bounds, and the
+// ssh.Session its handler is given: what the SSH library's session does
+// for this server (an emulated PTY, window changes, env, shell and exec),
+// with each request checked (see check) before it is served.
 type boundedSession struct {
-	gossh.NewChannel
-	g   *guardedConn
-	ctx *sessionContext
+	gossh.Channel
+	conn    *gossh.ServerConn
+	handler ssh.Handler
+	g       *guardedConn
+	ctx     *sessionContext
 
 	mu        sync.Mutex
-	ch        gossh.Channel
 	refs      int // the request loop, and the handler once it started
 	started   bool
+	exited    bool
 	envVars   int
 	envBytes  int
+	env       []string
+	rawCmd    string
+	pty       *ssh.Pty
+	winch     chan ssh.Window
 	startWait *time.Timer
 }
 
-// Accept accepts the channel and filters its requests (see check).
-func (b *boundedSession) Accept() (gossh.Channel, <-chan *gossh.Request, error) {
-	ch, in, err := b.NewChannel.Accept()
-	if err != nil {
-		return nil, nil, err
-	}
-	out := make(chan *gossh.Request)
-	b.mu.Lock()
-	b.ch = ch
-	b.startWait = time.AfterFunc(b.g.srv.lim.LoginGrace, b.neverStarted)
-	b.mu.Unlock()
-	go b.filter(in, out)
-	return ch, out, nil
-}
+var _ ssh.Session = (*boundedSession)(nil)
 
 // channel is the session's channel, nil before it is accepted.
 func (b *boundedSession) channel() gossh.Channel {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.ch
+	return b.Channel
 }
 
-// filter passes the requests the session may have on to out, in order,
-// and answers the others false.
-func (b *boundedSession) filter(in <-chan *gossh.Request, out chan<- *gossh.Request) {
-	defer close(out)
+// serve answers the channel's requests until the channel closes: those
+// the session may have are served, the others answered false.
+func (b *boundedSession) serve(in <-chan *gossh.Request) {
 	defer b.g.srv.recoverConn("session requests", b.g.Conn)
+	defer func() {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		if b.winch != nil {
+			close(b.winch)
+		}
+	}()
 	for req := range in {
 		if why, args := b.check(req); why != "" {
 			_ = req.Reply(false, nil)
 			b.g.refused(why, args...)
 			continue
 		}
-		out <- req
+		b.handle(req)
 	}
 }
 
@@ -190,27 +206,186 @@ func (b *boundedSession) check(req *gossh.Request) (string, []any) {
 		if b.envVars >= maxEnvVars || b.envBytes+n > maxEnvBytes {
 			return "env refused", append(clientAttrs("name", kv.Key), "vars", b.envVars, "bytes", b.envBytes+n)
 		}
-		b.envVars++
-		b.envBytes += n
 	case "shell", "exec":
-		// The library runs one handler per session and refuses a second
-		// start itself; refusing it here keeps the count of handlers
-		// exact.
+		// One handler per session.
 		if b.started {
 			return "request refused", []any{"type", req.Type}
 		}
+	case "pty-req", "window-change", "signal", "break":
+		// Bounded by handle: one PTY, and one window size kept.
+	default:
+		return "request refused", clientAttrs("type", req.Type)
+	}
+	return "", nil
+}
+
+// handle serves a request check let through, as the SSH library's
+// session does, but for what that does not bound: window changes do not
+// wait for the handler to take them (the newest size replaces one not yet
+// taken), and signals and breaks, which nothing here takes, are answered
+// false rather than kept.
+func (b *boundedSession) handle(req *gossh.Request) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	ok := false
+	switch req.Type {
+	case "env":
+		var kv struct{ Key, Value string }
+		if gossh.Unmarshal(req.Payload, &kv) == nil {
+			b.envVars++
+			b.envBytes += len(kv.Key) + len(kv.Value)
+			b.env = append(b.env, kv.Key+"="+kv.Value)
+			ok = true
+		}
+	case "shell", "exec":
+		var cmd struct{ Value string }
+		if req.Type == "exec" && gossh.Unmarshal(req.Payload, &cmd) != nil {
+			break
+		}
+		b.rawCmd = cmd.Value
 		b.started = true
 		b.refs++ // the handler's, given back by release when it returns
 		if b.startWait != nil {
 			b.startWait.Stop()
 		}
-	case "pty-req", "window-change", "signal", "break":
-		// Bounded by the library: one PTY, window changes handed on one at
-		// a time, signals buffered up to 128.
-	default:
-		return "request refused", clientAttrs("type", req.Type)
+		ok = true
+		go b.run()
+	case "pty-req":
+		var p struct {
+			Term                  string
+			Columns, Rows, Wp, Hp uint32
+			Modes                 string
+		}
+		if b.started || b.pty != nil || gossh.Unmarshal(req.Payload, &p) != nil {
+			break
+		}
+		b.pty = &ssh.Pty{Term: p.Term, Window: window(p.Columns, p.Rows, p.Wp, p.Hp)}
+		b.winch = make(chan ssh.Window, 1)
+		b.winch <- b.pty.Window
+		ok = true
+	case "window-change":
+		var w struct{ Columns, Rows, Wp, Hp uint32 }
+		if b.pty == nil || gossh.Unmarshal(req.Payload, &w) != nil {
+			break
+		}
+		b.pty.Window = window(w.Columns, w.Rows, w.Wp, w.Hp)
+		for sent := false; !sent; {
+			select {
+			case b.winch <- b.pty.Window:
+				sent = true
+			default:
+				select {
+				case <-b.winch: // superseded
+				default:
+				}
+			}
+		}
+		ok = true
 	}
-	return "", nil
+	if req.WantReply {
+		_ = req.Reply(ok, nil)
+	}
+}
+
+func window(cols, rows, wp, hp uint32) ssh.Window {
+	return ssh.Window{Width: int(cols), Height: int(rows), WidthPixels: int(wp), HeightPixels: int(hp)}
+}
+
+// run runs the session's handler, and ends the session when it returns.
+func (b *boundedSession) run() {
+	defer b.g.srv.recoverConn("session handler", b.g.Conn)
+	b.handler(b)
+	_ = b.Exit(0)
+}
+
+func (b *boundedSession) User() string         { return b.conn.User() }
+func (b *boundedSession) RemoteAddr() net.Addr { return b.conn.RemoteAddr() }
+func (b *boundedSession) LocalAddr() net.Addr  { return b.conn.LocalAddr() }
+func (b *boundedSession) Context() ssh.Context { return b.ctx }
+func (b *boundedSession) Subsystem() string    { return "" } // refused
+
+// Signals and Break take nothing: the server has no process to signal,
+// and such requests are answered false.
+func (b *boundedSession) Signals(chan<- ssh.Signal) {}
+func (b *boundedSession) Break(chan<- bool)         {}
+
+func (b *boundedSession) Environ() []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return append([]string(nil), b.env...)
+}
+
+func (b *boundedSession) RawCommand() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.rawCmd
+}
+
+// Command is the command split by shell rules, as the SSH library's
+// session splits it.
+func (b *boundedSession) Command() []string {
+	cmd, _ := shlex.Split(b.RawCommand(), true)
+	return append([]string(nil), cmd...)
+}
+
+func (b *boundedSession) PublicKey() ssh.PublicKey {
+	k, _ := b.ctx.Value(ssh.ContextKeyPublicKey).(ssh.PublicKey)
+	return k
+}
+
+func (b *boundedSession) Permissions() ssh.Permissions {
+	if p, ok := b.ctx.Value(ssh.ContextKeyPermissions).(*ssh.Permissions); ok {
+		return *p
+	}
+	return ssh.Permissions{}
+}
+
+// EmulatedPty is true once the session has a PTY: the server has no
+// terminal device behind one, and Write turns LF into CR LF as a
+// terminal's would, as the SSH library's emulated PTY does.
+func (b *boundedSession) EmulatedPty() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.pty != nil
+}
+
+func (b *boundedSession) Pty() (ssh.Pty, <-chan ssh.Window, bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.pty == nil {
+		return ssh.Pty{}, b.winch, false
+	}
+	return *b.pty, b.winch, true
+}
+
+func (b *boundedSession) Write(p []byte) (int, error) {
+	if b.EmulatedPty() {
+		return ssh.NewPtyWriter(b.Channel).Write(p)
+	}
+	return b.Channel.Write(p)
+}
+
+func (b *boundedSession) Stderr() io.ReadWriter {
+	if b.EmulatedPty() {
+		return ssh.NewPtyReadWriter(b.Channel.Stderr())
+	}
+	return b.Channel.Stderr()
+}
+
+// Exit sends the exit status and closes the channel.
+func (b *boundedSession) Exit(code int) error {
+	b.mu.Lock()
+	if b.exited {
+		b.mu.Unlock()
+		return errors.New("session: Exit called twice")
+	}
+	b.exited = true
+	b.mu.Unlock()
+	status := struct{ Status uint32 }{uint32(code)}
+	if _, err := b.SendRequest("exit-status", false, gossh.Marshal(&status)); err != nil {
+		return fmt.Errorf("session: exit status: %w", err)
+	}
+	return b.Close()
 }
 
 // neverStarted closes a session channel that has not started anything
@@ -218,11 +393,11 @@ func (b *boundedSession) check(req *gossh.Request) (string, []any) {
 func (b *boundedSession) neverStarted() {
 	defer b.g.srv.recoverConn("session start", b.g.Conn)
 	b.mu.Lock()
-	started, ch := b.started, b.ch
+	started := b.started
 	b.mu.Unlock()
-	if !started && ch != nil {
+	if !started {
 		b.g.srv.limited.log(b.g.srv.log, slog.LevelInfo, "session never started", "remote", b.g.remote, "after", b.g.srv.lim.LoginGrace)
-		_ = ch.Close()
+		_ = b.Close()
 	}
 }
 
