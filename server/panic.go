@@ -47,6 +47,9 @@ func (s *Server) recoverSession(next ssh.Handler) ssh.Handler {
 // panicked logs a panic of sess's code with its stack, tells the player
 // and returns the exit status.
 func (s *Server) panicked(sess ssh.Session, v any, stack []byte) int {
+	if fresh, ok := v.(*freshStackPanic); ok {
+		v, stack = fresh.Value, fresh.Stack
+	}
 	var search *ai.PanicError
 	if err, ok := v.(error); ok && errors.As(err, &search) {
 		stack = search.Stack // where it went wrong, not where it was raised again

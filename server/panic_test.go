@@ -101,6 +101,34 @@ func TestGameScreenPanic(t *testing.T) {
 	}
 }
 
+// TestScreenSetupPanic: a panic while a game screen is set up, which
+// runs on a goroutine of its own (server/stack.go), ends that session as
+// a panic of its handler does: status 1, one line, and the stack of
+// where it went wrong logged once.
+func TestScreenSetupPanic(t *testing.T) {
+	ts := startServer(t, func(c *server.Config) {
+		c.TUI = func(ssh.Session, server.TUIEnv) tea.Model { return explodeInSetup() }
+	})
+	s, _, stderr, _ := ptySessionWithStderr(t, ts.dial(t, "victim", newKey(t)))
+	if code := exitCode(t, s.Wait()); code != 1 {
+		t.Errorf("exit %d, want 1", code)
+	}
+	if got := strings.TrimSpace(stderr.String()); got != internalErrorLine {
+		t.Errorf("the player was told %q, want %q", got, internalErrorLine)
+	}
+	logs := ts.logs.String()
+	if n := strings.Count(logs, "msg=panic"); n != 1 || !strings.Contains(logs, "explodeInSetup") ||
+		!strings.Contains(logs, "bug in the setup") {
+		t.Errorf("want one panic logged with its value and the stack of explodeInSetup:\n%s", logs)
+	}
+	if r := run(t, ts.dial(t, "newcomer", newKey(t)), "help", ""); r.code != 0 {
+		t.Fatalf("help after the panic: exit %d", r.code)
+	}
+}
+
+//go:noinline
+func explodeInSetup() tea.Model { panic("bug in the setup") }
+
 // ptySessionWithStderr is ptySession with its stderr kept apart.
 func ptySessionWithStderr(t *testing.T, c *gossh.Client) (*gossh.Session, *syncBuffer, *syncBuffer, func(string)) {
 	t.Helper()

@@ -140,7 +140,9 @@ func (s *Server) identify(next ssh.Handler) ssh.Handler {
 		p := game.Guest
 		if key != nil {
 			var err error
-			p, err = s.games.Identify(sess.Context(), gossh.FingerprintSHA256(key), key.Type(), sess.User())
+			onFreshStack(func() { // a database read (see stack.go)
+				p, err = s.games.Identify(sess.Context(), gossh.FingerprintSHA256(key), key.Type(), sess.User())
+			})
 			if err != nil {
 				s.log.Error("identify player", "err", err, "remote", sess.RemoteAddr().String())
 				wish.Errorln(sess, "ssh2048: could not load your player record; try again later.")

@@ -48,7 +48,9 @@ func (s *Server) runTUI(sess *session) int {
 	// The header counts the player's spectators: it is drawn again when
 	// one comes or goes.
 	seat.OnWatchers(sess.poke)
-	return s.runScreen(sess, s.cfg.TUI(sess, TUIEnv{Seat: seat}), seat)
+	var model tea.Model
+	onFreshStack(func() { model = s.cfg.TUI(sess, TUIEnv{Seat: seat}) }) // reads the database (see stack.go)
+	return s.runScreen(sess, model, seat)
 }
 
 // runScreen runs model on the session's terminal (a PTY is required) until
@@ -66,7 +68,44 @@ func (s *Server) runScreen(sess *session, model tea.Model, seat *game.Seat) int 
 // runScreenTelling is runScreen with the lines the player is told when
 // the server ends the session.
 func (s *Server) runScreenTelling(sess *session, model tea.Model, text func(notice) string, seat *game.Seat) int {
-	pty, winch, _ := sess.Pty()
+	_, winch, _ := sess.Pty()
+	var scr *screen.Screen
+	// The first frame's work (the model's Init and first Updates, a
+	// write through the connection's cipher) is deep; the handler then
+	// waits, shallow, for as long as the screen lasts (see stack.go).
+	onFreshStack(func() { scr = s.startScreen(sess, model, seat) })
+	defer scr.Stop()
+	waker, _ := model.(tui.Waker)
+	told := watchScreen(sess.Context(), scr, winch, sess.notices, sess.pokes, waker, text)
+	var pe *screen.PanicError
+	if errors.As(scr.Err(), &pe) {
+		return s.panicked(sess, pe.Value, pe.Stack)
+	}
+	if err := scr.Err(); err != nil && sess.Context().Err() == nil {
+		s.log.Debug("game screen", "err", err, "remote", sess.RemoteAddr().String())
+	}
+	// The session's input ends when the handler returns and the channel
+	// closes; the screen's reader is not waited for here, it ends then.
+	if told == 0 {
+		// The screen may have ended on a notice before the watch loop
+		// saw it: a move that found its game taken over.
+		select {
+		case told = <-sess.notices:
+		default:
+		}
+	}
+	if told != 0 {
+		return told.exitStatus()
+	}
+	if f, ok := model.(interface{ Failed() bool }); ok && f.Failed() {
+		return wire.ExitError
+	}
+	return wire.ExitOK
+}
+
+// startScreen starts model on the session's terminal.
+func (s *Server) startScreen(sess *session, model tea.Model, seat *game.Seat) *screen.Screen {
+	pty, _, _ := sess.Pty()
 	width, height := clampWindow(pty.Window)
 	// The screen runs on package screen rather than tea.Program: a program
 	// holds about 0.7 MB for its renderer and key table, which at
@@ -98,33 +137,7 @@ func (s *Server) runScreenTelling(sess *session, model tea.Model, text func(noti
 		KeyToFrame:  keyToFrame,
 	})
 	scr.Start(sess)
-	defer scr.Stop()
-	waker, _ := model.(tui.Waker)
-	told := watchScreen(sess.Context(), scr, winch, sess.notices, sess.pokes, waker, text)
-	var pe *screen.PanicError
-	if errors.As(scr.Err(), &pe) {
-		return s.panicked(sess, pe.Value, pe.Stack)
-	}
-	if err := scr.Err(); err != nil && sess.Context().Err() == nil {
-		s.log.Debug("game screen", "err", err, "remote", sess.RemoteAddr().String())
-	}
-	// The session's input ends when the handler returns and the channel
-	// closes; the screen's reader is not waited for here, it ends then.
-	if told == 0 {
-		// The screen may have ended on a notice before the watch loop
-		// saw it: a move that found its game taken over.
-		select {
-		case told = <-sess.notices:
-		default:
-		}
-	}
-	if told != 0 {
-		return told.exitStatus()
-	}
-	if f, ok := model.(interface{ Failed() bool }); ok && f.Failed() {
-		return wire.ExitError
-	}
-	return wire.ExitOK
+	return scr
 }
 
 // screenOutput is where a screen writes: the session's channel itself
@@ -229,6 +242,12 @@ func watchScreen(ctx context.Context, scr *screen.Screen, winch <-chan ssh.Windo
 		// snapshot when it handles it, and the next wait starts after.
 		waking bool
 		woken  = make(chan struct{}, 1)
+		// And at most one window size: a resize is a whole frame drawn,
+		// deep work that would grow this goroutine's stack for as long
+		// as the session lasts (see stack.go), so it is drawn on a
+		// goroutine of its own, and sizes meanwhile wait as pending.
+		resizing bool
+		resized  = make(chan struct{}, 1)
 	)
 	poke := func() {
 		poking = true
@@ -251,7 +270,11 @@ func watchScreen(ctx context.Context, scr *screen.Screen, winch <-chan ssh.Windo
 	}()
 	send := func(w ssh.Window) {
 		sent = w
-		scr.Send(tea.WindowSizeMsg{Width: w.Width, Height: w.Height})
+		resizing = true
+		go func() {
+			scr.Send(tea.WindowSizeMsg{Width: w.Width, Height: w.Height})
+			resized <- struct{}{}
+		}()
 		throttled = true
 		throttle.Reset(resizeEvery)
 	}
@@ -314,14 +337,20 @@ func watchScreen(ctx context.Context, scr *screen.Screen, winch <-chan ssh.Windo
 			if w = (ssh.Window{Width: width, Height: height}); w == sent && !havePending {
 				continue
 			}
-			if throttled {
+			if throttled || resizing {
 				pending, havePending = w, true
 				continue
 			}
 			send(w)
 		case <-throttle.C:
 			throttled = false
-			if havePending {
+			if havePending && !resizing {
+				havePending = false
+				send(pending)
+			}
+		case <-resized:
+			resizing = false
+			if havePending && !throttled {
 				havePending = false
 				send(pending)
 			}
