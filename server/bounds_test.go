@@ -240,6 +240,49 @@ func TestRefusedRequestsFlood(t *testing.T) {
 	}
 }
 
+// TestScreenRequestsBounded: a game screen serves its channel's requests
+// in its own loop (server/channels.go), under the same bounds as before
+// it started: a window change is taken, env and a second shell are
+// refused, and a client that goes on sending requests the server does not
+// serve has its connection closed.
+func TestScreenRequestsBounded(t *testing.T) {
+	ts := startServer(t)
+	c := ts.dial(t, "p", newKey(t))
+	s, out, send := ptySession(t, c)
+	waitFor(t, "the first frame", func() bool { return len(out.String()) > 0 })
+	for _, tt := range []struct {
+		req     string
+		payload []byte
+		want    bool
+	}{
+		{"window-change", gossh.Marshal(struct{ W, H, Wp, Hp uint32 }{90, 30, 0, 0}), true},
+		{"env", gossh.Marshal(struct{ Key, Value string }{"LANG", "C"}), false},
+		{"shell", nil, false},
+		{"x11-req", nil, false},
+	} {
+		ok, err := s.SendRequest(tt.req, true, tt.payload)
+		if err != nil || ok != tt.want {
+			t.Errorf("%s: answered %v, %v; want %v", tt.req, ok, err, tt.want)
+		}
+	}
+	// The screen still takes keys after its requests.
+	n := len(out.String())
+	send("\x1b[A")
+	waitFor(t, "a frame after the requests", func() bool { return len(out.String()) > n })
+	sent := 0
+	for ; sent < 5000; sent++ {
+		if _, err := s.SendRequest("x11-req", true, nil); err != nil {
+			break
+		}
+	}
+	if sent >= 5000 || !connectionClosed(c) {
+		t.Fatalf("the connection is still open after %d refused requests", sent)
+	}
+	if sent < 200 {
+		t.Fatalf("closed after %d refusals: too soon for an honest client", sent)
+	}
+}
+
 // screenUntilClosed is a TUI that never quits by itself; gone is closed
 // when the server has ended it.
 type screenUntilClosed struct{}

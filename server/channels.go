@@ -78,13 +78,14 @@ func (s *Server) openSession(srv *ssh.Server, conn *gossh.ServerConn, nc gossh.N
 	bctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	b.Channel = ch
+	b.in, b.closed = in, cancel
 	b.ctx = &sessionContext{Context: ctx, done: bctx, b: b}
 	b.mu.Lock()
 	b.startWait = time.AfterFunc(s.lim.LoginGrace, b.neverStarted)
 	b.mu.Unlock()
 	defer b.stopTimer()
 	// Returns when the channel's requests end: the channel is closed.
-	b.serve(in)
+	b.serve()
 }
 
 // otherChannel refuses channels of every type but "session" (port
@@ -150,6 +151,12 @@ type boundedSession struct {
 	handler ssh.Handler
 	g       *guardedConn
 	ctx     *sessionContext
+	in      <-chan *gossh.Request
+	closed  context.CancelFunc // ends ctx: the channel's requests ended
+	// inline is set when the handler runs on the request loop's own
+	// goroutine (see serve); the handler then serves the requests while it
+	// waits (servesRequests).
+	inline bool
 
 	mu        sync.Mutex
 	refs      int // the request loop, and the handler once it started
@@ -173,7 +180,14 @@ func (b *boundedSession) channel() gossh.Channel {
 
 // serve answers the channel's requests until the channel closes: those
 // the session may have are served, the others answered false.
-func (b *boundedSession) serve(in <-chan *gossh.Request) {
+//
+// A game screen (a shell with a PTY) runs its handler on this goroutine
+// rather than on one of its own, and the handler serves the requests
+// while it waits (runScreen's loop): one goroutine, and its stack, fewer
+// for every screen held. Requests that come while it sets up wait in the
+// SSH library's queue for the channel. Any other session's handler runs
+// on a goroutine of its own, as it may not wait where requests are served.
+func (b *boundedSession) serve() {
 	defer b.g.srv.recoverConn("session requests", b.g.Conn)
 	defer func() {
 		b.mu.Lock()
@@ -182,14 +196,45 @@ func (b *boundedSession) serve(in <-chan *gossh.Request) {
 			close(b.winch)
 		}
 	}()
-	for req := range in {
-		if why, args := b.check(req); why != "" {
-			_ = req.Reply(false, nil)
-			b.g.refused(why, args...)
-			continue
+	for req := range b.in {
+		if b.serveRequest(req) {
+			if b.pty != nil && req.Type == "shell" {
+				b.inline = true
+				b.run()
+				b.inline = false
+			} else {
+				go b.run()
+			}
 		}
-		b.handle(req)
 	}
+}
+
+// serveRequest serves one request, or refuses it, and reports whether it
+// started the session's handler, which the caller runs.
+func (b *boundedSession) serveRequest(req *gossh.Request) (start bool) {
+	if why, args := b.check(req); why != "" {
+		_ = req.Reply(false, nil)
+		b.g.refused(why, args...)
+		return false
+	}
+	return b.handle(req)
+}
+
+// servesRequests returns the channel's requests and the function that
+// serves each, for a handler that waits on the request loop's goroutine
+// (see serve) to serve them while it waits; ok is false for any other
+// handler. done is to be called when the requests end: the channel is
+// closed, and the session's context ends.
+func servesRequests(ctx context.Context) (reqs <-chan *gossh.Request, serve func(*gossh.Request), done func(), ok bool) {
+	b := boundedOf(ctx)
+	if b == nil || !b.inline {
+		return nil, nil, nil, false
+	}
+	return b.in, func(req *gossh.Request) {
+		if b.serveRequest(req) { // a second start: refused by check, never here
+			go b.run()
+		}
+	}, b.closed, true
 }
 
 // check says why req is refused, with what to log, or "".
@@ -224,7 +269,7 @@ func (b *boundedSession) check(req *gossh.Request) (string, []any) {
 // wait for the handler to take them (the newest size replaces one not yet
 // taken), and signals and breaks, which nothing here takes, are answered
 // false rather than kept.
-func (b *boundedSession) handle(req *gossh.Request) {
+func (b *boundedSession) handle(req *gossh.Request) (start bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	ok := false
@@ -248,8 +293,7 @@ func (b *boundedSession) handle(req *gossh.Request) {
 		if b.startWait != nil {
 			b.startWait.Stop()
 		}
-		ok = true
-		go b.run()
+		ok, start = true, true
 	case "pty-req":
 		var p struct {
 			Term                  string
@@ -285,6 +329,7 @@ func (b *boundedSession) handle(req *gossh.Request) {
 	if req.WantReply {
 		_ = req.Reply(ok, nil)
 	}
+	return start
 }
 
 func window(cols, rows, wp, hp uint32) ssh.Window {

@@ -10,6 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"charm.land/ssh"
 	"github.com/charmbracelet/colorprofile"
+	gossh "golang.org/x/crypto/ssh"
 
 	"github.com/ssh2048/ssh2048/game"
 	"github.com/ssh2048/ssh2048/screen"
@@ -76,7 +77,8 @@ func (s *Server) runScreenTelling(sess *session, model tea.Model, text func(noti
 	onFreshStack(func() { scr = s.startScreen(sess, model, seat) })
 	defer scr.Stop()
 	waker, _ := model.(tui.Waker)
-	told := watchScreen(sess.Context(), scr, winch, sess.notices, sess.pokes, waker, text)
+	reqs, serveReq, reqsDone, _ := servesRequests(sess.Context())
+	told := watchScreen(sess.Context(), scr, winch, sess.notices, sess.pokes, waker, text, sessionRequests{reqs, serveReq, reqsDone})
 	var pe *screen.PanicError
 	if errors.As(scr.Err(), &pe) {
 		return s.panicked(sess, pe.Value, pe.Stack)
@@ -222,11 +224,14 @@ func clampWindow(w ssh.Window) (int, int) {
 // itself; on a poke (spectators came or went) it has the screen drawn
 // again; for a screen that watches a game or races (a tui.Waker), it
 // waits for the game's or the race's news and wakes the screen; it stops the screen when the
-// connection drops. It returns the notice it passed on, if any. One loop
-// rather than a goroutine for each: every goroutine is 8 KB of stack or
-// more, and a server holds thousands of sessions.
+// connection drops; for a game screen, it serves the session channel's
+// requests (see boundedSession.serve) and ends when they do. It returns
+// the notice it passed on, if any. One loop rather than a goroutine for
+// each: every goroutine is 2 to 16 KB of stack, and a server holds
+// thousands of sessions.
 func watchScreen(ctx context.Context, scr *screen.Screen, winch <-chan ssh.Window, notices <-chan notice, pokes <-chan struct{},
-	waker tui.Waker, text func(notice) string) (told notice) {
+	waker tui.Waker, text func(notice) string, requests sessionRequests) (told notice) {
+	reqs := requests.in
 	var (
 		pending, sent ssh.Window
 		havePending   bool
@@ -328,6 +333,13 @@ func watchScreen(ctx context.Context, scr *screen.Screen, winch <-chan ssh.Windo
 				pokeAgain = false
 				poke()
 			}
+		case req, ok := <-reqs:
+			if !ok { // the channel closed: ctx ends
+				reqs = nil
+				requests.done()
+				continue
+			}
+			requests.serve(req)
 		case w, ok := <-winch:
 			if !ok {
 				winch = nil
@@ -356,6 +368,14 @@ func watchScreen(ctx context.Context, scr *screen.Screen, winch <-chan ssh.Windo
 			}
 		}
 	}
+}
+
+// sessionRequests are the session channel's requests, for a screen whose
+// loop serves them (see boundedSession.serve); in is nil for any other.
+type sessionRequests struct {
+	in    <-chan *gossh.Request
+	serve func(*gossh.Request)
+	done  func() // the requests ended
 }
 
 // gameScreen is the default TUIFunc: package tui's game screen over the
