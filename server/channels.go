@@ -292,6 +292,7 @@ func (b *boundedSession) handle(req *gossh.Request) (start bool) {
 		b.refs++ // the handler's, given back by release when it returns
 		if b.startWait != nil {
 			b.startWait.Stop()
+			b.startWait = nil
 		}
 		ok, start = true, true
 	case "pty-req":

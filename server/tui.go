@@ -164,8 +164,10 @@ func screenOutput(sess *session) (out io.Writer, raw bool) {
 }
 
 // maxScreenWrite is the largest write of a screen to its session; a
-// move's frame is about 300 bytes.
-const maxScreenWrite = 1024
+// move's frame is about 300 bytes, and goes in one. A whole frame (2.4 KB
+// at 80×24) takes five, about 80 bytes more than in pieces of 1 KB, and
+// the two buffers are 1 KB smaller for every session held.
+const maxScreenWrite = 512
 
 // pieces writes to w in writes of at most maxScreenWrite bytes.
 type pieces struct{ w io.Writer }
