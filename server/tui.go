@@ -244,24 +244,29 @@ func watchScreen(ctx context.Context, scr *screen.Screen, winch <-chan ssh.Windo
 		// while a client that reads nothing holds the screen's
 		// writes); pokes meanwhile make one more after it.
 		poking, pokeAgain bool
-		poked             = make(chan struct{}, 1)
 		// Likewise at most one wake: the screen reads the newest
 		// snapshot when it handles it, and the next wait starts after.
 		waking bool
-		woken  = make(chan struct{}, 1)
 		// And at most one window size: a resize is a whole frame drawn,
 		// deep work that would grow this goroutine's stack for as long
 		// as the session lasts (see stack.go), so it is drawn on a
 		// goroutine of its own, and sizes meanwhile wait as pending.
 		resizing bool
-		resized  = make(chan struct{}, 1)
+		// Each of the three says here when it is handled: one channel
+		// rather than three, as every channel the loop waits on holds a
+		// waiter record (about 100 bytes) for as long as it waits, which
+		// for an idle screen is its whole life.
+		handled = make(chan sentKind, 3)
 	)
+	sendOff := func(kind sentKind, msg tea.Msg) {
+		go func() {
+			scr.Send(msg)
+			handled <- kind
+		}()
+	}
 	poke := func() {
 		poking = true
-		go func() {
-			scr.Send(tui.WatchersMsg{})
-			poked <- struct{}{}
-		}()
+		sendOff(sentPoke, tui.WatchersMsg{})
 	}
 	throttle.Stop()
 	defer throttle.Stop()
@@ -278,10 +283,7 @@ func watchScreen(ctx context.Context, scr *screen.Screen, winch <-chan ssh.Windo
 	send := func(w ssh.Window) {
 		sent = w
 		resizing = true
-		go func() {
-			scr.Send(tea.WindowSizeMsg{Width: w.Width, Height: w.Height})
-			resized <- struct{}{}
-		}()
+		sendOff(sentResize, tea.WindowSizeMsg{Width: w.Width, Height: w.Height})
 		throttled = true
 		throttle.Reset(resizeEvery)
 	}
@@ -290,16 +292,32 @@ func watchScreen(ctx context.Context, scr *screen.Screen, winch <-chan ssh.Windo
 		if waker != nil && !waking {
 			news, moved = waker.Wake()
 		}
+		var throttleC <-chan time.Time // waited on only while it runs
+		if throttled {
+			throttleC = throttle.C
+		}
 		select {
 		case <-news:
 			waking = true
-			go func() {
-				scr.Send(tui.WakeMsg{})
-				woken <- struct{}{}
-			}()
+			sendOff(sentWake, tui.WakeMsg{})
 		case <-moved: // the screen waits on something else now
-		case <-woken:
-			waking = false
+		case kind := <-handled:
+			switch kind {
+			case sentWake:
+				waking = false
+			case sentPoke:
+				poking = false
+				if pokeAgain {
+					pokeAgain = false
+					poke()
+				}
+			case sentResize:
+				resizing = false
+				if havePending && !throttled {
+					havePending = false
+					send(pending)
+				}
+			}
 		case <-scr.Done():
 			return told
 		case <-ctx.Done():
@@ -329,12 +347,6 @@ func watchScreen(ctx context.Context, scr *screen.Screen, winch <-chan ssh.Windo
 			} else {
 				poke()
 			}
-		case <-poked:
-			poking = false
-			if pokeAgain {
-				pokeAgain = false
-				poke()
-			}
 		case req, ok := <-reqs:
 			if !ok { // the channel closed: ctx ends
 				reqs = nil
@@ -356,21 +368,24 @@ func watchScreen(ctx context.Context, scr *screen.Screen, winch <-chan ssh.Windo
 				continue
 			}
 			send(w)
-		case <-throttle.C:
+		case <-throttleC:
 			throttled = false
 			if havePending && !resizing {
-				havePending = false
-				send(pending)
-			}
-		case <-resized:
-			resizing = false
-			if havePending && !throttled {
 				havePending = false
 				send(pending)
 			}
 		}
 	}
 }
+
+// sentKind is what watchScreen sent the screen, told back when handled.
+type sentKind uint8
+
+const (
+	sentPoke sentKind = iota + 1
+	sentWake
+	sentResize
+)
 
 // sessionRequests are the session channel's requests, for a screen whose
 // loop serves them (see boundedSession.serve); in is nil for any other.
