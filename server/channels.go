@@ -70,21 +70,20 @@ func (s *Server) openSession(srv *ssh.Server, conn *gossh.ServerConn, nc gossh.N
 		return
 	}
 	b := &boundedSession{g: g, conn: conn, handler: srv.Handler, refs: 1}
-	defer b.release()
 	ch, in, err := nc.Accept()
 	if err != nil {
+		b.release()
 		return
 	}
 	bctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	b.Channel = ch
 	b.in, b.closed = in, cancel
 	b.ctx = &sessionContext{Context: ctx, done: bctx, b: b}
 	b.mu.Lock()
 	b.startWait = time.AfterFunc(s.lim.LoginGrace, b.neverStarted)
 	b.mu.Unlock()
-	defer b.stopTimer()
-	// Returns when the channel's requests end: the channel is closed.
+	// Returns when the channel's requests end (the channel is closed), or
+	// when a game screen's handler takes them over.
 	b.serve()
 }
 
@@ -181,32 +180,60 @@ func (b *boundedSession) channel() gossh.Channel {
 // serve answers the channel's requests until the channel closes: those
 // the session may have are served, the others answered false.
 //
-// A game screen (a shell with a PTY) runs its handler on this goroutine
-// rather than on one of its own, and the handler serves the requests
-// while it waits (runScreen's loop): one goroutine, and its stack, fewer
-// for every screen held. Requests that come while it sets up wait in the
-// SSH library's queue for the channel. Any other session's handler runs
-// on a goroutine of its own, as it may not wait where requests are served.
+// A game screen (a shell with a PTY) takes the requests over: its
+// handler serves them while it waits (runScreen's loop), and the rest
+// after it returns, and this goroutine ends. One goroutine, and its
+// stack, fewer for every screen held; and the one that stays is new, its
+// stack no larger than the handler needs, where this one's grew with the
+// writes of the channel's opening and first replies. Requests that come
+// while the handler sets up wait in the SSH library's queue for the
+// channel. Any other session's handler runs on a goroutine of its own,
+// as it may not wait where requests are served.
 func (b *boundedSession) serve() {
 	defer b.g.srv.recoverConn("session requests", b.g.Conn)
+	handedOver := false
 	defer func() {
-		b.mu.Lock()
-		defer b.mu.Unlock()
-		if b.winch != nil {
-			close(b.winch)
+		if !handedOver {
+			b.finish()
 		}
 	}()
 	for req := range b.in {
-		if b.serveRequest(req) {
-			if b.pty != nil && req.Type == "shell" {
-				b.inline = true
-				b.run()
-				b.inline = false
-			} else {
-				go b.run()
-			}
+		if !b.serveRequest(req) {
+			continue
 		}
+		if b.pty != nil && req.Type == "shell" {
+			b.inline = true
+			handedOver = true
+			go b.runServing()
+			return
+		}
+		go b.run()
 	}
+}
+
+// runServing runs a game screen's handler, which serves the channel's
+// requests while it waits, then serves the rest until the channel closes.
+func (b *boundedSession) runServing() {
+	defer b.g.srv.recoverConn("session requests", b.g.Conn)
+	defer b.finish()
+	b.run()
+	for req := range b.in {
+		b.serveRequest(req) // a second start is refused by check
+	}
+}
+
+// finish lets go of a session whose requests have ended: its window
+// changes end, its context is done, and its place under the cap comes
+// back once its handler, if any, is done too.
+func (b *boundedSession) finish() {
+	b.mu.Lock()
+	if b.winch != nil {
+		close(b.winch)
+	}
+	b.mu.Unlock()
+	b.stopTimer()
+	b.closed()
+	b.release()
 }
 
 // serveRequest serves one request, or refuses it, and reports whether it
@@ -231,9 +258,10 @@ func servesRequests(ctx context.Context) (reqs <-chan *gossh.Request, serve func
 		return nil, nil, nil, false
 	}
 	return b.in, func(req *gossh.Request) {
-		if b.serveRequest(req) { // a second start: refused by check, never here
-			go b.run()
-		}
+		// Deep work (a reply is a write through the cipher) on a stack
+		// that goes when it is done (see stack.go); a second start is
+		// refused by check.
+		onFreshStack(func() { b.serveRequest(req) })
 	}, b.closed, true
 }
 

@@ -174,27 +174,37 @@ func (s *Server) logging(next ssh.Handler) ssh.Handler {
 			next(sess)
 			return
 		}
-		pty, _, hasPty := sess.Pty()
-		fp := "guest"
-		if key := sess.PublicKey(); key != nil {
-			fp = gossh.FingerprintSHA256(key)
-		}
-		user := clientAttrs("user", sess.User())
-		args := append(append([]any{}, user...), "key", fp, "remote", sess.RemoteAddr().String())
-		args = append(args, clientAttrs("command", sess.RawCommand())...)
-		args = append(args, "pty", hasPty)
-		args = append(args, clientAttrs("term", pty.Term)...)
-		args = append(args, clientAttrs("client", sess.Context().ClientVersion())...)
-		if unlogged > 0 {
-			args = append(args, "unlogged", unlogged) // sessions of this address left out since its last line
-		}
-		s.log.Info("connect", args...)
+		var user []any
+		var fp string
+		// A log line is deep work (see stack.go).
+		onFreshStack(func() { user, fp = s.logConnect(sess, unlogged) })
 		defer func() {
 			s.log.Info("disconnect", append(user, "key", fp,
 				"remote", sess.RemoteAddr().String(), "duration", time.Since(start).Round(time.Millisecond))...)
 		}()
 		next(sess)
 	}
+}
+
+// logConnect logs a session's start, and returns the attributes its end
+// is logged with.
+func (s *Server) logConnect(sess ssh.Session, unlogged int) (user []any, fp string) {
+	pty, _, hasPty := sess.Pty()
+	fp = "guest"
+	if key := sess.PublicKey(); key != nil {
+		fp = gossh.FingerprintSHA256(key)
+	}
+	user = clientAttrs("user", sess.User())
+	args := append(append([]any{}, user...), "key", fp, "remote", sess.RemoteAddr().String())
+	args = append(args, clientAttrs("command", sess.RawCommand())...)
+	args = append(args, "pty", hasPty)
+	args = append(args, clientAttrs("term", pty.Term)...)
+	args = append(args, clientAttrs("client", sess.Context().ClientVersion())...)
+	if unlogged > 0 {
+		args = append(args, "unlogged", unlogged) // sessions of this address left out since its last line
+	}
+	s.log.Info("connect", args...)
+	return user, fp
 }
 
 // route sends the session where it belongs: an exec command to the command
