@@ -55,9 +55,9 @@ const (
 // openSession is the handler of "session" channels. Under Serve (a
 // guarded connection), the session is the server's own boundedSession
 // rather than the SSH library's: its request loop applies the bounds
-// above as it serves each request, on the goroutine the library gives
-// the channel, where the library's session would need a second goroutine
-// to filter its requests (one more stack for every session held).
+// above as it serves each request (see serve), where the library's
+// session would need a second goroutine to filter its requests (one more
+// stack for every session held).
 func (s *Server) openSession(srv *ssh.Server, conn *gossh.ServerConn, nc gossh.NewChannel, ctx ssh.Context) {
 	g := guardOf(ctx)
 	if g == nil { // not accepted through Serve: nothing to count against
