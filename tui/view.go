@@ -27,11 +27,7 @@ func (m *Model) View() tea.View {
 		return v
 	}
 	v := tea.NewView(m.render())
-	v.AltScreen = true
-	v.WindowTitle = "2048"
-	if m.opts.Player != "" && !m.opts.Guest {
-		v.WindowTitle = "2048 · " + m.opts.Player
-	}
+	v.AltScreen, v.WindowTitle = true, m.title
 	return v
 }
 
@@ -290,6 +286,13 @@ func (m *Model) helpLine() line {
 
 // fits reports whether the board can be drawn at all in the window.
 func (m *Model) fits() bool {
+	// The header takes a line or two: if the board fits under two, it
+	// fits, and the header need not be drawn to count its lines (this
+	// runs before every move, and the header is drawn again for the
+	// frame).
+	if _, ok := m.pickTier(m.size, 2); ok {
+		return true
+	}
 	_, ok := m.pickTier(m.size, len(m.header()))
 	return ok
 }
