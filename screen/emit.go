@@ -157,9 +157,12 @@ func (r *renderer) emit(out *bytes.Buffer, sc *scratch) {
 		// a tile's top row, then its bottom row, then the middle.
 		// (Costs in half bytes.)
 		best, bestCost, found := first, 0, false
+		pen, penSpace := r.pen, r.pen.spaceStyle()
 		for i := first; i < min(len(segs), first+lookahead); i++ {
 			s := &segs[i]
-			if s.done || !r.startsInPen(s) {
+			// Done, or its first cell cannot be written with the pen
+			// as it is: a space needs the pen to show spaces as head.
+			if s.done || s.space && s.head != penSpace || !s.space && s.head != pen {
 				continue
 			}
 			c := 2 * r.moveCost(s.x0, s.y)
@@ -193,15 +196,6 @@ func (r *renderer) emit(out *bytes.Buffer, sc *scratch) {
 		r.write(out, sc, &segs[best])
 		segs[best].done = true
 	}
-}
-
-// startsInPen tells whether s's first cell can be written with the pen as
-// it is.
-func (r *renderer) startsInPen(s *segment) bool {
-	if s.space {
-		return r.pen.spaceStyle() == s.head
-	}
-	return s.head == r.pen
 }
 
 // penCost is about how many bytes write(s) writes to change the pen
@@ -438,38 +432,57 @@ func (r *renderer) moveCost(x, y int) int {
 
 // move appends to b the shortest way to column x of row y: an absolute
 // position, or, when the cursor's place is known, up or down and across,
-// or up or down and from the line's start.
+// or up or down and from the line's start. The lengths are counted first
+// (as moveCost counts them) and only the shortest is written; where two
+// are as short, the first in that order.
 func (r *renderer) move(b []byte, x, y int) []byte {
 	if r.x == x && r.y == y {
 		return b
 	}
-	var abs, rel, fromStart [32]byte
-	// CUP; a column of 1 may be left out.
-	best := append(abs[:0], "\x1b["...)
-	best = strconv.AppendInt(best, int64(y+1), 10)
-	if x > 0 {
-		best = append(best, ';')
-		best = strconv.AppendInt(best, int64(x+1), 10)
-	}
-	best = append(best, 'H')
 	if r.x >= 0 {
+		absLen := len("\x1b[H") + digits(y+1)
+		if x > 0 {
+			absLen += 1 + digits(x+1)
+		}
 		dy := y - r.y
-		m := appendHorizontal(r.appendVertical(rel[:0], dy), x-r.x)
-		if len(m) < len(best) {
-			best = m
-		}
+		v := r.verticalLen(dy)
+		relLen := v + horizontalLen(x-r.x)
+		fromStart := 1 + v // CR, then up or down
 		if dy == 1 {
-			// Whether or not a line feed also returns the carriage on its
-			// way to the terminal (see Options.RawLineFeed).
-			m = append(fromStart[:0], '\r', '\n')
-		} else {
-			m = r.appendVertical(append(fromStart[:0], '\r'), dy)
+			fromStart = 2 // CR LF
 		}
-		if m = appendHorizontal(m, x); len(m) < len(best) {
-			best = m
+		fromStart += horizontalLen(x)
+		switch best := min(absLen, relLen); {
+		case fromStart < best:
+			if dy == 1 {
+				// Whether or not a line feed also returns the carriage
+				// on its way to the terminal (see Options.RawLineFeed).
+				b = append(b, '\r', '\n')
+			} else {
+				b = r.appendVertical(append(b, '\r'), dy)
+			}
+			return appendHorizontal(b, x)
+		case relLen < absLen:
+			return appendHorizontal(r.appendVertical(b, dy), x-r.x)
 		}
 	}
-	return append(b, best...)
+	// CUP; a column of 1 may be left out.
+	b = appendNumber(append(b, "\x1b["...), y+1)
+	if x > 0 {
+		b = appendNumber(append(b, ';'), x+1)
+	}
+	return append(b, 'H')
+}
+
+// appendNumber appends n, which is not negative, in decimal.
+func appendNumber(b []byte, n int) []byte {
+	if n < 10 {
+		return append(b, byte('0'+n))
+	}
+	if n < 100 {
+		return append(b, byte('0'+n/10), byte('0'+n%10))
+	}
+	return strconv.AppendInt(b, int64(n), 10)
 }
 
 // maxFeeds is the most rows the cursor goes down by line feeds: from 4
@@ -551,7 +564,16 @@ func moveLen(n int) int {
 	return len("\x1b[C") + digits(n)
 }
 
+// digits is how many decimal digits n, not negative, takes.
 func digits(n int) int {
+	switch {
+	case n < 10:
+		return 1
+	case n < 100:
+		return 2
+	case n < 1000:
+		return 3
+	}
 	d := 1
 	for n >= 10 {
 		n /= 10
@@ -566,7 +588,7 @@ func abs(n int) int { return max(n, -n) }
 func appendMove(b []byte, n int, final byte) []byte {
 	b = append(b, "\x1b["...)
 	if n > 1 {
-		b = strconv.AppendInt(b, int64(n), 10)
+		b = appendNumber(b, n)
 	}
 	return append(b, final)
 }

@@ -92,42 +92,54 @@ type lineState struct {
 	col  int
 }
 
-// spansFrom appends the spans of line s from byte i, read from state ls,
-// up to the screen's width or the first boundary at or past byte stop.
-// It returns where it stopped; ok is false if s is not simple there.
-func (sc *scratch) spansFrom(p colorprofile.Profile, width int, dst []span, s string, i int, ls lineState, stop int) (_ []span, _ int, _ lineState, ok bool) {
-	for i < len(s) && i < stop && ls.col < width {
-		c := s[i]
-		switch {
-		case isText(c):
-			j := textEnd(s, i+1, len(s))
-			k := min(j-i, width-ls.col)
-			dst = append(dst, span{text: s[i : i+k], st: ls.st, col: ls.col, w: k})
-			ls.col += k
-			i = j
-		case c == ansi.ESC:
-			j := sgrEnd(s, i)
-			if j < 0 {
-				return dst, i, ls, false
-			}
-			ls.view, ls.st = sc.sgr(p, ls.view, s[i+2:j-1])
-			i = j
-		case c >= utf8.RuneSelf:
-			r, n := utf8.DecodeRuneInString(s[i:])
-			if !singleCell(r) {
-				return dst, i, ls, false
-			}
-			dst = append(dst, span{text: s[i : i+n], st: ls.st, col: ls.col, w: 1})
-			ls.col++
-			i += n
-		default:
-			return dst, i, ls, false // a control character
+// spanAt reads one piece of line s, at byte *i, from state *ls (which it
+// moves past the piece), appending its span if it has one to *dst: a run
+// of printable ASCII, an SGR sequence or a character that takes one cell.
+// The walk reads two lines a piece at a time, so the state is changed in
+// place rather than passed in and out. *i must be within s, and ls.col
+// within the width. It returns false if s is not simple there, or if
+// what follows the piece may join its last character.
+func (sc *scratch) spanAt(p colorprofile.Profile, width int, dst *[]span, s string, i *int, ls *lineState) bool {
+	j := *i
+	switch c := s[j]; {
+	case isText(c):
+		e := textEnd(s, j+1, len(s))
+		k := min(e-j, width-ls.col)
+		*dst = append(*dst, span{text: s[j : j+k], st: ls.st, col: ls.col, w: k})
+		ls.col += k
+		j = e
+	case c == ansi.ESC:
+		e := sgrEnd(s, j)
+		if e < 0 {
+			return false
+		}
+		ls.view, ls.st = sc.sgr(p, ls.view, s[j+2:e-1])
+		j = e
+	case c >= utf8.RuneSelf:
+		r, n := utf8.DecodeRuneInString(s[j:])
+		if !singleCell(r) {
+			return false
+		}
+		*dst = append(*dst, span{text: s[j : j+n], st: ls.st, col: ls.col, w: 1})
+		ls.col++
+		j += n
+	default:
+		return false // a control character
+	}
+	*i = j
+	return !joinsNext(s, j)
+}
+
+// spans appends the spans of line s up to the screen's width to dst; ok
+// is false if s is not simple.
+func (sc *scratch) spans(p colorprofile.Profile, width int, dst []span, s string) (_ []span, ok bool) {
+	var ls lineState
+	for i := 0; i < len(s) && ls.col < width; {
+		if !sc.spanAt(p, width, &dst, s, &i, &ls) {
+			return dst, false
 		}
 	}
-	if joinsNext(s, i) {
-		return dst, i, ls, false
-	}
-	return dst, i, ls, true
+	return dst, true
 }
 
 // sgr is applySGR, with the reset that ends most styled text short-cut.
@@ -144,7 +156,7 @@ func (sc *scratch) sgr(p colorprofile.Profile, from sgrState, params string) (sg
 // view's style at n follows from the sequences from there on, or from the
 // start). ok is false if the shared part is not
 // simple. (A character that may join the one before the first difference
-// makes its line not simple where it is read next, in spansFrom.)
+// makes its line not simple where it is read next, in spanAt.)
 func sharedPrefix(a, b string, width int) (n, col, reset int, ok bool) {
 	reset = -1
 	m := commonPrefix(a, b)
@@ -295,12 +307,12 @@ func (sc *scratch) walk(p colorprofile.Profile, width int, was, is string) (end 
 			}
 			ca, cb := lsa.col, lsb.col
 			if !doneA && (doneB || ca <= cb) {
-				if a, ia, lsa, ok = sc.spansFrom(p, width, a, was, ia, lsa, ia+1); !ok {
+				if !sc.spanAt(p, width, &a, was, &ia, &lsa) {
 					return 0, false
 				}
 			}
 			if !doneB && (doneA || cb <= ca) {
-				if b, ib, lsb, ok = sc.spansFrom(p, width, b, is, ib, lsb, ib+1); !ok {
+				if !sc.spanAt(p, width, &b, is, &ib, &lsb) {
 					return 0, false
 				}
 			}
@@ -336,7 +348,7 @@ func (sc *scratch) walk(p colorprofile.Profile, width int, was, is string) (end 
 	}
 	// Nothing shows after the last region: the end is before it, if
 	// anywhere. Rare (a line cut short, say): read the new line whole.
-	all, _, _, ok := sc.spansFrom(p, width, b, is, 0, lineState{}, len(is))
+	all, ok := sc.spans(p, width, b, is)
 	if !ok {
 		return 0, false
 	}
