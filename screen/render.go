@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/ansi"
@@ -32,6 +33,13 @@ type renderer struct {
 
 	lines  []string // the last frame's lines as the view wrote them, at most height
 	redraw bool     // the screen's content is unknown: clear and draw all
+	// text is the buffer the last frame's lines are pieces of, when the
+	// model wrote its view into one of the screen's (ViewAppender); it
+	// goes back to viewTexts when they are done with. Nil when they are
+	// pieces of a view's string.
+	text *[]byte
+	// spare is the array of the lines before, for the next frame's lines.
+	spare []string
 
 	// Where the terminal's cursor and pen are after the bytes written so
 	// far; x == -1 means unknown (after writing into the last column, where
@@ -149,13 +157,46 @@ func (r *renderer) resize(width, height int) {
 
 // frame appends to out what turns the screen into view.
 func (r *renderer) frame(out *bytes.Buffer, view string) {
+	r.diffFrame(out, view)
+	r.hold(nil)
+}
+
+// frameText is frame for a view written into text, a buffer from
+// viewTexts, which the renderer holds from then on: its lines are pieces
+// of it, read as strings without a copy, and it is not written while
+// they are (until the next frame, or forget).
+func (r *renderer) frameText(out *bytes.Buffer, text *[]byte) {
+	r.diffFrame(out, unsafe.String(unsafe.SliceData(*text), len(*text)))
+	r.hold(text)
+}
+
+// viewTexts are buffers for views' text (see ViewAppender): a player's
+// screen holds one, with its last frame in it, and takes another for the
+// next frame, giving the first back once that frame is drawn.
+var viewTexts = sync.Pool{New: func() any { return new([]byte) }}
+
+// hold makes text the buffer the renderer's lines are pieces of (nil:
+// none of the renderer's), and gives back the one they were before.
+func (r *renderer) hold(text *[]byte) {
+	if r.text != nil {
+		viewTexts.Put(r.text)
+	}
+	r.text = text
+}
+
+// diffFrame appends to out what turns the screen into view, and makes
+// view's lines the renderer's.
+func (r *renderer) diffFrame(out *bytes.Buffer, view string) {
 	if r.redraw {
 		out.WriteString(ansi.ResetStyle + ansi.CursorHomePosition + ansi.EraseEntireScreen)
 		r.lines = r.lines[:0]
 		r.x, r.y, r.pen = 0, 0, nil
 		r.redraw = false
 	}
-	next := make([]string, 0, r.height)
+	next := r.spare[:0]
+	if cap(next) < r.height {
+		next = make([]string, 0, r.height)
+	}
 	for len(next) < r.height {
 		line, rest, more := strings.Cut(view, "\n")
 		next = append(next, strings.TrimSuffix(line, "\r"))
@@ -186,7 +227,10 @@ func (r *renderer) frame(out *bytes.Buffer, view string) {
 		}
 	}
 	r.emit(out, sc)
-	r.lines = next
+	// The old lines' array is the next frame's; emptied, so that it keeps
+	// no view alive.
+	clear(r.lines[:cap(r.lines)])
+	r.lines, r.spare = next, r.lines[:0]
 }
 
 // lineDiff is a line that changed: its old and new cells from column lo

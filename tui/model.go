@@ -101,8 +101,10 @@ type Model struct {
 	profile colorprofile.Profile
 	light   bool // the terminal answered that its background is light
 	cache   *boardCache
-	drawn   boardDraw // the board of the frame being drawn (see centreEach)
-	inks    struct{ title, label, value, gain ink }
+	drawn   boardDraw // the board of the frame being drawn (see appendCentred)
+	// frameLines is the game screen's lines' array, reused frame to frame.
+	frameLines []line
+	inks       struct{ title, label, value, gain ink }
 	// shortHelp is the help line, kept until the width or profile changes.
 	shortHelp line
 	// title is the game screen's window title, made once rather than a

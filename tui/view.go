@@ -2,9 +2,11 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -26,9 +28,47 @@ func (m *Model) View() tea.View {
 		v.AltScreen, v.WindowTitle = true, top.title()
 		return v
 	}
-	v := tea.NewView(m.render())
+	return m.mainView(m.render())
+}
+
+// mainView is the view of the model's own screens, of content.
+func (m *Model) mainView(content string) tea.View {
+	v := tea.NewView(content)
 	v.AltScreen, v.WindowTitle = true, m.title
 	return v
+}
+
+// AppendView is View, with the view's text appended to dst rather than
+// made a string of its own (Content is left empty): a screen that keeps
+// its frames' text in buffers it reuses (screen.ViewAppender) gets the
+// game screen's frame, most of what a session allocates a move, without
+// an allocation. Other screens are drawn as View draws them, and copied.
+func (m *Model) AppendView(dst []byte) (tea.View, []byte) {
+	if m.final == "" && m.views.top() == nil {
+		if b, ok := m.appendGame(dst); ok {
+			return m.mainView(""), b
+		}
+	}
+	v := m.View()
+	dst = append(dst, v.Content...)
+	v.Content = ""
+	return v, dst
+}
+
+// appendGame appends the game screen's frame to dst, if the game screen
+// is showing and the board fits the window.
+func (m *Model) appendGame(dst []byte) ([]byte, bool) {
+	if !m.loaded || m.game == nil || m.screen == screenHelp || m.screen == screenLeaderboard {
+		return dst, false
+	}
+	lines, ok := m.gameLines()
+	if !ok {
+		return dst, false
+	}
+	// The lines' array is kept for the next frame's: the frame is drawn
+	// from them at once.
+	m.frameLines = lines[:0]
+	return appendCentred(dst, lines, m.width, m.height, &m.drawn), true
 }
 
 // finalLine is the last line, wrapped by words to the window: the
@@ -42,6 +82,9 @@ func (m *Model) finalLine() string {
 }
 
 func (m *Model) render() string {
+	if b, ok := m.appendGame(nil); ok {
+		return bytesString(b)
+	}
 	var body string
 	switch {
 	case !m.loaded:
@@ -56,10 +99,7 @@ func (m *Model) render() string {
 		body = m.helpScreen()
 	case m.screen == screenLeaderboard:
 		body = m.leaderboardScreen()
-	default:
-		if lines, ok := m.gameLines(); ok {
-			return centreEach(lines, m.width, m.height, &m.drawn)
-		}
+	default: // the game screen, in a window too small for it (see appendGame)
 		body = m.tooSmall()
 	}
 	return lipgloss.Place(m.width, m.height, lipgloss.Center, lipgloss.Center, body)
@@ -93,11 +133,17 @@ const spaces = "                                                                
 
 // pad writes n spaces.
 func pad(sb *strings.Builder, n int) {
-	for n > 0 {
-		k := min(n, len(spaces))
-		sb.WriteString(spaces[:k])
-		n -= k
+	for ; n > 0; n -= len(spaces) {
+		sb.WriteString(spaces[:min(n, len(spaces))])
 	}
+}
+
+// appendPad appends n spaces.
+func appendPad(dst []byte, n int) []byte {
+	for ; n > 0; n -= len(spaces) {
+		dst = append(dst, spaces[:min(n, len(spaces))]...)
+	}
+	return dst
 }
 
 // centreLines places lines in the middle of a width×height window, each
@@ -111,53 +157,54 @@ func centreLines(lines []line, width, height int) string {
 	}
 	top := max(0, (height-len(lines))/2)
 	left := max(0, (width-blockW)/2)
-	var sb strings.Builder
-	sb.Grow(top + size + len(lines)*left + blockW)
+	b := make([]byte, 0, top+size+len(lines)*left+blockW)
 	for range top {
-		sb.WriteByte('\n')
+		b = append(b, '\n')
 	}
 	for i, l := range lines {
-		pad(&sb, left+(blockW-l.w)/2)
-		sb.WriteString(l.s)
+		b = append(appendPad(b, left+(blockW-l.w)/2), l.s...)
 		if i < len(lines)-1 {
-			sb.WriteByte('\n')
+			b = append(b, '\n')
 		}
 	}
-	return sb.String()
+	return bytesString(b)
 }
 
-// centreEach places lines in the middle of a width×height window, each
-// line centred in the window on its own, rather than in the block of
-// them (centreLines): the same to a column, but a line's place does not
-// depend on the others' widths. The game's header grows a column now and
-// then (a score's digit, the move count's), and with it the block; the
-// board, centred in the block, moved a column with it, and the frame
-// redrew all of it (about 1.5 KB, where a move's frame is 300 bytes).
-// The board's lines, if any, are drawn from bd.
-func centreEach(lines []line, width, height int, bd *boardDraw) string {
+// appendCentred appends lines to dst placed in the middle of a
+// width×height window, each line centred in the window on its own, rather
+// than in the block of them (centreLines): the same to a column, but a
+// line's place does not depend on the others' widths. The game's header
+// grows a column now and then (a score's digit, the move count's), and
+// with it the block; the board, centred in the block, moved a column with
+// it, and the frame redrew all of it (about 1.5 KB, where a move's frame
+// is 300 bytes). The board's lines, if any, are drawn from bd.
+func appendCentred(dst []byte, lines []line, width, height int, bd *boardDraw) []byte {
 	size := bd.bytes
 	for _, l := range lines {
 		size += len(l.s) + 1 + max(0, (width-l.w)/2)
 	}
 	top := max(0, (height-len(lines))/2)
-	var sb strings.Builder
-	sb.Grow(top + size)
+	dst = slices.Grow(dst, top+size)
 	for range top {
-		sb.WriteByte('\n')
+		dst = append(dst, '\n')
 	}
 	for i, l := range lines {
-		pad(&sb, (width-l.w)/2)
+		dst = appendPad(dst, (width-l.w)/2)
 		if i >= bd.at && i < bd.at+bd.n {
-			bd.c.writeLine(&sb, i-bd.at, &bd.b, bd.ms)
+			dst = bd.c.appendLine(dst, i-bd.at, &bd.b, bd.ms)
 		} else {
-			sb.WriteString(l.s)
+			dst = append(dst, l.s...)
 		}
 		if i < len(lines)-1 {
-			sb.WriteByte('\n')
+			dst = append(dst, '\n')
 		}
 	}
-	return sb.String()
+	return dst
 }
+
+// bytesString is b as a string, without a copy: b must be the caller's
+// alone and never written again (as strings.Builder's String has it).
+func bytesString(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 
 // chrome is how many lines the game screen has besides the board: the
 // header, the status line and the help line.
@@ -180,8 +227,7 @@ func (m *Model) gameLines() ([]line, bool) {
 	}
 	b := m.game.Board()
 	bw, bh := t.boardSize(n)
-	lines := make([]line, 0, len(header)+bh+5)
-	lines = append(lines, header...)
+	lines := append(m.frameLines[:0], header...) // see appendGame
 	m.drawn = boardDraw{}
 	switch m.screen {
 	case screenConfirmNew, screenConfirmAI:
