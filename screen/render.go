@@ -64,13 +64,16 @@ type scratch struct {
 
 	// A frame repeats a few SGR sequences many times; looking each up in
 	// the shared tables (hashing its text, under a lock) was most of the
-	// time spent cutting lines. Direct-mapped by a hash of the sequence.
-	recent [128]sgrMemo
+	// time spent cutting lines. Two ways a set (see way), by a hash of the
+	// sequence: direct-mapped, a game's few dozen sequences met one
+	// another in a slot about once a frame.
+	recent [256]sgrMemo
 	// The transitions between styles, and the pens spacePen makes, met
 	// lately: the same few, looked up many times a frame while choosing
 	// what to write next, are read here rather than from the shared
-	// tables (a lock and a map each). Direct-mapped by style ids.
-	trans [256]transMemo
+	// tables (a lock and a map each). Two ways a set, by style ids (about
+	// one in nine looked up missed, direct-mapped, in a game's frames).
+	trans [512]transMemo
 	swaps [64]swapMemo
 }
 
@@ -90,12 +93,15 @@ func (sc *scratch) transition(from, to *style) string {
 	if from == to {
 		return ""
 	}
-	m := &sc.trans[(from.idOf()*0x9e3779b1^to.idOf()*0x85ebca6b)>>24]
-	if m.set && m.from == from && m.to == to {
-		return m.seq
+	i := (from.idOf()*0x9e3779b1 ^ to.idOf()*0x85ebca6b) >> 24 * 2
+	for k := i; k < i+2; k++ {
+		if m := &sc.trans[k]; m.set && m.from == from && m.to == to {
+			return m.seq
+		}
 	}
 	seq := transition(from, to)
-	*m = transMemo{from: from, to: to, seq: seq, set: true}
+	sc.trans[i+1] = sc.trans[i]
+	sc.trans[i] = transMemo{from: from, to: to, seq: seq, set: true}
 	return seq
 }
 
@@ -121,13 +127,18 @@ func (sc *scratch) applySGR(p colorprofile.Profile, from sgrState, params string
 	for k := max(0, n-4); k < n; k++ {
 		h = h*31 + uint32(params[k])
 	}
-	m := &sc.recent[(h^h>>15)%uint32(len(sc.recent))]
-	if m.set && m.params == params && m.from == from && m.profile == p {
-		return m.to, m.style
+	i := (h ^ h>>15) % uint32(len(sc.recent)/2) * 2
+	for k := i; k < i+2; k++ {
+		if m := &sc.recent[k]; m.set && m.params == params && m.from == from && m.profile == p {
+			return m.to, m.style
+		}
 	}
 	to := applied(from, params)
 	st := styleOf(p, to)
-	*m = sgrMemo{set: true, profile: p, from: from, params: strings.Clone(params), to: to, style: st}
+	// The set's other way keeps the one met before (a way of the two
+	// evicted by age).
+	sc.recent[i+1] = sc.recent[i]
+	sc.recent[i] = sgrMemo{set: true, profile: p, from: from, params: strings.Clone(params), to: to, style: st}
 	return to, st
 }
 
