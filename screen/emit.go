@@ -26,7 +26,6 @@ type segment struct {
 	y      int
 	x0, x1 int
 	erase  bool
-	done   bool
 	// What the first cell needs of the pen: to be head, or, for a space
 	// (and an erase), to show spaces as head.
 	head  *style
@@ -144,25 +143,29 @@ const penLookahead = 16
 // emit writes the frame's segments.
 func (r *renderer) emit(out *bytes.Buffer, sc *scratch) {
 	segs := sc.segs
-	for first := 0; ; {
-		for first < len(segs) && segs[first].done {
-			first++
-		}
-		if first == len(segs) {
-			return
-		}
+	// The segments not written yet, in order: the choice of the next is
+	// made among them alone, the written ones not passed over again.
+	left := sc.left[:0]
+	for i := range segs {
+		left = append(left, int32(i))
+	}
+	for len(left) > 0 {
+		first := int(left[0])
 		// Of the segments that start in the pen, the nearest; one that
 		// leaves the cursor where it is (erased spaces) goes first if it
 		// is at most a byte further, so that the next move is from it:
 		// a tile's top row, then its bottom row, then the middle.
-		// (Costs in half bytes.)
-		best, bestCost, found := first, 0, false
+		// (Costs in half bytes; best is a place in left.)
+		best, bestCost, found := 0, 0, false
 		pen, penSpace := r.pen, r.pen.spaceStyle()
-		for i := first; i < min(len(segs), first+lookahead); i++ {
+		for k, i := range left {
+			if int(i) >= first+lookahead {
+				break
+			}
+			// Its first cell cannot be written with the pen as it is:
+			// a space needs the pen to show spaces as head.
 			s := &segs[i]
-			// Done, or its first cell cannot be written with the pen
-			// as it is: a space needs the pen to show spaces as head.
-			if s.done || s.space && s.head != penSpace || !s.space && s.head != pen {
+			if s.space && s.head != penSpace || !s.space && s.head != pen {
 				continue
 			}
 			c := 2 * r.moveCost(s.x0, s.y)
@@ -170,17 +173,17 @@ func (r *renderer) emit(out *bytes.Buffer, sc *scratch) {
 				c -= 3
 			}
 			if !found || c < bestCost {
-				best, bestCost, found = i, c, true
+				best, bestCost, found = k, c, true
 			}
 		}
 		if !found {
 			// None does: the one the pen change and the move to it cost
 			// the least.
-			for i := first; i < min(len(segs), first+penLookahead); i++ {
-				s := &segs[i]
-				if s.done {
-					continue
+			for k, i := range left {
+				if int(i) >= first+penLookahead {
+					break
 				}
+				s := &segs[i]
 				c := 2 * r.penCost(sc, s)
 				if s.stays {
 					c -= 3
@@ -189,13 +192,14 @@ func (r *renderer) emit(out *bytes.Buffer, sc *scratch) {
 					continue // no nearer than the best can make it cheaper
 				}
 				if c += 2 * r.moveCost(s.x0, s.y); !found || c < bestCost {
-					best, bestCost, found = i, c, true
+					best, bestCost, found = k, c, true
 				}
 			}
 		}
-		r.write(out, sc, &segs[best])
-		segs[best].done = true
+		r.write(out, sc, &segs[left[best]])
+		left = append(left[:best], left[best+1:]...)
 	}
+	sc.left = left
 }
 
 // penCost is about how many bytes write(s) writes to change the pen

@@ -57,6 +57,7 @@ type scratch struct {
 	cells        []cell     // the changed lines' cells, old and new (see lineDiff)
 	lines        []lineDiff // the frame's changed lines
 	segs         []segment  // what to write, in the lines' order
+	left         []int32    // the segments not written yet (see emit)
 	// full maps a space style to a style of the frame's text that shows
 	// spaces alike (see spacePen).
 	full   []fullStyle
@@ -114,9 +115,12 @@ type sgrMemo struct {
 	style   *style
 }
 
-// applySGR is the view's style after an SGR sequence, and its look on a
-// terminal with profile p.
-func (sc *scratch) applySGR(p colorprofile.Profile, from sgrState, params string) (sgrState, *style) {
+// applySGR makes *view the view's style after an SGR sequence, and
+// returns its look on a terminal with profile p. (In place: the style is
+// changed on every sequence of every line read, and passing it in and out
+// cost more than looking it up.)
+func (sc *scratch) applySGR(p colorprofile.Profile, view *sgrState, params string) *style {
+	from := *view
 	// Hashed by length, first and last bytes (sequences that differ
 	// differ mostly in their last colour), and the style before.
 	n := len(params)
@@ -130,7 +134,8 @@ func (sc *scratch) applySGR(p colorprofile.Profile, from sgrState, params string
 	i := (h ^ h>>15) % uint32(len(sc.recent)/2) * 2
 	for k := i; k < i+2; k++ {
 		if m := &sc.recent[k]; m.set && m.params == params && m.from == from && m.profile == p {
-			return m.to, m.style
+			*view = m.to
+			return m.style
 		}
 	}
 	to := applied(from, params)
@@ -139,7 +144,8 @@ func (sc *scratch) applySGR(p colorprofile.Profile, from sgrState, params string
 	// evicted by age).
 	sc.recent[i+1] = sc.recent[i]
 	sc.recent[i] = sgrMemo{set: true, profile: p, from: from, params: strings.Clone(params), to: to, style: st}
-	return to, st
+	*view = to
+	return st
 }
 
 var scratches = sync.Pool{New: func() any { return new(scratch) }}
@@ -397,7 +403,7 @@ func (r *renderer) cells(sc *scratch, dst []cell, s string) []cell {
 		s = s[n:]
 		if width == 0 {
 			if isStyleSequence(seq) {
-				view, st = sc.applySGR(r.profile, view, seq[2:len(seq)-1])
+				st = sc.applySGR(r.profile, &view, seq[2:len(seq)-1])
 			}
 			// Other sequences and control characters take no cell: views
 			// have no business moving the cursor or setting modes, and

@@ -113,7 +113,7 @@ func (sc *scratch) spanAt(p colorprofile.Profile, width int, dst *[]span, s stri
 		if e < 0 {
 			return false
 		}
-		ls.view, ls.st = sc.sgr(p, ls.view, s[j+2:e-1])
+		sc.sgr(p, ls, s[j+2:e-1])
 		j = e
 	case c >= utf8.RuneSelf:
 		r, n := utf8.DecodeRuneInString(s[j:])
@@ -142,12 +142,14 @@ func (sc *scratch) spans(p colorprofile.Profile, width int, dst []span, s string
 	return dst, true
 }
 
-// sgr is applySGR, with the reset that ends most styled text short-cut.
-func (sc *scratch) sgr(p colorprofile.Profile, from sgrState, params string) (sgrState, *style) {
+// sgr is applySGR on ls, with the reset that ends most styled text
+// short-cut.
+func (sc *scratch) sgr(p colorprofile.Profile, ls *lineState, params string) {
 	if params == "" || params == "0" {
-		return sgrState{}, nil
+		ls.view, ls.st = sgrState{}, nil
+		return
 	}
-	return sc.applySGR(p, from, params)
+	ls.st = sc.applySGR(p, &ls.view, params)
 }
 
 // sharedPrefix is the part two lines share, in whole simple pieces: its
@@ -214,19 +216,18 @@ func isReset(params string) bool {
 	return len(params) == 0 || params[0] == '0' && (len(params) == 1 || params[1] == ';')
 }
 
-// stateOf is the view's style after the SGR sequences of s, a simple
-// stretch of a line, read from style (view, st).
-func (sc *scratch) stateOf(p colorprofile.Profile, view sgrState, st *style, s string) (sgrState, *style) {
+// stateOf moves ls's style past the SGR sequences of s, a simple stretch
+// of a line.
+func (sc *scratch) stateOf(p colorprofile.Profile, ls *lineState, s string) {
 	for i := 0; i < len(s); {
 		if s[i] != ansi.ESC {
 			i++
 			continue
 		}
 		j := sgrEnd(s, i)
-		view, st = sc.sgr(p, view, s[i+2:j-1])
+		sc.sgr(p, ls, s[i+2:j-1])
 		i = j
 	}
-	return view, st
 }
 
 // shows tells whether line s from byte i, read from state ls, has a cell
@@ -245,7 +246,7 @@ func (sc *scratch) shows(p colorprofile.Profile, width int, s string, i int, ls 
 			if j < 0 {
 				return true // something that may show
 			}
-			ls.view, ls.st = sc.sgr(p, ls.view, s[i+2:j-1])
+			sc.sgr(p, &ls, s[i+2:j-1])
 			i = j
 		default:
 			return true // a character, or something that may be one
@@ -289,9 +290,10 @@ func (sc *scratch) walk(p colorprofile.Profile, width int, was, is string) (end 
 		}
 		tail, atTail = ib, ls
 		if reset >= 0 {
-			ls.view, ls.st = sc.stateOf(p, sgrState{}, nil, was[ia+reset:ia+n])
+			ls.view, ls.st = sgrState{}, nil
+			sc.stateOf(p, &ls, was[ia+reset:ia+n])
 		} else {
-			ls.view, ls.st = sc.stateOf(p, ls.view, ls.st, was[ia:ia+n])
+			sc.stateOf(p, &ls, was[ia:ia+n])
 		}
 		ls.col += col
 		ia, ib = ia+n, ib+n
