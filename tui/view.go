@@ -383,6 +383,65 @@ func (k ink) text(sb *strings.Builder, s string) int {
 	return utf8.RuneCountInString(s)
 }
 
+// figure is a header's value: a number after a prefix ("#12", "+32"), or
+// text ("–", "guest") where there is no number. The header writes numbers
+// straight into its line: made into strings first, they were half the
+// allocations of a move's frame.
+type figure struct {
+	prefix, text string
+	n            int
+	num          bool
+}
+
+func number(prefix string, n int) figure { return figure{prefix: prefix, n: n, num: true} }
+
+func (f figure) String() string {
+	if !f.num {
+		return f.text
+	}
+	return f.prefix + strconv.Itoa(f.n)
+}
+
+// figure appends f in this ink, padded with spaces to pad cells, and
+// returns its width.
+func (k ink) figure(sb *strings.Builder, f figure, pad int) int {
+	sb.WriteString(k.pre)
+	w := utf8.RuneCountInString(f.text)
+	if f.num {
+		var b [24]byte
+		d := strconv.AppendInt(append(b[:0], f.prefix...), int64(f.n), 10)
+		sb.Write(d)
+		w = utf8.RuneCount(d)
+	} else {
+		sb.WriteString(f.text)
+	}
+	if w < pad {
+		sb.WriteString(spaces[:pad-w])
+		w = pad
+	}
+	sb.WriteString(k.post)
+	return w
+}
+
+// sizeText is "4×4" for a board of size n.
+func sizeText(n int) string {
+	switch n {
+	case 3:
+		return "3×3"
+	case 4:
+		return "4×4"
+	case 5:
+		return "5×5"
+	case 6:
+		return "6×6"
+	case 7:
+		return "7×7"
+	case 8:
+		return "8×8"
+	}
+	return strconv.Itoa(n) + "×" + strconv.Itoa(n)
+}
+
 // header is "2048 4×4   Score 1234 +32      Best 5000   Rank #12   Moves 321",
 // on two lines when the window is narrow, and with less room between
 // fields, then without the gain's room and the move count, when it is
@@ -395,15 +454,11 @@ func (m *Model) header() []line {
 	if m.opts.Daily != nil {
 		title = "Daily " + m.opts.Daily.Day
 	}
-	size := strconv.Itoa(m.size) + "×" + strconv.Itoa(m.size)
-	score := strconv.Itoa(m.game.Score())
-	gain := ""
-	if m.lastGain > 0 {
-		gain = "+" + strconv.Itoa(m.lastGain)
-	}
+	size := sizeText(m.size)
+	score := number("", m.game.Score())
 	assisted := !m.opts.Guest && m.isAssisted()
 	bestLabel, best := m.bestField()
-	rank, moves := m.rankText("–"), strconv.Itoa(m.game.Moves())
+	rank, moves := m.rankFigure("–"), number("", m.game.Moves())
 
 	// first is "2048 4×4 [assisted]<gap>Score 1234 +32", the gain padded
 	// to gainRoom (so that the line does not jump as it comes and goes).
@@ -416,29 +471,30 @@ func (m *Model) header() []line {
 			w += 1 + k.gain.text(sb, "assisted")
 		}
 		sb.WriteString(gap)
-		w += len(gap) + k.label.text(sb, "Score ") + k.value.text(sb, score)
-		if g := max(len(gain), gainRoom); g > 0 {
+		w += len(gap) + k.label.text(sb, "Score ") + k.value.figure(sb, score, 0)
+		switch {
+		case m.lastGain > 0:
 			sb.WriteByte(' ')
-			w += 1 + k.gain.text(sb, gain+spaces[:g-len(gain)])
+			w += 1 + k.gain.figure(sb, number("+", m.lastGain), gainRoom)
+		case gainRoom > 0:
+			sb.WriteByte(' ')
+			w += 1 + k.gain.text(sb, spaces[:gainRoom])
 		}
 		return w
 	}
-	watchers := ""
-	if n := m.game.Watchers(); n > 0 {
-		watchers = strconv.Itoa(n)
-	}
+	watchers := m.game.Watchers()
 	// second is "Best 5000<gap>Rank #12<gap>Moves 321<gap>3 watching",
 	// without the moves and spectators when withMoves is not set.
 	second := func(sb *strings.Builder, gap string, withMoves bool) int {
-		w := k.label.text(sb, bestLabel) + k.value.text(sb, best)
+		w := k.label.text(sb, bestLabel) + k.value.figure(sb, best, 0)
 		sb.WriteString(gap)
-		w += len(gap) + k.label.text(sb, "Rank ") + k.value.text(sb, rank)
+		w += len(gap) + k.label.text(sb, "Rank ") + k.value.figure(sb, rank, 0)
 		if withMoves {
 			sb.WriteString(gap)
-			w += len(gap) + k.label.text(sb, "Moves ") + k.value.text(sb, moves)
-			if watchers != "" {
+			w += len(gap) + k.label.text(sb, "Moves ") + k.value.figure(sb, moves, 0)
+			if watchers > 0 {
 				sb.WriteString(gap)
-				w += len(gap) + k.value.text(sb, watchers) + k.label.text(sb, " watching")
+				w += len(gap) + k.value.figure(sb, number("", watchers), 0) + k.label.text(sb, " watching")
 			}
 		}
 		return w
@@ -482,37 +538,37 @@ func (m *Model) fitLine(s string, w int) line {
 // bestField is the header's second field: "Best " and the best score, or
 // on the daily challenge "Streak " and the days in a row ("–" for a
 // guest).
-func (m *Model) bestField() (label, value string) {
+func (m *Model) bestField() (label string, value figure) {
 	if m.opts.Daily == nil {
-		return "Best ", m.bestText()
+		return "Best ", m.bestFigure()
 	}
 	if m.opts.Guest {
-		return "Streak ", "–"
+		return "Streak ", figure{text: "–"}
 	}
-	return "Streak ", strconv.Itoa(m.streak())
+	return "Streak ", number("", m.streak())
 }
 
-// bestText is the best score to show, "–" when there is no ranked game.
-func (m *Model) bestText() string {
+// bestFigure is the best score to show, "–" when there is no ranked game.
+func (m *Model) bestFigure() figure {
 	if best, ok := m.best(); ok {
-		return strconv.Itoa(best)
+		return number("", best)
 	}
-	return "–"
+	return figure{text: "–"}
 }
 
-// rankText is the player's rank on the leaderboard of this size as
+// rankFigure is the player's rank on the leaderboard of this size as
 // `scores` has it: "#12", "–" without a ranked game, "guest", or loading
 // while the standings are being read.
-func (m *Model) rankText(loading string) string {
+func (m *Model) rankFigure(loading string) figure {
 	switch {
 	case m.opts.Guest:
-		return "guest"
+		return figure{text: "guest"}
 	case m.standingsFor != m.size:
-		return loading
+		return figure{text: loading}
 	case m.me != nil:
-		return "#" + strconv.Itoa(m.me.Rank)
+		return number("#", m.me.Rank)
 	}
-	return "–"
+	return figure{text: "–"}
 }
 
 // dialog is the text of the box drawn over the board, if any: in full,
@@ -561,9 +617,9 @@ func (m *Model) summary(withRank bool) string {
 	s := m.styles
 	bestLabel, best := m.bestField()
 	line := s.Label.Render("Score ") + s.Value.Render(strconv.Itoa(m.game.Score())) + "   " +
-		s.Label.Render(bestLabel) + s.Value.Render(best)
+		s.Label.Render(bestLabel) + s.Value.Render(best.String())
 	if withRank && !m.opts.Guest {
-		line += "   " + s.Label.Render("Rank ") + s.Value.Render(m.rankText("…"))
+		line += "   " + s.Label.Render("Rank ") + s.Value.Render(m.rankFigure("…").String())
 	}
 	return line
 }
@@ -578,7 +634,7 @@ func (m *Model) shortSummary(withRank bool) string {
 	s := m.styles
 	line := s.Label.Render("Score ") + s.Value.Render(strconv.Itoa(m.game.Score()))
 	if withRank && m.screen == screenOver && !m.opts.Guest {
-		line += "  " + s.Label.Render("Rank ") + s.Value.Render(m.rankText("…"))
+		line += "  " + s.Label.Render("Rank ") + s.Value.Render(m.rankFigure("…").String())
 	}
 	return line
 }
