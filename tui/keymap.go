@@ -163,7 +163,22 @@ type keyName string
 
 func (k keyName) String() string { return string(k) }
 
-func nameOf(k tea.KeyPressMsg) keyName { return keyName(k.String()) }
+func nameOf(k tea.KeyPressMsg) keyName {
+	if k.Mod == 0 && k.Text == "" {
+		// The arrows, as Keystroke names them, without building the name.
+		switch k.Code {
+		case tea.KeyUp:
+			return "up"
+		case tea.KeyDown:
+			return "down"
+		case tea.KeyLeft:
+			return "left"
+		case tea.KeyRight:
+			return "right"
+		}
+	}
+	return keyName(k.String())
+}
 
 // keyDirection is the move a key asks for with the screen's four move
 // bindings; false for any other key.

@@ -102,9 +102,11 @@ type Model struct {
 	light   bool // the terminal answered that its background is light
 	cache   *boardCache
 	drawn   boardDraw // the board of the frame being drawn (see appendCentred)
-	// frameLines is the game screen's lines' array, reused frame to frame.
-	frameLines []line
-	inks       struct{ title, label, value, gain ink }
+	// frameLines is the game screen's lines' array, reused frame to frame,
+	// and headerLines the header's.
+	frameLines  []line
+	headerLines [2]line
+	inks        struct{ title, label, value, gain ink }
 	// shortHelp is the help line, kept until the width or profile changes.
 	shortHelp line
 	// title is the game screen's window title, made once rather than a

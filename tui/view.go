@@ -447,7 +447,8 @@ func sizeText(n int) string {
 // fields, then without the gain's room and the move count, when it is
 // narrower still. "assisted" follows the size in a game the AI helped in;
 // Best and Rank are then the player's ranked ones, as `scores` shows
-// them, which that game is not part of.
+// them, which that game is not part of. The lines' array is the model's,
+// until the next call.
 func (m *Model) header() []line {
 	k := &m.inks
 	title := "2048"
@@ -504,7 +505,8 @@ func (m *Model) header() []line {
 	// On one line the gain's room keeps the fields apart.
 	w := first(&a, "   ", 7)
 	if w += second(&a, "   ", true); w <= m.width {
-		return []line{{a.String(), w}}
+		m.headerLines[0] = line{a.String(), w}
+		return m.headerLines[:1]
 	}
 	layouts := []struct {
 		gap       string
@@ -516,7 +518,8 @@ func (m *Model) header() []line {
 		b.Reset()
 		w1, w2 := first(&a, layout.gap, layout.gainRoom), second(&b, layout.gap, layout.withMoves)
 		if max(w1, w2) <= m.width || i == len(layouts)-1 {
-			return []line{m.fitLine(a.String(), w1), m.fitLine(b.String(), w2)}
+			m.headerLines = [2]line{m.fitLine(a.String(), w1), m.fitLine(b.String(), w2)}
+			return m.headerLines[:]
 		}
 	}
 	return nil
