@@ -1,6 +1,7 @@
 package screen
 
 import (
+	"math/bits"
 	"sync"
 	"unicode/utf8"
 
@@ -60,17 +61,28 @@ func textEnd(s string, i, limit int) int {
 	return i
 }
 
-// commonPrefix is how many bytes a and b start with alike.
+// commonPrefix is how many bytes a and b start with alike: compared
+// eight at a time, the first that differs found from the bits that do.
 func commonPrefix(a, b string) int {
 	n := min(len(a), len(b))
 	i := 0
-	for i+32 <= n && a[i:i+32] == b[i:i+32] {
-		i += 32
+	for ; i+8 <= n; i += 8 {
+		if x := word(a, i) ^ word(b, i); x != 0 {
+			return i + bits.TrailingZeros64(x)/8
+		}
 	}
 	for i < n && a[i] == b[i] {
 		i++
 	}
 	return i
+}
+
+// word is the eight bytes of s from i, the first the lowest (the compiler
+// makes it one load).
+func word(s string, i int) uint64 {
+	s = s[i : i+8]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
 }
 
 // joinsNext tells whether what s has at i may join the character before
