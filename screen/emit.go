@@ -417,21 +417,33 @@ func (r *renderer) moveCost(x, y int) int {
 	if r.x == x && r.y == y {
 		return 0
 	}
-	best := len("\x1b[H") + digits(y+1)
-	if x > 0 {
-		best += 1 + digits(x+1)
-	}
 	if r.x < 0 {
-		return best
+		return cupLen(x, y)
 	}
 	dy := y - r.y
 	v := r.verticalLen(dy)
-	best = min(best, v+horizontalLen(x-r.x))
 	fromStart := 1 + v // CR, then up or down
 	if dy == 1 {
 		fromStart = 2 // CR LF
 	}
-	return min(best, fromStart+horizontalLen(x))
+	best := min(v+horizontalLen(x-r.x), fromStart+horizontalLen(x))
+	if best <= minCUPLen {
+		return best // no absolute position is shorter: most moves
+	}
+	return min(best, cupLen(x, y))
+}
+
+// minCUPLen is the length of the shortest absolute position, "\x1b[1H".
+const minCUPLen = len("\x1b[1H")
+
+// cupLen is the length of the absolute position of column x of row y
+// (CUP; a column of 1 left out).
+func cupLen(x, y int) int {
+	n := len("\x1b[H") + digits(y+1)
+	if x > 0 {
+		n += 1 + digits(x+1)
+	}
+	return n
 }
 
 // move appends to b the shortest way to column x of row y: an absolute
@@ -444,10 +456,7 @@ func (r *renderer) move(b []byte, x, y int) []byte {
 		return b
 	}
 	if r.x >= 0 {
-		absLen := len("\x1b[H") + digits(y+1)
-		if x > 0 {
-			absLen += 1 + digits(x+1)
-		}
+		absLen := cupLen(x, y)
 		dy := y - r.y
 		v := r.verticalLen(dy)
 		relLen := v + horizontalLen(x-r.x)
