@@ -144,10 +144,14 @@ const penLookahead = 16
 func (r *renderer) emit(out *bytes.Buffer, sc *scratch) {
 	segs := sc.segs
 	// The segments not written yet, in order: the choice of the next is
-	// made among them alone, the written ones not passed over again.
-	left := sc.left[:0]
+	// made among them alone, the written ones not passed over again. With
+	// each, what its first cell needs of the pen, as a number (see
+	// needOf), so that looking for those that start in the pen reads no
+	// segment that does not.
+	left, needs := sc.left[:0], sc.needs[:0]
 	for i := range segs {
 		left = append(left, int32(i))
+		needs = append(needs, needOf(segs[i].head, segs[i].space))
 	}
 	for len(left) > 0 {
 		first := int(left[0])
@@ -157,17 +161,17 @@ func (r *renderer) emit(out *bytes.Buffer, sc *scratch) {
 		// a tile's top row, then its bottom row, then the middle.
 		// (Costs in half bytes; best is a place in left.)
 		best, bestCost, found := 0, 0, false
-		pen, penSpace := r.pen, r.pen.spaceStyle()
+		// A space needs the pen to show spaces as head; anything else,
+		// to be head.
+		inPen, spaceInPen := needOf(r.pen, false), needOf(r.pen.spaceStyle(), true)
 		for k, i := range left {
 			if int(i) >= first+lookahead {
 				break
 			}
-			// Its first cell cannot be written with the pen as it is:
-			// a space needs the pen to show spaces as head.
-			s := &segs[i]
-			if s.space && s.head != penSpace || !s.space && s.head != pen {
+			if n := needs[k]; n != inPen && n != spaceInPen {
 				continue
 			}
+			s := &segs[i]
 			c := 2 * r.moveCost(s.x0, s.y)
 			if s.stays {
 				c -= 3
@@ -198,8 +202,20 @@ func (r *renderer) emit(out *bytes.Buffer, sc *scratch) {
 		}
 		r.write(out, sc, &segs[left[best]])
 		left = append(left[:best], left[best+1:]...)
+		needs = append(needs[:best], needs[best+1:]...)
 	}
-	sc.left = left
+	sc.left, sc.needs = left, needs
+}
+
+// needOf is what a segment whose first cell has style head needs of the
+// pen, as a number: head's id, and whether the cell is a space. Two
+// segments need the same pen if their numbers are equal.
+func needOf(head *style, space bool) uint64 {
+	n := uint64(head.idOf()) << 1
+	if space {
+		n |= 1
+	}
+	return n
 }
 
 // penCost is about how many bytes write(s) writes to change the pen

@@ -58,6 +58,7 @@ type scratch struct {
 	lines        []lineDiff // the frame's changed lines
 	segs         []segment  // what to write, in the lines' order
 	left         []int32    // the segments not written yet (see emit)
+	needs        []uint64   // what the pen must be for each of them
 	// full maps a space style to a style of the frame's text that shows
 	// spaces alike (see spacePen).
 	full   []fullStyle
