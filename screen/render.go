@@ -193,6 +193,22 @@ func (r *renderer) frameText(out *bytes.Buffer, text *[]byte) {
 // next frame, giving the first back once that frame is drawn.
 var viewTexts = sync.Pool{New: func() any { return new([]byte) }}
 
+// takeText is a buffer for the next view's text, from viewTexts: unless
+// that one is far larger than this screen's views (a larger window's),
+// which is let go rather than held, for as long as the screen lives, for
+// views a fraction of its size.
+func (r *renderer) takeText() *[]byte {
+	t := viewTexts.Get().(*[]byte)
+	last := 0
+	if r.text != nil {
+		last = len(*r.text)
+	}
+	if cap(*t) > 2*last+4096 {
+		*t = nil
+	}
+	return t
+}
+
 // hold makes text the buffer the renderer's lines are pieces of (nil:
 // none of the renderer's), and gives back the one they were before.
 func (r *renderer) hold(text *[]byte) {

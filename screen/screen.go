@@ -451,7 +451,7 @@ func (s *Screen) draw() {
 	// Screens in step share frames by their views' strings (shared.go):
 	// they take views as strings.
 	if va, ok := s.model.(ViewAppender); ok && !s.inStep {
-		text = viewTexts.Get().(*[]byte)
+		text = s.r.takeText()
 		v, *text = va.AppendView((*text)[:0])
 	} else {
 		v = s.model.View()
