@@ -106,6 +106,7 @@ type Model struct {
 	// and headerLines the header's.
 	frameLines  []line
 	headerLines [2]line
+	boxed       boxed // the last box, kept while its text is the same
 	inks        struct{ title, label, value, gain ink }
 	// shortHelp is the help line, kept until the width or profile changes.
 	shortHelp line

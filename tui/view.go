@@ -671,7 +671,23 @@ func (m *Model) fitFirst(lines ...string) string {
 // box draws text in the dialog's border, no wider than the window: the
 // text is wrapped by words to fit, never the border cut.
 func (m *Model) box(text string) []string {
-	return strings.Split(m.styles.Dialog.Padding(0, m.boxPadding()).Render(wrapWords(text, m.boxInner())), "\n")
+	b := &m.boxed
+	if b.lines == nil || b.text != text || b.styles != m.styles || b.width != m.width {
+		lines := strings.Split(m.styles.Dialog.Padding(0, m.boxPadding()).Render(wrapWords(text, m.boxInner())), "\n")
+		*b = boxed{text: text, styles: m.styles, width: m.width, lines: lines}
+	}
+	return b.lines
+}
+
+// boxed is the last box drawn and what it was drawn from: a box stays
+// on screen for many frames (the end of a game, while its rank and the
+// spectators come and go), and lipgloss drawing it was most of such a
+// frame's time.
+type boxed struct {
+	text   string
+	styles *Styles
+	width  int
+	lines  []string // not changed by those who get them
 }
 
 // boxPadding is the room either side of a box's text.
