@@ -65,10 +65,12 @@ func (m *Model) appendGame(dst []byte) ([]byte, bool) {
 	if !ok {
 		return dst, false
 	}
-	// The lines' array is kept for the next frame's: the frame is drawn
-	// from them at once.
-	m.frameLines = lines[:0]
-	return appendCentred(dst, lines, m.width, m.height, &m.drawn), true
+	dst = appendCentred(dst, lines, m.width, m.height, &m.drawn)
+	// The lines' array is kept for the next frame's, emptied, and the
+	// header's: an idle session keeps no frame's text.
+	clear(lines)
+	m.frameLines, m.headerLines = lines[:0], [2]line{}
+	return dst, true
 }
 
 // finalLine is the last line, wrapped by words to the window: the
