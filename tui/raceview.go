@@ -224,7 +224,11 @@ func (m *RaceModel) raceScreen() (string, bool) {
 	// The header: "Race 4×4   2:13 left   Score 1234 +32   Place 2 of 4",
 	// in inks: it is drawn on every racer's screen after every move.
 	k := &m.inks
+	// Room for it at once, rather than growing it (and leaving the
+	// collector the copies) as it is written: its inks and at most 80
+	// bytes of text.
 	var hb strings.Builder
+	hb.Grow(k.title.bytes() + 4*k.label.bytes() + 3*k.value.bytes() + k.gain.bytes() + 80)
 	hw := k.title.text(&hb, "Race") + 1
 	hb.WriteByte(' ')
 	hw += k.label.text(&hb, strconv.Itoa(n)+"×"+strconv.Itoa(n)) + 3
@@ -465,10 +469,12 @@ func (m *RaceModel) opponentColumn(opponents []int, width, height int) (out []si
 		case r.Over:
 			state = " over"
 		}
-		var lb strings.Builder
-		lb.WriteString(padCells(r.Name, nameW))
-		lb.WriteByte(' ')
+		name := padCells(r.Name, nameW)
 		score, tile := strconv.Itoa(r.Score), strconv.Itoa(r.MaxTile)
+		var lb strings.Builder
+		lb.Grow(len(name) + 1 + m.inks.value.bytes() + max(6, len(score)) + m.inks.dim.bytes() + max(6, len(tile)) + len(state))
+		lb.WriteString(name)
+		lb.WriteByte(' ')
 		m.inks.value.text(&lb, spaces[:max(0, 6-len(score))]+score)
 		m.inks.dim.text(&lb, spaces[:max(0, 6-len(tile))]+tile+state)
 		out = append(out, sideLine{s: lb.String(), board: -1})
