@@ -133,13 +133,6 @@ type boardDraw struct {
 
 const spaces = "                                                                                                                                "
 
-// pad writes n spaces.
-func pad(sb *strings.Builder, n int) {
-	for ; n > 0; n -= len(spaces) {
-		sb.WriteString(spaces[:min(n, len(spaces))])
-	}
-}
-
 // appendPad appends n spaces.
 func appendPad(dst []byte, n int) []byte {
 	for ; n > 0; n -= len(spaces) {
