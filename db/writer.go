@@ -19,9 +19,15 @@ const maxBatch = 1024
 
 // A job is one caller's write: run executes inside the group's
 // transaction, and done receives its outcome after COMMIT.
+//
+// run is given the writer's context, not the caller's (ctx, checked
+// before run starts): a caller giving up while its job runs must not
+// interrupt a statement of the group's transaction (that fails the whole
+// group, which is then retried job by job), and a context that can end
+// costs a goroutine per statement in the driver.
 type job struct {
 	ctx    context.Context
-	run    func(tx *sql.Tx, now int64) error
+	run    func(ctx context.Context, tx *sql.Tx, now int64) error
 	done   chan error
 	queued time.Time
 }
@@ -94,7 +100,7 @@ func newWriter(db *sql.DB, log *slog.Logger, obs Observer) *writer {
 // ctx ends, so that a nil error always means "committed" and an error
 // always means "not written"; a job whose ctx has ended before the writer
 // reaches it is skipped with ctx's error.
-func (w *writer) do(ctx context.Context, fn func(tx *sql.Tx, now int64) error) error {
+func (w *writer) do(ctx context.Context, fn func(ctx context.Context, tx *sql.Tx, now int64) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -218,7 +224,7 @@ func (w *writer) group(batch []*job, results []error) error {
 			results[i] = err
 			continue
 		}
-		err := j.run(tx, w.clock.next(time.Now()))
+		err := j.run(ctx, tx, w.clock.next(time.Now()))
 		var r rejection
 		if err != nil && !errors.As(err, &r) {
 			tx.Rollback()

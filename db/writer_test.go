@@ -21,7 +21,7 @@ func TestFailedWriteDoesNotSinkItsGroup(t *testing.T) {
 	var wg sync.WaitGroup
 	for i := range n {
 		wg.Go(func() {
-			errs[i] = s.w.do(ctx, func(tx *sql.Tx, now int64) error {
+			errs[i] = s.w.do(ctx, func(ctx context.Context, tx *sql.Tx, now int64) error {
 				_, err := tx.Exec(`INSERT INTO players (fingerprint, key_type, name, first_seen, last_seen) VALUES (?, 'k', 'n', ?, ?)`,
 					fmt.Sprintf("fp-%d", i), now, now)
 				if err != nil {
