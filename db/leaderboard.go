@@ -94,16 +94,13 @@ const playerBestQuery = `
 // rankQuery counts the entries ahead of (score, reached_at, game_id)
 // without walking them all: whole score buckets above the entry's bucket
 // from score_buckets, then, on player_bests_rank, the higher scores inside
-// its bucket and the equal scores reached earlier. Its second column says
-// whether player ?8's best is still that entry (see PlayerRank).
+// its bucket and the equal scores reached earlier.
 const rankQuery = `
 	SELECT
 	  (SELECT coalesce(sum(players), 0) FROM score_buckets WHERE size = ?1 AND kind = ?2 AND bucket > ?6)
 	+ (SELECT count(*) FROM player_bests WHERE size = ?1 AND kind = ?2 AND score > ?3 AND score <= ?7)
 	+ (SELECT count(*) FROM player_bests WHERE size = ?1 AND kind = ?2 AND score = ?3
-	     AND (reached_at, game_id) < (?4, ?5)),
-	  EXISTS (SELECT 1 FROM player_bests WHERE player_id = ?8 AND size = ?1 AND kind = ?2
-	     AND score = ?3 AND reached_at = ?4 AND game_id = ?5)`
+	     AND (reached_at, game_id) < (?4, ?5))`
 
 // scoreBucket is the bucket of a score in score_buckets, as the triggers
 // in the migrations compute it: digits * 1000 + the first three digits.
@@ -127,40 +124,24 @@ func (s *Store) PlayerRank(ctx context.Context, playerID int64, size int, kind K
 	if err := checkSizeKind(size, kind); err != nil {
 		return Entry{}, fmt.Errorf("player rank: %w", err)
 	}
-	// The header reads this every few seconds for every player. Without
-	// a transaction (BEGIN and ROLLBACK, and the goroutine database/sql
-	// starts to watch every transaction's context), the two reads may see
-	// different states: the second also reads the player's best again,
-	// and if it is no longer the one the first read, both are read again.
-	// When it is, the rank is exact as of the second read (the entry the
-	// first read is still the player's best then); the first read's other
-	// columns (name, the game's max tile) may be a moment older.
-	// Not cancellable: a read of microseconds is not worth the goroutine
-	// per query that a context that can end costs in database/sql.
-	ctx = context.WithoutCancel(ctx)
+	// The header reads this every few seconds for every player: on the
+	// writer's connection, whose page cache is warm (writer.read), and
+	// where nothing writes between the two queries.
 	var e Entry
 	var ahead int
-	for attempt := 1; ; attempt++ {
+	err := s.w.read(ctx, func(ctx context.Context, conn *sql.DB) error {
 		var score, reached int64
-		err := scanEntry(s.read.QueryRowContext(ctx, playerBestQuery, playerID, size, string(kind)), &e, &score, &reached)
-		if errors.Is(err, sql.ErrNoRows) {
-			return Entry{}, fmt.Errorf("rank of player %d (%d×%d %s): %w", playerID, size, size, kind, ErrNotFound)
-		}
-		if err != nil {
-			return Entry{}, fmt.Errorf("rank of player %d: %w", playerID, err)
+		if err := scanEntry(conn.QueryRowContext(ctx, playerBestQuery, playerID, size, string(kind)), &e, &score, &reached); err != nil {
+			return err
 		}
 		bucket, top := scoreBucket(score)
-		var same bool
-		err = s.read.QueryRowContext(ctx, rankQuery, size, string(kind), score, reached, e.GameID, bucket, top, playerID).Scan(&ahead, &same)
-		if err != nil {
-			return Entry{}, fmt.Errorf("rank of player %d: %w", playerID, err)
-		}
-		if same {
-			break
-		}
-		if attempt == 10 {
-			return Entry{}, fmt.Errorf("rank of player %d: their best kept changing while it was read", playerID)
-		}
+		return conn.QueryRowContext(ctx, rankQuery, size, string(kind), score, reached, e.GameID, bucket, top).Scan(&ahead)
+	})
+	if errors.Is(err, sql.ErrNoRows) {
+		return Entry{}, fmt.Errorf("rank of player %d (%d×%d %s): %w", playerID, size, size, kind, ErrNotFound)
+	}
+	if err != nil {
+		return Entry{}, fmt.Errorf("rank of player %d: %w", playerID, err)
 	}
 	e.Rank = ahead + 1
 	return e, nil
