@@ -27,6 +27,9 @@ const (
 // boardNames are the boards' names on the leaderboard screen.
 var boardNames = [numBoards]string{"all time", "today's daily", "races"}
 
+// boardShortNames are the same in a narrow window.
+var boardShortNames = [numBoards]string{"all", "daily", "races"}
+
 // Boards is a Store that ranks on other boards than its own (Standings):
 // the leaderboard screen offers them with left and right. For the races
 // board, a Standing's Score is the rating and its MaxTile the races run.

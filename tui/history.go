@@ -2,7 +2,6 @@ package tui
 
 import (
 	"context"
-	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -123,7 +122,8 @@ func (h *historian) update(msg tea.Msg) tea.Cmd {
 func (h *historian) render() string {
 	p, s := &h.p, h.p.styles
 	pick := key.NewBinding(key.WithKeys("up"), key.WithHelp("↑↓", "pick"))
-	keys := p.hints(pick, h.keys.Open, keyBack(h.keys, h.embedded), h.keys.Quit)
+	// Pick, then back, give way to replay and quit in a narrow window.
+	keys := keysThatFit(s, []key.Binding{pick, h.keys.Open, keyBack(h.keys, h.embedded), h.keys.Quit}, []int{0, 2}, p.width)
 	title := s.Title.Render("Your games")
 	if h.player.Name != "" && !h.player.Guest {
 		title += s.Dim.Render(" · " + h.player.Name)
@@ -133,11 +133,11 @@ func (h *historian) render() string {
 	case !h.loaded:
 		body = []string{"Loading…"}
 	case h.err != nil:
-		body = []string{s.Error.Render("Could not load your games: " + h.err.Error())}
+		body = wrappedLines("Could not load your games: "+h.err.Error(), p.width, s.Error.Render)
 	case h.player.Guest:
-		body = []string{"Guests' games are not kept. Connect with an SSH key to keep yours."}
+		body = wrappedLines("Guests' games are not kept. Connect with an SSH key to keep yours.", p.width, nil)
 	case len(h.rows) == 0:
-		body = []string{"No games yet: play one, and it is here to replay."}
+		body = wrappedLines("No games yet: play one, and it is here to replay.", p.width, nil)
 	default:
 		body = h.table()
 	}
@@ -145,7 +145,7 @@ func (h *historian) render() string {
 	case h.opening:
 		body = append(body, "", "Loading the replay…")
 	case h.notice != "":
-		body = append(body, "", s.Error.Render(h.notice))
+		body = append(append(body, ""), wrappedLines(h.notice, p.width, s.Error.Render)...)
 	}
 	// The body is one block, its lines padded alike, so that centring
 	// keeps the columns in line.
@@ -165,7 +165,12 @@ func (h *historian) render() string {
 // one picked.
 func (h *historian) table() []string {
 	s := h.p.styles
-	head := s.Dim.Render(historyRow(" ", "size", "game", "score", "tile", "moves", "when"))
+	cells := make([]historyCells, len(h.rows))
+	for i, g := range h.rows {
+		cells[i] = cellsOf(g, h.when(g))
+	}
+	layout := newHistoryLayout(cells, h.p.width)
+	head := s.Dim.Render(layout.row(" ", historyHead))
 	var out []string
 	at := 0 // the line of the row picked
 	section := func(title string, from, to int) {
@@ -174,13 +179,12 @@ func (h *historian) table() []string {
 		}
 		out = append(out, s.Heading.Render(title), head)
 		for i := from; i < to; i++ {
-			g := h.rows[i]
 			if i == h.cursor {
 				at = len(out)
-				out = append(out, s.Me.Render(historyRowOf("›", g, h.when(g))))
+				out = append(out, s.Me.Render(layout.row("›", cells[i])))
 				continue
 			}
-			out = append(out, historyRowOf(" ", g, h.when(g)))
+			out = append(out, layout.row(" ", cells[i]))
 		}
 	}
 	section("Recent", 0, h.recent)
@@ -196,6 +200,69 @@ func (h *historian) table() []string {
 	}
 	start := min(max(at-room/2, 0), len(out)-room)
 	return out[start : start+room]
+}
+
+// historyCells are a row of the table: size, game, score, tile, moves and
+// when.
+type historyCells [6]string
+
+var historyHead = historyCells{"size", "game", "score", "tile", "moves", "when"}
+
+// cellsOf is the row of game g.
+func cellsOf(g db.GameSummary, when string) historyCells {
+	return historyCells{strconv.Itoa(g.Size) + "×" + strconv.Itoa(g.Size), "#" + strconv.FormatInt(g.ID, 10),
+		strconv.Itoa(g.Score), strconv.Itoa(g.MaxTile), strconv.Itoa(g.Moves), when}
+}
+
+// historyLayout is how the table is drawn: each column as wide as its
+// widest cell, and only the first cols columns, the last ones (when, then
+// moves) left out when the window is too narrow for them.
+type historyLayout struct {
+	widths [len(historyHead)]int
+	cols   int
+}
+
+// minHistoryCols are the columns kept however narrow the window: size,
+// game, score and tile.
+const minHistoryCols = 4
+
+func newHistoryLayout(rows []historyCells, width int) historyLayout {
+	var l historyLayout
+	for _, r := range append([]historyCells{historyHead}, rows...) {
+		for i, c := range r {
+			l.widths[i] = max(l.widths[i], ansi.StringWidth(c))
+		}
+	}
+	l.cols = len(historyHead)
+	for l.cols > minHistoryCols && l.width() > width {
+		l.cols--
+	}
+	return l
+}
+
+// width is a row's width: the mark, a space, and the columns two apart.
+func (l historyLayout) width() int {
+	w := 2 + l.widths[0]
+	for _, cw := range l.widths[1:l.cols] {
+		w += 2 + cw
+	}
+	return w
+}
+
+// row draws one row: the size and when to the left of their columns, the
+// numbers to the right.
+func (l historyLayout) row(mark string, c historyCells) string {
+	var b strings.Builder
+	b.WriteString(mark + " " + padCells(c[0], l.widths[0]))
+	for i := 1; i < l.cols; i++ {
+		b.WriteString("  ")
+		if i == len(c)-1 {
+			b.WriteString(c[i])
+			break
+		}
+		b.WriteString(strings.Repeat(" ", l.widths[i]-ansi.StringWidth(c[i])) + c[i])
+	}
+	return b.String()
 }
 
 // when is "in play", or how long ago the game ended, and its kind when it
@@ -214,16 +281,6 @@ func (h *historian) when(g db.GameSummary) string {
 		w += " · " + string(g.Kind)
 	}
 	return w
-}
-
-// historyRowOf is the row of game g.
-func historyRowOf(mark string, g db.GameSummary, when string) string {
-	return historyRow(mark, strconv.Itoa(g.Size)+"×"+strconv.Itoa(g.Size), "#"+strconv.FormatInt(g.ID, 10),
-		strconv.Itoa(g.Score), strconv.Itoa(g.MaxTile), strconv.Itoa(g.Moves), when)
-}
-
-func historyRow(mark, size, id, score, tile, moves, when string) string {
-	return fmt.Sprintf("%s %-4s %8s %8s %6s %6s  %s", mark, size, id, score, tile, moves, when)
 }
 
 // ago says how long ago d was, as a person would.

@@ -207,3 +207,28 @@ func TestGameScreenWithoutGames(t *testing.T) {
 		t.Fatal("g opened a screen without a game service")
 	}
 }
+
+// TestHistoryFitsNarrowWindows: in the smallest windows a board fits, the
+// list drops its last columns rather than cut its rows, and keeps replay
+// and quit in sight.
+func TestHistoryFitsNarrowWindows(t *testing.T) {
+	svc := newService(t)
+	ended := playGame(t, svc, "ann", 3, 100000)
+	ann := identify(t, svc, "ann")
+	for _, size := range [][2]int{{26, 11}, {34, 13}, {80, 24}} {
+		l := newLive(t, NewHistory(ViewOptions{Games: svc, Context: t.Context()}, ann), size[0], size[1])
+		f := l.waitFor("the list", has("Best of each size"))
+		assertFits(t, f, size[0], size[1])
+		if strings.Contains(f, "…") {
+			t.Errorf("%dx%d: a line is cut:\n%s", size[0], size[1], f)
+		}
+		for _, want := range []string{"#" + strconv.FormatInt(ended.id, 10), "score", "tile", "enter replay", "q quit"} {
+			if !strings.Contains(f, want) {
+				t.Errorf("%dx%d: %q is not on the screen:\n%s", size[0], size[1], want, f)
+			}
+		}
+		if got := strings.Contains(f, "when"); got != (size[0] >= 80) {
+			t.Errorf("%dx%d: the when column shown %v:\n%s", size[0], size[1], got, f)
+		}
+	}
+}

@@ -259,6 +259,22 @@ func (c *cachedLine) get(p *pane, key string, draw func() line) line {
 	return c.l
 }
 
+// wrappedLines is text wrapped by words to width cells, each line drawn
+// by render when it is not nil: styled after wrapping, so that every line
+// carries its own escape codes.
+func wrappedLines(text string, width int, render func(...string) string) []string {
+	if text == "" {
+		return nil
+	}
+	lines := strings.Split(wrapWords(text, max(width, 1)), "\n")
+	if render != nil {
+		for i, l := range lines {
+			lines[i] = render(l)
+		}
+	}
+	return lines
+}
+
 // finalText is a session's last line wrapped by words to the window.
 func finalText(s string, width int) string {
 	lines := strings.Split(ansi.Wrap(s, max(width, 10), ""), "\n")

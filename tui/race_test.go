@@ -251,3 +251,48 @@ func TestRaceOpponentLeftFits(t *testing.T) {
 	}
 	t.Fatalf("no line for bob:\n%s", ansi.Strip(m.View().Content))
 }
+
+// TestRaceLobbyFitsNarrowWindows: a room's lobby in the smallest windows a
+// board fits says everything whole (wrapped, or shortened where it has a
+// shorter form), in the window, with the host's keys and quit in sight.
+func TestRaceLobbyFitsNarrowWindows(t *testing.T) {
+	store, err := db.Open(context.Background(), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	svc := game.New(store, nil)
+	ctx := context.Background()
+	p, err := svc.Identify(ctx, "SHA256:ann", "ssh-ed25519", "ann")
+	if err != nil {
+		t.Fatal(err)
+	}
+	seat := svc.Seat(p, nil)
+	t.Cleanup(seat.Close)
+	tk, err := svc.JoinRace(ctx, seat, "blue-fox", 4, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(tk.Leave)
+	v, err := tk.Next(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := NewRace(RaceOptions{Ticket: tk, Context: ctx, JoinHint: "ssh -t -p 23234 example.org race --room blue-fox"})
+	m.Update(raceViewMsg{ticket: tk, view: v})
+	for _, size := range [][2]int{{26, 11}, {34, 13}, {80, 24}} {
+		m.Update(tea.WindowSizeMsg{Width: size[0], Height: size[1]})
+		f := ansi.Strip(m.View().Content)
+		assertFits(t, f, size[0], size[1])
+		if strings.Contains(f, "…") {
+			t.Errorf("%dx%d: a line is cut:\n%s", size[0], size[1], f)
+		}
+		flat := strings.Join(strings.Fields(f), " ")
+		for _, want := range []string{"room blue-fox", "ann (host)", "Waiting for a second racer; then enter starts the race.",
+			"ssh -t -p 23234 example.org race --room blue-fox", "enter start", "q quit"} {
+			if !strings.Contains(flat, want) {
+				t.Errorf("%dx%d: %q is not on the screen:\n%s", size[0], size[1], want, f)
+			}
+		}
+	}
+}

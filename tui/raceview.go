@@ -61,24 +61,28 @@ func (m *RaceModel) View() tea.View {
 // race's key map.
 func (m *RaceModel) hints(bs ...key.Binding) string { return hintsIn(m.styles, bs...) }
 
-func (m *RaceModel) fit(s string) string {
-	if ansi.StringWidth(s) <= m.width {
-		return s
-	}
-	return ansi.Truncate(s, m.width, "…")
-}
+func (m *RaceModel) fit(s string) string { return fitWidth(s, m.width) }
 
-// title is "Race · room blue-fox · 4×4 · 3 min".
+// title is "Race · room blue-fox · 4×4 · 3 min"; in a narrow window the
+// length, then the size, give way to the room's word.
 func (m *RaceModel) title() string {
 	s := m.styles
 	where := "public lobby"
 	if m.view.Room != "" {
 		where = "room " + m.view.Room
 	}
-	t := s.Title.Render("Race") + s.Dim.Render(" · ") + s.Label.Render(where) + s.Dim.Render(" · ") +
-		s.Label.Render(fmt.Sprintf("%d×%d", m.view.Size, m.view.Size)) + s.Dim.Render(" · ") + s.Label.Render(minutes(m.view.Length))
+	sep := s.Dim.Render(" · ")
+	size := sep + s.Label.Render(fmt.Sprintf("%d×%d", m.view.Size, m.view.Size))
+	length := sep + s.Label.Render(minutes(m.view.Length))
+	bots := ""
 	if m.view.Bots {
-		t += s.Dim.Render(" · with bots: unrated")
+		bots = s.Dim.Render(" · with bots: unrated")
+	}
+	t := s.Title.Render("Race") + sep + s.Label.Render(where)
+	for _, l := range []string{t + size + length + bots, t + size + length, t + size} {
+		if ansi.StringWidth(l) <= m.width {
+			return l
+		}
 	}
 	return t
 }
@@ -121,6 +125,8 @@ func (m *RaceModel) lobbyScreen() string {
 	s := m.styles
 	v := m.view
 	lines := []string{m.title(), "", s.Heading.Render(fmt.Sprintf("Racers %d of %d", len(v.Racers), game.MaxRacers))}
+	// The name column gives way in a narrow window before the ratings do.
+	nameWidth := min(max(m.width-12, 8), 20)
 	for i, r := range v.Racers {
 		mark := " "
 		if i == m.me {
@@ -130,7 +136,7 @@ func (m *RaceModel) lobbyScreen() string {
 		if v.Room != "" && r.Name == v.Host && i == 0 {
 			name += " (host)"
 		}
-		row := fmt.Sprintf("%s %s %8s", mark, padCells(name, 20), ratingText(r))
+		row := fmt.Sprintf("%s %s %8s", mark, padCells(fitWidth(name, nameWidth), nameWidth), ratingText(r))
 		if i == m.me {
 			row = s.Me.Render(row)
 		}
@@ -142,38 +148,74 @@ func (m *RaceModel) lobbyScreen() string {
 	case v.Phase == game.Countdown:
 		lines = append(lines, s.Title.Render("Starts in "+strconv.Itoa(int(m.left(v.Starts).Seconds()))+" s"))
 	case v.Room == "":
-		lines = append(lines, "Waiting for a second racer…")
+		lines = append(lines, wrappedLines("Waiting for a second racer…", m.width, nil)...)
 	case host && len(v.Racers) < 2:
-		lines = append(lines, "Waiting for a second racer; then enter starts the race.")
+		lines = append(lines, wrappedLines("Waiting for a second racer; then enter starts the race.", m.width, nil)...)
 	case host:
-		lines = append(lines, "Press enter to start the race.")
+		lines = append(lines, wrappedLines("Press enter to start the race.", m.width, nil)...)
 	default:
-		lines = append(lines, "Waiting for "+v.Host+" (the host) to start the race.")
+		lines = append(lines, wrappedLines("Waiting for "+v.Host+" (the host) to start the race.", m.width, nil)...)
 	}
 	if v.Room != "" {
 		join := m.opts.JoinHint
 		if join == "" {
 			join = "race --room " + v.Room
 		}
-		lines = append(lines, s.Dim.Render("Others join with: ")+join)
+		if l := s.Dim.Render("Others join with: ") + join; ansi.StringWidth(l) <= m.width {
+			lines = append(lines, l)
+		} else {
+			// The command on lines of its own, broken at spaces only
+			// (not at its flags' hyphens), to be copied.
+			lines = append(append(lines, s.Dim.Render("Others join with:")), atSpaces(join, m.width)...)
+		}
 	}
 	if m.notice != "" {
-		n := m.notice
+		var render func(...string) string
 		if m.noticeErr {
-			n = s.Error.Render(n)
+			render = s.Error.Render
 		}
-		lines = append(lines, "", n)
+		lines = append(append(lines, ""), wrappedLines(m.notice, m.width, render)...)
 	}
 	lines = append(lines, "")
 	if host && v.Phase == game.Waiting {
-		lines = append(lines, m.hints(m.keys.Size, m.keys.Longer, m.keys.Start, m.keys.Quit))
+		// Longer, then size, give way to start and quit.
+		lines = append(lines, keysThatFit(m.styles, []key.Binding{m.keys.Size, m.keys.Longer, m.keys.Start, m.keys.Quit}, []int{1, 0}, m.width))
 	} else {
 		lines = append(lines, m.hints(m.keys.Quit))
 	}
+	lines = keepKeys(lines, m.height)
 	for i, l := range lines {
 		lines[i] = m.fit(l)
 	}
 	return lipgloss.JoinVertical(lipgloss.Center, lines...)
+}
+
+// atSpaces breaks text into lines of at most width cells at its spaces.
+func atSpaces(text string, width int) []string {
+	var lines []string
+	for _, w := range strings.Fields(text) {
+		if n := len(lines) - 1; n >= 0 && ansi.StringWidth(lines[n])+1+ansi.StringWidth(w) <= width {
+			lines[n] += " " + w
+			continue
+		}
+		lines = append(lines, w)
+	}
+	return lines
+}
+
+// keepKeys fits lines, the keys last, into height lines: blank lines go
+// first, then the lines just above the keys, so that the keys stay in
+// sight in a short window.
+func keepKeys(lines []string, height int) []string {
+	for i := len(lines) - 2; i > 0 && len(lines) > height; i-- {
+		if lines[i] == "" {
+			lines = append(lines[:i], lines[i+1:]...)
+		}
+	}
+	if len(lines) > height && height > 0 {
+		lines = append(lines[:height-1], lines[len(lines)-1])
+	}
+	return lines
 }
 
 func (m *RaceModel) isHost() bool {

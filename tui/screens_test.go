@@ -57,6 +57,11 @@ var screens = []struct {
 		h.store.top, h.store.me = standings(30, 27)
 		h.press("tab")
 	}, []string{"tab back", "q quit", "ann"}},
+	{"leaderboard, empty", func(h *harness) { h.press("tab") }, []string{"No scores yet for this size.", "q quit"}},
+	{"leaderboard, a guest's", func(h *harness) {
+		h.m.opts.Guest = true
+		h.press("tab")
+	}, []string{"No scores yet for this size. Guests are not ranked.", "q quit"}},
 	{"game over", func(h *harness) {
 		h.store.top, h.store.me = standings(12, 12)
 		if h.m.size > 4 {

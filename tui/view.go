@@ -808,13 +808,13 @@ func (m *Model) leaderboardScreen() string {
 	case !loaded:
 		lines = append(lines, "Loading…")
 	case err != nil:
-		lines = append(lines, s.Error.Render("Could not load the leaderboard: "+err.Error()))
+		lines = append(lines, m.wrapped(s.Error.Render, "Could not load the leaderboard: "+err.Error())...)
 	case len(top) == 0 && m.opts.Guest:
-		lines = append(lines, empty+" Guests are not ranked.")
+		lines = append(lines, m.wrapped(nil, empty+" Guests are not ranked.")...)
 	case len(top) == 0 && m.board == BoardAllTime:
-		lines = append(lines, empty+" Be the first!")
+		lines = append(lines, m.wrapped(nil, empty+" Be the first!")...)
 	case len(top) == 0:
-		lines = append(lines, empty)
+		lines = append(lines, m.wrapped(nil, empty)...)
 	default:
 		score, tile := "Score", "Tile"
 		if m.board == BoardRaces {
@@ -851,8 +851,8 @@ func (m *Model) leaderboardScreen() string {
 	if m.lbNotice != "" {
 		note = m.lbNotice
 	}
-	if note != "" && len(lines)+4 <= m.height {
-		lines = append(lines, "", s.Dim.Render(m.fit(note)))
+	if note := m.wrapped(s.Dim.Render, note); len(note) > 0 && len(lines)+len(note)+3 <= m.height {
+		lines = append(append(lines, ""), note...)
 	}
 	if len(lines)+2 <= m.height {
 		lines = append(lines, "")
@@ -864,17 +864,28 @@ func (m *Model) leaderboardScreen() string {
 	return strings.Join(lines, "\n")
 }
 
+// wrapped is text wrapped by words to the window (see wrappedLines).
+func (m *Model) wrapped(render func(...string) string, text string) []string {
+	return wrappedLines(text, m.width, render)
+}
+
 // boardTabs is the line of the boards' names, the one shown marked.
 func (m *Model) boardTabs(boards []Board) string {
-	parts := make([]string, len(boards))
-	for i, b := range boards {
-		if b == m.board {
-			parts[i] = m.styles.Me.Render("[" + boardNames[b] + "]")
-		} else {
-			parts[i] = m.styles.Dim.Render(boardNames[b])
+	tabs := func(names *[numBoards]string) string {
+		parts := make([]string, len(boards))
+		for i, b := range boards {
+			if b == m.board {
+				parts[i] = m.styles.Me.Render("[" + names[b] + "]")
+			} else {
+				parts[i] = m.styles.Dim.Render(names[b])
+			}
 		}
+		return strings.Join(parts, "  ")
 	}
-	return strings.Join(parts, "  ")
+	if t := tabs(&boardNames); ansi.StringWidth(t) <= m.width {
+		return t
+	}
+	return tabs(&boardShortNames)
 }
 
 // boardKeys is the key line's "←→ boards", when there are boards to
