@@ -114,10 +114,12 @@ func (w *writer) do(ctx context.Context, fn func(ctx context.Context, tx *sql.Tx
 		return err
 	}
 	queued := time.Now()
-	j := &job{ctx: ctx, run: fn, done: make(chan error, 1), queued: queued}
+	j := newJob()
+	j.ctx, j.run, j.queued = ctx, fn, queued
 	w.mu.Lock()
 	if w.closed {
 		w.mu.Unlock()
+		jobs.Put(j)
 		return ErrClosed
 	}
 	w.queue = append(w.queue, j)
@@ -131,9 +133,17 @@ func (w *writer) do(ctx context.Context, fn func(ctx context.Context, tx *sql.Tx
 	default:
 	}
 	err := <-j.done
+	*j = job{done: j.done} // the writer is done with j once it has sent
+	jobs.Put(j)
 	w.obs.Waited(time.Since(queued))
 	return err
 }
+
+// jobs keeps jobs, with their done channels, from one write to the next:
+// a move is a write, and each was two allocations more.
+var jobs = sync.Pool{New: func() any { return &job{done: make(chan error, 1)} }}
+
+func newJob() *job { return jobs.Get().(*job) }
 
 // read runs fn on the writer's connection between two groups and returns
 // its error. It is for the small reads every player makes every few
@@ -151,10 +161,12 @@ func (w *writer) read(ctx context.Context, fn func(ctx context.Context, conn *sq
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	j := &job{ctx: ctx, look: fn, done: make(chan error, 1)}
+	j := newJob()
+	j.ctx, j.look = ctx, fn
 	w.mu.Lock()
 	if w.closed {
 		w.mu.Unlock()
+		jobs.Put(j)
 		return ErrClosed
 	}
 	w.reads = append(w.reads, j)
@@ -163,7 +175,10 @@ func (w *writer) read(ctx context.Context, fn func(ctx context.Context, conn *sq
 	case w.wake <- struct{}{}:
 	default:
 	}
-	return <-j.done
+	err := <-j.done
+	*j = job{done: j.done}
+	jobs.Put(j)
+	return err
 }
 
 // close stops new jobs, lets the loop commit what is queued and waits.
