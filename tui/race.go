@@ -114,7 +114,9 @@ type RaceModel struct {
 	own, mini *boardCache
 	// ownDrawn is the player's board as last drawn, with what it was
 	// drawn from: most frames of a race are an opponent's move, which
-	// leaves it as it was.
+	// leaves it as it was. Its lines are pieces of the last frame (which
+	// the screen's renderer keeps until the next): let go when the race
+	// is no longer on screen.
 	ownDrawn struct {
 		lines []string
 		cache *boardCache
@@ -183,6 +185,7 @@ func (m *RaceModel) setTicket(t *game.RaceTicket) {
 	m.seen.Store(0)
 	m.view, m.haveView, m.me, m.play = game.RaceView{}, false, -1, nil
 	m.marks, m.lastGain, m.own, m.mini = marks{}, 0, nil, nil
+	m.ownDrawn.lines, m.ownDrawn.cache = nil, nil
 	m.notice, m.noticeErr = "", false
 }
 
@@ -375,6 +378,9 @@ func (m *RaceModel) adopt(t *game.RaceTicket, v game.RaceView) {
 	m.view, m.haveView = v, true
 	m.seen.Store(v.Version)
 	m.me = t.Me(v)
+	if v.Phase != game.Running {
+		m.ownDrawn.lines, m.ownDrawn.cache = nil, nil
+	}
 	if m.view.Phase >= game.Running && m.play == nil {
 		m.play = t.Play()
 	}

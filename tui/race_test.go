@@ -252,6 +252,52 @@ func TestRaceOpponentLeftFits(t *testing.T) {
 	t.Fatalf("no line for bob:\n%s", ansi.Strip(m.View().Content))
 }
 
+// TestRaceOwnBoardFromLastFrame: the player's board, when an opponent's
+// move leaves it as it was, is copied from the last frame; the frame is
+// the one drawn from the tiles, at every window size and after the
+// player's own moves too. Once the race is off the screen the last
+// frame is let go.
+func TestRaceOwnBoardFromLastFrame(t *testing.T) {
+	m, tickets := runningRace(t, "ann", "bob", "cat", "dan")
+	fresh := func() string {
+		t.Helper()
+		saved := m.ownDrawn
+		m.ownDrawn.lines, m.ownDrawn.cache = nil, nil
+		m.drawn = ""
+		s := m.View().Content
+		m.ownDrawn = saved
+		return s
+	}
+	for _, size := range []struct{ w, h int }{{80, 24}, {120, 40}, {60, 12}, {200, 60}, {40, 30}} {
+		m.Update(tea.WindowSizeMsg{Width: size.w, Height: size.h})
+		for i := range 3 {
+			m.View()
+			if len(m.ownDrawn.lines) == 0 {
+				t.Fatalf("%d×%d: no board kept from the frame", size.w, size.h)
+			}
+			moveOnce(t, tickets[1+i%3].Play())
+			m.Update(raceViewMsg{ticket: tickets[0], view: tickets[0].Now()})
+			got := m.View().Content
+			if want := fresh(); got != want {
+				t.Fatalf("%d×%d: after an opponent's move the frame is\n%s\nwant, drawn from the tiles,\n%s", size.w, size.h, got, want)
+			}
+			for _, k := range arrowKeys {
+				m.Update(k)
+			}
+			if got, want := m.View().Content, fresh(); got != want {
+				t.Fatalf("%d×%d: after the player's moves the frame is\n%s\nwant\n%s", size.w, size.h, got, want)
+			}
+		}
+	}
+	done := tickets[0].Now()
+	done.Phase, done.Version = game.Finished, done.Version+1
+	m.Update(raceViewMsg{ticket: tickets[0], view: done})
+	m.View()
+	if m.ownDrawn.lines != nil {
+		t.Fatal("the results screen keeps the race's last frame")
+	}
+}
+
 // TestRaceLobbyFitsNarrowWindows: a room's lobby in the smallest windows a
 // board fits says everything whole (wrapped, or shortened where it has a
 // shorter form), in the window, with the host's keys and quit in sight.

@@ -266,7 +266,11 @@ func (m *RaceModel) raceScreen() (string, bool) {
 	// The header: "Race 4×4   2:13 left   Score 1234 +32   Place 2 of 4",
 	// in inks: it is drawn on every racer's screen after every move.
 	k := &m.inks
+	// Room for it at once, rather than growing it (and leaving the
+	// collector the copies) as it is written: its inks and at most 80
+	// bytes of text.
 	var hb strings.Builder
+	hb.Grow(k.title.bytes() + 4*k.label.bytes() + 3*k.value.bytes() + k.gain.bytes() + 80)
 	hw := k.title.text(&hb, "Race") + 1
 	hb.WriteByte(' ')
 	hw += k.label.text(&hb, strconv.Itoa(n)+"×"+strconv.Itoa(n)) + 3
@@ -318,30 +322,31 @@ func (m *RaceModel) raceScreen() (string, bool) {
 	if m.own == nil || m.own.t != t || m.own.n != n {
 		m.own = sharedBoardCache(m.styles, t, n)
 	}
+	// The player's board is written into the frame from the tiles when
+	// it changed, else copied from the last frame (d.lines are pieces of
+	// it, which the renderer keeps anyway): no copy of its own to keep
+	// per racer, nor to make and drop at each of the racer's moves.
 	b := m.play.Board()
 	d := &m.ownDrawn
-	if d.cache != m.own || d.board != b || d.marks != m.marks {
-		d.lines, d.cache, d.board, d.marks = m.own.lines(&b, &m.marks), m.own, b, m.marks
-	}
-	board := d.lines
+	same := d.cache == m.own && d.board == b && d.marks == m.marks && len(d.lines) > 0
 	bw, bh := t.boardSize(n)
 
-	var sideLines []string
-	sideW := 0
+	var sideLines []sideLine
+	sideW, sideBytes := 0, 0
 	if summary {
 		var parts []string
 		for _, i := range opponents {
 			r := v.Racers[i]
 			parts = append(parts, r.Name+" "+s.Value.Render(strconv.Itoa(r.Score)))
 		}
-		sideLines = []string{strings.Join(parts, s.Dim.Render(" · "))}
+		sideLines = []sideLine{{s: strings.Join(parts, s.Dim.Render(" · ")), board: -1}}
 	} else if side > 0 {
-		sideLines, sideW = m.opponentColumn(opponents, m.width-bw-3, max(bh, m.height-chromeLines))
+		sideLines, sideW, sideBytes = m.opponentColumn(opponents, m.width-bw-3, max(bh, m.height-chromeLines))
 	}
 
 	var summaryLine line
 	if summary {
-		s := m.fit(sideLines[0])
+		s := m.fit(sideLines[0].s)
 		summaryLine = line{s, ansi.StringWidth(s)}
 		sideLines = nil
 	}
@@ -357,23 +362,43 @@ func (m *RaceModel) raceScreen() (string, bool) {
 	}
 	statusLine := line{status, ansi.StringWidth(status)}
 
-	// One builder, sized at once: a race draws four screens a move, and
-	// building its lines apart and joining them tripled what the
-	// collector had to clear.
+	// One builder, sized at once and to the byte: a race draws four
+	// screens a move, and building its lines apart and joining them
+	// tripled what the collector had to clear; and the frame is kept
+	// until the next (the renderer's last lines, the player's board),
+	// with any room the builder had left over.
 	count := 3 + rows // header, rows, status, keys
 	if summary {
 		count++
 	}
 	top := max(0, (m.height-count)/2)
-	size := top + len(header.s) + len(summaryLine.s) + len(status) + len(help.s) + 4*m.width + rows*(left+3)
+	size := top + len(header.s) + len(summaryLine.s) + len(status) + len(help.s) + sideBytes
+	size += m.centring(header) + m.centring(statusLine) + m.centring(help) + count - 1 // and the line breaks
+	if summary {
+		size += m.centring(summaryLine)
+	}
+	size += rows * left
 	for r := range rows {
-		if r < bh {
-			size += len(board[r])
+		if r >= bh {
+			size += bw
 		}
 		if r < len(sideLines) {
-			size += len(sideLines[r])
+			size += 3
 		}
 	}
+	if same {
+		for _, l := range d.lines {
+			size += len(l)
+		}
+	} else {
+		size += m.own.size(&b, &m.marks)
+	}
+	if cap(d.lines) < bh {
+		d.lines = make([]string, bh)
+	}
+	d.lines = d.lines[:bh]
+	var at [64]int // where the board's rows start and end in the frame
+	offs := at[:0]
 	var sb strings.Builder
 	sb.Grow(size)
 	for range top {
@@ -388,25 +413,43 @@ func (m *RaceModel) raceScreen() (string, bool) {
 		sb.WriteByte('\n')
 		pad(&sb, left)
 		if r < bh {
-			sb.WriteString(board[r])
+			start := sb.Len()
+			if same {
+				sb.WriteString(d.lines[r])
+			} else {
+				m.own.writeLine(&sb, r, &b, &m.marks)
+			}
+			offs = append(offs, start, sb.Len())
 		} else {
 			pad(&sb, bw)
 		}
 		if r < len(sideLines) {
 			sb.WriteString("   ")
-			sb.WriteString(sideLines[r])
+			if l := sideLines[r]; l.board < 0 {
+				sb.WriteString(l.s)
+			} else {
+				m.mini.writeLine(&sb, l.k, &v.Racers[l.board].Board, &noMarks)
+			}
 		}
 	}
 	sb.WriteByte('\n')
 	m.writeCentred(&sb, statusLine)
 	sb.WriteByte('\n')
 	m.writeCentred(&sb, help)
-	return sb.String(), true
+	frame := sb.String()
+	for r := range bh {
+		d.lines[r] = frame[offs[2*r]:offs[2*r+1]]
+	}
+	d.cache, d.board, d.marks = m.own, b, m.marks
+	return frame, true
 }
+
+// centring is the spaces writeCentred puts before l.
+func (m *RaceModel) centring(l line) int { return max(0, (m.width-l.w)/2) }
 
 // writeCentred writes l, which fits the window, padded to its middle.
 func (m *RaceModel) writeCentred(sb *strings.Builder, l line) {
-	pad(sb, max(0, (m.width-l.w)/2))
+	pad(sb, m.centring(l))
 	sb.WriteString(l.s)
 }
 
@@ -425,10 +468,23 @@ func (m *RaceModel) pickTier(n, side, chrome int) (tier, bool) {
 	return tier{}, false
 }
 
+// sideLine is a line of the opponents' column: s, or else line k of
+// the live board of racer board (an index in the view's racers), which
+// is written straight into the frame rather than made into lines first.
+type sideLine struct {
+	s     string
+	board int // -1: s
+	k     int
+}
+
+// noMarks: an opponent's board is drawn without the marks of its moves.
+var noMarks marks
+
 // opponentColumn is every opponent, in the order they joined: a line
 // with the name, the score and the largest tile, and under it their live
-// board while the column has room for all the boards shown so far.
-func (m *RaceModel) opponentColumn(opponents []int, width, height int) (out []string, w int) {
+// board while the column has room for all the boards shown so far. It
+// returns the column's lines, its width and the bytes its lines take.
+func (m *RaceModel) opponentColumn(opponents []int, width, height int) (out []sideLine, w, bytes int) {
 	n := m.view.Size
 	mw, mh := miniTier.boardSize(n)
 	if m.mini == nil || m.mini.n != n {
@@ -445,8 +501,9 @@ func (m *RaceModel) opponentColumn(opponents []int, width, height int) (out []st
 	if boards > 0 {
 		w = max(w, mw)
 	}
+	out = make([]sideLine, 0, len(opponents)+boards*mh)
 	for j, i := range opponents {
-		r := m.view.Racers[i]
+		r := &m.view.Racers[i]
 		state := ""
 		switch {
 		case r.Left:
@@ -454,22 +511,27 @@ func (m *RaceModel) opponentColumn(opponents []int, width, height int) (out []st
 		case r.Over:
 			state = " over"
 		}
-		var lb strings.Builder
-		lb.WriteString(padCells(r.Name, nameW))
-		lb.WriteByte(' ')
+		name := padCells(r.Name, nameW)
 		score, tile := strconv.Itoa(r.Score), strconv.Itoa(r.MaxTile)
+		var lb strings.Builder
+		lb.Grow(len(name) + 1 + m.inks.value.bytes() + max(6, len(score)) + m.inks.dim.bytes() + max(6, len(tile)) + len(state))
+		lb.WriteString(name)
+		lb.WriteByte(' ')
 		m.inks.value.text(&lb, spaces[:max(0, 6-len(score))]+score)
 		m.inks.dim.text(&lb, spaces[:max(0, 6-len(tile))]+tile+state)
-		out = append(out, lb.String())
+		out = append(out, sideLine{s: lb.String(), board: -1})
+		bytes += lb.Len()
 		if j < boards {
-			b := r.Board
-			if b.Size() != n {
+			if r.Board.Size() != n {
 				continue // no game yet: it could not be opened
 			}
-			out = append(out, m.mini.lines(&b, &marks{})...)
+			for k := range mh {
+				out = append(out, sideLine{board: i, k: k})
+			}
+			bytes += m.mini.size(&r.Board, &noMarks)
 		}
 	}
-	return out, w
+	return out, w, bytes
 }
 
 // tooSmall says what the smallest race screen needs: raceScreen's header,

@@ -325,6 +325,9 @@ func inkOf(st lipgloss.Style) ink {
 	return ink{s[:i], s[i+1:]}
 }
 
+// bytes is what the ink adds to the text it is written around.
+func (k ink) bytes() int { return len(k.pre) + len(k.post) }
+
 // text appends s in this ink and returns its width: s must be one cell per
 // rune.
 func (k ink) text(sb *strings.Builder, s string) int {
