@@ -45,15 +45,9 @@ type job struct {
 // lingerTarget moves are expected, but never so long that its oldest move
 // has waited more than maxLinger since it was queued. When moves come
 // slowly (fewer than one expected in that time), nothing waits.
-//
-// maxLinger was 2 ms; at 4 ms (and lingerTarget 32) BenchmarkAppendMovePaced
-// (sync=FULL, 2 runs interleaved) went from 133-134 to 117-120 cpu-µs/move
-// at 800 moves/s (3.0-3.7 -> 5.1-5.3 moves/commit) and from 71 to 59-68 at
-// 2,950 moves/s, p50 up 1-2 ms: under load the server's p99 is CPU
-// queueing, and each commit's fsync is a VM exit here.
 const (
-	lingerTarget = 32
-	maxLinger    = 4 * time.Millisecond
+	lingerTarget = 16
+	maxLinger    = 2 * time.Millisecond
 )
 
 // rejection marks an error a job returns before writing anything (a
