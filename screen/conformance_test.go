@@ -113,11 +113,16 @@ func TestConformance(t *testing.T) {
 	for pi, p := range []colorprofile.Profile{colorprofile.TrueColor, colorprofile.ANSI256, colorprofile.ASCII} {
 		for i, sc := range scripts {
 			term := terms[(pi+i)%len(terms)] // each script on each, in one profile or another
-			t.Run(fmt.Sprintf("%s/%s/%s", p, term.name, sc.name), func(t *testing.T) {
+			// The screen takes the game screen's view as a string, or has
+			// it written into its buffers as the server's player screens
+			// do (screen.ViewAppender): each script both ways, in one
+			// profile or another.
+			appends := (pi+i/len(terms))%2 == 0
+			t.Run(fmt.Sprintf("%s/%s/%s/appends=%v", p, term.name, sc.name, appends), func(t *testing.T) {
 				t.Parallel()
 				const w, h = 80, 24
 				prog := startProgram(t, p, w, h)
-				scr := startScreen(t, p, w, h, term.opts)
+				scr := startScreen(t, p, w, h, term.opts, appends)
 				sides := []*side{prog, scr}
 				compare(t, "the first frame", sides, "Moves")
 				var typed int64
@@ -182,15 +187,20 @@ func startProgram(t *testing.T, p colorprofile.Profile, w, h int) *side {
 
 // startScreen runs the game screen on a Screen on a virtual terminal
 // until the test ends; whatever the game screen asks for that the Screen
-// does not do fails the test.
-func startScreen(t *testing.T, p colorprofile.Profile, w, h int, opts screen.Options) *side {
+// does not do fails the test. With appends, the screen has the view
+// written into its buffers (screen.ViewAppender).
+func startScreen(t *testing.T, p colorprofile.Profile, w, h int, opts screen.Options, appends bool) *side {
 	t.Helper()
 	s := newSide(t, "screen.Screen", w, h, false)
 	opts.Width, opts.Height, opts.Profile = w, h, p
 	opts.Unsupported = func(what string) {
 		t.Errorf("the game screen asked for %s, which package screen does not do", what)
 	}
-	scr := screen.New(s.model, s.term, opts)
+	var model tea.Model = s.model
+	if appends {
+		model = appendingProbe{s.model}
+	}
+	scr := screen.New(model, s.term, opts)
 	ctx, cancel := context.WithCancel(context.Background())
 	s.run(t, cancel, scr.Send, func() error { return scr.Run(ctx, s.in) })
 	return s
@@ -261,6 +271,19 @@ func (p *probe) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		p.mu.Unlock()
 	}
 	return p, cmd
+}
+
+// appendingProbe is the probe with the game screen's AppendView, which
+// the probe alone hides (it embeds a tea.Model).
+type appendingProbe struct{ *probe }
+
+func (a appendingProbe) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	_, cmd := a.probe.Update(msg)
+	return a, cmd
+}
+
+func (a appendingProbe) AppendView(dst []byte) (tea.View, []byte) {
+	return a.Model.(screen.ViewAppender).AppendView(dst)
 }
 
 func (p *probe) size() [2]int {

@@ -26,7 +26,6 @@ type segment struct {
 	y      int
 	x0, x1 int
 	erase  bool
-	done   bool
 	// What the first cell needs of the pen: to be head, or, for a space
 	// (and an erase), to show spaces as head.
 	head  *style
@@ -144,40 +143,51 @@ const penLookahead = 16
 // emit writes the frame's segments.
 func (r *renderer) emit(out *bytes.Buffer, sc *scratch) {
 	segs := sc.segs
-	for first := 0; ; {
-		for first < len(segs) && segs[first].done {
-			first++
-		}
-		if first == len(segs) {
-			return
-		}
+	// The segments not written yet, in order: the choice of the next is
+	// made among them alone, the written ones not passed over again. With
+	// each, what its first cell needs of the pen, as a number (see
+	// needOf), so that looking for those that start in the pen reads no
+	// segment that does not.
+	left, needs := sc.left[:0], sc.needs[:0]
+	for i := range segs {
+		left = append(left, int32(i))
+		needs = append(needs, needOf(segs[i].head, segs[i].space))
+	}
+	for len(left) > 0 {
+		first := int(left[0])
 		// Of the segments that start in the pen, the nearest; one that
 		// leaves the cursor where it is (erased spaces) goes first if it
 		// is at most a byte further, so that the next move is from it:
 		// a tile's top row, then its bottom row, then the middle.
-		// (Costs in half bytes.)
-		best, bestCost, found := first, 0, false
-		for i := first; i < min(len(segs), first+lookahead); i++ {
-			s := &segs[i]
-			if s.done || !r.startsInPen(s) {
+		// (Costs in half bytes; best is a place in left.)
+		best, bestCost, found := 0, 0, false
+		// A space needs the pen to show spaces as head; anything else,
+		// to be head.
+		inPen, spaceInPen := needOf(r.pen, false), needOf(r.pen.spaceStyle(), true)
+		for k, i := range left {
+			if int(i) >= first+lookahead {
+				break
+			}
+			if n := needs[k]; n != inPen && n != spaceInPen {
 				continue
 			}
+			s := &segs[i]
 			c := 2 * r.moveCost(s.x0, s.y)
 			if s.stays {
 				c -= 3
 			}
 			if !found || c < bestCost {
-				best, bestCost, found = i, c, true
+				best, bestCost, found = k, c, true
 			}
 		}
 		if !found {
 			// None does: the one the pen change and the move to it cost
 			// the least.
-			for i := first; i < min(len(segs), first+penLookahead); i++ {
-				s := &segs[i]
-				if s.done {
-					continue
+			for k, i := range left {
+				if int(i) >= first+penLookahead {
+					break
 				}
+				s := &segs[i]
 				c := 2 * r.penCost(sc, s)
 				if s.stays {
 					c -= 3
@@ -186,22 +196,26 @@ func (r *renderer) emit(out *bytes.Buffer, sc *scratch) {
 					continue // no nearer than the best can make it cheaper
 				}
 				if c += 2 * r.moveCost(s.x0, s.y); !found || c < bestCost {
-					best, bestCost, found = i, c, true
+					best, bestCost, found = k, c, true
 				}
 			}
 		}
-		r.write(out, sc, &segs[best])
-		segs[best].done = true
+		r.write(out, sc, &segs[left[best]])
+		left = append(left[:best], left[best+1:]...)
+		needs = append(needs[:best], needs[best+1:]...)
 	}
+	sc.left, sc.needs = left, needs
 }
 
-// startsInPen tells whether s's first cell can be written with the pen as
-// it is.
-func (r *renderer) startsInPen(s *segment) bool {
-	if s.space {
-		return r.pen.spaceStyle() == s.head
+// needOf is what a segment whose first cell has style head needs of the
+// pen, as a number: head's id, and whether the cell is a space. Two
+// segments need the same pen if their numbers are equal.
+func needOf(head *style, space bool) uint64 {
+	n := uint64(head.idOf()) << 1
+	if space {
+		n |= 1
 	}
-	return s.head == r.pen
+	return n
 }
 
 // penCost is about how many bytes write(s) writes to change the pen
@@ -419,57 +433,85 @@ func (r *renderer) moveCost(x, y int) int {
 	if r.x == x && r.y == y {
 		return 0
 	}
-	best := len("\x1b[H") + digits(y+1)
-	if x > 0 {
-		best += 1 + digits(x+1)
-	}
 	if r.x < 0 {
-		return best
+		return cupLen(x, y)
 	}
 	dy := y - r.y
 	v := r.verticalLen(dy)
-	best = min(best, v+horizontalLen(x-r.x))
 	fromStart := 1 + v // CR, then up or down
 	if dy == 1 {
 		fromStart = 2 // CR LF
 	}
-	return min(best, fromStart+horizontalLen(x))
+	best := min(v+horizontalLen(x-r.x), fromStart+horizontalLen(x))
+	if best <= minCUPLen {
+		return best // no absolute position is shorter: most moves
+	}
+	return min(best, cupLen(x, y))
+}
+
+// minCUPLen is the length of the shortest absolute position, "\x1b[1H".
+const minCUPLen = len("\x1b[1H")
+
+// cupLen is the length of the absolute position of column x of row y
+// (CUP; a column of 1 left out).
+func cupLen(x, y int) int {
+	n := len("\x1b[H") + digits(y+1)
+	if x > 0 {
+		n += 1 + digits(x+1)
+	}
+	return n
 }
 
 // move appends to b the shortest way to column x of row y: an absolute
 // position, or, when the cursor's place is known, up or down and across,
-// or up or down and from the line's start.
+// or up or down and from the line's start. The lengths are counted first
+// (as moveCost counts them) and only the shortest is written; where two
+// are as short, the first in that order.
 func (r *renderer) move(b []byte, x, y int) []byte {
 	if r.x == x && r.y == y {
 		return b
 	}
-	var abs, rel, fromStart [32]byte
-	// CUP; a column of 1 may be left out.
-	best := append(abs[:0], "\x1b["...)
-	best = strconv.AppendInt(best, int64(y+1), 10)
-	if x > 0 {
-		best = append(best, ';')
-		best = strconv.AppendInt(best, int64(x+1), 10)
-	}
-	best = append(best, 'H')
 	if r.x >= 0 {
+		absLen := cupLen(x, y)
 		dy := y - r.y
-		m := appendHorizontal(r.appendVertical(rel[:0], dy), x-r.x)
-		if len(m) < len(best) {
-			best = m
-		}
+		v := r.verticalLen(dy)
+		relLen := v + horizontalLen(x-r.x)
+		fromStart := 1 + v // CR, then up or down
 		if dy == 1 {
-			// Whether or not a line feed also returns the carriage on its
-			// way to the terminal (see Options.RawLineFeed).
-			m = append(fromStart[:0], '\r', '\n')
-		} else {
-			m = r.appendVertical(append(fromStart[:0], '\r'), dy)
+			fromStart = 2 // CR LF
 		}
-		if m = appendHorizontal(m, x); len(m) < len(best) {
-			best = m
+		fromStart += horizontalLen(x)
+		switch best := min(absLen, relLen); {
+		case fromStart < best:
+			if dy == 1 {
+				// Whether or not a line feed also returns the carriage
+				// on its way to the terminal (see Options.RawLineFeed).
+				b = append(b, '\r', '\n')
+			} else {
+				b = r.appendVertical(append(b, '\r'), dy)
+			}
+			return appendHorizontal(b, x)
+		case relLen < absLen:
+			return appendHorizontal(r.appendVertical(b, dy), x-r.x)
 		}
 	}
-	return append(b, best...)
+	// CUP; a column of 1 may be left out.
+	b = appendNumber(append(b, "\x1b["...), y+1)
+	if x > 0 {
+		b = appendNumber(append(b, ';'), x+1)
+	}
+	return append(b, 'H')
+}
+
+// appendNumber appends n, which is not negative, in decimal.
+func appendNumber(b []byte, n int) []byte {
+	if n < 10 {
+		return append(b, byte('0'+n))
+	}
+	if n < 100 {
+		return append(b, byte('0'+n/10), byte('0'+n%10))
+	}
+	return strconv.AppendInt(b, int64(n), 10)
 }
 
 // maxFeeds is the most rows the cursor goes down by line feeds: from 4
@@ -551,7 +593,16 @@ func moveLen(n int) int {
 	return len("\x1b[C") + digits(n)
 }
 
+// digits is how many decimal digits n, not negative, takes.
 func digits(n int) int {
+	switch {
+	case n < 10:
+		return 1
+	case n < 100:
+		return 2
+	case n < 1000:
+		return 3
+	}
 	d := 1
 	for n >= 10 {
 		n /= 10
@@ -566,7 +617,7 @@ func abs(n int) int { return max(n, -n) }
 func appendMove(b []byte, n int, final byte) []byte {
 	b = append(b, "\x1b["...)
 	if n > 1 {
-		b = strconv.AppendInt(b, int64(n), 10)
+		b = appendNumber(b, n)
 	}
 	return append(b, final)
 }

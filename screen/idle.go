@@ -38,6 +38,7 @@ func (s *Screen) forgetIdle() {
 
 // forget drops the last frame: the next is a full redraw.
 func (r *renderer) forget() {
-	r.lines = nil
+	r.lines, r.spare = nil, nil
+	r.hold(nil)
 	r.redraw = true
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/ansi"
@@ -32,6 +33,13 @@ type renderer struct {
 
 	lines  []string // the last frame's lines as the view wrote them, at most height
 	redraw bool     // the screen's content is unknown: clear and draw all
+	// text is the buffer the last frame's lines are pieces of, when the
+	// model wrote its view into one of the screen's (ViewAppender); it
+	// goes back to viewTexts when they are done with. Nil when they are
+	// pieces of a view's string.
+	text *[]byte
+	// spare is the array of the lines before, for the next frame's lines.
+	spare []string
 
 	// Where the terminal's cursor and pen are after the bytes written so
 	// far; x == -1 means unknown (after writing into the last column, where
@@ -49,6 +57,8 @@ type scratch struct {
 	cells        []cell     // the changed lines' cells, old and new (see lineDiff)
 	lines        []lineDiff // the frame's changed lines
 	segs         []segment  // what to write, in the lines' order
+	left         []int32    // the segments not written yet (see emit)
+	needs        []uint64   // what the pen must be for each of them
 	// full maps a space style to a style of the frame's text that shows
 	// spaces alike (see spacePen).
 	full   []fullStyle
@@ -56,13 +66,16 @@ type scratch struct {
 
 	// A frame repeats a few SGR sequences many times; looking each up in
 	// the shared tables (hashing its text, under a lock) was most of the
-	// time spent cutting lines. Direct-mapped by a hash of the sequence.
-	recent [128]sgrMemo
+	// time spent cutting lines. Two ways a set (see way), by a hash of the
+	// sequence: direct-mapped, a game's few dozen sequences met one
+	// another in a slot about once a frame.
+	recent [256]sgrMemo
 	// The transitions between styles, and the pens spacePen makes, met
 	// lately: the same few, looked up many times a frame while choosing
 	// what to write next, are read here rather than from the shared
-	// tables (a lock and a map each). Direct-mapped by style ids.
-	trans [256]transMemo
+	// tables (a lock and a map each). Two ways a set, by style ids (about
+	// one in nine looked up missed, direct-mapped, in a game's frames).
+	trans [512]transMemo
 	swaps [64]swapMemo
 }
 
@@ -82,12 +95,15 @@ func (sc *scratch) transition(from, to *style) string {
 	if from == to {
 		return ""
 	}
-	m := &sc.trans[(from.idOf()*0x9e3779b1^to.idOf()*0x85ebca6b)>>24]
-	if m.set && m.from == from && m.to == to {
-		return m.seq
+	i := (from.idOf()*0x9e3779b1 ^ to.idOf()*0x85ebca6b) >> 24 * 2
+	for k := i; k < i+2; k++ {
+		if m := &sc.trans[k]; m.set && m.from == from && m.to == to {
+			return m.seq
+		}
 	}
 	seq := transition(from, to)
-	*m = transMemo{from: from, to: to, seq: seq, set: true}
+	sc.trans[i+1] = sc.trans[i]
+	sc.trans[i] = transMemo{from: from, to: to, seq: seq, set: true}
 	return seq
 }
 
@@ -100,9 +116,12 @@ type sgrMemo struct {
 	style   *style
 }
 
-// applySGR is the view's style after an SGR sequence, and its look on a
-// terminal with profile p.
-func (sc *scratch) applySGR(p colorprofile.Profile, from sgrState, params string) (sgrState, *style) {
+// applySGR makes *view the view's style after an SGR sequence, and
+// returns its look on a terminal with profile p. (In place: the style is
+// changed on every sequence of every line read, and passing it in and out
+// cost more than looking it up.)
+func (sc *scratch) applySGR(p colorprofile.Profile, view *sgrState, params string) *style {
+	from := *view
 	// Hashed by length, first and last bytes (sequences that differ
 	// differ mostly in their last colour), and the style before.
 	n := len(params)
@@ -113,14 +132,21 @@ func (sc *scratch) applySGR(p colorprofile.Profile, from sgrState, params string
 	for k := max(0, n-4); k < n; k++ {
 		h = h*31 + uint32(params[k])
 	}
-	m := &sc.recent[(h^h>>15)%uint32(len(sc.recent))]
-	if m.set && m.params == params && m.from == from && m.profile == p {
-		return m.to, m.style
+	i := (h ^ h>>15) % uint32(len(sc.recent)/2) * 2
+	for k := i; k < i+2; k++ {
+		if m := &sc.recent[k]; m.set && m.params == params && m.from == from && m.profile == p {
+			*view = m.to
+			return m.style
+		}
 	}
 	to := applied(from, params)
 	st := styleOf(p, to)
-	*m = sgrMemo{set: true, profile: p, from: from, params: strings.Clone(params), to: to, style: st}
-	return to, st
+	// The set's other way keeps the one met before (a way of the two
+	// evicted by age).
+	sc.recent[i+1] = sc.recent[i]
+	sc.recent[i] = sgrMemo{set: true, profile: p, from: from, params: strings.Clone(params), to: to, style: st}
+	*view = to
+	return st
 }
 
 var scratches = sync.Pool{New: func() any { return new(scratch) }}
@@ -149,13 +175,62 @@ func (r *renderer) resize(width, height int) {
 
 // frame appends to out what turns the screen into view.
 func (r *renderer) frame(out *bytes.Buffer, view string) {
+	r.diffFrame(out, view)
+	r.hold(nil)
+}
+
+// frameText is frame for a view written into text, a buffer from
+// viewTexts, which the renderer holds from then on: its lines are pieces
+// of it, read as strings without a copy, and it is not written while
+// they are (until the next frame, or forget).
+func (r *renderer) frameText(out *bytes.Buffer, text *[]byte) {
+	r.diffFrame(out, unsafe.String(unsafe.SliceData(*text), len(*text)))
+	r.hold(text)
+}
+
+// viewTexts are buffers for views' text (see ViewAppender): a player's
+// screen holds one, with its last frame in it, and takes another for the
+// next frame, giving the first back once that frame is drawn.
+var viewTexts = sync.Pool{New: func() any { return new([]byte) }}
+
+// takeText is a buffer for the next view's text, from viewTexts: unless
+// that one is far larger than this screen's views (a larger window's),
+// which is let go rather than held, for as long as the screen lives, for
+// views a fraction of its size.
+func (r *renderer) takeText() *[]byte {
+	t := viewTexts.Get().(*[]byte)
+	last := 0
+	if r.text != nil {
+		last = len(*r.text)
+	}
+	if cap(*t) > 2*last+4096 {
+		*t = nil
+	}
+	return t
+}
+
+// hold makes text the buffer the renderer's lines are pieces of (nil:
+// none of the renderer's), and gives back the one they were before.
+func (r *renderer) hold(text *[]byte) {
+	if r.text != nil {
+		viewTexts.Put(r.text)
+	}
+	r.text = text
+}
+
+// diffFrame appends to out what turns the screen into view, and makes
+// view's lines the renderer's.
+func (r *renderer) diffFrame(out *bytes.Buffer, view string) {
 	if r.redraw {
 		out.WriteString(ansi.ResetStyle + ansi.CursorHomePosition + ansi.EraseEntireScreen)
 		r.lines = r.lines[:0]
 		r.x, r.y, r.pen = 0, 0, nil
 		r.redraw = false
 	}
-	next := make([]string, 0, r.height)
+	next := r.spare[:0]
+	if cap(next) < r.height {
+		next = make([]string, 0, r.height)
+	}
 	for len(next) < r.height {
 		line, rest, more := strings.Cut(view, "\n")
 		next = append(next, strings.TrimSuffix(line, "\r"))
@@ -186,7 +261,10 @@ func (r *renderer) frame(out *bytes.Buffer, view string) {
 		}
 	}
 	r.emit(out, sc)
-	r.lines = next
+	// The old lines' array is the next frame's; emptied, so that it keeps
+	// no view alive.
+	clear(r.lines[:cap(r.lines)])
+	r.lines, r.spare = next, r.lines[:0]
 }
 
 // lineDiff is a line that changed: its old and new cells from column lo
@@ -342,7 +420,7 @@ func (r *renderer) cells(sc *scratch, dst []cell, s string) []cell {
 		s = s[n:]
 		if width == 0 {
 			if isStyleSequence(seq) {
-				view, st = sc.applySGR(r.profile, view, seq[2:len(seq)-1])
+				st = sc.applySGR(r.profile, &view, seq[2:len(seq)-1])
 			}
 			// Other sequences and control characters take no cell: views
 			// have no business moving the cursor or setting modes, and

@@ -1116,6 +1116,43 @@ func TestRendererResize(t *testing.T) {
 	}
 }
 
+// TestRendererTextBuffers: a frame written into a buffer (frameText) is
+// drawn as the same frame given as a string, the buffer the renderer held
+// before is given back, and a buffer far larger than the renderer's frames
+// is not taken for the next.
+func TestRendererTextBuffers(t *testing.T) {
+	g := &genFrame{rng: rand.New(rand.NewPCG(3, 4))}
+	byText, byString := newRenderer(colorprofile.ANSI256, 40, 10), newRenderer(colorprofile.ANSI256, 40, 10)
+	last := 0 // the length of the frame before
+	for i := range 200 {
+		view := g.frame(10)
+		text := byText.takeText()
+		if cap(*text) > 2*last+4096 {
+			t.Fatalf("frame %d: a buffer of %d bytes taken after a frame of %d", i, cap(*text), last)
+		}
+		last = len(view)
+		*text = append((*text)[:0], view...)
+		held := byText.text
+		var a, b bytes.Buffer
+		byText.frameText(&a, text)
+		byString.frame(&b, view)
+		if a.String() != b.String() {
+			t.Fatalf("frame %d: from a buffer %q, from a string %q", i, a.String(), b.String())
+		}
+		if byText.text != text || held == text {
+			t.Fatalf("frame %d: the renderer holds %p, want the frame's buffer %p (held %p before)", i, byText.text, text, held)
+		}
+		// Another screen's larger window's buffer, given back: not
+		// taken for this screen's next frame.
+		big := make([]byte, 0, 1<<20)
+		viewTexts.Put(&big)
+	}
+	byText.forget()
+	if byText.text != nil {
+		t.Fatal("a forgotten frame's buffer is still held")
+	}
+}
+
 func TestRendererUnchangedFrameWritesNothing(t *testing.T) {
 	g := &genFrame{rng: rand.New(rand.NewPCG(1, 2))}
 	for _, p := range testTerms {

@@ -19,7 +19,10 @@
 //     differ (spans.go), and writes the changes in an order that needs
 //     few pen changes and cursor moves, erasing runs of coloured spaces
 //     where the terminal allows (emit.go): a game's move frame is about
-//     half the bytes of writing the changed cells line by line.
+//     half the bytes of writing the changed cells line by line. A model
+//     that can write its view into a buffer (ViewAppender) has its frames'
+//     text kept in buffers the screen reuses, rather than made into a new
+//     string every frame.
 //   - The screen is always drawn on the alternate screen with the cursor
 //     hidden, and the player's window title is saved on the terminal's
 //     title stack. When the model quits, all of it is put back, and a
@@ -80,6 +83,17 @@ import (
 	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/ansi"
 )
+
+// ViewAppender is a model that can write its view's text into a buffer
+// the screen gives it, rather than make a string of it for each frame: a
+// frame's text (about 4 KB at 80×24) is most of what a session allocates
+// a move, garbage as soon as the next frame is drawn. The screen keeps
+// the buffer with the last frame's text in it, and reuses it for a later
+// frame once the frame after it is drawn. AppendView returns what View
+// would, but with Content empty and appended to dst instead.
+type ViewAppender interface {
+	AppendView(dst []byte) (tea.View, []byte)
+}
 
 // Options describe the terminal.
 type Options struct {
@@ -430,7 +444,18 @@ var buffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 func (s *Screen) draw() {
 	s.changed, s.keyed = false, false
 	s.lastFrame = time.Now()
-	v := s.model.View()
+	var (
+		v    tea.View
+		text *[]byte // the view's text, if the model wrote it into a buffer of ours
+	)
+	// Screens in step share frames by their views' strings (shared.go):
+	// they take views as strings.
+	if va, ok := s.model.(ViewAppender); ok && !s.inStep {
+		text = s.r.takeText()
+		v, *text = va.AppendView((*text)[:0])
+	} else {
+		v = s.model.View()
+	}
 	s.checkView(&v)
 	b := buffers.Get().(*bytes.Buffer)
 	defer buffers.Put(b)
@@ -442,9 +467,12 @@ func (s *Screen) draw() {
 		s.title = v.WindowTitle
 		b.WriteString(ansi.SetWindowTitle(s.title))
 	}
-	if s.inStep {
+	switch {
+	case s.inStep:
 		s.lastView = s.r.sharedFrame(b, v.Content, s.lastView)
-	} else {
+	case text != nil:
+		s.r.frameText(b, text)
+	default:
 		s.r.frame(b, v.Content)
 	}
 	s.write(b.Bytes())

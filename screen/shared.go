@@ -99,6 +99,7 @@ func (r *renderer) sharedFrame(out *bytes.Buffer, view string, last viewID) view
 		// A copy: a renderer may reuse its lines' array for its next
 		// frame.
 		r.lines, r.x, r.y, r.pen = slices.Clone(e.lines), e.x, e.y, e.pen
+		r.hold(nil)
 		return to
 	}
 	var from []string

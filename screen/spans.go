@@ -1,6 +1,7 @@
 package screen
 
 import (
+	"math/bits"
 	"sync"
 	"unicode/utf8"
 
@@ -60,17 +61,28 @@ func textEnd(s string, i, limit int) int {
 	return i
 }
 
-// commonPrefix is how many bytes a and b start with alike.
+// commonPrefix is how many bytes a and b start with alike: compared
+// eight at a time, the first that differs found from the bits that do.
 func commonPrefix(a, b string) int {
 	n := min(len(a), len(b))
 	i := 0
-	for i+32 <= n && a[i:i+32] == b[i:i+32] {
-		i += 32
+	for ; i+8 <= n; i += 8 {
+		if x := word(a, i) ^ word(b, i); x != 0 {
+			return i + bits.TrailingZeros64(x)/8
+		}
 	}
 	for i < n && a[i] == b[i] {
 		i++
 	}
 	return i
+}
+
+// word is the eight bytes of s from i, the first the lowest (the compiler
+// makes it one load).
+func word(s string, i int) uint64 {
+	s = s[i : i+8]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
 }
 
 // joinsNext tells whether what s has at i may join the character before
@@ -92,50 +104,64 @@ type lineState struct {
 	col  int
 }
 
-// spansFrom appends the spans of line s from byte i, read from state ls,
-// up to the screen's width or the first boundary at or past byte stop.
-// It returns where it stopped; ok is false if s is not simple there.
-func (sc *scratch) spansFrom(p colorprofile.Profile, width int, dst []span, s string, i int, ls lineState, stop int) (_ []span, _ int, _ lineState, ok bool) {
-	for i < len(s) && i < stop && ls.col < width {
-		c := s[i]
-		switch {
-		case isText(c):
-			j := textEnd(s, i+1, len(s))
-			k := min(j-i, width-ls.col)
-			dst = append(dst, span{text: s[i : i+k], st: ls.st, col: ls.col, w: k})
-			ls.col += k
-			i = j
-		case c == ansi.ESC:
-			j := sgrEnd(s, i)
-			if j < 0 {
-				return dst, i, ls, false
-			}
-			ls.view, ls.st = sc.sgr(p, ls.view, s[i+2:j-1])
-			i = j
-		case c >= utf8.RuneSelf:
-			r, n := utf8.DecodeRuneInString(s[i:])
-			if !singleCell(r) {
-				return dst, i, ls, false
-			}
-			dst = append(dst, span{text: s[i : i+n], st: ls.st, col: ls.col, w: 1})
-			ls.col++
-			i += n
-		default:
-			return dst, i, ls, false // a control character
+// spanAt reads one piece of line s, at byte *i, from state *ls (which it
+// moves past the piece), appending its span if it has one to *dst: a run
+// of printable ASCII, an SGR sequence or a character that takes one cell.
+// The walk reads two lines a piece at a time, so the state is changed in
+// place rather than passed in and out. *i must be within s, and ls.col
+// within the width. It returns false if s is not simple there, or if
+// what follows the piece may join its last character.
+func (sc *scratch) spanAt(p colorprofile.Profile, width int, dst *[]span, s string, i *int, ls *lineState) bool {
+	j := *i
+	switch c := s[j]; {
+	case isText(c):
+		e := textEnd(s, j+1, len(s))
+		k := min(e-j, width-ls.col)
+		*dst = append(*dst, span{text: s[j : j+k], st: ls.st, col: ls.col, w: k})
+		ls.col += k
+		j = e
+	case c == ansi.ESC:
+		e := sgrEnd(s, j)
+		if e < 0 {
+			return false
 		}
+		sc.sgr(p, ls, s[j+2:e-1])
+		j = e
+	case c >= utf8.RuneSelf:
+		r, n := utf8.DecodeRuneInString(s[j:])
+		if !singleCell(r) {
+			return false
+		}
+		*dst = append(*dst, span{text: s[j : j+n], st: ls.st, col: ls.col, w: 1})
+		ls.col++
+		j += n
+	default:
+		return false // a control character
 	}
-	if joinsNext(s, i) {
-		return dst, i, ls, false
-	}
-	return dst, i, ls, true
+	*i = j
+	return !joinsNext(s, j)
 }
 
-// sgr is applySGR, with the reset that ends most styled text short-cut.
-func (sc *scratch) sgr(p colorprofile.Profile, from sgrState, params string) (sgrState, *style) {
-	if params == "" || params == "0" {
-		return sgrState{}, nil
+// spans appends the spans of line s up to the screen's width to dst; ok
+// is false if s is not simple.
+func (sc *scratch) spans(p colorprofile.Profile, width int, dst []span, s string) (_ []span, ok bool) {
+	var ls lineState
+	for i := 0; i < len(s) && ls.col < width; {
+		if !sc.spanAt(p, width, &dst, s, &i, &ls) {
+			return dst, false
+		}
 	}
-	return sc.applySGR(p, from, params)
+	return dst, true
+}
+
+// sgr is applySGR on ls, with the reset that ends most styled text
+// short-cut.
+func (sc *scratch) sgr(p colorprofile.Profile, ls *lineState, params string) {
+	if params == "" || params == "0" {
+		ls.view, ls.st = sgrState{}, nil
+		return
+	}
+	ls.st = sc.applySGR(p, &ls.view, params)
 }
 
 // sharedPrefix is the part two lines share, in whole simple pieces: its
@@ -144,7 +170,7 @@ func (sc *scratch) sgr(p colorprofile.Profile, from sgrState, params string) (sg
 // view's style at n follows from the sequences from there on, or from the
 // start). ok is false if the shared part is not
 // simple. (A character that may join the one before the first difference
-// makes its line not simple where it is read next, in spansFrom.)
+// makes its line not simple where it is read next, in spanAt.)
 func sharedPrefix(a, b string, width int) (n, col, reset int, ok bool) {
 	reset = -1
 	m := commonPrefix(a, b)
@@ -202,19 +228,18 @@ func isReset(params string) bool {
 	return len(params) == 0 || params[0] == '0' && (len(params) == 1 || params[1] == ';')
 }
 
-// stateOf is the view's style after the SGR sequences of s, a simple
-// stretch of a line, read from style (view, st).
-func (sc *scratch) stateOf(p colorprofile.Profile, view sgrState, st *style, s string) (sgrState, *style) {
+// stateOf moves ls's style past the SGR sequences of s, a simple stretch
+// of a line.
+func (sc *scratch) stateOf(p colorprofile.Profile, ls *lineState, s string) {
 	for i := 0; i < len(s); {
 		if s[i] != ansi.ESC {
 			i++
 			continue
 		}
 		j := sgrEnd(s, i)
-		view, st = sc.sgr(p, view, s[i+2:j-1])
+		sc.sgr(p, ls, s[i+2:j-1])
 		i = j
 	}
-	return view, st
 }
 
 // shows tells whether line s from byte i, read from state ls, has a cell
@@ -233,7 +258,7 @@ func (sc *scratch) shows(p colorprofile.Profile, width int, s string, i int, ls 
 			if j < 0 {
 				return true // something that may show
 			}
-			ls.view, ls.st = sc.sgr(p, ls.view, s[i+2:j-1])
+			sc.sgr(p, &ls, s[i+2:j-1])
 			i = j
 		default:
 			return true // a character, or something that may be one
@@ -277,9 +302,10 @@ func (sc *scratch) walk(p colorprofile.Profile, width int, was, is string) (end 
 		}
 		tail, atTail = ib, ls
 		if reset >= 0 {
-			ls.view, ls.st = sc.stateOf(p, sgrState{}, nil, was[ia+reset:ia+n])
+			ls.view, ls.st = sgrState{}, nil
+			sc.stateOf(p, &ls, was[ia+reset:ia+n])
 		} else {
-			ls.view, ls.st = sc.stateOf(p, ls.view, ls.st, was[ia:ia+n])
+			sc.stateOf(p, &ls, was[ia:ia+n])
 		}
 		ls.col += col
 		ia, ib = ia+n, ib+n
@@ -295,12 +321,12 @@ func (sc *scratch) walk(p colorprofile.Profile, width int, was, is string) (end 
 			}
 			ca, cb := lsa.col, lsb.col
 			if !doneA && (doneB || ca <= cb) {
-				if a, ia, lsa, ok = sc.spansFrom(p, width, a, was, ia, lsa, ia+1); !ok {
+				if !sc.spanAt(p, width, &a, was, &ia, &lsa) {
 					return 0, false
 				}
 			}
 			if !doneB && (doneA || cb <= ca) {
-				if b, ib, lsb, ok = sc.spansFrom(p, width, b, is, ib, lsb, ib+1); !ok {
+				if !sc.spanAt(p, width, &b, is, &ib, &lsb) {
 					return 0, false
 				}
 			}
@@ -336,7 +362,7 @@ func (sc *scratch) walk(p colorprofile.Profile, width int, was, is string) (end 
 	}
 	// Nothing shows after the last region: the end is before it, if
 	// anywhere. Rare (a line cut short, say): read the new line whole.
-	all, _, _, ok := sc.spansFrom(p, width, b, is, 0, lineState{}, len(is))
+	all, ok := sc.spans(p, width, b, is)
 	if !ok {
 		return 0, false
 	}

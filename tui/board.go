@@ -183,15 +183,14 @@ func markLabel(st lipgloss.Style, line string, mk mark) string {
 // lines draws board b, which must be c.n×c.n, one string per line, with
 // the tiles in ms marked. The lines share one allocation.
 func (c *boardCache) lines(b *engine.Board, ms *marks) []string {
-	var sb strings.Builder
-	sb.Grow(c.size(b, ms))
 	_, h := c.t.boardSize(c.n)
+	buf := make([]byte, 0, c.size(b, ms))
 	ends := make([]int, 0, h)
 	for i := range h {
-		c.writeLine(&sb, i, b, ms)
-		ends = append(ends, sb.Len())
+		buf = c.appendLine(buf, i, b, ms)
+		ends = append(ends, len(buf))
 	}
-	all := sb.String()
+	all := bytesString(buf)
 	out := make([]string, len(ends))
 	start := 0
 	for i, end := range ends {
@@ -215,19 +214,18 @@ func (c *boardCache) size(b *engine.Board, ms *marks) int {
 	return size + n*t.h*(n+1)*len(c.gapCols)
 }
 
-// writeLine writes line i of board b (see lines) to sb.
-func (c *boardCache) writeLine(sb *strings.Builder, i int, b *engine.Board, ms *marks) {
+// appendLine appends line i of board b (see lines) to dst.
+func (c *boardCache) appendLine(dst []byte, i int, b *engine.Board, ms *marks) []byte {
 	t := c.t
 	r, k := i/(t.gy+t.h), i%(t.gy+t.h)
 	if r == c.n || k < t.gy {
-		sb.WriteString(c.gapRow)
-		return
+		return append(dst, c.gapRow...)
 	}
 	for col := range c.n {
-		sb.WriteString(c.gapCols)
-		sb.WriteString(c.tile(b.At(r, col), ms.at(r, col))[k-t.gy])
+		dst = append(dst, c.gapCols...)
+		dst = append(dst, c.tile(b.At(r, col), ms.at(r, col))[k-t.gy]...)
 	}
-	sb.WriteString(c.gapCols)
+	return append(dst, c.gapCols...)
 }
 
 // overlay replaces the middle of a board with the box's lines, centred in

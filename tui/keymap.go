@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"fmt"
 	"sync"
 
 	"charm.land/bubbles/v2/key"
@@ -154,9 +155,34 @@ func sharedKeys(set keySet) *KeyMap {
 
 var keyMaps sync.Map // keySet → *KeyMap
 
+// keyName is a key press's name, as key.Matches compares it, worked out
+// once a key: key.Matches works it out again on every call, an allocation
+// each for the arrows and other keys without text, a dozen a move on the
+// game screen.
+type keyName string
+
+func (k keyName) String() string { return string(k) }
+
+func nameOf(k tea.KeyPressMsg) keyName {
+	if k.Mod == 0 && k.Text == "" {
+		// The arrows, as Keystroke names them, without building the name.
+		switch k.Code {
+		case tea.KeyUp:
+			return "up"
+		case tea.KeyDown:
+			return "down"
+		case tea.KeyLeft:
+			return "left"
+		case tea.KeyRight:
+			return "right"
+		}
+	}
+	return keyName(k.String())
+}
+
 // keyDirection is the move a key asks for with the screen's four move
 // bindings; false for any other key.
-func keyDirection(k tea.KeyPressMsg, up, down, left, right key.Binding) (engine.Direction, bool) {
+func keyDirection[K fmt.Stringer](k K, up, down, left, right key.Binding) (engine.Direction, bool) {
 	switch {
 	case key.Matches(k, up):
 		return engine.Up, true

@@ -101,10 +101,18 @@ type Model struct {
 	profile colorprofile.Profile
 	light   bool // the terminal answered that its background is light
 	cache   *boardCache
-	drawn   boardDraw // the board of the frame being drawn (see centreEach)
-	inks    struct{ title, label, value, gain ink }
+	drawn   boardDraw // the board of the frame being drawn (see appendCentred)
+	// frameLines is the game screen's lines' array, reused frame to frame,
+	// and headerLines the header's.
+	frameLines  []line
+	headerLines [2]line
+	boxed       boxed // the last box, kept while its text is the same
+	inks        struct{ title, label, value, gain ink }
 	// shortHelp is the help line, kept until the width or profile changes.
 	shortHelp line
+	// title is the game screen's window title, made once rather than a
+	// frame.
+	title string
 
 	width, height int
 
@@ -206,6 +214,10 @@ func New(opts Options) *Model {
 	}
 	if opts.Woken {
 		m.views.slot = newWakeSlot()
+	}
+	m.title = "2048"
+	if opts.Player != "" && !opts.Guest {
+		m.title = "2048 · " + opts.Player
 	}
 	m.setProfile(opts.Profile)
 	return m
@@ -315,7 +327,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 }
 
 // key handles a key press on whatever screen is showing.
-func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
+func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
+	k := nameOf(msg)
 	if key.Matches(k, m.keys.Quit) {
 		return m.quit()
 	}
@@ -460,15 +473,15 @@ func (m *Model) gameScreen() screen {
 	return screenGame
 }
 
-func (m *Model) direction(k tea.KeyPressMsg) (engine.Direction, bool) {
+func (m *Model) direction(k keyName) (engine.Direction, bool) {
 	return keyDirection(k, m.keys.Up, m.keys.Down, m.keys.Left, m.keys.Right)
 }
 
-func (m *Model) sizeKey(k tea.KeyPressMsg) bool {
+func (m *Model) sizeKey(k keyName) bool {
 	return key.Matches(k, m.keys.Size, m.keys.Bigger, m.keys.Smaller)
 }
 
-func (m *Model) wantedSize(k tea.KeyPressMsg) int {
+func (m *Model) wantedSize(k keyName) int {
 	switch {
 	case key.Matches(k, m.keys.Bigger):
 		return min(m.size+1, engine.MaxSize)

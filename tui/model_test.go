@@ -71,7 +71,7 @@ func TestKeysAppliedInOrder(t *testing.T) {
 		before := h.m.game.Board()
 		h.press(k)
 		if h.m.game.Board() != before {
-			d, _ := h.m.direction(keyPress(k))
+			d, _ := h.m.direction(nameOf(keyPress(k)))
 			moved = append(moved, d)
 		}
 	}

@@ -453,7 +453,7 @@ func errText(err error) string {
 }
 
 func (m *RaceModel) direction(k tea.KeyPressMsg) (engine.Direction, bool) {
-	return keyDirection(k, m.keys.Up, m.keys.Down, m.keys.Left, m.keys.Right)
+	return keyDirection(nameOf(k), m.keys.Up, m.keys.Down, m.keys.Left, m.keys.Right)
 }
 
 // move plays d; it is saved before anything is drawn.

@@ -403,7 +403,7 @@ func (m *RaceModel) raceScreen() (string, bool) {
 	}
 	statusLine := line{status, ansi.StringWidth(status)}
 
-	// One builder, sized at once and to the byte: a race draws four
+	// One buffer, sized at once and to the byte: a race draws four
 	// screens a move, and building its lines apart and joining them
 	// tripled what the collector had to clear; and the frame is kept
 	// until the next (the renderer's last lines, the player's board),
@@ -440,44 +440,43 @@ func (m *RaceModel) raceScreen() (string, bool) {
 	d.lines = d.lines[:bh]
 	var at [64]int // where the board's rows start and end in the frame
 	offs := at[:0]
-	var sb strings.Builder
-	sb.Grow(size)
+	buf := make([]byte, 0, size)
 	for range top {
-		sb.WriteByte('\n')
+		buf = append(buf, '\n')
 	}
-	m.writeCentred(&sb, header)
+	buf = m.appendCentred(buf, header)
 	if summary {
-		sb.WriteByte('\n')
-		m.writeCentred(&sb, summaryLine)
+		buf = append(buf, '\n')
+		buf = m.appendCentred(buf, summaryLine)
 	}
 	for r := range rows {
-		sb.WriteByte('\n')
-		pad(&sb, left)
+		buf = append(buf, '\n')
+		buf = appendPad(buf, left)
 		if r < bh {
-			start := sb.Len()
+			start := len(buf)
 			if same {
-				sb.WriteString(d.lines[r])
+				buf = append(buf, d.lines[r]...)
 			} else {
-				m.own.writeLine(&sb, r, &b, &m.marks)
+				buf = m.own.appendLine(buf, r, &b, &m.marks)
 			}
-			offs = append(offs, start, sb.Len())
+			offs = append(offs, start, len(buf))
 		} else {
-			pad(&sb, bw)
+			buf = appendPad(buf, bw)
 		}
 		if r < len(sideLines) {
-			sb.WriteString("   ")
+			buf = append(buf, "   "...)
 			if l := sideLines[r]; l.board < 0 {
-				sb.WriteString(l.s)
+				buf = append(buf, l.s...)
 			} else {
-				m.mini.writeLine(&sb, l.k, &v.Racers[l.board].Board, &noMarks)
+				buf = m.mini.appendLine(buf, l.k, &v.Racers[l.board].Board, &noMarks)
 			}
 		}
 	}
-	sb.WriteByte('\n')
-	m.writeCentred(&sb, statusLine)
-	sb.WriteByte('\n')
-	m.writeCentred(&sb, help)
-	frame := sb.String()
+	buf = append(buf, '\n')
+	buf = m.appendCentred(buf, statusLine)
+	buf = append(buf, '\n')
+	buf = m.appendCentred(buf, help)
+	frame := bytesString(buf)
 	for r := range bh {
 		d.lines[r] = frame[offs[2*r]:offs[2*r+1]]
 	}
@@ -485,13 +484,12 @@ func (m *RaceModel) raceScreen() (string, bool) {
 	return frame, true
 }
 
-// centring is the spaces writeCentred puts before l.
+// centring is the spaces appendCentred puts before l.
 func (m *RaceModel) centring(l line) int { return max(0, (m.width-l.w)/2) }
 
-// writeCentred writes l, which fits the window, padded to its middle.
-func (m *RaceModel) writeCentred(sb *strings.Builder, l line) {
-	pad(sb, m.centring(l))
-	sb.WriteString(l.s)
+// appendCentred appends l, which fits the window, padded to its middle.
+func (m *RaceModel) appendCentred(dst []byte, l line) []byte {
+	return append(appendPad(dst, m.centring(l)), l.s...)
 }
 
 // pickTier is the largest tile size whose n×n board fits the window with

@@ -2,9 +2,11 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -26,13 +28,49 @@ func (m *Model) View() tea.View {
 		v.AltScreen, v.WindowTitle = true, top.title()
 		return v
 	}
-	v := tea.NewView(m.render())
-	v.AltScreen = true
-	v.WindowTitle = "2048"
-	if m.opts.Player != "" && !m.opts.Guest {
-		v.WindowTitle = "2048 · " + m.opts.Player
-	}
+	return m.mainView(m.render())
+}
+
+// mainView is the view of the model's own screens, of content.
+func (m *Model) mainView(content string) tea.View {
+	v := tea.NewView(content)
+	v.AltScreen, v.WindowTitle = true, m.title
 	return v
+}
+
+// AppendView is View, with the view's text appended to dst rather than
+// made a string of its own (Content is left empty): a screen that keeps
+// its frames' text in buffers it reuses (screen.ViewAppender) gets the
+// game screen's frame, most of what a session allocates a move, without
+// an allocation. Other screens are drawn as View draws them, and copied.
+func (m *Model) AppendView(dst []byte) (tea.View, []byte) {
+	if m.final == "" && m.views.top() == nil {
+		if b, ok := m.appendGame(dst); ok {
+			return m.mainView(""), b
+		}
+	}
+	v := m.View()
+	dst = append(dst, v.Content...)
+	v.Content = ""
+	return v, dst
+}
+
+// appendGame appends the game screen's frame to dst, if the game screen
+// is showing and the board fits the window.
+func (m *Model) appendGame(dst []byte) ([]byte, bool) {
+	if !m.loaded || m.game == nil || m.screen == screenHelp || m.screen == screenLeaderboard {
+		return dst, false
+	}
+	lines, ok := m.gameLines()
+	if !ok {
+		return dst, false
+	}
+	dst = appendCentred(dst, lines, m.width, m.height, &m.drawn)
+	// The lines' array is kept for the next frame's, emptied, and the
+	// header's: an idle session keeps no frame's text.
+	clear(lines)
+	m.frameLines, m.headerLines = lines[:0], [2]line{}
+	return dst, true
 }
 
 // finalLine is the last line, wrapped by words to the window: the
@@ -46,6 +84,9 @@ func (m *Model) finalLine() string {
 }
 
 func (m *Model) render() string {
+	if b, ok := m.appendGame(nil); ok {
+		return bytesString(b)
+	}
 	var body string
 	switch {
 	case !m.loaded:
@@ -60,10 +101,7 @@ func (m *Model) render() string {
 		body = m.helpScreen()
 	case m.screen == screenLeaderboard:
 		body = m.leaderboardScreen()
-	default:
-		if lines, ok := m.gameLines(); ok {
-			return centreEach(lines, m.width, m.height, &m.drawn)
-		}
+	default: // the game screen, in a window too small for it (see appendGame)
 		body = m.tooSmall()
 	}
 	return lipgloss.Place(m.width, m.height, lipgloss.Center, lipgloss.Center, body)
@@ -95,13 +133,12 @@ type boardDraw struct {
 
 const spaces = "                                                                                                                                "
 
-// pad writes n spaces.
-func pad(sb *strings.Builder, n int) {
-	for n > 0 {
-		k := min(n, len(spaces))
-		sb.WriteString(spaces[:k])
-		n -= k
+// appendPad appends n spaces.
+func appendPad(dst []byte, n int) []byte {
+	for ; n > 0; n -= len(spaces) {
+		dst = append(dst, spaces[:min(n, len(spaces))]...)
 	}
+	return dst
 }
 
 // centreLines places lines in the middle of a width×height window, each
@@ -115,53 +152,54 @@ func centreLines(lines []line, width, height int) string {
 	}
 	top := max(0, (height-len(lines))/2)
 	left := max(0, (width-blockW)/2)
-	var sb strings.Builder
-	sb.Grow(top + size + len(lines)*left + blockW)
+	b := make([]byte, 0, top+size+len(lines)*left+blockW)
 	for range top {
-		sb.WriteByte('\n')
+		b = append(b, '\n')
 	}
 	for i, l := range lines {
-		pad(&sb, left+(blockW-l.w)/2)
-		sb.WriteString(l.s)
+		b = append(appendPad(b, left+(blockW-l.w)/2), l.s...)
 		if i < len(lines)-1 {
-			sb.WriteByte('\n')
+			b = append(b, '\n')
 		}
 	}
-	return sb.String()
+	return bytesString(b)
 }
 
-// centreEach places lines in the middle of a width×height window, each
-// line centred in the window on its own, rather than in the block of
-// them (centreLines): the same to a column, but a line's place does not
-// depend on the others' widths. The game's header grows a column now and
-// then (a score's digit, the move count's), and with it the block; the
-// board, centred in the block, moved a column with it, and the frame
-// redrew all of it (about 1.5 KB, where a move's frame is 300 bytes).
-// The board's lines, if any, are drawn from bd.
-func centreEach(lines []line, width, height int, bd *boardDraw) string {
+// appendCentred appends lines to dst placed in the middle of a
+// width×height window, each line centred in the window on its own, rather
+// than in the block of them (centreLines): the same to a column, but a
+// line's place does not depend on the others' widths. The game's header
+// grows a column now and then (a score's digit, the move count's), and
+// with it the block; the board, centred in the block, moved a column with
+// it, and the frame redrew all of it (about 1.5 KB, where a move's frame
+// is 300 bytes). The board's lines, if any, are drawn from bd.
+func appendCentred(dst []byte, lines []line, width, height int, bd *boardDraw) []byte {
 	size := bd.bytes
 	for _, l := range lines {
 		size += len(l.s) + 1 + max(0, (width-l.w)/2)
 	}
 	top := max(0, (height-len(lines))/2)
-	var sb strings.Builder
-	sb.Grow(top + size)
+	dst = slices.Grow(dst, top+size)
 	for range top {
-		sb.WriteByte('\n')
+		dst = append(dst, '\n')
 	}
 	for i, l := range lines {
-		pad(&sb, (width-l.w)/2)
+		dst = appendPad(dst, (width-l.w)/2)
 		if i >= bd.at && i < bd.at+bd.n {
-			bd.c.writeLine(&sb, i-bd.at, &bd.b, bd.ms)
+			dst = bd.c.appendLine(dst, i-bd.at, &bd.b, bd.ms)
 		} else {
-			sb.WriteString(l.s)
+			dst = append(dst, l.s...)
 		}
 		if i < len(lines)-1 {
-			sb.WriteByte('\n')
+			dst = append(dst, '\n')
 		}
 	}
-	return sb.String()
+	return dst
 }
+
+// bytesString is b as a string, without a copy: b must be the caller's
+// alone and never written again (as strings.Builder's String has it).
+func bytesString(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 
 // chrome is how many lines the game screen has besides the board: the
 // header, the status line and the help line.
@@ -184,8 +222,7 @@ func (m *Model) gameLines() ([]line, bool) {
 	}
 	b := m.game.Board()
 	bw, bh := t.boardSize(n)
-	lines := make([]line, 0, len(header)+bh+5)
-	lines = append(lines, header...)
+	lines := append(m.frameLines[:0], header...) // see appendGame
 	m.drawn = boardDraw{}
 	switch m.screen {
 	case screenConfirmNew, screenConfirmAI:
@@ -290,6 +327,13 @@ func (m *Model) helpLine() line {
 
 // fits reports whether the board can be drawn at all in the window.
 func (m *Model) fits() bool {
+	// The header takes a line or two: if the board fits under two, it
+	// fits, and the header need not be drawn to count its lines (this
+	// runs before every move, and the header is drawn again for the
+	// frame).
+	if _, ok := m.pickTier(m.size, 2); ok {
+		return true
+	}
 	_, ok := m.pickTier(m.size, len(m.header()))
 	return ok
 }
@@ -337,27 +381,83 @@ func (k ink) text(sb *strings.Builder, s string) int {
 	return utf8.RuneCountInString(s)
 }
 
+// figure is a header's value: a number after a prefix ("#12", "+32"), or
+// text ("–", "guest") where there is no number. The header writes numbers
+// straight into its line: made into strings first, they were half the
+// allocations of a move's frame.
+type figure struct {
+	prefix, text string
+	n            int
+	num          bool
+}
+
+func number(prefix string, n int) figure { return figure{prefix: prefix, n: n, num: true} }
+
+func (f figure) String() string {
+	if !f.num {
+		return f.text
+	}
+	return f.prefix + strconv.Itoa(f.n)
+}
+
+// figure appends f in this ink, padded with spaces to pad cells, and
+// returns its width.
+func (k ink) figure(sb *strings.Builder, f figure, pad int) int {
+	sb.WriteString(k.pre)
+	w := utf8.RuneCountInString(f.text)
+	if f.num {
+		var b [24]byte
+		d := strconv.AppendInt(append(b[:0], f.prefix...), int64(f.n), 10)
+		sb.Write(d)
+		w = utf8.RuneCount(d)
+	} else {
+		sb.WriteString(f.text)
+	}
+	if w < pad {
+		sb.WriteString(spaces[:pad-w])
+		w = pad
+	}
+	sb.WriteString(k.post)
+	return w
+}
+
+// sizeText is "4×4" for a board of size n.
+func sizeText(n int) string {
+	switch n {
+	case 3:
+		return "3×3"
+	case 4:
+		return "4×4"
+	case 5:
+		return "5×5"
+	case 6:
+		return "6×6"
+	case 7:
+		return "7×7"
+	case 8:
+		return "8×8"
+	}
+	return strconv.Itoa(n) + "×" + strconv.Itoa(n)
+}
+
 // header is "2048 4×4   Score 1234 +32      Best 5000   Rank #12   Moves 321",
 // on two lines when the window is narrow, and with less room between
 // fields, then without the gain's room and the move count, when it is
 // narrower still. "assisted" follows the size in a game the AI helped in;
 // Best and Rank are then the player's ranked ones, as `scores` shows
-// them, which that game is not part of.
+// them, which that game is not part of. The lines' array is the model's,
+// until the next call.
 func (m *Model) header() []line {
 	k := &m.inks
 	title := "2048"
 	if m.opts.Daily != nil {
 		title = "Daily " + m.opts.Daily.Day
 	}
-	size := strconv.Itoa(m.size) + "×" + strconv.Itoa(m.size)
-	score := strconv.Itoa(m.game.Score())
-	gain := ""
-	if m.lastGain > 0 {
-		gain = "+" + strconv.Itoa(m.lastGain)
-	}
+	size := sizeText(m.size)
+	score := number("", m.game.Score())
 	assisted := !m.opts.Guest && m.isAssisted()
 	bestLabel, best := m.bestField()
-	rank, moves := m.rankText("–"), strconv.Itoa(m.game.Moves())
+	rank, moves := m.rankFigure("–"), number("", m.game.Moves())
 
 	// first is "2048 4×4 [assisted]<gap>Score 1234 +32", the gain padded
 	// to gainRoom (so that the line does not jump as it comes and goes).
@@ -370,29 +470,30 @@ func (m *Model) header() []line {
 			w += 1 + k.gain.text(sb, "assisted")
 		}
 		sb.WriteString(gap)
-		w += len(gap) + k.label.text(sb, "Score ") + k.value.text(sb, score)
-		if g := max(len(gain), gainRoom); g > 0 {
+		w += len(gap) + k.label.text(sb, "Score ") + k.value.figure(sb, score, 0)
+		switch {
+		case m.lastGain > 0:
 			sb.WriteByte(' ')
-			w += 1 + k.gain.text(sb, gain+spaces[:g-len(gain)])
+			w += 1 + k.gain.figure(sb, number("+", m.lastGain), gainRoom)
+		case gainRoom > 0:
+			sb.WriteByte(' ')
+			w += 1 + k.gain.text(sb, spaces[:gainRoom])
 		}
 		return w
 	}
-	watchers := ""
-	if n := m.game.Watchers(); n > 0 {
-		watchers = strconv.Itoa(n)
-	}
+	watchers := m.game.Watchers()
 	// second is "Best 5000<gap>Rank #12<gap>Moves 321<gap>3 watching",
 	// without the moves and spectators when withMoves is not set.
 	second := func(sb *strings.Builder, gap string, withMoves bool) int {
-		w := k.label.text(sb, bestLabel) + k.value.text(sb, best)
+		w := k.label.text(sb, bestLabel) + k.value.figure(sb, best, 0)
 		sb.WriteString(gap)
-		w += len(gap) + k.label.text(sb, "Rank ") + k.value.text(sb, rank)
+		w += len(gap) + k.label.text(sb, "Rank ") + k.value.figure(sb, rank, 0)
 		if withMoves {
 			sb.WriteString(gap)
-			w += len(gap) + k.label.text(sb, "Moves ") + k.value.text(sb, moves)
-			if watchers != "" {
+			w += len(gap) + k.label.text(sb, "Moves ") + k.value.figure(sb, moves, 0)
+			if watchers > 0 {
 				sb.WriteString(gap)
-				w += len(gap) + k.value.text(sb, watchers) + k.label.text(sb, " watching")
+				w += len(gap) + k.value.figure(sb, number("", watchers), 0) + k.label.text(sb, " watching")
 			}
 		}
 		return w
@@ -402,7 +503,8 @@ func (m *Model) header() []line {
 	// On one line the gain's room keeps the fields apart.
 	w := first(&a, "   ", 7)
 	if w += second(&a, "   ", true); w <= m.width {
-		return []line{{a.String(), w}}
+		m.headerLines[0] = line{a.String(), w}
+		return m.headerLines[:1]
 	}
 	layouts := []struct {
 		gap       string
@@ -414,7 +516,8 @@ func (m *Model) header() []line {
 		b.Reset()
 		w1, w2 := first(&a, layout.gap, layout.gainRoom), second(&b, layout.gap, layout.withMoves)
 		if max(w1, w2) <= m.width || i == len(layouts)-1 {
-			return []line{m.fitLine(a.String(), w1), m.fitLine(b.String(), w2)}
+			m.headerLines = [2]line{m.fitLine(a.String(), w1), m.fitLine(b.String(), w2)}
+			return m.headerLines[:]
 		}
 	}
 	return nil
@@ -436,37 +539,37 @@ func (m *Model) fitLine(s string, w int) line {
 // bestField is the header's second field: "Best " and the best score, or
 // on the daily challenge "Streak " and the days in a row ("–" for a
 // guest).
-func (m *Model) bestField() (label, value string) {
+func (m *Model) bestField() (label string, value figure) {
 	if m.opts.Daily == nil {
-		return "Best ", m.bestText()
+		return "Best ", m.bestFigure()
 	}
 	if m.opts.Guest {
-		return "Streak ", "–"
+		return "Streak ", figure{text: "–"}
 	}
-	return "Streak ", strconv.Itoa(m.streak())
+	return "Streak ", number("", m.streak())
 }
 
-// bestText is the best score to show, "–" when there is no ranked game.
-func (m *Model) bestText() string {
+// bestFigure is the best score to show, "–" when there is no ranked game.
+func (m *Model) bestFigure() figure {
 	if best, ok := m.best(); ok {
-		return strconv.Itoa(best)
+		return number("", best)
 	}
-	return "–"
+	return figure{text: "–"}
 }
 
-// rankText is the player's rank on the leaderboard of this size as
+// rankFigure is the player's rank on the leaderboard of this size as
 // `scores` has it: "#12", "–" without a ranked game, "guest", or loading
 // while the standings are being read.
-func (m *Model) rankText(loading string) string {
+func (m *Model) rankFigure(loading string) figure {
 	switch {
 	case m.opts.Guest:
-		return "guest"
+		return figure{text: "guest"}
 	case m.standingsFor != m.size:
-		return loading
+		return figure{text: loading}
 	case m.me != nil:
-		return "#" + strconv.Itoa(m.me.Rank)
+		return number("#", m.me.Rank)
 	}
-	return "–"
+	return figure{text: "–"}
 }
 
 // dialog is the text of the box drawn over the board, if any: in full,
@@ -515,9 +618,9 @@ func (m *Model) summary(withRank bool) string {
 	s := m.styles
 	bestLabel, best := m.bestField()
 	line := s.Label.Render("Score ") + s.Value.Render(strconv.Itoa(m.game.Score())) + "   " +
-		s.Label.Render(bestLabel) + s.Value.Render(best)
+		s.Label.Render(bestLabel) + s.Value.Render(best.String())
 	if withRank && !m.opts.Guest {
-		line += "   " + s.Label.Render("Rank ") + s.Value.Render(m.rankText("…"))
+		line += "   " + s.Label.Render("Rank ") + s.Value.Render(m.rankFigure("…").String())
 	}
 	return line
 }
@@ -532,7 +635,7 @@ func (m *Model) shortSummary(withRank bool) string {
 	s := m.styles
 	line := s.Label.Render("Score ") + s.Value.Render(strconv.Itoa(m.game.Score()))
 	if withRank && m.screen == screenOver && !m.opts.Guest {
-		line += "  " + s.Label.Render("Rank ") + s.Value.Render(m.rankText("…"))
+		line += "  " + s.Label.Render("Rank ") + s.Value.Render(m.rankFigure("…").String())
 	}
 	return line
 }
@@ -566,7 +669,23 @@ func (m *Model) fitFirst(lines ...string) string {
 // box draws text in the dialog's border, no wider than the window: the
 // text is wrapped by words to fit, never the border cut.
 func (m *Model) box(text string) []string {
-	return strings.Split(m.styles.Dialog.Padding(0, m.boxPadding()).Render(wrapWords(text, m.boxInner())), "\n")
+	b := &m.boxed
+	if b.lines == nil || b.text != text || b.styles != m.styles || b.width != m.width {
+		lines := strings.Split(m.styles.Dialog.Padding(0, m.boxPadding()).Render(wrapWords(text, m.boxInner())), "\n")
+		*b = boxed{text: text, styles: m.styles, width: m.width, lines: lines}
+	}
+	return b.lines
+}
+
+// boxed is the last box drawn and what it was drawn from: a box stays
+// on screen for many frames (the end of a game, while its rank and the
+// spectators come and go), and lipgloss drawing it was most of such a
+// frame's time.
+type boxed struct {
+	text   string
+	styles *Styles
+	width  int
+	lines  []string // not changed by those who get them
 }
 
 // boxPadding is the room either side of a box's text.
