@@ -215,20 +215,17 @@ func placeCentred(lines []string, width, height int) string {
 	// go on the left and above.
 	left := max(0, (width-blockW)/2)
 	top := max(0, (height-len(lines))/2)
-	size += top + len(lines)*(left+blockW)
-	var sb strings.Builder
-	sb.Grow(size)
+	b := make([]byte, 0, size+top+len(lines)*(left+blockW))
 	for range top {
-		sb.WriteByte('\n')
+		b = append(b, '\n')
 	}
 	for i, l := range lines {
-		pad(&sb, left+(blockW-ws[i]+1)/2)
-		sb.WriteString(l)
+		b = append(appendPad(b, left+(blockW-ws[i]+1)/2), l...)
 		if i < len(lines)-1 {
-			sb.WriteByte('\n')
+			b = append(b, '\n')
 		}
 	}
-	return sb.String()
+	return bytesString(b)
 }
 
 // atSpaces breaks text into lines of at most width cells at its spaces.
