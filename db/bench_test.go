@@ -349,7 +349,7 @@ func timedMove(ctx context.Context, s *Store, g *SavedGame, rng *rand.Rand) (*Sa
 	if _, ok := movingDirection(g.Engine, rng); !ok {
 		var err error
 		if err = s.EndGame(ctx, g.ID, StateOf(g.Engine)); err == nil {
-			g, err = s.NewGame(ctx, g.PlayerID, 8, KindHuman)
+			g, err = s.NewGame(ctx, g.PlayerID, g.Size, KindHuman)
 		}
 		if err != nil {
 			return g, 0, err
@@ -358,4 +358,84 @@ func timedMove(ctx context.Context, s *Store, g *SavedGame, rng *rand.Rand) (*Sa
 	start := time.Now()
 	err := playMove(ctx, s, g, rng)
 	return g, time.Since(start), err
+}
+
+// BenchmarkRankUnderWrites is the header's rank read on a busy server:
+// 1,000 players with a game of 4×4, a move of one of them committed every
+// 2 ms in the background (each commit changes the file, so every read
+// connection starts again from a cold page cache, as under load), and one
+// op is PlayerRank of a random player, timed on its own goroutine.
+// cpu-µs/op is the process's CPU time per read, less what the background
+// moves took in a second before the reads.
+func BenchmarkRankUnderWrites(b *testing.B) {
+	ctx := context.Background()
+	s := openStore(b)
+	const players = 1000
+	rng := rand.New(rand.NewPCG(5, 5))
+	games := make([]*SavedGame, players)
+	ids := make([]int64, players)
+	var setup sync.WaitGroup
+	for w := range 50 { // concurrently, so that the moves commit in groups
+		setup.Go(func() {
+			rng := rand.New(rand.NewPCG(uint64(w), 5))
+			for i := w; i < players; i += 50 {
+				p, err := s.UpsertPlayer(ctx, fmt.Sprintf("SHA256:rank-%d", i), "ssh-ed25519", "rank")
+				if err != nil {
+					b.Error(err)
+					return
+				}
+				ids[i] = p.ID
+				if games[i], err = s.LoadOrCreateGame(ctx, p.ID, 4, KindHuman); err != nil {
+					b.Error(err)
+					return
+				}
+				for range 1 + rng.IntN(40) {
+					if err := playMove(ctx, s, games[i], rng); err != nil {
+						break
+					}
+				}
+			}
+		})
+	}
+	setup.Wait()
+	if b.Failed() {
+		return
+	}
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		rng := rand.New(rand.NewPCG(6, 6))
+		t := time.NewTicker(2 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+			}
+			i := rng.IntN(players)
+			if g, _, err := timedMove(ctx, s, games[i], rng); err == nil {
+				games[i] = g
+			}
+		}
+	})
+	// The background moves' CPU, per second, is taken off the reads'.
+	idle0, idleAt := cpuTime(b), time.Now()
+	time.Sleep(time.Second)
+	idle := float64(cpuTime(b)-idle0) / float64(time.Since(idleAt))
+	cpu0 := cpuTime(b)
+	b.ResetTimer()
+	// A session's context, as the server's reads have: one that can end.
+	session, cancel := context.WithCancel(ctx)
+	defer cancel()
+	for b.Loop() {
+		if _, err := s.PlayerRank(session, ids[rng.IntN(players)], 4, KindHuman); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	cpu := float64(cpuTime(b)-cpu0) - idle*float64(b.Elapsed())
+	b.ReportMetric(cpu/1000/float64(b.N), "cpu-µs/op")
+	close(stop)
+	wg.Wait()
 }

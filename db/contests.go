@@ -76,7 +76,7 @@ func (s *Store) ContestBoard(ctx context.Context, contest string, size, limit in
 // EndContest ends every game of a contest still in progress, as stored
 // (a day that is over, a race whose clock ran out).
 func (s *Store) EndContest(ctx context.Context, contest string) error {
-	err := s.w.do(ctx, func(tx *sql.Tx, now int64) error {
+	err := s.w.do(ctx, func(ctx context.Context, tx *sql.Tx, now int64) error {
 		_, err := tx.ExecContext(ctx, `
 			UPDATE games SET ended_at = ?2, updated_at = ?2 WHERE contest = ?1 AND ended_at IS NULL`, contest, now)
 		return err
@@ -121,7 +121,7 @@ func (s *Store) Secret(ctx context.Context, name string) ([]byte, error) {
 	}
 	fresh := make([]byte, 32)
 	rand.Read(fresh)
-	err = s.w.do(ctx, func(tx *sql.Tx, _ int64) error {
+	err = s.w.do(ctx, func(ctx context.Context, tx *sql.Tx, _ int64) error {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO server_secrets (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING`, name, fresh); err != nil {
 			return err
 		}
@@ -137,7 +137,7 @@ func (s *Store) Secret(ctx context.Context, name string) ([]byte, error) {
 // every day before today ("YYYY-MM-DD"): once its day is over a daily
 // game can no longer be played, and its seed is published.
 func (s *Store) EndPastDailies(ctx context.Context, today string) error {
-	err := s.w.do(ctx, func(tx *sql.Tx, now int64) error {
+	err := s.w.do(ctx, func(ctx context.Context, tx *sql.Tx, now int64) error {
 		_, err := tx.ExecContext(ctx, `
 			UPDATE games SET ended_at = ?2, updated_at = ?2
 			WHERE contest >= 'daily:' AND contest < ?1 AND ended_at IS NULL`, "daily:"+today, now)

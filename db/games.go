@@ -101,7 +101,7 @@ func (s *Store) createGame(ctx context.Context, spec gameSpec) (int64, error) {
 	board := eg.Board().String()
 	maxTile := eg.MaxTile()
 	var id int64
-	err = s.w.do(ctx, func(tx *sql.Tx, now int64) error {
+	err = s.w.do(ctx, func(ctx context.Context, tx *sql.Tx, now int64) error {
 		var exists bool
 		if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM players WHERE id = ?)`, playerID).Scan(&exists); err != nil {
 			return err
@@ -248,7 +248,7 @@ func (s *Store) AppendMove(ctx context.Context, gameID int64, seq int, d engine.
 	if err := CheckMove(seq, d, st); err != nil {
 		return fmt.Errorf("append move %d to game %d: %w", seq, gameID, err)
 	}
-	err := s.w.do(ctx, func(tx *sql.Tx, now int64) error {
+	err := s.w.do(ctx, func(ctx context.Context, tx *sql.Tx, now int64) error {
 		// One guarded UPDATE does the checks and the snapshot; the
 		// games_offer_best trigger keeps the player's best. Only when it
 		// matches nothing do we look at why.
@@ -303,7 +303,7 @@ func (s *Store) EndGame(ctx context.Context, gameID int64, st MoveState) error {
 	if err := checkState(st); err != nil {
 		return fmt.Errorf("end game %d: %w", gameID, err)
 	}
-	err := s.w.do(ctx, func(tx *sql.Tx, now int64) error {
+	err := s.w.do(ctx, func(ctx context.Context, tx *sql.Tx, now int64) error {
 		res, err := tx.ExecContext(ctx, updateSnapshot+`, ended_at = ?7
 			WHERE id = ?1 AND ended_at IS NULL AND moves = ?4 AND score <= ?2`,
 			gameID, st.Score, st.MaxTile, st.Moves, st.Won, st.Board, now)
@@ -325,7 +325,7 @@ func (s *Store) EndGame(ctx context.Context, gameID int64, st MoveState) error {
 
 // endAsStored ends a game without touching its snapshot.
 func (s *Store) endAsStored(ctx context.Context, id int64) error {
-	err := s.w.do(ctx, func(tx *sql.Tx, now int64) error {
+	err := s.w.do(ctx, func(ctx context.Context, tx *sql.Tx, now int64) error {
 		_, err := tx.ExecContext(ctx, `UPDATE games SET ended_at = ?2, updated_at = ?2 WHERE id = ?1 AND ended_at IS NULL`, id, now)
 		return err
 	})
@@ -343,7 +343,7 @@ func (s *Store) endAsStored(ctx context.Context, id int64) error {
 // progress per (player, size, kind). Marking an assisted or bot game does
 // nothing; marking an ended game fails with ErrGameEnded.
 func (s *Store) MarkAssisted(ctx context.Context, gameID int64) error {
-	err := s.w.do(ctx, func(tx *sql.Tx, now int64) error {
+	err := s.w.do(ctx, func(ctx context.Context, tx *sql.Tx, now int64) error {
 		g, err := liveGame(ctx, tx, gameID)
 		switch {
 		case err != nil:

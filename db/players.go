@@ -20,7 +20,7 @@ func (s *Store) UpsertPlayer(ctx context.Context, fingerprint, keyType, rawName 
 	}
 	name := DisplayName(rawName, fingerprint)
 	var p Player
-	err := s.w.do(ctx, func(tx *sql.Tx, now int64) error {
+	err := s.w.do(ctx, func(ctx context.Context, tx *sql.Tx, now int64) error {
 		var first, last int64
 		err := tx.QueryRowContext(ctx, `
 			INSERT INTO players (fingerprint, key_type, name, first_seen, last_seen)

@@ -56,7 +56,7 @@ func (s *Store) Ratings(ctx context.Context, playerIDs []int64) (map[int64]Ratin
 // RecordRace stores a finished race, its entries and the new ratings, and
 // ends its games still in progress, in one transaction.
 func (s *Store) RecordRace(ctx context.Context, r RaceResult) error {
-	err := s.w.do(ctx, func(tx *sql.Tx, now int64) error {
+	err := s.w.do(ctx, func(ctx context.Context, tx *sql.Tx, now int64) error {
 		var id int64
 		if err := tx.QueryRowContext(ctx, `
 			INSERT INTO races (contest, size, room, bots, started_at, ended_at) VALUES (?, ?, ?, ?, ?, ?)

@@ -18,10 +18,18 @@ import (
 const maxBatch = 1024
 
 // A job is one caller's write: run executes inside the group's
-// transaction, and done receives its outcome after COMMIT.
+// transaction, and done receives its outcome after COMMIT. A read job
+// (see writer.read) has look instead of run.
+//
+// run is given the writer's context, not the caller's (ctx, checked
+// before run starts): a caller giving up while its job runs must not
+// interrupt a statement of the group's transaction (that fails the whole
+// group, which is then retried job by job), and a context that can end
+// costs a goroutine per statement in the driver.
 type job struct {
 	ctx    context.Context
-	run    func(tx *sql.Tx, now int64) error
+	run    func(ctx context.Context, tx *sql.Tx, now int64) error
+	look   func(ctx context.Context, conn *sql.DB) error
 	done   chan error
 	queued time.Time
 }
@@ -69,6 +77,7 @@ type writer struct {
 
 	mu     sync.Mutex
 	queue  []*job
+	reads  []*job // read jobs, run between groups (see read)
 	closed bool
 	wake   chan struct{} // capacity 1: "the queue may be non-empty"
 	exited chan struct{}
@@ -94,15 +103,17 @@ func newWriter(db *sql.DB, log *slog.Logger, obs Observer) *writer {
 // ctx ends, so that a nil error always means "committed" and an error
 // always means "not written"; a job whose ctx has ended before the writer
 // reaches it is skipped with ctx's error.
-func (w *writer) do(ctx context.Context, fn func(tx *sql.Tx, now int64) error) error {
+func (w *writer) do(ctx context.Context, fn func(ctx context.Context, tx *sql.Tx, now int64) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	queued := time.Now()
-	j := &job{ctx: ctx, run: fn, done: make(chan error, 1), queued: queued}
+	j := newJob()
+	j.ctx, j.run, j.queued = ctx, fn, queued
 	w.mu.Lock()
 	if w.closed {
 		w.mu.Unlock()
+		jobs.Put(j)
 		return ErrClosed
 	}
 	w.queue = append(w.queue, j)
@@ -116,7 +127,51 @@ func (w *writer) do(ctx context.Context, fn func(tx *sql.Tx, now int64) error) e
 	default:
 	}
 	err := <-j.done
+	*j = job{done: j.done} // the writer is done with j once it has sent
+	jobs.Put(j)
 	w.obs.Waited(time.Since(queued))
+	return err
+}
+
+// jobs keeps jobs, with their done channels, from one write to the next:
+// a move is a write, and each was two allocations more.
+var jobs = sync.Pool{New: func() any { return &job{done: make(chan error, 1)} }}
+
+func newJob() *job { return jobs.Get().(*job) }
+
+// read runs fn on the writer's connection between two groups and returns
+// its error. It is for the small reads every player makes every few
+// seconds of the rows moves keep changing (the header's rank): a read
+// connection starts each transaction after a commit with an empty page
+// cache (SQLite drops it whole when the WAL has moved), so under load
+// every such read on the pool fetched all its pages again, from the WAL
+// or the file, and cost several times the query; the writer's cache
+// holds the pages it has just written. Nothing else uses the connection
+// while fn runs, so fn's statements see one state of the database without
+// a transaction around them. A read waits at most for the group being
+// committed when it is asked (see loop). fn must not write, and must be
+// quick: the next group waits for it.
+func (w *writer) read(ctx context.Context, fn func(ctx context.Context, conn *sql.DB) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	j := newJob()
+	j.ctx, j.look = ctx, fn
+	w.mu.Lock()
+	if w.closed {
+		w.mu.Unlock()
+		jobs.Put(j)
+		return ErrClosed
+	}
+	w.reads = append(w.reads, j)
+	w.mu.Unlock()
+	select {
+	case w.wake <- struct{}{}:
+	default:
+	}
+	err := <-j.done
+	*j = job{done: j.done}
+	jobs.Put(j)
 	return err
 }
 
@@ -137,35 +192,65 @@ func (w *writer) close() {
 
 func (w *writer) loop() {
 	defer close(w.exited)
-	var batch []*job
+	var batch, reads []*job
 	for {
-		batch, closed, gap := w.take(batch[:0])
-		if len(batch) == 0 {
+		batch, reads, closed, gap := w.take(batch[:0], reads[:0])
+		if len(batch) == 0 && len(reads) == 0 {
 			if closed {
 				return
 			}
 			<-w.wake
 			continue
 		}
+		// Reads first, without waiting for the group: a read asked after
+		// a write was acknowledged (a rank after its move) finds it
+		// committed already.
+		reads = w.runReads(reads)
+		if len(batch) == 0 {
+			continue
+		}
 		if wait := lingerFor(batch, gap, time.Now()); wait > 0 && !closed {
 			time.Sleep(wait)
-			batch, _, _ = w.take(batch)
+			batch, reads, _, _ = w.take(batch, reads)
 		}
 		w.commit(batch)
 		clear(batch)
+		w.runReads(reads)
 	}
 }
 
-// take moves queued jobs into batch, up to maxBatch in all.
-func (w *writer) take(batch []*job) (_ []*job, closed bool, gap time.Duration) {
+// runReads runs read jobs on the writer's connection (see read) and
+// returns reads emptied.
+func (w *writer) runReads(reads []*job) []*job {
+	for _, j := range reads {
+		err := j.ctx.Err()
+		if err == nil {
+			err = j.look(context.Background(), w.db)
+		}
+		j.done <- err
+	}
+	clear(reads)
+	return reads[:0]
+}
+
+// take moves queued jobs into batch and queued reads into reads, up to
+// maxBatch in each.
+func (w *writer) take(batch, reads []*job) (_, _ []*job, closed bool, gap time.Duration) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	n := min(len(w.queue), maxBatch-len(batch))
-	batch = append(batch, w.queue[:n]...)
-	rest := copy(w.queue, w.queue[n:])
-	clear(w.queue[rest:])
-	w.queue = w.queue[:rest]
-	return batch, w.closed, w.gap
+	return takeFrom(&w.queue, batch), takeFrom(&w.reads, reads), w.closed, w.gap
+}
+
+// takeFrom moves jobs from the front of *queue to the end of to, up to
+// maxBatch in to.
+func takeFrom(queue *[]*job, to []*job) []*job {
+	q := *queue
+	n := min(len(q), maxBatch-len(to))
+	to = append(to, q[:n]...)
+	rest := copy(q, q[n:])
+	clear(q[rest:])
+	*queue = q[:rest]
+	return to
 }
 
 // lingerFor is how long to hold batch back before committing it, when
@@ -218,7 +303,7 @@ func (w *writer) group(batch []*job, results []error) error {
 			results[i] = err
 			continue
 		}
-		err := j.run(tx, w.clock.next(time.Now()))
+		err := j.run(ctx, tx, w.clock.next(time.Now()))
 		var r rejection
 		if err != nil && !errors.As(err, &r) {
 			tx.Rollback()

@@ -21,7 +21,7 @@ func TestFailedWriteDoesNotSinkItsGroup(t *testing.T) {
 	var wg sync.WaitGroup
 	for i := range n {
 		wg.Go(func() {
-			errs[i] = s.w.do(ctx, func(tx *sql.Tx, now int64) error {
+			errs[i] = s.w.do(ctx, func(ctx context.Context, tx *sql.Tx, now int64) error {
 				_, err := tx.Exec(`INSERT INTO players (fingerprint, key_type, name, first_seen, last_seen) VALUES (?, 'k', 'n', ?, ?)`,
 					fmt.Sprintf("fp-%d", i), now, now)
 				if err != nil {
@@ -96,5 +96,54 @@ func TestLingerFor(t *testing.T) {
 		if got := lingerFor(tt.batch, tt.gap, now); got < tt.wantLo || got > tt.wantHi {
 			t.Errorf("%s: lingerFor = %v, want %v to %v", tt.name, got, tt.wantLo, tt.wantHi)
 		}
+	}
+}
+
+// TestReadSeesAcknowledgedWrites: a read on the writer's connection asked
+// after a write was acknowledged sees it, however reads and groups
+// interleave; after Close, reads are refused.
+func TestReadSeesAcknowledgedWrites(t *testing.T) {
+	s := openStore(t)
+	ctx := context.Background()
+	const n = 40
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			fp := fmt.Sprintf("fp-read-%d", i)
+			for round := range 3 {
+				err := s.w.do(ctx, func(ctx context.Context, tx *sql.Tx, now int64) error {
+					_, err := tx.ExecContext(ctx, `INSERT INTO players (fingerprint, key_type, name, first_seen, last_seen) VALUES (?, 'k', 'n', ?, ?)
+						ON CONFLICT (fingerprint) DO UPDATE SET last_seen = last_seen + 1`, fp, now, now)
+					return err
+				})
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				var first, last int64
+				err = s.w.read(ctx, func(ctx context.Context, conn *sql.DB) error {
+					return conn.QueryRowContext(ctx, `SELECT first_seen, last_seen FROM players WHERE fingerprint = ?`, fp).Scan(&first, &last)
+				})
+				if err != nil {
+					t.Errorf("read %s: %v", fp, err)
+					return
+				}
+				if last-first != int64(round) {
+					t.Errorf("%s after write %d: read last_seen - first_seen = %d", fp, round, last-first)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	if err := s.w.read(cancelled, func(context.Context, *sql.DB) error { return nil }); !errors.Is(err, context.Canceled) {
+		t.Errorf("read with a cancelled context: %v", err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.w.read(ctx, func(context.Context, *sql.DB) error { return nil }); !errors.Is(err, ErrClosed) {
+		t.Errorf("read after Close: %v, want ErrClosed", err)
 	}
 }

@@ -354,23 +354,32 @@ func ParseBoard(s string) (Board, error) {
 	if s == "" {
 		return Board{}, fmt.Errorf("%w: empty text", ErrBoardText)
 	}
-	rows := strings.Split(s, "/")
-	b, err := NewBoard(len(rows))
+	// The store checks every move's board with it: no Split or Fields,
+	// which allocated a slice per row.
+	n := strings.Count(s, "/") + 1
+	b, err := NewBoard(n)
 	if err != nil {
-		return Board{}, fmt.Errorf("%w: %d rows: %w", ErrBoardText, len(rows), err)
+		return Board{}, fmt.Errorf("%w: %d rows: %w", ErrBoardText, n, err)
 	}
-	for r, rowText := range rows {
-		fields := strings.Fields(rowText)
-		if len(fields) != len(rows) {
-			return Board{}, fmt.Errorf("%w: row %d has %d cells, want %d", ErrBoardText, r+1, len(fields), len(rows))
+	r := 0
+	for rowText := range strings.SplitSeq(s, "/") {
+		cells := 0
+		for range strings.FieldsSeq(rowText) {
+			cells++
 		}
-		for c, f := range fields {
+		if cells != n {
+			return Board{}, fmt.Errorf("%w: row %d has %d cells, want %d", ErrBoardText, r+1, cells, n)
+		}
+		c := 0
+		for f := range strings.FieldsSeq(rowText) {
 			exp, err := parseTile(f)
 			if err != nil {
 				return Board{}, fmt.Errorf("%w: row %d cell %d: %w", ErrBoardText, r+1, c+1, err)
 			}
 			b.Set(r, c, exp)
+			c++
 		}
+		r++
 	}
 	return b, nil
 }

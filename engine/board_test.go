@@ -265,3 +265,13 @@ func randomBoard(rng *rand.Rand, size int) Board {
 	}
 	return b
 }
+
+// BenchmarkParseBoard is the store's check of every move's board.
+func BenchmarkParseBoard(b *testing.B) {
+	text := "2 4 8 16/0 0 2 0/1024 2048 4 2/0 0 0 4"
+	for b.Loop() {
+		if _, err := ParseBoard(text); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

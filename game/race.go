@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ssh2048/ssh2048/db"
@@ -100,11 +101,18 @@ type race struct {
 	view *latest[RaceView]
 	seed uint64
 
-	mu      sync.Mutex
-	phase   Phase
-	size    int
-	length  time.Duration
-	host    *racer // private room: who may start it and set it up
+	mu     sync.Mutex
+	phase  Phase
+	size   int
+	length time.Duration
+	host   *racer // private room: who may start it and set it up; set with setHost
+	// hostNow is host, read without mu: every lobby frame asks whether
+	// its racer hosts (RaceTicket.Host), and mu is held while a starting
+	// race opens its racers' games in the database, when every racer's
+	// screen draws its countdown at once; a frame drawn waiting for mu
+	// holds its goroutine and its screen (the race-start burst of
+	// issue 17).
+	hostNow atomic.Pointer[racer]
 	racers  []*racer
 	timer   *time.Timer
 	started time.Time
@@ -243,7 +251,8 @@ func newRaceID() string {
 func (s *Service) newRace(id, room string, size int, host *racer) *race {
 	var b [8]byte
 	rand.Read(b[:])
-	r := &race{svc: s, seed: binary.LittleEndian.Uint64(b[:]), size: size, length: s.raceTimes.length, host: host}
+	r := &race{svc: s, seed: binary.LittleEndian.Uint64(b[:]), size: size, length: s.raceTimes.length}
+	r.setHost(host)
 	r.view = newLatest(RaceView{ID: id, Room: room, Size: size, Length: r.length})
 	return r
 }
@@ -281,7 +290,7 @@ func (r *race) join(me *racer) (bool, error) {
 		}
 	}
 	if len(r.racers) == 0 && r.roomName() != "" && r.host != me {
-		r.host = me // the room's opener did not make it in
+		r.setHost(me) // the room's opener did not make it in
 	}
 	r.racers = append(r.racers, me)
 	if r.roomName() == "" && len(r.racers) == 2 && r.phase == Waiting {
@@ -289,6 +298,12 @@ func (r *race) join(me *racer) (bool, error) {
 	}
 	r.publish()
 	return true, nil
+}
+
+// setHost makes h the host; r.mu is held (or r is not yet shared).
+func (r *race) setHost(h *racer) {
+	r.host = h
+	r.hostNow.Store(h)
 }
 
 func (r *race) roomName() string {
@@ -612,9 +627,7 @@ func (t *RaceTicket) Host() bool {
 		defer t.far.mu.Unlock()
 		return t.far.host == t.id
 	}
-	t.race.mu.Lock()
-	defer t.race.mu.Unlock()
-	return t.race.host == t.me
+	return t.race.hostNow.Load() == t.me
 }
 
 // Configure sets a private room's size and length, before it starts.
@@ -688,7 +701,7 @@ func (r *race) leave(me *racer) {
 	case Waiting, Countdown:
 		r.racers = slices.DeleteFunc(r.racers, func(rc *racer) bool { return rc == me })
 		if r.host == me && len(r.racers) > 0 {
-			r.host = r.racers[0]
+			r.setHost(r.racers[0])
 		}
 		if r.phase == Countdown && len(r.racers) < 2 && r.roomName() == "" {
 			r.timer.Stop()

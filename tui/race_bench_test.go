@@ -1,6 +1,12 @@
 package tui
 
-import "testing"
+import (
+	"context"
+	"strings"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+)
 
 // BenchmarkRaceView is one frame of the race screen at 80×24: the
 // player's board and three opponents' live boards, as every racer draws
@@ -11,6 +17,28 @@ func BenchmarkRaceView(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		m.drawn = "" // as after a move: drawn again
+		m.View()
+	}
+}
+
+// BenchmarkRaceLobbyView is one frame of a private room's lobby of four
+// at 80×24, as every racer draws it at each join and, in the countdown,
+// each second.
+func BenchmarkRaceLobbyView(b *testing.B) {
+	ctx := context.Background()
+	tickets := joinRace(b, raceService(b), "blue-fox", "ann", "bob", "cat", "dan")
+	m := NewRace(RaceOptions{Ticket: tickets[1], Room: "blue-fox", Context: ctx})
+	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	v, err := tickets[1].Next(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	m.Update(raceViewMsg{ticket: tickets[1], view: v})
+	if !strings.Contains(m.View().Content, "dan") {
+		b.Fatalf("no lobby of four:\n%s", m.View().Content)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
 		m.View()
 	}
 }

@@ -25,28 +25,9 @@ func runningRace(t testing.TB, names ...string) (*RaceModel, []*game.RaceTicket)
 // runningRaceWoken is runningRace with the screen run Woken or not.
 func runningRaceWoken(t testing.TB, woken bool, names ...string) (*RaceModel, []*game.RaceTicket) {
 	t.Helper()
-	store, err := db.Open(context.Background(), t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
-	svc := game.New(store, nil, game.WithRaceTimes(10*time.Millisecond, 10*time.Millisecond, time.Minute))
+	svc := raceService(t, game.WithRaceTimes(10*time.Millisecond, 10*time.Millisecond, time.Minute))
 	ctx := context.Background()
-	var tickets []*game.RaceTicket
-	for _, name := range names {
-		p, err := svc.Identify(ctx, "SHA256:"+name, "ssh-ed25519", name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		seat := svc.Seat(p, nil)
-		t.Cleanup(seat.Close)
-		tk, err := svc.JoinRace(ctx, seat, "", 4, false)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(tk.Leave)
-		tickets = append(tickets, tk)
-	}
+	tickets := joinRace(t, svc, "", names...)
 	m := NewRace(RaceOptions{Ticket: tickets[0], Context: ctx, Woken: woken})
 	for {
 		v, err := tickets[0].Next(ctx)
@@ -59,6 +40,39 @@ func runningRaceWoken(t testing.TB, woken bool, names ...string) (*RaceModel, []
 		}
 	}
 	return m, tickets
+}
+
+// raceService is a game service on a new database of its own.
+func raceService(t testing.TB, opts ...game.Option) *game.Service {
+	t.Helper()
+	store, err := db.Open(context.Background(), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	return game.New(store, nil, opts...)
+}
+
+// joinRace has names join room ("" for the public lobby) on 4×4, in turn.
+func joinRace(t testing.TB, svc *game.Service, room string, names ...string) []*game.RaceTicket {
+	t.Helper()
+	ctx := context.Background()
+	var tickets []*game.RaceTicket
+	for _, name := range names {
+		p, err := svc.Identify(ctx, "SHA256:"+name, "ssh-ed25519", name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seat := svc.Seat(p, nil)
+		t.Cleanup(seat.Close)
+		tk, err := svc.JoinRace(ctx, seat, room, 4, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(tk.Leave)
+		tickets = append(tickets, tk)
+	}
+	return tickets
 }
 
 // moveOnce plays p's first direction that moves.
@@ -259,6 +273,11 @@ func TestRaceOpponentLeftFits(t *testing.T) {
 // frame is let go.
 func TestRaceOwnBoardFromLastFrame(t *testing.T) {
 	m, tickets := runningRace(t, "ann", "bob", "cat", "dan")
+	// The clock stands still: a frame and the one drawn from the tiles to
+	// compare it with would otherwise differ when a second passes between
+	// them.
+	frozen := time.Now()
+	m.now = func() time.Time { return frozen }
 	fresh := func() string {
 		t.Helper()
 		saved := m.ownDrawn

@@ -64,41 +64,39 @@ func (s *Store) Leaderboard(ctx context.Context, size int, kind db.Kind, limit i
 // PlayerRank returns the player's best game of a size and kind with its
 // rank, or db.ErrNotFound: buckets above (score_bucket_totals: the
 // folded counts and the changes not folded yet, migration 00007), then an
-// index count inside its own bucket, as in package db.
+// index count inside its own bucket, as in package db. One statement, so
+// one snapshot and one round trip (it was BEGIN, two queries and
+// ROLLBACK): the header reads it every few seconds for every player. The
+// entry's bucket is score_bucket's, and its top (the bucket's highest
+// score) is db.ScoreBucket's: p is 10^(digits-3), 1 below 1000.
 func (s *Store) PlayerRank(ctx context.Context, playerID int64, size int, kind db.Kind) (db.Entry, error) {
 	if err := db.CheckGame(size, kind); err != nil {
 		return db.Entry{}, fmt.Errorf("player rank: %w", err)
 	}
-	tx, err := s.pool.BeginTx(ctx, readOnly)
-	if err != nil {
-		return db.Entry{}, fmt.Errorf("rank of player %d: %w", playerID, err)
-	}
-	defer tx.Rollback(context.Background())
 	var e db.Entry
-	var score, reached int64
-	err = scanEntry(tx.QueryRow(ctx, `
-		SELECT `+entryColumns+`
+	var ended *int64
+	var score, reached, ahead int64
+	err := s.pool.QueryRow(ctx, `
+		SELECT `+entryColumns+`,
+		  (SELECT coalesce(sum(t.players), 0) FROM score_bucket_totals t
+		     WHERE t.size = $2 AND t.kind = $3 AND t.bucket > score_bucket(b.score))
+		+ (SELECT count(*) FROM player_bests o WHERE o.size = $2 AND o.kind = $3
+		     AND o.score > b.score AND o.score <= (b.score / scale.p + 1) * scale.p - 1)
+		+ (SELECT count(*) FROM player_bests o WHERE o.size = $2 AND o.kind = $3
+		     AND o.score = b.score AND (o.reached_at, o.game_id) < (b.reached_at, b.game_id))
 		FROM player_bests b
 		JOIN games g ON g.id = b.game_id
 		JOIN players p ON p.id = b.player_id
-		WHERE b.player_id = $1 AND b.size = $2 AND b.kind = $3`, playerID, size, string(kind)), &e, &score, &reached)
+		CROSS JOIN LATERAL (SELECT (10::numeric ^ greatest(length(b.score::text) - 3, 0))::bigint AS p) AS scale
+		WHERE b.player_id = $1 AND b.size = $2 AND b.kind = $3`, playerID, size, string(kind)).Scan(
+		&e.PlayerID, &e.Name, &e.Fingerprint, &e.Score, &e.MaxTile, &e.Moves, &e.Won, &ended, &e.GameID, &score, &reached, &ahead)
 	if noRows(err) {
 		return db.Entry{}, fmt.Errorf("rank of player %d (%d×%d %s): %w", playerID, size, size, kind, db.ErrNotFound)
 	}
 	if err != nil {
 		return db.Entry{}, fmt.Errorf("rank of player %d: %w", playerID, err)
 	}
-	bucket, top := db.ScoreBucket(score)
-	var ahead int64
-	if err := tx.QueryRow(ctx, `
-		SELECT
-		  (SELECT coalesce(sum(players), 0) FROM score_bucket_totals WHERE size = $1 AND kind = $2 AND bucket > $6)
-		+ (SELECT count(*) FROM player_bests WHERE size = $1 AND kind = $2 AND score > $3 AND score <= $7)
-		+ (SELECT count(*) FROM player_bests WHERE size = $1 AND kind = $2 AND score = $3
-		     AND (reached_at, game_id) < ($4, $5))`,
-		size, string(kind), score, reached, e.GameID, bucket, top).Scan(&ahead); err != nil {
-		return db.Entry{}, fmt.Errorf("rank of player %d: %w", playerID, err)
-	}
+	e.Ended = timePtr(ended)
 	e.Rank = int(ahead) + 1
 	return e, nil
 }
