@@ -12,13 +12,24 @@ import (
 // player's board and three opponents' live boards, as every racer draws
 // it after each move of any racer.
 func BenchmarkRaceView(b *testing.B) {
-	m, _ := runningRace(b, "ann", "bob", "cat", "dan")
-	m.View()
-	b.ReportAllocs()
-	for b.Loop() {
-		m.drawn = "" // as after a move: drawn again
+	b.Run("string", func(b *testing.B) {
+		m, _ := runningRace(b, "ann", "bob", "cat", "dan")
 		m.View()
-	}
+		b.ReportAllocs()
+		for b.Loop() {
+			m.drawn = "" // as after a move: drawn again
+			m.View()
+		}
+	})
+	// As a racer's screen draws it: into the screen's buffer.
+	b.Run("append", func(b *testing.B) {
+		m, _ := runningRace(b, "ann", "bob", "cat", "dan")
+		_, buf := m.AppendView(nil)
+		b.ReportAllocs()
+		for b.Loop() {
+			_, buf = m.AppendView(buf[:0])
+		}
+	})
 }
 
 // BenchmarkRaceLobbyView is one frame of a private room's lobby of four

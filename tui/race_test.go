@@ -361,3 +361,40 @@ func TestRaceLobbyFitsNarrowWindows(t *testing.T) {
 		}
 	}
 }
+
+// TestRaceAppendViewAsView: the race screen appended to a buffer
+// (screen.ViewAppender, as a racer's screen draws it) is the frame View
+// draws, at every size, after opponents' moves and the player's own, and
+// the buffer's earlier bytes are left as they were.
+func TestRaceAppendViewAsView(t *testing.T) {
+	m, tickets := runningRace(t, "ann", "bob", "cat", "dan")
+	frozen := time.Now()
+	m.now = func() time.Time { return frozen }
+	var buf []byte
+	for _, size := range []struct{ w, h int }{{80, 24}, {120, 40}, {60, 12}, {200, 60}, {40, 30}, {20, 8}} {
+		m.Update(tea.WindowSizeMsg{Width: size.w, Height: size.h})
+		for i := range 3 {
+			for step := range 2 {
+				if step == 0 {
+					moveOnce(t, tickets[1+i%3].Play())
+					m.Update(raceViewMsg{ticket: tickets[0], view: tickets[0].Now()})
+				} else {
+					for _, k := range arrowKeys {
+						m.Update(k)
+					}
+				}
+				v, b := m.AppendView(append(buf[:0], "kept"...))
+				buf = b
+				if v.Content != "" || !v.AltScreen || v.WindowTitle != "2048 race" {
+					t.Fatalf("%d×%d: the appended view %+v", size.w, size.h, v)
+				}
+				if !strings.HasPrefix(string(b), "kept") {
+					t.Fatalf("%d×%d: the buffer's first bytes were overwritten: %q", size.w, size.h, b[:min(len(b), 8)])
+				}
+				if got, want := string(b[len("kept"):]), m.View().Content; got != want {
+					t.Fatalf("%d×%d: appended\n%s\nwant, as View draws it,\n%s", size.w, size.h, got, want)
+				}
+			}
+		}
+	}
+}

@@ -287,6 +287,37 @@ func standing(v game.RaceView) []int {
 // large and every opponent's beside it (a small board each, or a line
 // each when there is no room), the status and key lines.
 func (m *RaceModel) raceScreen() (string, bool) {
+	buf, ok := m.appendRaceScreen(nil, true)
+	return bytesString(buf), ok
+}
+
+// AppendView is View, with the running race's frame appended to dst
+// rather than made a string of its own (screen.ViewAppender): a racer's
+// screen is drawn at every racer's move, and a string a frame was most
+// of what a race made for the collector. The frame is drawn from the
+// tiles each time, and nothing of it is kept: dst is the screen's to
+// reuse. Other phases are drawn as View draws them, and copied.
+func (m *RaceModel) AppendView(dst []byte) (tea.View, []byte) {
+	if m.final == "" && m.haveView && m.view.Phase == game.Running && m.play != nil {
+		m.drawn = ""
+		m.ownDrawn.lines, m.ownDrawn.cache = nil, nil
+		if b, ok := m.appendRaceScreen(dst, false); ok {
+			v := tea.NewView("")
+			v.AltScreen, v.WindowTitle = true, "2048 race"
+			return v, b
+		}
+	}
+	v := m.View()
+	dst = append(dst, v.Content...)
+	v.Content = ""
+	return v, dst
+}
+
+// appendRaceScreen appends the race screen to dst. With keep, dst is
+// nil and the frame is made to be kept as a string (View's): the
+// player's board is copied from the last such frame when it has not
+// changed, and this frame's rows of it are noted for the next.
+func (m *RaceModel) appendRaceScreen(dst []byte, keep bool) ([]byte, bool) {
 	s := m.styles
 	v := m.view
 	n := v.Size
@@ -355,7 +386,7 @@ func (m *RaceModel) raceScreen() (string, bool) {
 		}
 	}
 	if !ok {
-		return "", false
+		return dst, false
 	}
 	if m.own == nil || m.own.t != t || m.own.n != n {
 		m.own = sharedBoardCache(m.styles, t, n)
@@ -366,7 +397,7 @@ func (m *RaceModel) raceScreen() (string, bool) {
 	// per racer, nor to make and drop at each of the racer's moves.
 	b := m.play.Board()
 	d := &m.ownDrawn
-	same := d.cache == m.own && d.board == b && d.marks == m.marks && len(d.lines) > 0
+	same := keep && d.cache == m.own && d.board == b && d.marks == m.marks && len(d.lines) > 0
 	bw, bh := t.boardSize(n)
 
 	var sideLines []sideLine
@@ -431,13 +462,9 @@ func (m *RaceModel) raceScreen() (string, bool) {
 	} else {
 		size += m.own.size(&b, &m.marks)
 	}
-	if cap(d.lines) < bh {
-		d.lines = make([]string, bh)
-	}
-	d.lines = d.lines[:bh]
 	var at [64]int // where the board's rows start and end in the frame
 	offs := at[:0]
-	buf := make([]byte, 0, size)
+	buf := slices.Grow(dst, size)
 	for range top {
 		buf = append(buf, '\n')
 	}
@@ -473,12 +500,18 @@ func (m *RaceModel) raceScreen() (string, bool) {
 	buf = m.appendCentred(buf, statusLine)
 	buf = append(buf, '\n')
 	buf = m.appendCentred(buf, help)
-	frame := bytesString(buf)
-	for r := range bh {
-		d.lines[r] = frame[offs[2*r]:offs[2*r+1]]
+	if keep {
+		frame := bytesString(buf)
+		if cap(d.lines) < bh {
+			d.lines = make([]string, bh)
+		}
+		d.lines = d.lines[:bh]
+		for r := range bh {
+			d.lines[r] = frame[offs[2*r]:offs[2*r+1]]
+		}
+		d.cache, d.board, d.marks = m.own, b, m.marks
 	}
-	d.cache, d.board, d.marks = m.own, b, m.marks
-	return frame, true
+	return buf, true
 }
 
 // centring is the spaces appendCentred puts before l.
