@@ -110,17 +110,29 @@ func (w *writer) do(ctx context.Context, fn func(ctx context.Context, tx *sql.Tx
 	queued := time.Now()
 	j := newJob()
 	j.ctx, j.run, j.queued = ctx, fn, queued
+	err := w.submit(j)
+	w.obs.Waited(time.Since(queued))
+	return err
+}
+
+// submit queues j, a write (run) or a read (look), wakes the loop, waits
+// for j's outcome and gives j back to the pool.
+func (w *writer) submit(j *job) error {
 	w.mu.Lock()
 	if w.closed {
 		w.mu.Unlock()
 		jobs.Put(j)
 		return ErrClosed
 	}
-	w.queue = append(w.queue, j)
-	if !w.lastQueued.IsZero() {
-		w.gap += (queued.Sub(w.lastQueued) - w.gap) / 8
+	if j.look != nil {
+		w.reads = append(w.reads, j)
+	} else {
+		w.queue = append(w.queue, j)
+		if !w.lastQueued.IsZero() {
+			w.gap += (j.queued.Sub(w.lastQueued) - w.gap) / 8
+		}
+		w.lastQueued = j.queued
 	}
-	w.lastQueued = queued
 	w.mu.Unlock()
 	select {
 	case w.wake <- struct{}{}:
@@ -129,7 +141,6 @@ func (w *writer) do(ctx context.Context, fn func(ctx context.Context, tx *sql.Tx
 	err := <-j.done
 	*j = job{done: j.done} // the writer is done with j once it has sent
 	jobs.Put(j)
-	w.obs.Waited(time.Since(queued))
 	return err
 }
 
@@ -157,22 +168,7 @@ func (w *writer) read(ctx context.Context, fn func(ctx context.Context, conn *sq
 	}
 	j := newJob()
 	j.ctx, j.look = ctx, fn
-	w.mu.Lock()
-	if w.closed {
-		w.mu.Unlock()
-		jobs.Put(j)
-		return ErrClosed
-	}
-	w.reads = append(w.reads, j)
-	w.mu.Unlock()
-	select {
-	case w.wake <- struct{}{}:
-	default:
-	}
-	err := <-j.done
-	*j = job{done: j.done}
-	jobs.Put(j)
-	return err
+	return w.submit(j)
 }
 
 // close stops new jobs, lets the loop commit what is queued and waits.
