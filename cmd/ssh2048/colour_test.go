@@ -87,11 +87,13 @@ func (tm *terminal) typeIn(s string) {
 	}
 }
 
-// The 2 tile's background, as it is drawn in true colour (#eee4da) and
-// in 256 colours.
+// An empty cell's background, as it is drawn in true colour (#cdc1b4)
+// and in 256 colours. A fresh board always has 14 empty cells, where a
+// given tile may be missing: both starting tiles are 4s once in a hundred
+// games.
 const (
-	tile2TrueColour = "48;2;238;228;218"
-	tile2Palette    = "48;5;230"
+	emptyTrueColour = "48;2;205;193;180"
+	emptyPalette    = "48;5;180"
 )
 
 // TestOpenSSHTrueColour: OpenSSH forwards no COLORTERM, so the screen
@@ -108,12 +110,12 @@ func TestOpenSSHTrueColour(t *testing.T) {
 	tests := []struct {
 		name   string
 		answer string // to the screen's queries; "" answers nothing
-		want   string // the 2 tile's background
+		want   string // an empty cell's background
 	}{
-		{"XTGETTCAP RGB", "\x1bP1+r524742=38\x1b\\\x1b[?62;22c", tile2TrueColour},
-		{"DECRQSS", "\x1bP1$r0;48:2::1:2:3m\x1b\\\x1b[?62;22c", tile2TrueColour},
-		{"device attributes only", "\x1b[?62;22c", tile2Palette},
-		{"nothing", "", tile2Palette},
+		{"XTGETTCAP RGB", "\x1bP1+r524742=38\x1b\\\x1b[?62;22c", emptyTrueColour},
+		{"DECRQSS", "\x1bP1$r0;48:2::1:2:3m\x1b\\\x1b[?62;22c", emptyTrueColour},
+		{"device attributes only", "\x1b[?62;22c", emptyPalette},
+		{"nothing", "", emptyPalette},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -128,9 +130,9 @@ func TestOpenSSHTrueColour(t *testing.T) {
 			term.waitFor("the board", "Moves")
 			out := frames(term.output())
 			if !strings.Contains(out, tt.want) {
-				t.Errorf("the 2 tile is not drawn with %q: %q", tt.want, out)
+				t.Errorf("empty cells are not drawn with %q: %q", tt.want, out)
 			}
-			if tt.want == tile2Palette && strings.Contains(out, "48;2;") {
+			if tt.want == emptyPalette && strings.Contains(out, "48;2;") {
 				t.Errorf("true colour without a terminal that said so: %q", out)
 			}
 			term.typeIn("q")
@@ -167,8 +169,8 @@ func TestTmuxColourEnvironment(t *testing.T) {
 		not          []string
 		noColour     bool // no SGR sequence sets a colour
 	}{
-		{"plain", "", tile2Palette, []string{"48;2;"}, false},
-		{"SetEnv COLORTERM", "-o SetEnv=COLORTERM=truecolor", tile2TrueColour, nil, false},
+		{"plain", "", emptyPalette, []string{"48;2;"}, false},
+		{"SetEnv COLORTERM", "-o SetEnv=COLORTERM=truecolor", emptyTrueColour, nil, false},
 		{"SetEnv NO_COLOR", "-o SetEnv=NO_COLOR=1", "┌──────┐", []string{"48;5;", "48;2;"}, true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
