@@ -180,9 +180,10 @@ func (b *boundedSession) channel() gossh.Channel {
 // serve answers the channel's requests until the channel closes: those
 // the session may have are served, the others answered false.
 //
-// A game screen (a shell with a PTY) takes the requests over: its
-// handler serves them while it waits (runScreen's loop), and the rest
-// after it returns, and this goroutine ends. One goroutine, and its
+// A screen (a shell, or a command that opens one such as race or watch,
+// with a PTY) takes the requests over: its handler serves them while it
+// waits (runScreen's loop), and the rest after it returns, and this
+// goroutine ends. One goroutine, and its
 // stack, fewer for every screen held; and the one that stays is new, its
 // stack no larger than the handler needs, where this one's grew with the
 // writes of the channel's opening and first replies. Requests that come
@@ -201,7 +202,7 @@ func (b *boundedSession) serve() {
 		if !b.serveRequest(req) {
 			continue
 		}
-		if b.pty != nil && req.Type == "shell" {
+		if b.pty != nil && (req.Type == "shell" || opensScreen(b.Command())) {
 			b.inline = true
 			handedOver = true
 			go b.runServing()

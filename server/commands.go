@@ -17,6 +17,10 @@ type command struct {
 	args    string // usage after the name
 	summary string
 	run     func(s *Server, sess *session, args []string) int
+	// screen: with a terminal, the command runs a screen (runScreen),
+	// whose handler serves the session's requests while it waits (see
+	// boundedSession.serve).
+	screen bool
 }
 
 // commands is the exec command table, in the order help lists them.
@@ -25,18 +29,32 @@ var commands []command
 func init() {
 	// Assigned in init: help refers to the table it is in.
 	commands = []command{
-		{"scores", "[--size N] [--limit K] [--bots] [--daily [--date YYYY-MM-DD]] [--races] [--json]", "the leaderboard; --daily a day's challenge, --races the race ratings", (*Server).runScores},
-		{"bot", "[--size N] [--new] [--race [--room WORD]]", "play through the bot protocol (JSON lines on stdin/stdout); --race in a race", (*Server).runBot},
-		{"daily", "[--size N]", "today's daily challenge: the same tiles for everyone, one attempt a day (needs ssh -t)", (*Server).runDaily},
-		{"race", "[--size N] [--room WORD]", "race others on the same tiles: the public lobby, or a private room (needs ssh -t)", (*Server).runRace},
-		{"export", "GAME", "print the record of an ended game (docs/record-format.md)", (*Server).runExport},
-		{"verify", "GAME", "replay a stored game and check its score, largest tile, win and board", (*Server).runVerify},
-		{"watch", "NAME|#TAG|GAME", "watch a game being played, as its player sees it (needs ssh -t)", (*Server).runWatch},
-		{"tv", "[--size N]", "watch the best game being played right now (needs ssh -t)", (*Server).runTV},
-		{"replay", "GAME", "replay a stored game move by move (needs ssh -t)", (*Server).runReplay},
-		{"history", "", "your recent and best games, to replay (needs ssh -t)", (*Server).runHistory},
-		{"help", "", "this list", (*Server).runHelp},
+		{"scores", "[--size N] [--limit K] [--bots] [--daily [--date YYYY-MM-DD]] [--races] [--json]", "the leaderboard; --daily a day's challenge, --races the race ratings", (*Server).runScores, false},
+		{"bot", "[--size N] [--new] [--race [--room WORD]]", "play through the bot protocol (JSON lines on stdin/stdout); --race in a race", (*Server).runBot, false},
+		{"daily", "[--size N]", "today's daily challenge: the same tiles for everyone, one attempt a day (needs ssh -t)", (*Server).runDaily, true},
+		{"race", "[--size N] [--room WORD]", "race others on the same tiles: the public lobby, or a private room (needs ssh -t)", (*Server).runRace, true},
+		{"export", "GAME", "print the record of an ended game (docs/record-format.md)", (*Server).runExport, false},
+		{"verify", "GAME", "replay a stored game and check its score, largest tile, win and board", (*Server).runVerify, false},
+		{"watch", "NAME|#TAG|GAME", "watch a game being played, as its player sees it (needs ssh -t)", (*Server).runWatch, true},
+		{"tv", "[--size N]", "watch the best game being played right now (needs ssh -t)", (*Server).runTV, true},
+		{"replay", "GAME", "replay a stored game move by move (needs ssh -t)", (*Server).runReplay, true},
+		{"history", "", "your recent and best games, to replay (needs ssh -t)", (*Server).runHistory, true},
+		{"help", "", "this list", (*Server).runHelp, false},
 	}
+}
+
+// opensScreen reports whether args, an exec request's command split as
+// the session splits it, names a command that runs a screen.
+func opensScreen(args []string) bool {
+	if len(args) == 0 {
+		return false
+	}
+	for _, c := range commands {
+		if c.name == args[0] {
+			return c.screen
+		}
+	}
+	return false
 }
 
 // guestHint is told once to a player without a key.

@@ -12,6 +12,7 @@ import (
 	"net"
 	"reflect"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -1135,4 +1136,72 @@ func TestHandshakeTimeout(t *testing.T) {
 	if r := run(t, c, "help", ""); r.code != 0 {
 		t.Fatalf("help after the handshake deadline: %+v", r)
 	}
+}
+
+// TestScreenCommandsHoldNoExtraGoroutine: a command that opens a screen
+// (history, race) takes its session's requests over as the game screen
+// does (see boundedSession.serve), so that it holds no more goroutines
+// than the game screen; and its screen still follows the window.
+func TestScreenCommandsHoldNoExtraGoroutine(t *testing.T) {
+	ts := startServer(t)
+	const n = 8 // a race room's most
+	players := 0
+	open := func(cmd string) (*gossh.Session, *syncBuffer) {
+		t.Helper()
+		players++
+		c := ts.dial(t, "p"+strconv.Itoa(players), newKey(t))
+		s, err := c.NewSession()
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		if err := s.RequestPty("xterm-256color", 24, 80, gossh.TerminalModes{}); err != nil {
+			t.Fatal(err)
+		}
+		out := &syncBuffer{}
+		s.Stdout = out
+		if cmd == "" {
+			err = s.Shell()
+		} else {
+			err = s.Start(cmd)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, "the first frame of "+strconv.Quote(cmd), func() bool { return len(out.String()) > 100 })
+		return s, out
+	}
+	settled := func() int {
+		t.Helper()
+		n, same := runtime.NumGoroutine(), 0
+		for same < 5 { // unchanged for 250 ms: replies and first frames done
+			time.Sleep(50 * time.Millisecond)
+			if m := runtime.NumGoroutine(); m == n {
+				same++
+			} else {
+				n, same = m, 0
+			}
+		}
+		return n
+	}
+	open("") // warm up: the writer, pools
+	perSession := func(cmd string) int {
+		before := settled()
+		for range n {
+			open(cmd)
+		}
+		return (settled() - before + n/2) / n
+	}
+	game := perSession("")
+	for _, cmd := range []string{"history", "race --room goroutines"} {
+		if got := perSession(cmd); got > game {
+			t.Errorf("%q holds %d goroutines a session, the game screen %d", cmd, got, game)
+		}
+	}
+	s, out := open("history")
+	before := len(out.String())
+	if ok, err := s.SendRequest("window-change", true, gossh.Marshal(struct{ W, H, Wp, Hp uint32 }{100, 30, 0, 0})); !ok || err != nil {
+		t.Fatalf("window-change on a history screen: %v, %v", ok, err)
+	}
+	waitFor(t, "the history screen redrawn at the new size", func() bool { return len(out.String()) > before+100 })
 }
