@@ -52,29 +52,60 @@ func (s *Server) runDaily(sess *session, args []string) int {
 const guestDailyHint = "Guest: unranked. To rank, use an SSH key: ssh-keygen -t ed25519"
 
 func (s *Server) runRace(sess *session, args []string) int {
+	// The flags, the join (the database) and the model are deep work; the
+	// handler then waits, shallow, for as long as the race lasts (see
+	// stack.go): done here, they kept each racer's handler at 16 KB of
+	// stack rather than 4 or 8.
+	var r openedRace
+	onFreshStack(func() { r = s.openRace(sess, args) })
+	if r.model == nil {
+		return r.code
+	}
+	defer r.seat.Close()
+	// However the session ends, the racer leaves: a forfeit mid-race.
+	defer r.model.Leave()
+	return s.runScreenTelling(sess, r.model, s.raceNoticeText, r.seat)
+}
+
+// openedRace is a racer's screen and seat, or, with no model, the exit
+// status of a race command that ends before it.
+type openedRace struct {
+	model *tui.RaceModel
+	seat  *game.Seat
+	code  int
+}
+
+// openRace parses the race command's flags and joins its racer to the
+// lobby or room they ask for.
+func (s *Server) openRace(sess *session, args []string) openedRace {
 	fs := newFlagSet(sess, "race", "[--size N] [--room WORD]")
 	size := fs.Int("size", 4, fmt.Sprintf("board size, %d to %d (a room's host may change it)", engine.MinSize, engine.MaxSize))
 	room := fs.String("room", "", "open or join the private room of this word ("+roomWordRule+")")
 	if code, ok := parseFlags(fs, args); !ok {
-		return code
+		return openedRace{code: code}
 	}
 	if *size < engine.MinSize || *size > engine.MaxSize {
 		fmt.Fprintf(sess.Stderr(), "race: --size %d: must be %d to %d\n", *size, engine.MinSize, engine.MaxSize)
-		return wire.ExitUsage
+		return openedRace{code: wire.ExitUsage}
 	}
 	if !hasTerminal(sess, "race") {
-		return wire.ExitUsage
+		return openedRace{code: wire.ExitUsage}
 	}
 	seat := s.games.Seat(sess.player, func() { sess.notify(noticeTakenOver) })
-	defer seat.Close()
+	opened := openedRace{seat: seat}
+	defer func() { // on every way out without a model, a panic too
+		if opened.model == nil {
+			seat.Close()
+		}
+	}()
 	join := func(ctx context.Context) (*game.RaceTicket, error) {
 		return s.games.JoinRace(ctx, seat, *room, *size, false)
 	}
 	ticket, err := join(sess.Context())
 	if code, failed := s.raceJoinFailed(sess, "race", *room, err); failed {
-		return code
+		return openedRace{code: code}
 	}
-	model := tui.NewRace(tui.RaceOptions{
+	opened.model = tui.NewRace(tui.RaceOptions{
 		Ticket:   ticket,
 		Join:     join,
 		Room:     *room,
@@ -85,9 +116,7 @@ func (s *Server) runRace(sess *session, args []string) int {
 		Now:      s.games.Now,
 		Woken:    true, // runScreen's loop waits for the race's views: no goroutine of the screen's own
 	})
-	// However the session ends, the racer leaves: a forfeit mid-race.
-	defer model.Leave()
-	return s.runScreenTelling(sess, model, s.raceNoticeText, seat)
+	return opened
 }
 
 // raceNoticeText is noticeText for a racer, who may be in a lobby with no

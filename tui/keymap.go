@@ -134,6 +134,16 @@ func sharedKeys(set keySet) *KeyMap {
 	if k, ok := keyMaps.Load(set); ok {
 		return k.(*KeyMap)
 	}
+	shared, _ := keyMaps.LoadOrStore(set, newKeys(set))
+	return shared.(*KeyMap)
+}
+
+// newKeys makes the key map of set. It is not inlined, for the reason
+// newStyles is not: a KeyMap in sharedKeys' frame took 9 KB of stack at
+// every call.
+//
+//go:noinline
+func newKeys(set keySet) *KeyMap {
 	k := DefaultKeyMap()
 	if !set.ai || set.daily {
 		k = k.withoutAI()
@@ -149,8 +159,7 @@ func sharedKeys(set keySet) *KeyMap {
 			b.SetEnabled(false)
 		}
 	}
-	shared, _ := keyMaps.LoadOrStore(set, &k)
-	return shared.(*KeyMap)
+	return &k
 }
 
 var keyMaps sync.Map // keySet → *KeyMap

@@ -147,11 +147,24 @@ func sharedStyles(p colorprofile.Profile, darkBackground bool) *Styles {
 	styleCache.Lock()
 	defer styleCache.Unlock()
 	key := styleKey{p, darkBackground}
-	if s, ok := styleCache.m[key]; ok {
-		return s
+	s, ok := styleCache.m[key]
+	if !ok {
+		s = newStyles(p, darkBackground)
+		styleCache.m[key] = s
 	}
+	return s
+}
+
+// newStyles is DefaultStyles, made on the heap. It is not inlined: a
+// function's frame holds room for every value it makes, and with a
+// Styles in it sharedStyles took 12 KB of stack every time it was called,
+// enough to double the stack of a session's long-lived goroutine for good
+// (a race's handler made its model there: 16 KB held for each racer,
+// where a game screen's handler holds 4).
+//
+//go:noinline
+func newStyles(p colorprofile.Profile, darkBackground bool) *Styles {
 	s := DefaultStyles(p, darkBackground)
-	styleCache.m[key] = &s
 	return &s
 }
 
