@@ -131,6 +131,7 @@ type RaceModel struct {
 	// made once per profile (and width), as the game screen's header.
 	inks     struct{ title, label, value, gain, dim ink }
 	raceHelp line
+	lobby    lobbyMemo
 
 	notice    string
 	noticeErr bool

@@ -68,6 +68,14 @@ func (m *RaceModel) fit(s string) string { return fitWidth(s, m.width) }
 // title is "Race · room blue-fox · 4×4 · 3 min"; in a narrow window the
 // length, then the size, give way to the room's word.
 func (m *RaceModel) title() string {
+	k := titleKey{m.styles, m.width, m.view.Room, m.view.Size, m.view.Length, m.view.Bots}
+	if m.lobby.title == "" || m.lobby.titleOf != k {
+		m.lobby.titleOf, m.lobby.title = k, m.makeTitle()
+	}
+	return m.lobby.title
+}
+
+func (m *RaceModel) makeTitle() string {
 	s := m.styles
 	where := "public lobby"
 	if m.view.Room != "" {
@@ -160,17 +168,7 @@ func (m *RaceModel) lobbyLines() []string {
 		lines = append(lines, wrappedLines("Waiting for "+v.Host+" (the host) to start the race.", m.width, nil)...)
 	}
 	if v.Room != "" {
-		join := m.opts.JoinHint
-		if join == "" {
-			join = "race --room " + v.Room
-		}
-		if l := s.Dim.Render("Others join with: ") + join; ansi.StringWidth(l) <= m.width {
-			lines = append(lines, l)
-		} else {
-			// The command on lines of its own, broken at spaces only
-			// (not at its flags' hyphens), to be copied.
-			lines = append(append(lines, s.Dim.Render("Others join with:")), atSpaces(join, m.width)...)
-		}
+		lines = append(lines, m.joinLines()...)
 	}
 	if m.notice != "" {
 		var render func(...string) string
@@ -179,18 +177,91 @@ func (m *RaceModel) lobbyLines() []string {
 		}
 		lines = append(append(lines, ""), wrappedLines(m.notice, m.width, render)...)
 	}
-	lines = append(lines, "")
-	if host && v.Phase == game.Waiting {
-		// Longer, then size, give way to start and quit.
-		lines = append(lines, keysThatFit(m.styles, []key.Binding{m.keys.Size, m.keys.Longer, m.keys.Start, m.keys.Quit}, []int{1, 0}, m.width))
-	} else {
-		lines = append(lines, m.hints(m.keys.Quit))
-	}
+	lines = append(lines, "", m.lobbyKeys(host && v.Phase == game.Waiting))
 	lines = keepKeys(lines, m.height)
 	for i, l := range lines {
 		lines[i] = m.fit(l)
 	}
 	return lines
+}
+
+// lobbyMemo keeps the lobby's lines that change with neither the racers
+// nor the clock: every racer's lobby is drawn again at every join and
+// every second of the countdown, and each of these lines was a few
+// lipgloss renders, about 1 KB of garbage apiece, each time. Each is kept
+// with what it was made from (the styles and the width among it), and
+// made again when that changes.
+type lobbyMemo struct {
+	titleOf titleKey
+	title   string
+
+	joinOf joinKey
+	join   []string
+
+	keysOf keysKey
+	keys   string
+}
+
+type titleKey struct {
+	styles *Styles
+	width  int
+	room   string
+	size   int
+	length time.Duration
+	bots   bool
+}
+
+type joinKey struct {
+	styles *Styles
+	width  int
+	hint   string
+}
+
+type keysKey struct {
+	styles *Styles
+	width  int
+	host   bool // the host of a room still waiting: more keys
+}
+
+// joinLines is how others join a private room: "Others join with: race
+// --room WORD", or in a narrow window the command on lines of its own,
+// broken at spaces only (not at its flags' hyphens), to be copied.
+func (m *RaceModel) joinLines() []string {
+	hint := m.opts.JoinHint
+	if hint == "" {
+		hint = "race --room " + m.view.Room
+	}
+	k := joinKey{m.styles, m.width, hint}
+	if m.lobby.join != nil && m.lobby.joinOf == k {
+		return m.lobby.join
+	}
+	s := m.styles
+	var lines []string
+	if l := s.Dim.Render("Others join with: ") + hint; ansi.StringWidth(l) <= m.width {
+		lines = []string{l}
+	} else {
+		lines = append([]string{s.Dim.Render("Others join with:")}, atSpaces(hint, m.width)...)
+	}
+	m.lobby.joinOf, m.lobby.join = k, lines
+	return lines
+}
+
+// lobbyKeys is the lobby's key line: a waiting room's host may also set
+// the size and the length, and start (longer, then size, give way to
+// start and quit).
+func (m *RaceModel) lobbyKeys(host bool) string {
+	k := keysKey{m.styles, m.width, host}
+	if m.lobby.keys != "" && m.lobby.keysOf == k {
+		return m.lobby.keys
+	}
+	var l string
+	if host {
+		l = keysThatFit(m.styles, []key.Binding{m.keys.Size, m.keys.Longer, m.keys.Start, m.keys.Quit}, []int{1, 0}, m.width)
+	} else {
+		l = m.hints(m.keys.Quit)
+	}
+	m.lobby.keysOf, m.lobby.keys = k, l
+	return l
 }
 
 // placeCentred is lipgloss.Place(width, height, Center, Center,
