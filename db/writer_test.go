@@ -147,3 +147,31 @@ func TestReadSeesAcknowledgedWrites(t *testing.T) {
 		t.Errorf("read after Close: %v, want ErrClosed", err)
 	}
 }
+
+// TestJobsFromClosedStoreStayEmpty: reads and writes refused by a closed
+// store leave nothing behind in the jobs they give back to the pool, from
+// which another store's writes take theirs: a read's function left in
+// one turned the next write into a read, acknowledged as committed
+// without ever running.
+func TestJobsFromClosedStoreStayEmpty(t *testing.T) {
+	ctx := context.Background()
+	closed := openStore(t)
+	if err := closed.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for range 100 { // sync.Pool keeps them per P: enough to meet one again
+		if err := closed.w.read(ctx, func(context.Context, *sql.DB) error { return nil }); !errors.Is(err, ErrClosed) {
+			t.Fatalf("read after Close: %v, want ErrClosed", err)
+		}
+		if err := closed.w.do(ctx, func(context.Context, *sql.Tx, int64) error { return nil }); !errors.Is(err, ErrClosed) {
+			t.Fatalf("write after Close: %v, want ErrClosed", err)
+		}
+	}
+	s := openStore(t)
+	for i := range 100 {
+		p, err := s.UpsertPlayer(ctx, fmt.Sprintf("SHA256:pooled-%d", i), "ssh-ed25519", "pooled")
+		if err != nil || p.ID == 0 {
+			t.Fatalf("UpsertPlayer %d after a closed store's jobs: %+v, %v", i, p, err)
+		}
+	}
+}
