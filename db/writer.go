@@ -90,6 +90,10 @@ type writer struct {
 	lastQueued time.Time
 
 	commits atomic.Int64 // group commits so far
+
+	// catchUp asks the loop for a checkpoint of its own after its next
+	// group (see checkpointEvery).
+	catchUp atomic.Bool
 }
 
 func newWriter(db *sql.DB, log *slog.Logger, obs Observer) *writer {
@@ -216,6 +220,23 @@ func (w *writer) loop() {
 		w.commit(batch)
 		clear(batch)
 		w.runReads(reads)
+		if w.catchUp.Swap(false) {
+			w.checkpoint()
+		}
+	}
+}
+
+// checkpoint copies what is left of the WAL into the database, on the
+// writer's connection between two groups: with nothing written meanwhile
+// it copies everything (unless a reader still needs old frames), and the
+// next group then writes the WAL from its beginning again. The background
+// checkpoint has copied most of it already; this is the frames of the
+// last few groups, and an fsync of the database file.
+func (w *writer) checkpoint() {
+	var busy, frames, done int
+	if err := w.db.QueryRow(`PRAGMA wal_checkpoint(PASSIVE)`).Scan(&busy, &frames, &done); err != nil {
+		w.log.Warn("db: the writer's checkpoint failed", "err", err)
+		w.obs.Failed("checkpoint")
 	}
 }
 
