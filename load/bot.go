@@ -101,7 +101,7 @@ func (s *session) playBot(ctx context.Context, client *gossh.Client, stop <-chan
 			return err
 		}
 		s.answered++
-		s.latencies.add(int64(st.at.Sub(t0)), s.rng)
+		s.addLatency(t0, st.at)
 		s.frameBytes.add(st.bytes, s.rng)
 		want := s.lastMoves
 		if st.Moved {

@@ -33,6 +33,11 @@ func checkClean(t *testing.T, rep *Report, sessions int) {
 	if l.Count != rep.Keys.Answered || l.P50MS <= 0 || l.P95MS < l.P50MS || l.P99MS < l.P95MS || l.MaxMS < l.P99MS {
 		t.Fatalf("latency not sane: %+v (answered %d)", l, rep.Keys.Answered)
 	}
+	// The keys sent after the ramp-up are some of them (the sessions
+	// play their first keys while the last ones connect).
+	if st := rep.Steady; st == nil || st.Count <= 0 || st.Count > l.Count || st.P50MS <= 0 || st.P99MS < st.P50MS || st.MaxMS > l.MaxMS {
+		t.Fatalf("latency after the ramp-up not sane: %+v (all: %+v)", st, l)
+	}
 	if rep.FrameBytes.Count != rep.Keys.Answered || rep.FrameBytes.P50 <= 0 || rep.FrameBytes.First <= 0 {
 		t.Fatalf("frame bytes not sane: %+v", rep.FrameBytes)
 	}

@@ -26,7 +26,10 @@ type Report struct {
 	Handshakes HandshakeStats `json:"handshakes"`
 	Keys       KeyStats       `json:"keys"`
 	Latency    Percentiles    `json:"latency"` // key to frame (tui) or command to reply (bot)
-	FrameBytes ByteStats      `json:"frame_bytes"`
+	// Steady is Latency for the keys sent once every session had
+	// connected, without the ramp-up's handshakes competing.
+	Steady     *Percentiles `json:"steady,omitempty"`
+	FrameBytes ByteStats    `json:"frame_bytes"`
 	// Opponent (race mode): from a racer's key to the first output each
 	// other racer of the room got within 100 ms of it; OpponentLate
 	// counts the opponents that got none by then.
@@ -125,7 +128,8 @@ func newReport(cfg *Config, sessions []*session, ramp, play time.Duration) *Repo
 		Errors: map[string]int{}, ErrorSamples: []string{},
 	}
 	var handshakes []time.Duration
-	var latencies []int64
+	var latencies, steadyVals []int64
+	var steady sample[int64]
 	var frames []int
 	var latencySum int64
 	frameSum, frameCount := 0, 0
@@ -158,6 +162,8 @@ func newReport(cfg *Config, sessions []*session, ramp, play time.Duration) *Repo
 			r.GamesOver++
 		}
 		latencies = append(latencies, s.latencies.vals...)
+		steadyVals = append(steadyVals, s.steady.vals...)
+		steady.n, steady.sum, steady.max = steady.n+s.steady.n, steady.sum+s.steady.sum, max(steady.max, s.steady.max)
 		latencySum += s.latencies.sum
 		r.Latency.Count += s.latencies.n
 		r.Latency.MaxMS = max(r.Latency.MaxMS, ms(time.Duration(s.latencies.max)))
@@ -198,6 +204,10 @@ func newReport(cfg *Config, sessions []*session, ramp, play time.Duration) *Repo
 		r.Latency.P50MS = ms(time.Duration(percentile(latencies, 50)))
 		r.Latency.P95MS = ms(time.Duration(percentile(latencies, 95)))
 		r.Latency.P99MS = ms(time.Duration(percentile(latencies, 99)))
+	}
+	if steady.n > 0 {
+		p := percentilesOf(steadyVals, steady)
+		r.Steady = &p
 	}
 	slices.Sort(frames)
 	r.FrameBytes.Count = frameCount
@@ -255,6 +265,10 @@ func (r *Report) writeKeys(b *strings.Builder, unit, answer string) {
 	}
 	f("  %-12s p50 %.2f ms, p95 %.2f ms, p99 %.2f ms, max %.2f ms (mean %.2f ms, n=%d)\n",
 		answer, r.Latency.P50MS, r.Latency.P95MS, r.Latency.P99MS, r.Latency.MaxMS, r.Latency.MeanMS, r.Latency.Count)
+	if p := r.Steady; p != nil {
+		f("  %-12s p50 %.2f ms, p95 %.2f ms, p99 %.2f ms, max %.2f ms (mean %.2f ms, n=%d): the %s sent once all sessions were in\n",
+			"  after ramp", p.P50MS, p.P95MS, p.P99MS, p.MaxMS, p.MeanMS, p.Count, unit)
+	}
 	what := "frame bytes"
 	if r.Mode == ModeBot {
 		what = "reply bytes"

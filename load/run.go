@@ -53,10 +53,15 @@ type session struct {
 	connected bool
 	err       error // the error that ended the session, nil if it completed
 
-	keys       int           // keys or commands sent
-	answered   int           // keys that got a frame (tui) or reply (bot)
-	moved      int           // bot: replies with moved=true
-	latencies  sample[int64] // nanoseconds, per answered key
+	keys      int           // keys or commands sent
+	answered  int           // keys that got a frame (tui) or reply (bot)
+	moved     int           // bot: replies with moved=true
+	latencies sample[int64] // nanoseconds, per answered key
+	// steady is latencies of the keys sent once every session had
+	// connected (rampEnd, Unix nanoseconds, is then set): what players
+	// see with the handshakes of the ramp-up over.
+	steady     sample[int64]
+	rampEnd    *atomic.Int64
 	frameBytes sample[int]   // per answered key
 	frame      int           // bytes of the frame being received
 	inFrame    bool          // a frame is being received
@@ -116,12 +121,15 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	digits := len(fmt.Sprint(cfg.Sessions))
 	room := sessionRoom(cfg.Sessions + cfg.Spectators)
 	sessions := make([]*session, cfg.Sessions)
+	var rampEnd atomic.Int64
 	for i := range sessions {
 		sessions[i] = &session{
 			cfg:        &cfg,
 			name:       fmt.Sprintf("%s%0*d", cfg.NamePrefix, max(digits, 4), i+1),
 			rng:        rand.New(rand.NewPCG(rand.Uint64(), uint64(i))),
 			latencies:  newSample[int64](room),
+			steady:     newSample[int64](room),
+			rampEnd:    &rampEnd,
 			frameBytes: newSample[int](room),
 		}
 	}
@@ -162,7 +170,8 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		}()
 	}
 	rampWG.Wait()
-	rampEnd := time.Now()
+	rampDone := time.Now()
+	rampEnd.Store(rampDone.UnixNano())
 	if watch != nil {
 		playersDone, halvesDone := make(chan struct{}), make(chan struct{})
 		go func() {
@@ -187,7 +196,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	end := time.Now()
 
-	rep := newReport(&cfg, sessions, rampEnd.Sub(start), end.Sub(rampEnd))
+	rep := newReport(&cfg, sessions, rampDone.Sub(start), end.Sub(rampDone))
 	rep.RSS = probe.report(cfg.Sessions, cfg.Spectators)
 	if watch != nil {
 		rep.Watch = watch.report(sessions)
@@ -241,6 +250,18 @@ func (s *session) run(ctx context.Context, slots chan struct{}, rampDone func(),
 		err = &kindError{kind: errCancelled, err: ctx.Err()}
 	}
 	s.err = err
+}
+
+// addLatency records the answer, at at, to a key sent at sent.
+func (s *session) addLatency(sent, at time.Time) {
+	d := int64(at.Sub(sent))
+	s.latencies.add(d, s.rng)
+	if s.rampEnd == nil { // not in a run's ramp-up (tests)
+		return
+	}
+	if end := s.rampEnd.Load(); end != 0 && sent.UnixNano() >= end {
+		s.steady.add(d, s.rng)
+	}
 }
 
 // connect generates the session's key, waits for a handshake slot and

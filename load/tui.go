@@ -166,7 +166,7 @@ func (s *session) playKeys(ctx context.Context, chunks <-chan chunk, w io.Writer
 					s.raceKeys[len(s.raceKeys)-1].answered = true
 				}
 				s.answered++
-				s.latencies.add(int64(c.at.Sub(t0)), s.rng)
+				s.addLatency(t0, c.at)
 				s.byPhase(t0, c.at)
 				s.endFrame() // the previous key's frame ends where this one starts
 				s.frame, s.inFrame = c.n, true
