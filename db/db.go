@@ -290,8 +290,7 @@ func (s *Store) checkpointLoop() {
 		case <-s.stopCheckpoints:
 			return
 		case <-t.C:
-			var busy, frames, done int
-			if err := s.read.QueryRow(`PRAGMA wal_checkpoint(PASSIVE)`).Scan(&busy, &frames, &done); err != nil {
+			if frames, err := checkpoint(s.read); err != nil {
 				s.log.Warn("db: checkpoint failed", "err", err)
 				s.obs.Failed("checkpoint")
 			} else if frames > 0 {
@@ -299,6 +298,14 @@ func (s *Store) checkpointLoop() {
 			}
 		}
 	}
+}
+
+// checkpoint runs a PASSIVE checkpoint on one of db's connections and
+// returns the frames the WAL holds.
+func checkpoint(db *sql.DB) (frames int, err error) {
+	var busy, done int
+	err = db.QueryRow(`PRAGMA wal_checkpoint(PASSIVE)`).Scan(&busy, &frames, &done)
+	return frames, err
 }
 
 // Close waits for every pending write to commit, then closes the database.

@@ -125,11 +125,7 @@ func (w *writer) submit(j *job) error {
 	w.mu.Lock()
 	if w.closed {
 		w.mu.Unlock()
-		// Emptied as after a run: a read's look left in a pooled job made
-		// the next write that took the job a read, acknowledged without
-		// running (TestJobsFromClosedStoreStayEmpty).
-		*j = job{done: j.done}
-		jobs.Put(j)
+		release(j)
 		return ErrClosed
 	}
 	if j.look != nil {
@@ -147,8 +143,7 @@ func (w *writer) submit(j *job) error {
 	default:
 	}
 	err := <-j.done
-	*j = job{done: j.done} // the writer is done with j once it has sent
-	jobs.Put(j)
+	release(j) // the writer is done with j once it has sent
 	return err
 }
 
@@ -157,6 +152,14 @@ func (w *writer) submit(j *job) error {
 var jobs = sync.Pool{New: func() any { return &job{done: make(chan error, 1)} }}
 
 func newJob() *job { return jobs.Get().(*job) }
+
+// release gives j back to the pool emptied, whatever became of it: a
+// read's look left in a pooled job made the next write that took the job
+// a read, acknowledged without running (TestJobsFromClosedStoreStayEmpty).
+func release(j *job) {
+	*j = job{done: j.done}
+	jobs.Put(j)
+}
 
 // read runs fn on the writer's connection between two groups and returns
 // its error. It is for the small reads every player makes every few
@@ -196,9 +199,14 @@ func (w *writer) close() {
 
 func (w *writer) loop() {
 	defer close(w.exited)
-	var batch, reads []*job
+	// batch and reads keep their arrays from one group to the next.
+	var (
+		batch, reads []*job
+		closed       bool
+		gap          time.Duration
+	)
 	for {
-		batch, reads, closed, gap := w.take(batch[:0], reads[:0])
+		batch, reads, closed, gap = w.take(batch[:0], reads[:0])
 		if len(batch) == 0 && len(reads) == 0 {
 			if closed {
 				return
@@ -219,7 +227,7 @@ func (w *writer) loop() {
 		}
 		w.commit(batch)
 		clear(batch)
-		w.runReads(reads)
+		reads = w.runReads(reads)
 		if w.catchUp.Swap(false) {
 			w.checkpoint()
 		}
@@ -233,8 +241,7 @@ func (w *writer) loop() {
 // checkpoint has copied most of it already; this is the frames of the
 // last few groups, and an fsync of the database file.
 func (w *writer) checkpoint() {
-	var busy, frames, done int
-	if err := w.db.QueryRow(`PRAGMA wal_checkpoint(PASSIVE)`).Scan(&busy, &frames, &done); err != nil {
+	if _, err := checkpoint(w.db); err != nil {
 		w.log.Warn("db: the writer's checkpoint failed", "err", err)
 		w.obs.Failed("checkpoint")
 	}
