@@ -163,7 +163,7 @@ func newReport(cfg *Config, sessions []*session, ramp, play time.Duration) *Repo
 		}
 		latencies = append(latencies, s.latencies.vals...)
 		steadyVals = append(steadyVals, s.steady.vals...)
-		steady.n, steady.sum, steady.max = steady.n+s.steady.n, steady.sum+s.steady.sum, max(steady.max, s.steady.max)
+		steady = merge(steady, s.steady)
 		latencySum += s.latencies.sum
 		r.Latency.Count += s.latencies.n
 		r.Latency.MaxMS = max(r.Latency.MaxMS, ms(time.Duration(s.latencies.max)))
