@@ -49,12 +49,8 @@ func opensScreen(args []string) bool {
 	if len(args) == 0 {
 		return false
 	}
-	for _, c := range commands {
-		if c.name == args[0] {
-			return c.screen
-		}
-	}
-	return false
+	c, ok := commandNamed(args[0])
+	return ok && c.screen
 }
 
 // guestHint is told once to a player without a key.
@@ -68,13 +64,21 @@ func (s *Server) exec(sess *session) int {
 		fmt.Fprintf(sess.Stderr(), "ssh2048: cannot parse command %q; try `help`\n", sess.RawCommand())
 		return wire.ExitUsage
 	}
-	for _, c := range commands {
-		if c.name == args[0] {
-			return c.run(s, sess, args[1:])
-		}
+	if c, ok := commandNamed(args[0]); ok {
+		return c.run(s, sess, args[1:])
 	}
 	fmt.Fprintf(sess.Stderr(), "ssh2048: unknown command %q; try `help`\n", args[0])
 	return wire.ExitUsage
+}
+
+// commandNamed is the exec command called name.
+func commandNamed(name string) (command, bool) {
+	for _, c := range commands {
+		if c.name == name {
+			return c, true
+		}
+	}
+	return command{}, false
 }
 
 func (s *Server) runHelp(sess *session, args []string) int {
