@@ -15,36 +15,40 @@ import (
 // screen) and `race` (the race screens). Both need a PTY.
 
 func (s *Server) runDaily(sess *session, args []string) int {
-	fs := newFlagSet(sess, "daily", "[--size N]")
-	size := fs.Int("size", 4, fmt.Sprintf("board size, %d to %d", engine.MinSize, engine.MaxSize))
-	if code, ok := parseFlags(fs, args); !ok {
-		return code
-	}
-	if *size < engine.MinSize || *size > engine.MaxSize {
-		fmt.Fprintf(sess.Stderr(), "daily: --size %d: must be %d to %d\n", *size, engine.MinSize, engine.MaxSize)
-		return wire.ExitUsage
-	}
-	if !hasTerminal(sess, "daily") {
-		return wire.ExitUsage
-	}
-	seat := s.games.Seat(sess.player, func() { sess.notify(noticeTakenOver) })
-	defer seat.Close()
-	ctx, cancel := context.WithTimeout(sess.Context(), readTimeout)
-	streak, err := s.games.Streak(ctx, sess.player)
-	cancel()
-	if err != nil {
-		s.log.Warn("daily streak", "player", sess.player.ID, "err", err)
-	}
-	day := s.games.Today()
-	return s.runScreen(sess, tui.New(tui.Options{
-		Store:       tui.DailyStore(s.games, seat, day),
-		Player:      sess.player.Name,
-		Guest:       sess.player.Guest,
-		GuestNotice: guestDailyHint,
-		Size:        *size,
-		Context:     sess.Context(),
-		Daily:       &tui.Daily{Day: day, Streak: streak, Now: s.games.Now},
-	}), seat)
+	return s.runOpened(sess, func() openedScreen {
+		fs := newFlagSet(sess, "daily", "[--size N]")
+		size := fs.Int("size", 4, fmt.Sprintf("board size, %d to %d", engine.MinSize, engine.MaxSize))
+		if code, ok := parseFlags(fs, args); !ok {
+			return openedScreen{code: code}
+		}
+		if *size < engine.MinSize || *size > engine.MaxSize {
+			fmt.Fprintf(sess.Stderr(), "daily: --size %d: must be %d to %d\n", *size, engine.MinSize, engine.MaxSize)
+			return openedScreen{code: wire.ExitUsage}
+		}
+		if !hasTerminal(sess, "daily") {
+			return openedScreen{code: wire.ExitUsage}
+		}
+		seat := s.games.Seat(sess.player, func() { sess.notify(noticeTakenOver) })
+		opened := openedScreen{seat: seat, text: s.noticeText, close: seat.Close}
+		defer closeUnopened(&opened)
+		ctx, cancel := context.WithTimeout(sess.Context(), readTimeout)
+		streak, err := s.games.Streak(ctx, sess.player)
+		cancel()
+		if err != nil {
+			s.log.Warn("daily streak", "player", sess.player.ID, "err", err)
+		}
+		day := s.games.Today()
+		opened.model = tui.New(tui.Options{
+			Store:       tui.DailyStore(s.games, seat, day),
+			Player:      sess.player.Name,
+			Guest:       sess.player.Guest,
+			GuestNotice: guestDailyHint,
+			Size:        *size,
+			Context:     sess.Context(),
+			Daily:       &tui.Daily{Day: day, Streak: streak, Now: s.games.Now},
+		})
+		return opened
+	})
 }
 
 // guestDailyHint is told to a guest on the daily challenge; it fits 80
@@ -52,71 +56,50 @@ func (s *Server) runDaily(sess *session, args []string) int {
 const guestDailyHint = "Guest: unranked. To rank, use an SSH key: ssh-keygen -t ed25519"
 
 func (s *Server) runRace(sess *session, args []string) int {
-	// The flags, the join (the database) and the model are deep work; the
-	// handler then waits, shallow, for as long as the race lasts (see
-	// stack.go): done here, they kept each racer's handler at 16 KB of
-	// stack rather than 4 or 8.
-	var r openedRace
-	onFreshStack(func() { r = s.openRace(sess, args) })
-	if r.model == nil {
-		return r.code
-	}
-	defer r.seat.Close()
-	// However the session ends, the racer leaves: a forfeit mid-race.
-	defer r.model.Leave()
-	return s.runScreenTelling(sess, r.model, s.raceNoticeText, r.seat)
-}
-
-// openedRace is a racer's screen and seat, or, with no model, the exit
-// status of a race command that ends before it.
-type openedRace struct {
-	model *tui.RaceModel
-	seat  *game.Seat
-	code  int
-}
-
-// openRace parses the race command's flags and joins its racer to the
-// lobby or room they ask for.
-func (s *Server) openRace(sess *session, args []string) openedRace {
-	fs := newFlagSet(sess, "race", "[--size N] [--room WORD]")
-	size := fs.Int("size", 4, fmt.Sprintf("board size, %d to %d (a room's host may change it)", engine.MinSize, engine.MaxSize))
-	room := fs.String("room", "", "open or join the private room of this word ("+roomWordRule+")")
-	if code, ok := parseFlags(fs, args); !ok {
-		return openedRace{code: code}
-	}
-	if *size < engine.MinSize || *size > engine.MaxSize {
-		fmt.Fprintf(sess.Stderr(), "race: --size %d: must be %d to %d\n", *size, engine.MinSize, engine.MaxSize)
-		return openedRace{code: wire.ExitUsage}
-	}
-	if !hasTerminal(sess, "race") {
-		return openedRace{code: wire.ExitUsage}
-	}
-	seat := s.games.Seat(sess.player, func() { sess.notify(noticeTakenOver) })
-	opened := openedRace{seat: seat}
-	defer func() { // on every way out without a model, a panic too
-		if opened.model == nil {
+	return s.runOpened(sess, func() openedScreen {
+		fs := newFlagSet(sess, "race", "[--size N] [--room WORD]")
+		size := fs.Int("size", 4, fmt.Sprintf("board size, %d to %d (a room's host may change it)", engine.MinSize, engine.MaxSize))
+		room := fs.String("room", "", "open or join the private room of this word ("+roomWordRule+")")
+		if code, ok := parseFlags(fs, args); !ok {
+			return openedScreen{code: code}
+		}
+		if *size < engine.MinSize || *size > engine.MaxSize {
+			fmt.Fprintf(sess.Stderr(), "race: --size %d: must be %d to %d\n", *size, engine.MinSize, engine.MaxSize)
+			return openedScreen{code: wire.ExitUsage}
+		}
+		if !hasTerminal(sess, "race") {
+			return openedScreen{code: wire.ExitUsage}
+		}
+		seat := s.games.Seat(sess.player, func() { sess.notify(noticeTakenOver) })
+		opened := openedScreen{seat: seat, text: s.raceNoticeText, close: seat.Close}
+		defer closeUnopened(&opened)
+		join := func(ctx context.Context) (*game.RaceTicket, error) {
+			return s.games.JoinRace(ctx, seat, *room, *size, false)
+		}
+		ticket, err := join(sess.Context())
+		if code, failed := s.raceJoinFailed(sess, "race", *room, err); failed {
+			return openedScreen{code: code}
+		}
+		model := tui.NewRace(tui.RaceOptions{
+			Ticket:   ticket,
+			Join:     join,
+			Room:     *room,
+			JoinHint: "ssh -t … race --room " + *room,
+			Player:   sess.player.Name,
+			Guest:    sess.player.Guest,
+			Context:  sess.Context(),
+			Now:      s.games.Now,
+			Woken:    true, // runScreen's loop waits for the race's views: no goroutine of the screen's own
+		})
+		opened.model = model
+		// However the session ends, the racer leaves (a forfeit mid-race),
+		// then gives up their seat.
+		opened.close = func() {
+			model.Leave()
 			seat.Close()
 		}
-	}()
-	join := func(ctx context.Context) (*game.RaceTicket, error) {
-		return s.games.JoinRace(ctx, seat, *room, *size, false)
-	}
-	ticket, err := join(sess.Context())
-	if code, failed := s.raceJoinFailed(sess, "race", *room, err); failed {
-		return openedRace{code: code}
-	}
-	opened.model = tui.NewRace(tui.RaceOptions{
-		Ticket:   ticket,
-		Join:     join,
-		Room:     *room,
-		JoinHint: "ssh -t … race --room " + *room,
-		Player:   sess.player.Name,
-		Guest:    sess.player.Guest,
-		Context:  sess.Context(),
-		Now:      s.games.Now,
-		Woken:    true, // runScreen's loop waits for the race's views: no goroutine of the screen's own
+		return opened
 	})
-	return opened
 }
 
 // raceNoticeText is noticeText for a racer, who may be in a lobby with no

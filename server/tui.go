@@ -44,31 +44,68 @@ const answerWait = 250 * time.Millisecond
 // exit status: 0 when the player quit, or the status of the notice that
 // ended it, or wire.ExitError when a game could not be loaded or saved.
 func (s *Server) runTUI(sess *session) int {
-	seat := s.games.Seat(sess.player, func() { sess.notify(noticeTakenOver) })
-	defer seat.Close()
-	// The header counts the player's spectators: it is drawn again when
-	// one comes or goes.
-	seat.OnWatchers(sess.poke)
-	var model tea.Model
-	onFreshStack(func() { model = s.cfg.TUI(sess, TUIEnv{Seat: seat}) }) // reads the database (see stack.go)
-	return s.runScreen(sess, model, seat)
+	return s.runOpened(sess, func() openedScreen {
+		seat := s.games.Seat(sess.player, func() { sess.notify(noticeTakenOver) })
+		opened := openedScreen{seat: seat, text: s.noticeText, close: seat.Close}
+		defer closeUnopened(&opened)
+		// The header counts the player's spectators: it is drawn again
+		// when one comes or goes.
+		seat.OnWatchers(sess.poke)
+		opened.model = s.cfg.TUI(sess, TUIEnv{Seat: seat})
+		return opened
+	})
+}
+
+// openedScreen is what a command that opens a screen set up: its model,
+// the seat whose games it plays (nil for one that only shows games), the
+// lines the player is told when the server ends the session, and what to
+// do once the screen is over (nil: nothing); or, with no model, the exit
+// status of a command that ended before its screen (a flag, a lookup).
+type openedScreen struct {
+	model tea.Model
+	seat  *game.Seat
+	text  func(notice) string
+	close func()
+	code  int
+}
+
+// runOpened runs open, a command's setup (its flags, the database, the
+// model), on a stack of its own, then the screen it opened. The setup is
+// deep work; the handler then waits, shallow, for as long as the screen
+// lasts (see stack.go). Done on the handler's stack, it kept each racer's
+// handler at 16 KB rather than 4 or 8, and each spectator's 4 KB larger.
+// open closes what it made (a seat) on its every way out without a model,
+// a panic too.
+func (s *Server) runOpened(sess *session, open func() openedScreen) int {
+	var o openedScreen
+	onFreshStack(func() { o = open() })
+	if o.model == nil {
+		return o.code
+	}
+	if o.close != nil {
+		defer o.close()
+	}
+	return s.runScreen(sess, o.model, o.text, o.seat)
+}
+
+// closeUnopened closes what *o holds when it opened no screen: a
+// command's setup defers it on every way out, a panic too.
+func closeUnopened(o *openedScreen) {
+	if o.model == nil && o.close != nil {
+		o.close()
+	}
 }
 
 // runScreen runs model on the session's terminal (a PTY is required) until
 // it ends, passing window changes and the session's notices on, and
-// returns the session's exit status as runTUI says. Every screen a
-// command opens (the game, spectating, replays, races) runs here. seat,
-// if not nil, is the seat whose games the screen plays: once a key's
-// frame is written, the seat is told (game.Seat.Shown), and those who
-// watch the move (spectators, a race's opponents) are woken then, after
-// the player's own frame rather than with it.
-func (s *Server) runScreen(sess *session, model tea.Model, seat *game.Seat) int {
-	return s.runScreenTelling(sess, model, s.noticeText, seat)
-}
-
-// runScreenTelling is runScreen with the lines the player is told when
-// the server ends the session.
-func (s *Server) runScreenTelling(sess *session, model tea.Model, text func(notice) string, seat *game.Seat) int {
+// returns the session's exit status as runTUI says; text is what the
+// player is told when the server ends the session. Every screen a command
+// opens (the game, spectating, replays, races) runs here, through
+// runOpened. seat, if not nil, is the seat whose games the screen plays:
+// once a key's frame is written, the seat is told (game.Seat.Shown), and
+// those who watch the move (spectators, a race's opponents) are woken
+// then, after the player's own frame rather than with it.
+func (s *Server) runScreen(sess *session, model tea.Model, text func(notice) string, seat *game.Seat) int {
 	_, winch, _ := sess.Pty()
 	var scr *screen.Screen
 	// The first frame's work (the model's Init and first Updates, a

@@ -27,27 +27,27 @@ import (
 
 // runWatch is `watch NAME|#TAG|GAME`.
 func (s *Server) runWatch(sess *session, args []string) int {
-	return s.runViewerOf(sess, func() (tea.Model, int) {
+	return s.runOpened(sess, func() openedScreen {
 		fs := newFlagSet(sess, "watch", "NAME|#TAG|GAME")
 		target, code, ok := oneArg(sess, fs, args, "a player's name (as the leaderboard shows it), #tag, or game id")
 		if !ok {
-			return nil, code
+			return openedScreen{code: code}
 		}
 		if !hasTerminal(sess, "watch") {
-			return nil, wire.ExitUsage
+			return openedScreen{code: wire.ExitUsage}
 		}
 		w, who, err := s.findWatch(sess.Context(), target)
 		if err != nil {
 			fmt.Fprintf(sess.Stderr(), "watch: %v\n", err)
 			switch {
 			case errors.Is(err, errLookup):
-				return nil, wire.ExitError
+				return openedScreen{code: wire.ExitError}
 			case errors.Is(err, game.ErrDailyOn):
-				return nil, wire.ExitInPlay
+				return openedScreen{code: wire.ExitInPlay}
 			}
-			return nil, wire.ExitNotFound
+			return openedScreen{code: wire.ExitNotFound}
 		}
-		return tui.NewWatch(s.viewOptions(sess), w, who), wire.ExitOK
+		return s.viewer(tui.NewWatch(s.viewOptions(sess), w, who))
 	})
 }
 
@@ -114,59 +114,59 @@ func (s *Server) whyNotLive(ctx context.Context, id int64) error {
 
 // runTV is `tv [--size N]`.
 func (s *Server) runTV(sess *session, args []string) int {
-	return s.runViewerOf(sess, func() (tea.Model, int) {
+	return s.runOpened(sess, func() openedScreen {
 		fs := newFlagSet(sess, "tv", "[--size N]")
 		size := fs.Int("size", 4, fmt.Sprintf("board size, %d to %d", engine.MinSize, engine.MaxSize))
 		if code, ok := parseFlags(fs, args); !ok {
-			return nil, code
+			return openedScreen{code: code}
 		}
 		if *size < engine.MinSize || *size > engine.MaxSize {
 			fmt.Fprintf(sess.Stderr(), "tv: --size %d: must be %d to %d\n", *size, engine.MinSize, engine.MaxSize)
-			return nil, wire.ExitUsage
+			return openedScreen{code: wire.ExitUsage}
 		}
 		if !hasTerminal(sess, "tv") {
-			return nil, wire.ExitUsage
+			return openedScreen{code: wire.ExitUsage}
 		}
-		return tui.NewTV(s.viewOptions(sess), *size), wire.ExitOK
+		return s.viewer(tui.NewTV(s.viewOptions(sess), *size))
 	})
 }
 
 // runReplay is `replay GAME`.
 func (s *Server) runReplay(sess *session, args []string) int {
-	return s.runViewerOf(sess, func() (tea.Model, int) {
+	return s.runOpened(sess, func() openedScreen {
 		fs := newFlagSet(sess, "replay", "GAME")
 		id, code, ok := gameArg(sess, fs, args)
 		if !ok {
-			return nil, code
+			return openedScreen{code: code}
 		}
 		if !hasTerminal(sess, "replay") {
-			return nil, wire.ExitUsage
+			return openedScreen{code: wire.ExitUsage}
 		}
 		ctx, cancel := context.WithTimeout(sess.Context(), readTimeout)
 		defer cancel()
 		r, err := s.games.Replay(ctx, id)
 		if code, ok := s.gameError(sess, "replay", id, err); !ok {
-			return nil, code
+			return openedScreen{code: code}
 		}
-		return tui.NewReplay(s.viewOptions(sess), r), wire.ExitOK
+		return s.viewer(tui.NewReplay(s.viewOptions(sess), r))
 	})
 }
 
 // runHistory is `history`: the player's own games, to replay.
 func (s *Server) runHistory(sess *session, args []string) int {
-	return s.runViewerOf(sess, func() (tea.Model, int) {
+	return s.runOpened(sess, func() openedScreen {
 		fs := newFlagSet(sess, "history", "")
 		if code, ok := parseFlags(fs, args); !ok {
-			return nil, code
+			return openedScreen{code: code}
 		}
 		if !hasTerminal(sess, "history") {
-			return nil, wire.ExitUsage
+			return openedScreen{code: wire.ExitUsage}
 		}
 		if sess.player.Guest {
 			fmt.Fprintln(sess.Stderr(), "history: guests' games are not kept; connect with an SSH key to keep yours.")
-			return nil, wire.ExitNotFound
+			return openedScreen{code: wire.ExitNotFound}
 		}
-		return tui.NewHistory(s.viewOptions(sess), sess.player), wire.ExitOK
+		return s.viewer(tui.NewHistory(s.viewOptions(sess), sess.player))
 	})
 }
 
@@ -189,22 +189,11 @@ func (s *Server) viewOptions(sess *session) tui.ViewOptions {
 	return tui.ViewOptions{Games: s.viewGames, Context: sess.Context(), Woken: true}
 }
 
-// runViewerOf runs the screen that open makes, which shows games: as
-// runScreen, with the lines a spectator is told when the session ends
-// (there is no game of theirs to speak of). open is the command's setup
-// (its flags, the lookups, the model), or, with no model, the exit status
-// of a command that ends there; it is deep work, done on a stack of its
-// own, so that the handler, which then waits for as long as the screen
-// lasts, keeps a small one (see stack.go): BenchmarkSessionMemory's
-// spectators held 4 KB more stack each.
-func (s *Server) runViewerOf(sess *session, open func() (tea.Model, int)) int {
-	var model tea.Model
-	code := wire.ExitOK
-	onFreshStack(func() { model, code = open() })
-	if model == nil {
-		return code
-	}
-	return s.runScreenTelling(sess, model, viewerNoticeText(s.lim.IdleTimeout), nil)
+// viewer is the opened screen of a command that only shows games, with
+// the lines a spectator is told when the session ends (there is no game
+// of theirs to speak of).
+func (s *Server) viewer(model tea.Model) openedScreen {
+	return openedScreen{model: model, text: viewerNoticeText(s.lim.IdleTimeout)}
 }
 
 // viewerNoticeText is what a spectator is told when the server ends the
