@@ -27,8 +27,7 @@ func (s *Server) runBot(sess *session, args []string) int {
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
-	if *size < engine.MinSize || *size > engine.MaxSize {
-		fmt.Fprintf(sess.Stderr(), "bot: --size %d: must be %d to %d\n", *size, engine.MinSize, engine.MaxSize)
+	if !sizeOK(sess, "bot", *size) {
 		return wire.ExitUsage
 	}
 	switch {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/ssh2048/ssh2048/engine"
 	"github.com/ssh2048/ssh2048/wire"
 )
 
@@ -51,6 +52,16 @@ func opensScreen(args []string) bool {
 	}
 	c, ok := commandNamed(args[0])
 	return ok && c.screen
+}
+
+// sizeOK reports whether size, command's --size, is a board size, and
+// tells the client why not.
+func sizeOK(sess *session, command string, size int) bool {
+	if size < engine.MinSize || size > engine.MaxSize {
+		fmt.Fprintf(sess.Stderr(), "%s: --size %d: must be %d to %d\n", command, size, engine.MinSize, engine.MaxSize)
+		return false
+	}
+	return true
 }
 
 // guestHint is told once to a player without a key.

@@ -21,8 +21,7 @@ func (s *Server) runDaily(sess *session, args []string) int {
 		if code, ok := parseFlags(fs, args); !ok {
 			return openedScreen{code: code}
 		}
-		if *size < engine.MinSize || *size > engine.MaxSize {
-			fmt.Fprintf(sess.Stderr(), "daily: --size %d: must be %d to %d\n", *size, engine.MinSize, engine.MaxSize)
+		if !sizeOK(sess, "daily", *size) {
 			return openedScreen{code: wire.ExitUsage}
 		}
 		if !hasTerminal(sess, "daily") {
@@ -63,8 +62,7 @@ func (s *Server) runRace(sess *session, args []string) int {
 		if code, ok := parseFlags(fs, args); !ok {
 			return openedScreen{code: code}
 		}
-		if *size < engine.MinSize || *size > engine.MaxSize {
-			fmt.Fprintf(sess.Stderr(), "race: --size %d: must be %d to %d\n", *size, engine.MinSize, engine.MaxSize)
+		if !sizeOK(sess, "race", *size) {
 			return openedScreen{code: wire.ExitUsage}
 		}
 		if !hasTerminal(sess, "race") {

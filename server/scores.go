@@ -56,8 +56,7 @@ func (s *Server) runScores(sess *session, args []string) int {
 		return wire.ExitUsage
 	}
 	switch {
-	case *size < engine.MinSize || *size > engine.MaxSize:
-		fmt.Fprintf(sess.Stderr(), "scores: --size %d: must be %d to %d\n", *size, engine.MinSize, engine.MaxSize)
+	case !sizeOK(sess, "scores", *size):
 		return wire.ExitUsage
 	case *limit < 1 || *limit > wire.MaxScoresLimit:
 		fmt.Fprintf(sess.Stderr(), "scores: --limit %d: must be 1 to %d\n", *limit, wire.MaxScoresLimit)

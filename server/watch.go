@@ -120,8 +120,7 @@ func (s *Server) runTV(sess *session, args []string) int {
 		if code, ok := parseFlags(fs, args); !ok {
 			return openedScreen{code: code}
 		}
-		if *size < engine.MinSize || *size > engine.MaxSize {
-			fmt.Fprintf(sess.Stderr(), "tv: --size %d: must be %d to %d\n", *size, engine.MinSize, engine.MaxSize)
+		if !sizeOK(sess, "tv", *size) {
 			return openedScreen{code: wire.ExitUsage}
 		}
 		if !hasTerminal(sess, "tv") {
