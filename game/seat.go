@@ -28,6 +28,10 @@ type Seat struct {
 	mu     sync.Mutex
 	plays  []*Play           // opened and not closed; Close releases them
 	guests map[gameKey]*Play // a guest's games of this session
+	// lastGames is the list of games LastSize read, left for the Resume
+	// that follows it as a session opens: one query at a login, not two.
+	// The first Resume uses it, and Open (which Resume calls) drops it.
+	lastGames []db.GameSummary
 
 	// shownMu guards shown: what waits for the player's next frame to be
 	// written before it is shown to others (see Shown).
@@ -99,6 +103,9 @@ func (st *Seat) Player() Player { return st.player }
 // Open opens the player's unfinished game of that size and kind, or a new
 // one when fresh is set or there is none. A guest's game lives in memory.
 func (st *Seat) Open(ctx context.Context, size int, kind db.Kind, fresh bool) (*Play, error) {
+	st.mu.Lock()
+	st.lastGames = nil
+	st.mu.Unlock()
 	if size < engine.MinSize || size > engine.MaxSize {
 		return nil, fmt.Errorf("size %d: must be %d to %d", size, engine.MinSize, engine.MaxSize)
 	}
@@ -167,10 +174,14 @@ func (st *Seat) Resume(ctx context.Context, size int, fresh bool) (*Play, error)
 }
 
 func (st *Seat) resumeKind(ctx context.Context, size int) db.Kind {
-	games, err := st.svc.store.PlayerGames(ctx, st.player.ID, 100)
-	if err != nil {
-		st.svc.log.Warn("list games", "player", st.player.ID, "err", err)
-		return db.KindHuman
+	st.mu.Lock()
+	games := st.lastGames
+	st.mu.Unlock()
+	if games == nil {
+		var err error
+		if games, err = st.playerGames(ctx); err != nil {
+			return db.KindHuman
+		}
 	}
 	for _, g := range games { // newest first
 		if g.Size == size && g.EndedAt == nil && g.Contest == "" && (g.Kind == db.KindHuman || g.Kind == db.KindAssisted) {
@@ -189,11 +200,13 @@ func (st *Seat) LastSize(ctx context.Context) int {
 	if st.player.Guest {
 		return 0
 	}
-	games, err := st.svc.store.PlayerGames(ctx, st.player.ID, 100)
+	games, err := st.playerGames(ctx)
 	if err != nil {
-		st.svc.log.Warn("list games", "player", st.player.ID, "err", err)
 		return 0
 	}
+	st.mu.Lock()
+	st.lastGames = games
+	st.mu.Unlock()
 	size, last, moved := 0, time.Time{}, false
 	for _, g := range games {
 		if g.Contest != "" || (g.Kind != db.KindHuman && g.Kind != db.KindAssisted) {
@@ -204,6 +217,20 @@ func (st *Seat) LastSize(ctx context.Context) int {
 		}
 	}
 	return size
+}
+
+// playerGames is the player's newest games, which LastSize and Resume
+// choose from; a failure is logged.
+func (st *Seat) playerGames(ctx context.Context) ([]db.GameSummary, error) {
+	games, err := st.svc.store.PlayerGames(ctx, st.player.ID, 100)
+	if err != nil {
+		st.svc.log.Warn("list games", "player", st.player.ID, "err", err)
+		return nil, err
+	}
+	if games == nil {
+		games = []db.GameSummary{} // read: not nil, which means unread
+	}
+	return games, nil
 }
 
 // Close gives up every game the seat still holds, when its session ends.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/colorprofile"
@@ -166,5 +167,35 @@ func TestEverySizeFits80x24(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// Sessions share their help lines (drawn once for a key map, styles and
+// width), and the widths clients pick cannot grow the cache past its bound.
+func TestHelpLinesShared(t *testing.T) {
+	a := newHarness(t, Options{}, 80, 24)
+	b := newHarness(t, Options{Player: "bob"}, 80, 24)
+	la, lb := a.m.helpLine(), b.m.helpLine()
+	if la != lb || la.s == "" {
+		t.Fatalf("help lines of two sessions at 80 columns: %q and %q", la.s, lb.s)
+	}
+	if unsafe.StringData(la.s) != unsafe.StringData(lb.s) {
+		t.Error("the second session drew a help line of its own")
+	}
+	narrow := newHarness(t, Options{}, 30, 24).m.helpLine()
+	if narrow.w > 30 || narrow.s == la.s {
+		t.Errorf("help line at 30 columns: %q (%d wide)", narrow.s, narrow.w)
+	}
+
+	own := &Styles{} // keys of no session's
+	drawn := 0
+	for w := range 2 * maxHelpLines {
+		sharedHelpLine(a.m.keys, own, w, func() line { drawn++; return line{"x", 1} })
+	}
+	helpLines.Lock()
+	n := len(helpLines.m)
+	helpLines.Unlock()
+	if n > maxHelpLines || drawn != 2*maxHelpLines {
+		t.Errorf("after %d widths: %d lines kept (bound %d), %d drawn", 2*maxHelpLines, n, maxHelpLines, drawn)
 	}
 }
