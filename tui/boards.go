@@ -166,7 +166,7 @@ func (m *Model) boards() []Board {
 // is false while they are being read.
 func (m *Model) shownRows() (top []Standing, me *Standing, loaded bool, err error) {
 	if m.board == m.home {
-		return m.top, m.me, m.standingsFor == m.size, m.standingsErr
+		return m.top, m.me, m.topFor == m.size, m.standingsErr
 	}
 	o := m.other
 	return o.top, o.me, o.board == m.board && o.size == m.size, o.err

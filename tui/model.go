@@ -136,7 +136,8 @@ type Model struct {
 	top          []Standing
 	me           *Standing
 	standingsErr error
-	standingsFor int // the size top and me belong to (0: none yet)
+	standingsFor int // the size me belongs to (0: none yet)
+	topFor       int // the size top belongs to: read for the leaderboard screen
 	// The rank in the header is read again after a move that scores (a
 	// rank is a few hundred rows of the bucket index), one read at a time,
 	// at most one every rankEvery: rankBusy while one is out, rankAgain
@@ -256,7 +257,14 @@ func (m *Model) load() tea.Cmd {
 	if g.Over() {
 		m.screen = screenOver
 	}
-	return m.refreshStandings()
+	if m.opts.Guest {
+		return m.refreshStandings()
+	}
+	// The header needs only the player's rank; the leaderboard's top
+	// rows, read at every login, were 5 % of the server's CPU while
+	// 4,000 players logged in at once. The leaderboard reads them when
+	// it opens.
+	return m.refreshRank()
 }
 
 // Update handles one message.
@@ -613,7 +621,7 @@ func (m *Model) switchSize(n int) tea.Cmd {
 		delete(m.games, m.size)
 	}
 	m.size = n
-	m.top, m.me, m.standingsErr, m.standingsFor = nil, nil, nil, 0
+	m.top, m.me, m.standingsErr, m.standingsFor, m.topFor = nil, nil, nil, 0, 0
 	m.rankAgain = false
 	m.lbCursor, m.lbNotice = 0, ""
 	m.startGame(g)
@@ -727,13 +735,13 @@ func (m *Model) standingsArrived(msg standingsMsg) tea.Cmd {
 	}
 	switch {
 	case !msg.rankOnly:
-		m.top, m.me, m.standingsErr, m.standingsFor = msg.top, msg.me, msg.err, msg.size
+		m.top, m.me, m.standingsErr, m.standingsFor, m.topFor = msg.top, msg.me, msg.err, msg.size, msg.size
 	case msg.err == nil:
+		// The rank is known; the top rows are read when the leaderboard
+		// is opened.
 		m.me = msg.me
 		if m.standingsFor != m.size {
-			// The rank is known; the top rows are read when the
-			// leaderboard is opened.
-			m.top, m.standingsErr, m.standingsFor = nil, nil, m.size
+			m.standingsErr, m.standingsFor = nil, m.size
 		}
 	}
 	if m.rankAgain {

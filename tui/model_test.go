@@ -710,3 +710,28 @@ func TestLightBackground(t *testing.T) {
 		t.Fatalf("light: title not brown: %q", c)
 	}
 }
+
+// A login reads only the player's rank, for the header: the leaderboard's
+// top rows are read when it opens, and until they are in it says it is
+// loading rather than that nobody has played.
+func TestLoginReadsRankOnly(t *testing.T) {
+	st := newFakeStore()
+	st.top, st.me = standings(30, 27)
+	h := newHarness(t, Options{Store: st}, 80, 24)
+	if n, all := st.count("standings 4 0"), st.count("standings 4"); n != 1 || all != 1 {
+		t.Errorf("a login read the standings %d times, %d of them the rank alone; want once, the rank", all, n)
+	}
+	if f := h.frame(); !strings.Contains(f, "27") {
+		t.Errorf("the header lacks the rank 27:\n%s", f)
+	}
+	if top, _, loaded, _ := h.m.shownRows(); loaded || top != nil {
+		t.Errorf("before the leaderboard opens its rows are loaded=%v (%d rows), want not loaded", loaded, len(top))
+	}
+	h.press("tab")
+	if n := st.count("standings 4 " + strconv.Itoa(leaderboardRows)); n != 1 {
+		t.Errorf("opening the leaderboard read its rows %d times, want once", n)
+	}
+	if f := h.frame(); !strings.Contains(f, "player01") {
+		t.Errorf("the leaderboard lacks its top row:\n%s", f)
+	}
+}
