@@ -123,6 +123,12 @@ type RaceModel struct {
 		board engine.Board
 		marks marks
 	}
+	// opponents are the opponents' lines as last drawn (by racer), and
+	// side the opponents' column's array, both kept from frame to frame:
+	// a frame changes one racer's line at most, and a race draws four
+	// frames a move (see opponentColumn).
+	opponents []opponentLine
+	side      []sideLine
 	// drawn is the race screen as last drawn, until something it shows
 	// changes: the wake that follows the player's own move, whose view
 	// the screen already has, draws nothing new.
@@ -170,6 +176,7 @@ func (m *RaceModel) setProfile(p colorprofile.Profile) {
 	m.inks.title, m.inks.label, m.inks.value = inkOf(s.Title), inkOf(s.Label), inkOf(s.Value)
 	m.inks.gain, m.inks.dim = inkOf(s.Gain), inkOf(s.Dim)
 	m.raceHelp = line{}
+	clear(m.opponents) // drawn in the old inks
 }
 
 // setTicket makes t the race on screen.

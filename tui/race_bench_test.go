@@ -30,6 +30,22 @@ func BenchmarkRaceView(b *testing.B) {
 			_, buf = m.AppendView(buf[:0])
 		}
 	})
+	// As after an opponent's move, which changes their line and board:
+	// most frames of a race.
+	b.Run("opponent-moved", func(b *testing.B) {
+		m, _ := runningRace(b, "ann", "bob", "cat", "dan")
+		_, buf := m.AppendView(nil)
+		b.ReportAllocs()
+		i := 0
+		for b.Loop() {
+			if i = (i + 1) % len(m.view.Racers); i == m.me {
+				i = (i + 1) % len(m.view.Racers)
+			}
+			m.view.Racers[i].Score += 4
+			m.drawn = ""
+			_, buf = m.AppendView(buf[:0])
+		}
+	})
 }
 
 // BenchmarkRaceLobbyView is one frame of a private room's lobby of four

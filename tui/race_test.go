@@ -3,11 +3,14 @@ package tui
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/ssh2048/ssh2048/db"
@@ -396,5 +399,39 @@ func TestRaceAppendViewAsView(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// An opponent's line is drawn again when what it shows changes (their
+// score, their tile, leaving, the window, the colours), and only then.
+func TestOpponentLinesFollowTheRace(t *testing.T) {
+	m, _ := runningRace(t, "ann", "bob", "cat")
+	opp := 0
+	if opp == m.me {
+		opp = 1
+	}
+	r := &m.view.Racers[opp]
+	first := m.opponentLine(&opponentLine{}, r, 10)
+	last := opponentLine{}
+	m.opponentLine(&last, r, 10)
+	if again := m.opponentLine(&last, r, 10); unsafe.StringData(again) != unsafe.StringData(last.s) || again != first {
+		t.Errorf("an unchanged opponent's line was drawn again: %q", again)
+	}
+	r.Score += 1234
+	if l := m.opponentLine(&last, r, 10); !strings.Contains(ansi.Strip(l), strconv.Itoa(r.Score)) {
+		t.Errorf("after a score of %d the line is %q", r.Score, ansi.Strip(l))
+	}
+	r.Left = true
+	if l := m.opponentLine(&last, r, 10); !strings.HasSuffix(ansi.Strip(l), " left") {
+		t.Errorf("after leaving the line is %q", ansi.Strip(l))
+	}
+	if l := m.opponentLine(&last, r, 6); ansi.StringWidth(l) != 6+1+6+6+len(" left") {
+		t.Errorf("a 6-column name made a line %d wide: %q", ansi.StringWidth(l), ansi.Strip(l))
+	}
+
+	m.opponents = []opponentLine{last, last, last}
+	m.setProfile(colorprofile.ASCII)
+	if m.opponents[0].s != "" {
+		t.Error("a new colour profile kept the lines drawn in the old one")
 	}
 }

@@ -641,26 +641,15 @@ func (m *RaceModel) opponentColumn(opponents []int, width, height int) (out []si
 	if boards > 0 {
 		w = max(w, mw)
 	}
-	out = make([]sideLine, 0, len(opponents)+boards*mh)
+	out = slices.Grow(m.side[:0], len(opponents)+boards*mh)
+	if len(m.opponents) < len(m.view.Racers) {
+		m.opponents = slices.Grow(m.opponents, len(m.view.Racers))[:len(m.view.Racers)]
+	}
 	for j, i := range opponents {
 		r := &m.view.Racers[i]
-		state := ""
-		switch {
-		case r.Left:
-			state = " left"
-		case r.Over:
-			state = " over"
-		}
-		name := padCells(r.Name, nameW)
-		score, tile := strconv.Itoa(r.Score), strconv.Itoa(r.MaxTile)
-		var lb strings.Builder
-		lb.Grow(len(name) + 1 + m.inks.value.bytes() + max(6, len(score)) + m.inks.dim.bytes() + max(6, len(tile)) + len(state))
-		lb.WriteString(name)
-		lb.WriteByte(' ')
-		m.inks.value.text(&lb, spaces[:max(0, 6-len(score))]+score)
-		m.inks.dim.text(&lb, spaces[:max(0, 6-len(tile))]+tile+state)
-		out = append(out, sideLine{s: lb.String(), board: -1})
-		bytes += lb.Len()
+		l := m.opponentLine(&m.opponents[i], r, nameW)
+		out = append(out, sideLine{s: l, board: -1})
+		bytes += len(l)
 		if j < boards {
 			if r.Board.Size() != n {
 				continue // no game yet: it could not be opened
@@ -671,7 +660,44 @@ func (m *RaceModel) opponentColumn(opponents []int, width, height int) (out []si
 			bytes += m.mini.size(&r.Board, &noMarks)
 		}
 	}
+	m.side = out
 	return out, w, bytes
+}
+
+// opponentLine is what an opponent's line was drawn from, and the line.
+type opponentLine struct {
+	name               string
+	score, tile, nameW int
+	left, over         bool
+	s                  string
+}
+
+// opponentLine is r's name, score and highest tile, and whether they left
+// or their board is over, with the name nameW columns wide: last's line
+// if it was drawn from the same, else drawn into last.
+func (m *RaceModel) opponentLine(last *opponentLine, r *game.Racer, nameW int) string {
+	if last.s != "" && last.name == r.Name && last.score == r.Score && last.tile == r.MaxTile &&
+		last.nameW == nameW && last.left == r.Left && last.over == r.Over {
+		return last.s
+	}
+	state := ""
+	switch {
+	case r.Left:
+		state = " left"
+	case r.Over:
+		state = " over"
+	}
+	name := padCells(r.Name, nameW)
+	score, tile := strconv.Itoa(r.Score), strconv.Itoa(r.MaxTile)
+	var lb strings.Builder
+	lb.Grow(len(name) + 1 + m.inks.value.bytes() + max(6, len(score)) + m.inks.dim.bytes() + max(6, len(tile)) + len(state))
+	lb.WriteString(name)
+	lb.WriteByte(' ')
+	m.inks.value.text(&lb, spaces[:max(0, 6-len(score))]+score)
+	m.inks.dim.text(&lb, spaces[:max(0, 6-len(tile))]+tile+state)
+	*last = opponentLine{name: r.Name, score: r.Score, tile: r.MaxTile, nameW: nameW,
+		left: r.Left, over: r.Over, s: lb.String()}
+	return last.s
 }
 
 // tooSmall says what the smallest race screen needs: raceScreen's header,
