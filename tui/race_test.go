@@ -435,3 +435,18 @@ func TestOpponentLinesFollowTheRace(t *testing.T) {
 		t.Error("a new colour profile kept the lines drawn in the old one")
 	}
 }
+
+// Run Woken, a running race's clock alarm is made as the screen updates,
+// and Wake hands out that one: Wake runs on the session's long-lived
+// goroutine, whose stack making an alarm there grew for good.
+func TestRaceWakeHandsOutTheClockAlarm(t *testing.T) {
+	m, _ := runningRaceWoken(t, true, "ann", "bob")
+	m.Update(WakeMsg{})
+	a := m.clockAlarm.Load()
+	if a == nil || m.clockAt.Load() != a.at {
+		t.Fatalf("after an update the clock alarm is %+v, the clock at %d", a, m.clockAt.Load())
+	}
+	if _, moved := m.Wake(); moved != a.c {
+		t.Error("Wake made an alarm of its own rather than the update's")
+	}
+}
