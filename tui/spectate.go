@@ -4,7 +4,6 @@ import (
 	"context"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"charm.land/bubbles/v2/key"
@@ -364,7 +363,7 @@ func (s *spectator) render() string {
 	// frame of each move: it is drawn once, for all of them.
 	snap := s.snap
 	snap.Version = 0 // the same game may come through two feeds (a game moving between nodes)
-	return sharedFrame(frameKey{snap: snap, width: p.width, height: p.height,
+	return frames.get(frameKey{snap: snap, width: p.width, height: p.height,
 		styles: p.styles, tv: s.mode == followTV, embedded: s.embedded, marks: s.marks, gain: s.gain, notice: s.notice}, s.draw)
 }
 
@@ -445,28 +444,5 @@ type frameKey struct {
 // frames are spectators' frames lately drawn, for the others in step.
 // Hundreds of spectators of one game draw each of its moves within
 // milliseconds of each other; a few hundred entries hold every game's
-// latest frames, and the cache is emptied when it is full.
-var frames = struct {
-	sync.Mutex
-	m map[frameKey]string
-}{m: make(map[frameKey]string)}
-
-const maxFrames = 256
-
-// sharedFrame returns the frame of k, drawing it with draw if no one has.
-func sharedFrame(k frameKey, draw func() string) string {
-	frames.Lock()
-	f, ok := frames.m[k]
-	frames.Unlock()
-	if ok {
-		return f
-	}
-	f = draw()
-	frames.Lock()
-	if len(frames.m) >= maxFrames {
-		clear(frames.m)
-	}
-	frames.m[k] = f
-	frames.Unlock()
-	return f
-}
+// latest frames.
+var frames = newSharedDrawings[frameKey, string](256)

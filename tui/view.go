@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"unicode/utf8"
 	"unsafe"
 
@@ -318,7 +317,7 @@ func (m *Model) tooSmall() string {
 // and quit is the last to go.
 func (m *Model) helpLine() line {
 	if m.shortHelp.s == "" {
-		m.shortHelp = sharedHelpLine(m.keys, m.styles, m.width, func() line {
+		m.shortHelp = helpLines.get(helpLineKey{m.keys, m.styles, m.width}, func() line {
 			bindings, dropOrder := m.keys.ShortHelp()
 			s := m.fit(keysThatFit(m.styles, bindings, dropOrder, m.width))
 			return line{s, ansi.StringWidth(s)}
@@ -332,41 +331,12 @@ func (m *Model) helpLine() line {
 // (sharedKeys, sharedStyles), and the width. Drawing one, a style render a
 // key, took 85 µs, a third of a session's first frame and 6 % of the
 // server's CPU while 4,000 players logged in at once.
-var helpLines struct {
-	sync.Mutex
-	m map[helpLineKey]line
-}
+var helpLines = newSharedDrawings[helpLineKey, line](256)
 
 type helpLineKey struct {
 	keys   *KeyMap
 	styles *Styles
 	width  int
-}
-
-// maxHelpLines bounds helpLines: widths are the clients' to pick. Past
-// it, lines are drawn for each session as before.
-const maxHelpLines = 256
-
-// sharedHelpLine is the help line of keys and styles at width from
-// helpLines, drawn by draw if it is not there yet.
-func sharedHelpLine(keys *KeyMap, styles *Styles, width int, draw func() line) line {
-	k := helpLineKey{keys, styles, width}
-	helpLines.Lock()
-	l, ok := helpLines.m[k]
-	helpLines.Unlock()
-	if ok {
-		return l
-	}
-	l = draw()
-	helpLines.Lock()
-	defer helpLines.Unlock()
-	if helpLines.m == nil {
-		helpLines.m = make(map[helpLineKey]line)
-	}
-	if len(helpLines.m) < maxHelpLines {
-		helpLines.m[k] = l
-	}
-	return l
 }
 
 // fits reports whether the board can be drawn at all in the window.

@@ -189,13 +189,13 @@ func TestHelpLinesShared(t *testing.T) {
 
 	own := &Styles{} // keys of no session's
 	drawn := 0
-	for w := range 2 * maxHelpLines {
-		sharedHelpLine(a.m.keys, own, w, func() line { drawn++; return line{"x", 1} })
+	for w := range 2 * helpLines.max {
+		helpLines.get(helpLineKey{a.m.keys, own, w}, func() line { drawn++; return line{"x", 1} })
+		if n := helpLines.len(); n > helpLines.max {
+			t.Fatalf("after %d widths %d lines are kept, past the bound of %d", w+1, n, helpLines.max)
+		}
 	}
-	helpLines.Lock()
-	n := len(helpLines.m)
-	helpLines.Unlock()
-	if n > maxHelpLines || drawn != 2*maxHelpLines {
-		t.Errorf("after %d widths: %d lines kept (bound %d), %d drawn", 2*maxHelpLines, n, maxHelpLines, drawn)
+	if drawn != 2*helpLines.max {
+		t.Errorf("%d widths drew %d lines", 2*helpLines.max, drawn)
 	}
 }
