@@ -264,7 +264,7 @@ func (m *Model) load() tea.Cmd {
 	// rows, read at every login, were 5 % of the server's CPU while
 	// 4,000 players logged in at once. The leaderboard reads them when
 	// it opens.
-	return m.refreshRank()
+	return m.readRank()
 }
 
 // Update handles one message.
@@ -711,8 +711,15 @@ func (m *Model) refreshRank() tea.Cmd {
 	if now.Before(m.rankDue) {
 		return nil
 	}
-	m.rankBusy = true
 	m.rankDue = now.Add(rankEvery)
+	return m.readRank()
+}
+
+// readRank reads the player's own row in a tea.Cmd, one read at a time
+// (rankBusy); unlike refreshRank it does not count against rankEvery, so
+// that the login's read does not hold back the first scoring move's.
+func (m *Model) readRank() tea.Cmd {
+	m.rankBusy = true
 	store, ctx, size, home := m.opts.Store, m.ctx, m.size, m.home
 	return func() tea.Msg {
 		_, me, err := store.Standings(ctx, size, 0)

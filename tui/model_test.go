@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
@@ -733,5 +734,25 @@ func TestLoginReadsRankOnly(t *testing.T) {
 	}
 	if f := h.frame(); !strings.Contains(f, "player01") {
 		t.Errorf("the leaderboard lacks its top row:\n%s", f)
+	}
+}
+
+// The login's rank read does not hold back the next: a new player's first
+// move reads their rank at once, to show them on the leaderboard.
+func TestFirstMoveReadsRankAfterLogin(t *testing.T) {
+	rankEvery = time.Minute
+	t.Cleanup(func() { rankEvery = 0 })
+	st := newFakeStore()
+	h := newHarness(t, Options{Store: st}, 80, 24)
+	for _, k := range []string{"left", "up", "right", "down"} {
+		if h.m.game.Moves() == 0 {
+			h.press(k)
+		}
+	}
+	if h.m.game.Moves() != 1 {
+		t.Fatalf("no first move: %d moves", h.m.game.Moves())
+	}
+	if n := st.count("standings 4 0"); n != 2 {
+		t.Errorf("the rank was read %d times by the login and the first move, want 2", n)
 	}
 }
