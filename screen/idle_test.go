@@ -12,8 +12,8 @@ import (
 // TestScreenForgetsIdleFrame: a screen with no frame for forgetAfter lets
 // go of its last frame, and draws the next one whole and right.
 func TestScreenForgetsIdleFrame(t *testing.T) {
-	forgetAfter = 50 * time.Millisecond
 	was := forgetAfter
+	forgetAfter = 50 * time.Millisecond
 	t.Cleanup(func() { forgetAfter = was })
 	m := &testModel{long: true}
 	r := start(t, m, nil, Options{Width: 20, Height: 3, Profile: colorprofile.ANSI})
