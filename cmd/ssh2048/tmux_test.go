@@ -185,7 +185,10 @@ func TestTmuxTUI(t *testing.T) {
 	tm.waitFor("the goodbye line", func(s string) bool { return strings.Contains(s, "saved") })
 	tm.run("kill-session", "-t", "game")
 
-	back := connect()
+	connect()
+	// The first frame comes in pieces of a kilobyte, top to bottom, and
+	// tmux may show it half drawn: wait for its last line, the keys.
+	back := tm.waitFor("the whole first frame", func(s string) bool { return strings.Contains(s, "q quit") })
 	if got := movesOn(back); got != moves {
 		t.Fatalf("reconnected to %d moves, left at %d:\n%s", got, moves, back)
 	}
