@@ -203,7 +203,7 @@ func TestTmuxTUI(t *testing.T) {
 	}
 	tm.run("send-keys", "-t", "game", "Left") // ignored while the board does not fit
 	tm.run("resize-window", "-t", "game", "-x", "80", "-y", "24")
-	again := tm.waitFor("the board after growing back", func(s string) bool { return movesOn(s) >= 0 })
+	again := tm.waitFor("the board after growing back", func(s string) bool { return movesOn(s) >= 0 && strings.Contains(s, "q quit") })
 	if movesOn(again) != moves || boardText(again) != boardText(played) {
 		t.Fatalf("after resizing back:\n%s\nwant the board left at %d moves:\n%s", again, moves, played)
 	}
