@@ -41,7 +41,7 @@ func (s *Server) runBot(sess *session, args []string) int {
 		return s.runRaceBot(sess, *size, *room)
 	}
 
-	seat := s.games.Seat(sess.player, func() { sess.notify(noticeTakenOver) })
+	seat := s.seat(sess)
 	defer seat.Close()
 	play, err := seat.Open(sess.Context(), *size, db.KindBot, *fresh)
 	switch {

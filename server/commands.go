@@ -177,3 +177,15 @@ func parseFlags(fs *commandFlags, args []string) (code int, ok bool) {
 	}
 	return wire.ExitOK, true
 }
+
+// parseScreenFlags is parseFlags for a command that opens a screen at a
+// board size: *size is checked, and the session must have a terminal.
+func parseScreenFlags(fs *commandFlags, args []string, size *int) (code int, ok bool) {
+	if code, ok := parseFlags(fs, args); !ok {
+		return code, false
+	}
+	if !sizeOK(fs.sess, fs.Name(), *size) || !hasTerminal(fs.sess, fs.Name()) {
+		return wire.ExitUsage, false
+	}
+	return wire.ExitOK, true
+}

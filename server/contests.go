@@ -18,16 +18,10 @@ func (s *Server) runDaily(sess *session, args []string) int {
 	return s.runOpened(sess, func() openedScreen {
 		fs := newFlagSet(sess, "daily", "[--size N]")
 		size := fs.Int("size", 4, fmt.Sprintf("board size, %d to %d", engine.MinSize, engine.MaxSize))
-		if code, ok := parseFlags(fs, args); !ok {
+		if code, ok := parseScreenFlags(fs, args, size); !ok {
 			return openedScreen{code: code}
 		}
-		if !sizeOK(sess, "daily", *size) {
-			return openedScreen{code: wire.ExitUsage}
-		}
-		if !hasTerminal(sess, "daily") {
-			return openedScreen{code: wire.ExitUsage}
-		}
-		seat := s.games.Seat(sess.player, func() { sess.notify(noticeTakenOver) })
+		seat := s.seat(sess)
 		opened := openedScreen{seat: seat, text: s.noticeText, close: seat.Close}
 		defer closeUnopened(&opened)
 		ctx, cancel := context.WithTimeout(sess.Context(), readTimeout)
@@ -59,16 +53,10 @@ func (s *Server) runRace(sess *session, args []string) int {
 		fs := newFlagSet(sess, "race", "[--size N] [--room WORD]")
 		size := fs.Int("size", 4, fmt.Sprintf("board size, %d to %d (a room's host may change it)", engine.MinSize, engine.MaxSize))
 		room := fs.String("room", "", "open or join the private room of this word ("+roomWordRule+")")
-		if code, ok := parseFlags(fs, args); !ok {
+		if code, ok := parseScreenFlags(fs, args, size); !ok {
 			return openedScreen{code: code}
 		}
-		if !sizeOK(sess, "race", *size) {
-			return openedScreen{code: wire.ExitUsage}
-		}
-		if !hasTerminal(sess, "race") {
-			return openedScreen{code: wire.ExitUsage}
-		}
-		seat := s.games.Seat(sess.player, func() { sess.notify(noticeTakenOver) })
+		seat := s.seat(sess)
 		opened := openedScreen{seat: seat, text: s.raceNoticeText, close: seat.Close}
 		defer closeUnopened(&opened)
 		join := func(ctx context.Context) (*game.RaceTicket, error) {

@@ -508,6 +508,13 @@ func ptySession(t *testing.T, c *gossh.Client) (*gossh.Session, *syncBuffer, fun
 // ptySessionSized is ptySession with a terminal of w×h.
 func ptySessionSized(t *testing.T, c *gossh.Client, w, h int) (*gossh.Session, *syncBuffer, func(string)) {
 	t.Helper()
+	return ptyCommand(t, c, w, h, "")
+}
+
+// ptyCommand is ptySessionSized running the exec command cmd ("": a
+// shell).
+func ptyCommand(t *testing.T, c *gossh.Client, w, h int, cmd string) (*gossh.Session, *syncBuffer, func(string)) {
+	t.Helper()
 	s, err := c.NewSession()
 	if err != nil {
 		t.Fatal(err)
@@ -522,7 +529,12 @@ func ptySessionSized(t *testing.T, c *gossh.Client, w, h int) (*gossh.Session, *
 	}
 	out := &syncBuffer{}
 	s.Stdout = out
-	if err := s.Shell(); err != nil {
+	if cmd == "" {
+		err = s.Shell()
+	} else {
+		err = s.Start(cmd)
+	}
+	if err != nil {
 		t.Fatal(err)
 	}
 	return s, out, func(keys string) { in.Write([]byte(keys)) }
@@ -1149,25 +1161,7 @@ func TestScreenCommandsHoldNoExtraGoroutine(t *testing.T) {
 	open := func(cmd string) (*gossh.Session, *syncBuffer) {
 		t.Helper()
 		players++
-		c := ts.dial(t, "p"+strconv.Itoa(players), newKey(t))
-		s, err := c.NewSession()
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { s.Close() })
-		if err := s.RequestPty("xterm-256color", 24, 80, gossh.TerminalModes{}); err != nil {
-			t.Fatal(err)
-		}
-		out := &syncBuffer{}
-		s.Stdout = out
-		if cmd == "" {
-			err = s.Shell()
-		} else {
-			err = s.Start(cmd)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+		s, out, _ := ptyCommand(t, ts.dial(t, "p"+strconv.Itoa(players), newKey(t)), 80, 24, cmd)
 		waitFor(t, "the first frame of "+strconv.Quote(cmd), func() bool { return len(out.String()) > 100 })
 		return s, out
 	}

@@ -17,7 +17,7 @@ import (
 // state line says so, with the places, and the session ends with status
 // 0. Leaving early (closing the input) forfeits the race.
 func (s *Server) runRaceBot(sess *session, size int, room string) int {
-	seat := s.games.Seat(sess.player, func() { sess.notify(noticeTakenOver) })
+	seat := s.seat(sess)
 	defer seat.Close()
 	ticket, err := s.games.JoinRace(sess.Context(), seat, room, size, true)
 	if code, failed := s.raceJoinFailed(sess, "bot", room, err); failed {

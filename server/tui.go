@@ -40,12 +40,18 @@ const NoticeGrace = 1500 * time.Millisecond
 // nothing answers.
 const answerWait = 250 * time.Millisecond
 
+// seat is the session's seat at the game service: a game it holds that a
+// newer session takes over ends this one with noticeTakenOver.
+func (s *Server) seat(sess *session) *game.Seat {
+	return s.games.Seat(sess.player, func() { sess.notify(noticeTakenOver) })
+}
+
 // runTUI runs the game screen until it ends and returns the session's
 // exit status: 0 when the player quit, or the status of the notice that
 // ended it, or wire.ExitError when a game could not be loaded or saved.
 func (s *Server) runTUI(sess *session) int {
 	return s.runOpened(sess, func() openedScreen {
-		seat := s.games.Seat(sess.player, func() { sess.notify(noticeTakenOver) })
+		seat := s.seat(sess)
 		opened := openedScreen{seat: seat, text: s.noticeText, close: seat.Close}
 		defer closeUnopened(&opened)
 		// The header counts the player's spectators: it is drawn again

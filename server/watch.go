@@ -117,14 +117,8 @@ func (s *Server) runTV(sess *session, args []string) int {
 	return s.runOpened(sess, func() openedScreen {
 		fs := newFlagSet(sess, "tv", "[--size N]")
 		size := fs.Int("size", 4, fmt.Sprintf("board size, %d to %d", engine.MinSize, engine.MaxSize))
-		if code, ok := parseFlags(fs, args); !ok {
+		if code, ok := parseScreenFlags(fs, args, size); !ok {
 			return openedScreen{code: code}
-		}
-		if !sizeOK(sess, "tv", *size) {
-			return openedScreen{code: wire.ExitUsage}
-		}
-		if !hasTerminal(sess, "tv") {
-			return openedScreen{code: wire.ExitUsage}
 		}
 		return s.viewer(tui.NewTV(s.viewOptions(sess), *size))
 	})
