@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -106,6 +107,13 @@ func TestServeHTTP(t *testing.T) {
 	} {
 		if got := metric(body, series); got < atLeast {
 			t.Errorf("%s = %v, want at least %v", series, got, atLeast)
+		}
+	}
+	// The server's collector setting (serve.go), unless the test's own
+	// environment sets GOGC for the process too.
+	if os.Getenv("GOGC") == "" {
+		if got := metric(body, `go_gc_gogc_percent`); got != collectorPercent {
+			t.Errorf("go_gc_gogc_percent = %v, want %d", got, collectorPercent)
 		}
 	}
 	if strings.Contains(body, `"player"`) || strings.Contains(body, "127.0.0.1") {

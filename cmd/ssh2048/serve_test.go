@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"syscall"
@@ -376,6 +377,32 @@ func TestPlayCommand(t *testing.T) {
 		}
 		if got := playCommand(addr); got != tt.want {
 			t.Errorf("playCommand(%s) = %q, want %q", tt.addr, got, tt.want)
+		}
+	}
+}
+
+// TestTuneCollector: the server's collector runs at collectorPercent,
+// unless GOGC says otherwise.
+func TestTuneCollector(t *testing.T) {
+	was := debug.SetGCPercent(100)
+	t.Cleanup(func() { debug.SetGCPercent(was) })
+	for _, tt := range []struct {
+		gogc string
+		want int
+	}{
+		{"", collectorPercent},
+		{"150", 100}, // left as the runtime read it (100 here)
+		{"off", 100},
+	} {
+		debug.SetGCPercent(100)
+		tuneCollector(func(k string) string {
+			if k == "GOGC" {
+				return tt.gogc
+			}
+			return ""
+		})
+		if got := debug.SetGCPercent(100); got != tt.want {
+			t.Errorf("GOGC=%q: percent %d, want %d", tt.gogc, got, tt.want)
 		}
 	}
 }
