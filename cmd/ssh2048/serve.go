@@ -147,12 +147,12 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 
 // collectorPercent is the server's GOGC unless the environment sets one.
 // Go's default, 100, lets the heap grow to twice what is live before the
-// collector runs again; at 70 it grows to 1.7 times. Most of the server's
-// memory is what sessions hold, and most sessions are idle, so the heap
-// between collections is most of its RSS beyond that: 4,000 idle screens
-// peak at 350-380 MB against 385-407 MB, 2,000 players moving at 229-231
-// MB against 256-262 MB, with no more CPU within the runs' spread (see
-// docs/performance.md, "The collector").
+// collector runs again; at 70, to 1.7 times. Sessions, most of them idle,
+// hold most of the server's memory and allocate little, so the headroom
+// costs little CPU to cut: 4,000 idle screens peak at 350-387 MB against
+// 367-407 MB, 2,000 players moving at 229-239 MB against 256-262 MB, with
+// the same CPU within the runs' spread (docs/performance.md, "the fourth
+// session: the collector").
 const collectorPercent = 70
 
 // tuneCollector sets the collector to collectorPercent, unless GOGC is set.
