@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -26,6 +27,7 @@ import (
 // connections from 127.0.0.1.
 func noCaps(c *server.Config) {
 	c.Limits.MaxConns, c.Limits.MaxUnauthPerIP, c.Limits.ConnRatePerIP, c.Limits.MaxConnsPerIP = 0, 0, 0, 0
+	c.Limits.LoginRate = 0
 }
 
 // dialRaw opens a TCP connection from the loopback address from (any of
@@ -122,6 +124,34 @@ func refusedSession(t *testing.T, c *gossh.Client, why string) {
 	if !errors.As(err, &oe) || oe.Reason != gossh.ResourceShortage || !strings.Contains(oe.Message, why) {
 		t.Fatalf("session opened: got %v, want it refused for resource shortage (%s)", err, why)
 	}
+}
+
+// TestLoginRate: connections from any number of addresses begin their
+// logins at most LoginRate a second, the first ones at once; each gets
+// its turn, and one whose client stalls before its turn holds nobody up.
+func TestLoginRate(t *testing.T) {
+	ts := startServer(t, noCaps, func(c *server.Config) { c.Limits.LoginRate = 10 }) // a burst of 1
+	// A client that connects and says nothing takes its turn and no more.
+	dialRaw(t, ts.addr, "127.0.0.9")
+	const n = 5
+	start := time.Now()
+	var wg sync.WaitGroup
+	versions := make([]time.Duration, n)
+	for i := range n {
+		wg.Go(func() {
+			admitted(t, ts.addr, fmt.Sprintf("127.0.0.%d", i+1))
+			versions[i] = time.Since(start)
+		})
+	}
+	wg.Wait()
+	// Six connections at 10 a second, the first at once: the last
+	// version line comes at least 0.5 s after the first connection (less
+	// a margin for the limiter's clock), whatever the machine's speed.
+	if last := slices.Max(versions); last < 400*time.Millisecond {
+		t.Fatalf("%d connections were all answered within %v, want them paced at 10 a second", n+1, last)
+	}
+	// A player whose turn came logs in as usual.
+	dialFrom(t, ts.addr, "127.0.0.7")
 }
 
 // TestLoginGrace: connections that stall before the version exchange,

@@ -149,6 +149,7 @@ func (s *Server) admit(ctx ssh.Context, c net.Conn) net.Conn {
 		s.admission.refuse(c, r, now)
 		return nil
 	}
+	s.admission.pace(ctx)
 	return s.guard(ctx, c, host)
 }
 
