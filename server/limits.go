@@ -66,8 +66,8 @@ type Limits struct {
 
 // loginRatePerCore is LoginRate's default, for each core the server may
 // use. On the 2-core development VM, 2,000 players logging in at once
-// while the first of them play: key to frame p99 36 ms unpaced, 16 ms at
-// 450 logins a second, 13 ms at 300 (docs/performance.md).
+// while the first of them play: key to frame p99 20-29 ms unpaced, 17-24
+// ms at 400 logins a second (docs/performance.md).
 const loginRatePerCore = 200
 
 // DefaultLimits returns the limits `ssh2048 serve` starts with.
@@ -260,16 +260,17 @@ func newAdmission(lim Limits, log *slog.Logger) *admission {
 }
 
 // pace waits for an admitted connection's turn to begin its login
-// (LoginRate), or until ctx ends. A key exchange and the login after it
-// take the server about 1.7 ms of CPU; when a few thousand players log in
-// at once (a restart, a class told to connect), those take every core,
-// and the players already in wait behind them for each move's frame. The
-// wait is before the server's first word, so a client cannot hold a turn
-// (the turns are taken in order, and each is a moment), and the login
-// grace starts after it.
+// (LoginRate). A key exchange and the login after it take the server
+// about 1.7 ms of CPU; when a few thousand players log in at once (a
+// restart, a class told to connect), those take every core, and the
+// players already in wait behind them for each move's frame. The wait is
+// before the server's first word, so a client cannot hold a turn (turns
+// are times, taken in order), and the login grace starts after it. It is
+// bounded: every waiting connection counts under MaxConns, so a turn is at
+// most MaxConns/LoginRate away.
 func (a *admission) pace(ctx context.Context) {
 	if a.logins != nil {
-		_ = a.logins.Wait(ctx) // an error: ctx ended, and the server closes the connection
+		_ = a.logins.Wait(ctx) // ctx has no deadline; it ends only with the connection's handling
 	}
 }
 
