@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -120,7 +121,7 @@ func (l *Limits) Flags(fs *flag.FlagSet) {
 	fs.IntVar(&l.KeyReserve, "key-reserve", l.KeyReserve,
 		"per cent of --max-conns that guests cannot take, kept for players with a key; 0 none")
 	fs.Float64Var(&l.LoginRate, "login-rate", l.LoginRate,
-		"logins a second, all addresses together (200 a core by default); more wait their turn; 0 no limit")
+		fmt.Sprintf("logins a second, all addresses together (%d a core by default); more wait their turn; 0 no limit", loginRatePerCore))
 }
 
 // Validate reports the first limit that makes no sense, in the flags'
