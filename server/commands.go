@@ -50,8 +50,8 @@ func opensScreen(args []string) bool {
 	if len(args) == 0 {
 		return false
 	}
-	c, ok := commandNamed(args[0])
-	return ok && c.screen
+	c := commandNamed(args[0])
+	return c != nil && c.screen
 }
 
 // sizeOK reports whether size, command's --size, is a board size, and
@@ -70,26 +70,38 @@ const guestHint = "Guest: not saved. To rank, use an SSH key: ssh-keygen -t ed25
 
 // exec runs the session's command and returns its exit status.
 func (s *Server) exec(sess *session) int {
-	args := sess.Command() // split by shell rules; empty if the quoting is broken
-	if len(args) == 0 {
-		fmt.Fprintf(sess.Stderr(), "ssh2048: cannot parse command %q; try `help`\n", sess.RawCommand())
+	args := sess.Command()
+	c := commandOf(sess, args)
+	if c == nil {
 		return wire.ExitUsage
 	}
-	if c, ok := commandNamed(args[0]); ok {
-		return c.run(s, sess, args[1:])
-	}
-	fmt.Fprintf(sess.Stderr(), "ssh2048: unknown command %q; try `help`\n", args[0])
-	return wire.ExitUsage
+	return c.run(s, sess, args[1:])
 }
 
-// commandNamed is the exec command called name.
-func commandNamed(name string) (command, bool) {
-	for _, c := range commands {
-		if c.name == name {
-			return c, true
+// commandOf is the command args name, or nil once the client is told why
+// there is none. Apart from exec because a race or a watch runs under
+// exec's frame for as long as it lasts: the messages' arguments would
+// make that frame 300 bytes, and the handler's stack one size larger.
+func commandOf(sess *session, args []string) *command {
+	if len(args) == 0 { // split by shell rules; empty if the quoting is broken
+		fmt.Fprintf(sess.Stderr(), "ssh2048: cannot parse command %q; try `help`\n", sess.RawCommand())
+		return nil
+	}
+	if c := commandNamed(args[0]); c != nil {
+		return c
+	}
+	fmt.Fprintf(sess.Stderr(), "ssh2048: unknown command %q; try `help`\n", args[0])
+	return nil
+}
+
+// commandNamed is the exec command called name, nil if none.
+func commandNamed(name string) *command {
+	for i := range commands {
+		if commands[i].name == name {
+			return &commands[i]
 		}
 	}
-	return command{}, false
+	return nil
 }
 
 func (s *Server) runHelp(sess *session, args []string) int {

@@ -122,6 +122,14 @@ func (s *Server) runScreen(sess *session, model tea.Model, text func(notice) str
 	waker, _ := model.(tui.Waker)
 	reqs, serveReq, reqsDone, _ := servesRequests(sess.Context())
 	told := watchScreen(sess.Context(), scr, winch, sess.notices, sess.pokes, waker, text, sessionRequests{reqs, serveReq, reqsDone})
+	return s.screenEnded(sess, scr, model, told)
+}
+
+// screenEnded is the exit status of the session whose screen ended, told
+// the notice it was told, if any. Apart from runScreen, whose frame is
+// under the screen's loop for as long as the session lasts: its logging
+// would make that frame larger.
+func (s *Server) screenEnded(sess *session, scr *screen.Screen, model tea.Model, told notice) int {
 	var pe *screen.PanicError
 	if errors.As(scr.Err(), &pe) {
 		return s.panicked(sess, pe.Value, pe.Stack)
@@ -307,9 +315,21 @@ func watchScreen(ctx context.Context, scr *screen.Screen, winch <-chan ssh.Windo
 			handled <- kind
 		}()
 	}
+	// A race's screen is woken at every racer's move: its sender is
+	// made once, as every one made here would be an allocation on this
+	// goroutine's stack, and one that assists the collector runs deep
+	// enough to double that stack for the rest of the session.
+	wakeOff := func() {
+		scr.Send(tui.WakeMsg{})
+		handled <- sentWake
+	}
+	pokeOff := func() {
+		scr.Send(tui.WatchersMsg{})
+		handled <- sentPoke
+	}
 	poke := func() {
 		poking = true
-		sendOff(sentPoke, tui.WatchersMsg{})
+		go pokeOff()
 	}
 	throttle.Stop()
 	defer throttle.Stop()
@@ -342,7 +362,7 @@ func watchScreen(ctx context.Context, scr *screen.Screen, winch <-chan ssh.Windo
 		select {
 		case <-news:
 			waking = true
-			sendOff(sentWake, tui.WakeMsg{})
+			go wakeOff()
 		case <-moved: // the screen waits on something else now
 		case kind := <-handled:
 			switch kind {
@@ -368,20 +388,7 @@ func watchScreen(ctx context.Context, scr *screen.Screen, winch <-chan ssh.Windo
 		case n := <-notices:
 			notices, told = nil, n
 			grace = time.After(NoticeGrace)
-			var msg tea.Msg
-			switch n {
-			case noticeTakenOver:
-				// The screen words it itself: it knows which game.
-				msg = tui.TakenOverMsg{}
-			case noticeShutdown:
-				msg = tui.ShutdownMsg{Text: text(n)}
-			default:
-				msg = tui.EndMsg{Text: text(n)}
-			}
-			// Not on this goroutine: a client that reads nothing blocks
-			// the screen's writes, and with them Send, and the grace must
-			// still run out.
-			go scr.Send(msg)
+			tell(scr, n, text)
 		case <-grace:
 			return told
 		case <-pokes:
@@ -419,6 +426,24 @@ func watchScreen(ctx context.Context, scr *screen.Screen, winch <-chan ssh.Windo
 			}
 		}
 	}
+}
+
+// tell shows notice n on the screen, worded by text.
+func tell(scr *screen.Screen, n notice, text func(notice) string) {
+	var msg tea.Msg
+	switch n {
+	case noticeTakenOver:
+		// The screen words it itself: it knows which game.
+		msg = tui.TakenOverMsg{}
+	case noticeShutdown:
+		msg = tui.ShutdownMsg{Text: text(n)}
+	default:
+		msg = tui.EndMsg{Text: text(n)}
+	}
+	// Not on the caller's goroutine: a client that reads nothing blocks
+	// the screen's writes, and with them Send, and the grace must still
+	// run out.
+	go scr.Send(msg)
 }
 
 // sentKind is what watchScreen sent the screen, told back when handled.
