@@ -142,6 +142,10 @@ type RaceModel struct {
 	// made once per profile (and width), as the game screen's header.
 	inks     struct{ title, label, value, gain, dim ink }
 	raceHelp line
+	// header is the race screen's header as last drawn, and what it
+	// shows: most frames are an opponent's move, which changes none of it.
+	header   line
+	headerOf raceHeader
 	lobby    lobbyMemo
 
 	notice    string
@@ -180,7 +184,7 @@ func (m *RaceModel) setProfile(p colorprofile.Profile) {
 	s := m.styles
 	m.inks.title, m.inks.label, m.inks.value = inkOf(s.Title), inkOf(s.Label), inkOf(s.Value)
 	m.inks.gain, m.inks.dim = inkOf(s.Gain), inkOf(s.Dim)
-	m.raceHelp = line{}
+	m.raceHelp, m.header = line{}, line{}
 	clear(m.opponents) // drawn in the old inks
 }
 

@@ -402,6 +402,43 @@ func TestRaceAppendViewAsView(t *testing.T) {
 	}
 }
 
+// TestRaceHeaderFollowsTheRace: the header, kept from frame to frame
+// while it shows the same, shows the clock's next second, a new place and
+// a new score as soon as they come.
+func TestRaceHeaderFollowsTheRace(t *testing.T) {
+	m, _ := runningRace(t, "ann", "bob")
+	now := time.Now()
+	m.now = func() time.Time { return now }
+	opp := 1 - m.me
+	header := func() string {
+		t.Helper()
+		m.drawn = "" // as after a move: drawn again
+		for _, l := range strings.Split(ansi.Strip(m.View().Content), "\n") {
+			if strings.Contains(l, "Race ") {
+				return strings.Join(strings.Fields(l), " ")
+			}
+		}
+		t.Fatalf("no header:\n%s", ansi.Strip(m.View().Content))
+		return ""
+	}
+	for _, step := range []struct {
+		name   string
+		change func()
+		want   string
+	}{
+		{"at first", func() {}, "Place 1 of 2"},
+		{"the clock's next second", func() { now = now.Add(time.Second) }, clock(m.left(m.view.Ends.Add(-time.Second))) + " left"},
+		{"an opponent ahead", func() { m.view.Racers[opp].Score = 1 << 20 }, "Place 2 of 2"},
+		{"a higher score", func() { m.lastGain = 4 }, "+4 Place"},
+		{"another window", func() { m.Update(tea.WindowSizeMsg{Width: 100, Height: 30}) }, "Place 2 of 2"},
+	} {
+		step.change()
+		if got := header(); !strings.Contains(got, step.want) {
+			t.Errorf("%s: the header is %q, without %q", step.name, got, step.want)
+		}
+	}
+}
+
 // An opponent's line is drawn again when what it shows changes (their
 // score, their tile, leaving, the window, the colours), and only then.
 func TestOpponentLinesFollowTheRace(t *testing.T) {

@@ -334,12 +334,11 @@ func (m *RaceModel) isHost() bool {
 	return m.view.Room != "" && t.Host()
 }
 
-// standing is the places the racers hold now: by score, ties to the
-// earlier in the list; a racer who left goes last.
-func standing(v game.RaceView) []int {
-	order := make([]int, len(v.Racers))
-	for i := range order {
-		order[i] = i
+// standing is the places the racers hold now, appended to order: by
+// score, ties to the earlier in the list; a racer who left goes last.
+func standing(v game.RaceView, order []int) []int {
+	for i := range v.Racers {
+		order = append(order, i)
 	}
 	slices.SortStableFunc(order, func(a, b int) int {
 		ra, rb := v.Racers[a], v.Racers[b]
@@ -392,9 +391,10 @@ func (m *RaceModel) appendRaceScreen(dst []byte, keep bool) ([]byte, bool) {
 	s := m.styles
 	v := m.view
 	n := v.Size
-	var opponents []int
+	var orderArr, opponentsArr [game.MaxRacers]int
+	opponents := opponentsArr[:0]
 	place := 0
-	for p, i := range standing(v) {
+	for p, i := range standing(v, orderArr[:0]) {
 		if i == m.me {
 			place = p + 1
 		} else {
@@ -402,32 +402,8 @@ func (m *RaceModel) appendRaceScreen(dst []byte, keep bool) ([]byte, bool) {
 		}
 	}
 	slices.Sort(opponents) // in the order they joined: rows do not jump about
-
-	// The header: "Race 4×4   2:13 left   Score 1234 +32   Place 2 of 4",
-	// in inks: it is drawn on every racer's screen after every move.
-	k := &m.inks
-	// Room for it at once, rather than growing it (and leaving the
-	// collector the copies) as it is written: its inks and at most 80
-	// bytes of text.
-	var hb strings.Builder
-	hb.Grow(k.title.bytes() + 4*k.label.bytes() + 3*k.value.bytes() + k.gain.bytes() + 80)
-	hw := k.title.text(&hb, "Race") + 1
-	hb.WriteByte(' ')
-	hw += k.label.text(&hb, strconv.Itoa(n)+"×"+strconv.Itoa(n)) + 3
-	hb.WriteString("   ")
-	hw += k.value.text(&hb, clock(m.left(v.Ends))) + k.label.text(&hb, " left") + 3
-	hb.WriteString("   ")
-	hw += k.label.text(&hb, "Score ") + k.value.text(&hb, strconv.Itoa(m.play.Score()))
-	if m.lastGain > 0 {
-		hb.WriteByte(' ')
-		hw += 1 + k.gain.text(&hb, "+"+strconv.Itoa(m.lastGain))
-	}
-	hb.WriteString("   ")
-	hw += 3 + k.label.text(&hb, "Place ") + k.value.text(&hb, strconv.Itoa(place)+" of "+strconv.Itoa(len(v.Racers)))
-	header := line{hb.String(), hw}
-	if hw > m.width {
-		header = line{m.fit(header.s), min(hw, m.width)}
-	}
+	header := m.raceHeader(raceHeader{size: n, left: m.left(v.Ends), score: m.play.Score(),
+		gain: m.lastGain, place: place, racers: len(v.Racers), width: m.width})
 	status := ""
 	switch {
 	case m.notice != "":
@@ -583,6 +559,47 @@ func (m *RaceModel) appendRaceScreen(dst []byte, keep bool) ([]byte, bool) {
 		d.cache, d.board, d.marks = m.own, b, m.marks
 	}
 	return buf, true
+}
+
+// raceHeader is what the race screen's header shows.
+type raceHeader struct {
+	size                              int
+	left                              time.Duration
+	score, gain, place, racers, width int
+}
+
+// raceHeader is the header line showing h: "Race 4×4   2:13 left   Score
+// 1234 +32   Place 2 of 4", in inks. It is drawn on every racer's screen
+// after every move, so the last one is kept while it still shows h.
+func (m *RaceModel) raceHeader(h raceHeader) line {
+	if m.header.s != "" && m.headerOf == h {
+		return m.header
+	}
+	k := &m.inks
+	// Room for it at once, rather than growing it (and leaving the
+	// collector the copies) as it is written: its inks and at most 80
+	// bytes of text.
+	var hb strings.Builder
+	hb.Grow(k.title.bytes() + 4*k.label.bytes() + 3*k.value.bytes() + k.gain.bytes() + 80)
+	hw := k.title.text(&hb, "Race") + 1
+	hb.WriteByte(' ')
+	hw += k.label.text(&hb, strconv.Itoa(h.size)+"×"+strconv.Itoa(h.size)) + 3
+	hb.WriteString("   ")
+	hw += k.value.text(&hb, clock(h.left)) + k.label.text(&hb, " left") + 3
+	hb.WriteString("   ")
+	hw += k.label.text(&hb, "Score ") + k.value.text(&hb, strconv.Itoa(h.score))
+	if h.gain > 0 {
+		hb.WriteByte(' ')
+		hw += 1 + k.gain.text(&hb, "+"+strconv.Itoa(h.gain))
+	}
+	hb.WriteString("   ")
+	hw += 3 + k.label.text(&hb, "Place ") + k.value.text(&hb, strconv.Itoa(h.place)+" of "+strconv.Itoa(h.racers))
+	header := line{hb.String(), hw}
+	if hw > m.width {
+		header = line{m.fit(header.s), min(hw, m.width)}
+	}
+	m.header, m.headerOf = header, h
+	return header
 }
 
 // centring is the spaces appendCentred puts before l.
