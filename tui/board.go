@@ -148,9 +148,17 @@ func (c *boardCache) tile(exp uint8, mk mark) []string {
 		raw[mid] = "│" + centre(label(exp, w-4), w-2) + "│"
 		raw[h-1] = "└" + strings.Repeat("─", w-2) + "┘"
 	}
+	// A row of a colour tile without its label shows nothing in the
+	// tile's ink: only its background is written, and the frames a
+	// screen keeps are that much smaller (a racer's by a tenth).
+	blank := lipgloss.NewStyle().Background(st.GetBackground())
 	lines := make([]string, h)
 	for i, s := range raw {
-		lines[i] = st.Render(s)
+		if c.styles.Colour && strings.TrimSpace(s) == "" {
+			lines[i] = blank.Render(s)
+		} else {
+			lines[i] = st.Render(s)
+		}
 	}
 	if mk != markNone && exp > 0 {
 		lines[mid] = markLabel(st, raw[mid], mk)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/colorprofile"
 
 	"github.com/ssh2048/ssh2048/engine"
@@ -516,7 +517,7 @@ func TestColourProfiles(t *testing.T) {
 		// both starting tiles are 4s once in a hundred games).
 		{colorprofile.TrueColor, "48;2;205;193;180", ""}, // #cdc1b4
 		{colorprofile.ANSI256, "48;5;180", "48;2;"},      // from the 256 palette
-		{colorprofile.ANSI, "37;40m", "48;5;"},           // on black
+		{colorprofile.ANSI, "\x1b[40m", "48;5;"},         // on black
 		{colorprofile.ASCII, "┌──────┐", "\x1b[4"},       // boxes, no background at all
 	} {
 		t.Run(tt.profile.String(), func(t *testing.T) {
@@ -545,6 +546,31 @@ func TestTilesDistinctWithoutColour(t *testing.T) {
 				t.Fatalf("tier %v: exponents %d and %d look the same", tr, prev, exp)
 			}
 			seen[key] = exp
+		}
+	}
+}
+
+// In colour, a tile's rows without its label are written in its
+// background alone (a frame is kept by every screen until the next), and
+// its label's row in its full style.
+func TestBlankTileRowsOnlyBackground(t *testing.T) {
+	for _, p := range []colorprofile.Profile{colorprofile.TrueColor, colorprofile.ANSI256, colorprofile.ANSI} {
+		s := DefaultStyles(p, true)
+		for _, tr := range tiers {
+			c := newBoardCache(&s, tr, 4)
+			for _, exp := range []uint8{0, 1, 11} {
+				st := s.tile(exp)
+				blank := lipgloss.NewStyle().Background(st.GetBackground()).Render(strings.Repeat(" ", tr.w))
+				for i, l := range c.tile(exp, markNone) {
+					labelled := exp > 0 && i == tr.h/2
+					if !labelled && l != blank {
+						t.Errorf("%v tier %v exp %d row %d: %q, want %q", p, tr, exp, i, l, blank)
+					}
+					if labelled && !strings.Contains(l, label(exp, tr.w-2)) {
+						t.Errorf("%v tier %v exp %d: the label's row %q", p, tr, exp, l)
+					}
+				}
+			}
 		}
 	}
 }
