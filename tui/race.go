@@ -128,12 +128,10 @@ type RaceModel struct {
 		board engine.Board
 		marks marks
 	}
-	// opponents are the opponents' lines as last drawn (by racer), and
-	// side the opponents' column's array, both kept from frame to frame:
-	// a frame changes one racer's line at most, and a race draws four
-	// frames a move (see opponentColumn).
+	// opponents are the opponents' lines as last drawn (by racer), kept
+	// from frame to frame: a frame changes one racer's line at most, and
+	// a race draws four frames a move (see opponentColumn).
 	opponents []opponentLine
-	side      []sideLine
 	// drawn is the race screen as last drawn, until something it shows
 	// changes: the wake that follows the player's own move, whose view
 	// the screen already has, draws nothing new.
@@ -142,10 +140,6 @@ type RaceModel struct {
 	// made once per profile (and width), as the game screen's header.
 	inks     struct{ title, label, value, gain, dim ink }
 	raceHelp line
-	// header is the race screen's header as last drawn, and what it
-	// shows: most frames are an opponent's move, which changes none of it.
-	header   line
-	headerOf raceHeader
 	lobby    lobbyMemo
 
 	notice    string
@@ -184,7 +178,7 @@ func (m *RaceModel) setProfile(p colorprofile.Profile) {
 	s := m.styles
 	m.inks.title, m.inks.label, m.inks.value = inkOf(s.Title), inkOf(s.Label), inkOf(s.Value)
 	m.inks.gain, m.inks.dim = inkOf(s.Gain), inkOf(s.Dim)
-	m.raceHelp, m.header = line{}, line{}
+	m.raceHelp = line{}
 	clear(m.opponents) // drawn in the old inks
 }
 
@@ -410,6 +404,8 @@ func (m *RaceModel) adopt(t *game.RaceTicket, v game.RaceView) {
 	m.me = t.Me(v)
 	if v.Phase != game.Running {
 		m.ownDrawn.lines, m.ownDrawn.cache = nil, nil
+	} else {
+		m.lobby = lobbyMemo{} // not shown again in this race
 	}
 	if m.view.Phase >= game.Running && m.play == nil {
 		m.play = t.Play()

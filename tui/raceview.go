@@ -124,11 +124,6 @@ func (m *RaceModel) left(t time.Time) time.Duration {
 	return (d + time.Second - 1).Truncate(time.Second)
 }
 
-func clock(d time.Duration) string {
-	s := int(d.Seconds())
-	return fmt.Sprintf("%d:%02d", s/60, s%60)
-}
-
 // lobbyLines lists the racers with their ratings, says what the race
 // waits for, and gives the host their controls: the lobby's lines, for
 // placeCentred.
@@ -402,8 +397,13 @@ func (m *RaceModel) appendRaceScreen(dst []byte, keep bool) ([]byte, bool) {
 		}
 	}
 	slices.Sort(opponents) // in the order they joined: rows do not jump about
-	header := m.raceHeader(raceHeader{size: n, left: m.left(v.Ends), score: m.play.Score(),
-		gain: m.lastGain, place: place, racers: len(v.Racers), width: m.width})
+	var headerArr [raceHeaderRoom]byte
+	hb, hw := m.appendRaceHeader(headerArr[:0], raceHeader{size: n, left: m.left(v.Ends), score: m.play.Score(),
+		gain: m.lastGain, place: place, racers: len(v.Racers)})
+	header := line{bytesString(hb), hw}
+	if hw > m.width { // a narrow window: cut, as a string of its own
+		header = line{m.fit(string(hb)), min(hw, m.width)}
+	}
 	status := ""
 	switch {
 	case m.notice != "":
@@ -457,7 +457,11 @@ func (m *RaceModel) appendRaceScreen(dst []byte, keep bool) ([]byte, bool) {
 		}
 		sideLines = []sideLine{{s: strings.Join(parts, s.Dim.Render(" · ")), board: -1}}
 	} else if side > 0 {
-		sideLines, sideW, sideBytes = m.opponentColumn(opponents, m.width-bw-3, max(bh, m.height-chromeLines))
+		// The column's lines live as long as the frame: an array on the
+		// stack unless the opponents' boards are large (a frame a move
+		// at every racer, and kept per racer it was memory held).
+		var sideArr [16]sideLine
+		sideLines, sideW, sideBytes = m.opponentColumn(sideArr[:0], opponents, m.width-bw-3, max(bh, m.height-chromeLines))
 	}
 
 	var summaryLine line
@@ -563,43 +567,54 @@ func (m *RaceModel) appendRaceScreen(dst []byte, keep bool) ([]byte, bool) {
 
 // raceHeader is what the race screen's header shows.
 type raceHeader struct {
-	size                              int
-	left                              time.Duration
-	score, gain, place, racers, width int
+	size                       int
+	left                       time.Duration
+	score, gain, place, racers int
 }
 
-// raceHeader is the header line showing h: "Race 4×4   2:13 left   Score
-// 1234 +32   Place 2 of 4", in inks. It is drawn on every racer's screen
-// after every move, so the last one is kept while it still shows h.
-func (m *RaceModel) raceHeader(h raceHeader) line {
-	if m.header.s != "" && m.headerOf == h {
-		return m.header
-	}
+// raceHeaderRoom is room for the header's bytes: its inks and text.
+const raceHeaderRoom = 320
+
+// appendRaceHeader appends the header line showing h to dst, "Race 4×4
+// 2:13 left   Score 1234 +32   Place 2 of 4" in inks, and returns it and
+// its width. It is drawn on every racer's screen after every move: into
+// an array on the frame's stack, neither kept nor left to the collector.
+func (m *RaceModel) appendRaceHeader(dst []byte, h raceHeader) ([]byte, int) {
 	k := &m.inks
-	// Room for it at once, rather than growing it (and leaving the
-	// collector the copies) as it is written: its inks and at most 80
-	// bytes of text.
-	var hb strings.Builder
-	hb.Grow(k.title.bytes() + 4*k.label.bytes() + 3*k.value.bytes() + k.gain.bytes() + 80)
-	hw := k.title.text(&hb, "Race") + 1
-	hb.WriteByte(' ')
-	hw += k.label.text(&hb, strconv.Itoa(h.size)+"×"+strconv.Itoa(h.size)) + 3
-	hb.WriteString("   ")
-	hw += k.value.text(&hb, clock(h.left)) + k.label.text(&hb, " left") + 3
-	hb.WriteString("   ")
-	hw += k.label.text(&hb, "Score ") + k.value.text(&hb, strconv.Itoa(h.score))
+	var num [40]byte
+	var w, hw int
+	dst, w = k.title.appendText(dst, "Race")
+	hw += w + 1
+	dst = append(dst, ' ')
+	n := strconv.AppendInt(num[:0], int64(h.size), 10)
+	n = strconv.AppendInt(append(n, "×"...), int64(h.size), 10)
+	dst, w = k.label.appendText(dst, bytesString(n))
+	hw += w + 3
+	dst = append(dst, "   "...)
+	secs := int(h.left / time.Second)
+	n = strconv.AppendInt(num[:0], int64(secs/60), 10)
+	n = append(n, ':', byte('0'+secs%60/10), byte('0'+secs%10))
+	dst, w = k.value.appendText(dst, bytesString(n))
+	hw += w
+	dst, w = k.label.appendText(dst, " left")
+	hw += w + 3
+	dst = append(dst, "   "...)
+	dst, w = k.label.appendText(dst, "Score ")
+	hw += w
+	dst, w = k.value.appendText(dst, bytesString(strconv.AppendInt(num[:0], int64(h.score), 10)))
+	hw += w
 	if h.gain > 0 {
-		hb.WriteByte(' ')
-		hw += 1 + k.gain.text(&hb, "+"+strconv.Itoa(h.gain))
+		dst = append(dst, ' ')
+		dst, w = k.gain.appendText(dst, bytesString(strconv.AppendInt(append(num[:0], '+'), int64(h.gain), 10)))
+		hw += 1 + w
 	}
-	hb.WriteString("   ")
-	hw += 3 + k.label.text(&hb, "Place ") + k.value.text(&hb, strconv.Itoa(h.place)+" of "+strconv.Itoa(h.racers))
-	header := line{hb.String(), hw}
-	if hw > m.width {
-		header = line{m.fit(header.s), min(hw, m.width)}
-	}
-	m.header, m.headerOf = header, h
-	return header
+	dst = append(dst, "   "...)
+	dst, w = k.label.appendText(dst, "Place ")
+	hw += 3 + w
+	n = strconv.AppendInt(num[:0], int64(h.place), 10)
+	n = strconv.AppendInt(append(n, " of "...), int64(h.racers), 10)
+	dst, w = k.value.appendText(dst, bytesString(n))
+	return dst, hw + w
 }
 
 // centring is the spaces appendCentred puts before l.
@@ -640,8 +655,9 @@ var noMarks marks
 // opponentColumn is every opponent, in the order they joined: a line
 // with the name, the score and the largest tile, and under it their live
 // board while the column has room for all the boards shown so far. It
-// returns the column's lines, its width and the bytes its lines take.
-func (m *RaceModel) opponentColumn(opponents []int, width, height int) (out []sideLine, w, bytes int) {
+// appends the column's lines to out, and returns them, its width and the
+// bytes its lines take.
+func (m *RaceModel) opponentColumn(out []sideLine, opponents []int, width, height int) (_ []sideLine, w, bytes int) {
 	n := m.view.Size
 	mw, mh := miniTier.boardSize(n)
 	if m.mini == nil || m.mini.n != n {
@@ -658,7 +674,7 @@ func (m *RaceModel) opponentColumn(opponents []int, width, height int) (out []si
 	if boards > 0 {
 		w = max(w, mw)
 	}
-	out = slices.Grow(m.side[:0], len(opponents)+boards*mh)
+	out = slices.Grow(out, len(opponents)+boards*mh)
 	if len(m.opponents) < len(m.view.Racers) {
 		m.opponents = slices.Grow(m.opponents, len(m.view.Racers))[:len(m.view.Racers)]
 	}
@@ -677,7 +693,6 @@ func (m *RaceModel) opponentColumn(opponents []int, width, height int) (out []si
 			bytes += m.mini.size(&r.Board, &noMarks)
 		}
 	}
-	m.side = out
 	return out, w, bytes
 }
 

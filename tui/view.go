@@ -383,6 +383,13 @@ func inkOf(st lipgloss.Style) ink {
 	return ink{s[:i], s[i+1:]}
 }
 
+// appendText appends s in this ink to dst and returns it and the text's
+// width: s must be one cell per rune.
+func (k ink) appendText(dst []byte, s string) ([]byte, int) {
+	dst = append(append(append(dst, k.pre...), s...), k.post...)
+	return dst, utf8.RuneCountInString(s)
+}
+
 // bytes is what the ink adds to the text it is written around.
 func (k ink) bytes() int { return len(k.pre) + len(k.post) }
 
