@@ -958,6 +958,8 @@ func (f *farRace) lose() {
 	f.done = true
 	f.view.update(func(v *RaceView) {
 		v.Phase, v.Lost = Finished, true
+		// A new array: screens read the one they were given as they draw.
+		v.Racers = slices.Clone(v.Racers)
 		for i := range v.Racers {
 			v.Racers[i].Place, v.Racers[i].After = 0, 0
 		}
