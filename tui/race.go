@@ -128,10 +128,16 @@ type RaceModel struct {
 		board engine.Board
 		marks marks
 	}
-	// opponents are the opponents' lines as last drawn (by racer), kept
-	// from frame to frame: a frame changes one racer's line at most, and
-	// a race draws four frames a move (see opponentColumn).
-	opponents []opponentLine
+	// opponents are the opponents' names as last drawn (by racer), kept
+	// from frame to frame (see opponentColumn).
+	opponents []opponentName
+	// lastDrawn is what the frame AppendView last returned was drawn
+	// from, if it was the running race's: the screen keeps no copy of it
+	// (AppendLastView).
+	lastDrawn struct {
+		frame raceFrame
+		ok    bool
+	}
 	// drawn is the race screen as last drawn, until something it shows
 	// changes: the wake that follows the player's own move, whose view
 	// the screen already has, draws nothing new.
@@ -179,7 +185,6 @@ func (m *RaceModel) setProfile(p colorprofile.Profile) {
 	m.inks.title, m.inks.label, m.inks.value = inkOf(s.Title), inkOf(s.Label), inkOf(s.Value)
 	m.inks.gain, m.inks.dim = inkOf(s.Gain), inkOf(s.Dim)
 	m.raceHelp = line{}
-	clear(m.opponents) // drawn in the old inks
 }
 
 // setTicket makes t the race on screen.

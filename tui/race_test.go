@@ -3,14 +3,13 @@ package tui
 import (
 	"context"
 	"fmt"
-	"strconv"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 	"unsafe"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/ssh2048/ssh2048/db"
@@ -441,8 +440,10 @@ func TestRaceHeaderFollowsTheRace(t *testing.T) {
 	}
 }
 
-// An opponent's line is drawn again when what it shows changes (their
-// score, their tile, leaving, the window, the colours), and only then.
+// An opponent's line is their name, cut or padded to the column once and
+// kept, and their figures as they are at each frame: score, highest
+// tile, and whether they left; the figures take the bytes the frame's
+// size counts for them.
 func TestOpponentLinesFollowTheRace(t *testing.T) {
 	m, _ := runningRace(t, "ann", "bob", "cat")
 	opp := 0
@@ -450,28 +451,86 @@ func TestOpponentLinesFollowTheRace(t *testing.T) {
 		opp = 1
 	}
 	r := &m.view.Racers[opp]
-	first := m.opponentLine(&opponentLine{}, r, 10)
-	last := opponentLine{}
-	m.opponentLine(&last, r, 10)
-	if again := m.opponentLine(&last, r, 10); unsafe.StringData(again) != unsafe.StringData(last.s) || again != first {
-		t.Errorf("an unchanged opponent's line was drawn again: %q", again)
+	var name opponentName
+	line := func(nameW int) string {
+		t.Helper()
+		b := m.appendOpponentFigures([]byte(name.padded(r.Name, nameW)), r)
+		if got, want := len(b)-len(name.s), m.opponentFiguresSize(r); got != want {
+			t.Errorf("the figures %q take %d bytes, the frame counts %d", b[len(name.s):], got, want)
+		}
+		return ansi.Strip(string(b))
 	}
-	r.Score += 1234
-	if l := m.opponentLine(&last, r, 10); !strings.Contains(ansi.Strip(l), strconv.Itoa(r.Score)) {
-		t.Errorf("after a score of %d the line is %q", r.Score, ansi.Strip(l))
+	first := name.padded(r.Name, 10)
+	if again := name.padded(r.Name, 10); unsafe.StringData(again) != unsafe.StringData(first) {
+		t.Errorf("an unchanged name was made again: %q", again)
 	}
-	r.Left = true
-	if l := m.opponentLine(&last, r, 10); !strings.HasSuffix(ansi.Strip(l), " left") {
-		t.Errorf("after leaving the line is %q", ansi.Strip(l))
+	for _, step := range []struct {
+		name   string
+		change func()
+		want   string
+	}{
+		{"a score", func() { r.Score += 1234 }, " 1234 "},
+		{"a seven-figure score", func() { r.Score = 1234567 }, " 1234567"},
+		{"a tile", func() { r.MaxTile = 2048 }, "  2048"},
+		{"leaving", func() { r.Left = true }, "2048 left"},
+	} {
+		step.change()
+		if l := line(10); !strings.Contains(l, step.want) {
+			t.Errorf("after %s the line is %q, without %q", step.name, l, step.want)
+		}
 	}
-	if l := m.opponentLine(&last, r, 6); ansi.StringWidth(l) != 6+1+6+6+len(" left") {
-		t.Errorf("a 6-column name made a line %d wide: %q", ansi.StringWidth(l), ansi.Strip(l))
+	r.Score = 12
+	if l := line(6); ansi.StringWidth(l) != 6+1+6+6+len(" left") {
+		t.Errorf("a 6-column name made a line %d wide: %q", ansi.StringWidth(l), l)
+	}
+}
+
+// A running race's frame can be drawn again, the same bytes, once what
+// it shows has changed: the clock, an opponent's move, the player's own
+// move, a notice (the screen keeps no copy of it, screen.ViewRedrawer).
+// A frame of another phase cannot.
+func TestRaceRedrawsLastFrame(t *testing.T) {
+	m, tickets := runningRace(t, "ann", "bob", "cat")
+	now := time.Now()
+	m.now = func() time.Time { return now }
+	opp := (m.me + 1) % 3
+	for _, step := range []struct {
+		name   string
+		change func()
+	}{
+		{"the clock's next second", func() { now = now.Add(time.Second) }},
+		{"an opponent's move", func() {
+			v := m.view // as the race publishes it: racers are not changed once shown
+			v.Racers, v.Version = slices.Clone(v.Racers), v.Version+1
+			v.Racers[opp].Score, v.Racers[opp].MaxTile = v.Racers[opp].Score+8, 8
+			m.Update(raceViewMsg{ticket: tickets[0], view: v})
+		}},
+		{"the player's move", func() {
+			for _, k := range []tea.KeyPressMsg{{Code: tea.KeyUp}, {Code: tea.KeyLeft}, {Code: tea.KeyDown}} {
+				m.Update(k)
+			}
+		}},
+		{"a notice", func() { m.notice = "the race is over soon" }},
+	} {
+		_, frame := m.AppendView(nil)
+		if !m.LastRedrawable() {
+			t.Fatalf("before %s: the running race's frame cannot be drawn again", step.name)
+		}
+		step.change()
+		if again := m.AppendLastView(nil); string(again) != string(frame) {
+			t.Errorf("after %s the last frame drawn again is\n%s\nnot\n%s", step.name, again, frame)
+		}
+		if _, next := m.AppendView(nil); string(next) == string(frame) {
+			t.Errorf("%s did not change the frame", step.name)
+		}
 	}
 
-	m.opponents = []opponentLine{last, last, last}
-	m.setProfile(colorprofile.ASCII)
-	if m.opponents[0].s != "" {
-		t.Error("a new colour profile kept the lines drawn in the old one")
+	v := m.view
+	v.Phase, v.Version = game.Finished, v.Version+1
+	m.Update(raceViewMsg{ticket: tickets[0], view: v})
+	m.AppendView(nil)
+	if m.LastRedrawable() {
+		t.Error("a frame of the finished race can be drawn again")
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/ssh2048/ssh2048/engine"
 	"github.com/ssh2048/ssh2048/game"
 )
 
@@ -352,8 +353,32 @@ func standing(v game.RaceView, order []int) []int {
 // large and every opponent's beside it (a small board each, or a line
 // each when there is no room), the status and key lines.
 func (m *RaceModel) raceScreen() (string, bool) {
-	buf, ok := m.appendRaceScreen(nil, true)
+	f := m.frameNow()
+	buf, ok := m.appendRaceScreen(nil, &f, true)
 	return bytesString(buf), ok
+}
+
+// raceFrame is what a running race's frame is drawn from that changes
+// while the race runs. The last frame's is kept, so that the frame can
+// be drawn again (AppendLastView): a few hundred bytes a racer, where the
+// frame's text is 5 KB. The view's racers are shared with the race and
+// the other racers' screens, which is why it is small: the race never
+// changes them once shown, it makes new ones.
+type raceFrame struct {
+	view        game.RaceView
+	me          int           // the player's index in view.Racers
+	left        time.Duration // on the clock
+	board       engine.Board  // the player's
+	marks       marks
+	score, gain int
+	over        bool
+	notice      string
+}
+
+// frameNow is what the race's frame shows now; the race is running.
+func (m *RaceModel) frameNow() raceFrame {
+	return raceFrame{view: m.view, me: m.me, left: m.left(m.view.Ends), board: m.play.Board(), marks: m.marks,
+		score: m.play.Score(), gain: m.lastGain, over: m.play.Over(), notice: m.notice}
 }
 
 // AppendView is View, with the running race's frame appended to dst
@@ -363,13 +388,14 @@ func (m *RaceModel) raceScreen() (string, bool) {
 // tiles each time, and nothing of it is kept: dst is the screen's to
 // reuse. Other phases are drawn as View draws them, and copied.
 func (m *RaceModel) AppendView(dst []byte) (tea.View, []byte) {
+	m.lastDrawn.ok = false
 	if m.final == "" && m.haveView && m.view.Phase == game.Running && m.play != nil {
 		m.drawn = ""
 		m.ownDrawn.lines, m.ownDrawn.cache = nil, nil
-		if b, ok := m.appendRaceScreen(dst, false); ok {
-			v := tea.NewView("")
-			v.AltScreen, v.WindowTitle = true, "2048 race"
-			return v, b
+		f := m.frameNow()
+		if b, ok := m.appendRaceScreen(dst, &f, false); ok {
+			m.lastDrawn.frame, m.lastDrawn.ok = f, true
+			return raceFrameView(), b
 		}
 	}
 	v := m.View()
@@ -378,19 +404,40 @@ func (m *RaceModel) AppendView(dst []byte) (tea.View, []byte) {
 	return v, dst
 }
 
-// appendRaceScreen appends the race screen to dst. With keep, dst is
-// nil and the frame is made to be kept as a string (View's): the
+func raceFrameView() tea.View {
+	v := tea.NewView("")
+	v.AltScreen, v.WindowTitle = true, "2048 race"
+	return v
+}
+
+// LastRedrawable is screen.ViewRedrawer's: the running race's frames can
+// be drawn again, from their raceFrame; the other phases', seldom drawn,
+// are kept by the screen.
+func (m *RaceModel) LastRedrawable() bool { return m.lastDrawn.ok }
+
+// AppendLastView is screen.ViewRedrawer's: the frame AppendView last
+// returned, drawn again.
+func (m *RaceModel) AppendLastView(dst []byte) []byte {
+	if !m.lastDrawn.ok {
+		return dst
+	}
+	dst, _ = m.appendRaceScreen(dst, &m.lastDrawn.frame, false)
+	return dst
+}
+
+// appendRaceScreen appends the race screen showing f to dst. With keep,
+// dst is nil and the frame is made to be kept as a string (View's): the
 // player's board is copied from the last such frame when it has not
 // changed, and this frame's rows of it are noted for the next.
-func (m *RaceModel) appendRaceScreen(dst []byte, keep bool) ([]byte, bool) {
+func (m *RaceModel) appendRaceScreen(dst []byte, f *raceFrame, keep bool) ([]byte, bool) {
 	s := m.styles
-	v := m.view
+	v := &f.view
 	n := v.Size
 	var orderArr, opponentsArr [game.MaxRacers]int
 	opponents := opponentsArr[:0]
 	place := 0
-	for p, i := range standing(v, orderArr[:0]) {
-		if i == m.me {
+	for p, i := range standing(*v, orderArr[:0]) {
+		if i == f.me {
 			place = p + 1
 		} else {
 			opponents = append(opponents, i)
@@ -398,17 +445,17 @@ func (m *RaceModel) appendRaceScreen(dst []byte, keep bool) ([]byte, bool) {
 	}
 	slices.Sort(opponents) // in the order they joined: rows do not jump about
 	var headerArr [raceHeaderRoom]byte
-	hb, hw := m.appendRaceHeader(headerArr[:0], raceHeader{size: n, left: m.left(v.Ends), score: m.play.Score(),
-		gain: m.lastGain, place: place, racers: len(v.Racers)})
+	hb, hw := m.appendRaceHeader(headerArr[:0], raceHeader{size: n, left: f.left, score: f.score,
+		gain: f.gain, place: place, racers: len(v.Racers)})
 	header := line{bytesString(hb), hw}
 	if hw > m.width { // a narrow window: cut, as a string of its own
 		header = line{m.fit(string(hb)), min(hw, m.width)}
 	}
 	status := ""
 	switch {
-	case m.notice != "":
-		status = s.Error.Render(m.notice)
-	case m.play.Over():
+	case f.notice != "":
+		status = s.Error.Render(f.notice)
+	case f.over:
 		status = s.Heading.Render("Your board is over.") + " The others race on until the clock runs out."
 	}
 	if m.raceHelp.s == "" {
@@ -442,9 +489,9 @@ func (m *RaceModel) appendRaceScreen(dst []byte, keep bool) ([]byte, bool) {
 	// it changed, else copied from the last frame (d.lines are pieces of
 	// it, which the renderer keeps anyway): no copy of its own to keep
 	// per racer, nor to make and drop at each of the racer's moves.
-	b := m.play.Board()
+	b := f.board
 	d := &m.ownDrawn
-	same := keep && d.cache == m.own && d.board == b && d.marks == m.marks && len(d.lines) > 0
+	same := keep && d.cache == m.own && d.board == b && d.marks == f.marks && len(d.lines) > 0
 	bw, bh := t.boardSize(n)
 
 	var sideLines []sideLine
@@ -455,13 +502,13 @@ func (m *RaceModel) appendRaceScreen(dst []byte, keep bool) ([]byte, bool) {
 			r := v.Racers[i]
 			parts = append(parts, r.Name+" "+s.Value.Render(strconv.Itoa(r.Score)))
 		}
-		sideLines = []sideLine{{s: strings.Join(parts, s.Dim.Render(" · ")), board: -1}}
+		sideLines = []sideLine{{s: strings.Join(parts, s.Dim.Render(" · ")), racer: -1}}
 	} else if side > 0 {
 		// The column's lines live as long as the frame: an array on the
 		// stack unless the opponents' boards are large (a frame a move
 		// at every racer, and kept per racer it was memory held).
 		var sideArr [16]sideLine
-		sideLines, sideW, sideBytes = m.opponentColumn(sideArr[:0], opponents, m.width-bw-3, max(bh, m.height-chromeLines))
+		sideLines, sideW, sideBytes = m.opponentColumn(sideArr[:0], v, opponents, m.width-bw-3, max(bh, m.height-chromeLines))
 	}
 
 	var summaryLine line
@@ -511,7 +558,7 @@ func (m *RaceModel) appendRaceScreen(dst []byte, keep bool) ([]byte, bool) {
 			size += len(l)
 		}
 	} else {
-		size += m.own.size(&b, &m.marks)
+		size += m.own.size(&b, &f.marks)
 	}
 	var at [64]int // where the board's rows start and end in the frame
 	offs := at[:0]
@@ -532,7 +579,7 @@ func (m *RaceModel) appendRaceScreen(dst []byte, keep bool) ([]byte, bool) {
 			if same {
 				buf = append(buf, d.lines[r]...)
 			} else {
-				buf = m.own.appendLine(buf, r, &b, &m.marks)
+				buf = m.own.appendLine(buf, r, &b, &f.marks)
 			}
 			offs = append(offs, start, len(buf))
 		} else {
@@ -540,10 +587,13 @@ func (m *RaceModel) appendRaceScreen(dst []byte, keep bool) ([]byte, bool) {
 		}
 		if r < len(sideLines) {
 			buf = append(buf, "   "...)
-			if l := sideLines[r]; l.board < 0 {
+			switch l := sideLines[r]; {
+			case l.racer < 0:
 				buf = append(buf, l.s...)
-			} else {
-				buf = m.mini.appendLine(buf, l.k, &v.Racers[l.board].Board, &noMarks)
+			case l.k < 0:
+				buf = m.appendOpponentFigures(append(buf, l.s...), &v.Racers[l.racer])
+			default:
+				buf = m.mini.appendLine(buf, l.k, &v.Racers[l.racer].Board, &noMarks)
 			}
 		}
 	}
@@ -560,7 +610,7 @@ func (m *RaceModel) appendRaceScreen(dst []byte, keep bool) ([]byte, bool) {
 		for r := range bh {
 			d.lines[r] = frame[offs[2*r]:offs[2*r+1]]
 		}
-		d.cache, d.board, d.marks = m.own, b, m.marks
+		d.cache, d.board, d.marks = m.own, b, f.marks
 	}
 	return buf, true
 }
@@ -640,25 +690,27 @@ func (m *RaceModel) pickTier(n, side, chrome int) (tier, bool) {
 	return tier{}, false
 }
 
-// sideLine is a line of the opponents' column: s, or else line k of
-// the live board of racer board (an index in the view's racers), which
-// is written straight into the frame rather than made into lines first.
+// sideLine is a line of the opponents' column: s; or, for racer (an
+// index in the view's racers), their name s with their figures after it
+// (k < 0), or line k of their live board. A racer's figures and board
+// are written straight into the frame rather than made into lines
+// first: a frame is drawn at every racer's move.
 type sideLine struct {
 	s     string
-	board int // -1: s
+	racer int // -1: s alone
 	k     int
 }
 
 // noMarks: an opponent's board is drawn without the marks of its moves.
 var noMarks marks
 
-// opponentColumn is every opponent, in the order they joined: a line
-// with the name, the score and the largest tile, and under it their live
-// board while the column has room for all the boards shown so far. It
-// appends the column's lines to out, and returns them, its width and the
-// bytes its lines take.
-func (m *RaceModel) opponentColumn(out []sideLine, opponents []int, width, height int) (_ []sideLine, w, bytes int) {
-	n := m.view.Size
+// opponentColumn is every opponent of v, in the order they joined: a
+// line with the name, the score and the largest tile, and under it their
+// live board while the column has room for all the boards shown so far.
+// It appends the column's lines to out, and returns them, its width and
+// the bytes its lines take.
+func (m *RaceModel) opponentColumn(out []sideLine, v *game.RaceView, opponents []int, width, height int) (_ []sideLine, w, bytes int) {
+	n := v.Size
 	mw, mh := miniTier.boardSize(n)
 	if m.mini == nil || m.mini.n != n {
 		m.mini = sharedBoardCache(m.styles, miniTier, n)
@@ -675,20 +727,20 @@ func (m *RaceModel) opponentColumn(out []sideLine, opponents []int, width, heigh
 		w = max(w, mw)
 	}
 	out = slices.Grow(out, len(opponents)+boards*mh)
-	if len(m.opponents) < len(m.view.Racers) {
-		m.opponents = slices.Grow(m.opponents, len(m.view.Racers))[:len(m.view.Racers)]
+	if len(m.opponents) < len(v.Racers) {
+		m.opponents = slices.Grow(m.opponents, len(v.Racers))[:len(v.Racers)]
 	}
 	for j, i := range opponents {
-		r := &m.view.Racers[i]
-		l := m.opponentLine(&m.opponents[i], r, nameW)
-		out = append(out, sideLine{s: l, board: -1})
-		bytes += len(l)
+		r := &v.Racers[i]
+		name := m.opponents[i].padded(r.Name, nameW)
+		out = append(out, sideLine{s: name, racer: i, k: -1})
+		bytes += len(name) + m.opponentFiguresSize(r)
 		if j < boards {
 			if r.Board.Size() != n {
 				continue // no game yet: it could not be opened
 			}
 			for k := range mh {
-				out = append(out, sideLine{board: i, k: k})
+				out = append(out, sideLine{racer: i, k: k})
 			}
 			bytes += m.mini.size(&r.Board, &noMarks)
 		}
@@ -696,40 +748,54 @@ func (m *RaceModel) opponentColumn(out []sideLine, opponents []int, width, heigh
 	return out, w, bytes
 }
 
-// opponentLine is what an opponent's line was drawn from, and the line.
-type opponentLine struct {
-	name               string
-	score, tile, nameW int
-	left, over         bool
-	s                  string
+// opponentName is an opponent's name as last drawn: padded or cut to a
+// width, and a space after it. Kept from frame to frame, as names do not
+// change and cutting one to a width takes a string of its own.
+type opponentName struct {
+	name  string
+	width int
+	s     string
 }
 
-// opponentLine is r's name, score and highest tile, and whether they left
-// or their board is over, with the name nameW columns wide: last's line
-// if it was drawn from the same, else drawn into last.
-func (m *RaceModel) opponentLine(last *opponentLine, r *game.Racer, nameW int) string {
-	if last.s != "" && last.name == r.Name && last.score == r.Score && last.tile == r.MaxTile &&
-		last.nameW == nameW && last.left == r.Left && last.over == r.Over {
-		return last.s
+// padded is name nameW columns wide and a space: n's, if it was made
+// from the same, else made into n.
+func (n *opponentName) padded(name string, nameW int) string {
+	if n.s == "" || n.name != name || n.width != nameW {
+		*n = opponentName{name: name, width: nameW, s: padCells(name, nameW) + " "}
 	}
-	state := ""
+	return n.s
+}
+
+// opponentState is what an opponent's figures end with.
+func opponentState(r *game.Racer) string {
 	switch {
 	case r.Left:
-		state = " left"
+		return " left"
 	case r.Over:
-		state = " over"
+		return " over"
 	}
-	name := padCells(r.Name, nameW)
-	score, tile := strconv.Itoa(r.Score), strconv.Itoa(r.MaxTile)
-	var lb strings.Builder
-	lb.Grow(len(name) + 1 + m.inks.value.bytes() + max(6, len(score)) + m.inks.dim.bytes() + max(6, len(tile)) + len(state))
-	lb.WriteString(name)
-	lb.WriteByte(' ')
-	m.inks.value.text(&lb, spaces[:max(0, 6-len(score))]+score)
-	m.inks.dim.text(&lb, spaces[:max(0, 6-len(tile))]+tile+state)
-	*last = opponentLine{name: r.Name, score: r.Score, tile: r.MaxTile, nameW: nameW,
-		left: r.Left, over: r.Over, s: lb.String()}
-	return last.s
+	return ""
+}
+
+// opponentFiguresSize is the bytes appendOpponentFigures appends for r.
+func (m *RaceModel) opponentFiguresSize(r *game.Racer) int {
+	var num [20]byte
+	score := len(strconv.AppendInt(num[:0], int64(r.Score), 10))
+	tile := len(strconv.AppendInt(num[:0], int64(r.MaxTile), 10))
+	return m.inks.value.bytes() + max(6, score) + m.inks.dim.bytes() + max(6, tile) + len(opponentState(r))
+}
+
+// appendOpponentFigures appends r's score and highest tile, and whether
+// they left or their board is over, each figure six columns wide.
+func (m *RaceModel) appendOpponentFigures(dst []byte, r *game.Racer) []byte {
+	var num [20]byte
+	score := strconv.AppendInt(num[:0], int64(r.Score), 10)
+	dst = append(append(dst, m.inks.value.pre...), spaces[:max(0, 6-len(score))]...)
+	dst = append(append(dst, score...), m.inks.value.post...)
+	tile := strconv.AppendInt(num[:0], int64(r.MaxTile), 10)
+	dst = append(append(dst, m.inks.dim.pre...), spaces[:max(0, 6-len(tile))]...)
+	dst = append(append(dst, tile...), opponentState(r)...)
+	return append(dst, m.inks.dim.post...)
 }
 
 // tooSmall says what the smallest race screen needs: raceScreen's header,
