@@ -39,6 +39,7 @@ func (s *Screen) forgetIdle() {
 // forget drops the last frame: the next is a full redraw.
 func (r *renderer) forget() {
 	r.lines, r.spare = nil, nil
+	r.lent = lentFrame{}
 	r.hold(nil)
 	r.redraw = true
 }

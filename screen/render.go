@@ -20,7 +20,8 @@ import (
 // cell, 460 KB for 80×24): lines are compared as strings, and only the
 // columns that differ are made into cells, for as long as the frame takes
 // (see spans.go). What changed is then written in an order that saves
-// bytes (see emit.go).
+// bytes (see emit.go). Where the model can write its last view again, it
+// keeps not even that between frames (recall.go).
 type renderer struct {
 	profile       colorprofile.Profile
 	width, height int
@@ -40,6 +41,8 @@ type renderer struct {
 	text *[]byte
 	// spare is the array of the lines before, for the next frame's lines.
 	spare []string
+	// lent: text was given back, and the model keeps a copy (recall.go).
+	lent lentFrame
 
 	// Where the terminal's cursor and pen are after the bytes written so
 	// far; x == -1 means unknown (after writing into the last column, where
@@ -198,11 +201,16 @@ var viewTexts = sync.Pool{New: func() any { return new([]byte) }}
 // which is let go rather than held, for as long as the screen lives, for
 // views a fraction of its size.
 func (r *renderer) takeText() *[]byte {
-	t := viewTexts.Get().(*[]byte)
-	last := 0
+	last := r.lent.n
 	if r.text != nil {
 		last = len(*r.text)
 	}
+	return r.takeTextFor(last)
+}
+
+// takeTextFor is takeText for a screen whose views are about last bytes.
+func (r *renderer) takeTextFor(last int) *[]byte {
+	t := viewTexts.Get().(*[]byte)
 	if cap(*t) > 2*last+4096 {
 		*t = nil
 	}
@@ -227,18 +235,7 @@ func (r *renderer) diffFrame(out *bytes.Buffer, view string) {
 		r.x, r.y, r.pen = 0, 0, nil
 		r.redraw = false
 	}
-	next := r.spare[:0]
-	if cap(next) < r.height {
-		next = make([]string, 0, r.height)
-	}
-	for len(next) < r.height {
-		line, rest, more := strings.Cut(view, "\n")
-		next = append(next, strings.TrimSuffix(line, "\r"))
-		if !more {
-			break
-		}
-		view = rest
-	}
+	next := splitLines(r.spare[:0], view, r.height)
 	sc := scratches.Get().(*scratch)
 	defer scratches.Put(sc)
 	sc.reset()
@@ -265,6 +262,22 @@ func (r *renderer) diffFrame(out *bytes.Buffer, view string) {
 	// no view alive.
 	clear(r.lines[:cap(r.lines)])
 	r.lines, r.spare = next, r.lines[:0]
+}
+
+// splitLines appends view's lines to dst, at most height of them.
+func splitLines(dst []string, view string, height int) []string {
+	if cap(dst) < height {
+		dst = make([]string, 0, height)
+	}
+	for len(dst) < height {
+		line, rest, more := strings.Cut(view, "\n")
+		dst = append(dst, strings.TrimSuffix(line, "\r"))
+		if !more {
+			break
+		}
+		view = rest
+	}
+	return dst
 }
 
 // lineDiff is a line that changed: its old and new cells from column lo

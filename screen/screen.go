@@ -22,7 +22,8 @@
 //     half the bytes of writing the changed cells line by line. A model
 //     that can write its view into a buffer (ViewAppender) has its frames'
 //     text kept in buffers the screen reuses, rather than made into a new
-//     string every frame.
+//     string every frame; one that can also write its last view again
+//     (ViewRedrawer) has none kept between frames (recall.go).
 //   - The screen is always drawn on the alternate screen with the cursor
 //     hidden, and the player's window title is saved on the terminal's
 //     title stack. When the model quits, all of it is put back, and a
@@ -450,7 +451,12 @@ func (s *Screen) draw() {
 	)
 	// Screens in step share frames by their views' strings (shared.go):
 	// they take views as strings.
-	if va, ok := s.model.(ViewAppender); ok && !s.inStep {
+	va, appends := s.model.(ViewAppender)
+	vr, redraws := s.model.(ViewRedrawer)
+	if appends && !s.inStep {
+		if redraws {
+			s.r.recall(vr)
+		}
 		text = s.r.takeText()
 		v, *text = va.AppendView((*text)[:0])
 	} else {
@@ -472,6 +478,9 @@ func (s *Screen) draw() {
 		s.lastView = s.r.sharedFrame(b, v.Content, s.lastView)
 	case text != nil:
 		s.r.frameText(b, text)
+		if redraws && vr.LastRedrawable() {
+			s.r.letGo()
+		}
 	default:
 		s.r.frame(b, v.Content)
 	}
