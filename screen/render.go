@@ -194,7 +194,49 @@ func (r *renderer) frameText(out *bytes.Buffer, text *[]byte) {
 // viewTexts are buffers for views' text (see ViewAppender): a player's
 // screen holds one, with its last frame in it, and takes another for the
 // next frame, giving the first back once that frame is drawn.
-var viewTexts = sync.Pool{New: func() any { return new([]byte) }}
+var viewTexts textList
+
+// textList is the buffers for views' text that no screen holds: a few
+// dozen at most, the rest are left to the collector. (A sync.Pool keeps
+// all it is given until two collections have passed, and screens give
+// back many at once: when a race starts, each racer's screen gives back
+// the lobby's text it held and holds none from then on (recall.go), and
+// 400 racers' buffers, 2 MB, were kept through the next collections,
+// which set their goals by them.) Frames being drawn take a buffer or
+// two each and give them back within the frame.
+type textList struct {
+	mu   sync.Mutex
+	free []*[]byte
+}
+
+// maxFreeTexts is the most buffers textList keeps, and maxFreeText the
+// largest: a frame of a very large window takes a buffer of its own.
+const (
+	maxFreeTexts = 64
+	maxFreeText  = 64 << 10
+)
+
+// Get returns a buffer, empty or with a frame's text in it.
+func (l *textList) Get() *[]byte {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if n := len(l.free); n > 0 {
+		t := l.free[n-1]
+		l.free[n-1] = nil
+		l.free = l.free[:n-1]
+		return t
+	}
+	return new([]byte)
+}
+
+// Put gives t back: kept for another frame, or let go.
+func (l *textList) Put(t *[]byte) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.free) < maxFreeTexts && cap(*t) <= maxFreeText {
+		l.free = append(l.free, t)
+	}
+}
 
 // takeText is a buffer for the next view's text, from viewTexts: unless
 // that one is far larger than this screen's views (a larger window's),
@@ -210,7 +252,7 @@ func (r *renderer) takeText() *[]byte {
 
 // takeTextFor is takeText for a screen whose views are about last bytes.
 func (r *renderer) takeTextFor(last int) *[]byte {
-	t := viewTexts.Get().(*[]byte)
+	t := viewTexts.Get()
 	if cap(*t) > 2*last+4096 {
 		*t = nil
 	}

@@ -1142,9 +1142,9 @@ func TestRendererTextBuffers(t *testing.T) {
 		if byText.text != text || held == text {
 			t.Fatalf("frame %d: the renderer holds %p, want the frame's buffer %p (held %p before)", i, byText.text, text, held)
 		}
-		// Another screen's larger window's buffer, given back: not
-		// taken for this screen's next frame.
-		big := make([]byte, 0, 1<<20)
+		// Another screen's larger window's buffer, given back (and
+		// kept: see textList): not taken for this screen's next frame.
+		big := make([]byte, 0, maxFreeText)
 		viewTexts.Put(&big)
 	}
 	byText.forget()
@@ -1381,5 +1381,29 @@ func TestTextEnd(t *testing.T) {
 		if got := commonPrefix(s, string(o)); got != want {
 			t.Fatalf("commonPrefix(%q, %q) = %d, want %d", s, o, got, want)
 		}
+	}
+}
+
+// The buffers no screen holds are kept up to maxFreeTexts, none larger
+// than maxFreeText: screens that give many back at once (a race's start)
+// leave the rest to the collector.
+func TestTextListBounded(t *testing.T) {
+	var l textList
+	for range maxFreeTexts + 10 {
+		b := make([]byte, 0, 5000)
+		l.Put(&b)
+	}
+	big := make([]byte, 0, maxFreeText+1)
+	l.Put(&big)
+	if len(l.free) != maxFreeTexts {
+		t.Errorf("%d buffers kept, want %d", len(l.free), maxFreeTexts)
+	}
+	for range maxFreeTexts {
+		if b := l.Get(); cap(*b) != 5000 {
+			t.Fatalf("got a buffer of %d bytes, want one of those given back", cap(*b))
+		}
+	}
+	if b := l.Get(); b == nil || cap(*b) != 0 {
+		t.Errorf("with none kept, Get returned %v, want a new empty buffer", b)
 	}
 }
