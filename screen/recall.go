@@ -9,7 +9,7 @@ import (
 // and so keeps the last frame's text until the next: a few kilobytes a
 // player, for as long as they play. A model that can write the frame it
 // last returned again, from what it keeps anyway (ViewRedrawer), spares
-// its screen that: once drawn, the frame's buffer goes back to the pool,
+// its screen that: once drawn, the frame's buffer goes back (viewTexts),
 // and before the next frame the screen asks the model for the last one
 // again. A race screen, with three more boards than a game's and drawn at
 // every racer's move, kept 5.4 KB a racer this way; it now costs a second
