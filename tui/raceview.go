@@ -392,9 +392,9 @@ func (m *RaceModel) AppendView(dst []byte) (tea.View, []byte) {
 	if m.final == "" && m.haveView && m.view.Phase == game.Running && m.play != nil {
 		m.drawn = ""
 		m.ownDrawn.lines, m.ownDrawn.cache = nil, nil
-		f := m.frameNow()
-		if b, ok := m.appendRaceScreen(dst, &f, false); ok {
-			m.lastDrawn.frame, m.lastDrawn.ok = f, true
+		m.lastDrawn.frame = m.frameNow()
+		if b, ok := m.appendRaceScreen(dst, &m.lastDrawn.frame, false); ok {
+			m.lastDrawn.ok = true
 			return raceFrameView(), b
 		}
 	}
