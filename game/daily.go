@@ -3,6 +3,7 @@ package game
 import (
 	"context"
 	"crypto/hmac"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
@@ -66,13 +67,21 @@ func (s *Service) dailySeed(ctx context.Context, day string, size int) (uint64, 
 // OpenDaily opens the player's attempt at today's challenge of that size:
 // the same tiles for everyone, one attempt a day (ErrDailyPlayed after
 // it), resumable until the day ends. Its moves fail with ErrTimeUp once
-// the day is over.
+// the day is over. A guest gets a practice board instead, on a seed of
+// its own, kept for the session like a guest's other games.
 func (st *Seat) OpenDaily(ctx context.Context, size int) (*Play, error) {
 	if err := st.svc.open(); err != nil {
 		return nil, err
 	}
 	svc := st.svc
 	day := svc.Today()
+	if st.player.Guest {
+		// A practice board, not today's tiles: a guest's games are not
+		// counted, so today's seed would let anyone rehearse the day's one
+		// attempt as a guest, as often as they like. No deadline either:
+		// the day's end means nothing to it.
+		return st.openGuest(gameKey{0, size, db.KindHuman, dailyContest(day)}, practiceSeed(), false)
+	}
 	if err := svc.store.EndPastDailies(ctx, day); err != nil {
 		return nil, err
 	}
@@ -83,17 +92,6 @@ func (st *Seat) OpenDaily(ctx context.Context, size int) (*Play, error) {
 	start, _ := ParseDay(day)
 	deadline := start.Add(24 * time.Hour)
 	key := gameKey{st.player.ID, size, db.KindHuman, dailyContest(day)}
-	if st.player.Guest {
-		key.player = 0
-		p, err := st.openGuest(key, seed, false)
-		if err != nil {
-			return nil, err
-		}
-		p.mu.Lock()
-		p.deadline = deadline
-		p.mu.Unlock()
-		return p, nil
-	}
 	p, err := st.open(ctx, key, func(p *Play) (*db.SavedGame, error) {
 		p.deadline = deadline
 		return svc.store.OpenContestGame(ctx, st.player.ID, size, db.KindHuman, key.contest, seed)
@@ -102,6 +100,14 @@ func (st *Seat) OpenDaily(ctx context.Context, size int) (*Play, error) {
 		return nil, fmt.Errorf("daily %s %d×%d: %w", day, size, size, ErrDailyPlayed)
 	}
 	return p, err
+}
+
+// practiceSeed is the seed of a guest's daily practice board: from
+// crypto/rand, so that no guest game can be steered onto a day's seed.
+func practiceSeed() uint64 {
+	var b [8]byte
+	rand.Read(b[:]) // never fails (crypto/rand)
+	return binary.LittleEndian.Uint64(b[:])
 }
 
 // DailyBoard ranks a day's challenge of one size.

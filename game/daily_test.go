@@ -34,10 +34,9 @@ func TestDailyChallenge(t *testing.T) {
 	ctx := context.Background()
 	ann, bob := identify(t, svc, "ann"), identify(t, svc, "bob")
 
-	sa, sb, sg := svc.Seat(ann, nil), svc.Seat(bob, nil), svc.Seat(Guest, nil)
+	sa, sb := svc.Seat(ann, nil), svc.Seat(bob, nil)
 	defer sa.Close()
 	defer sb.Close()
-	defer sg.Close()
 	a, err := sa.OpenDaily(ctx, 4)
 	if err != nil {
 		t.Fatal(err)
@@ -46,12 +45,8 @@ func TestDailyChallenge(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := sg.OpenDaily(ctx, 4)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if a.Board() != b.Board() || a.Board() != g.Board() || a.Contest() != "daily:2026-11-23" {
-		t.Fatalf("today's boards differ: %v %v %v (%s)", a.Board(), b.Board(), g.Board(), a.Contest())
+	if a.Board() != b.Board() || a.Contest() != "daily:2026-11-23" {
+		t.Fatalf("today's boards differ: %v %v (%s)", a.Board(), b.Board(), a.Contest())
 	}
 	other, err := sa.OpenDaily(ctx, 5)
 	if err != nil || other.Board() == a.Board() {
@@ -134,5 +129,54 @@ func TestDailyChallenge(t *testing.T) {
 	}
 	if _, err := svc.Replay(ctx, next.ID()); !errors.Is(err, ErrDailyOn) {
 		t.Fatalf("replay of today's ended daily: %v, want ErrDailyOn", err)
+	}
+}
+
+// TestDailyGuestPractice: a guest's daily is a practice board, never
+// today's tiles (else anyone could rehearse the day's one attempt as a
+// guest, as often as they like, then play it with their key): each guest
+// game has a seed of its own, and none of them lands on the day's board.
+func TestDailyGuestPractice(t *testing.T) {
+	store, err := db.Open(context.Background(), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	clk := &clock{now: time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)}
+	svc := New(store, nil, WithClock(clk.Now))
+	ctx := context.Background()
+	today, err := svc.dailySeed(ctx, "2026-11-23", 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seedOf := func(p *Play) uint64 {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		return p.game.Seed()
+	}
+	seen := map[uint64]bool{}
+	for i := range 3 {
+		st := svc.Seat(Guest, nil)
+		t.Cleanup(st.Close)
+		p, err := st.OpenDaily(ctx, 4)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seed := seedOf(p)
+		if seed == today {
+			t.Fatalf("guest %d plays today's seed", i)
+		}
+		if seen[seed] {
+			t.Fatalf("guest %d plays the seed of another guest's daily", i)
+		}
+		seen[seed] = true
+		moveUntilMoved(t, p)
+		// Opened again in the same session, it is the same practice game.
+		if again, err := st.OpenDaily(ctx, 4); err != nil || again != p {
+			t.Fatalf("the guest's daily opened again: %v, %v", again, err)
+		}
+	}
+	if rows, err := svc.DailyBoard(ctx, "2026-11-23", 4, 10); err != nil || len(rows) != 0 {
+		t.Fatalf("guests on the day's board: %+v, %v", rows, err)
 	}
 }

@@ -32,21 +32,16 @@ func (s *Server) runDaily(sess *session, args []string) int {
 		}
 		day := s.games.Today()
 		opened.model = tui.New(tui.Options{
-			Store:       tui.DailyStore(s.games, seat, day),
-			Player:      sess.player.Name,
-			Guest:       sess.player.Guest,
-			GuestNotice: guestDailyHint,
-			Size:        *size,
-			Context:     sess.Context(),
-			Daily:       &tui.Daily{Day: day, Streak: streak, Now: s.games.Now},
+			Store:   tui.DailyStore(s.games, seat, day),
+			Player:  sess.player.Name,
+			Guest:   sess.player.Guest, // a practice board: tui.DailyPracticeNotice
+			Size:    *size,
+			Context: sess.Context(),
+			Daily:   &tui.Daily{Day: day, Streak: streak, Now: s.games.Now},
 		})
 		return opened
 	})
 }
-
-// guestDailyHint is told to a guest on the daily challenge; it fits 80
-// columns with the key that hides it.
-const guestDailyHint = "Guest: unranked. To rank, use an SSH key: ssh-keygen -t ed25519"
 
 func (s *Server) runRace(sess *session, args []string) int {
 	return s.runOpened(sess, func() openedScreen {

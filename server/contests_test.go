@@ -240,12 +240,18 @@ func TestDailyBadInput(t *testing.T) {
 	}
 }
 
-// TestDailyGuest: a guest plays the same tiles, unranked.
+// TestDailyGuest: a guest plays a practice board, not today's tiles
+// (game.TestDailyGuestPractice has the seeds), is told so, and is not
+// ranked.
 func TestDailyGuest(t *testing.T) {
 	clk := &fakeClock{now: time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)}
 	ts := startGames(t, game.WithClock(clk.Now))
 	g := openScreen(t, ts.dialGuest(t), "daily", 80, 24)
-	g.waitText("a guest's daily", "Daily 2026-11-23 4×4", "Streak –", "Rank guest", "Guest: unranked")
+	first := g.waitText("a guest's daily", "Daily practice 4×4", "Streak –", "Rank guest",
+		"A practice board, not today's tiles. Play the daily with an SSH key.")
+	if strings.Contains(first, "2026-11-23") {
+		t.Fatalf("a guest's practice board is shown as today's challenge:\n%s", first)
+	}
 	g.send(arrowLeft + arrowUp + arrowRight)
 	g.waitUntil("a move", func(s string) bool { return !strings.Contains(s, "Moves 0") })
 	g.send("q")

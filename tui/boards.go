@@ -102,8 +102,8 @@ func (s seatStore) BoardStandings(ctx context.Context, b Board, size, limit int)
 }
 
 // Daily makes the game screen today's daily challenge (Options.Daily):
-// everyone's tiles are the same, one attempt a day, no AI, no new game,
-// the size fixed.
+// everyone's tiles are the same (a guest's are a practice board's), one
+// attempt a day, no AI, no new game, the size fixed.
 type Daily struct {
 	Day    string // "YYYY-MM-DD", UTC
 	Streak int    // days in a row played, as Service.Streak said when the screen opened

@@ -59,7 +59,8 @@ type Options struct {
 
 	// Daily, when set, makes the screen today's daily challenge: Store is
 	// then DailyStore, the AI, new game and size keys are off, and the
-	// header shows the day and the player's streak.
+	// header shows the day and the player's streak. A guest's is a
+	// practice board, and the screen says so ("Daily practice").
 	Daily *Daily
 
 	// Games, if set, lets the player watch games in play and replay
@@ -76,6 +77,11 @@ type Options struct {
 
 // DefaultGuestNotice is shown to guests when Options.GuestNotice is empty.
 const DefaultGuestNotice = "Guest: not saved. To rank, connect with an SSH key."
+
+// DailyPracticeNotice is a guest's notice on the daily challenge, where
+// they play a practice board (game.Seat.OpenDaily), in place of
+// Options.GuestNotice. It fits 80 columns with the key that hides it.
+const DailyPracticeNotice = "A practice board, not today's tiles. Play the daily with an SSH key."
 
 type screen int
 
@@ -196,7 +202,12 @@ func New(opts Options) *Model {
 	if opts.AutoDelay == 0 {
 		opts.AutoDelay = 150 * time.Millisecond
 	}
-	if opts.Guest && opts.GuestNotice == "" {
+	switch {
+	case opts.Guest && opts.Daily != nil:
+		// Whatever the server says of guests, on the daily they must know
+		// that this is not the day's board.
+		opts.GuestNotice = DailyPracticeNotice
+	case opts.Guest && opts.GuestNotice == "":
 		opts.GuestNotice = DefaultGuestNotice
 	}
 	m := &Model{

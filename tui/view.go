@@ -471,7 +471,10 @@ func sizeText(n int) string {
 func (m *Model) header() []line {
 	k := &m.inks
 	title := "2048"
-	if m.opts.Daily != nil {
+	switch {
+	case m.opts.Daily != nil && m.opts.Guest:
+		title = "Daily practice" // not today's tiles (see DailyPracticeNotice)
+	case m.opts.Daily != nil:
 		title = "Daily " + m.opts.Daily.Day
 	}
 	size := sizeText(m.size)
