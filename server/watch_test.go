@@ -455,6 +455,21 @@ func TestWatchDailyHidden(t *testing.T) {
 			t.Errorf("%s: exit %d, %q; want %d and %q", tc.cmd, code, errOut.String(), wire.ExitInPlay, tc.want)
 		}
 	}
+	// From the game screen's leaderboard, today's daily board: enter on
+	// ann's row says why in one sentence, not with the error's chain.
+	game := openScreen(t, viewer, "", 80, 24)
+	game.waitUntil("the game", contains("Moves 0"))
+	game.send("\t")
+	game.waitUntil("the leaderboard", contains("[all time]"))
+	game.send("\x1b[C3")
+	game.waitUntil("today's daily board", func(s string) bool { return strings.Contains(s, "[today's daily]") && strings.Contains(s, "ann") })
+	game.send("\r")
+	said := game.waitUntil("why not", contains("That game is part of today's daily challenge; it can be replayed once the day"))
+	if strings.Contains(said, "Could not load") || strings.Contains(said, "game "+id) {
+		t.Fatalf("enter on a daily row:\n%s", said)
+	}
+	game.send("q")
+	game.wait()
 	scr.send("q")
 	scr.wait()
 }

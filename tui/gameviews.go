@@ -133,7 +133,7 @@ func (m *Model) pickRow(k keyName) tea.Cmd {
 func (m *Model) replayArrived(msg replayMsg) tea.Cmd {
 	m.lbOpening = 0
 	if msg.err != nil {
-		m.lbNotice = "Could not load that game: " + msg.err.Error()
+		m.lbNotice = replayFailedText(msg.err)
 		return nil
 	}
 	m.lbNotice = ""

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"errors"
 	"strconv"
 	"strings"
 	"time"
@@ -83,6 +84,16 @@ func loadReplay(ctx context.Context, games Games, id int64, from any) tea.Cmd {
 	}
 }
 
+// replayFailedText is what a screen says when the replay it asked for
+// could not be loaded: one sentence where the game is kept back on
+// purpose (a game of today's daily challenge), else the error.
+func replayFailedText(err error) string {
+	if errors.Is(err, game.ErrDailyOn) {
+		return "That game is part of today's daily challenge; it can be replayed once the day is over."
+	}
+	return "Could not load that game: " + err.Error()
+}
+
 func (h *historian) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case historyMsg:
@@ -98,7 +109,7 @@ func (h *historian) update(msg tea.Msg) tea.Cmd {
 		}
 		h.opening = false
 		if msg.err != nil {
-			h.notice = "Could not load that game: " + msg.err.Error()
+			h.notice = replayFailedText(msg.err)
 			return nil
 		}
 		return open(newReplayer(h.opts, msg.r, true))

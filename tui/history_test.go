@@ -232,3 +232,25 @@ func TestHistoryFitsNarrowWindows(t *testing.T) {
 		}
 	}
 }
+
+// TestHistoryDailyHidden: the player's own game of today's daily
+// challenge is listed, but not replayed while the day is on: enter says
+// why in one sentence (game.ErrDailyOn), not with the error's chain.
+func TestHistoryDailyHidden(t *testing.T) {
+	svc := newService(t)
+	ann := identify(t, svc, "ann")
+	seat := svc.Seat(ann, func() {})
+	t.Cleanup(seat.Close)
+	p, err := seat.OpenDaily(t.Context(), 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	step(t, p)
+	l := newLive(t, NewHistory(ViewOptions{Games: svc, Context: t.Context()}, ann), 80, 24)
+	l.waitFor("the list", has("#"+strconv.FormatInt(p.ID(), 10)))
+	l.press("enter")
+	f := l.waitFor("why not", has("That game is part of today's daily challenge; it can be replayed once the day"))
+	if strings.Contains(f, "Could not load") || strings.Contains(f, "game "+strconv.FormatInt(p.ID(), 10)) {
+		t.Fatalf("enter on today's daily game:\n%s", f)
+	}
+}
