@@ -93,7 +93,11 @@ func TestSpectatorSeesEveryMove(t *testing.T) {
 		}
 	}
 	player.finish()
-	spec.waitUntil("the player leaving", contains("ann left; here is the last board."))
+	// No one watches a game no longer played: the count goes with the
+	// player rather than stay as it was.
+	if left := spec.waitUntil("the player leaving", contains("ann left; here is the last board.")); strings.Contains(left, "watching") {
+		t.Fatalf("the spectator's screen counts spectators of a game its player left:\n%s", left)
+	}
 	spec.send("q")
 	if code := spec.wait(); code != wire.ExitOK {
 		t.Fatalf("the spectator's exit status %d", code)

@@ -386,7 +386,8 @@ func (s *spectator) draw() string {
 }
 
 // header is "[TV ·] 2048 ann 4×4 ● live   Score 1234 +32   Moves 321   3 watching",
-// on as many lines as the window needs.
+// on as many lines as the window needs; without the count once the game
+// is not live.
 func (s *spectator) header() []line {
 	p, sn := &s.p, &s.snap
 	var who strings.Builder
@@ -420,11 +421,16 @@ func (s *spectator) header() []line {
 	default:
 		w += p.inks.label.text(&who, "game over")
 	}
-	var watching strings.Builder
-	ww := p.inks.value.text(&watching, strconv.Itoa(sn.Watchers))
-	ww += p.inks.label.text(&watching, " watching")
-	return p.fields("   ", line{who.String(), w}, p.score(sn.Score, s.gain), p.label("Moves", strconv.Itoa(sn.Moves)),
-		line{watching.String(), ww})
+	// The count is of those who watch the game being played: once its
+	// player left or it ended, there is no one playing to them, and a
+	// count that stays reads as if the game went on.
+	var watching line
+	if sn.Status == game.Live {
+		var sb strings.Builder
+		watching.w = p.inks.value.text(&sb, strconv.Itoa(sn.Watchers)) + p.inks.label.text(&sb, " watching")
+		watching.s = sb.String()
+	}
+	return p.fields("   ", line{who.String(), w}, p.score(sn.Score, s.gain), p.label("Moves", strconv.Itoa(sn.Moves)), watching)
 }
 
 // frameKey is everything a spectator's frame is drawn from: the
