@@ -536,8 +536,9 @@ func (m *Model) move(d engine.Direction) tea.Cmd {
 		m.screen = screenWon
 		return m.refreshStandings()
 	case res.Gained > 0,
-		// A new player's first move puts them on the leaderboard.
-		m.me == nil && m.game.Moves() == 1:
+		// A new player's first move puts them on the leaderboard, and the
+		// daily's first one is when the header first ranks the player.
+		m.game.Moves() == 1 && (m.me == nil || m.opts.Daily != nil):
 		return m.refreshRank()
 	}
 	return nil

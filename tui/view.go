@@ -583,11 +583,15 @@ func (m *Model) bestFigure() figure {
 
 // rankFigure is the player's rank on the leaderboard of this size as
 // `scores` has it: "#12", "–" without a ranked game, "guest", or loading
-// while the standings are being read.
+// while the standings are being read. On the daily, "–" until the game
+// has a move: the day's board has the game from its opening, with 0
+// points, and a first player would read "#1" before playing.
 func (m *Model) rankFigure(loading string) figure {
 	switch {
 	case m.opts.Guest:
 		return figure{text: "guest"}
+	case m.opts.Daily != nil && m.game != nil && m.game.Moves() == 0:
+		return figure{text: "–"}
 	case m.standingsFor != m.size:
 		return figure{text: loading}
 	case m.me != nil:
