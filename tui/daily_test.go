@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ssh2048/ssh2048/engine"
 	"github.com/ssh2048/ssh2048/game"
 )
 
@@ -49,5 +50,59 @@ func TestDailyNoRankBeforeFirstMove(t *testing.T) {
 	h.moveOnce()
 	if f := h.frame(); !strings.Contains(f, "Rank #1") {
 		t.Fatalf("the daily's header after the first move:\n%s", f)
+	}
+}
+
+// TestOffKeysSayWhy: a key that does nothing on this screen (turned off
+// for the daily, a guest or a server without the AI, or a size past the
+// last) says why on the status line, rather than nothing.
+func TestOffKeysSayWhy(t *testing.T) {
+	const (
+		daily   = "The daily is one game: no new game, other sizes or AI."
+		guest   = "Guests have no saved games: connect with a key to keep them."
+		noAI    = "The AI is off on this server."
+		largest = "8×8 is the largest board."
+	)
+	svc := newService(t)
+	for _, tc := range []struct {
+		name string
+		open func(t *testing.T) *harness
+		keys []string
+		want string
+	}{
+		{"daily", func(t *testing.T) *harness {
+			return dailyHarness(t, svc, "ann", 4, Options{Hinter: &fakeHinter{}, Games: svc})
+		}, []string{"n", "5", "8", "+", "-", "i", "p"}, daily},
+		{"daily, your games", func(t *testing.T) *harness {
+			return dailyHarness(t, svc, "bob", 4, Options{Games: svc})
+		}, []string{"g"}, "Your games are on the game screen, not in the daily."},
+		{"guest's daily", func(t *testing.T) *harness {
+			return dailyHarness(t, svc, "", 4, Options{Games: svc})
+		}, []string{"g"}, guest},
+		{"guest", func(t *testing.T) *harness {
+			return newHarness(t, Options{Store: NewGuestStore(nil, nil), Guest: true, Games: svc, Self: game.Guest}, 80, 24)
+		}, []string{"g"}, guest},
+		{"no AI", func(t *testing.T) *harness { return newHarness(t, Options{}, 80, 24) }, []string{"i", "p"}, noAI},
+		{"8×8", func(t *testing.T) *harness { return newHarness(t, Options{Size: engine.MaxSize}, 80, 24) }, []string{"+", "="}, largest},
+		{"3×3", func(t *testing.T) *harness { return newHarness(t, Options{Size: engine.MinSize}, 80, 24) }, []string{"-", "_"}, "3×3 is the smallest board."},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, k := range tc.keys {
+				h := tc.open(t)
+				size := h.m.size
+				h.press(k)
+				if f := h.frame(); !strings.Contains(f, tc.want) {
+					t.Errorf("%s says nothing of why:\n%s", k, f)
+				}
+				if h.m.size != size || h.m.screen != screenGame {
+					t.Errorf("%s did something: size %d, screen %d", k, h.m.size, h.m.screen)
+				}
+				// The next move takes the line back.
+				h.moveOnce()
+				if f := h.frame(); strings.Contains(f, tc.want) {
+					t.Errorf("after a move, the line still says why %s did nothing:\n%s", k, f)
+				}
+			}
+		})
 	}
 }

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"sync"
 
 	"charm.land/bubbles/v2/key"
@@ -163,6 +164,13 @@ func newKeys(set keySet) *KeyMap {
 }
 
 var keyMaps sync.Map // keySet → *KeyMap
+
+// turnedOff reports whether k is one of b's keys while b is off on this
+// screen: key.Matches never matches it then, and the screen says why the
+// key does nothing.
+func turnedOff(k keyName, b key.Binding) bool {
+	return !b.Enabled() && slices.Contains(b.Keys(), string(k))
+}
 
 // keyName is a key press's name, as key.Matches compares it, worked out
 // once a key: key.Matches works it out again on every call, an allocation

@@ -19,6 +19,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -436,7 +437,11 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		m.stopAuto()
 		return m.openView(newHistorian(m.viewOptions(), m.opts.Self, true))
 	case m.sizeKey(k):
-		return m.switchSize(m.wantedSize(k))
+		if n := m.wantedSize(k); n != m.size || key.Matches(k, m.keys.Size) {
+			return m.switchSize(n)
+		}
+		m.notice, m.noticeErr = m.sizeBoundText(), false
+		return nil
 	case key.Matches(k, m.keys.New):
 		if m.screen == screenOver {
 			return m.newGame()
@@ -468,7 +473,39 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		return m.confirmAI(m.toggleAuto)
 	}
+	if why := m.offText(k); why != "" {
+		m.notice, m.noticeErr = why, false
+	}
 	return nil
+}
+
+// offText is why k, a key the key map has but this screen turned off,
+// does nothing; "" for any other key. A key that does nothing and says
+// nothing looks broken.
+func (m *Model) offText(k keyName) string {
+	ks := m.keys
+	off := func(bs ...key.Binding) bool {
+		return slices.ContainsFunc(bs, func(b key.Binding) bool { return turnedOff(k, b) })
+	}
+	switch {
+	case off(ks.History) && m.opts.Guest:
+		return "Guests have no saved games: connect with a key to keep them."
+	case m.opts.Daily != nil && off(ks.New, ks.Size, ks.Bigger, ks.Smaller, ks.Hint, ks.Auto):
+		return "The daily is one game: no new game, other sizes or AI."
+	case m.opts.Daily != nil && off(ks.History):
+		return "Your games are on the game screen, not in the daily."
+	case off(ks.Hint, ks.Auto):
+		return "The AI is off on this server."
+	}
+	return ""
+}
+
+// sizeBoundText is why + or - left the size as it was: it is the last.
+func (m *Model) sizeBoundText() string {
+	if m.size == engine.MaxSize {
+		return sizeText(m.size) + " is the largest board."
+	}
+	return sizeText(m.size) + " is the smallest board."
 }
 
 // confirmAI does what the player asked of the AI, after asking them once

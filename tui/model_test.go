@@ -643,10 +643,12 @@ func TestHint(t *testing.T) {
 	}
 }
 
+// TestNoHinterNoAIKeys: without a Hinter the AI keys are not offered
+// and do nothing but say why (TestOffKeysSayWhy).
 func TestNoHinterNoAIKeys(t *testing.T) {
 	h := newHarness(t, Options{}, 80, 24)
 	h.press("i", "p")
-	if h.m.auto || h.m.notice != "" || strings.Contains(h.frame(), "hint") {
+	if h.m.auto || h.m.notice != "The AI is off on this server." || strings.Contains(h.frame(), "hint") {
 		t.Fatalf("AI keys act without a Hinter:\n%s", h.frame())
 	}
 }

@@ -307,8 +307,12 @@ func (m *Model) guestNote() string {
 func (m *Model) tooSmall() string {
 	minW, minH := tiers[0].boardSize(m.size)
 	minH += chrome(2)
-	return m.wrap(fmt.Sprintf("Window too small\nneed %d×%d, is %d×%d\n3-8 size · q quit",
-		minW, minH, m.width, m.height))
+	keys := m.keys.Quit.Help().Key + " quit" // the key map's, in plain text: it is wrapped
+	if m.keys.Size.Enabled() {               // not on the daily
+		keys = m.keys.Size.Help().Key + " size · " + keys
+	}
+	return m.wrap(fmt.Sprintf("Window too small\nneed %d×%d, is %d×%d\n%s",
+		minW, minH, m.width, m.height, keys))
 }
 
 // helpLine is the one-line help under the board, drawn once per window
