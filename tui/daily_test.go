@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	tea "charm.land/bubbletea/v2"
+
 	"github.com/ssh2048/ssh2048/engine"
 	"github.com/ssh2048/ssh2048/game"
 )
@@ -104,5 +106,16 @@ func TestOffKeysSayWhy(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestDailyTooSmallOffersNoSizes: the window-too-small text offers the
+// keys of the key map, so not the sizes the daily has turned off.
+func TestDailyTooSmallOffersNoSizes(t *testing.T) {
+	svc := newService(t)
+	h := dailyHarness(t, svc, "ann", 4, Options{})
+	h.send(tea.WindowSizeMsg{Width: 20, Height: 6})
+	if f := h.frame(); !strings.Contains(f, "need") || !strings.Contains(f, "q quit") || strings.Contains(f, "size") {
+		t.Fatalf("the daily's window-too-small text:\n%s", f)
 	}
 }
