@@ -42,7 +42,8 @@ type Options struct {
 	// GuestNotice is shown to guests under the board until they hide it
 	// (its first sentence alone where the window is narrow), and on the
 	// help screen. The server knows how players register; the default
-	// says to connect with an SSH key.
+	// says to connect with an SSH key. On the daily it is always
+	// DailyPracticeNotice.
 	GuestNotice string
 
 	Size int // board size to open, 3–8; 0 means 4 (the server gives the size played last)
