@@ -776,8 +776,9 @@ func (n *opponentName) padded(name string, nameW int) string {
 }
 
 // overStatus is the status line of a racer whose board is over, in the
-// longest of its forms that fits the window: what the screen used to say
-// ("the others race on") read as though leaving then were a forfeit.
+// longest of its forms that fits the window. It says the score keeps its
+// place, stay or leave: a racer with nothing left to play goes, and must
+// not take the key line's forfeit for theirs.
 func (m *RaceModel) overStatus() string {
 	forms := [...][2]string{
 		{"Your board is over:", " your score keeps its place, stay or leave. The race ends when every racer is done or the clock runs out."},
