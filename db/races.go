@@ -31,7 +31,7 @@ type RaceEntry struct {
 	GameID   int64
 	Place    int
 	Score    int
-	Forfeit  bool    // left before the end
+	Forfeit  bool    // left with moves still possible (not once the board was over): placed last
 	After    *Rating // the new rating; nil: not rated
 }
 

@@ -22,10 +22,13 @@ import (
 // public lobby of each size starts a race as soon as two players are in
 // and a countdown ends (more may join until it does); a private room,
 // named by a word its players share, starts when its first player (the
-// host) says so. Highest score when the time is up, or when every board is
-// over, wins; a tie goes to whoever reached the score first. Leaving
-// mid-race forfeits it (the game's moves are kept). A finished race with
-// no bot rates its key-holding racers (package rating).
+// host) says so. Highest score wins; a tie goes to whoever reached the
+// score first. The race ends when the time is up, or as soon as every
+// racer still in it has a board that is over or has left. A racer whose
+// board is over has played their race: their score keeps its place
+// whether they stay or leave. Leaving with moves still possible forfeits
+// the race (placed last; the game's moves are kept). A finished race
+// with no bot rates its key-holding racers (package rating).
 const (
 	MaxRacers       = 8
 	DefaultRaceTime = 3 * time.Minute
@@ -55,7 +58,7 @@ type Phase uint8
 const (
 	Waiting   Phase = iota // players join
 	Countdown              // it starts at Starts; players may still join
-	Running                // it ends at Ends, or when every board is over
+	Running                // it ends at Ends, or once every racer still in is over
 	Finished               // the places are final
 )
 
@@ -69,7 +72,8 @@ type Racer struct {
 	Score   int
 	MaxTile int
 	Over    bool
-	Left    bool    // forfeited
+	Left    bool    // left the race
+	Forfeit bool    // left with moves still possible: placed last
 	Place   int     // once Finished: 1 is first
 	After   float64 // once Finished: the new rating, 0 when not rated
 	GameID  int64
@@ -130,7 +134,8 @@ type racer struct {
 	far     *farRacer
 	bot     bool
 	play    *Play
-	left    bool
+	left    bool      // gone from the race, or never in it (its game could not be opened)
+	forfeit bool      // left with moves still possible: placed last
 	reached time.Time // when the score last grew: ties go to the earlier
 	rating  db.Rating
 	rated   bool
@@ -348,7 +353,7 @@ func (r *race) start() {
 		p, err := rc.seat.openContest(ctx, gameKey{rc.player.ID, r.size, kind, v.ID}, r.seed, ends)
 		if err != nil {
 			r.svc.log.Error("open race game", "race", v.ID, "player", rc.player.ID, "err", err)
-			rc.left = true
+			rc.left, rc.forfeit = true, true
 			continue
 		}
 		p.race = r
@@ -376,10 +381,10 @@ func (r *race) moved(p *Play, gained int) {
 	r.progressed(p.seat)
 }
 
-// progressed publishes a racer's progress and ends the race once every
-// board is over; r.mu is held and the race runs. by is the seat of the
-// racer whose move it is, when it is played on this node (see
-// publishMove); nil publishes at once.
+// progressed publishes a racer's progress, or their leaving, and ends the
+// race once every racer still in it is over; r.mu is held and the race
+// runs. by is the seat of the racer whose move it is, when it is played
+// on this node (see publishMove); nil publishes at once.
 func (r *race) progressed(by *Seat) {
 	allOver := true
 	for _, rc := range r.racers {
@@ -410,8 +415,8 @@ func (r *race) finish() {
 	order := slices.Clone(r.racers)
 	slices.SortStableFunc(order, func(a, b *racer) int {
 		switch {
-		case a.left != b.left:
-			return map[bool]int{true: 1, false: -1}[a.left]
+		case a.forfeit != b.forfeit:
+			return map[bool]int{true: 1, false: -1}[a.forfeit]
 		case a.score() != b.score():
 			return b.score() - a.score()
 		}
@@ -446,7 +451,7 @@ func (r *race) finish() {
 		if rc.player.Guest || rc.gameID() == 0 {
 			continue
 		}
-		e := db.RaceEntry{PlayerID: rc.player.ID, GameID: rc.gameID(), Place: places[rc], Score: rc.score(), Forfeit: rc.left}
+		e := db.RaceEntry{PlayerID: rc.player.ID, GameID: rc.gameID(), Place: places[rc], Score: rc.score(), Forfeit: rc.forfeit}
 		if a, ok := after[rc]; ok {
 			e.After = &a
 		}
@@ -541,7 +546,7 @@ func (r *race) current() func(*RaceView) {
 	racers := make([]Racer, len(r.racers))
 	for i, rc := range r.racers {
 		p := rc.player
-		x := Racer{Name: p.Name, Bot: rc.bot, Left: rc.left, Place: rc.place, After: rc.after, who: rc}
+		x := Racer{Name: p.Name, Bot: rc.bot, Left: rc.left, Forfeit: rc.forfeit, Place: rc.place, After: rc.after, who: rc}
 		if !p.Guest {
 			x.Key = db.ShortID(p.Fingerprint)
 			x.Rating = rc.rating.Rating
@@ -683,7 +688,8 @@ func (r *race) startBy(me *racer) error {
 }
 
 // Leave takes the racer out: before the start they simply go; during the
-// race it is a forfeit (the game's moves are kept).
+// race, with moves still possible, it is a forfeit (the game's moves are
+// kept); once their board is over, their score keeps its place.
 func (t *RaceTicket) Leave() {
 	t.leave.Do(func() {
 		if t.far != nil {
@@ -708,10 +714,17 @@ func (r *race) leave(me *racer) {
 			r.phase = Waiting
 		}
 	case Running:
+		if me.left {
+			break // a far racer that fell silent, then said it left
+		}
+		// Once the clock has run out no move is possible: the race is
+		// over but for its finish, which may not have run yet.
 		me.left = true
+		me.forfeit = !me.over() && r.svc.now().Before(r.started.Add(r.length))
+		r.progressed(nil) // the last racer with moves may have gone
 	}
 	empty := len(r.racers) == 0
-	if r.phase < Finished {
+	if r.phase < Running {
 		// A finished race's view is final: publishing again would
 		// draw its racers without their places.
 		r.publish()

@@ -164,3 +164,87 @@ func TestPrivateRoom(t *testing.T) {
 		t.Fatalf("a new race in the room: %v", err)
 	}
 }
+
+// runRace has names race in the public lobby of size and returns their
+// tickets and games once it runs.
+func runRace(t *testing.T, svc *Service, size int, names ...string) ([]*RaceTicket, []*Play) {
+	t.Helper()
+	var tickets []*RaceTicket
+	for _, name := range names {
+		st := svc.Seat(identify(t, svc, name), nil)
+		t.Cleanup(st.Close)
+		tk, err := svc.JoinRace(context.Background(), st, "", size, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(tk.Leave)
+		tickets = append(tickets, tk)
+	}
+	waitFor(t, tickets[0], "the start", func(v RaceView) bool { return v.Phase == Running })
+	plays := make([]*Play, len(tickets))
+	for i, tk := range tickets {
+		if plays[i] = tk.Play(); plays[i] == nil {
+			t.Fatalf("%s has no game", names[i])
+		}
+	}
+	return tickets, plays
+}
+
+// playOut moves until p's board is over.
+func playOut(t *testing.T, p *Play) {
+	t.Helper()
+	for !p.Over() {
+		moveUntilMoved(t, p)
+	}
+}
+
+// TestRaceBoardOverKeepsItsPlace: a racer whose board is over keeps the
+// place its score earns, whether they stay or leave; only leaving with
+// moves still possible is a forfeit. The race ends at the clock while a
+// racer still in has moves, and at once when every racer still in is
+// over or gone, a forfeit included. (Dan filled his 3×3 board and
+// pressed q; bob, who never moved, was placed first.)
+func TestRaceBoardOverKeepsItsPlace(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		annLeaves bool // once her board is over
+		bobLeaves bool // with his board as it started: a forfeit
+		clock     bool // the race ends at the clock, else at once
+	}{
+		{"over and stays, the other never moves", false, false, true},
+		{"over and leaves, the other never moves", true, false, true},
+		{"over and stays, the other forfeits", false, true, false},
+		{"over and leaves, the other forfeits", true, true, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			length := 3 * time.Second
+			if !tc.clock {
+				length = MaxRaceTime // the test's waits end long before
+			}
+			svc, _ := newRaceService(t, length)
+			tickets, plays := runRace(t, svc, 3, "ann", "bob")
+			playOut(t, plays[0])
+			if tc.annLeaves {
+				tickets[0].Leave()
+				v := waitFor(t, tickets[1], "ann's leaving", func(v RaceView) bool { return v.Racers[0].Left })
+				if v.Racers[0].Forfeit || v.Phase != Running {
+					t.Fatalf("ann left with her board over: %+v in phase %v; want no forfeit, the race on for bob", v.Racers[0], v.Phase)
+				}
+			}
+			if tc.bobLeaves {
+				tickets[1].Leave()
+			}
+			v := waitFor(t, tickets[1], "the end", func(v RaceView) bool { return v.Phase == Finished })
+			if !tc.clock && !time.Now().Before(v.Ends) {
+				t.Fatalf("the race ended at the clock, not once every board still in was over or gone")
+			}
+			ann, bob := v.Racers[0], v.Racers[1]
+			if ann.Place != 1 || ann.Forfeit || ann.Left != tc.annLeaves || ann.Score != plays[0].Score() {
+				t.Errorf("ann, whose board is over with %d points: %+v", plays[0].Score(), ann)
+			}
+			if bob.Place != 2 || bob.Forfeit != tc.bobLeaves || bob.Left != tc.bobLeaves {
+				t.Errorf("bob, who never moved: %+v", bob)
+			}
+		})
+	}
+}

@@ -37,7 +37,8 @@ import (
 // owner publishes every race with racers elsewhere again every raceRenew;
 // a racer's node says every raceRenew which of its racers are still
 // there (opAlive). A racer not heard of for raceExpiry has left (a
-// forfeit once the race runs, as a dropped session is on one node). A
+// forfeit once the race runs unless its board was over, as a dropped
+// session is on one node). A
 // race not heard of for raceExpiry is lost: its owner died. Its racers
 // elsewhere are told the race is over, without places; their games are
 // kept as played. A dead owner's keys are free once its lease runs out,
@@ -126,7 +127,7 @@ type raceRequest struct {
 	Rated   bool          `json:",omitempty"`
 	Size    int           `json:",omitempty"`
 	Length  time.Duration `json:",omitempty"`
-	Report  *farRacer     `json:",omitempty"` // opProgress
+	Report  *farRacer     `json:",omitempty"` // opProgress; opLeave: the game as it was left
 }
 
 // raceAnswer answers a raceRequest: Code "" is yes.
@@ -160,7 +161,7 @@ func (st *raceState) view(tickets map[string]*RaceTicket) RaceView {
 	racers := make([]Racer, len(st.Racers))
 	for i, sr := range st.Racers {
 		x := Racer{Name: sr.Name, Key: sr.Key, Bot: sr.Bot, Rating: sr.Rating, Score: sr.Score, MaxTile: sr.MaxTile,
-			Over: sr.Over, Left: sr.Left, Place: sr.Place, After: sr.After, GameID: sr.GameID}
+			Over: sr.Over, Left: sr.Left, Forfeit: sr.Forfeit, Place: sr.Place, After: sr.After, GameID: sr.GameID}
 		if sr.Board != "" {
 			x.Board, _ = engine.ParseBoard(sr.Board)
 		}
@@ -229,6 +230,7 @@ type stateRacer struct {
 	MaxTile int     `json:",omitempty"`
 	Over    bool    `json:",omitempty"`
 	Left    bool    `json:",omitempty"`
+	Forfeit bool    `json:",omitempty"`
 	Place   int     `json:",omitempty"`
 	After   float64 `json:",omitempty"`
 	GameID  int64   `json:",omitempty"`
@@ -539,6 +541,9 @@ func (s *Service) handleRaceRequest(q raceRequest) {
 	switch q.Op {
 	case opLeave:
 		if rc != nil {
+			if q.Report != nil {
+				r.progress(rc, *q.Report)
+			}
 			r.leave(rc)
 		}
 	case opConfigure:
@@ -630,7 +635,7 @@ func (r *race) state() raceState {
 	st.Racers = make([]stateRacer, len(v.Racers))
 	for i, x := range v.Racers {
 		sr := stateRacer{Name: x.Name, Key: x.Key, Bot: x.Bot, Rating: x.Rating, Score: x.Score, MaxTile: x.MaxTile,
-			Over: x.Over, Left: x.Left, Place: x.Place, After: x.After, GameID: x.GameID}
+			Over: x.Over, Left: x.Left, Forfeit: x.Forfeit, Place: x.Place, After: x.After, GameID: x.GameID}
 		if x.Board.Size() > 0 {
 			sr.Board = x.Board.String()
 		}
@@ -821,9 +826,19 @@ func (f *farRace) tell(t *RaceTicket, q raceRequest) {
 	f.svc.raceNodes.out.put(string(q.Op)+" "+t.id, TopicRaceAsk, payload)
 }
 
-// leave is RaceTicket.Leave on a racer's node.
+// leave is RaceTicket.Leave on a racer's node. The leave carries the
+// game as it is: whether it is a forfeit depends on whether the board is
+// over, and the report of the last move may have been dropped
+// (handleRaceRequest's queue) or be behind.
 func (f *farRace) leave(t *RaceTicket) {
-	f.tell(t, raceRequest{Op: opLeave})
+	f.mu.Lock()
+	p := t.me.play
+	f.mu.Unlock()
+	q := raceRequest{Op: opLeave}
+	if p != nil {
+		q.Report = report(f.svc, p)
+	}
+	f.tell(t, q)
 	f.drop(t)
 }
 
@@ -1003,10 +1018,14 @@ type raceHook interface {
 }
 
 func (h *farHook) moved(p *Play, gained int) {
+	h.f.tell(h.t, raceRequest{Op: opProgress, Report: report(h.f.svc, p)})
+}
+
+// report is a far racer's game as its owner is told of it.
+func report(s *Service, p *Play) *farRacer {
 	snap := p.snapshot()
-	rep := &farRacer{GameID: snap.GameID, Board: snap.Board.String(), Score: snap.Score, MaxTile: p.MaxTile(), Over: snap.Over,
-		Reached: h.f.svc.now()}
-	h.f.tell(h.t, raceRequest{Op: opProgress, Report: rep})
+	return &farRacer{GameID: snap.GameID, Board: snap.Board.String(), Score: snap.Score, MaxTile: p.MaxTile(), Over: snap.Over,
+		Reached: s.now()}
 }
 
 // raceOutbox holds the newest message of each kind (a race's state, a

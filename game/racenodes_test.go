@@ -479,7 +479,7 @@ func TestRaceStateFitsTheBus(t *testing.T) {
 		HostTicket: "0123456789abcdef", Bots: true, Seed: 1<<64 - 1}
 	for range MaxRacers {
 		st.Racers = append(st.Racers, stateRacer{Name: strings.Repeat("😀", db.MaxNameWidth/2), Key: "Q2x7Yt0aB9cd", Bot: true,
-			Rating: 1234.5678901234, Board: board.String(), Score: 1 << 30, MaxTile: 1 << 20, Over: true, Left: true,
+			Rating: 1234.5678901234, Board: board.String(), Score: 1 << 30, MaxTile: 1 << 20, Over: true, Left: true, Forfeit: true,
 			Place: MaxRacers, After: 1234.5678901234, GameID: 1 << 50, Ticket: "0123456789abcdef"})
 	}
 	payload, err := json.Marshal(raceAnswer{Req: "0123456789abcdef", State: &st})
@@ -537,4 +537,53 @@ func raceAcross(t *testing.T, a, b *Service, word string) (host, far *RaceTicket
 	}
 	waitFor(t, g, "the start", func(v RaceView) bool { return v.Phase == Running })
 	return h, g
+}
+
+// TestFarRacerBoardOver: a racer on another node whose board is over
+// keeps its place when they leave, as on one node, even when the owner
+// heard none of their moves (the owner's queue of requests drops what it
+// cannot take): the leave carries the board as left. The owner's racer
+// then leaving with moves still possible forfeits, and the race ends at
+// once: every racer still in it is over or gone.
+func TestFarRacerBoardOver(t *testing.T) {
+	for _, unheard := range []bool{false, true} {
+		t.Run(fmt.Sprintf("moves unheard %v", unheard), func(t *testing.T) {
+			nodes, _ := newRaceCluster(t, 2, MaxRaceTime)
+			a, b := nodes[0].svc, nodes[1].svc
+			ctx := context.Background()
+			hs := a.Seat(identify(t, a, "host"), nil)
+			t.Cleanup(hs.Close)
+			h, err := a.JoinRace(ctx, hs, "full-board", 3, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fs := b.Seat(identify(t, b, "far"), nil)
+			t.Cleanup(fs.Close)
+			g, err := b.JoinRace(ctx, fs, "full-board", 3, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(g.Leave)
+			waitFor(t, h, "the far racer", func(v RaceView) bool { return len(v.Racers) == 2 })
+			if err := h.Start(); err != nil {
+				t.Fatal(err)
+			}
+			waitFor(t, g, "the start", func(v RaceView) bool { return v.Phase == Running })
+			pg := g.Play()
+			if unheard {
+				pg.race = nil // the moves are not reported
+			}
+			playOut(t, pg)
+			g.Leave() // at once: the report of the last move may still be on its way
+			v := waitFor(t, h, "the far racer's leaving", func(v RaceView) bool { return v.Racers[1].Left })
+			if far := v.Racers[1]; far.Forfeit || !far.Over || far.Score != pg.Score() || v.Phase != Running {
+				t.Fatalf("the far racer left with the board over: %+v in phase %v; want no forfeit, the race on", far, v.Phase)
+			}
+			h.Leave()
+			end := waitFor(t, h, "the end", func(v RaceView) bool { return v.Phase == Finished })
+			if host, far := end.Racers[0], end.Racers[1]; far.Place != 1 || far.Forfeit || host.Place != 2 || !host.Forfeit {
+				t.Fatalf("the end: %+v", end.Racers)
+			}
+		})
+	}
 }

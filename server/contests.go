@@ -73,8 +73,8 @@ func (s *Server) runRace(sess *session, args []string) int {
 			Woken:    true, // runScreen's loop waits for the race's views: no goroutine of the screen's own
 		})
 		opened.model = model
-		// However the session ends, the racer leaves (a forfeit mid-race),
-		// then gives up their seat.
+		// However the session ends, the racer leaves (mid-race a forfeit,
+		// unless their board is over), then gives up their seat.
 		opened.close = func() {
 			model.Leave()
 			seat.Close()

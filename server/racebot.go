@@ -15,7 +15,9 @@ import (
 // protocol runs as usual, every state line carrying the race's clock and
 // the opponents' scores (wire.Race). When the race finishes, one last
 // state line says so, with the places, and the session ends with status
-// 0. Leaving early (closing the input) forfeits the race.
+// 0. Closing the input once the bot's board is over leaves the race with
+// its score in its place; closing it with moves still possible forfeits
+// the race.
 func (s *Server) runRaceBot(sess *session, size int, room string) int {
 	seat := s.seat(sess)
 	defer seat.Close()
@@ -134,7 +136,7 @@ func (s *Server) runRaceBot(sess *session, size int, room string) int {
 			}
 		case in, ok := <-lines:
 			if !ok {
-				return wire.ExitOK // input closed: a forfeit if the race is on
+				return wire.ExitOK // input closed: a forfeit if the race is on and the board not over
 			}
 			if code, done := handle(in); done {
 				return code
@@ -158,7 +160,7 @@ func (s *Server) raceState(v game.RaceView, me int) *wire.Race {
 			continue
 		}
 		r.Opponents = append(r.Opponents, wire.Opponent{Name: x.Name, Player: x.Key, Bot: x.Bot,
-			Score: x.Score, MaxTile: x.MaxTile, Over: x.Over, Left: x.Left, Place: x.Place})
+			Score: x.Score, MaxTile: x.MaxTile, Over: x.Over, Left: x.Forfeit, Place: x.Place})
 	}
 	return r
 }

@@ -268,3 +268,63 @@ func TestRaceLobbyShutdown(t *testing.T) {
 		t.Fatalf("the racer's last line:\n%s", s)
 	}
 }
+
+// TestBotRaceOverThenCloses: a racing bot that closes its input once its
+// state line says "over":true (as the single-game protocol invites)
+// keeps the place its score earns: it is no forfeit, and ranks above a
+// bot that is still in with fewer points.
+func TestBotRaceOverThenCloses(t *testing.T) {
+	ts := startGames(t, game.WithRaceTimes(200*time.Millisecond, 200*time.Millisecond, 5*time.Second))
+	type raceLine struct {
+		state
+		Race *wire.Race `json:"race"`
+	}
+	read := func(b *botSession) raceLine {
+		t.Helper()
+		line, err := b.out.ReadBytes('\n')
+		if err != nil {
+			t.Fatalf("race line: %v; stderr %s", err, b.stderr.String())
+		}
+		var st raceLine
+		if err := jsonUnmarshal(line, &st); err != nil || st.Race == nil {
+			t.Fatalf("race line %s: %v", line, err)
+		}
+		return st
+	}
+	a := startBot(t, ts.dial(t, "alpha", newKey(t)), "--race --size 3")
+	b := startBot(t, ts.dial(t, "beta", newKey(t)), "--race --size 3")
+	read(a)
+	read(b)
+	// Beta moves twice, then waits with moves still possible.
+	var beta raceLine
+	for _, m := range []string{"left", "up"} {
+		b.send(m)
+		beta = read(b)
+	}
+	// Alpha plays until its board is over, then closes its input.
+	var alpha raceLine
+	for i := 0; !alpha.Over; i++ {
+		a.send([]string{"left", "up", "right", "down"}[i%4])
+		if alpha = read(a); alpha.Race.Phase == wire.RaceFinished {
+			t.Fatalf("the clock ran out before alpha's board was over: %+v", alpha)
+		}
+	}
+	if alpha.Score <= beta.Score {
+		t.Fatalf("alpha's board is over with %d points, beta has %d: the test needs alpha ahead", alpha.Score, beta.Score)
+	}
+	a.in.Close()
+	if code := a.wait(); code != wire.ExitOK {
+		t.Fatalf("alpha closed its input: exit %d", code)
+	}
+	last := read(b) // unasked: the race finished
+	if last.Race.Phase != wire.RaceFinished {
+		t.Fatalf("beta's line after alpha left: %+v", last.Race)
+	}
+	if op := last.Race.Opponents[0]; last.Race.Place != 2 || op.Place != 1 || op.Left || !op.Over || op.Score != alpha.Score {
+		t.Fatalf("the places: beta %d with %d points; alpha %+v", last.Race.Place, last.Score, op)
+	}
+	botRows := scoresJSON[wire.BotRaceEntry](t, ts.dial(t, "carl", newKey(t)), "scores --races --bots --json")
+	if len(botRows) != 2 || botRows[0].Name != "alpha" || botRows[0].Wins != 1 {
+		t.Fatalf("the board of races with bots: %+v", botRows)
+	}
+}

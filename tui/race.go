@@ -142,10 +142,11 @@ type RaceModel struct {
 	// changes: the wake that follows the player's own move, whose view
 	// the screen already has, draws nothing new.
 	drawn string
-	// inks and the race's help line, drawn every frame of every racer:
-	// made once per profile (and width), as the game screen's header.
+	// inks and the race's help lines (racing, and once the board is
+	// over), drawn every frame of every racer: made once per profile
+	// (and width), as the game screen's header.
 	inks     struct{ title, label, value, gain, dim ink }
-	raceHelp line
+	raceHelp [2]line
 	lobby    lobbyMemo
 
 	notice    string
@@ -184,7 +185,7 @@ func (m *RaceModel) setProfile(p colorprofile.Profile) {
 	s := m.styles
 	m.inks.title, m.inks.label, m.inks.value = inkOf(s.Title), inkOf(s.Label), inkOf(s.Value)
 	m.inks.gain, m.inks.dim = inkOf(s.Gain), inkOf(s.Dim)
-	m.raceHelp = line{}
+	m.raceHelp = [2]line{}
 }
 
 // setTicket makes t the race on screen.
@@ -206,8 +207,9 @@ func (m *RaceModel) setTicket(t *game.RaceTicket) {
 }
 
 // Leave takes the player out of the race on screen: before the start
-// they simply go, during the race it is a forfeit (their game's moves
-// are kept). The server calls it when the session ends, however it ends.
+// they simply go; during the race it is a forfeit (their game's moves
+// are kept) unless their board is over, when their score keeps its
+// place. The server calls it when the session ends, however it ends.
 func (m *RaceModel) Leave() {
 	m.mu.Lock()
 	t, stop := m.ticket, m.stop
@@ -357,7 +359,7 @@ func (m *RaceModel) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
-		m.own, m.mini, m.raceHelp = nil, nil, line{}
+		m.own, m.mini, m.raceHelp = nil, nil, [2]line{}
 	case tea.ColorProfileMsg:
 		m.setProfile(msg.Profile)
 	case tea.BackgroundColorMsg:
@@ -543,8 +545,15 @@ func (m *RaceModel) again() tea.Cmd {
 }
 
 func (m *RaceModel) quit() tea.Cmd {
-	if m.haveView && m.view.Phase == game.Running && m.me >= 0 && !m.view.Racers[m.me].Over {
-		return m.end("", "You left the race: that is a forfeit. Your game's moves are kept.")
+	if m.haveView && m.view.Phase == game.Running && m.me >= 0 {
+		// As game.RaceTicket.Leave judges it: the board as played (the
+		// view may be behind the last move), and the clock.
+		switch {
+		case m.play != nil && m.play.Over() || m.view.Racers[m.me].Over:
+			return m.end("", "Your board is over: your score keeps its place in the race. Thanks for racing!")
+		case m.now().Before(m.view.Ends):
+			return m.end("", "You left the race with moves still possible: that is a forfeit. Your game's moves are kept.")
+		}
 	}
 	return m.end("", "Thanks for racing!")
 }

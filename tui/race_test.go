@@ -27,9 +27,15 @@ func runningRace(t testing.TB, names ...string) (*RaceModel, []*game.RaceTicket)
 // runningRaceWoken is runningRace with the screen run Woken or not.
 func runningRaceWoken(t testing.TB, woken bool, names ...string) (*RaceModel, []*game.RaceTicket) {
 	t.Helper()
+	return runningRaceOf(t, 4, woken, names...)
+}
+
+// runningRaceOf is runningRace on size×size boards.
+func runningRaceOf(t testing.TB, size int, woken bool, names ...string) (*RaceModel, []*game.RaceTicket) {
+	t.Helper()
 	svc := raceService(t, game.WithRaceTimes(10*time.Millisecond, 10*time.Millisecond, time.Minute))
 	ctx := context.Background()
-	tickets := joinRace(t, svc, "", names...)
+	tickets := joinRaceOf(t, svc, "", size, names...)
 	m := NewRace(RaceOptions{Ticket: tickets[0], Context: ctx, Woken: woken})
 	for {
 		v, err := tickets[0].Next(ctx)
@@ -58,6 +64,12 @@ func raceService(t testing.TB, opts ...game.Option) *game.Service {
 // joinRace has names join room ("" for the public lobby) on 4×4, in turn.
 func joinRace(t testing.TB, svc *game.Service, room string, names ...string) []*game.RaceTicket {
 	t.Helper()
+	return joinRaceOf(t, svc, room, 4, names...)
+}
+
+// joinRaceOf is joinRace on size×size boards.
+func joinRaceOf(t testing.TB, svc *game.Service, room string, size int, names ...string) []*game.RaceTicket {
+	t.Helper()
 	ctx := context.Background()
 	var tickets []*game.RaceTicket
 	for _, name := range names {
@@ -67,7 +79,7 @@ func joinRace(t testing.TB, svc *game.Service, room string, names ...string) []*
 		}
 		seat := svc.Seat(p, nil)
 		t.Cleanup(seat.Close)
-		tk, err := svc.JoinRace(ctx, seat, room, 4, false)
+		tk, err := svc.JoinRace(ctx, seat, room, size, false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -546,5 +558,111 @@ func TestRaceWakeHandsOutTheClockAlarm(t *testing.T) {
 	}
 	if _, moved := m.Wake(); moved != a.c {
 		t.Error("Wake made an alarm of its own rather than the update's")
+	}
+}
+
+// TestRaceBoardOverKeepsItsPlace: once the racer's board is over, the
+// screen says their score keeps its place, whole in every window the
+// race fits, and leaving is no forfeit: not on the key line, not in the
+// last words, not in the race, nor on the others' results. (Dan's screen
+// said the others raced on until the clock ran out; he pressed q and was
+// placed below a racer who never moved, "left: forfeit".)
+func TestRaceBoardOverKeepsItsPlace(t *testing.T) {
+	m, tickets := runningRaceOf(t, 3, false, "ann", "bob")
+	for i := 0; !m.play.Over(); i++ {
+		if i > 10000 {
+			t.Fatal("ann's board is never over")
+		}
+		m.Update(arrowKeys[i%len(arrowKeys)])
+	}
+	m.Update(tea.WindowSizeMsg{Width: 20, Height: 5})
+	var w, h int
+	if v := m.View().Content; !strings.Contains(v, "need ") {
+		t.Fatalf("a 20×5 window does not say what the race needs:\n%s", v)
+	} else if _, err := fmt.Sscanf(v[strings.Index(v, "need "):], "need %d×%d", &w, &h); err != nil {
+		t.Fatal(err)
+	}
+	for _, size := range [][2]int{{w, h}, {40, 16}, {80, 24}, {120, 30}} {
+		m.Update(tea.WindowSizeMsg{Width: size[0], Height: size[1]})
+		f := ansi.Strip(m.View().Content)
+		assertFits(t, f, size[0], size[1])
+		var status string
+		for _, l := range strings.Split(f, "\n") {
+			if strings.Contains(l, "over:") {
+				status = strings.TrimSpace(l)
+			}
+		}
+		if status == "" || strings.Contains(status, "…") || !strings.Contains(status, "kept") && !strings.Contains(status, "keeps its place") {
+			t.Errorf("%dx%d: the status line %q does not say whole that the score keeps its place:\n%s", size[0], size[1], status, f)
+		}
+		if strings.Contains(f, "forfeit") || strings.Contains(f, "race on until") {
+			t.Errorf("%dx%d: the screen of a racer whose board is over:\n%s", size[0], size[1], f)
+		}
+	}
+	m.Update(tea.KeyPressMsg{Code: 'q', Text: "q"})
+	if m.final == "" || strings.Contains(m.final, "forfeit") || !strings.Contains(m.final, "keeps its place") {
+		t.Errorf("ann's last words as she leaves with her board over: %q", m.final)
+	}
+	ctx := context.Background()
+	// Bob's board is over too: the race ends, and bob sees the results.
+	mb := NewRace(RaceOptions{Ticket: tickets[1], Context: ctx})
+	bob := tickets[1].Play()
+	for !bob.Over() {
+		moveOnce(t, bob)
+	}
+	for {
+		v, err := tickets[1].Next(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mb.Update(raceViewMsg{ticket: tickets[1], view: v})
+		if v.Phase == game.Finished {
+			if ann := v.Racers[0]; !ann.Left || ann.Forfeit {
+				t.Fatalf("ann in the race's results: %+v", ann)
+			}
+			break
+		}
+	}
+	res := ansi.Strip(mb.View().Content)
+	if !strings.Contains(res, "Results") {
+		t.Fatalf("bob's screen at the end:\n%s", res)
+	}
+	for _, l := range strings.Split(res, "\n") {
+		if strings.Contains(l, "ann") && strings.Contains(l, "forfeit") {
+			t.Fatalf("ann, who left with her board over, is a forfeit on bob's results:\n%s", res)
+		}
+	}
+}
+
+// TestRaceOpponentOverThenLeft: an opponent who leaves with their board
+// over keeps their place in the header's standing and is marked over,
+// not left (a forfeit).
+func TestRaceOpponentOverThenLeft(t *testing.T) {
+	m, tickets := runningRaceOf(t, 3, false, "ann", "bob")
+	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	bob := tickets[1].Play()
+	for !bob.Over() {
+		moveOnce(t, bob)
+	}
+	tickets[1].Leave()
+	ctx := context.Background()
+	for {
+		v, err := tickets[0].Next(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.Update(raceViewMsg{ticket: tickets[0], view: v})
+		if v.Racers[1].Left {
+			break
+		}
+	}
+	f := ansi.Strip(m.View().Content)
+	if !strings.Contains(f, "Place 2 of 2") {
+		t.Errorf("ann, who never moved, against bob, who left with %d points and his board over:\n%s", bob.Score(), f)
+	}
+	for _, l := range strings.Split(f, "\n") {
+		if strings.Contains(l, "bob") && !strings.HasSuffix(strings.TrimRight(l, " "), " over") {
+			t.Errorf("bob's line %q is not marked over", l)
+		}
 	}
 }

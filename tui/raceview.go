@@ -331,15 +331,16 @@ func (m *RaceModel) isHost() bool {
 }
 
 // standing is the places the racers hold now, appended to order: by
-// score, ties to the earlier in the list; a racer who left goes last.
+// score, ties to the earlier in the list; a racer who forfeited goes
+// last (one who left with their board over keeps their place).
 func standing(v game.RaceView, order []int) []int {
 	for i := range v.Racers {
 		order = append(order, i)
 	}
 	slices.SortStableFunc(order, func(a, b int) int {
 		ra, rb := v.Racers[a], v.Racers[b]
-		if ra.Left != rb.Left {
-			if ra.Left {
+		if ra.Forfeit != rb.Forfeit {
+			if ra.Forfeit {
 				return 1
 			}
 			return -1
@@ -456,13 +457,21 @@ func (m *RaceModel) appendRaceScreen(dst []byte, f *raceFrame, keep bool) ([]byt
 	case f.notice != "":
 		status = s.Error.Render(f.notice)
 	case f.over:
-		status = s.Heading.Render("Your board is over.") + " The others race on until the clock runs out."
+		status = m.overStatus()
 	}
-	if m.raceHelp.s == "" {
-		h := m.fit(m.hints(m.keys.arrows(), relabel(m.keys.Quit, "leave (forfeit)")))
-		m.raceHelp = line{h, ansi.StringWidth(h)}
+	over := 0
+	if f.over {
+		over = 1
 	}
-	help := m.raceHelp
+	if m.raceHelp[over].s == "" {
+		quit := relabel(m.keys.Quit, "leave (forfeit)")
+		if f.over {
+			quit = relabel(m.keys.Quit, "leave")
+		}
+		h := m.fit(m.hints(m.keys.arrows(), quit))
+		m.raceHelp[over] = line{h, ansi.StringWidth(h)}
+	}
+	help := m.raceHelp[over]
 
 	// The player's board: the largest tile size that leaves room for the
 	// opponents' column; without that room, a line of them under the
@@ -766,13 +775,35 @@ func (n *opponentName) padded(name string, nameW int) string {
 	return n.s
 }
 
-// opponentState is what an opponent's figures end with.
+// overStatus is the status line of a racer whose board is over, in the
+// longest of its forms that fits the window. It says the score keeps its
+// place, stay or leave: a racer with nothing left to play goes, and must
+// not take the key line's forfeit for theirs.
+func (m *RaceModel) overStatus() string {
+	forms := [...][2]string{
+		{"Your board is over:", " your score keeps its place, stay or leave. The race ends when every racer is done or the clock runs out."},
+		{"Your board is over:", " your score keeps its place, stay or leave."},
+		{"Board over:", " your score keeps its place."},
+		{"Board over:", " score kept."},
+	}
+	f := forms[len(forms)-1]
+	for _, form := range forms {
+		if len(form[0])+len(form[1]) <= m.width {
+			f = form
+			break
+		}
+	}
+	return m.styles.Heading.Render(f[0]) + f[1]
+}
+
+// opponentState is what an opponent's figures end with: a racer who
+// left with their board over is over, their score in its place.
 func opponentState(r *game.Racer) string {
 	switch {
-	case r.Left:
-		return " left"
 	case r.Over:
 		return " over"
+	case r.Left:
+		return " left"
 	}
 	return ""
 }
@@ -829,7 +860,7 @@ func (m *RaceModel) resultsScreen() string {
 		}
 		change := "unrated"
 		switch {
-		case r.Left:
+		case r.Forfeit:
 			change = "left: forfeit"
 			if r.After != 0 {
 				change += fmt.Sprintf(", %d → %d", int(math.Round(r.Rating)), int(math.Round(r.After)))

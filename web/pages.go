@@ -388,7 +388,7 @@ type racerJSON struct {
 	Bot    bool   `json:"bot"`
 	Score  int    `json:"score"`
 	Over   bool   `json:"over"`
-	Left   bool   `json:"left"`
+	Left   bool   `json:"left"` // forfeited: left with a move still possible, as in bot --race
 	GameID int64  `json:"game_id"`
 }
 
@@ -414,7 +414,7 @@ func (s *Site) apiRaces(w http.ResponseWriter, r *http.Request) {
 	for _, l := range v.Lobbies {
 		lj := lobbyJSON{Size: l.Size, Phase: l.Phase, Racers: []racerJSON{}}
 		for _, x := range l.Racers {
-			lj.Racers = append(lj.Racers, racerJSON{x.Name, x.Key, x.Bot, x.Score, x.Over, x.Left, x.GameID})
+			lj.Racers = append(lj.Racers, racerJSON{x.Name, x.Key, x.Bot, x.Score, x.Over, x.Forfeit, x.GameID})
 		}
 		out.Lobbies = append(out.Lobbies, lj)
 	}

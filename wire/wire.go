@@ -47,9 +47,12 @@ type Opponent struct {
 	Bot     bool   `json:"bot"`
 	Score   int    `json:"score"`
 	MaxTile int    `json:"max_tile"`
-	Over    bool   `json:"over"`  // their board is over
-	Left    bool   `json:"left"`  // they left the race: a forfeit
-	Place   int    `json:"place"` // once the race is finished; 0 before
+	Over    bool   `json:"over"` // their board is over
+	// Left: they left the race with moves still possible, a forfeit
+	// (placed last); a racer who leaves once their board is over is not
+	// marked: their score keeps its place.
+	Left  bool `json:"left"`
+	Place int  `json:"place"` // once the race is finished; 0 before
 }
 
 // Race phases on State.Race.
