@@ -18,6 +18,10 @@ const pageTTL = time.Second
 // maxCachedPages bounds the cache: the key includes the query string,
 // which a client may vary at will; past the bound the cache starts
 // afresh.
+//
+// The key includes the host the footer names (sshHost of the request's
+// Host), so that a page asked for by one name is not served to those who
+// came by another.
 const maxCachedPages = 256
 
 type cachedPage struct {
@@ -36,7 +40,7 @@ func newPageCache() *pageCache { return &pageCache{pages: make(map[string]cached
 // cached serves h's 200 answers from the cache for pageTTL.
 func (c *pageCache) cached(h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		key := r.URL.Path + "?" + r.URL.RawQuery
+		key := sshHost(r.Host) + " " + r.URL.Path + "?" + r.URL.RawQuery
 		now := time.Now()
 		c.mu.Lock()
 		p, ok := c.pages[key]

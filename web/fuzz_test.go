@@ -3,6 +3,7 @@ package web
 import (
 	"net/http/httptest"
 	"net/netip"
+	"strings"
 	"testing"
 	"unicode"
 	"unicode/utf8"
@@ -46,6 +47,28 @@ func FuzzClientAddr(f *testing.F) {
 		loopback := err == nil && peer.Addr().Unmap().IsLoopback()
 		if !loopback && got != direct {
 			t.Fatalf("peer %q forwarding %q counted as %v, not as itself (%v)", remote, forwarded, got, direct)
+		}
+	})
+}
+
+// FuzzSSHHost: whatever Host a client sends, the footer's command gets ""
+// or a word of letters, digits, dots, hyphens and colons that does not
+// start with a hyphen (ssh would read it as an option), and is its own
+// host again.
+func FuzzSSHHost(f *testing.F) {
+	for _, s := range []string{"example.org:80", "[2001:db8::1]:443", "-oProxyCommand=x", "a b", "evil<script>", "[fe80::1%25eth0]:80", "Example.ORG."} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got := sshHost(s)
+		if got == "" {
+			return
+		}
+		if got[0] == '-' || strings.Trim(got, "abcdefghijklmnopqrstuvwxyz0123456789.-:") != "" {
+			t.Fatalf("sshHost(%q) = %q", s, got)
+		}
+		if again := sshHost(got); again != got {
+			t.Fatalf("sshHost(%q) = %q, but sshHost(%q) = %q", s, got, got, again)
 		}
 	})
 }

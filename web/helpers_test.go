@@ -41,6 +41,31 @@ func (w *world) player(t *testing.T, name string) game.Player {
 	return p
 }
 
+// playDaily plays p's attempt at the day's challenge of size on svc (whose
+// clock says which day it is) until it is over, and returns its id.
+func playDaily(t *testing.T, svc *game.Service, p game.Player, size int) int64 {
+	t.Helper()
+	ctx := context.Background()
+	seat := svc.Seat(p, nil)
+	defer seat.Close()
+	play, err := seat.OpenDaily(ctx, size)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for !play.Over() {
+		for _, d := range []engine.Direction{engine.Left, engine.Down, engine.Right, engine.Up} {
+			res, err := play.Move(ctx, d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Moved {
+				break
+			}
+		}
+	}
+	return play.ID()
+}
+
 // play plays a game of p with moves in turn (up, right, down, left,
 // skipping those that change nothing) until it is over, or for at most
 // limit moves when limit > 0; the game stays open (in play) when it is not
@@ -73,10 +98,13 @@ func (w *world) play(t *testing.T, p game.Player, size int, kind db.Kind, limit 
 	return id
 }
 
-// site is the web site over w, as a test server.
+// site is the web site over w (or over cfg.Games, when set), as a test
+// server.
 func (w *world) site(t *testing.T, cfg Config) *httptest.Server {
 	t.Helper()
-	cfg.Games = w.svc
+	if cfg.Games == nil {
+		cfg.Games = w.svc
+	}
 	if cfg.Logger == nil {
 		cfg.Logger = quiet
 	}

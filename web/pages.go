@@ -54,11 +54,13 @@ type page struct {
 	Title string
 	Nav   string // the section the page is in, for the navigation bar
 	Data  any
+	SSH   sshCommand // the footer's command to play
 }
 
-// render writes a page; the template runs into a buffer first, so that a
-// failing template is a clean 500, not half a page.
-func (s *Site) render(w http.ResponseWriter, code int, name string, p page) {
+// render writes a page for r; the template runs into a buffer first, so
+// that a failing template is a clean 500, not half a page.
+func (s *Site) render(w http.ResponseWriter, r *http.Request, code int, name string, p page) {
+	p.SSH = s.sshCommand(r)
 	var b bytes.Buffer
 	if err := s.pages[name].Execute(&b, p); err != nil {
 		s.log.Error("web: render", "page", name, "err", err)
@@ -92,16 +94,16 @@ type apiError struct {
 	Error string `json:"error"`
 }
 
-func (s *Site) notFound(w http.ResponseWriter, _ *http.Request, why string) {
-	s.render(w, http.StatusNotFound, "error", page{Title: "Not found", Data: why})
+func (s *Site) notFound(w http.ResponseWriter, r *http.Request, why string) {
+	s.render(w, r, http.StatusNotFound, "error", page{Title: "Not found", Data: why})
 }
 
-func (s *Site) badRequest(w http.ResponseWriter, why string) {
-	s.render(w, http.StatusBadRequest, "error", page{Title: "Bad request", Data: why})
+func (s *Site) badRequest(w http.ResponseWriter, r *http.Request, why string) {
+	s.render(w, r, http.StatusBadRequest, "error", page{Title: "Bad request", Data: why})
 }
 
 // failed reports a store error: logged with its detail, shown without.
-func (s *Site) failed(w http.ResponseWriter, what string, err error, api bool) {
+func (s *Site) failed(w http.ResponseWriter, r *http.Request, what string, err error, api bool) {
 	if errors.Is(err, context.Canceled) {
 		// The client went away mid-request: nothing failed here.
 		s.log.Debug("web: "+what, "err", err)
@@ -112,7 +114,7 @@ func (s *Site) failed(w http.ResponseWriter, what string, err error, api bool) {
 		s.writeJSON(w, http.StatusInternalServerError, apiError{"could not read " + what + "; try again later"})
 		return
 	}
-	s.render(w, http.StatusInternalServerError, "error", page{Title: "Error", Data: "Could not read the " + what + "; try again later."})
+	s.render(w, r, http.StatusInternalServerError, "error", page{Title: "Error", Data: "Could not read the " + what + "; try again later."})
 }
 
 func readCtx(r *http.Request) (context.Context, context.CancelFunc) {
@@ -175,11 +177,15 @@ func scoreEntries(rows []db.Entry, size int, kind db.Kind) []wire.ScoreEntry {
 // looks like another on the same board, as the SSH side shows it.
 type row struct {
 	db.Entry
-	Tag string // db.LookAlikeTag of the player's short id, or ""
+	Tag    string // db.LookAlikeTag of the player's short id, or ""
+	Replay bool   // the game has ended and may be shown: its replay is linked
+	Later  bool   // the game has ended, but it is of a day still on
 }
 
-// tagged tags the rows whose names look alike (db.LookAlikes).
-func tagged(rows []db.Entry) []row {
+// tagged tags the rows whose names look alike (db.LookAlikes), and links
+// the replays of those that have ended, unless they are of a daily
+// challenge still on (dailyOn).
+func tagged(rows []db.Entry, dailyOn bool) []row {
 	names := make([]string, len(rows))
 	for i, r := range rows {
 		names[i] = r.Name
@@ -187,7 +193,7 @@ func tagged(rows []db.Entry) []row {
 	alike := db.LookAlikes(names)
 	out := make([]row, len(rows))
 	for i, r := range rows {
-		out[i] = row{Entry: r}
+		out[i] = row{Entry: r, Replay: r.Ended != nil && !dailyOn, Later: r.Ended != nil && dailyOn}
 		if alike[i] {
 			out[i].Tag = db.LookAlikeTag(db.ShortID(r.Fingerprint))
 		}
@@ -208,9 +214,13 @@ type boardView struct {
 	Kind  db.Kind
 	Day   string // daily boards only
 	Rows  []row
-	Days  []string // daily: the days before, for links
+	Days  []string // daily: the days of the week before with games of this size, for links
 	Today string
 }
+
+// earlierDays is how many days before it a daily page looks for games to
+// link to.
+const earlierDays = 7
 
 type homeView struct {
 	Boards []boardView
@@ -223,12 +233,12 @@ func (s *Site) home(w http.ResponseWriter, r *http.Request) {
 	for _, n := range sizes {
 		rows, err := s.cfg.Games.Leaderboard(ctx, n, db.KindHuman, homeLimit)
 		if err != nil {
-			s.failed(w, "leaderboard", err, false)
+			s.failed(w, r, "leaderboard", err, false)
 			return
 		}
-		v.Boards = append(v.Boards, boardView{Size: n, Kind: db.KindHuman, Rows: tagged(rows)})
+		v.Boards = append(v.Boards, boardView{Size: n, Kind: db.KindHuman, Rows: tagged(rows, false)})
 	}
-	s.render(w, http.StatusOK, "home", page{Title: "ssh2048", Nav: "home", Data: v})
+	s.render(w, r, http.StatusOK, "home", page{Title: "ssh2048", Nav: "home", Data: v})
 }
 
 func (s *Site) leaderboard(r *http.Request) (boardView, int, error) {
@@ -250,18 +260,18 @@ func (s *Site) leaderboard(r *http.Request) (boardView, int, error) {
 	if err != nil {
 		return boardView{}, http.StatusInternalServerError, err
 	}
-	return boardView{Size: size, Kind: kind, Rows: tagged(rows)}, http.StatusOK, nil
+	return boardView{Size: size, Kind: kind, Rows: tagged(rows, false)}, http.StatusOK, nil
 }
 
 func (s *Site) scores(w http.ResponseWriter, r *http.Request) {
 	v, code, err := s.leaderboard(r)
 	switch {
 	case code == http.StatusBadRequest:
-		s.badRequest(w, err.Error())
+		s.badRequest(w, r, err.Error())
 	case err != nil:
-		s.failed(w, "leaderboard", err, false)
+		s.failed(w, r, "leaderboard", err, false)
 	default:
-		s.render(w, http.StatusOK, "scores", page{Title: fmt.Sprintf("Leaderboard %d×%d, %s", v.Size, v.Size, v.Kind), Nav: "scores", Data: v})
+		s.render(w, r, http.StatusOK, "scores", page{Title: fmt.Sprintf("Leaderboard %d×%d, %s", v.Size, v.Size, v.Kind), Nav: "scores", Data: v})
 	}
 }
 
@@ -271,15 +281,17 @@ func (s *Site) apiScores(w http.ResponseWriter, r *http.Request) {
 	case code == http.StatusBadRequest:
 		s.writeJSON(w, code, apiError{err.Error()})
 	case err != nil:
-		s.failed(w, "leaderboard", err, true)
+		s.failed(w, r, "leaderboard", err, true)
 	default:
 		s.writeJSON(w, http.StatusOK, scoreEntries(entries(v.Rows), v.Size, v.Kind))
 	}
 }
 
 // dailyBoard reads a day's challenge board: ?day=YYYY-MM-DD, today by
-// default.
-func (s *Site) dailyBoard(r *http.Request) (boardView, int, error) {
+// default; withDays: and which of the days before it have games of that
+// size, for links (a day no one played, before the server existed or
+// since, has nothing to show).
+func (s *Site) dailyBoard(r *http.Request, withDays bool) (boardView, int, error) {
 	size, err := sizeParam(r)
 	if err != nil {
 		return boardView{}, http.StatusBadRequest, err
@@ -303,32 +315,39 @@ func (s *Site) dailyBoard(r *http.Request) (boardView, int, error) {
 	if err != nil {
 		return boardView{}, http.StatusInternalServerError, err
 	}
-	v := boardView{Size: size, Kind: db.KindHuman, Day: day, Rows: tagged(rows), Today: today}
-	for i := 1; i <= 7; i++ {
-		v.Days = append(v.Days, t.AddDate(0, 0, -i).Format("2006-01-02"))
+	v := boardView{Size: size, Kind: db.KindHuman, Day: day, Rows: tagged(rows, day >= today), Today: today}
+	for i := 1; withDays && i <= earlierDays; i++ {
+		d := t.AddDate(0, 0, -i).Format("2006-01-02")
+		played, err := s.cfg.Games.DailyBoard(ctx, d, size, 1)
+		if err != nil {
+			return boardView{}, http.StatusInternalServerError, err
+		}
+		if len(played) > 0 {
+			v.Days = append(v.Days, d)
+		}
 	}
 	return v, http.StatusOK, nil
 }
 
 func (s *Site) daily(w http.ResponseWriter, r *http.Request) {
-	v, code, err := s.dailyBoard(r)
+	v, code, err := s.dailyBoard(r, true)
 	switch {
 	case code == http.StatusBadRequest:
-		s.badRequest(w, err.Error())
+		s.badRequest(w, r, err.Error())
 	case err != nil:
-		s.failed(w, "daily board", err, false)
+		s.failed(w, r, "daily board", err, false)
 	default:
-		s.render(w, http.StatusOK, "daily", page{Title: fmt.Sprintf("Daily challenge %d×%d, %s", v.Size, v.Size, v.Day), Nav: "daily", Data: v})
+		s.render(w, r, http.StatusOK, "daily", page{Title: fmt.Sprintf("Daily challenge %d×%d, %s", v.Size, v.Size, v.Day), Nav: "daily", Data: v})
 	}
 }
 
 func (s *Site) apiDaily(w http.ResponseWriter, r *http.Request) {
-	v, code, err := s.dailyBoard(r)
+	v, code, err := s.dailyBoard(r, false)
 	switch {
 	case code == http.StatusBadRequest:
 		s.writeJSON(w, code, apiError{err.Error()})
 	case err != nil:
-		s.failed(w, "daily board", err, true)
+		s.failed(w, r, "daily board", err, true)
 	default:
 		s.writeJSON(w, http.StatusOK, scoreEntries(entries(v.Rows), v.Size, v.Kind))
 	}
@@ -366,10 +385,10 @@ func (s *Site) racesData(r *http.Request) (racesView, error) {
 func (s *Site) races(w http.ResponseWriter, r *http.Request) {
 	v, err := s.racesData(r)
 	if err != nil {
-		s.failed(w, "race ratings", err, false)
+		s.failed(w, r, "race ratings", err, false)
 		return
 	}
-	s.render(w, http.StatusOK, "races", page{Title: "Races", Nav: "races", Data: v})
+	s.render(w, r, http.StatusOK, "races", page{Title: "Races", Nav: "races", Data: v})
 }
 
 // ratingJSON is one row of /api/races' ratings.
@@ -401,7 +420,7 @@ type lobbyJSON struct {
 func (s *Site) apiRaces(w http.ResponseWriter, r *http.Request) {
 	v, err := s.racesData(r)
 	if err != nil {
-		s.failed(w, "race ratings", err, true)
+		s.failed(w, r, "race ratings", err, true)
 		return
 	}
 	out := struct {
@@ -441,16 +460,18 @@ func (s *Site) liveGames() ([]game.Snapshot, int) {
 	return snaps[:min(len(snaps), liveLimit)], len(snaps)
 }
 
-func (s *Site) live(w http.ResponseWriter, _ *http.Request) {
+func (s *Site) live(w http.ResponseWriter, r *http.Request) {
 	snaps, total := s.liveGames()
 	v := struct {
 		Games []liveGame
 		Total int
-	}{Total: total}
+		SSH   sshCommand // to watch: ssh -t … watch NAME
+	}{Total: total, SSH: s.sshCommand(r)}
+	v.SSH.TTY = true
 	for _, sn := range snaps {
 		v.Games = append(v.Games, liveGame{Snapshot: sn, Drawn: drawBoard(sn.Board)})
 	}
-	s.render(w, http.StatusOK, "live", page{Title: "Games in play", Nav: "live", Data: v})
+	s.render(w, r, http.StatusOK, "live", page{Title: "Games in play", Nav: "live", Data: v})
 }
 
 type liveJSON struct {
@@ -481,8 +502,23 @@ func (s *Site) apiLive(w http.ResponseWriter, _ *http.Request) {
 type playerView struct {
 	Player game.Player
 	Key    string            // the short id
-	Bests  []wire.ScoreEntry // best game per size and kind, with its rank
-	Recent []db.GameSummary
+	Bests  []wire.ScoreEntry // best game per size and kind, with its rank (free play: none hidden)
+	Recent []gameRow
+}
+
+// gameRow is one of a player's games as a page lists it.
+type gameRow struct {
+	db.GameSummary
+	Replay bool // the game has ended and may be shown: its replay is linked
+	Later  bool // the game has ended, but it is of a day still on
+}
+
+// dailyOn reports whether a game of contest is of a daily challenge whose
+// day is not over: game.Service neither replays nor shows it (it answers
+// game.ErrDailyOn), so the pages do not link it.
+func (s *Site) dailyOn(contest string) bool {
+	day, ok := strings.CutPrefix(contest, "daily:")
+	return ok && day >= s.cfg.Games.Today()
 }
 
 func (s *Site) playerData(r *http.Request) (playerView, int, error) {
@@ -512,8 +548,13 @@ func (s *Site) playerData(r *http.Request) (playerView, int, error) {
 			v.Bests = append(v.Bests, scoreEntries([]db.Entry{e}, n, k)[0])
 		}
 	}
-	if v.Recent, err = s.cfg.Games.PlayerGames(ctx, p, recentLimit); err != nil {
+	recent, err := s.cfg.Games.PlayerGames(ctx, p, recentLimit)
+	if err != nil {
 		return playerView{}, http.StatusInternalServerError, err
+	}
+	for _, g := range recent {
+		on := s.dailyOn(g.Contest)
+		v.Recent = append(v.Recent, gameRow{GameSummary: g, Replay: g.EndedAt != nil && !on, Later: g.EndedAt != nil && on})
 	}
 	return v, http.StatusOK, nil
 }
@@ -524,9 +565,9 @@ func (s *Site) player(w http.ResponseWriter, r *http.Request) {
 	case code == http.StatusNotFound:
 		s.notFound(w, r, "There is no such player.")
 	case err != nil:
-		s.failed(w, "player", err, false)
+		s.failed(w, r, "player", err, false)
 	default:
-		s.render(w, http.StatusOK, "player", page{Title: shortName(v.Player.Name), Nav: "player", Data: v})
+		s.render(w, r, http.StatusOK, "player", page{Title: shortName(v.Player.Name), Nav: "player", Data: v})
 	}
 }
 
@@ -550,7 +591,7 @@ func (s *Site) apiPlayer(w http.ResponseWriter, r *http.Request) {
 		s.writeJSON(w, code, apiError{"no such player"})
 		return
 	case err != nil:
-		s.failed(w, "player", err, true)
+		s.failed(w, r, "player", err, true)
 		return
 	}
 	out := struct {
@@ -572,7 +613,9 @@ func (s *Site) apiPlayer(w http.ResponseWriter, r *http.Request) {
 // --- replays ---
 
 // replayFor returns the replay of ended game id: 404 for a game that does
-// not exist or is still in play (its future stays on the server).
+// not exist or is still in play (its future stays on the server), or is of
+// a daily challenge whose day is not over (its tiles are everyone's that
+// day). A 404 is the visitor's doing: never logged as an error.
 func (s *Site) replayFor(r *http.Request) (*replayData, int, error) {
 	id, err := idParam(r)
 	if err != nil {
@@ -587,6 +630,9 @@ func (s *Site) replayFor(r *http.Request) (*replayData, int, error) {
 	switch {
 	case errors.Is(err, game.ErrNoGame):
 		return nil, http.StatusNotFound, errors.New("there is no such game")
+	case errors.Is(err, game.ErrDailyOn):
+		return nil, http.StatusNotFound, errors.New("this game is of today's daily challenge: everyone plays the day on the same tiles, " +
+			"so its replay opens once the day is over (at midnight UTC)")
 	case err != nil:
 		return nil, http.StatusInternalServerError, err
 	case !rp.Ended:
@@ -606,9 +652,9 @@ func (s *Site) game(w http.ResponseWriter, r *http.Request) {
 	case code == http.StatusNotFound:
 		s.notFound(w, r, capitalize(err.Error())+".")
 	case err != nil:
-		s.failed(w, "game", err, false)
+		s.failed(w, r, "game", err, false)
 	default:
-		s.render(w, http.StatusOK, "game", page{Title: fmt.Sprintf("Game %d", d.info.GameID), Nav: "game", Data: d.view})
+		s.render(w, r, http.StatusOK, "game", page{Title: fmt.Sprintf("Game %d", d.info.GameID), Nav: "game", Data: d.view})
 	}
 }
 
@@ -618,7 +664,7 @@ func (s *Site) apiGame(w http.ResponseWriter, r *http.Request) {
 	case code == http.StatusNotFound:
 		s.writeJSON(w, code, apiError{err.Error()})
 	case err != nil:
-		s.failed(w, "game", err, true)
+		s.failed(w, r, "game", err, true)
 	default:
 		w.Header().Set("Content-Type", "application/json")
 		// An ended game never changes.
@@ -632,4 +678,9 @@ func capitalize(s string) string {
 		return s
 	}
 	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// apiIndex lists the JSON routes, for the footer's link to /api/.
+func (s *Site) apiIndex(w http.ResponseWriter, r *http.Request) {
+	s.render(w, r, http.StatusOK, "api", page{Title: "JSON API", Nav: "api"})
 }

@@ -111,6 +111,14 @@ func values(b engine.Board) [][]int {
 	return out
 }
 
+// stamp is a time as the tables show it, UTC to the minute, its date and
+// its time each kept on one line: a narrow column breaks between them,
+// not inside the date at its hyphens.
+func stamp(t time.Time) template.HTML {
+	t = t.UTC()
+	return template.HTML(`<span class="nw">` + t.Format("2006-01-02") + `</span> <span class="nw">` + t.Format("15:04") + `</span>`)
+}
+
 // kinds are the leaderboards of free play, as the site names them.
 var kinds = []db.Kind{db.KindHuman, db.KindAssisted, db.KindBot}
 
@@ -143,13 +151,13 @@ var funcs = template.FuncMap{
 			Name, Key string
 		}{id, name, key}
 	},
-	"when": func(t *time.Time) string {
+	"when": func(t *time.Time) template.HTML {
 		if t == nil {
 			return "playing"
 		}
-		return t.UTC().Format("2006-01-02 15:04")
+		return stamp(*t)
 	},
-	"day":   func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04") },
+	"day":   stamp,
 	"sizes": func() []int { return sizes },
 	"kinds": func() []db.Kind { return kinds },
 	"rating": func(r float64) string {

@@ -7,8 +7,11 @@
 // endpoints: /metrics for Prometheus, /healthz and /readyz for balancers.
 //
 // Pages are rendered on the server (html/template) and work without
-// JavaScript; only the replay player is a script, a small file served
-// from the same origin. The replay's boards are rebuilt on the server
+// JavaScript; two small files served from the same origin are scripts:
+// the replay player, and /live's, which reads the page again every few
+// seconds. Every page's footer gives the command to play here, with the
+// SSH port the server listens on (Config.SSHPort) and the host the
+// visitor reached the site by. The replay's boards are rebuilt on the server
 // (game.Service.Replay), and only for games that have ended: a game's
 // seed, which tells every tile to come, never leaves the server, and
 // neither does the future of a game still in play.
@@ -22,6 +25,10 @@
 //     Content-Security-Policy (scripts and styles from this origin only,
 //     no inline script, no plugins, no framing) means even a name that
 //     got through as markup could run nothing.
+//   - The Host header is the client's too: the footer's command repeats
+//     it only when it is plainly a host name or an IP address (sshHost),
+//     else it says "this host"; the leaderboards' cache keeps a page per
+//     such host.
 //   - Nothing writes: every route is GET (and HEAD); anything else is 405.
 //   - Each address gets a token bucket of requests (limit.go); a flood
 //     from one address gets 429s and costs little.
@@ -82,7 +89,14 @@ type Config struct {
 	// second, bursts of BurstPerIP. RatePerIP 0: no limit.
 	RatePerIP  float64
 	BurstPerIP int
+	// SSHPort is the port the SSH server listens on, for the command the
+	// pages give to play (ssh -p PORT HOST); 0 means DefaultSSHPort.
+	SSHPort int
 }
+
+// DefaultSSHPort is the SSH port of `ssh2048 serve` unless --listen says
+// otherwise.
+const DefaultSSHPort = 23234
 
 // Defaults of the per-address request limit: a person browsing makes a
 // request or two a second (a page, its stylesheet, the replay's script
@@ -120,6 +134,12 @@ func New(cfg Config) (*Site, error) {
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
+	}
+	if cfg.SSHPort == 0 {
+		cfg.SSHPort = DefaultSSHPort
+	}
+	if cfg.SSHPort < 0 || cfg.SSHPort > 65535 {
+		return nil, fmt.Errorf("web: SSH port %d: want 1 to 65535", cfg.SSHPort)
 	}
 	if cfg.RatePerIP < 0 || (cfg.RatePerIP > 0 && cfg.BurstPerIP < 1) {
 		return nil, fmt.Errorf("web: request limit %v/s, burst %d: want a rate of 0 (off) or more and a burst of 1 or more", cfg.RatePerIP, cfg.BurstPerIP)
@@ -160,6 +180,7 @@ func (s *Site) routes() {
 	handle("GET /live", "live", s.live)
 	handle("GET /player/{id}", "player", s.player)
 	handle("GET /game/{id}", "game", s.game)
+	handle("GET /api/{$}", "api", s.apiIndex)
 	handle("GET /api/scores/{size}/{kind}", "api_scores", s.boards.cached(s.apiScores))
 	handle("GET /api/daily/{size}", "api_daily", s.boards.cached(s.apiDaily))
 	handle("GET /api/races", "api_races", s.apiRaces)
@@ -192,7 +213,7 @@ func (s *Site) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHT
 
 // csp allows scripts, styles, images and fetches from this origin only:
 // no inline script or style, no plugins, no <base>, no framing. The
-// replay player is the only script, served from /static/.
+// scripts (the replay player, /live's refresher) are files in /static/.
 const csp = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; " +
 	"form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -111,15 +112,100 @@ func (b *browser) open(t *testing.T, url string) string {
 	return eval[string](t, b, `document.body.innerText`)
 }
 
-func eval[T any](t *testing.T, b *browser, js string) T {
+func eval[T any](t *testing.T, b *browser, js string, opts ...chromedp.EvaluateOption) T {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(b.ctx, 30*time.Second)
 	defer cancel()
-	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](js))
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](js, opts...))
 	if err != nil {
-		t.Fatalf("evaluate %s: %v", js, err)
+		t.Fatalf("evaluate %.200s: %v", js, err)
 	}
 	return v
+}
+
+// axeMissing says how to get axe-core, which checks the pages'
+// accessibility.
+const axeMissing = "no axe-core: the accessibility checks need SSH2048_AXE set to its axe.min.js " +
+	"(npm install --prefix DIR axe-core; SSH2048_AXE=DIR/node_modules/axe-core/axe.min.js)"
+
+// axeScript reads axe-core's axe.min.js from $SSH2048_AXE. Without it
+// the accessibility checks skip, saying what to install; under CI
+// (CI=true) the test fails instead: .ci/run installs it.
+func axeScript(t *testing.T) string {
+	t.Helper()
+	path := os.Getenv("SSH2048_AXE")
+	var why string
+	if path != "" {
+		b, err := os.ReadFile(path)
+		if err == nil {
+			return string(b)
+		}
+		why = fmt.Sprintf("SSH2048_AXE: %v; ", err)
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatalf("%sunder CI the accessibility checks must run: %s (.ci/run installs it)", why, axeMissing)
+	}
+	if why != "" {
+		t.Log(why)
+	}
+	return ""
+}
+
+// axeViolation is one rule a page breaks, as axe.run reports it.
+type axeViolation struct {
+	ID     string   `json:"id"`
+	Impact string   `json:"impact"`
+	Help   string   `json:"help"`
+	Nodes  []string `json:"nodes"` // the elements' HTML, with axe's summary of what is wrong
+}
+
+// accessible runs axe-core on the page open in b, as a subtest named
+// after it: every violation of impact serious or critical fails it.
+func (b *browser) accessible(t *testing.T, axe, name string) {
+	t.Helper()
+	t.Run("axe "+name, func(t *testing.T) {
+		if axe == "" {
+			t.Skip(axeMissing)
+		}
+		eval[bool](t, b, axe+"\n;true")
+		found := eval[[]axeViolation](t, b, `axe.run(document, {resultTypes: ["violations"]}).then(r => r.violations.map(v => ({
+			id: v.id, impact: v.impact, help: v.help,
+			nodes: v.nodes.map(n => n.html + " — " + (n.failureSummary || "").replace(/\s+/g, " "))})))`, chromedp.EvalAwaitPromise)
+		for _, v := range found {
+			if v.Impact != "serious" && v.Impact != "critical" {
+				continue
+			}
+			t.Errorf("%s: %s (%s, %d elements), e.g. %s", name, v.ID, v.Impact, len(v.Nodes), v.Help)
+			for _, n := range v.Nodes[:min(len(v.Nodes), 3)] {
+				t.Logf("  %s", n)
+			}
+		}
+	})
+}
+
+// fitsWidth checks that the page open in b is no wider than its window
+// and that every replay link on it lies inside the window.
+func (b *browser) fitsWidth(t *testing.T, name string) {
+	t.Helper()
+	var fit struct {
+		Width, Scroll, Links int
+		Outside              []string
+	}
+	raw := eval[[]byte](t, b, `(() => {
+		const width = document.documentElement.clientWidth;
+		const links = Array.from(document.querySelectorAll('a[href^="/game/"]'));
+		const outside = links.filter(a => { const r = a.getBoundingClientRect(); return r.width === 0 || r.left < 0 || r.right > width; });
+		return {Width: width, Scroll: document.documentElement.scrollWidth, Links: links.length, Outside: outside.map(a => a.getAttribute("href"))};
+	})()`)
+	if err := json.Unmarshal(raw, &fit); err != nil {
+		t.Fatal(err)
+	}
+	if fit.Scroll > fit.Width {
+		t.Errorf("%s at %d px: the page is %d px wide", name, fit.Width, fit.Scroll)
+	}
+	if len(fit.Outside) > 0 {
+		t.Errorf("%s at %d px: %d of %d replay links are out of sight: %v", name, fit.Width, len(fit.Outside), fit.Links, fit.Outside)
+	}
 }
 
 // screenshot saves the page as dir/name.png when dir is set
@@ -154,9 +240,13 @@ func (b *browser) checkIncidents(t *testing.T) {
 // a replay played to its end shows the board `export` gives (and `verify`
 // confirms), and pages full of hostile names show them as text and run no
 // script (no dialog, no exception, no console error, no element made from
-// a name).
+// a name). axe-core finds no serious or critical accessibility fault on
+// any page; at a phone's width no page is wider than the screen and every
+// replay link is in sight; /live follows the games without a reload; the
+// footer names the server's SSH port.
 func TestBrowser(t *testing.T) {
 	b := newBrowser(t)
+	axe := axeScript(t)
 	bin := buildBinary(t)
 	srv := startProcess(t, bin, t.TempDir(), "SSH2048_HTTP=127.0.0.1:0", "SSH2048_CONN_RATE_PER_IP=0")
 	base := "http://" + srv.httpAddr
@@ -187,7 +277,12 @@ func TestBrowser(t *testing.T) {
 			t.Errorf("the 3×3 bot leaderboard does not show %q:\n%s", name, text)
 		}
 	}
+	_, sshPort, _ := net.SplitHostPort(srv.addr)
+	if want := "ssh -p " + sshPort + " 127.0.0.1"; !strings.Contains(text, want) {
+		t.Errorf("the footer does not say %q:\n%s", want, text)
+	}
 	b.screenshot(t, shots, "web-leaderboard")
+	b.accessible(t, axe, "leaderboard")
 	if n := eval[int](t, b, `document.querySelectorAll("script, svg, img, iframe, object").length`); n != 0 {
 		t.Errorf("the leaderboard has %d script, svg, img, iframe or object elements; the names made elements", n)
 	}
@@ -195,12 +290,31 @@ func TestBrowser(t *testing.T) {
 	if !strings.Contains(text, "<svg/onload=a()>") {
 		t.Errorf("the games in play do not show the player in play:\n%s", text)
 	}
-	if n := eval[int](t, b, `document.querySelectorAll("svg, script").length`); n != 0 {
-		t.Errorf("/live has %d svg or script elements", n)
+	if n := eval[int](t, b, `document.querySelectorAll("svg, script:not([src])").length`); n != 0 {
+		t.Errorf("/live has %d svg or inline script elements", n)
 	}
 	b.screenshot(t, shots, "web-live")
+	b.accessible(t, axe, "live")
+	// A game that starts while the page is open shows on it by itself.
+	eval[bool](t, b, `window.loaded = true`)
+	playBotGame(t, srv.addr, "cy", 5, 5)
+	pollCtx, cancel := context.WithTimeout(b.ctx, 60*time.Second)
+	defer cancel()
+	if _, err := chromedp.Run(pollCtx, chromedp.Poll[bool](
+		`window.loaded === true && document.body.innerText.includes("cy")`)); err != nil {
+		t.Errorf("/live did not show a game started after it was opened without a reload: %v (loaded %v):\n%s", err,
+			eval[bool](t, b, `window.loaded === true`), eval[string](t, b, `document.body.innerText`))
+		b.screenshot(t, shots, "web-live-stale")
+	}
 	b.open(t, base+"/")
 	b.screenshot(t, shots, "web-home")
+	b.accessible(t, axe, "home")
+	b.open(t, base+"/races")
+	b.accessible(t, axe, "races")
+	b.open(t, base+"/daily/3")
+	b.accessible(t, axe, "daily")
+	b.open(t, base+"/api/")
+	b.accessible(t, axe, "api")
 
 	// A replay played to its end shows the record's final board.
 	rec, err := record.Parse(strings.NewReader(sshRun(t, srv.addr, "ann", fmt.Sprintf("export %d", ann.GameID))))
@@ -209,8 +323,6 @@ func TestBrowser(t *testing.T) {
 	}
 	sshRun(t, srv.addr, "ann", fmt.Sprintf("verify %d", ann.GameID)) // exit 0: confirmed
 	b.open(t, fmt.Sprintf("%s/game/%d?autoplay=1", base, ann.GameID))
-	pollCtx, cancel := context.WithTimeout(b.ctx, 60*time.Second)
-	defer cancel()
 	if _, err := chromedp.Run(pollCtx, chromedp.Poll[bool](fmt.Sprintf(
 		`document.getElementById("replay").dataset.move === "%d"`, len(rec.Moves)))); err != nil {
 		t.Fatalf("the replay did not play to move %d: %v (at %s)", len(rec.Moves), err,
@@ -230,6 +342,7 @@ func TestBrowser(t *testing.T) {
 		t.Errorf("the replay ends on score %s; export says %d", score, rec.Score)
 	}
 	b.screenshot(t, shots, "web-replay-end")
+	b.accessible(t, axe, "replay")
 	// Seek back to the middle with the slider, as a person would.
 	eval[bool](t, b, fmt.Sprintf(`(() => { const s = document.getElementById("seek"); s.value = "%d"; s.dispatchEvent(new Event("input")); return true })()`, len(rec.Moves)/2))
 	if at := eval[string](t, b, `document.getElementById("move").textContent`); at != fmt.Sprint(len(rec.Moves)/2) {
@@ -237,8 +350,23 @@ func TestBrowser(t *testing.T) {
 	}
 	b.screenshot(t, shots, "web-replay-middle")
 
-	b.open(t, fmt.Sprintf("%s/player/%d", base, playerIDOf(t, base, ann.GameID)))
+	player := fmt.Sprintf("%s/player/%d", base, playerIDOf(t, base, ann.GameID))
+	b.open(t, player)
 	b.screenshot(t, shots, "web-player")
+	b.accessible(t, axe, "player")
+
+	// On a phone.
+	if _, err := chromedp.Run(b.ctx, chromedp.EmulateViewport(390, 844)); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []struct{ name, url string }{
+		{"home", base + "/"}, {"leaderboard", base + "/scores/3/bot"}, {"live", base + "/live"}, {"races", base + "/races"},
+		{"daily", base + "/daily/3"}, {"player", player}, {"replay", fmt.Sprintf("%s/game/%d", base, ann.GameID)}, {"api", base + "/api/"},
+	} {
+		b.open(t, p.url)
+		b.fitsWidth(t, p.name)
+		b.screenshot(t, shots, "phone-"+p.name)
+	}
 	b.checkIncidents(t)
 }
 

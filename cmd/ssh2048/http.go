@@ -39,10 +39,12 @@ func (c httpConfig) validate() error {
 	return nil
 }
 
-// serveHTTP starts the web site; the returned function stops it.
-func serveHTTP(cfg httpConfig, log *slog.Logger, m *metrics.Metrics, games *game.Service, store interface{ Ping(context.Context) error }, srv *server.Server) (func(), error) {
+// serveHTTP starts the web site, whose pages tell players to connect to
+// sshPort; the returned function stops it.
+func serveHTTP(cfg httpConfig, log *slog.Logger, m *metrics.Metrics, games *game.Service, store interface{ Ping(context.Context) error }, srv *server.Server, sshPort int) (func(), error) {
 	site, err := web.New(web.Config{
 		Games:   games,
+		SSHPort: sshPort,
 		Metrics: m.Handler(),
 		Ready: func(ctx context.Context) error {
 			if !srv.Accepting() {

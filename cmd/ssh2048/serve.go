@@ -223,17 +223,20 @@ func serve(cfg serveConfig, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
+	// The SSH port is taken before the web site starts, so that the
+	// site's pages name the port players reach (--listen :0 included).
+	l, err := net.Listen("tcp", cfg.listen)
+	if err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
+	defer l.Close()
 	if cfg.http.addr != "" {
 		m.Watch(metrics.Sources{Connections: srv.Connections, Games: games.Stats, AIQueue: queued})
-		stopHTTP, err := serveHTTP(cfg.http, log, m, games, store, srv)
+		stopHTTP, err := serveHTTP(cfg.http, log, m, games, store, srv, l.Addr().(*net.TCPAddr).Port)
 		if err != nil {
 			return err
 		}
 		defer stopHTTP()
-	}
-	l, err := net.Listen("tcp", cfg.listen)
-	if err != nil {
-		return fmt.Errorf("listen: %w", err)
 	}
 	trusted, _ := server.ParsePrefixes(cfg.proxyFrom) // checked by parseServe
 	l = server.ProxyListener(l, trusted)
