@@ -31,7 +31,14 @@ var (
 // dailyOn reports whether a game of contest is of today's (or a later
 // day's) daily challenge.
 func (s *Service) dailyOn(contest string) bool {
-	return strings.HasPrefix(contest, "daily:") && contest >= dailyContest(s.Today())
+	return DailyOn(contest, s.Today())
+}
+
+// DailyOn reports whether a game of contest belongs to a daily challenge
+// whose day (UTC, as Service.Today gives it) is not over yet: such a game
+// is neither watched nor replayed (ErrDailyOn), so no page should offer it.
+func DailyOn(contest, today string) bool {
+	return strings.HasPrefix(contest, "daily:") && contest >= dailyContest(today)
 }
 
 // Status says where a watched game stands.

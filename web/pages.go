@@ -517,8 +517,7 @@ type gameRow struct {
 // day is not over: game.Service neither replays nor shows it (it answers
 // game.ErrDailyOn), so the pages do not link it.
 func (s *Site) dailyOn(contest string) bool {
-	day, ok := strings.CutPrefix(contest, "daily:")
-	return ok && day >= s.cfg.Games.Today()
+	return game.DailyOn(contest, s.cfg.Games.Today())
 }
 
 func (s *Site) playerData(r *http.Request) (playerView, int, error) {
