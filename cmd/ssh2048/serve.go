@@ -23,6 +23,7 @@ import (
 	"github.com/ssh2048/ssh2048/game"
 	"github.com/ssh2048/ssh2048/metrics"
 	"github.com/ssh2048/ssh2048/server"
+	gossh "golang.org/x/crypto/ssh"
 )
 
 // shutdownBudget is how long sessions get to say goodbye after SIGTERM;
@@ -301,7 +302,10 @@ func serve(cfg serveConfig, log *slog.Logger) error {
 	l = server.ProxyListener(l, trusted)
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(l) }()
-	log.Info("listening", "addr", l.Addr().String(), "play", playCommand(l.Addr()), "data", cfg.data, "ai", cfg.ai, "version", version())
+	// The host key's fingerprint is what a player's ssh shows on first
+	// connect and asks them to check: the operator publishes it.
+	log.Info("listening", "addr", l.Addr().String(), "play", playCommand(l.Addr()),
+		"host_key", gossh.FingerprintSHA256(hostKey.PublicKey()), "data", cfg.data, "ai", cfg.ai, "version", version())
 	notify(log, daemon.SdNotifyReady)
 
 	select {
