@@ -60,6 +60,16 @@ func Backup(ctx context.Context, src, dest string) (BackupInfo, error) {
 	}
 	defer from.Close()
 	from.SetMaxOpenConns(1)
+	// SQLite would make the copy 0644, readable by every user of the
+	// machine; it is the players' data, as private as the live database
+	// (0600). VACUUM INTO fills an empty file, kept with its mode.
+	f, err := os.OpenFile(partial, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+	if err != nil {
+		return BackupInfo{}, fmt.Errorf("backup to %s: %w", dest, err)
+	}
+	if err := f.Close(); err != nil {
+		return BackupInfo{}, fmt.Errorf("backup to %s: %w", dest, err)
+	}
 	if _, err := from.ExecContext(ctx, `VACUUM INTO ?`, partial); err != nil {
 		return BackupInfo{}, fmt.Errorf("backup %s: vacuum into %s: %w", src, partial, err)
 	}

@@ -11,6 +11,7 @@ package load
 import (
 	"errors"
 	"fmt"
+	"net"
 	"time"
 )
 
@@ -100,6 +101,17 @@ func DefaultConfig() Config {
 // ErrConfig marks a configuration Run refuses.
 var ErrConfig = errors.New("invalid load configuration")
 
+// validAddr reports whether addr has the form of a server's address,
+// HOST:PORT; whether HOST resolves is found when the sessions connect.
+func validAddr(addr string) bool {
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	p, err := net.LookupPort("tcp", port)
+	return err == nil && p > 0
+}
+
 // Validate reports the first setting out of bounds.
 func (c Config) Validate() error {
 	bad := func(format string, args ...any) error {
@@ -108,6 +120,8 @@ func (c Config) Validate() error {
 	switch {
 	case c.Addr == "":
 		return bad("--addr is required (host:port of the server)")
+	case !validAddr(c.Addr):
+		return bad("--addr %q: want HOST:PORT, the port 1 to 65535", c.Addr)
 	case c.Sessions < 1 || c.Sessions > MaxSessions:
 		return bad("--sessions %d: must be 1 to %d", c.Sessions, MaxSessions)
 	case c.Duration <= 0 || c.Duration > MaxDuration:

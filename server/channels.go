@@ -12,6 +12,7 @@ import (
 
 	"charm.land/ssh"
 	"github.com/anmitsu/go-shlex"
+	"github.com/ssh2048/ssh2048/internal/flagtext"
 	gossh "golang.org/x/crypto/ssh"
 	"golang.org/x/time/rate"
 )
@@ -442,9 +443,35 @@ func (b *boundedSession) Write(p []byte) (int, error) {
 
 func (b *boundedSession) Stderr() io.ReadWriter {
 	if b.EmulatedPty() {
-		return ssh.NewPtyReadWriter(b.Channel.Stderr())
+		return wordWrapper{ssh.NewPtyReadWriter(b.Channel.Stderr()), b}
 	}
 	return b.Channel.Stderr()
+}
+
+// wordWrapper wraps what is written at spaces to the width of the
+// session's window. A terminal left to wrap a line longer than its window
+// cuts it where the window ends, inside a word. Each Write is wrapped on
+// its own: the commands write their lines whole. Without a terminal a
+// message stays on one line, for scripts.
+type wordWrapper struct {
+	io.ReadWriter
+	b *boundedSession
+}
+
+func (w wordWrapper) Write(p []byte) (int, error) {
+	width := 0
+	w.b.mu.Lock()
+	if w.b.pty != nil {
+		width = w.b.pty.Window.Width
+	}
+	w.b.mu.Unlock()
+	if width <= 0 {
+		return w.ReadWriter.Write(p)
+	}
+	if _, err := io.WriteString(w.ReadWriter, flagtext.Wrap(string(p), width, "", "")); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }
 
 // Exit sends the exit status and closes the channel.

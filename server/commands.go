@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/ssh2048/ssh2048/engine"
+	"github.com/ssh2048/ssh2048/internal/flagtext"
 	"github.com/ssh2048/ssh2048/wire"
 )
 
@@ -30,7 +31,7 @@ var commands []command
 func init() {
 	// Assigned in init: help refers to the table it is in.
 	commands = []command{
-		{"scores", "[--size N] [--limit K] [--bots] [--daily [--date YYYY-MM-DD]] [--races] [--json]", "the leaderboard; --daily a day's challenge, --races the race ratings", (*Server).runScores, false},
+		{"scores", "[--size N] [--limit K] [--offset N] [--bots] [--daily [--date YYYY-MM-DD]] [--races] [--json]", "the leaderboard; --daily a day's challenge, --races the race ratings", (*Server).runScores, false},
 		{"bot", "[--size N] [--new] [--race [--room WORD]]", "play through the bot protocol (JSON lines on stdin/stdout); --race in a race", (*Server).runBot, false},
 		{"daily", "[--size N]", "today's daily challenge: the same tiles for everyone, one attempt a day (needs ssh -t)", (*Server).runDaily, true},
 		{"race", "[--size N] [--room WORD]", "race others on the same tiles: the public lobby, or a private room (needs ssh -t)", (*Server).runRace, true},
@@ -109,15 +110,17 @@ func (s *Server) runHelp(sess *session, args []string) int {
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
-	writeHelp(sess)
+	writeHelp(sess, textWidth(sess))
 	return wire.ExitOK
 }
 
-func writeHelp(w io.Writer) {
+// writeHelp writes the list of commands, wrapped to width.
+func writeHelp(w io.Writer, width int) {
 	var b strings.Builder
 	b.WriteString("ssh2048: 2048 over SSH. Without a command, `ssh -t` opens the game.\n\nCommands:\n")
 	for _, c := range commands {
-		fmt.Fprintf(&b, "  %s\n      %s\n", strings.TrimSpace(c.name+" "+c.args), c.summary)
+		b.WriteString(flagtext.Wrap(strings.TrimSpace(c.name+" "+c.args), width, "  ", strings.Repeat(" ", len(c.name)+3)))
+		b.WriteString("\n" + flagtext.Wrap(c.summary, width, "      ", "      ") + "\n")
 	}
 	b.WriteString("\nEvery command takes --help.\n" +
 		"Exit status (commands and the game screen): 0 ok, 1 server error, 2 usage,\n" +
@@ -126,7 +129,16 @@ func writeHelp(w io.Writer) {
 		"7 game still in play (export; watch, replay: today's daily), 9 closed for\n" +
 		"inactivity (no input, or no answer to keepalives), 10 race room full or\n" +
 		"started.\n")
-	io.WriteString(w, b.String())
+	io.WriteString(w, flagtext.Wrap(b.String(), width, "", ""))
+}
+
+// textWidth is the width the session's text is wrapped to: its window's,
+// or 80 columns without a terminal.
+func textWidth(sess *session) int {
+	if pty, _, ok := sess.Pty(); ok && pty.Window.Width > 0 {
+		return pty.Window.Width
+	}
+	return flagtext.Width
 }
 
 // commandFlags is an exec command's flags, and the session its help and
@@ -145,21 +157,24 @@ func newFlagSet(sess *session, name, args string) *commandFlags {
 	fs := &commandFlags{FlagSet: flag.NewFlagSet(name, flag.ContinueOnError), sess: sess, args: args}
 	fs.SetOutput(&fs.buf)
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), fs.usageLine())
-		fs.PrintDefaults()
+		fmt.Fprintln(fs.Output(), fs.usage())
+		flagtext.PrintDefaults(fs.Output(), fs.FlagSet, textWidth(sess))
 	}
 	return fs
 }
 
-func (fs *commandFlags) usageLine() string {
-	return strings.TrimSpace("usage: " + fs.Name() + " " + fs.args)
+// usage is the usage line, wrapped to the session's width under the
+// command's arguments.
+func (fs *commandFlags) usage() string {
+	line := strings.TrimSpace("usage: " + fs.Name() + " " + fs.args)
+	return flagtext.Wrap(line, textWidth(fs.sess), "", strings.Repeat(" ", len("usage: "+fs.Name()+" ")))
 }
 
 // mistake tells the client what was wrong with the command line, in one
 // line, and the command's usage on the next (not every flag's help:
 // `--help` gives that), on stderr; it returns the status for it.
 func (fs *commandFlags) mistake(format string, a ...any) int {
-	fmt.Fprintf(fs.sess.Stderr(), "%s: %s\n%s\n", fs.Name(), fmt.Sprintf(format, a...), fs.usageLine())
+	fmt.Fprintf(fs.sess.Stderr(), "%s: %s\n%s\n", fs.Name(), fmt.Sprintf(format, a...), fs.usage())
 	return wire.ExitUsage
 }
 
@@ -172,8 +187,9 @@ func (fs *commandFlags) parse(args []string) (code int, ok bool) {
 		return wire.ExitOK, false
 	case err != nil:
 		// The flag package's own message ("flag provided but not defined:
-		// -x"), without the flag table it prints after it.
-		return fs.mistake("%v", err), false
+		// -x", written "unknown flag --x"), without the flag table it
+		// prints after it.
+		return fs.mistake("%s", flagtext.Error(err)), false
 	}
 	return wire.ExitOK, true
 }

@@ -142,27 +142,30 @@ func TestBotFlags(t *testing.T) {
 }
 
 // TestCommandLineMistakes: a malformed command line gets one line saying
-// what is wrong, named by its command, and the usage line under it; not
-// the flag package's bare message followed by every flag's help.
+// what is wrong, named by its command and its flag as --name, and the
+// usage line under it; not the flag package's bare message followed by
+// every flag's help.
 func TestCommandLineMistakes(t *testing.T) {
 	ts := startServer(t)
 	c := ts.dial(t, "p", newKey(t))
 	for _, tc := range []struct{ cmd, first string }{
-		{"scores --bogus", "scores: flag provided but not defined: -bogus"},
-		{"scores --size=abc", `scores: invalid value "abc" for flag -size: parse error`},
+		{"scores --bogus", "scores: unknown flag --bogus"},
+		{"scores --size=abc", `scores: invalid value "abc" for --size: parse error`},
 		{"scores extra", `scores: unexpected argument "extra"`},
-		{"bot --race --room", "bot: flag needs an argument: -room"},
+		{"bot --race --room", "bot: flag needs an argument: --room"},
 		{"tv extra", `tv: unexpected argument "extra"`},
-		{"history --x", "history: flag provided but not defined: -x"},
+		{"history --x", "history: unknown flag --x"},
 		{"export", "export: want one game id"},
-		{"verify --x 1", "verify: flag provided but not defined: -x"},
+		{"verify --x 1", "verify: unknown flag --x"},
 		{"watch a b", "watch: want one argument: a player's name (as the leaderboard shows it), #tag, or game id"},
-		{"replay --x", "replay: flag provided but not defined: -x"},
+		{"replay --x", "replay: unknown flag --x"},
 	} {
 		r := run(t, c, tc.cmd, "")
 		name, _, _ := strings.Cut(tc.cmd, " ")
-		lines := strings.Split(strings.TrimSuffix(r.stderr, "\n"), "\n")
-		if r.code != wire.ExitUsage || r.stdout != "" || len(lines) != 2 || lines[0] != tc.first || !strings.HasPrefix(lines[1], "usage: "+name) {
+		// The usage may take more than one line: it is wrapped to 80
+		// columns.
+		first, usage, _ := strings.Cut(strings.TrimSuffix(r.stderr, "\n"), "\n")
+		if r.code != wire.ExitUsage || r.stdout != "" || first != tc.first || !strings.HasPrefix(usage, "usage: "+name) || strings.Contains(usage, "\n\n") {
 			t.Errorf("%s: status %d, stdout %q, stderr %q; want status %d and stderr %q then its usage line",
 				tc.cmd, r.code, r.stdout, r.stderr, wire.ExitUsage, tc.first)
 		}

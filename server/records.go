@@ -49,8 +49,12 @@ func (s *Server) runVerify(sess *session, args []string) int {
 		return wire.ExitRefuted
 	}
 	g := v.Replayed
-	fmt.Fprintf(sess, "confirmed: game %d, %d×%d, score %d, max tile %d, %d moves%s\n",
-		id, g.Size(), g.Size(), g.Score(), g.MaxTile(), g.Moves(), map[bool]string{true: ", won", false: ""}[g.Won()])
+	moves := "moves"
+	if g.Moves() == 1 {
+		moves = "move"
+	}
+	fmt.Fprintf(sess, "confirmed: game %d, %d×%d, score %d, max tile %d, %d %s%s\n",
+		id, g.Size(), g.Size(), g.Score(), g.MaxTile(), g.Moves(), moves, map[bool]string{true: ", won", false: ""}[g.Won()])
 	return wire.ExitOK
 }
 

@@ -94,3 +94,26 @@ func TestExportAndVerify(t *testing.T) {
 		t.Fatalf("verify of a forged game: %d %q %q", r.code, r.stdout, r.stderr)
 	}
 }
+
+// TestVerifyOneMove: verify counts a one-move game as "1 move", not "1
+// moves".
+func TestVerifyOneMove(t *testing.T) {
+	ts := startServer(t)
+	c := ts.dial(t, "one", newKey(t))
+	b := startBot(t, c, "--size 4")
+	dirs := []string{"left", "up", "right", "down"}
+	for i, st := 0, b.mustRead(); st.Moves == 0; i++ {
+		b.send(dirs[i%4])
+		st = b.mustRead()
+	}
+	b.finish()
+	var rows []wire.ScoreEntry
+	out := run(t, c, "scores --size 4 --bots --json", "")
+	if err := json.Unmarshal([]byte(out.stdout), &rows); err != nil || len(rows) != 1 {
+		t.Fatalf("scores: %v %q", err, out.stdout)
+	}
+	r := run(t, c, "verify "+strconv.FormatInt(rows[0].GameID, 10), "")
+	if r.code != wire.ExitOK || !strings.Contains(r.stdout, ", 1 move\n") {
+		t.Fatalf("verify: %d %q %q; want \", 1 move\"", r.code, r.stdout, r.stderr)
+	}
+}

@@ -3,6 +3,9 @@ package main
 import (
 	"context"
 	"database/sql"
+	"io"
+	"log/slog"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -12,6 +15,7 @@ import (
 	"github.com/ssh2048/ssh2048/db"
 	"github.com/ssh2048/ssh2048/game"
 	"github.com/ssh2048/ssh2048/load"
+	"github.com/ssh2048/ssh2048/server"
 )
 
 // TestBackupUnderLoad: `ssh2048 backup` runs as a process of its own while
@@ -112,4 +116,41 @@ func gameIDs(t *testing.T, path string) []int64 {
 		ids = append(ids, id)
 	}
 	return ids
+}
+
+// TestBackupModes: the copy is as private as the live data: the database
+// and the host key 0600 (the database was copied 0644, readable by every
+// user of the machine), and the directories backup makes 0700.
+func TestBackupModes(t *testing.T) {
+	data := filepath.Join(t.TempDir(), "data")
+	store, err := db.Open(context.Background(), data, db.WithLogger(slog.New(slog.DiscardHandler)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := store.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := server.LoadOrCreateHostKey(filepath.Join(data, server.HostKeyFile)); err != nil {
+		t.Fatal(err)
+	}
+	backups := filepath.Join(t.TempDir(), "backups")
+	dest := filepath.Join(backups, "today")
+	var stderr strings.Builder
+	if code := run([]string{"backup", "--data", data, dest}, io.Discard, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	for path, want := range map[string]os.FileMode{
+		backups:                                 os.ModeDir | 0o700,
+		dest:                                    os.ModeDir | 0o700,
+		filepath.Join(dest, db.FileName):        0o600,
+		filepath.Join(dest, server.HostKeyFile): 0o600,
+	} {
+		info, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := info.Mode(); got != want {
+			t.Errorf("%s: mode %v, want %v", path, got, want)
+		}
+	}
 }

@@ -20,7 +20,8 @@ const startupCheckBudget = 5 * time.Second
 
 func runCheck(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("check", "usage: ssh2048 check [--data DIR] [--quick]\n\n"+
-		"Checks the database for damage (SQLite's integrity_check), with the server running or not.\n"+
+		"Checks the database for damage (SQLite's integrity_check), with the server\n"+
+		"running or not.\n"+
 		"Exit status: 0 sound, 1 damaged or not checked, 2 usage.", stdout, stderr)
 	data := fs.String("data", stateDirectory(), "data directory (default $STATE_DIRECTORY, else ./data)")
 	quick := fs.Bool("quick", false, "quick_check only: every page, not every index against its table (faster)")

@@ -8,6 +8,8 @@ import (
 	"io"
 	"os"
 	"strings"
+
+	"github.com/ssh2048/ssh2048/internal/flagtext"
 )
 
 // envPrefix names every flag's environment fallback: --max-conns is also
@@ -29,13 +31,14 @@ type flagSet struct {
 
 // newFlagSet returns a subcommand's flag set: asked for with --help, the
 // usage (the text, then the flags) goes to stdout, as the answer asked
-// for; after a mistake, the error and the usage go to stderr.
+// for; a mistake in a flag is one line on stderr, and a missing or extra
+// argument is told with the usage.
 func newFlagSet(name, usage string, stdout, stderr io.Writer) *flagSet {
 	fs := &flagSet{FlagSet: flag.NewFlagSet(name, flag.ContinueOnError), stdout: stdout, stderr: stderr}
 	fs.SetOutput(&fs.buf)
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), usage)
-		fs.PrintDefaults()
+		flagtext.PrintDefaults(fs.Output(), fs.FlagSet, flagtext.Width)
 	}
 	return fs
 }
@@ -81,13 +84,14 @@ func parseFlags(fs *flag.FlagSet, args []string, n int) (code int, ok bool) {
 		return 0, false
 	} else if err != nil {
 		// The flag package wrote its bare message ("flag provided but not
-		// defined: -x") and the usage; say it again naming the subcommand,
-		// as every other mistake is told.
+		// defined: -x") and the usage; say it again in one line naming
+		// the subcommand and the flag as --x, as every other mistake in a
+		// flag is told: the usage of serve is a page, which would push
+		// the line that matters off the screen.
 		if b, ok := fs.Output().(*bytes.Buffer); ok {
 			b.Reset()
 		}
-		fmt.Fprintf(fs.Output(), "ssh2048 %s: %v\n", fs.Name(), err)
-		fs.Usage()
+		fmt.Fprintf(fs.Output(), "ssh2048 %s: %s; see `ssh2048 %[1]s --help`\n", fs.Name(), flagtext.Error(err))
 		return 2, false
 	}
 	switch {

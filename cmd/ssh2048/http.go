@@ -33,6 +33,11 @@ func (c *httpConfig) flags(fs *flag.FlagSet) {
 }
 
 func (c httpConfig) validate() error {
+	if c.addr != "" {
+		if err := checkListenAddr("http", c.addr); err != nil {
+			return err
+		}
+	}
 	if c.ratePerIP < 0 || c.burstPerIP < 1 {
 		return errors.New("--http-rate-per-ip must be 0 (no limit) or more, --http-burst-per-ip 1 or more")
 	}

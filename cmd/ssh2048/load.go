@@ -17,13 +17,14 @@ import (
 // flags.
 func runLoad(args []string, stdout, stderr io.Writer) int {
 	cfg := load.DefaultConfig()
-	fs := newFlagSet("load", "usage: ssh2048 load --addr HOST:PORT [--sessions N] [--duration D] [--rate R] [--mode tui|bot|race]\n"+
-		"                    [--spectators S [--server-pid PID]] [--json]\n\n"+
-		"Opens N concurrent sessions, each with a fresh ed25519 key, plays for D at R keys/s per\n"+
-		"session, reports handshakes and key-to-answer latencies, and checks through `scores --json`\n"+
-		"that the server counted every move. With --spectators, plays D alone, then D more with S\n"+
-		"spectators watching session 1, and compares. Exit status: 0 clean, 1 errors or moves not\n"+
-		"counted, 2 usage. Flags:", stdout, stderr)
+	fs := newFlagSet("load", "usage: ssh2048 load --addr HOST:PORT [--sessions N] [--duration D] [--rate R]\n"+
+		"                    [--mode tui|bot|race] [--spectators S [--server-pid PID]]\n"+
+		"                    [--json]\n\n"+
+		"Opens N concurrent sessions, each with a fresh ed25519 key, plays for D at R\n"+
+		"keys/s per session, reports handshakes and key-to-answer latencies, and checks\n"+
+		"through `scores --json` that the server counted every move. With --spectators,\n"+
+		"plays D alone, then D more with S spectators watching session 1, and compares.\n"+
+		"Exit status: 0 clean, 1 errors or moves not counted, 2 usage. Flags:", stdout, stderr)
 	fs.StringVar(&cfg.Addr, "addr", cfg.Addr, "host:port of the ssh2048 server (required)")
 	fs.IntVar(&cfg.Sessions, "sessions", cfg.Sessions, fmt.Sprintf("concurrent sessions, 1 to %d", load.MaxSessions))
 	fs.DurationVar(&cfg.Duration, "duration", cfg.Duration, "how long the sessions play once all have connected")
@@ -33,7 +34,7 @@ func runLoad(args []string, stdout, stderr io.Writer) int {
 			cfg.Mode = m
 			return nil
 		}
-		return fmt.Errorf("want tui or bot")
+		return fmt.Errorf("want tui, bot or race")
 	})
 	fs.IntVar(&cfg.Handshakes, "handshakes", cfg.Handshakes, "SSH handshakes in flight at once while connecting")
 	fs.DurationVar(&cfg.ConnectTimeout, "connect-timeout", cfg.ConnectTimeout, "bound on one connect+handshake and on the first frame")

@@ -14,11 +14,11 @@ func TestLoadUsage(t *testing.T) {
 	}{
 		{[]string{"--help"}, 0, "usage: ssh2048 load"},
 		{nil, 2, "--addr is required"},
-		{[]string{"--addr", "x:1", "--mode", "gui"}, 2, "want tui or bot"},
+		{[]string{"--addr", "x:1", "--mode", "gui"}, 2, "want tui, bot or race"},
 		{[]string{"--addr", "x:1", "--sessions", "0"}, 2, "--sessions 0"},
 		{[]string{"--addr", "x:1", "--rate", "100"}, 2, "--rate 100"},
 		{[]string{"--addr", "x:1", "extra"}, 2, `unexpected argument "extra"`},
-		{[]string{"--nope"}, 2, "flag provided but not defined"},
+		{[]string{"--nope"}, 2, "unknown flag --nope"},
 	} {
 		var out, errOut bytes.Buffer
 		code := runLoad(tc.args, &out, &errOut)

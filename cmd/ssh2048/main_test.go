@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/ssh2048/ssh2048/server"
 )
@@ -31,9 +32,9 @@ func TestSubcommands(t *testing.T) {
 		{[]string{"ai", "--help"}, 0, "-games", ""},
 		{[]string{"bogus"}, 2, "", `unknown subcommand "bogus"`},
 		{[]string{"version", "extra"}, 2, "", "unexpected argument"},
-		{[]string{"serve", "--nope"}, 2, "", "ssh2048 serve: flag provided but not defined: -nope\nusage:"},
-		{[]string{"verify", "--nope", "f"}, 2, "", "ssh2048 verify: flag provided but not defined: -nope\nusage: ssh2048 verify FILE"},
-		{[]string{"ai", "--games", "x"}, 2, "", `ssh2048 ai: invalid value "x" for flag -games: parse error` + "\n"},
+		{[]string{"serve", "--nope"}, 2, "", "ssh2048 serve: unknown flag --nope; see `ssh2048 serve --help`\n"},
+		{[]string{"verify", "--nope", "f"}, 2, "", "ssh2048 verify: unknown flag --nope; see `ssh2048 verify --help`\n"},
+		{[]string{"ai", "--games", "x"}, 2, "", `ssh2048 ai: invalid value "x" for --games: parse error; see ` + "`ssh2048 ai --help`\n"},
 		{[]string{"verify"}, 2, "", "ssh2048 verify: missing argument (usage below)\nusage: ssh2048 verify FILE"},
 		{[]string{"backup"}, 2, "", "ssh2048 backup: missing argument (usage below)\nusage: ssh2048 backup"},
 		{[]string{"--log-format", "xml"}, 2, "", "want text or json"},
@@ -47,6 +48,35 @@ func TestSubcommands(t *testing.T) {
 				(asked && errOut.Len() > 0) {
 				t.Fatalf("exit %d, stdout %q, stderr %q; want exit %d, stdout ~%q, stderr ~%q",
 					code, out.String(), errOut.String(), tt.code, tt.stdout, tt.stderr)
+			}
+		})
+	}
+}
+
+// TestFlagHelp: every subcommand's --help names each flag as --name (as
+// its usage line does, not -name as the package flag prints), says each
+// default once (`backup --help` said "(default $STATE_DIRECTORY, else
+// ./data)" and then "(default "data")"), and fits 80 columns.
+func TestFlagHelp(t *testing.T) {
+	for _, c := range subcommands {
+		t.Run(c.name, func(t *testing.T) {
+			var out bytes.Buffer
+			if code := run([]string{c.name, "--help"}, &out, io.Discard); code != 0 {
+				t.Fatalf("exit %d", code)
+			}
+			entries := strings.Split(out.String(), "\n  -")
+			for _, e := range entries[1:] {
+				if !strings.HasPrefix(e, "-") {
+					t.Errorf("a flag with one dash: -%s", e)
+				}
+				if n := strings.Count(e, "(default"); n > 1 {
+					t.Errorf("%d defaults: -%s", n, e)
+				}
+			}
+			for _, line := range strings.Split(out.String(), "\n") {
+				if n := utf8.RuneCountInString(line); n > 80 {
+					t.Errorf("%d columns: %q", n, line)
+				}
 			}
 		})
 	}

@@ -41,6 +41,10 @@ over SSH and the other way round.`, stdout, stderr)
 		fmt.Fprintf(stderr, "ssh2048 play: --size %d: want %d to %d\n", *size, engine.MinSize, engine.MaxSize)
 		return 2
 	}
+	if err := checkDatabaseURL(*database); err != nil {
+		fmt.Fprintf(stderr, "ssh2048 play: %v\n", err)
+		return 2
+	}
 	lp, err := localPlayer(*keyPath)
 	if err != nil {
 		fmt.Fprintf(stderr, "ssh2048 play: %v\n", err)

@@ -16,12 +16,14 @@ import (
 	"time"
 
 	"github.com/coreos/go-systemd/v22/daemon"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/ssh2048/ssh2048/db"
 	"github.com/ssh2048/ssh2048/db/pg"
 	"github.com/ssh2048/ssh2048/engine/ai"
 	"github.com/ssh2048/ssh2048/game"
 	"github.com/ssh2048/ssh2048/metrics"
 	"github.com/ssh2048/ssh2048/server"
+	gossh "golang.org/x/crypto/ssh"
 )
 
 // shutdownBudget is how long sessions get to say goodbye after SIGTERM;
@@ -55,7 +57,9 @@ type serveConfig struct {
 // parseServe reads the flags, each with an environment fallback.
 func parseServe(args []string, stdout, stderr io.Writer) (serveConfig, int, bool) {
 	c := serveConfig{limits: server.DefaultLimits()}
-	fs := newFlagSet("serve", "usage: ssh2048 [serve] [flags]\n\nRuns the SSH server until SIGTERM or SIGINT. Flags (environment fallback in brackets):", stdout, stderr)
+	fs := newFlagSet("serve", "usage: ssh2048 [serve] [flags]\n\n"+
+		"Runs the SSH server until SIGTERM or SIGINT. Flags (environment fallback in\n"+
+		"brackets):", stdout, stderr)
 	fs.StringVar(&c.listen, "listen", ":23234", "address to listen on")
 	fs.StringVar(&c.data, "data", stateDirectory(),
 		"directory for the database and the host key (default $STATE_DIRECTORY, else ./data)")
@@ -81,6 +85,17 @@ func parseServe(args []string, stdout, stderr io.Writer) (serveConfig, int, bool
 			minRaceLength, game.MaxRaceTime, game.MinRaceTime))
 	if code, ok := parse(fs, args); !ok {
 		return c, code, false
+	}
+	// Every flag is checked here, before serve makes a directory, a
+	// database or a host key, or logs anything: a mistake is one line and
+	// status 2, not a data directory left behind and status 1.
+	if err := checkListenAddr("listen", c.listen); err != nil {
+		fmt.Fprintf(stderr, "ssh2048 serve: %v\n", err)
+		return c, 2, false
+	}
+	if err := checkDatabaseURL(c.database); err != nil {
+		fmt.Fprintf(stderr, "ssh2048 serve: %v\n", err)
+		return c, 2, false
 	}
 	if c.raceLength < minRaceLength || c.raceLength > game.MaxRaceTime {
 		fmt.Fprintf(stderr, "ssh2048 serve: --race-length %v: must be %v to %v\n", c.raceLength, minRaceLength, game.MaxRaceTime)
@@ -113,6 +128,54 @@ func parseServe(args []string, stdout, stderr io.Writer) (serveConfig, int, bool
 		}
 	}
 	return c, 0, true
+}
+
+// checkListenAddr refuses an address, the value of --name, that net.Listen
+// would refuse for its form: it must be HOST:PORT or :PORT, the port a
+// number (or a service name) from 0 to 65535. A host name that does not
+// resolve is still found only when serve listens.
+func checkListenAddr(name, addr string) error {
+	_, port, err := net.SplitHostPort(addr)
+	if err == nil && port == "" {
+		err = errors.New("no port (:0 picks a free one)")
+	}
+	if err == nil {
+		_, err = net.LookupPort("tcp", port)
+	}
+	if err != nil {
+		return fmt.Errorf("--%s %q: want HOST:PORT or :PORT: %w", name, addr, unwrapAddrError(err))
+	}
+	return nil
+}
+
+// unwrapAddrError is the reason in err without the address, which the
+// caller's message already names.
+func unwrapAddrError(err error) error {
+	var ae *net.AddrError
+	if errors.As(err, &ae) {
+		return errors.New(ae.Err)
+	}
+	var de *net.DNSError
+	if errors.As(err, &de) {
+		return errors.New(de.Err)
+	}
+	return err
+}
+
+// checkDatabaseURL refuses a --database that PostgreSQL's driver cannot
+// read, before anything connects to it. The message never repeats the
+// URL, which may hold a password.
+func checkDatabaseURL(url string) error {
+	if url == "" {
+		return nil
+	}
+	if scheme, _, ok := strings.Cut(url, "://"); ok && scheme != "postgres" && scheme != "postgresql" {
+		return fmt.Errorf("--database: want a postgres:// URL, not %.20q", scheme+"://")
+	}
+	if _, err := pgxpool.ParseConfig(url); err != nil {
+		return errors.New("--database: not a PostgreSQL URL (postgres://user@host/db)")
+	}
+	return nil
 }
 
 // stateDirectory is systemd's StateDirectory= (the first, if several), or
@@ -242,7 +305,10 @@ func serve(cfg serveConfig, log *slog.Logger) error {
 	l = server.ProxyListener(l, trusted)
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(l) }()
-	log.Info("listening", "addr", l.Addr().String(), "play", playCommand(l.Addr()), "data", cfg.data, "ai", cfg.ai, "version", version())
+	// The host key's fingerprint is what a player's ssh shows on first
+	// connect and asks them to check: the operator publishes it.
+	log.Info("listening", "addr", l.Addr().String(), "play", playCommand(l.Addr()),
+		"host_key", gossh.FingerprintSHA256(hostKey.PublicKey()), "data", cfg.data, "ai", cfg.ai, "version", version())
 	notify(log, daemon.SdNotifyReady)
 
 	select {

@@ -406,3 +406,26 @@ func TestTuneCollector(t *testing.T) {
 		}
 	}
 }
+
+// TestListeningLogsHostKey: the listening line gives the host key's
+// fingerprint as `ssh-keygen -lf` prints it, the one players' ssh shows on
+// first connect, so that an operator has it to publish.
+func TestListeningLogsHostKey(t *testing.T) {
+	bin := buildBinary(t)
+	p := startProcess(t, bin, filepath.Join(t.TempDir(), "data"))
+	var shown string
+	dial(t, p.addr, clientKey(t), &shown).Close()
+	var logged string
+	for _, l := range strings.Split(p.logs.String(), "\n") {
+		var line struct {
+			Msg     string
+			HostKey string `json:"host_key"`
+		}
+		if json.Unmarshal([]byte(l), &line) == nil && line.Msg == "listening" {
+			logged = line.HostKey
+		}
+	}
+	if logged == "" || logged != shown {
+		t.Fatalf("listening line's host_key %q; the server shows %q", logged, shown)
+	}
+}

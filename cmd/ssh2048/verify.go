@@ -59,6 +59,6 @@ truncated), 8 a record from a newer ssh2048, 1 the file cannot be read.`, stdout
 	if rec.Won {
 		won = ", won"
 	}
-	fmt.Fprintf(stdout, "confirmed: %s: score %d, max tile %d, %d moves%s\n", who, rec.Score, rec.MaxTile, len(rec.Moves), won)
+	fmt.Fprintf(stdout, "confirmed: %s: score %d, max tile %d, %s%s\n", who, rec.Score, rec.MaxTile, count(len(rec.Moves), "move"), won)
 	return wire.ExitOK
 }

@@ -64,3 +64,33 @@ func TestVerifyFile(t *testing.T) {
 		t.Errorf("no file: exit %d", code)
 	}
 }
+
+// TestVerifyFileOneMove: a one-move record is confirmed with "1 move",
+// not "1 moves".
+func TestVerifyFileOneMove(t *testing.T) {
+	g, err := engine.ChaCha8.NewGame(4, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dirs []engine.Direction
+	for _, d := range engine.Directions() {
+		if g.Move(d).Moved {
+			dirs = append(dirs, d)
+			break
+		}
+	}
+	at := time.Date(2026, 11, 23, 9, 0, 0, 0, time.UTC)
+	rec := record.Of(g, dirs, record.Record{GameID: 8, Player: "bo", Key: "SHA256:abcdefgh", Kind: "human", Started: at, Ended: at})
+	var b bytes.Buffer
+	if err := record.Write(&b, rec); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "one")
+	if err := os.WriteFile(path, b.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut bytes.Buffer
+	if code := run([]string{"verify", path}, &out, &errOut); code != wire.ExitOK || !strings.HasSuffix(out.String(), ", 1 move\n") {
+		t.Fatalf("exit %d, %q %q; want 0 and \", 1 move\"", code, out.String(), errOut.String())
+	}
+}
