@@ -121,7 +121,10 @@ func (s *Store) createGame(ctx context.Context, spec gameSpec) (int64, error) {
 				SELECT id FROM games WHERE player_id = ? AND size = ? AND kind = ? AND contest = ? AND ended_at IS NULL`,
 				playerID, size, string(kind), contest).Scan(&id)
 			if err == nil {
-				return nil
+				// Opened to play counts as played: the size a player
+				// switched to is the one a new session opens.
+				_, err = tx.ExecContext(ctx, `UPDATE games SET updated_at = ? WHERE id = ?`, now, id)
+				return err
 			}
 			if !errors.Is(err, sql.ErrNoRows) {
 				return err

@@ -293,6 +293,19 @@ func (s *Service) claim(p *Play) {
 	}
 }
 
+// shown reports whether a session here holds the player's free game of
+// that size, of the kinds a game screen plays.
+func (s *Service) shown(player int64, size int) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, kind := range []db.Kind{db.KindHuman, db.KindAssisted} {
+		if s.holders[gameKey{player: player, size: size, kind: kind}] != nil {
+			return true
+		}
+	}
+	return false
+}
+
 // loaded records that p, the holder of its key, has loaded game p.id. If
 // the game is being watched (it was taken over, or its player left and
 // came back), p feeds the spectators from now on. p.mu is held.
