@@ -22,8 +22,10 @@
 //     the store, ready to resume.
 //
 // The store is the backstop of the one-writer rule: it refuses a move
-// whose sequence number is stale (db.ErrConflict), which Play reports as a
-// takeover, so even two processes on one store never apply a move twice.
+// whose sequence number is stale (db.ErrConflict) or whose fencing token
+// is (db.ErrFenced: another node or process claimed the game), which Play
+// reports as a takeover, so even two processes on one store never apply
+// a move twice (nodes.go).
 // Guests play the same way with nothing stored.
 package game
 

@@ -99,10 +99,10 @@ func play(data, database string, size int, lp localKey, log *slog.Logger) error 
 	defer store.Close()
 	pool := ai.NewPool(0)
 	defer pool.Close()
-	// Only this process's seats share the service's one-writer rule; a
-	// server playing the same game at the same time is kept out by the
-	// store's own check (db.ErrConflict), which the screen reports as a
-	// takeover.
+	// Only this process's seats share the service's one-writer rule;
+	// with a server on the same file the store keeps it (fencing tokens,
+	// and takeover notices each process polls for: db.Store.OnTakeover),
+	// so a game opened here ends the server's session of it at once.
 	games := game.New(store, log, opts...)
 	player, err := games.Identify(ctx, lp.fingerprint, lp.keyType, lp.name)
 	if err != nil {
