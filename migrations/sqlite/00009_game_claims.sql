@@ -9,7 +9,8 @@
 -- its own rows and ends its session of the game at once, rather than at
 -- its next move (PostgreSQL's game_holders and NOTIFY do the same across
 -- nodes, migration 00006). Rows older than a minute are deleted by the
--- next takeover.
+-- next takeover. A restarted server is a new process: its first claim of
+-- each game leaves a notice no one reads, which that pruning clears.
 ALTER TABLE games ADD COLUMN claim INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE games ADD COLUMN claim_node TEXT NOT NULL DEFAULT '';
 CREATE TABLE takeovers (
@@ -19,7 +20,8 @@ CREATE TABLE takeovers (
     node    TEXT    NOT NULL,   -- the process that held it before
     at      INTEGER NOT NULL
 );
-CREATE INDEX takeovers_node ON takeovers(node, seq);
+CREATE INDEX takeovers_node ON takeovers(node, seq); -- each process's poll
+CREATE INDEX takeovers_at ON takeovers(at);            -- the pruning, after a restart's burst too
 
 -- +goose Down
 DROP TABLE takeovers;
