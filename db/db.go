@@ -58,9 +58,9 @@ var (
 	// ErrInvalid: an argument is out of range (size, kind, direction, state).
 	ErrInvalid = errors.New("invalid argument")
 	// ErrFenced: the write carries a fencing token (MoveState.Fence) that
-	// is no longer the game's: a session on another node has claimed the
-	// game since this one loaded it. Nothing was written. Only stores that
-	// fence (several nodes on one database) return it.
+	// is no longer the game's: a session on another node, or in another
+	// process on the same SQLite file, has claimed the game since this
+	// one loaded it. Nothing was written.
 	ErrFenced = errors.New("game claimed by another node since it was loaded")
 )
 
@@ -99,8 +99,8 @@ type SavedGame struct {
 	StartedAt time.Time
 	Engine    *engine.Game
 	// Fence is the fencing token this load claimed the game with, for
-	// stores shared by several nodes: the writer's moves carry it
-	// (MoveState.Fence). 0 from a store that does not fence (SQLite).
+	// stores shared by several nodes or processes: the writer's moves
+	// carry it (MoveState.Fence).
 	Fence int64
 }
 
@@ -115,8 +115,7 @@ type MoveState struct {
 	Board   string // engine.Board.String()
 	// Fence is the token the writer's game was loaded with
 	// (SavedGame.Fence). A store that fences refuses a write whose token
-	// is no longer the game's (ErrFenced); 0 asks for no such check, and
-	// stores that do not fence ignore it.
+	// is no longer the game's (ErrFenced); 0 asks for no such check.
 	Fence int64
 }
 
@@ -164,6 +163,9 @@ type Store struct {
 	log     *slog.Logger
 	obs     Observer
 	newSeed func() uint64 // replaced in tests
+	// node names this open store in the games it claims (claims.go).
+	node      string
+	takeovers takeovers
 
 	stopCheckpoints chan struct{}
 	checkpointsDone chan struct{}
@@ -250,7 +252,7 @@ func Open(ctx context.Context, dataDir string, opts ...Option) (*Store, error) {
 		read.Close()
 		return nil, fmt.Errorf("open store %s: %w", path, corrupt(err))
 	}
-	s := &Store{path: path, write: write, read: read, log: o.log, obs: o.obs, newSeed: rand.Uint64,
+	s := &Store{path: path, write: write, read: read, log: o.log, obs: o.obs, newSeed: rand.Uint64, node: newNode(),
 		stopCheckpoints: make(chan struct{}), checkpointsDone: make(chan struct{})}
 	s.w = newWriter(write, o.log, o.obs)
 	go s.checkpointLoop()
@@ -313,6 +315,7 @@ func checkpoint(db *sql.DB) (frames int, err error) {
 func (s *Store) Close() error {
 	s.closeOnce.Do(func() {
 		s.w.close()
+		s.stopTakeovers()
 		close(s.stopCheckpoints)
 		<-s.checkpointsDone
 		// Leave a small WAL and fresh planner statistics behind.

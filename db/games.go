@@ -46,11 +46,11 @@ func (s *Store) LoadOrCreateGame(ctx context.Context, playerID int64, size int, 
 		return nil, fmt.Errorf("load game: %w", err)
 	}
 	for range 2 {
-		id, err := s.createGame(ctx, gameSpec{playerID: playerID, size: size, kind: kind})
+		id, token, err := s.createGame(ctx, gameSpec{playerID: playerID, size: size, kind: kind})
 		if err != nil {
 			return nil, fmt.Errorf("load game of player %d (%d×%d %s): %w", playerID, size, size, kind, err)
 		}
-		g, err := s.loadGame(ctx, id)
+		g, err := s.loadClaimed(ctx, id, token)
 		if !errors.Is(err, errReplayDiverged) {
 			return g, err
 		}
@@ -67,11 +67,11 @@ func (s *Store) NewGame(ctx context.Context, playerID int64, size int, kind Kind
 	if err := checkSizeKind(size, kind); err != nil {
 		return nil, fmt.Errorf("new game: %w", err)
 	}
-	id, err := s.createGame(ctx, gameSpec{playerID: playerID, size: size, kind: kind, replace: true})
+	id, token, err := s.createGame(ctx, gameSpec{playerID: playerID, size: size, kind: kind, replace: true})
 	if err != nil {
 		return nil, fmt.Errorf("new game for player %d (%d×%d %s): %w", playerID, size, size, kind, err)
 	}
-	return s.loadGame(ctx, id)
+	return s.loadClaimed(ctx, id, token)
 }
 
 // gameSpec says which game createGame finds or starts.
@@ -86,9 +86,9 @@ type gameSpec struct {
 
 // createGame returns the id of the game in progress for (player, size,
 // kind), creating it if there is none or if replace is set (ending the old
-// one). Check and insert run in one write transaction, so two sessions of
+// one), and the token this process claimed it with (claims.go). Check and insert run in one write transaction, so two sessions of
 // one player racing here end up with the same game.
-func (s *Store) createGame(ctx context.Context, spec gameSpec) (int64, error) {
+func (s *Store) createGame(ctx context.Context, spec gameSpec) (id, token int64, err error) {
 	playerID, size, kind, contest, replace := spec.playerID, spec.size, spec.kind, spec.contest, spec.replace
 	seed, gen := spec.seed, engine.Current
 	if contest == "" {
@@ -96,11 +96,10 @@ func (s *Store) createGame(ctx context.Context, spec gameSpec) (int64, error) {
 	}
 	eg, err := gen.NewGame(size, seed)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	board := eg.Board().String()
 	maxTile := eg.MaxTile()
-	var id int64
 	err = s.w.do(ctx, func(ctx context.Context, tx *sql.Tx, now int64) error {
 		var exists bool
 		if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM players WHERE id = ?)`, playerID).Scan(&exists); err != nil {
@@ -121,19 +120,34 @@ func (s *Store) createGame(ctx context.Context, spec gameSpec) (int64, error) {
 				SELECT id FROM games WHERE player_id = ? AND size = ? AND kind = ? AND contest = ? AND ended_at IS NULL`,
 				playerID, size, string(kind), contest).Scan(&id)
 			if err == nil {
-				return nil
+				token, err = s.claim(ctx, tx, id, now)
+				return err
 			}
 			if !errors.Is(err, sql.ErrNoRows) {
 				return err
 			}
 		}
-		return tx.QueryRowContext(ctx, `
+		err := tx.QueryRowContext(ctx, `
 			INSERT INTO games (player_id, size, kind, seed, generator, max_tile, board, started_at, updated_at, reached_at, contest)
 			VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8, ?8, ?9)
 			RETURNING id`,
 			playerID, size, string(kind), seedToDB(seed), int(gen), maxTile, board, now, contest).Scan(&id)
+		if err != nil {
+			return err
+		}
+		token, err = s.claim(ctx, tx, id, now)
+		return err
 	})
-	return id, err
+	return id, token, err
+}
+
+// loadClaimed is loadGame of a game claimed with token.
+func (s *Store) loadClaimed(ctx context.Context, id, token int64) (*SavedGame, error) {
+	g, err := s.loadGame(ctx, id)
+	if g != nil {
+		g.Fence = token
+	}
+	return g, err
 }
 
 // errReplayDiverged: replaying a game's stored moves does not give its
@@ -208,6 +222,7 @@ type gameRow struct {
 	kind     Kind
 	moves    int
 	score    int
+	claim    int64 // the fencing token of the last claim (claims.go)
 }
 
 // liveGame reads game id for a write, failing with ErrNotFound or, if it
@@ -216,8 +231,8 @@ func liveGame(ctx context.Context, tx *sql.Tx, id int64) (gameRow, error) {
 	var r gameRow
 	var kind string
 	var ended sql.NullInt64
-	err := tx.QueryRowContext(ctx, `SELECT player_id, size, kind, moves, score, ended_at FROM games WHERE id = ?`, id).
-		Scan(&r.playerID, &r.size, &kind, &r.moves, &r.score, &ended)
+	err := tx.QueryRowContext(ctx, `SELECT player_id, size, kind, moves, score, claim, ended_at FROM games WHERE id = ?`, id).
+		Scan(&r.playerID, &r.size, &kind, &r.moves, &r.score, &r.claim, &ended)
 	if errors.Is(err, sql.ErrNoRows) {
 		return r, reject(ErrNotFound)
 	}
@@ -253,8 +268,8 @@ func (s *Store) AppendMove(ctx context.Context, gameID int64, seq int, d engine.
 		// games_offer_best trigger keeps the player's best. Only when it
 		// matches nothing do we look at why.
 		res, err := tx.ExecContext(ctx, updateSnapshot+`
-			WHERE id = ?1 AND ended_at IS NULL AND moves = ?8 AND score <= ?2`,
-			gameID, st.Score, st.MaxTile, st.Moves, st.Won, st.Board, now, seq)
+			WHERE id = ?1 AND ended_at IS NULL AND moves = ?8 AND score <= ?2 AND (?9 = 0 OR claim = ?9)`,
+			gameID, st.Score, st.MaxTile, st.Moves, st.Won, st.Board, now, seq, st.Fence)
 		if err != nil {
 			return err
 		}
@@ -281,13 +296,16 @@ const updateSnapshot = `
 	    reached_at = CASE WHEN score = ?2 THEN reached_at ELSE ?7 END`
 
 // whyRefused explains a guarded update of game id that matched no row,
-// as a rejection: the game is missing or ended, or the stored move count
-// is not count, or the score would go down.
+// as a rejection: the game is missing or ended, or claimed since st's
+// token, or the stored move count is not count, or the score would go
+// down.
 func whyRefused(ctx context.Context, tx *sql.Tx, id int64, count int, st MoveState) error {
 	g, err := liveGame(ctx, tx, id)
 	switch {
 	case err != nil:
 		return err
+	case st.Fence != 0 && g.claim != st.Fence:
+		return reject(fmt.Errorf("%w: token %d, the game's is %d", ErrFenced, st.Fence, g.claim))
 	case g.moves != count:
 		return reject(fmt.Errorf("%w: stored game has %d moves, not %d", ErrConflict, g.moves, count))
 	case st.Score < g.score:
@@ -305,8 +323,8 @@ func (s *Store) EndGame(ctx context.Context, gameID int64, st MoveState) error {
 	}
 	err := s.w.do(ctx, func(ctx context.Context, tx *sql.Tx, now int64) error {
 		res, err := tx.ExecContext(ctx, updateSnapshot+`, ended_at = ?7
-			WHERE id = ?1 AND ended_at IS NULL AND moves = ?4 AND score <= ?2`,
-			gameID, st.Score, st.MaxTile, st.Moves, st.Won, st.Board, now)
+			WHERE id = ?1 AND ended_at IS NULL AND moves = ?4 AND score <= ?2 AND (?8 = 0 OR claim = ?8)`,
+			gameID, st.Score, st.MaxTile, st.Moves, st.Won, st.Board, now, st.Fence)
 		if err != nil {
 			return err
 		}

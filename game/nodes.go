@@ -15,8 +15,12 @@ import (
 // longer the game's (db.ErrFenced), which the service reports as a
 // takeover. The store also announces each claim that took a game from
 // another node on the Bus (TopicTakeover), so that the session there ends
-// at once instead of at its next move. Spectators, TV and races hear of
-// games on other nodes through the Bus too (watch.go, race.go).
+// at once instead of at its next move. Processes on one SQLite file (the
+// server and `ssh2048 play`) have no bus: the store fences their moves
+// the same way and leaves a notice for the process whose game was
+// claimed, which it polls for (db.Store.OnTakeover). Spectators, TV and
+// races hear of games on other nodes through the Bus too (watch.go,
+// race.go).
 
 // Bus carries events between the nodes that share a store (package
 // db/pg's LISTEN/NOTIFY bus). Every node's events reach every node, the
@@ -44,8 +48,19 @@ type releaser interface {
 	Release(ctx context.Context, gameID, fence int64) error
 }
 
-// listen subscribes the service to the bus's events, once at New.
+// takeoverNotices is a store shared by processes without a bus (package
+// db: the server and `ssh2048 play` on one SQLite file), which tells of
+// the games another process claimed from this one, with their new token.
+type takeoverNotices interface {
+	OnTakeover(fn func(gameID, token int64))
+}
+
+// listen subscribes the service to the bus's events, or the store's
+// takeover notices, once at New.
 func (s *Service) listen() {
+	if t, ok := s.store.(takeoverNotices); ok && s.bus == nil {
+		t.OnTakeover(s.takenOverBy)
+	}
 	if s.bus == nil {
 		return
 	}
@@ -68,6 +83,12 @@ func (s *Service) takenOverElsewhere(payload []byte) {
 		s.log.Warn("bus: bad takeover notice", "payload", string(payload), "err", err)
 		return
 	}
+	s.takenOverBy(id, token)
+}
+
+// takenOverBy ends this service's session of game id if its token is
+// older than token, the claim of another node or process.
+func (s *Service) takenOverBy(id, token int64) {
 	s.mu.Lock()
 	p := s.byID[id]
 	s.mu.Unlock()

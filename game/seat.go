@@ -191,11 +191,15 @@ func (st *Seat) resumeKind(ctx context.Context, size int) db.Kind {
 	return db.KindHuman
 }
 
-// LastSize is the board size of the player's game played last, of the
-// kinds a game screen plays (human or assisted): the one with the latest
-// move, or, before any move, the one opened last; 0 when there is none or
-// for a guest. A game only looked at does not count: a game is updated
-// when it is created too.
+// LastSize is the board size a new game screen of the player opens: that
+// of their game played last, of the kinds a game screen plays (human or
+// assisted), where opening a game to play it counts as playing it (the
+// store touches it), so a size switched to is remembered with no move
+// made on it. When a live session of the player on this service shows
+// that size already, it is the size played last that none shows, else a
+// size none shows, so that a second window never takes over a first; only
+// when every size is shown is the first taken over. 0 when the player has
+// no such game, and for a guest.
 func (st *Seat) LastSize(ctx context.Context) int {
 	if st.player.Guest {
 		return 0
@@ -207,16 +211,30 @@ func (st *Seat) LastSize(ctx context.Context) int {
 	st.mu.Lock()
 	st.lastGames = games
 	st.mu.Unlock()
-	size, last, moved := 0, time.Time{}, false
+	var played []db.GameSummary
 	for _, g := range games {
-		if g.Contest != "" || (g.Kind != db.KindHuman && g.Kind != db.KindAssisted) {
-			continue
-		}
-		if hasMoves := g.Moves > 0; (hasMoves && !moved) || (hasMoves == moved && g.UpdatedAt.After(last)) {
-			size, last, moved = g.Size, g.UpdatedAt, hasMoves
+		if g.Contest == "" && (g.Kind == db.KindHuman || g.Kind == db.KindAssisted) {
+			played = append(played, g)
 		}
 	}
-	return size
+	if len(played) == 0 {
+		return 0
+	}
+	slices.SortStableFunc(played, func(a, b db.GameSummary) int { return b.UpdatedAt.Compare(a.UpdatedAt) })
+	sizes := make([]int, 0, len(played)+1+engine.MaxSize-engine.MinSize)
+	for _, g := range played {
+		sizes = append(sizes, g.Size)
+	}
+	sizes = append(sizes, 4)
+	for n := engine.MinSize; n <= engine.MaxSize; n++ {
+		sizes = append(sizes, n)
+	}
+	for _, n := range sizes {
+		if !st.svc.shown(st.player.ID, n) {
+			return n
+		}
+	}
+	return sizes[0]
 }
 
 // playerGames is the player's newest games, which LastSize and Resume

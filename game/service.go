@@ -22,8 +22,10 @@
 //     the store, ready to resume.
 //
 // The store is the backstop of the one-writer rule: it refuses a move
-// whose sequence number is stale (db.ErrConflict), which Play reports as a
-// takeover, so even two processes on one store never apply a move twice.
+// whose sequence number is stale (db.ErrConflict) or whose fencing token
+// is (db.ErrFenced: another node or process claimed the game), which Play
+// reports as a takeover, so even two processes on one store never apply
+// a move twice (nodes.go).
 // Guests play the same way with nothing stored.
 package game
 
@@ -291,6 +293,19 @@ func (s *Service) claim(p *Play) {
 	if old != nil {
 		old.revoke(old.seat != p.seat)
 	}
+}
+
+// shown reports whether a session here holds the player's free game of
+// that size, of the kinds a game screen plays.
+func (s *Service) shown(player int64, size int) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, kind := range []db.Kind{db.KindHuman, db.KindAssisted} {
+		if s.holders[gameKey{player: player, size: size, kind: kind}] != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // loaded records that p, the holder of its key, has loaded game p.id. If

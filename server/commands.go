@@ -33,6 +33,7 @@ func init() {
 	commands = []command{
 		{"scores", "[--size N] [--limit K] [--offset N] [--bots] [--daily [--date YYYY-MM-DD]] [--races] [--json]", "the leaderboard; --daily a day's challenge, --races the race ratings", (*Server).runScores, false},
 		{"bot", "[--size N] [--new] [--race [--room WORD]]", "play through the bot protocol (JSON lines on stdin/stdout); --race in a race", (*Server).runBot, false},
+		{"play", "[--size N]", "the game screen, as ssh -t with no command opens it; --size at that board size (needs ssh -t)", (*Server).runPlay, true},
 		{"daily", "[--size N]", "today's daily challenge: the same tiles for everyone, one attempt a day (needs ssh -t)", (*Server).runDaily, true},
 		{"race", "[--size N] [--room WORD]", "race others on the same tiles: the public lobby, or a private room (needs ssh -t)", (*Server).runRace, true},
 		{"export", "GAME", "print the record of an ended game (docs/record-format.md)", (*Server).runExport, false},

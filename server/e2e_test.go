@@ -948,8 +948,8 @@ func TestConcurrentOpens(t *testing.T) {
 }
 
 // TestGameScreenTakeover: with the real game screen, a second terminal of
-// the same key takes the game over with every move made in the first,
-// which says so and ends.
+// the same key that asks for the first's size (`play --size 4`) takes the
+// game over with every move made in the first, which says so and ends.
 func TestGameScreenTakeover(t *testing.T) {
 	ts := startServer(t)
 	key := newKey(t)
@@ -974,9 +974,16 @@ func TestGameScreenTakeover(t *testing.T) {
 	waitFor(t, "moves to be stored", func() bool { return storedMoves() >= 3 })
 	before := storedMoves()
 
-	sessB, outB, sendB := ptySession(t, ts.dial(t, "p", key))
-	if code := exitCode(t, sessA.Wait()); code != 3 || !strings.Contains(outA.String(), "newer session") {
-		t.Fatalf("older screen: exit %d, output %q", code, outA.String())
+	sessB, outB, sendB := ptyCommand(t, ts.dial(t, "p", key), 100, 30, "play --size 4")
+	done := make(chan int, 1)
+	go func() { done <- exitCode(t, sessA.Wait()) }()
+	select {
+	case code := <-done:
+		if code != 3 || !strings.Contains(outA.String(), "newer session") {
+			t.Fatalf("older screen: exit %d, output %q", code, outA.String())
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the older screen still runs 10 s after the takeover")
 	}
 	waitFor(t, "the newer screen", func() bool { return len(outB.String()) > 200 })
 	if n := storedMoves(); n < before {

@@ -131,3 +131,116 @@ func TestReconnectOpensLastSize(t *testing.T) {
 	}
 	quitScreen(t, s2, send2)
 }
+
+// moveUntilStored presses arrows in a session until n moves of its
+// player's human game of size are stored.
+func moveUntilStored(t *testing.T, ts *testServer, key gossh.Signer, size, n int, send func(string)) {
+	t.Helper()
+	arrows := []string{"\x1b[D", "\x1b[A", "\x1b[C", "\x1b[B"}
+	for i := 0; storedMoves(t, ts, key, size) < n; i++ {
+		if i > 40 {
+			t.Fatalf("no %d moves stored on %d×%d", n, size, size)
+		}
+		send(arrows[i%4])
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestSecondWindowOtherSize: a second session of a key, while the first
+// shows the size played last, opens the size played before it, and the
+// first plays on.
+func TestSecondWindowOtherSize(t *testing.T) {
+	ts := startServer(t)
+	key := newKey(t)
+	sessA, outA, sendA := ptySession(t, ts.dial(t, "p", key))
+	a := &screenOutput{out: outA}
+	waitFor(t, "the game screen", func() bool { return a.shows("Moves") })
+	sendA("5")
+	waitFor(t, "A on 5×5", func() bool { return a.shows("5×5") })
+	moveUntilStored(t, ts, key, 5, 1, sendA)
+	sendA("4")
+	waitFor(t, "A back on 4×4", func() bool { return a.shows("4×4") })
+	moveUntilStored(t, ts, key, 4, 1, sendA)
+	a.markNow()
+
+	sessB, outB, sendB := ptySession(t, ts.dial(t, "p", key))
+	b := &screenOutput{out: outB}
+	waitFor(t, "B's screen", func() bool { return b.shows("Moves") })
+	if !b.shows("5×5") || b.shows("4×4") {
+		t.Fatalf("B did not open 5×5, the size played last that no window shows: %q", b.since())
+	}
+	moveUntilStored(t, ts, key, 4, storedMoves(t, ts, key, 4)+1, sendA)
+	if a.shows("newer session") {
+		t.Fatalf("A was taken over: %q", a.since())
+	}
+	if code := quitScreen(t, sessB, sendB); code != 0 {
+		t.Fatalf("B exit %d", code)
+	}
+	if code := quitScreen(t, sessA, sendA); code != 0 {
+		t.Fatalf("A exit %d", code)
+	}
+}
+
+// TestPlaySizeCommand: `play --size N` opens the game screen at N; `play`
+// alone at the size played last; without a terminal, or with a size out
+// of range, it says why.
+func TestPlaySizeCommand(t *testing.T) {
+	ts := startServer(t)
+	key := newKey(t)
+	c := ts.dial(t, "p", key)
+	s, out, send := ptyCommand(t, c, 100, 30, "play --size 6")
+	o := &screenOutput{out: out}
+	waitFor(t, "the game screen", func() bool { return o.shows("Moves") })
+	if !o.shows("6×6") {
+		t.Fatalf("play --size 6 opened another size: %q", o.since())
+	}
+	if code := quitScreen(t, s, send); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	s, out, send = ptyCommand(t, c, 100, 30, "play")
+	o = &screenOutput{out: out}
+	waitFor(t, "the game screen", func() bool { return o.shows("Moves") })
+	if !o.shows("6×6") {
+		t.Fatalf("play did not open the size opened last, 6×6: %q", o.since())
+	}
+	if code := quitScreen(t, s, send); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	for _, tt := range []struct{ cmd, stderr string }{
+		{"play", "play opens a screen and needs a terminal: connect with `ssh -t`"},
+		{"play --size 9", "play: --size 9: must be 3 to 8"},
+		{"play 6", `unexpected argument "6"`},
+	} {
+		r := run(t, c, tt.cmd, "")
+		if r.code != 2 || !strings.Contains(r.stderr, tt.stderr) {
+			t.Errorf("%s: %+v, want exit 2 and %q", tt.cmd, r, tt.stderr)
+		}
+	}
+	if r := run(t, c, "help", ""); !strings.Contains(r.stdout, "play [--size N]") {
+		t.Errorf("help does not list play: %q", r.stdout)
+	}
+}
+
+// TestSwitchedSizeRemembered: a size switched to is the size the next
+// session opens, even with no move made on it.
+func TestSwitchedSizeRemembered(t *testing.T) {
+	ts := startServer(t)
+	key := newKey(t)
+	s, out, send := ptySession(t, ts.dial(t, "p", key))
+	o := &screenOutput{out: out}
+	waitFor(t, "the game screen", func() bool { return o.shows("Moves") })
+	moveUntilStored(t, ts, key, 4, 1, send)
+	o.markNow()
+	send("7")
+	waitFor(t, "7×7", func() bool { return o.shows("7×7") })
+	if code := quitScreen(t, s, send); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	s, out, send = ptySession(t, ts.dial(t, "p", key))
+	o = &screenOutput{out: out}
+	waitFor(t, "the game screen again", func() bool { return o.shows("Moves") })
+	if !o.shows("7×7") {
+		t.Fatalf("reconnected to another size than 7×7, switched to last: %q", o.since())
+	}
+	quitScreen(t, s, send)
+}

@@ -12,6 +12,7 @@ import (
 	"github.com/charmbracelet/colorprofile"
 	gossh "golang.org/x/crypto/ssh"
 
+	"github.com/ssh2048/ssh2048/engine"
 	"github.com/ssh2048/ssh2048/game"
 	"github.com/ssh2048/ssh2048/screen"
 	"github.com/ssh2048/ssh2048/tui"
@@ -23,6 +24,9 @@ type TUIEnv struct {
 	// Seat opens the player's games with the one-writer rule; a game
 	// taken over by a newer session ends this session.
 	Seat *game.Seat
+	// Size is the board size the player asked for (`play --size N`); 0
+	// for the screen's own choice (game.Seat.LastSize).
+	Size int
 }
 
 // TUIFunc builds the game screen for a session with a PTY. The model runs
@@ -50,16 +54,35 @@ func (s *Server) seat(sess *session) *game.Seat {
 // exit status: 0 when the player quit, or the status of the notice that
 // ended it, or wire.ExitError when a game could not be loaded or saved.
 func (s *Server) runTUI(sess *session) int {
+	return s.runOpened(sess, func() openedScreen { return s.openGame(sess, 0) })
+}
+
+// runPlay is the `play` command: the game screen, at the size asked for.
+func (s *Server) runPlay(sess *session, args []string) int {
 	return s.runOpened(sess, func() openedScreen {
-		seat := s.seat(sess)
-		opened := openedScreen{seat: seat, text: s.noticeText, close: seat.Close}
-		defer closeUnopened(&opened)
-		// The header counts the player's spectators: it is drawn again
-		// when one comes or goes.
-		seat.OnWatchers(sess.poke)
-		opened.model = s.cfg.TUI(sess, TUIEnv{Seat: seat})
-		return opened
+		fs := newFlagSet(sess, "play", "[--size N]")
+		size := fs.Int("size", 0, fmt.Sprintf("board size, %d to %d (default: the size played last that no other window of yours shows)", engine.MinSize, engine.MaxSize))
+		if code, ok := parseFlags(fs, args); !ok {
+			return openedScreen{code: code}
+		}
+		if (*size != 0 && !sizeOK(sess, "play", *size)) || !hasTerminal(sess, "play") {
+			return openedScreen{code: wire.ExitUsage}
+		}
+		return s.openGame(sess, *size)
 	})
+}
+
+// openGame opens the game screen at board size (0: the screen's own
+// choice), as runOpened's setup.
+func (s *Server) openGame(sess *session, size int) openedScreen {
+	seat := s.seat(sess)
+	opened := openedScreen{seat: seat, text: s.noticeText, close: seat.Close}
+	defer closeUnopened(&opened)
+	// The header counts the player's spectators: it is drawn again
+	// when one comes or goes.
+	seat.OnWatchers(sess.poke)
+	opened.model = s.cfg.TUI(sess, TUIEnv{Seat: seat, Size: size})
+	return opened
 }
 
 // openedScreen is what a command that opens a screen set up: its model,
@@ -470,13 +493,17 @@ func gameScreen(svc *game.Service, h tui.Hinter) TUIFunc {
 		h = sessionHinter{h} // an AI search's panic ends the session that asked
 	}
 	return func(sess ssh.Session, env TUIEnv) tea.Model {
+		size := env.Size
+		if size == 0 {
+			size = env.Seat.LastSize(sess.Context())
+		}
 		return tui.New(tui.Options{
 			Store:       tui.SeatStore(svc, env.Seat),
 			Hinter:      h,
 			Player:      env.Seat.Player().Name,
 			Guest:       env.Seat.Player().Guest,
 			GuestNotice: guestHint,
-			Size:        env.Seat.LastSize(sess.Context()),
+			Size:        size,
 			Context:     sess.Context(),
 			Games:       svc,
 			Self:        env.Seat.Player(),

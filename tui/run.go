@@ -7,9 +7,11 @@ import (
 	tea "charm.land/bubbletea/v2"
 )
 
-// Run plays in the local terminal until the player quits; it is all that
-// `ssh2048 play` needs. Cancelling opts.Context ends the program. Extra
-// program options (input, output, colour profile) are passed through.
+// Run plays in the local terminal until the player quits, as `ssh2048
+// play` does (which builds the same program itself, to send it
+// TakenOverMsg when a session elsewhere takes its game over). Cancelling
+// opts.Context ends the program. Extra program options (input, output,
+// colour profile) are passed through.
 func Run(opts Options, progOpts ...tea.ProgramOption) error {
 	if opts.Context == nil {
 		opts.Context = context.Background()

@@ -111,7 +111,8 @@ func TestTmuxSessionEnds(t *testing.T) {
 		{name: "taken over", status: 3,
 			line: "Your 4×4 game was opened in a newer session, which takes over from here; nothing was lost.",
 			end: func(t *testing.T, tm *tmux, _ *process, sshCmd func(...string) string) {
-				tm.run("new-window", "-d", "-t", "game", "-n", "newer", sshCmd()+"; sleep 60")
+				// A second window opens another size unless asked for this one.
+				tm.run("new-window", "-d", "-t", "game", "-n", "newer", sshCmd("play", "--size", "4")+"; sleep 60")
 			}},
 		{name: "server restart", status: 4, exits: true,
 			line: "The server is restarting; your game is saved. Reconnect in a moment to carry on.",

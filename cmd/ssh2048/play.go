@@ -12,7 +12,9 @@ import (
 	"os"
 	"os/user"
 	"path/filepath"
+	"sync/atomic"
 
+	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/ssh2048/ssh2048/db"
 	"github.com/ssh2048/ssh2048/db/pg"
@@ -80,7 +82,10 @@ over SSH and the other way round.`, stdout, stderr)
 	return 0
 }
 
-func play(data, database string, size int, lp localKey, log *slog.Logger) error {
+// play runs the game screen for lp against the data directory or the
+// database until the player quits or another session takes the game
+// over; progOpts go to the Bubble Tea program (tests give it pipes).
+func play(data, database string, size int, lp localKey, log *slog.Logger, progOpts ...tea.ProgramOption) error {
 	ctx := context.Background()
 	var (
 		store store
@@ -103,21 +108,28 @@ func play(data, database string, size int, lp localKey, log *slog.Logger) error 
 	defer store.Close()
 	pool := ai.NewPool(0)
 	defer pool.Close()
-	// Only this process's seats share the service's one-writer rule; a
-	// server playing the same game at the same time is kept out by the
-	// store's own check (db.ErrConflict), which the screen reports as a
-	// takeover.
+	// Only this process's seats share the service's one-writer rule;
+	// with a server on the same file the store keeps it (fencing tokens,
+	// and takeover notices each process polls for: db.Store.OnTakeover),
+	// so a game opened here ends the server's session of it at once.
 	games := game.New(store, log, opts...)
 	player, err := games.Identify(ctx, lp.fingerprint, lp.keyType, lp.name)
 	if err != nil {
 		return err
 	}
-	seat := games.Seat(player, nil)
+	// A session elsewhere that opens the game on screen ends this one at
+	// once, as it does an SSH session, not at the player's next key.
+	var prog atomic.Pointer[tea.Program]
+	seat := games.Seat(player, func() {
+		if p := prog.Load(); p != nil {
+			go p.Send(tui.TakenOverMsg{})
+		}
+	})
 	defer seat.Close()
 	if size == 0 {
 		size = seat.LastSize(ctx)
 	}
-	return tui.Run(tui.Options{
+	m := tui.New(tui.Options{
 		Store:   tui.SeatStore(games, seat),
 		Hinter:  pool,
 		Player:  player.Name,
@@ -126,6 +138,12 @@ func play(data, database string, size int, lp localKey, log *slog.Logger) error 
 		Games:   games, // replays and the history; only this process's games can be watched
 		Self:    player,
 	})
+	p := tea.NewProgram(m, append([]tea.ProgramOption{tea.WithContext(ctx)}, progOpts...)...)
+	prog.Store(p)
+	if _, err := p.Run(); err != nil {
+		return fmt.Errorf("run tui: %w", err)
+	}
+	return nil
 }
 
 // localKey identifies someone playing in their own terminal rather than

@@ -109,6 +109,12 @@ func (s *Store) createGame(ctx context.Context, spec gameSpec) (id, token int64,
 		if err := s.findOrInsert(ctx, tx, spec, seed, gen, maxTile, board, now, &id); err != nil {
 			return err
 		}
+		// Opened to play counts as played: the size a player switched
+		// to is the one a new session opens. A game just inserted has
+		// its time already.
+		if _, err := tx.Exec(ctx, `UPDATE games SET updated_at = $2 WHERE id = $1 AND updated_at < $2`, id, now); err != nil {
+			return err
+		}
 		var claimErr error
 		token, claimErr = s.claim(ctx, tx, id, now)
 		return claimErr

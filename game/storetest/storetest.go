@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/ssh2048/ssh2048/db"
 	"github.com/ssh2048/ssh2048/engine"
@@ -61,6 +62,7 @@ func Run(t *testing.T, b Backend) {
 		{"ReplayDivergenceEndsGameAndStartsNew", testReplayDivergenceEndsGameAndStartsNew},
 		{"GamesReplayWithTheirOwnGenerator", testGamesReplayWithTheirOwnGenerator},
 		{"FullGame", testFullGame},
+		{"LoadingTouchesTheGame", testLoadingTouchesTheGame},
 		{"LeaderboardOrderAndTies", testLeaderboardOrderAndTies},
 		{"MarkAssistedKeepsOneGameInProgress", testMarkAssistedKeepsOneGameInProgress},
 		{"RankAgreesWithLeaderboard", testRankAgreesWithLeaderboard},
@@ -578,4 +580,46 @@ func ScanInts(tb testing.TB, rows Rows, columns int) [][]int64 {
 		tb.Fatal(err)
 	}
 	return out
+}
+
+// testLoadingTouchesTheGame: loading a game to play it counts as playing
+// it (its UpdatedAt moves), so that the size a player switched to and
+// made no move on is the one a new session opens (game.Seat.LastSize).
+func testLoadingTouchesTheGame(t *testing.T, b Backend) {
+	ctx := context.Background()
+	s := b.open(t)
+	p := addPlayer(t, s, "touch")
+	g4, err := s.LoadOrCreateGame(ctx, p.ID, 4, db.KindHuman)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.LoadOrCreateGame(ctx, p.ID, 5, db.KindHuman); err != nil {
+		t.Fatal(err)
+	}
+	updated := func() map[int64]time.Time {
+		t.Helper()
+		games, err := s.PlayerGames(ctx, p.ID, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := make(map[int64]time.Time)
+		for _, g := range games {
+			m[g.ID] = g.UpdatedAt
+		}
+		return m
+	}
+	before := updated()
+	time.Sleep(2 * time.Millisecond) // stores keep microseconds
+	if _, err := s.LoadOrCreateGame(ctx, p.ID, 4, db.KindHuman); err != nil {
+		t.Fatal(err)
+	}
+	after := updated()
+	for id, at := range after {
+		switch {
+		case id == g4.ID && !at.After(before[id]):
+			t.Errorf("the 4×4 game loaded again: updated %v, as before", at)
+		case id != g4.ID && !at.Equal(before[id]):
+			t.Errorf("game %d, not loaded: updated %v, was %v", id, at, before[id])
+		}
+	}
 }
