@@ -13,6 +13,7 @@ import (
 	"github.com/ssh2048/ssh2048/engine"
 	"github.com/ssh2048/ssh2048/game"
 	"github.com/ssh2048/ssh2048/wire"
+	"golang.org/x/time/rate"
 )
 
 // runBot plays the bot protocol (docs/bot-protocol.md): the state first,
@@ -71,6 +72,7 @@ func (s *Server) runBot(sess *session, args []string) int {
 	defer close(stop)
 	go readLines(sess, lines, stop)
 
+	moves := s.newMoveLimiter()
 	for {
 		select {
 		case n := <-sess.notices:
@@ -84,6 +86,9 @@ func (s *Server) runBot(sess *session, args []string) int {
 				return s.panicked(sess, rp.value, rp.stack)
 			}
 			dir, perr := parseCommand(in)
+			if perr == nil {
+				perr = moves.take()
+			}
 			if perr != nil {
 				if out.error(perr.Error(), play.State(engine.Result{})) != nil {
 					return wire.ExitOK
@@ -105,6 +110,39 @@ func (s *Server) runBot(sess *session, args []string) int {
 			}
 		}
 	}
+}
+
+// moveLimiter bounds the moves of one bot session (Limits.BotRate). Each
+// move is a commit and a row kept for ever, and a bot can send them as
+// fast as its link allows: one session played 66,022 moves in 150 s, and
+// a few such take the disk that every player's moves wait on. A move over
+// the rate is answered with an error line rather than delayed, so that
+// the bot learns why and the protocol stays one answer per line; one that
+// keeps to the rate never sees it.
+type moveLimiter struct {
+	limit *rate.Limiter
+	err   error
+}
+
+// newMoveLimiter returns the limiter of a bot session; nil (no limit)
+// when BotRate is 0.
+func (s *Server) newMoveLimiter() *moveLimiter {
+	r := s.lim.BotRate
+	if r <= 0 {
+		return nil
+	}
+	return &moveLimiter{
+		limit: rate.NewLimiter(rate.Limit(r), max(int(r), 1)),
+		err:   fmt.Errorf("too many moves: this server plays at most %g a second; this one was not played", r),
+	}
+}
+
+// take takes a move's token, or says why the move is not played.
+func (m *moveLimiter) take() error {
+	if m == nil || m.limit.Allow() {
+		return nil
+	}
+	return m.err
 }
 
 // sayGoodbye tells the player why the session ends and returns the status.

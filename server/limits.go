@@ -63,6 +63,10 @@ type Limits struct {
 	// KeyRate caps the input of a game screen, in keys a second (one
 	// second's worth may come at once); keys over it are dropped.
 	KeyRate float64
+	// BotRate caps the moves of a bot session (bot, bot --race), a second
+	// (one second's worth may come at once); moves over it are answered
+	// with an error line and not played.
+	BotRate float64
 	// LoginRate paces logins, all addresses together: at most this many
 	// connections a second begin their key exchange, after a burst of a
 	// tenth of a second's worth; the others wait their turn (see pace).
@@ -92,6 +96,7 @@ func DefaultLimits() Limits {
 		MaxConnsPer56:      128,
 		KeyReserve:         10, // per cent of MaxConns that guests cannot take
 		KeyRate:            50, // keys per second per game screen; also the burst
+		BotRate:            50, // moves per second per bot session; also the burst
 		LoginRate:          loginRatePerCore * float64(runtime.GOMAXPROCS(0)),
 	}
 }
@@ -117,6 +122,8 @@ func (l *Limits) Flags(fs *flag.FlagSet) {
 		"close a connection after this many keepalive intervals without a reply")
 	fs.Float64Var(&l.KeyRate, "key-rate", l.KeyRate,
 		"keys a second a game screen takes (a second's worth at once); more are dropped; 0 no limit")
+	fs.Float64Var(&l.BotRate, "bot-rate", l.BotRate,
+		"moves a second a bot session makes (a second's worth at once); more get an error line and are not played; 0 no limit")
 	fs.IntVar(&l.MaxSessionsPerConn, "max-sessions-per-conn", l.MaxSessionsPerConn,
 		"most sessions open at once on one connection, started or not; 0 no cap")
 	fs.Float64Var(&l.SessionRatePerConn, "session-rate-per-conn", l.SessionRatePerConn,
@@ -143,8 +150,8 @@ func (l Limits) Validate() error {
 		return errors.New("--idle-timeout and --keepalive-interval must be 0 (off) or more")
 	case l.MaxConns < 0 || l.MaxUnauthPerIP < 0 || l.MaxSessionsPerConn < 0 || l.MaxConnsPerIP < 0 || l.MaxConnsPer56 < 0:
 		return errors.New("--max-conns, --max-unauth-per-ip, --max-sessions-per-conn, --max-conns-per-ip and --max-conns-per-56 must be 0 (no cap) or more")
-	case l.ConnRatePerIP < 0 || l.KeyRate < 0 || l.SessionRatePerConn < 0 || l.LoginRate < 0:
-		return errors.New("--conn-rate-per-ip, --key-rate, --session-rate-per-conn and --login-rate must be 0 (no limit) or more")
+	case l.ConnRatePerIP < 0 || l.KeyRate < 0 || l.BotRate < 0 || l.SessionRatePerConn < 0 || l.LoginRate < 0:
+		return errors.New("--conn-rate-per-ip, --key-rate, --bot-rate, --session-rate-per-conn and --login-rate must be 0 (no limit) or more")
 	case l.KeyReserve < 0 || l.KeyReserve > 100:
 		return errors.New("--key-reserve must be a per cent, 0 to 100")
 	case l.ConnBurstPerIP < 1 || l.KeepaliveMax < 1:

@@ -29,6 +29,10 @@ func noCaps(c *server.Config) {
 	c.Limits.LoginRate = 0
 }
 
+// noBotRate turns --bot-rate off, for tests that play whole games by bot
+// as fast as the server answers.
+func noBotRate(c *server.Config) { c.Limits.BotRate = 0 }
+
 // dialRaw opens a TCP connection from the loopback address from (any of
 // 127.0.0.0/8 works on Linux; "" for the default), closed at the end of
 // the test.
