@@ -7,6 +7,7 @@ import (
 	"io"
 	"runtime/debug"
 	"strings"
+	"time"
 
 	"charm.land/wish/v2"
 	"github.com/ssh2048/ssh2048/db"
@@ -77,7 +78,9 @@ func (s *Server) runBot(sess *session, args []string) int {
 		select {
 		case n := <-sess.notices:
 			return s.sayGoodbye(sess, n)
-		case in, ok := <-lines:
+		case <-moves.held():
+			moves.resume()
+		case in, ok := <-moves.input(lines):
 			if !ok {
 				return wire.ExitOK // input closed: the game is kept for next time
 			}
@@ -118,10 +121,13 @@ func (s *Server) runBot(sess *session, args []string) int {
 // a few such take the disk that every player's moves wait on. A move over
 // the rate is answered with an error line rather than delayed, so that
 // the bot learns why and the protocol stays one answer per line; one that
-// keeps to the rate never sees it.
+// keeps to the rate never sees it. After a refusal the next line is read
+// once a move is due again (the rest wait in the SSH window), so that a
+// flood is not answered with error lines as fast as the CPU writes them.
 type moveLimiter struct {
 	limit *rate.Limiter
 	err   error
+	wait  <-chan time.Time // after a refusal: fires when a move is due; nil otherwise
 }
 
 // newMoveLimiter returns the limiter of a bot session; nil (no limit)
@@ -137,13 +143,36 @@ func (s *Server) newMoveLimiter() *moveLimiter {
 	}
 }
 
-// take takes a move's token, or says why the move is not played.
+// take takes a move's token, or says why the move is not played; the
+// input is then held (see input) until a move is due.
 func (m *moveLimiter) take() error {
 	if m == nil || m.limit.Allow() {
 		return nil
 	}
+	due := time.Duration((1 - m.limit.Tokens()) / float64(m.limit.Limit()) * float64(time.Second))
+	m.wait = time.After(max(due, time.Millisecond))
 	return m.err
 }
+
+// input is lines, or nil while the input is held after a refusal.
+func (m *moveLimiter) input(lines chan lineResult) chan lineResult {
+	if m != nil && m.wait != nil {
+		return nil
+	}
+	return lines
+}
+
+// held fires when the input held after a refusal may be read again; nil
+// (never) when it is not held.
+func (m *moveLimiter) held() <-chan time.Time {
+	if m == nil {
+		return nil
+	}
+	return m.wait
+}
+
+// resume reads the input again.
+func (m *moveLimiter) resume() { m.wait = nil }
 
 // sayGoodbye tells the player why the session ends and returns the status.
 func (s *Server) sayGoodbye(sess *session, n notice) int {

@@ -83,7 +83,7 @@ func TestBotProtocolErrors(t *testing.T) {
 // played; at most the burst and the rate's worth of the time are played.
 // In a race too.
 func TestBotMoveRate(t *testing.T) {
-	const botRate, flood = 20, 200
+	const botRate, flood = 20, 60
 	for _, args := range []string{"", "--race"} {
 		t.Run("bot "+args, func(t *testing.T) {
 			s := servertest.StartGames(t, t.TempDir(), "127.0.0.1:0", []game.Option{game.WithRaceTimes(50*time.Millisecond, 50*time.Millisecond, time.Minute)},
@@ -124,6 +124,11 @@ func TestBotMoveRate(t *testing.T) {
 			}
 			if refused == 0 || !strings.Contains(told, "too many moves") {
 				t.Fatalf("%d moves refused, told %q; want error lines saying why", refused, told)
+			}
+			// After a refusal the next line waits for a move to be due:
+			// the error lines too come at most at the rate.
+			if most := int(botRate*elapsed.Seconds()) + 1; refused > most {
+				t.Fatalf("%d moves refused in %v, want at most %d", refused, elapsed, most)
 			}
 			if last.Moves > played {
 				t.Fatalf("the game has %d moves, %d were played", last.Moves, played)

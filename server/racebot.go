@@ -136,7 +136,9 @@ func (s *Server) runRaceBot(sess *session, size int, room string) int {
 				_ = write(engine.Result{})
 				return wire.ExitOK
 			}
-		case in, ok := <-lines:
+		case <-moves.held():
+			moves.resume()
+		case in, ok := <-moves.input(lines):
 			if !ok {
 				return wire.ExitOK // input closed: a forfeit if the race is on
 			}
