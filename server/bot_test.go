@@ -124,7 +124,7 @@ func playToEnd(t testing.TB, b *botSession, first state, rng *rand.Rand) state {
 // and checks every reply against the rules, then that the session ends
 // with status 0 and the game is recorded as ended.
 func TestBotWholeGames(t *testing.T) {
-	ts := startServer(t, noBotRate)
+	ts := startServer(t)
 	c := ts.dial(t, "robot", newKey(t))
 	rng := rand.New(rand.NewPCG(1, 2))
 	best := map[int]int{}

@@ -29,8 +29,7 @@ func noCaps(c *server.Config) {
 	c.Limits.LoginRate = 0
 }
 
-// noBotRate turns --bot-rate off, for tests that play whole games by bot
-// as fast as the server answers.
+// noBotRate turns --bot-rate off (see startServer).
 func noBotRate(c *server.Config) { c.Limits.BotRate = 0 }
 
 // dialRaw opens a TCP connection from the loopback address from (any of

@@ -19,7 +19,7 @@ import (
 // the score, moves and board the bot saw; the same record tampered with
 // is refuted.
 func TestExportVerifyRoundTrip(t *testing.T) {
-	ts := startServer(t, noBotRate)
+	ts := startServer(t)
 	rng := rand.New(rand.NewPCG(16, 2048))
 	type finished struct {
 		last  state

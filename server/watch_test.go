@@ -266,7 +266,7 @@ func TestStalledSpectatorDoesNotDelayThePlayer(t *testing.T) {
 // game no one plays, gets one clear line on stderr and its status,
 // never a screen.
 func TestWatchCommandsBadInput(t *testing.T) {
-	ts := startServer(t, noBotRate, func(c *server.Config) { c.Limits.SessionRatePerConn = 0 })
+	ts := startServer(t, func(c *server.Config) { c.Limits.SessionRatePerConn = 0 })
 	c := ts.dial(t, "cy", newKey(t))
 	// An ended game and one left in play.
 	b := startBot(t, c, "--size 3")
