@@ -3,7 +3,6 @@ package game
 import (
 	"context"
 	"crypto/hmac"
-	"crypto/rand"
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
@@ -80,7 +79,7 @@ func (st *Seat) OpenDaily(ctx context.Context, size int) (*Play, error) {
 		// counted, so today's seed would let anyone rehearse the day's one
 		// attempt as a guest, as often as they like. No deadline either:
 		// the day's end means nothing to it.
-		return st.openGuest(gameKey{0, size, db.KindHuman, dailyContest(day)}, practiceSeed(), false)
+		return st.openGuest(gameKey{0, size, db.KindHuman, dailyContest(day)}, db.NewSeed(), false)
 	}
 	if err := svc.store.EndPastDailies(ctx, day); err != nil {
 		return nil, err
@@ -100,14 +99,6 @@ func (st *Seat) OpenDaily(ctx context.Context, size int) (*Play, error) {
 		return nil, fmt.Errorf("daily %s %d×%d: %w", day, size, size, ErrDailyPlayed)
 	}
 	return p, err
-}
-
-// practiceSeed is the seed of a guest's daily practice board: from
-// crypto/rand, so that no guest game can be steered onto a day's seed.
-func practiceSeed() uint64 {
-	var b [8]byte
-	rand.Read(b[:]) // never fails (crypto/rand)
-	return binary.LittleEndian.Uint64(b[:])
 }
 
 // DailyBoard ranks a day's challenge of one size.

@@ -3,7 +3,6 @@ package game
 import (
 	"context"
 	"crypto/rand"
-	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -254,9 +253,7 @@ func newRaceID() string {
 
 // newRace starts a race in its lobby.
 func (s *Service) newRace(id, room string, size int, host *racer) *race {
-	var b [8]byte
-	rand.Read(b[:])
-	r := &race{svc: s, seed: binary.LittleEndian.Uint64(b[:]), size: size, length: s.raceTimes.length}
+	r := &race{svc: s, seed: db.NewSeed(), size: size, length: s.raceTimes.length}
 	r.setHost(host)
 	r.view = newLatest(RaceView{ID: id, Room: room, Size: size, Length: r.length})
 	return r

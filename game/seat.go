@@ -3,7 +3,6 @@ package game
 import (
 	"context"
 	"fmt"
-	"math/rand/v2"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -113,7 +112,7 @@ func (st *Seat) Open(ctx context.Context, size int, kind db.Kind, fresh bool) (*
 		return nil, err
 	}
 	if st.player.Guest {
-		return st.openGuest(gameKey{size: size, kind: kind}, rand.Uint64(), fresh)
+		return st.openGuest(gameKey{size: size, kind: kind}, db.NewSeed(), fresh)
 	}
 	return st.open(ctx, gameKey{st.player.ID, size, kind, ""}, func(p *Play) (*db.SavedGame, error) {
 		return p.load(ctx, fresh)

@@ -64,7 +64,7 @@ func New() *Metrics {
 		reg: reg,
 		refused: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: namespace, Name: "connections_refused_total",
-			Help: "Connections turned away, by the limit they hit: before the handshake full (--max-conns), rate (--conn-rate-per-ip), unauthenticated (--max-unauth-per-ip), reserve (the key holders' reserve); at login per_ip (--max-conns-per-ip), guests.",
+			Help: "Connections turned away, by the limit they hit: before the handshake full (--max-conns), rate (--conn-rate-per-ip), unauthenticated (--max-unauth-per-ip), per_56 (--max-conns-per-56), reserve (the key holders' reserve); at login per_ip (--max-conns-per-ip), guests.",
 		}, []string{"reason"}),
 		sessionsOpen: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Namespace: namespace, Name: "sessions_open",
@@ -125,7 +125,7 @@ func New() *Metrics {
 	)
 	// The reasons and priorities are known: export them at zero from the
 	// start, so that a rate() over them has a series before the first one.
-	for _, r := range []string{"full", "rate", "unauthenticated", "reserve", "per_ip", "guests"} {
+	for _, r := range []string{"full", "rate", "unauthenticated", "per_56", "reserve", "per_ip", "guests"} {
 		m.refused.WithLabelValues(r)
 	}
 	for _, p := range []ai.Priority{ai.Hint, ai.Autoplay} {

@@ -7,12 +7,14 @@ import (
 	"io"
 	"runtime/debug"
 	"strings"
+	"time"
 
 	"charm.land/wish/v2"
 	"github.com/ssh2048/ssh2048/db"
 	"github.com/ssh2048/ssh2048/engine"
 	"github.com/ssh2048/ssh2048/game"
 	"github.com/ssh2048/ssh2048/wire"
+	"golang.org/x/time/rate"
 )
 
 // runBot plays the bot protocol (docs/bot-protocol.md): the state first,
@@ -71,11 +73,14 @@ func (s *Server) runBot(sess *session, args []string) int {
 	defer close(stop)
 	go readLines(sess, lines, stop)
 
+	moves := s.newMoveLimiter()
 	for {
 		select {
 		case n := <-sess.notices:
 			return s.sayGoodbye(sess, n)
-		case in, ok := <-lines:
+		case <-moves.held():
+			moves.resume()
+		case in, ok := <-moves.input(lines):
 			if !ok {
 				return wire.ExitOK // input closed: the game is kept for next time
 			}
@@ -84,6 +89,9 @@ func (s *Server) runBot(sess *session, args []string) int {
 				return s.panicked(sess, rp.value, rp.stack)
 			}
 			dir, perr := parseCommand(in)
+			if perr == nil {
+				perr = moves.take()
+			}
 			if perr != nil {
 				if out.error(perr.Error(), play.State(engine.Result{})) != nil {
 					return wire.ExitOK
@@ -106,6 +114,65 @@ func (s *Server) runBot(sess *session, args []string) int {
 		}
 	}
 }
+
+// moveLimiter bounds the moves of one bot session (Limits.BotRate). Each
+// move is a commit and a row kept for ever, and a bot can send them as
+// fast as its link allows: one session played 66,022 moves in 150 s, and
+// a few such take the disk that every player's moves wait on. A move over
+// the rate is answered with an error line rather than delayed, so that
+// the bot learns why and the protocol stays one answer per line; one that
+// keeps to the rate never sees it. After a refusal the next line is read
+// once a move is due again (the rest wait in the SSH window), so that a
+// flood is not answered with error lines as fast as the CPU writes them.
+type moveLimiter struct {
+	limit *rate.Limiter
+	err   error
+	wait  <-chan time.Time // after a refusal: fires when a move is due; nil otherwise
+}
+
+// newMoveLimiter returns the limiter of a bot session; nil (no limit)
+// when BotRate is 0.
+func (s *Server) newMoveLimiter() *moveLimiter {
+	r := s.lim.BotRate
+	if r <= 0 {
+		return nil
+	}
+	return &moveLimiter{
+		limit: rate.NewLimiter(rate.Limit(r), max(int(r), 1)),
+		err:   fmt.Errorf("too many moves: this server plays at most %g a second; this one was not played", r),
+	}
+}
+
+// take takes a move's token, or says why the move is not played; the
+// input is then held (see input) until a move is due.
+func (m *moveLimiter) take() error {
+	if m == nil || m.limit.Allow() {
+		return nil
+	}
+	due := time.Duration((1 - m.limit.Tokens()) / float64(m.limit.Limit()) * float64(time.Second))
+	m.wait = time.After(max(due, time.Millisecond))
+	return m.err
+}
+
+// input is lines, or nil while the input is held after a refusal.
+func (m *moveLimiter) input(lines chan lineResult) chan lineResult {
+	if m != nil && m.wait != nil {
+		return nil
+	}
+	return lines
+}
+
+// held fires when the input held after a refusal may be read again; nil
+// (never) when it is not held.
+func (m *moveLimiter) held() <-chan time.Time {
+	if m == nil {
+		return nil
+	}
+	return m.wait
+}
+
+// resume reads the input again.
+func (m *moveLimiter) resume() { m.wait = nil }
 
 // sayGoodbye tells the player why the session ends and returns the status.
 func (s *Server) sayGoodbye(sess *session, n notice) int {

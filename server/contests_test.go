@@ -33,6 +33,7 @@ func startGames(t testing.TB, gameOpts ...game.Option) *testServer {
 	t.Helper()
 	s := servertest.StartGames(t, t.TempDir(), "127.0.0.1:0", gameOpts, func(c *server.Config) {
 		c.Limits.KeyRate = 1000 // the tests play fast
+		c.Limits.BotRate = 0
 	})
 	return &testServer{srv: s.Srv, store: s.Store, addr: s.Addr, dir: s.Dir, logs: s.Logs}
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/ssh2048/ssh2048/engine"
 	"github.com/ssh2048/ssh2048/game"
 	"github.com/ssh2048/ssh2048/server"
+	"github.com/ssh2048/ssh2048/server/servertest"
 	"github.com/ssh2048/ssh2048/tui"
 	"github.com/ssh2048/ssh2048/wire"
 	gossh "golang.org/x/crypto/ssh"
@@ -75,6 +76,65 @@ func TestBotProtocolErrors(t *testing.T) {
 		t.Fatalf("CRLF line refused: %q", *st.Error)
 	}
 	b.finish()
+}
+
+// TestBotMoveRate: a bot that sends moves faster than --bot-rate gets an
+// error line (and the unchanged state) for each move over it, not
+// played; at most the burst and the rate's worth of the time are played.
+// In a race too.
+func TestBotMoveRate(t *testing.T) {
+	const botRate, flood = 20, 60
+	for _, args := range []string{"", "--race"} {
+		t.Run("bot "+args, func(t *testing.T) {
+			s := servertest.StartGames(t, t.TempDir(), "127.0.0.1:0", []game.Option{game.WithRaceTimes(50*time.Millisecond, 50*time.Millisecond, time.Minute)},
+				func(c *server.Config) { c.Limits.BotRate = botRate })
+			ts := &testServer{srv: s.Srv, store: s.Store, addr: s.Addr, dir: s.Dir, logs: s.Logs}
+			b := startBot(t, ts.dial(t, "flood", newKey(t)), args)
+			if args != "" {
+				startBot(t, ts.dial(t, "idle", newKey(t)), args) // a race needs two
+			}
+			b.mustRead()
+			start := time.Now()
+			go func() {
+				for i := range flood {
+					if _, err := io.WriteString(b.in, engine.Directions()[i%4].String()+"\n"); err != nil {
+						return
+					}
+				}
+			}()
+			played, refused := 0, 0
+			var last state
+			var told string
+			for range flood {
+				st := b.mustRead()
+				if st.Error != nil {
+					refused++
+					told = *st.Error
+					b.mustRead() // the unchanged state
+					continue
+				}
+				played++
+				last = st
+			}
+			elapsed := time.Since(start)
+			b.in.Close()
+			t.Logf("%d moves sent at once: %d played, %d refused in %v; refused with %q", flood, played, refused, elapsed.Round(time.Millisecond), told)
+			if most := botRate + int(botRate*elapsed.Seconds()) + 1; played > most {
+				t.Fatalf("%d moves played in %v, want at most %d (burst %d, %d a second)", played, elapsed, most, botRate, botRate)
+			}
+			if refused == 0 || !strings.Contains(told, "too many moves") {
+				t.Fatalf("%d moves refused, told %q; want error lines saying why", refused, told)
+			}
+			// After a refusal the next line waits for a move to be due:
+			// the error lines too come at most at the rate.
+			if most := int(botRate*elapsed.Seconds()) + 1; refused > most {
+				t.Fatalf("%d moves refused in %v, want at most %d", refused, elapsed, most)
+			}
+			if last.Moves > played {
+				t.Fatalf("the game has %d moves, %d were played", last.Moves, played)
+			}
+		})
+	}
 }
 
 func TestBotResumeAndNew(t *testing.T) {

@@ -27,10 +27,12 @@ type testServer struct {
 
 type serverOption = func(*server.Config)
 
-// startServer starts a server and stops it when the test ends.
+// startServer starts a server and stops it when the test ends. Its bots
+// move as fast as the server answers (--bot-rate off): the tests use them
+// to play games, and TestBotMoveRate tests the rate.
 func startServer(t testing.TB, opts ...serverOption) *testServer {
 	t.Helper()
-	s := servertest.Start(t, t.TempDir(), "127.0.0.1:0", opts...)
+	s := servertest.Start(t, t.TempDir(), "127.0.0.1:0", append([]serverOption{noBotRate}, opts...)...)
 	return &testServer{srv: s.Srv, store: s.Store, addr: s.Addr, dir: s.Dir, logs: s.Logs}
 }
 

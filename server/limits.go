@@ -53,12 +53,20 @@ type Limits struct {
 	// MaxConnsPerIP caps the logged-in connections from one address
 	// (IPv4, or IPv6 /64), guests and key holders alike.
 	MaxConnsPerIP int
+	// MaxConnsPer56 caps the connections from one IPv6 /56, logged in or
+	// not: the per-address limits count a /64, and whoever has a /56 (a
+	// common size for one customer) has 256 of them.
+	MaxConnsPer56 int
 	// KeyReserve is the share of MaxConns, in per cent, that guests cannot
 	// take: players with a key can still log in when guests fill the rest.
 	KeyReserve int
 	// KeyRate caps the input of a game screen, in keys a second (one
 	// second's worth may come at once); keys over it are dropped.
 	KeyRate float64
+	// BotRate caps the moves of a bot session (bot, bot --race), a second
+	// (one second's worth may come at once); moves over it are answered
+	// with an error line and not played.
+	BotRate float64
 	// LoginRate paces logins, all addresses together: at most this many
 	// connections a second begin their key exchange, after a burst of a
 	// tenth of a second's worth; the others wait their turn (see pace).
@@ -85,8 +93,10 @@ func DefaultLimits() Limits {
 		MaxSessionsPerConn: 10, // as OpenSSH's MaxSessions
 		SessionRatePerConn: 5,  // sessions a second, after a burst of sessionBurst: a script on one connection
 		MaxConnsPerIP:      64, // logged in, per address: a school or an office behind one NAT
+		MaxConnsPer56:      128,
 		KeyReserve:         10, // per cent of MaxConns that guests cannot take
 		KeyRate:            50, // keys per second per game screen; also the burst
+		BotRate:            50, // moves per second per bot session; also the burst
 		LoginRate:          loginRatePerCore * float64(runtime.GOMAXPROCS(0)),
 	}
 }
@@ -112,12 +122,16 @@ func (l *Limits) Flags(fs *flag.FlagSet) {
 		"close a connection after this many keepalive intervals without a reply")
 	fs.Float64Var(&l.KeyRate, "key-rate", l.KeyRate,
 		"keys a second a game screen takes (a second's worth at once); more are dropped; 0 no limit")
+	fs.Float64Var(&l.BotRate, "bot-rate", l.BotRate,
+		"moves a second a bot session makes (a second's worth at once); more get an error line and are not played; 0 no limit")
 	fs.IntVar(&l.MaxSessionsPerConn, "max-sessions-per-conn", l.MaxSessionsPerConn,
 		"most sessions open at once on one connection, started or not; 0 no cap")
 	fs.Float64Var(&l.SessionRatePerConn, "session-rate-per-conn", l.SessionRatePerConn,
 		"sessions a second one connection may open, after a burst of 20; 0 no limit")
 	fs.IntVar(&l.MaxConnsPerIP, "max-conns-per-ip", l.MaxConnsPerIP,
 		"most logged-in connections from one address (IPv6: one /64), guests and keys alike; 0 no cap")
+	fs.IntVar(&l.MaxConnsPer56, "max-conns-per-56", l.MaxConnsPer56,
+		"most connections from one IPv6 /56, logged in or not, all its /64s together; 0 no cap")
 	fs.IntVar(&l.KeyReserve, "key-reserve", l.KeyReserve,
 		"per cent of --max-conns that guests cannot take, kept for players with a key; 0 none")
 	fs.Float64Var(&l.LoginRate, "login-rate", l.LoginRate,
@@ -134,10 +148,10 @@ func (l Limits) Validate() error {
 		return errors.New("--login-grace must be positive (it cannot be turned off)")
 	case l.IdleTimeout < 0 || l.KeepaliveInterval < 0:
 		return errors.New("--idle-timeout and --keepalive-interval must be 0 (off) or more")
-	case l.MaxConns < 0 || l.MaxUnauthPerIP < 0 || l.MaxSessionsPerConn < 0 || l.MaxConnsPerIP < 0:
-		return errors.New("--max-conns, --max-unauth-per-ip, --max-sessions-per-conn and --max-conns-per-ip must be 0 (no cap) or more")
-	case l.ConnRatePerIP < 0 || l.KeyRate < 0 || l.SessionRatePerConn < 0 || l.LoginRate < 0:
-		return errors.New("--conn-rate-per-ip, --key-rate, --session-rate-per-conn and --login-rate must be 0 (no limit) or more")
+	case l.MaxConns < 0 || l.MaxUnauthPerIP < 0 || l.MaxSessionsPerConn < 0 || l.MaxConnsPerIP < 0 || l.MaxConnsPer56 < 0:
+		return errors.New("--max-conns, --max-unauth-per-ip, --max-sessions-per-conn, --max-conns-per-ip and --max-conns-per-56 must be 0 (no cap) or more")
+	case l.ConnRatePerIP < 0 || l.KeyRate < 0 || l.BotRate < 0 || l.SessionRatePerConn < 0 || l.LoginRate < 0:
+		return errors.New("--conn-rate-per-ip, --key-rate, --bot-rate, --session-rate-per-conn and --login-rate must be 0 (no limit) or more")
 	case l.KeyReserve < 0 || l.KeyReserve > 100:
 		return errors.New("--key-reserve must be a per cent, 0 to 100")
 	case l.ConnBurstPerIP < 1 || l.KeepaliveMax < 1:
@@ -172,6 +186,23 @@ func hostKey(addr net.Addr) netip.Prefix {
 	return p
 }
 
+// netKey is what MaxConnsPer56 counts by: the /56 of an IPv6 host key,
+// and for IPv4 the invalid Prefix (not counted: an IPv4 address is one
+// address).
+func netKey(host netip.Prefix) netip.Prefix {
+	if !host.Addr().Is6() {
+		return netip.Prefix{}
+	}
+	p, _ := host.Addr().Prefix(56)
+	return p
+}
+
+// ipv6Net is what the admission keeps per IPv6 /56.
+type ipv6Net struct {
+	conns  int // connections, logged in or not
+	unauth int // of which not logged in yet
+}
+
 // host is what the admission keeps per address.
 type host struct {
 	unauth   int           // connections that have not logged in yet
@@ -195,6 +226,7 @@ const (
 	refusedReserve // in the key holders' reserve, one login at a time per address
 	refusedPerIP   // logged-in connections per address (at login)
 	refusedGuests  // guests take no more than MaxConns less the reserve (at login)
+	refusedPer56   // connections per IPv6 /56
 	refusalKinds
 )
 
@@ -212,6 +244,8 @@ func (r refusal) String() string {
 		return "logged-in connections per address"
 	case refusedGuests:
 		return "guests full"
+	case refusedPer56:
+		return "connections per IPv6 /56"
 	}
 	return "admitted"
 }
@@ -230,6 +264,8 @@ func (r refusal) line() string {
 		return "ssh2048: too many players are connected from your address; close a connection or try again later."
 	case refusedGuests:
 		return "ssh2048: the server is full for guests; connect with an SSH key to play (ssh-keygen -t ed25519)."
+	case refusedPer56:
+		return "ssh2048: too many connections from your network; close a connection or try again later.\r\n"
 	}
 	return ""
 }
@@ -244,6 +280,7 @@ type admission struct {
 	total     int
 	guests    int // logged-in guests
 	hosts     map[netip.Prefix]*host
+	nets      map[netip.Prefix]*ipv6Net // IPv6 /56s with connections (MaxConnsPer56)
 	lastSweep time.Time
 
 	logins    *rate.Limiter              // LoginRate; nil without one
@@ -253,7 +290,7 @@ type admission struct {
 }
 
 func newAdmission(lim Limits, log *slog.Logger) *admission {
-	a := &admission{lim: lim, log: log, hosts: make(map[netip.Prefix]*host)}
+	a := &admission{lim: lim, log: log, hosts: make(map[netip.Prefix]*host), nets: make(map[netip.Prefix]*ipv6Net)}
 	if lim.LoginRate > 0 {
 		a.logins = rate.NewLimiter(rate.Limit(lim.LoginRate), max(1, int(lim.LoginRate/10)))
 	}
@@ -313,6 +350,15 @@ func (a *admission) admit(key netip.Prefix, now time.Time) refusal {
 	if a.lim.MaxUnauthPerIP > 0 && h.unauth >= a.lim.MaxUnauthPerIP {
 		return refusedUnauth
 	}
+	// Connections per IPv6 /56: the limits above count a /64, as one
+	// address, but a /56 is a common size for one customer, who can then
+	// connect from 256 of them, each with the allowance of an address:
+	// enough to hold the whole total cap. Logged-in connections count
+	// too: the per-address cap on them counts a /64 as well.
+	n := a.nets[netKey(key)]
+	if n != nil && a.lim.MaxConnsPer56 > 0 && n.conns >= a.lim.MaxConnsPer56 {
+		return refusedPer56
+	}
 	// The reserve: the last keyReserve places under maxConns are for key
 	// holders (guests are refused at login past the rest, see canLogIn).
 	// Whether a connection has a key is known only at login, so here an
@@ -320,11 +366,21 @@ func (a *admission) admit(key netip.Prefix, now time.Time) refusal {
 	// moment, while one address opening connections that never log in
 	// could otherwise hold the whole reserve, and with it every player
 	// with a key out of a server full of guests.
-	if reserve := a.lim.keyReserve(); reserve > 0 && a.total >= a.lim.MaxConns-reserve && h.unauth > 0 {
+	// A /56 gets one login at a time there too, or its /64s would each
+	// hold one.
+	if reserve := a.lim.keyReserve(); reserve > 0 && a.total >= a.lim.MaxConns-reserve && (h.unauth > 0 || n != nil && n.unauth > 0) {
 		return refusedReserve
 	}
 	h.unauth++
 	a.total++
+	if nk := netKey(key); nk.IsValid() {
+		if n == nil {
+			n = &ipv6Net{}
+			a.nets[nk] = n
+		}
+		n.conns++
+		n.unauth++
+	}
 	return admitted
 }
 
@@ -369,6 +425,9 @@ func (a *admission) loggedIn(key netip.Prefix, guest bool) refusal {
 		h.unauth = max(h.unauth-1, 0)
 		h.loggedIn++
 	}
+	if n := a.nets[netKey(key)]; n != nil {
+		n.unauth = max(n.unauth-1, 0)
+	}
 	if guest {
 		a.guests++
 	}
@@ -399,6 +458,19 @@ func (a *admission) closed(key netip.Prefix, state connState) {
 	}
 	if state == connGuest {
 		a.guests--
+	}
+	// Every connection of a /56 is counted in it, and out here: a /56
+	// without connections has nothing to remember.
+	if nk := netKey(key); nk.IsValid() {
+		if n := a.nets[nk]; n != nil {
+			n.conns--
+			if state == connUnauth {
+				n.unauth = max(n.unauth-1, 0)
+			}
+			if n.conns <= 0 {
+				delete(a.nets, nk)
+			}
+		}
 	}
 }
 

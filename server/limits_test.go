@@ -29,6 +29,9 @@ func noCaps(c *server.Config) {
 	c.Limits.LoginRate = 0
 }
 
+// noBotRate turns --bot-rate off (see startServer).
+func noBotRate(c *server.Config) { c.Limits.BotRate = 0 }
+
 // dialRaw opens a TCP connection from the loopback address from (any of
 // 127.0.0.0/8 works on Linux; "" for the default), closed at the end of
 // the test.

@@ -14,8 +14,8 @@ import (
 // cannot grow the set of series.
 type Observer interface {
 	// Refused: a connection was turned away over a limit; reason is
-	// "full", "rate", "unauthenticated" or "reserve" (before the
-	// handshake), or "per_ip" or "guests" (at login).
+	// "full", "rate", "unauthenticated", "per_56" or "reserve"
+	// (before the handshake), or "per_ip" or "guests" (at login).
 	Refused(reason string)
 	// SessionOpened and SessionClosed bracket a session; kind is "game"
 	// (the game screen), an exec command of the command table ("scores",
@@ -48,6 +48,8 @@ func (r refusal) label() string {
 		return "per_ip"
 	case refusedGuests:
 		return "guests"
+	case refusedPer56:
+		return "per_56"
 	}
 	return "admitted"
 }

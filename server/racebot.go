@@ -95,12 +95,16 @@ func (s *Server) runRaceBot(sess *session, size int, room string) int {
 	}
 
 	// handle plays one line of input; done when the session must end.
+	moves := s.newMoveLimiter()
 	handle := func(in lineResult) (code int, done bool) {
 		var rp *readerPanic
 		if errors.As(in.err, &rp) {
 			return s.panicked(sess, rp.value, rp.stack), true
 		}
 		dir, perr := parseCommand(in)
+		if perr == nil {
+			perr = moves.take()
+		}
 		if perr != nil {
 			st := play.State(engine.Result{})
 			st.Race = s.raceState(view, me)
@@ -134,7 +138,9 @@ func (s *Server) runRaceBot(sess *session, size int, room string) int {
 				_ = write(engine.Result{})
 				return wire.ExitOK
 			}
-		case in, ok := <-lines:
+		case <-moves.held():
+			moves.resume()
+		case in, ok := <-moves.input(lines):
 			if !ok {
 				return wire.ExitOK // input closed: a forfeit if the race is on and the board not over
 			}

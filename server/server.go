@@ -76,10 +76,14 @@ func New(cfg Config) (*Server, error) {
 	if cfg.TUI == nil {
 		cfg.TUI = gameScreen(cfg.Games, cfg.Hinter)
 	}
+	hostKey, err := sha2HostKey(cfg.HostKey)
+	if err != nil {
+		return nil, fmt.Errorf("server: host key: %w", err)
+	}
 	s := &Server{cfg: cfg, lim: cfg.Limits, games: cfg.Games, viewGames: newLiveGames(cfg.Games), log: cfg.Logger, sessions: make(map[*session]struct{}),
 		admission: newAdmission(cfg.Limits, cfg.Logger)}
 	srv, err := wish.NewServer(
-		func(srv *ssh.Server) error { srv.AddHostKey(cfg.HostKey); return nil },
+		func(srv *ssh.Server) error { srv.AddHostKey(hostKey); return nil },
 		wish.WithVersion("ssh2048"),
 		ssh.PublicKeyAuth(s.acceptKey),
 		ssh.KeyboardInteractiveAuth(s.admitGuest),
@@ -109,7 +113,7 @@ func New(cfg Config) (*Server, error) {
 	// AuthLogCallback with a nil error then (and not for public keys a
 	// client merely offers).
 	srv.ServerConfigCallback = func(ctx ssh.Context) *gossh.ServerConfig {
-		return &gossh.ServerConfig{AuthLogCallback: func(_ gossh.ConnMetadata, method string, err error) {
+		return &gossh.ServerConfig{Config: algorithms(), AuthLogCallback: func(_ gossh.ConnMetadata, method string, err error) {
 			if g := guardOf(ctx); err == nil && g != nil {
 				g.login(method != "publickey")
 			}

@@ -134,6 +134,59 @@ func TestStalledConnections(t *testing.T) {
 	}
 }
 
+// TestFilledWithSilentConnections: connections that never say a word,
+// five from each of many addresses, more than --max-conns takes, at the
+// default limits otherwise: a key holder and a guest from other addresses
+// still log in (issue 29 held it at 1,100 connections from 220
+// addresses). The full figure, at the default --max-conns:
+//
+//	SSH2048_FILL=1100 go test -run FilledWithSilent -v ./server/
+func TestFilledWithSilentConnections(t *testing.T) {
+	n := envCount(t, "SSH2048_FILL", 110)
+	needFDs(t, uint64(2*n+500))
+	maxConns := n * 10 / 11
+	ts := startServer(t, func(c *server.Config) { c.Limits.MaxConns = maxConns })
+	for i := range n {
+		a := i / 5
+		dialRaw(t, ts.addr, fmt.Sprintf("127.0.%d.%d", 32+a/250, 1+a%250))
+	}
+	reserve := (maxConns*server.DefaultLimits().KeyReserve + 99) / 100
+	waitFor(t, "the silent connections to fill all but the reserve", func() bool { return ts.srv.Connections() >= maxConns-reserve })
+
+	key := newKey(t)
+	start := time.Now()
+	c, told, err := dialKeyFrom(ts.addr, "127.0.3.1", key)
+	if err != nil {
+		t.Fatalf("key holder while the server is filled: %v (told %q)", err, told)
+	}
+	t.Cleanup(func() { c.Close() })
+	keyWait := time.Since(start)
+	if r := run(t, c, "help", ""); r.code != 0 {
+		t.Fatalf("key holder's help: %+v", r)
+	}
+	start = time.Now()
+	g, told, err := dialGuestFrom(ts.addr, "127.0.3.2")
+	if err != nil {
+		t.Fatalf("guest while the server is filled: %v (told %q)", err, told)
+	}
+	t.Cleanup(func() { g.Close() })
+	guestWait := time.Since(start)
+	if r := run(t, g, "help", ""); r.code != 0 {
+		t.Fatalf("guest's help: %+v", r)
+	}
+	held := ts.srv.Connections()
+	t.Logf("%d silent connections from %d addresses, --max-conns %d: %d held; a key holder logged in in %v, a guest in %v",
+		n, (n+4)/5, maxConns, held, keyWait.Round(time.Millisecond), guestWait.Round(time.Millisecond))
+	if held < maxConns-reserve {
+		t.Fatalf("%d connections held while the players logged in, want the fill's %d", held, maxConns-reserve)
+	}
+	// The refused connections are counted on a line a second per reason,
+	// not written one a connection.
+	if lines := strings.Count(ts.logs.String(), "connection refused"); lines > 5 {
+		t.Fatalf("%d `connection refused` lines for %d refused connections", lines, n-maxConns+reserve)
+	}
+}
+
 // openFDs counts this process's open file descriptors, but for the
 // database's files in dir: the database pool keeps as many idle
 // connections as it likes, each with its files, bounded by the pool.

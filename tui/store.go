@@ -3,9 +3,9 @@ package tui
 import (
 	"context"
 	"fmt"
-	"math/rand/v2"
 	"sync"
 
+	"github.com/ssh2048/ssh2048/db"
 	"github.com/ssh2048/ssh2048/engine"
 )
 
@@ -108,7 +108,7 @@ type GuestStore struct {
 // leaderboard); seed may be nil (random seeds).
 func NewGuestStore(board Leaderboard, seed func() uint64) *GuestStore {
 	if seed == nil {
-		seed = rand.Uint64
+		seed = db.NewSeed
 	}
 	return &GuestStore{board: board, seed: seed, games: map[int]*memGame{}}
 }

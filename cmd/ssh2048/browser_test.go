@@ -248,7 +248,7 @@ func TestBrowser(t *testing.T) {
 	b := newBrowser(t)
 	axe := axeScript(t)
 	bin := buildBinary(t)
-	srv := startProcess(t, bin, t.TempDir(), "SSH2048_HTTP=127.0.0.1:0", "SSH2048_CONN_RATE_PER_IP=0")
+	srv := startProcess(t, bin, t.TempDir(), "SSH2048_HTTP=127.0.0.1:0", "SSH2048_CONN_RATE_PER_IP=0", "SSH2048_BOT_RATE=0")
 	base := "http://" + srv.httpAddr
 	shots := os.Getenv("SSH2048_SCREENSHOTS")
 

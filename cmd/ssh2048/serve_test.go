@@ -300,7 +300,7 @@ func TestServeLimitFlags(t *testing.T) {
 	envs := []string{"SSH2048_LOGIN_GRACE", "SSH2048_MAX_CONNS", "SSH2048_MAX_UNAUTH_PER_IP", "SSH2048_CONN_RATE_PER_IP",
 		"SSH2048_CONN_BURST_PER_IP", "SSH2048_KEEPALIVE_INTERVAL", "SSH2048_KEEPALIVE_MAX", "SSH2048_KEY_RATE",
 		"SSH2048_MAX_SESSIONS_PER_CONN", "SSH2048_IDLE_TIMEOUT", "SSH2048_SESSION_RATE_PER_CONN",
-		"SSH2048_MAX_CONNS_PER_IP", "SSH2048_KEY_RESERVE", "SSH2048_LOGIN_RATE"}
+		"SSH2048_MAX_CONNS_PER_IP", "SSH2048_KEY_RESERVE", "SSH2048_LOGIN_RATE", "SSH2048_MAX_CONNS_PER_56", "SSH2048_BOT_RATE"}
 	defaults := server.DefaultLimits()
 	with := func(change func(*server.Limits)) server.Limits {
 		l := defaults
@@ -317,22 +317,26 @@ func TestServeLimitFlags(t *testing.T) {
 		{"flags", nil, []string{"--login-grace", "5s", "--max-conns", "50", "--max-unauth-per-ip", "3",
 			"--conn-rate-per-ip", "0.5", "--conn-burst-per-ip", "4", "--keepalive-interval", "10s", "--keepalive-max", "5",
 			"--key-rate", "20", "--max-sessions-per-conn", "2", "--idle-timeout", "1m", "--session-rate-per-conn", "0.5",
-			"--max-conns-per-ip", "8", "--key-reserve", "25", "--login-rate", "120"},
+			"--max-conns-per-ip", "8", "--key-reserve", "25", "--login-rate", "120", "--max-conns-per-56", "16", "--bot-rate", "30"},
 			server.Limits{IdleTimeout: time.Minute, LoginGrace: 5 * time.Second, MaxConns: 50, MaxUnauthPerIP: 3,
 				ConnRatePerIP: 0.5, ConnBurstPerIP: 4, KeepaliveInterval: 10 * time.Second, KeepaliveMax: 5,
-				MaxSessionsPerConn: 2, SessionRatePerConn: 0.5, MaxConnsPerIP: 8, KeyReserve: 25, KeyRate: 20, LoginRate: 120}},
+				MaxSessionsPerConn: 2, SessionRatePerConn: 0.5, MaxConnsPerIP: 8, KeyReserve: 25, KeyRate: 20, LoginRate: 120,
+				MaxConnsPer56: 16, BotRate: 30}},
 		{"off", nil, []string{"--max-conns", "0", "--max-unauth-per-ip", "0", "--conn-rate-per-ip", "0",
 			"--keepalive-interval", "0", "--key-rate", "0", "--max-sessions-per-conn", "0", "--idle-timeout", "0",
-			"--session-rate-per-conn", "0", "--max-conns-per-ip", "0", "--key-reserve", "0", "--login-rate", "0"},
+			"--session-rate-per-conn", "0", "--max-conns-per-ip", "0", "--key-reserve", "0", "--login-rate", "0",
+			"--max-conns-per-56", "0", "--bot-rate", "0"},
 			with(func(l *server.Limits) {
 				l.MaxConns, l.MaxUnauthPerIP, l.ConnRatePerIP, l.KeepaliveInterval, l.KeyRate, l.MaxSessionsPerConn, l.IdleTimeout = 0, 0, 0, 0, 0, 0, 0
 				l.SessionRatePerConn, l.MaxConnsPerIP, l.KeyReserve, l.LoginRate = 0, 0, 0, 0
+				l.MaxConnsPer56, l.BotRate = 0, 0
 			})},
 		{"environment, flags first", map[string]string{"SSH2048_LOGIN_GRACE": "7s", "SSH2048_MAX_CONNS": "9",
-			"SSH2048_MAX_CONNS_PER_IP": "3", "SSH2048_KEY_RESERVE": "50", "SSH2048_LOGIN_RATE": "50"},
+			"SSH2048_MAX_CONNS_PER_IP": "3", "SSH2048_KEY_RESERVE": "50", "SSH2048_LOGIN_RATE": "50", "SSH2048_BOT_RATE": "10"},
 			[]string{"--max-conns", "11", "--key-reserve", "20"},
 			with(func(l *server.Limits) {
 				l.LoginGrace, l.MaxConns, l.MaxConnsPerIP, l.KeyReserve, l.LoginRate = 7*time.Second, 11, 3, 20, 50
+				l.BotRate = 10
 			})},
 	}
 	for _, tt := range tests {
@@ -352,7 +356,8 @@ func TestServeLimitFlags(t *testing.T) {
 	}
 	for _, bad := range [][]string{{"--login-grace", "0"}, {"--max-conns", "-1"}, {"--conn-burst-per-ip", "0"},
 		{"--keepalive-max", "0"}, {"--key-rate", "-3"}, {"--idle-timeout", "-1s"}, {"--key-reserve", "101"},
-		{"--max-conns-per-ip", "-1"}, {"--session-rate-per-conn", "-1"}, {"--login-rate", "-5"}} {
+		{"--max-conns-per-ip", "-1"}, {"--session-rate-per-conn", "-1"}, {"--login-rate", "-5"},
+		{"--max-conns-per-56", "-1"}, {"--bot-rate", "-1"}} {
 		if _, code, ok := parseServe(bad, io.Discard, &bytes.Buffer{}); ok || code != 2 {
 			t.Errorf("%v accepted", bad)
 		}

@@ -33,7 +33,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"math/rand/v2"
 	"os"
 	"strings"
 	"sync"
@@ -119,7 +118,7 @@ func Open(ctx context.Context, url string, opts ...Option) (*Store, error) {
 	}
 	if o.node == "" {
 		host, _ := os.Hostname()
-		o.node = fmt.Sprintf("%s-%d-%04x", host, os.Getpid(), rand.Uint32()&0xffff)
+		o.node = fmt.Sprintf("%s-%d-%04x", host, os.Getpid(), db.NewSeed()&0xffff)
 	}
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
@@ -159,7 +158,7 @@ func Open(ctx context.Context, url string, opts ...Option) (*Store, error) {
 		wpool.Close()
 		return nil, fmt.Errorf("open postgres %s: %w", where, err)
 	}
-	s := &Store{pool: pool, log: o.log, obs: o.obs, newSeed: rand.Uint64, node: o.node, lease: o.lease,
+	s := &Store{pool: pool, log: o.log, obs: o.obs, newSeed: db.NewSeed, node: o.node, lease: o.lease,
 		held: make(map[int64]int64), races: make(map[string]string), stop: make(chan struct{}), stopped: make(chan struct{})}
 	s.w = newWriter(wpool, o.log, o.obs)
 	s.bus = newBus(cfg.ConnConfig, pool, o.log)
