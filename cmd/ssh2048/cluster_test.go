@@ -127,8 +127,11 @@ backend nodes
 // startNode starts node i (again) on its address.
 func (c *cluster) startNode(i int) {
 	c.t.Helper()
+	// Every client comes through the balancer from one address, and the
+	// racing bots play as fast as they are answered: the per-address
+	// limits and the bot move rate are the limits tests of their own.
 	env := append([]string{"SSH2048_DATABASE=" + c.url, "SSH2048_HOST_KEY=" + c.hostKey, "SSH2048_PROXY_PROTOCOL_FROM=" + clusterBalancerSource,
-		"SSH2048_CONN_RATE_PER_IP=0", "SSH2048_MAX_UNAUTH_PER_IP=0", "SSH2048_MAX_CONNS_PER_IP=0"}, c.env...)
+		"SSH2048_CONN_RATE_PER_IP=0", "SSH2048_MAX_UNAUTH_PER_IP=0", "SSH2048_MAX_CONNS_PER_IP=0", "SSH2048_BOT_RATE=0"}, c.env...)
 	c.nodes[i] = startProcessAt(c.t, c.bin, filepath.Join(c.t.TempDir(), "data"), c.addrs[i], env...)
 }
 
