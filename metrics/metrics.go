@@ -54,6 +54,7 @@ type Metrics struct {
 	aiSearch       *prometheus.HistogramVec
 	httpRequests   *prometheus.CounterVec
 	httpLimited    prometheus.Counter
+	httpRefused    *prometheus.CounterVec
 }
 
 // New returns the metrics, registered with a registry of their own
@@ -115,18 +116,25 @@ func New() *Metrics {
 			Namespace: namespace, Subsystem: "http", Name: "requests_limited_total",
 			Help: "HTTP requests refused with 429 by the per-address request limit.",
 		}),
+		httpRefused: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: namespace, Subsystem: "http", Name: "connections_refused_total",
+			Help: "HTTP connections closed as soon as accepted, by the cap they were over: full (all addresses), per_ip.",
+		}, []string{"reason"}),
 	}
 	reg.MustRegister(
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		m.refused, m.sessionsOpen, m.sessionsTotal, m.keyToFrame, m.movesCommitted,
 		m.commitSeconds, m.groupSize, m.writeSeconds, m.dbErrors, m.aiSearch,
-		m.httpRequests, m.httpLimited,
+		m.httpRequests, m.httpLimited, m.httpRefused,
 	)
 	// The reasons and priorities are known: export them at zero from the
 	// start, so that a rate() over them has a series before the first one.
 	for _, r := range []string{"full", "rate", "unauthenticated", "per_56", "reserve", "per_ip", "guests"} {
 		m.refused.WithLabelValues(r)
+	}
+	for _, r := range []string{"full", "per_ip"} {
+		m.httpRefused.WithLabelValues(r)
 	}
 	for _, p := range []ai.Priority{ai.Hint, ai.Autoplay} {
 		m.aiSearch.WithLabelValues(p.String())
@@ -259,6 +267,14 @@ func (m *Metrics) Request(handler string, code int) {
 func (m *Metrics) Limited() {
 	if m != nil {
 		m.httpLimited.Inc()
+	}
+}
+
+// ConnRefused counts an HTTP connection closed as soon as accepted, over
+// a cap: reason is "full" or "per_ip".
+func (m *Metrics) ConnRefused(reason string) {
+	if m != nil {
+		m.httpRefused.WithLabelValues(reason).Inc()
 	}
 }
 

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"net"
 	"net/http/httptest"
 	"net/netip"
 	"strings"
@@ -29,23 +30,32 @@ func FuzzShortName(f *testing.F) {
 }
 
 // FuzzClientAddr: any peer address and X-Forwarded-For header give an
-// address to count by, and a peer that is not loopback is counted by its
-// own address whatever the header says.
+// address to count by, and a peer that is not a trusted proxy is counted
+// by its own address whatever the header says, loopback included.
 func FuzzClientAddr(f *testing.F) {
 	f.Add("127.0.0.1:1", "198.51.100.7")
 	f.Add("192.0.2.1:1", "198.51.100.7, 10.0.0.1")
 	f.Add("[::1]:1", "::ffff:1.2.3.4")
+	f.Add("10.0.0.1:1", "10.0.0.2, 198.51.100.7")
 	f.Add("garbage", "")
+	trust := []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}
 	f.Fuzz(func(t *testing.T, remote, forwarded string) {
 		r := httptest.NewRequest("GET", "/", nil)
 		r.RemoteAddr = remote
 		r.Header.Set("X-Forwarded-For", forwarded)
-		got := clientAddr(r)
+		got := clientAddr(r, trust)
+		untrusted := clientAddr(r, nil)
 		r.Header.Del("X-Forwarded-For")
-		direct := clientAddr(r)
-		peer, err := netip.ParseAddrPort(remote)
-		loopback := err == nil && peer.Addr().Unmap().IsLoopback()
-		if !loopback && got != direct {
+		direct := clientAddr(r, trust)
+		if untrusted != direct {
+			t.Fatalf("peer %q forwarding %q counted as %v without a trusted proxy, not as itself (%v)", remote, forwarded, untrusted, direct)
+		}
+		host, _, err := net.SplitHostPort(remote)
+		if err != nil {
+			host = remote // as clientAddr reads it
+		}
+		peer, err := netip.ParseAddr(host)
+		if (err != nil || !trust[0].Contains(peer.Unmap())) && got != direct {
 			t.Fatalf("peer %q forwarding %q counted as %v, not as itself (%v)", remote, forwarded, got, direct)
 		}
 	})

@@ -68,12 +68,13 @@ func (l *limiter) sweep(now time.Time) {
 
 // clientAddr is the address a request is counted by: the IPv4 address,
 // or the /64 of an IPv6 address (whoever has one address of a /64 usually
-// has them all). A request that comes from a loopback address through a
-// reverse proxy (it carries X-Forwarded-For) is counted by the address
-// the proxy forwards, the header's last: the proxy added it, and it is
-// the client the proxy saw. Only a loopback peer is believed: anyone else
-// could write any header.
-func clientAddr(r *http.Request) netip.Prefix {
+// has them all). A request from a trusted proxy is counted by the client
+// the proxies saw: X-Forwarded-For read from its end, past the addresses
+// of trusted proxies (each appends the peer it saw), to the first that is
+// not one. No other peer is believed, loopback included: a forwarder on
+// the same host (socat, ssh -L) passes on whatever its client wrote, and
+// with it, rotating the header, the client would choose its own key.
+func clientAddr(r *http.Request, trustedProxies []netip.Prefix) netip.Prefix {
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {
 		host = r.RemoteAddr
@@ -83,17 +84,39 @@ func clientAddr(r *http.Request) netip.Prefix {
 		return netip.Prefix{}
 	}
 	ip = ip.Unmap().WithZone("")
-	if ip.IsLoopback() {
-		if fwd := r.Header.Values("X-Forwarded-For"); len(fwd) > 0 {
-			last := fwd[len(fwd)-1]
-			if i := strings.LastIndexByte(last, ','); i >= 0 {
-				last = last[i+1:]
-			}
-			if f, err := netip.ParseAddr(strings.TrimSpace(last)); err == nil {
+	if trusted(trustedProxies, ip) {
+		fwd := r.Header.Values("X-Forwarded-For")
+	walk:
+		for i := len(fwd) - 1; i >= 0; i-- {
+			hops := strings.Split(fwd[i], ",")
+			for j := len(hops) - 1; j >= 0; j-- {
+				f, err := netip.ParseAddr(strings.TrimSpace(hops[j]))
+				if err != nil {
+					break walk // past what a trusted proxy wrote: the last one believed stands
+				}
 				ip = f.Unmap().WithZone("")
+				if !trusted(trustedProxies, ip) {
+					break walk
+				}
 			}
 		}
 	}
+	return addrKey(ip)
+}
+
+// trusted says whether ip is in one of prefixes.
+func trusted(prefixes []netip.Prefix, ip netip.Addr) bool {
+	for _, p := range prefixes {
+		if p.Contains(ip) {
+			return true
+		}
+	}
+	return false
+}
+
+// addrKey is what the per-address limits count ip by: the IPv4 address,
+// or the /64 of an IPv6 address.
+func addrKey(ip netip.Addr) netip.Prefix {
 	bits := 32
 	if ip.Is6() {
 		bits = 64

@@ -31,11 +31,19 @@
 //     such host.
 //   - Nothing writes: every route is GET (and HEAD); anything else is 405.
 //   - Each address gets a token bucket of requests (limit.go); a flood
-//     from one address gets 429s and costs little.
-//   - Every connection has read, write and idle timeouts, and the number
-//     of connections is capped (server.go): a client that sends its
-//     request slowly (slowloris) or never reads its answer holds a
-//     connection for seconds, not for ever.
+//     from one address gets 429s and costs little. X-Forwarded-For is
+//     believed from the configured proxies only (Config.TrustedProxies),
+//     never from a peer just because it is on loopback.
+//   - Every connection has read, write and idle timeouts, and the open
+//     connections are capped, all of them and each address's, idle
+//     keep-alive ones included (server.go): a client that sends its
+//     request slowly (slowloris), never reads its answer or just keeps
+//     its connections open holds them for seconds, not for ever, and one
+//     address cannot hold them all. Over a cap a connection is closed at
+//     once rather than queued behind the others.
+//   - /static/ serves its files and lists no folder.
+//   - The operator's endpoints can have a listener of their own (Ops),
+//     which a flood of the site's does not reach.
 package web
 
 import (
@@ -47,6 +55,9 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
+	"net/netip"
+	"path"
+	"strings"
 	"time"
 
 	"github.com/ssh2048/ssh2048/db"
@@ -73,6 +84,9 @@ type Games interface {
 type Observer interface {
 	Request(handler string, code int)
 	Limited()
+	// ConnRefused is told of a connection closed by NewListener over a
+	// cap: reason is "full" or "per_ip".
+	ConnRefused(reason string)
 }
 
 // Config configures the site.
@@ -89,6 +103,9 @@ type Config struct {
 	// second, bursts of BurstPerIP. RatePerIP 0: no limit.
 	RatePerIP  float64
 	BurstPerIP int
+	// TrustedProxies are the reverse proxies whose X-Forwarded-For is
+	// believed (clientAddr); none by default, loopback included.
+	TrustedProxies []netip.Prefix
 	// SSHPort is the port the SSH server listens on, for the command the
 	// pages give to play (ssh -p PORT HOST); 0 means DefaultSSHPort.
 	SSHPort int
@@ -163,13 +180,14 @@ type nopObserver struct{}
 
 func (nopObserver) Request(string, int) {}
 func (nopObserver) Limited()            {}
+func (nopObserver) ConnRefused(string)  {}
 
 // routes lists every route. Each has a name for metrics; the patterns
 // are GET only (GET matches HEAD too), so anything else gets 405.
 func (s *Site) routes() {
 	s.mux = http.NewServeMux()
 	handle := func(pattern, name string, h http.HandlerFunc) {
-		s.mux.Handle(pattern, s.wrap(name, h))
+		s.mux.Handle(pattern, s.wrap(name, true, h))
 	}
 	// The leaderboards are read most and change least in a second:
 	// they are served from a cache for pageTTL (cache.go).
@@ -188,13 +206,11 @@ func (s *Site) routes() {
 	handle("GET /api/player/{id}", "api_player", s.apiPlayer)
 	handle("GET /api/game/{id}", "api_game", s.apiGame)
 	static, _ := fs.Sub(staticFS, "static")
-	files := http.FileServerFS(static)
-	handle("GET /static/", "static", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Cache-Control", "public, max-age=3600")
-		http.StripPrefix("/static", files).ServeHTTP(w, r)
+	handle("GET /static/", "static", s.staticFiles(static))
+	handle("GET /static", "static", func(w http.ResponseWriter, r *http.Request) {
+		s.notFound(w, r, "There is no such page.")
 	})
-	handle("GET /healthz", "healthz", s.healthz)
-	handle("GET /readyz", "readyz", s.readyz)
+	s.probes(s.mux)
 	if s.cfg.Metrics != nil {
 		handle("GET /metrics", "metrics", s.cfg.Metrics.ServeHTTP)
 	}
@@ -208,6 +224,45 @@ func (s *Site) routes() {
 	})
 }
 
+// probes adds /healthz and /readyz to mux. They are never rate-limited:
+// balancers probe often, from few addresses.
+func (s *Site) probes(mux *http.ServeMux) {
+	mux.Handle("GET /healthz", s.wrap("healthz", false, s.healthz))
+	mux.Handle("GET /readyz", s.wrap("readyz", false, s.readyz))
+}
+
+// Ops is the operator's endpoints alone, for a listener of their own
+// (serve --metrics): /healthz, /readyz, and metrics on /metrics unless
+// nil; anything else is 404. None is rate-limited. On a listener of its
+// own they answer while the site's connections are all taken, which is
+// when they are needed.
+func (s *Site) Ops(metrics http.Handler) http.Handler {
+	mux := http.NewServeMux()
+	s.probes(mux)
+	if metrics != nil {
+		mux.Handle("GET /metrics", s.wrap("metrics", false, metrics.ServeHTTP))
+	}
+	mux.Handle("/", s.wrap("not_found", false, func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "not found: /metrics, /healthz and /readyz only", http.StatusNotFound)
+	}))
+	return mux
+}
+
+// staticFiles serves the files of fsys, and no directory: a request for
+// one, /static/ itself included, answers 404 rather than a listing.
+func (s *Site) staticFiles(fsys fs.FS) http.HandlerFunc {
+	files := http.StripPrefix("/static", http.FileServerFS(fsys))
+	return func(w http.ResponseWriter, r *http.Request) {
+		name := strings.TrimPrefix(path.Clean(r.URL.Path), "/static/")
+		if fi, err := fs.Stat(fsys, name); err != nil || fi.IsDir() {
+			s.notFound(w, r, "There is no such page.")
+			return
+		}
+		w.Header().Set("Cache-Control", "public, max-age=3600")
+		files.ServeHTTP(w, r)
+	}
+}
+
 // ServeHTTP serves the site.
 func (s *Site) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
 
@@ -217,11 +272,10 @@ func (s *Site) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHT
 const csp = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; " +
 	"form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
 
-// wrap is every route's middleware: the per-address limit, the security
-// headers, the request count, and a recover that turns a panic into a
-// 500 for this request only.
-func (s *Site) wrap(name string, h http.HandlerFunc) http.Handler {
-	limited := name != "healthz" && name != "readyz" // balancers probe often, from few addresses
+// wrap is every route's middleware: the per-address limit (if limited),
+// the security headers, the request count, and a recover that turns a
+// panic into a 500 for this request only.
+func (s *Site) wrap(name string, limited bool, h http.HandlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		hdr := w.Header()
 		hdr.Set("Content-Security-Policy", csp)
@@ -229,7 +283,7 @@ func (s *Site) wrap(name string, h http.HandlerFunc) http.Handler {
 		hdr.Set("X-Frame-Options", "DENY")
 		hdr.Set("Referrer-Policy", "no-referrer")
 		hdr.Set("Cross-Origin-Opener-Policy", "same-origin")
-		if limited && s.limit != nil && !s.limit.allow(clientAddr(r), time.Now()) {
+		if limited && s.limit != nil && !s.limit.allow(clientAddr(r, s.cfg.TrustedProxies), time.Now()) {
 			s.obs.Limited()
 			hdr.Set("Retry-After", "1")
 			http.Error(w, "too many requests from your address; slow down", http.StatusTooManyRequests)

@@ -282,12 +282,13 @@ func TestBadRequests(t *testing.T) {
 }
 
 // TestRequestLimit: an address that asks too fast gets 429s, counted; a
-// proxy on loopback is counted by the address it forwards; the probes are
+// trusted proxy is counted by the address it forwards; the probes are
 // never limited.
 func TestRequestLimit(t *testing.T) {
 	w := newWorld(t)
 	obs := &countingObserver{}
-	ts := w.site(t, Config{RatePerIP: 0.001, BurstPerIP: 2, Observer: obs})
+	ts := w.site(t, Config{RatePerIP: 0.001, BurstPerIP: 2, Observer: obs,
+		TrustedProxies: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}})
 	statuses := func(path string, hdr http.Header, n int) []int {
 		var out []int
 		for range n {
@@ -322,28 +323,43 @@ func (o *countingObserver) Request(handler string, code int) {
 	}
 	o.requests[fmt.Sprintf("%s %d", handler, code)]++
 }
-func (o *countingObserver) Limited() { o.limited++ }
+func (o *countingObserver) Limited()           { o.limited++ }
+func (o *countingObserver) ConnRefused(string) {}
 
+// TestClientAddr: X-Forwarded-For is believed from a trusted proxy only,
+// loopback or not, read from its end past the trusted proxies' own
+// addresses.
 func TestClientAddr(t *testing.T) {
+	trust := []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32"), netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("::1/128")}
 	for _, tc := range []struct {
-		remote, forwarded, want string
+		remote, forwarded string
+		trusted           []netip.Prefix
+		want              string
 	}{
-		{"192.0.2.1:5000", "", "192.0.2.1/32"},
-		{"192.0.2.1:5000", "198.51.100.7", "192.0.2.1/32"}, // not a loopback proxy: the header is not believed
-		{"127.0.0.1:5000", "198.51.100.7", "198.51.100.7/32"},
-		{"127.0.0.1:5000", "10.0.0.1, 198.51.100.7", "198.51.100.7/32"}, // the proxy's own addition is the last
-		{"[::1]:5000", "2001:db8:1:2:3::4", "2001:db8:1:2::/64"},
-		{"[2001:db8:a:b:c::1]:5000", "", "2001:db8:a:b::/64"},
-		{"[::ffff:192.0.2.9]:5000", "", "192.0.2.9/32"},
-		{"127.0.0.1:5000", "garbage", "127.0.0.1/32"},
+		{"192.0.2.1:5000", "", trust, "192.0.2.1/32"},
+		{"192.0.2.1:5000", "198.51.100.7", trust, "192.0.2.1/32"}, // not a trusted proxy: the header is not believed
+		{"127.0.0.1:5000", "198.51.100.7", nil, "127.0.0.1/32"},   // loopback is not trusted by default (a socat, an ssh -L)
+		{"127.0.0.2:5000", "198.51.100.7", trust, "127.0.0.2/32"}, // loopback, but not the trusted address
+		{"[::1]:5000", "198.51.100.7", nil, "::/64"},
+		{"127.0.0.1:5000", "198.51.100.7", trust, "198.51.100.7/32"},
+		{"127.0.0.1:5000", "203.0.113.5, 198.51.100.7", trust, "198.51.100.7/32"}, // the proxy's own addition is the last
+		{"127.0.0.1:5000", "198.51.100.7, 10.1.2.3", trust, "198.51.100.7/32"},    // past a trusted proxy in front
+		{"127.0.0.1:5000", "10.9.9.9, 10.1.2.3", trust, "10.9.9.9/32"},            // trusted all the way: the first
+		{"10.0.0.1:5000", "198.51.100.7", trust, "198.51.100.7/32"},
+		{"[::1]:5000", "2001:db8:1:2:3::4", trust, "2001:db8:1:2::/64"},
+		{"[2001:db8:a:b:c::1]:5000", "", trust, "2001:db8:a:b::/64"},
+		{"[::ffff:192.0.2.9]:5000", "", trust, "192.0.2.9/32"},
+		{"[::ffff:127.0.0.1]:5000", "198.51.100.7", trust, "198.51.100.7/32"},
+		{"127.0.0.1:5000", "garbage", trust, "127.0.0.1/32"},
+		{"127.0.0.1:5000", "198.51.100.7, garbage", trust, "127.0.0.1/32"}, // what a proxy did not write is not believed
 	} {
 		r := httptest.NewRequest("GET", "/", nil)
 		r.RemoteAddr = tc.remote
 		if tc.forwarded != "" {
 			r.Header.Set("X-Forwarded-For", tc.forwarded)
 		}
-		if got := clientAddr(r); got != netip.MustParsePrefix(tc.want) {
-			t.Errorf("%s forwarding %q: %v, want %s", tc.remote, tc.forwarded, got, tc.want)
+		if got := clientAddr(r, tc.trusted); got != netip.MustParsePrefix(tc.want) {
+			t.Errorf("%s forwarding %q, trusting %v: %v, want %s", tc.remote, tc.forwarded, tc.trusted, got, tc.want)
 		}
 	}
 }
@@ -381,7 +397,7 @@ func TestSlowloris(t *testing.T) {
 	to := DefaultTimeouts()
 	to.ReadHeader = 300 * time.Millisecond
 	srv := NewServer(site, to, quiet)
-	go srv.Serve(LimitListener(l, 8))
+	go srv.Serve(NewListener(l, ListenerConfig{Limits: ConnLimits{MaxConns: 8}, Logger: quiet}))
 	t.Cleanup(func() { srv.Close() })
 
 	slow := func(send string) net.Conn {
@@ -412,47 +428,6 @@ func TestSlowloris(t *testing.T) {
 				t.Errorf("stalled connection %d still open after 10 s", i)
 			}
 		}
-	}
-}
-
-// TestLimitListener: no more connections than the cap are accepted; a
-// closed one makes room.
-func TestLimitListener(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ll := LimitListener(l, 1)
-	defer ll.Close()
-	accepted := make(chan net.Conn, 2)
-	go func() {
-		for {
-			c, err := ll.Accept()
-			if err != nil {
-				return
-			}
-			accepted <- c
-		}
-	}()
-	for range 2 {
-		c, err := net.Dial("tcp", l.Addr().String())
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close()
-	}
-	first := <-accepted
-	select {
-	case <-accepted:
-		t.Fatal("a second connection was accepted over a cap of 1")
-	case <-time.After(100 * time.Millisecond):
-	}
-	first.Close()
-	select {
-	case c := <-accepted:
-		c.Close()
-	case <-time.After(5 * time.Second):
-		t.Fatal("closing the first connection made no room for the second")
 	}
 }
 

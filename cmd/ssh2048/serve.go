@@ -242,7 +242,7 @@ func serve(cfg serveConfig, log *slog.Logger) error {
 	// The metrics exist when something serves them; a nil *Metrics
 	// observes nothing.
 	var m *metrics.Metrics
-	if cfg.http.addr != "" {
+	if cfg.http.on() {
 		m = metrics.New()
 	}
 	store, err := openStore(ctx, cfg, log, m)
@@ -293,7 +293,7 @@ func serve(cfg serveConfig, log *slog.Logger) error {
 		return fmt.Errorf("listen: %w", err)
 	}
 	defer l.Close()
-	if cfg.http.addr != "" {
+	if cfg.http.on() {
 		m.Watch(metrics.Sources{Connections: srv.Connections, Games: games.Stats, AIQueue: queued})
 		stopHTTP, err := serveHTTP(cfg.http, log, m, games, store, srv, l.Addr().(*net.TCPAddr).Port)
 		if err != nil {

@@ -67,6 +67,7 @@ type process struct {
 	cmd      *exec.Cmd
 	addr     string
 	httpAddr string             // with --http: the web server's address
+	opsAddr  string             // with --metrics: the operator's endpoints' address
 	logs     *servertest.Buffer // every log line so far
 	exited   chan error
 }
@@ -106,6 +107,8 @@ func startProcessAt(t *testing.T, bin, data, listen string, env ...string) *proc
 				switch line.Msg {
 				case "listening http": // before "listening"
 					p.httpAddr = line.Addr
+				case "listening metrics": // before "listening" too
+					p.opsAddr = line.Addr
 				case "listening":
 					if _, port, _ := net.SplitHostPort(line.Addr); line.Play != "ssh -p "+port+" 127.0.0.1" {
 						t.Errorf("the listening line does not say how to connect: %s", sc.Bytes())
