@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ssh2048/ssh2048/server"
+	"github.com/ssh2048/ssh2048/web"
 )
 
 func TestSubcommands(t *testing.T) {
@@ -97,7 +98,7 @@ func TestServeFlagsFromEnvironment(t *testing.T) {
 			"SSH2048_IDLE_TIMEOUT": "30s", "SSH2048_LOG_FORMAT": "json", "SSH2048_DURABILITY": "crash", "SSH2048_AI": "false",
 			"SSH2048_HTTP": "127.0.0.1:23280", "SSH2048_HTTP_RATE_PER_IP": "0", "SSH2048_RACE_LENGTH": "20s"}, nil,
 			serveConfig{listen: "127.0.0.1:2222", data: "/d", logFormat: "json", durability: "crash",
-				http: httpConfig{addr: "127.0.0.1:23280", ratePerIP: 0, burstPerIP: 40}, raceLength: 20 * time.Second}, 30 * time.Second},
+				http: httpConfig{addr: "127.0.0.1:23280", ratePerIP: 0, burstPerIP: 40, conns: web.DefaultConnLimits()}, raceLength: 20 * time.Second}, 30 * time.Second},
 		{"flags beat environment", map[string]string{"SSH2048_LISTEN": "127.0.0.1:2222", "SSH2048_DATA": "/d", "SSH2048_AI": "false"},
 			[]string{"--listen", ":1", "--data", "/f", "--idle-timeout", "0", "--ai"},
 			serveConfig{listen: ":1", data: "/f", logFormat: "text", durability: "power", ai: true}, 0},
@@ -118,7 +119,7 @@ func TestServeFlagsFromEnvironment(t *testing.T) {
 			tt.want.limits = server.DefaultLimits()
 			tt.want.limits.IdleTimeout = tt.idle
 			if tt.want.http == (httpConfig{}) {
-				tt.want.http = httpConfig{ratePerIP: 20, burstPerIP: 40} // off, with the default limits
+				tt.want.http = httpConfig{ratePerIP: 20, burstPerIP: 40, conns: web.DefaultConnLimits()} // off, with the default limits
 			}
 			if tt.want.raceLength == 0 {
 				tt.want.raceLength = 3 * time.Minute
