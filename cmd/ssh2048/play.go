@@ -22,6 +22,7 @@ import (
 	"github.com/ssh2048/ssh2048/engine/ai"
 	"github.com/ssh2048/ssh2048/game"
 	"github.com/ssh2048/ssh2048/tui"
+	"github.com/ssh2048/ssh2048/wire"
 	gossh "golang.org/x/crypto/ssh"
 )
 
@@ -75,12 +76,20 @@ over SSH and the other way round.`, stdout, stderr)
 	err = play(*data, *database, *size, lp, log)
 	fmt.Fprint(stdout, ansi.WindowOp(23, 0))
 	io.Copy(stderr, &logs)
+	if errors.Is(err, errTakenOver) {
+		return wire.ExitTakenOver // the screen's last line said why
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "ssh2048 play: %v\n", err)
 		return 1
 	}
 	return 0
 }
+
+// errTakenOver ends play when another session, over SSH or another
+// `ssh2048 play`, opened the game on screen: it exits with the status an
+// SSH session gets then.
+var errTakenOver = errors.New("the game was taken over by a newer session")
 
 // play runs the game screen for lp against the data directory or the
 // database until the player quits or another session takes the game
@@ -120,7 +129,9 @@ func play(data, database string, size int, lp localKey, log *slog.Logger, progOp
 	// A session elsewhere that opens the game on screen ends this one at
 	// once, as it does an SSH session, not at the player's next key.
 	var prog atomic.Pointer[tea.Program]
+	var taken atomic.Bool
 	seat := games.Seat(player, func() {
+		taken.Store(true)
 		if p := prog.Load(); p != nil {
 			go p.Send(tui.TakenOverMsg{})
 		}
@@ -142,6 +153,9 @@ func play(data, database string, size int, lp localKey, log *slog.Logger, progOp
 	prog.Store(p)
 	if _, err := p.Run(); err != nil {
 		return fmt.Errorf("run tui: %w", err)
+	}
+	if taken.Load() {
+		return errTakenOver
 	}
 	return nil
 }

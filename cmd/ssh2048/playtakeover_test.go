@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"log/slog"
 	"os"
@@ -91,8 +92,10 @@ func TestPlayTakenOverAtOnce(t *testing.T) {
 
 	select {
 	case err := <-played:
-		if err != nil || !strings.Contains(out.String(), "newer session") {
-			t.Fatalf("play: %v, output %q", err, out.String())
+		// errTakenOver is what makes `ssh2048 play` exit 3, as an SSH
+		// session that is taken over does.
+		if !errors.Is(err, errTakenOver) || !strings.Contains(out.String(), "newer session") {
+			t.Fatalf("play: %v (want errTakenOver), output %q", err, out.String())
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatalf("play still runs 10 s after an SSH session took its game over: %q", out.String())
