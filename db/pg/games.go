@@ -109,15 +109,18 @@ func (s *Store) createGame(ctx context.Context, spec gameSpec) (id, token int64,
 		if err := s.findOrInsert(ctx, tx, spec, seed, gen, maxTile, board, now, &id); err != nil {
 			return err
 		}
+		var claimErr error
+		if token, claimErr = s.claim(ctx, tx, id, now); claimErr != nil {
+			return claimErr
+		}
 		// Opened to play counts as played: the size a player switched
 		// to is the one a new session opens. A game just inserted has
-		// its time already.
-		if _, err := tx.Exec(ctx, `UPDATE games SET updated_at = $2 WHERE id = $1 AND updated_at < $2`, id, now); err != nil {
-			return err
-		}
-		var claimErr error
-		token, claimErr = s.claim(ctx, tx, id, now)
-		return claimErr
+		// its time already. After the claim, not before: a move locks
+		// the game's holder row, then its games row (the holder CTE of
+		// AppendMove), so a claim that took them the other way round
+		// deadlocks with the move it takes over from.
+		_, err := tx.Exec(ctx, `UPDATE games SET updated_at = $2 WHERE id = $1 AND updated_at < $2`, id, now)
+		return err
 	})
 	if err == nil {
 		s.claimed(id, token)
