@@ -94,7 +94,7 @@ type ScoreEntry struct {
 	Ended   *time.Time `json:"ended"` // null while the game is in progress
 	GameID  int64      `json:"game_id"`
 	Size    int        `json:"size"`
-	Kind    string     `json:"kind"` // "human" or "bot"
+	Kind    string     `json:"kind"` // "human" or "bot"; the web API's /api/scores also "assisted"
 	// Contest is set on the rows of `scores --daily`: "daily:YYYY-MM-DD".
 	Contest string `json:"contest,omitempty"`
 	// Seed is the day's published seed (an unsigned 64-bit decimal, as a
@@ -142,5 +142,5 @@ const (
 	ExitInPlay    = 7  // export: the game is still in play; its record is secret until it ends
 	ExitNewer     = 8  // verify: the record is from a newer ssh2048
 	ExitInactive  = 9  // the session was closed for inactivity: no input for the idle timeout, or no answer to keepalives; the game is saved
-	ExitRoom      = 10 // race: the room is full, its race has started, or too many rooms are open; try another word or later
+	ExitRoom      = 10 // race: the room is full, its race has started, too many rooms are open, or the player is in it already
 )
