@@ -50,6 +50,22 @@ func runningRaceOf(t testing.TB, size int, woken bool, names ...string) (*RaceMo
 	return m, tickets
 }
 
+// showUntil shows m each view of the race that ticket waits for, until
+// one satisfies done, and returns that one.
+func showUntil(t testing.TB, m *RaceModel, ticket *game.RaceTicket, done func(game.RaceView) bool) game.RaceView {
+	t.Helper()
+	for {
+		v, err := ticket.Next(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.Update(raceViewMsg{ticket: ticket, view: v})
+		if done(v) {
+			return v
+		}
+	}
+}
+
 // raceService is a game service on a new database of its own.
 func raceService(t testing.TB, opts ...game.Option) *game.Service {
 	t.Helper()
@@ -258,17 +274,7 @@ func TestRaceOpponentLeftFits(t *testing.T) {
 	m, tickets := runningRace(t, "ann", "bob")
 	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
 	tickets[1].Leave()
-	ctx := context.Background()
-	for {
-		v, err := tickets[0].Next(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		m.Update(raceViewMsg{ticket: tickets[0], view: v})
-		if v.Racers[1].Left {
-			break
-		}
-	}
+	showUntil(t, m, tickets[0], func(v game.RaceView) bool { return v.Racers[1].Left })
 	for _, l := range strings.Split(ansi.Strip(m.View().Content), "\n") {
 		if strings.Contains(l, "bob") {
 			if !strings.HasSuffix(strings.TrimRight(l, " "), " left") || ansi.StringWidth(l) > 80 {
@@ -610,18 +616,9 @@ func TestRaceBoardOverKeepsItsPlace(t *testing.T) {
 	for !bob.Over() {
 		moveOnce(t, bob)
 	}
-	for {
-		v, err := tickets[1].Next(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		mb.Update(raceViewMsg{ticket: tickets[1], view: v})
-		if v.Phase == game.Finished {
-			if ann := v.Racers[0]; !ann.Left || ann.Forfeit {
-				t.Fatalf("ann in the race's results: %+v", ann)
-			}
-			break
-		}
+	v := showUntil(t, mb, tickets[1], func(v game.RaceView) bool { return v.Phase == game.Finished })
+	if ann := v.Racers[0]; !ann.Left || ann.Forfeit {
+		t.Fatalf("ann in the race's results: %+v", ann)
 	}
 	res := ansi.Strip(mb.View().Content)
 	if !strings.Contains(res, "Results") {
@@ -645,17 +642,7 @@ func TestRaceOpponentOverThenLeft(t *testing.T) {
 		moveOnce(t, bob)
 	}
 	tickets[1].Leave()
-	ctx := context.Background()
-	for {
-		v, err := tickets[0].Next(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		m.Update(raceViewMsg{ticket: tickets[0], view: v})
-		if v.Racers[1].Left {
-			break
-		}
-	}
+	showUntil(t, m, tickets[0], func(v game.RaceView) bool { return v.Racers[1].Left })
 	f := ansi.Strip(m.View().Content)
 	if !strings.Contains(f, "Place 2 of 2") {
 		t.Errorf("ann, who never moved, against bob, who left with %d points and his board over:\n%s", bob.Score(), f)
