@@ -7,6 +7,7 @@ import (
 
 	"github.com/ssh2048/ssh2048/engine"
 	"github.com/ssh2048/ssh2048/game"
+	"github.com/ssh2048/ssh2048/race"
 	"github.com/ssh2048/ssh2048/tui"
 	"github.com/ssh2048/ssh2048/wire"
 )
@@ -54,8 +55,8 @@ func (s *Server) runRace(sess *session, args []string) int {
 		seat := s.seat(sess)
 		opened := openedScreen{seat: seat, text: s.raceNoticeText, close: seat.Close}
 		defer closeUnopened(&opened)
-		join := func(ctx context.Context) (*game.RaceTicket, error) {
-			return s.games.JoinRace(ctx, seat, *room, *size, false)
+		join := func(ctx context.Context) (*race.Ticket, error) {
+			return s.races.Join(ctx, seat, *room, *size, false)
 		}
 		ticket, err := join(sess.Context())
 		if code, failed := s.raceJoinFailed(sess, "race", *room, err); failed {
@@ -110,20 +111,20 @@ func (s *Server) raceJoinFailed(sess *session, cmd, room string, err error) (cod
 	switch {
 	case err == nil:
 		return wire.ExitOK, false
-	case errors.Is(err, game.ErrRoomWord):
+	case errors.Is(err, race.ErrRoomWord):
 		fmt.Fprintf(sess.Stderr(), "%s: --room %.30q: a room word is %s\n", cmd, cleanArg(room), roomWordRule)
 		return wire.ExitUsage, true
-	case errors.Is(err, game.ErrRoomFull):
-		fmt.Fprintf(sess.Stderr(), "%s: room %s is full (%d racers); pick another word, or race in the public lobby\n", cmd, room, game.MaxRacers)
+	case errors.Is(err, race.ErrRoomFull):
+		fmt.Fprintf(sess.Stderr(), "%s: room %s is full (%d racers); pick another word, or race in the public lobby\n", cmd, room, race.MaxRacers)
 		return wire.ExitRoom, true
-	case errors.Is(err, game.ErrRaceStarted):
+	case errors.Is(err, race.ErrStarted):
 		fmt.Fprintf(sess.Stderr(), "%s: the race in room %s has started; try again when it ends, or pick another word\n", cmd, room)
 		return wire.ExitRoom, true
-	case errors.Is(err, game.ErrTooManyRooms):
-		fmt.Fprintf(sess.Stderr(), "%s: %v\n", cmd, game.ErrTooManyRooms)
+	case errors.Is(err, race.ErrTooManyRooms):
+		fmt.Fprintf(sess.Stderr(), "%s: %v\n", cmd, race.ErrTooManyRooms)
 		return wire.ExitRoom, true
-	case errors.Is(err, game.ErrInRace):
-		fmt.Fprintf(sess.Stderr(), "%s: %v\n", cmd, game.ErrInRace)
+	case errors.Is(err, race.ErrInRace):
+		fmt.Fprintf(sess.Stderr(), "%s: %v\n", cmd, race.ErrInRace)
 		return wire.ExitRoom, true
 	case errors.Is(err, game.ErrShuttingDown):
 		fmt.Fprintln(sess.Stderr(), "ssh2048: "+s.noticeText(noticeShutdown))

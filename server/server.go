@@ -18,6 +18,7 @@ import (
 	"charm.land/ssh"
 	"charm.land/wish/v2"
 	"github.com/ssh2048/ssh2048/game"
+	"github.com/ssh2048/ssh2048/race"
 	"github.com/ssh2048/ssh2048/tui"
 	gossh "golang.org/x/crypto/ssh"
 )
@@ -26,7 +27,11 @@ import (
 type Config struct {
 	// Games is the game service every session plays through; required.
 	// Shutdown closes it to new games.
-	Games   *game.Service
+	Games *game.Service
+	// Races are the races of Games (race.New(Games)); nil: New builds
+	// them. Build them here where others read them too (metrics, the
+	// web's lobbies): one Hall per service. Shutdown closes them.
+	Races   *race.Hall
 	HostKey gossh.Signer // required; see LoadOrCreateHostKey
 	Logger  *slog.Logger // nil: slog.Default()
 	TUI     TUIFunc      // the game screen; nil: package tui's, with Hinter
@@ -43,6 +48,7 @@ type Server struct {
 	cfg       Config
 	lim       Limits
 	games     *game.Service
+	races     *race.Hall
 	viewGames *liveGames // the service as the screens that show games see it
 	log       *slog.Logger
 	ssh       *ssh.Server
@@ -76,11 +82,14 @@ func New(cfg Config) (*Server, error) {
 	if cfg.TUI == nil {
 		cfg.TUI = gameScreen(cfg.Games, cfg.Hinter)
 	}
+	if cfg.Races == nil {
+		cfg.Races = race.New(cfg.Games)
+	}
 	hostKey, err := sha2HostKey(cfg.HostKey)
 	if err != nil {
 		return nil, fmt.Errorf("server: host key: %w", err)
 	}
-	s := &Server{cfg: cfg, lim: cfg.Limits, games: cfg.Games, viewGames: newLiveGames(cfg.Games), log: cfg.Logger, sessions: make(map[*session]struct{}),
+	s := &Server{cfg: cfg, lim: cfg.Limits, games: cfg.Games, races: cfg.Races, viewGames: newLiveGames(cfg.Games), log: cfg.Logger, sessions: make(map[*session]struct{}),
 		admission: newAdmission(cfg.Limits, cfg.Logger)}
 	srv, err := wish.NewServer(
 		func(srv *ssh.Server) error { srv.AddHostKey(hostKey); return nil },
@@ -177,6 +186,7 @@ func (s *Server) Close() error { return s.ssh.Close() }
 // for the sessions to end until ctx is done, then drops what is left.
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.games.Close()
+	s.races.Close()
 	s.mu.Lock()
 	s.shutdown = true
 	open := make([]*session, 0, len(s.sessions))
