@@ -197,7 +197,7 @@ var newcomer = db.Rating{Rating: rating.Newcomer.Rating, Deviation: rating.Newco
 
 // raceFor finds the race a player joining room (or the lobby of size)
 // enters, opening one if need be. A race's lock is never taken under the
-// service's (a starting race takes the service's to claim its games).
+// hall's (see Hall.mu).
 func (h *Hall) raceFor(room string, size int, me *racer) (*race, error) {
 	h.mu.Lock()
 	current := h.lobbies[size]

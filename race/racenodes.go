@@ -294,7 +294,7 @@ func (a raceAnswer) err() error {
 	return remoteError{msg: a.Err, err: raceErrors[a.Code]}
 }
 
-// nodes is a service's part in races across nodes; nil on one node.
+// nodes is a hall's part in races across nodes; nil on one node.
 type nodes struct {
 	dir      RaceDirectory
 	claiming sync.Mutex // a claim and the race it opens, one at a time
@@ -387,7 +387,7 @@ func raceKey(room string, size int) string {
 	return "room:" + room
 }
 
-// joinAcross is JoinRace with several nodes: me joins the race the
+// joinAcross is Join with several nodes: me joins the race the
 // directory names for the lobby of size or the room, opening it here if
 // no live node runs one that can take racers.
 func (h *Hall) joinAcross(ctx context.Context, dir RaceDirectory, me *racer, room string, size int) (*Ticket, error) {
