@@ -6,7 +6,6 @@ import (
 	"testing"
 	"unsafe"
 
-	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/colorprofile"
 
 	"github.com/ssh2048/ssh2048/engine"
@@ -115,20 +114,6 @@ func TestGoldenFrames(t *testing.T) {
 			golden(t, tt.name, got)
 			assertFits(t, got, tt.width, tt.height)
 		})
-	}
-}
-
-// assertFits checks a frame is exactly the window: no line wider, no more lines.
-func assertFits(t *testing.T, frame string, width, height int) {
-	t.Helper()
-	lines := strings.Split(strings.TrimSuffix(frame, "\n"), "\n")
-	if len(lines) > height {
-		t.Errorf("frame has %d lines, window %d", len(lines), height)
-	}
-	for i, l := range lines {
-		if w := lipgloss.Width(l); w > width {
-			t.Errorf("line %d is %d wide, window %d: %q", i, w, width, l)
-		}
 	}
 }
 

@@ -10,7 +10,9 @@ import (
 	"unicode"
 
 	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/colorprofile"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/ssh2048/ssh2048/db"
 	"github.com/ssh2048/ssh2048/engine"
@@ -212,4 +214,41 @@ func boardTiles(b engine.Board) string {
 		}
 	}
 	return strings.Join(rows, "/")
+}
+
+func keyPress(k string) tea.KeyPressMsg {
+	special := map[string]rune{
+		"up": tea.KeyUp, "down": tea.KeyDown, "left": tea.KeyLeft, "right": tea.KeyRight,
+		"tab": tea.KeyTab, "esc": tea.KeyEscape, "enter": tea.KeyEnter,
+	}
+	if c, ok := special[k]; ok {
+		return tea.KeyPressMsg{Code: c}
+	}
+	if k == "ctrl+c" {
+		return tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl}
+	}
+	r := []rune(k)[0]
+	return tea.KeyPressMsg{Code: r, Text: k}
+}
+
+func plain(s string) string {
+	lines := strings.Split(ansi.Strip(s), "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " ")
+	}
+	return strings.TrimRight(strings.Join(lines, "\n"), "\n") + "\n"
+}
+
+// assertFits checks a frame is exactly the window: no line wider, no more lines.
+func assertFits(t *testing.T, frame string, width, height int) {
+	t.Helper()
+	lines := strings.Split(strings.TrimSuffix(frame, "\n"), "\n")
+	if len(lines) > height {
+		t.Errorf("frame has %d lines, window %d", len(lines), height)
+	}
+	for i, l := range lines {
+		if w := lipgloss.Width(l); w > width {
+			t.Errorf("line %d is %d wide, window %d: %q", i, w, width, l)
+		}
+	}
 }
