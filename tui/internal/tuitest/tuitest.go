@@ -252,3 +252,31 @@ func assertFits(t *testing.T, frame string, width, height int) {
 		}
 	}
 }
+
+// played is a game played through the service, with what each move
+// showed the player.
+type played struct {
+	id     int64
+	boards []engine.Board // after each move; [0] the start
+	scores []int
+	marks  []marks // the marks after each move; [0] none
+}
+
+func playGame(t *testing.T, svc *game.Service, name string, n, moves int) played {
+	t.Helper()
+	_, p := openGame(t, svc, name, n)
+	g := played{id: p.ID(), boards: []engine.Board{p.Board()}, scores: []int{0}, marks: []marks{{}}}
+	for i := 0; i < moves && !p.Over(); i++ {
+		before, d, res := step(t, p)
+		g.boards = append(g.boards, p.Board())
+		g.scores = append(g.scores, p.Score())
+		g.marks = append(g.marks, marks{on: true, spawn: res.Spawn, merged: before.Merges(d)})
+	}
+	return g
+}
+
+func moveShown(i, of int) func(string) bool {
+	return has("Move " + strconv.Itoa(i) + "/" + strconv.Itoa(of))
+}
+
+func movesShown(n int) func(string) bool { return has("Moves " + strconv.Itoa(n) + " ") }

@@ -13,8 +13,6 @@ import (
 	"github.com/ssh2048/ssh2048/game"
 )
 
-func movesShown(n int) func(string) bool { return has("Moves " + strconv.Itoa(n) + " ") }
-
 // TestWatchShowsEveryMove: a spectator sees each move the player makes,
 // in order, as the player's own screen shows it: the board, the score,
 // the move count, and the new and merged tiles marked alike.

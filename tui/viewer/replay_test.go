@@ -8,36 +8,7 @@ import (
 	"testing"
 
 	"github.com/charmbracelet/x/ansi"
-
-	"github.com/ssh2048/ssh2048/engine"
-	"github.com/ssh2048/ssh2048/game"
 )
-
-// played is a game played through the service, with what each move
-// showed the player.
-type played struct {
-	id     int64
-	boards []engine.Board // after each move; [0] the start
-	scores []int
-	marks  []marks // the marks after each move; [0] none
-}
-
-func playGame(t *testing.T, svc *game.Service, name string, n, moves int) played {
-	t.Helper()
-	_, p := openGame(t, svc, name, n)
-	g := played{id: p.ID(), boards: []engine.Board{p.Board()}, scores: []int{0}, marks: []marks{{}}}
-	for i := 0; i < moves && !p.Over(); i++ {
-		before, d, res := step(t, p)
-		g.boards = append(g.boards, p.Board())
-		g.scores = append(g.scores, p.Score())
-		g.marks = append(g.marks, marks{on: true, spawn: res.Spawn, merged: before.Merges(d)})
-	}
-	return g
-}
-
-func moveShown(i, of int) func(string) bool {
-	return has("Move " + strconv.Itoa(i) + "/" + strconv.Itoa(of))
-}
 
 // TestReplayKeys: every key of the replay, each landing on the board,
 // score and marks the player saw after that move.
