@@ -16,6 +16,7 @@ import (
 	"github.com/ssh2048/ssh2048/game"
 	"github.com/ssh2048/ssh2048/screen"
 	"github.com/ssh2048/ssh2048/tui"
+	"github.com/ssh2048/ssh2048/tui/event"
 	"github.com/ssh2048/ssh2048/wire"
 )
 
@@ -31,7 +32,7 @@ type TUIEnv struct {
 
 // TUIFunc builds the game screen for a session with a PTY. The model runs
 // with the session as its terminal (see package screen). When the session
-// must end, the server sends it tui.TakenOverMsg or tui.ShutdownMsg and
+// must end, the server sends it event.TakenOverMsg or event.ShutdownMsg and
 // stops it NoticeGrace later if it has not quit by itself.
 type TUIFunc func(sess ssh.Session, env TUIEnv) tea.Model
 
@@ -142,7 +143,7 @@ func (s *Server) runScreen(sess *session, model tea.Model, text func(notice) str
 	// waits, shallow, for as long as the screen lasts (see stack.go).
 	onFreshStack(func() { scr = s.startScreen(sess, model, seat) })
 	defer scr.Stop()
-	waker, _ := model.(tui.Waker)
+	waker, _ := model.(event.Waker)
 	reqs, serveReq, reqsDone, _ := servesRequests(sess.Context())
 	told := watchScreen(sess.Context(), scr, winch, sess.notices, sess.pokes, waker, text, sessionRequests{reqs, serveReq, reqsDone})
 	return s.screenEnded(sess, scr, model, told)
@@ -298,7 +299,7 @@ func clampWindow(w ssh.Window) (int, int) {
 // on a notice it has the screen tell the player why the session ends
 // (text words it), and stops it NoticeGrace later if it has not quit by
 // itself; on a poke (spectators came or went) it has the screen drawn
-// again; for a screen that watches a game or races (a tui.Waker), it
+// again; for a screen that watches a game or races (a event.Waker), it
 // waits for the game's or the race's news and wakes the screen; it stops the screen when the
 // connection drops; for a game screen, it serves the session channel's
 // requests (see boundedSession.serve) and ends when they do. It returns
@@ -306,7 +307,7 @@ func clampWindow(w ssh.Window) (int, int) {
 // each: every goroutine is 2 to 16 KB of stack, and a server holds
 // thousands of sessions.
 func watchScreen(ctx context.Context, scr *screen.Screen, winch <-chan ssh.Window, notices <-chan notice, pokes <-chan struct{},
-	waker tui.Waker, text func(notice) string, requests sessionRequests) (told notice) {
+	waker event.Waker, text func(notice) string, requests sessionRequests) (told notice) {
 	reqs := requests.in
 	var (
 		pending, sent ssh.Window
@@ -343,7 +344,7 @@ func watchScreen(ctx context.Context, scr *screen.Screen, winch <-chan ssh.Windo
 	// goroutine's stack, and one that assists the collector runs deep
 	// enough to double that stack for the rest of the session.
 	wakeOff := func() {
-		scr.Send(tui.WakeMsg{})
+		scr.Send(event.WakeMsg{})
 		handled <- sentWake
 	}
 	pokeOff := func() {
@@ -457,11 +458,11 @@ func tell(scr *screen.Screen, n notice, text func(notice) string) {
 	switch n {
 	case noticeTakenOver:
 		// The screen words it itself: it knows which game.
-		msg = tui.TakenOverMsg{}
+		msg = event.TakenOverMsg{}
 	case noticeShutdown:
-		msg = tui.ShutdownMsg{Text: text(n)}
+		msg = event.ShutdownMsg{Text: text(n)}
 	default:
-		msg = tui.EndMsg{Text: text(n)}
+		msg = event.EndMsg{Text: text(n)}
 	}
 	// Not on the caller's goroutine: a client that reads nothing blocks
 	// the screen's writes, and with them Send, and the grace must still

@@ -13,7 +13,7 @@ import (
 
 	"github.com/ssh2048/ssh2048/engine"
 	"github.com/ssh2048/ssh2048/game"
-	"github.com/ssh2048/ssh2048/tui"
+	"github.com/ssh2048/ssh2048/tui/viewer"
 	"github.com/ssh2048/ssh2048/wire"
 )
 
@@ -47,7 +47,7 @@ func (s *Server) runWatch(sess *session, args []string) int {
 			}
 			return openedScreen{code: wire.ExitNotFound}
 		}
-		return s.viewer(tui.NewWatch(s.viewOptions(sess), w, who))
+		return s.viewer(viewer.NewWatch(s.viewOptions(sess), w, who))
 	})
 }
 
@@ -120,7 +120,7 @@ func (s *Server) runTV(sess *session, args []string) int {
 		if code, ok := parseScreenFlags(fs, args, size); !ok {
 			return openedScreen{code: code}
 		}
-		return s.viewer(tui.NewTV(s.viewOptions(sess), *size))
+		return s.viewer(viewer.NewTV(s.viewOptions(sess), *size))
 	})
 }
 
@@ -141,7 +141,7 @@ func (s *Server) runReplay(sess *session, args []string) int {
 		if code, ok := s.gameError(sess, "replay", id, err); !ok {
 			return openedScreen{code: code}
 		}
-		return s.viewer(tui.NewReplay(s.viewOptions(sess), r))
+		return s.viewer(viewer.NewReplay(s.viewOptions(sess), r))
 	})
 }
 
@@ -159,7 +159,7 @@ func (s *Server) runHistory(sess *session, args []string) int {
 			fmt.Fprintln(sess.Stderr(), "history: guests' games are not kept; connect with an SSH key to keep yours.")
 			return openedScreen{code: wire.ExitNotFound}
 		}
-		return s.viewer(tui.NewHistory(s.viewOptions(sess), sess.player))
+		return s.viewer(viewer.NewHistory(s.viewOptions(sess), sess.player))
 	})
 }
 
@@ -176,10 +176,10 @@ func oneArg(sess *session, fs *commandFlags, args []string, what string) (string
 }
 
 // viewOptions are a viewing screen's, for sess.
-func (s *Server) viewOptions(sess *session) tui.ViewOptions {
+func (s *Server) viewOptions(sess *session) viewer.ViewOptions {
 	// The session's loop waits for the game a spectator watches (see
 	// watchScreen): no goroutine of the spectator's own.
-	return tui.ViewOptions{Games: s.viewGames, Context: sess.Context(), Woken: true}
+	return viewer.ViewOptions{Games: s.viewGames, Context: sess.Context(), Woken: true}
 }
 
 // viewer is the opened screen of a command that only shows games, with

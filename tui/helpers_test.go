@@ -16,6 +16,7 @@ import (
 
 	"github.com/ssh2048/ssh2048/db"
 	"github.com/ssh2048/ssh2048/engine"
+	"github.com/ssh2048/ssh2048/tui/internal/tuitest"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden from the current output")
@@ -273,14 +274,14 @@ func (h *harness) sendN(msg tea.Msg, budget int) {
 func (h *harness) press(keys ...string) {
 	h.t.Helper()
 	for _, k := range keys {
-		h.send(keyPress(k))
+		h.send(tuitest.KeyPress(k))
 	}
 }
 
 // frame is the current view without escape codes and trailing blanks.
 func (h *harness) frame() string {
 	h.t.Helper()
-	return plain(h.m.View().Content)
+	return tuitest.Plain(h.m.View().Content)
 }
 
 // golden compares got with testdata/name.golden, or rewrites it with -update.

@@ -30,6 +30,9 @@ import (
 	"github.com/ssh2048/ssh2048/db"
 	"github.com/ssh2048/ssh2048/engine"
 	"github.com/ssh2048/ssh2048/game"
+	"github.com/ssh2048/ssh2048/tui/draw"
+	"github.com/ssh2048/ssh2048/tui/event"
+	"github.com/ssh2048/ssh2048/tui/viewer"
 )
 
 // Options configure a session's model.
@@ -68,7 +71,7 @@ type Options struct {
 	// Games, if set, lets the player watch games in play and replay
 	// ended ones from the leaderboard (↑↓ and enter), and open their own
 	// history (g). *game.Service is one.
-	Games Games
+	Games viewer.Games
 	// Self is the session's player, whose history g opens; guests have
 	// none.
 	Self game.Player
@@ -104,20 +107,20 @@ const leaderboardRows = 10
 type Model struct {
 	opts    Options
 	ctx     context.Context
-	keys    *KeyMap // shared by every session (see sharedKeys)
-	styles  *Styles // shared by every session (see sharedStyles)
+	keys    *KeyMap      // shared by every session (see sharedKeys)
+	styles  *draw.Styles // shared by every session (see sharedStyles)
 	profile colorprofile.Profile
 	light   bool // the terminal answered that its background is light
-	cache   *boardCache
-	drawn   boardDraw // the board of the frame being drawn (see appendCentred)
+	cache   *draw.BoardCache
+	drawn   draw.BoardDraw // the board of the frame being drawn (see appendCentred)
 	// frameLines is the game screen's lines' array, reused frame to frame,
 	// and headerLines the header's.
-	frameLines  []line
-	headerLines [2]line
+	frameLines  []draw.Line
+	headerLines [2]draw.Line
 	boxed       boxed // the last box, kept while its text is the same
-	inks        struct{ title, label, value, gain ink }
+	inks        struct{ title, label, value, gain draw.Ink }
 	// shortHelp is the help line, kept until the width or profile changes.
-	shortHelp line
+	shortHelp draw.Line
 	// title is the game screen's window title, made once rather than a
 	// frame.
 	title string
@@ -138,7 +141,7 @@ type Model struct {
 	// guestNoteHidden: the guest hid their notice (it stays until then).
 	guestNoteHidden bool
 
-	marks marks // the tiles the last move added and merged
+	marks draw.Marks // the tiles the last move added and merged
 
 	// Leaderboard for the current size, refreshed in a tea.Cmd.
 	top          []Standing
@@ -173,7 +176,7 @@ type Model struct {
 
 	// views are the screens opened over this one to watch or replay a
 	// game, or list the player's own; the top one has the keys.
-	views views
+	views viewer.Stack
 	// The leaderboard's row picked with ↑↓ (enter watches or replays
 	// its game), and what became of the last enter.
 	lbCursor  int
@@ -227,7 +230,7 @@ func New(opts Options) *Model {
 		m.home, m.board = BoardDaily, BoardDaily
 	}
 	if opts.Woken {
-		m.views.slot = newWakeSlot()
+		m.views.Slot = event.NewWakeSlot()
 	}
 	m.title = "2048"
 	if opts.Player != "" && !opts.Guest {
@@ -239,11 +242,11 @@ func New(opts Options) *Model {
 
 func (m *Model) setProfile(p colorprofile.Profile) {
 	m.profile = p
-	m.styles = sharedStyles(p, !m.light)
-	m.inks.title, m.inks.label = inkOf(m.styles.Title), inkOf(m.styles.Label)
-	m.inks.value, m.inks.gain = inkOf(m.styles.Value), inkOf(m.styles.Gain)
+	m.styles = draw.SharedStyles(p, !m.light)
+	m.inks.title, m.inks.label = draw.InkOf(m.styles.Title), draw.InkOf(m.styles.Label)
+	m.inks.value, m.inks.gain = draw.InkOf(m.styles.Value), draw.InkOf(m.styles.Gain)
 	m.cache = nil
-	m.shortHelp = line{}
+	m.shortHelp = draw.Line{}
 }
 
 // Init asks the terminal for its background colour, to pick the text
@@ -315,23 +318,23 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
 		m.cache = nil
-		m.shortHelp = line{}
+		m.shortHelp = draw.Line{}
 	case tea.ColorProfileMsg:
 		m.setProfile(msg.Profile)
 	case tea.BackgroundColorMsg:
 		m.light = !msg.IsDark()
 		m.setProfile(m.profile)
-	case TakenOverMsg:
+	case event.TakenOverMsg:
 		if msg.Text != "" {
 			return m.end(msg.Text)
 		}
 		return m.takenOver()
-	case ShutdownMsg:
+	case event.ShutdownMsg:
 		if msg.Text != "" {
 			return m.end(msg.Text)
 		}
 		return m.end("The server is restarting. Your game is saved; reconnect in a moment to carry on.")
-	case EndMsg:
+	case event.EndMsg:
 		return m.end(msg.Text)
 	case standingsMsg:
 		return m.standingsArrived(msg)
@@ -436,7 +439,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		return m.refreshBoard()
 	case key.Matches(k, m.keys.History):
 		m.stopAuto()
-		return m.openView(newHistorian(m.viewOptions(), m.opts.Self, true))
+		return m.openView(viewer.NewHistorian(m.viewOptions(), m.opts.Self, true))
 	case m.sizeKey(k):
 		if n := m.wantedSize(k); n != m.size || key.Matches(k, m.keys.Size) {
 			return m.switchSize(n)
@@ -559,7 +562,7 @@ func (m *Model) move(d engine.Direction) tea.Cmd {
 	if !res.Moved {
 		return nil // nothing changed, nothing stored
 	}
-	m.marks = marks{on: true, spawn: res.Spawn, merged: before.Merges(d)}
+	m.marks = draw.Marks{On: true, Spawn: res.Spawn, Merged: before.Merges(d)}
 	m.lastGain = res.Gained
 	// A hint was about the board before this move, and an error is
 	// behind us once a move is saved.
@@ -595,7 +598,7 @@ func (m *Model) moveFailed(err error) tea.Cmd {
 		return m.refreshStandings()
 	}
 	m.stopAuto()
-	m.marks = marks{}
+	m.marks = draw.Marks{}
 	m.game.Close()
 	delete(m.games, m.size)
 	g, rerr := m.opts.Store.Open(m.ctx, m.size, false)
@@ -683,7 +686,7 @@ func (m *Model) startGame(g Play) {
 	m.stopAuto()
 	m.game, m.games[m.size], m.lastGain = g, g, 0
 	m.notice, m.noticeErr = "", false
-	m.marks = marks{}
+	m.marks = draw.Marks{}
 	m.cache = nil
 	m.screen = m.gameScreen()
 }
@@ -709,7 +712,7 @@ func (m *Model) quit() tea.Cmd {
 func (m *Model) end(line string) tea.Cmd {
 	m.stopAuto()
 	m.final = line
-	m.views.closeAll()
+	m.views.CloseAll()
 	for _, g := range m.games {
 		g.Close()
 	}

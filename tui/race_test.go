@@ -16,6 +16,8 @@ import (
 	"github.com/ssh2048/ssh2048/engine"
 	"github.com/ssh2048/ssh2048/game"
 	"github.com/ssh2048/ssh2048/race"
+	"github.com/ssh2048/ssh2048/tui/event"
+	"github.com/ssh2048/ssh2048/tui/internal/tuitest"
 )
 
 // runningRace starts a race of names in the public lobby and returns
@@ -217,7 +219,7 @@ func TestRaceWoken(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("no news of the opponent's move")
 	}
-	m.Update(WakeMsg{})
+	m.Update(event.WakeMsg{})
 	if got, want := m.view.Racers[1].Board, bob.Board(); got != want {
 		t.Fatalf("after the wake the screen shows bob's board\n%v\nwant\n%v", got, want)
 	}
@@ -249,7 +251,7 @@ func TestRaceWokenClock(t *testing.T) {
 	default:
 		t.Fatal("no news once the clock's second came")
 	}
-	m.Update(WakeMsg{})
+	m.Update(event.WakeMsg{})
 	if v := m.View().Content; !strings.Contains(v, "0:30") {
 		t.Fatalf("after the clock's wake the screen does not show 0:30:\n%s", v)
 	}
@@ -377,7 +379,7 @@ func TestRaceLobbyFitsNarrowWindows(t *testing.T) {
 	for _, size := range [][2]int{{26, 11}, {34, 13}, {80, 24}} {
 		m.Update(tea.WindowSizeMsg{Width: size[0], Height: size[1]})
 		f := ansi.Strip(m.View().Content)
-		assertFits(t, f, size[0], size[1])
+		tuitest.AssertFits(t, f, size[0], size[1])
 		if strings.Contains(f, "…") {
 			t.Errorf("%dx%d: a line is cut:\n%s", size[0], size[1], f)
 		}
@@ -566,7 +568,7 @@ func TestRaceRedrawsLastFrame(t *testing.T) {
 // goroutine, whose stack making an alarm there grew for good.
 func TestRaceWakeHandsOutTheClockAlarm(t *testing.T) {
 	m, _ := runningRaceWoken(t, true, "ann", "bob")
-	m.Update(WakeMsg{})
+	m.Update(event.WakeMsg{})
 	a := m.clockAlarm.Load()
 	if a == nil || m.clockAt.Load() != a.at {
 		t.Fatalf("after an update the clock alarm is %+v, the clock at %d", a, m.clockAt.Load())
@@ -600,7 +602,7 @@ func TestRaceBoardOverKeepsItsPlace(t *testing.T) {
 	for _, size := range [][2]int{{w, h}, {40, 16}, {80, 24}, {120, 30}} {
 		m.Update(tea.WindowSizeMsg{Width: size[0], Height: size[1]})
 		f := ansi.Strip(m.View().Content)
-		assertFits(t, f, size[0], size[1])
+		tuitest.AssertFits(t, f, size[0], size[1])
 		var status string
 		for _, l := range strings.Split(f, "\n") {
 			if strings.Contains(l, "over:") {

@@ -11,6 +11,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/ssh2048/ssh2048/engine"
+	"github.com/ssh2048/ssh2048/tui/draw"
 )
 
 // View draws the current screen. Once the session is ending it leaves the
@@ -20,9 +21,9 @@ func (m *Model) View() tea.View {
 	if m.final != "" {
 		return tea.NewView(m.finalLine() + "\n")
 	}
-	if top := m.views.top(); top != nil {
-		v := tea.NewView(top.render())
-		v.AltScreen, v.WindowTitle = true, top.title()
+	if top := m.views.Top(); top != nil {
+		v := tea.NewView(top.Render())
+		v.AltScreen, v.WindowTitle = true, top.Title()
 		return v
 	}
 	return m.mainView(m.render())
@@ -41,7 +42,7 @@ func (m *Model) mainView(content string) tea.View {
 // game screen's frame, most of what a session allocates a move, without
 // an allocation. Other screens are drawn as View draws them, and copied.
 func (m *Model) AppendView(dst []byte) (tea.View, []byte) {
-	if m.final == "" && m.views.top() == nil {
+	if m.final == "" && m.views.Top() == nil {
 		if b, ok := m.appendGame(dst); ok {
 			return m.mainView(""), b
 		}
@@ -62,11 +63,11 @@ func (m *Model) appendGame(dst []byte) ([]byte, bool) {
 	if !ok {
 		return dst, false
 	}
-	dst = appendCentred(dst, lines, m.width, m.height, &m.drawn)
+	dst = draw.AppendCentred(dst, lines, m.width, m.height, &m.drawn)
 	// The lines' array is kept for the next frame's, emptied, and the
 	// header's: an idle session keeps no frame's text.
 	clear(lines)
-	m.frameLines, m.headerLines = lines[:0], [2]line{}
+	m.frameLines, m.headerLines = lines[:0], [2]draw.Line{}
 	return dst, true
 }
 
@@ -82,7 +83,7 @@ func (m *Model) finalLine() string {
 
 func (m *Model) render() string {
 	if b, ok := m.appendGame(nil); ok {
-		return bytesString(b)
+		return draw.BytesString(b)
 	}
 	var body string
 	switch {
@@ -118,31 +119,31 @@ func chrome(headerLines int) int { return headerLines + 2 }
 // are drawn over the board; the win and game-over boxes under it, in
 // place of the status and help lines, so that the final board stays in
 // sight (on the same two lines when there is no room for a box).
-func (m *Model) gameLines() ([]line, bool) {
+func (m *Model) gameLines() ([]draw.Line, bool) {
 	header := m.header()
 	n := m.size
 	t, ok := m.pickTier(n, len(header))
 	if !ok {
 		return nil, false
 	}
-	if m.cache == nil || m.cache.t != t || m.cache.n != n {
-		m.cache = sharedBoardCache(m.styles, t, n)
+	if m.cache == nil || m.cache.Tier != t || m.cache.N != n {
+		m.cache = draw.SharedBoardCache(m.styles, t, n)
 	}
 	b := m.game.Board()
-	bw, bh := t.boardSize(n)
+	bw, bh := t.BoardSize(n)
 	lines := append(m.frameLines[:0], header...) // see appendGame
-	m.drawn = boardDraw{}
+	m.drawn = draw.BoardDraw{}
 	switch m.screen {
 	case screenConfirmNew, screenConfirmAI:
-		board := m.cache.lines(&b, &m.marks)
+		board := m.cache.Lines(&b, &m.marks)
 		// Over the board, and over the two lines under it if it must.
 		box := m.box(m.dialog(false))
 		if len(box) > bh {
 			box = m.box(m.dialog(true))
 		}
-		over := m.cache.overlay(board, box)
+		over := m.cache.Overlay(board, box)
 		for _, s := range over {
-			lines = append(lines, line{s, max(bw, ansi.StringWidth(s))})
+			lines = append(lines, draw.Line{S: s, W: max(bw, ansi.StringWidth(s))})
 		}
 		switch extra := len(over) - len(board); {
 		case extra >= 2:
@@ -153,9 +154,9 @@ func (m *Model) gameLines() ([]line, bool) {
 		return append(lines, m.statusLine(), m.helpLine()), true
 	default:
 		// Drawn straight into the frame: the board is most of its bytes.
-		m.drawn = boardDraw{c: m.cache, b: b, ms: &m.marks, bytes: m.cache.size(&b, &m.marks), at: len(lines), n: bh}
+		m.drawn = draw.BoardDraw{Cache: m.cache, Board: b, Marks: &m.marks, Bytes: m.cache.Size(&b, &m.marks), At: len(lines), N: bh}
 		for range bh {
-			lines = append(lines, line{w: bw})
+			lines = append(lines, draw.Line{W: bw})
 		}
 	}
 	if m.screen == screenWon || m.screen == screenOver {
@@ -166,21 +167,21 @@ func (m *Model) gameLines() ([]line, bool) {
 		}
 		if box := m.box(heading + "\n" + summary + "\n" + boxKeys); len(box) <= m.height-len(header)-bh {
 			for _, s := range box {
-				lines = append(lines, line{s, ansi.StringWidth(s)})
+				lines = append(lines, draw.Line{S: s, W: ansi.StringWidth(s)})
 			}
 			return lines, true
 		}
 		dot := m.styles.Dim.Render(" · ")
 		first := m.fitFirst(heading+dot+summary, heading+dot+m.shortSummary(true), heading+dot+m.shortSummary(false), heading)
 		last := m.fitFirst(keys, m.endKeys(true))
-		return append(lines, line{first, ansi.StringWidth(first)}, line{last, ansi.StringWidth(last)}), true
+		return append(lines, draw.Line{S: first, W: ansi.StringWidth(first)}, draw.Line{S: last, W: ansi.StringWidth(last)}), true
 	}
 	return append(lines, m.statusLine(), m.helpLine()), true
 }
 
 // statusLine is the line under the board: the last hint, error or word
 // from the AI, else a guest's notice until they hide it.
-func (m *Model) statusLine() line {
+func (m *Model) statusLine() draw.Line {
 	var s string
 	switch {
 	case m.notice != "" && m.noticeErr:
@@ -190,16 +191,16 @@ func (m *Model) statusLine() line {
 	case m.opts.Guest && !m.guestNoteHidden:
 		s = m.guestNote()
 	default:
-		return line{}
+		return draw.Line{}
 	}
-	return line{s, ansi.StringWidth(s)}
+	return draw.Line{S: s, W: ansi.StringWidth(s)}
 }
 
 // guestNote is the guest's notice in the longest form that fits: with
 // how to hide it, without, or its first sentence only.
 func (m *Model) guestNote() string {
 	note := m.opts.GuestNotice
-	hide := m.styles.Dim.Render(" · ") + m.hints(relabel(m.keys.Back, "hides"))
+	hide := m.styles.Dim.Render(" · ") + m.hints(draw.Relabel(m.keys.Back, "hides"))
 	first, _, _ := strings.Cut(note, ". ")
 	if first != note {
 		first += "."
@@ -213,7 +214,7 @@ func (m *Model) guestNote() string {
 }
 
 func (m *Model) tooSmall() string {
-	minW, minH := tiers[0].boardSize(m.size)
+	minW, minH := draw.Tiers[0].BoardSize(m.size)
 	minH += chrome(2)
 	keys := m.keys.Quit.Help().Key + " quit" // the key map's, in plain text: it is wrapped
 	if m.keys.Size.Enabled() {               // not on the daily
@@ -227,12 +228,12 @@ func (m *Model) tooSmall() string {
 // width and colour profile: the keys in the key map's order, as many as
 // fit; when the window is narrow, the least needed go first (ShortHelp),
 // and quit is the last to go.
-func (m *Model) helpLine() line {
-	if m.shortHelp.s == "" {
-		m.shortHelp = helpLines.get(helpLineKey{m.keys, m.styles, m.width}, func() line {
+func (m *Model) helpLine() draw.Line {
+	if m.shortHelp.S == "" {
+		m.shortHelp = helpLines.Get(helpLineKey{m.keys, m.styles, m.width}, func() draw.Line {
 			bindings, dropOrder := m.keys.ShortHelp()
-			s := m.fit(keysThatFit(m.styles, bindings, dropOrder, m.width))
-			return line{s, ansi.StringWidth(s)}
+			s := m.fit(draw.KeysThatFit(m.styles, bindings, dropOrder, m.width))
+			return draw.Line{S: s, W: ansi.StringWidth(s)}
 		})
 	}
 	return m.shortHelp
@@ -243,11 +244,11 @@ func (m *Model) helpLine() line {
 // (sharedKeys, sharedStyles), and the width. Drawing one, a style render a
 // key, took 85 µs, a third of a session's first frame and 6 % of the
 // server's CPU while 4,000 players logged in at once.
-var helpLines = newSharedDrawings[helpLineKey, line](256)
+var helpLines = draw.NewSharedDrawings[helpLineKey, draw.Line](256)
 
 type helpLineKey struct {
 	keys   *KeyMap
-	styles *Styles
+	styles *draw.Styles
 	width  int
 }
 
@@ -265,14 +266,14 @@ func (m *Model) fits() bool {
 }
 
 // pickTier returns the largest tile size whose board fits the window.
-func (m *Model) pickTier(n, headerLines int) (tier, bool) {
-	for i := len(tiers) - 1; i >= 0; i-- {
-		w, h := tiers[i].boardSize(n)
+func (m *Model) pickTier(n, headerLines int) (draw.Tier, bool) {
+	for i := len(draw.Tiers) - 1; i >= 0; i-- {
+		w, h := draw.Tiers[i].BoardSize(n)
 		if w <= m.width && h+chrome(headerLines) <= m.height {
-			return tiers[i], true
+			return draw.Tiers[i], true
 		}
 	}
-	return tier{}, false
+	return draw.Tier{}, false
 }
 
 // fit cuts a one-line message to the window width, so that the layout
@@ -310,7 +311,7 @@ func sizeText(n int) string {
 // Best and Rank are then the player's ranked ones, as `scores` shows
 // them, which that game is not part of. The lines' array is the model's,
 // until the next call.
-func (m *Model) header() []line {
+func (m *Model) header() []draw.Line {
 	k := &m.inks
 	title := "2048"
 	switch {
@@ -320,30 +321,30 @@ func (m *Model) header() []line {
 		title = "Daily " + m.opts.Daily.Day
 	}
 	size := sizeText(m.size)
-	score := number("", m.game.Score())
+	score := draw.Number("", m.game.Score())
 	assisted := !m.opts.Guest && m.isAssisted()
 	bestLabel, best := m.bestField()
-	rank, moves := m.rankFigure("–"), number("", m.game.Moves())
+	rank, moves := m.rankFigure("–"), draw.Number("", m.game.Moves())
 
 	// first is "2048 4×4 [assisted]<gap>Score 1234 +32", the gain padded
 	// to gainRoom (so that the line does not jump as it comes and goes).
 	first := func(sb *strings.Builder, gap string, gainRoom int) int {
-		w := k.title.text(sb, title) + 1
+		w := k.title.Text(sb, title) + 1
 		sb.WriteByte(' ')
-		w += k.label.text(sb, size)
+		w += k.label.Text(sb, size)
 		if assisted {
 			sb.WriteByte(' ')
-			w += 1 + k.gain.text(sb, "assisted")
+			w += 1 + k.gain.Text(sb, "assisted")
 		}
 		sb.WriteString(gap)
-		w += len(gap) + k.label.text(sb, "Score ") + k.value.figure(sb, score, 0)
+		w += len(gap) + k.label.Text(sb, "Score ") + k.value.Figure(sb, score, 0)
 		switch {
 		case m.lastGain > 0:
 			sb.WriteByte(' ')
-			w += 1 + k.gain.figure(sb, number("+", m.lastGain), gainRoom)
+			w += 1 + k.gain.Figure(sb, draw.Number("+", m.lastGain), gainRoom)
 		case gainRoom > 0:
 			sb.WriteByte(' ')
-			w += 1 + k.gain.text(sb, spaces[:gainRoom])
+			w += 1 + k.gain.Text(sb, draw.Spaces[:gainRoom])
 		}
 		return w
 	}
@@ -351,15 +352,15 @@ func (m *Model) header() []line {
 	// second is "Best 5000<gap>Rank #12<gap>Moves 321<gap>3 watching",
 	// without the moves and spectators when withMoves is not set.
 	second := func(sb *strings.Builder, gap string, withMoves bool) int {
-		w := k.label.text(sb, bestLabel) + k.value.figure(sb, best, 0)
+		w := k.label.Text(sb, bestLabel) + k.value.Figure(sb, best, 0)
 		sb.WriteString(gap)
-		w += len(gap) + k.label.text(sb, "Rank ") + k.value.figure(sb, rank, 0)
+		w += len(gap) + k.label.Text(sb, "Rank ") + k.value.Figure(sb, rank, 0)
 		if withMoves {
 			sb.WriteString(gap)
-			w += len(gap) + k.label.text(sb, "Moves ") + k.value.figure(sb, moves, 0)
+			w += len(gap) + k.label.Text(sb, "Moves ") + k.value.Figure(sb, moves, 0)
 			if watchers > 0 {
 				sb.WriteString(gap)
-				w += len(gap) + k.value.figure(sb, number("", watchers), 0) + k.label.text(sb, " watching")
+				w += len(gap) + k.value.Figure(sb, draw.Number("", watchers), 0) + k.label.Text(sb, " watching")
 			}
 		}
 		return w
@@ -369,7 +370,7 @@ func (m *Model) header() []line {
 	// On one line the gain's room keeps the fields apart.
 	w := first(&a, "   ", 7)
 	if w += second(&a, "   ", true); w <= m.width {
-		m.headerLines[0] = line{a.String(), w}
+		m.headerLines[0] = draw.Line{S: a.String(), W: w}
 		return m.headerLines[:1]
 	}
 	layouts := []struct {
@@ -382,7 +383,7 @@ func (m *Model) header() []line {
 		b.Reset()
 		w1, w2 := first(&a, layout.gap, layout.gainRoom), second(&b, layout.gap, layout.withMoves)
 		if max(w1, w2) <= m.width || i == len(layouts)-1 {
-			m.headerLines = [2]line{m.fitLine(a.String(), w1), m.fitLine(b.String(), w2)}
+			m.headerLines = [2]draw.Line{m.fitLine(a.String(), w1), m.fitLine(b.String(), w2)}
 			return m.headerLines[:]
 		}
 	}
@@ -394,33 +395,33 @@ func (m *Model) header() []line {
 const headerBytes = 256
 
 // fitLine cuts a line of width w to the window.
-func (m *Model) fitLine(s string, w int) line {
+func (m *Model) fitLine(s string, w int) draw.Line {
 	if w <= m.width {
-		return line{s, w}
+		return draw.Line{S: s, W: w}
 	}
 	s = ansi.Truncate(s, m.width, "…")
-	return line{s, ansi.StringWidth(s)}
+	return draw.Line{S: s, W: ansi.StringWidth(s)}
 }
 
 // bestField is the header's second field: "Best " and the best score, or
 // on the daily challenge "Streak " and the days in a row ("–" for a
 // guest).
-func (m *Model) bestField() (label string, value figure) {
+func (m *Model) bestField() (label string, value draw.Figure) {
 	if m.opts.Daily == nil {
 		return "Best ", m.bestFigure()
 	}
 	if m.opts.Guest {
-		return "Streak ", figure{text: "–"}
+		return "Streak ", draw.Figure{Text: "–"}
 	}
-	return "Streak ", number("", m.streak())
+	return "Streak ", draw.Number("", m.streak())
 }
 
 // bestFigure is the best score to show, "–" when there is no ranked game.
-func (m *Model) bestFigure() figure {
+func (m *Model) bestFigure() draw.Figure {
 	if best, ok := m.best(); ok {
-		return number("", best)
+		return draw.Number("", best)
 	}
-	return figure{text: "–"}
+	return draw.Figure{Text: "–"}
 }
 
 // rankFigure is the player's rank on the leaderboard of this size as
@@ -428,18 +429,18 @@ func (m *Model) bestFigure() figure {
 // while the standings are being read. On the daily, "–" until the game
 // has a move: the day's board has the game from its opening, with 0
 // points, and a first player would read "#1" before playing.
-func (m *Model) rankFigure(loading string) figure {
+func (m *Model) rankFigure(loading string) draw.Figure {
 	switch {
 	case m.opts.Guest:
-		return figure{text: "guest"}
+		return draw.Figure{Text: "guest"}
 	case m.opts.Daily != nil && m.game != nil && m.game.Moves() == 0:
-		return figure{text: "–"}
+		return draw.Figure{Text: "–"}
 	case m.standingsFor != m.size:
-		return figure{text: loading}
+		return draw.Figure{Text: loading}
 	case m.me != nil:
-		return number("#", m.me.Rank)
+		return draw.Number("#", m.me.Rank)
 	}
-	return figure{text: "–"}
+	return draw.Figure{Text: "–"}
 }
 
 // dialog is the text of the box drawn over the board, if any: in full,
@@ -453,14 +454,14 @@ func (m *Model) dialog(short bool) string {
 			text = "This one ends."
 		}
 		return s.Heading.Render("Start a new game?") + "\n" + text + "\n\n" +
-			m.hints(relabel(m.keys.Yes, "yes"), relabel(m.keys.No, "no"))
+			m.hints(draw.Relabel(m.keys.Yes, "yes"), draw.Relabel(m.keys.No, "no"))
 	case screenConfirmAI:
 		text := "The AI's help marks this game assisted: it leaves the leaderboard for good."
 		if short {
 			text = "This game leaves the leaderboard."
 		}
 		return s.Heading.Render("Ask the AI?") + "\n" + text + "\n\n" +
-			m.hints(relabel(m.keys.Yes, "yes, ask"), relabel(m.keys.No, "no"))
+			m.hints(draw.Relabel(m.keys.Yes, "yes, ask"), draw.Relabel(m.keys.No, "no"))
 	}
 	return ""
 }
@@ -515,12 +516,12 @@ func (m *Model) shortSummary(withRank bool) string {
 func (m *Model) endKeys(short bool) string {
 	if m.screen == screenWon {
 		if short {
-			return m.hints(relabel(m.keys.KeepGoing, "go on"), relabel(m.keys.New, "new"))
+			return m.hints(draw.Relabel(m.keys.KeepGoing, "go on"), draw.Relabel(m.keys.New, "new"))
 		}
 		return m.hints(m.keys.KeepGoing, m.keys.New)
 	}
 	if short {
-		return m.hints(relabel(m.keys.New, "new"), relabel(m.keys.Leaderboard, "ranks"), m.keys.Quit)
+		return m.hints(draw.Relabel(m.keys.New, "new"), draw.Relabel(m.keys.Leaderboard, "ranks"), m.keys.Quit)
 	}
 	return m.hints(m.keys.New, m.keys.Leaderboard, m.keys.Quit)
 }
@@ -541,7 +542,7 @@ func (m *Model) fitFirst(lines ...string) string {
 func (m *Model) box(text string) []string {
 	b := &m.boxed
 	if b.lines == nil || b.text != text || b.styles != m.styles || b.width != m.width {
-		lines := strings.Split(m.styles.Dialog.Padding(0, m.boxPadding()).Render(wrapWords(text, m.boxInner())), "\n")
+		lines := strings.Split(m.styles.Dialog.Padding(0, m.boxPadding()).Render(draw.WrapWords(text, m.boxInner())), "\n")
 		*b = boxed{text: text, styles: m.styles, width: m.width, lines: lines}
 	}
 	return b.lines
@@ -553,7 +554,7 @@ func (m *Model) box(text string) []string {
 // frame's time.
 type boxed struct {
 	text   string
-	styles *Styles
+	styles *draw.Styles
 	width  int
 	lines  []string // not changed by those who get them
 }
@@ -572,7 +573,7 @@ func (m *Model) boxInner() int {
 }
 
 // hints renders bindings as "c keep going · n new game", from the key map.
-func (m *Model) hints(bs ...key.Binding) string { return hintsIn(m.styles, bs...) }
+func (m *Model) hints(bs ...key.Binding) string { return draw.HintsIn(m.styles, bs...) }
 
 // helpScreen lists every key. Where the window is wide and tall enough,
 // in the key map's columns (moves, game, AI); else each move key on one
@@ -581,9 +582,9 @@ func (m *Model) hints(bs ...key.Binding) string { return hintsIn(m.styles, bs...
 func (m *Model) helpScreen() string {
 	s := m.styles
 	title := s.Title.Render("2048") + " " + s.Heading.Render("keys")
-	back := m.hints(relabel(m.keys.Back, "back"))
+	back := m.hints(draw.Relabel(m.keys.Back, "back"))
 	table := m.keyColumns(m.keys.FullHelp())
-	if widest(table) > m.width || len(table)+4 > m.height {
+	if draw.Widest(table) > m.width || len(table)+4 > m.height {
 		groups := m.keys.CompactHelp()
 		var rest []key.Binding
 		for _, group := range groups[1:] {
@@ -614,7 +615,7 @@ func (m *Model) helpScreen() string {
 		spare--
 	}
 	parts = append(parts, table...)
-	if introLines := strings.Split(wrapWords(intro, min(m.width, max(blockW, 60))), "\n"); spare >= len(introLines)+2 {
+	if introLines := strings.Split(draw.WrapWords(intro, min(m.width, max(blockW, 60))), "\n"); spare >= len(introLines)+2 {
 		parts = append(parts, "")
 		parts = append(parts, introLines...)
 		spare -= len(introLines) + 1
@@ -642,7 +643,7 @@ func (m *Model) keyColumns(groups [][]key.Binding) []string {
 			rows = max(rows, len(col))
 		}
 	}
-	return joinColumns(cols, rows)
+	return draw.JoinColumns(cols, rows)
 }
 
 // keyTable lays bindings out in as many columns as fit the width, down
@@ -669,7 +670,7 @@ func (m *Model) keyTable(bs []key.Binding) []string {
 		}
 		cols = append(cols, col)
 	}
-	return joinColumns(cols, rows)
+	return draw.JoinColumns(cols, rows)
 }
 
 // keyWidth is the width of the widest key of bs.
@@ -720,10 +721,10 @@ func (m *Model) leaderboardScreen() string {
 	}
 	pick := key.NewBinding(key.WithKeys("up"), key.WithHelp("↑↓", "pick"))
 	pick.SetEnabled(m.keys.Pick.Enabled())
-	tab := relabel(m.keys.Leaderboard, "back")
+	tab := draw.Relabel(m.keys.Leaderboard, "back")
 	back := m.fitFirst(
 		m.hints(tab, m.boardKeys(boards), pick, m.keys.Pick, m.keys.Size, m.keys.Quit),
-		m.hints(tab, m.boardKeys(boards), pick, relabel(m.keys.Pick, "watch"), m.keys.Quit),
+		m.hints(tab, m.boardKeys(boards), pick, draw.Relabel(m.keys.Pick, "watch"), m.keys.Quit),
 		m.hints(tab, m.boardKeys(boards), m.keys.Quit),
 		m.hints(tab, m.keys.Quit))
 	cols := m.columns()
@@ -797,7 +798,7 @@ func (m *Model) leaderboardScreen() string {
 
 // wrapped is text wrapped by words to the window (see wrappedLines).
 func (m *Model) wrapped(render func(...string) string, text string) []string {
-	return wrappedLines(text, m.width, render)
+	return draw.WrappedLines(text, m.width, render)
 }
 
 // boardTabs is the line of the boards' names, the one shown marked.
@@ -849,7 +850,7 @@ func (m *Model) playedScreen() string {
 		"One attempt a day at each size: your " + size + " game of today is over.",
 		result, "",
 		"The next challenge opens at 00:00 UTC, in " + m.untilNext() + ".", "",
-		m.hints(relabel(m.keys.Leaderboard, "today's board"), m.keys.Quit)}
+		m.hints(draw.Relabel(m.keys.Leaderboard, "today's board"), m.keys.Quit)}
 	for i, l := range lines {
 		lines[i] = m.fit(l)
 	}

@@ -1,4 +1,4 @@
-package tui
+package draw
 
 import (
 	"strconv"
@@ -12,9 +12,9 @@ import (
 // tier is one tile size: w×h cells per tile, gx columns and gy rows of
 // board between tiles. A terminal cell is about twice as tall as wide, so
 // w ≈ 2h keeps tiles square-ish. View picks the largest tier that fits.
-type tier struct{ w, h, gx, gy int }
+type Tier struct{ W, H, gx, gy int }
 
-var tiers = []tier{
+var Tiers = []Tier{
 	{6, 1, 2, 1}, // 8×8 in 66×17: fits 80×24 with the header and help
 	{8, 3, 2, 1},
 	{12, 5, 2, 1},
@@ -24,13 +24,13 @@ var tiers = []tier{
 }
 
 // boardSize is the width and height of an n×n board drawn with tier t.
-func (t tier) boardSize(n int) (w, h int) {
-	return n*t.w + (n+1)*t.gx, n*t.h + (n+1)*t.gy
+func (t Tier) BoardSize(n int) (w, h int) {
+	return n*t.W + (n+1)*t.gx, n*t.H + (n+1)*t.gy
 }
 
 // label is the text of a tile, at most width cells: the value, or for
 // values too wide the binary-prefixed short form (16384 → "16k").
-func label(exp uint8, width int) string {
+func Label(exp uint8, width int) string {
 	s := strconv.Itoa(engine.Value(exp))
 	if len(s) <= width {
 		return s
@@ -57,9 +57,9 @@ func centre(s string, width int) string {
 // boardCache holds every styled piece of the board for one tier and one
 // set of styles, so that drawing a frame is only string concatenation:
 // View runs for every frame of every session.
-type boardCache struct {
-	t       tier
-	n       int
+type BoardCache struct {
+	Tier    Tier
+	N       int
 	styles  *Styles
 	gapCols string                           // gx board-coloured columns
 	gapRow  string                           // one full board-coloured line
@@ -73,36 +73,36 @@ type boardCache struct {
 type mark int
 
 const (
-	markNone   mark = iota
-	markNew         // the label in reverse video: the new tile stands out
-	markMerged      // the label underlined
+	MarkNone   mark = iota
+	MarkNew         // the label in reverse video: the new tile stands out
+	MarkMerged      // the label underlined
 )
 
 // marks are the tiles the last move added and merged, drawn marked until
 // the next move (no timer: the frame after the move shows them).
-type marks struct {
-	on     bool
-	spawn  engine.Spawn
-	merged engine.Board // merged tiles' exponents, 0 elsewhere
+type Marks struct {
+	On     bool
+	Spawn  engine.Spawn
+	Merged engine.Board // merged tiles' exponents, 0 elsewhere
 }
 
-func (ms *marks) at(r, c int) mark {
+func (ms *Marks) at(r, c int) mark {
 	switch {
-	case !ms.on:
-		return markNone
-	case ms.spawn.Row == r && ms.spawn.Col == c:
-		return markNew
-	case ms.merged.At(r, c) != 0:
-		return markMerged
+	case !ms.On:
+		return MarkNone
+	case ms.Spawn.Row == r && ms.Spawn.Col == c:
+		return MarkNew
+	case ms.Merged.At(r, c) != 0:
+		return MarkMerged
 	}
-	return markNone
+	return MarkNone
 }
 
-func newBoardCache(s *Styles, t tier, n int) *boardCache {
-	w, _ := t.boardSize(n)
-	return &boardCache{
-		t:       t,
-		n:       n,
+func NewBoardCache(s *Styles, t Tier, n int) *BoardCache {
+	w, _ := t.BoardSize(n)
+	return &BoardCache{
+		Tier:    t,
+		N:       n,
 		styles:  s,
 		gapCols: s.Board.Render(strings.Repeat(" ", t.gx)),
 		gapRow:  s.Board.Render(strings.Repeat(" ", w)),
@@ -110,16 +110,16 @@ func newBoardCache(s *Styles, t tier, n int) *boardCache {
 }
 
 // tile returns the styled lines of a tile, drawing it on first use.
-func (c *boardCache) tile(exp uint8, mk mark) []string {
+func (c *BoardCache) Tile(exp uint8, mk mark) []string {
 	cached := &c.tiles[exp]
-	if mk != markNone {
+	if mk != MarkNone {
 		cached = &c.marked[mk-1][exp]
 	}
 	if *cached != nil {
 		return *cached
 	}
-	st := c.styles.tile(exp)
-	w, h := c.t.w, c.t.h
+	st := c.styles.Tile(exp)
+	w, h := c.Tier.W, c.Tier.H
 	raw := make([]string, h)
 	mid := h / 2
 	switch {
@@ -129,7 +129,7 @@ func (c *boardCache) tile(exp uint8, mk mark) []string {
 			raw[i] = strings.Repeat(" ", w)
 		}
 		if exp > 0 {
-			raw[mid] = centre(label(exp, w-2), w)
+			raw[mid] = centre(Label(exp, w-2), w)
 		}
 	case exp == 0:
 		// No colour: an empty cell is blank with a dot in the middle.
@@ -138,14 +138,14 @@ func (c *boardCache) tile(exp uint8, mk mark) []string {
 		}
 		raw[mid] = centre("·", w)
 	case h == 1:
-		raw[0] = "[" + centre(label(exp, w-2), w-2) + "]"
+		raw[0] = "[" + centre(Label(exp, w-2), w-2) + "]"
 	default:
 		// No colour, room for a box: draw one around the value.
 		raw[0] = "┌" + strings.Repeat("─", w-2) + "┐"
 		for i := 1; i < h-1; i++ {
 			raw[i] = "│" + strings.Repeat(" ", w-2) + "│"
 		}
-		raw[mid] = "│" + centre(label(exp, w-4), w-2) + "│"
+		raw[mid] = "│" + centre(Label(exp, w-4), w-2) + "│"
 		raw[h-1] = "└" + strings.Repeat("─", w-2) + "┘"
 	}
 	// A row of a colour tile without its label shows nothing in the
@@ -160,7 +160,7 @@ func (c *boardCache) tile(exp uint8, mk mark) []string {
 			lines[i] = st.Render(s)
 		}
 	}
-	if mk != markNone && exp > 0 {
+	if mk != MarkNone && exp > 0 {
 		lines[mid] = markLabel(st, raw[mid], mk)
 	}
 	*cached = lines
@@ -176,7 +176,7 @@ func markLabel(st lipgloss.Style, line string, mk mark) string {
 		return st.Render(line)
 	}
 	marked := st.Underline(true)
-	if mk == markNew {
+	if mk == MarkNew {
 		marked = st.Reverse(true)
 		if start > 0 && line[start-1] == ' ' {
 			start--
@@ -190,15 +190,15 @@ func markLabel(st lipgloss.Style, line string, mk mark) string {
 
 // lines draws board b, which must be c.n×c.n, one string per line, with
 // the tiles in ms marked. The lines share one allocation.
-func (c *boardCache) lines(b *engine.Board, ms *marks) []string {
-	_, h := c.t.boardSize(c.n)
-	buf := make([]byte, 0, c.size(b, ms))
+func (c *BoardCache) Lines(b *engine.Board, ms *Marks) []string {
+	_, h := c.Tier.BoardSize(c.N)
+	buf := make([]byte, 0, c.Size(b, ms))
 	ends := make([]int, 0, h)
 	for i := range h {
-		buf = c.appendLine(buf, i, b, ms)
+		buf = c.AppendLine(buf, i, b, ms)
 		ends = append(ends, len(buf))
 	}
-	all := bytesString(buf)
+	all := BytesString(buf)
 	out := make([]string, len(ends))
 	start := 0
 	for i, end := range ends {
@@ -209,29 +209,29 @@ func (c *boardCache) lines(b *engine.Board, ms *marks) []string {
 }
 
 // size is how many bytes the lines of board b take.
-func (c *boardCache) size(b *engine.Board, ms *marks) int {
-	n, t := c.n, c.t
+func (c *BoardCache) Size(b *engine.Board, ms *Marks) int {
+	n, t := c.N, c.Tier
 	size := (n*t.gy + t.gy) * len(c.gapRow)
 	for r := range n {
 		for col := range n {
-			for _, l := range c.tile(b.At(r, col), ms.at(r, col)) {
+			for _, l := range c.Tile(b.At(r, col), ms.at(r, col)) {
 				size += len(l)
 			}
 		}
 	}
-	return size + n*t.h*(n+1)*len(c.gapCols)
+	return size + n*t.H*(n+1)*len(c.gapCols)
 }
 
 // appendLine appends line i of board b (see lines) to dst.
-func (c *boardCache) appendLine(dst []byte, i int, b *engine.Board, ms *marks) []byte {
-	t := c.t
-	r, k := i/(t.gy+t.h), i%(t.gy+t.h)
-	if r == c.n || k < t.gy {
+func (c *BoardCache) AppendLine(dst []byte, i int, b *engine.Board, ms *Marks) []byte {
+	t := c.Tier
+	r, k := i/(t.gy+t.H), i%(t.gy+t.H)
+	if r == c.N || k < t.gy {
 		return append(dst, c.gapRow...)
 	}
-	for col := range c.n {
+	for col := range c.N {
 		dst = append(dst, c.gapCols...)
-		dst = append(dst, c.tile(b.At(r, col), ms.at(r, col))[k-t.gy]...)
+		dst = append(dst, c.Tile(b.At(r, col), ms.at(r, col))[k-t.gy]...)
 	}
 	return append(dst, c.gapCols...)
 }
@@ -239,11 +239,11 @@ func (c *boardCache) appendLine(dst []byte, i int, b *engine.Board, ms *marks) [
 // overlay replaces the middle of a board with the box's lines, centred in
 // a band of board colour across the whole width. The band is widened to
 // whole tile rows, so that no tile shows cut in half above or below it.
-func (c *boardCache) overlay(board []string, boxLines []string) []string {
-	bw, _ := c.t.boardSize(c.n)
+func (c *BoardCache) Overlay(board []string, boxLines []string) []string {
+	bw, _ := c.Tier.BoardSize(c.N)
 	top := max(0, (len(board)-len(boxLines))/2)
 	end := min(len(board), top+len(boxLines))
-	isGap := func(i int) bool { return i%(c.t.h+c.t.gy) < c.t.gy }
+	isGap := func(i int) bool { return i%(c.Tier.H+c.Tier.gy) < c.Tier.gy }
 	for top > 0 && !isGap(top-1) {
 		top--
 	}

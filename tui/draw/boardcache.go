@@ -1,4 +1,4 @@
-package tui
+package draw
 
 import (
 	"sync"
@@ -14,29 +14,29 @@ import (
 
 type boardKey struct {
 	styles *Styles
-	t      tier
+	t      Tier
 	n      int
 }
 
 var boardCaches = struct {
 	sync.Mutex
-	m map[boardKey]*boardCache
-}{m: make(map[boardKey]*boardCache)}
+	m map[boardKey]*BoardCache
+}{m: make(map[boardKey]*BoardCache)}
 
 // sharedBoardCache returns the board cache for styles s, tier t and size
 // n, every tile drawn. Styles come from sharedStyles (a few per colour
 // profile), so the caches are bounded by the tiers and sizes.
-func sharedBoardCache(s *Styles, t tier, n int) *boardCache {
+func SharedBoardCache(s *Styles, t Tier, n int) *BoardCache {
 	key := boardKey{s, t, n}
 	boardCaches.Lock()
 	defer boardCaches.Unlock()
 	if c := boardCaches.m[key]; c != nil {
 		return c
 	}
-	c := newBoardCache(s, t, n)
+	c := NewBoardCache(s, t, n)
 	for exp := range engine.MaxExponent + 1 {
-		for _, mk := range []mark{markNone, markNew, markMerged} {
-			c.tile(uint8(exp), mk)
+		for _, mk := range []mark{MarkNone, MarkNew, MarkMerged} {
+			c.Tile(uint8(exp), mk)
 		}
 	}
 	boardCaches.m[key] = c

@@ -1,4 +1,4 @@
-package tui
+package draw
 
 import (
 	"charm.land/bubbles/v2/key"
@@ -14,29 +14,29 @@ import (
 
 // line is one line of a frame and its width in cells, known as it is
 // built: measuring styled text is the slowest part of drawing.
-type line struct {
-	s string
-	w int
+type Line struct {
+	S string
+	W int
 }
 
 // boardDraw is the board a frame draws straight into its text, rather
 // than into lines first: its cache, the board and its marks, the bytes
 // its lines take, and where they are among the frame's lines
 // (lines[at:at+n], which hold only their widths).
-type boardDraw struct {
-	c     *boardCache
-	b     engine.Board
-	ms    *marks
-	bytes int
-	at, n int
+type BoardDraw struct {
+	Cache *BoardCache
+	Board engine.Board
+	Marks *Marks
+	Bytes int
+	At, N int
 }
 
-const spaces = "                                                                                                                                "
+const Spaces = "                                                                                                                                "
 
 // appendPad appends n spaces.
-func appendPad(dst []byte, n int) []byte {
-	for ; n > 0; n -= len(spaces) {
-		dst = append(dst, spaces[:min(n, len(spaces))]...)
+func AppendPad(dst []byte, n int) []byte {
+	for ; n > 0; n -= len(Spaces) {
+		dst = append(dst, Spaces[:min(n, len(Spaces))]...)
 	}
 	return dst
 }
@@ -44,11 +44,11 @@ func appendPad(dst []byte, n int) []byte {
 // centreLines places lines in the middle of a width×height window, each
 // line centred on its own. The renderer clears what the frame leaves out,
 // so there is no padding on the right or below.
-func centreLines(lines []line, width, height int) string {
+func CentreLines(lines []Line, width, height int) string {
 	blockW, size := 0, 0
 	for _, l := range lines {
-		blockW = max(blockW, l.w)
-		size += len(l.s) + 1
+		blockW = max(blockW, l.W)
+		size += len(l.S) + 1
 	}
 	top := max(0, (height-len(lines))/2)
 	left := max(0, (width-blockW)/2)
@@ -57,12 +57,12 @@ func centreLines(lines []line, width, height int) string {
 		b = append(b, '\n')
 	}
 	for i, l := range lines {
-		b = append(appendPad(b, left+(blockW-l.w)/2), l.s...)
+		b = append(AppendPad(b, left+(blockW-l.W)/2), l.S...)
 		if i < len(lines)-1 {
 			b = append(b, '\n')
 		}
 	}
-	return bytesString(b)
+	return BytesString(b)
 }
 
 // appendCentred appends lines to dst placed in the middle of a
@@ -73,10 +73,10 @@ func centreLines(lines []line, width, height int) string {
 // with it the block; the board, centred in the block, moved a column with
 // it, and the frame redrew all of it (about 1.5 KB, where a move's frame
 // is 300 bytes). The board's lines, if any, are drawn from bd.
-func appendCentred(dst []byte, lines []line, width, height int, bd *boardDraw) []byte {
-	size := bd.bytes
+func AppendCentred(dst []byte, lines []Line, width, height int, bd *BoardDraw) []byte {
+	size := bd.Bytes
 	for _, l := range lines {
-		size += len(l.s) + 1 + max(0, (width-l.w)/2)
+		size += len(l.S) + 1 + max(0, (width-l.W)/2)
 	}
 	top := max(0, (height-len(lines))/2)
 	dst = slices.Grow(dst, top+size)
@@ -84,11 +84,11 @@ func appendCentred(dst []byte, lines []line, width, height int, bd *boardDraw) [
 		dst = append(dst, '\n')
 	}
 	for i, l := range lines {
-		dst = appendPad(dst, (width-l.w)/2)
-		if i >= bd.at && i < bd.at+bd.n {
-			dst = bd.c.appendLine(dst, i-bd.at, &bd.b, bd.ms)
+		dst = AppendPad(dst, (width-l.W)/2)
+		if i >= bd.At && i < bd.At+bd.N {
+			dst = bd.Cache.AppendLine(dst, i-bd.At, &bd.Board, bd.Marks)
 		} else {
-			dst = append(dst, l.s...)
+			dst = append(dst, l.S...)
 		}
 		if i < len(lines)-1 {
 			dst = append(dst, '\n')
@@ -99,35 +99,35 @@ func appendCentred(dst []byte, lines []line, width, height int, bd *boardDraw) [
 
 // bytesString is b as a string, without a copy: b must be the caller's
 // alone and never written again (as strings.Builder's String has it).
-func bytesString(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
+func BytesString(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 
 // ink is a style reduced to the escape codes around its text, so that the
 // header, drawn every frame, costs concatenation only. It holds for styles
 // without padding, borders or width, which is all the header uses.
-type ink struct{ pre, post string }
+type Ink struct{ Pre, Post string }
 
-func inkOf(st lipgloss.Style) ink {
+func InkOf(st lipgloss.Style) Ink {
 	s := st.Render("x")
 	i := strings.IndexByte(s, 'x')
-	return ink{s[:i], s[i+1:]}
+	return Ink{s[:i], s[i+1:]}
 }
 
 // appendText appends s in this ink to dst and returns it and the text's
 // width: s must be one cell per rune.
-func (k ink) appendText(dst []byte, s string) ([]byte, int) {
-	dst = append(append(append(dst, k.pre...), s...), k.post...)
+func (k Ink) AppendText(dst []byte, s string) ([]byte, int) {
+	dst = append(append(append(dst, k.Pre...), s...), k.Post...)
 	return dst, utf8.RuneCountInString(s)
 }
 
 // bytes is what the ink adds to the text it is written around.
-func (k ink) bytes() int { return len(k.pre) + len(k.post) }
+func (k Ink) Bytes() int { return len(k.Pre) + len(k.Post) }
 
 // text appends s in this ink and returns its width: s must be one cell per
 // rune.
-func (k ink) text(sb *strings.Builder, s string) int {
-	sb.WriteString(k.pre)
+func (k Ink) Text(sb *strings.Builder, s string) int {
+	sb.WriteString(k.Pre)
 	sb.WriteString(s)
-	sb.WriteString(k.post)
+	sb.WriteString(k.Post)
 	return utf8.RuneCountInString(s)
 }
 
@@ -135,45 +135,45 @@ func (k ink) text(sb *strings.Builder, s string) int {
 // text ("–", "guest") where there is no number. The header writes numbers
 // straight into its line: made into strings first, they were half the
 // allocations of a move's frame.
-type figure struct {
-	prefix, text string
+type Figure struct {
+	prefix, Text string
 	n            int
 	num          bool
 }
 
-func number(prefix string, n int) figure { return figure{prefix: prefix, n: n, num: true} }
+func Number(prefix string, n int) Figure { return Figure{prefix: prefix, n: n, num: true} }
 
-func (f figure) String() string {
+func (f Figure) String() string {
 	if !f.num {
-		return f.text
+		return f.Text
 	}
 	return f.prefix + strconv.Itoa(f.n)
 }
 
 // figure appends f in this ink, padded with spaces to pad cells, and
 // returns its width.
-func (k ink) figure(sb *strings.Builder, f figure, pad int) int {
-	sb.WriteString(k.pre)
-	w := utf8.RuneCountInString(f.text)
+func (k Ink) Figure(sb *strings.Builder, f Figure, pad int) int {
+	sb.WriteString(k.Pre)
+	w := utf8.RuneCountInString(f.Text)
 	if f.num {
 		var b [24]byte
 		d := strconv.AppendInt(append(b[:0], f.prefix...), int64(f.n), 10)
 		sb.Write(d)
 		w = utf8.RuneCount(d)
 	} else {
-		sb.WriteString(f.text)
+		sb.WriteString(f.Text)
 	}
 	if w < pad {
-		sb.WriteString(spaces[:pad-w])
+		sb.WriteString(Spaces[:pad-w])
 		w = pad
 	}
-	sb.WriteString(k.post)
+	sb.WriteString(k.Post)
 	return w
 }
 
 // wrapWords wraps every line of s by words to width cells, cutting a word
 // only when it alone is wider.
-func wrapWords(s string, width int) string {
+func WrapWords(s string, width int) string {
 	lines := strings.Split(s, "\n")
 	for i, l := range lines {
 		if ansi.StringWidth(l) > width {
@@ -189,13 +189,13 @@ func wrapWords(s string, width int) string {
 
 // relabel returns b with another description, for a key whose meaning
 // depends on the screen (tab opens the leaderboard and goes back from it).
-func relabel(b key.Binding, desc string) key.Binding {
+func Relabel(b key.Binding, desc string) key.Binding {
 	b.SetHelp(b.Help().Key, desc)
 	return b
 }
 
 // widest is the width of the widest of lines.
-func widest(lines []string) int {
+func Widest(lines []string) int {
 	w := 0
 	for _, l := range lines {
 		w = max(w, ansi.StringWidth(l))
@@ -204,7 +204,7 @@ func widest(lines []string) int {
 }
 
 // joinColumns puts columns of lines side by side, four spaces apart.
-func joinColumns(cols [][]string, rows int) []string {
+func JoinColumns(cols [][]string, rows int) []string {
 	widths := make([]int, len(cols))
 	for i, col := range cols {
 		for _, l := range col {
@@ -230,4 +230,11 @@ func joinColumns(cols [][]string, rows int) []string {
 		out[r] = b.String()
 	}
 	return out
+}
+
+// PadCells cuts s to n cells, with an ellipsis, or pads it to n with
+// spaces on the right.
+func PadCells(s string, n int) string {
+	s = ansi.Truncate(s, n, "…")
+	return s + strings.Repeat(" ", max(0, n-ansi.StringWidth(s)))
 }

@@ -1,4 +1,4 @@
-package tui
+package draw
 
 import (
 	"strconv"
@@ -16,50 +16,50 @@ import (
 // pane is what the screens that show a game without playing it (watch,
 // TV, replay, history) share with the game screen: the window, the
 // colours, and the board drawn at the largest tile size that fits.
-type pane struct {
-	width, height int
-	profile       colorprofile.Profile
-	light         bool // the terminal answered that its background is light
-	styles        *Styles
-	inks          struct{ title, label, value, gain ink }
-	cache         *boardCache
+type Pane struct {
+	Width, Height int
+	Profile       colorprofile.Profile
+	Light         bool // the terminal answered that its background is light
+	Styles        *Styles
+	Inks          struct{ Title, Label, Value, Gain Ink }
+	cache         *BoardCache
 }
 
-func newPane(width, height int, p colorprofile.Profile, light bool) pane {
+func NewPane(width, height int, p colorprofile.Profile, light bool) Pane {
 	if p == colorprofile.Unknown {
 		p = colorprofile.TrueColor
 	}
-	pn := pane{width: max(width, 1), height: max(height, 1), light: light}
-	pn.setProfile(p)
+	pn := Pane{Width: max(width, 1), Height: max(height, 1), Light: light}
+	pn.SetProfile(p)
 	return pn
 }
 
-func (p *pane) setProfile(pr colorprofile.Profile) {
-	p.profile = pr
-	p.styles = sharedStyles(pr, !p.light)
-	p.inks.title, p.inks.label = inkOf(p.styles.Title), inkOf(p.styles.Label)
-	p.inks.value, p.inks.gain = inkOf(p.styles.Value), inkOf(p.styles.Gain)
+func (p *Pane) SetProfile(pr colorprofile.Profile) {
+	p.Profile = pr
+	p.Styles = SharedStyles(pr, !p.Light)
+	p.Inks.Title, p.Inks.Label = InkOf(p.Styles.Title), InkOf(p.Styles.Label)
+	p.Inks.Value, p.Inks.Gain = InkOf(p.Styles.Value), InkOf(p.Styles.Gain)
 	p.cache = nil
 }
 
 // terminal takes what a message says of the terminal: its size, colour
 // profile or background.
-func (p *pane) terminal(msg tea.Msg) {
+func (p *Pane) Terminal(msg tea.Msg) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
-		p.width, p.height = max(msg.Width, 1), max(msg.Height, 1)
+		p.Width, p.Height = max(msg.Width, 1), max(msg.Height, 1)
 		p.cache = nil
 	case tea.ColorProfileMsg:
-		p.setProfile(msg.Profile)
+		p.SetProfile(msg.Profile)
 	case tea.BackgroundColorMsg:
-		p.light = !msg.IsDark()
-		p.setProfile(p.profile)
+		p.Light = !msg.IsDark()
+		p.SetProfile(p.Profile)
 	}
 }
 
 // isTerminal reports whether msg is about the terminal rather than for a
 // screen: every screen open takes those.
-func isTerminal(msg tea.Msg) bool {
+func IsTerminal(msg tea.Msg) bool {
 	switch msg.(type) {
 	case tea.WindowSizeMsg, tea.ColorProfileMsg, tea.BackgroundColorMsg:
 		return true
@@ -69,54 +69,54 @@ func isTerminal(msg tea.Msg) bool {
 
 // board draws b with the largest tiles that leave room for chromeLines
 // lines besides it; not ok when even the smallest do not fit.
-func (p *pane) board(b *engine.Board, ms *marks, chromeLines int) ([]line, bool) {
+func (p *Pane) Board(b *engine.Board, ms *Marks, chromeLines int) ([]Line, bool) {
 	n := b.Size()
-	t, ok := pickTierFor(n, p.width, p.height-chromeLines)
+	t, ok := pickTierFor(n, p.Width, p.Height-chromeLines)
 	if !ok {
 		return nil, false
 	}
-	if p.cache == nil || p.cache.t != t || p.cache.n != n {
-		p.cache = sharedBoardCache(p.styles, t, n) // drawn once for every session
+	if p.cache == nil || p.cache.Tier != t || p.cache.N != n {
+		p.cache = SharedBoardCache(p.Styles, t, n) // drawn once for every session
 	}
-	bw, _ := t.boardSize(n)
-	rows := p.cache.lines(b, ms)
-	out := make([]line, len(rows))
+	bw, _ := t.BoardSize(n)
+	rows := p.cache.Lines(b, ms)
+	out := make([]Line, len(rows))
 	for i, s := range rows {
-		out[i] = line{s, bw}
+		out[i] = Line{s, bw}
 	}
 	return out, true
 }
 
 // pickTierFor returns the largest tile size whose n×n board fits width
 // by height cells.
-func pickTierFor(n, width, height int) (tier, bool) {
-	for i := len(tiers) - 1; i >= 0; i-- {
-		if w, h := tiers[i].boardSize(n); w <= width && h <= height {
-			return tiers[i], true
+func pickTierFor(n, width, height int) (Tier, bool) {
+	for i := len(Tiers) - 1; i >= 0; i-- {
+		if w, h := Tiers[i].BoardSize(n); w <= width && h <= height {
+			return Tiers[i], true
 		}
 	}
-	return tier{}, false
+	return Tier{}, false
 }
 
 // tooSmall says how large the window must be for an n×n board and
 // chromeLines lines more, and keeps quit in sight.
-func (p *pane) tooSmall(n, chromeLines int, quit key.Binding) string {
-	w, h := tiers[0].boardSize(n)
-	return p.centred("Window too small\nneed " + strconv.Itoa(w) + "×" + strconv.Itoa(h+chromeLines) + ", is " +
-		strconv.Itoa(p.width) + "×" + strconv.Itoa(p.height) + "\n" + p.hints(quit))
+func (p *Pane) TooSmall(n, chromeLines int, quit key.Binding) string {
+	w, h := Tiers[0].BoardSize(n)
+	return p.Centred("Window too small\nneed " + strconv.Itoa(w) + "×" + strconv.Itoa(h+chromeLines) + ", is " +
+		strconv.Itoa(p.Width) + "×" + strconv.Itoa(p.Height) + "\n" + p.Hints(quit))
 }
 
 // centred places text in the middle of the window, wrapped to its width.
-func (p *pane) centred(s string) string {
-	body := lipgloss.NewStyle().Width(max(p.width, 10)).Align(lipgloss.Center).Render(s)
-	return lipgloss.Place(p.width, p.height, lipgloss.Center, lipgloss.Center, body)
+func (p *Pane) Centred(s string) string {
+	body := lipgloss.NewStyle().Width(max(p.Width, 10)).Align(lipgloss.Center).Render(s)
+	return lipgloss.Place(p.Width, p.Height, lipgloss.Center, lipgloss.Center, body)
 }
 
 // fit cuts a one-line text to the window.
-func (p *pane) fit(s string) string { return fitWidth(s, p.width) }
+func (p *Pane) Fit(s string) string { return FitWidth(s, p.Width) }
 
 // fitWidth cuts a one-line text to width cells.
-func fitWidth(s string, width int) string {
+func FitWidth(s string, width int) string {
 	if ansi.StringWidth(s) <= width {
 		return s
 	}
@@ -124,16 +124,16 @@ func fitWidth(s string, width int) string {
 }
 
 // textLine is s cut to the window, with its width.
-func (p *pane) textLine(s string) line {
-	s = p.fit(s)
-	return line{s, ansi.StringWidth(s)}
+func (p *Pane) TextLine(s string) Line {
+	s = p.Fit(s)
+	return Line{s, ansi.StringWidth(s)}
 }
 
 // hints renders bindings as "space play · q quit".
-func (p *pane) hints(bs ...key.Binding) string { return hintsIn(p.styles, bs...) }
+func (p *Pane) Hints(bs ...key.Binding) string { return HintsIn(p.Styles, bs...) }
 
 // hintsIn renders bindings as "c keep going · n new game" in styles s.
-func hintsIn(s *Styles, bs ...key.Binding) string {
+func HintsIn(s *Styles, bs ...key.Binding) string {
 	parts := make([]string, 0, len(bs))
 	for _, b := range bs {
 		if b.Enabled() {
@@ -145,14 +145,14 @@ func hintsIn(s *Styles, bs ...key.Binding) string {
 
 // keyLine is the key line of bindings that fits the window, dropping keys
 // in dropOrder until it does.
-func (p *pane) keyLine(bindings []key.Binding, dropOrder []int) line {
-	return p.textLine(keysThatFit(p.styles, bindings, dropOrder, p.width))
+func (p *Pane) KeyLine(bindings []key.Binding, dropOrder []int) Line {
+	return p.TextLine(KeysThatFit(p.Styles, bindings, dropOrder, p.Width))
 }
 
 // keysThatFit renders the enabled bindings as hintsIn does, leaving out
 // those of dropOrder, in that order, until the line is no wider than
 // width (or none is left to drop).
-func keysThatFit(s *Styles, bindings []key.Binding, dropOrder []int, width int) string {
+func KeysThatFit(s *Styles, bindings []key.Binding, dropOrder []int, width int) string {
 	shown := make([]bool, len(bindings))
 	for i, b := range bindings {
 		shown[i] = b.Enabled()
@@ -164,7 +164,7 @@ func keysThatFit(s *Styles, bindings []key.Binding, dropOrder []int, width int) 
 				on = append(on, b)
 			}
 		}
-		return hintsIn(s, on...)
+		return HintsIn(s, on...)
 	}
 	line := render()
 	for _, i := range dropOrder {
@@ -181,32 +181,32 @@ func keysThatFit(s *Styles, bindings []key.Binding, dropOrder []int, width int) 
 // wide enough, else as few lines as fit, each cut to the window. The
 // fields come with their widths, known as they were built: measuring
 // styled text is the slowest part of a frame.
-func (p *pane) fields(gap string, fs ...line) []line {
-	var out []line
+func (p *Pane) Fields(gap string, fs ...Line) []Line {
+	var out []Line
 	var cur strings.Builder
 	curW := 0
 	flush := func() {
-		if curW > p.width {
-			out = append(out, p.textLine(cur.String()))
+		if curW > p.Width {
+			out = append(out, p.TextLine(cur.String()))
 		} else {
-			out = append(out, line{cur.String(), curW})
+			out = append(out, Line{cur.String(), curW})
 		}
 		cur.Reset()
 		curW = 0
 	}
 	for _, f := range fs {
-		if f.w == 0 {
+		if f.W == 0 {
 			continue
 		}
-		if curW > 0 && curW+len(gap)+f.w > p.width {
+		if curW > 0 && curW+len(gap)+f.W > p.Width {
 			flush()
 		}
 		if curW > 0 {
 			cur.WriteString(gap)
 			curW += len(gap)
 		}
-		cur.WriteString(f.s)
-		curW += f.w
+		cur.WriteString(f.S)
+		curW += f.W
 	}
 	if curW > 0 {
 		flush()
@@ -215,11 +215,11 @@ func (p *pane) fields(gap string, fs ...line) []line {
 }
 
 // label is "Score 1234" in the header's colours, with its width.
-func (p *pane) label(name, value string) line {
+func (p *Pane) Label(name, value string) Line {
 	var sb strings.Builder
-	w := p.inks.label.text(&sb, name+" ")
-	w += p.inks.value.text(&sb, value)
-	return line{sb.String(), w}
+	w := p.Inks.Label.Text(&sb, name+" ")
+	w += p.Inks.Value.Text(&sb, value)
+	return Line{sb.String(), w}
 }
 
 // gainRoom is the room the header keeps for a move's points ("+2048"),
@@ -228,33 +228,33 @@ func (p *pane) label(name, value string) line {
 const gainRoom = 6
 
 // score is "Score 1234 +32", the points padded to gainRoom.
-func (p *pane) score(score, gain int) line {
+func (p *Pane) Score(score, gain int) Line {
 	var sb strings.Builder
-	w := p.inks.label.text(&sb, "Score ")
-	w += p.inks.value.text(&sb, strconv.Itoa(score))
+	w := p.Inks.Label.Text(&sb, "Score ")
+	w += p.Inks.Value.Text(&sb, strconv.Itoa(score))
 	g := ""
 	if gain > 0 {
 		g = "+" + strconv.Itoa(gain)
 	}
 	sb.WriteByte(' ')
-	w += 1 + p.inks.gain.text(&sb, g+spaces[:max(gainRoom-len(g), 0)])
-	return line{sb.String(), w}
+	w += 1 + p.Inks.Gain.Text(&sb, g+Spaces[:max(gainRoom-len(g), 0)])
+	return Line{sb.String(), w}
 }
 
 // cachedLine is a line drawn once for a text and a window, until either
 // changes: the key line and the notice of a screen drawn on every move.
-type cachedLine struct {
+type CachedLine struct {
 	key   string
 	width int
 	p     *Styles
-	l     line
+	l     Line
 }
 
 // get returns the line for key, drawing it with draw when key, the width
 // or the styles changed.
-func (c *cachedLine) get(p *pane, key string, draw func() line) line {
-	if c.key != key || c.width != p.width || c.p != p.styles || (c.l.s == "" && key != "") {
-		c.key, c.width, c.p, c.l = key, p.width, p.styles, draw()
+func (c *CachedLine) Get(p *Pane, key string, draw func() Line) Line {
+	if c.key != key || c.width != p.Width || c.p != p.Styles || (c.l.S == "" && key != "") {
+		c.key, c.width, c.p, c.l = key, p.Width, p.Styles, draw()
 	}
 	return c.l
 }
@@ -262,11 +262,11 @@ func (c *cachedLine) get(p *pane, key string, draw func() line) line {
 // wrappedLines is text wrapped by words to width cells, each line drawn
 // by render when it is not nil: styled after wrapping, so that every line
 // carries its own escape codes.
-func wrappedLines(text string, width int, render func(...string) string) []string {
+func WrappedLines(text string, width int, render func(...string) string) []string {
 	if text == "" {
 		return nil
 	}
-	lines := strings.Split(wrapWords(text, max(width, 1)), "\n")
+	lines := strings.Split(WrapWords(text, max(width, 1)), "\n")
 	if render != nil {
 		for i, l := range lines {
 			lines[i] = render(l)
@@ -276,7 +276,7 @@ func wrappedLines(text string, width int, render func(...string) string) []strin
 }
 
 // finalText is a session's last line wrapped by words to the window.
-func finalText(s string, width int) string {
+func FinalText(s string, width int) string {
 	lines := strings.Split(ansi.Wrap(s, max(width, 10), ""), "\n")
 	for i, l := range lines {
 		lines[i] = strings.TrimRight(l, " ")
@@ -287,14 +287,14 @@ func finalText(s string, width int) string {
 // moveMarks are the marks of the move that led from before to after in
 // direction d, the tile it added at spawn: what the player saw after
 // that move.
-func moveMarks(before engine.Board, d engine.Direction, spawn engine.Spawn) marks {
-	return marks{on: true, spawn: spawn, merged: before.Merges(d)}
+func MoveMarks(before engine.Board, d engine.Direction, spawn engine.Spawn) Marks {
+	return Marks{On: true, Spawn: spawn, Merged: before.Merges(d)}
 }
 
 // directionOf finds the move that led from before to after, adding the
 // tile spawn: ok is false when no single move does (the boards are more
 // than one move apart).
-func directionOf(before, after engine.Board, spawn engine.Spawn) (engine.Direction, bool) {
+func DirectionOf(before, after engine.Board, spawn engine.Spawn) (engine.Direction, bool) {
 	for _, d := range engine.Directions() {
 		slid := before
 		if _, moved := slid.Move(d); !moved || slid.At(spawn.Row, spawn.Col) != 0 {

@@ -1,4 +1,4 @@
-package tui
+package draw
 
 import "sync"
 
@@ -10,16 +10,16 @@ import "sync"
 type sharedDrawings[K comparable, V any] struct {
 	mu  sync.Mutex
 	m   map[K]V
-	max int
+	Max int
 }
 
-func newSharedDrawings[K comparable, V any](max int) *sharedDrawings[K, V] {
-	return &sharedDrawings[K, V]{m: make(map[K]V), max: max}
+func NewSharedDrawings[K comparable, V any](max int) *sharedDrawings[K, V] {
+	return &sharedDrawings[K, V]{m: make(map[K]V), Max: max}
 }
 
 // get returns the drawing of k, drawing it with draw if no one has. Two
 // sessions may draw the same at once; the drawing is the same.
-func (d *sharedDrawings[K, V]) get(k K, draw func() V) V {
+func (d *sharedDrawings[K, V]) Get(k K, draw func() V) V {
 	d.mu.Lock()
 	v, ok := d.m[k]
 	d.mu.Unlock()
@@ -29,7 +29,7 @@ func (d *sharedDrawings[K, V]) get(k K, draw func() V) V {
 	v = draw()
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if len(d.m) >= d.max {
+	if len(d.m) >= d.Max {
 		clear(d.m)
 	}
 	d.m[k] = v
@@ -37,7 +37,7 @@ func (d *sharedDrawings[K, V]) get(k K, draw func() V) V {
 }
 
 // len is how many drawings are kept.
-func (d *sharedDrawings[K, V]) len() int {
+func (d *sharedDrawings[K, V]) Len() int {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return len(d.m)
@@ -45,7 +45,7 @@ func (d *sharedDrawings[K, V]) len() int {
 
 // forget empties the map (for benchmarks that want a drawing no one has
 // made).
-func (d *sharedDrawings[K, V]) forget() {
+func (d *sharedDrawings[K, V]) Forget() {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	clear(d.m)

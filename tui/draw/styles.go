@@ -1,4 +1,4 @@
-package tui
+package draw
 
 import (
 	"image/color"
@@ -143,7 +143,7 @@ func DefaultStyles(p colorprofile.Profile, darkBackground bool) Styles {
 // every session that draws with them: a Styles is about 20 KB, which
 // every session holding its own copy would make 40 MB at 2,000 sessions.
 // Sessions only read them.
-func sharedStyles(p colorprofile.Profile, darkBackground bool) *Styles {
+func SharedStyles(p colorprofile.Profile, darkBackground bool) *Styles {
 	styleCache.Lock()
 	defer styleCache.Unlock()
 	key := styleKey{p, darkBackground}
@@ -179,7 +179,7 @@ var styleCache = struct {
 }{m: make(map[styleKey]*Styles)}
 
 // tile returns the style of a tile by exponent (0 = empty).
-func (s *Styles) tile(exp uint8) lipgloss.Style {
+func (s *Styles) Tile(exp uint8) lipgloss.Style {
 	if exp == 0 {
 		return s.Empty
 	}

@@ -1,4 +1,4 @@
-package tui
+package event
 
 // TakenOverMsg ends a session whose game a newer session of the same
 // player took over. The server sends it with Program.Send. Text, if set,

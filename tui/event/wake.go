@@ -1,4 +1,4 @@
-package tui
+package event
 
 import (
 	"sync"
@@ -28,16 +28,16 @@ type WakeMsg struct{}
 
 // wakeSlot is the watch a stack of screens waits on: set by the spectator
 // on top from the model's goroutine, read by the runner's with Wake.
-type wakeSlot struct {
+type WakeSlot struct {
 	mu    sync.Mutex
 	w     *game.Watch
 	moved chan struct{}
 }
 
-func newWakeSlot() *wakeSlot { return &wakeSlot{moved: make(chan struct{})} }
+func NewWakeSlot() *WakeSlot { return &WakeSlot{moved: make(chan struct{})} }
 
 // set makes w the watch waited on (nil: none).
-func (ws *wakeSlot) set(w *game.Watch) {
+func (ws *WakeSlot) Set(w *game.Watch) {
 	ws.mu.Lock()
 	defer ws.mu.Unlock()
 	if ws.w == w {
@@ -48,7 +48,7 @@ func (ws *wakeSlot) set(w *game.Watch) {
 	ws.moved = make(chan struct{})
 }
 
-func (ws *wakeSlot) wake() (news, moved <-chan struct{}) {
+func (ws *WakeSlot) Wake() (news, moved <-chan struct{}) {
 	ws.mu.Lock()
 	defer ws.mu.Unlock()
 	if ws.w != nil {

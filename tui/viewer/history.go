@@ -1,4 +1,4 @@
-package tui
+package viewer
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 
 	"github.com/ssh2048/ssh2048/db"
 	"github.com/ssh2048/ssh2048/game"
+	"github.com/ssh2048/ssh2048/tui/draw"
 )
 
 // historyRecent is how many recent games the history lists.
@@ -21,7 +22,7 @@ const historyRecent = 10
 // historian is the screen of a player's own games: the recent ones and
 // the best of each size, each replayed with enter.
 type historian struct {
-	p        pane
+	p        draw.Pane
 	keys     *ViewKeyMap
 	opts     ViewOptions
 	player   game.Player
@@ -37,33 +38,33 @@ type historian struct {
 }
 
 // historyMsg is the player's history, read.
-type historyMsg struct {
+type HistoryMsg struct {
 	h    *historian
 	hist game.History
 	err  error
 }
 
 // replayMsg is a game read for replaying, for the screen from that asked.
-type replayMsg struct {
-	from any
-	r    *game.Replay
-	err  error
+type ReplayMsg struct {
+	From   any
+	Replay *game.Replay
+	Err    error
 }
 
 // NewHistory is the history of player run on its own.
 func NewHistory(opts ViewOptions, player game.Player) *Viewer {
-	opts.defaults()
-	return newViewer(newHistorian(opts, player, false), opts.Woken)
+	opts.Defaults()
+	return newViewer(NewHistorian(opts, player, false), opts.Woken)
 }
 
-func newHistorian(opts ViewOptions, player game.Player, embedded bool) *historian {
-	return &historian{p: newPane(80, 24, opts.Profile, false), keys: sharedViewKeys(), opts: opts,
+func NewHistorian(opts ViewOptions, player game.Player, embedded bool) *historian {
+	return &historian{p: draw.NewPane(80, 24, opts.Profile, false), keys: sharedViewKeys(), opts: opts,
 		player: player, embedded: embedded}
 }
 
-func (h *historian) pane() *pane   { return &h.p }
-func (h *historian) close()        {}
-func (h *historian) title() string { return "2048 · your games" }
+func (h *historian) pane() *draw.Pane { return &h.p }
+func (h *historian) close()           {}
+func (h *historian) Title() string    { return "2048 · your games" }
 func (h *historian) goodbye() string {
 	return "Your games are kept; `ssh -t HOST replay GAME` replays any of them."
 }
@@ -72,22 +73,22 @@ func (h *historian) init() tea.Cmd {
 	games, ctx, player := h.opts.Games, h.opts.Context, h.player
 	return func() tea.Msg {
 		hist, err := games.History(ctx, player, historyRecent)
-		return historyMsg{h: h, hist: hist, err: err}
+		return HistoryMsg{h: h, hist: hist, err: err}
 	}
 }
 
 // loadReplay reads game id for replaying, for from.
-func loadReplay(ctx context.Context, games Games, id int64, from any) tea.Cmd {
+func LoadReplay(ctx context.Context, games Games, id int64, from any) tea.Cmd {
 	return func() tea.Msg {
 		r, err := games.Replay(ctx, id)
-		return replayMsg{from: from, r: r, err: err}
+		return ReplayMsg{From: from, Replay: r, Err: err}
 	}
 }
 
 // replayFailedText is what a screen says when the replay it asked for
 // could not be loaded: one sentence where the game is kept back on
 // purpose (a game of today's daily challenge), else the error.
-func replayFailedText(err error) string {
+func ReplayFailedText(err error) string {
 	if errors.Is(err, game.ErrDailyOn) {
 		return "That game is part of today's daily challenge; it can be replayed once the day is over."
 	}
@@ -96,23 +97,23 @@ func replayFailedText(err error) string {
 
 func (h *historian) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
-	case historyMsg:
+	case HistoryMsg:
 		if msg.h != h {
 			return nil
 		}
 		h.loaded, h.err = true, msg.err
 		h.rows = append(append([]db.GameSummary(nil), msg.hist.Recent...), msg.hist.Best...)
 		h.recent = len(msg.hist.Recent)
-	case replayMsg:
-		if msg.from != h {
+	case ReplayMsg:
+		if msg.From != h {
 			return nil
 		}
 		h.opening = false
-		if msg.err != nil {
-			h.notice = replayFailedText(msg.err)
+		if msg.Err != nil {
+			h.notice = ReplayFailedText(msg.Err)
 			return nil
 		}
-		return open(newReplayer(h.opts, msg.r, true))
+		return open(NewReplayer(h.opts, msg.Replay, true))
 	case tea.KeyPressMsg:
 		ks := h.keys
 		switch {
@@ -124,17 +125,17 @@ func (h *historian) update(msg tea.Msg) tea.Cmd {
 			h.cursor = min(h.cursor+1, max(len(h.rows)-1, 0))
 		case key.Matches(msg, ks.Open) && len(h.rows) > 0 && !h.opening:
 			h.opening, h.notice = true, ""
-			return loadReplay(h.opts.Context, h.opts.Games, h.rows[h.cursor].ID, h)
+			return LoadReplay(h.opts.Context, h.opts.Games, h.rows[h.cursor].ID, h)
 		}
 	}
 	return nil
 }
 
-func (h *historian) render() string {
-	p, s := &h.p, h.p.styles
+func (h *historian) Render() string {
+	p, s := &h.p, h.p.Styles
 	pick := key.NewBinding(key.WithKeys("up"), key.WithHelp("↑↓", "pick"))
 	// Pick, then back, give way to replay and quit in a narrow window.
-	keys := keysThatFit(s, []key.Binding{pick, h.keys.Open, keyBack(h.keys, h.embedded), h.keys.Quit}, []int{0, 2}, p.width)
+	keys := draw.KeysThatFit(s, []key.Binding{pick, h.keys.Open, keyBack(h.keys, h.embedded), h.keys.Quit}, []int{0, 2}, p.Width)
 	title := s.Title.Render("Your games")
 	if h.player.Name != "" && !h.player.Guest {
 		title += s.Dim.Render(" · " + h.player.Name)
@@ -144,11 +145,11 @@ func (h *historian) render() string {
 	case !h.loaded:
 		body = []string{"Loading…"}
 	case h.err != nil:
-		body = wrappedLines("Could not load your games: "+h.err.Error(), p.width, s.Error.Render)
+		body = draw.WrappedLines("Could not load your games: "+h.err.Error(), p.Width, s.Error.Render)
 	case h.player.Guest:
-		body = wrappedLines("Guests' games are not kept. Connect with an SSH key to keep yours.", p.width, nil)
+		body = draw.WrappedLines("Guests' games are not kept. Connect with an SSH key to keep yours.", p.Width, nil)
 	case len(h.rows) == 0:
-		body = wrappedLines("No games yet: play one, and it is here to replay.", p.width, nil)
+		body = draw.WrappedLines("No games yet: play one, and it is here to replay.", p.Width, nil)
 	default:
 		body = h.table()
 	}
@@ -156,31 +157,31 @@ func (h *historian) render() string {
 	case h.opening:
 		body = append(body, "", "Loading the replay…")
 	case h.notice != "":
-		body = append(append(body, ""), wrappedLines(h.notice, p.width, s.Error.Render)...)
+		body = append(append(body, ""), draw.WrappedLines(h.notice, p.Width, s.Error.Render)...)
 	}
 	// The body is one block, its lines padded alike, so that centring
 	// keeps the columns in line.
 	for i, l := range body {
-		body[i] = p.fit(l)
+		body[i] = p.Fit(l)
 	}
-	w := widest(body)
+	w := draw.Widest(body)
 	for i, l := range body {
 		body[i] = l + strings.Repeat(" ", w-ansi.StringWidth(l))
 	}
-	lines := append([]string{p.fit(title), ""}, body...)
-	lines = append(lines, "", p.fit(keys))
-	return p.centred(strings.Join(lines, "\n"))
+	lines := append([]string{p.Fit(title), ""}, body...)
+	lines = append(lines, "", p.Fit(keys))
+	return p.Centred(strings.Join(lines, "\n"))
 }
 
 // table is the two lists, as many rows as the window holds around the
 // one picked.
 func (h *historian) table() []string {
-	s := h.p.styles
+	s := h.p.Styles
 	cells := make([]historyCells, len(h.rows))
 	for i, g := range h.rows {
 		cells[i] = cellsOf(g, h.when(g))
 	}
-	layout := newHistoryLayout(cells, h.p.width)
+	layout := newHistoryLayout(cells, h.p.Width)
 	head := s.Dim.Render(layout.row(" ", historyHead))
 	var out []string
 	at := 0 // the line of the row picked
@@ -205,7 +206,7 @@ func (h *historian) table() []string {
 	section("Best of each size", h.recent, len(h.rows))
 	// Room: the title and a blank under it, a blank and the keys, a
 	// notice and its blank.
-	room := max(h.p.height-6, 1)
+	room := max(h.p.Height-6, 1)
 	if len(out) <= room {
 		return out
 	}
@@ -264,7 +265,7 @@ func (l historyLayout) width() int {
 // numbers to the right.
 func (l historyLayout) row(mark string, c historyCells) string {
 	var b strings.Builder
-	b.WriteString(mark + " " + padCells(c[0], l.widths[0]))
+	b.WriteString(mark + " " + draw.PadCells(c[0], l.widths[0]))
 	for i := 1; i < l.cols; i++ {
 		b.WriteString("  ")
 		if i == len(c)-1 {

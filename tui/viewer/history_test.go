@@ -1,4 +1,4 @@
-package tui
+package viewer
 
 import (
 	"strconv"
@@ -7,51 +7,52 @@ import (
 	"time"
 
 	"github.com/ssh2048/ssh2048/game"
+	"github.com/ssh2048/ssh2048/tui/internal/tuitest"
 )
 
 // TestHistoryScreen: a player's recent games and best of each size, the
 // one picked replayed with enter, esc back to the list.
 func TestHistoryScreen(t *testing.T) {
-	svc := newService(t)
-	ended := playGame(t, svc, "ann", 3, 100000)
-	inPlay := playGame(t, svc, "ann", 4, 12)
-	ann := identify(t, svc, "ann")
+	svc := tuitest.NewService(t)
+	ended := tuitest.PlayGame(t, svc, "ann", 3, 100000)
+	inPlay := tuitest.PlayGame(t, svc, "ann", 4, 12)
+	ann := tuitest.Identify(t, svc, "ann")
 	v := NewHistory(ViewOptions{Games: svc, Context: t.Context()}, ann)
-	l := newLive(t, v, 80, 24)
-	f := l.waitFor("the list", has("Best of each size"))
-	for _, want := range []string{"Your games · ann", "Recent", "#" + strconv.FormatInt(inPlay.id, 10), "in play",
-		"#" + strconv.FormatInt(ended.id, 10), "just now", "↑↓ pick · enter replay · q quit"} {
+	l := tuitest.NewLive(t, v, 80, 24)
+	f := l.WaitFor("the list", tuitest.Has("Best of each size"))
+	for _, want := range []string{"Your games · ann", "Recent", "#" + strconv.FormatInt(inPlay.ID, 10), "in play",
+		"#" + strconv.FormatInt(ended.ID, 10), "just now", "↑↓ pick · enter replay · q quit"} {
 		if !strings.Contains(f, want) {
 			t.Errorf("%q is not on the screen:\n%s", want, f)
 		}
 	}
-	assertFits(t, f, 80, 24)
-	if first := lineWith(f, "›"); !strings.Contains(first, "#"+strconv.FormatInt(inPlay.id, 10)) {
+	tuitest.AssertFits(t, f, 80, 24)
+	if first := lineWith(f, "›"); !strings.Contains(first, "#"+strconv.FormatInt(inPlay.ID, 10)) {
 		t.Fatalf("the newest game is not picked first: %q", first)
 	}
-	l.press("down")
-	if picked := lineWith(l.frame(), "›"); !strings.Contains(picked, "#"+strconv.FormatInt(ended.id, 10)) {
+	l.Press("down")
+	if picked := lineWith(l.Frame(), "›"); !strings.Contains(picked, "#"+strconv.FormatInt(ended.ID, 10)) {
 		t.Fatalf("↓ picked %q", picked)
 	}
-	l.press("enter")
-	last := len(ended.boards) - 1
-	rp := l.waitFor("the replay", moveShown(0, last))
+	l.Press("enter")
+	last := len(ended.Boards) - 1
+	rp := l.WaitFor("the replay", tuitest.MoveShown(0, last))
 	if !strings.Contains(rp, "esc back") {
 		t.Errorf("a replay from the history has no way back:\n%s", rp)
 	}
-	l.press("G")
-	l.waitFor("its end", moveShown(last, last))
-	l.press("esc")
-	l.waitFor("the list again", has("Best of each size"))
-	l.press("q")
-	l.waitQuit()
-	if !strings.Contains(l.frame(), "replay GAME") {
-		t.Errorf("the last line: %q", l.frame())
+	l.Press("G")
+	l.WaitFor("its end", tuitest.MoveShown(last, last))
+	l.Press("esc")
+	l.WaitFor("the list again", tuitest.Has("Best of each size"))
+	l.Press("q")
+	l.WaitQuit()
+	if !strings.Contains(l.Frame(), "replay GAME") {
+		t.Errorf("the last line: %q", l.Frame())
 	}
 
 	// A guest has none, and is told why.
-	g := newLive(t, NewHistory(ViewOptions{Games: svc, Context: t.Context()}, game.Guest), 80, 24)
-	g.waitFor("the guest's note", has("Guests' games are not kept."))
+	g := tuitest.NewLive(t, NewHistory(ViewOptions{Games: svc, Context: t.Context()}, game.Guest), 80, 24)
+	g.WaitFor("the guest's note", tuitest.Has("Guests' games are not kept."))
 }
 
 func lineWith(frame, s string) string {
@@ -78,17 +79,17 @@ func TestAgo(t *testing.T) {
 // list drops its last columns rather than cut its rows, and keeps replay
 // and quit in sight.
 func TestHistoryFitsNarrowWindows(t *testing.T) {
-	svc := newService(t)
-	ended := playGame(t, svc, "ann", 3, 100000)
-	ann := identify(t, svc, "ann")
+	svc := tuitest.NewService(t)
+	ended := tuitest.PlayGame(t, svc, "ann", 3, 100000)
+	ann := tuitest.Identify(t, svc, "ann")
 	for _, size := range [][2]int{{26, 11}, {34, 13}, {80, 24}} {
-		l := newLive(t, NewHistory(ViewOptions{Games: svc, Context: t.Context()}, ann), size[0], size[1])
-		f := l.waitFor("the list", has("Best of each size"))
-		assertFits(t, f, size[0], size[1])
+		l := tuitest.NewLive(t, NewHistory(ViewOptions{Games: svc, Context: t.Context()}, ann), size[0], size[1])
+		f := l.WaitFor("the list", tuitest.Has("Best of each size"))
+		tuitest.AssertFits(t, f, size[0], size[1])
 		if strings.Contains(f, "…") {
 			t.Errorf("%dx%d: a line is cut:\n%s", size[0], size[1], f)
 		}
-		for _, want := range []string{"#" + strconv.FormatInt(ended.id, 10), "score", "tile", "enter replay", "q quit"} {
+		for _, want := range []string{"#" + strconv.FormatInt(ended.ID, 10), "score", "tile", "enter replay", "q quit"} {
 			if !strings.Contains(f, want) {
 				t.Errorf("%dx%d: %q is not on the screen:\n%s", size[0], size[1], want, f)
 			}
@@ -103,19 +104,19 @@ func TestHistoryFitsNarrowWindows(t *testing.T) {
 // challenge is listed, but not replayed while the day is on: enter says
 // why in one sentence (game.ErrDailyOn), not with the error's chain.
 func TestHistoryDailyHidden(t *testing.T) {
-	svc := newService(t)
-	ann := identify(t, svc, "ann")
+	svc := tuitest.NewService(t)
+	ann := tuitest.Identify(t, svc, "ann")
 	seat := svc.Seat(ann, func() {})
 	t.Cleanup(seat.Close)
 	p, err := seat.OpenDaily(t.Context(), 3)
 	if err != nil {
 		t.Fatal(err)
 	}
-	step(t, p)
-	l := newLive(t, NewHistory(ViewOptions{Games: svc, Context: t.Context()}, ann), 80, 24)
-	l.waitFor("the list", has("#"+strconv.FormatInt(p.ID(), 10)))
-	l.press("enter")
-	f := l.waitFor("why not", has("That game is part of today's daily challenge; it can be replayed once the day"))
+	tuitest.Step(t, p)
+	l := tuitest.NewLive(t, NewHistory(ViewOptions{Games: svc, Context: t.Context()}, ann), 80, 24)
+	l.WaitFor("the list", tuitest.Has("#"+strconv.FormatInt(p.ID(), 10)))
+	l.Press("enter")
+	f := l.WaitFor("why not", tuitest.Has("That game is part of today's daily challenge; it can be replayed once the day"))
 	if strings.Contains(f, "Could not load") || strings.Contains(f, "game "+strconv.FormatInt(p.ID(), 10)) {
 		t.Fatalf("enter on today's daily game:\n%s", f)
 	}

@@ -1,4 +1,4 @@
-package tui
+package viewer
 
 import (
 	"strconv"
@@ -12,6 +12,7 @@ import (
 	"github.com/ssh2048/ssh2048/db"
 	"github.com/ssh2048/ssh2048/engine"
 	"github.com/ssh2048/ssh2048/game"
+	"github.com/ssh2048/ssh2048/tui/draw"
 )
 
 // Replay speeds, in moves a second: each + doubles, each - halves.
@@ -31,7 +32,7 @@ const maxJumpDigits = 9
 // jumps; the score and move number are shown, and each move's new and
 // merged tiles are marked as the player saw them.
 type replayer struct {
-	p        pane
+	p        draw.Pane
 	keys     *ViewKeyMap
 	r        *game.Replay
 	embedded bool
@@ -44,32 +45,32 @@ type replayer struct {
 	jump    string
 	help    bool
 	notice  string
-	keyLine cachedLine // drawn once for a window
+	keyLine draw.CachedLine // drawn once for a window
 }
 
 // tickMsg moves a replay on by one move.
-type tickMsg struct {
+type TickMsg struct {
 	r   *replayer
 	gen int
 }
 
 // NewReplay is the replay of r run on its own, paused at the start.
 func NewReplay(opts ViewOptions, r *game.Replay) *Viewer {
-	opts.defaults()
-	return newViewer(newReplayer(opts, r, false), opts.Woken)
+	opts.Defaults()
+	return newViewer(NewReplayer(opts, r, false), opts.Woken)
 }
 
-func newReplayer(opts ViewOptions, r *game.Replay, embedded bool) *replayer {
-	return &replayer{p: newPane(80, 24, opts.Profile, false), keys: sharedViewKeys(), r: r,
+func NewReplayer(opts ViewOptions, r *game.Replay, embedded bool) *replayer {
+	return &replayer{p: draw.NewPane(80, 24, opts.Profile, false), keys: sharedViewKeys(), r: r,
 		embedded: embedded, speed: defaultSpeed}
 }
 
-func (rp *replayer) pane() *pane   { return &rp.p }
-func (rp *replayer) init() tea.Cmd { return nil }
-func (rp *replayer) close()        { rp.gen++ }
-func (rp *replayer) last() int     { return len(rp.r.Dirs) }
+func (rp *replayer) pane() *draw.Pane { return &rp.p }
+func (rp *replayer) init() tea.Cmd    { return nil }
+func (rp *replayer) close()           { rp.gen++ }
+func (rp *replayer) last() int        { return len(rp.r.Dirs) }
 
-func (rp *replayer) title() string {
+func (rp *replayer) Title() string {
 	return "2048 · replay of game " + strconv.FormatInt(rp.r.GameID, 10)
 }
 
@@ -79,7 +80,7 @@ func (rp *replayer) goodbye() string {
 
 // tick is the clock's next move, 1/speed from now.
 func (rp *replayer) tick() tea.Cmd {
-	return pause(time.Second/time.Duration(rp.speed), tickMsg{rp, rp.gen})
+	return pause(time.Second/time.Duration(rp.speed), TickMsg{rp, rp.gen})
 }
 
 // play starts the clock (again, at a new speed).
@@ -106,7 +107,7 @@ func (rp *replayer) goTo(n int) {
 
 func (rp *replayer) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
-	case tickMsg:
+	case TickMsg:
 		if msg.r != rp || msg.gen != rp.gen || !rp.playing {
 			return nil
 		}
@@ -201,9 +202,9 @@ func (rp *replayer) typeJump(k tea.KeyPressMsg) {
 }
 
 // marks are the tiles move rp.at added and merged, as its player saw them.
-func (rp *replayer) marks() marks {
+func (rp *replayer) marks() draw.Marks {
 	if rp.at == 0 {
-		return marks{}
+		return draw.Marks{}
 	}
 	before, after := rp.r.Boards[rp.at-1], rp.r.Boards[rp.at]
 	d := rp.r.Dirs[rp.at-1]
@@ -213,55 +214,55 @@ func (rp *replayer) marks() marks {
 	for r := range n {
 		for c := range n {
 			if slid.At(r, c) == 0 && after.At(r, c) != 0 {
-				return moveMarks(before, d, engine.Spawn{Row: r, Col: c, Exp: after.At(r, c)})
+				return draw.MoveMarks(before, d, engine.Spawn{Row: r, Col: c, Exp: after.At(r, c)})
 			}
 		}
 	}
-	return marks{}
+	return draw.Marks{}
 }
 
-func (rp *replayer) render() string {
+func (rp *replayer) Render() string {
 	p := &rp.p
 	if rp.help {
 		return rp.helpScreen()
 	}
 	header := rp.header()
 	ms := rp.marks()
-	board, ok := p.board(&rp.r.Boards[rp.at], &ms, len(header)+2)
+	board, ok := p.Board(&rp.r.Boards[rp.at], &ms, len(header)+2)
 	if !ok {
-		return p.tooSmall(rp.r.Size, len(header)+2, rp.keys.Quit)
+		return p.TooSmall(rp.r.Size, len(header)+2, rp.keys.Quit)
 	}
 	lines := append(header, board...)
-	lines = append(lines, p.textLine(rp.status()), rp.keyLine.get(p, "keys", func() line {
-		return p.keyLine(rp.keys.ReplayShortHelp(rp.embedded))
+	lines = append(lines, p.TextLine(rp.status()), rp.keyLine.Get(p, "keys", func() draw.Line {
+		return p.KeyLine(rp.keys.ReplayShortHelp(rp.embedded))
 	}))
-	return centreLines(lines, p.width, p.height)
+	return draw.CentreLines(lines, p.Width, p.Height)
 }
 
 // header is "Replay ann 4×4 #123   Score 1234 +32   Move 150/2000".
-func (rp *replayer) header() []line {
+func (rp *replayer) header() []draw.Line {
 	p, r := &rp.p, rp.r
 	var who strings.Builder
-	w := p.inks.title.text(&who, "Replay") + 1
+	w := p.Inks.Title.Text(&who, "Replay") + 1
 	who.WriteByte(' ')
-	p.inks.value.text(&who, r.Player)
+	p.Inks.Value.Text(&who, r.Player)
 	w += ansi.StringWidth(r.Player) + 1
 	who.WriteByte(' ')
-	w += p.inks.label.text(&who, strconv.Itoa(r.Size)+"×"+strconv.Itoa(r.Size)+" #"+strconv.FormatInt(r.GameID, 10))
+	w += p.Inks.Label.Text(&who, strconv.Itoa(r.Size)+"×"+strconv.Itoa(r.Size)+" #"+strconv.FormatInt(r.GameID, 10))
 	if r.Kind != db.KindHuman && r.Kind != "" {
 		who.WriteByte(' ')
-		w += 1 + p.inks.gain.text(&who, string(r.Kind))
+		w += 1 + p.Inks.Gain.Text(&who, string(r.Kind))
 	}
 	if !r.Ended {
 		who.WriteByte(' ')
-		w += 1 + p.inks.gain.text(&who, "in play")
+		w += 1 + p.Inks.Gain.Text(&who, "in play")
 	}
 	gain := 0
 	if rp.at > 0 {
 		gain = r.Scores[rp.at] - r.Scores[rp.at-1]
 	}
-	return p.fields("   ", line{who.String(), w}, p.score(r.Scores[rp.at], gain),
-		p.label("Move", strconv.Itoa(rp.at)+"/"+strconv.Itoa(rp.last())))
+	return p.Fields("   ", draw.Line{S: who.String(), W: w}, p.Score(r.Scores[rp.at], gain),
+		p.Label("Move", strconv.Itoa(rp.at)+"/"+strconv.Itoa(rp.last())))
 }
 
 // status is the line under the board: the move number being typed, a
@@ -272,7 +273,7 @@ func (rp *replayer) status() string {
 	case rp.jumping:
 		return "Go to move: " + rp.jump + "▏ (0 to " + strconv.Itoa(rp.last()) + ", enter; esc cancels)"
 	case rp.notice != "":
-		return rp.p.styles.Error.Render(rp.notice)
+		return rp.p.Styles.Error.Render(rp.notice)
 	case rp.playing:
 		return "▶ playing, " + speed
 	case rp.at == rp.last() && !rp.r.Ended:
@@ -299,15 +300,15 @@ func (rp *replayer) helpScreen() string {
 		for _, b := range group {
 			if b.Enabled() {
 				k := b.Help().Key
-				col = append(col, p.styles.Help.FullKey.Render(k)+strings.Repeat(" ", kw-ansi.StringWidth(k)+1)+
-					p.styles.Help.FullDesc.Render(b.Help().Desc))
+				col = append(col, p.Styles.Help.FullKey.Render(k)+strings.Repeat(" ", kw-ansi.StringWidth(k)+1)+
+					p.Styles.Help.FullDesc.Render(b.Help().Desc))
 			}
 		}
 		cols = append(cols, col)
 		rows = max(rows, len(col))
 	}
-	table := joinColumns(cols, rows)
-	if widest(table) > p.width { // one column
+	table := draw.JoinColumns(cols, rows)
+	if draw.Widest(table) > p.Width { // one column
 		table = nil
 		for _, col := range cols {
 			table = append(table, col...)
@@ -315,12 +316,12 @@ func (rp *replayer) helpScreen() string {
 	}
 	// The table is one block, its lines padded alike, so that centring
 	// keeps the columns in line.
-	w := widest(table)
+	w := draw.Widest(table)
 	for i, l := range table {
-		table[i] = p.fit(l + strings.Repeat(" ", w-ansi.StringWidth(l)))
+		table[i] = p.Fit(l + strings.Repeat(" ", w-ansi.StringWidth(l)))
 	}
-	parts := []string{p.styles.Title.Render("Replay") + " " + p.styles.Heading.Render("keys"), ""}
+	parts := []string{p.Styles.Title.Render("Replay") + " " + p.Styles.Heading.Render("keys"), ""}
 	parts = append(parts, table...)
-	parts = append(parts, "", p.hints(relabel(rp.keys.Help, "back")))
-	return p.centred(strings.Join(parts, "\n"))
+	parts = append(parts, "", p.Hints(draw.Relabel(rp.keys.Help, "back")))
+	return p.Centred(strings.Join(parts, "\n"))
 }

@@ -1,4 +1,4 @@
-package tui
+package viewer
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"github.com/ssh2048/ssh2048/db"
 	"github.com/ssh2048/ssh2048/engine"
 	"github.com/ssh2048/ssh2048/game"
+	"github.com/ssh2048/ssh2048/tui/internal/tuitest"
 )
 
 // longGameMoves is the length of the game the replay benchmarks open:
@@ -87,11 +88,11 @@ func BenchmarkReplay(b *testing.B) {
 		v := open()
 		rng := rand.New(rand.NewPCG(1, 2))
 		for b.Loop() {
-			v.Update(keyPress(":"))
+			v.Update(tuitest.KeyPress(":"))
 			for _, c := range strconv.Itoa(rng.IntN(longGameMoves + 1)) {
-				v.Update(keyPress(string(c)))
+				v.Update(tuitest.KeyPress(string(c)))
 			}
-			v.Update(keyPress("enter"))
+			v.Update(tuitest.KeyPress("enter"))
 			_ = v.View()
 		}
 	})

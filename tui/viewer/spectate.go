@@ -1,4 +1,4 @@
-package tui
+package viewer
 
 import (
 	"context"
@@ -13,6 +13,8 @@ import (
 	"github.com/ssh2048/ssh2048/db"
 	"github.com/ssh2048/ssh2048/engine"
 	"github.com/ssh2048/ssh2048/game"
+	"github.com/ssh2048/ssh2048/tui/draw"
+	"github.com/ssh2048/ssh2048/tui/event"
 )
 
 // What a spectator follows.
@@ -44,7 +46,7 @@ const (
 // it), and tells what happens: a takeover, a win, the end, the player
 // leaving (the last board stays).
 type spectator struct {
-	p        pane
+	p        draw.Pane
 	keys     *ViewKeyMap
 	games    Games
 	ctx      context.Context
@@ -57,11 +59,11 @@ type spectator struct {
 	embedded bool
 
 	w      *game.Watch
-	wait   tea.Cmd   // waits for w's next snapshot
-	slot   *wakeSlot // or, when the runner wakes the screen (Waker), w is waited on there
+	wait   tea.Cmd         // waits for w's next snapshot
+	slot   *event.WakeSlot // or, when the runner wakes the screen (Waker), w is waited on there
 	snap   game.Snapshot
 	have   bool // snap is a snapshot of w
-	marks  marks
+	marks  draw.Marks
 	gain   int
 	notice string
 	// takeover: the notice is about a takeover, and goes with the next
@@ -71,7 +73,7 @@ type spectator struct {
 	looking  bool      // a look is scheduled
 	// Drawn once, until they change: the key line, the notice and the
 	// player's name's width.
-	keyLine, noticeLine cachedLine
+	keyLine, noticeLine draw.CachedLine
 	nameW               struct {
 		name string
 		w    int
@@ -79,20 +81,20 @@ type spectator struct {
 }
 
 // snapMsg is the next snapshot of a watched game.
-type snapMsg struct {
+type SnapMsg struct {
 	w    *game.Watch
 	snap game.Snapshot
 	err  error
 }
 
 // lookMsg is a spectator's time to look again (see lookEvery).
-type lookMsg struct{ s *spectator }
+type LookMsg struct{ s *spectator }
 
 // NewWatch is the screen of w, a game in play, run on its own: who is
 // how the spectator named the player ("" when they named the game), so
 // that when the player starts another game the spectator follows.
 func NewWatch(opts ViewOptions, w *game.Watch, who string) *Viewer {
-	opts.defaults()
+	opts.Defaults()
 	s := newSpectator(opts, false)
 	s.mode, s.who = followGame, who
 	if who != "" {
@@ -106,25 +108,25 @@ func NewWatch(opts ViewOptions, w *game.Watch, who string) *Viewer {
 // highest score, game service's Live), switching when it ends or is
 // overtaken; while no one plays it says so and waits.
 func NewTV(opts ViewOptions, n int) *Viewer {
-	opts.defaults()
+	opts.Defaults()
 	s := newSpectator(opts, false)
 	s.mode, s.size = followTV, n
 	return newViewer(s, opts.Woken)
 }
 
 // watchGame is a spectator of w, over a screen below.
-func watchGame(opts ViewOptions, w *game.Watch) *spectator {
+func WatchGame(opts ViewOptions, w *game.Watch) *spectator {
 	s := newSpectator(opts, true)
 	s.w = w
 	return s
 }
 
 func newSpectator(opts ViewOptions, embedded bool) *spectator {
-	return &spectator{p: newPane(80, 24, opts.Profile, false), keys: sharedViewKeys(), games: opts.Games,
+	return &spectator{p: draw.NewPane(80, 24, opts.Profile, false), keys: sharedViewKeys(), games: opts.Games,
 		ctx: opts.Context, now: opts.Now, embedded: embedded, every: lookEvery, hold: tvHold}
 }
 
-func (s *spectator) pane() *pane { return &s.p }
+func (s *spectator) pane() *draw.Pane { return &s.p }
 
 func (s *spectator) init() tea.Cmd {
 	if s.mode == followTV {
@@ -143,14 +145,14 @@ func (s *spectator) next() tea.Cmd {
 		return nil
 	}
 	if s.slot != nil {
-		s.slot.set(s.w) // the runner waits, and sends WakeMsg
+		s.slot.Set(s.w) // the runner waits, and sends WakeMsg
 		return nil
 	}
 	if s.wait == nil {
 		w, ctx := s.w, s.ctx
 		s.wait = func() tea.Msg {
 			snap, err := w.Next(ctx)
-			return snapMsg{w: w, snap: snap, err: err}
+			return SnapMsg{w: w, snap: snap, err: err}
 		}
 	}
 	return s.wait
@@ -159,7 +161,7 @@ func (s *spectator) next() tea.Cmd {
 // switchTo watches w instead of the game on screen.
 func (s *spectator) switchTo(w *game.Watch, notice string) tea.Cmd {
 	s.close()
-	s.w, s.snap, s.have, s.marks, s.gain = w, game.Snapshot{}, false, marks{}, 0
+	s.w, s.snap, s.have, s.marks, s.gain = w, game.Snapshot{}, false, draw.Marks{}, 0
 	s.notice, s.takeover = notice, false
 	return s.next()
 }
@@ -167,7 +169,7 @@ func (s *spectator) switchTo(w *game.Watch, notice string) tea.Cmd {
 // close stops watching.
 func (s *spectator) close() {
 	if s.slot != nil {
-		s.slot.set(nil)
+		s.slot.Set(nil)
 	}
 	if s.w != nil {
 		s.w.Close()
@@ -177,13 +179,13 @@ func (s *spectator) close() {
 
 func (s *spectator) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
-	case snapMsg:
+	case SnapMsg:
 		if msg.w != s.w || msg.err != nil {
 			return nil // a game no longer watched, or the session ending
 		}
 		s.apply(msg.snap)
 		return tea.Batch(s.next(), s.lookLater())
-	case WakeMsg:
+	case event.WakeMsg:
 		if s.w == nil {
 			return nil
 		}
@@ -191,7 +193,7 @@ func (s *spectator) update(msg tea.Msg) tea.Cmd {
 			s.apply(snap)
 			return s.lookLater()
 		}
-	case lookMsg:
+	case LookMsg:
 		if msg.s != s {
 			return nil
 		}
@@ -212,16 +214,16 @@ func (s *spectator) apply(snap game.Snapshot) {
 	name := snap.Player
 	switch {
 	case !had:
-		s.marks, s.gain = marks{}, 0
+		s.marks, s.gain = draw.Marks{}, 0
 		if snap.Last.Moved {
-			s.marks = marks{on: true, spawn: snap.Last.Spawn}
+			s.marks = draw.Marks{On: true, Spawn: snap.Last.Spawn}
 		}
 	case snap.Moves != prev.Moves:
-		s.marks, s.gain = marks{}, 0
+		s.marks, s.gain = draw.Marks{}, 0
 		if snap.Last.Moved {
-			s.marks, s.gain = marks{on: true, spawn: snap.Last.Spawn}, snap.Last.Gained
-			if d, ok := directionOf(prev.Board, snap.Board, snap.Last.Spawn); ok && snap.Moves == prev.Moves+1 {
-				s.marks = moveMarks(prev.Board, d, snap.Last.Spawn)
+			s.marks, s.gain = draw.Marks{On: true, Spawn: snap.Last.Spawn}, snap.Last.Gained
+			if d, ok := draw.DirectionOf(prev.Board, snap.Board, snap.Last.Spawn); ok && snap.Moves == prev.Moves+1 {
+				s.marks = draw.MoveMarks(prev.Board, d, snap.Last.Spawn)
 			}
 		}
 		if s.takeover {
@@ -253,7 +255,7 @@ func (s *spectator) lookLater() tea.Cmd {
 		return nil
 	}
 	s.looking = true
-	return pause(s.every, lookMsg{s})
+	return pause(s.every, LookMsg{s})
 }
 
 // look looks for what to show next: for TV the best game in play, for a
@@ -327,7 +329,7 @@ func bestLive(snaps []game.Snapshot) (game.Snapshot, bool) {
 	return best, found
 }
 
-func (s *spectator) title() string {
+func (s *spectator) Title() string {
 	if s.mode == followTV {
 		return "2048 · TV"
 	}
@@ -348,23 +350,23 @@ func (s *spectator) goodbye() string {
 }
 
 // render is the header, the board, the notice and the keys.
-func (s *spectator) render() string {
+func (s *spectator) Render() string {
 	p := &s.p
 	quit := s.keys.Quit
 	if !s.have {
 		text := "Waiting for the game…"
 		if s.mode == followTV && s.w == nil {
-			text = p.styles.Title.Render("2048 TV") + " " + p.styles.Label.Render(strconv.Itoa(s.size)+"×"+strconv.Itoa(s.size)) +
+			text = p.Styles.Title.Render("2048 TV") + " " + p.Styles.Label.Render(strconv.Itoa(s.size)+"×"+strconv.Itoa(s.size)) +
 				"\n\nNo one is playing right now; waiting…"
 		}
-		return p.centred(text + "\n\n" + p.hints(keyBack(s.keys, s.embedded), quit))
+		return p.Centred(text + "\n\n" + p.Hints(keyBack(s.keys, s.embedded), quit))
 	}
 	// Every spectator of a game in step with the others draws the same
 	// frame of each move: it is drawn once, for all of them.
 	snap := s.snap
 	snap.Version = 0 // the same game may come through two feeds (a game moving between nodes)
-	return frames.get(frameKey{snap: snap, width: p.width, height: p.height,
-		styles: p.styles, tv: s.mode == followTV, embedded: s.embedded, marks: s.marks, gain: s.gain, notice: s.notice}, s.draw)
+	return frames.Get(frameKey{snap: snap, width: p.Width, height: p.Height,
+		styles: p.Styles, tv: s.mode == followTV, embedded: s.embedded, marks: s.marks, gain: s.gain, notice: s.notice}, s.draw)
 }
 
 // draw draws the frame of the snapshot on screen.
@@ -372,65 +374,65 @@ func (s *spectator) draw() string {
 	p := &s.p
 	quit := s.keys.Quit
 	header := s.header()
-	board, ok := p.board(&s.snap.Board, &s.marks, len(header)+2)
+	board, ok := p.Board(&s.snap.Board, &s.marks, len(header)+2)
 	if !ok {
-		return p.tooSmall(s.snap.Size, len(header)+2, quit)
+		return p.TooSmall(s.snap.Size, len(header)+2, quit)
 	}
 	lines := append(header, board...)
 	lines = append(lines,
-		s.noticeLine.get(p, s.notice, func() line { return p.textLine(s.notice) }),
-		s.keyLine.get(p, "keys", func() line {
-			return p.keyLine([]key.Binding{keyBack(s.keys, s.embedded), quit}, []int{0})
+		s.noticeLine.Get(p, s.notice, func() draw.Line { return p.TextLine(s.notice) }),
+		s.keyLine.Get(p, "keys", func() draw.Line {
+			return p.KeyLine([]key.Binding{keyBack(s.keys, s.embedded), quit}, []int{0})
 		}))
-	return centreLines(lines, p.width, p.height)
+	return draw.CentreLines(lines, p.Width, p.Height)
 }
 
 // header is "[TV ·] 2048 ann 4×4 ● live   Score 1234 +32   Moves 321   3 watching",
 // on as many lines as the window needs; without the count once the game
 // is not live.
-func (s *spectator) header() []line {
+func (s *spectator) header() []draw.Line {
 	p, sn := &s.p, &s.snap
 	var who strings.Builder
 	w := 0
 	if s.mode == followTV {
-		w += p.inks.title.text(&who, "TV") + 3
+		w += p.Inks.Title.Text(&who, "TV") + 3
 		who.WriteString(" · ")
 	}
-	w += p.inks.title.text(&who, "2048") + 1
+	w += p.Inks.Title.Text(&who, "2048") + 1
 	who.WriteByte(' ')
 	if s.nameW.name != sn.Player {
 		s.nameW.name, s.nameW.w = sn.Player, ansi.StringWidth(sn.Player)
 	}
-	p.inks.value.text(&who, sn.Player)
+	p.Inks.Value.Text(&who, sn.Player)
 	w += s.nameW.w + 1
 	who.WriteByte(' ')
-	w += p.inks.label.text(&who, strconv.Itoa(sn.Size)+"×"+strconv.Itoa(sn.Size))
+	w += p.Inks.Label.Text(&who, strconv.Itoa(sn.Size)+"×"+strconv.Itoa(sn.Size))
 	if sn.Kind != db.KindHuman && sn.Kind != "" {
 		who.WriteByte(' ')
-		w += 1 + p.inks.gain.text(&who, string(sn.Kind))
+		w += 1 + p.Inks.Gain.Text(&who, string(sn.Kind))
 	}
 	who.WriteByte(' ')
 	w++
 	switch {
 	case sn.Status == game.Live && sn.Won:
-		w += p.inks.gain.text(&who, "● live, won")
+		w += p.Inks.Gain.Text(&who, "● live, won")
 	case sn.Status == game.Live:
-		w += p.inks.gain.text(&who, "● live")
+		w += p.Inks.Gain.Text(&who, "● live")
 	case sn.Status == game.Left:
-		w += p.inks.label.text(&who, "left")
+		w += p.Inks.Label.Text(&who, "left")
 	default:
-		w += p.inks.label.text(&who, "game over")
+		w += p.Inks.Label.Text(&who, "game over")
 	}
 	// The count is of those who watch the game being played: once its
 	// player left or it ended, there is no one playing to them, and a
 	// count that stays reads as if the game went on.
-	var watching line
+	var watching draw.Line
 	if sn.Status == game.Live {
 		var sb strings.Builder
-		watching.w = p.inks.value.text(&sb, strconv.Itoa(sn.Watchers)) + p.inks.label.text(&sb, " watching")
-		watching.s = sb.String()
+		watching.W = p.Inks.Value.Text(&sb, strconv.Itoa(sn.Watchers)) + p.Inks.Label.Text(&sb, " watching")
+		watching.S = sb.String()
 	}
-	return p.fields("   ", line{who.String(), w}, p.score(sn.Score, s.gain), p.label("Moves", strconv.Itoa(sn.Moves)), watching)
+	return p.Fields("   ", draw.Line{S: who.String(), W: w}, p.Score(sn.Score, s.gain), p.Label("Moves", strconv.Itoa(sn.Moves)), watching)
 }
 
 // frameKey is everything a spectator's frame is drawn from: the
@@ -440,9 +442,9 @@ func (s *spectator) header() []line {
 type frameKey struct {
 	snap          game.Snapshot
 	width, height int
-	styles        *Styles
+	styles        *draw.Styles
 	tv, embedded  bool
-	marks         marks
+	marks         draw.Marks
 	gain          int
 	notice        string
 }
@@ -451,4 +453,4 @@ type frameKey struct {
 // Hundreds of spectators of one game draw each of its moves within
 // milliseconds of each other; a few hundred entries hold every game's
 // latest frames.
-var frames = newSharedDrawings[frameKey, string](256)
+var frames = draw.NewSharedDrawings[frameKey, string](256)

@@ -1,4 +1,4 @@
-package tui
+package viewer
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/ssh2048/ssh2048/engine"
 	"github.com/ssh2048/ssh2048/game"
+	"github.com/ssh2048/ssh2048/tui/draw"
 )
 
 // BenchmarkSpectatorFrame is a spectator's work for one move it is shown:
@@ -37,7 +38,7 @@ func BenchmarkSpectatorFrame(b *testing.B) {
 		out := make([]*spectator, n)
 		for i := range out {
 			out[i] = newSpectator(ViewOptions{Context: context.Background(), Now: time.Now}, false)
-			out[i].p = newPane(80, 24, colorprofile.TrueColor, false)
+			out[i].p = draw.NewPane(80, 24, colorprofile.TrueColor, false)
 			out[i].apply(snaps[0])
 		}
 		return out
@@ -48,9 +49,9 @@ func BenchmarkSpectatorFrame(b *testing.B) {
 		b.ReportAllocs()
 		i := 1
 		for b.Loop() {
-			frames.forget() // a frame no other spectator drew
+			frames.Forget() // a frame no other spectator drew
 			s.apply(snaps[i%len(snaps)])
-			s.render()
+			s.Render()
 			i++
 		}
 	})
@@ -63,7 +64,7 @@ func BenchmarkSpectatorFrame(b *testing.B) {
 		for b.Loop() {
 			s := ss[i%len(ss)]
 			s.apply(snaps[(i/len(ss))%len(snaps)])
-			s.render()
+			s.Render()
 			i++
 		}
 	})

@@ -1,4 +1,4 @@
-package tui
+package viewer
 
 import (
 	"context"
@@ -11,44 +11,46 @@ import (
 	"github.com/ssh2048/ssh2048/db"
 	"github.com/ssh2048/ssh2048/engine"
 	"github.com/ssh2048/ssh2048/game"
+	"github.com/ssh2048/ssh2048/tui/draw"
+	"github.com/ssh2048/ssh2048/tui/internal/tuitest"
 )
 
 // TestWatchShowsEveryMove: a spectator sees each move the player makes,
 // in order, as the player's own screen shows it: the board, the score,
 // the move count, and the new and merged tiles marked alike.
 func TestWatchShowsEveryMove(t *testing.T) {
-	svc := newService(t)
-	_, play := openGame(t, svc, "ann", 4)
+	svc := tuitest.NewService(t)
+	_, play := tuitest.OpenGame(t, svc, "ann", 4)
 	w, err := svc.WatchPlayer("ann")
 	if err != nil {
 		t.Fatal(err)
 	}
 	v := NewWatch(ViewOptions{Games: svc, Context: t.Context()}, w, "ann")
-	l := newLive(t, v, 80, 24)
-	f := l.waitFor("the game", movesShown(0))
+	l := tuitest.NewLive(t, v, 80, 24)
+	f := l.WaitFor("the game", tuitest.MovesShown(0))
 	for _, want := range []string{"2048 ann 4×4 ● live", "Score 0", "1 watching", "q quit"} {
 		if !strings.Contains(f, want) {
 			t.Errorf("%q is not on the screen:\n%s", want, f)
 		}
 	}
-	if got := tiles(f); got == "" || got != boardTiles(play.Board()) {
-		t.Errorf("the board reads %q, want %q:\n%s", got, boardTiles(play.Board()), f)
+	if got := tuitest.Tiles(f); got == "" || got != tuitest.BoardTiles(play.Board()) {
+		t.Errorf("the board reads %q, want %q:\n%s", got, tuitest.BoardTiles(play.Board()), f)
 	}
 	if strings.Contains(f, "esc back") {
 		t.Errorf("esc shows on a screen with nothing to go back to:\n%s", f)
 	}
-	s := v.views.top().(*spectator)
+	s := v.views.Top().(*spectator)
 	for i := 1; i <= 25; i++ {
-		before, d, res := step(t, play)
-		f := l.waitFor(fmt.Sprintf("move %d", i), movesShown(i))
-		if got, want := tiles(f), boardTiles(play.Board()); got != want {
+		before, d, res := tuitest.Step(t, play)
+		f := l.WaitFor(fmt.Sprintf("move %d", i), tuitest.MovesShown(i))
+		if got, want := tuitest.Tiles(f), tuitest.BoardTiles(play.Board()); got != want {
 			t.Fatalf("move %d: the board shows %s, want %s:\n%s", i, got, want, f)
 		}
 		if !strings.Contains(f, "Score "+strconv.Itoa(play.Score())) {
 			t.Fatalf("move %d: score %d not shown:\n%s", i, play.Score(), f)
 		}
 		// What Model.move marks on the player's own screen.
-		if want := (marks{on: true, spawn: res.Spawn, merged: before.Merges(d)}); s.marks != want {
+		if want := (draw.Marks{On: true, Spawn: res.Spawn, Merged: before.Merges(d)}); s.marks != want {
 			t.Fatalf("move %d: marks %+v, want %+v", i, s.marks, want)
 		}
 	}
@@ -58,49 +60,49 @@ func TestWatchShowsEveryMove(t *testing.T) {
 // board stays) and coming back, and the end of the game, each told on the
 // spectator's screen as it happens.
 func TestWatchTellsWhatHappens(t *testing.T) {
-	svc := newService(t)
+	svc := tuitest.NewService(t)
 	ctx := context.Background()
-	seat, play := openGame(t, svc, "cy", 3)
-	step(t, play)
+	seat, play := tuitest.OpenGame(t, svc, "cy", 3)
+	tuitest.Step(t, play)
 	w, err := svc.Watch(play.ID())
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := newLive(t, NewWatch(ViewOptions{Games: svc, Context: t.Context()}, w, ""), 80, 24)
-	l.waitFor("the game", movesShown(1))
+	l := tuitest.NewLive(t, NewWatch(ViewOptions{Games: svc, Context: t.Context()}, w, ""), 80, 24)
+	l.WaitFor("the game", tuitest.MovesShown(1))
 
-	newer := svc.Seat(identify(t, svc, "cy"), nil)
+	newer := svc.Seat(tuitest.Identify(t, svc, "cy"), nil)
 	defer newer.Close()
 	taken, err := newer.Open(ctx, 3, db.KindHuman, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	l.waitFor("the takeover", has("Taken over by another session of cy; still watching."))
+	l.WaitFor("the takeover", tuitest.Has("Taken over by another session of cy; still watching."))
 	seat.Close()
-	step(t, taken)
-	f := l.waitFor("the move after the takeover", movesShown(2))
+	tuitest.Step(t, taken)
+	f := l.WaitFor("the move after the takeover", tuitest.MovesShown(2))
 	if strings.Contains(f, "Taken over") {
 		t.Errorf("the takeover is still told after the next move:\n%s", f)
 	}
 
 	newer.Close()
-	left := l.waitFor("the player leaving", has("cy left; here is the last board."))
-	if tiles(left) != boardTiles(taken.Board()) || !strings.Contains(left, "cy 3×3 left") {
-		t.Fatalf("after the player left:\n%s\nwant the last board %s", left, boardTiles(taken.Board()))
+	left := l.WaitFor("the player leaving", tuitest.Has("cy left; here is the last board."))
+	if tuitest.Tiles(left) != tuitest.BoardTiles(taken.Board()) || !strings.Contains(left, "cy 3×3 left") {
+		t.Fatalf("after the player left:\n%s\nwant the last board %s", left, tuitest.BoardTiles(taken.Board()))
 	}
 
-	back := svc.Seat(identify(t, svc, "cy"), nil)
+	back := svc.Seat(tuitest.Identify(t, svc, "cy"), nil)
 	defer back.Close()
 	again, err := back.Open(ctx, 3, db.KindHuman, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	l.waitFor("the player back", has("cy is back."))
+	l.WaitFor("the player back", tuitest.Has("cy is back."))
 	for !again.Over() {
-		step(t, again)
+		tuitest.Step(t, again)
 	}
-	over := l.waitFor("the end", has("Game over: cy scored "+strconv.Itoa(again.Score())+"."))
-	if !strings.Contains(over, "cy 3×3 game over") || tiles(over) != boardTiles(again.Board()) {
+	over := l.WaitFor("the end", tuitest.Has("Game over: cy scored "+strconv.Itoa(again.Score())+"."))
+	if !strings.Contains(over, "cy 3×3 game over") || tuitest.Tiles(over) != tuitest.BoardTiles(again.Board()) {
 		t.Fatalf("at the end:\n%s", over)
 	}
 }
@@ -141,9 +143,9 @@ func TestWatchNotices(t *testing.T) {
 // TestWatchFollowsThePlayer: a spectator who named the player follows
 // them to the game they start next; one who named the game stays on it.
 func TestWatchFollowsThePlayer(t *testing.T) {
-	svc := newService(t)
-	seat, play := openGame(t, svc, "eve", 4)
-	step(t, play)
+	svc := tuitest.NewService(t)
+	seat, play := tuitest.OpenGame(t, svc, "eve", 4)
+	tuitest.Step(t, play)
 	byName, err := svc.WatchPlayer("eve")
 	if err != nil {
 		t.Fatal(err)
@@ -153,12 +155,12 @@ func TestWatchFollowsThePlayer(t *testing.T) {
 		t.Fatal(err)
 	}
 	vName := NewWatch(ViewOptions{Games: svc, Context: t.Context()}, byName, "eve")
-	vName.views.top().(*spectator).every = 20 * time.Millisecond
+	vName.views.Top().(*spectator).every = 20 * time.Millisecond
 	vGame := NewWatch(ViewOptions{Games: svc, Context: t.Context()}, byGame, "")
-	vGame.views.top().(*spectator).every = 20 * time.Millisecond
-	lName, lGame := newLive(t, vName, 80, 24), newLive(t, vGame, 80, 24)
-	lName.waitFor("the game", movesShown(1))
-	lGame.waitFor("the game", movesShown(1))
+	vGame.views.Top().(*spectator).every = 20 * time.Millisecond
+	lName, lGame := tuitest.NewLive(t, vName, 80, 24), tuitest.NewLive(t, vGame, 80, 24)
+	lName.WaitFor("the game", tuitest.MovesShown(1))
+	lGame.WaitFor("the game", tuitest.MovesShown(1))
 
 	// A new game: the old one ends in the store; eve leaves it.
 	fresh, err := seat.Open(context.Background(), 4, db.KindHuman, true)
@@ -166,14 +168,14 @@ func TestWatchFollowsThePlayer(t *testing.T) {
 		t.Fatal(err)
 	}
 	play.Close()
-	f := lName.waitFor("the new game", has("eve started another game."))
+	f := lName.WaitFor("the new game", tuitest.Has("eve started another game."))
 	if !strings.Contains(f, "Moves 0 ") {
 		t.Fatalf("the spectator of eve is not on her new game:\n%s", f)
 	}
-	step(t, fresh)
-	lName.waitFor("a move of the new game", movesShown(1))
-	lGame.settle(100 * time.Millisecond)
-	if f := lGame.frame(); !strings.Contains(f, "eve left; here is the last board.") {
+	tuitest.Step(t, fresh)
+	lName.WaitFor("a move of the new game", tuitest.MovesShown(1))
+	lGame.Settle(100 * time.Millisecond)
+	if f := lGame.Frame(); !strings.Contains(f, "eve left; here is the last board.") {
 		t.Fatalf("the spectator of the game did not stay on it:\n%s", f)
 	}
 }
@@ -182,39 +184,39 @@ func TestWatchFollowsThePlayer(t *testing.T) {
 // moves to a game that overtakes it, and after the game on screen ends
 // (and a pause to see how), to the best of the others.
 func TestTV(t *testing.T) {
-	svc := newService(t)
+	svc := tuitest.NewService(t)
 	v := NewTV(ViewOptions{Games: svc, Context: t.Context()}, 4)
-	s := v.views.top().(*spectator)
+	s := v.views.Top().(*spectator)
 	s.every, s.hold = 10*time.Millisecond, 200*time.Millisecond
-	l := newLive(t, v, 80, 24)
-	idle := l.waitFor("the idle screen", has("No one is playing right now; waiting…"))
+	l := tuitest.NewLive(t, v, 80, 24)
+	idle := l.WaitFor("the idle screen", tuitest.Has("No one is playing right now; waiting…"))
 	if !strings.Contains(idle, "2048 TV 4×4") {
 		t.Fatalf("idle TV:\n%s", idle)
 	}
 
-	_, other := openGame(t, svc, "fox", 5) // another size: not on this TV
-	step(t, other)
-	_, ann := openGame(t, svc, "ann", 4)
-	step(t, ann)
-	l.waitFor("ann's game", has("TV · 2048 ann 4×4 ● live"))
+	_, other := tuitest.OpenGame(t, svc, "fox", 5) // another size: not on this TV
+	tuitest.Step(t, other)
+	_, ann := tuitest.OpenGame(t, svc, "ann", 4)
+	tuitest.Step(t, ann)
+	l.WaitFor("ann's game", tuitest.Has("TV · 2048 ann 4×4 ● live"))
 
-	_, bob := openGame(t, svc, "bob", 4)
+	_, bob := tuitest.OpenGame(t, svc, "bob", 4)
 	for bob.Score() <= ann.Score() {
-		step(t, bob)
+		tuitest.Step(t, bob)
 	}
-	f := l.waitFor("bob overtaking", has("TV · 2048 bob 4×4"))
+	f := l.WaitFor("bob overtaking", tuitest.Has("TV · 2048 bob 4×4"))
 	if !strings.Contains(f, "bob overtook ann.") {
 		t.Errorf("the switch is not told:\n%s", f)
 	}
 
 	for !bob.Over() {
-		step(t, bob)
+		tuitest.Step(t, bob)
 	}
-	l.waitFor("bob's game over", has("Game over: bob scored"))
-	l.waitFor("ann's game again, after the pause", has("TV · 2048 ann 4×4 ● live"))
+	l.WaitFor("bob's game over", tuitest.Has("Game over: bob scored"))
+	l.WaitFor("ann's game again, after the pause", tuitest.Has("TV · 2048 ann 4×4 ● live"))
 	ann.Close()
-	l.waitFor("the end of what is on", has("ann left. No one else is playing right now; waiting…"))
-	if got := l.frame(); tiles(got) != boardTiles(ann.Board()) {
+	l.WaitFor("the end of what is on", tuitest.Has("ann left. No one else is playing right now; waiting…"))
+	if got := l.Frame(); tuitest.Tiles(got) != tuitest.BoardTiles(ann.Board()) {
 		t.Fatalf("TV did not keep the last board:\n%s", got)
 	}
 }
@@ -255,7 +257,7 @@ func TestDirectionOf(t *testing.T) {
 				break
 			}
 		}
-		got, ok := directionOf(before, g.Board(), res.Spawn)
+		got, ok := draw.DirectionOf(before, g.Board(), res.Spawn)
 		// Two directions could give the same board; their merges are
 		// what the screen shows.
 		if !ok || before.Merges(got) != before.Merges(d) {
@@ -263,7 +265,7 @@ func TestDirectionOf(t *testing.T) {
 		}
 	}
 	start, _ := engine.ChaCha8.NewGame(4, 3)
-	if _, ok := directionOf(start.Board(), g.Board(), engine.Spawn{}); ok {
+	if _, ok := draw.DirectionOf(start.Board(), g.Board(), engine.Spawn{}); ok {
 		t.Fatal("boards many moves apart read as one move")
 	}
 }

@@ -1,4 +1,4 @@
-package tui
+package viewer
 
 import (
 	"context"
@@ -9,6 +9,8 @@ import (
 	"github.com/charmbracelet/colorprofile"
 
 	"github.com/ssh2048/ssh2048/game"
+	"github.com/ssh2048/ssh2048/tui/draw"
+	"github.com/ssh2048/ssh2048/tui/event"
 )
 
 // Games is what the screens that show games need of the game service:
@@ -42,7 +44,7 @@ type ViewOptions struct {
 	Woken bool
 }
 
-func (o *ViewOptions) defaults() {
+func (o *ViewOptions) Defaults() {
 	if o.Context == nil {
 		o.Context = context.Background()
 	}
@@ -54,53 +56,53 @@ func (o *ViewOptions) defaults() {
 // view is one screen that shows games. Screens stack: the game screen or
 // a command opens one, which may open another (history opens a replay);
 // esc goes back to the one below.
-type view interface {
+type View interface {
 	init() tea.Cmd
 	// update handles a message for this screen; terminal messages have
 	// already reached its pane.
 	update(msg tea.Msg) tea.Cmd
-	render() string
-	title() string // the window title
+	Render() string
+	Title() string // the window title
 	// goodbye is the last line when the session ends on this screen.
 	goodbye() string
-	pane() *pane
+	pane() *draw.Pane
 	close() // stop watching, stop the clock
 }
 
 // openMsg puts a screen on top of the one that sent it.
-type openMsg struct{ v view }
+type OpenMsg struct{ v View }
 
 // backMsg closes the screen from, which must be on top.
-type backMsg struct{ from view }
+type BackMsg struct{ from View }
 
-func open(v view) tea.Cmd { return func() tea.Msg { return openMsg{v} } }
-func back(v view) tea.Cmd { return func() tea.Msg { return backMsg{v} } }
+func open(v View) tea.Cmd { return func() tea.Msg { return OpenMsg{v} } }
+func back(v View) tea.Cmd { return func() tea.Msg { return BackMsg{v} } }
 func pause(d time.Duration, msg tea.Msg) tea.Cmd {
 	return tea.Tick(d, func(time.Time) tea.Msg { return msg })
 }
 
 // views is a stack of screens; the top one has the keys.
-type views struct {
-	stack []view
-	slot  *wakeSlot // what the spectator on top waits on, when the runner wakes it (Waker); nil: it waits in a tea.Cmd
+type Stack struct {
+	stack []View
+	Slot  *event.WakeSlot // what the spectator on top waits on, when the runner wakes it (Waker); nil: it waits in a tea.Cmd
 }
 
 // attach gives v what it needs of the stack.
-func (vs *views) attach(v view) {
+func (vs *Stack) attach(v View) {
 	if s, ok := v.(*spectator); ok {
-		s.slot = vs.slot
+		s.slot = vs.Slot
 	}
 }
 
 // wake is Waker.Wake for the stack.
-func (vs *views) wake() (news, moved <-chan struct{}) {
-	if vs.slot == nil {
+func (vs *Stack) Wake() (news, moved <-chan struct{}) {
+	if vs.Slot == nil {
 		return nil, nil
 	}
-	return vs.slot.wake()
+	return vs.Slot.Wake()
 }
 
-func (vs *views) top() view {
+func (vs *Stack) Top() View {
 	if len(vs.stack) == 0 {
 		return nil
 	}
@@ -109,10 +111,10 @@ func (vs *views) top() view {
 
 // push opens v over the window of like, which it takes its size and
 // colours from.
-func (vs *views) push(v view, like *pane) tea.Cmd {
+func (vs *Stack) Push(v View, like *draw.Pane) tea.Cmd {
 	p := v.pane()
-	p.width, p.height, p.light = like.width, like.height, like.light
-	p.setProfile(like.profile)
+	p.Width, p.Height, p.Light = like.Width, like.Height, like.Light
+	p.SetProfile(like.Profile)
 	vs.attach(v)
 	vs.stack = append(vs.stack, v)
 	return v.init()
@@ -120,33 +122,33 @@ func (vs *views) push(v view, like *pane) tea.Cmd {
 
 // handle gives msg to the screens: terminal messages to all of them,
 // openings and closings to the stack, the rest to the top one.
-func (vs *views) handle(msg tea.Msg) tea.Cmd {
+func (vs *Stack) Handle(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
-	case openMsg:
-		if top := vs.top(); top != nil {
-			return vs.push(msg.v, top.pane())
+	case OpenMsg:
+		if top := vs.Top(); top != nil {
+			return vs.Push(msg.v, top.pane())
 		}
 		msg.v.close() // the screen that asked is gone
 		return nil
-	case backMsg:
-		if top := vs.top(); top != nil && top == msg.from {
+	case BackMsg:
+		if top := vs.Top(); top != nil && top == msg.from {
 			top.close()
 			vs.stack = vs.stack[:len(vs.stack)-1]
 		}
 		return nil
 	}
-	if isTerminal(msg) {
+	if draw.IsTerminal(msg) {
 		for _, v := range vs.stack {
-			v.pane().terminal(msg)
+			v.pane().Terminal(msg)
 		}
 	}
-	if top := vs.top(); top != nil {
+	if top := vs.Top(); top != nil {
 		return top.update(msg)
 	}
 	return nil
 }
 
-func (vs *views) closeAll() {
+func (vs *Stack) CloseAll() {
 	for i := len(vs.stack) - 1; i >= 0; i-- {
 		vs.stack[i].close()
 	}
@@ -156,7 +158,7 @@ func (vs *views) closeAll() {
 // Viewer runs a stack of screens that show games on its own: the model
 // of the server's watch, tv, replay and history commands.
 type Viewer struct {
-	views views
+	views Stack
 	keys  *ViewKeyMap
 	final string
 	width int
@@ -164,22 +166,22 @@ type Viewer struct {
 
 var _ tea.Model = (*Viewer)(nil)
 
-func newViewer(v view, woken bool) *Viewer {
-	m := &Viewer{views: views{stack: []view{v}}, keys: sharedViewKeys(), width: v.pane().width}
+func newViewer(v View, woken bool) *Viewer {
+	m := &Viewer{views: Stack{stack: []View{v}}, keys: sharedViewKeys(), width: v.pane().Width}
 	if woken {
-		m.views.slot = newWakeSlot()
+		m.views.Slot = event.NewWakeSlot()
 	}
 	m.views.attach(v)
 	return m
 }
 
 // Wake is Waker's: the Viewer waits for what its spectator watches.
-func (m *Viewer) Wake() (news, moved <-chan struct{}) { return m.views.wake() }
+func (m *Viewer) Wake() (news, moved <-chan struct{}) { return m.views.Wake() }
 
-var _ Waker = (*Viewer)(nil)
+var _ event.Waker = (*Viewer)(nil)
 
 // Init starts the bottom screen.
-func (m *Viewer) Init() tea.Cmd { return m.views.top().init() }
+func (m *Viewer) Init() tea.Cmd { return m.views.Top().init() }
 
 // Update handles one message: quit and the server's notices end the
 // session; everything else goes to the screens.
@@ -192,18 +194,18 @@ func (m *Viewer) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.width = msg.Width
 	case tea.KeyPressMsg:
 		if key.Matches(msg, m.keys.Quit) {
-			return m, m.end(m.views.top().goodbye())
+			return m, m.end(m.views.Top().goodbye())
 		}
-	case ShutdownMsg:
+	case event.ShutdownMsg:
 		return m, m.end(or(msg.Text, "The server is restarting; reconnect in a moment."))
-	case EndMsg:
+	case event.EndMsg:
 		return m, m.end(msg.Text)
-	case TakenOverMsg: // a viewer holds no game; for completeness
+	case event.TakenOverMsg: // a viewer holds no game; for completeness
 		return m, m.end(or(msg.Text, "This session was taken over."))
 	}
-	top := m.views.top()
-	cmd := m.views.handle(msg)
-	if m.views.top() == nil { // the bottom screen went back: nothing is left
+	top := m.views.Top()
+	cmd := m.views.Handle(msg)
+	if m.views.Top() == nil { // the bottom screen went back: nothing is left
 		return m, m.end(top.goodbye())
 	}
 	return m, cmd
@@ -211,7 +213,7 @@ func (m *Viewer) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 
 func (m *Viewer) end(line string) tea.Cmd {
 	m.final = line
-	m.views.closeAll()
+	m.views.CloseAll()
 	return tea.Quit
 }
 
@@ -219,12 +221,12 @@ func (m *Viewer) end(line string) tea.Cmd {
 // main screen.
 func (m *Viewer) View() tea.View {
 	if m.final != "" {
-		return tea.NewView(finalText(m.final, m.width) + "\n")
+		return tea.NewView(draw.FinalText(m.final, m.width) + "\n")
 	}
-	top := m.views.top()
-	v := tea.NewView(top.render())
+	top := m.views.Top()
+	v := tea.NewView(top.Render())
 	v.AltScreen = true
-	v.WindowTitle = top.title()
+	v.WindowTitle = top.Title()
 	return v
 }
 

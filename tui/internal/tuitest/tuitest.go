@@ -1,4 +1,4 @@
-package tui
+package tuitest
 
 import (
 	"context"
@@ -17,31 +17,32 @@ import (
 	"github.com/ssh2048/ssh2048/db"
 	"github.com/ssh2048/ssh2048/engine"
 	"github.com/ssh2048/ssh2048/game"
+	"github.com/ssh2048/ssh2048/tui/draw"
 )
 
 // live drives a model as package screen does: Update on one goroutine,
 // each command on its own, its message back in the queue. The screens
 // that show games wait on the game service in their commands, which the
 // synchronous harness cannot run.
-type live struct {
+type Live struct {
 	t    *testing.T
-	m    tea.Model
+	M    tea.Model
 	msgs chan tea.Msg
 	done <-chan struct{}
 	quit bool
 }
 
-func newLive(t *testing.T, m tea.Model, width, height int) *live {
+func NewLive(t *testing.T, m tea.Model, width, height int) *Live {
 	t.Helper()
-	l := &live{t: t, m: m, msgs: make(chan tea.Msg, 256), done: t.Context().Done()}
+	l := &Live{t: t, M: m, msgs: make(chan tea.Msg, 256), done: t.Context().Done()}
 	l.run(m.Init())
-	l.deliver(tea.ColorProfileMsg{Profile: colorprofile.ASCII})
-	l.deliver(tea.WindowSizeMsg{Width: width, Height: height})
+	l.Deliver(tea.ColorProfileMsg{Profile: colorprofile.ASCII})
+	l.Deliver(tea.WindowSizeMsg{Width: width, Height: height})
 	return l
 }
 
 // run runs cmd on its own goroutine; its message joins the queue.
-func (l *live) run(cmd tea.Cmd) {
+func (l *Live) run(cmd tea.Cmd) {
 	if cmd == nil {
 		return
 	}
@@ -55,7 +56,7 @@ func (l *live) run(cmd tea.Cmd) {
 }
 
 // deliver hands msg to the model, as the screen does.
-func (l *live) deliver(msg tea.Msg) {
+func (l *Live) Deliver(msg tea.Msg) {
 	l.t.Helper()
 	switch msg := msg.(type) {
 	case nil:
@@ -69,64 +70,64 @@ func (l *live) deliver(msg tea.Msg) {
 		if l.quit {
 			return
 		}
-		_, cmd := l.m.Update(msg)
+		_, cmd := l.M.Update(msg)
 		l.run(cmd)
 	}
 }
 
-func (l *live) press(keys ...string) {
+func (l *Live) Press(keys ...string) {
 	l.t.Helper()
 	for _, k := range keys {
-		l.deliver(keyPress(k))
+		l.Deliver(KeyPress(k))
 	}
 }
 
-func (l *live) frame() string {
+func (l *Live) Frame() string {
 	l.t.Helper()
-	return plain(l.m.View().Content)
+	return Plain(l.M.View().Content)
 }
 
 // waitFor handles the messages that come until ok accepts the frame.
-func (l *live) waitFor(what string, ok func(frame string) bool) string {
+func (l *Live) WaitFor(what string, ok func(frame string) bool) string {
 	l.t.Helper()
 	deadline := time.After(10 * time.Second)
 	for {
-		if f := l.frame(); ok(f) {
+		if f := l.Frame(); ok(f) {
 			return f
 		}
 		select {
 		case msg := <-l.msgs:
-			l.deliver(msg)
+			l.Deliver(msg)
 		case <-deadline:
-			l.t.Fatalf("timed out waiting for %s; frame:\n%s", what, l.frame())
+			l.t.Fatalf("timed out waiting for %s; frame:\n%s", what, l.Frame())
 		}
 	}
 }
 
 // waitQuit handles the messages that come until the model quits.
-func (l *live) waitQuit() {
+func (l *Live) WaitQuit() {
 	l.t.Helper()
-	l.waitFor("the end", func(string) bool { return l.quit })
+	l.WaitFor("the end", func(string) bool { return l.quit })
 }
 
 // settle handles the messages that come within d.
-func (l *live) settle(d time.Duration) {
+func (l *Live) Settle(d time.Duration) {
 	l.t.Helper()
 	end := time.After(d)
 	for {
 		select {
 		case msg := <-l.msgs:
-			l.deliver(msg)
+			l.Deliver(msg)
 		case <-end:
 			return
 		}
 	}
 }
 
-func has(s string) func(string) bool { return func(f string) bool { return strings.Contains(f, s) } }
+func Has(s string) func(string) bool { return func(f string) bool { return strings.Contains(f, s) } }
 
 // newService is the game service over a real SQLite file.
-func newService(t *testing.T) *game.Service {
+func NewService(t *testing.T) *game.Service {
 	t.Helper()
 	quiet := slog.New(slog.DiscardHandler)
 	store, err := db.Open(context.Background(), t.TempDir(), db.WithLogger(quiet))
@@ -137,7 +138,7 @@ func newService(t *testing.T) *game.Service {
 	return game.New(store, quiet)
 }
 
-func identify(t *testing.T, svc *game.Service, name string) game.Player {
+func Identify(t *testing.T, svc *game.Service, name string) game.Player {
 	t.Helper()
 	p, err := svc.Identify(context.Background(), "SHA256:"+name, "ssh-ed25519", name)
 	if err != nil {
@@ -148,9 +149,9 @@ func identify(t *testing.T, svc *game.Service, name string) game.Player {
 
 // openGame opens name's game of size n in a seat of its own, closed when
 // the test ends.
-func openGame(t *testing.T, svc *game.Service, name string, n int) (*game.Seat, *game.Play) {
+func OpenGame(t *testing.T, svc *game.Service, name string, n int) (*game.Seat, *game.Play) {
 	t.Helper()
-	seat := svc.Seat(identify(t, svc, name), func() {})
+	seat := svc.Seat(Identify(t, svc, name), func() {})
 	t.Cleanup(seat.Close)
 	p, err := seat.Open(context.Background(), n, db.KindHuman, false)
 	if err != nil {
@@ -161,7 +162,7 @@ func openGame(t *testing.T, svc *game.Service, name string, n int) (*game.Seat, 
 
 // step plays the first of left, down, right, up that moves, and returns
 // the board before, the direction and the result.
-func step(t *testing.T, p *game.Play) (engine.Board, engine.Direction, engine.Result) {
+func Step(t *testing.T, p *game.Play) (engine.Board, engine.Direction, engine.Result) {
 	t.Helper()
 	before := p.Board()
 	for _, d := range []engine.Direction{engine.Left, engine.Down, engine.Right, engine.Up} {
@@ -180,7 +181,7 @@ func step(t *testing.T, p *game.Play) (engine.Board, engine.Direction, engine.Re
 // tiles are the numbers on a frame's board, row by row, read off the
 // lines that hold no words (header, notices and keys do): what a person
 // reads off the board.
-func tiles(frame string) string {
+func Tiles(frame string) string {
 	var rows []string
 	for _, l := range strings.Split(frame, "\n") {
 		if strings.IndexFunc(l, unicode.IsLetter) >= 0 {
@@ -200,7 +201,7 @@ func tiles(frame string) string {
 }
 
 // boardTiles is what tiles reads off a frame of b (values under 1000).
-func boardTiles(b engine.Board) string {
+func BoardTiles(b engine.Board) string {
 	var rows []string
 	for r := range b.Size() {
 		var row []string
@@ -216,7 +217,7 @@ func boardTiles(b engine.Board) string {
 	return strings.Join(rows, "/")
 }
 
-func keyPress(k string) tea.KeyPressMsg {
+func KeyPress(k string) tea.KeyPressMsg {
 	special := map[string]rune{
 		"up": tea.KeyUp, "down": tea.KeyDown, "left": tea.KeyLeft, "right": tea.KeyRight,
 		"tab": tea.KeyTab, "esc": tea.KeyEscape, "enter": tea.KeyEnter,
@@ -231,7 +232,7 @@ func keyPress(k string) tea.KeyPressMsg {
 	return tea.KeyPressMsg{Code: r, Text: k}
 }
 
-func plain(s string) string {
+func Plain(s string) string {
 	lines := strings.Split(ansi.Strip(s), "\n")
 	for i, l := range lines {
 		lines[i] = strings.TrimRight(l, " ")
@@ -240,7 +241,7 @@ func plain(s string) string {
 }
 
 // assertFits checks a frame is exactly the window: no line wider, no more lines.
-func assertFits(t *testing.T, frame string, width, height int) {
+func AssertFits(t *testing.T, frame string, width, height int) {
 	t.Helper()
 	lines := strings.Split(strings.TrimSuffix(frame, "\n"), "\n")
 	if len(lines) > height {
@@ -256,27 +257,27 @@ func assertFits(t *testing.T, frame string, width, height int) {
 // played is a game played through the service, with what each move
 // showed the player.
 type played struct {
-	id     int64
-	boards []engine.Board // after each move; [0] the start
-	scores []int
-	marks  []marks // the marks after each move; [0] none
+	ID     int64
+	Boards []engine.Board // after each move; [0] the start
+	Scores []int
+	Marks  []draw.Marks // the marks after each move; [0] none
 }
 
-func playGame(t *testing.T, svc *game.Service, name string, n, moves int) played {
+func PlayGame(t *testing.T, svc *game.Service, name string, n, moves int) played {
 	t.Helper()
-	_, p := openGame(t, svc, name, n)
-	g := played{id: p.ID(), boards: []engine.Board{p.Board()}, scores: []int{0}, marks: []marks{{}}}
+	_, p := OpenGame(t, svc, name, n)
+	g := played{ID: p.ID(), Boards: []engine.Board{p.Board()}, Scores: []int{0}, Marks: []draw.Marks{{}}}
 	for i := 0; i < moves && !p.Over(); i++ {
-		before, d, res := step(t, p)
-		g.boards = append(g.boards, p.Board())
-		g.scores = append(g.scores, p.Score())
-		g.marks = append(g.marks, marks{on: true, spawn: res.Spawn, merged: before.Merges(d)})
+		before, d, res := Step(t, p)
+		g.Boards = append(g.Boards, p.Board())
+		g.Scores = append(g.Scores, p.Score())
+		g.Marks = append(g.Marks, draw.Marks{On: true, Spawn: res.Spawn, Merged: before.Merges(d)})
 	}
 	return g
 }
 
-func moveShown(i, of int) func(string) bool {
-	return has("Move " + strconv.Itoa(i) + "/" + strconv.Itoa(of))
+func MoveShown(i, of int) func(string) bool {
+	return Has("Move " + strconv.Itoa(i) + "/" + strconv.Itoa(of))
 }
 
-func movesShown(n int) func(string) bool { return has("Moves " + strconv.Itoa(n) + " ") }
+func MovesShown(n int) func(string) bool { return Has("Moves " + strconv.Itoa(n) + " ") }

@@ -1,0 +1,236 @@
+// Temporary: the race screens' copy of what tui/draw draws with, until they move to a
+// package of their own and draw with tui/draw.
+
+package tui
+
+import (
+	"charm.land/bubbles/v2/key"
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/ssh2048/ssh2048/engine"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+	"unsafe"
+)
+
+// line is one line of a frame and its width in cells, known as it is
+// built: measuring styled text is the slowest part of drawing.
+type line struct {
+	s string
+	w int
+}
+
+// boardDraw is the board a frame draws straight into its text, rather
+// than into lines first: its cache, the board and its marks, the bytes
+// its lines take, and where they are among the frame's lines
+// (lines[at:at+n], which hold only their widths).
+type boardDraw struct {
+	c     *boardCache
+	b     engine.Board
+	ms    *marks
+	bytes int
+	at, n int
+}
+
+const spaces = "                                                                                                                                "
+
+// appendPad appends n spaces.
+func appendPad(dst []byte, n int) []byte {
+	for ; n > 0; n -= len(spaces) {
+		dst = append(dst, spaces[:min(n, len(spaces))]...)
+	}
+	return dst
+}
+
+// centreLines places lines in the middle of a width×height window, each
+// line centred on its own. The renderer clears what the frame leaves out,
+// so there is no padding on the right or below.
+func centreLines(lines []line, width, height int) string {
+	blockW, size := 0, 0
+	for _, l := range lines {
+		blockW = max(blockW, l.w)
+		size += len(l.s) + 1
+	}
+	top := max(0, (height-len(lines))/2)
+	left := max(0, (width-blockW)/2)
+	b := make([]byte, 0, top+size+len(lines)*left+blockW)
+	for range top {
+		b = append(b, '\n')
+	}
+	for i, l := range lines {
+		b = append(appendPad(b, left+(blockW-l.w)/2), l.s...)
+		if i < len(lines)-1 {
+			b = append(b, '\n')
+		}
+	}
+	return bytesString(b)
+}
+
+// appendCentred appends lines to dst placed in the middle of a
+// width×height window, each line centred in the window on its own, rather
+// than in the block of them (centreLines): the same to a column, but a
+// line's place does not depend on the others' widths. The game's header
+// grows a column now and then (a score's digit, the move count's), and
+// with it the block; the board, centred in the block, moved a column with
+// it, and the frame redrew all of it (about 1.5 KB, where a move's frame
+// is 300 bytes). The board's lines, if any, are drawn from bd.
+func appendCentred(dst []byte, lines []line, width, height int, bd *boardDraw) []byte {
+	size := bd.bytes
+	for _, l := range lines {
+		size += len(l.s) + 1 + max(0, (width-l.w)/2)
+	}
+	top := max(0, (height-len(lines))/2)
+	dst = slices.Grow(dst, top+size)
+	for range top {
+		dst = append(dst, '\n')
+	}
+	for i, l := range lines {
+		dst = appendPad(dst, (width-l.w)/2)
+		if i >= bd.at && i < bd.at+bd.n {
+			dst = bd.c.appendLine(dst, i-bd.at, &bd.b, bd.ms)
+		} else {
+			dst = append(dst, l.s...)
+		}
+		if i < len(lines)-1 {
+			dst = append(dst, '\n')
+		}
+	}
+	return dst
+}
+
+// bytesString is b as a string, without a copy: b must be the caller's
+// alone and never written again (as strings.Builder's String has it).
+func bytesString(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
+
+// ink is a style reduced to the escape codes around its text, so that the
+// header, drawn every frame, costs concatenation only. It holds for styles
+// without padding, borders or width, which is all the header uses.
+type ink struct{ pre, post string }
+
+func inkOf(st lipgloss.Style) ink {
+	s := st.Render("x")
+	i := strings.IndexByte(s, 'x')
+	return ink{s[:i], s[i+1:]}
+}
+
+// appendText appends s in this ink to dst and returns it and the text's
+// width: s must be one cell per rune.
+func (k ink) appendText(dst []byte, s string) ([]byte, int) {
+	dst = append(append(append(dst, k.pre...), s...), k.post...)
+	return dst, utf8.RuneCountInString(s)
+}
+
+// bytes is what the ink adds to the text it is written around.
+func (k ink) bytes() int { return len(k.pre) + len(k.post) }
+
+// text appends s in this ink and returns its width: s must be one cell per
+// rune.
+func (k ink) text(sb *strings.Builder, s string) int {
+	sb.WriteString(k.pre)
+	sb.WriteString(s)
+	sb.WriteString(k.post)
+	return utf8.RuneCountInString(s)
+}
+
+// figure is a header's value: a number after a prefix ("#12", "+32"), or
+// text ("–", "guest") where there is no number. The header writes numbers
+// straight into its line: made into strings first, they were half the
+// allocations of a move's frame.
+type figure struct {
+	prefix, text string
+	n            int
+	num          bool
+}
+
+func number(prefix string, n int) figure { return figure{prefix: prefix, n: n, num: true} }
+
+func (f figure) String() string {
+	if !f.num {
+		return f.text
+	}
+	return f.prefix + strconv.Itoa(f.n)
+}
+
+// figure appends f in this ink, padded with spaces to pad cells, and
+// returns its width.
+func (k ink) figure(sb *strings.Builder, f figure, pad int) int {
+	sb.WriteString(k.pre)
+	w := utf8.RuneCountInString(f.text)
+	if f.num {
+		var b [24]byte
+		d := strconv.AppendInt(append(b[:0], f.prefix...), int64(f.n), 10)
+		sb.Write(d)
+		w = utf8.RuneCount(d)
+	} else {
+		sb.WriteString(f.text)
+	}
+	if w < pad {
+		sb.WriteString(spaces[:pad-w])
+		w = pad
+	}
+	sb.WriteString(k.post)
+	return w
+}
+
+// wrapWords wraps every line of s by words to width cells, cutting a word
+// only when it alone is wider.
+func wrapWords(s string, width int) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		if ansi.StringWidth(l) > width {
+			wrapped := strings.Split(ansi.Wrap(l, width, ""), "\n")
+			for j, w := range wrapped {
+				wrapped[j] = strings.TrimRight(w, " ")
+			}
+			lines[i] = strings.Join(wrapped, "\n")
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// relabel returns b with another description, for a key whose meaning
+// depends on the screen (tab opens the leaderboard and goes back from it).
+func relabel(b key.Binding, desc string) key.Binding {
+	b.SetHelp(b.Help().Key, desc)
+	return b
+}
+
+// widest is the width of the widest of lines.
+func widest(lines []string) int {
+	w := 0
+	for _, l := range lines {
+		w = max(w, ansi.StringWidth(l))
+	}
+	return w
+}
+
+// joinColumns puts columns of lines side by side, four spaces apart.
+func joinColumns(cols [][]string, rows int) []string {
+	widths := make([]int, len(cols))
+	for i, col := range cols {
+		for _, l := range col {
+			widths[i] = max(widths[i], ansi.StringWidth(l))
+		}
+	}
+	out := make([]string, rows)
+	for r := range rows {
+		var b strings.Builder
+		for i, col := range cols {
+			if i > 0 {
+				b.WriteString("    ")
+			}
+			cell := ""
+			if r < len(col) {
+				cell = col[r]
+			}
+			b.WriteString(cell)
+			if i < len(cols)-1 {
+				b.WriteString(strings.Repeat(" ", widths[i]-ansi.StringWidth(cell)))
+			}
+		}
+		out[r] = b.String()
+	}
+	return out
+}

@@ -1,0 +1,55 @@
+// Temporary: the race screens' copy of what tui/draw draws with, until they move to a
+// package of their own and draw with tui/draw.
+
+package tui
+
+import "sync"
+
+// sharedDrawings are drawings made once for every session that asks for
+// the same (the key K says what a drawing depends on), up to a bound:
+// keys come from what clients pick (window sizes, the games they watch),
+// and when the map is full it is emptied and fills again with what is
+// asked for now.
+type sharedDrawings[K comparable, V any] struct {
+	mu  sync.Mutex
+	m   map[K]V
+	max int
+}
+
+func newSharedDrawings[K comparable, V any](max int) *sharedDrawings[K, V] {
+	return &sharedDrawings[K, V]{m: make(map[K]V), max: max}
+}
+
+// get returns the drawing of k, drawing it with draw if no one has. Two
+// sessions may draw the same at once; the drawing is the same.
+func (d *sharedDrawings[K, V]) get(k K, draw func() V) V {
+	d.mu.Lock()
+	v, ok := d.m[k]
+	d.mu.Unlock()
+	if ok {
+		return v
+	}
+	v = draw()
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if len(d.m) >= d.max {
+		clear(d.m)
+	}
+	d.m[k] = v
+	return v
+}
+
+// len is how many drawings are kept.
+func (d *sharedDrawings[K, V]) len() int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return len(d.m)
+}
+
+// forget empties the map (for benchmarks that want a drawing no one has
+// made).
+func (d *sharedDrawings[K, V]) forget() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	clear(d.m)
+}
