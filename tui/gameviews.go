@@ -29,8 +29,6 @@ func (m *Model) updateViews(msg tea.Msg) (cmd tea.Cmd, done bool) {
 			return m.replayArrived(msg), true
 		}
 		return m.views.Handle(msg), true
-	case viewer.SnapMsg, viewer.LookMsg, viewer.TickMsg, viewer.HistoryMsg, viewer.OpenMsg, viewer.BackMsg, event.WakeMsg:
-		return m.views.Handle(msg), true
 	case tea.KeyPressMsg:
 		if m.views.Top() == nil {
 			return nil, false
@@ -38,6 +36,9 @@ func (m *Model) updateViews(msg tea.Msg) (cmd tea.Cmd, done bool) {
 		if key.Matches(msg, m.keys.Quit) {
 			return m.quit(), true
 		}
+		return m.views.Handle(msg), true
+	}
+	if viewer.Owns(msg) {
 		return m.views.Handle(msg), true
 	}
 	if draw.IsTerminal(msg) && m.views.Top() != nil {

@@ -38,7 +38,7 @@ type historian struct {
 }
 
 // historyMsg is the player's history, read.
-type HistoryMsg struct {
+type historyMsg struct {
 	h    *historian
 	hist game.History
 	err  error
@@ -73,7 +73,7 @@ func (h *historian) init() tea.Cmd {
 	games, ctx, player := h.opts.Games, h.opts.Context, h.player
 	return func() tea.Msg {
 		hist, err := games.History(ctx, player, historyRecent)
-		return HistoryMsg{h: h, hist: hist, err: err}
+		return historyMsg{h: h, hist: hist, err: err}
 	}
 }
 
@@ -97,7 +97,7 @@ func ReplayFailedText(err error) string {
 
 func (h *historian) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
-	case HistoryMsg:
+	case historyMsg:
 		if msg.h != h {
 			return nil
 		}

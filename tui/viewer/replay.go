@@ -49,7 +49,7 @@ type replayer struct {
 }
 
 // tickMsg moves a replay on by one move.
-type TickMsg struct {
+type tickMsg struct {
 	r   *replayer
 	gen int
 }
@@ -80,7 +80,7 @@ func (rp *replayer) goodbye() string {
 
 // tick is the clock's next move, 1/speed from now.
 func (rp *replayer) tick() tea.Cmd {
-	return pause(time.Second/time.Duration(rp.speed), TickMsg{rp, rp.gen})
+	return pause(time.Second/time.Duration(rp.speed), tickMsg{rp, rp.gen})
 }
 
 // play starts the clock (again, at a new speed).
@@ -107,7 +107,7 @@ func (rp *replayer) goTo(n int) {
 
 func (rp *replayer) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
-	case TickMsg:
+	case tickMsg:
 		if msg.r != rp || msg.gen != rp.gen || !rp.playing {
 			return nil
 		}

@@ -81,14 +81,14 @@ type spectator struct {
 }
 
 // snapMsg is the next snapshot of a watched game.
-type SnapMsg struct {
+type snapMsg struct {
 	w    *game.Watch
 	snap game.Snapshot
 	err  error
 }
 
 // lookMsg is a spectator's time to look again (see lookEvery).
-type LookMsg struct{ s *spectator }
+type lookMsg struct{ s *spectator }
 
 // NewWatch is the screen of w, a game in play, run on its own: who is
 // how the spectator named the player ("" when they named the game), so
@@ -152,7 +152,7 @@ func (s *spectator) next() tea.Cmd {
 		w, ctx := s.w, s.ctx
 		s.wait = func() tea.Msg {
 			snap, err := w.Next(ctx)
-			return SnapMsg{w: w, snap: snap, err: err}
+			return snapMsg{w: w, snap: snap, err: err}
 		}
 	}
 	return s.wait
@@ -179,7 +179,7 @@ func (s *spectator) close() {
 
 func (s *spectator) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
-	case SnapMsg:
+	case snapMsg:
 		if msg.w != s.w || msg.err != nil {
 			return nil // a game no longer watched, or the session ending
 		}
@@ -193,7 +193,7 @@ func (s *spectator) update(msg tea.Msg) tea.Cmd {
 			s.apply(snap)
 			return s.lookLater()
 		}
-	case LookMsg:
+	case lookMsg:
 		if msg.s != s {
 			return nil
 		}
@@ -255,7 +255,7 @@ func (s *spectator) lookLater() tea.Cmd {
 		return nil
 	}
 	s.looking = true
-	return pause(s.every, LookMsg{s})
+	return pause(s.every, lookMsg{s})
 }
 
 // look looks for what to show next: for TV the best game in play, for a

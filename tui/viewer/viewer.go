@@ -69,14 +69,25 @@ type View interface {
 	close() // stop watching, stop the clock
 }
 
+// Owns reports whether msg is for the screens that show games: their own
+// messages, and the runner's wakes. The game screen, with screens open
+// over it, gives them these.
+func Owns(msg tea.Msg) bool {
+	switch msg.(type) {
+	case snapMsg, lookMsg, tickMsg, historyMsg, openMsg, backMsg, event.WakeMsg:
+		return true
+	}
+	return false
+}
+
 // openMsg puts a screen on top of the one that sent it.
-type OpenMsg struct{ v View }
+type openMsg struct{ v View }
 
 // backMsg closes the screen from, which must be on top.
-type BackMsg struct{ from View }
+type backMsg struct{ from View }
 
-func open(v View) tea.Cmd { return func() tea.Msg { return OpenMsg{v} } }
-func back(v View) tea.Cmd { return func() tea.Msg { return BackMsg{v} } }
+func open(v View) tea.Cmd { return func() tea.Msg { return openMsg{v} } }
+func back(v View) tea.Cmd { return func() tea.Msg { return backMsg{v} } }
 func pause(d time.Duration, msg tea.Msg) tea.Cmd {
 	return tea.Tick(d, func(time.Time) tea.Msg { return msg })
 }
@@ -124,13 +135,13 @@ func (vs *Stack) Push(v View, like *draw.Pane) tea.Cmd {
 // openings and closings to the stack, the rest to the top one.
 func (vs *Stack) Handle(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
-	case OpenMsg:
+	case openMsg:
 		if top := vs.Top(); top != nil {
 			return vs.Push(msg.v, top.pane())
 		}
 		msg.v.close() // the screen that asked is gone
 		return nil
-	case BackMsg:
+	case backMsg:
 		if top := vs.Top(); top != nil && top == msg.from {
 			top.close()
 			vs.stack = vs.stack[:len(vs.stack)-1]
