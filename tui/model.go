@@ -3,11 +3,10 @@
 // boxes and brackets where there is no colour), with the score, best, rank,
 // leaderboard, help, and the win, game-over and confirm dialogs.
 //
-// It also draws the screens that show games without playing them: a game
-// in play as its player sees it (watch), the best game being played (TV),
-// a stored game move by move (replay) and a player's own games (history);
-// the server's commands run them on their own (Viewer), the game screen
-// opens them over itself (see viewer.go).
+// The screens that show games without playing them (watch, TV, replay,
+// history) are package tui/viewer's; the game screen opens them over
+// itself (gameviews.go). Boards, styles and lines are drawn with
+// tui/draw, and the runner's messages are tui/event's.
 //
 // It knows nothing of SSH: games come in through the Store interface
 // (SeatStore is the game service's, which the SSH server and `ssh2048

@@ -9,7 +9,7 @@ import (
 	"github.com/ssh2048/ssh2048/engine"
 )
 
-// tier is one tile size: w×h cells per tile, gx columns and gy rows of
+// Tier is one tile size: w×h cells per tile, gx columns and gy rows of
 // board between tiles. A terminal cell is about twice as tall as wide, so
 // w ≈ 2h keeps tiles square-ish. View picks the largest tier that fits.
 type Tier struct{ W, H, gx, gy int }
@@ -23,12 +23,12 @@ var Tiers = []Tier{
 	{28, 13, 4, 2},
 }
 
-// boardSize is the width and height of an n×n board drawn with tier t.
+// BoardSize is the width and height of an n×n board drawn with tier t.
 func (t Tier) BoardSize(n int) (w, h int) {
 	return n*t.W + (n+1)*t.gx, n*t.H + (n+1)*t.gy
 }
 
-// label is the text of a tile, at most width cells: the value, or for
+// Label is the text of a tile, at most width cells: the value, or for
 // values too wide the binary-prefixed short form (16384 → "16k").
 func Label(exp uint8, width int) string {
 	s := strconv.Itoa(engine.Value(exp))
@@ -54,7 +54,7 @@ func centre(s string, width int) string {
 	return strings.Repeat(" ", left) + s + strings.Repeat(" ", width-n-left)
 }
 
-// boardCache holds every styled piece of the board for one tier and one
+// BoardCache holds every styled piece of the board for one tier and one
 // set of styles, so that drawing a frame is only string concatenation:
 // View runs for every frame of every session.
 type BoardCache struct {
@@ -78,7 +78,7 @@ const (
 	MarkMerged      // the label underlined
 )
 
-// marks are the tiles the last move added and merged, drawn marked until
+// Marks are the tiles the last move added and merged, drawn marked until
 // the next move (no timer: the frame after the move shows them).
 type Marks struct {
 	On     bool
@@ -109,7 +109,7 @@ func NewBoardCache(s *Styles, t Tier, n int) *BoardCache {
 	}
 }
 
-// tile returns the styled lines of a tile, drawing it on first use.
+// Tile returns the styled lines of a tile, drawing it on first use.
 func (c *BoardCache) Tile(exp uint8, mk mark) []string {
 	cached := &c.tiles[exp]
 	if mk != MarkNone {
@@ -188,7 +188,7 @@ func markLabel(st lipgloss.Style, line string, mk mark) string {
 	return st.Render(line[:start]) + marked.Render(line[start:end]) + st.Render(line[end:])
 }
 
-// lines draws board b, which must be c.n×c.n, one string per line, with
+// Lines draws board b, which must be c.n×c.n, one string per line, with
 // the tiles in ms marked. The lines share one allocation.
 func (c *BoardCache) Lines(b *engine.Board, ms *Marks) []string {
 	_, h := c.Tier.BoardSize(c.N)
@@ -208,7 +208,7 @@ func (c *BoardCache) Lines(b *engine.Board, ms *Marks) []string {
 	return out
 }
 
-// size is how many bytes the lines of board b take.
+// Size is how many bytes the lines of board b take.
 func (c *BoardCache) Size(b *engine.Board, ms *Marks) int {
 	n, t := c.N, c.Tier
 	size := (n*t.gy + t.gy) * len(c.gapRow)
@@ -222,7 +222,7 @@ func (c *BoardCache) Size(b *engine.Board, ms *Marks) int {
 	return size + n*t.H*(n+1)*len(c.gapCols)
 }
 
-// appendLine appends line i of board b (see lines) to dst.
+// AppendLine appends line i of board b (see lines) to dst.
 func (c *BoardCache) AppendLine(dst []byte, i int, b *engine.Board, ms *Marks) []byte {
 	t := c.Tier
 	r, k := i/(t.gy+t.H), i%(t.gy+t.H)
@@ -236,7 +236,7 @@ func (c *BoardCache) AppendLine(dst []byte, i int, b *engine.Board, ms *Marks) [
 	return append(dst, c.gapCols...)
 }
 
-// overlay replaces the middle of a board with the box's lines, centred in
+// Overlay replaces the middle of a board with the box's lines, centred in
 // a band of board colour across the whole width. The band is widened to
 // whole tile rows, so that no tile shows cut in half above or below it.
 func (c *BoardCache) Overlay(board []string, boxLines []string) []string {

@@ -23,7 +23,7 @@ var boardCaches = struct {
 	m map[boardKey]*BoardCache
 }{m: make(map[boardKey]*BoardCache)}
 
-// sharedBoardCache returns the board cache for styles s, tier t and size
+// SharedBoardCache returns the board cache for styles s, tier t and size
 // n, every tile drawn. Styles come from sharedStyles (a few per colour
 // profile), so the caches are bounded by the tiers and sizes.
 func SharedBoardCache(s *Styles, t Tier, n int) *BoardCache {

@@ -12,14 +12,14 @@ import (
 	"unsafe"
 )
 
-// line is one line of a frame and its width in cells, known as it is
+// Line is one line of a frame and its width in cells, known as it is
 // built: measuring styled text is the slowest part of drawing.
 type Line struct {
 	S string
 	W int
 }
 
-// boardDraw is the board a frame draws straight into its text, rather
+// BoardDraw is the board a frame draws straight into its text, rather
 // than into lines first: its cache, the board and its marks, the bytes
 // its lines take, and where they are among the frame's lines
 // (lines[at:at+n], which hold only their widths).
@@ -33,7 +33,7 @@ type BoardDraw struct {
 
 const Spaces = "                                                                                                                                "
 
-// appendPad appends n spaces.
+// AppendPad appends n spaces.
 func AppendPad(dst []byte, n int) []byte {
 	for ; n > 0; n -= len(Spaces) {
 		dst = append(dst, Spaces[:min(n, len(Spaces))]...)
@@ -41,7 +41,7 @@ func AppendPad(dst []byte, n int) []byte {
 	return dst
 }
 
-// centreLines places lines in the middle of a width×height window, each
+// CentreLines places lines in the middle of a width×height window, each
 // line centred on its own. The renderer clears what the frame leaves out,
 // so there is no padding on the right or below.
 func CentreLines(lines []Line, width, height int) string {
@@ -65,7 +65,7 @@ func CentreLines(lines []Line, width, height int) string {
 	return BytesString(b)
 }
 
-// appendCentred appends lines to dst placed in the middle of a
+// AppendCentred appends lines to dst placed in the middle of a
 // width×height window, each line centred in the window on its own, rather
 // than in the block of them (centreLines): the same to a column, but a
 // line's place does not depend on the others' widths. The game's header
@@ -97,11 +97,11 @@ func AppendCentred(dst []byte, lines []Line, width, height int, bd *BoardDraw) [
 	return dst
 }
 
-// bytesString is b as a string, without a copy: b must be the caller's
+// BytesString is b as a string, without a copy: b must be the caller's
 // alone and never written again (as strings.Builder's String has it).
 func BytesString(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 
-// ink is a style reduced to the escape codes around its text, so that the
+// Ink is a style reduced to the escape codes around its text, so that the
 // header, drawn every frame, costs concatenation only. It holds for styles
 // without padding, borders or width, which is all the header uses.
 type Ink struct{ Pre, Post string }
@@ -112,17 +112,17 @@ func InkOf(st lipgloss.Style) Ink {
 	return Ink{s[:i], s[i+1:]}
 }
 
-// appendText appends s in this ink to dst and returns it and the text's
+// AppendText appends s in this ink to dst and returns it and the text's
 // width: s must be one cell per rune.
 func (k Ink) AppendText(dst []byte, s string) ([]byte, int) {
 	dst = append(append(append(dst, k.Pre...), s...), k.Post...)
 	return dst, utf8.RuneCountInString(s)
 }
 
-// bytes is what the ink adds to the text it is written around.
+// Bytes is what the ink adds to the text it is written around.
 func (k Ink) Bytes() int { return len(k.Pre) + len(k.Post) }
 
-// text appends s in this ink and returns its width: s must be one cell per
+// Text appends s in this ink and returns its width: s must be one cell per
 // rune.
 func (k Ink) Text(sb *strings.Builder, s string) int {
 	sb.WriteString(k.Pre)
@@ -131,7 +131,7 @@ func (k Ink) Text(sb *strings.Builder, s string) int {
 	return utf8.RuneCountInString(s)
 }
 
-// figure is a header's value: a number after a prefix ("#12", "+32"), or
+// Figure is a header's value: a number after a prefix ("#12", "+32"), or
 // text ("–", "guest") where there is no number. The header writes numbers
 // straight into its line: made into strings first, they were half the
 // allocations of a move's frame.
@@ -150,7 +150,7 @@ func (f Figure) String() string {
 	return f.prefix + strconv.Itoa(f.n)
 }
 
-// figure appends f in this ink, padded with spaces to pad cells, and
+// Figure appends f in this ink, padded with spaces to pad cells, and
 // returns its width.
 func (k Ink) Figure(sb *strings.Builder, f Figure, pad int) int {
 	sb.WriteString(k.Pre)
@@ -171,7 +171,7 @@ func (k Ink) Figure(sb *strings.Builder, f Figure, pad int) int {
 	return w
 }
 
-// wrapWords wraps every line of s by words to width cells, cutting a word
+// WrapWords wraps every line of s by words to width cells, cutting a word
 // only when it alone is wider.
 func WrapWords(s string, width int) string {
 	lines := strings.Split(s, "\n")
@@ -187,14 +187,14 @@ func WrapWords(s string, width int) string {
 	return strings.Join(lines, "\n")
 }
 
-// relabel returns b with another description, for a key whose meaning
+// Relabel returns b with another description, for a key whose meaning
 // depends on the screen (tab opens the leaderboard and goes back from it).
 func Relabel(b key.Binding, desc string) key.Binding {
 	b.SetHelp(b.Help().Key, desc)
 	return b
 }
 
-// widest is the width of the widest of lines.
+// Widest is the width of the widest of lines.
 func Widest(lines []string) int {
 	w := 0
 	for _, l := range lines {
@@ -203,7 +203,7 @@ func Widest(lines []string) int {
 	return w
 }
 
-// joinColumns puts columns of lines side by side, four spaces apart.
+// JoinColumns puts columns of lines side by side, four spaces apart.
 func JoinColumns(cols [][]string, rows int) []string {
 	widths := make([]int, len(cols))
 	for i, col := range cols {

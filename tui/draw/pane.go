@@ -13,7 +13,7 @@ import (
 	"github.com/ssh2048/ssh2048/engine"
 )
 
-// pane is what the screens that show a game without playing it (watch,
+// Pane is what the screens that show a game without playing it (watch,
 // TV, replay, history) share with the game screen: the window, the
 // colours, and the board drawn at the largest tile size that fits.
 type Pane struct {
@@ -42,7 +42,7 @@ func (p *Pane) SetProfile(pr colorprofile.Profile) {
 	p.cache = nil
 }
 
-// terminal takes what a message says of the terminal: its size, colour
+// Terminal takes what a message says of the terminal: its size, colour
 // profile or background.
 func (p *Pane) Terminal(msg tea.Msg) {
 	switch msg := msg.(type) {
@@ -57,7 +57,7 @@ func (p *Pane) Terminal(msg tea.Msg) {
 	}
 }
 
-// isTerminal reports whether msg is about the terminal rather than for a
+// IsTerminal reports whether msg is about the terminal rather than for a
 // screen: every screen open takes those.
 func IsTerminal(msg tea.Msg) bool {
 	switch msg.(type) {
@@ -67,7 +67,7 @@ func IsTerminal(msg tea.Msg) bool {
 	return false
 }
 
-// board draws b with the largest tiles that leave room for chromeLines
+// Board draws b with the largest tiles that leave room for chromeLines
 // lines besides it; not ok when even the smallest do not fit.
 func (p *Pane) Board(b *engine.Board, ms *Marks, chromeLines int) ([]Line, bool) {
 	n := b.Size()
@@ -98,7 +98,7 @@ func pickTierFor(n, width, height int) (Tier, bool) {
 	return Tier{}, false
 }
 
-// tooSmall says how large the window must be for an n×n board and
+// TooSmall says how large the window must be for an n×n board and
 // chromeLines lines more, and keeps quit in sight.
 func (p *Pane) TooSmall(n, chromeLines int, quit key.Binding) string {
 	w, h := Tiers[0].BoardSize(n)
@@ -106,16 +106,16 @@ func (p *Pane) TooSmall(n, chromeLines int, quit key.Binding) string {
 		strconv.Itoa(p.Width) + "×" + strconv.Itoa(p.Height) + "\n" + p.Hints(quit))
 }
 
-// centred places text in the middle of the window, wrapped to its width.
+// Centred places text in the middle of the window, wrapped to its width.
 func (p *Pane) Centred(s string) string {
 	body := lipgloss.NewStyle().Width(max(p.Width, 10)).Align(lipgloss.Center).Render(s)
 	return lipgloss.Place(p.Width, p.Height, lipgloss.Center, lipgloss.Center, body)
 }
 
-// fit cuts a one-line text to the window.
+// Fit cuts a one-line text to the window.
 func (p *Pane) Fit(s string) string { return FitWidth(s, p.Width) }
 
-// fitWidth cuts a one-line text to width cells.
+// FitWidth cuts a one-line text to width cells.
 func FitWidth(s string, width int) string {
 	if ansi.StringWidth(s) <= width {
 		return s
@@ -123,16 +123,16 @@ func FitWidth(s string, width int) string {
 	return ansi.Truncate(s, width, "…")
 }
 
-// textLine is s cut to the window, with its width.
+// TextLine is s cut to the window, with its width.
 func (p *Pane) TextLine(s string) Line {
 	s = p.Fit(s)
 	return Line{s, ansi.StringWidth(s)}
 }
 
-// hints renders bindings as "space play · q quit".
+// Hints renders bindings as "space play · q quit".
 func (p *Pane) Hints(bs ...key.Binding) string { return HintsIn(p.Styles, bs...) }
 
-// hintsIn renders bindings as "c keep going · n new game" in styles s.
+// HintsIn renders bindings as "c keep going · n new game" in styles s.
 func HintsIn(s *Styles, bs ...key.Binding) string {
 	parts := make([]string, 0, len(bs))
 	for _, b := range bs {
@@ -143,13 +143,13 @@ func HintsIn(s *Styles, bs ...key.Binding) string {
 	return strings.Join(parts, s.Dim.Render(" · "))
 }
 
-// keyLine is the key line of bindings that fits the window, dropping keys
+// KeyLine is the key line of bindings that fits the window, dropping keys
 // in dropOrder until it does.
 func (p *Pane) KeyLine(bindings []key.Binding, dropOrder []int) Line {
 	return p.TextLine(KeysThatFit(p.Styles, bindings, dropOrder, p.Width))
 }
 
-// keysThatFit renders the enabled bindings as hintsIn does, leaving out
+// KeysThatFit renders the enabled bindings as hintsIn does, leaving out
 // those of dropOrder, in that order, until the line is no wider than
 // width (or none is left to drop).
 func KeysThatFit(s *Styles, bindings []key.Binding, dropOrder []int, width int) string {
@@ -177,7 +177,7 @@ func KeysThatFit(s *Styles, bindings []key.Binding, dropOrder []int, width int) 
 	return line
 }
 
-// fields joins header fields gap apart, on one line if the window is
+// Fields joins header fields gap apart, on one line if the window is
 // wide enough, else as few lines as fit, each cut to the window. The
 // fields come with their widths, known as they were built: measuring
 // styled text is the slowest part of a frame.
@@ -214,7 +214,7 @@ func (p *Pane) Fields(gap string, fs ...Line) []Line {
 	return out
 }
 
-// label is "Score 1234" in the header's colours, with its width.
+// Label is "Score 1234" in the header's colours, with its width.
 func (p *Pane) Label(name, value string) Line {
 	var sb strings.Builder
 	w := p.Inks.Label.Text(&sb, name+" ")
@@ -227,7 +227,7 @@ func (p *Pane) Label(name, value string) Line {
 // move would move the whole frame, centred on it, and redraw it all.
 const gainRoom = 6
 
-// score is "Score 1234 +32", the points padded to gainRoom.
+// Score is "Score 1234 +32", the points padded to gainRoom.
 func (p *Pane) Score(score, gain int) Line {
 	var sb strings.Builder
 	w := p.Inks.Label.Text(&sb, "Score ")
@@ -241,7 +241,7 @@ func (p *Pane) Score(score, gain int) Line {
 	return Line{sb.String(), w}
 }
 
-// cachedLine is a line drawn once for a text and a window, until either
+// CachedLine is a line drawn once for a text and a window, until either
 // changes: the key line and the notice of a screen drawn on every move.
 type CachedLine struct {
 	key   string
@@ -250,7 +250,7 @@ type CachedLine struct {
 	l     Line
 }
 
-// get returns the line for key, drawing it with draw when key, the width
+// Get returns the line for key, drawing it with draw when key, the width
 // or the styles changed.
 func (c *CachedLine) Get(p *Pane, key string, draw func() Line) Line {
 	if c.key != key || c.width != p.Width || c.p != p.Styles || (c.l.S == "" && key != "") {
@@ -259,7 +259,7 @@ func (c *CachedLine) Get(p *Pane, key string, draw func() Line) Line {
 	return c.l
 }
 
-// wrappedLines is text wrapped by words to width cells, each line drawn
+// WrappedLines is text wrapped by words to width cells, each line drawn
 // by render when it is not nil: styled after wrapping, so that every line
 // carries its own escape codes.
 func WrappedLines(text string, width int, render func(...string) string) []string {
@@ -275,7 +275,7 @@ func WrappedLines(text string, width int, render func(...string) string) []strin
 	return lines
 }
 
-// finalText is a session's last line wrapped by words to the window.
+// FinalText is a session's last line wrapped by words to the window.
 func FinalText(s string, width int) string {
 	lines := strings.Split(ansi.Wrap(s, max(width, 10), ""), "\n")
 	for i, l := range lines {
@@ -284,14 +284,14 @@ func FinalText(s string, width int) string {
 	return strings.Join(lines, "\n")
 }
 
-// moveMarks are the marks of the move that led from before to after in
+// MoveMarks are the marks of the move that led from before to after in
 // direction d, the tile it added at spawn: what the player saw after
 // that move.
 func MoveMarks(before engine.Board, d engine.Direction, spawn engine.Spawn) Marks {
 	return Marks{On: true, Spawn: spawn, Merged: before.Merges(d)}
 }
 
-// directionOf finds the move that led from before to after, adding the
+// DirectionOf finds the move that led from before to after, adding the
 // tile spawn: ok is false when no single move does (the boards are more
 // than one move apart).
 func DirectionOf(before, after engine.Board, spawn engine.Spawn) (engine.Direction, bool) {

@@ -17,7 +17,7 @@ func NewSharedDrawings[K comparable, V any](max int) *sharedDrawings[K, V] {
 	return &sharedDrawings[K, V]{m: make(map[K]V), Max: max}
 }
 
-// get returns the drawing of k, drawing it with draw if no one has. Two
+// Get returns the drawing of k, drawing it with draw if no one has. Two
 // sessions may draw the same at once; the drawing is the same.
 func (d *sharedDrawings[K, V]) Get(k K, draw func() V) V {
 	d.mu.Lock()
@@ -36,14 +36,14 @@ func (d *sharedDrawings[K, V]) Get(k K, draw func() V) V {
 	return v
 }
 
-// len is how many drawings are kept.
+// Len is how many drawings are kept.
 func (d *sharedDrawings[K, V]) Len() int {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return len(d.m)
 }
 
-// forget empties the map (for benchmarks that want a drawing no one has
+// Forget empties the map (for benchmarks that want a drawing no one has
 // made).
 func (d *sharedDrawings[K, V]) Forget() {
 	d.mu.Lock()

@@ -139,7 +139,7 @@ func DefaultStyles(p colorprofile.Profile, darkBackground bool) Styles {
 	return s
 }
 
-// sharedStyles returns DefaultStyles(p, darkBackground), made once for
+// SharedStyles returns DefaultStyles(p, darkBackground), made once for
 // every session that draws with them: a Styles is about 20 KB, which
 // every session holding its own copy would make 40 MB at 2,000 sessions.
 // Sessions only read them.
@@ -178,7 +178,7 @@ var styleCache = struct {
 	m map[styleKey]*Styles
 }{m: make(map[styleKey]*Styles)}
 
-// tile returns the style of a tile by exponent (0 = empty).
+// Tile returns the style of a tile by exponent (0 = empty).
 func (s *Styles) Tile(exp uint8) lipgloss.Style {
 	if exp == 0 {
 		return s.Empty

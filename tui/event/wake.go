@@ -26,7 +26,7 @@ type Waker interface {
 // WakeMsg tells a Waker that its news came.
 type WakeMsg struct{}
 
-// wakeSlot is the watch a stack of screens waits on: set by the spectator
+// WakeSlot is the watch a stack of screens waits on: set by the spectator
 // on top from the model's goroutine, read by the runner's with Wake.
 type WakeSlot struct {
 	mu    sync.Mutex
@@ -36,7 +36,7 @@ type WakeSlot struct {
 
 func NewWakeSlot() *WakeSlot { return &WakeSlot{moved: make(chan struct{})} }
 
-// set makes w the watch waited on (nil: none).
+// Set makes w the watch waited on (nil: none).
 func (ws *WakeSlot) Set(w *game.Watch) {
 	ws.mu.Lock()
 	defer ws.mu.Unlock()

@@ -44,7 +44,7 @@ type historyMsg struct {
 	err  error
 }
 
-// replayMsg is a game read for replaying, for the screen from that asked.
+// ReplayMsg is a game read for replaying, for the screen from that asked.
 type ReplayMsg struct {
 	From   any
 	Replay *game.Replay
@@ -77,7 +77,7 @@ func (h *historian) init() tea.Cmd {
 	}
 }
 
-// loadReplay reads game id for replaying, for from.
+// LoadReplay reads game id for replaying, for from.
 func LoadReplay(ctx context.Context, games Games, id int64, from any) tea.Cmd {
 	return func() tea.Msg {
 		r, err := games.Replay(ctx, id)
@@ -85,7 +85,7 @@ func LoadReplay(ctx context.Context, games Games, id int64, from any) tea.Cmd {
 	}
 }
 
-// replayFailedText is what a screen says when the replay it asked for
+// ReplayFailedText is what a screen says when the replay it asked for
 // could not be loaded: one sentence where the game is kept back on
 // purpose (a game of today's daily challenge), else the error.
 func ReplayFailedText(err error) string {

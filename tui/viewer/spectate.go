@@ -114,7 +114,7 @@ func NewTV(opts ViewOptions, n int) *Viewer {
 	return newViewer(s, opts.Woken)
 }
 
-// watchGame is a spectator of w, over a screen below.
+// WatchGame is a spectator of w, over a screen below.
 func WatchGame(opts ViewOptions, w *game.Watch) *spectator {
 	s := newSpectator(opts, true)
 	s.w = w
@@ -349,7 +349,7 @@ func (s *spectator) goodbye() string {
 	return "Stopped watching."
 }
 
-// render is the header, the board, the notice and the keys.
+// Render is the header, the board, the notice and the keys.
 func (s *spectator) Render() string {
 	p := &s.p
 	quit := s.keys.Quit

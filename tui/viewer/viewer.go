@@ -53,7 +53,7 @@ func (o *ViewOptions) Defaults() {
 	}
 }
 
-// view is one screen that shows games. Screens stack: the game screen or
+// View is one screen that shows games. Screens stack: the game screen or
 // a command opens one, which may open another (history opens a replay);
 // esc goes back to the one below.
 type View interface {
@@ -105,7 +105,7 @@ func (vs *Stack) attach(v View) {
 	}
 }
 
-// wake is Waker.Wake for the stack.
+// Wake is Waker.Wake for the stack.
 func (vs *Stack) Wake() (news, moved <-chan struct{}) {
 	if vs.Slot == nil {
 		return nil, nil
@@ -120,7 +120,7 @@ func (vs *Stack) Top() View {
 	return vs.stack[len(vs.stack)-1]
 }
 
-// push opens v over the window of like, which it takes its size and
+// Push opens v over the window of like, which it takes its size and
 // colours from.
 func (vs *Stack) Push(v View, like *draw.Pane) tea.Cmd {
 	p := v.pane()
@@ -131,7 +131,7 @@ func (vs *Stack) Push(v View, like *draw.Pane) tea.Cmd {
 	return v.init()
 }
 
-// handle gives msg to the screens: terminal messages to all of them,
+// Handle gives msg to the screens: terminal messages to all of them,
 // openings and closings to the stack, the rest to the top one.
 func (vs *Stack) Handle(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {

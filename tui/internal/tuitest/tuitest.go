@@ -20,7 +20,7 @@ import (
 	"github.com/ssh2048/ssh2048/tui/draw"
 )
 
-// live drives a model as package screen does: Update on one goroutine,
+// Live drives a model as package screen does: Update on one goroutine,
 // each command on its own, its message back in the queue. The screens
 // that show games wait on the game service in their commands, which the
 // synchronous harness cannot run.
@@ -55,7 +55,7 @@ func (l *Live) run(cmd tea.Cmd) {
 	}()
 }
 
-// deliver hands msg to the model, as the screen does.
+// Deliver hands msg to the model, as the screen does.
 func (l *Live) Deliver(msg tea.Msg) {
 	l.t.Helper()
 	switch msg := msg.(type) {
@@ -87,7 +87,7 @@ func (l *Live) Frame() string {
 	return Plain(l.M.View().Content)
 }
 
-// waitFor handles the messages that come until ok accepts the frame.
+// WaitFor handles the messages that come until ok accepts the frame.
 func (l *Live) WaitFor(what string, ok func(frame string) bool) string {
 	l.t.Helper()
 	deadline := time.After(10 * time.Second)
@@ -104,13 +104,13 @@ func (l *Live) WaitFor(what string, ok func(frame string) bool) string {
 	}
 }
 
-// waitQuit handles the messages that come until the model quits.
+// WaitQuit handles the messages that come until the model quits.
 func (l *Live) WaitQuit() {
 	l.t.Helper()
 	l.WaitFor("the end", func(string) bool { return l.quit })
 }
 
-// settle handles the messages that come within d.
+// Settle handles the messages that come within d.
 func (l *Live) Settle(d time.Duration) {
 	l.t.Helper()
 	end := time.After(d)
@@ -126,7 +126,7 @@ func (l *Live) Settle(d time.Duration) {
 
 func Has(s string) func(string) bool { return func(f string) bool { return strings.Contains(f, s) } }
 
-// newService is the game service over a real SQLite file.
+// NewService is the game service over a real SQLite file.
 func NewService(t *testing.T) *game.Service {
 	t.Helper()
 	quiet := slog.New(slog.DiscardHandler)
@@ -147,7 +147,7 @@ func Identify(t *testing.T, svc *game.Service, name string) game.Player {
 	return p
 }
 
-// openGame opens name's game of size n in a seat of its own, closed when
+// OpenGame opens name's game of size n in a seat of its own, closed when
 // the test ends.
 func OpenGame(t *testing.T, svc *game.Service, name string, n int) (*game.Seat, *game.Play) {
 	t.Helper()
@@ -160,7 +160,7 @@ func OpenGame(t *testing.T, svc *game.Service, name string, n int) (*game.Seat, 
 	return seat, p
 }
 
-// step plays the first of left, down, right, up that moves, and returns
+// Step plays the first of left, down, right, up that moves, and returns
 // the board before, the direction and the result.
 func Step(t *testing.T, p *game.Play) (engine.Board, engine.Direction, engine.Result) {
 	t.Helper()
@@ -178,7 +178,7 @@ func Step(t *testing.T, p *game.Play) (engine.Board, engine.Direction, engine.Re
 	return before, 0, engine.Result{}
 }
 
-// tiles are the numbers on a frame's board, row by row, read off the
+// Tiles are the numbers on a frame's board, row by row, read off the
 // lines that hold no words (header, notices and keys do): what a person
 // reads off the board.
 func Tiles(frame string) string {
@@ -200,7 +200,7 @@ func Tiles(frame string) string {
 	return strings.Join(rows, "/")
 }
 
-// boardTiles is what tiles reads off a frame of b (values under 1000).
+// BoardTiles is what tiles reads off a frame of b (values under 1000).
 func BoardTiles(b engine.Board) string {
 	var rows []string
 	for r := range b.Size() {
@@ -240,7 +240,7 @@ func Plain(s string) string {
 	return strings.TrimRight(strings.Join(lines, "\n"), "\n") + "\n"
 }
 
-// assertFits checks a frame is exactly the window: no line wider, no more lines.
+// AssertFits checks a frame is exactly the window: no line wider, no more lines.
 func AssertFits(t *testing.T, frame string, width, height int) {
 	t.Helper()
 	lines := strings.Split(strings.TrimSuffix(frame, "\n"), "\n")
