@@ -124,7 +124,7 @@ func (m *Model) pickRow(k keyName) tea.Cmd {
 	if !st.Ended {
 		if w, err := m.opts.Games.Watch(st.GameID); err == nil {
 			m.lbNotice = ""
-			return m.openView(viewer.WatchGame(m.viewOptions(), w))
+			return m.openView(viewer.WatchOver(m.viewOptions(), w))
 		}
 		// No one plays it right now: it is replayed up to its last move.
 	}
@@ -144,5 +144,5 @@ func (m *Model) replayArrived(msg viewer.ReplayMsg) tea.Cmd {
 	if m.screen != screenLeaderboard || m.views.Top() != nil {
 		return nil
 	}
-	return m.openView(viewer.NewReplayer(m.viewOptions(), msg.Replay, true))
+	return m.openView(viewer.ReplayOver(m.viewOptions(), msg.Replay))
 }

@@ -438,7 +438,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		return m.refreshBoard()
 	case key.Matches(k, m.keys.History):
 		m.stopAuto()
-		return m.openView(viewer.NewHistorian(m.viewOptions(), m.opts.Self, true))
+		return m.openView(viewer.HistoryOver(m.viewOptions(), m.opts.Self))
 	case m.sizeKey(k):
 		if n := m.wantedSize(k); n != m.size || key.Matches(k, m.keys.Size) {
 			return m.switchSize(n)

@@ -67,13 +67,13 @@ type BoardCache struct {
 	marked  [2][engine.MaxExponent + 1][]string
 }
 
-// mark is how a tile is marked on the frame after a move: the tile the
+// Mark is how a tile is marked on the frame after a move: the tile the
 // move added, and the tiles its merges made, so that the player sees at
 // once what the move did (the original game animates them).
-type mark int
+type Mark int
 
 const (
-	MarkNone   mark = iota
+	MarkNone   Mark = iota
 	MarkNew         // the label in reverse video: the new tile stands out
 	MarkMerged      // the label underlined
 )
@@ -86,7 +86,7 @@ type Marks struct {
 	Merged engine.Board // merged tiles' exponents, 0 elsewhere
 }
 
-func (ms *Marks) at(r, c int) mark {
+func (ms *Marks) at(r, c int) Mark {
 	switch {
 	case !ms.On:
 		return MarkNone
@@ -110,7 +110,7 @@ func NewBoardCache(s *Styles, t Tier, n int) *BoardCache {
 }
 
 // Tile returns the styled lines of a tile, drawing it on first use.
-func (c *BoardCache) Tile(exp uint8, mk mark) []string {
+func (c *BoardCache) Tile(exp uint8, mk Mark) []string {
 	cached := &c.tiles[exp]
 	if mk != MarkNone {
 		cached = &c.marked[mk-1][exp]
@@ -169,7 +169,7 @@ func (c *BoardCache) Tile(exp uint8, mk mark) []string {
 
 // markLabel draws a tile's middle line with its label marked: in reverse
 // video with a space either side (the new tile), or underlined.
-func markLabel(st lipgloss.Style, line string, mk mark) string {
+func markLabel(st lipgloss.Style, line string, mk Mark) string {
 	start := strings.IndexFunc(line, func(r rune) bool { return r != ' ' && r != '│' && r != '[' })
 	end := strings.LastIndexFunc(line, func(r rune) bool { return r != ' ' && r != '│' && r != ']' }) + 1
 	if start < 0 || end <= start {

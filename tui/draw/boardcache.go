@@ -35,7 +35,7 @@ func SharedBoardCache(s *Styles, t Tier, n int) *BoardCache {
 	}
 	c := NewBoardCache(s, t, n)
 	for exp := range engine.MaxExponent + 1 {
-		for _, mk := range []mark{MarkNone, MarkNew, MarkMerged} {
+		for _, mk := range []Mark{MarkNone, MarkNew, MarkMerged} {
 			c.Tile(uint8(exp), mk)
 		}
 	}

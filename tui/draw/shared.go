@@ -2,24 +2,24 @@ package draw
 
 import "sync"
 
-// sharedDrawings are drawings made once for every session that asks for
+// SharedDrawings are drawings made once for every session that asks for
 // the same (the key K says what a drawing depends on), up to a bound:
 // keys come from what clients pick (window sizes, the games they watch),
 // and when the map is full it is emptied and fills again with what is
 // asked for now.
-type sharedDrawings[K comparable, V any] struct {
+type SharedDrawings[K comparable, V any] struct {
 	mu  sync.Mutex
 	m   map[K]V
 	Max int
 }
 
-func NewSharedDrawings[K comparable, V any](max int) *sharedDrawings[K, V] {
-	return &sharedDrawings[K, V]{m: make(map[K]V), Max: max}
+func NewSharedDrawings[K comparable, V any](max int) *SharedDrawings[K, V] {
+	return &SharedDrawings[K, V]{m: make(map[K]V), Max: max}
 }
 
 // Get returns the drawing of k, drawing it with draw if no one has. Two
 // sessions may draw the same at once; the drawing is the same.
-func (d *sharedDrawings[K, V]) Get(k K, draw func() V) V {
+func (d *SharedDrawings[K, V]) Get(k K, draw func() V) V {
 	d.mu.Lock()
 	v, ok := d.m[k]
 	d.mu.Unlock()
@@ -37,7 +37,7 @@ func (d *sharedDrawings[K, V]) Get(k K, draw func() V) V {
 }
 
 // Len is how many drawings are kept.
-func (d *sharedDrawings[K, V]) Len() int {
+func (d *SharedDrawings[K, V]) Len() int {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return len(d.m)
@@ -45,7 +45,7 @@ func (d *sharedDrawings[K, V]) Len() int {
 
 // Forget empties the map (for benchmarks that want a drawing no one has
 // made).
-func (d *sharedDrawings[K, V]) Forget() {
+func (d *SharedDrawings[K, V]) Forget() {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	clear(d.m)

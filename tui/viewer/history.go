@@ -54,10 +54,10 @@ type ReplayMsg struct {
 // NewHistory is the history of player run on its own.
 func NewHistory(opts ViewOptions, player game.Player) *Viewer {
 	opts.Defaults()
-	return newViewer(NewHistorian(opts, player, false), opts.Woken)
+	return newViewer(newHistorian(opts, player, false), opts.Woken)
 }
 
-func NewHistorian(opts ViewOptions, player game.Player, embedded bool) *historian {
+func newHistorian(opts ViewOptions, player game.Player, embedded bool) *historian {
 	return &historian{p: draw.NewPane(80, 24, opts.Profile, false), keys: sharedViewKeys(), opts: opts,
 		player: player, embedded: embedded}
 }
@@ -113,7 +113,7 @@ func (h *historian) update(msg tea.Msg) tea.Cmd {
 			h.notice = ReplayFailedText(msg.Err)
 			return nil
 		}
-		return open(NewReplayer(h.opts, msg.Replay, true))
+		return open(newReplayer(h.opts, msg.Replay, true))
 	case tea.KeyPressMsg:
 		ks := h.keys
 		switch {

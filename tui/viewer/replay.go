@@ -57,10 +57,10 @@ type tickMsg struct {
 // NewReplay is the replay of r run on its own, paused at the start.
 func NewReplay(opts ViewOptions, r *game.Replay) *Viewer {
 	opts.Defaults()
-	return newViewer(NewReplayer(opts, r, false), opts.Woken)
+	return newViewer(newReplayer(opts, r, false), opts.Woken)
 }
 
-func NewReplayer(opts ViewOptions, r *game.Replay, embedded bool) *replayer {
+func newReplayer(opts ViewOptions, r *game.Replay, embedded bool) *replayer {
 	return &replayer{p: draw.NewPane(80, 24, opts.Profile, false), keys: sharedViewKeys(), r: r,
 		embedded: embedded, speed: defaultSpeed}
 }

@@ -198,7 +198,7 @@ func TestReplayKeyLine(t *testing.T) {
 	}
 	for width := 26; width <= 120; width++ {
 		for _, embedded := range []bool{false, true} {
-			rp := NewReplayer(ViewOptions{Games: svc}, r, embedded)
+			rp := newReplayer(ViewOptions{Games: svc}, r, embedded)
 			rp.p.Width, rp.p.Height = width, 24
 			b, drop := rp.keys.ReplayShortHelp(embedded)
 			l := rp.p.KeyLine(b, drop)

@@ -114,8 +114,8 @@ func NewTV(opts ViewOptions, n int) *Viewer {
 	return newViewer(s, opts.Woken)
 }
 
-// WatchGame is a spectator of w, over a screen below.
-func WatchGame(opts ViewOptions, w *game.Watch) *spectator {
+// watchGame is a spectator of w, over a screen below.
+func watchGame(opts ViewOptions, w *game.Watch) *spectator {
 	s := newSpectator(opts, true)
 	s.w = w
 	return s

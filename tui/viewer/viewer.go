@@ -69,6 +69,19 @@ type View interface {
 	close() // stop watching, stop the clock
 }
 
+// WatchOver, ReplayOver and HistoryOver are the screens the game screen
+// opens over itself, in its Stack: esc goes back to the game, where on
+// their own (NewWatch, NewReplay, NewHistory) it ends the session.
+func WatchOver(opts ViewOptions, w *game.Watch) View { return watchGame(opts, w) }
+
+// ReplayOver is r replayed over the game screen (see WatchOver).
+func ReplayOver(opts ViewOptions, r *game.Replay) View { return newReplayer(opts, r, true) }
+
+// HistoryOver is player's history over the game screen (see WatchOver).
+func HistoryOver(opts ViewOptions, player game.Player) View {
+	return newHistorian(opts, player, true)
+}
+
 // Owns reports whether msg is for the screens that show games: their own
 // messages, and the runner's wakes. The game screen, with screens open
 // over it, gives them these.
@@ -92,7 +105,7 @@ func pause(d time.Duration, msg tea.Msg) tea.Cmd {
 	return tea.Tick(d, func(time.Time) tea.Msg { return msg })
 }
 
-// views is a stack of screens; the top one has the keys.
+// Stack is a stack of screens; the top one has the keys.
 type Stack struct {
 	stack []View
 	Slot  *event.WakeSlot // what the spectator on top waits on, when the runner wakes it (Waker); nil: it waits in a tea.Cmd
@@ -113,6 +126,7 @@ func (vs *Stack) Wake() (news, moved <-chan struct{}) {
 	return vs.Slot.Wake()
 }
 
+// Top is the screen on top, which has the keys; nil when none is open.
 func (vs *Stack) Top() View {
 	if len(vs.stack) == 0 {
 		return nil
