@@ -907,10 +907,3 @@ func (c columns) row(mark, rank, player, score, tile string) string {
 	}
 	return r
 }
-
-func capitalise(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToUpper(s[:1]) + s[1:]
-}
