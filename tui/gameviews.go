@@ -101,7 +101,7 @@ func (m *Model) boardRows() (rows []Standing, mine int, below bool) {
 }
 
 // pickRow moves the leaderboard's pick, or opens the game picked.
-func (m *Model) pickRow(k keyName) tea.Cmd {
+func (m *Model) pickRow(k event.KeyName) tea.Cmd {
 	rows, _, _ := m.boardRows()
 	switch {
 	case len(rows) == 0:

@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"charm.land/bubbles/v2/key"
+	"github.com/ssh2048/ssh2048/tui/event"
 )
 
 // KeyMap is every key the TUI answers to, in one place. The help screen and
@@ -37,11 +38,12 @@ type KeyMap struct {
 
 // DefaultKeyMap returns the keys described in the README.
 func DefaultKeyMap() KeyMap {
+	up, down, left, right := event.MoveKeys()
 	return KeyMap{
-		Up:          key.NewBinding(key.WithKeys("up", "w", "k"), key.WithHelp("↑ w k", "up")),
-		Down:        key.NewBinding(key.WithKeys("down", "s", "j"), key.WithHelp("↓ s j", "down")),
-		Left:        key.NewBinding(key.WithKeys("left", "a", "h"), key.WithHelp("← a h", "left")),
-		Right:       key.NewBinding(key.WithKeys("right", "d", "l"), key.WithHelp("→ d l", "right")),
+		Up:          up,
+		Down:        down,
+		Left:        left,
+		Right:       right,
 		New:         key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "new game")),
 		Leaderboard: key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "leaderboard")),
 		Size:        key.NewBinding(key.WithKeys("3", "4", "5", "6", "7", "8"), key.WithHelp("3-8", "board size")),
@@ -164,6 +166,6 @@ var keyMaps sync.Map // keySet → *KeyMap
 // turnedOff reports whether k is one of b's keys while b is off on this
 // screen: key.Matches never matches it then, and the screen says why the
 // key does nothing.
-func turnedOff(k keyName, b key.Binding) bool {
+func turnedOff(k event.KeyName, b key.Binding) bool {
 	return !b.Enabled() && slices.Contains(b.Keys(), string(k))
 }

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/ssh2048/ssh2048/tui/event"
 )
 
 // TestNameOf: a key's name is the one key.Matches compares, the arrows'
@@ -15,7 +16,7 @@ func TestNameOf(t *testing.T) {
 		{Code: 'w', Text: "w"}, {Code: 'q', Text: "q"}, {Code: tea.KeyEnter}, {Code: tea.KeyEscape},
 		{Code: 'c', Mod: tea.ModCtrl},
 	} {
-		if got, want := string(nameOf(k)), k.String(); got != want {
+		if got, want := string(event.NameOf(k)), k.String(); got != want {
 			t.Errorf("nameOf(%#v) = %q, want %q", k, got, want)
 		}
 	}

@@ -351,7 +351,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 
 // key handles a key press on whatever screen is showing.
 func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
-	k := nameOf(msg)
+	k := event.NameOf(msg)
 	if key.Matches(k, m.keys.Quit) {
 		return m.quit()
 	}
@@ -485,7 +485,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 // offText is why k, a key the key map has but this screen turned off,
 // does nothing; "" for any other key. A key that does nothing and says
 // nothing looks broken.
-func (m *Model) offText(k keyName) string {
+func (m *Model) offText(k event.KeyName) string {
 	ks := m.keys
 	off := func(bs ...key.Binding) bool {
 		return slices.ContainsFunc(bs, func(b key.Binding) bool { return turnedOff(k, b) })
@@ -532,15 +532,15 @@ func (m *Model) gameScreen() screen {
 	return screenGame
 }
 
-func (m *Model) direction(k keyName) (engine.Direction, bool) {
-	return keyDirection(k, m.keys.Up, m.keys.Down, m.keys.Left, m.keys.Right)
+func (m *Model) direction(k event.KeyName) (engine.Direction, bool) {
+	return event.KeyDirection(k, m.keys.Up, m.keys.Down, m.keys.Left, m.keys.Right)
 }
 
-func (m *Model) sizeKey(k keyName) bool {
+func (m *Model) sizeKey(k event.KeyName) bool {
 	return key.Matches(k, m.keys.Size, m.keys.Bigger, m.keys.Smaller)
 }
 
-func (m *Model) wantedSize(k keyName) int {
+func (m *Model) wantedSize(k event.KeyName) int {
 	switch {
 	case key.Matches(k, m.keys.Bigger):
 		return min(m.size+1, engine.MaxSize)
@@ -693,7 +693,7 @@ func (m *Model) startGame(g Play) {
 func (m *Model) quit() tea.Cmd {
 	if m.game == nil && m.loadErr != nil {
 		m.failed.Store(true)
-		return m.end(capitalise(m.loadErr.Error()) + ". Please try again later.")
+		return m.end(draw.Capitalise(m.loadErr.Error()) + ". Please try again later.")
 	}
 	if m.opts.Guest {
 		return m.end("Thanks for playing! Connect with an SSH key to keep your games.")

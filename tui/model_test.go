@@ -76,7 +76,7 @@ func TestKeysAppliedInOrder(t *testing.T) {
 		before := h.m.game.Board()
 		h.press(k)
 		if h.m.game.Board() != before {
-			d, _ := h.m.direction(nameOf(tuitest.KeyPress(k)))
+			d, _ := h.m.direction(event.NameOf(tuitest.KeyPress(k)))
 			moved = append(moved, d)
 		}
 	}

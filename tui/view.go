@@ -94,7 +94,7 @@ func (m *Model) render() string {
 	case m.game == nil && m.played:
 		body = m.playedScreen()
 	case m.game == nil:
-		body = m.wrap(m.styles.Error.Render(capitalise(m.loadErr.Error())) + "\n\nPress q to quit and try again later.")
+		body = m.wrap(m.styles.Error.Render(draw.Capitalise(m.loadErr.Error())) + "\n\nPress q to quit and try again later.")
 	case m.screen == screenHelp:
 		body = m.helpScreen()
 	case m.screen == screenLeaderboard:
