@@ -1,14 +1,13 @@
-package tui
+package event
 
 import (
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/ssh2048/ssh2048/tui/event"
 )
 
 // TestNameOf: a key's name is the one key.Matches compares, the arrows'
-// included, which nameOf names without asking the key.
+// included, which NameOf names without asking the key.
 func TestNameOf(t *testing.T) {
 	for _, k := range []tea.KeyPressMsg{
 		{Code: tea.KeyUp}, {Code: tea.KeyDown}, {Code: tea.KeyLeft}, {Code: tea.KeyRight},
@@ -16,8 +15,8 @@ func TestNameOf(t *testing.T) {
 		{Code: 'w', Text: "w"}, {Code: 'q', Text: "q"}, {Code: tea.KeyEnter}, {Code: tea.KeyEscape},
 		{Code: 'c', Mod: tea.ModCtrl},
 	} {
-		if got, want := string(event.NameOf(k)), k.String(); got != want {
-			t.Errorf("nameOf(%#v) = %q, want %q", k, got, want)
+		if got, want := string(NameOf(k)), k.String(); got != want {
+			t.Errorf("NameOf(%#v) = %q, want %q", k, got, want)
 		}
 	}
 }
