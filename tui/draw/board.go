@@ -9,10 +9,10 @@ import (
 	"github.com/ssh2048/ssh2048/engine"
 )
 
-// Tier is one tile size: w×h cells per tile, gx columns and gy rows of
+// Tier is one tile size: W×H cells per tile, GX columns and GY rows of
 // board between tiles. A terminal cell is about twice as tall as wide, so
 // w ≈ 2h keeps tiles square-ish. View picks the largest tier that fits.
-type Tier struct{ W, H, gx, gy int }
+type Tier struct{ W, H, GX, GY int }
 
 var Tiers = []Tier{
 	{6, 1, 2, 1}, // 8×8 in 66×17: fits 80×24 with the header and help
@@ -25,7 +25,7 @@ var Tiers = []Tier{
 
 // BoardSize is the width and height of an n×n board drawn with tier t.
 func (t Tier) BoardSize(n int) (w, h int) {
-	return n*t.W + (n+1)*t.gx, n*t.H + (n+1)*t.gy
+	return n*t.W + (n+1)*t.GX, n*t.H + (n+1)*t.GY
 }
 
 // Label is the text of a tile, at most width cells: the value, or for
@@ -61,7 +61,7 @@ type BoardCache struct {
 	Tier    Tier
 	N       int
 	styles  *Styles
-	gapCols string                           // gx board-coloured columns
+	gapCols string                           // GX board-coloured columns
 	gapRow  string                           // one full board-coloured line
 	tiles   [engine.MaxExponent + 1][]string // exponent → the tile's h lines, drawn on first use
 	marked  [2][engine.MaxExponent + 1][]string
@@ -104,7 +104,7 @@ func NewBoardCache(s *Styles, t Tier, n int) *BoardCache {
 		Tier:    t,
 		N:       n,
 		styles:  s,
-		gapCols: s.Board.Render(strings.Repeat(" ", t.gx)),
+		gapCols: s.Board.Render(strings.Repeat(" ", t.GX)),
 		gapRow:  s.Board.Render(strings.Repeat(" ", w)),
 	}
 }
@@ -211,7 +211,7 @@ func (c *BoardCache) Lines(b *engine.Board, ms *Marks) []string {
 // Size is how many bytes the lines of board b take.
 func (c *BoardCache) Size(b *engine.Board, ms *Marks) int {
 	n, t := c.N, c.Tier
-	size := (n*t.gy + t.gy) * len(c.gapRow)
+	size := (n*t.GY + t.GY) * len(c.gapRow)
 	for r := range n {
 		for col := range n {
 			for _, l := range c.Tile(b.At(r, col), ms.at(r, col)) {
@@ -225,13 +225,13 @@ func (c *BoardCache) Size(b *engine.Board, ms *Marks) int {
 // AppendLine appends line i of board b (see lines) to dst.
 func (c *BoardCache) AppendLine(dst []byte, i int, b *engine.Board, ms *Marks) []byte {
 	t := c.Tier
-	r, k := i/(t.gy+t.H), i%(t.gy+t.H)
-	if r == c.N || k < t.gy {
+	r, k := i/(t.GY+t.H), i%(t.GY+t.H)
+	if r == c.N || k < t.GY {
 		return append(dst, c.gapRow...)
 	}
 	for col := range c.N {
 		dst = append(dst, c.gapCols...)
-		dst = append(dst, c.Tile(b.At(r, col), ms.at(r, col))[k-t.gy]...)
+		dst = append(dst, c.Tile(b.At(r, col), ms.at(r, col))[k-t.GY]...)
 	}
 	return append(dst, c.gapCols...)
 }
@@ -243,7 +243,7 @@ func (c *BoardCache) Overlay(board []string, boxLines []string) []string {
 	bw, _ := c.Tier.BoardSize(c.N)
 	top := max(0, (len(board)-len(boxLines))/2)
 	end := min(len(board), top+len(boxLines))
-	isGap := func(i int) bool { return i%(c.Tier.H+c.Tier.gy) < c.Tier.gy }
+	isGap := func(i int) bool { return i%(c.Tier.H+c.Tier.GY) < c.Tier.GY }
 	for top > 0 && !isGap(top-1) {
 		top--
 	}
