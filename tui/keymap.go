@@ -122,9 +122,9 @@ type keySet struct {
 	ai      bool // hints and autoplay (a Hinter)
 	pick    bool // the leaderboard's pick, to watch or replay (Options.Games)
 	history bool // the player's own games (Options.Games, not for guests)
-	// daily: the daily challenge's keys: one attempt at one size,
-	// without the AI, so no new game, no size, no AI and no history keys.
-	daily bool
+	// oneGame: one game at one size without the AI (the daily
+	// challenge's), so no new game, no size, no AI and no history keys.
+	oneGame bool
 }
 
 // sharedKeys returns the default key map with the keys of set, made once
@@ -144,16 +144,16 @@ func sharedKeys(set keySet) *KeyMap {
 //go:noinline
 func newKeys(set keySet) *KeyMap {
 	k := DefaultKeyMap()
-	if !set.ai || set.daily {
+	if !set.ai || set.oneGame {
 		k = k.withoutAI()
 	}
 	if !set.pick {
 		k = k.withoutPick()
 	}
-	if !set.history || set.daily {
+	if !set.history || set.oneGame {
 		k = k.withoutHistory()
 	}
-	if set.daily {
+	if set.oneGame {
 		for _, b := range []*key.Binding{&k.New, &k.Size, &k.Bigger, &k.Smaller} {
 			b.SetEnabled(false)
 		}

@@ -105,6 +105,7 @@ const leaderboardRows = 10
 // Model is one session's game screen. Create it with New.
 type Model struct {
 	opts    Options
+	mode    mode // the kind of game: free, or today's daily (mode.go)
 	ctx     context.Context
 	keys    *KeyMap      // shared by every session (see sharedKeys)
 	styles  *draw.Styles // shared by every session (see sharedStyles)
@@ -206,28 +207,29 @@ func New(opts Options) *Model {
 	if opts.AutoDelay == 0 {
 		opts.AutoDelay = 150 * time.Millisecond
 	}
+	md := freeMode
+	if opts.Daily != nil {
+		md = dailyMode(opts.Daily, opts.Guest)
+	}
 	switch {
-	case opts.Guest && opts.Daily != nil:
-		// Whatever the server says of guests, on the daily they must know
-		// that this is not the day's board.
-		opts.GuestNotice = DailyPracticeNotice
+	case opts.Guest && md.guestNotice != "":
+		opts.GuestNotice = md.guestNotice
 	case opts.Guest && opts.GuestNotice == "":
 		opts.GuestNotice = DefaultGuestNotice
 	}
 	m := &Model{
 		opts:     opts,
+		mode:     md,
 		ctx:      opts.Context,
 		games:    map[int]Play{},
 		assisted: map[Play]bool{},
 		keys: sharedKeys(keySet{ai: opts.Hinter != nil, pick: opts.Games != nil,
-			history: opts.Games != nil && !opts.Guest, daily: opts.Daily != nil}),
+			history: opts.Games != nil && !opts.Guest, oneGame: md.oneGame}),
 		size:   opts.Size,
 		width:  80,
 		height: 24,
 	}
-	if opts.Daily != nil {
-		m.home, m.board = BoardDaily, BoardDaily
-	}
+	m.home, m.board = md.home, md.home
 	if opts.Woken {
 		m.views.Slot = event.NewWakeSlot()
 	}
@@ -493,10 +495,10 @@ func (m *Model) offText(k event.KeyName) string {
 	switch {
 	case off(ks.History) && m.opts.Guest:
 		return "Guests have no saved games: connect with a key to keep them."
-	case m.opts.Daily != nil && off(ks.New, ks.Size, ks.Bigger, ks.Smaller, ks.Hint, ks.Auto):
-		return "The daily is one game: no new game, other sizes or AI."
-	case m.opts.Daily != nil && off(ks.History):
-		return "Your games are on the game screen, not in the daily."
+	case m.mode.oneGame && off(ks.New, ks.Size, ks.Bigger, ks.Smaller, ks.Hint, ks.Auto):
+		return m.mode.offOneGame
+	case m.mode.oneGame && off(ks.History):
+		return m.mode.offHistory
 	case off(ks.Hint, ks.Auto):
 		return "The AI is off on this server."
 	}
@@ -578,7 +580,7 @@ func (m *Model) move(d engine.Direction) tea.Cmd {
 	case res.Gained > 0,
 		// A new player's first move puts them on the leaderboard, and the
 		// daily's first one is when the header first ranks the player.
-		m.game.Moves() == 1 && (m.me == nil || m.opts.Daily != nil):
+		m.game.Moves() == 1 && (m.me == nil || m.mode.rankAfterMove):
 		return m.refreshRank()
 	}
 	return nil
@@ -699,8 +701,8 @@ func (m *Model) quit() tea.Cmd {
 		return m.end("Thanks for playing! Connect with an SSH key to keep your games.")
 	}
 	switch ended := m.game != nil && (m.game.Over() || m.timeUp); {
-	case ended && m.opts.Daily != nil:
-		return m.end("Today's challenge is played and saved; the next one starts at midnight UTC.")
+	case ended && m.mode.endedLine != "":
+		return m.end(m.mode.endedLine)
 	case ended:
 		return m.end("Your game is over and saved; a new one starts when you come back.")
 	}

@@ -313,13 +313,7 @@ func sizeText(n int) string {
 // until the next call.
 func (m *Model) header() []draw.Line {
 	k := &m.inks
-	title := "2048"
-	switch {
-	case m.opts.Daily != nil && m.opts.Guest:
-		title = "Daily practice" // not today's tiles (see DailyPracticeNotice)
-	case m.opts.Daily != nil:
-		title = "Daily " + m.opts.Daily.Day
-	}
+	title := m.mode.title
 	size := sizeText(m.size)
 	score := draw.Number("", m.game.Score())
 	assisted := !m.opts.Guest && m.isAssisted()
@@ -407,7 +401,7 @@ func (m *Model) fitLine(s string, w int) draw.Line {
 // on the daily challenge "Streak " and the days in a row ("–" for a
 // guest).
 func (m *Model) bestField() (label string, value draw.Figure) {
-	if m.opts.Daily == nil {
+	if !m.mode.streak {
 		return "Best ", m.bestFigure()
 	}
 	if m.opts.Guest {
@@ -433,7 +427,7 @@ func (m *Model) rankFigure(loading string) draw.Figure {
 	switch {
 	case m.opts.Guest:
 		return draw.Figure{Text: "guest"}
-	case m.opts.Daily != nil && m.game != nil && m.game.Moves() == 0:
+	case m.mode.rankAfterMove && m.game != nil && m.game.Moves() == 0:
 		return draw.Figure{Text: "–"}
 	case m.standingsFor != m.size:
 		return draw.Figure{Text: loading}
@@ -701,8 +695,8 @@ func (m *Model) leaderboardScreen() string {
 	size := s.Label.Render(fmt.Sprintf("%d×%d", m.size, m.size))
 	title := s.Title.Render("Leaderboard") + " " + size
 	switch {
-	case m.board == BoardDaily && m.opts.Daily != nil:
-		title = s.Title.Render("Daily "+m.opts.Daily.Day) + " " + size
+	case m.board == BoardDaily && m.mode.day != "":
+		title = s.Title.Render("Daily "+m.mode.day) + " " + size
 	case m.board == BoardDaily:
 		title = s.Title.Render("Today's daily") + " " + size
 	case m.board == BoardRaces:
@@ -833,7 +827,7 @@ func (m *Model) boardKeys(boards []Board) key.Binding {
 func (m *Model) playedScreen() string {
 	s := m.styles
 	size := fmt.Sprintf("%d×%d", m.size, m.size)
-	title := s.Title.Render("Daily "+m.opts.Daily.Day) + " " + s.Label.Render(size)
+	title := s.Title.Render("Daily "+m.mode.day) + " " + s.Label.Render(size)
 	result := "Loading your result…"
 	switch {
 	case m.standingsFor == m.size && m.me != nil:
