@@ -108,11 +108,11 @@ type Model struct {
 	mode    mode // the kind of game: free, or today's daily (mode.go)
 	ctx     context.Context
 	keys    *KeyMap      // shared by every session (see sharedKeys)
-	styles  *draw.Styles // shared by every session (see sharedStyles)
+	styles  *draw.Styles // shared by every session (see draw.SharedStyles)
 	profile colorprofile.Profile
 	light   bool // the terminal answered that its background is light
 	cache   *draw.BoardCache
-	drawn   draw.BoardDraw // the board of the frame being drawn (see appendCentred)
+	drawn   draw.BoardDraw // the board of the frame being drawn (see draw.AppendCentred)
 	// frameLines is the game screen's lines' array, reused frame to frame,
 	// and headerLines the header's.
 	frameLines  []draw.Line

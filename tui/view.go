@@ -241,7 +241,7 @@ func (m *Model) helpLine() draw.Line {
 
 // helpLines are the game screen's help lines, made once for every session:
 // a line depends only on the key map and the styles, which sessions share
-// (sharedKeys, sharedStyles), and the width. Drawing one, a style render a
+// (sharedKeys, draw.SharedStyles), and the width. Drawing one, a style render a
 // key, took 85 µs, a third of a session's first frame and 6 % of the
 // server's CPU while 4,000 players logged in at once.
 var helpLines = draw.NewSharedDrawings[helpLineKey, draw.Line](256)
@@ -790,7 +790,7 @@ func (m *Model) leaderboardScreen() string {
 	return strings.Join(lines, "\n")
 }
 
-// wrapped is text wrapped by words to the window (see wrappedLines).
+// wrapped is text wrapped by words to the window (see draw.WrappedLines).
 func (m *Model) wrapped(render func(...string) string, text string) []string {
 	return draw.WrappedLines(text, m.width, render)
 }

@@ -14,6 +14,7 @@ import (
 // w ≈ 2h keeps tiles square-ish. View picks the largest tier that fits.
 type Tier struct{ W, H, GX, GY int }
 
+// Tiers are the tile sizes, smallest first.
 var Tiers = []Tier{
 	{6, 1, 2, 1}, // 8×8 in 66×17: fits 80×24 with the header and help
 	{8, 3, 2, 1},

@@ -24,7 +24,7 @@ var boardCaches = struct {
 }{m: make(map[boardKey]*BoardCache)}
 
 // SharedBoardCache returns the board cache for styles s, tier t and size
-// n, every tile drawn. Styles come from sharedStyles (a few per colour
+// n, every tile drawn. Styles come from SharedStyles (a few per colour
 // profile), so the caches are bounded by the tiers and sizes.
 func SharedBoardCache(s *Styles, t Tier, n int) *BoardCache {
 	key := boardKey{s, t, n}

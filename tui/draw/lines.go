@@ -67,7 +67,7 @@ func CentreLines(lines []Line, width, height int) string {
 
 // AppendCentred appends lines to dst placed in the middle of a
 // width×height window, each line centred in the window on its own, rather
-// than in the block of them (centreLines): the same to a column, but a
+// than in the block of them (CentreLines): the same to a column, but a
 // line's place does not depend on the others' widths. The game's header
 // grows a column now and then (a score's digit, the move count's), and
 // with it the block; the board, centred in the block, moved a column with

@@ -149,7 +149,7 @@ func (p *Pane) KeyLine(bindings []key.Binding, dropOrder []int) Line {
 	return p.TextLine(KeysThatFit(p.Styles, bindings, dropOrder, p.Width))
 }
 
-// KeysThatFit renders the enabled bindings as hintsIn does, leaving out
+// KeysThatFit renders the enabled bindings as HintsIn does, leaving out
 // those of dropOrder, in that order, until the line is no wider than
 // width (or none is left to drop).
 func KeysThatFit(s *Styles, bindings []key.Binding, dropOrder []int, width int) string {

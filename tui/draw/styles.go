@@ -157,7 +157,7 @@ func SharedStyles(p colorprofile.Profile, darkBackground bool) *Styles {
 
 // newStyles is DefaultStyles, made on the heap. It is not inlined: a
 // function's frame holds room for every value it makes, and with a
-// Styles in it sharedStyles took 12 KB of stack every time it was called,
+// Styles in it SharedStyles took 12 KB of stack every time it was called,
 // enough to double the stack of a session's long-lived goroutine for good
 // (a race's handler made its model there: 16 KB held for each racer,
 // where a game screen's handler holds 4).
