@@ -254,19 +254,19 @@ func AssertFits(t *testing.T, frame string, width, height int) {
 	}
 }
 
-// played is a game played through the service, with what each move
+// Played is a game played through the service, with what each move
 // showed the player.
-type played struct {
+type Played struct {
 	ID     int64
 	Boards []engine.Board // after each move; [0] the start
 	Scores []int
 	Marks  []draw.Marks // the marks after each move; [0] none
 }
 
-func PlayGame(t *testing.T, svc *game.Service, name string, n, moves int) played {
+func PlayGame(t *testing.T, svc *game.Service, name string, n, moves int) Played {
 	t.Helper()
 	_, p := OpenGame(t, svc, name, n)
-	g := played{ID: p.ID(), Boards: []engine.Board{p.Board()}, Scores: []int{0}, Marks: []draw.Marks{{}}}
+	g := Played{ID: p.ID(), Boards: []engine.Board{p.Board()}, Scores: []int{0}, Marks: []draw.Marks{{}}}
 	for i := 0; i < moves && !p.Over(); i++ {
 		before, d, res := Step(t, p)
 		g.Boards = append(g.Boards, p.Board())
