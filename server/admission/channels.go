@@ -1,4 +1,4 @@
-package server
+package admission
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"charm.land/ssh"
 	"github.com/anmitsu/go-shlex"
 	"github.com/ssh2048/ssh2048/internal/flagtext"
+	"github.com/ssh2048/ssh2048/server/session"
 	gossh "golang.org/x/crypto/ssh"
 	"golang.org/x/time/rate"
 )
@@ -53,13 +54,13 @@ const (
 	whyTooFast         = "sessions opened too fast on this connection; wait a moment"
 )
 
-// openSession is the handler of "session" channels. Under Serve (a
+// OpenSession is the handler of "session" channels. Under Serve (a
 // guarded connection), the session is the server's own boundedSession
 // rather than the SSH library's: its request loop applies the bounds
 // above as it serves each request (see serve), where the library's
 // session would need a second goroutine to filter its requests (one more
 // stack for every session held).
-func (s *Server) openSession(srv *ssh.Server, conn *gossh.ServerConn, nc gossh.NewChannel, ctx ssh.Context) {
+func (a *Admission) OpenSession(srv *ssh.Server, conn *gossh.ServerConn, nc gossh.NewChannel, ctx ssh.Context) {
 	g := guardOf(ctx)
 	if g == nil { // not accepted through Serve: nothing to count against
 		ssh.DefaultSessionHandler(srv, conn, nc, ctx)
@@ -81,27 +82,27 @@ func (s *Server) openSession(srv *ssh.Server, conn *gossh.ServerConn, nc gossh.N
 	b.in, b.closed = in, cancel
 	b.ctx = &sessionContext{Context: ctx, done: bctx, b: b}
 	b.mu.Lock()
-	b.startWait = time.AfterFunc(s.lim.LoginGrace, b.neverStarted)
+	b.startWait = time.AfterFunc(a.lim.LoginGrace, b.neverStarted)
 	b.mu.Unlock()
 	// Returns when the channel's requests end (the channel is closed), or
 	// when a game screen's handler takes them over.
 	b.serve()
 }
 
-// otherChannel refuses channels of every type but "session" (port
+// OtherChannel refuses channels of every type but "session" (port
 // forwarding and the like, which the server does not offer).
-func (s *Server) otherChannel(_ *ssh.Server, _ *gossh.ServerConn, nc gossh.NewChannel, ctx ssh.Context) {
+func (a *Admission) OtherChannel(_ *ssh.Server, _ *gossh.ServerConn, nc gossh.NewChannel, ctx ssh.Context) {
 	_ = nc.Reject(gossh.UnknownChannelType, "unsupported channel type")
 	if g := guardOf(ctx); g != nil {
 		g.refused("channel refused", "type", nc.ChannelType())
 	}
 }
 
-// globalRequest answers every global request false (the server serves
+// GlobalRequest answers every global request false (the server serves
 // none: port forwarding, keepalives from clients); each counts as refused.
-func (s *Server) globalRequest(ctx ssh.Context, _ *ssh.Server, req *gossh.Request) (bool, []byte) {
+func (a *Admission) GlobalRequest(ctx ssh.Context, _ *ssh.Server, req *gossh.Request) (bool, []byte) {
 	if g := guardOf(ctx); g != nil {
-		g.refused("request refused", clientAttrs("type", req.Type)...)
+		g.refused("request refused", session.ClientAttrs("type", req.Type)...)
 	}
 	return false, nil
 }
@@ -110,7 +111,7 @@ func (s *Server) globalRequest(ctx ssh.Context, _ *ssh.Server, req *gossh.Reques
 func (g *guardedConn) openChannel(now time.Time) string {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if limit := g.srv.lim.MaxSessionsPerConn; limit > 0 && g.channels >= limit {
+	if limit := g.a.lim.MaxSessionsPerConn; limit > 0 && g.channels >= limit {
 		return whyTooManySessions
 	}
 	if g.sessionRate != nil && !g.sessionRate.AllowN(now, 1) {
@@ -134,9 +135,9 @@ func (g *guardedConn) refused(msg string, args ...any) {
 	g.mu.Lock()
 	flood := !g.refusals.AllowN(time.Now(), 1)
 	g.mu.Unlock()
-	g.srv.limited.log(g.srv.log, slog.LevelInfo, msg, append(args, "remote", g.remote)...)
+	g.a.lines.Log(g.a.log, slog.LevelInfo, msg, append(args, "remote", g.remote)...)
 	if flood {
-		g.srv.limited.log(g.srv.log, slog.LevelWarn, "refusal flood; connection closed", "remote", g.remote)
+		g.a.lines.Log(g.a.log, slog.LevelWarn, "refusal flood; connection closed", "remote", g.remote)
 		g.Conn.Close()
 	}
 }
@@ -155,7 +156,7 @@ type boundedSession struct {
 	closed  context.CancelFunc // ends ctx: the channel's requests ended
 	// inline is set when the handler runs on the request loop's own
 	// goroutine (see serve); the handler then serves the requests while it
-	// waits (servesRequests).
+	// waits (ServesRequests).
 	inline bool
 
 	mu        sync.Mutex
@@ -183,7 +184,7 @@ func (b *boundedSession) channel() gossh.Channel {
 //
 // A screen (a shell, or a command that opens one such as race or watch,
 // with a PTY) takes the requests over: its handler serves them while it
-// waits (runScreen's loop), and the rest after it returns, and this
+// waits (the server's screen loop), and the rest after it returns, and this
 // goroutine ends. One goroutine, and its
 // stack, fewer for every screen held; and the one that stays is new, its
 // stack no larger than the handler needs, where this one's grew with the
@@ -192,7 +193,7 @@ func (b *boundedSession) channel() gossh.Channel {
 // channel. Any other session's handler runs on a goroutine of its own,
 // as it may not wait where requests are served.
 func (b *boundedSession) serve() {
-	defer b.g.srv.recoverConn("session requests", b.g.Conn)
+	defer b.g.a.recoverConn("session requests", b.g.Conn)
 	handedOver := false
 	defer func() {
 		if !handedOver {
@@ -203,7 +204,7 @@ func (b *boundedSession) serve() {
 		if !b.serveRequest(req) {
 			continue
 		}
-		if b.pty != nil && (req.Type == "shell" || opensScreen(b.Command())) {
+		if b.pty != nil && (req.Type == "shell" || b.g.a.opensScreen(b.Command())) {
 			b.inline = true
 			handedOver = true
 			go b.runServing()
@@ -216,7 +217,7 @@ func (b *boundedSession) serve() {
 // runServing runs a game screen's handler, which serves the channel's
 // requests while it waits, then serves the rest until the channel closes.
 func (b *boundedSession) runServing() {
-	defer b.g.srv.recoverConn("session requests", b.g.Conn)
+	defer b.g.a.recoverConn("session requests", b.g.Conn)
 	defer b.finish()
 	b.run()
 	for req := range b.in {
@@ -249,21 +250,21 @@ func (b *boundedSession) serveRequest(req *gossh.Request) (start bool) {
 	return b.handle(req)
 }
 
-// servesRequests returns the channel's requests and the function that
+// ServesRequests returns the channel's requests and the function that
 // serves each, for a handler that waits on the request loop's goroutine
 // (see serve) to serve them while it waits; ok is false for any other
 // handler. done is to be called when the requests end: the channel is
 // closed, and the session's context ends.
-func servesRequests(ctx context.Context) (reqs <-chan *gossh.Request, serve func(*gossh.Request), done func(), ok bool) {
+func ServesRequests(ctx context.Context) (reqs <-chan *gossh.Request, serve func(*gossh.Request), done func(), ok bool) {
 	b := boundedOf(ctx)
 	if b == nil || !b.inline {
 		return nil, nil, nil, false
 	}
 	return b.in, func(req *gossh.Request) {
 		// Deep work (a reply is a write through the cipher) on a stack
-		// that goes when it is done (see stack.go); a second start is
+		// that goes when it is done (see session.OnFreshStack); a second start is
 		// refused by check.
-		onFreshStack(func() { b.serveRequest(req) })
+		session.OnFreshStack(func() { b.serveRequest(req) })
 	}, b.closed, true
 }
 
@@ -279,7 +280,7 @@ func (b *boundedSession) check(req *gossh.Request) (string, []any) {
 		}
 		n := len(kv.Key) + len(kv.Value)
 		if b.envVars >= maxEnvVars || b.envBytes+n > maxEnvBytes {
-			return "env refused", append(clientAttrs("name", kv.Key), "vars", b.envVars, "bytes", b.envBytes+n)
+			return "env refused", append(session.ClientAttrs("name", kv.Key), "vars", b.envVars, "bytes", b.envBytes+n)
 		}
 	case "shell", "exec":
 		// One handler per session.
@@ -289,7 +290,7 @@ func (b *boundedSession) check(req *gossh.Request) (string, []any) {
 	case "pty-req", "window-change", "signal", "break":
 		// Bounded by handle: one PTY, and one window size kept.
 	default:
-		return "request refused", clientAttrs("type", req.Type)
+		return "request refused", session.ClientAttrs("type", req.Type)
 	}
 	return "", nil
 }
@@ -369,7 +370,7 @@ func window(cols, rows, wp, hp uint32) ssh.Window {
 
 // run runs the session's handler, and ends the session when it returns.
 func (b *boundedSession) run() {
-	defer b.g.srv.recoverConn("session handler", b.g.Conn)
+	defer b.g.a.recoverConn("session handler", b.g.Conn)
 	b.handler(b)
 	_ = b.Exit(0)
 }
@@ -493,12 +494,12 @@ func (b *boundedSession) Exit(code int) error {
 // neverStarted closes a session channel that has not started anything
 // within the login grace.
 func (b *boundedSession) neverStarted() {
-	defer b.g.srv.recoverConn("session start", b.g.Conn)
+	defer b.g.a.recoverConn("session start", b.g.Conn)
 	b.mu.Lock()
 	started := b.started
 	b.mu.Unlock()
 	if !started {
-		b.g.srv.limited.log(b.g.srv.log, slog.LevelInfo, "session never started", "remote", b.g.remote, "after", b.g.srv.lim.LoginGrace)
+		b.g.a.lines.Log(b.g.a.log, slog.LevelInfo, "session never started", "remote", b.g.remote, "after", b.g.a.lim.LoginGrace)
 		_ = b.Close()
 	}
 }
@@ -552,6 +553,25 @@ func (c *sessionContext) Value(key any) any {
 		return c.b
 	}
 	return c.Context.Value(key)
+}
+
+// Release gives back the place under MaxSessionsPerConn of the session
+// of ctx once its handler is done: the place comes back when both its
+// channel and its handler are done. A no-op for any other session.
+func Release(ctx context.Context) {
+	if b := boundedOf(ctx); b != nil {
+		b.release()
+	}
+}
+
+// Channel is the channel of the session of ctx, for a screen to write to
+// as it is, without the emulated PTY's line feed translation; nil for a
+// session that is not the admission's, or not accepted yet.
+func Channel(ctx context.Context) gossh.Channel {
+	if b := boundedOf(ctx); b != nil {
+		return b.channel()
+	}
+	return nil
 }
 
 // boundedOf is the bounded session a session's context belongs to, if any.

@@ -1,4 +1,18 @@
-package server
+// Package admission decides who may connect to the SSH server and what a
+// connection may make it hold, below the SSH library, which keeps whatever
+// a client sends: the caps on connections (in all, per address or IPv6
+// /64, per /56, the key holders' reserve), the queue that paces logins,
+// the guarded connection (login grace, keepalives, idle timeout) and the
+// bounded session channel (sessions per connection, env, refused requests).
+// Each limit's Limits field says what it bounds; the reason it is needed
+// is written where it is applied. ProxyListener lets the limits see the
+// real client behind a trusted balancer.
+//
+// The server (package server) wires an Admission into its SSH server's
+// callbacks and channel handlers; the admission knows nothing of games or
+// commands, and tells a session it ends only through package session's
+// notices.
+package admission
 
 import (
 	"context"
@@ -14,12 +28,13 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/ssh2048/ssh2048/server/session"
 	"golang.org/x/time/rate"
 )
 
 // Limits bound what clients can make the server hold or do. A limit at 0
 // is off, except LoginGrace, which must be positive. Each limit's reason
-// is written where it is applied (here, conn.go, input.go); the operator's
+// is written where it is applied (here, conn.go, channels.go); the operator's
 // view is docs/operating.md ("Limits"). The flags of `ssh2048 serve` are
 // bound straight onto these fields (Flags), so names, defaults and help
 // live here only.
@@ -270,11 +285,37 @@ func (r refusal) line() string {
 	return ""
 }
 
-// admission counts connections and decides, the moment one is accepted,
-// whether it may go on to the SSH handshake.
-type admission struct {
-	lim Limits
-	log *slog.Logger
+// label is the refusal's name in metrics (Config.Refused).
+func (r refusal) label() string {
+	switch r {
+	case refusedFull:
+		return "full"
+	case refusedRate:
+		return "rate"
+	case refusedUnauth:
+		return "unauthenticated"
+	case refusedReserve:
+		return "reserve"
+	case refusedPerIP:
+		return "per_ip"
+	case refusedGuests:
+		return "guests"
+	case refusedPer56:
+		return "per_56"
+	}
+	return "admitted"
+}
+
+// Admission counts connections and decides, the moment one is accepted,
+// whether it may go on to the SSH handshake; it then guards each
+// connection it let in (conn.go) and bounds its session channels
+// (channels.go).
+type Admission struct {
+	lim         Limits
+	log         *slog.Logger
+	lines       *session.LineLimiter // lines a client can cause at will
+	onRefused   func(reason string)
+	opensScreen func(args []string) bool
 
 	mu        sync.Mutex
 	total     int
@@ -289,8 +330,50 @@ type admission struct {
 	lastLog   [refusalKinds]atomic.Int64 // unix nanoseconds
 }
 
-func newAdmission(lim Limits, log *slog.Logger) *admission {
-	a := &admission{lim: lim, log: log, hosts: make(map[netip.Prefix]*host), nets: make(map[netip.Prefix]*ipv6Net)}
+// Config configures an Admission.
+type Config struct {
+	// Limits bound what clients can make the server hold or do; they
+	// must be valid (Limits.Validate).
+	Limits Limits
+	Logger *slog.Logger // nil: slog.Default()
+	// Lines limits the log lines a client can cause at will; nil: one of
+	// the admission's own. The server shares its own, so that a client's
+	// panics and refusals draw on one budget per kind.
+	Lines *session.LineLimiter
+	// Refused is told each connection or login turned away over a limit,
+	// by the refusal's label (see the server's Observer.Refused); nil:
+	// no one.
+	Refused func(reason string)
+	// OpensScreen reports whether an exec command, split as the session
+	// splits it, runs a screen: with a PTY its handler then serves the
+	// channel's requests while it waits (see boundedSession.serve).
+	OpensScreen func(args []string) bool
+}
+
+// New returns the admission of a server: its ConnCallback is Admit, its
+// authentication callbacks AcceptKey, AdmitGuest and LoggedIn, and its
+// channel and request handlers OpenSession, OtherChannel and
+// GlobalRequest.
+func New(cfg Config) *Admission {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	a := newAdmission(cfg.Limits, cfg.Logger)
+	if cfg.Lines != nil {
+		a.lines = cfg.Lines
+	}
+	if cfg.Refused != nil {
+		a.onRefused = cfg.Refused
+	}
+	if cfg.OpensScreen != nil {
+		a.opensScreen = cfg.OpensScreen
+	}
+	return a
+}
+
+func newAdmission(lim Limits, log *slog.Logger) *Admission {
+	a := &Admission{lim: lim, log: log, hosts: make(map[netip.Prefix]*host), nets: make(map[netip.Prefix]*ipv6Net),
+		lines: &session.LineLimiter{}, onRefused: func(string) {}, opensScreen: func([]string) bool { return false }}
 	if lim.LoginRate > 0 {
 		a.logins = rate.NewLimiter(rate.Limit(lim.LoginRate), max(1, int(lim.LoginRate/10)))
 	}
@@ -306,14 +389,14 @@ func newAdmission(lim Limits, log *slog.Logger) *admission {
 // are times, taken in order), and the login grace starts after it. It is
 // bounded: every waiting connection counts under MaxConns, so a turn is at
 // most MaxConns/LoginRate away.
-func (a *admission) pace(ctx context.Context) {
+func (a *Admission) pace(ctx context.Context) {
 	if a.logins != nil {
 		_ = a.logins.Wait(ctx) // ctx has no deadline; it ends only with the connection's handling
 	}
 }
 
 // admit counts a new connection from key in, or says why not.
-func (a *admission) admit(key netip.Prefix, now time.Time) refusal {
+func (a *Admission) admit(key netip.Prefix, now time.Time) refusal {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	// Total connections: every connection costs a socket, goroutines and
@@ -387,14 +470,14 @@ func (a *admission) admit(key netip.Prefix, now time.Time) refusal {
 // canLogIn says whether a connection from key may log in, as a guest or
 // with a key, or why not. Asked by the authentication callbacks, so that
 // the client is told why (loggedIn decides for good).
-func (a *admission) canLogIn(key netip.Prefix, guest bool) refusal {
+func (a *Admission) canLogIn(key netip.Prefix, guest bool) refusal {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.loginRefusal(a.hosts[key], guest)
 }
 
 // loginRefusal: a.mu is held.
-func (a *admission) loginRefusal(h *host, guest bool) refusal {
+func (a *Admission) loginRefusal(h *host, guest bool) refusal {
 	// Logged-in connections per address: players do not count against
 	// --max-unauth-per-ip once in, so without this one address (one
 	// guest needs no key, and keys cost nothing to make) could log in
@@ -414,7 +497,7 @@ func (a *admission) loginRefusal(h *host, guest bool) refusal {
 // loggedIn moves a connection from key out of the unauthenticated count
 // into the logged-in ones, or says why it may not log in; it then stays
 // counted as unauthenticated until it is closed.
-func (a *admission) loggedIn(key netip.Prefix, guest bool) refusal {
+func (a *Admission) loggedIn(key netip.Prefix, guest bool) refusal {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	h := a.hosts[key]
@@ -444,7 +527,7 @@ const (
 )
 
 // closed counts a connection out.
-func (a *admission) closed(key netip.Prefix, state connState) {
+func (a *Admission) closed(key netip.Prefix, state connState) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.total--
@@ -488,7 +571,7 @@ const (
 
 // logLine takes a line of the log budget of key; on success it returns
 // how many sessions of that address were left out since its last line.
-func (a *admission) logLine(key netip.Prefix, now time.Time) (bool, int) {
+func (a *Admission) logLine(key netip.Prefix, now time.Time) (bool, int) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	h := a.hosts[key]
@@ -504,8 +587,8 @@ func (a *admission) logLine(key netip.Prefix, now time.Time) (bool, int) {
 	return true, n
 }
 
-// connections is the number of connections counted in.
-func (a *admission) connections() int {
+// Connections is the number of open connections, logged in or not.
+func (a *Admission) Connections() int {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.total
@@ -518,7 +601,7 @@ const sweepEvery = 10 * time.Second
 // in or logged in, no sessions left out of the log, and full buckets.
 // Without it the table would grow with every address that ever connected
 // (and IPv6 has plenty to connect from).
-func (a *admission) sweep(now time.Time) {
+func (a *Admission) sweep(now time.Time) {
 	if now.Sub(a.lastSweep) < sweepEvery {
 		return
 	}
@@ -544,7 +627,7 @@ const (
 
 // refuse turns c away with r's line and logs it, at most once a second per
 // kind of refusal (a flood would otherwise flood the log too).
-func (a *admission) refuse(c net.Conn, r refusal, now time.Time) {
+func (a *Admission) refuse(c net.Conn, r refusal, now time.Time) {
 	n := a.refused[r].Add(1)
 	if last := a.lastLog[r].Load(); now.UnixNano()-last >= int64(time.Second) && a.lastLog[r].CompareAndSwap(last, now.UnixNano()) {
 		a.refused[r].Add(-n)

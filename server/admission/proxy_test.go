@@ -1,4 +1,4 @@
-package server_test
+package admission_test
 
 import (
 	"bufio"
@@ -7,8 +7,7 @@ import (
 	"testing"
 
 	proxyproto "github.com/pires/go-proxyproto"
-
-	"github.com/ssh2048/ssh2048/server"
+	"github.com/ssh2048/ssh2048/server/admission"
 )
 
 // TestProxyListener: a trusted balancer's PROXY header, v1 or v2, names
@@ -28,7 +27,7 @@ func TestProxyListener(t *testing.T) {
 		{"no header from an untrusted address", "10.0.0.0/8", 0, "127.0.0.1"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			trusted, err := server.ParsePrefixes(c.trusted)
+			trusted, err := admission.ParsePrefixes(c.trusted)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -36,7 +35,7 @@ func TestProxyListener(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			l := server.ProxyListener(raw, trusted)
+			l := admission.ProxyListener(raw, trusted)
 			defer l.Close()
 			go func() {
 				conn, err := net.Dial("tcp", raw.Addr().String())
@@ -80,7 +79,7 @@ func TestProxyListener(t *testing.T) {
 }
 
 func TestParsePrefixes(t *testing.T) {
-	got, err := server.ParsePrefixes(" 10.0.0.0/8, 192.0.2.1 ,::1, ::ffff:127.0.0.1/104")
+	got, err := admission.ParsePrefixes(" 10.0.0.0/8, 192.0.2.1 ,::1, ::ffff:127.0.0.1/104")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +92,7 @@ func TestParsePrefixes(t *testing.T) {
 			t.Errorf("prefix %d = %v, want %s", i, got[i], want[i])
 		}
 	}
-	if _, err := server.ParsePrefixes("10.0.0.0/33"); err == nil {
+	if _, err := admission.ParsePrefixes("10.0.0.0/33"); err == nil {
 		t.Error("10.0.0.0/33 accepted")
 	}
 }

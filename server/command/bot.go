@@ -1,4 +1,4 @@
-package server
+package command
 
 import (
 	"encoding/json"
@@ -13,15 +13,19 @@ import (
 	"github.com/ssh2048/ssh2048/db"
 	"github.com/ssh2048/ssh2048/engine"
 	"github.com/ssh2048/ssh2048/game"
+	"github.com/ssh2048/ssh2048/server/session"
 	"github.com/ssh2048/ssh2048/wire"
 	"golang.org/x/time/rate"
 )
 
-// runBot plays the bot protocol (docs/bot-protocol.md): the state first,
-// then one state line per input line, each written after its move is
-// committed.
-func (s *Server) runBot(sess *session, args []string) int {
-	fs := newFlagSet(sess, "bot", "[--size N] [--new] [--race [--room WORD]]")
+// botCommand is `bot`: the bot protocol (docs/bot-protocol.md), the
+// state first, then one state line per input line, each written after its
+// move is committed; `bot --race` is racebot.go's.
+func botCommand() Command {
+	return Command{Name: "bot", Args: "[--size N] [--new] [--race [--room WORD]]", Summary: "play through the bot protocol (JSON lines on stdin/stdout); --race in a race", Screen: false, run: (*Table).runBot}
+}
+
+func (t *Table) runBot(sess *session.Session, fs *commandFlags, args []string) int {
 	size := fs.Int("size", 4, fmt.Sprintf("board size, %d to %d", engine.MinSize, engine.MaxSize))
 	fresh := fs.Bool("new", false, "start a new game instead of resuming the unfinished one")
 	race := fs.Bool("race", false, "race: wait in the public lobby (or --room) for the start, then play")
@@ -40,23 +44,23 @@ func (s *Server) runBot(sess *session, args []string) int {
 		fmt.Fprintln(sess.Stderr(), "bot: --room goes with --race")
 		return wire.ExitUsage
 	case *race:
-		return s.runRaceBot(sess, *size, *room)
+		return t.runRaceBot(sess, *size, *room)
 	}
 
-	seat := s.seat(sess)
+	seat := t.seat(sess)
 	defer seat.Close()
 	play, err := seat.Open(sess.Context(), *size, db.KindBot, *fresh)
 	switch {
 	case errors.Is(err, game.ErrShuttingDown):
-		wish.Errorln(sess, "ssh2048: "+s.noticeText(noticeShutdown))
+		wish.Errorln(sess, "ssh2048: "+t.noticeText(session.Shutdown))
 		return wire.ExitRestart
 	case err != nil:
-		s.log.Error("open bot game", "player", sess.player.ID, "size", *size, "err", err)
+		t.log.Error("open bot game", "player", sess.Player.ID, "size", *size, "err", err)
 		wish.Errorln(sess, "ssh2048: could not open your game; try again later.")
 		return wire.ExitError
 	}
-	if sess.player.Guest {
-		wish.Errorln(sess, guestHint)
+	if sess.Player.Guest {
+		wish.Errorln(sess, GuestHint)
 	}
 
 	out := &stateWriter{w: sess}
@@ -73,11 +77,11 @@ func (s *Server) runBot(sess *session, args []string) int {
 	defer close(stop)
 	go readLines(sess, lines, stop)
 
-	moves := s.newMoveLimiter()
+	moves := t.newMoveLimiter()
 	for {
 		select {
-		case n := <-sess.notices:
-			return s.sayGoodbye(sess, n)
+		case n := <-sess.Notices:
+			return t.sayGoodbye(sess, n)
 		case <-moves.held():
 			moves.resume()
 		case in, ok := <-moves.input(lines):
@@ -86,7 +90,7 @@ func (s *Server) runBot(sess *session, args []string) int {
 			}
 			var rp *readerPanic
 			if errors.As(in.err, &rp) {
-				return s.panicked(sess, rp.value, rp.stack)
+				return t.cfg.Panicked(sess, rp.value, rp.stack)
 			}
 			dir, perr := parseCommand(in)
 			if perr == nil {
@@ -101,9 +105,9 @@ func (s *Server) runBot(sess *session, args []string) int {
 			res, err := play.Move(sess.Context(), dir)
 			switch {
 			case errors.Is(err, game.ErrTakenOver):
-				return s.sayGoodbye(sess, noticeTakenOver)
+				return t.sayGoodbye(sess, session.TakenOver)
 			case err != nil:
-				s.log.Error("bot move", "game", play.ID(), "err", err)
+				t.log.Error("bot move", "game", play.ID(), "err", err)
 				wish.Errorln(sess, "ssh2048: could not save your move; the game is kept as it was before it.")
 				return wire.ExitError
 			}
@@ -132,8 +136,8 @@ type moveLimiter struct {
 
 // newMoveLimiter returns the limiter of a bot session; nil (no limit)
 // when BotRate is 0.
-func (s *Server) newMoveLimiter() *moveLimiter {
-	r := s.lim.BotRate
+func (t *Table) newMoveLimiter() *moveLimiter {
+	r := t.cfg.BotRate
 	if r <= 0 {
 		return nil
 	}
@@ -175,9 +179,9 @@ func (m *moveLimiter) held() <-chan time.Time {
 func (m *moveLimiter) resume() { m.wait = nil }
 
 // sayGoodbye tells the player why the session ends and returns the status.
-func (s *Server) sayGoodbye(sess *session, n notice) int {
-	wish.Errorln(sess, "ssh2048: "+s.noticeText(n))
-	return n.exitStatus()
+func (t *Table) sayGoodbye(sess *session.Session, n session.Notice) int {
+	wish.Errorln(sess, "ssh2048: "+t.noticeText(n))
+	return n.ExitStatus()
 }
 
 // lineResult is one line of bot input, or why it could not be read.
@@ -187,7 +191,7 @@ type lineResult struct {
 }
 
 // readerPanic is the last lineResult of a reader that panicked: the bot
-// loop ends the session (see panic.go).
+// loop ends the session (Config.Panicked).
 type readerPanic struct {
 	value any
 	stack []byte

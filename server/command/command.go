@@ -1,64 +1,187 @@
-package server
+// Package command is the SSH exec commands of ssh2048, one file each
+// (scores, bot, play, daily, race, export, verify, watch, tv, replay,
+// history, help), as soft-serve's pkg/ssh/cmd: each command is a value
+// with its name, its usage (flags and arguments), its line of help and
+// its run; Table, the dispatcher, builds the list in the order help
+// shows it and runs the one an exec request names.
+//
+// What a command prints, its flags and its exit statuses are the contract
+// of docs/bot-protocol.md and the README. A command reaches the games
+// through the game service, and the server only through the hooks of its
+// Config (running a screen, reporting a panic, the game screen's model):
+// the server imports this package, never the other way round.
+package command
 
 import (
-	"bytes"
-	"errors"
-	"flag"
 	"fmt"
-	"io"
-	"strings"
+	"log/slog"
+	"time"
 
+	tea "charm.land/bubbletea/v2"
+	"charm.land/ssh"
 	"github.com/ssh2048/ssh2048/engine"
-	"github.com/ssh2048/ssh2048/internal/flagtext"
+	"github.com/ssh2048/ssh2048/game"
+	"github.com/ssh2048/ssh2048/server/session"
 	"github.com/ssh2048/ssh2048/wire"
 )
 
-// command is one exec command. run returns the exit status.
-type command struct {
-	name    string
-	args    string // usage after the name
-	summary string
-	run     func(s *Server, sess *session, args []string) int
-	// screen: with a terminal, the command runs a screen (runScreen),
+// Command is one exec command.
+type Command struct {
+	Name    string
+	Args    string // usage after the name: flags and arguments
+	Summary string // help's line for it
+	// Screen: with a terminal, the command runs a screen (Config.RunScreen),
 	// whose handler serves the session's requests while it waits (see
-	// boundedSession.serve).
-	screen bool
+	// admission.ServesRequests).
+	Screen bool
+	// run runs the command with its flags, made from Name and Args, and
+	// returns the exit status.
+	run func(t *Table, sess *session.Session, fs *commandFlags, args []string) int
 }
 
-// commands is the exec command table, in the order help lists them.
-var commands []command
+// Config is what the commands are given by the server.
+type Config struct {
+	Games  *game.Service // required
+	Logger *slog.Logger  // nil: slog.Default()
+	// IdleTimeout is the server's, for the lines that name it.
+	IdleTimeout time.Duration
+	// BotRate caps a bot session's moves a second; 0 no limit (see
+	// moveLimiter).
+	BotRate float64
+	// GameScreen is the game screen's model for a session at board size
+	// (0: the screen's own choice), playing through seat.
+	GameScreen func(sess ssh.Session, seat *game.Seat, size int) tea.Model
+	// RunScreen runs, on the session's terminal, the screen that open
+	// sets up (on a stack of its own), and returns the exit status.
+	RunScreen func(sess *session.Session, open func() Screen) int
+	// Panicked logs a panic of the session's code, tells the player and
+	// returns the exit status.
+	Panicked func(sess ssh.Session, v any, stack []byte) int
+}
 
-func init() {
-	// Assigned in init: help refers to the table it is in.
-	commands = []command{
-		{"scores", "[--size N] [--limit K] [--offset N] [--bots] [--daily [--date YYYY-MM-DD]] [--races] [--json]", "the leaderboard; --daily a day's challenge, --races the race ratings", (*Server).runScores, false},
-		{"bot", "[--size N] [--new] [--race [--room WORD]]", "play through the bot protocol (JSON lines on stdin/stdout); --race in a race", (*Server).runBot, false},
-		{"play", "[--size N]", "the game screen, as ssh -t with no command opens it; --size at that board size (needs ssh -t)", (*Server).runPlay, true},
-		{"daily", "[--size N]", "today's daily challenge: the same tiles for everyone, one attempt a day (needs ssh -t)", (*Server).runDaily, true},
-		{"race", "[--size N] [--room WORD]", "race others on the same tiles: the public lobby, or a private room (needs ssh -t)", (*Server).runRace, true},
-		{"export", "GAME", "print the record of an ended game (docs/record-format.md)", (*Server).runExport, false},
-		{"verify", "GAME", "replay a stored game and check its score, largest tile, win and board", (*Server).runVerify, false},
-		{"watch", "NAME|#TAG|GAME", "watch a game being played, as its player sees it (needs ssh -t)", (*Server).runWatch, true},
-		{"tv", "[--size N]", "watch the best game being played right now (needs ssh -t)", (*Server).runTV, true},
-		{"replay", "GAME", "replay a stored game move by move (needs ssh -t)", (*Server).runReplay, true},
-		{"history", "", "your recent and best games, to replay (needs ssh -t)", (*Server).runHistory, true},
-		{"help", "", "this list", (*Server).runHelp, false},
+// Screen is what a command that opens a screen set up: its model, the
+// seat whose games it plays (nil for one that only shows games), the
+// lines the player is told when the server ends the session, and what to
+// do once the screen is over (nil: nothing); or, with no model, the exit
+// status of a command that ended before its screen (a flag, a lookup).
+type Screen struct {
+	Model tea.Model
+	Seat  *game.Seat
+	Text  func(session.Notice) string
+	Close func()
+	Code  int
+}
+
+// closeUnopened closes what *o holds when it opened no screen: a
+// command's setup defers it on every way out, a panic too.
+func closeUnopened(o *Screen) {
+	if o.Model == nil && o.Close != nil {
+		o.Close()
 	}
 }
 
-// opensScreen reports whether args, an exec request's command split as
+// Table is the exec commands and what they run on.
+type Table struct {
+	cfg       Config
+	games     *game.Service
+	viewGames *liveGames // the service as the screens that show games see it
+	log       *slog.Logger
+	list      []Command
+}
+
+// New returns the command table.
+func New(cfg Config) *Table {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	return &Table{cfg: cfg, games: cfg.Games, viewGames: newLiveGames(cfg.Games), log: cfg.Logger, list: commands()}
+}
+
+// commands is every command, in the order help lists them.
+func commands() []Command {
+	return []Command{
+		scoresCommand(),
+		botCommand(),
+		playCommand(),
+		dailyCommand(),
+		raceCommand(),
+		exportCommand(),
+		verifyCommand(),
+		watchCommand(),
+		tvCommand(),
+		replayCommand(),
+		historyCommand(),
+		helpCommand(),
+	}
+}
+
+// Named is the command called name, nil if none.
+func (t *Table) Named(name string) *Command {
+	for i := range t.list {
+		if t.list[i].Name == name {
+			return &t.list[i]
+		}
+	}
+	return nil
+}
+
+// OpensScreen reports whether args, an exec request's command split as
 // the session splits it, names a command that runs a screen.
-func opensScreen(args []string) bool {
+func (t *Table) OpensScreen(args []string) bool {
 	if len(args) == 0 {
 		return false
 	}
-	c := commandNamed(args[0])
-	return c != nil && c.screen
+	c := t.Named(args[0])
+	return c != nil && c.Screen
 }
+
+// GuestHint is told once to a player without a key.
+// It fits 80 columns, under the board, with the key that hides it.
+const GuestHint = "Guest: not saved. To rank, use an SSH key: ssh-keygen -t ed25519"
+
+// Run runs the session's command and returns its exit status.
+func (t *Table) Run(sess *session.Session) int {
+	args := sess.Command()
+	c := t.commandOf(sess, args)
+	if c == nil {
+		return wire.ExitUsage
+	}
+	return c.run(t, sess, newFlagSet(sess, c.Name, c.Args), args[1:])
+}
+
+// commandOf is the command args name, or nil once the client is told why
+// there is none. Apart from Run because a race or a watch runs under
+// Run's frame for as long as it lasts: the messages' arguments would
+// make that frame 300 bytes, and the handler's stack one size larger.
+func (t *Table) commandOf(sess *session.Session, args []string) *Command {
+	if len(args) == 0 { // split by shell rules; empty if the quoting is broken
+		fmt.Fprintf(sess.Stderr(), "ssh2048: cannot parse command %q; try `help`\n", sess.RawCommand())
+		return nil
+	}
+	if c := t.Named(args[0]); c != nil {
+		return c
+	}
+	fmt.Fprintf(sess.Stderr(), "ssh2048: unknown command %q; try `help`\n", args[0])
+	return nil
+}
+
+// runOpened runs the screen open sets up (Config.RunScreen).
+func (t *Table) runOpened(sess *session.Session, open func() Screen) int {
+	return t.cfg.RunScreen(sess, open)
+}
+
+// seat is the session's seat at the game service: a game it holds that a
+// newer session takes over ends this one with session.TakenOver.
+func (t *Table) seat(sess *session.Session) *game.Seat {
+	return t.games.Seat(sess.Player, func() { sess.Notify(session.TakenOver) })
+}
+
+// noticeText is what the player of a game is told of n.
+func (t *Table) noticeText(n session.Notice) string { return n.Text(t.cfg.IdleTimeout) }
 
 // sizeOK reports whether size, command's --size, is a board size, and
 // tells the client why not.
-func sizeOK(sess *session, command string, size int) bool {
+func sizeOK(sess *session.Session, command string, size int) bool {
 	if size < engine.MinSize || size > engine.MaxSize {
 		fmt.Fprintf(sess.Stderr(), "%s: --size %d: must be %d to %d\n", command, size, engine.MinSize, engine.MaxSize)
 		return false
@@ -66,155 +189,12 @@ func sizeOK(sess *session, command string, size int) bool {
 	return true
 }
 
-// guestHint is told once to a player without a key.
-// It fits 80 columns, under the board, with the key that hides it.
-const guestHint = "Guest: not saved. To rank, use an SSH key: ssh-keygen -t ed25519"
-
-// exec runs the session's command and returns its exit status.
-func (s *Server) exec(sess *session) int {
-	args := sess.Command()
-	c := commandOf(sess, args)
-	if c == nil {
-		return wire.ExitUsage
+// hasTerminal reports whether the session has a PTY for a screen command
+// (watch, replay, race…); if not, it tells the player how to ask for one.
+func hasTerminal(sess *session.Session, cmd string) bool {
+	if _, _, ok := sess.Pty(); ok {
+		return true
 	}
-	return c.run(s, sess, args[1:])
-}
-
-// commandOf is the command args name, or nil once the client is told why
-// there is none. Apart from exec because a race or a watch runs under
-// exec's frame for as long as it lasts: the messages' arguments would
-// make that frame 300 bytes, and the handler's stack one size larger.
-func commandOf(sess *session, args []string) *command {
-	if len(args) == 0 { // split by shell rules; empty if the quoting is broken
-		fmt.Fprintf(sess.Stderr(), "ssh2048: cannot parse command %q; try `help`\n", sess.RawCommand())
-		return nil
-	}
-	if c := commandNamed(args[0]); c != nil {
-		return c
-	}
-	fmt.Fprintf(sess.Stderr(), "ssh2048: unknown command %q; try `help`\n", args[0])
-	return nil
-}
-
-// commandNamed is the exec command called name, nil if none.
-func commandNamed(name string) *command {
-	for i := range commands {
-		if commands[i].name == name {
-			return &commands[i]
-		}
-	}
-	return nil
-}
-
-func (s *Server) runHelp(sess *session, args []string) int {
-	fs := newFlagSet(sess, "help", "")
-	if code, ok := parseFlags(fs, args); !ok {
-		return code
-	}
-	writeHelp(sess, textWidth(sess))
-	return wire.ExitOK
-}
-
-// writeHelp writes the list of commands, wrapped to width.
-func writeHelp(w io.Writer, width int) {
-	var b strings.Builder
-	b.WriteString("ssh2048: 2048 over SSH. Without a command, `ssh -t` opens the game.\n\nCommands:\n")
-	for _, c := range commands {
-		b.WriteString(flagtext.Wrap(strings.TrimSpace(c.name+" "+c.args), width, "  ", strings.Repeat(" ", len(c.name)+3)))
-		b.WriteString("\n" + flagtext.Wrap(c.summary, width, "      ", "      ") + "\n")
-	}
-	b.WriteString("\nEvery command takes --help.\n" +
-		"Exit status (commands and the game screen): 0 ok, 1 server error, 2 usage,\n" +
-		"3 taken over by a newer session, 4 server restarting (your game is saved;\n" +
-		"reconnect), 5 refuted (verify), 6 no such game, or no one playing it (watch),\n" +
-		"7 game still in play (export; watch, replay: today's daily), 9 closed for\n" +
-		"inactivity (no input, or no answer to keepalives), 10 race room full or\n" +
-		"started.\n")
-	io.WriteString(w, flagtext.Wrap(b.String(), width, "", ""))
-}
-
-// textWidth is the width the session's text is wrapped to: its window's,
-// or 80 columns without a terminal.
-func textWidth(sess *session) int {
-	if pty, _, ok := sess.Pty(); ok && pty.Window.Width > 0 {
-		return pty.Window.Width
-	}
-	return flagtext.Width
-}
-
-// commandFlags is an exec command's flags, and the session its help and
-// errors go to.
-type commandFlags struct {
-	*flag.FlagSet
-	sess *session
-	args string       // the usage after the name
-	buf  bytes.Buffer // what the flag package writes while parsing
-}
-
-// newFlagSet returns an exec command's flag set: asked for with --help,
-// the usage goes to stdout, as the answer asked for; after a mistake, the
-// error and the usage go to stderr.
-func newFlagSet(sess *session, name, args string) *commandFlags {
-	fs := &commandFlags{FlagSet: flag.NewFlagSet(name, flag.ContinueOnError), sess: sess, args: args}
-	fs.SetOutput(&fs.buf)
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), fs.usage())
-		flagtext.PrintDefaults(fs.Output(), fs.FlagSet, textWidth(sess))
-	}
-	return fs
-}
-
-// usage is the usage line, wrapped to the session's width under the
-// command's arguments.
-func (fs *commandFlags) usage() string {
-	line := strings.TrimSpace("usage: " + fs.Name() + " " + fs.args)
-	return flagtext.Wrap(line, textWidth(fs.sess), "", strings.Repeat(" ", len("usage: "+fs.Name()+" ")))
-}
-
-// mistake tells the client what was wrong with the command line, in one
-// line, and the command's usage on the next (not every flag's help:
-// `--help` gives that), on stderr; it returns the status for it.
-func (fs *commandFlags) mistake(format string, a ...any) int {
-	fmt.Fprintf(fs.sess.Stderr(), "%s: %s\n%s\n", fs.Name(), fmt.Sprintf(format, a...), fs.usage())
-	return wire.ExitUsage
-}
-
-// parse parses args and answers --help and malformed flags; when ok is
-// false the command must return code.
-func (fs *commandFlags) parse(args []string) (code int, ok bool) {
-	switch err := fs.Parse(args); {
-	case errors.Is(err, flag.ErrHelp):
-		_, _ = fs.sess.Write(fs.buf.Bytes())
-		return wire.ExitOK, false
-	case err != nil:
-		// The flag package's own message ("flag provided but not defined:
-		// -x", written "unknown flag --x"), without the flag table it
-		// prints after it.
-		return fs.mistake("%s", flagtext.Error(err)), false
-	}
-	return wire.ExitOK, true
-}
-
-// parseFlags parses args; when it returns ok=false the command must return
-// code: 0 after --help, wire.ExitUsage after a mistake (already reported).
-func parseFlags(fs *commandFlags, args []string) (code int, ok bool) {
-	if code, ok := fs.parse(args); !ok {
-		return code, false
-	}
-	if fs.NArg() > 0 {
-		return fs.mistake("unexpected argument %.40q", fs.Arg(0)), false
-	}
-	return wire.ExitOK, true
-}
-
-// parseScreenFlags is parseFlags for a command that opens a screen at a
-// board size: *size is checked, and the session must have a terminal.
-func parseScreenFlags(fs *commandFlags, args []string, size *int) (code int, ok bool) {
-	if code, ok := parseFlags(fs, args); !ok {
-		return code, false
-	}
-	if !sizeOK(fs.sess, fs.Name(), *size) || !hasTerminal(fs.sess, fs.Name()) {
-		return wire.ExitUsage, false
-	}
-	return wire.ExitOK, true
+	fmt.Fprintf(sess.Stderr(), "ssh2048: %s opens a screen and needs a terminal: connect with `ssh -t`\n", cmd)
+	return false
 }

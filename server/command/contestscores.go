@@ -1,4 +1,4 @@
-package server
+package command
 
 import (
 	"bytes"
@@ -12,38 +12,39 @@ import (
 
 	"github.com/ssh2048/ssh2048/db"
 	"github.com/ssh2048/ssh2048/game"
+	"github.com/ssh2048/ssh2048/server/session"
 	"github.com/ssh2048/ssh2048/wire"
 )
 
 // runDailyScores is `scores --daily`: a day's challenge of one size, and
 // once the day is over its seed, so that every game of it can be
 // replayed and verified by anyone.
-func (s *Server) runDailyScores(sess *session, day string, size, limit int, asJSON bool) int {
+func (t *Table) runDailyScores(sess *session.Session, day string, size, limit int, asJSON bool) int {
 	if day == "" {
-		day = s.games.Today()
+		day = t.games.Today()
 	}
 	if _, err := game.ParseDay(day); err != nil {
 		fmt.Fprintf(sess.Stderr(), "scores: --date %.30q: not a day; write it YYYY-MM-DD (UTC)\n", cleanArg(day))
 		return wire.ExitUsage
 	}
-	if day > s.games.Today() {
-		fmt.Fprintf(sess.Stderr(), "scores: --date %s: that day has not come yet (today is %s, UTC)\n", day, s.games.Today())
+	if day > t.games.Today() {
+		fmt.Fprintf(sess.Stderr(), "scores: --date %s: that day has not come yet (today is %s, UTC)\n", day, t.games.Today())
 		return wire.ExitUsage
 	}
 	ctx, cancel := context.WithTimeout(sess.Context(), readTimeout)
 	defer cancel()
-	rows, err := s.games.DailyBoard(ctx, day, size, limit)
+	rows, err := t.games.DailyBoard(ctx, day, size, limit)
 	if err != nil {
-		s.log.Error("daily board", "day", day, "size", size, "err", err)
+		t.log.Error("daily board", "day", day, "size", size, "err", err)
 		fmt.Fprintln(sess.Stderr(), "ssh2048: could not read the leaderboard; try again later.")
 		return wire.ExitError
 	}
 	seed := ""
-	switch v, err := s.games.DailySeed(ctx, day, size); {
+	switch v, err := t.games.DailySeed(ctx, day, size); {
 	case err == nil:
 		seed = strconv.FormatUint(v, 10)
 	case !errors.Is(err, game.ErrNotYet):
-		s.log.Error("daily seed", "day", day, "size", size, "err", err)
+		t.log.Error("daily seed", "day", day, "size", size, "err", err)
 		fmt.Fprintln(sess.Stderr(), "ssh2048: could not read the day's seed; try again later.")
 		return wire.ExitError
 	}
@@ -56,7 +57,7 @@ func (s *Server) runDailyScores(sess *session, day string, size, limit int, asJS
 		}
 	}
 	if asJSON {
-		return s.writeJSON(sess, entries)
+		return t.writeJSON(sess, entries)
 	}
 	_, _, hasPty := sess.Pty()
 	var b strings.Builder
@@ -76,7 +77,7 @@ func (s *Server) runDailyScores(sess *session, day string, size, limit int, asJS
 
 // runRaceScores is `scores --races`: the race ratings, or with --bots
 // the races with bots, which rate no one and rank by wins.
-func (s *Server) runRaceScores(sess *session, bots bool, limit int, asJSON bool) int {
+func (t *Table) runRaceScores(sess *session.Session, bots bool, limit int, asJSON bool) int {
 	ctx, cancel := context.WithTimeout(sess.Context(), readTimeout)
 	defer cancel()
 	_, _, styled := sess.Pty()
@@ -88,9 +89,9 @@ func (s *Server) runRaceScores(sess *session, bots bool, limit int, asJSON bool)
 	}
 	var b strings.Builder
 	if bots {
-		rows, err := s.games.BotRaceBoard(ctx, limit)
+		rows, err := t.games.BotRaceBoard(ctx, limit)
 		if err != nil {
-			s.log.Error("bot race board", "err", err)
+			t.log.Error("bot race board", "err", err)
 			fmt.Fprintln(sess.Stderr(), "ssh2048: could not read the leaderboard; try again later.")
 			return wire.ExitError
 		}
@@ -99,7 +100,7 @@ func (s *Server) runRaceScores(sess *session, bots bool, limit int, asJSON bool)
 			entries[i] = wire.BotRaceEntry{Rank: r.Rank, Name: r.Name, Player: db.ShortID(r.Fingerprint), Races: r.Races, Wins: r.Wins, Best: r.Best}
 		}
 		if asJSON {
-			return s.writeJSON(sess, entries)
+			return t.writeJSON(sess, entries)
 		}
 		b.WriteString(bold("Races with bots (unrated), by wins") + "\n")
 		b.WriteString(bold(fmt.Sprintf("%4s  %-20s %7s %7s %9s", "RANK", "NAME", "RACES", "WINS", "BEST")) + "\n")
@@ -112,9 +113,9 @@ func (s *Server) runRaceScores(sess *session, bots bool, limit int, asJSON bool)
 		_, _ = sess.Write([]byte(b.String()))
 		return wire.ExitOK
 	}
-	rows, err := s.games.RatingBoard(ctx, limit)
+	rows, err := t.games.RatingBoard(ctx, limit)
 	if err != nil {
-		s.log.Error("rating board", "err", err)
+		t.log.Error("rating board", "err", err)
 		fmt.Fprintln(sess.Stderr(), "ssh2048: could not read the leaderboard; try again later.")
 		return wire.ExitError
 	}
@@ -124,7 +125,7 @@ func (s *Server) runRaceScores(sess *session, bots bool, limit int, asJSON bool)
 			Rating: round1(r.Rating.Rating), Deviation: round1(r.Deviation), Races: r.Races}
 	}
 	if asJSON {
-		return s.writeJSON(sess, entries)
+		return t.writeJSON(sess, entries)
 	}
 	b.WriteString(bold("Race ratings (Glicko-2)") + "\n")
 	b.WriteString(bold(fmt.Sprintf("%4s  %-20s %7s %5s %7s", "RANK", "NAME", "RATING", "±", "RACES")) + "\n")
@@ -141,7 +142,7 @@ func (s *Server) runRaceScores(sess *session, bots bool, limit int, asJSON bool)
 func round1(f float64) float64 { return math.Round(f*10) / 10 }
 
 // writeJSON writes v as `scores --json` does.
-func (s *Server) writeJSON(sess *session, v any) int {
+func (t *Table) writeJSON(sess *session.Session, v any) int {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false) // names like "<3" stay readable

@@ -1,4 +1,4 @@
-package server
+package command
 
 import (
 	"context"
@@ -7,75 +7,49 @@ import (
 
 	"github.com/ssh2048/ssh2048/engine"
 	"github.com/ssh2048/ssh2048/game"
+	"github.com/ssh2048/ssh2048/server/session"
 	"github.com/ssh2048/ssh2048/tui"
 	"github.com/ssh2048/ssh2048/wire"
 )
 
-// The contests' screen commands: `daily` (today's challenge on the game
-// screen) and `race` (the race screens). Both need a PTY.
-
-func (s *Server) runDaily(sess *session, args []string) int {
-	return s.runOpened(sess, func() openedScreen {
-		fs := newFlagSet(sess, "daily", "[--size N]")
-		size := fs.Int("size", 4, fmt.Sprintf("board size, %d to %d", engine.MinSize, engine.MaxSize))
-		if code, ok := parseScreenFlags(fs, args, size); !ok {
-			return openedScreen{code: code}
-		}
-		seat := s.seat(sess)
-		opened := openedScreen{seat: seat, text: s.noticeText, close: seat.Close}
-		defer closeUnopened(&opened)
-		ctx, cancel := context.WithTimeout(sess.Context(), readTimeout)
-		streak, err := s.games.Streak(ctx, sess.player)
-		cancel()
-		if err != nil {
-			s.log.Warn("daily streak", "player", sess.player.ID, "err", err)
-		}
-		day := s.games.Today()
-		opened.model = tui.New(tui.Options{
-			Store:   tui.DailyStore(s.games, seat, day),
-			Player:  sess.player.Name,
-			Guest:   sess.player.Guest, // a practice board: tui.DailyPracticeNotice
-			Size:    *size,
-			Context: sess.Context(),
-			Daily:   &tui.Daily{Day: day, Streak: streak, Now: s.games.Now},
-		})
-		return opened
-	})
+// raceCommand is `race [--size N] [--room WORD]`: the race screens (it
+// needs a PTY).
+func raceCommand() Command {
+	return Command{Name: "race", Args: "[--size N] [--room WORD]", Summary: "race others on the same tiles: the public lobby, or a private room (needs ssh -t)", Screen: true, run: (*Table).runRace}
 }
 
-func (s *Server) runRace(sess *session, args []string) int {
-	return s.runOpened(sess, func() openedScreen {
-		fs := newFlagSet(sess, "race", "[--size N] [--room WORD]")
+func (t *Table) runRace(sess *session.Session, fs *commandFlags, args []string) int {
+	return t.runOpened(sess, func() Screen {
 		size := fs.Int("size", 4, fmt.Sprintf("board size, %d to %d (a room's host may change it)", engine.MinSize, engine.MaxSize))
 		room := fs.String("room", "", "open or join the private room of this word ("+roomWordRule+")")
 		if code, ok := parseScreenFlags(fs, args, size); !ok {
-			return openedScreen{code: code}
+			return Screen{Code: code}
 		}
-		seat := s.seat(sess)
-		opened := openedScreen{seat: seat, text: s.raceNoticeText, close: seat.Close}
+		seat := t.seat(sess)
+		opened := Screen{Seat: seat, Text: t.raceNoticeText, Close: seat.Close}
 		defer closeUnopened(&opened)
 		join := func(ctx context.Context) (*game.RaceTicket, error) {
-			return s.games.JoinRace(ctx, seat, *room, *size, false)
+			return t.games.JoinRace(ctx, seat, *room, *size, false)
 		}
 		ticket, err := join(sess.Context())
-		if code, failed := s.raceJoinFailed(sess, "race", *room, err); failed {
-			return openedScreen{code: code}
+		if code, failed := t.raceJoinFailed(sess, "race", *room, err); failed {
+			return Screen{Code: code}
 		}
 		model := tui.NewRace(tui.RaceOptions{
 			Ticket:   ticket,
 			Join:     join,
 			Room:     *room,
 			JoinHint: "ssh -t … race --room " + *room,
-			Player:   sess.player.Name,
-			Guest:    sess.player.Guest,
+			Player:   sess.Player.Name,
+			Guest:    sess.Player.Guest,
 			Context:  sess.Context(),
-			Now:      s.games.Now,
-			Woken:    true, // runScreen's loop waits for the race's views: no goroutine of the screen's own
+			Now:      t.games.Now,
+			Woken:    true, // Config.RunScreen's loop waits for the race's views: no goroutine of the screen's own
 		})
-		opened.model = model
+		opened.Model = model
 		// However the session ends, the racer leaves (mid-race a forfeit,
 		// unless their board is over), then gives up their seat.
-		opened.close = func() {
+		opened.Close = func() {
 			model.Leave()
 			seat.Close()
 		}
@@ -86,17 +60,17 @@ func (s *Server) runRace(sess *session, args []string) int {
 // raceNoticeText is noticeText for a racer, who may be in a lobby with no
 // game yet: what ends the session ends their race, and what they played
 // of it is kept.
-func (s *Server) raceNoticeText(n notice) string {
+func (t *Table) raceNoticeText(n session.Notice) string {
 	const kept = "any moves you made are saved"
 	switch n {
-	case noticeShutdown:
+	case session.Shutdown:
 		return "The server is restarting, which ends your race; " + kept + ". Reconnect in a moment to race again."
-	case noticeIdle:
-		return "No input for " + spelled(s.lim.IdleTimeout) + ", so the server closed this session and you left the race; " + kept + "."
-	case noticeKeepalive:
+	case session.Idle:
+		return "No input for " + session.Spelled(t.cfg.IdleTimeout) + ", so the server closed this session and you left the race; " + kept + "."
+	case session.Keepalive:
 		return "Your connection stopped answering, so the server closed this session and you left the race; " + kept + "."
 	}
-	return s.noticeText(n)
+	return t.noticeText(n)
 }
 
 // roomWordRule is what game accepts as a room word, said whole: game's own
@@ -106,7 +80,7 @@ const roomWordRule = "3 to 24 lowercase letters, digits or dashes, not beginning
 
 // raceJoinFailed tells the player why they could not join a race, in
 // one line, and returns the status; failed is false when err is nil.
-func (s *Server) raceJoinFailed(sess *session, cmd, room string, err error) (code int, failed bool) {
+func (t *Table) raceJoinFailed(sess *session.Session, cmd, room string, err error) (code int, failed bool) {
 	switch {
 	case err == nil:
 		return wire.ExitOK, false
@@ -126,10 +100,10 @@ func (s *Server) raceJoinFailed(sess *session, cmd, room string, err error) (cod
 		fmt.Fprintf(sess.Stderr(), "%s: %v\n", cmd, game.ErrInRace)
 		return wire.ExitRoom, true
 	case errors.Is(err, game.ErrShuttingDown):
-		fmt.Fprintln(sess.Stderr(), "ssh2048: "+s.noticeText(noticeShutdown))
+		fmt.Fprintln(sess.Stderr(), "ssh2048: "+t.noticeText(session.Shutdown))
 		return wire.ExitRestart, true
 	}
-	s.log.Error("join race", "player", sess.player.ID, "err", err)
+	t.log.Error("join race", "player", sess.Player.ID, "err", err)
 	fmt.Fprintln(sess.Stderr(), "ssh2048: could not join the race; try again later.")
 	return wire.ExitError, true
 }

@@ -1,4 +1,4 @@
-package server
+package command
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"charm.land/wish/v2"
 	"github.com/ssh2048/ssh2048/engine"
 	"github.com/ssh2048/ssh2048/game"
+	"github.com/ssh2048/ssh2048/server/session"
 	"github.com/ssh2048/ssh2048/wire"
 )
 
@@ -18,16 +19,16 @@ import (
 // 0. Closing the input once the bot's board is over leaves the race with
 // its score in its place; closing it with moves still possible forfeits
 // the race.
-func (s *Server) runRaceBot(sess *session, size int, room string) int {
-	seat := s.seat(sess)
+func (t *Table) runRaceBot(sess *session.Session, size int, room string) int {
+	seat := t.seat(sess)
 	defer seat.Close()
-	ticket, err := s.games.JoinRace(sess.Context(), seat, room, size, true)
-	if code, failed := s.raceJoinFailed(sess, "bot", room, err); failed {
+	ticket, err := t.games.JoinRace(sess.Context(), seat, room, size, true)
+	if code, failed := t.raceJoinFailed(sess, "bot", room, err); failed {
 		return code
 	}
 	defer ticket.Leave()
-	if sess.player.Guest {
-		wish.Errorln(sess, guestHint)
+	if sess.Player.Guest {
+		wish.Errorln(sess, GuestHint)
 	}
 
 	// The race's views, from one goroutine, until this command ends.
@@ -68,8 +69,8 @@ func (s *Server) runRaceBot(sess *session, size int, room string) int {
 				return wire.ExitOK // gone before the start
 			}
 			pending, input = &in, nil
-		case n := <-sess.notices:
-			return s.sayGoodbye(sess, n)
+		case n := <-sess.Notices:
+			return t.sayGoodbye(sess, n)
 		case <-sess.Context().Done():
 			return wire.ExitOK
 		}
@@ -84,7 +85,7 @@ func (s *Server) runRaceBot(sess *session, size int, room string) int {
 	me := ticket.Me(view)
 	write := func(res engine.Result) error {
 		st := play.State(res)
-		st.Race = s.raceState(view, me)
+		st.Race = t.raceState(view, me)
 		return out.state(st)
 	}
 	if write(engine.Result{}) != nil {
@@ -95,11 +96,11 @@ func (s *Server) runRaceBot(sess *session, size int, room string) int {
 	}
 
 	// handle plays one line of input; done when the session must end.
-	moves := s.newMoveLimiter()
+	moves := t.newMoveLimiter()
 	handle := func(in lineResult) (code int, done bool) {
 		var rp *readerPanic
 		if errors.As(in.err, &rp) {
-			return s.panicked(sess, rp.value, rp.stack), true
+			return t.cfg.Panicked(sess, rp.value, rp.stack), true
 		}
 		dir, perr := parseCommand(in)
 		if perr == nil {
@@ -107,17 +108,17 @@ func (s *Server) runRaceBot(sess *session, size int, room string) int {
 		}
 		if perr != nil {
 			st := play.State(engine.Result{})
-			st.Race = s.raceState(view, me)
+			st.Race = t.raceState(view, me)
 			return wire.ExitOK, out.error(perr.Error(), st) != nil
 		}
 		res, err := play.Move(sess.Context(), dir)
 		switch {
 		case errors.Is(err, game.ErrTakenOver):
-			return s.sayGoodbye(sess, noticeTakenOver), true
+			return t.sayGoodbye(sess, session.TakenOver), true
 		case errors.Is(err, game.ErrTimeUp), errors.Is(err, game.ErrOver):
 			res = engine.Result{} // nothing moved; the last line is on its way
 		case err != nil:
-			s.log.Error("bot move", "game", play.ID(), "err", err)
+			t.log.Error("bot move", "game", play.ID(), "err", err)
 			wish.Errorln(sess, "ssh2048: could not save your move; the game is kept as it was before it.")
 			return wire.ExitError, true
 		}
@@ -130,8 +131,8 @@ func (s *Server) runRaceBot(sess *session, size int, room string) int {
 	}
 	for {
 		select {
-		case n := <-sess.notices:
-			return s.sayGoodbye(sess, n)
+		case n := <-sess.Notices:
+			return t.sayGoodbye(sess, n)
 		case view = <-views:
 			me = ticket.Me(view)
 			if view.Phase == game.Finished {
@@ -153,11 +154,11 @@ func (s *Server) runRaceBot(sess *session, size int, room string) int {
 
 // raceState is what a racing bot's state line says of the race: v as it
 // stands, seen by racer me.
-func (s *Server) raceState(v game.RaceView, me int) *wire.Race {
+func (t *Table) raceState(v game.RaceView, me int) *wire.Race {
 	r := &wire.Race{ID: v.ID, Room: v.Room, Phase: wire.RaceRunning, Opponents: []wire.Opponent{}}
 	if v.Phase == game.Finished {
 		r.Phase = wire.RaceFinished
-	} else if left := v.Ends.Sub(s.games.Now()); left > 0 {
+	} else if left := v.Ends.Sub(t.games.Now()); left > 0 {
 		r.LeftMS = left.Milliseconds()
 	}
 	for i, x := range v.Racers {

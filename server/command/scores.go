@@ -1,4 +1,4 @@
-package server
+package command
 
 import (
 	"bytes"
@@ -12,14 +12,20 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/ssh2048/ssh2048/db"
 	"github.com/ssh2048/ssh2048/engine"
+	"github.com/ssh2048/ssh2048/server/session"
 	"github.com/ssh2048/ssh2048/wire"
 )
 
 // readTimeout bounds the leaderboard read of one `scores`.
 const readTimeout = 5 * time.Second
 
-func (s *Server) runScores(sess *session, args []string) int {
-	fs := newFlagSet(sess, "scores", "[--size N] [--limit K] [--offset N] [--bots] [--daily [--date YYYY-MM-DD]] [--races] [--json]")
+// scoresCommand is `scores`: the leaderboards, and with --daily and
+// --races the boards of contestscores.go.
+func scoresCommand() Command {
+	return Command{Name: "scores", Args: "[--size N] [--limit K] [--offset N] [--bots] [--daily [--date YYYY-MM-DD]] [--races] [--json]", Summary: "the leaderboard; --daily a day's challenge, --races the race ratings", Screen: false, run: (*Table).runScores}
+}
+
+func (t *Table) runScores(sess *session.Session, fs *commandFlags, args []string) int {
 	size := fs.Int("size", 4, fmt.Sprintf("board size, %d to %d", engine.MinSize, engine.MaxSize))
 	limit := fs.Int("limit", 10, fmt.Sprintf("how many players to list, 1 to %d", wire.MaxScoresLimit))
 	offset := fs.Int("offset", 0, "list from rank N+1 on: the next page of --limit players")
@@ -64,9 +70,9 @@ func (s *Server) runScores(sess *session, args []string) int {
 	}
 	switch {
 	case *daily:
-		return s.runDailyScores(sess, *date, *size, *limit, *asJSON)
+		return t.runDailyScores(sess, *date, *size, *limit, *asJSON)
 	case *races:
-		return s.runRaceScores(sess, *bots, *limit, *asJSON)
+		return t.runRaceScores(sess, *bots, *limit, *asJSON)
 	}
 	kind := db.KindHuman
 	if *bots {
@@ -74,9 +80,9 @@ func (s *Server) runScores(sess *session, args []string) int {
 	}
 	ctx, cancel := context.WithTimeout(sess.Context(), readTimeout)
 	defer cancel()
-	rows, err := s.games.LeaderboardFrom(ctx, *size, kind, *offset, *limit)
+	rows, err := t.games.LeaderboardFrom(ctx, *size, kind, *offset, *limit)
 	if err != nil {
-		s.log.Error("leaderboard", "size", *size, "kind", kind, "err", err)
+		t.log.Error("leaderboard", "size", *size, "kind", kind, "err", err)
 		fmt.Fprintln(sess.Stderr(), "ssh2048: could not read the leaderboard; try again later.")
 		return wire.ExitError
 	}

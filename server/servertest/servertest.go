@@ -20,6 +20,7 @@ import (
 	"github.com/ssh2048/ssh2048/db"
 	"github.com/ssh2048/ssh2048/game"
 	"github.com/ssh2048/ssh2048/server"
+	"github.com/ssh2048/ssh2048/server/admission"
 	gossh "golang.org/x/crypto/ssh"
 )
 
@@ -57,7 +58,7 @@ func StartGames(tb testing.TB, dir, addr string, gameOpts []game.Option, opts ..
 	if err != nil {
 		tb.Fatal(err)
 	}
-	cfg := server.Config{Games: game.New(store, log, gameOpts...), HostKey: key, Logger: log, Limits: server.DefaultLimits()}
+	cfg := server.Config{Games: game.New(store, log, gameOpts...), HostKey: key, Logger: log, Limits: admission.DefaultLimits()}
 	for _, o := range opts {
 		o(&cfg)
 	}

@@ -1,4 +1,4 @@
-package server
+package session
 
 import (
 	"context"
@@ -28,10 +28,10 @@ import (
 // a longer one is cut (at a character boundary) and its length logged.
 const maxLogText = 128
 
-// clientAttrs is the log attributes for a client-supplied string: key and
+// ClientAttrs is the log attributes for a client-supplied string: key and
 // the string, cut to maxLogText bytes with "…", and then key_bytes with
 // the original length.
-func clientAttrs(key, s string) []any {
+func ClientAttrs(key, s string) []any {
 	if len(s) <= maxLogText {
 		return []any{key, s}
 	}
@@ -99,7 +99,7 @@ func visibleInLog(r rune) bool {
 // CleanLogHandler returns a handler that passes every record to h with
 // its message, keys and string values escaped (see escapeLogText); errors,
 // Stringers and other values of kind Any are written as their escaped
-// text. New wraps Config.Logger's handler in it; a program can also set
+// text. server.New wraps Config.Logger's handler in it; a program can also set
 // it as slog's default, which the SSH library logs to.
 func CleanLogHandler(h slog.Handler) slog.Handler {
 	if c, ok := h.(cleanHandler); ok {
@@ -172,8 +172,8 @@ const (
 	limitedRate  = rate.Limit(1)
 )
 
-// lineLimiter counts lines per kind (the message).
-type lineLimiter struct {
+// LineLimiter counts lines per kind (the message).
+type LineLimiter struct {
 	mu    sync.Mutex
 	kinds map[string]*limitedKind
 }
@@ -184,8 +184,8 @@ type limitedKind struct {
 	counting   bool // a line with the count is due
 }
 
-// log writes the line unless its kind is over its rate.
-func (l *lineLimiter) log(log *slog.Logger, level slog.Level, msg string, args ...any) {
+// Log writes the line unless its kind is over its rate.
+func (l *LineLimiter) Log(log *slog.Logger, level slog.Level, msg string, args ...any) {
 	if !log.Enabled(context.Background(), level) {
 		return
 	}
@@ -202,7 +202,7 @@ func (l *lineLimiter) log(log *slog.Logger, level slog.Level, msg string, args .
 // allow takes a token for kind; on success it returns how many lines of
 // that kind were left out since the last one written. The first line left
 // out arranges for count to run a second later.
-func (l *lineLimiter) allow(kind string, now time.Time, count func()) (bool, int) {
+func (l *LineLimiter) allow(kind string, now time.Time, count func()) (bool, int) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.kinds == nil {
@@ -228,7 +228,7 @@ func (l *lineLimiter) allow(kind string, now time.Time, count func()) (bool, int
 
 // count writes how many lines of kind were left out, unless a line of the
 // kind has said so since.
-func (l *lineLimiter) count(log *slog.Logger, level slog.Level, kind string) {
+func (l *LineLimiter) count(log *slog.Logger, level slog.Level, kind string) {
 	l.mu.Lock()
 	k := l.kinds[kind]
 	n := k.suppressed

@@ -1,4 +1,4 @@
-package server
+package session
 
 import (
 	"bytes"
@@ -99,11 +99,11 @@ func TestCleanLogHandler(t *testing.T) {
 }
 
 func TestClientAttrs(t *testing.T) {
-	if got := clientAttrs("user", "ann"); len(got) != 2 || got[1] != "ann" {
+	if got := ClientAttrs("user", "ann"); len(got) != 2 || got[1] != "ann" {
 		t.Errorf("short: %q", got)
 	}
 	long := strings.Repeat("é", 200) // 400 bytes; a cut at 128 falls inside none
-	got := clientAttrs("user", long)
+	got := ClientAttrs("user", long)
 	if len(got) != 4 || got[2] != "user_bytes" || got[3] != 400 {
 		t.Fatalf("long: %q", got)
 	}
@@ -114,7 +114,7 @@ func TestClientAttrs(t *testing.T) {
 }
 
 func TestLineLimiter(t *testing.T) {
-	var l lineLimiter
+	var l LineLimiter
 	now := time.Unix(1000, 0)
 	passed := 0
 	for range 100 {
@@ -144,9 +144,9 @@ func TestLineLimiterCount(t *testing.T) {
 		defer mu.Unlock()
 		return buf.Write(p)
 	}), nil))
-	var l lineLimiter
+	var l LineLimiter
 	for range 50 {
-		l.log(log, slog.LevelInfo, "login grace expired", "remote", "192.0.2.1:1")
+		l.Log(log, slog.LevelInfo, "login grace expired", "remote", "192.0.2.1:1")
 	}
 	text := func() string {
 		mu.Lock()

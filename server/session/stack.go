@@ -1,4 +1,4 @@
-package server
+package session
 
 import "runtime/debug"
 
@@ -9,20 +9,20 @@ import "runtime/debug"
 // first Update, a write through the connection's cipher) grew to 16 KB:
 // 4,000 idle screens held 64 MB of stacks for it, counted twice over by
 // the garbage collector's heap goal. So the deep, short work of a
-// long-lived goroutine runs on a goroutine of its own (onFreshStack),
+// long-lived goroutine runs on a goroutine of its own (OnFreshStack),
 // whose stack goes when it ends, and the waiting goroutine stays small.
 
-// onFreshStack runs f on a goroutine of its own and returns when f does;
+// OnFreshStack runs f on a goroutine of its own and returns when f does;
 // a panic in f is raised again in the caller, with f's stack (see
-// panicked), so that the caller's recover sees it as its own.
-func onFreshStack(f func()) {
-	var raised *freshStackPanic
+// the server's panicked), so that the caller's recover sees it as its own.
+func OnFreshStack(f func()) {
+	var raised *FreshStackPanic
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		defer func() {
 			if v := recover(); v != nil {
-				raised = &freshStackPanic{Value: v, Stack: debug.Stack()}
+				raised = &FreshStackPanic{Value: v, Stack: debug.Stack()}
 			}
 		}()
 		f()
@@ -33,8 +33,9 @@ func onFreshStack(f func()) {
 	}
 }
 
-// freshStackPanic is a panic of f in onFreshStack, raised again.
-type freshStackPanic struct {
+// FreshStackPanic is a panic of f in OnFreshStack, raised again; Value is
+// what f panicked with, Stack where.
+type FreshStackPanic struct {
 	Value any
 	Stack []byte
 }
