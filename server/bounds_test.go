@@ -241,7 +241,7 @@ func TestRefusedRequestsFlood(t *testing.T) {
 }
 
 // TestScreenRequestsBounded: a game screen serves its channel's requests
-// in its own loop (server/channels.go), under the same bounds as before
+// in its own loop (server/admission/channels.go), under the same bounds as before
 // it started: a window change is taken, env and a second shell are
 // refused, and a client that goes on sending requests the server does not
 // serve has its connection closed.
