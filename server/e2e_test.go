@@ -23,6 +23,7 @@ import (
 	"github.com/ssh2048/ssh2048/db"
 	"github.com/ssh2048/ssh2048/engine"
 	"github.com/ssh2048/ssh2048/game"
+	"github.com/ssh2048/ssh2048/race"
 	"github.com/ssh2048/ssh2048/server"
 	"github.com/ssh2048/ssh2048/server/servertest"
 	"github.com/ssh2048/ssh2048/tui"
@@ -86,7 +87,8 @@ func TestBotMoveRate(t *testing.T) {
 	const botRate, flood = 20, 60
 	for _, args := range []string{"", "--race"} {
 		t.Run("bot "+args, func(t *testing.T) {
-			s := servertest.StartGames(t, t.TempDir(), "127.0.0.1:0", []game.Option{game.WithRaceTimes(50*time.Millisecond, 50*time.Millisecond, time.Minute)},
+			s := servertest.Start(t, t.TempDir(), "127.0.0.1:0",
+				servertest.Races(race.WithTimes(50*time.Millisecond, 50*time.Millisecond, time.Minute)),
 				func(c *server.Config) { c.Limits.BotRate = botRate })
 			ts := &testServer{srv: s.Srv, store: s.Store, addr: s.Addr, dir: s.Dir, logs: s.Logs}
 			b := startBot(t, ts.dial(t, "flood", newKey(t)), args)

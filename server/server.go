@@ -22,6 +22,7 @@ import (
 	"charm.land/ssh"
 	"charm.land/wish/v2"
 	"github.com/ssh2048/ssh2048/game"
+	"github.com/ssh2048/ssh2048/race"
 	"github.com/ssh2048/ssh2048/server/admission"
 	"github.com/ssh2048/ssh2048/server/command"
 	"github.com/ssh2048/ssh2048/server/session"
@@ -33,7 +34,11 @@ import (
 type Config struct {
 	// Games is the game service every session plays through; required.
 	// Shutdown closes it to new games.
-	Games   *game.Service
+	Games *game.Service
+	// Races are the races of Games (race.New(Games)); nil: New builds
+	// them. Build them here where others read them too (metrics, the
+	// web's lobbies): one Hall per service. Shutdown closes them.
+	Races   *race.Hall
 	HostKey gossh.Signer // required; see LoadOrCreateHostKey
 	Logger  *slog.Logger // nil: slog.Default()
 	TUI     TUIFunc      // the game screen; nil: package tui's, with Hinter
@@ -50,6 +55,7 @@ type Server struct {
 	cfg       Config
 	lim       admission.Limits
 	games     *game.Service
+	races     *race.Hall
 	log       *slog.Logger
 	ssh       *ssh.Server
 	admission *admission.Admission
@@ -83,13 +89,17 @@ func New(cfg Config) (*Server, error) {
 	if cfg.TUI == nil {
 		cfg.TUI = gameScreen(cfg.Games, cfg.Hinter)
 	}
+	if cfg.Races == nil {
+		cfg.Races = race.New(cfg.Games)
+	}
 	hostKey, err := sha2HostKey(cfg.HostKey)
 	if err != nil {
 		return nil, fmt.Errorf("server: host key: %w", err)
 	}
-	s := &Server{cfg: cfg, lim: cfg.Limits, games: cfg.Games, log: cfg.Logger, sessions: make(map[*session.Session]struct{})}
+	s := &Server{cfg: cfg, lim: cfg.Limits, games: cfg.Games, races: cfg.Races, log: cfg.Logger, sessions: make(map[*session.Session]struct{})}
 	s.commands = command.New(command.Config{
 		Games:       cfg.Games,
+		Races:       cfg.Races,
 		Logger:      cfg.Logger,
 		IdleTimeout: cfg.Limits.IdleTimeout,
 		BotRate:     cfg.Limits.BotRate,
@@ -183,6 +193,7 @@ func (s *Server) Close() error { return s.ssh.Close() }
 // for the sessions to end until ctx is done, then drops what is left.
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.games.Close()
+	s.races.Close()
 	s.mu.Lock()
 	s.shutdown = true
 	open := make([]*session.Session, 0, len(s.sessions))

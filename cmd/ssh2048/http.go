@@ -12,6 +12,7 @@ import (
 
 	"github.com/ssh2048/ssh2048/game"
 	"github.com/ssh2048/ssh2048/metrics"
+	"github.com/ssh2048/ssh2048/race"
 	"github.com/ssh2048/ssh2048/server"
 	"github.com/ssh2048/ssh2048/server/admission"
 	"github.com/ssh2048/ssh2048/web"
@@ -73,7 +74,7 @@ func (c httpConfig) on() bool { return c.addr != "" || c.metrics != "" }
 
 // serveHTTP starts the web site and the operator's endpoints, whose pages
 // tell players to connect to sshPort; the returned function stops them.
-func serveHTTP(cfg httpConfig, log *slog.Logger, m *metrics.Metrics, games *game.Service, store interface{ Ping(context.Context) error }, srv *server.Server, sshPort int) (func(), error) {
+func serveHTTP(cfg httpConfig, log *slog.Logger, m *metrics.Metrics, games *game.Service, races *race.Hall, store interface{ Ping(context.Context) error }, srv *server.Server, sshPort int) (func(), error) {
 	trusted, _ := admission.ParsePrefixes(cfg.trustedProxies) // checked by parseServe
 	siteMetrics := m.Handler()
 	if cfg.metrics != "" {
@@ -81,6 +82,7 @@ func serveHTTP(cfg httpConfig, log *slog.Logger, m *metrics.Metrics, games *game
 	}
 	site, err := web.New(web.Config{
 		Games:   games,
+		Races:   races,
 		SSHPort: sshPort,
 		Metrics: siteMetrics,
 		Ready: func(ctx context.Context) error {

@@ -21,6 +21,7 @@ import (
 	"charm.land/ssh"
 	"github.com/ssh2048/ssh2048/engine"
 	"github.com/ssh2048/ssh2048/game"
+	"github.com/ssh2048/ssh2048/race"
 	"github.com/ssh2048/ssh2048/server/session"
 	"github.com/ssh2048/ssh2048/wire"
 )
@@ -42,6 +43,7 @@ type Command struct {
 // Config is what the commands are given by the server.
 type Config struct {
 	Games  *game.Service // required
+	Races  *race.Hall    // the races of Games; required
 	Logger *slog.Logger  // nil: slog.Default()
 	// IdleTimeout is the server's, for the lines that name it.
 	IdleTimeout time.Duration
@@ -84,6 +86,7 @@ func closeUnopened(o *Screen) {
 type Table struct {
 	cfg       Config
 	games     *game.Service
+	races     *race.Hall
 	viewGames *liveGames // the service as the screens that show games see it
 	log       *slog.Logger
 	list      []Command
@@ -94,7 +97,7 @@ func New(cfg Config) *Table {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	return &Table{cfg: cfg, games: cfg.Games, viewGames: newLiveGames(cfg.Games), log: cfg.Logger, list: commands()}
+	return &Table{cfg: cfg, games: cfg.Games, races: cfg.Races, viewGames: newLiveGames(cfg.Games), log: cfg.Logger, list: commands()}
 }
 
 // commands is every command, in the order help lists them.

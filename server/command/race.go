@@ -7,6 +7,7 @@ import (
 
 	"github.com/ssh2048/ssh2048/engine"
 	"github.com/ssh2048/ssh2048/game"
+	"github.com/ssh2048/ssh2048/race"
 	"github.com/ssh2048/ssh2048/server/session"
 	"github.com/ssh2048/ssh2048/tui"
 	"github.com/ssh2048/ssh2048/wire"
@@ -28,8 +29,8 @@ func (t *Table) runRace(sess *session.Session, fs *commandFlags, args []string) 
 		seat := t.seat(sess)
 		opened := Screen{Seat: seat, Text: t.raceNoticeText, Close: seat.Close}
 		defer closeUnopened(&opened)
-		join := func(ctx context.Context) (*game.RaceTicket, error) {
-			return t.games.JoinRace(ctx, seat, *room, *size, false)
+		join := func(ctx context.Context) (*race.Ticket, error) {
+			return t.races.Join(ctx, seat, *room, *size, false)
 		}
 		ticket, err := join(sess.Context())
 		if code, failed := t.raceJoinFailed(sess, "race", *room, err); failed {
@@ -84,20 +85,20 @@ func (t *Table) raceJoinFailed(sess *session.Session, cmd, room string, err erro
 	switch {
 	case err == nil:
 		return wire.ExitOK, false
-	case errors.Is(err, game.ErrRoomWord):
+	case errors.Is(err, race.ErrRoomWord):
 		fmt.Fprintf(sess.Stderr(), "%s: --room %.30q: a room word is %s\n", cmd, cleanArg(room), roomWordRule)
 		return wire.ExitUsage, true
-	case errors.Is(err, game.ErrRoomFull):
-		fmt.Fprintf(sess.Stderr(), "%s: room %s is full (%d racers); pick another word, or race in the public lobby\n", cmd, room, game.MaxRacers)
+	case errors.Is(err, race.ErrRoomFull):
+		fmt.Fprintf(sess.Stderr(), "%s: room %s is full (%d racers); pick another word, or race in the public lobby\n", cmd, room, race.MaxRacers)
 		return wire.ExitRoom, true
-	case errors.Is(err, game.ErrRaceStarted):
+	case errors.Is(err, race.ErrStarted):
 		fmt.Fprintf(sess.Stderr(), "%s: the race in room %s has started; try again when it ends, or pick another word\n", cmd, room)
 		return wire.ExitRoom, true
-	case errors.Is(err, game.ErrTooManyRooms):
-		fmt.Fprintf(sess.Stderr(), "%s: %v\n", cmd, game.ErrTooManyRooms)
+	case errors.Is(err, race.ErrTooManyRooms):
+		fmt.Fprintf(sess.Stderr(), "%s: %v\n", cmd, race.ErrTooManyRooms)
 		return wire.ExitRoom, true
-	case errors.Is(err, game.ErrInRace):
-		fmt.Fprintf(sess.Stderr(), "%s: %v\n", cmd, game.ErrInRace)
+	case errors.Is(err, race.ErrInRace):
+		fmt.Fprintf(sess.Stderr(), "%s: %v\n", cmd, race.ErrInRace)
 		return wire.ExitRoom, true
 	case errors.Is(err, game.ErrShuttingDown):
 		fmt.Fprintln(sess.Stderr(), "ssh2048: "+t.noticeText(session.Shutdown))

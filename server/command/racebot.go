@@ -7,6 +7,7 @@ import (
 	"charm.land/wish/v2"
 	"github.com/ssh2048/ssh2048/engine"
 	"github.com/ssh2048/ssh2048/game"
+	"github.com/ssh2048/ssh2048/race"
 	"github.com/ssh2048/ssh2048/server/session"
 	"github.com/ssh2048/ssh2048/wire"
 )
@@ -22,7 +23,7 @@ import (
 func (t *Table) runRaceBot(sess *session.Session, size int, room string) int {
 	seat := t.seat(sess)
 	defer seat.Close()
-	ticket, err := t.games.JoinRace(sess.Context(), seat, room, size, true)
+	ticket, err := t.races.Join(sess.Context(), seat, room, size, true)
 	if code, failed := t.raceJoinFailed(sess, "bot", room, err); failed {
 		return code
 	}
@@ -34,7 +35,7 @@ func (t *Table) runRaceBot(sess *session.Session, size int, room string) int {
 	// The race's views, from one goroutine, until this command ends.
 	ctx, cancel := context.WithCancel(sess.Context())
 	defer cancel()
-	views := make(chan game.RaceView)
+	views := make(chan race.View)
 	go func() {
 		for {
 			v, err := ticket.Next(ctx)
@@ -57,11 +58,11 @@ func (t *Table) runRaceBot(sess *session.Session, size int, room string) int {
 	defer close(stop)
 	go readLines(sess, lines, stop)
 	var (
-		view    game.RaceView
+		view    race.View
 		pending *lineResult
 		input   = lines
 	)
-	for view.Phase < game.Running {
+	for view.Phase < race.Running {
 		select {
 		case view = <-views:
 		case in, ok := <-input:
@@ -91,7 +92,7 @@ func (t *Table) runRaceBot(sess *session.Session, size int, room string) int {
 	if write(engine.Result{}) != nil {
 		return wire.ExitOK
 	}
-	if view.Phase == game.Finished {
+	if view.Phase == race.Finished {
 		return wire.ExitOK
 	}
 
@@ -135,7 +136,7 @@ func (t *Table) runRaceBot(sess *session.Session, size int, room string) int {
 			return t.sayGoodbye(sess, n)
 		case view = <-views:
 			me = ticket.Me(view)
-			if view.Phase == game.Finished {
+			if view.Phase == race.Finished {
 				_ = write(engine.Result{})
 				return wire.ExitOK
 			}
@@ -154,9 +155,9 @@ func (t *Table) runRaceBot(sess *session.Session, size int, room string) int {
 
 // raceState is what a racing bot's state line says of the race: v as it
 // stands, seen by racer me.
-func (t *Table) raceState(v game.RaceView, me int) *wire.Race {
+func (t *Table) raceState(v race.View, me int) *wire.Race {
 	r := &wire.Race{ID: v.ID, Room: v.Room, Phase: wire.RaceRunning, Opponents: []wire.Opponent{}}
-	if v.Phase == game.Finished {
+	if v.Phase == race.Finished {
 		r.Phase = wire.RaceFinished
 	} else if left := v.Ends.Sub(t.games.Now()); left > 0 {
 		r.LeftMS = left.Milliseconds()

@@ -19,6 +19,7 @@ import (
 
 	"github.com/ssh2048/ssh2048/db"
 	"github.com/ssh2048/ssh2048/game"
+	"github.com/ssh2048/ssh2048/race"
 	"github.com/ssh2048/ssh2048/server"
 	"github.com/ssh2048/ssh2048/server/admission"
 	gossh "golang.org/x/crypto/ssh"
@@ -45,7 +46,7 @@ func Start(tb testing.TB, dir, addr string, opts ...func(*server.Config)) *Serve
 }
 
 // StartGames is Start with the game service built with gameOpts: a fake
-// clock (game.WithClock) or races of a few seconds (game.WithRaceTimes).
+// clock (game.WithClock), say.
 func StartGames(tb testing.TB, dir, addr string, gameOpts []game.Option, opts ...func(*server.Config)) *Server {
 	tb.Helper()
 	logs := &Buffer{}
@@ -95,6 +96,12 @@ func StartGames(tb testing.TB, dir, addr string, gameOpts []game.Option, opts ..
 		}
 	})
 	return &Server{Srv: srv, Store: store, Addr: l.Addr().String(), Dir: dir, Logs: logs, Stop: stop}
+}
+
+// Races builds the server's races with opts (races of a few seconds:
+// race.WithTimes), for Start's opts.
+func Races(opts ...race.Option) func(*server.Config) {
+	return func(c *server.Config) { c.Races = race.New(c.Games, opts...) }
 }
 
 // Buffer is a bytes.Buffer safe for the server's goroutines.

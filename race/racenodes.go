@@ -1,4 +1,4 @@
-package game
+package race
 
 import (
 	"context"
@@ -10,14 +10,17 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ssh2048/ssh2048/db"
 	"github.com/ssh2048/ssh2048/engine"
+	"github.com/ssh2048/ssh2048/game"
+	"github.com/ssh2048/ssh2048/game/latest"
 )
 
 // Races across nodes. Each race is run by one node, its owner: the node
-// that opened it claims its key in the store (raceDirectory: "lobby:SIZE"
+// that opened it claims its key in the store (RaceDirectory: "lobby:SIZE"
 // for the public lobby's waiting race of a size, "room:WORD" for a
 // private room), so that two nodes never run the same room or two lobby
 // races of one size at once. The owner runs the race exactly as on one
@@ -25,8 +28,8 @@ import (
 // ratings and the stored result happen there, once. A racer on another
 // node is a racer of the owner's race with no seat (racer.far): its node
 // joins, leaves, sets up and starts through requests on the bus
-// (TopicRaceAsk, answered on TopicRaceAnswer when they need an answer),
-// and the owner publishes the whole race (raceState) on TopicRaceState
+// (TopicAsk, answered on TopicAnswer when they need an answer),
+// and the owner publishes the whole race (raceState) on TopicState
 // after every change, as the view its own racers see plus the seed once
 // the race runs. The racer's node keeps a copy of that view (farRace) for
 // its racers' screens; when the race runs it opens each of its racers'
@@ -44,9 +47,9 @@ import (
 // kept as played. A dead owner's keys are free once its lease runs out,
 // and the next joiner opens a new race.
 const (
-	TopicRaceAsk    = "race.ask"    // JSON of a raceRequest, to the race's owner
-	TopicRaceAnswer = "race.answer" // JSON of a raceAnswer, to the asking node
-	TopicRaceState  = "race.state"  // JSON of a raceState, from the race's owner
+	TopicAsk    = "race.ask"    // JSON of a raceRequest, to the race's owner
+	TopicAnswer = "race.answer" // JSON of a raceAnswer, to the asking node
+	TopicState  = "race.state"  // JSON of a raceState, from the race's owner
 )
 
 const (
@@ -55,18 +58,21 @@ const (
 	askTimeout = 3 * time.Second  // a request's answer
 )
 
-// raceClock is raceRenew and raceExpiry, shorter in tests.
-type raceClock struct{ renew, expiry time.Duration }
+// clock is raceRenew and raceExpiry, shorter in tests.
+type clock struct{ renew, expiry time.Duration }
 
-// withRaceClock sets how often nodes renew their races and how long a
+// withClock sets how often nodes renew their races and how long a
 // silent racer or owner lasts (tests).
-func withRaceClock(renew, expiry time.Duration) Option {
-	return func(s *Service) { s.raceClock = raceClock{renew, expiry} }
+func withClock(renew, expiry time.Duration) Option {
+	return func(h *Hall) { h.clock = clock{renew, expiry} }
 }
 
-// raceDirectory is a store shared by several nodes that says which node
-// runs each race lobby and private room (package db/pg).
-type raceDirectory interface {
+// RaceDirectory is the store ability races across nodes need: a store
+// shared by several nodes that says which node runs each race lobby and
+// private room (package db/pg's). A Hall whose service has a bus
+// (game.WithBus) and whose store has it runs races across nodes; on a
+// store without it, or with no bus, every race runs on this node.
+type RaceDirectory interface {
 	// ClaimRace makes this node the owner of key with race id unless a
 	// live node owns it with a race other than replace; it returns the
 	// key's race and owner after the claim.
@@ -77,12 +83,12 @@ type raceDirectory interface {
 	Node() string
 }
 
-// raceDirectory returns the store's directory when races cross nodes.
-func (s *Service) raceDirectory() raceDirectory {
-	if s.bus == nil {
+// directory returns the store's directory when races cross nodes.
+func (h *Hall) directory() RaceDirectory {
+	if h.bus == nil {
 		return nil
 	}
-	d, _ := s.store.(raceDirectory)
+	d, _ := h.store.(RaceDirectory)
 	return d
 }
 
@@ -116,13 +122,13 @@ type farRacer struct {
 type raceRequest struct {
 	Race    string
 	Op      raceOp
-	Req     string   `json:",omitempty"` // answered on TopicRaceAnswer when set
-	Node    string   // the asking node
-	To      string   // the race's owner
-	Ticket  string   `json:",omitempty"`
-	Tickets []string `json:",omitempty"` // opAlive: the node's racers in the race
-	Player  Player   `json:",omitzero"`
-	Bot     bool     `json:",omitempty"`
+	Req     string      `json:",omitempty"` // answered on TopicAnswer when set
+	Node    string      // the asking node
+	To      string      // the race's owner
+	Ticket  string      `json:",omitempty"`
+	Tickets []string    `json:",omitempty"` // opAlive: the node's racers in the race
+	Player  game.Player `json:",omitzero"`
+	Bot     bool        `json:",omitempty"`
 	Rating  db.Rating
 	Rated   bool          `json:",omitempty"`
 	Size    int           `json:",omitempty"`
@@ -156,8 +162,8 @@ type raceState struct {
 }
 
 // view is the race as st shows it; the racers of tickets are marked as
-// theirs (RaceTicket.Me).
-func (st *raceState) view(tickets map[string]*RaceTicket) RaceView {
+// theirs (Ticket.Me).
+func (st *raceState) view(tickets map[string]*Ticket) View {
 	racers := make([]Racer, len(st.Racers))
 	for i, sr := range st.Racers {
 		x := Racer{Name: sr.Name, Key: sr.Key, Bot: sr.Bot, Rating: sr.Rating, Score: sr.Score, MaxTile: sr.MaxTile,
@@ -170,32 +176,32 @@ func (st *raceState) view(tickets map[string]*RaceTicket) RaceView {
 		}
 		racers[i] = x
 	}
-	return RaceView{ID: st.Race, Room: st.Room, Size: st.Size, Length: st.Length, Phase: st.Phase, Starts: st.Starts,
+	return View{ID: st.Race, Room: st.Room, Size: st.Size, Length: st.Length, Phase: st.Phase, Starts: st.Starts,
 		Ends: st.Ends, Host: st.Host, Bots: st.Bots, Racers: racers}
 }
 
 // listedLobby is a public lobby's race another node runs.
 type listedLobby struct {
-	view  RaceView
+	view  View
 	seq   uint64
 	heard time.Time
 }
 
 // lobbyViews is Lobbies across nodes: the public lobbies' races this
 // node runs and those the others published.
-func (n *raceNodes) lobbyViews() []RaceView {
+func (n *nodes) lobbyViews() []View {
 	n.mu.Lock()
 	var own []*race
 	for _, r := range n.races {
 		own = append(own, r)
 	}
-	out := make([]RaceView, 0, len(own)+len(n.lobbies))
+	out := make([]View, 0, len(own)+len(n.lobbies))
 	for _, l := range n.lobbies {
 		out = append(out, l.view)
 	}
 	n.mu.Unlock()
 	for _, r := range own {
-		if v, version := r.view.get(); v.Room == "" && v.Phase < Finished {
+		if v, version := r.view.Get(); v.Room == "" && v.Phase < Finished {
 			v.Version = version
 			out = append(out, v)
 		}
@@ -204,7 +210,7 @@ func (n *raceNodes) lobbyViews() []RaceView {
 }
 
 // owned lists the races this node runs, for Stats.
-func (n *raceNodes) owned() []*race {
+func (n *nodes) owned() []*race {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	out := make([]*race, 0, len(n.races))
@@ -216,7 +222,7 @@ func (n *raceNodes) owned() []*race {
 
 // races says whether ticket t of this node races in st: a ticket whose
 // join came too late has no game to open.
-func (st *raceState) races(t *RaceTicket) bool {
+func (st *raceState) races(t *Ticket) bool {
 	return slices.ContainsFunc(st.Racers, func(sr stateRacer) bool { return sr.Ticket == t.id })
 }
 
@@ -239,8 +245,8 @@ type stateRacer struct {
 
 // The errors an owner answers with, by code.
 var raceErrors = map[string]error{
-	"full": ErrRoomFull, "started": ErrRaceStarted, "host": ErrNotHost, "few": ErrTooFew,
-	"in-race": ErrInRace, "shutdown": ErrShuttingDown,
+	"full": ErrRoomFull, "started": ErrStarted, "host": ErrNotHost, "few": ErrTooFew,
+	"in-race": ErrInRace, "shutdown": game.ErrShuttingDown,
 }
 
 var (
@@ -288,9 +294,9 @@ func (a raceAnswer) err() error {
 	return remoteError{msg: a.Err, err: raceErrors[a.Code]}
 }
 
-// raceNodes is a service's part in races across nodes; nil on one node.
-type raceNodes struct {
-	dir      raceDirectory
+// nodes is a hall's part in races across nodes; nil on one node.
+type nodes struct {
+	dir      RaceDirectory
 	claiming sync.Mutex // a claim and the race it opens, one at a time
 
 	mu    sync.Mutex
@@ -304,24 +310,24 @@ type raceNodes struct {
 	out raceOutbox
 }
 
-// listenRaces subscribes to the race topics; s.bus is set.
-func (s *Service) listenRaces() {
-	dir := s.raceDirectory()
+// listenRaces subscribes to the race topics; h.bus is set.
+func (h *Hall) listenRaces() {
+	dir := h.directory()
 	if dir == nil {
 		return
 	}
-	n := &raceNodes{dir: dir, races: map[string]*race{}, far: map[string]*farRace{}, asks: map[string]chan raceAnswer{},
+	n := &nodes{dir: dir, races: map[string]*race{}, far: map[string]*farRace{}, asks: map[string]chan raceAnswer{},
 		lobbies: map[string]listedLobby{}}
 	n.out.wake = make(chan struct{}, 1)
 	n.out.msgs = map[string]outMsg{}
-	s.raceNodes = n
+	h.nodes = n
 	requests := make(chan raceRequest, 1024)
 	go func() {
 		for q := range requests {
-			s.handleRaceRequest(q)
+			h.handleRaceRequest(q)
 		}
 	}()
-	s.bus.Subscribe(TopicRaceAsk, func(payload []byte) {
+	h.bus.Subscribe(TopicAsk, func(payload []byte) {
 		var q raceRequest
 		if json.Unmarshal(payload, &q) != nil {
 			return
@@ -332,10 +338,10 @@ func (s *Service) listenRaces() {
 		select {
 		case requests <- q:
 		default:
-			s.log.Warn("bus: race requests are behind; one dropped", "race", q.Race, "op", q.Op)
+			h.log.Warn("bus: race requests are behind; one dropped", "race", q.Race, "op", q.Op)
 		}
 	})
-	s.bus.Subscribe(TopicRaceAnswer, func(payload []byte) {
+	h.bus.Subscribe(TopicAnswer, func(payload []byte) {
 		var a raceAnswer
 		if json.Unmarshal(payload, &a) != nil {
 			return
@@ -350,7 +356,7 @@ func (s *Service) listenRaces() {
 			}
 		}
 	})
-	s.bus.Subscribe(TopicRaceState, func(payload []byte) {
+	h.bus.Subscribe(TopicState, func(payload []byte) {
 		var st raceState
 		if json.Unmarshal(payload, &st) != nil {
 			return
@@ -361,7 +367,7 @@ func (s *Service) listenRaces() {
 			if st.Phase == Finished {
 				delete(n.lobbies, st.Race)
 			} else if l, ok := n.lobbies[st.Race]; !ok || st.Seq >= l.seq {
-				n.lobbies[st.Race] = listedLobby{view: st.view(nil), seq: st.Seq, heard: s.now()}
+				n.lobbies[st.Race] = listedLobby{view: st.view(nil), seq: st.Seq, heard: h.now()}
 			}
 		}
 		n.mu.Unlock()
@@ -369,8 +375,8 @@ func (s *Service) listenRaces() {
 			f.apply(st)
 		}
 	})
-	go s.sendRaceOutbox()
-	go s.keepRaces()
+	go h.sendRaceOutbox()
+	go h.keepRaces()
 }
 
 // raceKey is the directory's key of the public lobby of size or a room.
@@ -381,17 +387,17 @@ func raceKey(room string, size int) string {
 	return "room:" + room
 }
 
-// joinAcross is JoinRace with several nodes: me joins the race the
+// joinAcross is Join with several nodes: me joins the race the
 // directory names for the lobby of size or the room, opening it here if
 // no live node runs one that can take racers.
-func (s *Service) joinAcross(ctx context.Context, dir raceDirectory, me *racer, room string, size int) (*RaceTicket, error) {
+func (h *Hall) joinAcross(ctx context.Context, dir RaceDirectory, me *racer, room string, size int) (*Ticket, error) {
 	key := raceKey(room, size)
 	replace := ""
-	for deadline := time.Now().Add(2 * s.raceClock.expiry); time.Now().Before(deadline); {
+	for deadline := time.Now().Add(2 * h.clock.expiry); time.Now().Before(deadline); {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		r, owner, raceID, err := s.claimRace(ctx, dir, key, replace, room, size, me)
+		r, owner, raceID, err := h.claimRace(ctx, dir, key, replace, room, size, me)
 		switch {
 		case err != nil:
 			return nil, err
@@ -404,12 +410,12 @@ func (s *Service) joinAcross(ctx context.Context, dir raceDirectory, me *racer, 
 				return nil, err
 			}
 			if ok {
-				return &RaceTicket{race: r, view: r.view, me: me}, nil
+				return &Ticket{race: r, view: r.view, me: me}, nil
 			}
 			replace = raceID
 			continue
 		}
-		t, err := s.joinFar(ctx, raceID, owner, room, size, me)
+		t, err := h.joinFar(ctx, raceID, owner, room, size, me)
 		switch {
 		case errors.Is(err, errRaceGone):
 			replace = raceID
@@ -424,8 +430,8 @@ func (s *Service) joinAcross(ctx context.Context, dir raceDirectory, me *racer, 
 
 // claimRace claims key for a new race of this node, or learns whose race
 // it is: the race when this node runs it, else its owner and id.
-func (s *Service) claimRace(ctx context.Context, dir raceDirectory, key, replace, room string, size int, me *racer) (*race, string, string, error) {
-	n := s.raceNodes
+func (h *Hall) claimRace(ctx context.Context, dir RaceDirectory, key, replace, room string, size int, me *racer) (*race, string, string, error) {
+	n := h.nodes
 	// One claim at a time on a node: another local joiner's claim must
 	// not look like a stale one of this node's name.
 	n.claiming.Lock()
@@ -456,68 +462,68 @@ func (s *Service) claimRace(ctx context.Context, dir raceDirectory, key, replace
 			}
 		}
 		if rooms >= maxRooms {
-			go s.releaseRace(key, id)
+			go h.releaseRace(key, id)
 			return nil, "", "", ErrTooManyRooms
 		}
 	}
-	r := s.newRace(id, room, size, me)
+	r := h.newRace(id, room, size, me)
 	r.key = key
 	n.races[id] = r
 	return r, owner, raceID, nil
 }
 
 // admit is join for a joiner who opens a new race when this one can take
-// no one: false when it cannot; a running room is ErrRaceStarted.
+// no one: false when it cannot; a running room is ErrStarted.
 func (r *race) admit(me *racer) (bool, error) {
 	ok, err := r.join(me)
 	if ok || err != nil {
 		return ok, err
 	}
 	if room := r.roomName(); room != "" && r.currentPhase() == Running {
-		return false, fmt.Errorf("room %s: %w", room, ErrRaceStarted)
+		return false, fmt.Errorf("room %s: %w", room, ErrStarted)
 	}
 	return false, nil
 }
 
-func (s *Service) releaseRace(key, id string) {
+func (h *Hall) releaseRace(key, id string) {
 	ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
 	defer cancel()
-	if err := s.raceNodes.dir.ReleaseRace(ctx, key, id); err != nil {
-		s.log.Warn("release race", "race", id, "err", err)
+	if err := h.nodes.dir.ReleaseRace(ctx, key, id); err != nil {
+		h.log.Warn("release race", "race", id, "err", err)
 	}
 }
 
 // forgetOwned drops a race this node ran and frees its key.
-func (s *Service) forgetOwned(r *race, id string) {
-	n := s.raceNodes
+func (h *Hall) forgetOwned(r *race, id string) {
+	n := h.nodes
 	n.mu.Lock()
 	if n.races[id] == r {
 		delete(n.races, id)
 	}
 	n.mu.Unlock()
-	go s.releaseRace(r.key, id)
+	go h.releaseRace(r.key, id)
 }
 
 // raceUnlisted frees a lobby race's key once the race runs: the next
 // joiner opens the lobby's next race. A room keeps its key: joiners are
 // told its race has started. r.mu is held.
-func (s *Service) raceUnlisted(r *race) {
+func (h *Hall) raceUnlisted(r *race) {
 	if r.key != "" && r.roomName() == "" {
-		v, _ := r.view.get()
-		go s.releaseRace(r.key, v.ID)
+		v, _ := r.view.Get()
+		go h.releaseRace(r.key, v.ID)
 	}
 }
 
 // handleRaceRequest does, as the owner, what a racer's node asks.
-func (s *Service) handleRaceRequest(q raceRequest) {
-	n := s.raceNodes
+func (h *Hall) handleRaceRequest(q raceRequest) {
+	n := h.nodes
 	n.mu.Lock()
 	r := n.races[q.Race]
 	n.mu.Unlock()
 	var err error
 	defer func() {
 		if q.Req != "" {
-			s.answerRace(q, err, r)
+			h.answerRace(q, err, r)
 		}
 	}()
 	if r == nil {
@@ -526,7 +532,7 @@ func (s *Service) handleRaceRequest(q raceRequest) {
 	}
 	if q.Op == opJoin {
 		rc := &racer{player: q.Player, bot: q.Bot, rating: q.Rating, rated: q.Rated,
-			far: &farRacer{Node: q.Node, Ticket: q.Ticket, heard: s.now()}}
+			far: &farRacer{Node: q.Node, Ticket: q.Ticket, heard: h.now()}}
 		var ok bool
 		if ok, err = r.admit(rc); err == nil && !ok {
 			err = errRaceGone
@@ -558,7 +564,7 @@ func (s *Service) handleRaceRequest(q raceRequest) {
 }
 
 // answerRace answers request q; a join's answer carries the race.
-func (s *Service) answerRace(q raceRequest, err error, r *race) {
+func (h *Hall) answerRace(q raceRequest, err error, r *race) {
 	a := answerOf(q.Req, err)
 	if err == nil && q.Op == opJoin {
 		r.mu.Lock()
@@ -572,8 +578,8 @@ func (s *Service) answerRace(q raceRequest, err error, r *race) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
 	defer cancel()
-	if err := s.bus.Publish(ctx, TopicRaceAnswer, payload); err != nil {
-		s.log.Warn("bus: answer a race request", "race", q.Race, "err", err)
+	if err := h.bus.Publish(ctx, TopicAnswer, payload); err != nil {
+		h.log.Warn("bus: answer a race request", "race", q.Race, "err", err)
 	}
 }
 
@@ -593,7 +599,7 @@ func (r *race) farRacer(node, ticket string) *racer {
 func (r *race) alive(node string, tickets []string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	now := r.svc.now()
+	now := r.hall.now()
 	for _, rc := range r.racers {
 		if rc.far != nil && rc.far.Node == node && slices.Contains(tickets, rc.far.Ticket) {
 			rc.far.heard = now
@@ -606,7 +612,7 @@ func (r *race) progress(rc *racer, rep farRacer) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	f := rc.far
-	f.heard = r.svc.now()
+	f.heard = r.hall.now()
 	if r.phase != Running {
 		return
 	}
@@ -623,7 +629,7 @@ func (r *race) progress(rc *racer, rep farRacer) {
 
 // state is the race as published to other nodes; r.mu is held.
 func (r *race) state() raceState {
-	v, version := r.view.get()
+	v, version := r.view.Get()
 	st := raceState{Race: v.ID, Room: v.Room, Seq: version, Size: v.Size, Length: v.Length, Phase: v.Phase,
 		Starts: v.Starts, Ends: v.Ends, Host: v.Host, Bots: v.Bots, Lost: v.Lost}
 	if r.host != nil && r.host.far != nil {
@@ -651,12 +657,12 @@ func (r *race) state() raceState {
 // every change of its view, and a public lobby's race to every node for
 // their lists of lobbies, at most once a second unless its phase changed;
 // r.mu is held.
-func (s *Service) racePublished(r *race) {
+func (h *Hall) racePublished(r *race) {
 	if r.key == "" {
 		return
 	}
 	if !slices.ContainsFunc(r.racers, func(rc *racer) bool { return rc.far != nil }) {
-		now := s.now()
+		now := h.now()
 		if r.roomName() != "" || r.phase == r.listedPhase && now.Sub(r.listedAt) < time.Second {
 			return
 		}
@@ -667,15 +673,15 @@ func (s *Service) racePublished(r *race) {
 	if err != nil {
 		return
 	}
-	s.raceNodes.out.put("state "+st.Race, TopicRaceState, payload)
+	h.nodes.out.put("state "+st.Race, TopicState, payload)
 }
 
 // keepRaces, every raceRenew: the owner drops the far racers not heard
 // of and publishes its races again; a racer's node says its racers are
 // there and gives up on races whose owner fell silent.
-func (s *Service) keepRaces() {
-	n := s.raceNodes
-	t := time.NewTicker(s.raceClock.renew)
+func (h *Hall) keepRaces() {
+	n := h.nodes
+	t := time.NewTicker(h.clock.renew)
 	defer t.Stop()
 	for range t.C {
 		n.mu.Lock()
@@ -688,17 +694,17 @@ func (s *Service) keepRaces() {
 			far = append(far, f)
 		}
 		n.mu.Unlock()
-		now := s.now()
+		now := h.now()
 		for _, r := range owned {
 			r.mu.Lock()
 			var silent []*racer
 			for _, rc := range r.racers {
-				if rc.far != nil && !rc.left && now.Sub(rc.far.heard) > s.raceClock.expiry {
+				if rc.far != nil && !rc.left && now.Sub(rc.far.heard) > h.clock.expiry {
 					silent = append(silent, rc)
 				}
 			}
 			if r.phase < Finished {
-				s.racePublished(r)
+				h.racePublished(r)
 			}
 			r.mu.Unlock()
 			for _, rc := range silent {
@@ -710,7 +716,7 @@ func (s *Service) keepRaces() {
 		}
 		n.mu.Lock()
 		for id, l := range n.lobbies {
-			if now.Sub(l.heard) > s.raceClock.expiry {
+			if now.Sub(l.heard) > h.clock.expiry {
 				delete(n.lobbies, id)
 			}
 		}
@@ -720,14 +726,14 @@ func (s *Service) keepRaces() {
 
 // farRace is, on a racer's node, a race another node runs.
 type farRace struct {
-	svc   *Service
+	hall  *Hall
 	id    string
 	owner string // the node that runs it
-	view  *latest[RaceView]
+	view  *latest.Value[View]
 
 	mu      sync.Mutex
-	tickets map[string]*RaceTicket // this node's racers in it
-	host    string                 // the host's ticket, when on this node
+	tickets map[string]*Ticket // this node's racers in it
+	host    string             // the host's ticket, when on this node
 	heard   time.Time
 	seq     uint64
 	opening bool // this node's racers' games are being opened
@@ -736,14 +742,14 @@ type farRace struct {
 }
 
 // joinFar joins me to race raceID of another node.
-func (s *Service) joinFar(ctx context.Context, raceID, owner, room string, size int, me *racer) (*RaceTicket, error) {
-	n := s.raceNodes
-	t := &RaceTicket{me: me, id: newTicketID()}
+func (h *Hall) joinFar(ctx context.Context, raceID, owner, room string, size int, me *racer) (*Ticket, error) {
+	n := h.nodes
+	t := &Ticket{me: me, id: newTicketID()}
 	n.mu.Lock()
 	f := n.far[raceID]
 	if f == nil {
-		f = &farRace{svc: s, id: raceID, owner: owner, view: newLatest(RaceView{ID: raceID, Room: room, Size: size}),
-			tickets: map[string]*RaceTicket{}, heard: s.now()}
+		f = &farRace{hall: h, id: raceID, owner: owner, view: latest.New(View{ID: raceID, Room: room, Size: size}),
+			tickets: map[string]*Ticket{}, heard: h.now()}
 		n.far[raceID] = f
 	}
 	n.mu.Unlock()
@@ -751,7 +757,7 @@ func (s *Service) joinFar(ctx context.Context, raceID, owner, room string, size 
 	f.tickets[t.id] = t
 	f.mu.Unlock()
 	t.far, t.view = f, f.view
-	a, err := s.askRace(ctx, raceRequest{Race: raceID, To: f.owner, Op: opJoin, Ticket: t.id, Player: me.player, Bot: me.bot, Rating: me.rating, Rated: me.rated})
+	a, err := h.askRace(ctx, raceRequest{Race: raceID, To: f.owner, Op: opJoin, Ticket: t.id, Player: me.player, Bot: me.bot, Rating: me.rating, Rated: me.rated})
 	if err == nil {
 		err = a.err()
 	}
@@ -772,8 +778,8 @@ func newTicketID() string {
 }
 
 // askRace sends q to the race's owner and waits for its answer.
-func (s *Service) askRace(ctx context.Context, q raceRequest) (raceAnswer, error) {
-	n := s.raceNodes
+func (h *Hall) askRace(ctx context.Context, q raceRequest) (raceAnswer, error) {
+	n := h.nodes
 	q.Req, q.Node = newTicketID(), n.dir.Node()
 	ch := make(chan raceAnswer, 1)
 	n.mu.Lock()
@@ -789,7 +795,7 @@ func (s *Service) askRace(ctx context.Context, q raceRequest) (raceAnswer, error
 		return raceAnswer{}, err
 	}
 	pctx, cancel := context.WithTimeout(ctx, writeTimeout)
-	err = s.bus.Publish(pctx, TopicRaceAsk, payload)
+	err = h.bus.Publish(pctx, TopicAsk, payload)
 	cancel()
 	if err != nil {
 		return raceAnswer{}, fmt.Errorf("race %s: %w", q.Op, err)
@@ -807,9 +813,9 @@ func (s *Service) askRace(ctx context.Context, q raceRequest) (raceAnswer, error
 }
 
 // ask sends ticket t's request to the race's owner.
-func (f *farRace) ask(t *RaceTicket, q raceRequest) error {
+func (f *farRace) ask(t *Ticket, q raceRequest) error {
 	q.Race, q.To, q.Ticket = f.id, f.owner, t.id
-	a, err := f.svc.askRace(context.Background(), q)
+	a, err := f.hall.askRace(context.Background(), q)
 	if err != nil {
 		return err
 	}
@@ -817,33 +823,33 @@ func (f *farRace) ask(t *RaceTicket, q raceRequest) error {
 }
 
 // tell sends ticket t's request without waiting for an answer.
-func (f *farRace) tell(t *RaceTicket, q raceRequest) {
-	q.Race, q.To, q.Ticket, q.Node = f.id, f.owner, t.id, f.svc.raceNodes.dir.Node()
+func (f *farRace) tell(t *Ticket, q raceRequest) {
+	q.Race, q.To, q.Ticket, q.Node = f.id, f.owner, t.id, f.hall.nodes.dir.Node()
 	payload, err := json.Marshal(q)
 	if err != nil {
 		return
 	}
-	f.svc.raceNodes.out.put(string(q.Op)+" "+t.id, TopicRaceAsk, payload)
+	f.hall.nodes.out.put(string(q.Op)+" "+t.id, TopicAsk, payload)
 }
 
-// leave is RaceTicket.Leave on a racer's node. The leave carries the
+// leave is Ticket.Leave on a racer's node. The leave carries the
 // game as it is: whether it is a forfeit depends on whether the board is
 // over, and the report of the last move may have been dropped
 // (handleRaceRequest's queue) or be behind.
-func (f *farRace) leave(t *RaceTicket) {
+func (f *farRace) leave(t *Ticket) {
 	f.mu.Lock()
 	p := t.me.play
 	f.mu.Unlock()
 	q := raceRequest{Op: opLeave}
 	if p != nil {
-		q.Report = report(f.svc, p)
+		q.Report = report(f.hall, p)
 	}
 	f.tell(t, q)
 	f.drop(t)
 }
 
 // drop forgets ticket t here; the race too once none is left.
-func (f *farRace) drop(t *RaceTicket) {
+func (f *farRace) drop(t *Ticket) {
 	f.mu.Lock()
 	delete(f.tickets, t.id)
 	empty := len(f.tickets) == 0
@@ -854,7 +860,7 @@ func (f *farRace) drop(t *RaceTicket) {
 }
 
 func (f *farRace) forget() {
-	n := f.svc.raceNodes
+	n := f.hall.nodes
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if n.far[f.id] == f {
@@ -872,7 +878,7 @@ func (f *farRace) apply(st raceState) {
 	if f.done || st.Seq < f.seq {
 		return
 	}
-	f.seq, f.heard, f.host = st.Seq, f.svc.now(), st.HostTicket
+	f.seq, f.heard, f.host = st.Seq, f.hall.now(), st.HostTicket
 	if st.Lost {
 		f.lose()
 		return
@@ -890,7 +896,7 @@ func (f *farRace) apply(st raceState) {
 		}
 	}
 	nv := st.view(f.tickets)
-	f.view.update(func(v *RaceView) {
+	f.view.Update(func(v *View) {
 		v.Room, v.Size, v.Length, v.Phase, v.Starts, v.Ends = nv.Room, nv.Size, nv.Length, nv.Phase, nv.Starts, nv.Ends
 		v.Host, v.Bots, v.Racers = nv.Host, nv.Bots, nv.Racers
 	})
@@ -904,7 +910,7 @@ func (f *farRace) apply(st raceState) {
 // first boards to the owner, and shows the newest state.
 func (f *farRace) open(st raceState) {
 	f.mu.Lock()
-	var todo []*RaceTicket
+	var todo []*Ticket
 	for _, t := range f.tickets {
 		if !t.opened && st.races(t) {
 			todo = append(todo, t)
@@ -918,20 +924,20 @@ func (f *farRace) open(st raceState) {
 		if t.me.bot {
 			kind = db.KindBot
 		}
-		p, err := t.me.seat.openContest(ctx, gameKey{t.me.player.ID, st.Size, kind, st.Race}, st.Seed, st.Ends)
+		hook := &farHook{f: f, t: t}
+		p, err := t.me.seat.OpenContest(ctx, st.Size, kind, st.Race, st.Seed, st.Ends, hook)
 		f.mu.Lock()
 		t.opened = true
 		if err == nil {
-			t.me.play = p
+			t.me.play, t.hook = p, hook
 		}
 		f.mu.Unlock()
 		if err != nil {
-			f.svc.log.Error("open race game", "race", st.Race, "player", t.me.player.ID, "err", err)
+			f.hall.log.Error("open race game", "race", st.Race, "player", t.me.player.ID, "err", err)
 			f.tell(t, raceRequest{Op: opLeave}) // as on the owner: the racer is out
 			continue
 		}
-		p.race = &farHook{f: f, t: t}
-		p.race.moved(p, 0)
+		hook.Moved(p, 0)
 	}
 	f.mu.Lock()
 	f.opening = false
@@ -950,14 +956,14 @@ func (f *farRace) keep(now time.Time) {
 		f.mu.Unlock()
 		return
 	}
-	if now.Sub(f.heard) > f.svc.raceClock.expiry {
+	if now.Sub(f.heard) > f.hall.clock.expiry {
 		f.lose()
 		f.mu.Unlock()
-		f.svc.log.Warn("race lost: its node is silent", "race", f.id)
+		f.hall.log.Warn("race lost: its node is silent", "race", f.id)
 		return
 	}
 	tickets := make([]string, 0, len(f.tickets))
-	var any *RaceTicket
+	var any *Ticket
 	for id, t := range f.tickets {
 		tickets, any = append(tickets, id), t
 	}
@@ -971,7 +977,7 @@ func (f *farRace) keep(now time.Time) {
 // unranked; the games are kept as played. f.mu is held.
 func (f *farRace) lose() {
 	f.done = true
-	f.view.update(func(v *RaceView) {
+	f.view.Update(func(v *View) {
 		v.Phase, v.Lost = Finished, true
 		// A new array: screens read the one they were given as they draw.
 		v.Racers = slices.Clone(v.Racers)
@@ -986,8 +992,8 @@ func (f *farRace) lose() {
 // racers elsewhere: they are told at once that the race is lost, rather
 // than when this node has been silent for raceExpiry. The races of this
 // node's racers alone end with their sessions, as on one node.
-func (s *Service) abandonRaces() {
-	for _, r := range s.raceNodes.owned() {
+func (h *Hall) abandonRaces() {
+	for _, r := range h.nodes.owned() {
 		r.mu.Lock()
 		far := slices.ContainsFunc(r.racers, func(rc *racer) bool { return rc.far != nil })
 		if !far || r.phase == Finished {
@@ -998,34 +1004,35 @@ func (s *Service) abandonRaces() {
 			r.timer.Stop()
 		}
 		r.phase, r.final = Finished, true
-		r.view.update(func(v *RaceView) { v.Lost = true })
+		r.view.Update(func(v *View) { v.Lost = true })
 		r.publish()
 		r.mu.Unlock()
-		s.forgetRace(r)
+		h.forgetRace(r)
 	}
 }
 
-// farHook reports a far racer's moves to the race's owner.
+// farHook reports a far racer's moves to the race's owner: the
+// game.MoveHook of a racer's game on a racer's node.
 type farHook struct {
 	f *farRace
-	t *RaceTicket
+	t *Ticket
+	// unheard: the moves are not reported (a test's lost reports).
+	unheard atomic.Bool
 }
 
-// raceHook is what a racer's Play tells of every move that changed its
-// board: the race (race.moved) or, on a racer's node, its owner.
-type raceHook interface {
-	moved(p *Play, gained int)
-}
-
-func (h *farHook) moved(p *Play, gained int) {
-	h.f.tell(h.t, raceRequest{Op: opProgress, Report: report(h.f.svc, p)})
+// Moved tells the owner of the move (game.MoveHook).
+func (h *farHook) Moved(p *game.Play, gained int) {
+	if h.unheard.Load() {
+		return
+	}
+	h.f.tell(h.t, raceRequest{Op: opProgress, Report: report(h.f.hall, p)})
 }
 
 // report is a far racer's game as its owner is told of it.
-func report(s *Service, p *Play) *farRacer {
-	snap := p.snapshot()
+func report(h *Hall, p *game.Play) *farRacer {
+	snap := p.Snapshot()
 	return &farRacer{GameID: snap.GameID, Board: snap.Board.String(), Score: snap.Score, MaxTile: p.MaxTile(), Over: snap.Over,
-		Reached: s.now()}
+		Reached: h.now()}
 }
 
 // raceOutbox holds the newest message of each kind (a race's state, a
@@ -1069,8 +1076,8 @@ func (o *raceOutbox) take() (outMsg, bool) {
 }
 
 // sendRaceOutbox publishes the race outbox, in order.
-func (s *Service) sendRaceOutbox() {
-	o := &s.raceNodes.out
+func (h *Hall) sendRaceOutbox() {
+	o := &h.nodes.out
 	for range o.wake {
 		for {
 			m, ok := o.take()
@@ -1078,8 +1085,8 @@ func (s *Service) sendRaceOutbox() {
 				break
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
-			if err := s.bus.Publish(ctx, m.topic, m.payload); err != nil {
-				s.log.Warn("bus: publish race event", "topic", m.topic, "err", err)
+			if err := h.bus.Publish(ctx, m.topic, m.payload); err != nil {
+				h.log.Warn("bus: publish race event", "topic", m.topic, "err", err)
 			}
 			cancel()
 		}

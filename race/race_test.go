@@ -1,4 +1,4 @@
-package game
+package race
 
 import (
 	"context"
@@ -8,20 +8,73 @@ import (
 	"time"
 
 	"github.com/ssh2048/ssh2048/db"
+	"github.com/ssh2048/ssh2048/engine"
+	"github.com/ssh2048/ssh2048/game"
 )
 
-func newRaceService(t *testing.T, length time.Duration) (*Service, *db.Store) {
+func newRaceService(t *testing.T, length time.Duration) (service, *db.Store) {
 	t.Helper()
 	store, err := db.Open(context.Background(), t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
-	return New(store, nil, WithRaceTimes(50*time.Millisecond, 50*time.Millisecond, length)), store
+	return newService(store, nil, WithTimes(50*time.Millisecond, 50*time.Millisecond, length)), store
+}
+
+// service is a game service with its races, as the tests use them.
+type service struct {
+	*game.Service
+	*Hall
+}
+
+// newService is a game service on store (with bus, if not nil) and its
+// races, built with opts.
+func newService(store game.Store, bus game.Bus, opts ...Option) service {
+	var gopts []game.Option
+	if bus != nil {
+		gopts = append(gopts, game.WithBus(bus))
+	}
+	svc := game.New(store, nil, gopts...)
+	return service{svc, New(svc, opts...)}
+}
+
+// Close closes the service and its races, as serve does at SIGTERM.
+func (s service) Close() {
+	s.Service.Close()
+	s.Hall.Close()
+}
+
+// Stats are the races'.
+func (s service) Stats() Stats { return s.Hall.Stats() }
+
+func identify(t *testing.T, svc service, name string) game.Player {
+	t.Helper()
+	p, err := svc.Identify(context.Background(), "SHA256:"+name, "ssh-ed25519", name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// moveUntilMoved plays directions in turn until one changes the board.
+func moveUntilMoved(t *testing.T, p *game.Play) engine.Result {
+	t.Helper()
+	for _, d := range engine.Directions() {
+		res, err := p.Move(context.Background(), d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Moved {
+			return res
+		}
+	}
+	t.Fatal("no move changes the board")
+	return engine.Result{}
 }
 
 // waitFor reads a ticket's views until ok says yes.
-func waitFor(t *testing.T, tk *RaceTicket, what string, ok func(RaceView) bool) RaceView {
+func waitFor(t *testing.T, tk *Ticket, what string, ok func(View) bool) View {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -39,21 +92,21 @@ func waitFor(t *testing.T, tk *RaceTicket, what string, ok func(RaceView) bool) 
 func TestPublicRace(t *testing.T) {
 	svc, store := newRaceService(t, 400*time.Millisecond)
 	ctx := context.Background()
-	seats := []*Seat{svc.Seat(identify(t, svc, "ann"), nil), svc.Seat(identify(t, svc, "bob"), nil), svc.Seat(Guest, nil)}
-	var tickets []*RaceTicket
+	seats := []*game.Seat{svc.Seat(identify(t, svc, "ann"), nil), svc.Seat(identify(t, svc, "bob"), nil), svc.Seat(game.Guest, nil)}
+	var tickets []*Ticket
 	for _, st := range seats {
 		defer st.Close()
-		tk, err := svc.JoinRace(ctx, st, "", 4, false)
+		tk, err := svc.Join(ctx, st, "", 4, false)
 		if err != nil {
 			t.Fatal(err)
 		}
 		tickets = append(tickets, tk)
 	}
-	v := waitFor(t, tickets[0], "the start", func(v RaceView) bool { return v.Phase == Running })
+	v := waitFor(t, tickets[0], "the start", func(v View) bool { return v.Phase == Running })
 	if len(v.Racers) != 3 || v.Size != 4 {
 		t.Fatalf("race %+v", v)
 	}
-	plays := make([]*Play, 3)
+	plays := make([]*game.Play, 3)
 	for i, tk := range tickets {
 		if plays[i] = tk.Play(); plays[i] == nil {
 			t.Fatalf("racer %d has no game", i)
@@ -67,12 +120,12 @@ func TestPublicRace(t *testing.T) {
 		moveUntilMoved(t, plays[0])
 	}
 	moveUntilMoved(t, plays[1])
-	seen := waitFor(t, tickets[1], "ann's moves", func(v RaceView) bool { return v.Racers[0].Score == plays[0].Score() })
+	seen := waitFor(t, tickets[1], "ann's moves", func(v View) bool { return v.Racers[0].Score == plays[0].Score() })
 	if seen.Racers[0].Board != plays[0].Board() {
 		t.Fatal("an opponent's board is not what they see")
 	}
-	v = waitFor(t, tickets[2], "the end", func(v RaceView) bool { return v.Phase == Finished })
-	if _, err := plays[0].Move(ctx, 0); !errors.Is(err, ErrTimeUp) && !errors.Is(err, ErrOver) {
+	v = waitFor(t, tickets[2], "the end", func(v View) bool { return v.Phase == Finished })
+	if _, err := plays[0].Move(ctx, 0); !errors.Is(err, game.ErrTimeUp) && !errors.Is(err, game.ErrOver) {
 		t.Fatalf("a move after the race: %v", err)
 	}
 	if v.Racers[0].Place != 1 || v.Racers[1].Place == 1 || v.Racers[2].Place == 1 {
@@ -102,10 +155,10 @@ func TestPrivateRoom(t *testing.T) {
 	ctx := context.Background()
 	host := svc.Seat(identify(t, svc, "host"), nil)
 	defer host.Close()
-	if _, err := svc.JoinRace(ctx, host, "No Spaces!", 4, false); !errors.Is(err, ErrRoomWord) {
+	if _, err := svc.Join(ctx, host, "No Spaces!", 4, false); !errors.Is(err, ErrRoomWord) {
 		t.Fatalf("bad word: %v", err)
 	}
-	h, err := svc.JoinRace(ctx, host, "blue-fox", 4, false)
+	h, err := svc.Join(ctx, host, "blue-fox", 4, false)
 	if err != nil || !h.Host() {
 		t.Fatalf("host: %v", err)
 	}
@@ -115,11 +168,11 @@ func TestPrivateRoom(t *testing.T) {
 	if err := h.Configure(5, 2*time.Minute); err != nil {
 		t.Fatal(err)
 	}
-	var others []*RaceTicket
+	var others []*Ticket
 	for i := range MaxRacers - 1 {
 		st := svc.Seat(identify(t, svc, fmt.Sprintf("p%d", i)), nil)
 		defer st.Close()
-		tk, err := svc.JoinRace(ctx, st, "blue-fox", 4, false)
+		tk, err := svc.Join(ctx, st, "blue-fox", 4, false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -127,7 +180,7 @@ func TestPrivateRoom(t *testing.T) {
 	}
 	late := svc.Seat(identify(t, svc, "late"), nil)
 	defer late.Close()
-	if _, err := svc.JoinRace(ctx, late, "blue-fox", 4, false); !errors.Is(err, ErrRoomFull) {
+	if _, err := svc.Join(ctx, late, "blue-fox", 4, false); !errors.Is(err, ErrRoomFull) {
 		t.Fatalf("ninth racer: %v", err)
 	}
 	if err := others[0].Start(); !errors.Is(err, ErrNotHost) {
@@ -143,23 +196,23 @@ func TestPrivateRoom(t *testing.T) {
 	if err := h.Start(); err != nil {
 		t.Fatal(err)
 	}
-	v := waitFor(t, others[0], "the start", func(v RaceView) bool { return v.Phase == Running })
+	v := waitFor(t, others[0], "the start", func(v View) bool { return v.Phase == Running })
 	if v.Size != 5 || len(v.Racers) != MaxRacers-1 {
 		t.Fatalf("race %+v", v)
 	}
-	if _, err := svc.JoinRace(ctx, late, "blue-fox", 4, false); !errors.Is(err, ErrRaceStarted) {
+	if _, err := svc.Join(ctx, late, "blue-fox", 4, false); !errors.Is(err, ErrStarted) {
 		t.Fatalf("joining a running race: %v", err)
 	}
 	moveUntilMoved(t, others[1].Play())
 	others[1].Leave() // a forfeit: last, whatever the score
-	v = waitFor(t, h, "the end", func(v RaceView) bool { return v.Phase == Finished })
+	v = waitFor(t, h, "the end", func(v View) bool { return v.Phase == Finished })
 	for _, r := range v.Racers {
 		if r.Name == "p1" && (!r.Left || r.Place != MaxRacers-1) {
 			t.Fatalf("the forfeit: %+v", r)
 		}
 	}
 	// The room is free again for a new race.
-	again, err := svc.JoinRace(ctx, late, "blue-fox", 4, false)
+	again, err := svc.Join(ctx, late, "blue-fox", 4, false)
 	if err != nil || !again.Host() {
 		t.Fatalf("a new race in the room: %v", err)
 	}
@@ -167,21 +220,21 @@ func TestPrivateRoom(t *testing.T) {
 
 // runRace has names race in the public lobby of size and returns their
 // tickets and games once it runs.
-func runRace(t *testing.T, svc *Service, size int, names ...string) ([]*RaceTicket, []*Play) {
+func runRace(t *testing.T, svc service, size int, names ...string) ([]*Ticket, []*game.Play) {
 	t.Helper()
-	var tickets []*RaceTicket
+	var tickets []*Ticket
 	for _, name := range names {
 		st := svc.Seat(identify(t, svc, name), nil)
 		t.Cleanup(st.Close)
-		tk, err := svc.JoinRace(context.Background(), st, "", size, false)
+		tk, err := svc.Join(context.Background(), st, "", size, false)
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(tk.Leave)
 		tickets = append(tickets, tk)
 	}
-	waitFor(t, tickets[0], "the start", func(v RaceView) bool { return v.Phase == Running })
-	plays := make([]*Play, len(tickets))
+	waitFor(t, tickets[0], "the start", func(v View) bool { return v.Phase == Running })
+	plays := make([]*game.Play, len(tickets))
 	for i, tk := range tickets {
 		if plays[i] = tk.Play(); plays[i] == nil {
 			t.Fatalf("%s has no game", names[i])
@@ -191,7 +244,7 @@ func runRace(t *testing.T, svc *Service, size int, names ...string) ([]*RaceTick
 }
 
 // playOut moves until p's board is over.
-func playOut(t *testing.T, p *Play) {
+func playOut(t *testing.T, p *game.Play) {
 	t.Helper()
 	for !p.Over() {
 		moveUntilMoved(t, p)
@@ -219,14 +272,14 @@ func TestRaceBoardOverKeepsItsPlace(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			length := 3 * time.Second
 			if !tc.clock {
-				length = MaxRaceTime // the test's waits end long before
+				length = MaxTime // the test's waits end long before
 			}
 			svc, _ := newRaceService(t, length)
 			tickets, plays := runRace(t, svc, 3, "ann", "bob")
 			playOut(t, plays[0])
 			if tc.annLeaves {
 				tickets[0].Leave()
-				v := waitFor(t, tickets[1], "ann's leaving", func(v RaceView) bool { return v.Racers[0].Left })
+				v := waitFor(t, tickets[1], "ann's leaving", func(v View) bool { return v.Racers[0].Left })
 				if v.Racers[0].Forfeit || v.Phase != Running {
 					t.Fatalf("ann left with her board over: %+v in phase %v; want no forfeit, the race on for bob", v.Racers[0], v.Phase)
 				}
@@ -234,7 +287,7 @@ func TestRaceBoardOverKeepsItsPlace(t *testing.T) {
 			if tc.bobLeaves {
 				tickets[1].Leave()
 			}
-			v := waitFor(t, tickets[1], "the end", func(v RaceView) bool { return v.Phase == Finished })
+			v := waitFor(t, tickets[1], "the end", func(v View) bool { return v.Phase == Finished })
 			if !tc.clock && !time.Now().Before(v.Ends) {
 				t.Fatalf("the race ended at the clock, not once every board still in was over or gone")
 			}

@@ -1,4 +1,4 @@
-package game
+package race
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 
 	"github.com/ssh2048/ssh2048/db"
 	"github.com/ssh2048/ssh2048/engine"
+	"github.com/ssh2048/ssh2048/game"
 )
 
 // memHub is an in-memory bus between the services of one test: every
@@ -150,7 +151,7 @@ func (d *dirStore) renew(t *testing.T) {
 
 // raceNode is one node of a test cluster.
 type raceNode struct {
-	svc   *Service
+	svc   service
 	bus   *memBus
 	store *dirStore
 }
@@ -180,8 +181,8 @@ func newRaceClusterClock(t *testing.T, n int, length, renew, expiry time.Duratio
 		b := hub.bus(t)
 		// The lobby's countdown leaves time for a third joiner from
 		// the other node, even under the race detector on a busy machine.
-		svc := New(ds, nil, WithBus(b), WithRaceTimes(time.Second, 50*time.Millisecond, length),
-			withRaceClock(renew, expiry))
+		svc := newService(ds, b, WithTimes(time.Second, 50*time.Millisecond, length),
+			withClock(renew, expiry))
 		nodes = append(nodes, raceNode{svc, b, ds})
 	}
 	return nodes, store
@@ -197,21 +198,21 @@ func TestRoomAcrossNodes(t *testing.T) {
 	ctx := context.Background()
 	host := a.Seat(identify(t, a, "host"), nil)
 	defer host.Close()
-	h, err := a.JoinRace(ctx, host, "blue-fox", 4, false)
+	h, err := a.Join(ctx, host, "blue-fox", 4, false)
 	if err != nil || !h.Host() {
 		t.Fatalf("host: %v", err)
 	}
 	guest := b.Seat(identify(t, b, "guest1"), nil)
 	defer guest.Close()
-	g, err := b.JoinRace(ctx, guest, "blue-fox", 4, false)
+	g, err := b.Join(ctx, guest, "blue-fox", 4, false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if g.far == nil {
 		t.Fatal("the second node opened a room of its own")
 	}
-	v := waitFor(t, g, "both racers", func(v RaceView) bool { return len(v.Racers) == 2 })
-	if hv, _ := h.race.view.get(); v.ID != hv.ID || v.Host != "host" || g.Me(v) != 1 || g.Host() {
+	v := waitFor(t, g, "both racers", func(v View) bool { return len(v.Racers) == 2 })
+	if hv, _ := h.race.view.Get(); v.ID != hv.ID || v.Host != "host" || g.Me(v) != 1 || g.Host() {
 		t.Fatalf("the other node's view: %+v, me %d, host %v", v, g.Me(v), g.Host())
 	}
 	if err := g.Start(); !errors.Is(err, ErrNotHost) {
@@ -223,16 +224,16 @@ func TestRoomAcrossNodes(t *testing.T) {
 	// The same player from the host's node: already in the race.
 	again := a.Seat(identify(t, a, "guest1"), nil)
 	defer again.Close()
-	if _, err := a.JoinRace(ctx, again, "blue-fox", 4, false); !errors.Is(err, ErrInRace) {
+	if _, err := a.Join(ctx, again, "blue-fox", 4, false); !errors.Is(err, ErrInRace) {
 		t.Fatalf("the same player from the other node: %v", err)
 	}
 	// Fill the room from both nodes; the ninth is refused.
-	var extra []*RaceTicket
+	var extra []*Ticket
 	for i := range MaxRacers - 2 {
 		n := nodes[i%2].svc
 		st := n.Seat(identify(t, n, fmt.Sprintf("p%d", i)), nil)
 		defer st.Close()
-		tk, err := n.JoinRace(ctx, st, "blue-fox", 4, false)
+		tk, err := n.Join(ctx, st, "blue-fox", 4, false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -240,20 +241,20 @@ func TestRoomAcrossNodes(t *testing.T) {
 	}
 	late := b.Seat(identify(t, b, "late"), nil)
 	defer late.Close()
-	if _, err := b.JoinRace(ctx, late, "blue-fox", 4, false); !errors.Is(err, ErrRoomFull) || err.Error() != "room blue-fox: the room is full" {
+	if _, err := b.Join(ctx, late, "blue-fox", 4, false); !errors.Is(err, ErrRoomFull) || err.Error() != "room blue-fox: the room is full" {
 		t.Fatalf("ninth racer, from the other node: %v", err)
 	}
 	for _, tk := range extra {
 		tk.Leave()
 	}
-	waitFor(t, g, "the others gone", func(v RaceView) bool { return len(v.Racers) == 2 })
+	waitFor(t, g, "the others gone", func(v View) bool { return len(v.Racers) == 2 })
 	if err := h.Configure(5, 2*time.Second); err != nil {
 		t.Fatal(err)
 	}
 	if err := h.Start(); err != nil {
 		t.Fatal(err)
 	}
-	vg := waitFor(t, g, "the start", func(v RaceView) bool { return v.Phase == Running })
+	vg := waitFor(t, g, "the start", func(v View) bool { return v.Phase == Running })
 	if vg.Size != 5 {
 		t.Fatalf("the other node's race is %d×%d", vg.Size, vg.Size)
 	}
@@ -264,7 +265,7 @@ func TestRoomAcrossNodes(t *testing.T) {
 	if ph.Board() != pg.Board() || ph.Size() != 5 || ph.ID() == pg.ID() || ph.Contest() != pg.Contest() {
 		t.Fatal("the racers on two nodes start on different tiles, or share a game")
 	}
-	if _, err := b.JoinRace(ctx, late, "blue-fox", 4, false); !errors.Is(err, ErrRaceStarted) {
+	if _, err := b.Join(ctx, late, "blue-fox", 4, false); !errors.Is(err, ErrStarted) {
 		t.Fatalf("joining a running race from the other node: %v", err)
 	}
 	// Each sees the other's moves.
@@ -272,20 +273,20 @@ func TestRoomAcrossNodes(t *testing.T) {
 		moveUntilMoved(t, pg)
 	}
 	moveUntilMoved(t, ph)
-	seen := waitFor(t, h, "the far racer's moves", func(v RaceView) bool { return v.Racers[1].Score == pg.Score() && v.Racers[1].Board == pg.Board() })
+	seen := waitFor(t, h, "the far racer's moves", func(v View) bool { return v.Racers[1].Score == pg.Score() && v.Racers[1].Board == pg.Board() })
 	if seen.Racers[1].GameID != pg.ID() {
 		t.Fatalf("the far racer's game is %d, not %d", seen.Racers[1].GameID, pg.ID())
 	}
-	waitFor(t, g, "the host's moves", func(v RaceView) bool { return v.Racers[0].Score == ph.Score() && v.Racers[0].Board == ph.Board() })
+	waitFor(t, g, "the host's moves", func(v View) bool { return v.Racers[0].Score == ph.Score() && v.Racers[0].Board == ph.Board() })
 	// The end: the same places on both nodes, rated, stored once.
-	end := waitFor(t, g, "the end", func(v RaceView) bool { return v.Phase == Finished })
-	endH := waitFor(t, h, "the end", func(v RaceView) bool { return v.Phase == Finished })
+	end := waitFor(t, g, "the end", func(v View) bool { return v.Phase == Finished })
+	endH := waitFor(t, h, "the end", func(v View) bool { return v.Phase == Finished })
 	for i := range 2 {
 		if end.Racers[i].Place != endH.Racers[i].Place || end.Racers[i].After != endH.Racers[i].After || end.Racers[i].Place == 0 || end.Racers[i].After == 0 {
 			t.Fatalf("places and ratings: %+v on the racer's node, %+v on the owner", end.Racers, endH.Racers)
 		}
 	}
-	if _, err := pg.Move(ctx, 0); !errors.Is(err, ErrTimeUp) && !errors.Is(err, ErrOver) {
+	if _, err := pg.Move(ctx, 0); !errors.Is(err, game.ErrTimeUp) && !errors.Is(err, game.ErrOver) {
 		t.Fatalf("a move after the race on the far node: %v", err)
 	}
 	board, err := store.RatingBoard(ctx, 10)
@@ -293,7 +294,7 @@ func TestRoomAcrossNodes(t *testing.T) {
 		t.Fatalf("rating board %+v, %v", board, err)
 	}
 	// The room is free again, for whichever node opens it next.
-	next, err := b.JoinRace(ctx, late, "blue-fox", 4, false)
+	next, err := b.Join(ctx, late, "blue-fox", 4, false)
 	if err != nil || !next.Host() || next.far != nil {
 		t.Fatalf("a new race in the room from the other node: %v", err)
 	}
@@ -310,9 +311,9 @@ func TestLobbyAcrossNodes(t *testing.T) {
 	defer ann.Close()
 	bot := b.Seat(identify(t, b, "robo"), nil)
 	defer bot.Close()
-	guest := b.Seat(Guest, nil)
+	guest := b.Seat(game.Guest, nil)
 	defer guest.Close()
-	ta, err := a.JoinRace(ctx, ann, "", 4, false)
+	ta, err := a.Join(ctx, ann, "", 4, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -329,15 +330,15 @@ func TestLobbyAcrossNodes(t *testing.T) {
 	if sa, sb := a.Stats(), b.Stats(); sa.Races[Waiting] != 1 || sb.Races[Waiting] != 0 {
 		t.Fatalf("races counted: %+v on the owner, %+v on the other node", sa.Races, sb.Races)
 	}
-	tb, err := b.JoinRace(ctx, bot, "", 4, true)
+	tb, err := b.Join(ctx, bot, "", 4, true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tg, err := b.JoinRace(ctx, guest, "", 4, false)
+	tg, err := b.Join(ctx, guest, "", 4, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	v := waitFor(t, tg, "the start", func(v RaceView) bool { return v.Phase == Running })
+	v := waitFor(t, tg, "the start", func(v View) bool { return v.Phase == Running })
 	if len(v.Racers) != 3 || !v.Bots || tg.Me(v) != 2 || tb.Me(v) != 1 {
 		t.Fatalf("the lobby across nodes: %+v", v)
 	}
@@ -348,21 +349,21 @@ func TestLobbyAcrossNodes(t *testing.T) {
 	// The race runs: a newcomer on either node opens the next race.
 	late := a.Seat(identify(t, a, "late"), nil)
 	defer late.Close()
-	tl, err := a.JoinRace(ctx, late, "", 4, false)
+	tl, err := a.Join(ctx, late, "", 4, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if lv := waitFor(t, tl, "the next race", func(RaceView) bool { return true }); lv.ID == v.ID || len(lv.Racers) != 1 {
+	if lv := waitFor(t, tl, "the next race", func(View) bool { return true }); lv.ID == v.ID || len(lv.Racers) != 1 {
 		t.Fatalf("joined %+v while %s runs", lv, v.ID)
 	}
 	tl.Leave()
 	moveUntilMoved(t, pgst)
 	tg.Leave() // a forfeit, from the far node
-	end := waitFor(t, ta, "the end", func(v RaceView) bool { return v.Phase == Finished })
+	end := waitFor(t, ta, "the end", func(v View) bool { return v.Phase == Finished })
 	if !end.Racers[2].Left || end.Racers[2].Place != 3 || end.Racers[0].After != 0 {
 		t.Fatalf("the end with a bot and a forfeit: %+v", end.Racers)
 	}
-	waitFor(t, tb, "the end on the bot's node", func(v RaceView) bool { return v.Phase == Finished && v.Racers[1].Place != 0 })
+	waitFor(t, tb, "the end on the bot's node", func(v View) bool { return v.Phase == Finished && v.Racers[1].Place != 0 })
 }
 
 // TestRaceOwnerDies: the node running a race goes silent mid-race. The
@@ -380,7 +381,7 @@ func TestRaceOwnerDies(t *testing.T) {
 
 	nodes[0].bus.down.Store(true)
 	nodes[0].store.alive.Store(false)
-	end := waitFor(t, g, "the race lost", func(v RaceView) bool { return v.Phase == Finished && v.Lost })
+	end := waitFor(t, g, "the race lost", func(v View) bool { return v.Phase == Finished && v.Lost })
 	for _, r := range end.Racers {
 		if r.Place != 0 || r.After != 0 {
 			t.Fatalf("a lost race ranked its racers: %+v", end.Racers)
@@ -394,12 +395,12 @@ func TestRaceOwnerDies(t *testing.T) {
 	// The room is free again once the dead node's lease ran out.
 	again := b.Seat(identify(t, b, "next"), nil)
 	defer again.Close()
-	n, err := b.JoinRace(ctx, again, "red-owl", 4, false)
+	n, err := b.Join(ctx, again, "red-owl", 4, false)
 	if err != nil || n.far != nil || !n.Host() {
 		t.Fatalf("the dead node's room: %v", err)
 	}
 	// And the owner, cut off, has its far racer forfeit.
-	left := waitFor(t, h, "the far racer's forfeit", func(v RaceView) bool { return v.Racers[1].Left })
+	left := waitFor(t, h, "the far racer's forfeit", func(v View) bool { return v.Racers[1].Left })
 	if left.Phase != Running {
 		t.Fatalf("the owner's race after its far racer went silent: %+v", left)
 	}
@@ -415,23 +416,23 @@ func TestRoomHostOnAnotherNode(t *testing.T) {
 	ctx := context.Background()
 	opener := a.Seat(identify(t, a, "opener"), nil)
 	defer opener.Close()
-	o, err := a.JoinRace(ctx, opener, "green-elk", 4, false)
+	o, err := a.Join(ctx, opener, "green-elk", 4, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var far []*RaceTicket
+	var far []*Ticket
 	for _, name := range []string{"bea", "cid"} {
 		st := b.Seat(identify(t, b, name), nil)
 		defer st.Close()
-		tk, err := b.JoinRace(ctx, st, "green-elk", 4, false)
+		tk, err := b.Join(ctx, st, "green-elk", 4, false)
 		if err != nil {
 			t.Fatal(err)
 		}
 		far = append(far, tk)
 	}
-	waitFor(t, far[1], "three racers", func(v RaceView) bool { return len(v.Racers) == 3 })
+	waitFor(t, far[1], "three racers", func(v View) bool { return len(v.Racers) == 3 })
 	o.Leave()
-	v := waitFor(t, far[0], "the new host", func(v RaceView) bool { return len(v.Racers) == 2 && v.Host == "bea" })
+	v := waitFor(t, far[0], "the new host", func(v View) bool { return len(v.Racers) == 2 && v.Host == "bea" })
 	if !far[0].Host() || far[1].Host() || far[0].Me(v) != 0 || far[1].Me(v) != 1 {
 		t.Fatalf("after the host left: bea host %v, cid host %v, %+v", far[0].Host(), far[1].Host(), v)
 	}
@@ -450,16 +451,16 @@ func TestRoomHostOnAnotherNode(t *testing.T) {
 	if err := far[0].Start(); err != nil {
 		t.Fatal(err)
 	}
-	run := waitFor(t, far[1], "the start", func(v RaceView) bool { return v.Phase == Running })
+	run := waitFor(t, far[1], "the start", func(v View) bool { return v.Phase == Running })
 	if run.Size != 3 || far[0].Play() == nil || far[0].Play().Board() != far[1].Play().Board() {
 		t.Fatalf("the race run from the other node: %+v", run)
 	}
 	moveUntilMoved(t, far[1].Play())
-	end := waitFor(t, far[0], "the end", func(v RaceView) bool { return v.Phase == Finished })
+	end := waitFor(t, far[0], "the end", func(v View) bool { return v.Phase == Finished })
 	if end.Racers[0].Place+end.Racers[1].Place != 3 || end.Racers[1].Place != 1 && end.Racers[1].Score > end.Racers[0].Score {
 		t.Fatalf("the places: %+v", end.Racers)
 	}
-	if hv, _ := o.race.view.get(); hv.Phase != Finished {
+	if hv, _ := o.race.view.Get(); hv.Phase != Finished {
 		t.Fatalf("the room's node: %+v", hv)
 	}
 }
@@ -475,7 +476,7 @@ func TestRaceStateFitsTheBus(t *testing.T) {
 		t.Fatal(err)
 	}
 	st := raceState{Race: "race:0123456789abcdef", Room: strings.Repeat("w", 24), Seq: 1 << 40, Size: engine.MaxSize,
-		Length: MaxRaceTime, Phase: Finished, Starts: time.Now(), Ends: time.Now(), Host: strings.Repeat("😀", db.MaxNameWidth/2),
+		Length: MaxTime, Phase: Finished, Starts: time.Now(), Ends: time.Now(), Host: strings.Repeat("😀", db.MaxNameWidth/2),
 		HostTicket: "0123456789abcdef", Bots: true, Seed: 1<<64 - 1}
 	for range MaxRacers {
 		st.Racers = append(st.Racers, stateRacer{Name: strings.Repeat("😀", db.MaxNameWidth/2), Key: "Q2x7Yt0aB9cd", Bot: true,
@@ -486,7 +487,7 @@ func TestRaceStateFitsTheBus(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := len(TopicRaceAnswer) + 1 + len(payload); n > 7900 {
+	if n := len(TopicAnswer) + 1 + len(payload); n > 7900 {
 		t.Fatalf("the largest race is %d bytes on the bus, over 7,900", n)
 	}
 	t.Logf("the largest race: %d bytes on the bus", len(payload))
@@ -502,7 +503,7 @@ func TestRaceOwnerShutsDown(t *testing.T) {
 	_, g := raceAcross(t, a, b, "last-orders")
 	moveUntilMoved(t, g.Play())
 	a.Close()
-	end := waitFor(t, g, "the race given up", func(v RaceView) bool { return v.Phase == Finished })
+	end := waitFor(t, g, "the race given up", func(v View) bool { return v.Phase == Finished })
 	if !end.Lost || end.Racers[0].Place != 0 || end.Racers[1].Place != 0 {
 		t.Fatalf("the race as its owner shut down: %+v", end)
 	}
@@ -516,26 +517,26 @@ func TestRaceOwnerShutsDown(t *testing.T) {
 
 // raceAcross races "host" on node a against "far" on node b in room
 // word, started: the tickets once the far racer sees the race run.
-func raceAcross(t *testing.T, a, b *Service, word string) (host, far *RaceTicket) {
+func raceAcross(t *testing.T, a, b service, word string) (host, far *Ticket) {
 	t.Helper()
 	ctx := context.Background()
 	hs := a.Seat(identify(t, a, "host"), nil)
 	t.Cleanup(hs.Close)
-	h, err := a.JoinRace(ctx, hs, word, 4, false)
+	h, err := a.Join(ctx, hs, word, 4, false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	fs := b.Seat(identify(t, b, "far"), nil)
 	t.Cleanup(fs.Close)
-	g, err := b.JoinRace(ctx, fs, word, 4, false)
+	g, err := b.Join(ctx, fs, word, 4, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, h, "the far racer", func(v RaceView) bool { return len(v.Racers) == 2 })
+	waitFor(t, h, "the far racer", func(v View) bool { return len(v.Racers) == 2 })
 	if err := h.Start(); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, g, "the start", func(v RaceView) bool { return v.Phase == Running })
+	waitFor(t, g, "the start", func(v View) bool { return v.Phase == Running })
 	return h, g
 }
 
@@ -548,39 +549,39 @@ func raceAcross(t *testing.T, a, b *Service, word string) (host, far *RaceTicket
 func TestFarRacerBoardOver(t *testing.T) {
 	for _, unheard := range []bool{false, true} {
 		t.Run(fmt.Sprintf("moves unheard %v", unheard), func(t *testing.T) {
-			nodes, _ := newRaceCluster(t, 2, MaxRaceTime)
+			nodes, _ := newRaceCluster(t, 2, MaxTime)
 			a, b := nodes[0].svc, nodes[1].svc
 			ctx := context.Background()
 			hs := a.Seat(identify(t, a, "host"), nil)
 			t.Cleanup(hs.Close)
-			h, err := a.JoinRace(ctx, hs, "full-board", 3, false)
+			h, err := a.Join(ctx, hs, "full-board", 3, false)
 			if err != nil {
 				t.Fatal(err)
 			}
 			fs := b.Seat(identify(t, b, "far"), nil)
 			t.Cleanup(fs.Close)
-			g, err := b.JoinRace(ctx, fs, "full-board", 3, false)
+			g, err := b.Join(ctx, fs, "full-board", 3, false)
 			if err != nil {
 				t.Fatal(err)
 			}
 			t.Cleanup(g.Leave)
-			waitFor(t, h, "the far racer", func(v RaceView) bool { return len(v.Racers) == 2 })
+			waitFor(t, h, "the far racer", func(v View) bool { return len(v.Racers) == 2 })
 			if err := h.Start(); err != nil {
 				t.Fatal(err)
 			}
-			waitFor(t, g, "the start", func(v RaceView) bool { return v.Phase == Running })
+			waitFor(t, g, "the start", func(v View) bool { return v.Phase == Running })
 			pg := g.Play()
 			if unheard {
-				pg.race = nil // the moves are not reported
+				g.hook.unheard.Store(true) // the moves are not reported
 			}
 			playOut(t, pg)
 			g.Leave() // at once: the report of the last move may still be on its way
-			v := waitFor(t, h, "the far racer's leaving", func(v RaceView) bool { return v.Racers[1].Left })
+			v := waitFor(t, h, "the far racer's leaving", func(v View) bool { return v.Racers[1].Left })
 			if far := v.Racers[1]; far.Forfeit || !far.Over || far.Score != pg.Score() || v.Phase != Running {
 				t.Fatalf("the far racer left with the board over: %+v in phase %v; want no forfeit, the race on", far, v.Phase)
 			}
 			h.Leave()
-			end := waitFor(t, h, "the end", func(v RaceView) bool { return v.Phase == Finished })
+			end := waitFor(t, h, "the end", func(v View) bool { return v.Phase == Finished })
 			if host, far := end.Racers[0], end.Racers[1]; far.Place != 1 || far.Forfeit || host.Place != 2 || !host.Forfeit {
 				t.Fatalf("the end: %+v", end.Racers)
 			}

@@ -1,4 +1,4 @@
-package game
+package race
 
 import (
 	"context"
@@ -14,35 +14,27 @@ import (
 
 	"github.com/ssh2048/ssh2048/db"
 	"github.com/ssh2048/ssh2048/engine"
+	"github.com/ssh2048/ssh2048/game"
+	"github.com/ssh2048/ssh2048/game/latest"
 	"github.com/ssh2048/ssh2048/rating"
 )
 
-// Races: two to eight players on the same tiles for a few minutes. The
-// public lobby of each size starts a race as soon as two players are in
-// and a countdown ends (more may join until it does); a private room,
-// named by a word its players share, starts when its first player (the
-// host) says so. Highest score wins; a tie goes to whoever reached the
-// score first. The race ends when the time is up, or as soon as every
-// racer still in it has a board that is over or has left. A racer whose
-// board is over has played their race: their score keeps its place
-// whether they stay or leave. Leaving with moves still possible forfeits
-// the race (placed last; the game's moves are kept). A finished race
-// with no bot rates its key-holding racers (package rating).
+// The rules of a race (the package comment tells the story).
 const (
-	MaxRacers       = 8
-	DefaultRaceTime = 3 * time.Minute
-	MinRaceTime     = time.Minute
-	MaxRaceTime     = 10 * time.Minute
-	LobbyCountdown  = 10 * time.Second // public lobby, once two are in
-	RoomCountdown   = 5 * time.Second  // private room, once its host starts it
-	maxRooms        = 1000             // private rooms waiting at once
+	MaxRacers      = 8
+	DefaultTime    = 3 * time.Minute
+	MinTime        = time.Minute
+	MaxTime        = 10 * time.Minute
+	LobbyCountdown = 10 * time.Second // public lobby, once two are in
+	RoomCountdown  = 5 * time.Second  // private room, once its host starts it
+	maxRooms       = 1000             // private rooms waiting at once
 )
 
 // Errors of races; callers branch on them with errors.Is.
 var (
 	ErrRoomWord     = errors.New("a room word is 3 to 24 letters, digits or dashes")
 	ErrRoomFull     = errors.New("the room is full")
-	ErrRaceStarted  = errors.New("the race in that room has started; try again when it ends")
+	ErrStarted      = errors.New("the race in that room has started; try again when it ends")
 	ErrTooManyRooms = errors.New("too many rooms are open; try the public lobby")
 	ErrNotHost      = errors.New("only the room's first player can do that")
 	ErrTooFew       = errors.New("a race needs two racers")
@@ -77,11 +69,11 @@ type Racer struct {
 	After   float64 // once Finished: the new rating, 0 when not rated
 	GameID  int64
 
-	who *racer // which ticket's racer this is (RaceTicket.Me)
+	who *racer // which ticket's racer this is (Ticket.Me)
 }
 
-// RaceView is a race as its racers and spectators see it.
-type RaceView struct {
+// View is a race as its racers and spectators see it.
+type View struct {
 	ID     string // the contest: "race:" and a random id
 	Room   string // "" for the public lobby
 	Size   int
@@ -100,8 +92,8 @@ type RaceView struct {
 
 // race is one race, from its lobby to its results.
 type race struct {
-	svc  *Service
-	view *latest[RaceView]
+	hall *Hall
+	view *latest.Value[View]
 	seed uint64
 
 	mu     sync.Mutex
@@ -110,7 +102,7 @@ type race struct {
 	length time.Duration
 	host   *racer // private room: who may start it and set it up; set with setHost
 	// hostNow is host, read without mu: every lobby frame asks whether
-	// its racer hosts (RaceTicket.Host), and mu is held while a starting
+	// its racer hosts (Ticket.Host), and mu is held while a starting
 	// race opens its racers' games in the database, when every racer's
 	// screen draws its countdown at once; a frame drawn waiting for mu
 	// holds its goroutine and its screen (the race-start burst of
@@ -128,11 +120,11 @@ type race struct {
 }
 
 type racer struct {
-	player  Player
-	seat    *Seat // nil for a racer on another node
+	player  game.Player
+	seat    *game.Seat // nil for a racer on another node
 	far     *farRacer
 	bot     bool
-	play    *Play
+	play    *game.Play
 	left    bool      // gone from the race, or never in it (its game could not be opened)
 	forfeit bool      // left with moves still possible: placed last
 	reached time.Time // when the score last grew: ties go to the earlier
@@ -142,26 +134,27 @@ type racer struct {
 	after   float64 // the rating after it, 0 when not rated
 }
 
-// RaceTicket is one racer's place in a race: in a race this node runs
+// Ticket is one racer's place in a race: in a race this node runs
 // (race), or in one another node runs (far, racenodes.go).
-type RaceTicket struct {
+type Ticket struct {
 	race *race
 	far  *farRace
-	view *latest[RaceView]
+	view *latest.Value[View]
 	me   *racer
 	id   string // far: the ticket's id at the owner
 	// far: the racer's game was opened (or failed to); guarded by far.mu
 	opened bool
 	seen   uint64
 	leave  sync.Once
+	hook   *farHook // far: the hook of the racer's game, once opened; guarded by far.mu
 }
 
-// JoinRace puts the seat's player in a race: the public lobby of that size
+// Join puts the seat's player in a race: the public lobby of that size
 // when room is "", else the private room of that word (opened if need be;
 // its first player is the host and the size given is the room's until the
 // host changes it). bot marks a player who races through the bot protocol.
-func (s *Service) JoinRace(ctx context.Context, seat *Seat, room string, size int, bot bool) (*RaceTicket, error) {
-	if err := s.open(); err != nil {
+func (h *Hall) Join(ctx context.Context, seat *game.Seat, room string, size int, bot bool) (*Ticket, error) {
+	if err := h.svc.CheckOpen(); err != nil {
 		return nil, err
 	}
 	if size < engine.MinSize || size > engine.MaxSize {
@@ -170,29 +163,30 @@ func (s *Service) JoinRace(ctx context.Context, seat *Seat, room string, size in
 	if room != "" && !roomWord.MatchString(room) {
 		return nil, fmt.Errorf("room %.30q: %w", room, ErrRoomWord)
 	}
-	me := &racer{player: seat.player, seat: seat, bot: bot, rating: newcomer}
-	if !seat.player.Guest {
-		ratings, err := s.store.Ratings(ctx, []int64{seat.player.ID})
+	player := seat.Player()
+	me := &racer{player: player, seat: seat, bot: bot, rating: newcomer}
+	if !player.Guest {
+		ratings, err := h.store.Ratings(ctx, []int64{player.ID})
 		if err != nil {
 			return nil, err
 		}
-		if r, ok := ratings[seat.player.ID]; ok {
+		if r, ok := ratings[player.ID]; ok {
 			me.rating = r
 		}
 		me.rated = true
 	}
-	if dir := s.raceDirectory(); dir != nil {
-		return s.joinAcross(ctx, dir, me, room, size)
+	if dir := h.directory(); dir != nil {
+		return h.joinAcross(ctx, dir, me, room, size)
 	}
 	for {
-		r, err := s.raceFor(room, size, me)
+		r, err := h.raceFor(room, size, me)
 		if err != nil {
 			return nil, err
 		}
 		if ok, err := r.join(me); err != nil {
 			return nil, err
 		} else if ok {
-			return &RaceTicket{race: r, view: r.view, me: me}, nil
+			return &Ticket{race: r, view: r.view, me: me}, nil
 		}
 		// The race filled up or started between the lookup and the
 		// join: look again.
@@ -203,14 +197,14 @@ var newcomer = db.Rating{Rating: rating.Newcomer.Rating, Deviation: rating.Newco
 
 // raceFor finds the race a player joining room (or the lobby of size)
 // enters, opening one if need be. A race's lock is never taken under the
-// service's (a starting race takes the service's to claim its games).
-func (s *Service) raceFor(room string, size int, me *racer) (*race, error) {
-	s.mu.Lock()
-	current := s.lobbies[size]
+// hall's (see Hall.mu).
+func (h *Hall) raceFor(room string, size int, me *racer) (*race, error) {
+	h.mu.Lock()
+	current := h.lobbies[size]
 	if room != "" {
-		current = s.rooms[room]
+		current = h.rooms[room]
 	}
-	s.mu.Unlock()
+	h.mu.Unlock()
 	if current != nil {
 		switch phase := current.currentPhase(); {
 		case room == "" && current.joinable():
@@ -218,29 +212,29 @@ func (s *Service) raceFor(room string, size int, me *racer) (*race, error) {
 		case room != "" && phase <= Countdown:
 			return current, nil
 		case room != "" && phase == Running:
-			return nil, fmt.Errorf("room %s: %w", room, ErrRaceStarted)
+			return nil, fmt.Errorf("room %s: %w", room, ErrStarted)
 		}
 		// A full or started lobby race, or a finished race in the room:
 		// a new race, in a private room hosted by this player.
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	h.mu.Lock()
+	defer h.mu.Unlock()
 	if room == "" {
-		if other := s.lobbies[size]; other != current && other != nil {
+		if other := h.lobbies[size]; other != current && other != nil {
 			return other, nil // another joiner opened one: try it
 		}
-		r := s.newRace(newRaceID(), "", size, nil)
-		s.lobbies[size] = r
+		r := h.newRace(newRaceID(), "", size, nil)
+		h.lobbies[size] = r
 		return r, nil
 	}
-	if other := s.rooms[room]; other != current && other != nil {
+	if other := h.rooms[room]; other != current && other != nil {
 		return other, nil
 	}
-	if current == nil && len(s.rooms) >= maxRooms {
+	if current == nil && len(h.rooms) >= maxRooms {
 		return nil, ErrTooManyRooms
 	}
-	r := s.newRace(newRaceID(), room, size, me)
-	s.rooms[room] = r
+	r := h.newRace(newRaceID(), room, size, me)
+	h.rooms[room] = r
 	return r, nil
 }
 
@@ -252,10 +246,10 @@ func newRaceID() string {
 }
 
 // newRace starts a race in its lobby.
-func (s *Service) newRace(id, room string, size int, host *racer) *race {
-	r := &race{svc: s, seed: db.NewSeed(), size: size, length: s.raceTimes.length}
+func (h *Hall) newRace(id, room string, size int, host *racer) *race {
+	r := &race{hall: h, seed: db.NewSeed(), size: size, length: h.times.length}
 	r.setHost(host)
-	r.view = newLatest(RaceView{ID: id, Room: room, Size: size, Length: r.length})
+	r.view = latest.New(View{ID: id, Room: room, Size: size, Length: r.length})
 	return r
 }
 
@@ -296,7 +290,7 @@ func (r *race) join(me *racer) (bool, error) {
 	}
 	r.racers = append(r.racers, me)
 	if r.roomName() == "" && len(r.racers) == 2 && r.phase == Waiting {
-		r.countdown(r.svc.raceTimes.lobby)
+		r.countdown(r.hall.times.lobby)
 	}
 	r.publish()
 	return true, nil
@@ -309,15 +303,15 @@ func (r *race) setHost(h *racer) {
 }
 
 func (r *race) roomName() string {
-	v, _ := r.view.get()
+	v, _ := r.view.Get()
 	return v.Room
 }
 
 // countdown starts the clock to the start; r.mu is held.
 func (r *race) countdown(d time.Duration) {
 	r.phase = Countdown
-	starts := r.svc.now().Add(d)
-	r.view.update(func(v *RaceView) { v.Starts = starts })
+	starts := r.hall.now().Add(d)
+	r.view.Update(func(v *View) { v.Starts = starts })
 	r.timer = time.AfterFunc(d, r.start)
 }
 
@@ -333,8 +327,8 @@ func (r *race) start() {
 		r.publish()
 		return
 	}
-	v, _ := r.view.get()
-	r.started = r.svc.now()
+	v, _ := r.view.Get()
+	r.started = r.hall.now()
 	ends := r.started.Add(r.length)
 	ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
 	defer cancel()
@@ -347,42 +341,46 @@ func (r *race) start() {
 		if rc.bot {
 			kind = db.KindBot
 		}
-		p, err := rc.seat.openContest(ctx, gameKey{rc.player.ID, r.size, kind, v.ID}, r.seed, ends)
+		p, err := rc.seat.OpenContest(ctx, r.size, kind, v.ID, r.seed, ends, r)
 		if err != nil {
-			r.svc.log.Error("open race game", "race", v.ID, "player", rc.player.ID, "err", err)
+			r.hall.log.Error("open race game", "race", v.ID, "player", rc.player.ID, "err", err)
 			rc.left, rc.forfeit = true, true
 			continue
 		}
-		p.race = r
 		rc.play, rc.reached = p, r.started
 	}
 	r.phase = Running
-	r.view.update(func(v *RaceView) { v.Ends = ends })
+	r.view.Update(func(v *View) { v.Ends = ends })
 	r.publish()
 	r.timer = time.AfterFunc(r.length, r.finish)
-	r.svc.raceUnlisted(r) // a running lobby race takes no one more
+	r.hall.raceUnlisted(r) // a running lobby race takes no one more
 }
 
-// moved is told by a racer's Play after each move that changed its board.
-func (r *race) moved(p *Play, gained int) {
+// Moved is told by a racer's Play after each move that changed its
+// board (game.MoveHook).
+func (r *race) Moved(p *game.Play, gained int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.phase != Running {
 		return
 	}
+	var by *game.Seat
 	for _, rc := range r.racers {
-		if rc.play == p && gained > 0 {
-			rc.reached = r.svc.now()
+		if rc.play == p {
+			by = rc.seat
+			if gained > 0 {
+				rc.reached = r.hall.now()
+			}
 		}
 	}
-	r.progressed(p.seat)
+	r.progressed(by)
 }
 
 // progressed publishes a racer's progress, or their leaving, and ends the
 // race once every racer still in it is over; r.mu is held and the race
 // runs. by is the seat of the racer whose move it is, when it is played
 // on this node (see publishMove); nil publishes at once.
-func (r *race) progressed(by *Seat) {
+func (r *race) progressed(by *game.Seat) {
 	allOver := true
 	for _, rc := range r.racers {
 		if !rc.left && !rc.over() {
@@ -423,7 +421,7 @@ func (r *race) finish() {
 	for i, rc := range order {
 		places[rc] = i + 1
 	}
-	v, _ := r.view.get()
+	v, _ := r.view.Get()
 	bots := slices.ContainsFunc(r.racers, func(rc *racer) bool { return rc.bot })
 	after := map[*racer]db.Rating{}
 	var rated []*racer
@@ -443,7 +441,7 @@ func (r *race) finish() {
 			after[rated[i]] = db.Rating{Rating: a.Rating, Deviation: a.Deviation, Volatility: a.Volatility, Races: rated[i].rating.Races + 1}
 		}
 	}
-	result := db.RaceResult{Contest: v.ID, Size: r.size, Room: v.Room, Bots: bots, Started: r.started, Ended: r.svc.now()}
+	result := db.RaceResult{Contest: v.ID, Size: r.size, Room: v.Room, Bots: bots, Started: r.started, Ended: r.hall.now()}
 	for _, rc := range order {
 		if rc.player.Guest || rc.gameID() == 0 {
 			continue
@@ -458,8 +456,8 @@ func (r *race) finish() {
 
 	ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
 	defer cancel()
-	if err := r.svc.store.RecordRace(ctx, result); err != nil {
-		r.svc.log.Error("record race", "race", v.ID, "err", err)
+	if err := r.hall.store.RecordRace(ctx, result); err != nil {
+		r.hall.log.Error("record race", "race", v.ID, "err", err)
 	}
 	// The results show once they are stored.
 	r.mu.Lock()
@@ -469,24 +467,24 @@ func (r *race) finish() {
 	}
 	r.publish()
 	r.mu.Unlock()
-	r.svc.forgetRace(r)
+	r.hall.forgetRace(r)
 }
 
 // forgetRace drops a finished race from the lobby or its room.
-func (s *Service) forgetRace(r *race) {
-	v, _ := r.view.get()
+func (h *Hall) forgetRace(r *race) {
+	v, _ := r.view.Get()
 	if r.key != "" {
-		s.forgetOwned(r, v.ID)
+		h.forgetOwned(r, v.ID)
 		return
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	h.mu.Lock()
+	defer h.mu.Unlock()
 	if v.Room == "" {
-		if s.lobbies[v.Size] == r {
-			delete(s.lobbies, v.Size)
+		if h.lobbies[v.Size] == r {
+			delete(h.lobbies, v.Size)
 		}
-	} else if s.rooms[v.Room] == r {
-		delete(s.rooms, v.Room)
+	} else if h.rooms[v.Room] == r {
+		delete(h.rooms, v.Room)
 	}
 }
 
@@ -523,23 +521,23 @@ func (rc *racer) over() bool {
 
 // publish refreshes the view's racers and phase; r.mu is held.
 func (r *race) publish() {
-	r.view.update(r.current())
-	r.svc.racePublished(r)
+	r.view.Update(r.current())
+	r.hall.racePublished(r)
 }
 
 // publishMove is publish after a move of by's: the other racers (and
 // the mover's own wait, which its screen no longer needs: it reads the
-// view with its move, RaceTicket.Now) are woken once the mover's frame
-// is written (Seat.Shown), or spectatorLag after the move; the mover's
+// view with its move, Ticket.Now) are woken once the mover's frame
+// is written (game.Seat.Shown), or game.SpectatorLag after the move; the mover's
 // key is drawn first, not queued behind its opponents' redraws.
-func (r *race) publishMove(by *Seat) {
-	r.view.updateBeforeFlush(r.current(), spectatorLag)
-	by.toShow(r.view)
-	r.svc.racePublished(r)
+func (r *race) publishMove(by *game.Seat) {
+	r.view.UpdateBeforeFlush(r.current(), game.SpectatorLag)
+	by.ToShow(r.view)
+	r.hall.racePublished(r)
 }
 
 // current is the change that brings the view up to date; r.mu is held.
-func (r *race) current() func(*RaceView) {
+func (r *race) current() func(*View) {
 	racers := make([]Racer, len(r.racers))
 	for i, rc := range r.racers {
 		p := rc.player
@@ -551,7 +549,7 @@ func (r *race) current() func(*RaceView) {
 		if f := rc.far; f != nil {
 			x.Board, x.Score, x.MaxTile, x.Over, x.GameID = f.board, f.Score, f.MaxTile, f.Over, f.GameID
 		} else if rc.play != nil {
-			snap := rc.play.snapshot()
+			snap := rc.play.Snapshot()
 			x.Board, x.Score, x.MaxTile, x.Over, x.GameID = snap.Board, snap.Score, rc.play.MaxTile(), snap.Over, snap.GameID
 		}
 		racers[i] = x
@@ -565,17 +563,17 @@ func (r *race) current() func(*RaceView) {
 		phase = Running // the places are being stored
 	}
 	bots := slices.ContainsFunc(r.racers, func(rc *racer) bool { return rc.bot })
-	return func(v *RaceView) {
+	return func(v *View) {
 		v.Racers, v.Phase, v.Size, v.Length, v.Host, v.Bots = racers, phase, size, length, hostName, bots
 	}
 }
 
 // Next returns the race's newest view: at once the first time, then once
 // there is a newer one, or ctx's error.
-func (t *RaceTicket) Next(ctx context.Context) (RaceView, error) {
-	v, version, err := t.view.next(ctx, t.seen)
+func (t *Ticket) Next(ctx context.Context) (View, error) {
+	v, version, err := t.view.Next(ctx, t.seen)
 	if err != nil {
-		return RaceView{}, err
+		return View{}, err
 	}
 	t.seen, v.Version = version, version
 	return v, nil
@@ -584,8 +582,8 @@ func (t *RaceTicket) Next(ctx context.Context) (RaceView, error) {
 // Now returns the race's newest view without waiting, whether or not
 // Next has returned it: for the racer's own screen, which shows its move
 // with the view the move made, rather than waiting for it.
-func (t *RaceTicket) Now() RaceView {
-	v, version := t.view.get()
+func (t *Ticket) Now() View {
+	v, version := t.view.Get()
 	v.Version = version
 	return v
 }
@@ -594,13 +592,13 @@ func (t *RaceTicket) Now() RaceView {
 // than version (closed already if it has): for a screen whose runner
 // waits on it with the rest of its session, then reads the view with
 // Now.
-func (t *RaceTicket) ChangedSince(version uint64) <-chan struct{} {
-	return t.view.changedSince(version)
+func (t *Ticket) ChangedSince(version uint64) <-chan struct{} {
+	return t.view.ChangedSince(version)
 }
 
 // Me returns this ticket's racer's index in v.Racers, or -1: names are
 // not unique (every guest is "guest"), so a screen asks which is its own.
-func (t *RaceTicket) Me(v RaceView) int {
+func (t *Ticket) Me(v View) int {
 	for i, x := range v.Racers {
 		if x.who == t.me {
 			return i
@@ -611,7 +609,7 @@ func (t *RaceTicket) Me(v RaceView) int {
 
 // Play returns the racer's game once the race runs, nil before (or if it
 // could not be opened).
-func (t *RaceTicket) Play() *Play {
+func (t *Ticket) Play() *game.Play {
 	if t.far != nil {
 		t.far.mu.Lock()
 		defer t.far.mu.Unlock()
@@ -623,7 +621,7 @@ func (t *RaceTicket) Play() *Play {
 }
 
 // Host reports whether this racer may set up and start the room.
-func (t *RaceTicket) Host() bool {
+func (t *Ticket) Host() bool {
 	if t.far != nil {
 		t.far.mu.Lock()
 		defer t.far.mu.Unlock()
@@ -633,7 +631,7 @@ func (t *RaceTicket) Host() bool {
 }
 
 // Configure sets a private room's size and length, before it starts.
-func (t *RaceTicket) Configure(size int, length time.Duration) error {
+func (t *Ticket) Configure(size int, length time.Duration) error {
 	if t.far != nil {
 		return t.far.ask(t, raceRequest{Op: opConfigure, Size: size, Length: length})
 	}
@@ -648,11 +646,11 @@ func (r *race) configure(me *racer, size int, length time.Duration) error {
 	case r.host != me:
 		return ErrNotHost
 	case r.phase != Waiting:
-		return ErrRaceStarted
+		return ErrStarted
 	case size < engine.MinSize || size > engine.MaxSize:
 		return fmt.Errorf("size %d: must be %d to %d", size, engine.MinSize, engine.MaxSize)
-	case length < min(MinRaceTime, r.svc.raceTimes.length) || length > MaxRaceTime:
-		return fmt.Errorf("length %v: must be %v to %v", length, MinRaceTime, MaxRaceTime)
+	case length < min(MinTime, r.hall.times.length) || length > MaxTime:
+		return fmt.Errorf("length %v: must be %v to %v", length, MinTime, MaxTime)
 	}
 	r.size, r.length = size, length
 	r.publish()
@@ -660,7 +658,7 @@ func (r *race) configure(me *racer, size int, length time.Duration) error {
 }
 
 // Start starts a private room's countdown; only its host may.
-func (t *RaceTicket) Start() error {
+func (t *Ticket) Start() error {
 	if t.far != nil {
 		return t.far.ask(t, raceRequest{Op: opStart})
 	}
@@ -675,11 +673,11 @@ func (r *race) startBy(me *racer) error {
 	case r.host != me:
 		return ErrNotHost
 	case r.phase != Waiting:
-		return ErrRaceStarted
+		return ErrStarted
 	case len(r.racers) < 2:
 		return ErrTooFew
 	}
-	r.countdown(r.svc.raceTimes.room)
+	r.countdown(r.hall.times.room)
 	r.publish()
 	return nil
 }
@@ -687,7 +685,7 @@ func (r *race) startBy(me *racer) error {
 // Leave takes the racer out: before the start they simply go; during the
 // race, with moves still possible, it is a forfeit (the game's moves are
 // kept); once their board is over, their score keeps its place.
-func (t *RaceTicket) Leave() {
+func (t *Ticket) Leave() {
 	t.leave.Do(func() {
 		if t.far != nil {
 			t.far.leave(t)
@@ -697,7 +695,7 @@ func (t *RaceTicket) Leave() {
 	})
 }
 
-// leave takes racer me out of the race (RaceTicket.Leave).
+// leave takes racer me out of the race (Ticket.Leave).
 func (r *race) leave(me *racer) {
 	r.mu.Lock()
 	switch r.phase {
@@ -717,7 +715,7 @@ func (r *race) leave(me *racer) {
 		// Once the clock has run out no move is possible: the race is
 		// over but for its finish, which may not have run yet.
 		me.left = true
-		me.forfeit = !me.over() && r.svc.now().Before(r.started.Add(r.length))
+		me.forfeit = !me.over() && r.hall.now().Before(r.started.Add(r.length))
 		r.progressed(nil) // the last racer with moves may have gone
 	}
 	empty := len(r.racers) == 0
@@ -728,32 +726,6 @@ func (r *race) leave(me *racer) {
 	}
 	r.mu.Unlock()
 	if empty {
-		r.svc.forgetRace(r)
+		r.hall.forgetRace(r)
 	}
-}
-
-// openContest opens the player's game of a contest that is not the daily
-// challenge (a race), on its seed, with its deadline.
-func (st *Seat) openContest(ctx context.Context, key gameKey, seed uint64, deadline time.Time) (*Play, error) {
-	if st.player.Guest {
-		key.player = 0
-		p, err := st.openGuest(key, seed, false)
-		if err == nil {
-			p.deadline = deadline
-		}
-		return p, err
-	}
-	return st.open(ctx, key, func(p *Play) (*db.SavedGame, error) {
-		p.deadline = deadline
-		return st.svc.store.OpenContestGame(ctx, st.player.ID, key.size, key.kind, key.contest, seed)
-	})
-}
-
-// raceTimes are the countdowns and the default length of races.
-type raceTimes struct{ lobby, room, length time.Duration }
-
-// WithRaceTimes sets the public lobby's and private rooms' countdowns and
-// the default length of a race (tests race in seconds).
-func WithRaceTimes(lobby, room, length time.Duration) Option {
-	return func(s *Service) { s.raceTimes = raceTimes{lobby, room, length} }
 }

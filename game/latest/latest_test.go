@@ -1,4 +1,4 @@
-package game
+package latest
 
 import (
 	"context"
@@ -10,11 +10,11 @@ import (
 // every change made meanwhile; whoever asks during the delay gets the
 // new value at once.
 func TestLatestUpdateSoon(t *testing.T) {
-	l := newLatest(0)
-	_, seen := l.get()
+	l := New(0)
+	_, seen := l.Get()
 	woken := make(chan int, 10)
 	go func() {
-		v, _, err := l.next(context.Background(), seen)
+		v, _, err := l.Next(context.Background(), seen)
 		if err == nil {
 			woken <- v
 		}
@@ -22,9 +22,9 @@ func TestLatestUpdateSoon(t *testing.T) {
 	time.Sleep(20 * time.Millisecond) // the waiter waits
 	start := time.Now()
 	const after = 100 * time.Millisecond
-	l.updateSoon(func(v *int) { *v = 1 }, after)
-	l.updateSoon(func(v *int) { *v = 2 }, after)
-	if v, version, _ := l.next(context.Background(), seen); v != 2 || version != seen+2 {
+	l.UpdateSoon(func(v *int) { *v = 1 }, after)
+	l.UpdateSoon(func(v *int) { *v = 2 }, after)
+	if v, version, _ := l.Next(context.Background(), seen); v != 2 || version != seen+2 {
 		t.Fatalf("asked during the delay: %d (version %d), want 2 (version %d)", v, version, seen+2)
 	}
 	select {
@@ -43,17 +43,17 @@ func TestLatestUpdateSoon(t *testing.T) {
 // TestLatestSoonestWakeWins: a change that must be shown soon is not held
 // back by a wake scheduled later for an earlier change.
 func TestLatestSoonestWakeWins(t *testing.T) {
-	l := newLatest(0)
-	_, seen := l.get()
+	l := New(0)
+	_, seen := l.Get()
 	woken := make(chan int, 1)
 	go func() {
-		if v, _, err := l.next(context.Background(), seen); err == nil {
+		if v, _, err := l.Next(context.Background(), seen); err == nil {
 			woken <- v
 		}
 	}()
 	time.Sleep(20 * time.Millisecond)
-	l.updateSoon(func(v *int) { *v = 1 }, time.Hour)
-	l.updateSoon(func(v *int) { *v = 2 }, 10*time.Millisecond)
+	l.UpdateSoon(func(v *int) { *v = 1 }, time.Hour)
+	l.UpdateSoon(func(v *int) { *v = 2 }, 10*time.Millisecond)
 	select {
 	case v := <-woken:
 		if v != 2 {
@@ -65,34 +65,34 @@ func TestLatestSoonestWakeWins(t *testing.T) {
 }
 
 // TestLatestFlush: a change made to be shown once the player's frame is
-// written waits for flush, not for its bound; a flush for a change held
-// back with updateSoon wakes no one.
+// written waits for Flush, not for its bound; a Flush for a change held
+// back with UpdateSoon wakes no one.
 func TestLatestFlush(t *testing.T) {
 	for _, after := range []time.Duration{0, time.Millisecond} {
-		l := newLatest(0)
-		_, seen := l.get()
-		waiting := l.changedSince(seen) // a waiter's channel, taken before the changes
-		l.updateSoon(func(v *int) { *v = 1 }, time.Hour)
-		l.flush(after)
+		l := New(0)
+		_, seen := l.Get()
+		waiting := l.ChangedSince(seen) // a waiter's channel, taken before the changes
+		l.UpdateSoon(func(v *int) { *v = 1 }, time.Hour)
+		l.Flush(after)
 		select {
 		case <-waiting:
-			t.Fatalf("flush(%v) woke the waiters of a change held back with updateSoon", after)
+			t.Fatalf("Flush(%v) woke the waiters of a change held back with UpdateSoon", after)
 		case <-time.After(20 * time.Millisecond):
 		}
-		l.updateBeforeFlush(func(v *int) { *v = 2 }, time.Hour)
+		l.UpdateBeforeFlush(func(v *int) { *v = 2 }, time.Hour)
 		select {
 		case <-waiting:
 			t.Fatal("woken before the flush")
 		case <-time.After(20 * time.Millisecond):
 		}
-		l.flush(after)
+		l.Flush(after)
 		select {
 		case <-waiting:
-			if v, _ := l.get(); v != 2 {
+			if v, _ := l.Get(); v != 2 {
 				t.Fatalf("woken to %d, want 2", v)
 			}
 		case <-time.After(5 * time.Second):
-			t.Fatalf("flush(%v) did not wake the waiters of a change made to be shown before it", after)
+			t.Fatalf("Flush(%v) did not wake the waiters of a change made to be shown before it", after)
 		}
 	}
 }
