@@ -3,7 +3,6 @@ package server_test
 import (
 	"errors"
 	"fmt"
-	"net"
 	"strings"
 	"testing"
 	"time"
@@ -393,41 +392,4 @@ func TestMaxConnsPerIP(t *testing.T) {
 		}
 		return err == nil
 	})
-}
-
-// dialGuestFrom logs in as a guest from a loopback address, and returns
-// what the server's keyboard-interactive challenge said.
-func dialGuestFrom(addr, from string) (*gossh.Client, string, error) {
-	return dialAuthFrom(addr, from, nil)
-}
-
-// dialKeyFrom logs in with key from a loopback address; a client that
-// offers keyboard-interactive too, as OpenSSH does, so that it hears why
-// when the key is refused.
-func dialKeyFrom(addr, from string, key gossh.Signer) (*gossh.Client, string, error) {
-	return dialAuthFrom(addr, from, key)
-}
-
-func dialAuthFrom(addr, from string, key gossh.Signer) (*gossh.Client, string, error) {
-	var told string
-	auth := []gossh.AuthMethod{gossh.KeyboardInteractive(func(_, instruction string, _ []string, _ []bool) ([]string, error) {
-		told = instruction
-		return nil, nil
-	})}
-	if key != nil {
-		auth = append([]gossh.AuthMethod{gossh.PublicKeys(key)}, auth...)
-	}
-	d := net.Dialer{Timeout: 5 * time.Second, LocalAddr: &net.TCPAddr{IP: net.ParseIP(from)}}
-	raw, err := d.Dial("tcp", addr)
-	if err != nil {
-		return nil, "", err
-	}
-	cc, chans, reqs, err := gossh.NewClientConn(raw, addr, &gossh.ClientConfig{
-		User: "p", Auth: auth, HostKeyCallback: gossh.InsecureIgnoreHostKey(), Timeout: 5 * time.Second,
-	})
-	if err != nil {
-		raw.Close()
-		return nil, told, err
-	}
-	return gossh.NewClient(cc, chans, reqs), told, nil
 }

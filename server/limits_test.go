@@ -12,7 +12,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -21,33 +20,6 @@ import (
 	"github.com/ssh2048/ssh2048/server"
 	gossh "golang.org/x/crypto/ssh"
 )
-
-// noCaps turns the caps off, for tests of something else that open many
-// connections from 127.0.0.1.
-func noCaps(c *server.Config) {
-	c.Limits.MaxConns, c.Limits.MaxUnauthPerIP, c.Limits.ConnRatePerIP, c.Limits.MaxConnsPerIP = 0, 0, 0, 0
-	c.Limits.LoginRate = 0
-}
-
-// noBotRate turns --bot-rate off (see startServer).
-func noBotRate(c *server.Config) { c.Limits.BotRate = 0 }
-
-// dialRaw opens a TCP connection from the loopback address from (any of
-// 127.0.0.0/8 works on Linux; "" for the default), closed at the end of
-// the test.
-func dialRaw(t testing.TB, addr, from string) net.Conn {
-	t.Helper()
-	d := net.Dialer{Timeout: 5 * time.Second}
-	if from != "" {
-		d.LocalAddr = &net.TCPAddr{IP: net.ParseIP(from)}
-	}
-	c, err := d.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	return c
-}
 
 // firstLine reads the server's first line: its SSH version when the
 // connection is admitted, the reason when it is refused.
@@ -100,22 +72,6 @@ func closedWithin(t testing.TB, c net.Conn, since time.Time, limit time.Duration
 		t.Fatalf("connection still open after %v: %v", took, err)
 	}
 	return took
-}
-
-// dialFrom logs in with a fresh key from a loopback address.
-func dialFrom(t testing.TB, addr, from string) *gossh.Client {
-	t.Helper()
-	raw := dialRaw(t, addr, from)
-	cc, chans, reqs, err := gossh.NewClientConn(raw, addr, &gossh.ClientConfig{
-		User: "p", Auth: []gossh.AuthMethod{gossh.PublicKeys(newKey(t))},
-		HostKeyCallback: gossh.InsecureIgnoreHostKey(),
-	})
-	if err != nil {
-		t.Fatalf("login from %s: %v", from, err)
-	}
-	c := gossh.NewClient(cc, chans, reqs)
-	t.Cleanup(func() { c.Close() })
-	return c
 }
 
 // refusedSession checks that c may not open another session, and why.
@@ -355,64 +311,13 @@ func TestIdleTickingScreen(t *testing.T) {
 	}
 }
 
-// relay forwards one TCP connection to the server until frozen; frozen, it
-// reads both sides and forwards nothing, like a peer whose network is gone.
-// Muted, it forwards only what the server sends, like a client that is
-// stuck but whose kernel still takes what arrives.
-type relay struct {
-	addr     string
-	frozen   atomic.Bool
-	muted    atomic.Bool
-	upClosed chan struct{} // the server closed its side
-}
-
-func newRelay(t *testing.T, target string) *relay {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { l.Close() })
-	r := &relay{addr: l.Addr().String(), upClosed: make(chan struct{})}
-	go func() {
-		down, err := l.Accept()
-		if err != nil {
-			return
-		}
-		up, err := net.Dial("tcp", target)
-		if err != nil {
-			down.Close()
-			return
-		}
-		t.Cleanup(func() { down.Close(); up.Close() })
-		pipe := func(dst, src net.Conn, closed chan struct{}, mute *atomic.Bool) {
-			buf := make([]byte, 32<<10)
-			for {
-				n, err := src.Read(buf)
-				if err != nil {
-					if closed != nil {
-						close(closed)
-					}
-					return
-				}
-				if !r.frozen.Load() && (mute == nil || !mute.Load()) {
-					dst.Write(buf[:n])
-				}
-			}
-		}
-		go pipe(up, down, nil, &r.muted)
-		go pipe(down, up, r.upClosed, nil)
-	}()
-	return r
-}
-
 // TestKeepalive: a client that answers keepalives stays connected without
 // input; one that stops answering is dropped after KeepaliveMax intervals.
 func TestKeepalive(t *testing.T) {
 	const interval = 100 * time.Millisecond
 	ts := startServer(t, func(c *server.Config) { c.Limits.KeepaliveInterval, c.Limits.KeepaliveMax = interval, 3 })
 	r := newRelay(t, ts.addr)
-	c, err := gossh.Dial("tcp", r.addr, &gossh.ClientConfig{
+	c, err := gossh.Dial("tcp", r.Addr, &gossh.ClientConfig{
 		User: "p", Auth: []gossh.AuthMethod{gossh.PublicKeys(newKey(t))},
 		HostKeyCallback: gossh.InsecureIgnoreHostKey(), Timeout: 5 * time.Second,
 	})
@@ -424,10 +329,10 @@ func TestKeepalive(t *testing.T) {
 	if r := run(t, c, "help", ""); r.code != 0 {
 		t.Fatalf("help after answering keepalives: %+v", r)
 	}
-	r.frozen.Store(true)
+	r.Frozen.Store(true)
 	frozen := time.Now()
 	select {
-	case <-r.upClosed:
+	case <-r.UpClosed:
 		// First unanswered request within an interval, then 3 intervals.
 		if took := time.Since(frozen); took < 3*interval || took > 5*interval+time.Second {
 			t.Fatalf("dropped %v after the client went silent, want about %v", took, 4*interval)
