@@ -1,4 +1,4 @@
-package server_test
+package admission_test
 
 import (
 	"errors"
@@ -94,7 +94,7 @@ func TestEnvBounds(t *testing.T) {
 	if sent >= 50_000 {
 		t.Errorf("%d env requests went out before the connection closed", sent)
 	}
-	if r := run(t, bystander, "help", ""); r.code != 0 {
+	if r := run(t, bystander, "help", ""); r.Code != 0 {
 		t.Fatalf("bystander: %+v", r)
 	}
 	if !strings.Contains(ts.logs.String(), "refusal flood") {
@@ -142,7 +142,7 @@ func TestSessionRate(t *testing.T) {
 		return s.Run("help") == nil
 	})
 	// Another connection has its own budget.
-	if r := run(t, ts.dial(t, "q", newKey(t)), "help", ""); r.code != 0 {
+	if r := run(t, ts.dial(t, "q", newKey(t)), "help", ""); r.Code != 0 {
 		t.Fatalf("another connection: %+v", r)
 	}
 }
@@ -357,7 +357,7 @@ func TestFairSlots(t *testing.T) {
 	counted(7)
 
 	for _, from := range []string{"127.0.0.77", "127.0.0.78"} {
-		if r := run(t, dialFrom(t, ts.addr, from), "help", ""); r.code != 0 {
+		if r := run(t, dialFrom(t, ts.addr, from), "help", ""); r.Code != 0 {
 			t.Fatalf("key holder from %s: %+v", from, r)
 		}
 	}
