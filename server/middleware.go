@@ -88,16 +88,16 @@ func (s *Server) logConnect(sess ssh.Session, unlogged int) (user []any, fp stri
 	return user, fp
 }
 
-// route sends the session where it belongs: an exec command to the command
-// table (package command), a PTY without a command to the TUI, and anything else back with a
-// hint.
+// route sends the session where it belongs: an exec command to the
+// command table (package command), a PTY without a command to the TUI, and
+// anything else back with a hint.
 func (s *Server) route(next ssh.Handler) ssh.Handler {
 	return func(raw ssh.Session) {
 		sess := session.New(raw, playerOf(raw), admission.Input(raw.Context()))
 		kind := s.sessionKind(sess)
 		s.cfg.Observer.SessionOpened(kind)
 		defer s.cfg.Observer.SessionClosed(kind)
-		defer admission.Join(sess)()
+		defer admission.Join(sess)() // told why if its connection is ended
 		if !s.track(sess) {
 			wish.Errorln(sess, "ssh2048: "+session.Shutdown.Text(s.lim.IdleTimeout))
 			_ = sess.Exit(wire.ExitRestart)

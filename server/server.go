@@ -44,7 +44,8 @@ type Config struct {
 	TUI     TUIFunc      // the game screen; nil: package tui's, with Hinter
 	Hinter  tui.Hinter   // the AI behind hints and autoplay; nil: none
 	// Limits bound what clients can make the server hold or do; start
-	// from DefaultLimits (the zero Limits is refused: see Validate).
+	// from admission.DefaultLimits (the zero Limits is refused: see
+	// Limits.Validate).
 	Limits admission.Limits
 	// Observer is told what the server does, for metrics; nil: no one.
 	Observer Observer

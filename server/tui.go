@@ -51,11 +51,12 @@ func (s *Server) runTUI(sess *session.Session) int {
 	return s.runOpened(sess, func() command.Screen { return s.commands.OpenGame(sess, 0) })
 }
 
-// runOpened is command.Config.RunScreen: it runs open, a command's setup (its flags, the database, the
-// model), on a stack of its own, then the screen it opened. The setup is
-// deep work; the handler then waits, shallow, for as long as the screen
-// lasts (see session.OnFreshStack). Done on the handler's stack, it kept each racer's
-// handler at 16 KB rather than 4 or 8, and each spectator's 4 KB larger.
+// runOpened is command.Config.RunScreen: it runs open, a command's setup
+// (its flags, the database, the model), on a stack of its own, then the
+// screen it opened. The setup is deep work; the handler then waits,
+// shallow, for as long as the screen lasts (see session.OnFreshStack).
+// Done on the handler's stack, it kept each racer's handler at 16 KB
+// rather than 4 or 8, and each spectator's 4 KB larger.
 // open closes what it made (a seat) on its every way out without a model,
 // a panic too.
 func (s *Server) runOpened(sess *session.Session, open func() command.Screen) int {
@@ -84,7 +85,8 @@ func (s *Server) runScreen(sess *session.Session, model tea.Model, text func(ses
 	var scr *screen.Screen
 	// The first frame's work (the model's Init and first Updates, a
 	// write through the connection's cipher) is deep; the handler then
-	// waits, shallow, for as long as the screen lasts (see session.OnFreshStack).
+	// waits, shallow, for as long as the screen lasts (see
+	// session.OnFreshStack).
 	session.OnFreshStack(func() { scr = s.startScreen(sess, model, seat) })
 	defer scr.Stop()
 	waker, _ := model.(tui.Waker)

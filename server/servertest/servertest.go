@@ -1,8 +1,10 @@
 // Package servertest runs the real ssh2048 server for tests: on a loopback
 // port, over a real SQLite file, stopped when the test ends. The server's
-// own end-to-end tests and the load generator's tests share it. Screen
-// reads a screen command through a virtual terminal, on any server (the
-// cluster tests of cmd/ssh2048 too).
+// own end-to-end tests, the admission's and the load generator's share it,
+// and its clients (clients.go): logins from any loopback address, exec
+// commands run to their end, PTYs, raw TCP. Screen reads a screen command
+// through a virtual terminal, on any server (the cluster tests of
+// cmd/ssh2048 too).
 package servertest
 
 import (
