@@ -22,7 +22,12 @@ import (
 // state first, then one state line per input line, each written after its
 // move is committed; `bot --race` is racebot.go's.
 func botCommand() Command {
-	return Command{Name: "bot", Args: "[--size N] [--new] [--race [--room WORD]]", Summary: "play through the bot protocol (JSON lines on stdin/stdout); --race in a race", Screen: false, run: (*Table).runBot}
+	return Command{
+		Name:    "bot",
+		Args:    "[--size N] [--new] [--race [--room WORD]]",
+		Summary: "play through the bot protocol (JSON lines on stdin/stdout); --race in a race",
+		run:     (*Table).runBot,
+	}
 }
 
 func (t *Table) runBot(sess *session.Session, fs *commandFlags, args []string) int {

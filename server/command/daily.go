@@ -12,7 +12,13 @@ import (
 // dailyCommand is `daily [--size N]`: today's challenge on the game
 // screen (it needs a PTY).
 func dailyCommand() Command {
-	return Command{Name: "daily", Args: "[--size N]", Summary: "today's daily challenge: the same tiles for everyone, one attempt a day (needs ssh -t)", Screen: true, run: (*Table).runDaily}
+	return Command{
+		Name:    "daily",
+		Args:    "[--size N]",
+		Summary: "today's daily challenge: the same tiles for everyone, one attempt a day (needs ssh -t)",
+		Screen:  true,
+		run:     (*Table).runDaily,
+	}
 }
 
 func (t *Table) runDaily(sess *session.Session, fs *commandFlags, args []string) int {

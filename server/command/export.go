@@ -11,7 +11,12 @@ import (
 // exportCommand is `export GAME`: the record of an ended game
 // (docs/record-format.md).
 func exportCommand() Command {
-	return Command{Name: "export", Args: "GAME", Summary: "print the record of an ended game (docs/record-format.md)", Screen: false, run: (*Table).runExport}
+	return Command{
+		Name:    "export",
+		Args:    "GAME",
+		Summary: "print the record of an ended game (docs/record-format.md)",
+		run:     (*Table).runExport,
+	}
 }
 
 func (t *Table) runExport(sess *session.Session, fs *commandFlags, args []string) int {

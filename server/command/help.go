@@ -12,7 +12,11 @@ import (
 // helpCommand is `help`: every command, its usage and its line, and the
 // exit statuses.
 func helpCommand() Command {
-	return Command{Name: "help", Summary: "this list", run: (*Table).runHelp}
+	return Command{
+		Name:    "help",
+		Summary: "this list",
+		run:     (*Table).runHelp,
+	}
 }
 
 func (t *Table) runHelp(sess *session.Session, fs *commandFlags, args []string) int {

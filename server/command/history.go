@@ -10,7 +10,12 @@ import (
 
 // historyCommand is `history`: the player's own games, to replay.
 func historyCommand() Command {
-	return Command{Name: "history", Args: "", Summary: "your recent and best games, to replay (needs ssh -t)", Screen: true, run: (*Table).runHistory}
+	return Command{
+		Name:    "history",
+		Summary: "your recent and best games, to replay (needs ssh -t)",
+		Screen:  true,
+		run:     (*Table).runHistory,
+	}
 }
 
 func (t *Table) runHistory(sess *session.Session, fs *commandFlags, args []string) int {

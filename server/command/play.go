@@ -11,7 +11,13 @@ import (
 // playCommand is `play [--size N]`: the game screen, at the size asked
 // for.
 func playCommand() Command {
-	return Command{Name: "play", Args: "[--size N]", Summary: "the game screen, as ssh -t with no command opens it; --size at that board size (needs ssh -t)", Screen: true, run: (*Table).runPlay}
+	return Command{
+		Name:    "play",
+		Args:    "[--size N]",
+		Summary: "the game screen, as ssh -t with no command opens it; --size at that board size (needs ssh -t)",
+		Screen:  true,
+		run:     (*Table).runPlay,
+	}
 }
 
 func (t *Table) runPlay(sess *session.Session, fs *commandFlags, args []string) int {

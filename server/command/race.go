@@ -16,7 +16,13 @@ import (
 // raceCommand is `race [--size N] [--room WORD]`: the race screens (it
 // needs a PTY).
 func raceCommand() Command {
-	return Command{Name: "race", Args: "[--size N] [--room WORD]", Summary: "race others on the same tiles: the public lobby, or a private room (needs ssh -t)", Screen: true, run: (*Table).runRace}
+	return Command{
+		Name:    "race",
+		Args:    "[--size N] [--room WORD]",
+		Summary: "race others on the same tiles: the public lobby, or a private room (needs ssh -t)",
+		Screen:  true,
+		run:     (*Table).runRace,
+	}
 }
 
 func (t *Table) runRace(sess *session.Session, fs *commandFlags, args []string) int {

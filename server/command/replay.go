@@ -10,7 +10,13 @@ import (
 
 // replayCommand is `replay GAME`.
 func replayCommand() Command {
-	return Command{Name: "replay", Args: "GAME", Summary: "replay a stored game move by move (needs ssh -t)", Screen: true, run: (*Table).runReplay}
+	return Command{
+		Name:    "replay",
+		Args:    "GAME",
+		Summary: "replay a stored game move by move (needs ssh -t)",
+		Screen:  true,
+		run:     (*Table).runReplay,
+	}
 }
 
 func (t *Table) runReplay(sess *session.Session, fs *commandFlags, args []string) int {

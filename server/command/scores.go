@@ -22,7 +22,12 @@ const readTimeout = 5 * time.Second
 // scoresCommand is `scores`: the leaderboards, and with --daily and
 // --races the boards of contestscores.go.
 func scoresCommand() Command {
-	return Command{Name: "scores", Args: "[--size N] [--limit K] [--offset N] [--bots] [--daily [--date YYYY-MM-DD]] [--races] [--json]", Summary: "the leaderboard; --daily a day's challenge, --races the race ratings", Screen: false, run: (*Table).runScores}
+	return Command{
+		Name:    "scores",
+		Args:    "[--size N] [--limit K] [--offset N] [--bots] [--daily [--date YYYY-MM-DD]] [--races] [--json]",
+		Summary: "the leaderboard; --daily a day's challenge, --races the race ratings",
+		run:     (*Table).runScores,
+	}
 }
 
 func (t *Table) runScores(sess *session.Session, fs *commandFlags, args []string) int {

@@ -10,7 +10,13 @@ import (
 
 // tvCommand is `tv [--size N]`.
 func tvCommand() Command {
-	return Command{Name: "tv", Args: "[--size N]", Summary: "watch the best game being played right now (needs ssh -t)", Screen: true, run: (*Table).runTV}
+	return Command{
+		Name:    "tv",
+		Args:    "[--size N]",
+		Summary: "watch the best game being played right now (needs ssh -t)",
+		Screen:  true,
+		run:     (*Table).runTV,
+	}
 }
 
 func (t *Table) runTV(sess *session.Session, fs *commandFlags, args []string) int {

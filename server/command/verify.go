@@ -12,7 +12,12 @@ import (
 // verifyCommand is `verify GAME`: it replays a stored game and checks
 // what the store says of it.
 func verifyCommand() Command {
-	return Command{Name: "verify", Args: "GAME", Summary: "replay a stored game and check its score, largest tile, win and board", Screen: false, run: (*Table).runVerify}
+	return Command{
+		Name:    "verify",
+		Args:    "GAME",
+		Summary: "replay a stored game and check its score, largest tile, win and board",
+		run:     (*Table).runVerify,
+	}
 }
 
 func (t *Table) runVerify(sess *session.Session, fs *commandFlags, args []string) int {

@@ -15,7 +15,13 @@ import (
 
 // watchCommand is `watch NAME|#TAG|GAME`.
 func watchCommand() Command {
-	return Command{Name: "watch", Args: "NAME|#TAG|GAME", Summary: "watch a game being played, as its player sees it (needs ssh -t)", Screen: true, run: (*Table).runWatch}
+	return Command{
+		Name:    "watch",
+		Args:    "NAME|#TAG|GAME",
+		Summary: "watch a game being played, as its player sees it (needs ssh -t)",
+		Screen:  true,
+		run:     (*Table).runWatch,
+	}
 }
 
 func (t *Table) runWatch(sess *session.Session, fs *commandFlags, args []string) int {
