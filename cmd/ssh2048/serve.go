@@ -24,6 +24,7 @@ import (
 	"github.com/ssh2048/ssh2048/metrics"
 	"github.com/ssh2048/ssh2048/race"
 	"github.com/ssh2048/ssh2048/server"
+	"github.com/ssh2048/ssh2048/server/admission"
 	gossh "golang.org/x/crypto/ssh"
 )
 
@@ -45,7 +46,7 @@ type serveConfig struct {
 	database   string // postgres://… : the shared store of several nodes; "" for SQLite under data
 	hostKey    string // "" for <data>/ssh_host_ed25519_key
 	proxyFrom  string // trusted balancers, as --proxy-protocol-from lists them
-	limits     server.Limits
+	limits     admission.Limits
 	durability string
 	logFormat  string
 	logLevel   slog.Level
@@ -57,7 +58,7 @@ type serveConfig struct {
 
 // parseServe reads the flags, each with an environment fallback.
 func parseServe(args []string, stdout, stderr io.Writer) (serveConfig, int, bool) {
-	c := serveConfig{limits: server.DefaultLimits()}
+	c := serveConfig{limits: admission.DefaultLimits()}
 	fs := newFlagSet("serve", "usage: ssh2048 [serve] [flags]\n\n"+
 		"Runs the SSH server until SIGTERM or SIGINT. Flags (environment fallback in\n"+
 		"brackets):", stdout, stderr)
@@ -110,7 +111,7 @@ func parseServe(args []string, stdout, stderr io.Writer) (serveConfig, int, bool
 		fmt.Fprintf(stderr, "ssh2048 serve: %v\n", err)
 		return c, 2, false
 	}
-	if _, err := server.ParsePrefixes(c.proxyFrom); err != nil {
+	if _, err := admission.ParsePrefixes(c.proxyFrom); err != nil {
 		fmt.Fprintf(stderr, "ssh2048 serve: --proxy-protocol-from: %v\n", err)
 		return c, 2, false
 	}
@@ -304,8 +305,8 @@ func serve(cfg serveConfig, log *slog.Logger) error {
 		}
 		defer stopHTTP()
 	}
-	trusted, _ := server.ParsePrefixes(cfg.proxyFrom) // checked by parseServe
-	l = server.ProxyListener(l, trusted)
+	trusted, _ := admission.ParsePrefixes(cfg.proxyFrom) // checked by parseServe
+	l = admission.ProxyListener(l, trusted)
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(l) }()
 	// The host key's fingerprint is what a player's ssh shows on first
