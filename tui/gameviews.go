@@ -47,7 +47,7 @@ func (m *Model) updateViews(msg tea.Msg) (cmd tea.Cmd, done bool) {
 	return nil, false
 }
 
-// Wake is Waker's: the game screen waits for what a spectator opened over
+// Wake is event.Waker's: the game screen waits for what a spectator opened over
 // it watches.
 func (m *Model) Wake() (news, moved <-chan struct{}) { return m.views.Wake() }
 

@@ -75,7 +75,7 @@ type Options struct {
 	// none.
 	Self game.Player
 	// Woken: the runner waits for what the screens opened over the game
-	// wait for, and sends WakeMsg (see Waker); the SSH server does.
+	// wait for, and sends event.WakeMsg (see event.Waker); the SSH server does.
 	Woken bool
 }
 

@@ -60,7 +60,7 @@ type spectator struct {
 
 	w      *game.Watch
 	wait   tea.Cmd         // waits for w's next snapshot
-	slot   *event.WakeSlot // or, when the runner wakes the screen (Waker), w is waited on there
+	slot   *event.WakeSlot // or, when the runner wakes the screen (event.Waker), w is waited on there
 	snap   game.Snapshot
 	have   bool // snap is a snapshot of w
 	marks  draw.Marks

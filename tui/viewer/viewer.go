@@ -40,7 +40,7 @@ type ViewOptions struct {
 	// Now is the clock for "3 hours ago" and TV's pauses; nil: time.Now.
 	Now func() time.Time
 	// Woken: the runner waits for the screens' news itself and sends
-	// WakeMsg (see Waker); else a spectator waits in a tea.Cmd.
+	// event.WakeMsg (see event.Waker); else a spectator waits in a tea.Cmd.
 	Woken bool
 }
 
@@ -108,7 +108,7 @@ func pause(d time.Duration, msg tea.Msg) tea.Cmd {
 // Stack is a stack of screens; the top one has the keys.
 type Stack struct {
 	stack []View
-	Slot  *event.WakeSlot // what the spectator on top waits on, when the runner wakes it (Waker); nil: it waits in a tea.Cmd
+	Slot  *event.WakeSlot // what the spectator on top waits on, when the runner wakes it (event.Waker); nil: it waits in a tea.Cmd
 }
 
 // attach gives v what it needs of the stack.
@@ -118,7 +118,7 @@ func (vs *Stack) attach(v View) {
 	}
 }
 
-// Wake is Waker.Wake for the stack.
+// Wake is event.Waker's Wake for the stack.
 func (vs *Stack) Wake() (news, moved <-chan struct{}) {
 	if vs.Slot == nil {
 		return nil, nil
@@ -200,7 +200,7 @@ func newViewer(v View, woken bool) *Viewer {
 	return m
 }
 
-// Wake is Waker's: the Viewer waits for what its spectator watches.
+// Wake is event.Waker's: the Viewer waits for what its spectator watches.
 func (m *Viewer) Wake() (news, moved <-chan struct{}) { return m.views.Wake() }
 
 var _ event.Waker = (*Viewer)(nil)
