@@ -97,10 +97,11 @@ func (s *Screen) control(msg tea.Msg) {
 	case askCursorPosition:
 		s.write([]byte(ansi.RequestCursorPositionReport))
 	case tellWindowSize:
-		size := tea.WindowSizeMsg{Width: s.r.width, Height: s.r.height}
+		w, h := s.r.Size()
+		size := tea.WindowSizeMsg{Width: w, Height: h}
 		s.exec(func() tea.Msg { return size })
 	case redraw:
-		s.r.resize(s.r.width, s.r.height)
+		s.r.Redraw()
 	default:
 		s.report(c.command)
 	}

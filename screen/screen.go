@@ -83,6 +83,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/ssh2048/ssh2048/screen/render"
 )
 
 // ViewAppender is a model that can write its view's text into a buffer
@@ -94,6 +96,18 @@ import (
 // would, but with Content empty and appended to dst instead.
 type ViewAppender interface {
 	AppendView(dst []byte) (tea.View, []byte)
+}
+
+// ViewRedrawer is a ViewAppender that can write the view AppendView last
+// returned again, so that its screen keeps no frame text between frames
+// (render.Renderer.LetGo and Recall). LastRedrawable reports whether it
+// can, for the view AppendView has just returned; AppendLastView appends
+// that view's text to dst, the same bytes AppendView wrote, until
+// AppendView is next called.
+type ViewRedrawer interface {
+	ViewAppender
+	LastRedrawable() bool
+	AppendLastView(dst []byte) []byte
 }
 
 // Options describe the terminal.
@@ -159,9 +173,9 @@ type Screen struct {
 
 	mu          sync.Mutex // guards everything below, and writes to out
 	model       tea.Model
-	r           *renderer
-	inStep      bool   // Options.InStep
-	lastView    viewID // the last frame's view, for sharedFrame
+	r           *render.Renderer
+	inStep      bool          // Options.InStep
+	lastView    render.ViewID // the last frame's view, for SharedFrame
 	title       string
 	lastFrame   time.Time
 	timer       *time.Timer // draws the next frame when the interval is up
@@ -197,10 +211,7 @@ func New(model tea.Model, out io.Writer, opts Options) *Screen {
 	if fps <= 0 {
 		fps = 60
 	}
-	width, height := max(opts.Width, 1), max(opts.Height, 1)
-	r := newRenderer(opts.Profile, width, height)
-	r.ech = erasesWithBackground(opts.Term)
-	r.lf = opts.RawLineFeed
+	r := render.New(opts.Profile, opts.Width, opts.Height, opts.Term, opts.RawLineFeed)
 	return &Screen{
 		out:             out,
 		interval:        time.Second / time.Duration(fps),
@@ -244,11 +255,12 @@ func (s *Screen) start() {
 	// Every model that picks colours wants to know whether the background
 	// is dark; the answer comes back as a tea.BackgroundColorMsg. The
 	// player's window title is saved, to be restored at the end.
-	s.write([]byte(ansi.SetModeAltScreenSaveCursor + ansi.HideCursor + pushTitle + startQueries(s.r.profile)))
+	s.write([]byte(ansi.SetModeAltScreenSaveCursor + ansi.HideCursor + pushTitle + startQueries(s.r.Profile())))
 	s.startAnswerWait(s.answerWait)
 	s.exec(s.model.Init())
-	s.dispatch(tea.WindowSizeMsg{Width: s.r.width, Height: s.r.height})
-	s.dispatch(tea.ColorProfileMsg{Profile: s.r.profile})
+	w, h := s.r.Size()
+	s.dispatch(tea.WindowSizeMsg{Width: w, Height: h})
+	s.dispatch(tea.ColorProfileMsg{Profile: s.r.Profile()})
 	s.started = true
 	for _, msg := range s.early {
 		if s.ended || s.stopped() {
@@ -354,7 +366,7 @@ func (s *Screen) dispatch(msg tea.Msg) {
 		}
 		return
 	case tea.WindowSizeMsg:
-		s.r.resize(max(msg.Width, 1), max(msg.Height, 1))
+		s.r.Resize(msg.Width, msg.Height)
 	case tea.KeyPressMsg:
 		// Most messages are keys: nothing for the terminal to do.
 	case tea.BackgroundColorMsg:
@@ -455,9 +467,9 @@ func (s *Screen) draw() {
 	vr, redraws := s.model.(ViewRedrawer)
 	if appends && !s.inStep {
 		if redraws {
-			s.r.recall(vr)
+			s.r.Recall(vr.AppendLastView)
 		}
-		text = s.r.takeText()
+		text = s.r.TakeText()
 		v, *text = va.AppendView((*text)[:0])
 	} else {
 		v = s.model.View()
@@ -475,14 +487,14 @@ func (s *Screen) draw() {
 	}
 	switch {
 	case s.inStep:
-		s.lastView = s.r.sharedFrame(b, v.Content, s.lastView)
+		s.lastView = s.r.SharedFrame(b, v.Content, s.lastView)
 	case text != nil:
-		s.r.frameText(b, text)
+		s.r.FrameText(b, text)
 		if redraws && vr.LastRedrawable() {
-			s.r.letGo()
+			s.r.LetGo()
 		}
 	default:
-		s.r.frame(b, v.Content)
+		s.r.Frame(b, v.Content)
 	}
 	s.write(b.Bytes())
 	s.armForget()

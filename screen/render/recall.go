@@ -1,35 +1,25 @@
-package screen
+package render
 
 import (
 	"hash/maphash"
 	"unsafe"
 )
 
-// A screen compares each frame with the last to write only what changed,
-// and so keeps the last frame's text until the next: a few kilobytes a
-// player, for as long as they play. A model that can write the frame it
-// last returned again, from what it keeps anyway (ViewRedrawer), spares
-// its screen that: once drawn, the frame's buffer goes back (viewTexts),
-// and before the next frame the screen asks the model for the last one
-// again. A race screen, with three more boards than a game's and drawn at
+// A renderer compares each frame with the last to write only what
+// changed, and so keeps the last frame's text until the next: a few
+// kilobytes a player, for as long as they play. A caller that can write
+// the frame it last drew again, from what it keeps anyway (a model that
+// is a screen.ViewRedrawer), spares the renderer that: once drawn, the
+// frame's buffer goes back (LetGo), and before the next frame the
+// renderer asks for the last one again (Recall). A race screen, with
+// three more boards than a game's and drawn at
 // every racer's move, kept 5.4 KB a racer this way; it now costs a second
 // drawing of the last frame, about 2 µs, for each frame.
 //
-// The screen trusts the copy only if it is the same text: its length and
+// The renderer trusts the copy only if it is the same text: its length and
 // hash are noted when the buffer goes back. A copy that differs (a model
 // that drew from something it did not keep) makes the next frame a full
 // redraw, which costs bytes but shows the right screen.
-
-// ViewRedrawer is a ViewAppender that can write the view AppendView last
-// returned again. LastRedrawable reports whether it can, for the view
-// AppendView has just returned; AppendLastView appends that view's text
-// to dst, the same bytes AppendView wrote, until AppendView is next
-// called.
-type ViewRedrawer interface {
-	ViewAppender
-	LastRedrawable() bool
-	AppendLastView(dst []byte) []byte
-}
 
 // lentFrame is the last frame's text, given back to viewTexts (letGo):
 // what its copy must be (recall).
@@ -42,10 +32,10 @@ type lentFrame struct {
 // frameSeed hashes the frames given back, for the whole process.
 var frameSeed = maphash.MakeSeed()
 
-// letGo gives the buffer of the last frame's text back to viewTexts, and
-// notes what it held, for recall to check the model's copy against. The
-// renderer has no lines until then.
-func (r *renderer) letGo() {
+// LetGo gives the buffer of the last frame's text (FrameText's) back to
+// viewTexts, and notes what it held, for Recall to check the caller's
+// copy against. The renderer has no lines until then.
+func (r *Renderer) LetGo() {
 	if r.text == nil || r.redraw {
 		return
 	}
@@ -56,17 +46,18 @@ func (r *renderer) letGo() {
 	r.hold(nil)
 }
 
-// recall makes the model's copy of the last frame, given back by letGo,
+// Recall makes the caller's copy of the last frame, given back by LetGo,
 // the renderer's lines again; or, if the copy is not the same text, makes
-// the next frame a full redraw.
-func (r *renderer) recall(vr ViewRedrawer) {
+// the next frame a full redraw. appendLast appends that copy to dst.
+// Without a LetGo since the last frame it does nothing.
+func (r *Renderer) Recall(appendLast func(dst []byte) []byte) {
 	lent := r.lent
 	r.lent = lentFrame{}
 	if !lent.lent || r.redraw {
 		return
 	}
 	t := r.takeTextFor(lent.n)
-	*t = vr.AppendLastView((*t)[:0])
+	*t = appendLast((*t)[:0])
 	if len(*t) != lent.n || maphash.Bytes(frameSeed, *t) != lent.sum {
 		viewTexts.Put(t)
 		r.redraw = true

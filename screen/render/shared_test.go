@@ -1,4 +1,4 @@
-package screen
+package render
 
 import (
 	"bytes"
@@ -28,8 +28,8 @@ func TestSharedFrameBytes(t *testing.T) {
 			views = append(views, next)
 		}
 		type screen struct {
-			r, twin *renderer // twin draws the same with frame
-			last    viewID
+			r, twin *Renderer // twin draws the same with frame
+			last    ViewID
 			from    int // the first view it draws
 			copy    bool
 		}
@@ -57,13 +57,13 @@ func TestSharedFrameBytes(t *testing.T) {
 				if k == s.from && s.from > 0 {
 					// Out of step: it drew the view before on its own.
 					var skip bytes.Buffer
-					s.last = s.r.sharedFrame(&skip, views[k-1], s.last)
-					s.twin.frame(&skip, views[k-1])
+					s.last = s.r.SharedFrame(&skip, views[k-1], s.last)
+					s.twin.Frame(&skip, views[k-1])
 				}
 				got.Reset()
-				s.last = s.r.sharedFrame(&got, view, s.last)
+				s.last = s.r.SharedFrame(&got, view, s.last)
 				want.Reset()
-				s.twin.frame(&want, view)
+				s.twin.Frame(&want, view)
 				if !bytes.Equal(got.Bytes(), want.Bytes()) {
 					t.Fatalf("seed %d, view %d, screen %d: wrote %q, want %q", seed, k, i, got.Bytes(), want.Bytes())
 				}
