@@ -2,7 +2,10 @@
 // session's channel, a pipe, anything with no terminal device behind it.
 // It does what tea.Program does for such a screen (decodes keys, calls Update in order,
 // runs commands, draws the View) with a fraction of the memory and CPU,
-// for servers that hold hundreds of these at once.
+// for servers that hold hundreds of these at once. This package is the
+// runtime: input, the model's loop, commands, the key rate, idle screens,
+// panics and the terminal's answers. Turning a view into bytes is package
+// render's, which knows nothing of Bubble Tea's runtime.
 //
 // What it does differently:
 //   - A frame is drawn as soon as a message has been handled (all the
@@ -13,17 +16,15 @@
 //     key's frame is never held for the interval (the key rate bounds
 //     those): a race's opponents or a clock cannot make a player's key
 //     wait up to a frame interval for its frame.
-//   - The renderer keeps the last frame's text and writes the cells that
-//     changed; Bubble Tea's keeps two grids of cells, about 460 KB for an
-//     80×24 screen. It compares lines as text, reading only where they
-//     differ (spans.go), and writes the changes in an order that needs
-//     few pen changes and cursor moves, erasing runs of coloured spaces
-//     where the terminal allows (emit.go): a game's move frame is about
-//     half the bytes of writing the changed cells line by line. A model
-//     that can write its view into a buffer (ViewAppender) has its frames'
-//     text kept in buffers the screen reuses, rather than made into a new
-//     string every frame; one that can also write its last view again
-//     (ViewRedrawer) has none kept between frames (recall.go).
+//   - Frames are drawn by package render, which keeps the last frame's
+//     text and writes the cells that changed; Bubble Tea's renderer keeps
+//     two grids of cells, about 460 KB for an 80×24 screen. A game's move
+//     frame is about half the bytes of writing the changed cells line by
+//     line. A model that can write its view into a buffer (ViewAppender)
+//     has its frames' text kept in buffers the renderer reuses, rather
+//     than made into a new string every frame; one that can also write
+//     its last view again (ViewRedrawer) has none kept between frames.
+//     Screens in step (Options.InStep) share their frames' bytes.
 //   - The screen is always drawn on the alternate screen with the cursor
 //     hidden, and the player's window title is saved on the terminal's
 //     title stack. When the model quits, all of it is put back, and a
@@ -134,7 +135,7 @@ type Options struct {
 	RawLineFeed bool
 	// InStep tells that this screen is likely one of many drawing the
 	// same views one after the other, as spectators of one game do: its
-	// frames' bytes are then shared with the others (shared.go). A
+	// frames' bytes are then shared with the others (render.SharedFrame). A
 	// player's own screen draws views no other screen draws, and leaves
 	// the shared table alone.
 	InStep bool
@@ -461,7 +462,7 @@ func (s *Screen) draw() {
 		v    tea.View
 		text *[]byte // the view's text, if the model wrote it into a buffer of ours
 	)
-	// Screens in step share frames by their views' strings (shared.go):
+	// Screens in step share frames by their views' strings (SharedFrame):
 	// they take views as strings.
 	va, appends := s.model.(ViewAppender)
 	vr, redraws := s.model.(ViewRedrawer)
