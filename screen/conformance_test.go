@@ -178,7 +178,10 @@ func play(t *testing.T, sides []*side, first string, steps []step) {
 
 // side is one way of running the model: tea.Program or Screen.
 type side struct {
-	name  string
+	name string
+	// skip, if set, marks the rows not compared (those that hold it):
+	// where two racers' screens differ (see TestConformanceRace).
+	skip  string
 	term  *terminal
 	in    *queue
 	model *probe
@@ -219,6 +222,9 @@ func startScreen(t *testing.T, p colorprofile.Profile, w, h int, opts screen.Opt
 	var model tea.Model = s.model
 	if appends {
 		model = appendingProbe{s.model}
+		if _, ok := m.(screen.ViewRedrawer); ok {
+			model = redrawingProbe{appendingProbe{s.model}}
+		}
 	}
 	scr := screen.New(model, s.term, opts)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -248,6 +254,24 @@ func (s *side) run(t *testing.T, cancel context.CancelFunc, send func(tea.Msg), 
 func (s *side) resize(w, h int) {
 	s.term.resize(w, h)
 	s.send(tea.WindowSizeMsg{Width: w, Height: h})
+}
+
+// snapshot is what the side's terminal shows, the rows it skips blank.
+func (s *side) snapshot() snapshot {
+	snap := s.term.snapshot()
+	if s.skip == "" {
+		return snap
+	}
+	for y, row := range snap.cells {
+		var text strings.Builder
+		for _, c := range row {
+			text.WriteString(c.Content)
+		}
+		if strings.Contains(text.String(), s.skip) {
+			snap.cells[y] = make([]uv.Cell, len(row))
+		}
+	}
+	return snap
 }
 
 func (s *side) ended() bool {
@@ -301,6 +325,23 @@ func (a appendingProbe) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 
 func (a appendingProbe) AppendView(dst []byte) (tea.View, []byte) {
 	return a.Model.(screen.ViewAppender).AppendView(dst)
+}
+
+// redrawingProbe is the appendingProbe of a model that can also write
+// its last view again (screen.ViewRedrawer), as a racer's screen can.
+type redrawingProbe struct{ appendingProbe }
+
+func (r redrawingProbe) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	_, cmd := r.probe.Update(msg)
+	return r, cmd
+}
+
+func (r redrawingProbe) LastRedrawable() bool {
+	return r.Model.(screen.ViewRedrawer).LastRedrawable()
+}
+
+func (r redrawingProbe) AppendLastView(dst []byte) []byte {
+	return r.Model.(screen.ViewRedrawer).AppendLastView(dst)
 }
 
 func (p *probe) size() [2]int {
@@ -513,14 +554,14 @@ func compare(t *testing.T, what string, sides []*side, shows string) {
 	begun := time.Now()
 	deadline := begun.Add(5 * time.Second)
 	for {
-		a := sides[0].term.snapshot()
+		a := sides[0].snapshot()
 		settled := a.quiet >= settle && time.Since(begun) >= settle
 		d, other := "", 0
 		if !strings.Contains(a.text(), shows) {
 			d = fmt.Sprintf("%s does not show %q", sides[0].name, shows)
 		}
 		for i := 1; i < len(sides) && d == ""; i++ {
-			b := sides[i].term.snapshot()
+			b := sides[i].snapshot()
 			settled = settled && b.quiet >= settle
 			d, other = diff(a, b), i
 		}
@@ -528,7 +569,7 @@ func compare(t *testing.T, what string, sides []*side, shows string) {
 			return
 		}
 		if time.Now().After(deadline) {
-			b := sides[other].term.snapshot()
+			b := sides[other].snapshot()
 			t.Fatalf("after %s, the screens differ: %s\n%s:\n%s\n%s:\n%s", what, d,
 				sides[0].name, a.text(), sides[other].name, b.text())
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"testing"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
@@ -21,7 +22,7 @@ import (
 var server = screen.Options{Term: "xterm-256color", RawLineFeed: true}
 
 // service is a game service over a real SQLite file of the test's own.
-func service(t *testing.T) *game.Service {
+func service(t *testing.T, opts ...game.Option) *game.Service {
 	t.Helper()
 	quiet := slog.New(slog.DiscardHandler)
 	store, err := db.Open(context.Background(), t.TempDir(), db.WithLogger(quiet))
@@ -29,7 +30,7 @@ func service(t *testing.T) *game.Service {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
-	return game.New(store, quiet)
+	return game.New(store, quiet, opts...)
 }
 
 // seat is name's seat in svc, closed when the test ends.
@@ -131,4 +132,74 @@ func TestConformanceSpectator(t *testing.T) {
 	}
 	steps = append(steps, step{keys: []string{"q"}, quits: true})
 	play(t, sides, "4 watching", steps)
+}
+
+// racer joins room ("" the public lobby) of svc on 4×4 as p.
+func racer(t *testing.T, svc *game.Service, p game.Player, room string) *game.RaceTicket {
+	t.Helper()
+	st := svc.Seat(p, func() {})
+	t.Cleanup(st.Close)
+	tk, err := svc.JoinRace(context.Background(), st, room, 4, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(tk.Leave)
+	return tk
+}
+
+func raceScreen(t *testing.T, tk *game.RaceTicket, p game.Player, room string) tea.Model {
+	return tui.NewRace(tui.RaceOptions{Ticket: tk, Room: room, Player: p.Name, Guest: p.Guest,
+		Context: t.Context(), Profile: colorprofile.ANSI256})
+}
+
+// TestConformanceRaceLobby: a private room's lobby, its host setting the
+// race up with the host's keys. Each side has a service and a room of
+// its own, alike.
+func TestConformanceRaceLobby(t *testing.T) {
+	lobby := func() tea.Model {
+		svc := service(t)
+		ann := seat(t, svc, "ann").Player()
+		return raceScreen(t, racer(t, svc, ann, "blue-fox"), ann, "blue-fox")
+	}
+	const w, h = 80, 24
+	sides := []*side{
+		startProgram(t, colorprofile.ANSI256, w, h, lobby()),
+		startScreen(t, colorprofile.ANSI256, w, h, server, true, lobby()),
+	}
+	play(t, sides, "blue-fox", []step{
+		keys("5"), keys("+"), keys("+", "-"), keys("3"),
+		{resize: [2]int{50, 16}}, keys("6"),
+		{keys: []string{"q"}, quits: true},
+	})
+}
+
+// TestConformanceRace: a running race as the server runs a racer's
+// screen (its view written into the screen's buffers, and written again
+// rather than kept: screen.ViewRedrawer), against tea.Program. The two
+// sides are two guests in one race, on its one seed, typing the same
+// keys: their boards, scores and opponents are alike. Only the header
+// differs, where a tie goes to the earlier racer (and its clock ticks):
+// it is not compared.
+func TestConformanceRace(t *testing.T) {
+	svc := service(t, game.WithRaceTimes(10*time.Millisecond, 10*time.Millisecond, time.Minute))
+	tickets := []*game.RaceTicket{racer(t, svc, game.Guest, ""), racer(t, svc, game.Guest, "")}
+	// Started once it runs, without taking a view from the tickets:
+	// the screens wait for the next one after those they took.
+	for v := tickets[0].Now(); v.Phase != game.Running; v = tickets[0].Now() {
+		<-tickets[0].ChangedSince(v.Version)
+	}
+	const w, h = 80, 24
+	sides := []*side{
+		startProgram(t, colorprofile.ANSI256, w, h, raceScreen(t, tickets[0], game.Guest, "")),
+		startScreen(t, colorprofile.ANSI256, w, h, server, true, raceScreen(t, tickets[1], game.Guest, "")),
+	}
+	for _, s := range sides {
+		s.skip = " left   Score " // the header
+	}
+	play(t, sides, "guest", []step{
+		keys("left"), keys("up"), keys("right"), keys("down"),
+		moves, moves,
+		{resize: [2]int{60, 20}}, keys("left"),
+		{resize: [2]int{80, 24}}, moves,
+	})
 }
