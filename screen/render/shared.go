@@ -27,8 +27,10 @@ import (
 // for as long as the identity is used (a renderer that forgets its
 // lines redraws, and looks nothing up).
 //
-// What frame writes depends on nothing but the fields of diffKey; a
+// What Frame writes depends on nothing but the fields of diffKey; a
 // change to the renderer that makes it depend on more must add it there.
+// FuzzSharedFrame holds the two to the same bytes, and
+// TestSharedFrameKeepsViewsAlive holds an entry to keeping its views.
 
 // diffKey is everything frame's output and the renderer's state after it
 // depend on.
