@@ -8,6 +8,7 @@ import (
 
 	"github.com/ssh2048/ssh2048/db"
 	"github.com/ssh2048/ssh2048/engine"
+	"github.com/ssh2048/ssh2048/game/latest"
 )
 
 // Spectators across nodes. A game is fed to its spectators by the node
@@ -110,7 +111,7 @@ func (s *Service) listenRemote() {
 		if f == nil || local {
 			return
 		}
-		f.update(func(snap *Snapshot) {
+		f.Update(func(snap *Snapshot) {
 			if r.Moves >= snap.Moves || r.Status != snap.Status || r.TakenOver != snap.TakenOver {
 				r.apply(snap)
 			}
@@ -152,7 +153,7 @@ func (p *Play) announceAs(last engine.Result, status Status) {
 		snap.Status = status
 	}
 	if p.feed != nil {
-		cur, _ := p.feed.get()
+		cur, _ := p.feed.Get()
 		snap.TakenOver = cur.TakenOver
 	}
 	r := remoteSnapshot{GameID: snap.GameID, Player: snap.Player, Size: snap.Size, Kind: snap.Kind, Board: snap.Board.String(),
@@ -200,11 +201,11 @@ func (s *Service) watchElsewhere(id int64) (*Watch, error) {
 	f := s.feeds[id]
 	fresh := f == nil
 	if fresh {
-		f = newLatest(liveSnapshot(games[0]))
+		f = latest.New(liveSnapshot(games[0]))
 		s.feeds[id] = f
 	}
 	s.mu.Unlock()
-	f.update(func(snap *Snapshot) { snap.Watchers++ })
+	f.Update(func(snap *Snapshot) { snap.Watchers++ })
 	if fresh {
 		go s.keepAsking(id, f)
 	}

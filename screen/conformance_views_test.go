@@ -13,6 +13,7 @@ import (
 	"github.com/ssh2048/ssh2048/db"
 	"github.com/ssh2048/ssh2048/engine"
 	"github.com/ssh2048/ssh2048/game"
+	"github.com/ssh2048/ssh2048/race"
 	"github.com/ssh2048/ssh2048/screen"
 	"github.com/ssh2048/ssh2048/tui"
 )
@@ -22,7 +23,7 @@ import (
 var server = screen.Options{Term: "xterm-256color", RawLineFeed: true}
 
 // service is a game service over a real SQLite file of the test's own.
-func service(t *testing.T, opts ...game.Option) *game.Service {
+func service(t *testing.T) *game.Service {
 	t.Helper()
 	quiet := slog.New(slog.DiscardHandler)
 	store, err := db.Open(context.Background(), t.TempDir(), db.WithLogger(quiet))
@@ -30,7 +31,7 @@ func service(t *testing.T, opts ...game.Option) *game.Service {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
-	return game.New(store, quiet, opts...)
+	return game.New(store, quiet)
 }
 
 // seat is name's seat in svc, closed when the test ends.
@@ -134,12 +135,20 @@ func TestConformanceSpectator(t *testing.T) {
 	play(t, sides, "4 watching", steps)
 }
 
-// racer joins room ("" the public lobby) of svc on 4×4 as p.
-func racer(t *testing.T, svc *game.Service, p game.Player, room string) *game.RaceTicket {
+// races are svc's races, closed when the test ends.
+func races(t *testing.T, svc *game.Service, opts ...race.Option) *race.Hall {
+	t.Helper()
+	h := race.New(svc, opts...)
+	t.Cleanup(h.Close)
+	return h
+}
+
+// racer joins room ("" the public lobby) of svc's races h on 4×4 as p.
+func racer(t *testing.T, svc *game.Service, h *race.Hall, p game.Player, room string) *race.Ticket {
 	t.Helper()
 	st := svc.Seat(p, func() {})
 	t.Cleanup(st.Close)
-	tk, err := svc.JoinRace(context.Background(), st, room, 4, false)
+	tk, err := h.Join(context.Background(), st, room, 4, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +156,7 @@ func racer(t *testing.T, svc *game.Service, p game.Player, room string) *game.Ra
 	return tk
 }
 
-func raceScreen(t *testing.T, tk *game.RaceTicket, p game.Player, room string) tea.Model {
+func raceScreen(t *testing.T, tk *race.Ticket, p game.Player, room string) tea.Model {
 	return tui.NewRace(tui.RaceOptions{Ticket: tk, Room: room, Player: p.Name, Guest: p.Guest,
 		Context: t.Context(), Profile: colorprofile.ANSI256})
 }
@@ -159,7 +168,7 @@ func TestConformanceRaceLobby(t *testing.T) {
 	lobby := func() tea.Model {
 		svc := service(t)
 		ann := seat(t, svc, "ann").Player()
-		return raceScreen(t, racer(t, svc, ann, "blue-fox"), ann, "blue-fox")
+		return raceScreen(t, racer(t, svc, races(t, svc), ann, "blue-fox"), ann, "blue-fox")
 	}
 	const w, h = 80, 24
 	sides := []*side{
@@ -181,11 +190,12 @@ func TestConformanceRaceLobby(t *testing.T) {
 // differs, where a tie goes to the earlier racer (and its clock ticks):
 // it is not compared.
 func TestConformanceRace(t *testing.T) {
-	svc := service(t, game.WithRaceTimes(10*time.Millisecond, 10*time.Millisecond, time.Minute))
-	tickets := []*game.RaceTicket{racer(t, svc, game.Guest, ""), racer(t, svc, game.Guest, "")}
+	svc := service(t)
+	hall := races(t, svc, race.WithTimes(10*time.Millisecond, 10*time.Millisecond, time.Minute))
+	tickets := []*race.Ticket{racer(t, svc, hall, game.Guest, ""), racer(t, svc, hall, game.Guest, "")}
 	// Started once it runs, without taking a view from the tickets:
 	// the screens wait for the next one after those they took.
-	for v := tickets[0].Now(); v.Phase != game.Running; v = tickets[0].Now() {
+	for v := tickets[0].Now(); v.Phase != race.Running; v = tickets[0].Now() {
 		<-tickets[0].ChangedSince(v.Version)
 	}
 	const w, h = 80, 24
