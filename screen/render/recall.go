@@ -12,17 +12,18 @@ import (
 // is a screen.ViewRedrawer), spares the renderer that: once drawn, the
 // frame's buffer goes back (LetGo), and before the next frame the
 // renderer asks for the last one again (Recall). A race screen, with
-// three more boards than a game's and drawn at
-// every racer's move, kept 5.4 KB a racer this way; it now costs a second
-// drawing of the last frame, about 2 µs, for each frame.
+// three more boards than a game's and drawn at every racer's move, keeps
+// about 5 KB less a racer this way (docs/performance.md has the
+// measurement); it costs a second drawing of the last frame, about 2 µs,
+// for each frame.
 //
-// The renderer trusts the copy only if it is the same text: its length and
-// hash are noted when the buffer goes back. A copy that differs (a model
-// that drew from something it did not keep) makes the next frame a full
-// redraw, which costs bytes but shows the right screen.
+// The renderer trusts the copy only if it is the same text: its length
+// and hash are noted when the buffer goes back. A copy that differs (a
+// model that drew from something it did not keep) makes the next frame a
+// full redraw, which costs bytes but shows the right screen.
 
-// lentFrame is the last frame's text, given back to viewTexts (letGo):
-// what its copy must be (recall).
+// lentFrame is the last frame's text, given back to viewTexts (LetGo):
+// what its copy must be (Recall).
 type lentFrame struct {
 	lent bool
 	n    int
