@@ -15,7 +15,7 @@ import (
 	"github.com/ssh2048/ssh2048/game"
 	"github.com/ssh2048/ssh2048/race"
 	"github.com/ssh2048/ssh2048/screen"
-	"github.com/ssh2048/ssh2048/tui"
+	"github.com/ssh2048/ssh2048/tui/racing"
 	"github.com/ssh2048/ssh2048/tui/viewer"
 )
 
@@ -158,7 +158,7 @@ func racer(t *testing.T, svc *game.Service, h *race.Hall, p game.Player, room st
 }
 
 func raceScreen(t *testing.T, tk *race.Ticket, p game.Player, room string) tea.Model {
-	return tui.NewRace(tui.RaceOptions{Ticket: tk, Room: room, Player: p.Name, Guest: p.Guest,
+	return racing.NewRace(racing.RaceOptions{Ticket: tk, Room: room, Player: p.Name, Guest: p.Guest,
 		Context: t.Context(), Profile: colorprofile.ANSI256})
 }
 

@@ -5,7 +5,7 @@
 //
 // The screens that show games without playing them (watch, TV, replay,
 // history) are package tui/viewer's; the game screen opens them over
-// itself (gameviews.go). Boards, styles and lines are drawn with
+// itself (gameviews.go). The race screens are package tui/racing's. Boards, styles and lines are drawn with
 // tui/draw, and the runner's messages are tui/event's.
 //
 // It knows nothing of SSH: games come in through the Store interface

@@ -1,4 +1,4 @@
-package tui
+package racing
 
 import (
 	"context"
@@ -15,14 +15,9 @@ import (
 	"github.com/ssh2048/ssh2048/engine"
 	"github.com/ssh2048/ssh2048/game"
 	"github.com/ssh2048/ssh2048/race"
+	"github.com/ssh2048/ssh2048/tui/draw"
+	"github.com/ssh2048/ssh2048/tui/event"
 )
-
-// The race screens: a lobby (the racers and their ratings, the
-// countdown, a private room's word and its host's controls), the race
-// (the player's board large, every opponent's live beside it, the clock)
-// and the results (places, scores, rating changes), then back to the
-// lobby or out. One RaceModel runs them all for one session, driven by
-// the race's views (race.Ticket.Next) and the player's keys.
 
 // RaceOptions configure a race screen.
 type RaceOptions struct {
@@ -45,7 +40,7 @@ type RaceOptions struct {
 	// time.Now (the service's clock in tests).
 	Now func() time.Time
 	// Woken: the runner waits for the race's views itself and sends
-	// WakeMsg (see Waker); else the screen waits in a tea.Cmd.
+	// event.WakeMsg (see event.Waker); else the screen waits in a tea.Cmd.
 	Woken bool
 }
 
@@ -61,9 +56,9 @@ type raceKeys struct {
 }
 
 var sharedRaceKeys = sync.OnceValue(func() *raceKeys {
-	d := DefaultKeyMap()
+	up, down, left, right := event.MoveKeys()
 	return &raceKeys{
-		Up: d.Up, Down: d.Down, Left: d.Left, Right: d.Right,
+		Up: up, Down: down, Left: left, Right: right,
 		Size:    key.NewBinding(key.WithKeys("3", "4", "5", "6", "7", "8"), key.WithHelp("3-8", "size")),
 		Longer:  key.NewBinding(key.WithKeys("+", "="), key.WithHelp("+/-", "minutes")),
 		Shorter: key.NewBinding(key.WithKeys("-", "_"), key.WithHelp("-", "shorter")),
@@ -83,7 +78,7 @@ type RaceModel struct {
 	opts    RaceOptions
 	ctx     context.Context
 	keys    *raceKeys
-	styles  *Styles
+	styles  *draw.Styles
 	profile colorprofile.Profile
 	light   bool
 	now     func() time.Time
@@ -114,10 +109,10 @@ type RaceModel struct {
 	me       int // the player's index in view.Racers; -1 before the first view
 	haveView bool
 	play     *game.Play // the player's game once the race runs
-	marks    marks
+	marks    draw.Marks
 	lastGain int
 
-	own, mini *boardCache
+	own, mini *draw.BoardCache
 	// ownDrawn is the player's board as last drawn, with what it was
 	// drawn from: most frames of a race are an opponent's move, which
 	// leaves it as it was. Its lines are pieces of the last frame (which
@@ -125,9 +120,9 @@ type RaceModel struct {
 	// is no longer on screen.
 	ownDrawn struct {
 		lines []string
-		cache *boardCache
+		cache *draw.BoardCache
 		board engine.Board
-		marks marks
+		marks draw.Marks
 	}
 	// opponents are the opponents' names as last drawn (by racer), kept
 	// from frame to frame (see opponentColumn).
@@ -146,8 +141,8 @@ type RaceModel struct {
 	// inks and the race's help lines (racing, and once the board is
 	// over), drawn every frame of every racer: made once per profile
 	// (and width), as the game screen's header.
-	inks     struct{ title, label, value, gain, dim ink }
-	raceHelp [2]line
+	inks     struct{ title, label, value, gain, dim draw.Ink }
+	raceHelp [2]draw.Line
 	lobby    lobbyMemo
 
 	notice    string
@@ -157,8 +152,8 @@ type RaceModel struct {
 }
 
 var (
-	_ tea.Model = (*RaceModel)(nil)
-	_ Waker     = (*RaceModel)(nil)
+	_ tea.Model   = (*RaceModel)(nil)
+	_ event.Waker = (*RaceModel)(nil)
 )
 
 // NewRace returns the race screens for one session.
@@ -181,12 +176,12 @@ func NewRace(opts RaceOptions) *RaceModel {
 
 func (m *RaceModel) setProfile(p colorprofile.Profile) {
 	m.profile = p
-	m.styles = sharedStyles(p, !m.light)
+	m.styles = draw.SharedStyles(p, !m.light)
 	m.own, m.mini = nil, nil
 	s := m.styles
-	m.inks.title, m.inks.label, m.inks.value = inkOf(s.Title), inkOf(s.Label), inkOf(s.Value)
-	m.inks.gain, m.inks.dim = inkOf(s.Gain), inkOf(s.Dim)
-	m.raceHelp = [2]line{}
+	m.inks.title, m.inks.label, m.inks.value = draw.InkOf(s.Title), draw.InkOf(s.Label), draw.InkOf(s.Value)
+	m.inks.gain, m.inks.dim = draw.InkOf(s.Gain), draw.InkOf(s.Dim)
+	m.raceHelp = [2]draw.Line{}
 }
 
 // setTicket makes t the race on screen.
@@ -202,7 +197,7 @@ func (m *RaceModel) setTicket(t *race.Ticket) {
 	m.mu.Unlock()
 	m.seen.Store(0)
 	m.view, m.haveView, m.me, m.play = race.View{}, false, -1, nil
-	m.marks, m.lastGain, m.own, m.mini = marks{}, 0, nil, nil
+	m.marks, m.lastGain, m.own, m.mini = draw.Marks{}, 0, nil, nil
 	m.ownDrawn.lines, m.ownDrawn.cache = nil, nil
 	m.notice, m.noticeErr = "", false
 }
@@ -223,7 +218,7 @@ func (m *RaceModel) Leave() {
 	}
 }
 
-// Wake is Waker.Wake: news when the race on screen has a view newer
+// Wake is event.Waker's Wake: news when the race on screen has a view newer
 // than the one shown, moved when the screen changes races. A screen not
 // run Woken has nothing to wake for: it waits in a tea.Cmd.
 //
@@ -350,7 +345,7 @@ func (m *RaceModel) update(msg tea.Msg) tea.Cmd {
 	}
 	switch msg.(type) {
 	case raceViewMsg: // a view that is not new leaves the screen as it is
-	case WakeMsg:
+	case event.WakeMsg:
 		if at := m.clockAt.Load(); at != 0 && time.Now().UnixNano() >= at {
 			m.drawn = "" // the clock's next second
 		}
@@ -360,23 +355,23 @@ func (m *RaceModel) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
-		m.own, m.mini, m.raceHelp = nil, nil, [2]line{}
+		m.own, m.mini, m.raceHelp = nil, nil, [2]draw.Line{}
 	case tea.ColorProfileMsg:
 		m.setProfile(msg.Profile)
 	case tea.BackgroundColorMsg:
 		m.light = !msg.IsDark()
 		m.setProfile(m.profile)
-	case TakenOverMsg:
+	case event.TakenOverMsg:
 		return m.end(msg.Text, "Your race game was opened in a newer session, which takes over from here.")
-	case ShutdownMsg:
+	case event.ShutdownMsg:
 		return m.end(msg.Text, "The server is restarting. Your race game is saved as it stood.")
-	case EndMsg:
+	case event.EndMsg:
 		return m.end(msg.Text, "")
 	case raceTickMsg:
 		return m.tick()
 	case raceViewMsg:
 		return m.viewArrived(msg)
-	case WakeMsg:
+	case event.WakeMsg:
 		m.mu.Lock()
 		t := m.ticket
 		m.mu.Unlock()
@@ -418,7 +413,7 @@ func (m *RaceModel) adopt(t *race.Ticket, v race.View) {
 	if m.view.Phase >= race.Running && m.play == nil {
 		m.play = t.Play()
 	}
-	if m.view.Size != 0 && (m.own == nil || m.own.n != m.view.Size) {
+	if m.view.Size != 0 && (m.own == nil || m.own.N != m.view.Size) {
 		m.own, m.mini = nil, nil
 	}
 	m.drawn = ""
@@ -471,7 +466,7 @@ func (m *RaceModel) lobbyKey(k tea.KeyPressMsg) tea.Cmd {
 	}
 	m.notice, m.noticeErr = "", false
 	if err != nil {
-		m.notice, m.noticeErr = capitalise(errText(err))+".", true
+		m.notice, m.noticeErr = draw.Capitalise(errText(err))+".", true
 	}
 	return nil
 }
@@ -487,7 +482,7 @@ func errText(err error) string {
 }
 
 func (m *RaceModel) direction(k tea.KeyPressMsg) (engine.Direction, bool) {
-	return keyDirection(nameOf(k), m.keys.Up, m.keys.Down, m.keys.Left, m.keys.Right)
+	return event.KeyDirection(event.NameOf(k), m.keys.Up, m.keys.Down, m.keys.Left, m.keys.Right)
 }
 
 // move plays d; it is saved before anything is drawn.
@@ -508,7 +503,7 @@ func (m *RaceModel) move(d engine.Direction) tea.Cmd {
 	case !res.Moved:
 		return nil
 	}
-	m.marks = marks{on: true, spawn: res.Spawn, merged: before.Merges(d)}
+	m.marks = draw.Marks{On: true, Spawn: res.Spawn, Merged: before.Merges(d)}
 	m.lastGain = res.Gained
 	m.notice, m.noticeErr = "", false
 	// The move has updated the race's view (places, this board among

@@ -1,4 +1,4 @@
-package tui
+package racing
 
 import (
 	"fmt"
@@ -15,12 +15,13 @@ import (
 
 	"github.com/ssh2048/ssh2048/engine"
 	"github.com/ssh2048/ssh2048/race"
+	"github.com/ssh2048/ssh2048/tui/draw"
 )
 
 // miniTier draws an opponent's board beside the player's: five cells a
 // tile, one line high, a column between tiles and none between rows
 // (a 4×4 board is 25×4).
-var miniTier = tier{5, 1, 1, 0}
+var miniTier = draw.Tier{W: 5, H: 1, GX: 1, GY: 0}
 
 // sideMin is the narrowest the opponents' column is made: a name, a
 // score and a tile on one line.
@@ -30,7 +31,7 @@ const sideMin = 24
 // it prints only the last line, as the game screen does.
 func (m *RaceModel) View() tea.View {
 	if m.final != "" {
-		return tea.NewView(wrapWords(m.final, max(m.width, 10)) + "\n")
+		return tea.NewView(draw.WrapWords(m.final, max(m.width, 10)) + "\n")
 	}
 	var body string
 	switch {
@@ -62,9 +63,9 @@ func (m *RaceModel) View() tea.View {
 
 // hints renders bindings as the game screen's help line does, from the
 // race's key map.
-func (m *RaceModel) hints(bs ...key.Binding) string { return hintsIn(m.styles, bs...) }
+func (m *RaceModel) hints(bs ...key.Binding) string { return draw.HintsIn(m.styles, bs...) }
 
-func (m *RaceModel) fit(s string) string { return fitWidth(s, m.width) }
+func (m *RaceModel) fit(s string) string { return draw.FitWidth(s, m.width) }
 
 // title is "Race · room blue-fox · 4×4 · 3 min"; in a narrow window the
 // length, then the size, give way to the room's word.
@@ -143,7 +144,7 @@ func (m *RaceModel) lobbyLines() []string {
 		if v.Room != "" && r.Name == v.Host && i == 0 {
 			name += " (host)"
 		}
-		row := fmt.Sprintf("%s %s %8s", mark, padCells(fitWidth(name, nameWidth), nameWidth), ratingText(r))
+		row := fmt.Sprintf("%s %s %8s", mark, draw.PadCells(draw.FitWidth(name, nameWidth), nameWidth), ratingText(r))
 		if i == m.me {
 			row = s.Me.Render(row)
 		}
@@ -155,13 +156,13 @@ func (m *RaceModel) lobbyLines() []string {
 	case v.Phase == race.Countdown:
 		lines = append(lines, s.Title.Render("Starts in "+strconv.Itoa(int(m.left(v.Starts).Seconds()))+" s"))
 	case v.Room == "":
-		lines = append(lines, wrappedLines("Waiting for a second racer…", m.width, nil)...)
+		lines = append(lines, draw.WrappedLines("Waiting for a second racer…", m.width, nil)...)
 	case host && len(v.Racers) < 2:
-		lines = append(lines, wrappedLines("Waiting for a second racer; then enter starts the race.", m.width, nil)...)
+		lines = append(lines, draw.WrappedLines("Waiting for a second racer; then enter starts the race.", m.width, nil)...)
 	case host:
-		lines = append(lines, wrappedLines("Press enter to start the race.", m.width, nil)...)
+		lines = append(lines, draw.WrappedLines("Press enter to start the race.", m.width, nil)...)
 	default:
-		lines = append(lines, wrappedLines("Waiting for "+v.Host+" (the host) to start the race.", m.width, nil)...)
+		lines = append(lines, draw.WrappedLines("Waiting for "+v.Host+" (the host) to start the race.", m.width, nil)...)
 	}
 	if v.Room != "" {
 		lines = append(lines, m.joinLines()...)
@@ -171,7 +172,7 @@ func (m *RaceModel) lobbyLines() []string {
 		if m.noticeErr {
 			render = s.Error.Render
 		}
-		lines = append(append(lines, ""), wrappedLines(m.notice, m.width, render)...)
+		lines = append(append(lines, ""), draw.WrappedLines(m.notice, m.width, render)...)
 	}
 	lines = append(lines, "", m.lobbyKeys(host && v.Phase == race.Waiting))
 	lines = keepKeys(lines, m.height)
@@ -199,7 +200,7 @@ type lobbyMemo struct {
 }
 
 type titleKey struct {
-	styles *Styles
+	styles *draw.Styles
 	width  int
 	room   string
 	size   int
@@ -208,13 +209,13 @@ type titleKey struct {
 }
 
 type joinKey struct {
-	styles *Styles
+	styles *draw.Styles
 	width  int
 	hint   string
 }
 
 type keysKey struct {
-	styles *Styles
+	styles *draw.Styles
 	width  int
 	host   bool // the host of a room still waiting: more keys
 }
@@ -252,7 +253,7 @@ func (m *RaceModel) lobbyKeys(host bool) string {
 	}
 	var l string
 	if host {
-		l = keysThatFit(m.styles, []key.Binding{m.keys.Size, m.keys.Longer, m.keys.Start, m.keys.Quit}, []int{1, 0}, m.width)
+		l = draw.KeysThatFit(m.styles, []key.Binding{m.keys.Size, m.keys.Longer, m.keys.Start, m.keys.Quit}, []int{1, 0}, m.width)
 	} else {
 		l = m.hints(m.keys.Quit)
 	}
@@ -287,12 +288,12 @@ func placeCentred(lines []string, width, height int) string {
 		b = append(b, '\n')
 	}
 	for i, l := range lines {
-		b = append(appendPad(b, left+(blockW-ws[i]+1)/2), l...)
+		b = append(draw.AppendPad(b, left+(blockW-ws[i]+1)/2), l...)
 		if i < len(lines)-1 {
 			b = append(b, '\n')
 		}
 	}
-	return bytesString(b)
+	return draw.BytesString(b)
 }
 
 // atSpaces breaks text into lines of at most width cells at its spaces.
@@ -356,7 +357,7 @@ func standing(v race.View, order []int) []int {
 func (m *RaceModel) raceScreen() (string, bool) {
 	f := m.frameNow()
 	buf, ok := m.appendRaceScreen(nil, &f, true)
-	return bytesString(buf), ok
+	return draw.BytesString(buf), ok
 }
 
 // raceFrame is what a running race's frame is drawn from that changes
@@ -370,7 +371,7 @@ type raceFrame struct {
 	me          int           // the player's index in view.Racers
 	left        time.Duration // on the clock
 	board       engine.Board  // the player's
-	marks       marks
+	marks       draw.Marks
 	score, gain int
 	over        bool
 	notice      string
@@ -448,9 +449,9 @@ func (m *RaceModel) appendRaceScreen(dst []byte, f *raceFrame, keep bool) ([]byt
 	var headerArr [raceHeaderRoom]byte
 	hb, hw := m.appendRaceHeader(headerArr[:0], raceHeader{size: n, left: f.left, score: f.score,
 		gain: f.gain, place: place, racers: len(v.Racers)})
-	header := line{bytesString(hb), hw}
+	header := draw.Line{S: draw.BytesString(hb), W: hw}
 	if hw > m.width { // a narrow window: cut, as a string of its own
-		header = line{m.fit(string(hb)), min(hw, m.width)}
+		header = draw.Line{S: m.fit(string(hb)), W: min(hw, m.width)}
 	}
 	status := ""
 	switch {
@@ -463,13 +464,13 @@ func (m *RaceModel) appendRaceScreen(dst []byte, f *raceFrame, keep bool) ([]byt
 	if f.over {
 		over = 1
 	}
-	if m.raceHelp[over].s == "" {
-		quit := relabel(m.keys.Quit, "leave (forfeit)")
+	if m.raceHelp[over].S == "" {
+		quit := draw.Relabel(m.keys.Quit, "leave (forfeit)")
 		if f.over {
-			quit = relabel(m.keys.Quit, "leave")
+			quit = draw.Relabel(m.keys.Quit, "leave")
 		}
 		h := m.fit(m.hints(m.keys.arrows(), quit))
-		m.raceHelp[over] = line{h, ansi.StringWidth(h)}
+		m.raceHelp[over] = draw.Line{S: h, W: ansi.StringWidth(h)}
 	}
 	help := m.raceHelp[over]
 
@@ -491,8 +492,8 @@ func (m *RaceModel) appendRaceScreen(dst []byte, f *raceFrame, keep bool) ([]byt
 	if !ok {
 		return dst, false
 	}
-	if m.own == nil || m.own.t != t || m.own.n != n {
-		m.own = sharedBoardCache(m.styles, t, n)
+	if m.own == nil || m.own.Tier != t || m.own.N != n {
+		m.own = draw.SharedBoardCache(m.styles, t, n)
 	}
 	// The player's board is written into the frame from the tiles when
 	// it changed, else copied from the last frame (d.lines are pieces of
@@ -501,7 +502,7 @@ func (m *RaceModel) appendRaceScreen(dst []byte, f *raceFrame, keep bool) ([]byt
 	b := f.board
 	d := &m.ownDrawn
 	same := keep && d.cache == m.own && d.board == b && d.marks == f.marks && len(d.lines) > 0
-	bw, bh := t.boardSize(n)
+	bw, bh := t.BoardSize(n)
 
 	var sideLines []sideLine
 	sideW, sideBytes := 0, 0
@@ -520,10 +521,10 @@ func (m *RaceModel) appendRaceScreen(dst []byte, f *raceFrame, keep bool) ([]byt
 		sideLines, sideW, sideBytes = m.opponentColumn(sideArr[:0], v, opponents, m.width-bw-3, max(bh, m.height-chromeLines))
 	}
 
-	var summaryLine line
+	var summaryLine draw.Line
 	if summary {
 		s := m.fit(sideLines[0].s)
-		summaryLine = line{s, ansi.StringWidth(s)}
+		summaryLine = draw.Line{S: s, W: ansi.StringWidth(s)}
 		sideLines = nil
 	}
 	// The board and the column side by side, as one block centred.
@@ -536,7 +537,7 @@ func (m *RaceModel) appendRaceScreen(dst []byte, f *raceFrame, keep bool) ([]byt
 	if status != "" {
 		status = m.fit(status)
 	}
-	statusLine := line{status, ansi.StringWidth(status)}
+	statusLine := draw.Line{S: status, W: ansi.StringWidth(status)}
 
 	// One buffer, sized at once and to the byte: a race draws four
 	// screens a move, and building its lines apart and joining them
@@ -548,7 +549,7 @@ func (m *RaceModel) appendRaceScreen(dst []byte, f *raceFrame, keep bool) ([]byt
 		count++
 	}
 	top := max(0, (m.height-count)/2)
-	size := top + len(header.s) + len(summaryLine.s) + len(status) + len(help.s) + sideBytes
+	size := top + len(header.S) + len(summaryLine.S) + len(status) + len(help.S) + sideBytes
 	size += m.centring(header) + m.centring(statusLine) + m.centring(help) + count - 1 // and the line breaks
 	if summary {
 		size += m.centring(summaryLine)
@@ -567,7 +568,7 @@ func (m *RaceModel) appendRaceScreen(dst []byte, f *raceFrame, keep bool) ([]byt
 			size += len(l)
 		}
 	} else {
-		size += m.own.size(&b, &f.marks)
+		size += m.own.Size(&b, &f.marks)
 	}
 	var at [64]int // where the board's rows start and end in the frame
 	offs := at[:0]
@@ -582,17 +583,17 @@ func (m *RaceModel) appendRaceScreen(dst []byte, f *raceFrame, keep bool) ([]byt
 	}
 	for r := range rows {
 		buf = append(buf, '\n')
-		buf = appendPad(buf, left)
+		buf = draw.AppendPad(buf, left)
 		if r < bh {
 			start := len(buf)
 			if same {
 				buf = append(buf, d.lines[r]...)
 			} else {
-				buf = m.own.appendLine(buf, r, &b, &f.marks)
+				buf = m.own.AppendLine(buf, r, &b, &f.marks)
 			}
 			offs = append(offs, start, len(buf))
 		} else {
-			buf = appendPad(buf, bw)
+			buf = draw.AppendPad(buf, bw)
 		}
 		if r < len(sideLines) {
 			buf = append(buf, "   "...)
@@ -602,7 +603,7 @@ func (m *RaceModel) appendRaceScreen(dst []byte, f *raceFrame, keep bool) ([]byt
 			case l.k < 0:
 				buf = m.appendOpponentFigures(append(buf, l.s...), &v.Racers[l.racer])
 			default:
-				buf = m.mini.appendLine(buf, l.k, &v.Racers[l.racer].Board, &noMarks)
+				buf = m.mini.AppendLine(buf, l.k, &v.Racers[l.racer].Board, &noMarks)
 			}
 		}
 	}
@@ -611,7 +612,7 @@ func (m *RaceModel) appendRaceScreen(dst []byte, f *raceFrame, keep bool) ([]byt
 	buf = append(buf, '\n')
 	buf = m.appendCentred(buf, help)
 	if keep {
-		frame := bytesString(buf)
+		frame := draw.BytesString(buf)
 		if cap(d.lines) < bh {
 			d.lines = make([]string, bh)
 		}
@@ -642,61 +643,61 @@ func (m *RaceModel) appendRaceHeader(dst []byte, h raceHeader) ([]byte, int) {
 	k := &m.inks
 	var num [40]byte
 	var w, hw int
-	dst, w = k.title.appendText(dst, "Race")
+	dst, w = k.title.AppendText(dst, "Race")
 	hw += w + 1
 	dst = append(dst, ' ')
 	n := strconv.AppendInt(num[:0], int64(h.size), 10)
 	n = strconv.AppendInt(append(n, "×"...), int64(h.size), 10)
-	dst, w = k.label.appendText(dst, bytesString(n))
+	dst, w = k.label.AppendText(dst, draw.BytesString(n))
 	hw += w + 3
 	dst = append(dst, "   "...)
 	secs := int(h.left / time.Second)
 	n = strconv.AppendInt(num[:0], int64(secs/60), 10)
 	n = append(n, ':', byte('0'+secs%60/10), byte('0'+secs%10))
-	dst, w = k.value.appendText(dst, bytesString(n))
+	dst, w = k.value.AppendText(dst, draw.BytesString(n))
 	hw += w
-	dst, w = k.label.appendText(dst, " left")
+	dst, w = k.label.AppendText(dst, " left")
 	hw += w + 3
 	dst = append(dst, "   "...)
-	dst, w = k.label.appendText(dst, "Score ")
+	dst, w = k.label.AppendText(dst, "Score ")
 	hw += w
-	dst, w = k.value.appendText(dst, bytesString(strconv.AppendInt(num[:0], int64(h.score), 10)))
+	dst, w = k.value.AppendText(dst, draw.BytesString(strconv.AppendInt(num[:0], int64(h.score), 10)))
 	hw += w
 	if h.gain > 0 {
 		dst = append(dst, ' ')
-		dst, w = k.gain.appendText(dst, bytesString(strconv.AppendInt(append(num[:0], '+'), int64(h.gain), 10)))
+		dst, w = k.gain.AppendText(dst, draw.BytesString(strconv.AppendInt(append(num[:0], '+'), int64(h.gain), 10)))
 		hw += 1 + w
 	}
 	dst = append(dst, "   "...)
-	dst, w = k.label.appendText(dst, "Place ")
+	dst, w = k.label.AppendText(dst, "Place ")
 	hw += 3 + w
 	n = strconv.AppendInt(num[:0], int64(h.place), 10)
 	n = strconv.AppendInt(append(n, " of "...), int64(h.racers), 10)
-	dst, w = k.value.appendText(dst, bytesString(n))
+	dst, w = k.value.AppendText(dst, draw.BytesString(n))
 	return dst, hw + w
 }
 
 // centring is the spaces appendCentred puts before l.
-func (m *RaceModel) centring(l line) int { return max(0, (m.width-l.w)/2) }
+func (m *RaceModel) centring(l draw.Line) int { return max(0, (m.width-l.W)/2) }
 
 // appendCentred appends l, which fits the window, padded to its middle.
-func (m *RaceModel) appendCentred(dst []byte, l line) []byte {
-	return append(appendPad(dst, m.centring(l)), l.s...)
+func (m *RaceModel) appendCentred(dst []byte, l draw.Line) []byte {
+	return append(draw.AppendPad(dst, m.centring(l)), l.S...)
 }
 
 // pickTier is the largest tile size whose n×n board fits the window with
 // side columns beside it and chrome lines around it.
-func (m *RaceModel) pickTier(n, side, chrome int) (tier, bool) {
-	for i := len(tiers) - 1; i >= 0; i-- {
-		w, h := tiers[i].boardSize(n)
+func (m *RaceModel) pickTier(n, side, chrome int) (draw.Tier, bool) {
+	for i := len(draw.Tiers) - 1; i >= 0; i-- {
+		w, h := draw.Tiers[i].BoardSize(n)
 		if side > 0 {
 			w += 3 + side
 		}
 		if w <= m.width && h+chrome <= m.height {
-			return tiers[i], true
+			return draw.Tiers[i], true
 		}
 	}
-	return tier{}, false
+	return draw.Tier{}, false
 }
 
 // sideLine is a line of the opponents' column: s; or, for racer (an
@@ -711,7 +712,7 @@ type sideLine struct {
 }
 
 // noMarks: an opponent's board is drawn without the marks of its moves.
-var noMarks marks
+var noMarks draw.Marks
 
 // opponentColumn is every opponent of v, in the order they joined: a
 // line with the name, the score and the largest tile, and under it their
@@ -720,9 +721,9 @@ var noMarks marks
 // the bytes its lines take.
 func (m *RaceModel) opponentColumn(out []sideLine, v *race.View, opponents []int, width, height int) (_ []sideLine, w, bytes int) {
 	n := v.Size
-	mw, mh := miniTier.boardSize(n)
-	if m.mini == nil || m.mini.n != n {
-		m.mini = sharedBoardCache(m.styles, miniTier, n)
+	mw, mh := miniTier.BoardSize(n)
+	if m.mini == nil || m.mini.N != n {
+		m.mini = draw.SharedBoardCache(m.styles, miniTier, n)
 	}
 	boards := 0
 	if mw <= width {
@@ -751,7 +752,7 @@ func (m *RaceModel) opponentColumn(out []sideLine, v *race.View, opponents []int
 			for k := range mh {
 				out = append(out, sideLine{racer: i, k: k})
 			}
-			bytes += m.mini.size(&r.Board, &noMarks)
+			bytes += m.mini.Size(&r.Board, &noMarks)
 		}
 	}
 	return out, w, bytes
@@ -770,7 +771,7 @@ type opponentName struct {
 // from the same, else made into n.
 func (n *opponentName) padded(name string, nameW int) string {
 	if n.s == "" || n.name != name || n.width != nameW {
-		*n = opponentName{name: name, width: nameW, s: padCells(name, nameW) + " "}
+		*n = opponentName{name: name, width: nameW, s: draw.PadCells(name, nameW) + " "}
 	}
 	return n.s
 }
@@ -813,7 +814,7 @@ func (m *RaceModel) opponentFiguresSize(r *race.Racer) int {
 	var num [20]byte
 	score := len(strconv.AppendInt(num[:0], int64(r.Score), 10))
 	tile := len(strconv.AppendInt(num[:0], int64(r.MaxTile), 10))
-	return m.inks.value.bytes() + max(6, score) + m.inks.dim.bytes() + max(6, tile) + len(opponentState(r))
+	return m.inks.value.Bytes() + max(6, score) + m.inks.dim.Bytes() + max(6, tile) + len(opponentState(r))
 }
 
 // appendOpponentFigures appends r's score and highest tile, and whether
@@ -821,19 +822,19 @@ func (m *RaceModel) opponentFiguresSize(r *race.Racer) int {
 func (m *RaceModel) appendOpponentFigures(dst []byte, r *race.Racer) []byte {
 	var num [20]byte
 	score := strconv.AppendInt(num[:0], int64(r.Score), 10)
-	dst = append(append(dst, m.inks.value.pre...), spaces[:max(0, 6-len(score))]...)
-	dst = append(append(dst, score...), m.inks.value.post...)
+	dst = append(append(dst, m.inks.value.Pre...), draw.Spaces[:max(0, 6-len(score))]...)
+	dst = append(append(dst, score...), m.inks.value.Post...)
 	tile := strconv.AppendInt(num[:0], int64(r.MaxTile), 10)
-	dst = append(append(dst, m.inks.dim.pre...), spaces[:max(0, 6-len(tile))]...)
+	dst = append(append(dst, m.inks.dim.Pre...), draw.Spaces[:max(0, 6-len(tile))]...)
 	dst = append(append(dst, tile...), opponentState(r)...)
-	return append(dst, m.inks.dim.post...)
+	return append(dst, m.inks.dim.Post...)
 }
 
 // tooSmall says what the smallest race screen needs: raceScreen's header,
 // status and key lines around the smallest board, and the opponents'
 // line under the header when there are opponents.
 func (m *RaceModel) tooSmall() string {
-	w, h := tiers[0].boardSize(m.view.Size)
+	w, h := draw.Tiers[0].BoardSize(m.view.Size)
 	h += 3
 	if len(m.view.Racers) > 1 {
 		h++
@@ -876,7 +877,7 @@ func (m *RaceModel) resultsScreen() string {
 		case r.Bot:
 			change = "bot"
 		}
-		row := fmt.Sprintf("%s %2d  %s %7d %6d  %s", mark, r.Place, padCells(r.Name, 18), r.Score, r.MaxTile, change)
+		row := fmt.Sprintf("%s %2d  %s %7d %6d  %s", mark, r.Place, draw.PadCells(r.Name, 18), r.Score, r.MaxTile, change)
 		if i == m.me {
 			row = s.Me.Render(row)
 		}
@@ -901,10 +902,4 @@ func (m *RaceModel) resultsScreen() string {
 		lines[i] = m.fit(l)
 	}
 	return lipgloss.JoinVertical(lipgloss.Left, lines...)
-}
-
-// padCells cuts or pads s to exactly n terminal cells.
-func padCells(s string, n int) string {
-	s = ansi.Truncate(s, n, "…")
-	return s + strings.Repeat(" ", max(0, n-ansi.StringWidth(s)))
 }
