@@ -7,12 +7,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ssh2048/ssh2048/db"
+	"github.com/ssh2048/ssh2048/store/sqlite"
 )
 
-func newRaceService(t *testing.T, length time.Duration) (*Service, *db.Store) {
+func newRaceService(t *testing.T, length time.Duration) (*Service, *sqlite.Store) {
 	t.Helper()
-	store, err := db.Open(context.Background(), t.TempDir())
+	store, err := sqlite.Open(context.Background(), t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,8 +12,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ssh2048/ssh2048/db"
 	"github.com/ssh2048/ssh2048/engine"
+	"github.com/ssh2048/ssh2048/store"
 )
 
 // Races across nodes. Each race is run by one node, its owner: the node
@@ -64,18 +64,8 @@ func withRaceClock(renew, expiry time.Duration) Option {
 	return func(s *Service) { s.raceClock = raceClock{renew, expiry} }
 }
 
-// raceDirectory is a store shared by several nodes that says which node
-// runs each race lobby and private room (package db/pg).
-type raceDirectory interface {
-	// ClaimRace makes this node the owner of key with race id unless a
-	// live node owns it with a race other than replace; it returns the
-	// key's race and owner after the claim.
-	ClaimRace(ctx context.Context, key, id, replace string) (race, node string, err error)
-	// ReleaseRace gives key up if it still holds race id of this node.
-	ReleaseRace(ctx context.Context, key, id string) error
-	// Node is this node's name.
-	Node() string
-}
+// raceDirectory is the store's directory of races across nodes.
+type raceDirectory = store.RaceDirectory
 
 // raceDirectory returns the store's directory when races cross nodes.
 func (s *Service) raceDirectory() raceDirectory {
@@ -123,7 +113,7 @@ type raceRequest struct {
 	Tickets []string `json:",omitempty"` // opAlive: the node's racers in the race
 	Player  Player   `json:",omitzero"`
 	Bot     bool     `json:",omitempty"`
-	Rating  db.Rating
+	Rating  store.Rating
 	Rated   bool          `json:",omitempty"`
 	Size    int           `json:",omitempty"`
 	Length  time.Duration `json:",omitempty"`
@@ -914,9 +904,9 @@ func (f *farRace) open(st raceState) {
 	ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
 	defer cancel()
 	for _, t := range todo {
-		kind := db.KindHuman
+		kind := store.KindHuman
 		if t.me.bot {
-			kind = db.KindBot
+			kind = store.KindBot
 		}
 		p, err := t.me.seat.openContest(ctx, gameKey{t.me.player.ID, st.Size, kind, st.Race}, st.Seed, st.Ends)
 		f.mu.Lock()

@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"charm.land/wish/v2"
-	"github.com/ssh2048/ssh2048/db"
 	"github.com/ssh2048/ssh2048/engine"
 	"github.com/ssh2048/ssh2048/game"
+	"github.com/ssh2048/ssh2048/store"
 	"github.com/ssh2048/ssh2048/wire"
 	"golang.org/x/time/rate"
 )
@@ -45,7 +45,7 @@ func (s *Server) runBot(sess *session, args []string) int {
 
 	seat := s.seat(sess)
 	defer seat.Close()
-	play, err := seat.Open(sess.Context(), *size, db.KindBot, *fresh)
+	play, err := seat.Open(sess.Context(), *size, store.KindBot, *fresh)
 	switch {
 	case errors.Is(err, game.ErrShuttingDown):
 		wish.Errorln(sess, "ssh2048: "+s.noticeText(noticeShutdown))

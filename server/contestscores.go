@@ -10,8 +10,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/ssh2048/ssh2048/db"
 	"github.com/ssh2048/ssh2048/game"
+	"github.com/ssh2048/ssh2048/store"
 	"github.com/ssh2048/ssh2048/wire"
 )
 
@@ -50,8 +50,8 @@ func (s *Server) runDailyScores(sess *session, day string, size, limit int, asJS
 	entries := make([]wire.ScoreEntry, len(rows))
 	for i, r := range rows {
 		entries[i] = wire.ScoreEntry{
-			Rank: r.Rank, Name: r.Name, Player: db.ShortID(r.Fingerprint), Score: r.Score, MaxTile: r.MaxTile, Moves: r.Moves,
-			Won: r.Won, Ended: r.Ended, GameID: r.GameID, Size: size, Kind: string(db.KindHuman),
+			Rank: r.Rank, Name: r.Name, Player: store.ShortID(r.Fingerprint), Score: r.Score, MaxTile: r.MaxTile, Moves: r.Moves,
+			Won: r.Won, Ended: r.Ended, GameID: r.GameID, Size: size, Kind: string(store.KindHuman),
 			Contest: "daily:" + day, Seed: seed,
 		}
 	}
@@ -60,7 +60,7 @@ func (s *Server) runDailyScores(sess *session, day string, size, limit int, asJS
 	}
 	_, _, hasPty := sess.Pty()
 	var b strings.Builder
-	b.WriteString(scoresTable(entries, size, db.KindHuman, hasPty, noGames))
+	b.WriteString(scoresTable(entries, size, store.KindHuman, hasPty, noGames))
 	table := b.String()
 	// The title says which board this is.
 	table = strings.Replace(table, fmt.Sprintf("Leaderboard %d×%d, human games", size, size),
@@ -96,7 +96,7 @@ func (s *Server) runRaceScores(sess *session, bots bool, limit int, asJSON bool)
 		}
 		entries := make([]wire.BotRaceEntry, len(rows))
 		for i, r := range rows {
-			entries[i] = wire.BotRaceEntry{Rank: r.Rank, Name: r.Name, Player: db.ShortID(r.Fingerprint), Races: r.Races, Wins: r.Wins, Best: r.Best}
+			entries[i] = wire.BotRaceEntry{Rank: r.Rank, Name: r.Name, Player: store.ShortID(r.Fingerprint), Races: r.Races, Wins: r.Wins, Best: r.Best}
 		}
 		if asJSON {
 			return s.writeJSON(sess, entries)
@@ -120,7 +120,7 @@ func (s *Server) runRaceScores(sess *session, bots bool, limit int, asJSON bool)
 	}
 	entries := make([]wire.RatingEntry, len(rows))
 	for i, r := range rows {
-		entries[i] = wire.RatingEntry{Rank: r.Rank, Name: r.Name, Player: db.ShortID(r.Fingerprint),
+		entries[i] = wire.RatingEntry{Rank: r.Rank, Name: r.Name, Player: store.ShortID(r.Fingerprint),
 			Rating: round1(r.Rating.Rating), Deviation: round1(r.Deviation), Races: r.Races}
 	}
 	if asJSON {

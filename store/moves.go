@@ -1,19 +1,28 @@
-package db
+package store
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
+	"strconv"
 
 	"github.com/ssh2048/ssh2048/engine"
 )
 
-// What package db shares with the other implementations of game.Store
-// (package db/pg): the checks every store makes before it writes, and the
-// replay that rebuilds a stored game, so that both stores refuse the same
-// arguments and rebuild games the same way.
+// The checks every store makes before it writes, and the replay that
+// rebuilds a stored game, so that all stores refuse the same arguments and
+// rebuild games the same way.
 
 // CheckGame refuses a board size or game kind no store takes (ErrInvalid).
-func CheckGame(size int, kind Kind) error { return checkSizeKind(size, kind) }
+func CheckGame(size int, kind Kind) error {
+	if size < engine.MinSize || size > engine.MaxSize {
+		return fmt.Errorf("%w: board size %d (want %d to %d)", ErrInvalid, size, engine.MinSize, engine.MaxSize)
+	}
+	if !kind.Valid() {
+		return fmt.Errorf("%w: game kind %q", ErrInvalid, kind)
+	}
+	return nil
+}
 
 // CheckMove refuses a move no store takes (ErrInvalid): a bad direction or
 // sequence number, a state that does not count the move, a bad board.
@@ -21,20 +30,42 @@ func CheckMove(seq int, d engine.Direction, st MoveState) error {
 	if !d.Valid() || seq < 0 || st.Moves != seq+1 {
 		return fmt.Errorf("%w: move %d (%v), state says %d moves", ErrInvalid, seq, d, st.Moves)
 	}
-	return checkState(st)
+	return CheckState(st)
 }
 
 // CheckState refuses a state no store takes (ErrInvalid).
-func CheckState(st MoveState) error { return checkState(st) }
+func CheckState(st MoveState) error {
+	if st.Moves < 0 || st.Score < 0 || st.MaxTile < 0 {
+		return fmt.Errorf("%w: negative count in %+v", ErrInvalid, st)
+	}
+	if _, err := engine.ParseBoard(st.Board); err != nil {
+		return fmt.Errorf("%w: %w", ErrInvalid, err)
+	}
+	return nil
+}
 
-// ScoreBucket is the bucket of a score in score_buckets (digits * 1000 +
-// the first three digits), and the highest score in that bucket.
-func ScoreBucket(score int64) (bucket, top int64) { return scoreBucket(score) }
+// ScoreBucket is the bucket of a score in the stores' score_buckets
+// tables, as the triggers in the migrations compute it: digits * 1000 +
+// the first three digits; top is the highest score in the same bucket.
+// A store counts the players above a score bucket by bucket, so a rank
+// costs a few rows, not a scan of the board.
+func ScoreBucket(score int64) (bucket, top int64) {
+	digits := int64(len(strconv.FormatInt(score, 10)))
+	if digits <= 3 {
+		return digits*1000 + score, score
+	}
+	scale := int64(1)
+	for range digits - 3 {
+		scale *= 10
+	}
+	prefix := score / scale
+	return digits*1000 + prefix, (prefix+1)*scale - 1
+}
 
 // ErrReplayDiverged: replaying a game's stored moves does not give its
 // stored move count, so its moves can no longer be continued; the store
 // ends it as stored and starts another.
-var ErrReplayDiverged = errReplayDiverged
+var ErrReplayDiverged = errors.New("replay diverged from the stored game")
 
 // Rebuild replays g's stored moves onto g.Engine and compares the result
 // with the stored snapshot: a mismatch is logged as REPLAY MISMATCH (the
@@ -47,29 +78,12 @@ func Rebuild(log *slog.Logger, g *SavedGame, gen engine.Generator, dirs []engine
 		return fmt.Errorf("load game %d: replay: %w", g.ID, err)
 	}
 	if got := StateOf(g.Engine); got != stored || len(dirs) != stored.Moves {
-		log.Error("db: REPLAY MISMATCH: stored snapshot and replay of the stored moves disagree",
+		log.Error("store: REPLAY MISMATCH: stored snapshot and replay of the stored moves disagree",
 			"game", g.ID, "player", g.PlayerID, "size", g.Size, "seed", g.Seed, "stored_moves", len(dirs),
 			"snapshot", fmt.Sprintf("%+v", stored), "replay", fmt.Sprintf("%+v", got))
 		if g.Engine.Moves() != len(dirs) {
-			return fmt.Errorf("load game %d: %w", g.ID, errReplayDiverged)
+			return fmt.Errorf("load game %d: %w", g.ID, ErrReplayDiverged)
 		}
 	}
 	return nil
-}
-
-// LiveGame is a game a session holds right now on some node of a shared
-// store, as its snapshot columns say (a spectator's first board before
-// the holding node's events arrive).
-type LiveGame struct {
-	GameID      int64
-	Player      string // display name as stored
-	Fingerprint string
-	Size        int
-	Kind        Kind
-	Board       string // engine.Board.String()
-	Score       int
-	Moves       int
-	Won         bool
-	Node        string // the node holding it
-	Contest     string // "" for free play, else "daily:DAY" or "race:ID"
 }

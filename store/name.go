@@ -1,4 +1,4 @@
-package db
+package store
 
 import (
 	"strings"
@@ -195,4 +195,26 @@ func fitWidth(s string) string {
 		width += w
 	}
 	return strings.TrimRight(strings.Join(strings.Fields(b.String()), " "), " ")
+}
+
+// DisplayName is a player's name as it may be shown to anyone: sanitized
+// (SanitizeName), or, when nothing is left of it, "player-" and the first
+// letters of the key's fingerprint. Names stored by an older version are
+// shown through it too: SanitizeName is idempotent, so a name stored clean
+// stays as it is.
+func DisplayName(name, fingerprint string) string {
+	if clean := SanitizeName(name); clean != "" {
+		return clean
+	}
+	return fallbackName(fingerprint)
+}
+
+// fallbackName names a player whose user name sanitized to nothing.
+func fallbackName(fingerprint string) string {
+	id := strings.TrimPrefix(fingerprint, "SHA256:")
+	id = SanitizeName(id)
+	if r := []rune(id); len(r) > 6 {
+		id = string(r[:6])
+	}
+	return "player-" + id
 }

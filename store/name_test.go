@@ -1,4 +1,4 @@
-package db
+package store
 
 import (
 	"strings"
@@ -92,20 +92,14 @@ func checkSafeName(t *testing.T, in, got string) {
 }
 
 func TestFallbackName(t *testing.T) {
-	ctxStore := openStore(t)
-	p, err := ctxStore.UpsertPlayer(t.Context(), "SHA256:AbCdEfGhIj", "ssh-ed25519", "\x1b[2J")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if p.Name != "player-AbCdEf" {
-		t.Fatalf("name = %q, want player-AbCdEf", p.Name)
-	}
-	p2, err := ctxStore.UpsertPlayer(t.Context(), "SHA256:AbCdEfGhIj", "ssh-ed25519", "\u202ezed")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if p2.ID != p.ID || p2.Name != "zed" || !p2.FirstSeen.Equal(p.FirstSeen) || !p2.LastSeen.After(p.LastSeen) {
-		t.Fatalf("second upsert = %+v, first %+v", p2, p)
+	for _, c := range []struct{ name, fingerprint, want string }{
+		{"\x1b[2J", "SHA256:AbCdEfGhIj", "player-AbCdEf"},
+		{"\u202ezed", "SHA256:AbCdEfGhIj", "zed"},
+		{"", "SHA256:\x1b[31mAb", "player-Ab"},
+	} {
+		if got := DisplayName(c.name, c.fingerprint); got != c.want {
+			t.Errorf("DisplayName(%q, %q) = %q, want %q", c.name, c.fingerprint, got, c.want)
+		}
 	}
 }
 

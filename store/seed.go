@@ -1,4 +1,4 @@
-package db
+package store
 
 import (
 	"crypto/rand"

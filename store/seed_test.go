@@ -1,4 +1,4 @@
-package db_test
+package store_test
 
 import (
 	"go/parser"
@@ -9,14 +9,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ssh2048/ssh2048/db"
+	"github.com/ssh2048/ssh2048/store"
 )
 
 // TestNewSeed: seeds differ from call to call.
 func TestNewSeed(t *testing.T) {
 	seen := map[uint64]bool{}
 	for range 1000 {
-		s := db.NewSeed()
+		s := store.NewSeed()
 		if seen[s] {
 			t.Fatalf("seed %d came twice in 1,000", s)
 		}
@@ -31,7 +31,7 @@ func TestNewSeed(t *testing.T) {
 // be known in advance. They do not import math/rand at all, so that no
 // seed can come from it again unnoticed.
 func TestSeedsFromCryptoRand(t *testing.T) {
-	for _, dir := range []string{".", "pg", "../game", "../tui"} {
+	for _, dir := range []string{".", "sqlite", "postgres", "../game", "../tui"} {
 		files, err := filepath.Glob(filepath.Join(dir, "*.go"))
 		if err != nil || len(files) == 0 {
 			t.Fatalf("%s: %v (%d files)", dir, err, len(files))
@@ -50,7 +50,7 @@ func TestSeedsFromCryptoRand(t *testing.T) {
 			}
 			for _, imp := range f.Imports {
 				if path, _ := strconv.Unquote(imp.Path.Value); path == "math/rand" || path == "math/rand/v2" {
-					t.Errorf("%s imports %s: take seeds from db.NewSeed, other randomness from crypto/rand", name, path)
+					t.Errorf("%s imports %s: take seeds from store.NewSeed, other randomness from crypto/rand", name, path)
 				}
 			}
 		}

@@ -15,8 +15,8 @@ import (
 	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/ssh2048/ssh2048/db"
 	"github.com/ssh2048/ssh2048/engine"
+	"github.com/ssh2048/ssh2048/store"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden from the current output")
@@ -154,13 +154,13 @@ func (g *fakeGame) MarkAssisted(context.Context) error {
 }
 
 // Kind is assisted once the game was marked, as a stored game knows.
-func (g *fakeGame) Kind() db.Kind {
+func (g *fakeGame) Kind() store.Kind {
 	g.store.mu.Lock()
 	defer g.store.mu.Unlock()
 	if seed, ok := g.store.assisted[g.size]; ok && seed == g.seed {
-		return db.KindAssisted
+		return store.KindAssisted
 	}
-	return db.KindHuman
+	return store.KindHuman
 }
 
 func (g *fakeGame) Watchers() int { return 0 }

@@ -12,9 +12,9 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/ssh2048/ssh2048/db"
 	"github.com/ssh2048/ssh2048/engine"
 	"github.com/ssh2048/ssh2048/game"
+	"github.com/ssh2048/ssh2048/store/sqlite"
 )
 
 // runningRace starts a race of names in the public lobby and returns
@@ -69,7 +69,7 @@ func showUntil(t testing.TB, m *RaceModel, ticket *game.RaceTicket, done func(ga
 // raceService is a game service on a new database of its own.
 func raceService(t testing.TB, opts ...game.Option) *game.Service {
 	t.Helper()
-	store, err := db.Open(context.Background(), t.TempDir())
+	store, err := sqlite.Open(context.Background(), t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -341,7 +341,7 @@ func TestRaceOwnBoardFromLastFrame(t *testing.T) {
 // board fits says everything whole (wrapped, or shortened where it has a
 // shorter form), in the window, with the host's keys and quit in sight.
 func TestRaceLobbyFitsNarrowWindows(t *testing.T) {
-	store, err := db.Open(context.Background(), t.TempDir())
+	store, err := sqlite.Open(context.Background(), t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,9 +9,9 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/ssh2048/ssh2048/db"
 	"github.com/ssh2048/ssh2048/engine"
 	"github.com/ssh2048/ssh2048/game"
+	"github.com/ssh2048/ssh2048/store"
 )
 
 // Replay speeds, in moves a second: each + doubles, each - halves.
@@ -248,7 +248,7 @@ func (rp *replayer) header() []line {
 	w += ansi.StringWidth(r.Player) + 1
 	who.WriteByte(' ')
 	w += p.inks.label.text(&who, strconv.Itoa(r.Size)+"×"+strconv.Itoa(r.Size)+" #"+strconv.FormatInt(r.GameID, 10))
-	if r.Kind != db.KindHuman && r.Kind != "" {
+	if r.Kind != store.KindHuman && r.Kind != "" {
 		who.WriteByte(' ')
 		w += 1 + p.inks.gain.text(&who, string(r.Kind))
 	}

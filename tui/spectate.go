@@ -10,9 +10,9 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/ssh2048/ssh2048/db"
 	"github.com/ssh2048/ssh2048/engine"
 	"github.com/ssh2048/ssh2048/game"
+	"github.com/ssh2048/ssh2048/store"
 )
 
 // What a spectator follows.
@@ -405,7 +405,7 @@ func (s *spectator) header() []line {
 	w += s.nameW.w + 1
 	who.WriteByte(' ')
 	w += p.inks.label.text(&who, strconv.Itoa(sn.Size)+"×"+strconv.Itoa(sn.Size))
-	if sn.Kind != db.KindHuman && sn.Kind != "" {
+	if sn.Kind != store.KindHuman && sn.Kind != "" {
 		who.WriteByte(' ')
 		w += 1 + p.inks.gain.text(&who, string(sn.Kind))
 	}

@@ -12,9 +12,10 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
 
-	"github.com/ssh2048/ssh2048/db"
 	"github.com/ssh2048/ssh2048/engine"
 	"github.com/ssh2048/ssh2048/game"
+	"github.com/ssh2048/ssh2048/store"
+	"github.com/ssh2048/ssh2048/store/sqlite"
 )
 
 // live drives a model as package screen does: Update on one goroutine,
@@ -127,7 +128,7 @@ func has(s string) func(string) bool { return func(f string) bool { return strin
 func newService(t *testing.T) *game.Service {
 	t.Helper()
 	quiet := slog.New(slog.DiscardHandler)
-	store, err := db.Open(context.Background(), t.TempDir(), db.WithLogger(quiet))
+	store, err := sqlite.Open(context.Background(), t.TempDir(), sqlite.WithLogger(quiet))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +151,7 @@ func openGame(t *testing.T, svc *game.Service, name string, n int) (*game.Seat, 
 	t.Helper()
 	seat := svc.Seat(identify(t, svc, name), func() {})
 	t.Cleanup(seat.Close)
-	p, err := seat.Open(context.Background(), n, db.KindHuman, false)
+	p, err := seat.Open(context.Background(), n, store.KindHuman, false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package pg_test
+package postgres_test
 
 import (
 	"context"
@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ssh2048/ssh2048/db"
-	"github.com/ssh2048/ssh2048/db/pg/pgtest"
+	"github.com/ssh2048/ssh2048/store"
+	"github.com/ssh2048/ssh2048/store/postgres/pgtest"
 )
 
 // BenchmarkAppendMove: moves committed per second through one node's
@@ -22,13 +22,13 @@ func BenchmarkAppendMove(b *testing.B) {
 	ctx := context.Background()
 	s := openStore(b, pgtest.Database(b))
 	const writers = 64
-	games := make(chan *db.SavedGame, writers)
+	games := make(chan *store.SavedGame, writers)
 	for i := range writers {
 		p, err := s.UpsertPlayer(ctx, fmt.Sprintf("SHA256:bench-%d", i), "ssh-ed25519", "bench")
 		if err != nil {
 			b.Fatal(err)
 		}
-		g, err := s.LoadOrCreateGame(ctx, p.ID, 8, db.KindHuman)
+		g, err := s.LoadOrCreateGame(ctx, p.ID, 8, store.KindHuman)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -50,7 +50,7 @@ func BenchmarkAppendMove(b *testing.B) {
 			}
 			_ = rng
 			g.Engine.Move(d)
-			st := db.StateOf(g.Engine)
+			st := store.StateOf(g.Engine)
 			st.Fence = g.Fence
 			start := time.Now()
 			if err := s.AppendMove(ctx, g.ID, g.Engine.Moves()-1, d, st); err != nil {

@@ -1,4 +1,4 @@
-package pg
+package postgres
 
 import (
 	"context"
@@ -8,16 +8,16 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/ssh2048/ssh2048/db"
+	"github.com/ssh2048/ssh2048/store"
 )
 
 // The leaderboard order, column for column the player_bests_rank index,
-// so that the top N is an index walk (as in package db).
+// so that the top N is an index walk (as in package sqlite).
 const rankOrder = `b.score DESC, b.reached_at, b.game_id`
 
 const entryColumns = `b.player_id, p.name, p.fingerprint, g.score, g.max_tile, g.moves, g.won, g.ended_at, g.id, b.score, b.reached_at`
 
-func scanEntry(row pgx.Row, e *db.Entry, bestScore, reached *int64) error {
+func scanEntry(row pgx.Row, e *store.Entry, bestScore, reached *int64) error {
 	var ended *int64
 	if err := row.Scan(&e.PlayerID, &e.Name, &e.Fingerprint, &e.Score, &e.MaxTile, &e.Moves, &e.Won, &ended, &e.GameID, bestScore, reached); err != nil {
 		return err
@@ -27,8 +27,8 @@ func scanEntry(row pgx.Row, e *db.Entry, bestScore, reached *int64) error {
 }
 
 // Leaderboard returns the top limit players for a board size and kind.
-func (s *Store) Leaderboard(ctx context.Context, size int, kind db.Kind, limit int) ([]db.Entry, error) {
-	if err := db.CheckGame(size, kind); err != nil {
+func (s *Store) Leaderboard(ctx context.Context, size int, kind store.Kind, limit int) ([]store.Entry, error) {
+	if err := store.CheckGame(size, kind); err != nil {
 		return nil, fmt.Errorf("leaderboard: %w", err)
 	}
 	if limit <= 0 {
@@ -46,9 +46,9 @@ func (s *Store) Leaderboard(ctx context.Context, size int, kind db.Kind, limit i
 		return nil, fmt.Errorf("leaderboard %d×%d %s: %w", size, size, kind, err)
 	}
 	defer rows.Close()
-	var out []db.Entry
+	var out []store.Entry
 	for rows.Next() {
-		e := db.Entry{Rank: len(out) + 1}
+		e := store.Entry{Rank: len(out) + 1}
 		var score, reached int64
 		if err := scanEntry(rows, &e, &score, &reached); err != nil {
 			return nil, fmt.Errorf("leaderboard %d×%d %s: %w", size, size, kind, err)
@@ -62,18 +62,18 @@ func (s *Store) Leaderboard(ctx context.Context, size int, kind db.Kind, limit i
 }
 
 // PlayerRank returns the player's best game of a size and kind with its
-// rank, or db.ErrNotFound: buckets above (score_bucket_totals: the
+// rank, or store.ErrNotFound: buckets above (score_bucket_totals: the
 // folded counts and the changes not folded yet, migration 00007), then an
-// index count inside its own bucket, as in package db. One statement, so
+// index count inside its own bucket, as in package sqlite. One statement, so
 // one snapshot and one round trip (it was BEGIN, two queries and
 // ROLLBACK): the header reads it every few seconds for every player. The
 // entry's bucket is score_bucket's, and its top (the bucket's highest
-// score) is db.ScoreBucket's: p is 10^(digits-3), 1 below 1000.
-func (s *Store) PlayerRank(ctx context.Context, playerID int64, size int, kind db.Kind) (db.Entry, error) {
-	if err := db.CheckGame(size, kind); err != nil {
-		return db.Entry{}, fmt.Errorf("player rank: %w", err)
+// score) is store.ScoreBucket's: p is 10^(digits-3), 1 below 1000.
+func (s *Store) PlayerRank(ctx context.Context, playerID int64, size int, kind store.Kind) (store.Entry, error) {
+	if err := store.CheckGame(size, kind); err != nil {
+		return store.Entry{}, fmt.Errorf("player rank: %w", err)
 	}
-	var e db.Entry
+	var e store.Entry
 	var ended *int64
 	var score, reached, ahead int64
 	err := s.pool.QueryRow(ctx, `
@@ -91,10 +91,10 @@ func (s *Store) PlayerRank(ctx context.Context, playerID int64, size int, kind d
 		WHERE b.player_id = $1 AND b.size = $2 AND b.kind = $3`, playerID, size, string(kind)).Scan(
 		&e.PlayerID, &e.Name, &e.Fingerprint, &e.Score, &e.MaxTile, &e.Moves, &e.Won, &ended, &e.GameID, &score, &reached, &ahead)
 	if noRows(err) {
-		return db.Entry{}, fmt.Errorf("rank of player %d (%d×%d %s): %w", playerID, size, size, kind, db.ErrNotFound)
+		return store.Entry{}, fmt.Errorf("rank of player %d (%d×%d %s): %w", playerID, size, size, kind, store.ErrNotFound)
 	}
 	if err != nil {
-		return db.Entry{}, fmt.Errorf("rank of player %d: %w", playerID, err)
+		return store.Entry{}, fmt.Errorf("rank of player %d: %w", playerID, err)
 	}
 	e.Ended = timePtr(ended)
 	e.Rank = int(ahead) + 1
@@ -102,13 +102,13 @@ func (s *Store) PlayerRank(ctx context.Context, playerID int64, size int, kind d
 }
 
 // OpenContestGame returns the player's game of a contest, started on its
-// seed if need be; see db.Store.OpenContestGame.
-func (s *Store) OpenContestGame(ctx context.Context, playerID int64, size int, kind db.Kind, contest string, seed uint64) (*db.SavedGame, error) {
-	if err := db.CheckGame(size, kind); err != nil {
+// seed if need be; see store.Store.OpenContestGame.
+func (s *Store) OpenContestGame(ctx context.Context, playerID int64, size int, kind store.Kind, contest string, seed uint64) (*store.SavedGame, error) {
+	if err := store.CheckGame(size, kind); err != nil {
 		return nil, fmt.Errorf("open contest game: %w", err)
 	}
 	if contest == "" {
-		return nil, fmt.Errorf("open contest game: %w: no contest", db.ErrInvalid)
+		return nil, fmt.Errorf("open contest game: %w: no contest", store.ErrInvalid)
 	}
 	if strings.HasPrefix(contest, "daily:") {
 		var id int64
@@ -118,7 +118,7 @@ func (s *Store) OpenContestGame(ctx context.Context, playerID int64, size int, k
 			playerID, size, contest).Scan(&id, &ended)
 		switch {
 		case err == nil && ended != nil:
-			return &db.SavedGame{ID: id, PlayerID: playerID, Size: size}, fmt.Errorf("%s %d×%d: %w", contest, size, size, db.ErrContestPlayed)
+			return &store.SavedGame{ID: id, PlayerID: playerID, Size: size}, fmt.Errorf("%s %d×%d: %w", contest, size, size, store.ErrContestPlayed)
 		case err != nil && !noRows(err):
 			return nil, fmt.Errorf("open %s: %w", contest, err)
 		}
@@ -131,7 +131,7 @@ func (s *Store) OpenContestGame(ctx context.Context, playerID int64, size int, k
 }
 
 // ContestBoard ranks the games of a contest of one size, best first.
-func (s *Store) ContestBoard(ctx context.Context, contest string, size, limit int) ([]db.Entry, error) {
+func (s *Store) ContestBoard(ctx context.Context, contest string, size, limit int) ([]store.Entry, error) {
 	rows, err := s.pool.Query(ctx, `
 		SELECT g.player_id, p.name, p.fingerprint, g.score, g.max_tile, g.moves, g.won, g.ended_at, g.id
 		FROM games g JOIN players p ON p.id = g.player_id
@@ -141,9 +141,9 @@ func (s *Store) ContestBoard(ctx context.Context, contest string, size, limit in
 		return nil, fmt.Errorf("board of %s: %w", contest, err)
 	}
 	defer rows.Close()
-	var out []db.Entry
+	var out []store.Entry
 	for rows.Next() {
-		e := db.Entry{Rank: len(out) + 1}
+		e := store.Entry{Rank: len(out) + 1}
 		var ended *int64
 		if err := rows.Scan(&e.PlayerID, &e.Name, &e.Fingerprint, &e.Score, &e.MaxTile, &e.Moves, &e.Won, &ended, &e.GameID); err != nil {
 			return nil, fmt.Errorf("board of %s: %w", contest, err)
@@ -225,17 +225,17 @@ func (s *Store) Secret(ctx context.Context, name string) ([]byte, error) {
 }
 
 // Ratings returns the race ratings of the players that have one.
-func (s *Store) Ratings(ctx context.Context, playerIDs []int64) (map[int64]db.Rating, error) {
+func (s *Store) Ratings(ctx context.Context, playerIDs []int64) (map[int64]store.Rating, error) {
 	rows, err := s.pool.Query(ctx, `
 		SELECT player_id, rating, deviation, volatility, races FROM ratings WHERE player_id = ANY($1)`, playerIDs)
 	if err != nil {
 		return nil, fmt.Errorf("ratings: %w", err)
 	}
 	defer rows.Close()
-	out := make(map[int64]db.Rating, len(playerIDs))
+	out := make(map[int64]store.Rating, len(playerIDs))
 	for rows.Next() {
 		var id int64
-		var r db.Rating
+		var r store.Rating
 		if err := rows.Scan(&id, &r.Rating, &r.Deviation, &r.Volatility, &r.Races); err != nil {
 			return nil, fmt.Errorf("ratings: %w", err)
 		}
@@ -246,7 +246,7 @@ func (s *Store) Ratings(ctx context.Context, playerIDs []int64) (map[int64]db.Ra
 
 // RecordRace stores a finished race, its entries and the new ratings, and
 // ends its games still in progress, in one transaction.
-func (s *Store) RecordRace(ctx context.Context, r db.RaceResult) error {
+func (s *Store) RecordRace(ctx context.Context, r store.RaceResult) error {
 	err := s.w.do(ctx, func(ctx context.Context, tx pgx.Tx, now int64) error {
 		var id int64
 		if err := tx.QueryRow(ctx, `
@@ -283,7 +283,7 @@ func (s *Store) RecordRace(ctx context.Context, r db.RaceResult) error {
 }
 
 // RatingBoard lists the best race ratings, highest first.
-func (s *Store) RatingBoard(ctx context.Context, limit int) ([]db.RatingEntry, error) {
+func (s *Store) RatingBoard(ctx context.Context, limit int) ([]store.RatingEntry, error) {
 	rows, err := s.pool.Query(ctx, `
 		SELECT r.player_id, p.name, p.fingerprint, r.rating, r.deviation, r.volatility, r.races
 		FROM ratings r JOIN players p ON p.id = r.player_id
@@ -292,9 +292,9 @@ func (s *Store) RatingBoard(ctx context.Context, limit int) ([]db.RatingEntry, e
 		return nil, fmt.Errorf("rating board: %w", err)
 	}
 	defer rows.Close()
-	var out []db.RatingEntry
+	var out []store.RatingEntry
 	for rows.Next() {
-		e := db.RatingEntry{Rank: len(out) + 1}
+		e := store.RatingEntry{Rank: len(out) + 1}
 		if err := rows.Scan(&e.PlayerID, &e.Name, &e.Fingerprint, &e.Rating.Rating, &e.Deviation, &e.Volatility, &e.Races); err != nil {
 			return nil, fmt.Errorf("rating board: %w", err)
 		}
@@ -304,8 +304,8 @@ func (s *Store) RatingBoard(ctx context.Context, limit int) ([]db.RatingEntry, e
 }
 
 // BotRaceBoard ranks the players of races with bots: most wins first,
-// then the best score; see db.Store.BotRaceBoard.
-func (s *Store) BotRaceBoard(ctx context.Context, limit int) ([]db.BotRaceEntry, error) {
+// then the best score; see sqlite.Store.BotRaceBoard.
+func (s *Store) BotRaceBoard(ctx context.Context, limit int) ([]store.BotRaceEntry, error) {
 	rows, err := s.pool.Query(ctx, `
 		SELECT e.player_id, p.name, p.fingerprint, count(*), count(*) FILTER (WHERE e.place = 1), max(e.score)
 		FROM race_entries e JOIN races r ON r.id = e.race_id JOIN players p ON p.id = e.player_id
@@ -316,9 +316,9 @@ func (s *Store) BotRaceBoard(ctx context.Context, limit int) ([]db.BotRaceEntry,
 		return nil, fmt.Errorf("bot race board: %w", err)
 	}
 	defer rows.Close()
-	var out []db.BotRaceEntry
+	var out []store.BotRaceEntry
 	for rows.Next() {
-		e := db.BotRaceEntry{Rank: len(out) + 1}
+		e := store.BotRaceEntry{Rank: len(out) + 1}
 		if err := rows.Scan(&e.PlayerID, &e.Name, &e.Fingerprint, &e.Races, &e.Wins, &e.Best); err != nil {
 			return nil, fmt.Errorf("bot race board: %w", err)
 		}
@@ -329,14 +329,14 @@ func (s *Store) BotRaceBoard(ctx context.Context, limit int) ([]db.BotRaceEntry,
 
 // ContestRank returns the player's game of a contest of one size with its
 // rank on ContestBoard, and how many games that board has; see
-// db.Store.ContestRank.
-func (s *Store) ContestRank(ctx context.Context, playerID int64, contest string, size int) (db.Entry, int, error) {
+// sqlite.Store.ContestRank.
+func (s *Store) ContestRank(ctx context.Context, playerID int64, contest string, size int) (store.Entry, int, error) {
 	tx, err := s.pool.BeginTx(ctx, readOnly)
 	if err != nil {
-		return db.Entry{}, 0, fmt.Errorf("rank in %s: %w", contest, err)
+		return store.Entry{}, 0, fmt.Errorf("rank in %s: %w", contest, err)
 	}
 	defer tx.Rollback(context.Background())
-	var e db.Entry
+	var e store.Entry
 	var reached int64
 	var ended *int64
 	err = tx.QueryRow(ctx, `
@@ -346,10 +346,10 @@ func (s *Store) ContestRank(ctx context.Context, playerID int64, contest string,
 		ORDER BY g.id DESC LIMIT 1`, playerID, contest, size).
 		Scan(&e.PlayerID, &e.Name, &e.Fingerprint, &e.Score, &e.MaxTile, &e.Moves, &e.Won, &ended, &e.GameID, &reached)
 	if noRows(err) {
-		return db.Entry{}, 0, fmt.Errorf("rank of player %d in %s: %w", playerID, contest, db.ErrNotFound)
+		return store.Entry{}, 0, fmt.Errorf("rank of player %d in %s: %w", playerID, contest, store.ErrNotFound)
 	}
 	if err != nil {
-		return db.Entry{}, 0, fmt.Errorf("rank of player %d in %s: %w", playerID, contest, err)
+		return store.Entry{}, 0, fmt.Errorf("rank of player %d in %s: %w", playerID, contest, err)
 	}
 	e.Ended = timePtr(ended)
 	var ahead, total int
@@ -357,7 +357,7 @@ func (s *Store) ContestRank(ctx context.Context, playerID int64, contest string,
 		SELECT count(*) FILTER (WHERE score > $3 OR (score = $3 AND (reached_at, id) < ($4, $5))), count(*)
 		FROM games WHERE contest = $1 AND size = $2`, contest, size, e.Score, reached, e.GameID).Scan(&ahead, &total)
 	if err != nil {
-		return db.Entry{}, 0, fmt.Errorf("rank of player %d in %s: %w", playerID, contest, err)
+		return store.Entry{}, 0, fmt.Errorf("rank of player %d in %s: %w", playerID, contest, err)
 	}
 	e.Rank = ahead + 1
 	return e, total, nil

@@ -1,4 +1,4 @@
-package pg
+package postgres
 
 import (
 	"context"
@@ -8,8 +8,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/ssh2048/ssh2048/db"
 	"github.com/ssh2048/ssh2048/engine"
+	"github.com/ssh2048/ssh2048/store"
 )
 
 // querier is what reads need: the pool, or a read transaction.
@@ -19,13 +19,13 @@ type querier interface {
 }
 
 // UpsertPlayer records a connection by the public key with that
-// fingerprint, as db.Store.UpsertPlayer does.
-func (s *Store) UpsertPlayer(ctx context.Context, fingerprint, keyType, rawName string) (db.Player, error) {
+// fingerprint, as store.Store.UpsertPlayer does.
+func (s *Store) UpsertPlayer(ctx context.Context, fingerprint, keyType, rawName string) (store.Player, error) {
 	if fingerprint == "" {
-		return db.Player{}, fmt.Errorf("upsert player: %w: empty fingerprint", db.ErrInvalid)
+		return store.Player{}, fmt.Errorf("upsert player: %w: empty fingerprint", store.ErrInvalid)
 	}
-	name := db.DisplayName(rawName, fingerprint)
-	var p db.Player
+	name := store.DisplayName(rawName, fingerprint)
+	var p store.Player
 	err := s.w.do(ctx, func(ctx context.Context, tx pgx.Tx, now int64) error {
 		var first, last int64
 		err := tx.QueryRow(ctx, `
@@ -40,15 +40,15 @@ func (s *Store) UpsertPlayer(ctx context.Context, fingerprint, keyType, rawName 
 		return err
 	})
 	if err != nil {
-		return db.Player{}, fmt.Errorf("upsert player %s: %w", fingerprint, err)
+		return store.Player{}, fmt.Errorf("upsert player %s: %w", fingerprint, err)
 	}
 	return p, nil
 }
 
 // LoadOrCreateGame returns the player's game in progress for (size,
-// kind), starting one if there is none; see db.Store.LoadOrCreateGame.
-func (s *Store) LoadOrCreateGame(ctx context.Context, playerID int64, size int, kind db.Kind) (*db.SavedGame, error) {
-	if err := db.CheckGame(size, kind); err != nil {
+// kind), starting one if there is none; see store.Store.LoadOrCreateGame.
+func (s *Store) LoadOrCreateGame(ctx context.Context, playerID int64, size int, kind store.Kind) (*store.SavedGame, error) {
+	if err := store.CheckGame(size, kind); err != nil {
 		return nil, fmt.Errorf("load game: %w", err)
 	}
 	for range 2 {
@@ -57,20 +57,20 @@ func (s *Store) LoadOrCreateGame(ctx context.Context, playerID int64, size int, 
 			return nil, fmt.Errorf("load game of player %d (%d×%d %s): %w", playerID, size, size, kind, err)
 		}
 		g, err := s.loadGame(ctx, id, token)
-		if !errors.Is(err, db.ErrReplayDiverged) {
+		if !errors.Is(err, store.ErrReplayDiverged) {
 			return g, err
 		}
 		if err := s.endAsStored(ctx, id); err != nil {
 			return nil, err
 		}
 	}
-	return nil, fmt.Errorf("load game of player %d: %w", playerID, db.ErrReplayDiverged)
+	return nil, fmt.Errorf("load game of player %d: %w", playerID, store.ErrReplayDiverged)
 }
 
 // NewGame ends the player's game in progress for (size, kind), if any,
 // and starts a new one.
-func (s *Store) NewGame(ctx context.Context, playerID int64, size int, kind db.Kind) (*db.SavedGame, error) {
-	if err := db.CheckGame(size, kind); err != nil {
+func (s *Store) NewGame(ctx context.Context, playerID int64, size int, kind store.Kind) (*store.SavedGame, error) {
+	if err := store.CheckGame(size, kind); err != nil {
 		return nil, fmt.Errorf("new game: %w", err)
 	}
 	id, token, err := s.createGame(ctx, gameSpec{playerID: playerID, size: size, kind: kind, replace: true})
@@ -84,7 +84,7 @@ func (s *Store) NewGame(ctx context.Context, playerID int64, size int, kind db.K
 type gameSpec struct {
 	playerID int64
 	size     int
-	kind     db.Kind
+	kind     store.Kind
 	contest  string
 	seed     uint64
 	replace  bool
@@ -135,7 +135,7 @@ func (s *Store) findOrInsert(ctx context.Context, tx pgx.Tx, spec gameSpec, seed
 		return err
 	}
 	if !exists {
-		return reject(fmt.Errorf("player %d: %w", spec.playerID, db.ErrNotFound))
+		return reject(fmt.Errorf("player %d: %w", spec.playerID, store.ErrNotFound))
 	}
 	if spec.replace {
 		if _, err := tx.Exec(ctx, `
@@ -171,35 +171,35 @@ var readOnly = pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadO
 
 // loadGame reads game id and rebuilds it, in one snapshot so that a
 // concurrent append cannot slip between the game row and its moves.
-func (s *Store) loadGame(ctx context.Context, id, token int64) (*db.SavedGame, error) {
+func (s *Store) loadGame(ctx context.Context, id, token int64) (*store.SavedGame, error) {
 	tx, err := s.pool.BeginTx(ctx, readOnly)
 	if err != nil {
 		return nil, fmt.Errorf("load game %d: %w", id, err)
 	}
 	defer tx.Rollback(context.Background())
-	g := &db.SavedGame{ID: id, Fence: token}
+	g := &store.SavedGame{ID: id, Fence: token}
 	var (
 		kind          string
 		seed, started int64
 		gen           int16
-		stored        db.MoveState
+		stored        store.MoveState
 	)
 	err = tx.QueryRow(ctx, `
 		SELECT player_id, size, kind, seed, generator, started_at, score, max_tile, moves, won, board
 		FROM games WHERE id = $1`, id,
 	).Scan(&g.PlayerID, &g.Size, &kind, &seed, &gen, &started, &stored.Score, &stored.MaxTile, &stored.Moves, &stored.Won, &stored.Board)
 	if noRows(err) {
-		return nil, fmt.Errorf("load game %d: %w", id, db.ErrNotFound)
+		return nil, fmt.Errorf("load game %d: %w", id, store.ErrNotFound)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("load game %d: %w", id, err)
 	}
-	g.Kind, g.Seed, g.StartedAt = db.Kind(kind), uint64(seed), time.UnixMicro(started)
+	g.Kind, g.Seed, g.StartedAt = store.Kind(kind), uint64(seed), time.UnixMicro(started)
 	dirs, err := readMoves(ctx, tx, id)
 	if err != nil {
 		return nil, fmt.Errorf("load game %d: %w", id, err)
 	}
-	if err := db.Rebuild(s.log, g, engine.Generator(gen), dirs, stored); err != nil {
+	if err := store.Rebuild(s.log, g, engine.Generator(gen), dirs, stored); err != nil {
 		return nil, err
 	}
 	return g, nil
@@ -233,13 +233,13 @@ func readMoves(ctx context.Context, q querier, id int64) ([]engine.Direction, er
 type gameRow struct {
 	playerID int64
 	size     int
-	kind     db.Kind
+	kind     store.Kind
 	moves    int
 	score    int
 }
 
-// liveGame reads game id for a write, failing with db.ErrNotFound or,
-// if it has ended, db.ErrGameEnded.
+// liveGame reads game id for a write, failing with store.ErrNotFound or,
+// if it has ended, store.ErrGameEnded.
 func liveGame(ctx context.Context, tx pgx.Tx, id int64) (gameRow, error) {
 	var r gameRow
 	var kind string
@@ -247,20 +247,20 @@ func liveGame(ctx context.Context, tx pgx.Tx, id int64) (gameRow, error) {
 	err := tx.QueryRow(ctx, `SELECT player_id, size, kind, moves, score, ended_at FROM games WHERE id = $1`, id).
 		Scan(&r.playerID, &r.size, &kind, &r.moves, &r.score, &ended)
 	if noRows(err) {
-		return r, reject(db.ErrNotFound)
+		return r, reject(store.ErrNotFound)
 	}
-	r.kind = db.Kind(kind)
+	r.kind = store.Kind(kind)
 	if err == nil && ended != nil {
-		err = reject(db.ErrGameEnded)
+		err = reject(store.ErrGameEnded)
 	}
 	return r, err
 }
 
 // AppendMove stores move seq of game gameID with the state the caller's
-// engine reached, as db.Store.AppendMove does: it returns once the move is
-// committed, and a stale writer gets db.ErrConflict.
-func (s *Store) AppendMove(ctx context.Context, gameID int64, seq int, d engine.Direction, st db.MoveState) error {
-	if err := db.CheckMove(seq, d, st); err != nil {
+// engine reached, as store.Store.AppendMove does: it returns once the move is
+// committed, and a stale writer gets store.ErrConflict.
+func (s *Store) AppendMove(ctx context.Context, gameID int64, seq int, d engine.Direction, st store.MoveState) error {
+	if err := store.CheckMove(seq, d, st); err != nil {
 		return fmt.Errorf("append move %d to game %d: %w", seq, gameID, err)
 	}
 	err := s.w.do(ctx, func(ctx context.Context, tx pgx.Tx, now int64) error {
@@ -318,7 +318,7 @@ var (
 
 // whyRefused explains a guarded update that matched no row, as a
 // rejection.
-func whyRefused(ctx context.Context, tx pgx.Tx, id int64, count int, st db.MoveState) error {
+func whyRefused(ctx context.Context, tx pgx.Tx, id int64, count int, st store.MoveState) error {
 	if err := fenced(ctx, tx, id, st.Fence); err != nil {
 		return err
 	}
@@ -327,16 +327,16 @@ func whyRefused(ctx context.Context, tx pgx.Tx, id int64, count int, st db.MoveS
 	case err != nil:
 		return err
 	case g.moves != count:
-		return reject(fmt.Errorf("%w: stored game has %d moves, not %d", db.ErrConflict, g.moves, count))
+		return reject(fmt.Errorf("%w: stored game has %d moves, not %d", store.ErrConflict, g.moves, count))
 	case st.Score < g.score:
-		return reject(fmt.Errorf("%w: score would go down from %d to %d", db.ErrInvalid, g.score, st.Score))
+		return reject(fmt.Errorf("%w: score would go down from %d to %d", store.ErrInvalid, g.score, st.Score))
 	}
 	return fmt.Errorf("update of game %d matched nothing for no known reason", id)
 }
 
-// EndGame ends game gameID with its final state st; see db.Store.EndGame.
-func (s *Store) EndGame(ctx context.Context, gameID int64, st db.MoveState) error {
-	if err := db.CheckState(st); err != nil {
+// EndGame ends game gameID with its final state st; see store.Store.EndGame.
+func (s *Store) EndGame(ctx context.Context, gameID int64, st store.MoveState) error {
+	if err := store.CheckState(st); err != nil {
 		return fmt.Errorf("end game %d: %w", gameID, err)
 	}
 	err := s.w.do(ctx, func(ctx context.Context, tx pgx.Tx, now int64) error {
@@ -368,14 +368,14 @@ func (s *Store) endAsStored(ctx context.Context, id int64) error {
 }
 
 // MarkAssisted turns a human game into an assisted one; see
-// db.Store.MarkAssisted.
+// store.Store.MarkAssisted.
 func (s *Store) MarkAssisted(ctx context.Context, gameID int64) error {
 	err := s.w.do(ctx, func(ctx context.Context, tx pgx.Tx, now int64) error {
 		g, err := liveGame(ctx, tx, gameID)
 		switch {
 		case err != nil:
 			return err
-		case g.kind != db.KindHuman:
+		case g.kind != store.KindHuman:
 			return nil
 		}
 		if _, err := tx.Exec(ctx, `
@@ -411,7 +411,7 @@ func (s *Store) MarkAssisted(ctx context.Context, gameID int64) error {
 }
 
 // PlayerGames lists the player's games, newest first.
-func (s *Store) PlayerGames(ctx context.Context, playerID int64, limit int) ([]db.GameSummary, error) {
+func (s *Store) PlayerGames(ctx context.Context, playerID int64, limit int) ([]store.GameSummary, error) {
 	if limit <= 0 {
 		limit = 100
 	}
@@ -422,16 +422,16 @@ func (s *Store) PlayerGames(ctx context.Context, playerID int64, limit int) ([]d
 		return nil, fmt.Errorf("games of player %d: %w", playerID, err)
 	}
 	defer rows.Close()
-	var out []db.GameSummary
+	var out []store.GameSummary
 	for rows.Next() {
-		var g db.GameSummary
+		var g store.GameSummary
 		var kind string
 		var started, updated int64
 		var ended *int64
 		if err := rows.Scan(&g.ID, &g.Size, &kind, &g.Score, &g.MaxTile, &g.Moves, &g.Won, &g.Contest, &started, &updated, &ended); err != nil {
 			return nil, fmt.Errorf("games of player %d: %w", playerID, err)
 		}
-		g.Kind, g.StartedAt, g.UpdatedAt, g.EndedAt = db.Kind(kind), time.UnixMicro(started), time.UnixMicro(updated), timePtr(ended)
+		g.Kind, g.StartedAt, g.UpdatedAt, g.EndedAt = store.Kind(kind), time.UnixMicro(started), time.UnixMicro(updated), timePtr(ended)
 		out = append(out, g)
 	}
 	if err := rows.Err(); err != nil {
@@ -449,13 +449,13 @@ func timePtr(us *int64) *time.Time {
 }
 
 // FullGame reads game id, its player and its moves in one snapshot.
-func (s *Store) FullGame(ctx context.Context, id int64) (db.FullGame, error) {
+func (s *Store) FullGame(ctx context.Context, id int64) (store.FullGame, error) {
 	tx, err := s.pool.BeginTx(ctx, readOnly)
 	if err != nil {
-		return db.FullGame{}, fmt.Errorf("full game %d: %w", id, err)
+		return store.FullGame{}, fmt.Errorf("full game %d: %w", id, err)
 	}
 	defer tx.Rollback(context.Background())
-	g := db.FullGame{GameSummary: db.GameSummary{ID: id}}
+	g := store.FullGame{GameSummary: store.GameSummary{ID: id}}
 	var (
 		kind             string
 		seed             int64
@@ -470,31 +470,31 @@ func (s *Store) FullGame(ctx context.Context, id int64) (db.FullGame, error) {
 	).Scan(&g.PlayerID, &g.Player, &g.Fingerprint, &g.Size, &kind, &gen, &seed,
 		&g.Score, &g.MaxTile, &g.Moves, &g.Won, &g.Board, &g.Contest, &started, &updated, &ended)
 	if noRows(err) {
-		return db.FullGame{}, fmt.Errorf("full game %d: %w", id, db.ErrNotFound)
+		return store.FullGame{}, fmt.Errorf("full game %d: %w", id, store.ErrNotFound)
 	}
 	if err != nil {
-		return db.FullGame{}, fmt.Errorf("full game %d: %w", id, err)
+		return store.FullGame{}, fmt.Errorf("full game %d: %w", id, err)
 	}
-	g.Kind, g.Generator, g.Seed = db.Kind(kind), engine.Generator(gen), uint64(seed)
+	g.Kind, g.Generator, g.Seed = store.Kind(kind), engine.Generator(gen), uint64(seed)
 	g.StartedAt, g.UpdatedAt, g.EndedAt = time.UnixMicro(started), time.UnixMicro(updated), timePtr(ended)
 	if g.Dirs, err = readMoves(ctx, tx, id); err != nil {
-		return db.FullGame{}, fmt.Errorf("full game %d: %w", id, err)
+		return store.FullGame{}, fmt.Errorf("full game %d: %w", id, err)
 	}
 	return g, nil
 }
 
-// PlayerByID returns the player with that id, or db.ErrNotFound.
-func (s *Store) PlayerByID(ctx context.Context, id int64) (db.Player, error) {
-	var p db.Player
+// PlayerByID returns the player with that id, or store.ErrNotFound.
+func (s *Store) PlayerByID(ctx context.Context, id int64) (store.Player, error) {
+	var p store.Player
 	var first, last int64
 	err := s.pool.QueryRow(ctx, `
 		SELECT id, fingerprint, key_type, name, first_seen, last_seen FROM players WHERE id = $1`, id,
 	).Scan(&p.ID, &p.Fingerprint, &p.KeyType, &p.Name, &first, &last)
 	if noRows(err) {
-		return db.Player{}, fmt.Errorf("player %d: %w", id, db.ErrNotFound)
+		return store.Player{}, fmt.Errorf("player %d: %w", id, store.ErrNotFound)
 	}
 	if err != nil {
-		return db.Player{}, fmt.Errorf("player %d: %w", id, err)
+		return store.Player{}, fmt.Errorf("player %d: %w", id, err)
 	}
 	p.FirstSeen, p.LastSeen = time.UnixMicro(first), time.UnixMicro(last)
 	return p, nil

@@ -1,4 +1,4 @@
-package pg
+package postgres
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/ssh2048/ssh2048/db"
+	"github.com/ssh2048/ssh2048/store"
 )
 
 // One writer per game across nodes (migration 00006): loading a game to
@@ -18,9 +18,9 @@ import (
 // (node, fencing token + 1, lease) and, when another node held it, sends
 // that node a takeover notice (NOTIFY, delivered at COMMIT) so that its
 // session ends at once. Every move and end carries the token its game was
-// loaded with (db.MoveState.Fence) and locks the holder row (FOR KEY
+// loaded with (store.MoveState.Fence) and locks the holder row (FOR KEY
 // SHARE, which a claim's FOR UPDATE waits for) to check it: a claim waits for a group already writing that game, and
-// a write after a claim sees the new token and is refused (db.ErrFenced),
+// a write after a claim sees the new token and is refused (store.ErrFenced),
 // so a move is never applied by two nodes nor lost between them.
 
 // TopicTakeover is the bus topic of takeover notices: "GAME TOKEN NODE",
@@ -154,7 +154,7 @@ func (s *Store) Holder(ctx context.Context, id int64) (node string, token int64,
 func (s *Store) Node() string { return s.node }
 
 // fenced explains a fenced write that matched no row: a token that is no
-// longer the game's is db.ErrFenced; else nil, and the caller looks
+// longer the game's is store.ErrFenced; else nil, and the caller looks
 // further.
 func fenced(ctx context.Context, tx pgx.Tx, id, fence int64) error {
 	if fence == 0 {
@@ -163,7 +163,7 @@ func fenced(ctx context.Context, tx pgx.Tx, id, fence int64) error {
 	var token int64
 	err := tx.QueryRow(ctx, `SELECT token FROM game_holders WHERE game_id = $1`, id).Scan(&token)
 	if noRows(err) || err == nil && token != fence {
-		return reject(fmt.Errorf("%w: token %d, the game's is %d", db.ErrFenced, fence, token))
+		return reject(fmt.Errorf("%w: token %d, the game's is %d", store.ErrFenced, fence, token))
 	}
 	return err
 }
@@ -171,7 +171,7 @@ func fenced(ctx context.Context, tx pgx.Tx, id, fence int64) error {
 // LiveGames lists the games held right now, by a node whose lease is
 // current, of one size (0: every size), or the one game id when id is
 // not 0; at most 1000, oldest first.
-func (s *Store) LiveGames(ctx context.Context, size int, id int64) ([]db.LiveGame, error) {
+func (s *Store) LiveGames(ctx context.Context, size int, id int64) ([]store.LiveGame, error) {
 	rows, err := s.pool.Query(ctx, `
 		SELECT g.id, p.name, p.fingerprint, g.size, g.kind, g.board, g.score, g.moves, g.won, h.node, g.contest
 		FROM game_holders h JOIN games g ON g.id = h.game_id JOIN players p ON p.id = g.player_id
@@ -181,14 +181,14 @@ func (s *Store) LiveGames(ctx context.Context, size int, id int64) ([]db.LiveGam
 		return nil, fmt.Errorf("live games: %w", err)
 	}
 	defer rows.Close()
-	var out []db.LiveGame
+	var out []store.LiveGame
 	for rows.Next() {
-		var g db.LiveGame
+		var g store.LiveGame
 		var kind string
 		if err := rows.Scan(&g.GameID, &g.Player, &g.Fingerprint, &g.Size, &kind, &g.Board, &g.Score, &g.Moves, &g.Won, &g.Node, &g.Contest); err != nil {
 			return nil, fmt.Errorf("live games: %w", err)
 		}
-		g.Kind = db.Kind(kind)
+		g.Kind = store.Kind(kind)
 		out = append(out, g)
 	}
 	return out, rows.Err()

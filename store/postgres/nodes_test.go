@@ -1,4 +1,4 @@
-package pg_test
+package postgres_test
 
 import (
 	"context"
@@ -7,23 +7,23 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ssh2048/ssh2048/db"
-	"github.com/ssh2048/ssh2048/db/pg"
-	"github.com/ssh2048/ssh2048/db/pg/pgtest"
 	"github.com/ssh2048/ssh2048/engine"
 	"github.com/ssh2048/ssh2048/game"
+	"github.com/ssh2048/ssh2048/store"
+	"github.com/ssh2048/ssh2048/store/postgres"
+	"github.com/ssh2048/ssh2048/store/postgres/pgtest"
 )
 
 // node is one ssh2048 node of a test: its store and its game service.
 type node struct {
-	store *pg.Store
+	store *postgres.Store
 	games *game.Service
 }
 
 // startNode opens a node on url, closed when the test ends.
-func startNode(tb testing.TB, url, name string, opts ...pg.Option) node {
+func startNode(tb testing.TB, url, name string, opts ...postgres.Option) node {
 	tb.Helper()
-	s, err := pg.Open(context.Background(), url, append([]pg.Option{pg.WithLogger(quiet), pg.WithNode(name)}, opts...)...)
+	s, err := postgres.Open(context.Background(), url, append([]postgres.Option{postgres.WithLogger(quiet), postgres.WithNode(name)}, opts...)...)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -37,8 +37,8 @@ func startNode(tb testing.TB, url, name string, opts ...pg.Option) node {
 }
 
 func TestTakeoverTopicIsTheGameService(t *testing.T) {
-	if pg.TopicTakeover != game.TopicTakeover {
-		t.Fatalf("pg announces takeovers on %q, the game service listens on %q", pg.TopicTakeover, game.TopicTakeover)
+	if postgres.TopicTakeover != game.TopicTakeover {
+		t.Fatalf("pg announces takeovers on %q, the game service listens on %q", postgres.TopicTakeover, game.TopicTakeover)
 	}
 }
 
@@ -53,11 +53,11 @@ func TestStaleTokenIsRefusedByTheDatabase(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ga, err := a.LoadOrCreateGame(ctx, p.ID, 4, db.KindHuman)
+	ga, err := a.LoadOrCreateGame(ctx, p.ID, 4, store.KindHuman)
 	if err != nil {
 		t.Fatal(err)
 	}
-	gb, err := b.LoadOrCreateGame(ctx, p.ID, 4, db.KindHuman)
+	gb, err := b.LoadOrCreateGame(ctx, p.ID, 4, store.KindHuman)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,25 +67,25 @@ func TestStaleTokenIsRefusedByTheDatabase(t *testing.T) {
 	// move plays on g's engine, kept even when the store refuses it: A's
 	// second try below has the sequence number the database expects, so
 	// only the token can refuse it.
-	move := func(s *pg.Store, g *db.SavedGame) error {
+	move := func(s *postgres.Store, g *store.SavedGame) error {
 		d, _ := someMove(g.Engine)
 		g.Engine.Move(d)
-		st := db.StateOf(g.Engine)
+		st := store.StateOf(g.Engine)
 		st.Fence = g.Fence
 		return s.AppendMove(ctx, g.ID, g.Engine.Moves()-1, d, st)
 	}
-	if err := move(a, ga); !errors.Is(err, db.ErrFenced) {
+	if err := move(a, ga); !errors.Is(err, store.ErrFenced) {
 		t.Fatalf("move with the first token after the second load: %v, want ErrFenced", err)
 	}
 	if err := move(b, gb); err != nil {
 		t.Fatal(err)
 	}
-	if err := move(a, ga); !errors.Is(err, db.ErrFenced) {
+	if err := move(a, ga); !errors.Is(err, store.ErrFenced) {
 		t.Fatalf("stale node's move: %v, want ErrFenced", err)
 	}
-	st := db.StateOf(gb.Engine)
+	st := store.StateOf(gb.Engine)
 	st.Fence = ga.Fence
-	if err := a.EndGame(ctx, ga.ID, st); !errors.Is(err, db.ErrFenced) {
+	if err := a.EndGame(ctx, ga.ID, st); !errors.Is(err, store.ErrFenced) {
 		t.Fatalf("stale node's EndGame: %v, want ErrFenced", err)
 	}
 }
@@ -181,7 +181,7 @@ func TestTakeoverAcrossNodes(t *testing.T) {
 func TestDeadNodeLocksNothing(t *testing.T) {
 	ctx := context.Background()
 	url := pgtest.Database(t)
-	dead := startNode(t, url, "dead", pg.WithLease(time.Second))
+	dead := startNode(t, url, "dead", postgres.WithLease(time.Second))
 	who, err := dead.games.Identify(ctx, "SHA256:orphan", "ssh-ed25519", "orphan")
 	if err != nil {
 		t.Fatal(err)
@@ -428,14 +428,14 @@ func TestNodeReconnectsAfterPostgreSQLRestarts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := n.store.LoadOrCreateGame(ctx, p.ID, 4, db.KindHuman)
+	g, err := n.store.LoadOrCreateGame(ctx, p.ID, 4, store.KindHuman)
 	if err != nil {
 		t.Fatal(err)
 	}
 	move := func() error {
 		d, _ := someMove(g.Engine)
 		g.Engine.Move(d)
-		st := db.StateOf(g.Engine)
+		st := store.StateOf(g.Engine)
 		st.Fence = g.Fence
 		return n.store.AppendMove(ctx, g.ID, g.Engine.Moves()-1, d, st)
 	}
@@ -454,7 +454,7 @@ func TestNodeReconnectsAfterPostgreSQLRestarts(t *testing.T) {
 	// The move the store refused is not stored: reload to where it is.
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		g, err = n.store.LoadOrCreateGame(ctx, p.ID, 4, db.KindHuman)
+		g, err = n.store.LoadOrCreateGame(ctx, p.ID, 4, store.KindHuman)
 		if err == nil {
 			break
 		}

@@ -1,8 +1,8 @@
-// Package pg stores ssh2048's players and games in PostgreSQL, for
-// several SSH nodes sharing one database. It implements game.Store with
-// the semantics of package db (the SQLite store, which stays the default
-// and the reference), and shares db's vocabulary: db.Kind, db.SavedGame,
-// db.Entry, db.ErrConflict and the other sentinel errors.
+// Package postgres stores ssh2048's players and games in PostgreSQL, for
+// several SSH nodes sharing one database. It implements store.Store with
+// the semantics of package sqlite (the SQLite store, which stays the default
+// and the reference), and shares package store's vocabulary: store.Kind, store.SavedGame,
+// store.Entry, store.ErrConflict and the other sentinel errors.
 //
 // The same guarantees, by the same means:
 //
@@ -25,7 +25,7 @@
 //
 // Reads go through a pgxpool of their own; the pool reconnects by itself
 // when the server comes back after a restart, and so does the writer.
-package pg
+package postgres
 
 import (
 	"context"
@@ -45,8 +45,8 @@ import (
 	"github.com/pressly/goose/v3"
 	"github.com/pressly/goose/v3/lock"
 
-	"github.com/ssh2048/ssh2048/db"
 	"github.com/ssh2048/ssh2048/migrations"
+	"github.com/ssh2048/ssh2048/store"
 )
 
 // Option configures Open.
@@ -56,16 +56,16 @@ type options struct {
 	log   *slog.Logger
 	node  string
 	lease time.Duration
-	obs   db.Observer
+	obs   store.Observer
 }
 
 // WithLogger sets where the store logs; the default is slog.Default().
 func WithLogger(l *slog.Logger) Option { return func(o *options) { o.log = l } }
 
-// WithObserver has the store tell obs what it does (package db's
-// Observer: group commits, waits, stored moves, failures), for the same
-// metrics on PostgreSQL as on SQLite; nil is no observer.
-func WithObserver(obs db.Observer) Option { return func(o *options) { o.obs = obs } }
+// WithObserver has the store tell obs what it does (group commits,
+// waits, stored moves, failures), for the same metrics on PostgreSQL as
+// on SQLite; nil is no observer.
+func WithObserver(obs store.Observer) Option { return func(o *options) { o.obs = obs } }
 
 // WithNode names this node in game_holders; the default is the host name,
 // the process id and a random suffix, different at every start.
@@ -84,7 +84,7 @@ type Store struct {
 	pool    *pgxpool.Pool
 	w       *writer
 	log     *slog.Logger
-	obs     db.Observer
+	obs     store.Observer
 	newSeed func() uint64 // replaced in tests
 	node    string        // this node's name in game_holders
 	lease   time.Duration
@@ -107,18 +107,18 @@ const connectTimeout = 10 * time.Second
 
 // Open connects to the database at url (postgres://… or a libpq key=value
 // string), applies pending migrations and starts the writer. A database
-// migrated by a newer binary is refused with db.ErrSchemaTooNew.
+// migrated by a newer binary is refused with store.ErrSchemaTooNew.
 func Open(ctx context.Context, url string, opts ...Option) (*Store, error) {
 	o := options{log: slog.Default(), lease: DefaultLease}
 	for _, opt := range opts {
 		opt(&o)
 	}
 	if o.obs == nil {
-		o.obs = nopObserver{}
+		o.obs = store.NopObserver{}
 	}
 	if o.node == "" {
 		host, _ := os.Hostname()
-		o.node = fmt.Sprintf("%s-%d-%04x", host, os.Getpid(), db.NewSeed()&0xffff)
+		o.node = fmt.Sprintf("%s-%d-%04x", host, os.Getpid(), store.NewSeed()&0xffff)
 	}
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
@@ -158,7 +158,7 @@ func Open(ctx context.Context, url string, opts ...Option) (*Store, error) {
 		wpool.Close()
 		return nil, fmt.Errorf("open postgres %s: %w", where, err)
 	}
-	s := &Store{pool: pool, log: o.log, obs: o.obs, newSeed: db.NewSeed, node: o.node, lease: o.lease,
+	s := &Store{pool: pool, log: o.log, obs: o.obs, newSeed: store.NewSeed, node: o.node, lease: o.lease,
 		held: make(map[int64]int64), races: make(map[string]string), stop: make(chan struct{}), stopped: make(chan struct{})}
 	s.w = newWriter(wpool, o.log, o.obs)
 	s.bus = newBus(cfg.ConnConfig, pool, o.log)
@@ -198,7 +198,7 @@ func upgrade(ctx context.Context, p *goose.Provider, conn *sql.DB, log *slog.Log
 	}
 	if current > latest {
 		return fmt.Errorf("migrate: %w: database is at version %d, this binary knows up to %d; run a newer ssh2048 or restore a backup",
-			db.ErrSchemaTooNew, current, latest)
+			store.ErrSchemaTooNew, current, latest)
 	}
 	results, err := p.Up(ctx)
 	if err != nil {
@@ -211,7 +211,7 @@ func upgrade(ctx context.Context, p *goose.Provider, conn *sql.DB, log *slog.Log
 }
 
 // Close waits for every pending write to commit, then closes the pool.
-// Writes after Close fail with db.ErrClosed. Closing twice is harmless.
+// Writes after Close fail with store.ErrClosed. Closing twice is harmless.
 func (s *Store) Close() error {
 	s.closeOnce.Do(func() {
 		close(s.stop)

@@ -1,4 +1,4 @@
-package pg_test
+package postgres_test
 
 import (
 	"context"
@@ -7,10 +7,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ssh2048/ssh2048/db/pg"
-	"github.com/ssh2048/ssh2048/db/pg/pgtest"
 	"github.com/ssh2048/ssh2048/engine"
 	"github.com/ssh2048/ssh2048/game"
+	"github.com/ssh2048/ssh2048/store/postgres"
+	"github.com/ssh2048/ssh2048/store/postgres/pgtest"
 )
 
 // TestRaceKeys: one owner per race key. A live owner's key is not taken
@@ -21,7 +21,7 @@ func TestRaceKeys(t *testing.T) {
 	ctx := context.Background()
 	url := pgtest.Database(t)
 	a, b := startNode(t, url, "a").store, startNode(t, url, "b").store
-	claim := func(s *pg.Store, key, id, replace string) (string, string) {
+	claim := func(s *postgres.Store, key, id, replace string) (string, string) {
 		t.Helper()
 		race, node, err := s.ClaimRace(ctx, key, id, replace)
 		if err != nil {
@@ -54,7 +54,7 @@ func TestRaceKeys(t *testing.T) {
 		t.Fatalf("after the owner's release: %s on %s", race, node)
 	}
 
-	dead := startNode(t, url, "dead", pg.WithLease(time.Second)).store
+	dead := startNode(t, url, "dead", postgres.WithLease(time.Second)).store
 	claim(dead, "lobby:4", "race:d", "")
 	dead.Close() // its leases are no longer renewed
 	if race, _ := claim(a, "lobby:4", "race:a", ""); race != "race:d" {
@@ -75,7 +75,7 @@ func TestRaceKeys(t *testing.T) {
 	won := make([]string, 16)
 	for i := range won {
 		wg.Go(func() {
-			s := []*pg.Store{a, b}[i%2]
+			s := []*postgres.Store{a, b}[i%2]
 			race, _, err := s.ClaimRace(ctx, "room:crowd", fmt.Sprintf("race:%d", i), "")
 			if err != nil {
 				t.Error(err)
@@ -98,8 +98,8 @@ func TestRaceKeys(t *testing.T) {
 func TestRaceAcrossNodesOnPostgreSQL(t *testing.T) {
 	ctx := context.Background()
 	url := pgtest.Database(t)
-	open := func(name string) (*pg.Store, *game.Service) {
-		s, err := pg.Open(ctx, url, pg.WithLogger(quiet), pg.WithNode(name))
+	open := func(name string) (*postgres.Store, *game.Service) {
+		s, err := postgres.Open(ctx, url, postgres.WithLogger(quiet), postgres.WithNode(name))
 		if err != nil {
 			t.Fatal(err)
 		}

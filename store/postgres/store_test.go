@@ -1,4 +1,4 @@
-package pg_test
+package postgres_test
 
 import (
 	"context"
@@ -14,11 +14,11 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/ssh2048/ssh2048/db"
-	"github.com/ssh2048/ssh2048/db/pg"
-	"github.com/ssh2048/ssh2048/db/pg/pgtest"
 	"github.com/ssh2048/ssh2048/engine"
-	"github.com/ssh2048/ssh2048/game/storetest"
+	"github.com/ssh2048/ssh2048/store"
+	"github.com/ssh2048/ssh2048/store/postgres"
+	"github.com/ssh2048/ssh2048/store/postgres/pgtest"
+	"github.com/ssh2048/ssh2048/store/storetest"
 )
 
 func TestMain(m *testing.M) { os.Exit(pgtest.Run(m)) }
@@ -26,9 +26,9 @@ func TestMain(m *testing.M) { os.Exit(pgtest.Run(m)) }
 var quiet = slog.New(slog.DiscardHandler)
 
 // openStore opens a store on a fresh database, closed when the test ends.
-func openStore(tb testing.TB, url string) *pg.Store {
+func openStore(tb testing.TB, url string) *postgres.Store {
 	tb.Helper()
-	s, err := pg.Open(context.Background(), url, pg.WithLogger(quiet))
+	s, err := postgres.Open(context.Background(), url, postgres.WithLogger(quiet))
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -37,14 +37,14 @@ func openStore(tb testing.TB, url string) *pg.Store {
 }
 
 // TestStore runs the stores' conformance suite (package storetest, which
-// package db runs against SQLite) against a real PostgreSQL.
+// package sqlite runs against SQLite) against a real PostgreSQL.
 func TestStore(t *testing.T) {
 	storetest.Run(t, storetest.Backend{
 		Open: func(tb testing.TB, log *slog.Logger) (storetest.Store, func() (storetest.Store, error)) {
 			tb.Helper()
 			url := pgtest.Database(tb)
 			open := func() (storetest.Store, error) {
-				s, err := pg.Open(context.Background(), url, pg.WithLogger(log))
+				s, err := postgres.Open(context.Background(), url, postgres.WithLogger(log))
 				if err != nil {
 					return nil, err
 				}
@@ -57,16 +57,16 @@ func TestStore(t *testing.T) {
 			}
 			return s, open
 		},
-		SetSeeds: func(s storetest.Store, next func() uint64) { pg.SetNewSeed(s.(*pg.Store), next) },
+		SetSeeds: func(s storetest.Store, next func() uint64) { postgres.SetNewSeed(s.(*postgres.Store), next) },
 		Exec: func(tb testing.TB, s storetest.Store, sql string, args ...any) {
 			tb.Helper()
-			if _, err := s.(*pg.Store).Pool().Exec(context.Background(), sql, args...); err != nil {
+			if _, err := s.(*postgres.Store).Pool().Exec(context.Background(), sql, args...); err != nil {
 				tb.Fatalf("%s: %v", sql, err)
 			}
 		},
 		Ints: func(tb testing.TB, s storetest.Store, sql string, args ...any) [][]int64 {
 			tb.Helper()
-			rows, err := s.(*pg.Store).Pool().Query(context.Background(), sql, args...)
+			rows, err := s.(*postgres.Store).Pool().Query(context.Background(), sql, args...)
 			if err != nil {
 				tb.Fatalf("%s: %v", sql, err)
 			}
@@ -76,7 +76,7 @@ func TestStore(t *testing.T) {
 }
 
 // TestScoreBucketMatchesGo: the score_bucket function the triggers use
-// is db.ScoreBucket.
+// is store.ScoreBucket.
 func TestScoreBucketMatchesGo(t *testing.T) {
 	s := openStore(t, pgtest.Database(t))
 	for _, score := range []int64{0, 1, 9, 10, 99, 100, 999, 1000, 1009, 1010, 9999, 10000, 123456, 999999, 1000000, 1 << 40, 1<<62 - 1} {
@@ -84,8 +84,8 @@ func TestScoreBucketMatchesGo(t *testing.T) {
 		if err := s.Pool().QueryRow(context.Background(), `SELECT score_bucket($1)`, score).Scan(&inSQL); err != nil {
 			t.Fatal(err)
 		}
-		if want, _ := db.ScoreBucket(score); inSQL != want {
-			t.Errorf("score_bucket(%d) = %d, db.ScoreBucket says %d", score, inSQL, want)
+		if want, _ := store.ScoreBucket(score); inSQL != want {
+			t.Errorf("score_bucket(%d) = %d, store.ScoreBucket says %d", score, inSQL, want)
 		}
 	}
 }
@@ -99,7 +99,7 @@ func TestNodesStartingTogetherMigrateOnce(t *testing.T) {
 	errs := make([]error, 4)
 	for i := range errs {
 		wg.Go(func() {
-			s, err := pg.Open(context.Background(), url, pg.WithLogger(quiet))
+			s, err := postgres.Open(context.Background(), url, postgres.WithLogger(quiet))
 			if err == nil {
 				s.Close()
 			}
@@ -129,8 +129,8 @@ func TestNewerSchemaIsRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.Close()
-	_, err := pg.Open(context.Background(), url, pg.WithLogger(quiet))
-	if !errors.Is(err, db.ErrSchemaTooNew) {
+	_, err := postgres.Open(context.Background(), url, postgres.WithLogger(quiet))
+	if !errors.Is(err, store.ErrSchemaTooNew) {
 		t.Fatalf("Open of a newer database: err = %v, want ErrSchemaTooNew", err)
 	}
 }
@@ -141,7 +141,7 @@ func TestUnreachableServerIsAClearError(t *testing.T) {
 	addr := pgtest.Shared(t).Addr()
 	host := addr[:strings.LastIndex(addr, ":")]
 	url := fmt.Sprintf("postgres://postgres@%s:1/ssh2048?sslmode=disable", host)
-	_, err := pg.Open(context.Background(), url, pg.WithLogger(quiet))
+	_, err := postgres.Open(context.Background(), url, postgres.WithLogger(quiet))
 	if err == nil || !strings.Contains(err.Error(), "127.0.0.1:1/ssh2048") || !strings.Contains(err.Error(), "cannot connect") {
 		t.Fatalf("err = %v, want one naming 127.0.0.1:1/ssh2048 and saying it cannot connect", err)
 	}
@@ -159,7 +159,7 @@ func TestFailedWriteDoesNotSinkItsGroup(t *testing.T) {
 	var wg sync.WaitGroup
 	for i := range n {
 		wg.Go(func() {
-			errs[i] = pg.Write(s, ctx, func(ctx context.Context, tx pgx.Tx, now int64) error {
+			errs[i] = postgres.Write(s, ctx, func(ctx context.Context, tx pgx.Tx, now int64) error {
 				_, err := tx.Exec(ctx, `INSERT INTO players (fingerprint, key_type, name, first_seen, last_seen) VALUES ($1, 'k', 'n', $2, $2)`,
 					fmt.Sprintf("fp-%d", i), now)
 				if err != nil {
@@ -193,13 +193,13 @@ func TestFailedWriteDoesNotSinkItsGroup(t *testing.T) {
 func TestFoldingBucketsKeepsRanks(t *testing.T) {
 	ctx := context.Background()
 	s := openStore(t, pgtest.Database(t))
-	var games []*db.SavedGame
+	var games []*store.SavedGame
 	for i := range 30 {
 		p, err := s.UpsertPlayer(ctx, fmt.Sprintf("SHA256:fold-%d", i), "ssh-ed25519", "fold")
 		if err != nil {
 			t.Fatal(err)
 		}
-		g, err := s.LoadOrCreateGame(ctx, p.ID, 8, db.KindHuman)
+		g, err := s.LoadOrCreateGame(ctx, p.ID, 8, store.KindHuman)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -207,7 +207,7 @@ func TestFoldingBucketsKeepsRanks(t *testing.T) {
 		for range i % 7 * 5 {
 			d, _ := someMove(g.Engine)
 			g.Engine.Move(d)
-			if err := s.AppendMove(ctx, g.ID, g.Engine.Moves()-1, d, db.StateOf(g.Engine)); err != nil {
+			if err := s.AppendMove(ctx, g.ID, g.Engine.Moves()-1, d, store.StateOf(g.Engine)); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -215,8 +215,8 @@ func TestFoldingBucketsKeepsRanks(t *testing.T) {
 	ranks := func() []int {
 		var out []int
 		for _, g := range games {
-			e, err := s.PlayerRank(ctx, g.PlayerID, 8, db.KindHuman)
-			if errors.Is(err, db.ErrNotFound) {
+			e, err := s.PlayerRank(ctx, g.PlayerID, 8, store.KindHuman)
+			if errors.Is(err, store.ErrNotFound) {
 				out = append(out, 0)
 				continue
 			}
@@ -228,7 +228,7 @@ func TestFoldingBucketsKeepsRanks(t *testing.T) {
 		return out
 	}
 	before := ranks()
-	if err := pg.FoldBuckets(s, ctx); err != nil {
+	if err := postgres.FoldBuckets(s, ctx); err != nil {
 		t.Fatal(err)
 	}
 	var pending int
@@ -240,7 +240,7 @@ func TestFoldingBucketsKeepsRanks(t *testing.T) {
 	}
 }
 
-// countingObserver counts what a store tells its db.Observer.
+// countingObserver counts what a store tells its store.Observer.
 type countingObserver struct {
 	mu                               sync.Mutex
 	commits, committed, waits, moves int
@@ -267,7 +267,7 @@ func (o *countingObserver) Failed(op string) {
 // and its writes, every stored move, and a write that fails.
 func TestObserverSeesTheWriter(t *testing.T) {
 	obs := &countingObserver{}
-	s, err := pg.Open(context.Background(), pgtest.Database(t), pg.WithLogger(quiet), pg.WithObserver(obs))
+	s, err := postgres.Open(context.Background(), pgtest.Database(t), postgres.WithLogger(quiet), postgres.WithObserver(obs))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -277,7 +277,7 @@ func TestObserverSeesTheWriter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := s.LoadOrCreateGame(ctx, p.ID, 4, db.KindHuman)
+	g, err := s.LoadOrCreateGame(ctx, p.ID, 4, store.KindHuman)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -292,12 +292,12 @@ func TestObserverSeesTheWriter(t *testing.T) {
 			}
 		}
 		g.Engine.Move(d)
-		if err := s.AppendMove(ctx, g.ID, seq, d, db.StateOf(g.Engine)); err != nil {
+		if err := s.AppendMove(ctx, g.ID, seq, d, store.StateOf(g.Engine)); err != nil {
 			t.Fatal(err)
 		}
 	}
 	boom := errors.New("boom")
-	if err := pg.Write(s, ctx, func(ctx context.Context, tx pgx.Tx, now int64) error {
+	if err := postgres.Write(s, ctx, func(ctx context.Context, tx pgx.Tx, now int64) error {
 		_, err := tx.Exec(ctx, `SELECT no_such_column FROM players`)
 		return errors.Join(boom, err)
 	}); err == nil {

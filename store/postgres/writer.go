@@ -1,4 +1,4 @@
-package pg
+package postgres
 
 import (
 	"context"
@@ -11,10 +11,10 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/ssh2048/ssh2048/db"
+	"github.com/ssh2048/ssh2048/store"
 )
 
-// maxBatch bounds one group commit, as in package db.
+// maxBatch bounds one group commit, as in package sqlite.
 const maxBatch = 1024
 
 // groupTimeout bounds one group's transaction: a server that stops
@@ -39,7 +39,7 @@ func (r rejection) Unwrap() error { return r.err }
 
 func reject(err error) error { return rejection{err} }
 
-// writer is package db's group-commit writer over a pgx pool: one
+// writer is package sqlite's group-commit writer over a pgx pool: one
 // goroutine takes every pending job, runs them in one transaction and
 // commits once. A job's statements run on the group's context, never the
 // caller's: cancelling a query mid-flight makes pgx close the connection,
@@ -47,7 +47,7 @@ func reject(err error) error { return rejection{err} }
 type writer struct {
 	pool *pgxpool.Pool
 	log  *slog.Logger
-	obs  db.Observer
+	obs  store.Observer
 
 	mu     sync.Mutex
 	queue  []*job
@@ -58,7 +58,7 @@ type writer struct {
 	clock microClock
 }
 
-func newWriter(pool *pgxpool.Pool, log *slog.Logger, obs db.Observer) *writer {
+func newWriter(pool *pgxpool.Pool, log *slog.Logger, obs store.Observer) *writer {
 	w := &writer{pool: pool, log: log, obs: obs, wake: make(chan struct{}, 1), exited: make(chan struct{})}
 	go w.loop()
 	return w
@@ -76,7 +76,7 @@ func (w *writer) do(ctx context.Context, fn func(ctx context.Context, tx pgx.Tx,
 	w.mu.Lock()
 	if w.closed {
 		w.mu.Unlock()
-		return db.ErrClosed
+		return store.ErrClosed
 	}
 	w.queue = append(w.queue, j)
 	w.mu.Unlock()
@@ -151,7 +151,7 @@ func (w *writer) commit(batch []*job) {
 	}
 }
 
-// group runs jobs in one transaction; see package db's writer.group.
+// group runs jobs in one transaction; see package sqlite's writer.group.
 func (w *writer) group(batch []*job, results []error) error {
 	ctx, cancel := context.WithTimeout(context.Background(), groupTimeout)
 	defer cancel()
@@ -183,11 +183,3 @@ func (w *writer) group(batch []*job, results []error) error {
 	w.obs.Committed(len(batch), time.Since(began))
 	return nil
 }
-
-// nopObserver is the observer of a store opened without one.
-type nopObserver struct{}
-
-func (nopObserver) Committed(int, time.Duration) {}
-func (nopObserver) Waited(time.Duration)         {}
-func (nopObserver) MoveStored()                  {}
-func (nopObserver) Failed(string)                {}

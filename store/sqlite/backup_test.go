@@ -1,4 +1,4 @@
-package db
+package sqlite
 
 import (
 	"context"
@@ -10,6 +10,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+
+	"github.com/ssh2048/ssh2048/store"
 )
 
 // TestBackupUnderWrites backs the database up while players commit moves:
@@ -28,7 +30,7 @@ func TestBackupUnderWrites(t *testing.T) {
 		p := addPlayer(t, s, "writer"+string(rune('a'+i)))
 		wg.Go(func() {
 			rng := rand.New(rand.NewPCG(uint64(i), 1))
-			g, err := s.NewGame(ctx, p.ID, 4, KindBot)
+			g, err := s.NewGame(ctx, p.ID, 4, store.KindBot)
 			if err != nil {
 				t.Error(err)
 				return
@@ -40,7 +42,7 @@ func TestBackupUnderWrites(t *testing.T) {
 				default:
 				}
 				if err := playMove(ctx, s, g, rng); err != nil {
-					if g, err = s.NewGame(ctx, p.ID, 4, KindBot); err != nil { // over: the next game
+					if g, err = s.NewGame(ctx, p.ID, 4, store.KindBot); err != nil { // over: the next game
 						t.Error(err)
 						return
 					}

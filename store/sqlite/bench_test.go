@@ -1,4 +1,4 @@
-package db
+package sqlite
 
 import (
 	"context"
@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/ssh2048/ssh2048/migrations"
+	"github.com/ssh2048/ssh2048/store"
 )
 
 func TestMain(m *testing.M) {
@@ -41,13 +42,13 @@ func BenchmarkAppendMove(b *testing.B) {
 func benchAppend(b *testing.B, d Durability, writers int) {
 	ctx := context.Background()
 	s := openStore(b, WithDurability(d))
-	games := make(chan *SavedGame, writers)
+	games := make(chan *store.SavedGame, writers)
 	for i := range writers {
 		p, err := s.UpsertPlayer(ctx, fmt.Sprintf("SHA256:bench-%d", i), "ssh-ed25519", "bench")
 		if err != nil {
 			b.Fatal(err)
 		}
-		g, err := s.LoadOrCreateGame(ctx, p.ID, 8, KindHuman)
+		g, err := s.LoadOrCreateGame(ctx, p.ID, 8, store.KindHuman)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -231,7 +232,7 @@ func BenchmarkLeaderboard(b *testing.B) {
 	}
 	b.Run("top10", func(b *testing.B) {
 		for b.Loop() {
-			rows, err := s.Leaderboard(ctx, 4, KindHuman, 10)
+			rows, err := s.Leaderboard(ctx, 4, store.KindHuman, 10)
 			if err != nil || len(rows) != 10 {
 				b.Fatal(len(rows), err)
 			}
@@ -242,7 +243,7 @@ func BenchmarkLeaderboard(b *testing.B) {
 		rng := rand.New(rand.NewPCG(1, 1))
 		for b.Loop() {
 			p := fixture.ranked[rng.IntN(len(fixture.ranked))]
-			if _, err := s.PlayerRank(ctx, p, 4, KindHuman); err != nil {
+			if _, err := s.PlayerRank(ctx, p, 4, store.KindHuman); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -250,7 +251,7 @@ func BenchmarkLeaderboard(b *testing.B) {
 	})
 	b.Run("rank-last", func(b *testing.B) {
 		for b.Loop() {
-			e, err := s.PlayerRank(ctx, fixture.last, 4, KindHuman)
+			e, err := s.PlayerRank(ctx, fixture.last, 4, store.KindHuman)
 			if err != nil || e.Rank != len(fixture.ranked) {
 				b.Fatalf("rank %d of %d, %v", e.Rank, len(fixture.ranked), err)
 			}
@@ -282,13 +283,13 @@ func BenchmarkAppendMovePaced(b *testing.B) {
 func benchPaced(b *testing.B, d Durability, sessions int, period time.Duration) {
 	ctx := context.Background()
 	s := openStore(b, WithDurability(d))
-	games := make([]*SavedGame, sessions)
+	games := make([]*store.SavedGame, sessions)
 	for i := range sessions {
 		p, err := s.UpsertPlayer(ctx, fmt.Sprintf("SHA256:paced-%d", i), "ssh-ed25519", "paced")
 		if err != nil {
 			b.Fatal(err)
 		}
-		if games[i], err = s.LoadOrCreateGame(ctx, p.ID, 8, KindHuman); err != nil {
+		if games[i], err = s.LoadOrCreateGame(ctx, p.ID, 8, store.KindHuman); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -345,11 +346,11 @@ func cpuTime(tb testing.TB) time.Duration {
 
 // timedMove plays one move of g and times it (the commit included); a game
 // with no move left is ended and replaced by a new one first, untimed.
-func timedMove(ctx context.Context, s *Store, g *SavedGame, rng *rand.Rand) (*SavedGame, time.Duration, error) {
+func timedMove(ctx context.Context, s *Store, g *store.SavedGame, rng *rand.Rand) (*store.SavedGame, time.Duration, error) {
 	if _, ok := movingDirection(g.Engine, rng); !ok {
 		var err error
-		if err = s.EndGame(ctx, g.ID, StateOf(g.Engine)); err == nil {
-			g, err = s.NewGame(ctx, g.PlayerID, g.Size, KindHuman)
+		if err = s.EndGame(ctx, g.ID, store.StateOf(g.Engine)); err == nil {
+			g, err = s.NewGame(ctx, g.PlayerID, g.Size, store.KindHuman)
 		}
 		if err != nil {
 			return g, 0, err
@@ -372,7 +373,7 @@ func BenchmarkRankUnderWrites(b *testing.B) {
 	s := openStore(b)
 	const players = 1000
 	rng := rand.New(rand.NewPCG(5, 5))
-	games := make([]*SavedGame, players)
+	games := make([]*store.SavedGame, players)
 	ids := make([]int64, players)
 	var setup sync.WaitGroup
 	for w := range 50 { // concurrently, so that the moves commit in groups
@@ -385,7 +386,7 @@ func BenchmarkRankUnderWrites(b *testing.B) {
 					return
 				}
 				ids[i] = p.ID
-				if games[i], err = s.LoadOrCreateGame(ctx, p.ID, 4, KindHuman); err != nil {
+				if games[i], err = s.LoadOrCreateGame(ctx, p.ID, 4, store.KindHuman); err != nil {
 					b.Error(err)
 					return
 				}
@@ -429,7 +430,7 @@ func BenchmarkRankUnderWrites(b *testing.B) {
 	session, cancel := context.WithCancel(ctx)
 	defer cancel()
 	for b.Loop() {
-		if _, err := s.PlayerRank(session, ids[rng.IntN(players)], 4, KindHuman); err != nil {
+		if _, err := s.PlayerRank(session, ids[rng.IntN(players)], 4, store.KindHuman); err != nil {
 			b.Fatal(err)
 		}
 	}

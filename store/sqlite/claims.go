@@ -1,4 +1,4 @@
-package db
+package sqlite
 
 import (
 	"context"
@@ -13,8 +13,8 @@ import (
 // One writer per game between the processes on one database file (the
 // server and `ssh2048 play`; migration 00009). Within a process the game
 // service keeps the rule; between processes the store does: loading a
-// game to play it claims it (a new fencing token, SavedGame.Fence), a
-// move or end with an older token is refused (ErrFenced), and a claim
+// game to play it claims it (a new fencing token, store.SavedGame.Fence), a
+// move or end with an older token is refused (store.ErrFenced), and a claim
 // that takes the game from another process leaves it a takeover notice,
 // which that process's store finds by polling (OnTakeover) and its game
 // service turns into the takeover its session is told of at once.

@@ -1,4 +1,4 @@
-package db
+package sqlite
 
 import (
 	"context"
@@ -6,12 +6,14 @@ import (
 	"math/rand/v2"
 	"testing"
 	"time"
+
+	"github.com/ssh2048/ssh2048/store"
 )
 
 // TestClaimsBetweenProcesses: two stores on one file are two processes
 // (the server and `ssh2048 play`). A game loaded by the second is
 // claimed from the first: the first's move with its older token is
-// refused (ErrFenced) and nothing is written, the first is told of the
+// refused (store.ErrFenced) and nothing is written, the first is told of the
 // takeover with the new token, and the second plays on. A claim by the
 // same process tells no one.
 func TestClaimsBetweenProcesses(t *testing.T) {
@@ -26,11 +28,11 @@ func TestClaimsBetweenProcesses(t *testing.T) {
 	server.OnTakeover(func(id, token int64) { told <- [2]int64{id, token} })
 
 	p := addPlayer(t, server, "ann")
-	g, err := server.LoadOrCreateGame(ctx, p.ID, 4, KindHuman)
+	g, err := server.LoadOrCreateGame(ctx, p.ID, 4, store.KindHuman)
 	if err != nil {
 		t.Fatal(err)
 	}
-	again, err := server.LoadOrCreateGame(ctx, p.ID, 4, KindHuman) // a second session of the server
+	again, err := server.LoadOrCreateGame(ctx, p.ID, 4, store.KindHuman) // a second session of the server
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,11 +40,11 @@ func TestClaimsBetweenProcesses(t *testing.T) {
 		t.Fatalf("tokens %d then %d, want growing from 1", g.Fence, again.Fence)
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
-	move := func(s *Store, g *SavedGame) error {
+	move := func(s *Store, g *store.SavedGame) error {
 		d, _ := movingDirection(g.Engine, rng)
 		seq := g.Engine.Moves()
 		g.Engine.Move(d)
-		st := StateOf(g.Engine)
+		st := store.StateOf(g.Engine)
 		st.Fence = g.Fence
 		return s.AppendMove(ctx, g.ID, seq, d, st)
 	}
@@ -50,12 +52,12 @@ func TestClaimsBetweenProcesses(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	theirs, err := local.LoadOrCreateGame(ctx, p.ID, 4, KindHuman)
+	theirs, err := local.LoadOrCreateGame(ctx, p.ID, 4, store.KindHuman)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := move(server, again); !errors.Is(err, ErrFenced) {
-		t.Fatalf("the server's move after the other process's claim: %v, want ErrFenced", err)
+	if err := move(server, again); !errors.Is(err, store.ErrFenced) {
+		t.Fatalf("the server's move after the other process's claim: %v, want store.ErrFenced", err)
 	}
 	if n := countMoves(t, server, g.ID); n != 1 {
 		t.Fatalf("%d moves stored, want 1", n)
@@ -71,10 +73,10 @@ func TestClaimsBetweenProcesses(t *testing.T) {
 	if err := move(local, theirs); err != nil {
 		t.Fatal(err)
 	}
-	st := StateOf(theirs.Engine)
+	st := store.StateOf(theirs.Engine)
 	st.Fence = again.Fence
-	if err := server.EndGame(ctx, g.ID, st); !errors.Is(err, ErrFenced) {
-		t.Fatalf("the server ending a game claimed since: %v, want ErrFenced", err)
+	if err := server.EndGame(ctx, g.ID, st); !errors.Is(err, store.ErrFenced) {
+		t.Fatalf("the server ending a game claimed since: %v, want store.ErrFenced", err)
 	}
 	select {
 	case n := <-told:

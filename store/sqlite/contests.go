@@ -1,4 +1,4 @@
-package db
+package sqlite
 
 import (
 	"context"
@@ -7,22 +7,20 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-)
 
-// ErrContestPlayed: the player has already played that contest (the daily
-// challenge takes one attempt a day and size).
-var ErrContestPlayed = errors.New("already played")
+	"github.com/ssh2048/ssh2048/store"
+)
 
 // OpenContestGame returns the player's game of a contest (see migration
 // 00005), starting it on the contest's seed if they have none. A game of
-// a daily contest that has ended is returned with ErrContestPlayed and its
+// a daily contest that has ended is returned with store.ErrContestPlayed and its
 // id, so the caller can show it: one attempt a day.
-func (s *Store) OpenContestGame(ctx context.Context, playerID int64, size int, kind Kind, contest string, seed uint64) (*SavedGame, error) {
-	if err := checkSizeKind(size, kind); err != nil {
+func (s *Store) OpenContestGame(ctx context.Context, playerID int64, size int, kind store.Kind, contest string, seed uint64) (*store.SavedGame, error) {
+	if err := store.CheckGame(size, kind); err != nil {
 		return nil, fmt.Errorf("open contest game: %w", err)
 	}
 	if contest == "" {
-		return nil, fmt.Errorf("open contest game: %w: no contest", ErrInvalid)
+		return nil, fmt.Errorf("open contest game: %w: no contest", store.ErrInvalid)
 	}
 	if strings.HasPrefix(contest, "daily:") {
 		var id int64
@@ -32,7 +30,7 @@ func (s *Store) OpenContestGame(ctx context.Context, playerID int64, size int, k
 			playerID, size, contest).Scan(&id, &ended)
 		switch {
 		case err == nil && ended.Valid:
-			return &SavedGame{ID: id, PlayerID: playerID, Size: size}, fmt.Errorf("%s %d×%d: %w", contest, size, size, ErrContestPlayed)
+			return &store.SavedGame{ID: id, PlayerID: playerID, Size: size}, fmt.Errorf("%s %d×%d: %w", contest, size, size, store.ErrContestPlayed)
 		case err != nil && !errors.Is(err, sql.ErrNoRows):
 			return nil, fmt.Errorf("open %s: %w", contest, err)
 		}
@@ -47,7 +45,7 @@ func (s *Store) OpenContestGame(ctx context.Context, playerID int64, size int, k
 // ContestBoard ranks the games of a contest of one size, best first: a
 // higher score, then whoever reached it first. Every game counts, in
 // progress or not.
-func (s *Store) ContestBoard(ctx context.Context, contest string, size, limit int) ([]Entry, error) {
+func (s *Store) ContestBoard(ctx context.Context, contest string, size, limit int) ([]store.Entry, error) {
 	rows, err := s.read.QueryContext(ctx, `
 		SELECT g.player_id, p.name, p.fingerprint, g.score, g.max_tile, g.moves, g.won, g.ended_at, g.id
 		FROM games g JOIN players p ON p.id = g.player_id
@@ -57,9 +55,9 @@ func (s *Store) ContestBoard(ctx context.Context, contest string, size, limit in
 		return nil, fmt.Errorf("board of %s: %w", contest, err)
 	}
 	defer rows.Close()
-	var out []Entry
+	var out []store.Entry
 	for rows.Next() {
-		e := Entry{Rank: len(out) + 1}
+		e := store.Entry{Rank: len(out) + 1}
 		var ended sql.NullInt64
 		if err := rows.Scan(&e.PlayerID, &e.Name, &e.Fingerprint, &e.Score, &e.MaxTile, &e.Moves, &e.Won, &ended, &e.GameID); err != nil {
 			return nil, fmt.Errorf("board of %s: %w", contest, err)

@@ -1,5 +1,7 @@
-// Package db stores ssh2048's players and games in one SQLite file and
-// answers leaderboard queries.
+// Package sqlite is the default store (store.Store and its optional
+// abilities): it keeps ssh2048's players and games in one SQLite file and
+// answers leaderboard queries. It is the only package besides the binary's
+// main that links the cgo SQLite driver.
 //
 // Every game is kept replayable: its size, seed and the directions played
 // (one row per move in an append-only table). Writes from all sessions go
@@ -16,7 +18,7 @@
 // power cut may lose the commits since the last background checkpoint
 // (at most about 200 ms of moves); the database is never corrupted either
 // way. See WithDurability.
-package db
+package sqlite
 
 import (
 	"context"
@@ -31,8 +33,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ssh2048/ssh2048/engine"
 	"github.com/ssh2048/ssh2048/migrations"
+	"github.com/ssh2048/ssh2048/store"
 
 	"github.com/mattn/go-sqlite3"
 )
@@ -40,96 +42,13 @@ import (
 // FileName is the database file created inside the data directory.
 const FileName = "ssh2048.db"
 
-// Sentinel errors callers branch on with errors.Is.
-var (
-	// ErrNotFound: no such player, game or leaderboard entry.
-	ErrNotFound = errors.New("not found")
-	// ErrConflict: the move's sequence number does not match the stored
-	// move count, e.g. a stale session writing after another took over the
-	// game. Nothing was written; reload the game.
-	ErrConflict = errors.New("conflicting write: game changed since it was loaded")
-	// ErrGameEnded: the game has ended and takes no more moves.
-	ErrGameEnded = errors.New("game has ended")
-	// ErrClosed: the store is closed.
-	ErrClosed = errors.New("store closed")
-	// ErrSchemaTooNew: the database was migrated by a newer ssh2048.
-	ErrSchemaTooNew = errors.New("database schema is newer than this binary")
-	// ErrInvalid: an argument is out of range (size, kind, direction, state).
-	ErrInvalid = errors.New("invalid argument")
-	// ErrFenced: the write carries a fencing token (MoveState.Fence) that
-	// is no longer the game's: a session on another node, or in another
-	// process on the same SQLite file, has claimed the game since this
-	// one loaded it. Nothing was written.
-	ErrFenced = errors.New("game claimed by another node since it was loaded")
-)
-
-// Kind says who played a game; each kind has its own leaderboard.
-type Kind string
-
-// The kinds of game.
-const (
-	KindHuman    Kind = "human"    // played by hand
-	KindAssisted Kind = "assisted" // the AI hinted or played at least once
-	KindBot      Kind = "bot"      // played through the bot protocol
-)
-
-// Valid reports whether k is one of the three kinds.
-func (k Kind) Valid() bool { return k == KindHuman || k == KindAssisted || k == KindBot }
-
-// Player is someone who connected with a public key.
-type Player struct {
-	ID          int64
-	Fingerprint string // SHA256:… as ssh-keygen -lf prints it
-	KeyType     string // e.g. ssh-ed25519
-	Name        string // sanitized display name
-	FirstSeen   time.Time
-	LastSeen    time.Time
-}
-
-// SavedGame is a stored game with its live engine state, rebuilt by replay.
-// Engine is not safe for concurrent use; its owner moves it and
-// then calls Store.AppendMove with the resulting MoveState.
-type SavedGame struct {
-	ID        int64
-	PlayerID  int64
-	Size      int
-	Kind      Kind
-	Seed      uint64
-	StartedAt time.Time
-	Engine    *engine.Game
-	// Fence is the fencing token this load claimed the game with, for
-	// stores shared by several nodes or processes: the writer's moves
-	// carry it (MoveState.Fence).
-	Fence int64
-}
-
-// MoveState is what the caller's engine.Game says after a move (or at the
-// end of a game). The store keeps it as the game's snapshot, so appends
-// never replay.
-type MoveState struct {
-	Score   int
-	MaxTile int
-	Moves   int // moves played so far, this one included
-	Won     bool
-	Board   string // engine.Board.String()
-	// Fence is the token the writer's game was loaded with
-	// (SavedGame.Fence). A store that fences refuses a write whose token
-	// is no longer the game's (ErrFenced); 0 asks for no such check.
-	Fence int64
-}
-
-// StateOf returns the MoveState of g.
-func StateOf(g *engine.Game) MoveState {
-	return MoveState{Score: g.Score(), MaxTile: g.MaxTile(), Moves: g.Moves(), Won: g.Won(), Board: g.Board().String()}
-}
-
 // Option configures Open.
 type Option func(*options)
 
 type options struct {
 	log         *slog.Logger
 	synchronous string
-	obs         Observer
+	obs         store.Observer
 }
 
 // WithLogger sets where the store logs (migrations, replay mismatches).
@@ -160,7 +79,7 @@ type Store struct {
 	read    *sql.DB // read-only pool
 	w       *writer
 	log     *slog.Logger
-	obs     Observer
+	obs     store.Observer
 	newSeed func() uint64 // replaced in tests
 	// node names this open store in the games it claims (claims.go).
 	node      string
@@ -198,17 +117,17 @@ func dsn(path string, readOnly bool, synchronous string) string {
 
 // Open opens (creating if needed) dataDir/ssh2048.db and applies pending
 // migrations. A database migrated by a newer binary is refused with
-// ErrSchemaTooNew. Close flushes pending writes.
+// store.ErrSchemaTooNew. Close flushes pending writes.
 func Open(ctx context.Context, dataDir string, opts ...Option) (*Store, error) {
-	o := options{log: slog.Default(), synchronous: string(PowerSafe), obs: nopObserver{}}
+	o := options{log: slog.Default(), synchronous: string(PowerSafe), obs: store.NopObserver{}}
 	for _, opt := range opts {
 		opt(&o)
 	}
 	if o.obs == nil {
-		o.obs = nopObserver{}
+		o.obs = store.NopObserver{}
 	}
 	if d := Durability(o.synchronous); d != PowerSafe && d != CrashSafe {
-		return nil, fmt.Errorf("open store: %w: durability %q", ErrInvalid, d)
+		return nil, fmt.Errorf("open store: %w: durability %q", store.ErrInvalid, d)
 	}
 	if err := os.MkdirAll(dataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("open store: %w", err)
@@ -251,7 +170,7 @@ func Open(ctx context.Context, dataDir string, opts ...Option) (*Store, error) {
 		read.Close()
 		return nil, fmt.Errorf("open store %s: %w", path, corrupt(err))
 	}
-	s := &Store{path: path, write: write, read: read, log: o.log, obs: o.obs, newSeed: NewSeed, node: newNode(),
+	s := &Store{path: path, write: write, read: read, log: o.log, obs: o.obs, newSeed: store.NewSeed, node: newNode(),
 		stopCheckpoints: make(chan struct{}), checkpointsDone: make(chan struct{})}
 	s.w = newWriter(write, o.log, o.obs)
 	go s.checkpointLoop()
@@ -310,7 +229,7 @@ func checkpoint(db *sql.DB) (frames int, err error) {
 }
 
 // Close waits for every pending write to commit, then closes the database.
-// Writes after Close fail with ErrClosed. Closing twice is harmless.
+// Writes after Close fail with store.ErrClosed. Closing twice is harmless.
 func (s *Store) Close() error {
 	s.closeOnce.Do(func() {
 		s.w.close()

@@ -1,4 +1,4 @@
-package db
+package sqlite
 
 import (
 	"bufio"
@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/ssh2048/ssh2048/store"
 )
 
 const crashChildEnv = "SSH2048_DB_CRASH_CHILD_DIR"
@@ -49,17 +51,17 @@ func TestCrashChild(t *testing.T) {
 				fail(err)
 			}
 			rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), uint64(i)))
-			g, err := s.LoadOrCreateGame(ctx, p.ID, 3+i%2, KindHuman) // small boards: games end often
+			g, err := s.LoadOrCreateGame(ctx, p.ID, 3+i%2, store.KindHuman) // small boards: games end often
 			if err != nil {
 				fail(err)
 			}
 			for {
 				if _, ok := movingDirection(g.Engine, rng); !ok {
-					if err := s.EndGame(ctx, g.ID, StateOf(g.Engine)); err != nil {
+					if err := s.EndGame(ctx, g.ID, store.StateOf(g.Engine)); err != nil {
 						fail(err)
 					}
 					say("end %d", g.ID)
-					if g, err = s.NewGame(ctx, p.ID, g.Size, KindHuman); err != nil {
+					if g, err = s.NewGame(ctx, p.ID, g.Size, store.KindHuman); err != nil {
 						fail(err)
 					}
 					continue
@@ -235,7 +237,7 @@ func TestOtherProcessHoldingTheLockIsWaitedFor(t *testing.T) {
 	ctx := context.Background()
 	s := openStore(t)
 	p := addPlayer(t, s, "patient")
-	g, err := s.LoadOrCreateGame(ctx, p.ID, 8, KindHuman)
+	g, err := s.LoadOrCreateGame(ctx, p.ID, 8, store.KindHuman)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -257,7 +259,7 @@ func TestOtherProcessHoldingTheLockIsWaitedFor(t *testing.T) {
 	}()
 	start := time.Now()
 	rng := rand.New(rand.NewPCG(1, 1))
-	if _, err := s.Leaderboard(ctx, 8, KindHuman, 10); err != nil {
+	if _, err := s.Leaderboard(ctx, 8, store.KindHuman, 10); err != nil {
 		t.Fatalf("read while another connection holds the write lock: %v", err)
 	}
 	for range 5 {
@@ -275,7 +277,7 @@ func TestOtherProcessHoldingTheLockIsWaitedFor(t *testing.T) {
 }
 
 // TestCloseDuringWrites: Close while sessions are writing. Every write
-// either commits (and is there after reopening) or fails with ErrClosed.
+// either commits (and is there after reopening) or fails with store.ErrClosed.
 func TestCloseDuringWrites(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -289,7 +291,7 @@ func TestCloseDuringWrites(t *testing.T) {
 	var wg sync.WaitGroup
 	for i := range sessions {
 		p := addPlayer(t, s, fmt.Sprintf("closing%d", i))
-		g, err := s.LoadOrCreateGame(ctx, p.ID, 8, KindHuman)
+		g, err := s.LoadOrCreateGame(ctx, p.ID, 8, store.KindHuman)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -298,7 +300,7 @@ func TestCloseDuringWrites(t *testing.T) {
 			rng := rand.New(rand.NewPCG(uint64(i), 5))
 			for {
 				err := playMove(ctx, s, g, rng)
-				if errors.Is(err, ErrClosed) {
+				if errors.Is(err, store.ErrClosed) {
 					return
 				}
 				if err != nil {

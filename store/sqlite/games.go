@@ -1,4 +1,4 @@
-package db
+package sqlite
 
 import (
 	"context"
@@ -8,32 +8,8 @@ import (
 	"time"
 
 	"github.com/ssh2048/ssh2048/engine"
+	"github.com/ssh2048/ssh2048/store"
 )
-
-// GameSummary is one line of a player's history.
-type GameSummary struct {
-	ID        int64
-	Size      int
-	Kind      Kind
-	Score     int
-	MaxTile   int
-	Moves     int
-	Won       bool
-	Contest   string // '' for free play, else 'daily:YYYY-MM-DD' or 'race:ID'
-	StartedAt time.Time
-	UpdatedAt time.Time
-	EndedAt   *time.Time // nil while in progress
-}
-
-func checkSizeKind(size int, kind Kind) error {
-	if size < engine.MinSize || size > engine.MaxSize {
-		return fmt.Errorf("%w: board size %d (want %d to %d)", ErrInvalid, size, engine.MinSize, engine.MaxSize)
-	}
-	if !kind.Valid() {
-		return fmt.Errorf("%w: game kind %q", ErrInvalid, kind)
-	}
-	return nil
-}
 
 // LoadOrCreateGame returns the player's game in progress for (size, kind),
 // starting one if there is none. The game is rebuilt by replaying its seed
@@ -41,8 +17,8 @@ func checkSizeKind(size int, kind Kind) error {
 // mismatch is logged as an error. If the replay disagrees even on the
 // number of moves (the rules changed under a stored game), that game is
 // ended as stored, so its record and score stay, and a new one is started.
-func (s *Store) LoadOrCreateGame(ctx context.Context, playerID int64, size int, kind Kind) (*SavedGame, error) {
-	if err := checkSizeKind(size, kind); err != nil {
+func (s *Store) LoadOrCreateGame(ctx context.Context, playerID int64, size int, kind store.Kind) (*store.SavedGame, error) {
+	if err := store.CheckGame(size, kind); err != nil {
 		return nil, fmt.Errorf("load game: %w", err)
 	}
 	for range 2 {
@@ -51,20 +27,20 @@ func (s *Store) LoadOrCreateGame(ctx context.Context, playerID int64, size int, 
 			return nil, fmt.Errorf("load game of player %d (%d×%d %s): %w", playerID, size, size, kind, err)
 		}
 		g, err := s.loadClaimed(ctx, id, token)
-		if !errors.Is(err, errReplayDiverged) {
+		if !errors.Is(err, store.ErrReplayDiverged) {
 			return g, err
 		}
 		if err := s.endAsStored(ctx, id); err != nil {
 			return nil, err
 		}
 	}
-	return nil, fmt.Errorf("load game of player %d: %w", playerID, errReplayDiverged)
+	return nil, fmt.Errorf("load game of player %d: %w", playerID, store.ErrReplayDiverged)
 }
 
 // NewGame ends the player's game in progress for (size, kind), if any (its
 // score still counts), and starts a new one.
-func (s *Store) NewGame(ctx context.Context, playerID int64, size int, kind Kind) (*SavedGame, error) {
-	if err := checkSizeKind(size, kind); err != nil {
+func (s *Store) NewGame(ctx context.Context, playerID int64, size int, kind store.Kind) (*store.SavedGame, error) {
+	if err := store.CheckGame(size, kind); err != nil {
 		return nil, fmt.Errorf("new game: %w", err)
 	}
 	id, token, err := s.createGame(ctx, gameSpec{playerID: playerID, size: size, kind: kind, replace: true})
@@ -78,7 +54,7 @@ func (s *Store) NewGame(ctx context.Context, playerID int64, size int, kind Kind
 type gameSpec struct {
 	playerID int64
 	size     int
-	kind     Kind
+	kind     store.Kind
 	contest  string // '' for free play; see migration 00005
 	seed     uint64 // a contest's shared seed; free play draws its own
 	replace  bool   // end the game in progress and start another
@@ -106,7 +82,7 @@ func (s *Store) createGame(ctx context.Context, spec gameSpec) (id, token int64,
 			return err
 		}
 		if !exists {
-			return reject(fmt.Errorf("player %d: %w", playerID, ErrNotFound))
+			return reject(fmt.Errorf("player %d: %w", playerID, store.ErrNotFound))
 		}
 		if replace {
 			if _, err := tx.ExecContext(ctx, `
@@ -142,7 +118,7 @@ func (s *Store) createGame(ctx context.Context, spec gameSpec) (id, token int64,
 }
 
 // loadClaimed is loadGame of a game claimed with token.
-func (s *Store) loadClaimed(ctx context.Context, id, token int64) (*SavedGame, error) {
+func (s *Store) loadClaimed(ctx context.Context, id, token int64) (*store.SavedGame, error) {
 	g, err := s.loadGame(ctx, id)
 	if g != nil {
 		g.Fence = token
@@ -150,42 +126,38 @@ func (s *Store) loadClaimed(ctx context.Context, id, token int64) (*SavedGame, e
 	return g, err
 }
 
-// errReplayDiverged: replaying a game's stored moves does not give its
-// stored move count, so its moves can no longer be continued.
-var errReplayDiverged = errors.New("replay diverged from the stored game")
-
 // loadGame reads game id and rebuilds it, in one read transaction so that a
 // concurrent append cannot slip between the game row and its moves.
-func (s *Store) loadGame(ctx context.Context, id int64) (*SavedGame, error) {
+func (s *Store) loadGame(ctx context.Context, id int64) (*store.SavedGame, error) {
 	tx, err := s.read.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, fmt.Errorf("load game %d: %w", id, err)
 	}
 	defer tx.Rollback()
-	g := &SavedGame{ID: id}
+	g := &store.SavedGame{ID: id}
 	var (
 		kind          string
 		seed, started int64
 		gen           uint8
-		stored        MoveState
+		stored        store.MoveState
 	)
 	err = tx.QueryRowContext(ctx, `
 		SELECT player_id, size, kind, seed, generator, started_at, score, max_tile, moves, won, board
 		FROM games WHERE id = ?`, id,
 	).Scan(&g.PlayerID, &g.Size, &kind, &seed, &gen, &started, &stored.Score, &stored.MaxTile, &stored.Moves, &stored.Won, &stored.Board)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("load game %d: %w", id, ErrNotFound)
+		return nil, fmt.Errorf("load game %d: %w", id, store.ErrNotFound)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("load game %d: %w", id, err)
 	}
-	g.Kind, g.Seed, g.StartedAt = Kind(kind), seedFromDB(seed), fromMicros(started)
+	g.Kind, g.Seed, g.StartedAt = store.Kind(kind), seedFromDB(seed), fromMicros(started)
 
 	dirs, err := readMoves(ctx, tx, id)
 	if err != nil {
 		return nil, fmt.Errorf("load game %d: %w", id, err)
 	}
-	if err := Rebuild(s.log, g, engine.Generator(gen), dirs, stored); err != nil {
+	if err := store.Rebuild(s.log, g, engine.Generator(gen), dirs, stored); err != nil {
 		return nil, err
 	}
 	return g, nil
@@ -219,14 +191,14 @@ func readMoves(ctx context.Context, tx *sql.Tx, id int64) ([]engine.Direction, e
 type gameRow struct {
 	playerID int64
 	size     int
-	kind     Kind
+	kind     store.Kind
 	moves    int
 	score    int
 	claim    int64 // the fencing token of the last claim (claims.go)
 }
 
-// liveGame reads game id for a write, failing with ErrNotFound or, if it
-// has ended, ErrGameEnded.
+// liveGame reads game id for a write, failing with store.ErrNotFound or, if it
+// has ended, store.ErrGameEnded.
 func liveGame(ctx context.Context, tx *sql.Tx, id int64) (gameRow, error) {
 	var r gameRow
 	var kind string
@@ -234,33 +206,23 @@ func liveGame(ctx context.Context, tx *sql.Tx, id int64) (gameRow, error) {
 	err := tx.QueryRowContext(ctx, `SELECT player_id, size, kind, moves, score, claim, ended_at FROM games WHERE id = ?`, id).
 		Scan(&r.playerID, &r.size, &kind, &r.moves, &r.score, &r.claim, &ended)
 	if errors.Is(err, sql.ErrNoRows) {
-		return r, reject(ErrNotFound)
+		return r, reject(store.ErrNotFound)
 	}
-	r.kind = Kind(kind)
+	r.kind = store.Kind(kind)
 	if err == nil && ended.Valid {
-		err = reject(ErrGameEnded)
+		err = reject(store.ErrGameEnded)
 	}
 	return r, err
-}
-
-func checkState(st MoveState) error {
-	if st.Moves < 0 || st.Score < 0 || st.MaxTile < 0 {
-		return fmt.Errorf("%w: negative count in %+v", ErrInvalid, st)
-	}
-	if _, err := engine.ParseBoard(st.Board); err != nil {
-		return fmt.Errorf("%w: %w", ErrInvalid, err)
-	}
-	return nil
 }
 
 // AppendMove stores move seq (0-based: the number of moves played before
 // it) of game gameID, with the state the caller's engine reached. It
 // returns once the move is committed; only then may the caller show it.
 // A seq that does not match the stored count (a stale session after
-// another took the game over) fails with ErrConflict and writes nothing;
-// a move on an ended game fails with ErrGameEnded.
-func (s *Store) AppendMove(ctx context.Context, gameID int64, seq int, d engine.Direction, st MoveState) error {
-	if err := CheckMove(seq, d, st); err != nil {
+// another took the game over) fails with store.ErrConflict and writes nothing;
+// a move on an ended game fails with store.ErrGameEnded.
+func (s *Store) AppendMove(ctx context.Context, gameID int64, seq int, d engine.Direction, st store.MoveState) error {
+	if err := store.CheckMove(seq, d, st); err != nil {
 		return fmt.Errorf("append move %d to game %d: %w", seq, gameID, err)
 	}
 	err := s.w.do(ctx, func(ctx context.Context, tx *sql.Tx, now int64) error {
@@ -288,7 +250,7 @@ func (s *Store) AppendMove(ctx context.Context, gameID int64, seq int, d engine.
 	return nil
 }
 
-// updateSnapshot writes a MoveState (?2..?6) at time ?7 into a game; the
+// updateSnapshot writes a store.MoveState (?2..?6) at time ?7 into a game; the
 // caller adds the WHERE clause.
 const updateSnapshot = `
 	UPDATE games
@@ -299,26 +261,26 @@ const updateSnapshot = `
 // as a rejection: the game is missing or ended, or claimed since st's
 // token, or the stored move count is not count, or the score would go
 // down.
-func whyRefused(ctx context.Context, tx *sql.Tx, id int64, count int, st MoveState) error {
+func whyRefused(ctx context.Context, tx *sql.Tx, id int64, count int, st store.MoveState) error {
 	g, err := liveGame(ctx, tx, id)
 	switch {
 	case err != nil:
 		return err
 	case st.Fence != 0 && g.claim != st.Fence:
-		return reject(fmt.Errorf("%w: token %d, the game's is %d", ErrFenced, st.Fence, g.claim))
+		return reject(fmt.Errorf("%w: token %d, the game's is %d", store.ErrFenced, st.Fence, g.claim))
 	case g.moves != count:
-		return reject(fmt.Errorf("%w: stored game has %d moves, not %d", ErrConflict, g.moves, count))
+		return reject(fmt.Errorf("%w: stored game has %d moves, not %d", store.ErrConflict, g.moves, count))
 	case st.Score < g.score:
-		return reject(fmt.Errorf("%w: score would go down from %d to %d", ErrInvalid, g.score, st.Score))
+		return reject(fmt.Errorf("%w: score would go down from %d to %d", store.ErrInvalid, g.score, st.Score))
 	}
 	return fmt.Errorf("update of game %d matched nothing for no known reason", id)
 }
 
 // EndGame ends game gameID with its final state st (normally the state of
-// its last move: st.Moves must match the stored count, else ErrConflict).
-// Ending an ended game fails with ErrGameEnded.
-func (s *Store) EndGame(ctx context.Context, gameID int64, st MoveState) error {
-	if err := checkState(st); err != nil {
+// its last move: st.Moves must match the stored count, else store.ErrConflict).
+// Ending an ended game fails with store.ErrGameEnded.
+func (s *Store) EndGame(ctx context.Context, gameID int64, st store.MoveState) error {
+	if err := store.CheckState(st); err != nil {
 		return fmt.Errorf("end game %d: %w", gameID, err)
 	}
 	err := s.w.do(ctx, func(ctx context.Context, tx *sql.Tx, now int64) error {
@@ -359,14 +321,14 @@ func (s *Store) endAsStored(ctx context.Context, id int64) error {
 // the player already has an assisted game in progress at that size, that
 // one is ended first (its score still counts), keeping one game in
 // progress per (player, size, kind). Marking an assisted or bot game does
-// nothing; marking an ended game fails with ErrGameEnded.
+// nothing; marking an ended game fails with store.ErrGameEnded.
 func (s *Store) MarkAssisted(ctx context.Context, gameID int64) error {
 	err := s.w.do(ctx, func(ctx context.Context, tx *sql.Tx, now int64) error {
 		g, err := liveGame(ctx, tx, gameID)
 		switch {
 		case err != nil:
 			return err
-		case g.kind != KindHuman:
+		case g.kind != store.KindHuman:
 			return nil
 		}
 		if _, err := tx.ExecContext(ctx, `
@@ -414,7 +376,7 @@ func (s *Store) MarkAssisted(ctx context.Context, gameID int64) error {
 
 // PlayerGames lists the player's games of every size and kind, newest
 // first, at most limit of them (limit <= 0: 100).
-func (s *Store) PlayerGames(ctx context.Context, playerID int64, limit int) ([]GameSummary, error) {
+func (s *Store) PlayerGames(ctx context.Context, playerID int64, limit int) ([]store.GameSummary, error) {
 	if limit <= 0 {
 		limit = 100
 	}
@@ -425,16 +387,16 @@ func (s *Store) PlayerGames(ctx context.Context, playerID int64, limit int) ([]G
 		return nil, fmt.Errorf("games of player %d: %w", playerID, err)
 	}
 	defer rows.Close()
-	var out []GameSummary
+	var out []store.GameSummary
 	for rows.Next() {
-		var g GameSummary
+		var g store.GameSummary
 		var kind string
 		var started, updated int64
 		var ended sql.NullInt64
 		if err := rows.Scan(&g.ID, &g.Size, &kind, &g.Score, &g.MaxTile, &g.Moves, &g.Won, &g.Contest, &started, &updated, &ended); err != nil {
 			return nil, fmt.Errorf("games of player %d: %w", playerID, err)
 		}
-		g.Kind, g.StartedAt, g.UpdatedAt, g.EndedAt = Kind(kind), fromMicros(started), fromMicros(updated), timePtr(ended)
+		g.Kind, g.StartedAt, g.UpdatedAt, g.EndedAt = store.Kind(kind), fromMicros(started), fromMicros(updated), timePtr(ended)
 		out = append(out, g)
 	}
 	if err := rows.Err(); err != nil {

@@ -1,4 +1,4 @@
-package db
+package sqlite
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/ssh2048/ssh2048/engine"
+	"github.com/ssh2048/ssh2048/store"
 )
 
 // openStore opens a store in a fresh temporary directory and closes it at
@@ -32,7 +33,7 @@ func openStore(t testing.TB, opts ...Option) *Store {
 // quiet discards logs of tests that do not look at them.
 var quiet = slog.New(slog.DiscardHandler)
 
-func addPlayer(t testing.TB, s *Store, name string) Player {
+func addPlayer(t testing.TB, s *Store, name string) store.Player {
 	t.Helper()
 	p, err := s.UpsertPlayer(context.Background(), "SHA256:"+name+"-fingerprint", "ssh-ed25519", name)
 	if err != nil {
@@ -56,14 +57,14 @@ func movingDirection(g *engine.Game, rng *rand.Rand) (engine.Direction, bool) {
 }
 
 // playMove makes one real move in g and stores it.
-func playMove(ctx context.Context, s *Store, g *SavedGame, rng *rand.Rand) error {
+func playMove(ctx context.Context, s *Store, g *store.SavedGame, rng *rand.Rand) error {
 	d, ok := movingDirection(g.Engine, rng)
 	if !ok {
 		return fmt.Errorf("game %d is over", g.ID)
 	}
 	seq := g.Engine.Moves()
 	g.Engine.Move(d)
-	return s.AppendMove(ctx, g.ID, seq, d, StateOf(g.Engine))
+	return s.AppendMove(ctx, g.ID, seq, d, store.StateOf(g.Engine))
 }
 
 // logBuffer is a slog handler target tests can read.

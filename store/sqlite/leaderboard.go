@@ -1,28 +1,13 @@
-package db
+package sqlite
 
 import (
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
-	"strconv"
-	"time"
-)
 
-// Entry is one row of a leaderboard: a player's best game of a size and
-// kind (in progress or ended) and its rank.
-type Entry struct {
-	Rank        int // 1-based; no two entries share a rank
-	PlayerID    int64
-	Name        string
-	Fingerprint string // the player's key, as Player.Fingerprint
-	Score       int
-	MaxTile     int
-	Moves       int
-	Won         bool
-	Ended       *time.Time // nil while the game is in progress
-	GameID      int64
-}
+	"github.com/ssh2048/ssh2048/store"
+)
 
 // The leaderboard order: higher score first; on equal scores, whoever
 // reached that score first; then the older game. It matches the
@@ -31,7 +16,7 @@ const rankOrder = `b.score DESC, b.reached_at, b.game_id`
 
 const entryColumns = `b.player_id, p.name, p.fingerprint, g.score, g.max_tile, g.moves, g.won, g.ended_at, g.id, b.score, b.reached_at`
 
-func scanEntry(sc interface{ Scan(...any) error }, e *Entry, bestScore, reached *int64) error {
+func scanEntry(sc interface{ Scan(...any) error }, e *store.Entry, bestScore, reached *int64) error {
 	var ended sql.NullInt64
 	if err := sc.Scan(&e.PlayerID, &e.Name, &e.Fingerprint, &e.Score, &e.MaxTile, &e.Moves, &e.Won, &ended, &e.GameID, bestScore, reached); err != nil {
 		return err
@@ -42,14 +27,14 @@ func scanEntry(sc interface{ Scan(...any) error }, e *Entry, bestScore, reached 
 
 // Leaderboard returns the top limit players for a board size and kind,
 // one row per player (their best game), best first.
-func (s *Store) Leaderboard(ctx context.Context, size int, kind Kind, limit int) ([]Entry, error) {
+func (s *Store) Leaderboard(ctx context.Context, size int, kind store.Kind, limit int) ([]store.Entry, error) {
 	return s.LeaderboardFrom(ctx, size, kind, 0, limit)
 }
 
 // LeaderboardFrom is Leaderboard from rank offset+1 on: a page of it. The
 // ranks skipped are walked on the index, not read.
-func (s *Store) LeaderboardFrom(ctx context.Context, size int, kind Kind, offset, limit int) ([]Entry, error) {
-	if err := checkSizeKind(size, kind); err != nil {
+func (s *Store) LeaderboardFrom(ctx context.Context, size int, kind store.Kind, offset, limit int) ([]store.Entry, error) {
+	if err := store.CheckGame(size, kind); err != nil {
 		return nil, fmt.Errorf("leaderboard: %w", err)
 	}
 	if limit <= 0 || offset < 0 {
@@ -60,9 +45,9 @@ func (s *Store) LeaderboardFrom(ctx context.Context, size int, kind Kind, offset
 		return nil, fmt.Errorf("leaderboard %d×%d %s: %w", size, size, kind, err)
 	}
 	defer rows.Close()
-	var out []Entry
+	var out []store.Entry
 	for rows.Next() {
-		e := Entry{Rank: offset + len(out) + 1}
+		e := store.Entry{Rank: offset + len(out) + 1}
 		var score, reached int64
 		if err := scanEntry(rows, &e, &score, &reached); err != nil {
 			return nil, fmt.Errorf("leaderboard %d×%d %s: %w", size, size, kind, err)
@@ -102,46 +87,30 @@ const rankQuery = `
 	+ (SELECT count(*) FROM player_bests WHERE size = ?1 AND kind = ?2 AND score = ?3
 	     AND (reached_at, game_id) < (?4, ?5))`
 
-// scoreBucket is the bucket of a score in score_buckets, as the triggers
-// in the migrations compute it: digits * 1000 + the first three digits.
-// bucketTop is the highest score in the same bucket.
-func scoreBucket(score int64) (bucket, bucketTop int64) {
-	digits := int64(len(strconv.FormatInt(score, 10)))
-	if digits <= 3 {
-		return digits*1000 + score, score
-	}
-	scale := int64(1)
-	for range digits - 3 {
-		scale *= 10
-	}
-	prefix := score / scale
-	return digits*1000 + prefix, (prefix+1)*scale - 1
-}
-
 // PlayerRank returns the player's best game of a size and kind with its
-// rank, or ErrNotFound if they have played no move in such a game.
-func (s *Store) PlayerRank(ctx context.Context, playerID int64, size int, kind Kind) (Entry, error) {
-	if err := checkSizeKind(size, kind); err != nil {
-		return Entry{}, fmt.Errorf("player rank: %w", err)
+// rank, or store.ErrNotFound if they have played no move in such a game.
+func (s *Store) PlayerRank(ctx context.Context, playerID int64, size int, kind store.Kind) (store.Entry, error) {
+	if err := store.CheckGame(size, kind); err != nil {
+		return store.Entry{}, fmt.Errorf("player rank: %w", err)
 	}
 	// The header reads this every few seconds for every player: on the
 	// writer's connection, whose page cache is warm (writer.read), and
 	// where nothing writes between the two queries.
-	var e Entry
+	var e store.Entry
 	var ahead int
 	err := s.w.read(ctx, func(ctx context.Context, conn *sql.DB) error {
 		var score, reached int64
 		if err := scanEntry(conn.QueryRowContext(ctx, playerBestQuery, playerID, size, string(kind)), &e, &score, &reached); err != nil {
 			return err
 		}
-		bucket, top := scoreBucket(score)
+		bucket, top := store.ScoreBucket(score)
 		return conn.QueryRowContext(ctx, rankQuery, size, string(kind), score, reached, e.GameID, bucket, top).Scan(&ahead)
 	})
 	if errors.Is(err, sql.ErrNoRows) {
-		return Entry{}, fmt.Errorf("rank of player %d (%d×%d %s): %w", playerID, size, size, kind, ErrNotFound)
+		return store.Entry{}, fmt.Errorf("rank of player %d (%d×%d %s): %w", playerID, size, size, kind, store.ErrNotFound)
 	}
 	if err != nil {
-		return Entry{}, fmt.Errorf("rank of player %d: %w", playerID, err)
+		return store.Entry{}, fmt.Errorf("rank of player %d: %w", playerID, err)
 	}
 	e.Rank = ahead + 1
 	return e, nil

@@ -1,8 +1,10 @@
-package db
+package sqlite
 
 import (
 	"strings"
 	"testing"
+
+	"github.com/ssh2048/ssh2048/store"
 )
 
 // TestQueryPlansUseIndexes shows the plans and fails on a full scan or a
@@ -65,22 +67,22 @@ func TestScoreBucketMatchesSQL(t *testing.T) {
 	scores := []int64{0, 1, 9, 10, 99, 100, 999, 1000, 1009, 1010, 9999, 10000, 123456, 999999, 1000000, 1 << 40, 1<<62 - 1}
 	prevBucket := int64(-1)
 	for _, score := range scores {
-		bucket, top := scoreBucket(score)
+		bucket, top := store.ScoreBucket(score)
 		var inSQL int64
 		if err := s.read.QueryRow(`SELECT length(?1) * 1000 + CAST(substr(?1, 1, 3) AS INTEGER)`, score).Scan(&inSQL); err != nil {
 			t.Fatal(err)
 		}
 		if inSQL != bucket {
-			t.Errorf("scoreBucket(%d) = %d, SQL says %d", score, bucket, inSQL)
+			t.Errorf("store.ScoreBucket(%d) = %d, SQL says %d", score, bucket, inSQL)
 		}
 		if top < score || bucket < prevBucket {
-			t.Errorf("scoreBucket(%d) = %d top %d, after bucket %d", score, bucket, top, prevBucket)
+			t.Errorf("store.ScoreBucket(%d) = %d top %d, after bucket %d", score, bucket, top, prevBucket)
 		}
-		if next, _ := scoreBucket(top + 1); next == bucket {
+		if next, _ := store.ScoreBucket(top + 1); next == bucket {
 			t.Errorf("score %d past the top %d of bucket %d is still in it", top+1, top, bucket)
 		}
 		if score > 0 {
-			if prev, _ := scoreBucket(score - 1); prev > bucket {
+			if prev, _ := store.ScoreBucket(score - 1); prev > bucket {
 				t.Errorf("buckets not monotone at %d", score)
 			}
 		}

@@ -1,4 +1,4 @@
-package db
+package sqlite
 
 import (
 	"context"
@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/pressly/goose/v3"
+
+	"github.com/ssh2048/ssh2048/store"
 )
 
 // migrate applies the migrations in fsys that db lacks, using goose's
@@ -42,7 +44,7 @@ func migrate(ctx context.Context, db *sql.DB, lockPath string, fsys fs.FS, log *
 	}
 	if current > latest {
 		return fmt.Errorf("migrate: %w: database is at version %d, this binary knows up to %d; run a newer ssh2048 or restore a backup",
-			ErrSchemaTooNew, current, latest)
+			store.ErrSchemaTooNew, current, latest)
 	}
 	results, err := p.Up(ctx)
 	if err != nil {

@@ -1,4 +1,4 @@
-package db
+package sqlite
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"testing/fstest"
 
 	"github.com/ssh2048/ssh2048/migrations"
+	"github.com/ssh2048/ssh2048/store"
 )
 
 func schemaVersion(t *testing.T, db *sql.DB) int64 {
@@ -161,8 +162,8 @@ func TestNewerSchemaIsRefused(t *testing.T) {
 	}
 	s.Close()
 	_, err = Open(ctx, dir, WithLogger(quiet))
-	if !errors.Is(err, ErrSchemaTooNew) {
-		t.Fatalf("Open of a newer database: err = %v, want ErrSchemaTooNew", err)
+	if !errors.Is(err, store.ErrSchemaTooNew) {
+		t.Fatalf("Open of a newer database: err = %v, want store.ErrSchemaTooNew", err)
 	}
 	t.Logf("the refusal reads: %v", err)
 }
@@ -216,8 +217,8 @@ func TestDurabilityOption(t *testing.T) {
 			}
 		}
 	}
-	if _, err := Open(context.Background(), t.TempDir(), WithDurability("OFF")); !errors.Is(err, ErrInvalid) {
-		t.Errorf("durability OFF: err = %v, want ErrInvalid", err)
+	if _, err := Open(context.Background(), t.TempDir(), WithDurability("OFF")); !errors.Is(err, store.ErrInvalid) {
+		t.Errorf("durability OFF: err = %v, want store.ErrInvalid", err)
 	}
 }
 

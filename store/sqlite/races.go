@@ -1,45 +1,19 @@
-package db
+package sqlite
 
 import (
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
-	"time"
+
+	"github.com/ssh2048/ssh2048/store"
 )
 
-// Rating is a player's race rating (Glicko-2; package rating computes it).
-type Rating struct {
-	Rating, Deviation, Volatility float64
-	Races                         int // races rated so far
-}
-
-// RaceResult is a finished race, to be stored with its ratings.
-type RaceResult struct {
-	Contest        string // 'race:' and the race's id: its games' contest
-	Size           int
-	Room           string // '' for the public lobby
-	Bots           bool   // a bot raced: the race ranks apart and rates no one
-	Started, Ended time.Time
-	Entries        []RaceEntry
-}
-
-// RaceEntry is one racer of a RaceResult who has a key (guests are not
-// stored).
-type RaceEntry struct {
-	PlayerID int64
-	GameID   int64
-	Place    int
-	Score    int
-	Forfeit  bool    // left with moves still possible (not once the board was over): placed last
-	After    *Rating // the new rating; nil: not rated
-}
-
 // Ratings returns the race ratings of the players that have one.
-func (s *Store) Ratings(ctx context.Context, playerIDs []int64) (map[int64]Rating, error) {
-	out := make(map[int64]Rating, len(playerIDs))
+func (s *Store) Ratings(ctx context.Context, playerIDs []int64) (map[int64]store.Rating, error) {
+	out := make(map[int64]store.Rating, len(playerIDs))
 	for _, id := range playerIDs {
-		var r Rating
+		var r store.Rating
 		err := s.read.QueryRowContext(ctx, `
 			SELECT rating, deviation, volatility, races FROM ratings WHERE player_id = ?`, id,
 		).Scan(&r.Rating, &r.Deviation, &r.Volatility, &r.Races)
@@ -55,7 +29,7 @@ func (s *Store) Ratings(ctx context.Context, playerIDs []int64) (map[int64]Ratin
 
 // RecordRace stores a finished race, its entries and the new ratings, and
 // ends its games still in progress, in one transaction.
-func (s *Store) RecordRace(ctx context.Context, r RaceResult) error {
+func (s *Store) RecordRace(ctx context.Context, r store.RaceResult) error {
 	err := s.w.do(ctx, func(ctx context.Context, tx *sql.Tx, now int64) error {
 		var id int64
 		if err := tx.QueryRowContext(ctx, `
@@ -92,17 +66,8 @@ func (s *Store) RecordRace(ctx context.Context, r RaceResult) error {
 	return nil
 }
 
-// RatingEntry is one row of the race ratings board.
-type RatingEntry struct {
-	Rank        int
-	PlayerID    int64
-	Name        string
-	Fingerprint string
-	Rating
-}
-
 // RatingBoard lists the best race ratings, highest first.
-func (s *Store) RatingBoard(ctx context.Context, limit int) ([]RatingEntry, error) {
+func (s *Store) RatingBoard(ctx context.Context, limit int) ([]store.RatingEntry, error) {
 	rows, err := s.read.QueryContext(ctx, `
 		SELECT r.player_id, p.name, p.fingerprint, r.rating, r.deviation, r.volatility, r.races
 		FROM ratings r JOIN players p ON p.id = r.player_id
@@ -111,9 +76,9 @@ func (s *Store) RatingBoard(ctx context.Context, limit int) ([]RatingEntry, erro
 		return nil, fmt.Errorf("rating board: %w", err)
 	}
 	defer rows.Close()
-	var out []RatingEntry
+	var out []store.RatingEntry
 	for rows.Next() {
-		e := RatingEntry{Rank: len(out) + 1}
+		e := store.RatingEntry{Rank: len(out) + 1}
 		if err := rows.Scan(&e.PlayerID, &e.Name, &e.Fingerprint, &e.Rating.Rating, &e.Deviation, &e.Volatility, &e.Races); err != nil {
 			return nil, fmt.Errorf("rating board: %w", err)
 		}

@@ -1,4 +1,4 @@
-package db_test
+package sqlite_test
 
 import (
 	"context"
@@ -6,19 +6,19 @@ import (
 	"log/slog"
 	"testing"
 
-	"github.com/ssh2048/ssh2048/db"
-	"github.com/ssh2048/ssh2048/game/storetest"
+	"github.com/ssh2048/ssh2048/store/sqlite"
+	"github.com/ssh2048/ssh2048/store/storetest"
 )
 
 // TestStore runs the stores' conformance suite against SQLite; package
-// db/pg runs the same against PostgreSQL.
+// store/postgres runs the same against PostgreSQL.
 func TestStore(t *testing.T) {
 	storetest.Run(t, storetest.Backend{
 		Open: func(tb testing.TB, log *slog.Logger) (storetest.Store, func() (storetest.Store, error)) {
 			tb.Helper()
 			dir := tb.TempDir()
 			open := func() (storetest.Store, error) {
-				s, err := db.Open(context.Background(), dir, db.WithLogger(log))
+				s, err := sqlite.Open(context.Background(), dir, sqlite.WithLogger(log))
 				if err != nil {
 					return nil, err
 				}
@@ -31,16 +31,16 @@ func TestStore(t *testing.T) {
 			}
 			return s, open
 		},
-		SetSeeds: func(s storetest.Store, next func() uint64) { db.SetNewSeed(s.(*db.Store), next) },
+		SetSeeds: func(s storetest.Store, next func() uint64) { sqlite.SetNewSeed(s.(*sqlite.Store), next) },
 		Exec: func(tb testing.TB, s storetest.Store, sql string, args ...any) {
 			tb.Helper()
-			if _, err := db.WriteDB(s.(*db.Store)).Exec(sql, args...); err != nil {
+			if _, err := sqlite.WriteDB(s.(*sqlite.Store)).Exec(sql, args...); err != nil {
 				tb.Fatalf("%s: %v", sql, err)
 			}
 		},
 		Ints: func(tb testing.TB, s storetest.Store, sql string, args ...any) [][]int64 {
 			tb.Helper()
-			rows, err := db.ReadDB(s.(*db.Store)).Query(sql, args...)
+			rows, err := sqlite.ReadDB(s.(*sqlite.Store)).Query(sql, args...)
 			if err != nil {
 				tb.Fatalf("%s: %v", sql, err)
 			}

@@ -1,4 +1,4 @@
-package db
+package sqlite
 
 import (
 	"context"
@@ -11,6 +11,8 @@ import (
 	"time"
 
 	sqlite3 "github.com/mattn/go-sqlite3"
+
+	"github.com/ssh2048/ssh2048/store"
 )
 
 // maxBatch bounds one group commit, so that the first writers in a long
@@ -73,7 +75,7 @@ func reject(err error) error { return rejection{err} }
 type writer struct {
 	db  *sql.DB
 	log *slog.Logger
-	obs Observer
+	obs store.Observer
 
 	mu     sync.Mutex
 	queue  []*job
@@ -96,7 +98,7 @@ type writer struct {
 	catchUp atomic.Bool
 }
 
-func newWriter(db *sql.DB, log *slog.Logger, obs Observer) *writer {
+func newWriter(db *sql.DB, log *slog.Logger, obs store.Observer) *writer {
 	w := &writer{db: db, log: log, obs: obs, wake: make(chan struct{}, 1), exited: make(chan struct{})}
 	go w.loop()
 	return w
@@ -126,7 +128,7 @@ func (w *writer) submit(j *job) error {
 	if w.closed {
 		w.mu.Unlock()
 		release(j)
-		return ErrClosed
+		return store.ErrClosed
 	}
 	if j.look != nil {
 		w.reads = append(w.reads, j)

@@ -1,4 +1,4 @@
-package db
+package sqlite
 
 import (
 	"context"
@@ -13,6 +13,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/ssh2048/ssh2048/store"
 )
 
 // TestFailedWriteDoesNotSinkItsGroup: jobs that fail after writing are
@@ -36,7 +38,7 @@ func TestFailedWriteDoesNotSinkItsGroup(t *testing.T) {
 					return boom // after a write: the group must not keep it
 				}
 				if i%3 == 1 {
-					return reject(ErrConflict) // a rejection writes nothing by contract; this one did, on purpose
+					return reject(store.ErrConflict) // a rejection writes nothing by contract; this one did, on purpose
 				}
 				return nil
 			})
@@ -49,7 +51,7 @@ func TestFailedWriteDoesNotSinkItsGroup(t *testing.T) {
 		case 0:
 			want = boom
 		case 1:
-			want = ErrConflict
+			want = store.ErrConflict
 		}
 		if !errors.Is(err, want) || (want == nil) != (err == nil) {
 			t.Errorf("job %d: err = %v, want %v", i, err, want)
@@ -148,8 +150,8 @@ func TestReadSeesAcknowledgedWrites(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.w.read(ctx, func(context.Context, *sql.DB) error { return nil }); !errors.Is(err, ErrClosed) {
-		t.Errorf("read after Close: %v, want ErrClosed", err)
+	if err := s.w.read(ctx, func(context.Context, *sql.DB) error { return nil }); !errors.Is(err, store.ErrClosed) {
+		t.Errorf("read after Close: %v, want store.ErrClosed", err)
 	}
 }
 
@@ -168,7 +170,7 @@ func TestWALStartsOverUnderContinuousWrites(t *testing.T) {
 	var moves atomic.Int64
 	for i := range writers {
 		p := addPlayer(t, s, fmt.Sprintf("w%d", i))
-		g, err := s.LoadOrCreateGame(ctx, p.ID, 8, KindHuman)
+		g, err := s.LoadOrCreateGame(ctx, p.ID, 8, store.KindHuman)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -231,11 +233,11 @@ func TestJobsFromClosedStoreStayEmpty(t *testing.T) {
 		t.Fatal(err)
 	}
 	for range 100 { // sync.Pool keeps them per P: enough to meet one again
-		if err := closed.w.read(ctx, func(context.Context, *sql.DB) error { return nil }); !errors.Is(err, ErrClosed) {
-			t.Fatalf("read after Close: %v, want ErrClosed", err)
+		if err := closed.w.read(ctx, func(context.Context, *sql.DB) error { return nil }); !errors.Is(err, store.ErrClosed) {
+			t.Fatalf("read after Close: %v, want store.ErrClosed", err)
 		}
-		if err := closed.w.do(ctx, func(context.Context, *sql.Tx, int64) error { return nil }); !errors.Is(err, ErrClosed) {
-			t.Fatalf("write after Close: %v, want ErrClosed", err)
+		if err := closed.w.do(ctx, func(context.Context, *sql.Tx, int64) error { return nil }); !errors.Is(err, store.ErrClosed) {
+			t.Fatalf("write after Close: %v, want store.ErrClosed", err)
 		}
 	}
 	s := openStore(t)

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ssh2048/ssh2048/db"
 	"github.com/ssh2048/ssh2048/engine"
+	"github.com/ssh2048/ssh2048/store"
 )
 
 // scripted plays crafted states into a game, so leaderboard tests control
@@ -50,7 +50,7 @@ func moves(b *engine.Board, d engine.Direction) bool {
 
 const someBoard = "2 0 0 0/0 0 0 0/0 0 0 0/0 0 0 2"
 
-func (sc scripted) game(p db.Player, size int, kind db.Kind) *db.SavedGame {
+func (sc scripted) game(p store.Player, size int, kind store.Kind) *store.SavedGame {
 	sc.t.Helper()
 	g, err := sc.s.NewGame(context.Background(), p.ID, size, kind)
 	if err != nil {
@@ -60,7 +60,7 @@ func (sc scripted) game(p db.Player, size int, kind db.Kind) *db.SavedGame {
 }
 
 // score appends one move that brings g to the given score.
-func (sc scripted) score(g *db.SavedGame, score int) {
+func (sc scripted) score(g *store.SavedGame, score int) {
 	sc.t.Helper()
 	seq := sc.moves[g.ID]
 	board := someBoard
@@ -68,7 +68,7 @@ func (sc scripted) score(g *db.SavedGame, score int) {
 		b, _ := engine.NewBoard(g.Size)
 		board = b.String()
 	}
-	st := db.MoveState{Score: score, MaxTile: 2, Moves: seq + 1, Board: board}
+	st := store.MoveState{Score: score, MaxTile: 2, Moves: seq + 1, Board: board}
 	if err := sc.s.AppendMove(context.Background(), g.ID, seq, engine.Left, st); err != nil {
 		sc.t.Fatal(err)
 	}
@@ -76,7 +76,7 @@ func (sc scripted) score(g *db.SavedGame, score int) {
 }
 
 // sameEntry compares entries, including the time behind Ended.
-func sameEntry(a, b db.Entry) bool {
+func sameEntry(a, b store.Entry) bool {
 	if (a.Ended == nil) != (b.Ended == nil) || a.Ended != nil && !a.Ended.Equal(*b.Ended) {
 		return false
 	}
@@ -91,42 +91,42 @@ func testLeaderboardOrderAndTies(t *testing.T, b Backend) {
 	alice, bob, carol, dave, erin, nomoves := addPlayer(t, s, "alice"), addPlayer(t, s, "bob"), addPlayer(t, s, "carol"),
 		addPlayer(t, s, "dave"), addPlayer(t, s, "erin"), addPlayer(t, s, "nomoves")
 
-	dave1 := sc.game(dave, 4, db.KindHuman)
+	dave1 := sc.game(dave, 4, store.KindHuman)
 	sc.score(dave1, 100) // dave reaches 100 first
-	alice1 := sc.game(alice, 4, db.KindHuman)
+	alice1 := sc.game(alice, 4, store.KindHuman)
 	sc.score(alice1, 40)
-	sc.score(alice1, 100)                     // alice reaches 100 second
-	alice2 := sc.game(alice, 4, db.KindHuman) // ends alice1, whose 100 still counts
-	sc.score(alice2, 100)                     // same score later: alice1 stays her best
+	sc.score(alice1, 100)                        // alice reaches 100 second
+	alice2 := sc.game(alice, 4, store.KindHuman) // ends alice1, whose 100 still counts
+	sc.score(alice2, 100)                        // same score later: alice1 stays her best
 	sc.score(alice2, 100)
-	bob1 := sc.game(bob, 4, db.KindHuman)
+	bob1 := sc.game(bob, 4, store.KindHuman)
 	sc.score(bob1, 100) // bob third at 100
-	carol1 := sc.game(carol, 4, db.KindHuman)
+	carol1 := sc.game(carol, 4, store.KindHuman)
 	sc.score(carol1, 250) // in progress, top
-	erinHuman := sc.game(erin, 4, db.KindHuman)
+	erinHuman := sc.game(erin, 4, store.KindHuman)
 	sc.score(erinHuman, 10)
-	if err := s.EndGame(ctx, erinHuman.ID, db.MoveState{Score: 10, MaxTile: 2, Moves: 1, Board: someBoard}); err != nil {
+	if err := s.EndGame(ctx, erinHuman.ID, store.MoveState{Score: 10, MaxTile: 2, Moves: 1, Board: someBoard}); err != nil {
 		t.Fatal(err)
 	}
-	erinAI := sc.game(erin, 4, db.KindHuman)
+	erinAI := sc.game(erin, 4, store.KindHuman)
 	sc.score(erinAI, 500)
 	if err := s.MarkAssisted(ctx, erinAI.ID); err != nil {
 		t.Fatal(err)
 	}
 	// Other sizes and kinds have their own boards.
-	sc.score(sc.game(bob, 5, db.KindHuman), 9999)
-	sc.score(sc.game(dave, 4, db.KindBot), 7777)
-	sc.game(nomoves, 4, db.KindHuman)
+	sc.score(sc.game(bob, 5, store.KindHuman), 9999)
+	sc.score(sc.game(dave, 4, store.KindBot), 7777)
+	sc.game(nomoves, 4, store.KindHuman)
 
 	type row struct {
-		player db.Player
-		game   *db.SavedGame
+		player store.Player
+		game   *store.SavedGame
 		score  int
 	}
 	want := []row{{carol, carol1, 250}, {dave, dave1, 100}, {alice, alice1, 100}, {bob, bob1, 100}, {erin, erinHuman, 10}}
 	check := func() {
 		t.Helper()
-		got, err := s.Leaderboard(ctx, 4, db.KindHuman, 10)
+		got, err := s.Leaderboard(ctx, 4, store.KindHuman, 10)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -138,7 +138,7 @@ func testLeaderboardOrderAndTies(t *testing.T, b Backend) {
 			if e.Rank != i+1 || e.PlayerID != w.player.ID || e.Name != w.player.Name || e.GameID != w.game.ID || e.Score != w.score {
 				t.Errorf("row %d = %+v, want rank %d %s game %d score %d", i, e, i+1, w.player.Name, w.game.ID, w.score)
 			}
-			r, err := s.PlayerRank(ctx, w.player.ID, 4, db.KindHuman)
+			r, err := s.PlayerRank(ctx, w.player.ID, 4, store.KindHuman)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -149,11 +149,11 @@ func testLeaderboardOrderAndTies(t *testing.T, b Backend) {
 	}
 	check()
 
-	top2, err := s.Leaderboard(ctx, 4, db.KindHuman, 2)
+	top2, err := s.Leaderboard(ctx, 4, store.KindHuman, 2)
 	if err != nil || len(top2) != 2 || top2[1].PlayerID != dave.ID {
 		t.Fatalf("top 2 = %+v, %v", top2, err)
 	}
-	board := func(size int, kind db.Kind) []db.Entry {
+	board := func(size int, kind store.Kind) []store.Entry {
 		t.Helper()
 		got, err := s.Leaderboard(ctx, size, kind, 10)
 		if err != nil {
@@ -161,19 +161,19 @@ func testLeaderboardOrderAndTies(t *testing.T, b Backend) {
 		}
 		return got
 	}
-	if got := board(4, db.KindAssisted); len(got) != 1 || got[0].GameID != erinAI.ID || got[0].Score != 500 {
+	if got := board(4, store.KindAssisted); len(got) != 1 || got[0].GameID != erinAI.ID || got[0].Score != 500 {
 		t.Errorf("assisted board = %+v, want erin's assisted game", got)
 	}
-	if got := board(5, db.KindHuman); len(got) != 1 || got[0].PlayerID != bob.ID || got[0].Ended != nil {
+	if got := board(5, store.KindHuman); len(got) != 1 || got[0].PlayerID != bob.ID || got[0].Ended != nil {
 		t.Errorf("5×5 board = %+v", got)
 	}
-	if got := board(4, db.KindBot); len(got) != 1 || got[0].Score != 7777 {
+	if got := board(4, store.KindBot); len(got) != 1 || got[0].Score != 7777 {
 		t.Errorf("bot board = %+v", got)
 	}
-	if got := board(6, db.KindHuman); len(got) != 0 {
+	if got := board(6, store.KindHuman); len(got) != 0 {
 		t.Errorf("empty 6×6 board = %+v", got)
 	}
-	if _, err := s.PlayerRank(ctx, nomoves.ID, 4, db.KindHuman); !errors.Is(err, db.ErrNotFound) {
+	if _, err := s.PlayerRank(ctx, nomoves.ID, 4, store.KindHuman); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("PlayerRank without moves: %v", err)
 	}
 
@@ -193,12 +193,12 @@ func testMarkAssistedKeepsOneGameInProgress(t *testing.T, b Backend) {
 	s := b.open(t)
 	sc := newScripted(t, b, s)
 	p := addPlayer(t, s, "gina")
-	first := sc.game(p, 4, db.KindHuman)
+	first := sc.game(p, 4, store.KindHuman)
 	sc.score(first, 50)
 	if err := s.MarkAssisted(ctx, first.ID); err != nil {
 		t.Fatal(err)
 	}
-	second := sc.game(p, 4, db.KindHuman)
+	second := sc.game(p, 4, store.KindHuman)
 	sc.score(second, 20)
 	if err := s.MarkAssisted(ctx, second.ID); err != nil {
 		t.Fatal(err)
@@ -206,18 +206,18 @@ func testMarkAssistedKeepsOneGameInProgress(t *testing.T, b Backend) {
 	if n := b.count(t, s, `SELECT count(*) FROM games WHERE player_id = $1 AND kind = 'assisted' AND ended_at IS NULL`, p.ID); n != 1 {
 		t.Fatalf("%d assisted games in progress, want 1", n)
 	}
-	g, err := s.LoadOrCreateGame(ctx, p.ID, 4, db.KindAssisted)
+	g, err := s.LoadOrCreateGame(ctx, p.ID, 4, store.KindAssisted)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if g.ID != second.ID || g.Kind != db.KindAssisted {
+	if g.ID != second.ID || g.Kind != store.KindAssisted {
 		t.Fatalf("assisted game in progress = %d (%s), want %d", g.ID, g.Kind, second.ID)
 	}
-	e, err := s.PlayerRank(ctx, p.ID, 4, db.KindAssisted)
+	e, err := s.PlayerRank(ctx, p.ID, 4, store.KindAssisted)
 	if err != nil || e.GameID != first.ID || e.Score != 50 {
 		t.Fatalf("assisted best = %+v, %v; want the first game's 50", e, err)
 	}
-	if _, err := s.PlayerRank(ctx, p.ID, 4, db.KindHuman); !errors.Is(err, db.ErrNotFound) {
+	if _, err := s.PlayerRank(ctx, p.ID, 4, store.KindHuman); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("human best after both games were assisted: %v, want ErrNotFound", err)
 	}
 	if err := s.MarkAssisted(ctx, second.ID); err != nil {
@@ -227,17 +227,17 @@ func testMarkAssistedKeepsOneGameInProgress(t *testing.T, b Backend) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(history) != 2 || history[0].ID != second.ID || history[0].Kind != db.KindAssisted || history[1].Kind != db.KindAssisted ||
+	if len(history) != 2 || history[0].ID != second.ID || history[0].Kind != store.KindAssisted || history[1].Kind != store.KindAssisted ||
 		history[0].EndedAt != nil || history[1].EndedAt == nil {
 		t.Fatalf("history = %+v, want both games, assisted, the second in progress", history)
 	}
-	if err := s.MarkAssisted(ctx, first.ID); !errors.Is(err, db.ErrGameEnded) {
+	if err := s.MarkAssisted(ctx, first.ID); !errors.Is(err, store.ErrGameEnded) {
 		t.Fatalf("marking an ended game: %v, want ErrGameEnded", err)
 	}
 }
 
 // checkBuckets asserts the bucket counts a rank sums (score_bucket_totals)
-// agree with player_bests, computing the buckets in Go (db.ScoreBucket)
+// agree with player_bests, computing the buckets in Go (store.ScoreBucket)
 // from every best.
 func checkBuckets(t *testing.T, b Backend, s Store) {
 	t.Helper()
@@ -252,7 +252,7 @@ func wrongBuckets(t *testing.T, b Backend, s Store) int {
 	const kinds = `CASE kind WHEN 'human' THEN 0 WHEN 'assisted' THEN 1 ELSE 2 END`
 	want := map[key]int64{}
 	for _, r := range b.Ints(t, s, `SELECT size, `+kinds+`, score FROM player_bests`) {
-		bucket, _ := db.ScoreBucket(r[2])
+		bucket, _ := store.ScoreBucket(r[2])
 		want[key{r[0], r[1], bucket}]++
 	}
 	wrong := 0
@@ -275,10 +275,10 @@ func testRankAgreesWithLeaderboard(t *testing.T, b Backend) {
 	sc := newScripted(t, b, s)
 	rng := rand.New(rand.NewPCG(11, 12))
 	scores := map[int64]int{}
-	var games []*db.SavedGame
+	var games []*store.SavedGame
 	for i := range 150 {
 		p := addPlayer(t, s, fmt.Sprintf("r%d", i))
-		g := sc.game(p, 4, db.KindHuman)
+		g := sc.game(p, 4, store.KindHuman)
 		games = append(games, g)
 		score := []int{0, 7, 99, 100, 999, 1000, 1009, 1010, 5000}[rng.IntN(9)]
 		if rng.IntN(2) == 0 {
@@ -304,7 +304,7 @@ func testRankAgreesWithLeaderboard(t *testing.T, b Backend) {
 			t.Error("checkBuckets misses a corrupted bucket")
 		}
 	}()
-	board, err := s.Leaderboard(ctx, 4, db.KindHuman, 1000)
+	board, err := s.Leaderboard(ctx, 4, store.KindHuman, 1000)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -312,7 +312,7 @@ func testRankAgreesWithLeaderboard(t *testing.T, b Backend) {
 		if i > 0 && e.Score > board[i-1].Score {
 			t.Fatalf("leaderboard out of order at %d: %+v after %+v", i, e, board[i-1])
 		}
-		r, err := s.PlayerRank(ctx, e.PlayerID, 4, db.KindHuman)
+		r, err := s.PlayerRank(ctx, e.PlayerID, 4, store.KindHuman)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -328,22 +328,22 @@ func testContestGames(t *testing.T, b Backend) {
 	ann, bob := addPlayer(t, s, "ann"), addPlayer(t, s, "bob")
 	const day = "daily:2026-11-23"
 
-	free, err := s.LoadOrCreateGame(ctx, ann.ID, 4, db.KindHuman)
+	free, err := s.LoadOrCreateGame(ctx, ann.ID, 4, store.KindHuman)
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := s.OpenContestGame(ctx, ann.ID, 4, db.KindHuman, day, 42)
+	a, err := s.OpenContestGame(ctx, ann.ID, 4, store.KindHuman, day, 42)
 	if err != nil {
 		t.Fatal(err)
 	}
-	bg, err := s.OpenContestGame(ctx, bob.ID, 4, db.KindHuman, day, 42)
+	bg, err := s.OpenContestGame(ctx, bob.ID, 4, store.KindHuman, day, 42)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if a.ID == free.ID || a.Seed != 42 || bg.Seed != 42 || a.Engine.Board() != bg.Engine.Board() {
 		t.Fatalf("daily games: free %d, ann %+v, bob %+v", free.ID, a, bg)
 	}
-	again, err := s.OpenContestGame(ctx, ann.ID, 4, db.KindHuman, day, 42)
+	again, err := s.OpenContestGame(ctx, ann.ID, 4, store.KindHuman, day, 42)
 	if err != nil || again.ID != a.ID {
 		t.Fatalf("reopened daily: %v, game %d want %d", err, again.ID, a.ID)
 	}
@@ -363,33 +363,33 @@ func testContestGames(t *testing.T, b Backend) {
 	if err != nil || len(board) != 2 || board[0].Score < board[1].Score || board[0].Rank != 1 {
 		t.Fatalf("daily board %+v, %v", board, err)
 	}
-	if all, err := s.Leaderboard(ctx, 4, db.KindHuman, 10); err != nil || len(all) != 0 {
+	if all, err := s.Leaderboard(ctx, 4, store.KindHuman, 10); err != nil || len(all) != 0 {
 		t.Fatalf("all-time board %+v, %v: contest games must not rank there", all, err)
 	}
 	// The free game is still there, untouched.
-	if g, err := s.LoadOrCreateGame(ctx, ann.ID, 4, db.KindHuman); err != nil || g.ID != free.ID {
+	if g, err := s.LoadOrCreateGame(ctx, ann.ID, 4, store.KindHuman); err != nil || g.ID != free.ID {
 		t.Fatalf("free game after the daily: %v %d, want %d", err, g.ID, free.ID)
 	}
 	// One attempt: once ended, the day's game is not handed out again.
 	if err := s.EndContest(ctx, day); err != nil {
 		t.Fatal(err)
 	}
-	done, err := s.OpenContestGame(ctx, ann.ID, 4, db.KindHuman, day, 42)
-	if !errors.Is(err, db.ErrContestPlayed) || done.ID != a.ID {
+	done, err := s.OpenContestGame(ctx, ann.ID, 4, store.KindHuman, day, 42)
+	if !errors.Is(err, store.ErrContestPlayed) || done.ID != a.ID {
 		t.Fatalf("second attempt: %v, game %+v", err, done)
 	}
 	if days, err := s.ContestsPlayed(ctx, ann.ID, "daily:", 10); err != nil || len(days) != 1 || days[0] != day {
 		t.Fatalf("days played %v, %v", days, err)
 	}
 	// A day that is over ends its games in progress.
-	c, err := s.OpenContestGame(ctx, bob.ID, 5, db.KindHuman, "daily:2026-11-24", 7)
+	c, err := s.OpenContestGame(ctx, bob.ID, 5, store.KindHuman, "daily:2026-11-24", 7)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := s.EndPastDailies(ctx, "2026-11-25"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.OpenContestGame(ctx, bob.ID, 5, db.KindHuman, "daily:2026-11-24", 7); !errors.Is(err, db.ErrContestPlayed) {
+	if _, err := s.OpenContestGame(ctx, bob.ID, 5, store.KindHuman, "daily:2026-11-24", 7); !errors.Is(err, store.ErrContestPlayed) {
 		t.Fatalf("daily game %d after its day: %v, want ErrContestPlayed", c.ID, err)
 	}
 }
@@ -423,11 +423,11 @@ func testRaces(t *testing.T, b Backend) {
 	s := b.open(t)
 	ann, bob := addPlayer(t, s, "ann"), addPlayer(t, s, "bob")
 	const contest = "race:0123456789abcdef"
-	ga, err := s.OpenContestGame(ctx, ann.ID, 4, db.KindHuman, contest, 9)
+	ga, err := s.OpenContestGame(ctx, ann.ID, 4, store.KindHuman, contest, 9)
 	if err != nil {
 		t.Fatal(err)
 	}
-	gb, err := s.OpenContestGame(ctx, bob.ID, 4, db.KindHuman, contest, 9)
+	gb, err := s.OpenContestGame(ctx, bob.ID, 4, store.KindHuman, contest, 9)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -435,9 +435,9 @@ func testRaces(t *testing.T, b Backend) {
 		t.Fatalf("ratings before any race: %v, %v", r, err)
 	}
 	start := time.UnixMicro(1_700_000_000_000_000)
-	result := db.RaceResult{Contest: contest, Size: 4, Started: start, Ended: start.Add(3 * time.Minute), Entries: []db.RaceEntry{
-		{PlayerID: ann.ID, GameID: ga.ID, Place: 1, Score: 0, After: &db.Rating{Rating: 1600, Deviation: 300, Volatility: 0.06, Races: 1}},
-		{PlayerID: bob.ID, GameID: gb.ID, Place: 2, Score: 0, Forfeit: true, After: &db.Rating{Rating: 1400, Deviation: 300, Volatility: 0.06, Races: 1}},
+	result := store.RaceResult{Contest: contest, Size: 4, Started: start, Ended: start.Add(3 * time.Minute), Entries: []store.RaceEntry{
+		{PlayerID: ann.ID, GameID: ga.ID, Place: 1, Score: 0, After: &store.Rating{Rating: 1600, Deviation: 300, Volatility: 0.06, Races: 1}},
+		{PlayerID: bob.ID, GameID: gb.ID, Place: 2, Score: 0, Forfeit: true, After: &store.Rating{Rating: 1400, Deviation: 300, Volatility: 0.06, Races: 1}},
 	}}
 	if err := s.RecordRace(ctx, result); err != nil {
 		t.Fatal(err)
@@ -453,7 +453,7 @@ func testRaces(t *testing.T, b Backend) {
 	if e, n, err := s.ContestRank(ctx, bob.ID, contest, 4); err != nil || n != 2 || e.GameID != gb.ID || e.Rank < 1 || e.Rank > 2 {
 		t.Fatalf("bob's rank in the race: %+v of %d, %v", e, n, err)
 	}
-	if _, _, err := s.ContestRank(ctx, ann.ID, "race:none", 4); !errors.Is(err, db.ErrNotFound) {
+	if _, _, err := s.ContestRank(ctx, ann.ID, "race:none", 4); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("rank in a race not run: %v, want ErrNotFound", err)
 	}
 	if n := b.count(t, s, `SELECT count(*) FROM games WHERE contest = $1 AND ended_at IS NULL`, contest); n != 0 {
@@ -465,7 +465,7 @@ func testRaces(t *testing.T, b Backend) {
 		t.Fatal(err)
 	}
 	result.Contest, result.Bots = "race:bots", true
-	result.Entries = []db.RaceEntry{{PlayerID: bob.ID, GameID: gb.ID, Place: 1, Score: 40}, {PlayerID: ann.ID, GameID: ga.ID, Place: 2, Score: 60}}
+	result.Entries = []store.RaceEntry{{PlayerID: bob.ID, GameID: gb.ID, Place: 1, Score: 40}, {PlayerID: ann.ID, GameID: ga.ID, Place: 2, Score: 60}}
 	if err := s.RecordRace(ctx, result); err != nil {
 		t.Fatal(err)
 	}
@@ -485,7 +485,7 @@ func testConcurrentAppends(t *testing.T, b Backend) {
 	const sessions, moves = 100, 200
 	ctx := context.Background()
 	s := b.open(t)
-	games := make([]*db.SavedGame, sessions)
+	games := make([]*store.SavedGame, sessions)
 	errs := make(chan error, sessions)
 	var wg sync.WaitGroup
 	for i := range sessions {
@@ -495,7 +495,7 @@ func testConcurrentAppends(t *testing.T, b Backend) {
 				errs <- err
 				return
 			}
-			g, err := s.LoadOrCreateGame(ctx, p.ID, 8, db.KindHuman) // 8×8 lasts far beyond 200 moves
+			g, err := s.LoadOrCreateGame(ctx, p.ID, 8, store.KindHuman) // 8×8 lasts far beyond 200 moves
 			if err != nil {
 				errs <- err
 				return
@@ -522,12 +522,12 @@ func testConcurrentAppends(t *testing.T, b Backend) {
 		t.Fatalf("%d moves stored, want %d", total, sessions*moves)
 	}
 	for _, g := range games {
-		loaded, err := s.LoadOrCreateGame(ctx, g.PlayerID, 8, db.KindHuman)
+		loaded, err := s.LoadOrCreateGame(ctx, g.PlayerID, 8, store.KindHuman)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if loaded.ID != g.ID || db.StateOf(loaded.Engine) != db.StateOf(g.Engine) {
-			t.Fatalf("game %d reloads as %+v, want %+v", g.ID, db.StateOf(loaded.Engine), db.StateOf(g.Engine))
+		if loaded.ID != g.ID || store.StateOf(loaded.Engine) != store.StateOf(g.Engine) {
+			t.Fatalf("game %d reloads as %+v, want %+v", g.ID, store.StateOf(loaded.Engine), store.StateOf(g.Engine))
 		}
 	}
 }

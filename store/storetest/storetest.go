@@ -1,6 +1,6 @@
 // Package storetest is the conformance suite of the stores behind
-// game.Store: package db's SQLite store and package db/pg's PostgreSQL
-// store run the same tests (Run), so that "the same guarantees" is
+// store.Store: package sqlite's SQLite store and package postgres's
+// PostgreSQL store run the same tests (Run), so that "the same guarantees" is
 // checked, not hoped for. What only one backend has (SQLite's files,
 // pragmas, query plans and crash tests) stays in that backend's own tests.
 package storetest
@@ -18,17 +18,16 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ssh2048/ssh2048/db"
 	"github.com/ssh2048/ssh2048/engine"
-	"github.com/ssh2048/ssh2048/game"
+	"github.com/ssh2048/ssh2048/store"
 )
 
 // Store is what the suite tests: the game service's store, and Close.
 type Store interface {
-	game.Store
+	store.Store
 	EndContest(ctx context.Context, contest string) error
-	BotRaceBoard(ctx context.Context, limit int) ([]db.BotRaceEntry, error)
-	ContestRank(ctx context.Context, playerID int64, contest string, size int) (db.Entry, int, error)
+	BotRaceBoard(ctx context.Context, limit int) ([]store.BotRaceEntry, error)
+	ContestRank(ctx context.Context, playerID int64, contest string, size int) (store.Entry, int, error)
 	Close() error
 }
 
@@ -97,7 +96,7 @@ func countMoves(tb testing.TB, b Backend, s Store, gameID int64) int {
 	return b.count(tb, s, `SELECT count(*) FROM moves WHERE game_id = $1`, gameID)
 }
 
-func addPlayer(tb testing.TB, s Store, name string) db.Player {
+func addPlayer(tb testing.TB, s Store, name string) store.Player {
 	tb.Helper()
 	p, err := s.UpsertPlayer(context.Background(), "SHA256:"+name+"-fingerprint", "ssh-ed25519", name)
 	if err != nil {
@@ -121,14 +120,14 @@ func movingDirection(g *engine.Game, rng *rand.Rand) (engine.Direction, bool) {
 }
 
 // playMove makes one real move in g and stores it.
-func playMove(ctx context.Context, s Store, g *db.SavedGame, rng *rand.Rand) error {
+func playMove(ctx context.Context, s Store, g *store.SavedGame, rng *rand.Rand) error {
 	d, ok := movingDirection(g.Engine, rng)
 	if !ok {
 		return fmt.Errorf("game %d is over", g.ID)
 	}
 	seq := g.Engine.Moves()
 	g.Engine.Move(d)
-	return s.AppendMove(ctx, g.ID, seq, d, db.StateOf(g.Engine))
+	return s.AppendMove(ctx, g.ID, seq, d, store.StateOf(g.Engine))
 }
 
 // logBuffer is a slog handler target tests can read.
@@ -159,25 +158,25 @@ func testGameLifecycle(t *testing.T, b Backend) {
 	if got, err := s.PlayerByID(ctx, p.ID); err != nil || got.Fingerprint != p.Fingerprint || got.Name != "alice" || !got.FirstSeen.Equal(p.FirstSeen) {
 		t.Fatalf("PlayerByID(%d) = %+v, %v; want %+v", p.ID, got, err, p)
 	}
-	if _, err := s.PlayerByID(ctx, p.ID+100); !errors.Is(err, db.ErrNotFound) {
+	if _, err := s.PlayerByID(ctx, p.ID+100); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("PlayerByID of no one: %v, want ErrNotFound", err)
 	}
 
-	g, err := s.LoadOrCreateGame(ctx, p.ID, 4, db.KindHuman)
+	g, err := s.LoadOrCreateGame(ctx, p.ID, 4, store.KindHuman)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if g.PlayerID != p.ID || g.Size != 4 || g.Kind != db.KindHuman || g.Engine.Moves() != 0 {
+	if g.PlayerID != p.ID || g.Size != 4 || g.Kind != store.KindHuman || g.Engine.Moves() != 0 {
 		t.Fatalf("new game = %+v", g)
 	}
-	again, err := s.LoadOrCreateGame(ctx, p.ID, 4, db.KindHuman)
+	again, err := s.LoadOrCreateGame(ctx, p.ID, 4, store.KindHuman)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if again.ID != g.ID {
 		t.Fatalf("LoadOrCreateGame made a second game %d, want %d", again.ID, g.ID)
 	}
-	other, err := s.LoadOrCreateGame(ctx, p.ID, 5, db.KindHuman)
+	other, err := s.LoadOrCreateGame(ctx, p.ID, 5, store.KindHuman)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,26 +189,26 @@ func testGameLifecycle(t *testing.T, b Backend) {
 			t.Fatal(err)
 		}
 	}
-	loaded, err := s.LoadOrCreateGame(ctx, p.ID, 4, db.KindHuman)
+	loaded, err := s.LoadOrCreateGame(ctx, p.ID, 4, store.KindHuman)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if loaded.ID != g.ID || db.StateOf(loaded.Engine) != db.StateOf(g.Engine) || loaded.Seed != g.Seed {
-		t.Fatalf("reloaded %+v\n want %+v", db.StateOf(loaded.Engine), db.StateOf(g.Engine))
+	if loaded.ID != g.ID || store.StateOf(loaded.Engine) != store.StateOf(g.Engine) || loaded.Seed != g.Seed {
+		t.Fatalf("reloaded %+v\n want %+v", store.StateOf(loaded.Engine), store.StateOf(g.Engine))
 	}
 
 	// A stale writer (same seq again) conflicts and writes nothing.
-	err = s.AppendMove(ctx, g.ID, 28, engine.Up, db.StateOf(g.Engine)) // state says 30 moves
-	if !errors.Is(err, db.ErrInvalid) {
+	err = s.AppendMove(ctx, g.ID, 28, engine.Up, store.StateOf(g.Engine)) // state says 30 moves
+	if !errors.Is(err, store.ErrInvalid) {
 		t.Fatalf("seq not matching state: err = %v, want ErrInvalid", err)
 	}
-	st := db.StateOf(g.Engine)
+	st := store.StateOf(g.Engine)
 	st.Moves = 30
-	if err := s.AppendMove(ctx, g.ID, 29, engine.Up, st); !errors.Is(err, db.ErrConflict) {
+	if err := s.AppendMove(ctx, g.ID, 29, engine.Up, st); !errors.Is(err, store.ErrConflict) {
 		t.Fatalf("stale seq: err = %v, want ErrConflict", err)
 	}
 	st.Moves = 41
-	if err := s.AppendMove(ctx, g.ID, 40, engine.Up, st); !errors.Is(err, db.ErrConflict) {
+	if err := s.AppendMove(ctx, g.ID, 40, engine.Up, st); !errors.Is(err, store.ErrConflict) {
 		t.Fatalf("future seq: err = %v, want ErrConflict", err)
 	}
 	if n := countMoves(t, b, s, g.ID); n != 30 {
@@ -217,7 +216,7 @@ func testGameLifecycle(t *testing.T, b Backend) {
 	}
 
 	// NewGame ends the one in progress; its score still counts.
-	fresh, err := s.NewGame(ctx, p.ID, 4, db.KindHuman)
+	fresh, err := s.NewGame(ctx, p.ID, 4, store.KindHuman)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -225,10 +224,10 @@ func testGameLifecycle(t *testing.T, b Backend) {
 		t.Fatalf("NewGame = %+v", fresh)
 	}
 	wantScore := g.Engine.Score()
-	if err := playMove(ctx, s, g, rng); !errors.Is(err, db.ErrGameEnded) {
+	if err := playMove(ctx, s, g, rng); !errors.Is(err, store.ErrGameEnded) {
 		t.Fatalf("move on replaced game: err = %v, want ErrGameEnded", err)
 	}
-	e, err := s.PlayerRank(ctx, p.ID, 4, db.KindHuman)
+	e, err := s.PlayerRank(ctx, p.ID, 4, store.KindHuman)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,13 +236,13 @@ func testGameLifecycle(t *testing.T, b Backend) {
 	}
 
 	// EndGame checks the count and refuses twice.
-	if err := s.EndGame(ctx, fresh.ID, db.MoveState{Moves: 3, Board: fresh.Engine.Board().String()}); !errors.Is(err, db.ErrConflict) {
+	if err := s.EndGame(ctx, fresh.ID, store.MoveState{Moves: 3, Board: fresh.Engine.Board().String()}); !errors.Is(err, store.ErrConflict) {
 		t.Fatalf("EndGame with wrong count: err = %v, want ErrConflict", err)
 	}
-	if err := s.EndGame(ctx, fresh.ID, db.StateOf(fresh.Engine)); err != nil {
+	if err := s.EndGame(ctx, fresh.ID, store.StateOf(fresh.Engine)); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.EndGame(ctx, fresh.ID, db.StateOf(fresh.Engine)); !errors.Is(err, db.ErrGameEnded) {
+	if err := s.EndGame(ctx, fresh.ID, store.StateOf(fresh.Engine)); !errors.Is(err, store.ErrGameEnded) {
 		t.Fatalf("EndGame twice: err = %v, want ErrGameEnded", err)
 	}
 
@@ -260,7 +259,7 @@ func testGameLifecycle(t *testing.T, b Backend) {
 	}
 
 	// After an end, LoadOrCreateGame starts a new game.
-	next, err := s.LoadOrCreateGame(ctx, p.ID, 4, db.KindHuman)
+	next, err := s.LoadOrCreateGame(ctx, p.ID, 4, store.KindHuman)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -275,7 +274,7 @@ func testSeedsAboveMaxInt64RoundTrip(t *testing.T, b Backend) {
 		s := b.open(t)
 		b.SetSeeds(s, func() uint64 { return seed })
 		p := addPlayer(t, s, "seed")
-		g, err := s.LoadOrCreateGame(ctx, p.ID, 4, db.KindBot)
+		g, err := s.LoadOrCreateGame(ctx, p.ID, 4, store.KindBot)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -285,12 +284,12 @@ func testSeedsAboveMaxInt64RoundTrip(t *testing.T, b Backend) {
 				t.Fatal(err)
 			}
 		}
-		loaded, err := s.LoadOrCreateGame(ctx, p.ID, 4, db.KindBot)
+		loaded, err := s.LoadOrCreateGame(ctx, p.ID, 4, store.KindBot)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if loaded.Seed != seed || db.StateOf(loaded.Engine) != db.StateOf(g.Engine) {
-			t.Errorf("seed %d: loaded seed %d, state %+v want %+v", seed, loaded.Seed, db.StateOf(loaded.Engine), db.StateOf(g.Engine))
+		if loaded.Seed != seed || store.StateOf(loaded.Engine) != store.StateOf(g.Engine) {
+			t.Errorf("seed %d: loaded seed %d, state %+v want %+v", seed, loaded.Seed, store.StateOf(loaded.Engine), store.StateOf(g.Engine))
 		}
 	}
 }
@@ -299,53 +298,53 @@ func testInvalidArguments(t *testing.T, b Backend) {
 	ctx := context.Background()
 	s := b.open(t)
 	p := addPlayer(t, s, "bob")
-	if _, err := s.LoadOrCreateGame(ctx, p.ID, 2, db.KindHuman); !errors.Is(err, db.ErrInvalid) {
+	if _, err := s.LoadOrCreateGame(ctx, p.ID, 2, store.KindHuman); !errors.Is(err, store.ErrInvalid) {
 		t.Errorf("size 2: err = %v", err)
 	}
-	if _, err := s.NewGame(ctx, p.ID, 4, db.Kind("cheat")); !errors.Is(err, db.ErrInvalid) {
+	if _, err := s.NewGame(ctx, p.ID, 4, store.Kind("cheat")); !errors.Is(err, store.ErrInvalid) {
 		t.Errorf("bad kind: err = %v", err)
 	}
-	if _, err := s.LoadOrCreateGame(ctx, p.ID+100, 4, db.KindHuman); !errors.Is(err, db.ErrNotFound) {
+	if _, err := s.LoadOrCreateGame(ctx, p.ID+100, 4, store.KindHuman); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("unknown player: err = %v", err)
 	}
-	g, err := s.LoadOrCreateGame(ctx, p.ID, 4, db.KindHuman)
+	g, err := s.LoadOrCreateGame(ctx, p.ID, 4, store.KindHuman)
 	if err != nil {
 		t.Fatal(err)
 	}
-	st := db.StateOf(g.Engine)
+	st := store.StateOf(g.Engine)
 	st.Moves = 1
-	if err := s.AppendMove(ctx, g.ID, 0, engine.Direction(9), st); !errors.Is(err, db.ErrInvalid) {
+	if err := s.AppendMove(ctx, g.ID, 0, engine.Direction(9), st); !errors.Is(err, store.ErrInvalid) {
 		t.Errorf("bad direction: err = %v", err)
 	}
 	st.Board = "2 2/2"
-	if err := s.AppendMove(ctx, g.ID, 0, engine.Up, st); !errors.Is(err, db.ErrInvalid) {
+	if err := s.AppendMove(ctx, g.ID, 0, engine.Up, st); !errors.Is(err, store.ErrInvalid) {
 		t.Errorf("bad board: err = %v", err)
 	}
-	if err := s.AppendMove(ctx, g.ID+100, 0, engine.Up, db.MoveState{Moves: 1, Board: g.Engine.Board().String()}); !errors.Is(err, db.ErrNotFound) {
+	if err := s.AppendMove(ctx, g.ID+100, 0, engine.Up, store.MoveState{Moves: 1, Board: g.Engine.Board().String()}); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("unknown game: err = %v", err)
 	}
-	if err := s.MarkAssisted(ctx, g.ID+100); !errors.Is(err, db.ErrNotFound) {
+	if err := s.MarkAssisted(ctx, g.ID+100); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("MarkAssisted unknown game: err = %v", err)
 	}
-	if _, err := s.PlayerRank(ctx, p.ID, 4, db.KindHuman); !errors.Is(err, db.ErrNotFound) {
+	if _, err := s.PlayerRank(ctx, p.ID, 4, store.KindHuman); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("rank without moves: err = %v", err)
 	}
 	// A score that goes down is refused, and nothing is written.
-	first := db.MoveState{Score: 8, MaxTile: 4, Moves: 1, Board: g.Engine.Board().String()}
+	first := store.MoveState{Score: 8, MaxTile: 4, Moves: 1, Board: g.Engine.Board().String()}
 	if err := s.AppendMove(ctx, g.ID, 0, engine.Up, first); err != nil {
 		t.Fatal(err)
 	}
-	lower := db.MoveState{Score: 4, MaxTile: 4, Moves: 2, Board: g.Engine.Board().String()}
-	if err := s.AppendMove(ctx, g.ID, 1, engine.Up, lower); !errors.Is(err, db.ErrInvalid) {
+	lower := store.MoveState{Score: 4, MaxTile: 4, Moves: 2, Board: g.Engine.Board().String()}
+	if err := s.AppendMove(ctx, g.ID, 1, engine.Up, lower); !errors.Is(err, store.ErrInvalid) {
 		t.Errorf("score going down: err = %v, want ErrInvalid", err)
 	}
 	if n := countMoves(t, b, s, g.ID); n != 1 {
 		t.Errorf("%d moves stored after a refused one, want 1", n)
 	}
-	if err := s.EndGame(ctx, g.ID+100, first); !errors.Is(err, db.ErrNotFound) {
+	if err := s.EndGame(ctx, g.ID+100, first); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("EndGame unknown game: err = %v", err)
 	}
-	if _, err := s.UpsertPlayer(ctx, "", "ssh-ed25519", "x"); !errors.Is(err, db.ErrInvalid) {
+	if _, err := s.UpsertPlayer(ctx, "", "ssh-ed25519", "x"); !errors.Is(err, store.ErrInvalid) {
 		t.Errorf("empty fingerprint: err = %v", err)
 	}
 }
@@ -353,7 +352,7 @@ func testInvalidArguments(t *testing.T, b Backend) {
 func testCanceledContextWritesNothing(t *testing.T, b Backend) {
 	s := b.open(t)
 	p := addPlayer(t, s, "carol")
-	g, err := s.LoadOrCreateGame(context.Background(), p.ID, 4, db.KindHuman)
+	g, err := s.LoadOrCreateGame(context.Background(), p.ID, 4, store.KindHuman)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -372,7 +371,7 @@ func testCloseFlushesAndRefusesLaterWrites(t *testing.T, b Backend) {
 	ctx := context.Background()
 	s, reopen := b.Open(t, quiet)
 	p := addPlayer(t, s, "dave")
-	g, err := s.LoadOrCreateGame(ctx, p.ID, 8, db.KindHuman)
+	g, err := s.LoadOrCreateGame(ctx, p.ID, 8, store.KindHuman)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -385,7 +384,7 @@ func testCloseFlushesAndRefusesLaterWrites(t *testing.T, b Backend) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.UpsertPlayer(ctx, "SHA256:x", "ssh-rsa", "x"); !errors.Is(err, db.ErrClosed) {
+	if _, err := s.UpsertPlayer(ctx, "SHA256:x", "ssh-rsa", "x"); !errors.Is(err, store.ErrClosed) {
 		t.Fatalf("write after Close: err = %v, want ErrClosed", err)
 	}
 	if err := s.Close(); err != nil {
@@ -396,7 +395,7 @@ func testCloseFlushesAndRefusesLaterWrites(t *testing.T, b Backend) {
 		t.Fatal(err)
 	}
 	defer s2.Close()
-	loaded, err := s2.LoadOrCreateGame(ctx, p.ID, 8, db.KindHuman)
+	loaded, err := s2.LoadOrCreateGame(ctx, p.ID, 8, store.KindHuman)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -410,7 +409,7 @@ func testReplayMismatchIsLoggedLoudly(t *testing.T, b Backend) {
 	var logs logBuffer
 	s, _ := b.Open(t, logs.logger())
 	p := addPlayer(t, s, "erin")
-	g, err := s.LoadOrCreateGame(ctx, p.ID, 4, db.KindHuman)
+	g, err := s.LoadOrCreateGame(ctx, p.ID, 4, store.KindHuman)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -421,12 +420,12 @@ func testReplayMismatchIsLoggedLoudly(t *testing.T, b Backend) {
 		}
 	}
 	b.Exec(t, s, `UPDATE games SET score = score + 1000 WHERE id = $1`, g.ID)
-	loaded, err := s.LoadOrCreateGame(ctx, p.ID, 4, db.KindHuman)
+	loaded, err := s.LoadOrCreateGame(ctx, p.ID, 4, store.KindHuman)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if loaded.ID != g.ID || db.StateOf(loaded.Engine) != db.StateOf(g.Engine) {
-		t.Fatalf("loaded %+v, want the replayed game %+v", db.StateOf(loaded.Engine), db.StateOf(g.Engine))
+	if loaded.ID != g.ID || store.StateOf(loaded.Engine) != store.StateOf(g.Engine) {
+		t.Fatalf("loaded %+v, want the replayed game %+v", store.StateOf(loaded.Engine), store.StateOf(g.Engine))
 	}
 	if !strings.Contains(logs.String(), "REPLAY MISMATCH") || !strings.Contains(logs.String(), "level=ERROR") {
 		t.Fatalf("no loud log of the mismatch; logs:\n%s", logs.String())
@@ -455,18 +454,18 @@ func testReplayDivergenceEndsGameAndStartsNew(t *testing.T, b Backend) {
 	}
 	b.SetSeeds(s, func() uint64 { return seed - 1 })
 	p := addPlayer(t, s, "frank")
-	g, err := s.LoadOrCreateGame(ctx, p.ID, 4, db.KindHuman)
+	g, err := s.LoadOrCreateGame(ctx, p.ID, 4, store.KindHuman)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Store a first move that does not move the board, as if the rules had
 	// changed since it was played: replay counts 0 moves, the row says 1.
-	st := db.StateOf(g.Engine)
+	st := store.StateOf(g.Engine)
 	st.Moves = 1
 	if err := s.AppendMove(ctx, g.ID, 0, still, st); err != nil {
 		t.Fatal(err)
 	}
-	loaded, err := s.LoadOrCreateGame(ctx, p.ID, 4, db.KindHuman)
+	loaded, err := s.LoadOrCreateGame(ctx, p.ID, 4, store.KindHuman)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -491,7 +490,7 @@ func testGamesReplayWithTheirOwnGenerator(t *testing.T, b Backend) {
 	ctx := context.Background()
 	s := b.open(t)
 	p := addPlayer(t, s, "gen")
-	g, err := s.LoadOrCreateGame(ctx, p.ID, 4, db.KindHuman)
+	g, err := s.LoadOrCreateGame(ctx, p.ID, 4, store.KindHuman)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -506,17 +505,17 @@ func testGamesReplayWithTheirOwnGenerator(t *testing.T, b Backend) {
 	b.Exec(t, s, `UPDATE games SET generator = 1, board = $1, max_tile = $2 WHERE id = $3`, old.Board().String(), old.MaxTile(), g.ID)
 	for _, d := range []engine.Direction{engine.Left, engine.Up, engine.Right, engine.Down, engine.Left} {
 		if old.Move(d).Moved {
-			if err := s.AppendMove(ctx, g.ID, old.Moves()-1, d, db.StateOf(old)); err != nil {
+			if err := s.AppendMove(ctx, g.ID, old.Moves()-1, d, store.StateOf(old)); err != nil {
 				t.Fatal(err)
 			}
 		}
 	}
-	loaded, err := s.LoadOrCreateGame(ctx, p.ID, 4, db.KindHuman)
+	loaded, err := s.LoadOrCreateGame(ctx, p.ID, 4, store.KindHuman)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if loaded.ID != g.ID || loaded.Engine.Generator() != engine.PCG || db.StateOf(loaded.Engine) != db.StateOf(old) {
-		t.Fatalf("old game reloads as %v %+v, want PCG %+v", loaded.Engine.Generator(), db.StateOf(loaded.Engine), db.StateOf(old))
+	if loaded.ID != g.ID || loaded.Engine.Generator() != engine.PCG || store.StateOf(loaded.Engine) != store.StateOf(old) {
+		t.Fatalf("old game reloads as %v %+v, want PCG %+v", loaded.Engine.Generator(), store.StateOf(loaded.Engine), store.StateOf(old))
 	}
 }
 
@@ -524,7 +523,7 @@ func testFullGame(t *testing.T, b Backend) {
 	ctx := context.Background()
 	s := b.open(t)
 	p := addPlayer(t, s, "hal")
-	g, err := s.LoadOrCreateGame(ctx, p.ID, 4, db.KindHuman)
+	g, err := s.LoadOrCreateGame(ctx, p.ID, 4, store.KindHuman)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -543,10 +542,10 @@ func testFullGame(t *testing.T, b Backend) {
 		t.Fatal(err)
 	}
 	if full.Player != "hal" || full.Fingerprint != p.Fingerprint || full.EndedAt != nil || full.Moves != 30 ||
-		db.StateOf(replayed) != db.StateOf(g.Engine) {
-		t.Fatalf("full game %+v replays to %+v, want %+v", full, db.StateOf(replayed), db.StateOf(g.Engine))
+		store.StateOf(replayed) != store.StateOf(g.Engine) {
+		t.Fatalf("full game %+v replays to %+v, want %+v", full, store.StateOf(replayed), store.StateOf(g.Engine))
 	}
-	if _, err := s.FullGame(ctx, g.ID+1); !errors.Is(err, db.ErrNotFound) {
+	if _, err := s.FullGame(ctx, g.ID+1); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("unknown game: %v", err)
 	}
 }
@@ -589,11 +588,11 @@ func testLoadingTouchesTheGame(t *testing.T, b Backend) {
 	ctx := context.Background()
 	s := b.open(t)
 	p := addPlayer(t, s, "touch")
-	g4, err := s.LoadOrCreateGame(ctx, p.ID, 4, db.KindHuman)
+	g4, err := s.LoadOrCreateGame(ctx, p.ID, 4, store.KindHuman)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.LoadOrCreateGame(ctx, p.ID, 5, db.KindHuman); err != nil {
+	if _, err := s.LoadOrCreateGame(ctx, p.ID, 5, store.KindHuman); err != nil {
 		t.Fatal(err)
 	}
 	updated := func() map[int64]time.Time {
@@ -610,7 +609,7 @@ func testLoadingTouchesTheGame(t *testing.T, b Backend) {
 	}
 	before := updated()
 	time.Sleep(2 * time.Millisecond) // stores keep microseconds
-	if _, err := s.LoadOrCreateGame(ctx, p.ID, 4, db.KindHuman); err != nil {
+	if _, err := s.LoadOrCreateGame(ctx, p.ID, 4, store.KindHuman); err != nil {
 		t.Fatal(err)
 	}
 	after := updated()
