@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/ssh2048/ssh2048/engine"
 	"github.com/ssh2048/ssh2048/store"
@@ -39,40 +40,106 @@ func openStore(tb testing.TB, url string) *postgres.Store {
 // TestStore runs the stores' conformance suite (package storetest, which
 // package sqlite runs against SQLite) against a real PostgreSQL.
 func TestStore(t *testing.T) {
-	storetest.Run(t, storetest.Backend{
-		Open: func(tb testing.TB, log *slog.Logger) (storetest.Store, func() (storetest.Store, error)) {
-			tb.Helper()
-			url := pgtest.Database(tb)
-			open := func() (storetest.Store, error) {
-				s, err := postgres.Open(context.Background(), url, postgres.WithLogger(log))
-				if err != nil {
-					return nil, err
-				}
-				tb.Cleanup(func() { s.Close() })
-				return s, nil
-			}
-			s, err := open()
+	storetest.Run(t, backend)
+}
+
+var backend = storetest.Backend{
+	Open: func(tb testing.TB, log *slog.Logger) (storetest.Store, func() (storetest.Store, error)) {
+		tb.Helper()
+		url := pgtest.Database(tb)
+		open := func() (storetest.Store, error) {
+			s, err := postgres.Open(context.Background(), url, postgres.WithLogger(log))
 			if err != nil {
-				tb.Fatal(err)
+				return nil, err
 			}
-			return s, open
-		},
-		SetSeeds: func(s storetest.Store, next func() uint64) { postgres.SetNewSeed(s.(*postgres.Store), next) },
-		Exec: func(tb testing.TB, s storetest.Store, sql string, args ...any) {
-			tb.Helper()
-			if _, err := s.(*postgres.Store).Pool().Exec(context.Background(), sql, args...); err != nil {
-				tb.Fatalf("%s: %v", sql, err)
-			}
-		},
-		Ints: func(tb testing.TB, s storetest.Store, sql string, args ...any) [][]int64 {
-			tb.Helper()
-			rows, err := s.(*postgres.Store).Pool().Query(context.Background(), sql, args...)
-			if err != nil {
-				tb.Fatalf("%s: %v", sql, err)
-			}
-			return storetest.ScanInts(tb, rows, len(rows.FieldDescriptions()))
-		},
+			tb.Cleanup(func() { s.Close() })
+			return s, nil
+		}
+		s, err := open()
+		if err != nil {
+			tb.Fatal(err)
+		}
+		return s, open
+	},
+	SetSeeds: func(s storetest.Store, next func() uint64) { postgres.SetNewSeed(s.(*postgres.Store), next) },
+}
+
+// TestOldGenerator: a game stored before generators were recorded still
+// replays with PCG (the suite's check; the old game is made here, in SQL).
+func TestOldGenerator(t *testing.T) {
+	storetest.RunOldGenerator(t, backend, func(tb testing.TB, s storetest.Store, id int64, board string, maxTile int) {
+		tb.Helper()
+		if _, err := s.(*postgres.Store).Pool().Exec(context.Background(), `UPDATE games SET generator = 1, board = $1, max_tile = $2 WHERE id = $3`, board, maxTile, id); err != nil {
+			tb.Fatal(err)
+		}
 	})
+}
+
+// TestScoreBucketsAgreeWithBests: after scores spread across buckets, the
+// bucket counts a rank sums (score_bucket_totals) agree with player_bests,
+// computed in Go (store.ScoreBucket) from every best; and the check sees
+// a stray bucket row.
+func TestScoreBucketsAgreeWithBests(t *testing.T) {
+	s, _ := backend.Open(t, quiet)
+	storetest.SpreadScores(t, s)
+	pool := s.(*postgres.Store).Pool()
+	if wrong := wrongBuckets(t, pool); wrong != 0 {
+		t.Fatalf("%d score buckets disagree with player_bests", wrong)
+	}
+	if _, err := pool.Exec(context.Background(), `INSERT INTO score_buckets (size, kind, bucket, players) VALUES (4, 'human', 99999, 1)`); err != nil {
+		t.Fatal(err)
+	}
+	if wrongBuckets(t, pool) == 0 {
+		t.Error("the check misses a stray bucket")
+	}
+}
+
+func wrongBuckets(t *testing.T, pool *pgxpool.Pool) int {
+	t.Helper()
+	ctx := context.Background()
+	type key struct {
+		size   int
+		kind   string
+		bucket int64
+	}
+	want := map[key]int64{}
+	rows, err := pool.Query(ctx, `SELECT size, kind, score FROM player_bests`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var k key
+		var score int64
+		if err := rows.Scan(&k.size, &k.kind, &score); err != nil {
+			t.Fatal(err)
+		}
+		k.bucket, _ = store.ScoreBucket(score)
+		want[k]++
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	rows, err = pool.Query(ctx, `SELECT size, kind, bucket, players FROM score_bucket_totals WHERE players <> 0`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	wrong := 0
+	for rows.Next() {
+		var k key
+		var players int64
+		if err := rows.Scan(&k.size, &k.kind, &k.bucket, &players); err != nil {
+			t.Fatal(err)
+		}
+		if want[k] != players {
+			wrong++
+		}
+		delete(want, k)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return wrong + len(want)
 }
 
 // TestScoreBucketMatchesGo: the score_bucket function the triggers use
