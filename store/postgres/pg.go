@@ -228,19 +228,6 @@ func (s *Store) Close() error {
 // to the same database (the event bus's LISTEN connection, tests).
 func (s *Store) Pool() *pgxpool.Pool { return s.pool }
 
-// microClock hands out strictly increasing unix-microsecond timestamps to
-// the writer, as db's does: on one node, two writes never tie.
-type microClock struct{ last int64 }
-
-func (c *microClock) next(now time.Time) int64 {
-	us := now.UnixMicro()
-	if us <= c.last {
-		us = c.last + 1
-	}
-	c.last = us
-	return us
-}
-
 // isUnavailable reports an error that says the server could not be
 // reached or went away, as opposed to a refused statement.
 func isUnavailable(err error) bool {

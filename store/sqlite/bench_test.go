@@ -298,7 +298,7 @@ func benchPaced(b *testing.B, d Durability, sessions int, period time.Duration) 
 		latencies []time.Duration
 		wg        sync.WaitGroup
 	)
-	commits0, cpu0 := s.w.commits.Load(), cpuTime(b)
+	commits0, cpu0 := s.w.Commits(), cpuTime(b)
 	b.ResetTimer()
 	for i, g := range games {
 		wg.Go(func() {
@@ -322,7 +322,7 @@ func benchPaced(b *testing.B, d Durability, sessions int, period time.Duration) 
 	}
 	wg.Wait()
 	b.StopTimer()
-	commits, cpu := s.w.commits.Load()-commits0, cpuTime(b)-cpu0
+	commits, cpu := s.w.Commits()-commits0, cpuTime(b)-cpu0
 	slices.Sort(latencies)
 	if n := len(latencies); n > 0 {
 		b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "moves/s")

@@ -252,20 +252,6 @@ func micros(t time.Time) int64 { return t.UnixMicro() }
 
 func fromMicros(us int64) time.Time { return time.UnixMicro(us) }
 
-// microClock hands out strictly increasing unix-microsecond timestamps to
-// the writer, so that "who got there first" is never a tie between two
-// writes, even in the same group commit. Only the writer goroutine uses it.
-type microClock struct{ last int64 }
-
-func (c *microClock) next(now time.Time) int64 {
-	us := micros(now)
-	if us <= c.last {
-		us = c.last + 1
-	}
-	c.last = us
-	return us
-}
-
 // Seeds are uint64; SQLite stores signed 64-bit integers. The bits are
 // kept as they are: values above MaxInt64 are stored as negatives.
 func seedToDB(seed uint64) int64 { return int64(seed) }

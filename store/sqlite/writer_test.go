@@ -69,43 +69,6 @@ func TestFailedWriteDoesNotSinkItsGroup(t *testing.T) {
 	}
 }
 
-// TestLingerFor: a group is held back only while moves come fast enough
-// for another to be expected, never past maxLinger from its oldest move,
-// and not at all once it holds lingerTarget.
-func TestLingerFor(t *testing.T) {
-	now := time.Now()
-	group := func(n int, oldest time.Duration) []*job {
-		b := make([]*job, n)
-		for i := range b {
-			b[i] = &job{queued: now.Add(-oldest)}
-		}
-		return b
-	}
-	tests := []struct {
-		name   string
-		batch  []*job
-		gap    time.Duration
-		wantLo time.Duration
-		wantHi time.Duration
-	}{
-		{"no rate yet", group(1, 0), 0, 0, 0},
-		{"slow: one move per 10 ms", group(1, 0), 10 * time.Millisecond, 0, 0},
-		{"slower than maxLinger", group(1, 0), maxLinger + time.Microsecond, 0, 0},
-		{"fast: waits until lingerTarget moves are expected", group(1, 0), 100 * time.Microsecond,
-			(lingerTarget - 1) * 100 * time.Microsecond, (lingerTarget - 1) * 100 * time.Microsecond},
-		{"fast, but lingerTarget not expected within maxLinger", group(1, 0), maxLinger / 4, maxLinger, maxLinger},
-		{"fast, nearly full: waits for the rest only", group(lingerTarget-2, 0), 100 * time.Microsecond, 200 * time.Microsecond, 200 * time.Microsecond},
-		{"full", group(lingerTarget, 0), 10 * time.Microsecond, 0, 0},
-		{"oldest already waited maxLinger", group(2, maxLinger), 10 * time.Microsecond, 0, 0},
-		{"oldest waited half", group(2, maxLinger/2), maxLinger / 8, maxLinger / 2, maxLinger / 2},
-	}
-	for _, tt := range tests {
-		if got := lingerFor(tt.batch, tt.gap, now); got < tt.wantLo || got > tt.wantHi {
-			t.Errorf("%s: lingerFor = %v, want %v to %v", tt.name, got, tt.wantLo, tt.wantHi)
-		}
-	}
-}
-
 // TestReadSeesAcknowledgedWrites: a read on the writer's connection asked
 // after a write was acknowledged sees it, however reads and groups
 // interleave; after Close, reads are refused.
