@@ -87,3 +87,32 @@ func Rebuild(log *slog.Logger, g *SavedGame, gen engine.Generator, dirs []engine
 	}
 	return nil
 }
+
+// MoveRows is what ScanMoves reads: *sql.Rows and pgx.Rows alike.
+type MoveRows interface {
+	Next() bool
+	Scan(dest ...any) error
+	Err() error
+}
+
+// ScanMoves reads a game's moves from rows of (seq, dir) in seq order,
+// as both stores keep them (one row per move), for Rebuild. A gap in the
+// sequence is an error: a game missing a move cannot be replayed. The
+// caller closes rows.
+func ScanMoves(rows MoveRows) ([]engine.Direction, error) {
+	var dirs []engine.Direction
+	for rows.Next() {
+		var seq, dir int64
+		if err := rows.Scan(&seq, &dir); err != nil {
+			return nil, fmt.Errorf("read moves: %w", err)
+		}
+		if seq != int64(len(dirs)) {
+			return nil, fmt.Errorf("read moves: move %d missing", len(dirs))
+		}
+		dirs = append(dirs, engine.Direction(dir))
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read moves: %w", err)
+	}
+	return dirs, nil
+}

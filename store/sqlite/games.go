@@ -169,22 +169,7 @@ func readMoves(ctx context.Context, tx *sql.Tx, id int64) ([]engine.Direction, e
 		return nil, fmt.Errorf("read moves: %w", err)
 	}
 	defer rows.Close()
-	var dirs []engine.Direction
-	for rows.Next() {
-		var seq int
-		var dir uint8
-		if err := rows.Scan(&seq, &dir); err != nil {
-			return nil, fmt.Errorf("read moves: %w", err)
-		}
-		if seq != len(dirs) {
-			return nil, fmt.Errorf("read moves: move %d missing", len(dirs))
-		}
-		dirs = append(dirs, engine.Direction(dir))
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("read moves: %w", err)
-	}
-	return dirs, nil
+	return store.ScanMoves(rows)
 }
 
 // gameRow is what a write needs to know about a game before changing it.
