@@ -17,7 +17,7 @@ import (
 // BenchmarkAppendMove: moves committed per second through one node's
 // group-commit writer with 64 sessions each playing as fast as its
 // acknowledgements come back, and the p99 of one AppendMove (as package
-// db's benchmark of the same name, for SQLite).
+// store/sqlite's benchmark of the same name, for SQLite).
 func BenchmarkAppendMove(b *testing.B) {
 	ctx := context.Background()
 	s := openStore(b, pgtest.Database(b))
