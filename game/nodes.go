@@ -22,7 +22,7 @@ import (
 // the same way and leaves a notice for the process whose game was
 // claimed, which it polls for (store.TakeoverNotifier). Spectators, TV and
 // races hear of games on other nodes through the Bus too (watch.go,
-// race.go).
+// package race).
 
 // Bus carries events between the nodes that share a store (package
 // store/postgres's LISTEN/NOTIFY bus). Every node's events reach every node, the
@@ -55,7 +55,6 @@ func (s *Service) listen() {
 	}
 	s.bus.Subscribe(TopicTakeover, s.takenOverElsewhere)
 	s.listenRemote()
-	s.listenRaces()
 }
 
 // takenOverElsewhere ends this node's session of a game another node has

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ssh2048/ssh2048/engine"
+	"github.com/ssh2048/ssh2048/game/latest"
 	"github.com/ssh2048/ssh2048/store"
 	"github.com/ssh2048/ssh2048/wire"
 )
@@ -28,7 +29,7 @@ type Play struct {
 	ended    bool
 	feed     *feed     // the game's spectators, once it has had any
 	deadline time.Time // a contest's end: no move after it; zero for free play
-	race     raceHook  // the race the game is part of, told of every move
+	hook     MoveHook  // the contest the game is part of (a race), told of every move
 }
 
 // load fetches the game from the store. A game that is over but was never
@@ -151,14 +152,14 @@ func lockedGet[T any](p *Play, get func(*engine.Game) T) T {
 // was stored.
 func (p *Play) Move(ctx context.Context, d engine.Direction) (engine.Result, error) {
 	res, err := p.move(ctx, d)
-	if err == nil && res.Moved && p.race != nil {
+	if err == nil && res.Moved && p.hook != nil {
 		// Not under p.mu: the race reads every racer's game.
-		p.race.moved(p, res.Gained)
+		p.hook.Moved(p, res.Gained)
 	}
 	return res, err
 }
 
-// move is Move but for telling the race.
+// move is Move but for telling the hook.
 func (p *Play) move(ctx context.Context, d engine.Direction) (engine.Result, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -192,13 +193,13 @@ func (p *Play) move(ctx context.Context, d engine.Direction) (engine.Result, err
 	}
 	if p.feed != nil {
 		// The spectators see the move once the player's own frame of it
-		// is written (Seat.Shown), or spectatorLag after it: waking
+		// is written (Seat.Shown), or SpectatorLag after it: waking
 		// hundreds of them must not delay the player's frame.
-		p.feed.updateBeforeFlush(func(snap *Snapshot) {
+		p.feed.UpdateBeforeFlush(func(snap *Snapshot) {
 			p.fill(snap)
 			snap.Last = res
-		}, spectatorLag)
-		p.seat.toShow(p.feed)
+		}, SpectatorLag)
+		p.seat.ToShow(p.feed)
 	}
 	p.announce(res)
 	return res, nil
@@ -251,8 +252,8 @@ func (p *Play) end(ctx context.Context) error {
 	return nil
 }
 
-// snapshot returns the game as a spectator sees it.
-func (p *Play) snapshot() Snapshot {
+// Snapshot returns the game as a spectator sees it.
+func (p *Play) Snapshot() Snapshot {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	var snap Snapshot
@@ -280,7 +281,7 @@ func (p *Play) watched() *feed {
 	if p.feed == nil {
 		var snap Snapshot
 		p.fill(&snap)
-		p.feed = newLatest(snap)
+		p.feed = latest.New(snap)
 	}
 	s := p.seat.svc
 	s.mu.Lock()
@@ -290,7 +291,7 @@ func (p *Play) watched() *feed {
 }
 
 // MarkAssisted records that the AI hinted or played: a human game becomes
-// an assisted one (store.Store.MarkAssisted) and from then on ranks on the
+// an assisted one (sqlite.Store.MarkAssisted) and from then on ranks on the
 // assisted leaderboard. Other kinds, and guests' games, are left as they
 // are. The one-writer rule follows the game to its new kind: a session
 // holding the player's assisted game of that size is taken over, as the
@@ -327,7 +328,7 @@ func (p *Play) Watchers() int {
 	if f == nil {
 		return 0
 	}
-	snap, _ := f.get()
+	snap, _ := f.Get()
 	return snap.Watchers
 }
 

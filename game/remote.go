@@ -7,12 +7,13 @@ import (
 	"time"
 
 	"github.com/ssh2048/ssh2048/engine"
+	"github.com/ssh2048/ssh2048/game/latest"
 	"github.com/ssh2048/ssh2048/store"
 )
 
 // Spectators across nodes. A game is fed to its spectators by the node
 // whose session holds it (watch.go). A spectator on another node finds it
-// in the store (liveStore: the games held by a node whose lease is
+// in the store (store.LiveLister: the games held by a node whose lease is
 // current, with their snapshot columns as the first board), then asks for
 // it on the bus (TopicWatch, again every watchRenew while it watches);
 // the holding node publishes the game's snapshot (TopicSnapshot) after
@@ -104,7 +105,7 @@ func (s *Service) listenRemote() {
 		if f == nil || local {
 			return
 		}
-		f.update(func(snap *Snapshot) {
+		f.Update(func(snap *Snapshot) {
 			if r.Moves >= snap.Moves || r.Status != snap.Status || r.TakenOver != snap.TakenOver {
 				r.apply(snap)
 			}
@@ -146,7 +147,7 @@ func (p *Play) announceAs(last engine.Result, status Status) {
 		snap.Status = status
 	}
 	if p.feed != nil {
-		cur, _ := p.feed.get()
+		cur, _ := p.feed.Get()
 		snap.TakenOver = cur.TakenOver
 	}
 	r := remoteSnapshot{GameID: snap.GameID, Player: snap.Player, Size: snap.Size, Kind: snap.Kind, Board: snap.Board.String(),
@@ -194,11 +195,11 @@ func (s *Service) watchElsewhere(id int64) (*Watch, error) {
 	f := s.feeds[id]
 	fresh := f == nil
 	if fresh {
-		f = newLatest(liveSnapshot(games[0]))
+		f = latest.New(liveSnapshot(games[0]))
 		s.feeds[id] = f
 	}
 	s.mu.Unlock()
-	f.update(func(snap *Snapshot) { snap.Watchers++ })
+	f.Update(func(snap *Snapshot) { snap.Watchers++ })
 	if fresh {
 		go s.keepAsking(id, f)
 	}

@@ -35,14 +35,18 @@ type Seat struct {
 	// shownMu guards shown: what waits for the player's next frame to be
 	// written before it is shown to others (see Shown).
 	shownMu sync.Mutex
-	shown   []flusher
+	shown   []Flusher
 }
 
-// flusher is a feed whose waiters are woken early by flush.
-type flusher interface{ flush(after time.Duration) }
+// Flusher is what waits to be shown with the player's next frame: a
+// watched game's feed, or a race's view (package race), made with
+// latest.Value.UpdateBeforeFlush.
+type Flusher interface{ Flush(after time.Duration) }
 
-// toShow has f's waiting change shown at the seat's next Shown.
-func (st *Seat) toShow(f flusher) {
+// ToShow has f's waiting change shown at the seat's next Shown: the
+// change a move of this seat's player made, which those who watch it
+// should see once the player's own frame of it is written.
+func (st *Seat) ToShow(f Flusher) {
 	st.shownMu.Lock()
 	defer st.shownMu.Unlock()
 	if !slices.Contains(st.shown, f) {
@@ -59,20 +63,20 @@ const shownLag = 2 * time.Millisecond
 // Shown tells the seat that the player's screen has just written the
 // frame of their last move: the spectators of the game (and the
 // opponents of a race) are woken shownLag later to show it, rather than
-// after a fixed delay from the move (spectatorLag, which stays the
+// after a fixed delay from the move (SpectatorLag, which stays the
 // bound when no frame is written). Their hundreds of frames take the
 // CPU after the player's, not before it nor at once with it. It is
 // quick and takes no lock a move holds: it may be called while the
 // player's screen is locked.
 func (st *Seat) Shown() {
-	var buf [2]flusher
+	var buf [2]Flusher
 	st.shownMu.Lock()
 	fs := append(buf[:0], st.shown...)
 	clear(st.shown)
 	st.shown = st.shown[:0]
 	st.shownMu.Unlock()
 	for _, f := range fs {
-		f.flush(shownLag)
+		f.Flush(shownLag)
 	}
 }
 

@@ -1,7 +1,8 @@
 // Package game is the game service: every game a player opens, every move
 // they make and every end of a game passes through it, whichever way they
 // came in (an SSH game screen, the bot protocol, `ssh2048 play` in a local
-// terminal). Spectators, races and other stores plug in here too.
+// terminal). Spectators and other stores plug in here too; races are
+// built on it (package race), through the seam of contest.go.
 //
 // The story of a move:
 //
@@ -73,23 +74,18 @@ var Guest = Player{Guest: true, Name: "guest"}
 // Service is the game service over one store. Its methods are safe for
 // concurrent use.
 type Service struct {
-	store     store.Store
-	log       *slog.Logger
-	now       func() time.Time
-	raceTimes raceTimes
-	bus       Bus // nil on a single node
-	outbox    chan remoteSnapshot
-	raceNodes *raceNodes // races across nodes (racenodes.go); nil on one node
-	raceClock raceClock
+	store  store.Store
+	log    *slog.Logger
+	now    func() time.Time
+	bus    Bus // nil on a single node
+	outbox chan remoteSnapshot
 
-	// Lock order: a race's mu, then a Play's mu, then mu, then a
-	// latest's mu.
+	// Lock order: a race's mu (package race), then a Play's mu, then
+	// mu, then a latest.Value's mu.
 	mu      sync.Mutex
 	holders map[gameKey]*Play // the one writer of each game in progress
 	byID    map[int64]*Play   // the same, by game id
 	feeds   map[int64]*feed   // the games being watched, by game id
-	lobbies map[int]*race     // the public lobby's race of each size
-	rooms   map[string]*race  // private rooms, by word
 	closed  bool
 	// watchedElsewhere: games held here that other nodes' spectators
 	// asked for, until when (remote.go).
@@ -109,9 +105,7 @@ func New(st store.Store, log *slog.Logger, opts ...Option) *Service {
 		log = slog.Default()
 	}
 	s := &Service{store: st, log: log, now: time.Now, holders: make(map[gameKey]*Play),
-		byID: make(map[int64]*Play), feeds: make(map[int64]*feed),
-		lobbies: make(map[int]*race), rooms: make(map[string]*race),
-		raceTimes: raceTimes{LobbyCountdown, RoomCountdown, DefaultRaceTime}, raceClock: raceClock{raceRenew, raceExpiry}}
+		byID: make(map[int64]*Play), feeds: make(map[int64]*feed)}
 	for _, o := range opts {
 		o(s)
 	}
@@ -125,9 +119,6 @@ func (s *Service) Close() {
 	s.mu.Lock()
 	s.closed = true
 	s.mu.Unlock()
-	if s.raceNodes != nil {
-		s.abandonRaces()
-	}
 }
 
 // Identify returns the player behind a public key, recording the key and
@@ -266,7 +257,7 @@ func (s *Service) loaded(p *Play) {
 	s.mu.Unlock()
 	if f != nil {
 		p.feed = f
-		f.update(func(snap *Snapshot) {
+		f.Update(func(snap *Snapshot) {
 			if snap.Status == Live {
 				snap.TakenOver++
 			}
@@ -286,7 +277,7 @@ func (s *Service) release(p *Play) {
 	if p.id != 0 && s.byID[p.id] == p {
 		delete(s.byID, p.id)
 		if f := s.feeds[p.id]; f != nil {
-			f.update(func(snap *Snapshot) {
+			f.Update(func(snap *Snapshot) {
 				if snap.Status == Live {
 					snap.Status = Left
 				}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ssh2048/ssh2048/engine"
+	"github.com/ssh2048/ssh2048/game/latest"
 	"github.com/ssh2048/ssh2048/store"
 )
 
@@ -82,13 +83,13 @@ type Snapshot struct {
 }
 
 // feed is a watched game's newest snapshot.
-type feed = latest[Snapshot]
+type feed = latest.Value[Snapshot]
 
-// spectatorLag is how long after its player's move the spectators of a
+// SpectatorLag is how long after its player's move the spectators of a
 // game are woken to show it: time for the player's own frame to be drawn
 // and sent first (a millisecond or two), before hundreds of spectators'
 // frames want the CPU. Well under a frame interval a person notices.
-const spectatorLag = 10 * time.Millisecond
+const SpectatorLag = 10 * time.Millisecond
 
 // watchersLag is how long a change in the number of spectators waits to
 // be shown to them, with every other change in that time: when hundreds
@@ -108,7 +109,7 @@ type Watch struct {
 // Next returns the game's newest snapshot: at once the first time, then
 // once there is a newer one than the last returned, or ctx's error.
 func (w *Watch) Next(ctx context.Context) (Snapshot, error) {
-	snap, version, err := w.feed.next(ctx, w.seen.Load())
+	snap, version, err := w.feed.Next(ctx, w.seen.Load())
 	if err != nil {
 		return Snapshot{}, err
 	}
@@ -121,12 +122,12 @@ func (w *Watch) Next(ctx context.Context) (Snapshot, error) {
 // than the last Next or Poll returned (closed already if there is): for
 // a spectator's screen that waits on it with the rest of its session,
 // rather than on a goroutine of its own.
-func (w *Watch) Changed() <-chan struct{} { return w.feed.changedSince(w.seen.Load()) }
+func (w *Watch) Changed() <-chan struct{} { return w.feed.ChangedSince(w.seen.Load()) }
 
 // Poll returns the game's newest snapshot if it is newer than the last
 // Next or Poll returned, without waiting.
 func (w *Watch) Poll() (Snapshot, bool) {
-	snap, version := w.feed.get()
+	snap, version := w.feed.Get()
 	if version <= w.seen.Load() {
 		return Snapshot{}, false
 	}
@@ -139,7 +140,7 @@ func (w *Watch) Poll() (Snapshot, bool) {
 func (w *Watch) Close() {
 	w.once.Do(func() {
 		var id int64
-		w.feed.updateSoon(func(snap *Snapshot) { snap.Watchers--; id = snap.GameID }, watchersLag)
+		w.feed.UpdateSoon(func(snap *Snapshot) { snap.Watchers--; id = snap.GameID }, watchersLag)
 		w.svc.dropFeedIfIdle(w.feed)
 		w.svc.mu.Lock()
 		p := w.svc.byID[id]
@@ -163,7 +164,7 @@ func (s *Service) Watch(id int64) (*Watch, error) {
 		return nil, ErrDailyOn
 	}
 	f := p.watched()
-	f.updateSoon(func(snap *Snapshot) { snap.Watchers++ }, watchersLag)
+	f.UpdateSoon(func(snap *Snapshot) { snap.Watchers++ }, watchersLag)
 	p.seat.watchersChanged()
 	return &Watch{svc: s, feed: f}, nil
 }
@@ -193,7 +194,7 @@ func (s *Service) WatchPlayer(who string) (*Watch, error) {
 // to the next, and checks whether they started another.
 func (s *Service) Playing(who string) (Snapshot, bool) {
 	if p, _ := s.playerPlay(who); p != nil {
-		return p.snapshot(), true
+		return p.Snapshot(), true
 	}
 	if g, _ := s.playerElsewhere(who); g != nil {
 		return liveSnapshot(*g), true
@@ -253,7 +254,7 @@ func (s *Service) Live(size int) []Snapshot {
 	var out []Snapshot
 	for _, p := range s.plays() {
 		if (size == 0 || p.key.size == size) && !s.dailyOn(p.key.contest) {
-			out = append(out, p.snapshot())
+			out = append(out, p.Snapshot())
 		}
 	}
 	for _, g := range s.liveElsewhere(size) {
@@ -280,7 +281,7 @@ func (s *Service) plays() []*Play {
 func (s *Service) dropFeedIfIdle(f *feed) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if snap, _ := f.get(); snap.Watchers == 0 && s.feeds[snap.GameID] == f {
+	if snap, _ := f.Get(); snap.Watchers == 0 && s.feeds[snap.GameID] == f {
 		delete(s.feeds, snap.GameID)
 	}
 }

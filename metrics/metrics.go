@@ -28,6 +28,7 @@ import (
 
 	"github.com/ssh2048/ssh2048/engine/ai"
 	"github.com/ssh2048/ssh2048/game"
+	"github.com/ssh2048/ssh2048/race"
 )
 
 // namespace prefixes every metric of ssh2048's own.
@@ -163,7 +164,8 @@ func (m *Metrics) Handler() http.Handler {
 // Sources are the counts read when Prometheus scrapes. Each is optional.
 type Sources struct {
 	Connections func() int        // open connections (server.Server.Connections)
-	Games       func() game.Stats // games in play, spectators, races (game.Service.Stats)
+	Games       func() game.Stats // games in play, spectators (game.Service.Stats)
+	Races       func() race.Stats // races by phase, rooms (race.Hall.Stats)
 	AIQueue     func() (hints, autoplays int)
 }
 
@@ -177,6 +179,9 @@ func (m *Metrics) Watch(src Sources) {
 	}
 	if src.Games != nil {
 		m.reg.MustRegister(&gameCollector{stats: src.Games})
+	}
+	if src.Races != nil {
+		m.reg.MustRegister(&raceCollector{stats: src.Races})
 	}
 	if src.AIQueue != nil {
 		m.reg.MustRegister(&queueCollector{queued: src.AIQueue})
@@ -292,15 +297,25 @@ var (
 func (c *gameCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- playingDesc
 	ch <- watchDesc
-	ch <- racesDesc
-	ch <- roomsDesc
 }
 
 func (c *gameCollector) Collect(ch chan<- prometheus.Metric) {
 	st := c.stats()
 	ch <- prometheus.MustNewConstMetric(playingDesc, prometheus.GaugeValue, float64(st.Playing))
 	ch <- prometheus.MustNewConstMetric(watchDesc, prometheus.GaugeValue, float64(st.Spectators))
-	for phase, name := range []string{game.Waiting: "waiting", game.Countdown: "countdown", game.Running: "running"} {
+}
+
+// raceCollector reads the races' counts once per scrape.
+type raceCollector struct{ stats func() race.Stats }
+
+func (c *raceCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- racesDesc
+	ch <- roomsDesc
+}
+
+func (c *raceCollector) Collect(ch chan<- prometheus.Metric) {
+	st := c.stats()
+	for phase, name := range []string{race.Waiting: "waiting", race.Countdown: "countdown", race.Running: "running"} {
 		ch <- prometheus.MustNewConstMetric(racesDesc, prometheus.GaugeValue, float64(st.Races[phase]), name)
 	}
 	ch <- prometheus.MustNewConstMetric(roomsDesc, prometheus.GaugeValue, float64(st.Rooms))

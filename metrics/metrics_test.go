@@ -11,6 +11,7 @@ import (
 
 	"github.com/ssh2048/ssh2048/engine/ai"
 	"github.com/ssh2048/ssh2048/game"
+	"github.com/ssh2048/ssh2048/race"
 	"github.com/ssh2048/ssh2048/server"
 	"github.com/ssh2048/ssh2048/store"
 )
@@ -26,7 +27,10 @@ func TestMetricsRecordAndExpose(t *testing.T) {
 	m.Watch(Sources{
 		Connections: func() int { return 7 },
 		Games: func() game.Stats {
-			return game.Stats{Playing: 3, Spectators: 2, Races: [game.Finished]int{1, 0, 4}, Rooms: 1}
+			return game.Stats{Playing: 3, Spectators: 2}
+		},
+		Races: func() race.Stats {
+			return race.Stats{Races: [race.Finished]int{1, 0, 4}, Rooms: 1}
 		},
 		AIQueue: func() (int, int) { return 1, 5 },
 	})
@@ -89,7 +93,8 @@ func TestMetricsRecordAndExpose(t *testing.T) {
 // as promlint checks them.
 func TestMetricsLint(t *testing.T) {
 	m := New()
-	m.Watch(Sources{Connections: func() int { return 0 }, Games: func() game.Stats { return game.Stats{} }, AIQueue: func() (int, int) { return 0, 0 }})
+	m.Watch(Sources{Connections: func() int { return 0 }, Games: func() game.Stats { return game.Stats{} },
+		Races: func() race.Stats { return race.Stats{} }, AIQueue: func() (int, int) { return 0, 0 }})
 	m.SessionOpened("game")
 	m.Request("metrics", 200)
 	problems, err := testutil.GatherAndLint(m.Registry())

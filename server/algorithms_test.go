@@ -3,6 +3,10 @@ package server_test
 import (
 	"crypto/rand"
 	"crypto/rsa"
+	"errors"
+	"os"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -66,4 +70,35 @@ func TestNoSHA1(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestCryptoVersion: golang.org/x/crypto is at least v0.45.0, the first
+// with the fix for CVE-2025-58181 (unbounded memory from GSSAPI
+// authentication requests). go.mod lists every module the build uses, at
+// the version it uses.
+func TestCryptoVersion(t *testing.T) {
+	mod, err := os.ReadFile("../go.mod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(mod), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 2 || f[0] != "golang.org/x/crypto" {
+			continue
+		}
+		parts := strings.SplitN(strings.TrimPrefix(f[1], "v"), ".", 3)
+		if len(parts) < 3 {
+			t.Fatalf("golang.org/x/crypto version %q", f[1])
+		}
+		major, err1 := strconv.Atoi(parts[0])
+		minor, err2 := strconv.Atoi(parts[1])
+		if err := errors.Join(err1, err2); err != nil {
+			t.Fatalf("golang.org/x/crypto version %q: %v", f[1], err)
+		}
+		if major == 0 && minor < 45 {
+			t.Fatalf("golang.org/x/crypto %s, want v0.45.0 or later (CVE-2025-58181)", f[1])
+		}
+		return
+	}
+	t.Fatal("golang.org/x/crypto not in go.mod")
 }

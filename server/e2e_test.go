@@ -22,6 +22,7 @@ import (
 	"charm.land/ssh"
 	"github.com/ssh2048/ssh2048/engine"
 	"github.com/ssh2048/ssh2048/game"
+	"github.com/ssh2048/ssh2048/race"
 	"github.com/ssh2048/ssh2048/server"
 	"github.com/ssh2048/ssh2048/server/servertest"
 	"github.com/ssh2048/ssh2048/store"
@@ -86,7 +87,8 @@ func TestBotMoveRate(t *testing.T) {
 	const botRate, flood = 20, 60
 	for _, args := range []string{"", "--race"} {
 		t.Run("bot "+args, func(t *testing.T) {
-			s := servertest.StartGames(t, t.TempDir(), "127.0.0.1:0", []game.Option{game.WithRaceTimes(50*time.Millisecond, 50*time.Millisecond, time.Minute)},
+			s := servertest.Start(t, t.TempDir(), "127.0.0.1:0",
+				servertest.Races(race.WithTimes(50*time.Millisecond, 50*time.Millisecond, time.Minute)),
 				func(c *server.Config) { c.Limits.BotRate = botRate })
 			ts := &testServer{srv: s.Srv, store: s.Store, addr: s.Addr, dir: s.Dir, logs: s.Logs}
 			b := startBot(t, ts.dial(t, "flood", newKey(t)), args)
@@ -562,58 +564,6 @@ func TestUnknownCommandAndNoPTY(t *testing.T) {
 	}
 }
 
-// ptySession opens a shell with a 100×30 PTY and returns its input and output.
-func ptySession(t *testing.T, c *gossh.Client) (*gossh.Session, *syncBuffer, func(string)) {
-	t.Helper()
-	return ptySessionSized(t, c, 100, 30)
-}
-
-// ptySessionSized is ptySession with a terminal of w×h.
-func ptySessionSized(t *testing.T, c *gossh.Client, w, h int) (*gossh.Session, *syncBuffer, func(string)) {
-	t.Helper()
-	return ptyCommand(t, c, w, h, "")
-}
-
-// ptyCommand is ptySessionSized running the exec command cmd ("": a
-// shell).
-func ptyCommand(t *testing.T, c *gossh.Client, w, h int, cmd string) (*gossh.Session, *syncBuffer, func(string)) {
-	t.Helper()
-	s, err := c.NewSession()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	if err := s.RequestPty("xterm-256color", h, w, gossh.TerminalModes{}); err != nil {
-		t.Fatal(err)
-	}
-	in, err := s.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := &syncBuffer{}
-	s.Stdout = out
-	if cmd == "" {
-		err = s.Shell()
-	} else {
-		err = s.Start(cmd)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s, out, func(keys string) { in.Write([]byte(keys)) }
-}
-
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
 func TestPTYGetsTheTUI(t *testing.T) {
 	var gotPlayer game.Player
 	seen := make(chan struct{}, 1)
@@ -634,24 +584,6 @@ func TestPTYGetsTheTUI(t *testing.T) {
 	send("q")
 	if code := exitCode(t, s.Wait()); code != 0 {
 		t.Fatalf("TUI exit %d", code)
-	}
-}
-
-// quitScreen sends "q" until the session ends, and returns its exit status.
-func quitScreen(t *testing.T, s *gossh.Session, send func(string)) int {
-	t.Helper()
-	done := make(chan error, 1)
-	go func() { done <- s.Wait() }()
-	deadline := time.After(10 * time.Second)
-	for {
-		send("q")
-		select {
-		case err := <-done:
-			return exitCode(t, err)
-		case <-time.After(200 * time.Millisecond):
-		case <-deadline:
-			t.Fatal("the screen did not quit")
-		}
 	}
 }
 

@@ -58,7 +58,7 @@ func TestKeepaliveLossEndsTheScreen(t *testing.T) {
 	const interval = 100 * time.Millisecond
 	ts := startServer(t, func(c *server.Config) { c.Limits.KeepaliveInterval, c.Limits.KeepaliveMax = interval, 2 })
 	r := newRelay(t, ts.addr)
-	c, err := gossh.Dial("tcp", r.addr, &gossh.ClientConfig{
+	c, err := gossh.Dial("tcp", r.Addr, &gossh.ClientConfig{
 		User: "p", Auth: []gossh.AuthMethod{gossh.PublicKeys(newKey(t))},
 		HostKeyCallback: gossh.InsecureIgnoreHostKey(), Timeout: 5 * time.Second,
 	})
@@ -69,7 +69,7 @@ func TestKeepaliveLossEndsTheScreen(t *testing.T) {
 	s, out, _ := ptySession(t, c)
 	waitFor(t, "the game screen", func() bool { return strings.Contains(out.String(), "Moves") })
 	time.Sleep(5 * interval) // keepalives answered: the screen stays
-	r.muted.Store(true)      // the server hears nothing more from the client
+	r.Muted.Store(true)      // the server hears nothing more from the client
 	done := make(chan int, 1)
 	go func() { done <- exitCode(t, s.Wait()) }()
 	select {

@@ -2,7 +2,6 @@ package server_test
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"errors"
 	"io"
@@ -36,43 +35,46 @@ func startServer(t testing.TB, opts ...serverOption) *testServer {
 	return &testServer{srv: s.Srv, store: s.Store, addr: s.Addr, dir: s.Dir, logs: s.Logs}
 }
 
-// syncBuffer is a bytes.Buffer safe for the server's goroutines.
+// The clients are servertest's, shared with the admission's tests.
 type syncBuffer = servertest.Buffer
 
-// newKey returns a fresh ed25519 client key.
-var newKey = servertest.NewKey
+var (
+	newKey        = servertest.NewKey
+	noCaps        = servertest.NoCaps
+	noBotRate     = servertest.NoBotRate
+	exitCode      = servertest.ExitCode
+	waitFor       = servertest.WaitFor
+	quitScreen    = servertest.QuitScreen
+	ptyCommand    = servertest.PTY
+	dialRaw       = servertest.DialRaw
+	dialFrom      = servertest.DialFrom
+	dialGuestFrom = servertest.DialGuestFrom
+	dialKeyFrom   = servertest.DialKeyFrom
+	newRelay      = servertest.NewRelay
+)
 
 // dial connects with a public key.
 func (ts *testServer) dial(t testing.TB, user string, key gossh.Signer) *gossh.Client {
 	t.Helper()
-	return ts.dialWith(t, user, gossh.PublicKeys(key))
+	return servertest.DialWith(t, ts.addr, user, gossh.PublicKeys(key))
 }
 
 // dialGuest connects without a key, through keyboard-interactive.
 func (ts *testServer) dialGuest(t testing.TB) *gossh.Client {
 	t.Helper()
-	return ts.dialWith(t, "visitor", gossh.KeyboardInteractive(
-		func(_, _ string, questions []string, _ []bool) ([]string, error) {
-			if len(questions) != 0 {
-				return nil, errors.New("guest login asked questions")
-			}
-			return nil, nil
-		}))
+	return servertest.DialGuest(t, ts.addr)
 }
 
-func (ts *testServer) dialWith(t testing.TB, user string, auth gossh.AuthMethod) *gossh.Client {
+// ptySession opens a shell with a 100×30 PTY and returns its input and output.
+func ptySession(t testing.TB, c *gossh.Client) (*gossh.Session, *syncBuffer, func(string)) {
 	t.Helper()
-	c, err := gossh.Dial("tcp", ts.addr, &gossh.ClientConfig{
-		User:            user,
-		Auth:            []gossh.AuthMethod{auth},
-		HostKeyCallback: gossh.InsecureIgnoreHostKey(),
-		Timeout:         5 * time.Second,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	return c
+	return servertest.PTY(t, c, 100, 30, "")
+}
+
+// ptySessionSized is ptySession with a terminal of w×h.
+func ptySessionSized(t testing.TB, c *gossh.Client, w, h int) (*gossh.Session, *syncBuffer, func(string)) {
+	t.Helper()
+	return servertest.PTY(t, c, w, h, "")
 }
 
 // result is what an exec command produced.
@@ -84,29 +86,8 @@ type result struct {
 // run runs an exec command with the given input and waits for its end.
 func run(t testing.TB, c *gossh.Client, cmd, stdin string) result {
 	t.Helper()
-	s, err := c.NewSession()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	var out, errOut bytes.Buffer
-	s.Stdin = strings.NewReader(stdin)
-	s.Stdout, s.Stderr = &out, &errOut
-	code := exitCode(t, s.Run(cmd))
-	return result{out.String(), errOut.String(), code}
-}
-
-func exitCode(t testing.TB, err error) int {
-	t.Helper()
-	var ee *gossh.ExitError
-	switch {
-	case err == nil:
-		return 0
-	case errors.As(err, &ee):
-		return ee.ExitStatus()
-	}
-	t.Fatalf("session: %v", err)
-	return -1
+	r := servertest.Run(t, c, cmd, stdin)
+	return result{r.Stdout, r.Stderr, r.Code}
 }
 
 // state is a bot protocol line, error lines included.

@@ -33,36 +33,13 @@ func (nopObserver) SessionOpened(string)     {}
 func (nopObserver) SessionClosed(string)     {}
 func (nopObserver) KeyToFrame(time.Duration) {}
 
-// label is the refusal's name in metrics.
-func (r refusal) label() string {
-	switch r {
-	case refusedFull:
-		return "full"
-	case refusedRate:
-		return "rate"
-	case refusedUnauth:
-		return "unauthenticated"
-	case refusedReserve:
-		return "reserve"
-	case refusedPerIP:
-		return "per_ip"
-	case refusedGuests:
-		return "guests"
-	case refusedPer56:
-		return "per_56"
-	}
-	return "admitted"
-}
-
 // sessionKind is what kind of session sess is, in the Observer's terms.
-func sessionKind(sess ssh.Session) string {
+func (s *Server) sessionKind(sess ssh.Session) string {
 	_, _, hasPty := sess.Pty()
 	switch args := sess.Command(); {
 	case sess.RawCommand() != "" && len(args) > 0:
-		for _, c := range commands {
-			if c.name == args[0] {
-				return c.name
-			}
+		if c := s.commands.Named(args[0]); c != nil {
+			return c.Name
 		}
 		return "unknown"
 	case sess.RawCommand() != "":

@@ -5,12 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
 	"runtime/debug"
 
 	"charm.land/ssh"
 	"github.com/ssh2048/ssh2048/engine"
 	"github.com/ssh2048/ssh2048/engine/ai"
+	"github.com/ssh2048/ssh2048/server/session"
 	"github.com/ssh2048/ssh2048/tui"
 	"github.com/ssh2048/ssh2048/wire"
 )
@@ -24,10 +24,11 @@ import (
 //   - the game screen's goroutines (Update, View, commands, timers, the
 //     input reader): package screen, which ends the screen with a
 //     *screen.PanicError that runTUI reports here;
-//   - the bot protocol's line reader: readLines;
+//   - the bot protocol's line reader: package command's readLines;
 //   - AI searches: the pool's workers, which answer with an *ai.PanicError
 //     that sessionHinter turns into a panic of the session that asked;
-//   - the connection's timers and request loops: recoverConn.
+//   - the connection's timers and request loops: package admission's
+//     recoverConn.
 // Each logs the stack once and, where there is a session, tells the player
 // in one line and ends the session with status 1.
 
@@ -47,7 +48,7 @@ func (s *Server) recoverSession(next ssh.Handler) ssh.Handler {
 // panicked logs a panic of sess's code with its stack, tells the player
 // and returns the exit status.
 func (s *Server) panicked(sess ssh.Session, v any, stack []byte) int {
-	if fresh, ok := v.(*freshStackPanic); ok {
+	if fresh, ok := v.(*session.FreshStackPanic); ok {
 		v, stack = fresh.Value, fresh.Stack
 	}
 	var search *ai.PanicError
@@ -55,7 +56,7 @@ func (s *Server) panicked(sess ssh.Session, v any, stack []byte) int {
 		stack = search.Stack // where it went wrong, not where it was raised again
 	}
 	p := playerOf(sess)
-	s.limited.log(s.log, slog.LevelError, "panic", "panic", fmt.Sprint(v), "remote", sess.RemoteAddr().String(),
+	s.limited.Log(s.log, slog.LevelError, "panic", "panic", fmt.Sprint(v), "remote", sess.RemoteAddr().String(),
 		"player", p.ID, "stack", string(stack))
 	line := "ssh2048: internal error; your game is saved."
 	if p.Guest {
@@ -63,19 +64,6 @@ func (s *Server) panicked(sess ssh.Session, v any, stack []byte) int {
 	}
 	fmt.Fprintln(sess.Stderr(), line)
 	return wire.ExitError
-}
-
-// recoverConn is deferred on the goroutines and timers of a connection
-// that are not a session's (login grace, keepalives, idle timeout, request
-// loops): a panic there closes that connection only.
-func (s *Server) recoverConn(what string, c net.Conn) {
-	v := recover()
-	if v == nil {
-		return
-	}
-	s.limited.log(s.log, slog.LevelError, "panic", "panic", fmt.Sprint(v), "in", what,
-		"remote", c.RemoteAddr().String(), "stack", string(debug.Stack()))
-	_ = c.Close()
 }
 
 // sessionHinter raises an AI search's panic again in the session that

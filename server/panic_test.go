@@ -103,7 +103,7 @@ func TestGameScreenPanic(t *testing.T) {
 }
 
 // TestScreenSetupPanic: a panic while a game screen is set up, which
-// runs on a goroutine of its own (server/stack.go), ends that session as
+// runs on a goroutine of its own (session.OnFreshStack), ends that session as
 // a panic of its handler does: status 1, one line, and the stack of
 // where it went wrong logged once.
 func TestScreenSetupPanic(t *testing.T) {

@@ -11,7 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ssh2048/ssh2048/game"
+	"github.com/ssh2048/ssh2048/race"
+	"github.com/ssh2048/ssh2048/server"
+	"github.com/ssh2048/ssh2048/server/servertest"
 	"github.com/ssh2048/ssh2048/wire"
 )
 
@@ -25,7 +27,7 @@ var (
 // opponent's live board and score, the clock, the results with the
 // rating change, the ratings board, and back to the lobby.
 func TestRaceRoom(t *testing.T) {
-	ts := startGames(t, game.WithRaceTimes(200*time.Millisecond, 300*time.Millisecond, 4*time.Second))
+	ts := startRaces(t, race.WithTimes(200*time.Millisecond, 300*time.Millisecond, 4*time.Second))
 	ann := openScreen(t, ts.dial(t, "ann", newKey(t)), "race --room blue-fox", 80, 24)
 	ann.waitText("ann's lobby", "Race · room blue-fox · 4×4", "Racers 1 of 8", "ann (host)", "1500",
 		"Waiting for a second racer", "race --room blue-fox", "3-8 size")
@@ -95,7 +97,7 @@ func TestRaceRoom(t *testing.T) {
 // TestRaceForfeit: the public lobby starts by itself; a racer who leaves
 // mid-race forfeits and is placed last.
 func TestRaceForfeit(t *testing.T) {
-	ts := startGames(t, game.WithRaceTimes(300*time.Millisecond, 300*time.Millisecond, 3*time.Second))
+	ts := startRaces(t, race.WithTimes(300*time.Millisecond, 300*time.Millisecond, 3*time.Second))
 	ann := openScreen(t, ts.dial(t, "ann", newKey(t)), "race", 80, 24)
 	ann.waitText("the public lobby", "Race · public lobby · 4×4", "Waiting for a second racer")
 	bob := openScreen(t, ts.dial(t, "bob", newKey(t)), "race", 80, 24)
@@ -117,7 +119,7 @@ func TestRaceForfeit(t *testing.T) {
 // TestRaceRoomErrors: a malformed word, a full room, a room whose race
 // has started: one clear line each.
 func TestRaceRoomErrors(t *testing.T) {
-	ts := startGames(t, game.WithRaceTimes(200*time.Millisecond, 200*time.Millisecond, 5*time.Second))
+	ts := startRaces(t, race.WithTimes(200*time.Millisecond, 200*time.Millisecond, 5*time.Second))
 	c := ts.dial(t, "ann", newKey(t))
 	bad := openScreen(t, c, "race --room 'Not a word!'", 80, 24)
 	if code := bad.wait(); code != wire.ExitUsage {
@@ -125,7 +127,7 @@ func TestRaceRoomErrors(t *testing.T) {
 	}
 	// Eight bots fill a room; the ninth racer is told it is full.
 	var bots []*botSession
-	for i := range game.MaxRacers {
+	for i := range race.MaxRacers {
 		bots = append(bots, startBot(t, ts.dial(t, fmt.Sprintf("bot%d", i), newKey(t)), "--race --room full-room"))
 	}
 	deadline := time.Now().Add(10 * time.Second)
@@ -172,7 +174,7 @@ func TestRoomWordMessage(t *testing.T) {
 // is finished, with the places. Races with bots rate no one and rank
 // apart.
 func TestBotRace(t *testing.T) {
-	ts := startGames(t, game.WithRaceTimes(200*time.Millisecond, 200*time.Millisecond, 2*time.Second))
+	ts := startRaces(t, race.WithTimes(200*time.Millisecond, 200*time.Millisecond, 2*time.Second))
 	type raceLine struct {
 		state
 		Race *wire.Race `json:"race"`
@@ -226,7 +228,7 @@ func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
 // TestRaceGuest: a guest races, unrated: the lobby says so, and the race
 // rates no one (a rating needs two racers with a key).
 func TestRaceGuest(t *testing.T) {
-	ts := startGames(t, game.WithRaceTimes(200*time.Millisecond, 200*time.Millisecond, 2*time.Second))
+	ts := startRaces(t, race.WithTimes(200*time.Millisecond, 200*time.Millisecond, 2*time.Second))
 	ann := openScreen(t, ts.dial(t, "ann", newKey(t)), "race --room with-guest", 80, 24)
 	ann.waitText("ann's room", "ann (host)")
 	guest := openScreen(t, ts.dialGuest(t), "race --room with-guest", 80, 24)
@@ -274,7 +276,7 @@ func TestRaceLobbyShutdown(t *testing.T) {
 // keeps the place its score earns: it is no forfeit, and ranks above a
 // bot that is still in with fewer points.
 func TestBotRaceOverThenCloses(t *testing.T) {
-	ts := startGames(t, game.WithRaceTimes(200*time.Millisecond, 200*time.Millisecond, 5*time.Second))
+	ts := startRaces(t, race.WithTimes(200*time.Millisecond, 200*time.Millisecond, 5*time.Second))
 	type raceLine struct {
 		state
 		Race *wire.Race `json:"race"`
@@ -327,4 +329,14 @@ func TestBotRaceOverThenCloses(t *testing.T) {
 	if len(botRows) != 2 || botRows[0].Name != "alpha" || botRows[0].Wins != 1 {
 		t.Fatalf("the board of races with bots: %+v", botRows)
 	}
+}
+
+// startRaces is startGames with the server's races built with opts.
+func startRaces(t testing.TB, opts ...race.Option) *testServer {
+	t.Helper()
+	s := servertest.Start(t, t.TempDir(), "127.0.0.1:0", servertest.Races(opts...), func(c *server.Config) {
+		c.Limits.KeyRate = 1000 // the tests play fast
+		c.Limits.BotRate = 0
+	})
+	return &testServer{srv: s.Srv, store: s.Store, addr: s.Addr, dir: s.Dir, logs: s.Logs}
 }

@@ -1,9 +1,12 @@
-// Package server is the SSH side of ssh2048: admission and the limits on
-// what a client may hold, authentication by public key, the middleware
-// chain, the exec commands (scores, bot, help), the game screen on a PTY
-// and graceful shutdown. Every game is played through the game service
-// (package game); the screen is package tui's, run by package screen, or
-// another model through Config.TUI.
+// Package server is the SSH side of ssh2048: the transport (Wish, the
+// host key and the algorithms), identity by public key, the middleware
+// chain, the game screen on a PTY and graceful shutdown. It wires in the
+// rooms beside it: package admission (who may connect, and what a
+// connection may hold) into the SSH server's callbacks and channel
+// handlers, and package command (the exec commands) at the end of the
+// chain; package session is the vocabulary the three share. Every game is
+// played through the game service (package game); the screen is package
+// tui's, run by package screen, or another model through Config.TUI.
 package server
 
 import (
@@ -15,9 +18,14 @@ import (
 	"sync"
 	"time"
 
+	tea "charm.land/bubbletea/v2"
 	"charm.land/ssh"
 	"charm.land/wish/v2"
 	"github.com/ssh2048/ssh2048/game"
+	"github.com/ssh2048/ssh2048/race"
+	"github.com/ssh2048/ssh2048/server/admission"
+	"github.com/ssh2048/ssh2048/server/command"
+	"github.com/ssh2048/ssh2048/server/session"
 	"github.com/ssh2048/ssh2048/tui"
 	gossh "golang.org/x/crypto/ssh"
 )
@@ -26,14 +34,19 @@ import (
 type Config struct {
 	// Games is the game service every session plays through; required.
 	// Shutdown closes it to new games.
-	Games   *game.Service
+	Games *game.Service
+	// Races are the races of Games (race.New(Games)); nil: New builds
+	// them. Build them here where others read them too (metrics, the
+	// web's lobbies): one Hall per service. Shutdown closes them.
+	Races   *race.Hall
 	HostKey gossh.Signer // required; see LoadOrCreateHostKey
 	Logger  *slog.Logger // nil: slog.Default()
 	TUI     TUIFunc      // the game screen; nil: package tui's, with Hinter
 	Hinter  tui.Hinter   // the AI behind hints and autoplay; nil: none
 	// Limits bound what clients can make the server hold or do; start
-	// from DefaultLimits (the zero Limits is refused: see Validate).
-	Limits Limits
+	// from admission.DefaultLimits (the zero Limits is refused: see
+	// Limits.Validate).
+	Limits admission.Limits
 	// Observer is told what the server does, for metrics; nil: no one.
 	Observer Observer
 }
@@ -41,19 +54,20 @@ type Config struct {
 // Server serves ssh2048 over SSH.
 type Server struct {
 	cfg       Config
-	lim       Limits
+	lim       admission.Limits
 	games     *game.Service
-	viewGames *liveGames // the service as the screens that show games see it
+	races     *race.Hall
 	log       *slog.Logger
 	ssh       *ssh.Server
-	admission *admission
-	limited   lineLimiter // lines a client can cause at will
+	admission *admission.Admission
+	commands  *command.Table
+	limited   session.LineLimiter // lines a client can cause at will
 
 	unsupported sync.Map // what game screens asked for and did not get; see unsupportedOnce
 
 	mu       sync.Mutex
 	shutdown bool
-	sessions map[*session]struct{}
+	sessions map[*session.Session]struct{}
 	active   int           // running session handlers
 	drained  chan struct{} // closed when active drops to 0 during Shutdown
 }
@@ -76,17 +90,38 @@ func New(cfg Config) (*Server, error) {
 	if cfg.TUI == nil {
 		cfg.TUI = gameScreen(cfg.Games, cfg.Hinter)
 	}
+	if cfg.Races == nil {
+		cfg.Races = race.New(cfg.Games)
+	}
 	hostKey, err := sha2HostKey(cfg.HostKey)
 	if err != nil {
 		return nil, fmt.Errorf("server: host key: %w", err)
 	}
-	s := &Server{cfg: cfg, lim: cfg.Limits, games: cfg.Games, viewGames: newLiveGames(cfg.Games), log: cfg.Logger, sessions: make(map[*session]struct{}),
-		admission: newAdmission(cfg.Limits, cfg.Logger)}
+	s := &Server{cfg: cfg, lim: cfg.Limits, games: cfg.Games, races: cfg.Races, log: cfg.Logger, sessions: make(map[*session.Session]struct{})}
+	s.commands = command.New(command.Config{
+		Games:       cfg.Games,
+		Races:       cfg.Races,
+		Logger:      cfg.Logger,
+		IdleTimeout: cfg.Limits.IdleTimeout,
+		BotRate:     cfg.Limits.BotRate,
+		GameScreen: func(sess ssh.Session, seat *game.Seat, size int) tea.Model {
+			return cfg.TUI(sess, TUIEnv{Seat: seat, Size: size})
+		},
+		RunScreen: s.runOpened,
+		Panicked:  s.panicked,
+	})
+	s.admission = admission.New(admission.Config{
+		Limits:      cfg.Limits,
+		Logger:      cfg.Logger,
+		Lines:       &s.limited,
+		Refused:     cfg.Observer.Refused,
+		OpensScreen: s.commands.OpensScreen,
+	})
 	srv, err := wish.NewServer(
 		func(srv *ssh.Server) error { srv.AddHostKey(hostKey); return nil },
 		wish.WithVersion("ssh2048"),
-		ssh.PublicKeyAuth(s.acceptKey),
-		ssh.KeyboardInteractiveAuth(s.admitGuest),
+		ssh.PublicKeyAuth(s.admission.AcceptKey),
+		ssh.KeyboardInteractiveAuth(s.admission.AdmitGuest),
 		// Middleware runs bottom-up: the last listed wraps all the others
 		// and sees the session first.
 		wish.WithMiddleware(
@@ -108,15 +143,13 @@ func New(cfg Config) (*Server, error) {
 	// Every connection passes the admission (caps) the moment it is
 	// accepted, and is guarded (login grace, keepalives, idle timeout)
 	// until it closes.
-	srv.ConnCallback = s.admit
+	srv.ConnCallback = s.admission.Admit
 	// The only way to learn that a login succeeded: x/crypto calls
 	// AuthLogCallback with a nil error then (and not for public keys a
 	// client merely offers).
 	srv.ServerConfigCallback = func(ctx ssh.Context) *gossh.ServerConfig {
 		return &gossh.ServerConfig{Config: algorithms(), AuthLogCallback: func(_ gossh.ConnMetadata, method string, err error) {
-			if g := guardOf(ctx); err == nil && g != nil {
-				g.login(method != "publickey")
-			}
+			s.admission.LoggedIn(ctx, method, err)
 		}}
 	}
 	// Every session handler is counted, so Shutdown knows when the
@@ -129,36 +162,20 @@ func New(cfg Config) (*Server, error) {
 		s.mu.Unlock()
 		defer s.leave()
 		// The session's place under --max-sessions-per-conn is given back
-		// when both its channel and this handler are done (channels.go).
-		if b := boundedOf(sess.Context()); b != nil {
-			defer b.release()
-		}
+		// when both its channel and this handler are done.
+		defer admission.Release(sess.Context())
 		handler(sess)
 	}
 	// Session channels are opened under the per-connection bounds, and
 	// refused requests and channels of other types are counted as such.
-	srv.ChannelHandlers = map[string]ssh.ChannelHandler{"session": s.openSession, "default": s.otherChannel}
-	srv.RequestHandlers = map[string]ssh.RequestHandler{"default": s.globalRequest}
+	srv.ChannelHandlers = map[string]ssh.ChannelHandler{"session": s.admission.OpenSession, "default": s.admission.OtherChannel}
+	srv.RequestHandlers = map[string]ssh.RequestHandler{"default": s.admission.GlobalRequest}
 	s.ssh = srv
 	return s, nil
 }
 
-// admit is the ConnCallback: a connection over a cap is refused at once,
-// others are guarded.
-func (s *Server) admit(ctx ssh.Context, c net.Conn) net.Conn {
-	now := time.Now()
-	host := hostKey(c.RemoteAddr())
-	if r := s.admission.admit(host, now); r != admitted {
-		s.cfg.Observer.Refused(r.label())
-		s.admission.refuse(c, r, now)
-		return nil
-	}
-	s.admission.pace(ctx)
-	return s.guard(ctx, c, host)
-}
-
 // Connections is the number of open connections, logged in or not.
-func (s *Server) Connections() int { return s.admission.connections() }
+func (s *Server) Connections() int { return s.admission.Connections() }
 
 // Serve accepts connections on l until Shutdown or Close.
 func (s *Server) Serve(l net.Listener) error {
@@ -177,9 +194,10 @@ func (s *Server) Close() error { return s.ssh.Close() }
 // for the sessions to end until ctx is done, then drops what is left.
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.games.Close()
+	s.races.Close()
 	s.mu.Lock()
 	s.shutdown = true
-	open := make([]*session, 0, len(s.sessions))
+	open := make([]*session.Session, 0, len(s.sessions))
 	for sess := range s.sessions {
 		open = append(open, sess)
 	}
@@ -197,7 +215,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	shutdownDone := make(chan error, 1)
 	go func() { shutdownDone <- s.ssh.Shutdown(ctx) }()
 	for _, sess := range open {
-		sess.notify(noticeShutdown)
+		sess.Notify(session.Shutdown)
 	}
 	select {
 	case <-handlersDone:
@@ -252,7 +270,7 @@ func (s *Server) leave() {
 
 // track registers a session for shutdown notices; it reports false when
 // the server is already shutting down.
-func (s *Server) track(sess *session) bool {
+func (s *Server) track(sess *session.Session) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.shutdown {
@@ -262,8 +280,14 @@ func (s *Server) track(sess *session) bool {
 	return true
 }
 
-func (s *Server) untrack(sess *session) {
+func (s *Server) untrack(sess *session.Session) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	delete(s.sessions, sess)
 }
+
+// CleanLogHandler returns a handler that passes every record to h with its
+// client strings escaped (session.CleanLogHandler). New wraps
+// Config.Logger's handler in it; a program can also set it as slog's
+// default, which the SSH library logs to.
+func CleanLogHandler(h slog.Handler) slog.Handler { return session.CleanLogHandler(h) }

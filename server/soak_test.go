@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/ssh2048/ssh2048/server"
+	"github.com/ssh2048/ssh2048/server/admission"
 	gossh "golang.org/x/crypto/ssh"
 )
 
@@ -150,7 +151,7 @@ func TestFilledWithSilentConnections(t *testing.T) {
 		a := i / 5
 		dialRaw(t, ts.addr, fmt.Sprintf("127.0.%d.%d", 32+a/250, 1+a%250))
 	}
-	reserve := (maxConns*server.DefaultLimits().KeyReserve + 99) / 100
+	reserve := (maxConns*admission.DefaultLimits().KeyReserve + 99) / 100
 	waitFor(t, "the silent connections to fill all but the reserve", func() bool { return ts.srv.Connections() >= maxConns-reserve })
 
 	key := newKey(t)

@@ -3,20 +3,20 @@ package server
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"charm.land/ssh"
 	"github.com/charmbracelet/colorprofile"
-	gossh "golang.org/x/crypto/ssh"
-
-	"github.com/ssh2048/ssh2048/engine"
 	"github.com/ssh2048/ssh2048/game"
 	"github.com/ssh2048/ssh2048/screen"
+	"github.com/ssh2048/ssh2048/server/admission"
+	"github.com/ssh2048/ssh2048/server/command"
+	"github.com/ssh2048/ssh2048/server/session"
 	"github.com/ssh2048/ssh2048/tui"
 	"github.com/ssh2048/ssh2048/wire"
+	gossh "golang.org/x/crypto/ssh"
 )
 
 // TUIEnv is what the game screen gets for one session.
@@ -36,7 +36,7 @@ type TUIEnv struct {
 type TUIFunc func(sess ssh.Session, env TUIEnv) tea.Model
 
 // NoticeGrace is how long the TUI may take to show a notice and quit.
-const NoticeGrace = 1500 * time.Millisecond
+const NoticeGrace = session.NoticeGrace
 
 // answerWait is how long the first frame waits for the terminal to say
 // whether it shows true colour (see package screen): a round trip on any
@@ -44,85 +44,31 @@ const NoticeGrace = 1500 * time.Millisecond
 // nothing answers.
 const answerWait = 250 * time.Millisecond
 
-// seat is the session's seat at the game service: a game it holds that a
-// newer session takes over ends this one with noticeTakenOver.
-func (s *Server) seat(sess *session) *game.Seat {
-	return s.games.Seat(sess.player, func() { sess.notify(noticeTakenOver) })
-}
-
 // runTUI runs the game screen until it ends and returns the session's
 // exit status: 0 when the player quit, or the status of the notice that
 // ended it, or wire.ExitError when a game could not be loaded or saved.
-func (s *Server) runTUI(sess *session) int {
-	return s.runOpened(sess, func() openedScreen { return s.openGame(sess, 0) })
+func (s *Server) runTUI(sess *session.Session) int {
+	return s.runOpened(sess, func() command.Screen { return s.commands.OpenGame(sess, 0) })
 }
 
-// runPlay is the `play` command: the game screen, at the size asked for.
-func (s *Server) runPlay(sess *session, args []string) int {
-	return s.runOpened(sess, func() openedScreen {
-		fs := newFlagSet(sess, "play", "[--size N]")
-		size := fs.Int("size", 0, fmt.Sprintf("board size, %d to %d (default: the size played last that no other window of yours shows)", engine.MinSize, engine.MaxSize))
-		if code, ok := parseFlags(fs, args); !ok {
-			return openedScreen{code: code}
-		}
-		if (*size != 0 && !sizeOK(sess, "play", *size)) || !hasTerminal(sess, "play") {
-			return openedScreen{code: wire.ExitUsage}
-		}
-		return s.openGame(sess, *size)
-	})
-}
-
-// openGame opens the game screen at board size (0: the screen's own
-// choice), as runOpened's setup.
-func (s *Server) openGame(sess *session, size int) openedScreen {
-	seat := s.seat(sess)
-	opened := openedScreen{seat: seat, text: s.noticeText, close: seat.Close}
-	defer closeUnopened(&opened)
-	// The header counts the player's spectators: it is drawn again
-	// when one comes or goes.
-	seat.OnWatchers(sess.poke)
-	opened.model = s.cfg.TUI(sess, TUIEnv{Seat: seat, Size: size})
-	return opened
-}
-
-// openedScreen is what a command that opens a screen set up: its model,
-// the seat whose games it plays (nil for one that only shows games), the
-// lines the player is told when the server ends the session, and what to
-// do once the screen is over (nil: nothing); or, with no model, the exit
-// status of a command that ended before its screen (a flag, a lookup).
-type openedScreen struct {
-	model tea.Model
-	seat  *game.Seat
-	text  func(notice) string
-	close func()
-	code  int
-}
-
-// runOpened runs open, a command's setup (its flags, the database, the
-// model), on a stack of its own, then the screen it opened. The setup is
-// deep work; the handler then waits, shallow, for as long as the screen
-// lasts (see stack.go). Done on the handler's stack, it kept each racer's
-// handler at 16 KB rather than 4 or 8, and each spectator's 4 KB larger.
+// runOpened is command.Config.RunScreen: it runs open, a command's setup
+// (its flags, the database, the model), on a stack of its own, then the
+// screen it opened. The setup is deep work; the handler then waits,
+// shallow, for as long as the screen lasts (see session.OnFreshStack).
+// Done on the handler's stack, it kept each racer's handler at 16 KB
+// rather than 4 or 8, and each spectator's 4 KB larger.
 // open closes what it made (a seat) on its every way out without a model,
 // a panic too.
-func (s *Server) runOpened(sess *session, open func() openedScreen) int {
-	var o openedScreen
-	onFreshStack(func() { o = open() })
-	if o.model == nil {
-		return o.code
+func (s *Server) runOpened(sess *session.Session, open func() command.Screen) int {
+	var o command.Screen
+	session.OnFreshStack(func() { o = open() })
+	if o.Model == nil {
+		return o.Code
 	}
-	if o.close != nil {
-		defer o.close()
+	if o.Close != nil {
+		defer o.Close()
 	}
-	return s.runScreen(sess, o.model, o.text, o.seat)
-}
-
-// closeUnopened closes what *o holds when it opened no screen: a
-// command's setup defers it on every way out, a panic too.
-func closeUnopened(o *openedScreen) {
-	if o.model == nil && o.close != nil {
-		o.close()
-	}
+	return s.runScreen(sess, o.Model, o.Text, o.Seat)
 }
 
 // runScreen runs model on the session's terminal (a PTY is required) until
@@ -134,17 +80,19 @@ func closeUnopened(o *openedScreen) {
 // once a key's frame is written, the seat is told (game.Seat.Shown), and
 // those who watch the move (spectators, a race's opponents) are woken
 // then, after the player's own frame rather than with it.
-func (s *Server) runScreen(sess *session, model tea.Model, text func(notice) string, seat *game.Seat) int {
+func (s *Server) runScreen(sess *session.Session, model tea.Model, text func(session.Notice) string, seat *game.Seat) int {
 	_, winch, _ := sess.Pty()
 	var scr *screen.Screen
 	// The first frame's work (the model's Init and first Updates, a
 	// write through the connection's cipher) is deep; the handler then
-	// waits, shallow, for as long as the screen lasts (see stack.go).
-	onFreshStack(func() { scr = s.startScreen(sess, model, seat) })
+	// waits, shallow, for as long as the screen lasts (see
+	// session.OnFreshStack).
+	session.OnFreshStack(func() { scr = s.startScreen(sess, model, seat) })
 	defer scr.Stop()
 	waker, _ := model.(tui.Waker)
-	reqs, serveReq, reqsDone, _ := servesRequests(sess.Context())
-	told := watchScreen(sess.Context(), scr, winch, sess.notices, sess.pokes, waker, text, sessionRequests{reqs, serveReq, reqsDone})
+	w := &screenWatch{ctx: sess.Context(), scr: scr, winch: winch, notices: sess.Notices, pokes: sess.Pokes, waker: waker, text: text}
+	w.reqs, w.serveReq, w.reqsDone, _ = admission.ServesRequests(sess.Context())
+	told := w.run()
 	return s.screenEnded(sess, scr, model, told)
 }
 
@@ -152,7 +100,7 @@ func (s *Server) runScreen(sess *session, model tea.Model, text func(notice) str
 // the notice it was told, if any. Apart from runScreen, whose frame is
 // under the screen's loop for as long as the session lasts: its logging
 // would make that frame larger.
-func (s *Server) screenEnded(sess *session, scr *screen.Screen, model tea.Model, told notice) int {
+func (s *Server) screenEnded(sess *session.Session, scr *screen.Screen, model tea.Model, told session.Notice) int {
 	var pe *screen.PanicError
 	if errors.As(scr.Err(), &pe) {
 		return s.panicked(sess, pe.Value, pe.Stack)
@@ -166,12 +114,12 @@ func (s *Server) screenEnded(sess *session, scr *screen.Screen, model tea.Model,
 		// The screen may have ended on a notice before the watch loop
 		// saw it: a move that found its game taken over.
 		select {
-		case told = <-sess.notices:
+		case told = <-sess.Notices:
 		default:
 		}
 	}
 	if told != 0 {
-		return told.exitStatus()
+		return told.ExitStatus()
 	}
 	if f, ok := model.(interface{ Failed() bool }); ok && f.Failed() {
 		return wire.ExitError
@@ -180,7 +128,7 @@ func (s *Server) screenEnded(sess *session, scr *screen.Screen, model tea.Model,
 }
 
 // startScreen starts model on the session's terminal.
-func (s *Server) startScreen(sess *session, model tea.Model, seat *game.Seat) *screen.Screen {
+func (s *Server) startScreen(sess *session.Session, model tea.Model, seat *game.Seat) *screen.Screen {
 	pty, _, _ := sess.Pty()
 	width, height := clampWindow(pty.Window)
 	// The screen runs on package screen rather than tea.Program: a program
@@ -228,11 +176,9 @@ func (s *Server) startScreen(sess *session, model tea.Model, seat *game.Seat) *s
 // library keeps, for each channel and for each connection's cipher, a
 // buffer as large as the largest packet written so far, for as long as
 // the session lasts; the first screen (2.4 KB at 80×24) would set it.
-func screenOutput(sess *session) (out io.Writer, raw bool) {
-	if b := boundedOf(sess.Context()); b != nil {
-		if ch := b.channel(); ch != nil {
-			return pieces{ch}, true
-		}
+func screenOutput(sess *session.Session) (out io.Writer, raw bool) {
+	if ch := admission.Channel(sess.Context()); ch != nil {
+		return pieces{ch}, true
 	}
 	return pieces{sess}, false
 }
@@ -293,172 +239,242 @@ func clampWindow(w ssh.Window) (int, int) {
 	return min(max(w.Width, 1), maxScreenWidth), min(max(w.Height, 1), maxScreenHeight)
 }
 
-// watchScreen runs on the session's own goroutine until the screen ends.
-// It passes window changes on, clamped and at most one per resizeEvery;
-// on a notice it has the screen tell the player why the session ends
-// (text words it), and stops it NoticeGrace later if it has not quit by
-// itself; on a poke (spectators came or went) it has the screen drawn
-// again; for a screen that watches a game or races (a tui.Waker), it
-// waits for the game's or the race's news and wakes the screen; it stops the screen when the
-// connection drops; for a game screen, it serves the session channel's
-// requests (see boundedSession.serve) and ends when they do. It returns
-// the notice it passed on, if any. One loop rather than a goroutine for
-// each: every goroutine is 2 to 16 KB of stack, and a server holds
-// thousands of sessions.
-func watchScreen(ctx context.Context, scr *screen.Screen, winch <-chan ssh.Window, notices <-chan notice, pokes <-chan struct{},
-	waker tui.Waker, text func(notice) string, requests sessionRequests) (told notice) {
-	reqs := requests.in
-	var (
-		pending, sent ssh.Window
-		havePending   bool
-		throttle      = time.NewTimer(time.Hour)
-		throttled     bool
-		grace         <-chan time.Time
-		// At most one poke is on its way to the screen (Send waits
-		// while a client that reads nothing holds the screen's
-		// writes); pokes meanwhile make one more after it.
-		poking, pokeAgain bool
-		// Likewise at most one wake: the screen reads the newest
-		// snapshot when it handles it, and the next wait starts after.
-		waking bool
-		// And at most one window size: a resize is a whole frame drawn,
-		// deep work that would grow this goroutine's stack for as long
-		// as the session lasts (see stack.go), so it is drawn on a
-		// goroutine of its own, and sizes meanwhile wait as pending.
-		resizing bool
-		// Each of the three says here when it is handled: one channel
-		// rather than three, as every channel the loop waits on holds a
-		// waiter record (about 100 bytes) for as long as it waits, which
-		// for an idle screen is its whole life.
-		handled = make(chan sentKind, 3)
-	)
-	sendOff := func(kind sentKind, msg tea.Msg) {
-		go func() {
-			scr.Send(msg)
-			handled <- kind
-		}()
-	}
-	// A race's screen is woken at every racer's move: its sender is
-	// made once, as every one made here would be an allocation on this
+// screenWatch is the loop that runs on the session's own goroutine until
+// its screen ends (run), and what it keeps between events: one method per
+// event. It passes window changes on, clamped and at most one per
+// resizeEvery; on a notice it has the screen tell the player why the
+// session ends (text words it), and stops it NoticeGrace later if it has
+// not quit by itself; on a poke (spectators came or went) it has the
+// screen drawn again; for a screen that watches a game or races (a
+// tui.Waker), it waits for the game's or the race's news and wakes the
+// screen; it stops the screen when the connection drops; for a game
+// screen, it serves the session channel's requests (see
+// admission.ServesRequests) and ends when they do. One loop rather than a
+// goroutine for each: every goroutine is 2 to 16 KB of stack, and a server
+// holds thousands of sessions.
+type screenWatch struct {
+	ctx     context.Context
+	scr     *screen.Screen
+	winch   <-chan ssh.Window // nil once closed
+	notices <-chan session.Notice
+	pokes   <-chan struct{}
+	waker   tui.Waker // nil for a screen that waits on nothing
+	text    func(session.Notice) string
+	// The session channel's requests, for a screen whose loop serves
+	// them; reqs is nil for any other, and once they end.
+	reqs     <-chan *gossh.Request
+	serveReq func(*gossh.Request)
+	reqsDone func() // the requests ended
+
+	told  session.Notice   // the notice passed on, if any
+	grace <-chan time.Time // runs from the notice
+
+	pending, sent ssh.Window
+	havePending   bool
+	throttle      *time.Timer
+	throttled     bool
+	// At most one poke is on its way to the screen (Send waits while a
+	// client that reads nothing holds the screen's writes); pokes
+	// meanwhile make one more after it.
+	poking, pokeAgain bool
+	// Likewise at most one wake: the screen reads the newest snapshot
+	// when it handles it, and the next wait starts after.
+	waking bool
+	// And at most one window size: a resize is a whole frame drawn, deep
+	// work that would grow this goroutine's stack for as long as the
+	// session lasts (see session.OnFreshStack), so it is drawn on a
+	// goroutine of its own, and sizes meanwhile wait as pending.
+	resizing bool
+	// Each of the three says here when it is handled: one channel rather
+	// than three, as every channel the loop waits on holds a waiter
+	// record (about 100 bytes) for as long as it waits, which for an idle
+	// screen is its whole life.
+	handled chan sentKind
+	// A race's screen is woken at every racer's move: its sender is made
+	// once, as every one made in the loop would be an allocation on this
 	// goroutine's stack, and one that assists the collector runs deep
-	// enough to double that stack for the rest of the session.
-	wakeOff := func() {
-		scr.Send(tui.WakeMsg{})
-		handled <- sentWake
-	}
-	pokeOff := func() {
-		scr.Send(tui.WatchersMsg{})
-		handled <- sentPoke
-	}
-	poke := func() {
-		poking = true
-		go pokeOff()
-	}
-	throttle.Stop()
-	defer throttle.Stop()
-	// The session closes winch when it ends, after this handler returns;
-	// until then a window change must not block its request loop.
-	defer func() {
-		if winch != nil {
-			go func() {
-				for range winch { //nolint:revive // drained, not used
-				}
-			}()
-		}
-	}()
-	send := func(w ssh.Window) {
-		sent = w
-		resizing = true
-		sendOff(sentResize, tea.WindowSizeMsg{Width: w.Width, Height: w.Height})
-		throttled = true
-		throttle.Reset(resizeEvery)
-	}
+	// enough to double that stack for the rest of the session. The
+	// poke's likewise.
+	wakeOff, pokeOff func()
+}
+
+// run waits for the screen's events, handles each, and returns the
+// notice it passed on, if any, once the screen ends.
+func (w *screenWatch) run() session.Notice {
+	w.handled = make(chan sentKind, 3)
+	w.wakeOff, w.pokeOff = w.sendWake, w.sendPoke
+	w.throttle = time.NewTimer(time.Hour)
+	w.throttle.Stop()
+	defer w.throttle.Stop()
+	defer w.drainWinch()
 	for {
 		var news, moved <-chan struct{}
-		if waker != nil && !waking {
-			news, moved = waker.Wake()
+		if w.waker != nil && !w.waking {
+			news, moved = w.waker.Wake()
 		}
 		var throttleC <-chan time.Time // waited on only while it runs
-		if throttled {
-			throttleC = throttle.C
+		if w.throttled {
+			throttleC = w.throttle.C
 		}
 		select {
 		case <-news:
-			waking = true
-			go wakeOff()
+			w.news()
 		case <-moved: // the screen waits on something else now
-		case kind := <-handled:
-			switch kind {
-			case sentWake:
-				waking = false
-			case sentPoke:
-				poking = false
-				if pokeAgain {
-					pokeAgain = false
-					poke()
-				}
-			case sentResize:
-				resizing = false
-				if havePending && !throttled {
-					havePending = false
-					send(pending)
-				}
-			}
-		case <-scr.Done():
-			return told
-		case <-ctx.Done():
-			return told
-		case n := <-notices:
-			notices, told = nil, n
-			grace = time.After(NoticeGrace)
-			tell(scr, n, text)
-		case <-grace:
-			return told
-		case <-pokes:
-			if poking {
-				pokeAgain = true
-			} else {
-				poke()
-			}
-		case req, ok := <-reqs:
-			if !ok { // the channel closed: ctx ends
-				reqs = nil
-				requests.done()
-				continue
-			}
-			requests.serve(req)
-		case w, ok := <-winch:
-			if !ok {
-				winch = nil
-				continue
-			}
-			width, height := clampWindow(w)
-			if w = (ssh.Window{Width: width, Height: height}); w == sent && !havePending {
-				continue
-			}
-			if throttled || resizing {
-				pending, havePending = w, true
-				continue
-			}
-			send(w)
+		case kind := <-w.handled:
+			w.sentHandled(kind)
+		case <-w.scr.Done():
+			return w.told
+		case <-w.ctx.Done():
+			return w.told
+		case n := <-w.notices:
+			w.notice(n)
+		case <-w.grace:
+			return w.told
+		case <-w.pokes:
+			w.poked()
+		case req, ok := <-w.reqs:
+			w.request(req, ok)
+		case win, ok := <-w.winch:
+			w.window(win, ok)
 		case <-throttleC:
-			throttled = false
-			if havePending && !resizing {
-				havePending = false
-				send(pending)
-			}
+			w.throttleOver()
 		}
 	}
 }
 
+// drainWinch: the session closes winch when it ends, after the handler
+// returns; until then a window change must not block its request loop.
+func (w *screenWatch) drainWinch() {
+	if w.winch != nil {
+		go func(winch <-chan ssh.Window) {
+			for range winch { //nolint:revive // drained, not used
+			}
+		}(w.winch)
+	}
+}
+
+// news: the game or race the screen waits on has news; the screen is
+// woken.
+func (w *screenWatch) news() {
+	w.waking = true
+	go w.wakeOff()
+}
+
+func (w *screenWatch) sendWake() {
+	w.scr.Send(tui.WakeMsg{})
+	w.handled <- sentWake
+}
+
+func (w *screenWatch) sendPoke() {
+	w.scr.Send(tui.WatchersMsg{})
+	w.handled <- sentPoke
+}
+
+// sentHandled: the screen handled what was sent it of kind.
+func (w *screenWatch) sentHandled(kind sentKind) {
+	switch kind {
+	case sentWake:
+		w.waking = false
+	case sentPoke:
+		w.poking = false
+		if w.pokeAgain {
+			w.pokeAgain = false
+			w.poke()
+		}
+	case sentResize:
+		w.resizing = false
+		if w.havePending && !w.throttled {
+			w.havePending = false
+			w.resize(w.pending)
+		}
+	}
+}
+
+// notice: the session must end; the screen tells the player why, and
+// has NoticeGrace to quit.
+func (w *screenWatch) notice(n session.Notice) {
+	w.notices, w.told = nil, n
+	w.grace = time.After(NoticeGrace)
+	tell(w.scr, n, w.text)
+}
+
+// poked: spectators came or went; the screen is drawn again.
+func (w *screenWatch) poked() {
+	if w.poking {
+		w.pokeAgain = true
+	} else {
+		w.poke()
+	}
+}
+
+func (w *screenWatch) poke() {
+	w.poking = true
+	go w.pokeOff()
+}
+
+// request serves one of the session channel's requests; !ok: they ended
+// (the channel closed), and so does ctx.
+func (w *screenWatch) request(req *gossh.Request, ok bool) {
+	if !ok {
+		w.reqs = nil
+		w.reqsDone()
+		return
+	}
+	w.serveReq(req)
+}
+
+// window: the client's window changed (!ok: no more changes come).
+func (w *screenWatch) window(win ssh.Window, ok bool) {
+	if !ok {
+		w.winch = nil
+		return
+	}
+	width, height := clampWindow(win)
+	if win = (ssh.Window{Width: width, Height: height}); win == w.sent && !w.havePending {
+		return
+	}
+	if w.throttled || w.resizing {
+		w.pending, w.havePending = win, true
+		return
+	}
+	w.resize(win)
+}
+
+// throttleOver: resizeEvery has passed since the last size sent.
+func (w *screenWatch) throttleOver() {
+	w.throttled = false
+	if w.havePending && !w.resizing {
+		w.havePending = false
+		w.resize(w.pending)
+	}
+}
+
+// resize sends the screen the window size win.
+func (w *screenWatch) resize(win ssh.Window) {
+	w.sent = win
+	w.resizing = true
+	w.sendOff(sentResize, tea.WindowSizeMsg{Width: win.Width, Height: win.Height})
+	w.throttled = true
+	w.throttle.Reset(resizeEvery)
+}
+
+// sendOff sends msg on a goroutine of its own, and says so on handled
+// when the screen has it.
+func (w *screenWatch) sendOff(kind sentKind, msg tea.Msg) {
+	go func() {
+		w.scr.Send(msg)
+		w.handled <- kind
+	}()
+}
+
 // tell shows notice n on the screen, worded by text.
-func tell(scr *screen.Screen, n notice, text func(notice) string) {
+func tell(scr *screen.Screen, n session.Notice, text func(session.Notice) string) {
 	var msg tea.Msg
 	switch n {
-	case noticeTakenOver:
+	case session.TakenOver:
 		// The screen words it itself: it knows which game.
 		msg = tui.TakenOverMsg{}
-	case noticeShutdown:
+	case session.Shutdown:
 		msg = tui.ShutdownMsg{Text: text(n)}
 	default:
 		msg = tui.EndMsg{Text: text(n)}
@@ -469,7 +485,7 @@ func tell(scr *screen.Screen, n notice, text func(notice) string) {
 	go scr.Send(msg)
 }
 
-// sentKind is what watchScreen sent the screen, told back when handled.
+// sentKind is what screenWatch sent the screen, told back when handled.
 type sentKind uint8
 
 const (
@@ -477,14 +493,6 @@ const (
 	sentWake
 	sentResize
 )
-
-// sessionRequests are the session channel's requests, for a screen whose
-// loop serves them (see boundedSession.serve); in is nil for any other.
-type sessionRequests struct {
-	in    <-chan *gossh.Request
-	serve func(*gossh.Request)
-	done  func() // the requests ended
-}
 
 // gameScreen is the default TUIFunc: package tui's game screen over the
 // session's seat, with hints and autoplay from h when h is not nil.
@@ -502,7 +510,7 @@ func gameScreen(svc *game.Service, h tui.Hinter) TUIFunc {
 			Hinter:      h,
 			Player:      env.Seat.Player().Name,
 			Guest:       env.Seat.Player().Guest,
-			GuestNotice: guestHint,
+			GuestNotice: command.GuestHint,
 			Size:        size,
 			Context:     sess.Context(),
 			Games:       svc,
@@ -510,14 +518,4 @@ func gameScreen(svc *game.Service, h tui.Hinter) TUIFunc {
 			Woken:       true, // runScreen's loop waits for what a spectator opened over the game watches
 		})
 	}
-}
-
-// hasTerminal reports whether the session has a PTY for a screen command
-// (watch, replay, race…); if not, it tells the player how to ask for one.
-func hasTerminal(sess *session, cmd string) bool {
-	if _, _, ok := sess.Pty(); ok {
-		return true
-	}
-	fmt.Fprintf(sess.Stderr(), "ssh2048: %s opens a screen and needs a terminal: connect with `ssh -t`\n", cmd)
-	return false
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/ssh2048/ssh2048/engine"
 	"github.com/ssh2048/ssh2048/game"
+	"github.com/ssh2048/ssh2048/race"
 )
 
 // The race screens: a lobby (the racers and their ratings, the
@@ -21,15 +22,15 @@ import (
 // (the player's board large, every opponent's live beside it, the clock)
 // and the results (places, scores, rating changes), then back to the
 // lobby or out. One RaceModel runs them all for one session, driven by
-// the race's views (game.RaceTicket.Next) and the player's keys.
+// the race's views (race.Ticket.Next) and the player's keys.
 
 // RaceOptions configure a race screen.
 type RaceOptions struct {
 	// Ticket is the player's place in the race they joined; required.
-	Ticket *game.RaceTicket
+	Ticket *race.Ticket
 	// Join joins the next race of the same lobby or room, after the
 	// results (enter); nil offers only quit.
-	Join func(ctx context.Context) (*game.RaceTicket, error)
+	Join func(ctx context.Context) (*race.Ticket, error)
 	// Room is the private room's word, "" for the public lobby: the
 	// lobby tells the players how others join.
 	Room string
@@ -92,7 +93,7 @@ type RaceModel struct {
 	// mu guards ticket and stop, which Leave reads from the server's
 	// goroutine once the screen is done, and moved.
 	mu     sync.Mutex
-	ticket *game.RaceTicket
+	ticket *race.Ticket
 	tctx   context.Context    // the ticket's waits for its next view
 	stop   context.CancelFunc // ends them
 	moved  chan struct{}      // closed when the ticket changes (Wake)
@@ -109,7 +110,7 @@ type RaceModel struct {
 	// stack past 4 KB, and it kept 8 KB for good.
 	clockAlarm atomic.Pointer[clockAlarm]
 
-	view     game.RaceView
+	view     race.View
 	me       int // the player's index in view.Racers; -1 before the first view
 	haveView bool
 	play     *game.Play // the player's game once the race runs
@@ -189,7 +190,7 @@ func (m *RaceModel) setProfile(p colorprofile.Profile) {
 }
 
 // setTicket makes t the race on screen.
-func (m *RaceModel) setTicket(t *game.RaceTicket) {
+func (m *RaceModel) setTicket(t *race.Ticket) {
 	ctx, stop := context.WithCancel(m.ctx)
 	m.mu.Lock()
 	if m.stop != nil {
@@ -200,7 +201,7 @@ func (m *RaceModel) setTicket(t *game.RaceTicket) {
 	m.moved = make(chan struct{})
 	m.mu.Unlock()
 	m.seen.Store(0)
-	m.view, m.haveView, m.me, m.play = game.RaceView{}, false, -1, nil
+	m.view, m.haveView, m.me, m.play = race.View{}, false, -1, nil
 	m.marks, m.lastGain, m.own, m.mini = marks{}, 0, nil, nil
 	m.ownDrawn.lines, m.ownDrawn.cache = nil, nil
 	m.notice, m.noticeErr = "", false
@@ -267,9 +268,9 @@ func (m *RaceModel) nextClock() time.Time {
 	}
 	var end time.Time
 	switch m.view.Phase {
-	case game.Countdown:
+	case race.Countdown:
 		end = m.view.Starts
-	case game.Running:
+	case race.Running:
 		end = m.view.Ends
 	default:
 		return time.Time{}
@@ -289,8 +290,8 @@ func (m *RaceModel) nextClock() time.Time {
 
 // raceViewMsg is a new view of the race on screen.
 type raceViewMsg struct {
-	ticket *game.RaceTicket
-	view   game.RaceView
+	ticket *race.Ticket
+	view   race.View
 	err    error
 }
 
@@ -402,19 +403,19 @@ func (m *RaceModel) viewArrived(msg raceViewMsg) tea.Cmd {
 
 // adopt shows v, a view of t's race, unless the screen has it or a newer
 // one already (the player's own move brought it: see move).
-func (m *RaceModel) adopt(t *game.RaceTicket, v game.RaceView) {
+func (m *RaceModel) adopt(t *race.Ticket, v race.View) {
 	if m.haveView && v.Version <= m.view.Version {
 		return
 	}
 	m.view, m.haveView = v, true
 	m.seen.Store(v.Version)
 	m.me = t.Me(v)
-	if v.Phase != game.Running {
+	if v.Phase != race.Running {
 		m.ownDrawn.lines, m.ownDrawn.cache = nil, nil
 	} else {
 		m.lobby = lobbyMemo{} // not shown again in this race
 	}
-	if m.view.Phase >= game.Running && m.play == nil {
+	if m.view.Phase >= race.Running && m.play == nil {
 		m.play = t.Play()
 	}
 	if m.view.Size != 0 && (m.own == nil || m.own.n != m.view.Size) {
@@ -431,13 +432,13 @@ func (m *RaceModel) key(k tea.KeyPressMsg) tea.Cmd {
 		return nil
 	}
 	switch m.view.Phase {
-	case game.Waiting, game.Countdown:
+	case race.Waiting, race.Countdown:
 		return m.lobbyKey(k)
-	case game.Running:
+	case race.Running:
 		if d, ok := m.direction(k); ok {
 			return m.move(d)
 		}
-	case game.Finished:
+	case race.Finished:
 		if key.Matches(k, m.keys.Again) && m.opts.Join != nil {
 			return m.again()
 		}
@@ -460,9 +461,9 @@ func (m *RaceModel) lobbyKey(k tea.KeyPressMsg) tea.Cmd {
 		size = int(k.String()[0] - '0')
 		err = t.Configure(size, length)
 	case key.Matches(k, m.keys.Longer):
-		err = t.Configure(size, min(length.Truncate(time.Minute)+time.Minute, game.MaxRaceTime))
+		err = t.Configure(size, min(length.Truncate(time.Minute)+time.Minute, race.MaxTime))
 	case key.Matches(k, m.keys.Shorter):
-		err = t.Configure(size, max(length.Truncate(time.Minute)-time.Minute, game.MinRaceTime))
+		err = t.Configure(size, max(length.Truncate(time.Minute)-time.Minute, race.MinTime))
 	case key.Matches(k, m.keys.Start):
 		err = t.Start()
 	default:
@@ -477,7 +478,7 @@ func (m *RaceModel) lobbyKey(k tea.KeyPressMsg) tea.Cmd {
 
 // errText is an error as a player reads it: the service's own words.
 func errText(err error) string {
-	for _, known := range []error{game.ErrTooFew, game.ErrNotHost, game.ErrRaceStarted, game.ErrRoomFull, game.ErrTooManyRooms, game.ErrInRace, game.ErrShuttingDown} {
+	for _, known := range []error{race.ErrTooFew, race.ErrNotHost, race.ErrStarted, race.ErrRoomFull, race.ErrTooManyRooms, race.ErrInRace, game.ErrShuttingDown} {
 		if errors.Is(err, known) {
 			return known.Error()
 		}
@@ -545,8 +546,8 @@ func (m *RaceModel) again() tea.Cmd {
 }
 
 func (m *RaceModel) quit() tea.Cmd {
-	if m.haveView && m.view.Phase == game.Running && m.me >= 0 {
-		// As game.RaceTicket.Leave judges it: the board as played (the
+	if m.haveView && m.view.Phase == race.Running && m.me >= 0 {
+		// As race.Ticket.Leave judges it: the board as played (the
 		// view may be behind the last move), and the clock.
 		switch {
 		case m.play != nil && m.play.Over() || m.view.Racers[m.me].Over:

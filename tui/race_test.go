@@ -14,26 +14,27 @@ import (
 
 	"github.com/ssh2048/ssh2048/engine"
 	"github.com/ssh2048/ssh2048/game"
+	"github.com/ssh2048/ssh2048/race"
 	"github.com/ssh2048/ssh2048/store/sqlite"
 )
 
 // runningRace starts a race of names in the public lobby and returns
 // their tickets once it runs, and the first racer's screen with the race
 // on it.
-func runningRace(t testing.TB, names ...string) (*RaceModel, []*game.RaceTicket) {
+func runningRace(t testing.TB, names ...string) (*RaceModel, []*race.Ticket) {
 	return runningRaceWoken(t, false, names...)
 }
 
 // runningRaceWoken is runningRace with the screen run Woken or not.
-func runningRaceWoken(t testing.TB, woken bool, names ...string) (*RaceModel, []*game.RaceTicket) {
+func runningRaceWoken(t testing.TB, woken bool, names ...string) (*RaceModel, []*race.Ticket) {
 	t.Helper()
 	return runningRaceOf(t, 4, woken, names...)
 }
 
 // runningRaceOf is runningRace on size×size boards.
-func runningRaceOf(t testing.TB, size int, woken bool, names ...string) (*RaceModel, []*game.RaceTicket) {
+func runningRaceOf(t testing.TB, size int, woken bool, names ...string) (*RaceModel, []*race.Ticket) {
 	t.Helper()
-	svc := raceService(t, game.WithRaceTimes(10*time.Millisecond, 10*time.Millisecond, time.Minute))
+	svc := raceService(t, race.WithTimes(10*time.Millisecond, 10*time.Millisecond, time.Minute))
 	ctx := context.Background()
 	tickets := joinRaceOf(t, svc, "", size, names...)
 	m := NewRace(RaceOptions{Ticket: tickets[0], Context: ctx, Woken: woken})
@@ -42,7 +43,7 @@ func runningRaceOf(t testing.TB, size int, woken bool, names ...string) (*RaceMo
 		if err != nil {
 			t.Fatal(err)
 		}
-		if v.Phase == game.Running {
+		if v.Phase == race.Running {
 			m.Update(raceViewMsg{ticket: tickets[0], view: v})
 			break
 		}
@@ -52,7 +53,7 @@ func runningRaceOf(t testing.TB, size int, woken bool, names ...string) (*RaceMo
 
 // showUntil shows m each view of the race that ticket waits for, until
 // one satisfies done, and returns that one.
-func showUntil(t testing.TB, m *RaceModel, ticket *game.RaceTicket, done func(game.RaceView) bool) game.RaceView {
+func showUntil(t testing.TB, m *RaceModel, ticket *race.Ticket, done func(race.View) bool) race.View {
 	t.Helper()
 	for {
 		v, err := ticket.Next(context.Background())
@@ -66,28 +67,36 @@ func showUntil(t testing.TB, m *RaceModel, ticket *game.RaceTicket, done func(ga
 	}
 }
 
-// raceService is a game service on a new database of its own.
-func raceService(t testing.TB, opts ...game.Option) *game.Service {
+// racing is a game service and its races.
+type racing struct {
+	*game.Service
+	*race.Hall
+}
+
+// raceService is a game service on a new database of its own, and its
+// races built with opts.
+func raceService(t testing.TB, opts ...race.Option) racing {
 	t.Helper()
 	store, err := sqlite.Open(context.Background(), t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
-	return game.New(store, nil, opts...)
+	svc := game.New(store, nil)
+	return racing{svc, race.New(svc, opts...)}
 }
 
 // joinRace has names join room ("" for the public lobby) on 4×4, in turn.
-func joinRace(t testing.TB, svc *game.Service, room string, names ...string) []*game.RaceTicket {
+func joinRace(t testing.TB, svc racing, room string, names ...string) []*race.Ticket {
 	t.Helper()
 	return joinRaceOf(t, svc, room, 4, names...)
 }
 
 // joinRaceOf is joinRace on size×size boards.
-func joinRaceOf(t testing.TB, svc *game.Service, room string, size int, names ...string) []*game.RaceTicket {
+func joinRaceOf(t testing.TB, svc racing, room string, size int, names ...string) []*race.Ticket {
 	t.Helper()
 	ctx := context.Background()
-	var tickets []*game.RaceTicket
+	var tickets []*race.Ticket
 	for _, name := range names {
 		p, err := svc.Identify(ctx, "SHA256:"+name, "ssh-ed25519", name)
 		if err != nil {
@@ -95,7 +104,7 @@ func joinRaceOf(t testing.TB, svc *game.Service, room string, size int, names ..
 		}
 		seat := svc.Seat(p, nil)
 		t.Cleanup(seat.Close)
-		tk, err := svc.JoinRace(ctx, seat, room, size, false)
+		tk, err := svc.Join(ctx, seat, room, size, false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -274,7 +283,7 @@ func TestRaceOpponentLeftFits(t *testing.T) {
 	m, tickets := runningRace(t, "ann", "bob")
 	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
 	tickets[1].Leave()
-	showUntil(t, m, tickets[0], func(v game.RaceView) bool { return v.Racers[1].Left })
+	showUntil(t, m, tickets[0], func(v race.View) bool { return v.Racers[1].Left })
 	for _, l := range strings.Split(ansi.Strip(m.View().Content), "\n") {
 		if strings.Contains(l, "bob") {
 			if !strings.HasSuffix(strings.TrimRight(l, " "), " left") || ansi.StringWidth(l) > 80 {
@@ -329,7 +338,7 @@ func TestRaceOwnBoardFromLastFrame(t *testing.T) {
 		}
 	}
 	done := tickets[0].Now()
-	done.Phase, done.Version = game.Finished, done.Version+1
+	done.Phase, done.Version = race.Finished, done.Version+1
 	m.Update(raceViewMsg{ticket: tickets[0], view: done})
 	m.View()
 	if m.ownDrawn.lines != nil {
@@ -354,7 +363,7 @@ func TestRaceLobbyFitsNarrowWindows(t *testing.T) {
 	}
 	seat := svc.Seat(p, nil)
 	t.Cleanup(seat.Close)
-	tk, err := svc.JoinRace(ctx, seat, "blue-fox", 4, false)
+	tk, err := race.New(svc).Join(ctx, seat, "blue-fox", 4, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -544,7 +553,7 @@ func TestRaceRedrawsLastFrame(t *testing.T) {
 	}
 
 	v := m.view
-	v.Phase, v.Version = game.Finished, v.Version+1
+	v.Phase, v.Version = race.Finished, v.Version+1
 	m.Update(raceViewMsg{ticket: tickets[0], view: v})
 	m.AppendView(nil)
 	if m.LastRedrawable() {
@@ -616,7 +625,7 @@ func TestRaceBoardOverKeepsItsPlace(t *testing.T) {
 	for !bob.Over() {
 		moveOnce(t, bob)
 	}
-	v := showUntil(t, mb, tickets[1], func(v game.RaceView) bool { return v.Phase == game.Finished })
+	v := showUntil(t, mb, tickets[1], func(v race.View) bool { return v.Phase == race.Finished })
 	if ann := v.Racers[0]; !ann.Left || ann.Forfeit {
 		t.Fatalf("ann in the race's results: %+v", ann)
 	}
@@ -642,7 +651,7 @@ func TestRaceOpponentOverThenLeft(t *testing.T) {
 		moveOnce(t, bob)
 	}
 	tickets[1].Leave()
-	showUntil(t, m, tickets[0], func(v game.RaceView) bool { return v.Racers[1].Left })
+	showUntil(t, m, tickets[0], func(v race.View) bool { return v.Racers[1].Left })
 	f := ansi.Strip(m.View().Content)
 	if !strings.Contains(f, "Place 2 of 2") {
 		t.Errorf("ann, who never moved, against bob, who left with %d points and his board over:\n%s", bob.Score(), f)

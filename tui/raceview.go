@@ -14,7 +14,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/ssh2048/ssh2048/engine"
-	"github.com/ssh2048/ssh2048/game"
+	"github.com/ssh2048/ssh2048/race"
 )
 
 // miniTier draws an opponent's board beside the player's: five cells a
@@ -36,7 +36,7 @@ func (m *RaceModel) View() tea.View {
 	switch {
 	case !m.haveView:
 		body = "Joining the race…"
-	case m.view.Phase == game.Running && m.play != nil:
+	case m.view.Phase == race.Running && m.play != nil:
 		s, ok := m.drawn, m.drawn != ""
 		if !ok {
 			s, ok = m.raceScreen()
@@ -48,7 +48,7 @@ func (m *RaceModel) View() tea.View {
 			return v
 		}
 		body = m.tooSmall()
-	case m.view.Phase == game.Finished:
+	case m.view.Phase == race.Finished:
 		body = m.resultsScreen()
 	default:
 		v := tea.NewView(placeCentred(m.lobbyLines(), m.width, m.height))
@@ -106,7 +106,7 @@ func minutes(d time.Duration) string {
 }
 
 // ratingText is a racer's rating as the lobby shows it.
-func ratingText(r game.Racer) string {
+func ratingText(r race.Racer) string {
 	switch {
 	case r.Key == "":
 		return "unrated"
@@ -131,7 +131,7 @@ func (m *RaceModel) left(t time.Time) time.Duration {
 func (m *RaceModel) lobbyLines() []string {
 	s := m.styles
 	v := m.view
-	lines := []string{m.title(), "", s.Heading.Render(fmt.Sprintf("Racers %d of %d", len(v.Racers), game.MaxRacers))}
+	lines := []string{m.title(), "", s.Heading.Render(fmt.Sprintf("Racers %d of %d", len(v.Racers), race.MaxRacers))}
 	// The name column gives way in a narrow window before the ratings do.
 	nameWidth := min(max(m.width-12, 8), 20)
 	for i, r := range v.Racers {
@@ -152,7 +152,7 @@ func (m *RaceModel) lobbyLines() []string {
 	lines = append(lines, "")
 	host := m.isHost()
 	switch {
-	case v.Phase == game.Countdown:
+	case v.Phase == race.Countdown:
 		lines = append(lines, s.Title.Render("Starts in "+strconv.Itoa(int(m.left(v.Starts).Seconds()))+" s"))
 	case v.Room == "":
 		lines = append(lines, wrappedLines("Waiting for a second racer…", m.width, nil)...)
@@ -173,7 +173,7 @@ func (m *RaceModel) lobbyLines() []string {
 		}
 		lines = append(append(lines, ""), wrappedLines(m.notice, m.width, render)...)
 	}
-	lines = append(lines, "", m.lobbyKeys(host && v.Phase == game.Waiting))
+	lines = append(lines, "", m.lobbyKeys(host && v.Phase == race.Waiting))
 	lines = keepKeys(lines, m.height)
 	for i, l := range lines {
 		lines[i] = m.fit(l)
@@ -333,7 +333,7 @@ func (m *RaceModel) isHost() bool {
 // standing is the places the racers hold now, appended to order: by
 // score, ties to the earlier in the list; a racer who forfeited goes
 // last (one who left with their board over keeps their place).
-func standing(v game.RaceView, order []int) []int {
+func standing(v race.View, order []int) []int {
 	for i := range v.Racers {
 		order = append(order, i)
 	}
@@ -366,7 +366,7 @@ func (m *RaceModel) raceScreen() (string, bool) {
 // the other racers' screens, which is why it is small: the race never
 // changes them once shown, it makes new ones.
 type raceFrame struct {
-	view        game.RaceView
+	view        race.View
 	me          int           // the player's index in view.Racers
 	left        time.Duration // on the clock
 	board       engine.Board  // the player's
@@ -390,7 +390,7 @@ func (m *RaceModel) frameNow() raceFrame {
 // reuse. Other phases are drawn as View draws them, and copied.
 func (m *RaceModel) AppendView(dst []byte) (tea.View, []byte) {
 	m.lastDrawn.ok = false
-	if m.final == "" && m.haveView && m.view.Phase == game.Running && m.play != nil {
+	if m.final == "" && m.haveView && m.view.Phase == race.Running && m.play != nil {
 		m.drawn = ""
 		m.ownDrawn.lines, m.ownDrawn.cache = nil, nil
 		m.lastDrawn.frame = m.frameNow()
@@ -434,7 +434,7 @@ func (m *RaceModel) appendRaceScreen(dst []byte, f *raceFrame, keep bool) ([]byt
 	s := m.styles
 	v := &f.view
 	n := v.Size
-	var orderArr, opponentsArr [game.MaxRacers]int
+	var orderArr, opponentsArr [race.MaxRacers]int
 	opponents := opponentsArr[:0]
 	place := 0
 	for p, i := range standing(*v, orderArr[:0]) {
@@ -718,7 +718,7 @@ var noMarks marks
 // live board while the column has room for all the boards shown so far.
 // It appends the column's lines to out, and returns them, its width and
 // the bytes its lines take.
-func (m *RaceModel) opponentColumn(out []sideLine, v *game.RaceView, opponents []int, width, height int) (_ []sideLine, w, bytes int) {
+func (m *RaceModel) opponentColumn(out []sideLine, v *race.View, opponents []int, width, height int) (_ []sideLine, w, bytes int) {
 	n := v.Size
 	mw, mh := miniTier.boardSize(n)
 	if m.mini == nil || m.mini.n != n {
@@ -798,7 +798,7 @@ func (m *RaceModel) overStatus() string {
 
 // opponentState is what an opponent's figures end with: a racer who
 // left with their board over is over, their score in its place.
-func opponentState(r *game.Racer) string {
+func opponentState(r *race.Racer) string {
 	switch {
 	case r.Over:
 		return " over"
@@ -809,7 +809,7 @@ func opponentState(r *game.Racer) string {
 }
 
 // opponentFiguresSize is the bytes appendOpponentFigures appends for r.
-func (m *RaceModel) opponentFiguresSize(r *game.Racer) int {
+func (m *RaceModel) opponentFiguresSize(r *race.Racer) int {
 	var num [20]byte
 	score := len(strconv.AppendInt(num[:0], int64(r.Score), 10))
 	tile := len(strconv.AppendInt(num[:0], int64(r.MaxTile), 10))
@@ -818,7 +818,7 @@ func (m *RaceModel) opponentFiguresSize(r *game.Racer) int {
 
 // appendOpponentFigures appends r's score and highest tile, and whether
 // they left or their board is over, each figure six columns wide.
-func (m *RaceModel) appendOpponentFigures(dst []byte, r *game.Racer) []byte {
+func (m *RaceModel) appendOpponentFigures(dst []byte, r *race.Racer) []byte {
 	var num [20]byte
 	score := strconv.AppendInt(num[:0], int64(r.Score), 10)
 	dst = append(append(dst, m.inks.value.pre...), spaces[:max(0, 6-len(score))]...)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/ssh2048/ssh2048/engine"
 	"github.com/ssh2048/ssh2048/game"
+	"github.com/ssh2048/ssh2048/race"
 	"github.com/ssh2048/ssh2048/store"
 	"github.com/ssh2048/ssh2048/wire"
 )
@@ -363,10 +364,10 @@ type racesView struct {
 type lobbyView struct {
 	Size   int
 	Phase  string
-	Racers []game.Racer
+	Racers []race.Racer
 }
 
-var phaseNames = map[game.Phase]string{game.Waiting: "waiting", game.Countdown: "countdown", game.Running: "running", game.Finished: "finished"}
+var phaseNames = map[race.Phase]string{race.Waiting: "waiting", race.Countdown: "countdown", race.Running: "running", race.Finished: "finished"}
 
 func (s *Site) racesData(r *http.Request) (racesView, error) {
 	ctx, cancel := readCtx(r)
@@ -376,7 +377,10 @@ func (s *Site) racesData(r *http.Request) (racesView, error) {
 		return racesView{}, err
 	}
 	v := racesView{Ratings: ratings}
-	for _, l := range s.cfg.Games.Lobbies() {
+	if s.cfg.Races == nil {
+		return v, nil
+	}
+	for _, l := range s.cfg.Races.Lobbies() {
 		v.Lobbies = append(v.Lobbies, lobbyView{Size: l.Size, Phase: phaseNames[l.Phase], Racers: l.Racers})
 	}
 	return v, nil

@@ -61,6 +61,7 @@ import (
 	"time"
 
 	"github.com/ssh2048/ssh2048/game"
+	"github.com/ssh2048/ssh2048/race"
 	"github.com/ssh2048/ssh2048/store"
 )
 
@@ -71,12 +72,16 @@ type Games interface {
 	DailyBoard(ctx context.Context, day string, size, limit int) ([]store.Entry, error)
 	Today() string
 	RatingBoard(ctx context.Context, limit int) ([]store.RatingEntry, error)
-	Lobbies() []game.RaceView
 	Live(size int) []game.Snapshot
 	PlayerByID(ctx context.Context, id int64) (game.Player, error)
 	Rank(ctx context.Context, p game.Player, size int, kind store.Kind) (store.Entry, error)
 	PlayerGames(ctx context.Context, p game.Player, limit int) ([]store.GameSummary, error)
 	Replay(ctx context.Context, id int64) (*game.Replay, error)
+}
+
+// Races is what the site reads of the races; *race.Hall implements it.
+type Races interface {
+	Lobbies() []race.View
 }
 
 // Observer is told of each request, for metrics; handler is the route's
@@ -92,6 +97,7 @@ type Observer interface {
 // Config configures the site.
 type Config struct {
 	Games Games // required
+	Races Races // the races in the public lobbies; nil: none listed
 	// Metrics serves /metrics; nil: 404.
 	Metrics http.Handler
 	// Ready reports whether the service can take players: the database

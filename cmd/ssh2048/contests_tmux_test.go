@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ssh2048/ssh2048/game"
+	"github.com/ssh2048/ssh2048/race"
 	"github.com/ssh2048/ssh2048/server"
 	"github.com/ssh2048/ssh2048/server/servertest"
 )
@@ -17,8 +17,8 @@ import (
 // races of a few seconds, for OpenSSH to connect to.
 func startContestServer(t *testing.T) string {
 	t.Helper()
-	s := servertest.StartGames(t, filepath.Join(t.TempDir(), "data"), "127.0.0.1:0",
-		[]game.Option{game.WithRaceTimes(time.Second, time.Second, 8*time.Second)},
+	s := servertest.Start(t, filepath.Join(t.TempDir(), "data"), "127.0.0.1:0",
+		servertest.Races(race.WithTimes(time.Second, time.Second, 8*time.Second)),
 		func(c *server.Config) { c.Limits.MaxConnsPerIP = 0 })
 	return s.Addr
 }

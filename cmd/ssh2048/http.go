@@ -12,7 +12,9 @@ import (
 
 	"github.com/ssh2048/ssh2048/game"
 	"github.com/ssh2048/ssh2048/metrics"
+	"github.com/ssh2048/ssh2048/race"
 	"github.com/ssh2048/ssh2048/server"
+	"github.com/ssh2048/ssh2048/server/admission"
 	"github.com/ssh2048/ssh2048/web"
 )
 
@@ -61,7 +63,7 @@ func (c httpConfig) validate() error {
 	if c.conns.MaxConns < 0 || c.conns.MaxConnsPerIP < 0 {
 		return errors.New("--http-max-conns and --http-max-conns-per-ip must be 0 (no cap) or more")
 	}
-	if _, err := server.ParsePrefixes(c.trustedProxies); err != nil {
+	if _, err := admission.ParsePrefixes(c.trustedProxies); err != nil {
 		return fmt.Errorf("--trusted-proxies: %w", err)
 	}
 	return nil
@@ -72,14 +74,15 @@ func (c httpConfig) on() bool { return c.addr != "" || c.metrics != "" }
 
 // serveHTTP starts the web site and the operator's endpoints, whose pages
 // tell players to connect to sshPort; the returned function stops them.
-func serveHTTP(cfg httpConfig, log *slog.Logger, m *metrics.Metrics, games *game.Service, store interface{ Ping(context.Context) error }, srv *server.Server, sshPort int) (func(), error) {
-	trusted, _ := server.ParsePrefixes(cfg.trustedProxies) // checked by parseServe
+func serveHTTP(cfg httpConfig, log *slog.Logger, m *metrics.Metrics, games *game.Service, races *race.Hall, store interface{ Ping(context.Context) error }, srv *server.Server, sshPort int) (func(), error) {
+	trusted, _ := admission.ParsePrefixes(cfg.trustedProxies) // checked by parseServe
 	siteMetrics := m.Handler()
 	if cfg.metrics != "" {
 		siteMetrics = nil // on the operator's listener only: not published with the site
 	}
 	site, err := web.New(web.Config{
 		Games:   games,
+		Races:   races,
 		SSHPort: sshPort,
 		Metrics: siteMetrics,
 		Ready: func(ctx context.Context) error {

@@ -9,7 +9,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/ssh2048/ssh2048/server"
+	"github.com/ssh2048/ssh2048/server/admission"
 	"github.com/ssh2048/ssh2048/web"
 )
 
@@ -116,7 +116,7 @@ func TestServeFlagsFromEnvironment(t *testing.T) {
 			if !ok {
 				t.Fatalf("exit %d: %s", code, errOut.String())
 			}
-			tt.want.limits = server.DefaultLimits()
+			tt.want.limits = admission.DefaultLimits()
 			tt.want.limits.IdleTimeout = tt.idle
 			if tt.want.http == (httpConfig{}) {
 				tt.want.http = httpConfig{ratePerIP: 20, burstPerIP: 40, conns: web.DefaultConnLimits()} // off, with the default limits

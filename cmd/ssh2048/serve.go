@@ -20,7 +20,9 @@ import (
 	"github.com/ssh2048/ssh2048/engine/ai"
 	"github.com/ssh2048/ssh2048/game"
 	"github.com/ssh2048/ssh2048/metrics"
+	"github.com/ssh2048/ssh2048/race"
 	"github.com/ssh2048/ssh2048/server"
+	"github.com/ssh2048/ssh2048/server/admission"
 	"github.com/ssh2048/ssh2048/store"
 	"github.com/ssh2048/ssh2048/store/postgres"
 	"github.com/ssh2048/ssh2048/store/sqlite"
@@ -45,7 +47,7 @@ type serveConfig struct {
 	database   string // postgres://… : the shared store of several nodes; "" for SQLite under data
 	hostKey    string // "" for <data>/ssh_host_ed25519_key
 	proxyFrom  string // trusted balancers, as --proxy-protocol-from lists them
-	limits     server.Limits
+	limits     admission.Limits
 	durability string
 	logFormat  string
 	logLevel   slog.Level
@@ -57,7 +59,7 @@ type serveConfig struct {
 
 // parseServe reads the flags, each with an environment fallback.
 func parseServe(args []string, stdout, stderr io.Writer) (serveConfig, int, bool) {
-	c := serveConfig{limits: server.DefaultLimits()}
+	c := serveConfig{limits: admission.DefaultLimits()}
 	fs := newFlagSet("serve", "usage: ssh2048 [serve] [flags]\n\n"+
 		"Runs the SSH server until SIGTERM or SIGINT. Flags (environment fallback in\n"+
 		"brackets):", stdout, stderr)
@@ -81,9 +83,9 @@ func parseServe(args []string, stdout, stderr io.Writer) (serveConfig, int, bool
 	c.http.flags(fs.FlagSet)
 	fs.StringVar(&c.pprof, "pprof", "",
 		"serve Go's profiler (net/http/pprof) on this loopback address, e.g. 127.0.0.1:6060; off when empty")
-	fs.DurationVar(&c.raceLength, "race-length", game.DefaultRaceTime,
+	fs.DurationVar(&c.raceLength, "race-length", race.DefaultTime,
 		fmt.Sprintf("a race's length unless its room's host picks another (%v to %v; hosts pick from %v, or this if shorter)",
-			minRaceLength, game.MaxRaceTime, game.MinRaceTime))
+			minRaceLength, race.MaxTime, race.MinTime))
 	if code, ok := parse(fs, args); !ok {
 		return c, code, false
 	}
@@ -98,8 +100,8 @@ func parseServe(args []string, stdout, stderr io.Writer) (serveConfig, int, bool
 		fmt.Fprintf(stderr, "ssh2048 serve: %v\n", err)
 		return c, 2, false
 	}
-	if c.raceLength < minRaceLength || c.raceLength > game.MaxRaceTime {
-		fmt.Fprintf(stderr, "ssh2048 serve: --race-length %v: must be %v to %v\n", c.raceLength, minRaceLength, game.MaxRaceTime)
+	if c.raceLength < minRaceLength || c.raceLength > race.MaxTime {
+		fmt.Fprintf(stderr, "ssh2048 serve: --race-length %v: must be %v to %v\n", c.raceLength, minRaceLength, race.MaxTime)
 		return c, 2, false
 	}
 	if err := c.http.validate(); err != nil {
@@ -110,7 +112,7 @@ func parseServe(args []string, stdout, stderr io.Writer) (serveConfig, int, bool
 		fmt.Fprintf(stderr, "ssh2048 serve: %v\n", err)
 		return c, 2, false
 	}
-	if _, err := server.ParsePrefixes(c.proxyFrom); err != nil {
+	if _, err := admission.ParsePrefixes(c.proxyFrom); err != nil {
 		fmt.Fprintf(stderr, "ssh2048 serve: --proxy-protocol-from: %v\n", err)
 		return c, 2, false
 	}
@@ -268,11 +270,13 @@ func serve(cfg serveConfig, log *slog.Logger) error {
 		// Takeovers and spectators across the nodes on this database.
 		opts = append(opts, game.WithBus(shared.Bus()))
 	}
-	if cfg.raceLength != game.DefaultRaceTime {
-		opts = append(opts, game.WithRaceTimes(game.LobbyCountdown, game.RoomCountdown, cfg.raceLength))
+	var raceOpts []race.Option
+	if cfg.raceLength != race.DefaultTime {
+		raceOpts = append(raceOpts, race.WithTimes(race.LobbyCountdown, race.RoomCountdown, cfg.raceLength))
 	}
 	games := game.New(st, log, opts...)
-	scfg := server.Config{Games: games, HostKey: hostKey, Logger: log, Limits: cfg.limits, Observer: m}
+	races := race.New(games, raceOpts...)
+	scfg := server.Config{Games: games, Races: races, HostKey: hostKey, Logger: log, Limits: cfg.limits, Observer: m}
 	var queued func() (int, int)
 	if cfg.ai {
 		// One pool of searches for the whole server, no more workers
@@ -295,15 +299,15 @@ func serve(cfg serveConfig, log *slog.Logger) error {
 	}
 	defer l.Close()
 	if cfg.http.on() {
-		m.Watch(metrics.Sources{Connections: srv.Connections, Games: games.Stats, AIQueue: queued})
-		stopHTTP, err := serveHTTP(cfg.http, log, m, games, st, srv, l.Addr().(*net.TCPAddr).Port)
+		m.Watch(metrics.Sources{Connections: srv.Connections, Games: games.Stats, Races: races.Stats, AIQueue: queued})
+		stopHTTP, err := serveHTTP(cfg.http, log, m, games, races, st, srv, l.Addr().(*net.TCPAddr).Port)
 		if err != nil {
 			return err
 		}
 		defer stopHTTP()
 	}
-	trusted, _ := server.ParsePrefixes(cfg.proxyFrom) // checked by parseServe
-	l = server.ProxyListener(l, trusted)
+	trusted, _ := admission.ParsePrefixes(cfg.proxyFrom) // checked by parseServe
+	l = admission.ProxyListener(l, trusted)
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(l) }()
 	// The host key's fingerprint is what a player's ssh shows on first

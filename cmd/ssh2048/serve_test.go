@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/ssh2048/ssh2048/server"
+	"github.com/ssh2048/ssh2048/server/admission"
 	"github.com/ssh2048/ssh2048/server/servertest"
 	gossh "golang.org/x/crypto/ssh"
 )
@@ -298,14 +299,14 @@ func equalBoards(a, b [][]int) bool {
 }
 
 // TestServeLimitFlags: each limit flag and its environment variable reach
-// server.Limits as given, 0 meaning off; bad values are refused.
+// admission.Limits as given, 0 meaning off; bad values are refused.
 func TestServeLimitFlags(t *testing.T) {
 	envs := []string{"SSH2048_LOGIN_GRACE", "SSH2048_MAX_CONNS", "SSH2048_MAX_UNAUTH_PER_IP", "SSH2048_CONN_RATE_PER_IP",
 		"SSH2048_CONN_BURST_PER_IP", "SSH2048_KEEPALIVE_INTERVAL", "SSH2048_KEEPALIVE_MAX", "SSH2048_KEY_RATE",
 		"SSH2048_MAX_SESSIONS_PER_CONN", "SSH2048_IDLE_TIMEOUT", "SSH2048_SESSION_RATE_PER_CONN",
 		"SSH2048_MAX_CONNS_PER_IP", "SSH2048_KEY_RESERVE", "SSH2048_LOGIN_RATE", "SSH2048_MAX_CONNS_PER_56", "SSH2048_BOT_RATE"}
-	defaults := server.DefaultLimits()
-	with := func(change func(*server.Limits)) server.Limits {
+	defaults := admission.DefaultLimits()
+	with := func(change func(*admission.Limits)) admission.Limits {
 		l := defaults
 		change(&l)
 		return l
@@ -314,14 +315,14 @@ func TestServeLimitFlags(t *testing.T) {
 		name string
 		env  map[string]string
 		args []string
-		want server.Limits
+		want admission.Limits
 	}{
 		{"defaults", nil, nil, defaults},
 		{"flags", nil, []string{"--login-grace", "5s", "--max-conns", "50", "--max-unauth-per-ip", "3",
 			"--conn-rate-per-ip", "0.5", "--conn-burst-per-ip", "4", "--keepalive-interval", "10s", "--keepalive-max", "5",
 			"--key-rate", "20", "--max-sessions-per-conn", "2", "--idle-timeout", "1m", "--session-rate-per-conn", "0.5",
 			"--max-conns-per-ip", "8", "--key-reserve", "25", "--login-rate", "120", "--max-conns-per-56", "16", "--bot-rate", "30"},
-			server.Limits{IdleTimeout: time.Minute, LoginGrace: 5 * time.Second, MaxConns: 50, MaxUnauthPerIP: 3,
+			admission.Limits{IdleTimeout: time.Minute, LoginGrace: 5 * time.Second, MaxConns: 50, MaxUnauthPerIP: 3,
 				ConnRatePerIP: 0.5, ConnBurstPerIP: 4, KeepaliveInterval: 10 * time.Second, KeepaliveMax: 5,
 				MaxSessionsPerConn: 2, SessionRatePerConn: 0.5, MaxConnsPerIP: 8, KeyReserve: 25, KeyRate: 20, LoginRate: 120,
 				MaxConnsPer56: 16, BotRate: 30}},
@@ -329,7 +330,7 @@ func TestServeLimitFlags(t *testing.T) {
 			"--keepalive-interval", "0", "--key-rate", "0", "--max-sessions-per-conn", "0", "--idle-timeout", "0",
 			"--session-rate-per-conn", "0", "--max-conns-per-ip", "0", "--key-reserve", "0", "--login-rate", "0",
 			"--max-conns-per-56", "0", "--bot-rate", "0"},
-			with(func(l *server.Limits) {
+			with(func(l *admission.Limits) {
 				l.MaxConns, l.MaxUnauthPerIP, l.ConnRatePerIP, l.KeepaliveInterval, l.KeyRate, l.MaxSessionsPerConn, l.IdleTimeout = 0, 0, 0, 0, 0, 0, 0
 				l.SessionRatePerConn, l.MaxConnsPerIP, l.KeyReserve, l.LoginRate = 0, 0, 0, 0
 				l.MaxConnsPer56, l.BotRate = 0, 0
@@ -337,7 +338,7 @@ func TestServeLimitFlags(t *testing.T) {
 		{"environment, flags first", map[string]string{"SSH2048_LOGIN_GRACE": "7s", "SSH2048_MAX_CONNS": "9",
 			"SSH2048_MAX_CONNS_PER_IP": "3", "SSH2048_KEY_RESERVE": "50", "SSH2048_LOGIN_RATE": "50", "SSH2048_BOT_RATE": "10"},
 			[]string{"--max-conns", "11", "--key-reserve", "20"},
-			with(func(l *server.Limits) {
+			with(func(l *admission.Limits) {
 				l.LoginGrace, l.MaxConns, l.MaxConnsPerIP, l.KeyReserve, l.LoginRate = 7*time.Second, 11, 3, 20, 50
 				l.BotRate = 10
 			})},

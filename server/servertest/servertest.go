@@ -1,8 +1,10 @@
 // Package servertest runs the real ssh2048 server for tests: on a loopback
 // port, over a real SQLite file, stopped when the test ends. The server's
-// own end-to-end tests and the load generator's tests share it. Screen
-// reads a screen command through a virtual terminal, on any server (the
-// cluster tests of cmd/ssh2048 too).
+// own end-to-end tests, the admission's and the load generator's share it,
+// and its clients (clients.go): logins from any loopback address, exec
+// commands run to their end, PTYs, raw TCP. Screen reads a screen command
+// through a virtual terminal, on any server (the cluster tests of
+// cmd/ssh2048 too).
 package servertest
 
 import (
@@ -18,7 +20,9 @@ import (
 	"time"
 
 	"github.com/ssh2048/ssh2048/game"
+	"github.com/ssh2048/ssh2048/race"
 	"github.com/ssh2048/ssh2048/server"
+	"github.com/ssh2048/ssh2048/server/admission"
 	"github.com/ssh2048/ssh2048/store/sqlite"
 	gossh "golang.org/x/crypto/ssh"
 )
@@ -44,7 +48,7 @@ func Start(tb testing.TB, dir, addr string, opts ...func(*server.Config)) *Serve
 }
 
 // StartGames is Start with the game service built with gameOpts: a fake
-// clock (game.WithClock) or races of a few seconds (game.WithRaceTimes).
+// clock (game.WithClock), say.
 func StartGames(tb testing.TB, dir, addr string, gameOpts []game.Option, opts ...func(*server.Config)) *Server {
 	tb.Helper()
 	logs := &Buffer{}
@@ -57,7 +61,7 @@ func StartGames(tb testing.TB, dir, addr string, gameOpts []game.Option, opts ..
 	if err != nil {
 		tb.Fatal(err)
 	}
-	cfg := server.Config{Games: game.New(store, log, gameOpts...), HostKey: key, Logger: log, Limits: server.DefaultLimits()}
+	cfg := server.Config{Games: game.New(store, log, gameOpts...), HostKey: key, Logger: log, Limits: admission.DefaultLimits()}
 	for _, o := range opts {
 		o(&cfg)
 	}
@@ -94,6 +98,12 @@ func StartGames(tb testing.TB, dir, addr string, gameOpts []game.Option, opts ..
 		}
 	})
 	return &Server{Srv: srv, Store: store, Addr: l.Addr().String(), Dir: dir, Logs: logs, Stop: stop}
+}
+
+// Races builds the server's races with opts (races of a few seconds:
+// race.WithTimes), for Start's opts.
+func Races(opts ...race.Option) func(*server.Config) {
+	return func(c *server.Config) { c.Races = race.New(c.Games, opts...) }
 }
 
 // Buffer is a bytes.Buffer safe for the server's goroutines.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ssh2048/ssh2048/engine"
 	"github.com/ssh2048/ssh2048/game"
+	"github.com/ssh2048/ssh2048/race"
 	"github.com/ssh2048/ssh2048/store/postgres"
 	"github.com/ssh2048/ssh2048/store/postgres/pgtest"
 )
@@ -98,18 +99,23 @@ func TestRaceKeys(t *testing.T) {
 func TestRaceAcrossNodesOnPostgreSQL(t *testing.T) {
 	ctx := context.Background()
 	url := pgtest.Database(t)
-	open := func(name string) (*postgres.Store, *game.Service) {
+	type node struct {
+		*game.Service
+		races *race.Hall
+	}
+	open := func(name string) (*postgres.Store, node) {
 		s, err := postgres.Open(ctx, url, postgres.WithLogger(quiet), postgres.WithNode(name))
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { s.Close() })
 		<-s.Bus().Listening()
-		return s, game.New(s, quiet, game.WithBus(s.Bus()), game.WithRaceTimes(0, 50*time.Millisecond, 5*time.Second))
+		svc := game.New(s, quiet, game.WithBus(s.Bus()))
+		return s, node{svc, race.New(svc, race.WithTimes(0, 50*time.Millisecond, 5*time.Second))}
 	}
 	store, a := open("a")
 	_, b := open("b")
-	seat := func(svc *game.Service, name string) *game.Seat {
+	seat := func(svc node, name string) *game.Seat {
 		p, err := svc.Identify(ctx, "SHA256:"+name, "ssh-ed25519", name)
 		if err != nil {
 			t.Fatal(err)
@@ -118,15 +124,15 @@ func TestRaceAcrossNodesOnPostgreSQL(t *testing.T) {
 		t.Cleanup(st.Close)
 		return st
 	}
-	h, err := a.JoinRace(ctx, seat(a, "ann"), "pg-room", 4, false)
+	h, err := a.races.Join(ctx, seat(a, "ann"), "pg-room", 4, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := b.JoinRace(ctx, seat(b, "bob"), "pg-room", 4, false)
+	g, err := b.races.Join(ctx, seat(b, "bob"), "pg-room", 4, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	next := func(tk *game.RaceTicket, what string, ok func(game.RaceView) bool) game.RaceView {
+	next := func(tk *race.Ticket, what string, ok func(race.View) bool) race.View {
 		t.Helper()
 		ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		defer cancel()
@@ -140,11 +146,11 @@ func TestRaceAcrossNodesOnPostgreSQL(t *testing.T) {
 			}
 		}
 	}
-	next(h, "bob in ann's room", func(v game.RaceView) bool { return len(v.Racers) == 2 })
+	next(h, "bob in ann's room", func(v race.View) bool { return len(v.Racers) == 2 })
 	if err := h.Start(); err != nil {
 		t.Fatal(err)
 	}
-	next(g, "the start on bob's node", func(v game.RaceView) bool { return v.Phase >= game.Running })
+	next(g, "the start on bob's node", func(v race.View) bool { return v.Phase >= race.Running })
 	ph, pb := h.Play(), g.Play()
 	if ph.Board() != pb.Board() {
 		t.Fatal("the racers of two nodes start on different tiles")
@@ -158,8 +164,8 @@ func TestRaceAcrossNodesOnPostgreSQL(t *testing.T) {
 			}
 		}
 	}
-	next(h, "bob's moves on ann's node", func(v game.RaceView) bool { return v.Racers[1].Board == pb.Board() })
-	end := next(g, "the end on bob's node", func(v game.RaceView) bool { return v.Phase == game.Finished })
+	next(h, "bob's moves on ann's node", func(v race.View) bool { return v.Racers[1].Board == pb.Board() })
+	end := next(g, "the end on bob's node", func(v race.View) bool { return v.Phase == race.Finished })
 	if end.Racers[0].Place+end.Racers[1].Place != 3 || end.Racers[1].After == 0 {
 		t.Fatalf("the result: %+v", end.Racers)
 	}

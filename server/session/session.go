@@ -1,0 +1,128 @@
+// Package session holds what the server's parts share of one SSH session:
+// the session as they see it (who plays it, the notices that end it and
+// the exit status each gives), the cleaning of the client's strings before
+// they reach a log, the log lines a client can cause at will, limited, and
+// the fresh stack that a long-lived goroutine's deep work runs on.
+//
+// It sits under the server (transport and middleware chain), the
+// admission (which ends connections and tells their sessions why) and the
+// exec commands (which tell the player why): none of those may import
+// another's, so the vocabulary they share lives here, and it imports none
+// of them.
+package session
+
+import (
+	"strconv"
+	"sync"
+	"time"
+
+	"charm.land/ssh"
+	"github.com/ssh2048/ssh2048/game"
+	"github.com/ssh2048/ssh2048/wire"
+)
+
+// Notice is something the server must tell a running session.
+type Notice int
+
+const (
+	TakenOver Notice = iota + 1 // a newer session took over the game
+	Shutdown                    // the server is restarting
+	Idle                        // no input for the idle timeout
+	Keepalive                   // the client stopped answering keepalives
+)
+
+// NoticeGrace is how long a screen may take to show a notice and quit.
+const NoticeGrace = 1500 * time.Millisecond
+
+// Text is what the player is told, one line; idle is the idle timeout
+// that Idle names.
+func (n Notice) Text(idle time.Duration) string {
+	switch n {
+	case TakenOver:
+		return "This game was opened in a newer session, which takes over from here; nothing was lost."
+	case Shutdown:
+		return "The server is restarting; your game is saved. Reconnect in a moment to carry on."
+	case Idle:
+		return "No input for " + Spelled(idle) + ", so the server closed this session. Your game is saved; reconnect to carry on."
+	case Keepalive:
+		return "Your connection stopped answering, so the server closed this session. Your game is saved; reconnect to carry on."
+	}
+	return ""
+}
+
+// ExitStatus is the exit status of a session that ends because of n.
+func (n Notice) ExitStatus() int {
+	switch n {
+	case TakenOver:
+		return wire.ExitTakenOver
+	case Shutdown:
+		return wire.ExitRestart
+	case Idle, Keepalive:
+		return wire.ExitInactive
+	}
+	return wire.ExitOK
+}
+
+// Spelled writes a duration as a person would: "10 minutes", "3 seconds".
+func Spelled(d time.Duration) string {
+	unit := func(n int64, one string) string {
+		if n == 1 {
+			return "1 " + one
+		}
+		return strconv.FormatInt(n, 10) + " " + one + "s"
+	}
+	switch {
+	case d >= time.Hour && d%time.Hour == 0:
+		return unit(int64(d/time.Hour), "hour")
+	case d >= time.Minute && d%time.Minute == 0:
+		return unit(int64(d/time.Minute), "minute")
+	case d >= time.Second && d%time.Second == 0:
+		return unit(int64(d/time.Second), "second")
+	}
+	return d.String()
+}
+
+// Session is the server's view of one SSH session: who plays it, and a
+// channel on which it is told to stop.
+type Session struct {
+	ssh.Session
+	Player  game.Player
+	Notices chan Notice // buffered; the first notice is the one that counts
+	once    sync.Once
+	// Pokes asks for the screen to be drawn again (spectators came or
+	// went); buffered, and pokes that find it full are one with the one
+	// waiting.
+	Pokes chan struct{}
+	// onInput is told of every read of the session's input that got
+	// some: the connection's idle timeout counts input, not traffic.
+	onInput func()
+}
+
+// New returns the session of s, played by p; onInput (nil: none) is
+// called on every read that got input.
+func New(s ssh.Session, p game.Player, onInput func()) *Session {
+	return &Session{Session: s, Player: p, Notices: make(chan Notice, 1), Pokes: make(chan struct{}, 1), onInput: onInput}
+}
+
+// Poke asks for the session's screen to be drawn again; it never blocks.
+func (sess *Session) Poke() {
+	select {
+	case sess.Pokes <- struct{}{}:
+	default:
+	}
+}
+
+// Notify delivers n unless the session was already told something.
+func (sess *Session) Notify(n Notice) {
+	sess.once.Do(func() { sess.Notices <- n })
+}
+
+// Read is the session's input; any of it keeps the connection from
+// idling.
+func (sess *Session) Read(p []byte) (int, error) {
+	n, err := sess.Session.Read(p)
+	if n > 0 && sess.onInput != nil {
+		sess.onInput()
+	}
+	return n, err
+}

@@ -1,0 +1,41 @@
+package session
+
+import "runtime/debug"
+
+// A goroutine's stack grows to the deepest call it has made and stays
+// that size until a garbage collection finds it mostly unused, and a
+// collection only halves it. A session's handler waits for most of its
+// life, shallow, on a stack that its setup (a database read, the model's
+// first Update, a write through the connection's cipher) grew to 16 KB:
+// 4,000 idle screens held 64 MB of stacks for it, counted twice over by
+// the garbage collector's heap goal. So the deep, short work of a
+// long-lived goroutine runs on a goroutine of its own (OnFreshStack),
+// whose stack goes when it ends, and the waiting goroutine stays small.
+
+// OnFreshStack runs f on a goroutine of its own and returns when f does;
+// a panic in f is raised again in the caller, with f's stack (see
+// the server's panicked), so that the caller's recover sees it as its own.
+func OnFreshStack(f func()) {
+	var raised *FreshStackPanic
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		defer func() {
+			if v := recover(); v != nil {
+				raised = &FreshStackPanic{Value: v, Stack: debug.Stack()}
+			}
+		}()
+		f()
+	}()
+	<-done
+	if raised != nil {
+		panic(raised)
+	}
+}
+
+// FreshStackPanic is a panic of f in OnFreshStack, raised again; Value is
+// what f panicked with, Stack where.
+type FreshStackPanic struct {
+	Value any
+	Stack []byte
+}
