@@ -80,7 +80,7 @@ type Store interface {
 }
 
 // PagedBoarder is a store that reads a page of a leaderboard from any rank
-// without reading the ranks before it (both stores do, from their
+// without reading the ranks before it (package sqlite, from its
 // score_buckets). Without it the game service reads the ranks before the
 // page and drops them, up to game.MaxUnpagedOffset.
 type PagedBoarder interface {
@@ -101,9 +101,11 @@ type ContestRanker interface {
 	ContestRank(ctx context.Context, playerID int64, contest string, size int) (Entry, int, error)
 }
 
-// ContestEnder is a store that ends every game of a contest at once (both
-// stores): races end their games with it, and tests end a day's daily.
-// Without it a contest's games end one by one as their players leave.
+// ContestEnder is a store that ends every game of a contest still in
+// progress at once, as stored (both stores): a day that is over, a race
+// whose clock ran out. Nothing in the server calls it yet (EndPastDailies
+// and RecordRace end their contests' games themselves); the conformance
+// suite checks it and tests end a day's daily with it.
 type ContestEnder interface {
 	EndContest(ctx context.Context, contest string) error
 }

@@ -79,6 +79,18 @@ func WithLease(d time.Duration) Option { return func(o *options) { o.lease = d }
 // stopped renewing it (it died, or lost the database).
 const DefaultLease = 15 * time.Second
 
+// The contract and the optional abilities this store has (package store
+// documents each), held at compile time.
+var (
+	_ store.Store          = (*Store)(nil)
+	_ store.BotRaceBoarder = (*Store)(nil)
+	_ store.ContestRanker  = (*Store)(nil)
+	_ store.ContestEnder   = (*Store)(nil)
+	_ store.LiveLister     = (*Store)(nil)
+	_ store.Releaser       = (*Store)(nil)
+	_ store.RaceDirectory  = (*Store)(nil)
+)
+
 // Store is the PostgreSQL store. It is safe for concurrent use.
 type Store struct {
 	pool    *pgxpool.Pool

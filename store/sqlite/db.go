@@ -72,6 +72,17 @@ const (
 // WithDurability chooses PowerSafe (default) or CrashSafe.
 func WithDurability(d Durability) Option { return func(o *options) { o.synchronous = string(d) } }
 
+// The contract and the optional abilities this store has (package store
+// documents each), held at compile time.
+var (
+	_ store.Store            = (*Store)(nil)
+	_ store.PagedBoarder     = (*Store)(nil)
+	_ store.BotRaceBoarder   = (*Store)(nil)
+	_ store.ContestRanker    = (*Store)(nil)
+	_ store.ContestEnder     = (*Store)(nil)
+	_ store.TakeoverNotifier = (*Store)(nil)
+)
+
 // Store is the database. It is safe for concurrent use.
 type Store struct {
 	path    string
