@@ -1,91 +1,21 @@
 package screen
 
 import (
-	"go/token"
-	"reflect"
 	"sync"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 )
 
-// What Bubble Tea's commands ask of the terminal arrives as messages,
-// most of them of types package tea does not export; tea.Program acts
-// on them before it hands them to Update. Screen does the same for the
-// ones a game screen may use, and reports the others (see
-// Options.Unsupported). The unexported types are learnt from the
-// commands that make them, so that the table holds whatever they are
-// called in the Bubble Tea version built with.
-
-// control is what the screen does for a command's message: act, or
-// nothing but a report if act is unsupported.
-type control struct {
-	command string // the command, as a model calls it
-	act     action
-}
-
-type action int
-
-const (
-	unsupported action = iota
-	askBackgroundColor
-	askForegroundColor
-	askCursorPosition
-	tellWindowSize
-	redraw
-)
-
-var noop tea.Cmd = func() tea.Msg { return nil }
-
-// controls are keyed by the message's type.
-var controls = map[reflect.Type]control{
-	typeOf(tea.RequestBackgroundColor()): {"tea.RequestBackgroundColor", askBackgroundColor},
-	typeOf(tea.RequestForegroundColor()): {"tea.RequestForegroundColor", askForegroundColor},
-	typeOf(tea.RequestCursorPosition()):  {"tea.RequestCursorPosition", askCursorPosition},
-	typeOf(tea.RequestWindowSize()):      {"tea.RequestWindowSize", tellWindowSize},
-	typeOf(tea.ClearScreen()):            {"tea.ClearScreen", redraw},
-
-	typeOf(tea.Println("")()):              {command: "tea.Println"}, // and tea.Printf
-	typeOf(tea.Raw("")()):                  {command: "tea.Raw"},
-	typeOf(tea.Exec(nil, nil)()):           {command: "tea.Exec"},
-	typeOf(tea.Suspend()):                  {command: "tea.Suspend"},
-	typeOf(tea.SetClipboard("")()):         {command: "tea.SetClipboard"},
-	typeOf(tea.ReadClipboard()):            {command: "tea.ReadClipboard"},
-	typeOf(tea.SetPrimaryClipboard("")()):  {command: "tea.SetPrimaryClipboard"},
-	typeOf(tea.ReadPrimaryClipboard()):     {command: "tea.ReadPrimaryClipboard"},
-	typeOf(tea.RequestCursorColor()):       {command: "tea.RequestCursorColor"},
-	typeOf(tea.RequestTerminalVersion()):   {command: "tea.RequestTerminalVersion"},
-	typeOf(tea.RequestCapability("RGB")()): {command: "tea.RequestCapability"},
-}
-
-func typeOf(msg tea.Msg) reflect.Type { return reflect.TypeOf(msg) }
-
-var (
-	// sequenceType is tea.Sequence's message: its commands, to be run
-	// one at a time.
-	sequenceType = typeOf(tea.Sequence(noop, noop)())
-	cmdsType     = reflect.TypeFor[[]tea.Cmd]()
-	teaPackage   = reflect.TypeFor[tea.QuitMsg]().PkgPath()
-)
-
-// sequenceOf returns the commands of a tea.Sequence message.
-func sequenceOf(msg tea.Msg) ([]tea.Cmd, bool) {
-	if typeOf(msg) != sequenceType {
-		return nil, false
-	}
-	return reflect.ValueOf(msg).Convert(cmdsType).Interface().([]tea.Cmd), true
-}
-
 // control does what a command's message asks of the terminal, or
 // reports that the screen does not. A message of package tea that the
 // table does not know (one a newer Bubble Tea added) is reported too: it
 // is a command tea.Program would act on. s.mu is held.
 func (s *Screen) control(msg tea.Msg) {
-	t := typeOf(msg)
-	c, ok := controls[t]
+	c, ok := controlOf(msg)
 	if !ok {
-		if t != nil && t.PkgPath() == teaPackage && !token.IsExported(t.Name()) {
-			s.report("tea." + t.Name())
+		if name, ok := teaInternal(msg); ok {
+			s.report(name)
 		}
 		return
 	}
@@ -97,10 +27,11 @@ func (s *Screen) control(msg tea.Msg) {
 	case askCursorPosition:
 		s.write([]byte(ansi.RequestCursorPositionReport))
 	case tellWindowSize:
-		size := tea.WindowSizeMsg{Width: s.r.width, Height: s.r.height}
+		w, h := s.r.Size()
+		size := tea.WindowSizeMsg{Width: w, Height: h}
 		s.exec(func() tea.Msg { return size })
 	case redraw:
-		s.r.resize(s.r.width, s.r.height)
+		s.r.Redraw()
 	default:
 		s.report(c.command)
 	}

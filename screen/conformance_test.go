@@ -1,10 +1,11 @@
 package screen_test
 
-// The conformance test plays the same keys through tea.Program and
-// through Screen, with the real game screen (package tui) as the model,
-// and compares what the two leave on a terminal, cell by cell: the
-// screen claims to do what tea.Program does for such a model, and every
-// Bubble Tea upgrade can break that claim. Both outputs are fed to the
+// The conformance tests play the same keys through tea.Program and
+// through Screen, with the real screens of package tui as the model (the
+// game screen here; the race screens, a replay and a spectator in
+// conformance_views_test.go), and compare what the two leave on a
+// terminal, cell by cell: the screen claims to do what tea.Program does
+// for such a model, and every Bubble Tea upgrade can break that claim. Both outputs are fed to the
 // same virtual terminal emulator (charmbracelet/x/vt), which also answers
 // the queries each writes, as a terminal would.
 
@@ -35,6 +36,9 @@ type step struct {
 	keys   []string // key names, as keyBytes has them; typed in one write
 	paste  string   // pasted text, in bracketed paste markers
 	resize [2]int   // a new window size, if set
+	// do, if set, is what happens instead of keys: something outside the
+	// model (a move in the game a spectator watches).
+	do func()
 	// shows is text both screens must show after the step, so that a
 	// step whose frame has not come yet is not compared too early.
 	shows string
@@ -121,44 +125,63 @@ func TestConformance(t *testing.T) {
 			t.Run(fmt.Sprintf("%s/%s/%s/appends=%v", p, term.name, sc.name, appends), func(t *testing.T) {
 				t.Parallel()
 				const w, h = 80, 24
-				prog := startProgram(t, p, w, h)
-				scr := startScreen(t, p, w, h, term.opts, appends)
-				sides := []*side{prog, scr}
-				compare(t, "the first frame", sides, "Moves")
-				var typed int64
-				for i, st := range sc.steps {
-					what := fmt.Sprintf("step %d %+v", i+1, st)
-					if st.resize != [2]int{} {
-						for _, s := range sides {
-							s.resize(st.resize[0], st.resize[1])
-						}
-						for _, s := range sides {
-							waitFor(t, what+": the new size on "+s.name, func() bool { return s.model.size() == st.resize })
-						}
-					} else {
-						typed += st.inputs()
-						for _, s := range sides {
-							s.in.write(st.input())
-						}
-						for _, s := range sides {
-							waitFor(t, what+": the keys on "+s.name, func() bool { return s.model.inputs.Load() >= typed })
-						}
-					}
-					if st.quits {
-						for _, s := range sides {
-							waitFor(t, what+": the end of "+s.name, s.ended)
-						}
-					}
-					compare(t, what, sides, st.shows)
-				}
+				prog := startProgram(t, p, w, h, guestGame())
+				scr := startScreen(t, p, w, h, term.opts, appends, guestGame())
+				play(t, []*side{prog, scr}, "Moves", sc.steps)
 			})
 		}
 	}
 }
 
+// guestGame is the game screen of a guest, "ann", on a fresh board.
+func guestGame() tea.Model {
+	return tui.New(tui.Options{
+		Store:  tui.NewGuestStore(nil, func() uint64 { return 1 }),
+		Player: "ann",
+	})
+}
+
+// play compares the sides' first frames, which show first, then takes
+// each step on every side and compares again.
+func play(t *testing.T, sides []*side, first string, steps []step) {
+	t.Helper()
+	compare(t, "the first frame", sides, first)
+	var typed int64
+	for i, st := range steps {
+		what := fmt.Sprintf("step %d %+v", i+1, st)
+		if st.resize != [2]int{} {
+			for _, s := range sides {
+				s.resize(st.resize[0], st.resize[1])
+			}
+			for _, s := range sides {
+				waitFor(t, what+": the new size on "+s.name, func() bool { return s.model.size() == st.resize })
+			}
+		} else if st.do != nil {
+			st.do()
+		} else {
+			typed += st.inputs()
+			for _, s := range sides {
+				s.in.write(st.input())
+			}
+			for _, s := range sides {
+				waitFor(t, what+": the keys on "+s.name, func() bool { return s.model.inputs.Load() >= typed })
+			}
+		}
+		if st.quits {
+			for _, s := range sides {
+				waitFor(t, what+": the end of "+s.name, s.ended)
+			}
+		}
+		compare(t, what, sides, st.shows)
+	}
+}
+
 // side is one way of running the model: tea.Program or Screen.
 type side struct {
-	name  string
+	name string
+	// skip, if set, marks the rows not compared (those that hold it):
+	// where two racers' screens differ (see TestConformanceRace).
+	skip  string
 	term  *terminal
 	in    *queue
 	model *probe
@@ -166,11 +189,11 @@ type side struct {
 	done  chan struct{}
 }
 
-// startProgram runs the game screen in a tea.Program on a virtual
+// startProgram runs m in a tea.Program on a virtual
 // terminal until the test ends.
-func startProgram(t *testing.T, p colorprofile.Profile, w, h int) *side {
+func startProgram(t *testing.T, p colorprofile.Profile, w, h int, m tea.Model) *side {
 	t.Helper()
-	s := newSide(t, "tea.Program", w, h, true)
+	s := newSide(t, "tea.Program", w, h, true, m)
 	ctx, cancel := context.WithCancel(context.Background())
 	prog := tea.NewProgram(s.model,
 		tea.WithContext(ctx), tea.WithInput(s.in), tea.WithOutput(s.term),
@@ -185,13 +208,13 @@ func startProgram(t *testing.T, p colorprofile.Profile, w, h int) *side {
 	return s
 }
 
-// startScreen runs the game screen on a Screen on a virtual terminal
+// startScreen runs m on a Screen on a virtual terminal
 // until the test ends; whatever the game screen asks for that the Screen
 // does not do fails the test. With appends, the screen has the view
 // written into its buffers (screen.ViewAppender).
-func startScreen(t *testing.T, p colorprofile.Profile, w, h int, opts screen.Options, appends bool) *side {
+func startScreen(t *testing.T, p colorprofile.Profile, w, h int, opts screen.Options, appends bool, m tea.Model) *side {
 	t.Helper()
-	s := newSide(t, "screen.Screen", w, h, false)
+	s := newSide(t, "screen.Screen", w, h, false, m)
 	opts.Width, opts.Height, opts.Profile = w, h, p
 	opts.Unsupported = func(what string) {
 		t.Errorf("the game screen asked for %s, which package screen does not do", what)
@@ -199,6 +222,9 @@ func startScreen(t *testing.T, p colorprofile.Profile, w, h int, opts screen.Opt
 	var model tea.Model = s.model
 	if appends {
 		model = appendingProbe{s.model}
+		if _, ok := m.(screen.ViewRedrawer); ok {
+			model = redrawingProbe{appendingProbe{s.model}}
+		}
 	}
 	scr := screen.New(model, s.term, opts)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -230,6 +256,24 @@ func (s *side) resize(w, h int) {
 	s.send(tea.WindowSizeMsg{Width: w, Height: h})
 }
 
+// snapshot is what the side's terminal shows, the rows it skips blank.
+func (s *side) snapshot() snapshot {
+	snap := s.term.snapshot()
+	if s.skip == "" {
+		return snap
+	}
+	for y, row := range snap.cells {
+		var text strings.Builder
+		for _, c := range row {
+			text.WriteString(c.Content)
+		}
+		if strings.Contains(text.String(), s.skip) {
+			snap.cells[y] = make([]uv.Cell, len(row))
+		}
+	}
+	return snap
+}
+
 func (s *side) ended() bool {
 	select {
 	case <-s.done:
@@ -239,12 +283,9 @@ func (s *side) ended() bool {
 	}
 }
 
-func newSide(t *testing.T, name string, w, h int, onlcr bool) *side {
+func newSide(t *testing.T, name string, w, h int, onlcr bool, m tea.Model) *side {
 	t.Helper()
-	model := &probe{Model: tui.New(tui.Options{
-		Store:  tui.NewGuestStore(nil, func() uint64 { return 1 }),
-		Player: "ann",
-	})}
+	model := &probe{Model: m}
 	s := &side{name: name, in: newQueue(), model: model}
 	s.term = newTerminal(w, h, onlcr, s.in)
 	return s
@@ -284,6 +325,23 @@ func (a appendingProbe) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 
 func (a appendingProbe) AppendView(dst []byte) (tea.View, []byte) {
 	return a.Model.(screen.ViewAppender).AppendView(dst)
+}
+
+// redrawingProbe is the appendingProbe of a model that can also write
+// its last view again (screen.ViewRedrawer), as a racer's screen can.
+type redrawingProbe struct{ appendingProbe }
+
+func (r redrawingProbe) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	_, cmd := r.probe.Update(msg)
+	return r, cmd
+}
+
+func (r redrawingProbe) LastRedrawable() bool {
+	return r.Model.(screen.ViewRedrawer).LastRedrawable()
+}
+
+func (r redrawingProbe) AppendLastView(dst []byte) []byte {
+	return r.Model.(screen.ViewRedrawer).AppendLastView(dst)
 }
 
 func (p *probe) size() [2]int {
@@ -486,27 +544,34 @@ func cellString(c uv.Cell) string {
 // compared: several frame intervals of both sides.
 const settle = 100 * time.Millisecond
 
-// compare waits until both sides' terminals have settled, show shows if
-// it is set, and look the same; it fails the test if they do not within
-// a few seconds, with both screens. It is called once both models have
-// had the step's messages: their frames are due within a frame interval.
+// compare waits until every side's terminal has settled, shows shows if
+// it is set, and looks the same as the first side's; it fails the test if
+// they do not within a few seconds, with the screens that differ. It is
+// called once the models have had the step's messages: their frames are
+// due within a frame interval.
 func compare(t *testing.T, what string, sides []*side, shows string) {
 	t.Helper()
 	begun := time.Now()
 	deadline := begun.Add(5 * time.Second)
 	for {
-		a, b := sides[0].term.snapshot(), sides[1].term.snapshot()
-		settled := a.quiet >= settle && b.quiet >= settle && time.Since(begun) >= settle
-		d := diff(a, b)
-		if settled && d == "" && strings.Contains(a.text(), shows) {
+		a := sides[0].snapshot()
+		settled := a.quiet >= settle && time.Since(begun) >= settle
+		d, other := "", 0
+		if !strings.Contains(a.text(), shows) {
+			d = fmt.Sprintf("%s does not show %q", sides[0].name, shows)
+		}
+		for i := 1; i < len(sides) && d == ""; i++ {
+			b := sides[i].snapshot()
+			settled = settled && b.quiet >= settle
+			d, other = diff(a, b), i
+		}
+		if settled && d == "" {
 			return
 		}
 		if time.Now().After(deadline) {
-			if d == "" {
-				d = fmt.Sprintf("neither shows %q", shows)
-			}
+			b := sides[other].snapshot()
 			t.Fatalf("after %s, the screens differ: %s\n%s:\n%s\n%s:\n%s", what, d,
-				sides[0].name, a.text(), sides[1].name, b.text())
+				sides[0].name, a.text(), sides[other].name, b.text())
 		}
 		time.Sleep(10 * time.Millisecond)
 	}

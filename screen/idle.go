@@ -33,13 +33,5 @@ func (s *Screen) forgetIdle() {
 	if s.ended || s.stopped() || time.Since(s.lastFrame) < forgetAfter {
 		return
 	}
-	s.r.forget()
-}
-
-// forget drops the last frame: the next is a full redraw.
-func (r *renderer) forget() {
-	r.lines, r.spare = nil, nil
-	r.lent = lentFrame{}
-	r.hold(nil)
-	r.redraw = true
+	s.r.Forget()
 }

@@ -23,7 +23,7 @@ func TestScreenForgetsIdleFrame(t *testing.T) {
 	waitFor(t, "the idle screen to let go of its frame", func() bool {
 		r.s.mu.Lock()
 		defer r.s.mu.Unlock()
-		return r.s.r.lines == nil && r.s.r.redraw
+		return !r.s.r.HoldsFrame()
 	})
 	before := len(r.out.String())
 	r.s.Send(countMsg{})

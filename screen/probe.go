@@ -118,12 +118,10 @@ func (s *Screen) answerTimeout() {
 // upgradeToTrueColour switches the screen to true colour and tells the
 // model; s.mu is held.
 func (s *Screen) upgradeToTrueColour() {
-	if s.r.profile == colorprofile.TrueColor || s.r.profile < colorprofile.ANSI {
+	if p := s.r.Profile(); p == colorprofile.TrueColor || p < colorprofile.ANSI {
 		return
 	}
-	s.r.profile = colorprofile.TrueColor
-	// The colours of every cell on screen change.
-	s.r.redraw = true
+	s.r.SetProfile(colorprofile.TrueColor)
 	s.dispatch(tea.ColorProfileMsg{Profile: colorprofile.TrueColor})
 }
 

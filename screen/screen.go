@@ -2,7 +2,10 @@
 // session's channel, a pipe, anything with no terminal device behind it.
 // It does what tea.Program does for such a screen (decodes keys, calls Update in order,
 // runs commands, draws the View) with a fraction of the memory and CPU,
-// for servers that hold hundreds of these at once.
+// for servers that hold hundreds of these at once. This package is the
+// runtime: input, the model's loop, commands, the key rate, idle screens,
+// panics and the terminal's answers. Turning a view into bytes is package
+// render's, which knows nothing of Bubble Tea's runtime.
 //
 // What it does differently:
 //   - A frame is drawn as soon as a message has been handled (all the
@@ -13,17 +16,15 @@
 //     key's frame is never held for the interval (the key rate bounds
 //     those): a race's opponents or a clock cannot make a player's key
 //     wait up to a frame interval for its frame.
-//   - The renderer keeps the last frame's text and writes the cells that
-//     changed; Bubble Tea's keeps two grids of cells, about 460 KB for an
-//     80×24 screen. It compares lines as text, reading only where they
-//     differ (spans.go), and writes the changes in an order that needs
-//     few pen changes and cursor moves, erasing runs of coloured spaces
-//     where the terminal allows (emit.go): a game's move frame is about
-//     half the bytes of writing the changed cells line by line. A model
-//     that can write its view into a buffer (ViewAppender) has its frames'
-//     text kept in buffers the screen reuses, rather than made into a new
-//     string every frame; one that can also write its last view again
-//     (ViewRedrawer) has none kept between frames (recall.go).
+//   - Frames are drawn by package render, which keeps the last frame's
+//     text and writes the cells that changed; Bubble Tea's renderer keeps
+//     two grids of cells, about 460 KB for an 80×24 screen. A game's move
+//     frame is about half the bytes of writing the changed cells line by
+//     line. A model that can write its view into a buffer (ViewAppender)
+//     has its frames' text kept in buffers the renderer reuses, rather
+//     than made into a new string every frame; one that can also write
+//     its last view again (ViewRedrawer) has none kept between frames.
+//     Screens in step (Options.InStep) share their frames' bytes.
 //   - The screen is always drawn on the alternate screen with the cursor
 //     hidden, and the player's window title is saved on the terminal's
 //     title stack. When the model quits, all of it is put back, and a
@@ -83,6 +84,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/ssh2048/ssh2048/screen/render"
 )
 
 // ViewAppender is a model that can write its view's text into a buffer
@@ -94,6 +97,18 @@ import (
 // would, but with Content empty and appended to dst instead.
 type ViewAppender interface {
 	AppendView(dst []byte) (tea.View, []byte)
+}
+
+// ViewRedrawer is a ViewAppender that can write the view AppendView last
+// returned again, so that its screen keeps no frame text between frames
+// (render.Renderer.LetGo and Recall). LastRedrawable reports whether it
+// can, for the view AppendView has just returned; AppendLastView appends
+// that view's text to dst, the same bytes AppendView wrote, until
+// AppendView is next called.
+type ViewRedrawer interface {
+	ViewAppender
+	LastRedrawable() bool
+	AppendLastView(dst []byte) []byte
 }
 
 // Options describe the terminal.
@@ -120,7 +135,7 @@ type Options struct {
 	RawLineFeed bool
 	// InStep tells that this screen is likely one of many drawing the
 	// same views one after the other, as spectators of one game do: its
-	// frames' bytes are then shared with the others (shared.go). A
+	// frames' bytes are then shared with the others (render.SharedFrame). A
 	// player's own screen draws views no other screen draws, and leaves
 	// the shared table alone.
 	InStep bool
@@ -159,9 +174,9 @@ type Screen struct {
 
 	mu          sync.Mutex // guards everything below, and writes to out
 	model       tea.Model
-	r           *renderer
-	inStep      bool   // Options.InStep
-	lastView    viewID // the last frame's view, for sharedFrame
+	r           *render.Renderer
+	inStep      bool          // Options.InStep
+	lastView    render.ViewID // the last frame's view, for SharedFrame
 	title       string
 	lastFrame   time.Time
 	timer       *time.Timer // draws the next frame when the interval is up
@@ -197,10 +212,7 @@ func New(model tea.Model, out io.Writer, opts Options) *Screen {
 	if fps <= 0 {
 		fps = 60
 	}
-	width, height := max(opts.Width, 1), max(opts.Height, 1)
-	r := newRenderer(opts.Profile, width, height)
-	r.ech = erasesWithBackground(opts.Term)
-	r.lf = opts.RawLineFeed
+	r := render.New(opts.Profile, opts.Width, opts.Height, opts.Term, opts.RawLineFeed)
 	return &Screen{
 		out:             out,
 		interval:        time.Second / time.Duration(fps),
@@ -244,11 +256,12 @@ func (s *Screen) start() {
 	// Every model that picks colours wants to know whether the background
 	// is dark; the answer comes back as a tea.BackgroundColorMsg. The
 	// player's window title is saved, to be restored at the end.
-	s.write([]byte(ansi.SetModeAltScreenSaveCursor + ansi.HideCursor + pushTitle + startQueries(s.r.profile)))
+	s.write([]byte(ansi.SetModeAltScreenSaveCursor + ansi.HideCursor + pushTitle + startQueries(s.r.Profile())))
 	s.startAnswerWait(s.answerWait)
 	s.exec(s.model.Init())
-	s.dispatch(tea.WindowSizeMsg{Width: s.r.width, Height: s.r.height})
-	s.dispatch(tea.ColorProfileMsg{Profile: s.r.profile})
+	w, h := s.r.Size()
+	s.dispatch(tea.WindowSizeMsg{Width: w, Height: h})
+	s.dispatch(tea.ColorProfileMsg{Profile: s.r.Profile()})
 	s.started = true
 	for _, msg := range s.early {
 		if s.ended || s.stopped() {
@@ -354,7 +367,7 @@ func (s *Screen) dispatch(msg tea.Msg) {
 		}
 		return
 	case tea.WindowSizeMsg:
-		s.r.resize(max(msg.Width, 1), max(msg.Height, 1))
+		s.r.Resize(msg.Width, msg.Height)
 	case tea.KeyPressMsg:
 		// Most messages are keys: nothing for the terminal to do.
 	case tea.BackgroundColorMsg:
@@ -449,15 +462,15 @@ func (s *Screen) draw() {
 		v    tea.View
 		text *[]byte // the view's text, if the model wrote it into a buffer of ours
 	)
-	// Screens in step share frames by their views' strings (shared.go):
+	// Screens in step share frames by their views' strings (SharedFrame):
 	// they take views as strings.
 	va, appends := s.model.(ViewAppender)
 	vr, redraws := s.model.(ViewRedrawer)
 	if appends && !s.inStep {
 		if redraws {
-			s.r.recall(vr)
+			s.r.Recall(vr.AppendLastView)
 		}
-		text = s.r.takeText()
+		text = s.r.TakeText()
 		v, *text = va.AppendView((*text)[:0])
 	} else {
 		v = s.model.View()
@@ -475,14 +488,14 @@ func (s *Screen) draw() {
 	}
 	switch {
 	case s.inStep:
-		s.lastView = s.r.sharedFrame(b, v.Content, s.lastView)
+		s.lastView = s.r.SharedFrame(b, v.Content, s.lastView)
 	case text != nil:
-		s.r.frameText(b, text)
+		s.r.FrameText(b, text)
 		if redraws && vr.LastRedrawable() {
-			s.r.letGo()
+			s.r.LetGo()
 		}
 	default:
-		s.r.frame(b, v.Content)
+		s.r.Frame(b, v.Content)
 	}
 	s.write(b.Bytes())
 	s.armForget()

@@ -17,6 +17,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/ssh2048/ssh2048/screen/internal/vterm"
 )
 
 // waitFor polls cond until it holds, failing the test after a few
@@ -151,25 +153,25 @@ const vtermWidth, vtermHeight = 200, 100
 
 // screen replays what was written on a virtual terminal, as far as the
 // alternate screen is left.
-func (o *outBuffer) screen(t testing.TB) [][]vcell {
+func (o *outBuffer) screen(t testing.TB) [][]vterm.Cell {
 	t.Helper()
-	vt := newVterm(vtermWidth, vtermHeight)
-	vt.lenient = true
-	if err := vt.apply([]byte(o.String())); err != nil {
+	vt := vterm.New(vtermWidth, vtermHeight)
+	vt.Lenient = true
+	if err := vt.Apply([]byte(o.String())); err != nil {
 		t.Fatalf("replaying the output: %v\noutput: %q", err, o.String())
 	}
-	return vt.cells
+	return vt.Cells()
 }
 
 // shows reports whether the output leaves a w×h screen with profile p
 // showing view.
 func (o *outBuffer) shows(t testing.TB, p colorprofile.Profile, w, h int, view string) bool {
 	t.Helper()
-	want := wantScreen(p, vtermWidth, vtermHeight, "")
-	for y, row := range wantScreen(p, w, h, view) {
+	want := vterm.Want(p, vtermWidth, vtermHeight, "")
+	for y, row := range vterm.Want(p, w, h, view) {
 		copy(want[y], row)
 	}
-	return screenDiff(o.screen(t), want) == ""
+	return vterm.Diff(o.screen(t), want) == ""
 }
 
 // keyboard is a screen's input: each Read returns one typed chunk.

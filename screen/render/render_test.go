@@ -1,9 +1,8 @@
-package screen
+package render
 
 import (
 	"bytes"
 	"fmt"
-	"image/color"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -11,693 +10,26 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"unicode/utf8"
 
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/ssh2048/ssh2048/screen/internal/vterm"
 )
 
-// The renderer is tested against a small virtual terminal (vterm) that
-// understands exactly the sequences the renderer may write, and against
-// an independent reading of what a frame should look like (wantScreen):
-// after every frame, the virtual screen must show the frame.
-
-// pen is an SGR state as a terminal keeps it, compared semantically:
-// "\x1b[1;31m" and "\x1b[31m\x1b[1m" are the same pen. It has the
-// attributes and colours that terminals agree on; other parameters
-// (fonts, rapid blink, double underline as 21, superscript…) are
-// ignored, as many terminals ignore them, and a renderer may drop them.
-type pen struct {
-	attrs      uint16
-	underline  int    // 0 none, 1 single, 2 double, 3 curly, 4 dotted, 5 dashed
-	fg, bg, ul string // colourKey of the colour; "" is the default
-}
-
-const (
-	penBold uint16 = 1 << iota
-	penFaint
-	penItalic
-	penBlink
-	penReverse
-	penConceal
-	penStrike
-	penOverline
-)
-
-// penAttrs are the attributes' on and off parameters.
-var penAttrs = map[int]struct {
-	set   bool
-	attrs uint16
-}{
-	1: {true, penBold}, 2: {true, penFaint}, 3: {true, penItalic},
-	5: {true, penBlink}, 7: {true, penReverse},
-	8: {true, penConceal}, 9: {true, penStrike}, 53: {true, penOverline},
-	22: {false, penBold | penFaint}, 23: {false, penItalic},
-	25: {false, penBlink}, 27: {false, penReverse},
-	28: {false, penConceal}, 29: {false, penStrike}, 55: {false, penOverline},
-}
-
-// colourKey names a colour so that equal colours compare equal: an
-// index (the 16 basic colours are the palette's first 16) or RGBA.
-func colourKey(c color.Color) string {
-	switch c := c.(type) {
-	case nil:
-		return ""
-	case ansi.BasicColor:
-		return "i" + strconv.Itoa(int(c))
-	case ansi.IndexedColor:
-		return "i" + strconv.Itoa(int(c))
-	}
-	r, g, b, a := c.RGBA()
-	return fmt.Sprintf("#%04x%04x%04x%04x", r, g, b, a)
-}
-
-// convertColour is a colour as a terminal with profile p shows it.
-func convertColour(p colorprofile.Profile, c color.Color) string {
-	if c == nil || p < colorprofile.ANSI {
-		return ""
-	}
-	return colourKey(p.Convert(c))
-}
-
-// sgr applies SGR parameters to the pen; colours are converted to
-// profile p (TrueColor keeps them as they are).
-func (pn *pen) sgr(p colorprofile.Profile, params ansi.Params) {
-	if len(params) == 0 {
-		*pn = pen{}
-		return
-	}
-	for i := 0; i < len(params); i++ {
-		v, more, _ := params.Param(i, 0)
-		switch v {
-		case 0:
-			*pn = pen{}
-		case 4:
-			pn.underline = 1
-			if more {
-				if sub, _, ok := params.Param(i+1, 0); ok {
-					i++
-					if sub <= 5 {
-						pn.underline = sub
-					}
-				}
-			}
-		case 24:
-			pn.underline = 0
-		case 38, 48, 58:
-			var c color.Color
-			n := ansi.ReadStyleColor(params[i:], &c)
-			if n == 0 {
-				break
-			}
-			i += n - 1
-			key := convertColour(p, c)
-			switch v {
-			case 38:
-				pn.fg = key
-			case 48:
-				pn.bg = key
-			default:
-				pn.ul = key
-			}
-		case 39:
-			pn.fg = ""
-		case 49:
-			pn.bg = ""
-		case 59:
-			pn.ul = ""
-		default:
-			switch {
-			case v >= 30 && v <= 37:
-				pn.fg = convertColour(p, ansi.BasicColor(v-30))
-			case v >= 40 && v <= 47:
-				pn.bg = convertColour(p, ansi.BasicColor(v-40))
-			case v >= 90 && v <= 97:
-				pn.fg = convertColour(p, ansi.BasicColor(v-90+8))
-			case v >= 100 && v <= 107:
-				pn.bg = convertColour(p, ansi.BasicColor(v-100+8))
-			default:
-				if a, ok := penAttrs[v]; ok {
-					if a.set {
-						pn.attrs |= a.attrs
-					} else {
-						pn.attrs &^= a.attrs
-					}
-				}
-			}
-		}
-		// Sub-parameters not taken are the parameter's own, and ignored.
-		for i+1 < len(params) {
-			if _, more, _ := params.Param(i, 0); !more {
-				break
-			}
-			i++
-		}
-	}
-}
-
-// onSpace is what shows of a space drawn with the pen: its background,
-// unless something is drawn across the cell.
-func (pn pen) onSpace() pen {
-	if pn.underline != 0 || pn.attrs&(penReverse|penStrike|penOverline) != 0 {
-		return pn
-	}
-	return pen{bg: pn.bg}
-}
-
-func (pn pen) String() string {
-	return fmt.Sprintf("{attrs:%#x underline:%d fg:%q bg:%q ul:%q}", pn.attrs, pn.underline, pn.fg, pn.bg, pn.ul)
-}
-
-// seqDecoder walks a view or the renderer's output as ansi.DecodeSequence
-// does, with a parser that takes any number of parameters: ansi's own
-// parser has room for 32 and panics on more (see TestRendererHostileViews).
-type seqDecoder struct {
-	p    *ansi.Parser
-	size int
-}
-
-// decode returns the next sequence or grapheme of b; for a CSI sequence,
-// cmd and params are its command and parameters.
-func (d *seqDecoder) decode(b string, state byte) (seq string, width, n int, newState byte, cmd ansi.Cmd, params ansi.Params) {
-	seq, width, n, newState = ansi.DecodeSequence(b, state, nil)
-	if !ansi.HasCsiPrefix(seq) {
-		return seq, width, n, newState, 0, nil
-	}
-	if k := strings.Count(seq, ";") + strings.Count(seq, ":") + 2; d.size < k {
-		d.p, d.size = new(ansi.Parser), max(k, 64)
-		d.p.SetParamsSize(d.size)
-	}
-	d.p.Reset()
-	ansi.DecodeSequence(seq, ansi.NormalState, d.p)
-	return seq, width, n, newState, ansi.Cmd(d.p.Command()), d.p.Params()
-}
-
-// isSGR reports whether a CSI sequence is SGR as the renderer reads
-// views: ESC [, final m (prefixes and intermediates included).
-func isSGR(seq string, cmd ansi.Cmd) bool {
-	return strings.HasPrefix(seq, "\x1b[") && cmd.Final() == 'm'
-}
-
-// vcell is one column of a screen; a wide grapheme's second column has
-// empty text.
-type vcell struct {
-	text string
-	pen  pen
-}
-
-// brokenText marks a cell whose wide grapheme was half overwritten:
-// terminals differ on what is left there, so a renderer must not leave
-// one on the screen.
-const brokenText = "<broken>"
-
-var vblank = vcell{text: " "}
-
-func (c vcell) looksLike(o vcell) bool {
-	if c.text != o.text {
-		return false
-	}
-	if c.text == " " {
-		return c.pen.onSpace() == o.pen.onSpace()
-	}
-	return c.pen == o.pen
-}
-
-// vterm is a virtual terminal that interprets exactly what the renderer
-// may write: graphemes, CR, LF, BS, RI, CUU, CUD, CUF, CUB, CUP, ED 2,
-// EL 0, SGR, and ECH if it has background colour erase (bce). Anything
-// else is an error. It does not scroll, and does not wrap: a grapheme
-// written after the last column (where the terminal's cursor waits to
-// wrap) is an error, as is a line feed on the last row or a reverse index
-// on the first. With onlcr, a line feed returns the carriage too, as the
-// SSH library's emulated PTY makes it (it writes CR LF for LF).
-type vterm struct {
-	w, h  int
-	cells [][]vcell
-	x, y  int
-	wrap  bool // the last column was written: the cursor waits to wrap
-	pen   pen
-
-	// lenient accepts what Screen writes around frames: private modes
-	// (alternate screen, cursor), OSC (title, colour queries), the
-	// cursor position query, DCS and device attributes (the terminal's
-	// capabilities) and the title stack; after the alternate screen is
-	// left, it ignores the rest.
-	lenient bool
-	left    bool
-
-	// bce: the terminal takes ECH and erases with the pen's background.
-	bce bool
-	// onlcr: a line feed is written as CR LF on its way.
-	onlcr bool
-}
-
-func newVterm(w, h int) *vterm {
-	v := &vterm{}
-	v.resize(w, h)
-	return v
-}
-
-// resize gives the terminal a new size, with unknown content: the
-// renderer must draw all of it.
-func (v *vterm) resize(w, h int) {
-	v.w, v.h = w, h
-	v.cells = make([][]vcell, h)
-	for y := range v.cells {
-		v.cells[y] = make([]vcell, w)
-		for x := range v.cells[y] {
-			v.cells[y][x] = vcell{text: "?", pen: pen{attrs: penBold, bg: "i1"}}
-		}
-	}
-	v.x, v.y = min(v.x, w-1), min(v.y, h-1)
-	v.wrap = false
-}
-
-// apply interprets out.
-func (v *vterm) apply(out []byte) error {
-	var (
-		d     seqDecoder
-		state byte
-		rest  = string(out)
-	)
-	for len(rest) > 0 && !v.left {
-		seq, width, n, newState, cmd, params := d.decode(rest, state)
-		if n == 0 {
-			return fmt.Errorf("at byte %d: the decoder is stuck on %q", len(out)-len(rest), rest)
-		}
-		state = newState
-		if err := v.do(seq, width, cmd, params); err != nil {
-			return fmt.Errorf("at byte %d (%q): %w", len(out)-len(rest), seq, err)
-		}
-		rest = rest[n:]
-	}
-	if state != ansi.NormalState {
-		return fmt.Errorf("output ends inside a sequence")
-	}
-	return nil
-}
-
-func (v *vterm) do(seq string, width int, cmd ansi.Cmd, params ansi.Params) error {
-	switch {
-	case width > 0:
-		return v.print(seq, width)
-	case seq == "\r":
-		v.x, v.wrap = 0, false
-	case seq == "\n":
-		if v.y+1 >= v.h {
-			return fmt.Errorf("line feed on the last row scrolls the screen")
-		}
-		v.y++
-		v.wrap = false
-		if v.onlcr {
-			v.x = 0
-		}
-	case seq == "\b":
-		// Terminals differ on where a backspace goes from where the
-		// cursor waits to wrap, and on whether it goes back to the line
-		// before from the first column.
-		if v.wrap {
-			return fmt.Errorf("backspace while the cursor waits to wrap")
-		}
-		if v.x == 0 {
-			return fmt.Errorf("backspace in the first column")
-		}
-		v.x--
-	case seq == ansi.ReverseIndex:
-		if v.wrap {
-			return fmt.Errorf("reverse index while the cursor waits to wrap")
-		}
-		if v.y == 0 {
-			return fmt.Errorf("reverse index on the first row scrolls the screen")
-		}
-		v.y--
-	case strings.HasPrefix(seq, "\x1b["):
-		return v.csi(cmd, params)
-	case v.lenient && (strings.HasPrefix(seq, "\x1b]") || strings.HasPrefix(seq, "\x1bP")):
-		// OSC and DCS: the screen's queries and its window title.
-	default:
-		return fmt.Errorf("unexpected sequence")
-	}
-	return nil
-}
-
-func (v *vterm) print(g string, width int) error {
-	if v.wrap {
-		return fmt.Errorf("grapheme written after the last column: the terminal wraps (or scrolls)")
-	}
-	if v.x+width > v.w {
-		return fmt.Errorf("grapheme of width %d at column %d of %d does not fit", width, v.x, v.w)
-	}
-	row := v.cells[v.y]
-	// Writing over half of a wide grapheme breaks it.
-	if row[v.x].text == "" && v.x > 0 {
-		row[v.x-1] = vcell{text: brokenText}
-	}
-	end := v.x + width
-	if end < v.w && row[end].text == "" {
-		row[end] = vcell{text: brokenText}
-	}
-	row[v.x] = vcell{text: g, pen: v.pen}
-	for x := v.x + 1; x < end; x++ {
-		row[x] = vcell{pen: v.pen}
-	}
-	v.x = end
-	if v.x >= v.w {
-		v.x, v.wrap = v.w-1, true
-	}
-	return nil
-}
-
-// erased is an erased cell: blank, with the pen's background (the
-// terminal's background colour erase).
-func (v *vterm) erased() vcell { return vcell{text: " ", pen: pen{bg: v.pen.bg}} }
-
-func (v *vterm) csi(cmd ansi.Cmd, params ansi.Params) error {
-	if v.lenient && cmd.Prefix() == 0 && cmd.Intermediate() == 0 && (cmd.Final() == 't' || cmd.Final() == 'c') {
-		return nil // the window title's stack, and the device attributes query
-	}
-	if v.lenient && cmd.Prefix() == '?' && cmd.Intermediate() == 0 && (cmd.Final() == 'h' || cmd.Final() == 'l') {
-		if mode, _, _ := params.Param(0, 0); mode == 1049 && cmd.Final() == 'l' {
-			v.left = true
-		}
-		return nil
-	}
-	if v.lenient && cmd == 'n' { // a query: the cursor position
-		return nil
-	}
-	if cmd.Prefix() != 0 || cmd.Intermediate() != 0 {
-		return fmt.Errorf("unexpected CSI with prefix %q, intermediate %q", cmd.Prefix(), cmd.Intermediate())
-	}
-	if len(params) > 32 {
-		return fmt.Errorf("%d parameters: terminals keep 32 at most", len(params))
-	}
-	arg := func(i, def int) int {
-		n, _, _ := params.Param(i, def)
-		if n == 0 {
-			return def
-		}
-		return n
-	}
-	switch cmd.Final() {
-	case 'A', 'B', 'C', 'D':
-		// Relative moves: the renderer knows where the cursor is when it
-		// makes one, so it never leans on terminals stopping it at the
-		// edge, nor makes one while the cursor waits to wrap (terminals
-		// differ on where it is then).
-		if v.wrap {
-			return fmt.Errorf("relative move while the cursor waits to wrap")
-		}
-		if len(params) > 1 {
-			return fmt.Errorf("relative move with %d parameters", len(params))
-		}
-		n := arg(0, 1)
-		x, y := v.x, v.y
-		switch cmd.Final() {
-		case 'A':
-			y -= n
-		case 'B':
-			y += n
-		case 'C':
-			x += n
-		case 'D':
-			x -= n
-		}
-		if x < 0 || x >= v.w || y < 0 || y >= v.h {
-			return fmt.Errorf("relative move to %d;%d, outside the %dx%d screen", y+1, x+1, v.w, v.h)
-		}
-		v.x, v.y = x, y
-	case 'X':
-		// ECH, with the background colour erase (bce) the renderer is
-		// told the terminal has.
-		if !v.bce {
-			return fmt.Errorf("ECH on a terminal without background colour erase")
-		}
-		if v.wrap {
-			return fmt.Errorf("ECH while the cursor waits to wrap")
-		}
-		if len(params) > 1 {
-			return fmt.Errorf("ECH with %d parameters", len(params))
-		}
-		n := arg(0, 1)
-		row := v.cells[v.y]
-		if row[v.x].text == "" && v.x > 0 {
-			row[v.x-1] = vcell{text: brokenText}
-		}
-		end := min(v.x+n, v.w)
-		if end < v.w && row[end].text == "" {
-			row[end] = vcell{text: brokenText}
-		}
-		for x := v.x; x < end; x++ {
-			row[x] = v.erased()
-		}
-	case 'H':
-		row, col := arg(0, 1), arg(1, 1)
-		if len(params) > 2 || row > v.h || col > v.w {
-			return fmt.Errorf("cursor position %d;%d outside the %dx%d screen", row, col, v.w, v.h)
-		}
-		v.x, v.y, v.wrap = col-1, row-1, false
-	case 'J':
-		if n, _, _ := params.Param(0, 0); n != 2 || len(params) != 1 {
-			return fmt.Errorf("only ED 2 is expected")
-		}
-		for _, row := range v.cells {
-			for x := range row {
-				row[x] = v.erased()
-			}
-		}
-	case 'K':
-		if n, _, _ := params.Param(0, 0); n != 0 || len(params) > 1 {
-			return fmt.Errorf("only EL 0 is expected")
-		}
-		row := v.cells[v.y]
-		if row[v.x].text == "" && v.x > 0 {
-			row[v.x-1] = vcell{text: brokenText}
-		}
-		for x := v.x; x < v.w; x++ {
-			row[x] = v.erased()
-		}
-		v.wrap = false
-	case 'm':
-		v.pen.sgr(colorprofile.TrueColor, params)
-	default:
-		return fmt.Errorf("unexpected CSI final %q", cmd.Final())
-	}
-	return nil
-}
-
-// wantScreen is what a w×h screen shows after view on a terminal with
-// profile p: the view's lines, one a row, each cut to the screen's width
-// at the first grapheme that does not fit; lines past the height are
-// left out. A line's style starts as the default; its SGR sequences
-// apply in order, their colours as the profile shows them; other
-// sequences and control characters take no cell. Two graphemes the
-// view keeps apart (with a sequence, say) that are one grapheme when
-// written together are one, in the first one's style: a terminal that
-// is written them with nothing between joins them.
-func wantScreen(p colorprofile.Profile, w, h int, view string) [][]vcell {
-	rows := make([][]vcell, h)
-	lines := strings.Split(view, "\n")
-	var d seqDecoder
-	for y := range rows {
-		row := make([]vcell, w)
-		for x := range row {
-			row[x] = vblank
-		}
-		rows[y] = row
-		if y >= len(lines) {
-			continue
-		}
-		var (
-			line  = strings.TrimSuffix(lines[y], "\r")
-			pn    pen
-			x     int
-			head  = -1 // the last grapheme's column
-			apart bool // a sequence or control character came after it
-			state byte
-		)
-		for len(line) > 0 {
-			seq, width, n, newState, cmd, params := d.decode(line, state)
-			state = newState
-			line = line[n:]
-			if width == 0 {
-				if isSGR(seq, cmd) && cmd == 'm' && p > colorprofile.NoTTY {
-					pn.sgr(p, params)
-				}
-				apart = true
-				continue
-			}
-			cellPen := pn
-			if apart && head >= 0 {
-				// Written together, the terminal cuts graphemes anew.
-				joined := row[head].text + seq
-				if g, jw, _, _ := ansi.DecodeSequence(joined, ansi.NormalState, nil); len(g) > len(row[head].text) {
-					seq, width, cellPen = g, jw, row[head].pen
-					for ; x > head; x-- {
-						row[x-1] = vblank
-					}
-					line = joined[len(g):] + line
-				}
-			}
-			apart = false
-			if x+width > w {
-				break
-			}
-			head = x
-			row[x] = vcell{text: seq, pen: cellPen}
-			for i := 1; i < width; i++ {
-				row[x+i] = vcell{pen: cellPen}
-			}
-			x += width
-		}
-	}
-	return rows
-}
-
-// unspecified says why what a terminal shows for view is not agreed on,
-// or is "": such views are left out of the random and fuzzed frames.
-//   - A colour that does not parse, or parses only as ansi reads it
-//     (38;5 without an index, 38;5;300, 38;1 for transparent, CMYK):
-//     terminals, ansi.ReadStyleColor and the renderer each do their own
-//     thing.
-//   - Sub-parameters but a colour's (38:2::r:g:b) and an underline's
-//     kind (4:0 to 4:5): terminals ignore the parameter, or the
-//     sub-parameters, or read them as parameters.
-//   - Invalid UTF-8: ansi.DecodeSequence makes one grapheme of
-//     "\xce\xce" or two depending on what follows; terminals have their
-//     own ways with it.
-//   - A CSI sequence with a private marker (< = > ?) after its first
-//     parameter byte ("\x1b[0>A"): terminals, as DEC's parser does,
-//     ignore the whole sequence, and so does the renderer; ansi's decoder
-//     ends it at the marker and prints what follows.
-func unspecified(view string) string {
-	if !utf8.ValidString(view) {
-		return "invalid UTF-8"
-	}
-	for i := strings.Index(view, "\x1b["); i >= 0; {
-		j := i + 2
-		for j < len(view) && view[j] >= 0x30 && view[j] <= 0x3f {
-			if j > i+2 && view[j] >= 0x3c {
-				return "CSI with a private marker after its first parameter byte"
-			}
-			j++
-		}
-		next := strings.Index(view[j:], "\x1b[")
-		if next < 0 {
-			break
-		}
-		i = j + next
-	}
-	var d seqDecoder
-	for rest, state := view, byte(0); len(rest) > 0; {
-		seq, _, n, newState, cmd, params := d.decode(rest, state)
-		state = newState
-		rest = rest[n:]
-		if !isSGR(seq, cmd) || cmd != 'm' {
-			continue
-		}
-		for i := 0; i < len(params); i++ {
-			v, more, _ := params.Param(i, 0)
-			switch v {
-			case 38, 48, 58:
-				if !wellFormedColour(params[i:]) {
-					return "SGR colour that does not parse"
-				}
-				var c color.Color
-				i += ansi.ReadStyleColor(params[i:], &c) - 1
-				if _, more, _ := params.Param(i, 0); more {
-					return "SGR colour with sub-parameters left over"
-				}
-				continue
-			case 4:
-				if more {
-					if sub, subMore, _ := params.Param(i+1, -1); sub < 0 || sub > 5 || subMore {
-						return "SGR underline kind that does not parse"
-					}
-					i++
-					continue
-				}
-			}
-			if more {
-				return "SGR sub-parameters"
-			}
-		}
-	}
-	return ""
-}
-
-// wellFormedColour reports whether params start with a colour that
-// terminals agree on: 38;5;n, 38;2;r;g;b, 38:5:n, 38:2:r:g:b or
-// 38:2:id:r:g:b (the id may be left out), all numbers within 0–255.
-func wellFormedColour(params ansi.Params) bool {
-	var c color.Color
-	n := ansi.ReadStyleColor(params, &c)
-	if n == 0 || c == nil {
-		return false
-	}
-	colon := params[0].HasMore()
-	switch kind, _, _ := params.Param(1, -1); {
-	case kind == 5 && n == 3, kind == 2 && n == 5, kind == 2 && n == 6 && colon:
-	default:
-		return false
-	}
-	for i := range n {
-		if more := params[i].HasMore(); more != (colon && i < n-1) {
-			return false
-		}
-	}
-	for i := max(2, n-3); i < n; i++ {
-		if v, _, _ := params.Param(i, -1); v < 0 || v > 255 {
-			return false
-		}
-	}
-	return true
-}
-
-// skipFrame says why view is left out of random and fuzzed frames, or
-// is "".
-func skipFrame(view string) string { return unspecified(view) }
-
-// screenDiff describes how got differs from want, or is "".
-func screenDiff(got, want [][]vcell) string {
-	var b strings.Builder
-	for y := range want {
-		for x := range want[y] {
-			if !got[y][x].looksLike(want[y][x]) {
-				fmt.Fprintf(&b, "row %d col %d: got %q %v, want %q %v\n", y, x,
-					got[y][x].text, got[y][x].pen, want[y][x].text, want[y][x].pen)
-				if b.Len() > 2000 {
-					return b.String() + "…\n"
-				}
-			}
-		}
-	}
-	if b.Len() == 0 {
-		return ""
-	}
-	b.WriteString("got:\n" + screenText(got) + "want:\n" + screenText(want))
-	return b.String()
-}
-
-func screenText(rows [][]vcell) string {
-	var b strings.Builder
-	for _, row := range rows {
-		b.WriteString("|")
-		for _, c := range row {
-			b.WriteString(c.text)
-		}
-		b.WriteString("|\n")
-	}
-	return b.String()
-}
+// The renderer is tested against a small virtual terminal (vterm.Term)
+// that understands exactly the sequences the renderer may write, and
+// against an independent reading of what a frame should look like
+// (vterm.Want): after every frame, the virtual screen must show the frame.
 
 // screenCheck drives a renderer and a virtual terminal side by side.
 type screenCheck struct {
 	t       testing.TB
 	term    testTerm
 	profile colorprofile.Profile
-	r       *renderer
-	vt      *vterm
+	r       *Renderer
+	vt      *vterm.Term
 	frames  []string // for failure messages
 }
 
@@ -705,14 +37,17 @@ func newScreenCheck(t testing.TB, term testTerm, w, h int) *screenCheck {
 	t.Helper()
 	r := newRenderer(term.profile, w, h)
 	r.ech, r.lf = term.bce, term.lf
-	vt := newVterm(w, h)
-	vt.bce, vt.onlcr = term.bce, !term.lf
+	vt := vterm.New(w, h)
+	vt.BCE, vt.ONLCR = term.bce, !term.lf
 	return &screenCheck{t: t, term: term, profile: term.profile, r: r, vt: vt}
 }
 
+func (c *screenCheck) w() int { w, _ := c.vt.Size(); return w }
+func (c *screenCheck) h() int { _, h := c.vt.Size(); return h }
+
 func (c *screenCheck) resize(w, h int) {
-	c.r.resize(w, h)
-	c.vt.resize(w, h)
+	c.r.Resize(w, h)
+	c.vt.Resize(w, h)
 	c.frames = append(c.frames, fmt.Sprintf("<resize %dx%d>", w, h))
 }
 
@@ -723,10 +58,10 @@ func (c *screenCheck) render(view string) *bytes.Buffer {
 	c.frames = append(c.frames, view)
 	defer func() {
 		if e := recover(); e != nil {
-			c.t.Fatalf("%v profile, %dx%d: the renderer panics: %v\nframes: %q", c.profile, c.vt.w, c.vt.h, e, c.frames)
+			c.t.Fatalf("%v profile, %dx%d: the renderer panics: %v\nframes: %q", c.profile, c.w(), c.h(), e, c.frames)
 		}
 	}()
-	c.r.frame(&out, view)
+	c.r.Frame(&out, view)
 	return &out
 }
 
@@ -734,11 +69,11 @@ func (c *screenCheck) render(view string) *bytes.Buffer {
 func (c *screenCheck) frame(view string) []byte {
 	c.t.Helper()
 	out := c.render(view)
-	if err := c.vt.apply(out.Bytes()); err != nil {
-		c.t.Fatalf("%v profile, %dx%d: replaying the output: %v\noutput: %q\nframes: %q", c.profile, c.vt.w, c.vt.h, err, out.Bytes(), c.frames)
+	if err := c.vt.Apply(out.Bytes()); err != nil {
+		c.t.Fatalf("%v profile, %dx%d: replaying the output: %v\noutput: %q\nframes: %q", c.profile, c.w(), c.h(), err, out.Bytes(), c.frames)
 	}
-	if d := screenDiff(c.vt.cells, wantScreen(c.profile, c.vt.w, c.vt.h, view)); d != "" {
-		c.t.Fatalf("%v profile, %dx%d: screen differs from the frame:\n%s\noutput: %q\nframes: %q", c.profile, c.vt.w, c.vt.h, d, out.Bytes(), c.frames)
+	if d := vterm.Diff(c.vt.Cells(), vterm.Want(c.profile, c.w(), c.h(), view)); d != "" {
+		c.t.Fatalf("%v profile, %dx%d: screen differs from the frame:\n%s\noutput: %q\nframes: %q", c.profile, c.w(), c.h(), d, out.Bytes(), c.frames)
 	}
 	return out.Bytes()
 }
@@ -749,7 +84,7 @@ func (c *screenCheck) frame(view string) []byte {
 func (c *screenCheck) survive(view string) {
 	c.t.Helper()
 	out := c.render(view)
-	if err := c.vt.apply(out.Bytes()); err != nil {
+	if err := c.vt.Apply(out.Bytes()); err != nil {
 		c.t.Fatalf("%v profile: replaying the output: %v\noutput: %q\nframes: %q", c.profile, err, out.Bytes(), c.frames)
 	}
 }
@@ -1043,7 +378,7 @@ func TestRendererStyleTableFull(t *testing.T) {
 	r := newRenderer(colorprofile.TrueColor, 10, 1)
 	for i := range 20000 {
 		out.Reset()
-		r.frame(&out, fmt.Sprintf("\x1b[38;2;%d;%d;%dmx", i&255, i>>8, 7))
+		r.Frame(&out, fmt.Sprintf("\x1b[38;2;%d;%d;%dmx", i&255, i>>8, 7))
 	}
 	for _, p := range testTerms {
 		c := newScreenCheck(t, p, 10, 2)
@@ -1080,7 +415,7 @@ func TestRendererRandomFrames(t *testing.T) {
 					default:
 						next = g.mutate(view, h)
 					}
-					if why := skipFrame(next); why != "" {
+					if why := vterm.Skip(next); why != "" {
 						skipped[why]++
 						continue
 					}
@@ -1126,7 +461,7 @@ func TestRendererTextBuffers(t *testing.T) {
 	last := 0 // the length of the frame before
 	for i := range 200 {
 		view := g.frame(10)
-		text := byText.takeText()
+		text := byText.TakeText()
 		if cap(*text) > 2*last+4096 {
 			t.Fatalf("frame %d: a buffer of %d bytes taken after a frame of %d", i, cap(*text), last)
 		}
@@ -1134,8 +469,8 @@ func TestRendererTextBuffers(t *testing.T) {
 		*text = append((*text)[:0], view...)
 		held := byText.text
 		var a, b bytes.Buffer
-		byText.frameText(&a, text)
-		byString.frame(&b, view)
+		byText.FrameText(&a, text)
+		byString.Frame(&b, view)
 		if a.String() != b.String() {
 			t.Fatalf("frame %d: from a buffer %q, from a string %q", i, a.String(), b.String())
 		}
@@ -1147,7 +482,7 @@ func TestRendererTextBuffers(t *testing.T) {
 		big := make([]byte, 0, maxFreeText)
 		viewTexts.Put(&big)
 	}
-	byText.forget()
+	byText.Forget()
 	if byText.text != nil {
 		t.Fatal("a forgotten frame's buffer is still held")
 	}
@@ -1159,7 +494,7 @@ func TestRendererUnchangedFrameWritesNothing(t *testing.T) {
 		c := newScreenCheck(t, p, 40, 10)
 		for range 50 {
 			view := g.frame(10)
-			if skipFrame(view) != "" {
+			if vterm.Skip(view) != "" {
 				continue
 			}
 			c.frame(view)
@@ -1212,7 +547,7 @@ func FuzzRenderer(f *testing.F) {
 	f.Fuzz(func(t *testing.T, a, b string, w, h, prof uint8) {
 		p := testTerms[int(prof)%len(testTerms)]
 		for _, v := range []string{a, b} {
-			if why := skipFrame(v); why != "" {
+			if why := vterm.Skip(v); why != "" {
 				t.Skip(why)
 			}
 		}
@@ -1270,13 +605,13 @@ func BenchmarkFrame(b *testing.B) {
 		b.Run(p.String(), func(b *testing.B) {
 			r := newRenderer(p, 80, 24)
 			var out bytes.Buffer
-			r.frame(&out, boards[0])
+			r.Frame(&out, boards[0])
 			total := 0
 			b.ReportAllocs()
 			b.ResetTimer()
 			for i := range b.N {
 				out.Reset()
-				r.frame(&out, boards[(i+1)%2])
+				r.Frame(&out, boards[(i+1)%2])
 				total += out.Len()
 			}
 			b.ReportMetric(float64(total)/float64(b.N), "bytes/frame")
@@ -1290,8 +625,8 @@ func TestMoveCost(t *testing.T) {
 	for _, lf := range []bool{false, true} {
 		r := newRenderer(colorprofile.TrueColor, 120, 40)
 		r.lf = lf
-		vt := newVterm(120, 40)
-		vt.onlcr = !lf
+		vt := vterm.New(120, 40)
+		vt.ONLCR = !lf
 		for _, from := range [][2]int{{-1, 5}, {0, 0}, {7, 3}, {119, 39}, {10, 10}, {99, 9}} {
 			for y := range 40 {
 				for x := range 120 {
@@ -1307,9 +642,10 @@ func TestMoveCost(t *testing.T) {
 					}
 					// The move lands where it says, on a terminal that
 					// takes line feeds as the renderer was told.
-					vt.x, vt.y, vt.wrap = from[0], from[1], false
-					if err := vt.apply(b.Bytes()); err != nil || vt.x != x || vt.y != y {
-						t.Fatalf("lf %v, from %v to %d,%d: %q lands on %d,%d (%v)", lf, from, x, y, b.String(), vt.x, vt.y, err)
+					vt.Place(from[0], from[1])
+					err := vt.Apply(b.Bytes())
+					if gx, gy := vt.Cursor(); err != nil || gx != x || gy != y {
+						t.Fatalf("lf %v, from %v to %d,%d: %q lands on %d,%d (%v)", lf, from, x, y, b.String(), gx, gy, err)
 					}
 				}
 			}

@@ -1,4 +1,27 @@
-package screen
+// Package render turns frames into the bytes that change a remote
+// terminal from the last frame to the next. A frame is a view's styled
+// text (lines with SGR sequences), as a Bubble Tea model's View gives it;
+// the renderer knows nothing else of Bubble Tea. Package screen runs the
+// model (input, commands, when to draw) and hands each frame here.
+//
+// It keeps only the last frame's text, a few kilobytes, rather than grids
+// of cells as Bubble Tea's renderer does (two buffers of about 120 bytes a
+// cell, 460 KB for 80×24): lines are compared as strings, and only the
+// columns that differ are made into cells, for as long as the frame takes
+// (spans.go). What changed is then written in an order that saves bytes:
+// few pen changes and cursor moves, erasing runs of coloured spaces where
+// the terminal allows (emit.go). Styles are interned once for the
+// process, per colour profile (style.go, cache.go).
+//
+// Three ways to hold less, for servers that run hundreds of screens:
+//   - A frame written into a buffer from TakeText (FrameText) is read in
+//     place; the renderer holds that buffer until the next frame, and
+//     buffers go back to a short list (viewTexts).
+//   - A renderer whose caller can write the last frame again lets go of
+//     its text between frames (LetGo, Recall; recall.go).
+//   - Renderers drawing the same views one after the other (spectators of
+//     one game) share each frame's bytes (SharedFrame; shared.go).
+package render
 
 import (
 	"bytes"
@@ -11,37 +34,29 @@ import (
 	"github.com/charmbracelet/x/ansi"
 )
 
-// renderer turns frames (a view's styled text) into the bytes that change
-// the remote screen from the last frame to the next: only the cells that
-// differ are written, with cursor moves between them.
-//
-// It keeps only the last frame's text, a few kilobytes, rather than grids
-// of cells as Bubble Tea's renderer does (two buffers of about 120 bytes a
-// cell, 460 KB for 80×24): lines are compared as strings, and only the
-// columns that differ are made into cells, for as long as the frame takes
-// (see spans.go). What changed is then written in an order that saves
-// bytes (see emit.go). Where the model can write its last view again, it
-// keeps not even that between frames (recall.go).
-type renderer struct {
+// Renderer is one terminal's renderer: the last frame it drew, and where
+// the terminal's cursor and pen are after it. It is not safe for
+// concurrent use.
+type Renderer struct {
 	profile       colorprofile.Profile
 	width, height int
 	// ech: the terminal erases characters (ECH) with the pen's background
-	// (see Options.Term).
+	// (see New).
 	ech bool
 	// lf: a line feed reaches the terminal as written, and moves the
-	// cursor down a row in its column (see Options.RawLineFeed).
+	// cursor down a row in its column (see New).
 	lf bool
 
 	lines  []string // the last frame's lines as the view wrote them, at most height
 	redraw bool     // the screen's content is unknown: clear and draw all
 	// text is the buffer the last frame's lines are pieces of, when the
-	// model wrote its view into one of the screen's (ViewAppender); it
+	// caller wrote its view into one from TakeText (FrameText); it
 	// goes back to viewTexts when they are done with. Nil when they are
 	// pieces of a view's string.
 	text *[]byte
 	// spare is the array of the lines before, for the next frame's lines.
 	spare []string
-	// lent: text was given back, and the model keeps a copy (recall.go).
+	// lent: text was given back, and the caller keeps a copy (recall.go).
 	lent lentFrame
 
 	// Where the terminal's cursor and pen are after the bytes written so
@@ -165,33 +180,76 @@ type cell struct {
 
 var blank = cell{text: " "}
 
-func newRenderer(p colorprofile.Profile, width, height int) *renderer {
-	return &renderer{profile: p, width: width, height: height, redraw: true}
+// New returns a renderer for a width×height terminal (at least 1×1) with
+// colour profile p, whose first frame is drawn whole. term is the
+// terminal's TERM: where it names a terminal known to erase with the pen's
+// background colour (bce), runs of coloured spaces are erased (ECH) rather
+// than written. rawLineFeed tells that a line feed reaches the terminal as
+// written, so that the renderer may move down by line feeds; without it a
+// line feed is only written after a carriage return.
+func New(p colorprofile.Profile, width, height int, term string, rawLineFeed bool) *Renderer {
+	r := newRenderer(p, max(width, 1), max(height, 1))
+	r.ech, r.lf = erasesWithBackground(term), rawLineFeed
+	return r
 }
 
-// resize makes the next frame a full redraw: the terminal may have
-// rewrapped or cleared what was on it.
-func (r *renderer) resize(width, height int) {
-	r.width, r.height = width, height
+func newRenderer(p colorprofile.Profile, width, height int) *Renderer {
+	return &Renderer{profile: p, width: width, height: height, redraw: true}
+}
+
+// Resize gives the terminal a new size (at least 1×1), and makes the next
+// frame a full redraw: the terminal may have rewrapped or cleared what was
+// on it.
+func (r *Renderer) Resize(width, height int) {
+	r.width, r.height = max(width, 1), max(height, 1)
 	r.redraw = true
 }
 
-// frame appends to out what turns the screen into view.
-func (r *renderer) frame(out *bytes.Buffer, view string) {
+// Size is the terminal's size.
+func (r *Renderer) Size() (width, height int) { return r.width, r.height }
+
+// Profile is the terminal's colour profile.
+func (r *Renderer) Profile() colorprofile.Profile { return r.profile }
+
+// SetProfile changes the colour profile; the next frame is a full redraw,
+// as the colours of every cell on screen change.
+func (r *Renderer) SetProfile(p colorprofile.Profile) {
+	r.profile = p
+	r.redraw = true
+}
+
+// Redraw makes the next frame a full redraw (tea.ClearScreen).
+func (r *Renderer) Redraw() { r.redraw = true }
+
+// Forget drops the last frame, for an idle screen: the next is a full
+// redraw.
+func (r *Renderer) Forget() {
+	r.lines, r.spare = nil, nil
+	r.lent = lentFrame{}
+	r.hold(nil)
+	r.redraw = true
+}
+
+// HoldsFrame reports whether the renderer holds any of the last frame's
+// text (it does not after Forget or LetGo, nor before the first frame).
+func (r *Renderer) HoldsFrame() bool { return r.text != nil || len(r.lines) > 0 }
+
+// Frame appends to out what turns the screen into view.
+func (r *Renderer) Frame(out *bytes.Buffer, view string) {
 	r.diffFrame(out, view)
 	r.hold(nil)
 }
 
-// frameText is frame for a view written into text, a buffer from
-// viewTexts, which the renderer holds from then on: its lines are pieces
+// FrameText is Frame for a view written into text, a buffer from
+// TakeText, which the renderer holds from then on: its lines are pieces
 // of it, read as strings without a copy, and it is not written while
 // they are (until the next frame, or forget).
-func (r *renderer) frameText(out *bytes.Buffer, text *[]byte) {
+func (r *Renderer) FrameText(out *bytes.Buffer, text *[]byte) {
 	r.diffFrame(out, unsafe.String(unsafe.SliceData(*text), len(*text)))
 	r.hold(text)
 }
 
-// viewTexts are buffers for views' text (see ViewAppender): a player's
+// viewTexts are buffers for views' text (see TakeText): a player's
 // screen holds one, with its last frame in it, and takes another for the
 // next frame, giving the first back once that frame is drawn.
 var viewTexts textList
@@ -238,11 +296,11 @@ func (l *textList) Put(t *[]byte) {
 	}
 }
 
-// takeText is a buffer for the next view's text, from viewTexts: unless
+// TakeText is a buffer for the next view's text, from viewTexts: unless
 // that one is far larger than this screen's views (a larger window's),
 // which is let go rather than held, for as long as the screen lives, for
 // views a fraction of its size.
-func (r *renderer) takeText() *[]byte {
+func (r *Renderer) TakeText() *[]byte {
 	last := r.lent.n
 	if r.text != nil {
 		last = len(*r.text)
@@ -251,7 +309,7 @@ func (r *renderer) takeText() *[]byte {
 }
 
 // takeTextFor is takeText for a screen whose views are about last bytes.
-func (r *renderer) takeTextFor(last int) *[]byte {
+func (r *Renderer) takeTextFor(last int) *[]byte {
 	t := viewTexts.Get()
 	if cap(*t) > 2*last+4096 {
 		*t = nil
@@ -261,7 +319,7 @@ func (r *renderer) takeTextFor(last int) *[]byte {
 
 // hold makes text the buffer the renderer's lines are pieces of (nil:
 // none of the renderer's), and gives back the one they were before.
-func (r *renderer) hold(text *[]byte) {
+func (r *Renderer) hold(text *[]byte) {
 	if r.text != nil {
 		viewTexts.Put(r.text)
 	}
@@ -270,7 +328,7 @@ func (r *renderer) hold(text *[]byte) {
 
 // diffFrame appends to out what turns the screen into view, and makes
 // view's lines the renderer's.
-func (r *renderer) diffFrame(out *bytes.Buffer, view string) {
+func (r *Renderer) diffFrame(out *bytes.Buffer, view string) {
 	if r.redraw {
 		out.WriteString(ansi.ResetStyle + ansi.CursorHomePosition + ansi.EraseEntireScreen)
 		r.lines = r.lines[:0]
@@ -380,7 +438,7 @@ func (sc *scratch) again(y int, was, is string) bool {
 
 // diff finds what differs between the old and new text of row y and adds
 // the pieces to write to sc.segs.
-func (r *renderer) diff(sc *scratch, y int, was, is string) {
+func (r *Renderer) diff(sc *scratch, y int, was, is string) {
 	first := len(sc.lines)
 	if end, ok := sc.walk(r.profile, r.width, was, is); ok {
 		for _, rg := range sc.regions {
@@ -437,7 +495,7 @@ func (r *renderer) diff(sc *scratch, y int, was, is string) {
 
 // cells appends the cells of a styled line to dst, up to the screen's
 // width.
-func (r *renderer) cells(sc *scratch, dst []cell, s string) []cell {
+func (r *Renderer) cells(sc *scratch, dst []cell, s string) []cell {
 	line := dst[len(dst):] // this line's cells, from column 0
 	var (
 		state byte

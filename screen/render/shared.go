@@ -1,4 +1,4 @@
-package screen
+package render
 
 import (
 	"bytes"
@@ -22,18 +22,20 @@ import (
 // renderer whose last view is the one string many others had last
 // is in step with them. An entry keeps both views alive, so that no
 // other string can take their place in memory while it is there; a
-// screen keeps only its last view's identity (viewID), and its
+// screen keeps only its last view's identity (ViewID), and its
 // renderer's lines, which are pieces of that view, keep the view alive
 // for as long as the identity is used (a renderer that forgets its
 // lines redraws, and looks nothing up).
 //
-// What frame writes depends on nothing but the fields of diffKey; a
+// What Frame writes depends on nothing but the fields of diffKey; a
 // change to the renderer that makes it depend on more must add it there.
+// FuzzSharedFrame holds the two to the same bytes, and
+// TestSharedFrameKeepsViewsAlive holds an entry to keeping its views.
 
 // diffKey is everything frame's output and the renderer's state after it
 // depend on.
 type diffKey struct {
-	from, to      viewID // the last view and the new
+	from, to      ViewID // the last view and the new
 	width, height int
 	profile       colorprofile.Profile
 	ech, lf       bool
@@ -61,14 +63,14 @@ var diffs = struct {
 	seen map[diffKey]struct{} // worked out once: the next to ask keeps it
 }{m: make(map[diffKey]*diffEntry), seen: make(map[diffKey]struct{})}
 
-// viewID is where a view's text lives, and its length: equal for two
+// ViewID is where a view's text lives, and its length: equal for two
 // views that are the same string, while it is alive.
-type viewID struct {
+type ViewID struct {
 	p uintptr
 	n int
 }
 
-func idOf(s string) viewID { return viewID{uintptr(unsafe.Pointer(unsafe.StringData(s))), len(s)} }
+func idOf(s string) ViewID { return ViewID{uintptr(unsafe.Pointer(unsafe.StringData(s))), len(s)} }
 
 // sharedFrame is frame (out gets what turns the screen into view), with
 // the bytes shared among screens in step; last is the view of the
@@ -76,10 +78,10 @@ func idOf(s string) viewID { return viewID{uintptr(unsafe.Pointer(unsafe.StringD
 // Only screens that say they are in step (Options.InStep) come here: a
 // frame nobody else draws would cost a lookup under the table's lock and
 // an entry that pushes the others' out.
-func (r *renderer) sharedFrame(out *bytes.Buffer, view string, last viewID) viewID {
+func (r *Renderer) SharedFrame(out *bytes.Buffer, view string, last ViewID) ViewID {
 	to := idOf(view)
 	if r.redraw || last.n == 0 || view == "" || len(r.lines) == 0 {
-		r.frame(out, view)
+		r.Frame(out, view)
 		return to
 	}
 	k := diffKey{from: last, to: to,
@@ -107,7 +109,7 @@ func (r *renderer) sharedFrame(out *bytes.Buffer, view string, last viewID) view
 		from = slices.Clone(r.lines) // frame may reuse r.lines' array
 	}
 	start := out.Len()
-	r.frame(out, view)
+	r.Frame(out, view)
 	if seen {
 		// Another screen drew the same change a moment ago: more are
 		// likely to, and this one keeps it for them.

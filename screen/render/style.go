@@ -1,4 +1,4 @@
-package screen
+package render
 
 import (
 	"image/color"

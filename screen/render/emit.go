@@ -1,4 +1,4 @@
-package screen
+package render
 
 import (
 	"bytes"
@@ -67,7 +67,7 @@ func (sc *scratch) fullFor(sp *style) *style {
 // the unchanged cells between two of them when writing them takes fewer
 // bytes than moving past them; and the erasing of what the old line had
 // past the new one's end.
-func (r *renderer) segments(sc *scratch, i int) {
+func (r *Renderer) segments(sc *scratch, i int) {
 	l := &sc.lines[i]
 	old, cur := sc.oldCells(l), sc.curCells(l) // as long as each other
 	stop := min(l.end, l.lo+len(cur))
@@ -118,7 +118,7 @@ func (r *renderer) segments(sc *scratch, i int) {
 
 // eraseRest adds the erasing of what the old line had past the new one's
 // end, if anything; sc.lines[first:] are the line's changed stretches.
-func (r *renderer) eraseRest(sc *scratch, first int) {
+func (r *Renderer) eraseRest(sc *scratch, first int) {
 	for i := first; i < len(sc.lines); i++ {
 		l := &sc.lines[i]
 		old, cur := sc.oldCells(l), sc.curCells(l)
@@ -141,7 +141,7 @@ const lookahead = 64
 const penLookahead = 16
 
 // emit writes the frame's segments.
-func (r *renderer) emit(out *bytes.Buffer, sc *scratch) {
+func (r *Renderer) emit(out *bytes.Buffer, sc *scratch) {
 	segs := sc.segs
 	// The segments not written yet, in order: the choice of the next is
 	// made among them alone, the written ones not passed over again. With
@@ -223,7 +223,7 @@ func needOf(head *style, space bool) uint64 {
 // of the frame's text of their background (see spacePen), else their own.
 // (Exactly would be what spacePen picks, which takes as long again as
 // the rest of choosing.)
-func (r *renderer) penCost(sc *scratch, s *segment) int {
+func (r *Renderer) penCost(sc *scratch, s *segment) int {
 	switch {
 	case s.erase:
 		if r.pen.spaceStyle() == nil {
@@ -242,7 +242,7 @@ func (r *renderer) penCost(sc *scratch, s *segment) int {
 }
 
 // write writes one segment.
-func (r *renderer) write(out *bytes.Buffer, sc *scratch, s *segment) {
+func (r *Renderer) write(out *bytes.Buffer, sc *scratch, s *segment) {
 	l := &sc.lines[s.line]
 	r.moveTo(out, s.x0, s.y)
 	if s.erase {
@@ -324,7 +324,7 @@ func eraseLen(n int) int {
 // the text after them in the segment, or the frame's text of that
 // background (a later tile row), if changing to it costs no more; else
 // the pen with only its background changed, if that is shorter; else sp.
-func (r *renderer) spacePen(sc *scratch, sp *style, rest []cell) *style {
+func (r *Renderer) spacePen(sc *scratch, sp *style, rest []cell) *style {
 	for _, c := range rest {
 		if c.text == " " || c.text == "" {
 			continue
@@ -394,7 +394,7 @@ func (sc *scratch) cost(pen *style, cs []cell) int {
 }
 
 // setPen switches the terminal's pen to a style.
-func (r *renderer) setPen(out *bytes.Buffer, sc *scratch, st *style) {
+func (r *Renderer) setPen(out *bytes.Buffer, sc *scratch, st *style) {
 	out.WriteString(sc.transition(r.pen, st))
 	r.pen = st
 }
@@ -413,7 +413,7 @@ func writeCursorForward(out *bytes.Buffer, n int) {
 }
 
 // moveTo moves the cursor to column x of row y with the fewest bytes.
-func (r *renderer) moveTo(out *bytes.Buffer, x, y int) {
+func (r *Renderer) moveTo(out *bytes.Buffer, x, y int) {
 	var b [32]byte
 	out.Write(r.move(b[:0], x, y))
 	r.x, r.y = x, y
@@ -429,7 +429,7 @@ func (r *renderer) moveTo(out *bytes.Buffer, x, y int) {
 
 // moveCost is how many bytes moveTo(x, y) writes (see move). It is what
 // the renderer orders its writes by, so it is counted, not written.
-func (r *renderer) moveCost(x, y int) int {
+func (r *Renderer) moveCost(x, y int) int {
 	if r.x == x && r.y == y {
 		return 0
 	}
@@ -467,7 +467,7 @@ func cupLen(x, y int) int {
 // or up or down and from the line's start. The lengths are counted first
 // (as moveCost counts them) and only the shortest is written; where two
 // are as short, the first in that order.
-func (r *renderer) move(b []byte, x, y int) []byte {
+func (r *Renderer) move(b []byte, x, y int) []byte {
 	if r.x == x && r.y == y {
 		return b
 	}
@@ -485,7 +485,7 @@ func (r *renderer) move(b []byte, x, y int) []byte {
 		case fromStart < best:
 			if dy == 1 {
 				// Whether or not a line feed also returns the carriage
-				// on its way to the terminal (see Options.RawLineFeed).
+				// on its way to the terminal (see New).
 				b = append(b, '\r', '\n')
 			} else {
 				b = r.appendVertical(append(b, '\r'), dy)
@@ -519,7 +519,7 @@ func appendNumber(b []byte, n int) []byte {
 const maxFeeds = 3
 
 // verticalLen is len(appendVertical(nil, dy)).
-func (r *renderer) verticalLen(dy int) int {
+func (r *Renderer) verticalLen(dy int) int {
 	switch {
 	case dy > 0 && r.lf && dy <= maxFeeds:
 		return dy
@@ -534,7 +534,7 @@ func (r *renderer) verticalLen(dy int) int {
 // index for one row up, else CUD or CUU. The cursor is never on the last
 // row when it goes down, nor on the first when it goes up, so that
 // neither scrolls.
-func (r *renderer) appendVertical(b []byte, dy int) []byte {
+func (r *Renderer) appendVertical(b []byte, dy int) []byte {
 	switch {
 	case dy > 0 && r.lf && dy <= maxFeeds:
 		for range dy {

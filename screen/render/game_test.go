@@ -1,4 +1,4 @@
-package screen
+package render
 
 import (
 	"bytes"
@@ -12,9 +12,6 @@ import (
 
 	"github.com/ssh2048/ssh2048/tui"
 )
-
-// A racer's screen keeps no copy of its frames (recall.go).
-var _ ViewRedrawer = (*tui.RaceModel)(nil)
 
 // TestRendererGameScreen draws the real game screen, move after move, in
 // every profile, with and without background colour erase, at several
