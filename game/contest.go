@@ -5,7 +5,7 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/ssh2048/ssh2048/db"
+	"github.com/ssh2048/ssh2048/store"
 )
 
 // The seam for contests built on the service (package race): a contest
@@ -29,7 +29,7 @@ type MoveHook interface {
 // if need be; its moves fail with ErrTimeUp from deadline on, and hook,
 // if not nil, is told of every one that changed the board. A guest's
 // game lives in memory, as their other games do.
-func (st *Seat) OpenContest(ctx context.Context, size int, kind db.Kind, contest string, seed uint64, deadline time.Time, hook MoveHook) (*Play, error) {
+func (st *Seat) OpenContest(ctx context.Context, size int, kind store.Kind, contest string, seed uint64, deadline time.Time, hook MoveHook) (*Play, error) {
 	key := gameKey{st.player.ID, size, kind, contest}
 	if st.player.Guest {
 		key.player = 0
@@ -41,7 +41,7 @@ func (st *Seat) OpenContest(ctx context.Context, size int, kind db.Kind, contest
 		}
 		return p, err
 	}
-	return st.open(ctx, key, func(p *Play) (*db.SavedGame, error) {
+	return st.open(ctx, key, func(p *Play) (*store.SavedGame, error) {
 		p.deadline, p.hook = deadline, hook
 		return st.svc.store.OpenContestGame(ctx, st.player.ID, size, kind, contest, seed)
 	})
@@ -49,7 +49,7 @@ func (st *Seat) OpenContest(ctx context.Context, size int, kind db.Kind, contest
 
 // Store returns the store the service plays on, for the packages built
 // on it that store what is theirs (a race's result and ratings).
-func (s *Service) Store() Store { return s.store }
+func (s *Service) Store() store.Store { return s.store }
 
 // Bus returns the bus to the other nodes on the store (WithBus), nil on
 // a single node.

@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/ssh2048/ssh2048/db"
+	"github.com/ssh2048/ssh2048/store"
 )
 
 // Errors of the contests; callers branch on them with errors.Is.
@@ -79,7 +79,7 @@ func (st *Seat) OpenDaily(ctx context.Context, size int) (*Play, error) {
 		// counted, so today's seed would let anyone rehearse the day's one
 		// attempt as a guest, as often as they like. No deadline either:
 		// the day's end means nothing to it.
-		return st.openGuest(gameKey{0, size, db.KindHuman, dailyContest(day)}, db.NewSeed(), false)
+		return st.openGuest(gameKey{0, size, store.KindHuman, dailyContest(day)}, store.NewSeed(), false)
 	}
 	if err := svc.store.EndPastDailies(ctx, day); err != nil {
 		return nil, err
@@ -90,22 +90,22 @@ func (st *Seat) OpenDaily(ctx context.Context, size int) (*Play, error) {
 	}
 	start, _ := ParseDay(day)
 	deadline := start.Add(24 * time.Hour)
-	key := gameKey{st.player.ID, size, db.KindHuman, dailyContest(day)}
-	p, err := st.open(ctx, key, func(p *Play) (*db.SavedGame, error) {
+	key := gameKey{st.player.ID, size, store.KindHuman, dailyContest(day)}
+	p, err := st.open(ctx, key, func(p *Play) (*store.SavedGame, error) {
 		p.deadline = deadline
-		return svc.store.OpenContestGame(ctx, st.player.ID, size, db.KindHuman, key.contest, seed)
+		return svc.store.OpenContestGame(ctx, st.player.ID, size, store.KindHuman, key.contest, seed)
 	})
-	if errors.Is(err, db.ErrContestPlayed) {
+	if errors.Is(err, store.ErrContestPlayed) {
 		return nil, fmt.Errorf("daily %s %d×%d: %w", day, size, size, ErrDailyPlayed)
 	}
 	return p, err
 }
 
 // DailyBoard ranks a day's challenge of one size.
-func (s *Service) DailyBoard(ctx context.Context, day string, size, limit int) ([]db.Entry, error) {
+func (s *Service) DailyBoard(ctx context.Context, day string, size, limit int) ([]store.Entry, error) {
 	rows, err := s.store.ContestBoard(ctx, dailyContest(day), size, limit)
 	for i := range rows {
-		rows[i].Name = printable(db.DisplayName(rows[i].Name, rows[i].Fingerprint))
+		rows[i].Name = printable(store.DisplayName(rows[i].Name, rows[i].Fingerprint))
 	}
 	return rows, err
 }

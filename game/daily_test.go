@@ -7,7 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ssh2048/ssh2048/db"
+	"github.com/ssh2048/ssh2048/store"
+	"github.com/ssh2048/ssh2048/store/sqlite"
 )
 
 // clock is a fake clock a test moves by hand.
@@ -24,13 +25,13 @@ func (c *clock) Set(t time.Time) {
 }
 
 func TestDailyChallenge(t *testing.T) {
-	store, err := db.Open(context.Background(), t.TempDir())
+	st, err := sqlite.Open(context.Background(), t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer store.Close()
+	defer st.Close()
 	clk := &clock{now: time.Date(2026, 11, 23, 23, 0, 0, 0, time.UTC)}
-	svc := New(store, nil, WithClock(clk.Now))
+	svc := New(st, nil, WithClock(clk.Now))
 	ctx := context.Background()
 	ann, bob := identify(t, svc, "ann"), identify(t, svc, "bob")
 
@@ -56,7 +57,7 @@ func TestDailyChallenge(t *testing.T) {
 		t.Fatalf("today's seed published early: %v", err)
 	}
 	// The free game of the same size is another game, not taken over.
-	free, err := sa.Open(ctx, 4, db.KindHuman, false)
+	free, err := sa.Open(ctx, 4, store.KindHuman, false)
 	if err != nil || free.ID() == a.ID() {
 		t.Fatalf("free game: %v", err)
 	}
@@ -114,7 +115,7 @@ func TestDailyChallenge(t *testing.T) {
 	}
 	// One attempt a day: yesterday's cannot be reopened, and today's once
 	// ended cannot be played again.
-	if err := store.EndContest(ctx, "daily:2026-11-24"); err != nil {
+	if err := st.EndContest(ctx, "daily:2026-11-24"); err != nil {
 		t.Fatal(err)
 	}
 	sa.Close()
@@ -137,13 +138,13 @@ func TestDailyChallenge(t *testing.T) {
 // guest, as often as they like, then play it with their key): each guest
 // game has a seed of its own, and none of them lands on the day's board.
 func TestDailyGuestPractice(t *testing.T) {
-	store, err := db.Open(context.Background(), t.TempDir())
+	st, err := sqlite.Open(context.Background(), t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { store.Close() })
+	t.Cleanup(func() { st.Close() })
 	clk := &clock{now: time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)}
-	svc := New(store, nil, WithClock(clk.Now))
+	svc := New(st, nil, WithClock(clk.Now))
 	ctx := context.Background()
 	today, err := svc.dailySeed(ctx, "2026-11-23", 4)
 	if err != nil {

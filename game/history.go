@@ -5,14 +5,14 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/ssh2048/ssh2048/db"
+	"github.com/ssh2048/ssh2048/store"
 )
 
 // History is a player's own games, for a screen that lists them to be
 // replayed: the most recent ones, and the best of each board size.
 type History struct {
-	Recent []db.GameSummary // newest first
-	Best   []db.GameSummary // the best score of each size played, smallest size first
+	Recent []store.GameSummary // newest first
+	Best   []store.GameSummary // the best score of each size played, smallest size first
 }
 
 // historyWindow is how many of a player's newest games History reads to
@@ -32,7 +32,7 @@ func (s *Service) History(ctx context.Context, p Player, recent int) (History, e
 		return History{}, fmt.Errorf("history of player %d: %w", p.ID, err)
 	}
 	var h History
-	best := map[int]db.GameSummary{}
+	best := map[int]store.GameSummary{}
 	for _, g := range games { // newest first
 		if g.Moves == 0 {
 			continue
@@ -49,6 +49,6 @@ func (s *Service) History(ctx context.Context, p Player, recent int) (History, e
 	for _, g := range best {
 		h.Best = append(h.Best, g)
 	}
-	slices.SortFunc(h.Best, func(a, b db.GameSummary) int { return a.Size - b.Size })
+	slices.SortFunc(h.Best, func(a, b store.GameSummary) int { return a.Size - b.Size })
 	return h, nil
 }

@@ -7,7 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ssh2048/ssh2048/db"
+	"github.com/ssh2048/ssh2048/store"
+	"github.com/ssh2048/ssh2048/store/sqlite"
 )
 
 func TestHistoryRecentAndBestPerSize(t *testing.T) {
@@ -21,7 +22,7 @@ func TestHistoryRecentAndBestPerSize(t *testing.T) {
 	// fresh 5×5 without a move (left out).
 	var scores3 []int
 	for range 3 {
-		p, err := seat.Open(ctx, 3, db.KindHuman, true)
+		p, err := seat.Open(ctx, 3, store.KindHuman, true)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -30,14 +31,14 @@ func TestHistoryRecentAndBestPerSize(t *testing.T) {
 		}
 		scores3 = append(scores3, p.Score())
 	}
-	p4, err := seat.Open(ctx, 4, db.KindHuman, false)
+	p4, err := seat.Open(ctx, 4, store.KindHuman, false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for range 5 {
 		moveUntilMoved(t, p4)
 	}
-	if _, err := seat.Open(ctx, 5, db.KindHuman, false); err != nil {
+	if _, err := seat.Open(ctx, 5, store.KindHuman, false); err != nil {
 		t.Fatal(err)
 	}
 
@@ -71,7 +72,7 @@ func TestPlayingDoesNotWatch(t *testing.T) {
 	if _, ok := svc.Playing("fay"); ok {
 		t.Fatal("fay plays nothing yet")
 	}
-	p, err := seat.Open(ctx, 4, db.KindHuman, false)
+	p, err := seat.Open(ctx, 4, store.KindHuman, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +94,7 @@ func TestOnWatchersTellsThePlayer(t *testing.T) {
 	var told atomic.Int32
 	seat := svc.Seat(gus, func() {})
 	seat.OnWatchers(func() { told.Add(1) })
-	p, err := seat.Open(ctx, 4, db.KindHuman, false)
+	p, err := seat.Open(ctx, 4, store.KindHuman, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +118,7 @@ func TestOnWatchersTellsThePlayer(t *testing.T) {
 	newer := svc.Seat(gus, nil)
 	defer newer.Close()
 	newer.OnWatchers(func() { toldNewer.Add(1) })
-	taken, err := newer.Open(ctx, 4, db.KindHuman, false)
+	taken, err := newer.Open(ctx, 4, store.KindHuman, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,13 +134,13 @@ func TestOnWatchersTellsThePlayer(t *testing.T) {
 // the same tiles); the player's other game is watched by name; once the
 // day is over the game replays.
 func TestDailyNotShownWhileOn(t *testing.T) {
-	store, err := db.Open(context.Background(), t.TempDir())
+	st, err := sqlite.Open(context.Background(), t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer store.Close()
+	defer st.Close()
 	clk := &clock{now: time.Date(2026, 11, 23, 20, 0, 0, 0, time.UTC)}
-	svc := New(store, nil, WithClock(clk.Now))
+	svc := New(st, nil, WithClock(clk.Now))
 	ctx := context.Background()
 	ivy := identify(t, svc, "ivy")
 	seat := svc.Seat(ivy, nil)
@@ -168,7 +169,7 @@ func TestDailyNotShownWhileOn(t *testing.T) {
 	// Her free game is watched by name, the daily left out.
 	other := svc.Seat(ivy, nil)
 	defer other.Close()
-	free, err := other.Open(ctx, 5, db.KindHuman, false)
+	free, err := other.Open(ctx, 5, store.KindHuman, false)
 	if err != nil {
 		t.Fatal(err)
 	}

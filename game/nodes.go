@@ -5,25 +5,27 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+
+	"github.com/ssh2048/ssh2048/store"
 )
 
 // Several nodes on one store. Each node's service is the one writer of
 // the games its sessions hold, as on one node; across nodes the store
 // keeps the rule: loading a game to play it claims it with a new fencing
-// token (db.SavedGame.Fence), every move carries that token
-// (db.MoveState.Fence), and the store refuses a move whose token is no
-// longer the game's (db.ErrFenced), which the service reports as a
+// token (store.SavedGame.Fence), every move carries that token
+// (store.MoveState.Fence), and the store refuses a move whose token is no
+// longer the game's (store.ErrFenced), which the service reports as a
 // takeover. The store also announces each claim that took a game from
 // another node on the Bus (TopicTakeover), so that the session there ends
 // at once instead of at its next move. Processes on one SQLite file (the
 // server and `ssh2048 play`) have no bus: the store fences their moves
 // the same way and leaves a notice for the process whose game was
-// claimed, which it polls for (db.Store.OnTakeover). Spectators, TV and
+// claimed, which it polls for (store.TakeoverNotifier). Spectators, TV and
 // races hear of games on other nodes through the Bus too (watch.go,
 // package race).
 
 // Bus carries events between the nodes that share a store (package
-// db/pg's LISTEN/NOTIFY bus). Every node's events reach every node, the
+// store/postgres's LISTEN/NOTIFY bus). Every node's events reach every node, the
 // sender's included; an event may be lost while a node is cut off, so
 // events carry state, not changes. A single node needs none.
 type Bus interface {
@@ -42,23 +44,10 @@ const TopicTakeover = "takeover"
 // WithBus connects the service to the other nodes on its store.
 func WithBus(b Bus) Option { return func(s *Service) { s.bus = b } }
 
-// releaser is a store that records which node holds a game (package
-// db/pg): a session that closes a game gives its hold up.
-type releaser interface {
-	Release(ctx context.Context, gameID, fence int64) error
-}
-
-// takeoverNotices is a store shared by processes without a bus (package
-// db: the server and `ssh2048 play` on one SQLite file), which tells of
-// the games another process claimed from this one, with their new token.
-type takeoverNotices interface {
-	OnTakeover(fn func(gameID, token int64))
-}
-
 // listen subscribes the service to the bus's events, or the store's
 // takeover notices, once at New.
 func (s *Service) listen() {
-	if t, ok := s.store.(takeoverNotices); ok && s.bus == nil {
+	if t, ok := s.store.(store.TakeoverNotifier); ok && s.bus == nil {
 		t.OnTakeover(s.takenOverBy)
 	}
 	if s.bus == nil {
@@ -108,7 +97,7 @@ func (s *Service) takenOverBy(id, token int64) {
 
 // releaseHold tells a fencing store that p's session gave the game up.
 func (s *Service) releaseHold(p *Play) {
-	r, ok := s.store.(releaser)
+	r, ok := s.store.(store.Releaser)
 	if !ok || p.fence == 0 {
 		return
 	}

@@ -7,9 +7,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ssh2048/ssh2048/db"
 	"github.com/ssh2048/ssh2048/engine"
 	"github.com/ssh2048/ssh2048/game/latest"
+	"github.com/ssh2048/ssh2048/store"
 	"github.com/ssh2048/ssh2048/wire"
 )
 
@@ -22,7 +22,7 @@ type Play struct {
 
 	mu       sync.Mutex
 	id       int64 // the store's game id; 0 for a guest
-	fence    int64 // the token the store claimed the game with (db.SavedGame.Fence)
+	fence    int64 // the token the store claimed the game with (store.SavedGame.Fence)
 	game     *engine.Game
 	revoked  bool // a newer session holds the game
 	failed   error
@@ -35,21 +35,21 @@ type Play struct {
 // load fetches the game from the store. A game that is over but was never
 // marked ended (the server stopped between the two writes) is ended now and
 // a new one started.
-func (p *Play) load(ctx context.Context, fresh bool) (*db.SavedGame, error) {
-	store := p.seat.svc.store
+func (p *Play) load(ctx context.Context, fresh bool) (*store.SavedGame, error) {
+	st := p.seat.svc.store
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), writeTimeout)
 	defer cancel()
 	if fresh {
-		return store.NewGame(ctx, p.key.player, p.key.size, p.key.kind)
+		return st.NewGame(ctx, p.key.player, p.key.size, p.key.kind)
 	}
-	g, err := store.LoadOrCreateGame(ctx, p.key.player, p.key.size, p.key.kind)
+	g, err := st.LoadOrCreateGame(ctx, p.key.player, p.key.size, p.key.kind)
 	if err != nil || !g.Engine.Over() {
 		return g, err
 	}
-	if err := store.EndGame(ctx, g.ID, db.StateOf(g.Engine)); err != nil {
+	if err := st.EndGame(ctx, g.ID, store.StateOf(g.Engine)); err != nil {
 		return nil, err
 	}
-	return store.NewGame(ctx, p.key.player, p.key.size, p.key.kind)
+	return st.NewGame(ctx, p.key.player, p.key.size, p.key.kind)
 }
 
 // revoke stops p from committing further moves and, if tell is set, tells
@@ -82,7 +82,7 @@ func (p *Play) ID() int64 { return p.id }
 
 // Kind returns the game's kind; it changes from human to assisted when
 // the AI helps.
-func (p *Play) Kind() db.Kind {
+func (p *Play) Kind() store.Kind {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.key.kind
@@ -210,11 +210,11 @@ func (p *Play) commit(ctx context.Context, d engine.Direction) error {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), writeTimeout)
 	defer cancel()
 	seq := p.game.Moves() - 1
-	st := db.StateOf(p.game)
+	st := store.StateOf(p.game)
 	st.Fence = p.fence
 	err := p.seat.svc.store.AppendMove(ctx, p.id, seq, d, st)
 	switch {
-	case errors.Is(err, db.ErrConflict) || errors.Is(err, db.ErrGameEnded) || errors.Is(err, db.ErrFenced):
+	case errors.Is(err, store.ErrConflict) || errors.Is(err, store.ErrGameEnded) || errors.Is(err, store.ErrFenced):
 		// Another session moved or restarted this game after we loaded
 		// it: the one-writer rule should have prevented that, and the
 		// store refused the write, so nothing was applied twice.
@@ -234,9 +234,9 @@ func (p *Play) commit(ctx context.Context, d engine.Direction) error {
 func (p *Play) end(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), writeTimeout)
 	defer cancel()
-	ms := db.StateOf(p.game)
+	ms := store.StateOf(p.game)
 	ms.Fence = p.fence
-	if err := p.seat.svc.store.EndGame(ctx, p.id, ms); errors.Is(err, db.ErrFenced) {
+	if err := p.seat.svc.store.EndGame(ctx, p.id, ms); errors.Is(err, store.ErrFenced) {
 		p.revoked = true
 		if p.seat.takenOver != nil {
 			p.seat.takenOver()
@@ -264,7 +264,7 @@ func (p *Play) Snapshot() Snapshot {
 // fill sets what snap shows of the game; p.mu is held.
 func (p *Play) fill(snap *Snapshot) {
 	snap.GameID, snap.Player, snap.Size, snap.Kind = p.id, p.seat.player.Name, p.key.size, p.key.kind
-	snap.PlayerID, snap.Key = p.seat.player.ID, db.ShortID(p.seat.player.Fingerprint)
+	snap.PlayerID, snap.Key = p.seat.player.ID, store.ShortID(p.seat.player.Fingerprint)
 	snap.Board, snap.Score, snap.Moves = p.game.Board(), p.game.Score(), p.game.Moves()
 	snap.Won, snap.Over = p.game.Won(), p.game.Over()
 	snap.Status = Live
@@ -291,7 +291,7 @@ func (p *Play) watched() *feed {
 }
 
 // MarkAssisted records that the AI hinted or played: a human game becomes
-// an assisted one (db.Store.MarkAssisted) and from then on ranks on the
+// an assisted one (sqlite.Store.MarkAssisted) and from then on ranks on the
 // assisted leaderboard. Other kinds, and guests' games, are left as they
 // are. The one-writer rule follows the game to its new kind: a session
 // holding the player's assisted game of that size is taken over, as the
@@ -307,10 +307,10 @@ func (p *Play) MarkAssisted(ctx context.Context) error {
 		return ErrTakenOver
 	case p.failed != nil:
 		return p.failed
-	case p.key.kind != db.KindHuman || p.key.contest != "":
+	case p.key.kind != store.KindHuman || p.key.contest != "":
 		return nil // contests are played without the AI: the screen hides it
 	}
-	p.seat.svc.rekey(p, db.KindAssisted)
+	p.seat.svc.rekey(p, store.KindAssisted)
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), writeTimeout)
 	defer cancel()
 	if err := p.seat.svc.store.MarkAssisted(ctx, p.id); err != nil {

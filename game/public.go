@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/ssh2048/ssh2048/db"
+	"github.com/ssh2048/ssh2048/store"
 )
 
 // What the service tells those who only look: operators' metrics (Stats)
@@ -37,10 +37,10 @@ func (s *Service) Stats() Stats {
 
 // RatingBoard lists the best race ratings, highest first. Names are
 // cleaned and printable, as Leaderboard's are.
-func (s *Service) RatingBoard(ctx context.Context, limit int) ([]db.RatingEntry, error) {
+func (s *Service) RatingBoard(ctx context.Context, limit int) ([]store.RatingEntry, error) {
 	rows, err := s.store.RatingBoard(ctx, limit)
 	for i := range rows {
-		rows[i].Name = printable(db.DisplayName(rows[i].Name, rows[i].Fingerprint))
+		rows[i].Name = printable(store.DisplayName(rows[i].Name, rows[i].Fingerprint))
 	}
 	return rows, err
 }
@@ -52,7 +52,7 @@ var ErrNoPlayer = errors.New("no such player")
 // are not stored), or ErrNoPlayer.
 func (s *Service) PlayerByID(ctx context.Context, id int64) (Player, error) {
 	p, err := s.store.PlayerByID(ctx, id)
-	if errors.Is(err, db.ErrNotFound) {
+	if errors.Is(err, store.ErrNotFound) {
 		return Player{}, fmt.Errorf("player %d: %w", id, ErrNoPlayer)
 	}
 	if err != nil {
@@ -62,7 +62,7 @@ func (s *Service) PlayerByID(ctx context.Context, id int64) (Player, error) {
 }
 
 // PlayerGames lists the player's games, newest first, at most limit.
-func (s *Service) PlayerGames(ctx context.Context, p Player, limit int) ([]db.GameSummary, error) {
+func (s *Service) PlayerGames(ctx context.Context, p Player, limit int) ([]store.GameSummary, error) {
 	if p.Guest {
 		return nil, nil
 	}

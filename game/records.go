@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/ssh2048/ssh2048/db"
 	"github.com/ssh2048/ssh2048/engine"
 	"github.com/ssh2048/ssh2048/record"
+	"github.com/ssh2048/ssh2048/store"
 )
 
 // ErrInPlay: the game can still be played, so its record, which carries
@@ -19,10 +19,10 @@ var ErrInPlay = errors.New("game still in play: its record is kept secret until 
 var ErrNoGame = errors.New("no such game")
 
 // fullGame reads game id from the store.
-func (s *Service) fullGame(ctx context.Context, id int64) (db.FullGame, error) {
+func (s *Service) fullGame(ctx context.Context, id int64) (store.FullGame, error) {
 	g, err := s.store.FullGame(ctx, id)
-	if errors.Is(err, db.ErrNotFound) {
-		return db.FullGame{}, fmt.Errorf("game %d: %w", id, ErrNoGame)
+	if errors.Is(err, store.ErrNotFound) {
+		return store.FullGame{}, fmt.Errorf("game %d: %w", id, ErrNoGame)
 	}
 	return g, err
 }
@@ -58,7 +58,7 @@ func (s *Service) Record(ctx context.Context, id int64) (record.Record, error) {
 		return record.Record{}, fmt.Errorf("game %d: replay: %w", id, err)
 	}
 	return record.Of(replayed, g.Dirs, record.Record{
-		GameID: g.ID, Player: printable(db.DisplayName(g.Player, g.Fingerprint)), Key: db.ShortID(g.Fingerprint), Kind: string(g.Kind),
+		GameID: g.ID, Player: printable(store.DisplayName(g.Player, g.Fingerprint)), Key: store.ShortID(g.Fingerprint), Kind: string(g.Kind),
 		Started: g.StartedAt, Ended: *g.EndedAt,
 	}), nil
 }
@@ -88,9 +88,9 @@ type Replay struct {
 	GameID   int64
 	PlayerID int64
 	Player   string
-	Key      string // the player's short id (db.ShortID)
+	Key      string // the player's short id (store.ShortID)
 	Size     int
-	Kind     db.Kind
+	Kind     store.Kind
 	Contest  string // "" for free play, else "daily:YYYY-MM-DD" or "race:ID"
 	Ended    bool
 	Dirs     []engine.Direction // Dirs[i] led from Boards[i] to Boards[i+1]
@@ -113,7 +113,7 @@ func (s *Service) Replay(ctx context.Context, id int64) (*Replay, error) {
 	if err != nil {
 		return nil, fmt.Errorf("game %d: %w", id, err)
 	}
-	r := &Replay{GameID: id, PlayerID: g.PlayerID, Player: printable(db.DisplayName(g.Player, g.Fingerprint)), Key: db.ShortID(g.Fingerprint),
+	r := &Replay{GameID: id, PlayerID: g.PlayerID, Player: printable(store.DisplayName(g.Player, g.Fingerprint)), Key: store.ShortID(g.Fingerprint),
 		Size: g.Size, Kind: g.Kind, Contest: g.Contest, Ended: g.EndedAt != nil,
 		Dirs: g.Dirs, Boards: make([]engine.Board, 1, len(g.Dirs)+1), Scores: make([]int, 1, len(g.Dirs)+1)}
 	r.Boards[0] = eg.Board()

@@ -6,8 +6,9 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/ssh2048/ssh2048/db"
 	"github.com/ssh2048/ssh2048/record"
+	"github.com/ssh2048/ssh2048/store"
+	"github.com/ssh2048/ssh2048/store/sqlite"
 )
 
 func TestRecordsOfEndedGamesOnly(t *testing.T) {
@@ -15,7 +16,7 @@ func TestRecordsOfEndedGamesOnly(t *testing.T) {
 	ctx := context.Background()
 	seat := svc.Seat(identify(t, svc, "eve"), nil)
 	defer seat.Close()
-	play, err := seat.Open(ctx, 3, db.KindHuman, false)
+	play, err := seat.Open(ctx, 3, store.KindHuman, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +40,7 @@ func TestRecordsOfEndedGamesOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rec.Player != "eve" || rec.Score != play.Score() || len(rec.Moves) != play.Moves() || rec.Key != db.ShortID(identify(t, svc, "eve").Fingerprint) {
+	if rec.Player != "eve" || rec.Score != play.Score() || len(rec.Moves) != play.Moves() || rec.Key != store.ShortID(identify(t, svc, "eve").Fingerprint) {
 		t.Fatalf("record %+v", rec)
 	}
 	var text bytes.Buffer
@@ -61,23 +62,23 @@ func TestRecordsOfEndedGamesOnly(t *testing.T) {
 // TestVerifyRefutesATamperedStore: a score changed in the database behind
 // the server's back is caught by a replay.
 func TestVerifyRefutesATamperedStore(t *testing.T) {
-	store, err := db.Open(context.Background(), t.TempDir())
+	st, err := sqlite.Open(context.Background(), t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer store.Close()
-	svc := New(store, nil)
+	defer st.Close()
+	svc := New(st, nil)
 	ctx := context.Background()
 	seat := svc.Seat(identify(t, svc, "fox"), nil)
 	defer seat.Close()
-	play, err := seat.Open(ctx, 4, db.KindHuman, false)
+	play, err := seat.Open(ctx, 4, store.KindHuman, false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for range 10 {
 		moveUntilMoved(t, play)
 	}
-	if err := store.AppendMove(ctx, play.ID(), play.Moves(), 0, db.MoveState{Score: 999999, MaxTile: 2048, Moves: play.Moves() + 1,
+	if err := st.AppendMove(ctx, play.ID(), play.Moves(), 0, store.MoveState{Score: 999999, MaxTile: 2048, Moves: play.Moves() + 1,
 		Board: play.Board().String()}); err != nil {
 		t.Fatal(err)
 	}

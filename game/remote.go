@@ -6,14 +6,14 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/ssh2048/ssh2048/db"
 	"github.com/ssh2048/ssh2048/engine"
 	"github.com/ssh2048/ssh2048/game/latest"
+	"github.com/ssh2048/ssh2048/store"
 )
 
 // Spectators across nodes. A game is fed to its spectators by the node
 // whose session holds it (watch.go). A spectator on another node finds it
-// in the store (liveStore: the games held by a node whose lease is
+// in the store (store.LiveLister: the games held by a node whose lease is
 // current, with their snapshot columns as the first board), then asks for
 // it on the bus (TopicWatch, again every watchRenew while it watches);
 // the holding node publishes the game's snapshot (TopicSnapshot) after
@@ -35,18 +35,12 @@ const (
 	outboxSize  = 1024             // snapshots waiting to be published; more are dropped (the next carries the board)
 )
 
-// liveStore is a store shared by several nodes that knows which games
-// are held right now, wherever (package db/pg).
-type liveStore interface {
-	LiveGames(ctx context.Context, size int, id int64) ([]db.LiveGame, error)
-}
-
 // remoteSnapshot is a Snapshot on the bus.
 type remoteSnapshot struct {
 	GameID    int64
 	Player    string
 	Size      int
-	Kind      db.Kind
+	Kind      store.Kind
 	Board     string
 	Score     int
 	Moves     int
@@ -67,9 +61,9 @@ func (r remoteSnapshot) apply(snap *Snapshot) {
 }
 
 // liveSnapshot is a stored live game as a spectator first sees it.
-func liveSnapshot(g db.LiveGame) Snapshot {
+func liveSnapshot(g store.LiveGame) Snapshot {
 	board, _ := engine.ParseBoard(g.Board)
-	return Snapshot{GameID: g.GameID, Player: printable(db.DisplayName(g.Player, g.Fingerprint)), Size: g.Size, Kind: g.Kind,
+	return Snapshot{GameID: g.GameID, Player: printable(store.DisplayName(g.Player, g.Fingerprint)), Size: g.Size, Kind: g.Kind,
 		Board: board, Score: g.Score, Moves: g.Moves, Won: g.Won, Status: Live}
 }
 
@@ -181,7 +175,7 @@ func (s *Service) publishSnapshots() {
 
 // watchElsewhere starts watching game id, held on another node.
 func (s *Service) watchElsewhere(id int64) (*Watch, error) {
-	live, ok := s.store.(liveStore)
+	live, ok := s.store.(store.LiveLister)
 	if s.bus == nil || !ok {
 		return nil, ErrNotLive
 	}
@@ -236,8 +230,8 @@ func (s *Service) keepAsking(id int64, f *feed) {
 // liveElsewhere lists the games held on other nodes, of one size (0:
 // every size), that this node does not hold, today's daily games
 // included: callers leave those out (ErrDailyOn).
-func (s *Service) liveElsewhere(size int) []db.LiveGame {
-	live, ok := s.store.(liveStore)
+func (s *Service) liveElsewhere(size int) []store.LiveGame {
+	live, ok := s.store.(store.LiveLister)
 	if s.bus == nil || !ok {
 		return nil
 	}

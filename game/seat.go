@@ -8,8 +8,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/ssh2048/ssh2048/db"
 	"github.com/ssh2048/ssh2048/engine"
+	"github.com/ssh2048/ssh2048/store"
 )
 
 // Seat is one session's place at the service: it opens that player's
@@ -30,7 +30,7 @@ type Seat struct {
 	// lastGames is the list of games LastSize read, left for the Resume
 	// that follows it as a session opens: one query at a login, not two.
 	// The first Resume uses it, and Open (which Resume calls) drops it.
-	lastGames []db.GameSummary
+	lastGames []store.GameSummary
 
 	// shownMu guards shown: what waits for the player's next frame to be
 	// written before it is shown to others (see Shown).
@@ -105,7 +105,7 @@ func (st *Seat) Player() Player { return st.player }
 
 // Open opens the player's unfinished game of that size and kind, or a new
 // one when fresh is set or there is none. A guest's game lives in memory.
-func (st *Seat) Open(ctx context.Context, size int, kind db.Kind, fresh bool) (*Play, error) {
+func (st *Seat) Open(ctx context.Context, size int, kind store.Kind, fresh bool) (*Play, error) {
 	st.mu.Lock()
 	st.lastGames = nil
 	st.mu.Unlock()
@@ -116,15 +116,15 @@ func (st *Seat) Open(ctx context.Context, size int, kind db.Kind, fresh bool) (*
 		return nil, err
 	}
 	if st.player.Guest {
-		return st.openGuest(gameKey{size: size, kind: kind}, db.NewSeed(), fresh)
+		return st.openGuest(gameKey{size: size, kind: kind}, store.NewSeed(), fresh)
 	}
-	return st.open(ctx, gameKey{st.player.ID, size, kind, ""}, func(p *Play) (*db.SavedGame, error) {
+	return st.open(ctx, gameKey{st.player.ID, size, kind, ""}, func(p *Play) (*store.SavedGame, error) {
 		return p.load(ctx, fresh)
 	})
 }
 
 // open claims the game of key for the seat and loads it with load.
-func (st *Seat) open(ctx context.Context, key gameKey, load func(*Play) (*db.SavedGame, error)) (*Play, error) {
+func (st *Seat) open(ctx context.Context, key gameKey, load func(*Play) (*store.SavedGame, error)) (*Play, error) {
 	p := &Play{seat: st, key: key}
 	// Hold our own lock while claiming and loading, so that a session
 	// claiming after us waits until our load is done before revoking us.
@@ -169,29 +169,29 @@ func (st *Seat) openGuest(key gameKey, seed uint64, fresh bool) (*Play, error) {
 // newest unfinished one, human or, once the AI has helped, assisted. A
 // fresh game is human until the AI helps.
 func (st *Seat) Resume(ctx context.Context, size int, fresh bool) (*Play, error) {
-	kind := db.KindHuman
+	kind := store.KindHuman
 	if !fresh && !st.player.Guest {
 		kind = st.resumeKind(ctx, size)
 	}
 	return st.Open(ctx, size, kind, fresh)
 }
 
-func (st *Seat) resumeKind(ctx context.Context, size int) db.Kind {
+func (st *Seat) resumeKind(ctx context.Context, size int) store.Kind {
 	st.mu.Lock()
 	games := st.lastGames
 	st.mu.Unlock()
 	if games == nil {
 		var err error
 		if games, err = st.playerGames(ctx); err != nil {
-			return db.KindHuman
+			return store.KindHuman
 		}
 	}
 	for _, g := range games { // newest first
-		if g.Size == size && g.EndedAt == nil && g.Contest == "" && (g.Kind == db.KindHuman || g.Kind == db.KindAssisted) {
+		if g.Size == size && g.EndedAt == nil && g.Contest == "" && (g.Kind == store.KindHuman || g.Kind == store.KindAssisted) {
 			return g.Kind
 		}
 	}
-	return db.KindHuman
+	return store.KindHuman
 }
 
 // LastSize is the board size a new game screen of the player opens: that
@@ -214,16 +214,16 @@ func (st *Seat) LastSize(ctx context.Context) int {
 	st.mu.Lock()
 	st.lastGames = games
 	st.mu.Unlock()
-	var played []db.GameSummary
+	var played []store.GameSummary
 	for _, g := range games {
-		if g.Contest == "" && (g.Kind == db.KindHuman || g.Kind == db.KindAssisted) {
+		if g.Contest == "" && (g.Kind == store.KindHuman || g.Kind == store.KindAssisted) {
 			played = append(played, g)
 		}
 	}
 	if len(played) == 0 {
 		return 0
 	}
-	slices.SortStableFunc(played, func(a, b db.GameSummary) int { return b.UpdatedAt.Compare(a.UpdatedAt) })
+	slices.SortStableFunc(played, func(a, b store.GameSummary) int { return b.UpdatedAt.Compare(a.UpdatedAt) })
 	sizes := make([]int, 0, len(played)+1+engine.MaxSize-engine.MinSize)
 	for _, g := range played {
 		sizes = append(sizes, g.Size)
@@ -242,14 +242,14 @@ func (st *Seat) LastSize(ctx context.Context) int {
 
 // playerGames is the player's newest games, which LastSize and Resume
 // choose from; a failure is logged.
-func (st *Seat) playerGames(ctx context.Context) ([]db.GameSummary, error) {
+func (st *Seat) playerGames(ctx context.Context) ([]store.GameSummary, error) {
 	games, err := st.svc.store.PlayerGames(ctx, st.player.ID, 100)
 	if err != nil {
 		st.svc.log.Warn("list games", "player", st.player.ID, "err", err)
 		return nil, err
 	}
 	if games == nil {
-		games = []db.GameSummary{} // read: not nil, which means unread
+		games = []store.GameSummary{} // read: not nil, which means unread
 	}
 	return games, nil
 }

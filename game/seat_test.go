@@ -4,16 +4,17 @@ import (
 	"context"
 	"testing"
 
-	"github.com/ssh2048/ssh2048/db"
+	"github.com/ssh2048/ssh2048/store"
+	"github.com/ssh2048/ssh2048/store/sqlite"
 )
 
 // countingStore counts the store's reads of a player's games.
 type countingStore struct {
-	*db.Store
+	*sqlite.Store
 	playerGames int
 }
 
-func (s *countingStore) PlayerGames(ctx context.Context, playerID int64, limit int) ([]db.GameSummary, error) {
+func (s *countingStore) PlayerGames(ctx context.Context, playerID int64, limit int) ([]store.GameSummary, error) {
 	s.playerGames++
 	return s.Store.PlayerGames(ctx, playerID, limit)
 }
@@ -23,17 +24,17 @@ func (s *countingStore) PlayerGames(ctx context.Context, playerID int64, limit i
 // them again.
 func TestLoginReadsGamesOnce(t *testing.T) {
 	ctx := context.Background()
-	store, err := db.Open(ctx, t.TempDir())
+	st, err := sqlite.Open(ctx, t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { store.Close() })
-	counted := &countingStore{Store: store}
+	t.Cleanup(func() { st.Close() })
+	counted := &countingStore{Store: st}
 	svc := New(counted, nil)
 	ann := identify(t, svc, "ann")
 
 	first := svc.Seat(ann, nil)
-	p, err := first.Open(ctx, 5, db.KindAssisted, false)
+	p, err := first.Open(ctx, 5, store.KindAssisted, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,8 +48,8 @@ func TestLoginReadsGamesOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if size != 5 || p.Kind() != db.KindAssisted || counted.playerGames != 1 {
-		t.Errorf("login: size %d, kind %s, %d reads of the games; want 5, %s, 1", size, p.Kind(), counted.playerGames, db.KindAssisted)
+	if size != 5 || p.Kind() != store.KindAssisted || counted.playerGames != 1 {
+		t.Errorf("login: size %d, kind %s, %d reads of the games; want 5, %s, 1", size, p.Kind(), counted.playerGames, store.KindAssisted)
 	}
 	p.Close()
 

@@ -23,8 +23,8 @@
 //     the store, ready to resume.
 //
 // The store is the backstop of the one-writer rule: it refuses a move
-// whose sequence number is stale (db.ErrConflict) or whose fencing token
-// is (db.ErrFenced: another node or process claimed the game), which Play
+// whose sequence number is stale (store.ErrConflict) or whose fencing token
+// is (store.ErrFenced: another node or process claimed the game), which Play
 // reports as a takeover, so even two processes on one store never apply
 // a move twice (nodes.go).
 // Guests play the same way with nothing stored.
@@ -40,8 +40,7 @@ import (
 	"time"
 	"unicode"
 
-	"github.com/ssh2048/ssh2048/db"
-	"github.com/ssh2048/ssh2048/engine"
+	"github.com/ssh2048/ssh2048/store"
 )
 
 // Errors the service returns; callers branch on them with errors.Is.
@@ -61,56 +60,6 @@ var (
 // either way.
 const writeTimeout = 5 * time.Second
 
-// Store is what the service needs from storage; *db.Store implements it.
-type Store interface {
-	// UpsertPlayer records the key that authenticated and the name it
-	// asked for, sanitizing the name.
-	UpsertPlayer(ctx context.Context, fingerprint, keyType, rawName string) (db.Player, error)
-	// LoadOrCreateGame returns the player's unfinished game of that size
-	// and kind, replayed, or a new one.
-	LoadOrCreateGame(ctx context.Context, playerID int64, size int, kind db.Kind) (*db.SavedGame, error)
-	// NewGame starts a new game, ending any unfinished one of that size
-	// and kind.
-	NewGame(ctx context.Context, playerID int64, size int, kind db.Kind) (*db.SavedGame, error)
-	// AppendMove stores move seq (0-based) of a game; it is durable when
-	// AppendMove returns. A stale writer gets db.ErrConflict.
-	AppendMove(ctx context.Context, gameID int64, seq int, d engine.Direction, st db.MoveState) error
-	// EndGame marks a game finished.
-	EndGame(ctx context.Context, gameID int64, st db.MoveState) error
-	// MarkAssisted turns a human game into an assisted one.
-	MarkAssisted(ctx context.Context, gameID int64) error
-	// Leaderboard lists the best game of each player, best first.
-	Leaderboard(ctx context.Context, size int, kind db.Kind, limit int) ([]db.Entry, error)
-	// PlayerRank returns the player's best game with its rank, or
-	// db.ErrNotFound.
-	PlayerRank(ctx context.Context, playerID int64, size int, kind db.Kind) (db.Entry, error)
-	// PlayerGames lists the player's games, newest first.
-	PlayerGames(ctx context.Context, playerID int64, limit int) ([]db.GameSummary, error)
-	// FullGame returns a game with its seed and every move, or
-	// db.ErrNotFound.
-	FullGame(ctx context.Context, id int64) (db.FullGame, error)
-	// OpenContestGame returns the player's game of a contest, started on
-	// the contest's seed if need be; db.ErrContestPlayed for a daily game
-	// already played.
-	OpenContestGame(ctx context.Context, playerID int64, size int, kind db.Kind, contest string, seed uint64) (*db.SavedGame, error)
-	// ContestBoard ranks a contest's games of one size.
-	ContestBoard(ctx context.Context, contest string, size, limit int) ([]db.Entry, error)
-	// ContestsPlayed lists the contests of a prefix a player played, newest first.
-	ContestsPlayed(ctx context.Context, playerID int64, prefix string, limit int) ([]string, error)
-	// EndPastDailies ends the daily games of the days before today.
-	EndPastDailies(ctx context.Context, today string) error
-	// Secret returns a named server secret, created on first use.
-	Secret(ctx context.Context, name string) ([]byte, error)
-	// Ratings returns the race ratings of the players that have one.
-	Ratings(ctx context.Context, playerIDs []int64) (map[int64]db.Rating, error)
-	// RecordRace stores a finished race and its ratings.
-	RecordRace(ctx context.Context, r db.RaceResult) error
-	// RatingBoard lists the best race ratings.
-	RatingBoard(ctx context.Context, limit int) ([]db.RatingEntry, error)
-	// PlayerByID returns a player, or db.ErrNotFound.
-	PlayerByID(ctx context.Context, id int64) (db.Player, error)
-}
-
 // Player is who a session plays as.
 type Player struct {
 	ID          int64  // the store's id; 0 for a guest
@@ -125,7 +74,7 @@ var Guest = Player{Guest: true, Name: "guest"}
 // Service is the game service over one store. Its methods are safe for
 // concurrent use.
 type Service struct {
-	store  Store
+	store  store.Store
 	log    *slog.Logger
 	now    func() time.Time
 	bus    Bus // nil on a single node
@@ -150,12 +99,12 @@ type Option func(*Service)
 // a race's time is up; the default is time.Now.
 func WithClock(now func() time.Time) Option { return func(s *Service) { s.now = now } }
 
-// New returns the service over store; log nil means slog.Default().
-func New(store Store, log *slog.Logger, opts ...Option) *Service {
+// New returns the service over st; log nil means slog.Default().
+func New(st store.Store, log *slog.Logger, opts ...Option) *Service {
 	if log == nil {
 		log = slog.Default()
 	}
-	s := &Service{store: store, log: log, now: time.Now, holders: make(map[gameKey]*Play),
+	s := &Service{store: st, log: log, now: time.Now, holders: make(map[gameKey]*Play),
 		byID: make(map[int64]*Play), feeds: make(map[int64]*feed)}
 	for _, o := range opts {
 		o(s)
@@ -185,20 +134,15 @@ func (s *Service) Identify(ctx context.Context, fingerprint, keyType, name strin
 }
 
 // Leaderboard lists the best game of each player for a size and kind,
-// best first, at most limit of them. Names are as db.DisplayName shows
+// best first, at most limit of them. Names are as store.DisplayName shows
 // them (cleaned again: a name stored by an older version may hold what is
 // now removed) and printable (see printable).
-func (s *Service) Leaderboard(ctx context.Context, size int, kind db.Kind, limit int) ([]db.Entry, error) {
+func (s *Service) Leaderboard(ctx context.Context, size int, kind store.Kind, limit int) ([]store.Entry, error) {
 	rows, err := s.store.Leaderboard(ctx, size, kind, limit)
 	for i := range rows {
-		rows[i].Name = printable(db.DisplayName(rows[i].Name, rows[i].Fingerprint))
+		rows[i].Name = printable(store.DisplayName(rows[i].Name, rows[i].Fingerprint))
 	}
 	return rows, err
-}
-
-// pagedStore is a store that reads a page of a leaderboard (package db's).
-type pagedStore interface {
-	LeaderboardFrom(ctx context.Context, size int, kind db.Kind, offset, limit int) ([]db.Entry, error)
 }
 
 // MaxUnpagedOffset bounds the offset of LeaderboardFrom on a store that
@@ -208,10 +152,10 @@ const MaxUnpagedOffset = 10_000
 // LeaderboardFrom is Leaderboard from rank offset+1 on. On a store that
 // reads no pages, the ranks before are read and dropped, and an offset
 // over MaxUnpagedOffset is an error.
-func (s *Service) LeaderboardFrom(ctx context.Context, size int, kind db.Kind, offset, limit int) ([]db.Entry, error) {
-	var rows []db.Entry
+func (s *Service) LeaderboardFrom(ctx context.Context, size int, kind store.Kind, offset, limit int) ([]store.Entry, error) {
+	var rows []store.Entry
 	var err error
-	switch ps, ok := s.store.(pagedStore); {
+	switch ps, ok := s.store.(store.PagedBoarder); {
 	case offset == 0:
 		return s.Leaderboard(ctx, size, kind, limit)
 	case ok:
@@ -223,20 +167,20 @@ func (s *Service) LeaderboardFrom(ctx context.Context, size int, kind db.Kind, o
 		rows = rows[min(offset, len(rows)):]
 	}
 	for i := range rows {
-		rows[i].Name = printable(db.DisplayName(rows[i].Name, rows[i].Fingerprint))
+		rows[i].Name = printable(store.DisplayName(rows[i].Name, rows[i].Fingerprint))
 	}
 	return rows, err
 }
 
 // Rank returns the player's best game of a size and kind with its rank,
-// or db.ErrNotFound when they have none (guests never do).
-func (s *Service) Rank(ctx context.Context, p Player, size int, kind db.Kind) (db.Entry, error) {
+// or store.ErrNotFound when they have none (guests never do).
+func (s *Service) Rank(ctx context.Context, p Player, size int, kind store.Kind) (store.Entry, error) {
 	if p.Guest {
-		return db.Entry{}, db.ErrNotFound
+		return store.Entry{}, store.ErrNotFound
 	}
 	e, err := s.store.PlayerRank(ctx, p.ID, size, kind)
 	if err == nil {
-		e.Name = printable(db.DisplayName(e.Name, e.Fingerprint))
+		e.Name = printable(store.DisplayName(e.Name, e.Fingerprint))
 	}
 	return e, err
 }
@@ -259,7 +203,7 @@ func printable(s string) string {
 type gameKey struct {
 	player  int64
 	size    int
-	kind    db.Kind
+	kind    store.Kind
 	contest string // '' for free play
 }
 
@@ -291,7 +235,7 @@ func (s *Service) claim(p *Play) {
 func (s *Service) shown(player int64, size int) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, kind := range []db.Kind{db.KindHuman, db.KindAssisted} {
+	for _, kind := range []store.Kind{store.KindHuman, store.KindAssisted} {
 		if s.holders[gameKey{player: player, size: size, kind: kind}] != nil {
 			return true
 		}
@@ -344,7 +288,7 @@ func (s *Service) release(p *Play) {
 
 // rekey moves p to the same game key with another kind, revoking that
 // key's holder.
-func (s *Service) rekey(p *Play, kind db.Kind) {
+func (s *Service) rekey(p *Play, kind store.Kind) {
 	s.mu.Lock()
 	if s.holders[p.key] == p {
 		delete(s.holders, p.key)

@@ -3,7 +3,7 @@ package game
 import (
 	"testing"
 
-	"github.com/ssh2048/ssh2048/db"
+	"github.com/ssh2048/ssh2048/store"
 )
 
 // TestOneWriter checks the one-writer bookkeeping without a store: who is
@@ -15,7 +15,7 @@ func TestOneWriter(t *testing.T) {
 		return svc.Seat(Player{ID: 1}, func() { told = append(told, name) })
 	}
 	a, b := session("a"), session("b")
-	human := gameKey{player: 1, size: 4, kind: db.KindHuman}
+	human := gameKey{player: 1, size: 4, kind: store.KindHuman}
 	open := func(st *Seat, k gameKey) *Play {
 		p := &Play{seat: st, key: k}
 		svc.claim(p)
@@ -40,9 +40,9 @@ func TestOneWriter(t *testing.T) {
 	}
 
 	// An assisted game held by a; b's game becomes assisted and takes over.
-	assisted := gameKey{player: 1, size: 4, kind: db.KindAssisted}
+	assisted := gameKey{player: 1, size: 4, kind: store.KindAssisted}
 	pa2 := open(a, assisted)
-	svc.rekey(pb2, db.KindAssisted)
+	svc.rekey(pb2, store.KindAssisted)
 	if holder(human) != nil || holder(assisted) != pb2 || !pa2.revoked || len(told) != 2 || told[1] != "a" {
 		t.Fatalf("rekey: holders %v, told %v", svc.holders, told)
 	}

@@ -8,9 +8,9 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/ssh2048/ssh2048/db"
 	"github.com/ssh2048/ssh2048/engine"
 	"github.com/ssh2048/ssh2048/game/latest"
+	"github.com/ssh2048/ssh2048/store"
 )
 
 // Errors of watching; callers branch on them with errors.Is.
@@ -62,9 +62,9 @@ type Snapshot struct {
 	GameID   int64
 	PlayerID int64
 	Player   string // display name
-	Key      string // the player's short id (db.ShortID); "" for a guest
+	Key      string // the player's short id (store.ShortID); "" for a guest
 	Size     int
-	Kind     db.Kind
+	Kind     store.Kind
 	Board    engine.Board
 	Score    int
 	Moves    int
@@ -215,7 +215,7 @@ func (s *Service) playerPlay(who string) (best *Play, daily bool) {
 	id, byID := tagOf(who)
 	for _, p := range s.plays() {
 		pl := p.seat.player
-		if pl.Name != who && !(byID && strings.HasPrefix(db.ShortID(pl.Fingerprint), id)) {
+		if pl.Name != who && !(byID && strings.HasPrefix(store.ShortID(pl.Fingerprint), id)) {
 			continue
 		}
 		if s.dailyOn(p.key.contest) {
@@ -231,10 +231,10 @@ func (s *Service) playerPlay(who string) (best *Play, daily bool) {
 
 // playerElsewhere is playerPlay for a player whose games are held on
 // other nodes: the stored game, or nil.
-func (s *Service) playerElsewhere(who string) (best *db.LiveGame, daily bool) {
+func (s *Service) playerElsewhere(who string) (best *store.LiveGame, daily bool) {
 	id, byID := tagOf(who)
 	for _, g := range s.liveElsewhere(0) {
-		match := printable(db.DisplayName(g.Player, g.Fingerprint)) == who || (byID && strings.HasPrefix(db.ShortID(g.Fingerprint), id))
+		match := printable(store.DisplayName(g.Player, g.Fingerprint)) == who || (byID && strings.HasPrefix(store.ShortID(g.Fingerprint), id))
 		switch {
 		case !match:
 		case s.dailyOn(g.Contest):

@@ -6,14 +6,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ssh2048/ssh2048/db"
 	"github.com/ssh2048/ssh2048/engine"
+	"github.com/ssh2048/ssh2048/store"
+	"github.com/ssh2048/ssh2048/store/sqlite"
 )
 
 // newTestService returns a service over a real SQLite file.
 func newTestService(t *testing.T) *Service {
 	t.Helper()
-	store, err := db.Open(context.Background(), t.TempDir())
+	store, err := sqlite.Open(context.Background(), t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +63,7 @@ func TestWatchSeesEveryMoveInOrder(t *testing.T) {
 	ctx := context.Background()
 	seat := svc.Seat(identify(t, svc, "ann"), nil)
 	defer seat.Close()
-	play, err := seat.Open(ctx, 4, db.KindHuman, false)
+	play, err := seat.Open(ctx, 4, store.KindHuman, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +72,7 @@ func TestWatchSeesEveryMoveInOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer w.Close()
-	byTag, err := svc.WatchPlayer("#" + db.ShortID(identify(t, svc, "ann").Fingerprint)[:6])
+	byTag, err := svc.WatchPlayer("#" + store.ShortID(identify(t, svc, "ann").Fingerprint)[:6])
 	if err != nil {
 		t.Fatalf("watching by tag: %v", err)
 	}
@@ -97,7 +98,7 @@ func TestStalledSpectatorGetsTheLatest(t *testing.T) {
 	ctx := context.Background()
 	seat := svc.Seat(identify(t, svc, "bo"), nil)
 	defer seat.Close()
-	play, err := seat.Open(ctx, 4, db.KindHuman, false)
+	play, err := seat.Open(ctx, 4, store.KindHuman, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +127,7 @@ func TestWatchFollowsTakeoverLeaveAndEnd(t *testing.T) {
 	ctx := context.Background()
 	cy := identify(t, svc, "cy")
 	a := svc.Seat(cy, func() {})
-	play, err := a.Open(ctx, 3, db.KindHuman, false)
+	play, err := a.Open(ctx, 3, store.KindHuman, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +140,7 @@ func TestWatchFollowsTakeoverLeaveAndEnd(t *testing.T) {
 	next(t, w)
 
 	b := svc.Seat(cy, nil)
-	taken, err := b.Open(ctx, 3, db.KindHuman, false)
+	taken, err := b.Open(ctx, 3, store.KindHuman, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,7 +165,7 @@ func TestWatchFollowsTakeoverLeaveAndEnd(t *testing.T) {
 	// Back again, and played to the end.
 	c := svc.Seat(cy, nil)
 	defer c.Close()
-	again, err := c.Open(ctx, 3, db.KindHuman, false)
+	again, err := c.Open(ctx, 3, store.KindHuman, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,7 +188,7 @@ func TestWatchRefusesGuestsAndUnknownGames(t *testing.T) {
 	ctx := context.Background()
 	seat := svc.Seat(Guest, nil)
 	defer seat.Close()
-	if _, err := seat.Open(ctx, 4, db.KindHuman, false); err != nil {
+	if _, err := seat.Open(ctx, 4, store.KindHuman, false); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := svc.WatchPlayer("guest"); !errors.Is(err, ErrNotLive) {
@@ -206,7 +207,7 @@ func TestWatchersCounted(t *testing.T) {
 	ctx := context.Background()
 	seat := svc.Seat(identify(t, svc, "di"), nil)
 	defer seat.Close()
-	play, err := seat.Open(ctx, 4, db.KindHuman, false)
+	play, err := seat.Open(ctx, 4, store.KindHuman, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -241,7 +242,7 @@ func TestWatchChangedAndPoll(t *testing.T) {
 	svc := newTestService(t)
 	seat := svc.Seat(identify(t, svc, "hal"), nil)
 	defer seat.Close()
-	play, err := seat.Open(context.Background(), 4, db.KindHuman, false)
+	play, err := seat.Open(context.Background(), 4, store.KindHuman, false)
 	if err != nil {
 		t.Fatal(err)
 	}

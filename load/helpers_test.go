@@ -9,11 +9,12 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"charm.land/ssh"
-	"github.com/ssh2048/ssh2048/db"
 	"github.com/ssh2048/ssh2048/engine"
 	"github.com/ssh2048/ssh2048/game"
 	"github.com/ssh2048/ssh2048/server"
 	"github.com/ssh2048/ssh2048/server/servertest"
+	"github.com/ssh2048/ssh2048/store"
+	"github.com/ssh2048/ssh2048/store/sqlite"
 	"github.com/ssh2048/ssh2048/wire"
 )
 
@@ -22,7 +23,7 @@ import (
 type testServer struct {
 	addr  string
 	dir   string
-	store *db.Store
+	store *sqlite.Store
 	stop  func() // idempotent
 }
 
@@ -41,7 +42,7 @@ func startServerAt(t testing.TB, dir, addr string, tui server.TUIFunc) *testServ
 }
 
 // storedMoves sums the moves of every listed game of a kind on 4×4.
-func (ts *testServer) storedMoves(t testing.TB, kind db.Kind) (players, moves int) {
+func (ts *testServer) storedMoves(t testing.TB, kind store.Kind) (players, moves int) {
 	t.Helper()
 	rows, err := ts.store.Leaderboard(context.Background(), 4, kind, wire.MaxScoresLimit)
 	if err != nil {
@@ -78,7 +79,7 @@ type gameScreen struct {
 func testScreen(fault screenFault) server.TUIFunc {
 	return func(sess ssh.Session, env server.TUIEnv) tea.Model {
 		m := &gameScreen{ctx: sess.Context(), fault: fault}
-		play, err := env.Seat.Open(sess.Context(), 4, db.KindHuman, false)
+		play, err := env.Seat.Open(sess.Context(), 4, store.KindHuman, false)
 		if err != nil {
 			m.failed = err.Error()
 			return m

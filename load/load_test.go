@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ssh2048/ssh2048/db"
+	"github.com/ssh2048/ssh2048/store"
 )
 
 // checkClean asserts what every clean run must show.
@@ -64,7 +64,7 @@ func TestRunBot(t *testing.T) {
 	}
 	// The store agrees, independently of the report's own check: fresh
 	// players, so their moves are exactly the replies that moved.
-	players, moves := ts.storedMoves(t, db.KindBot)
+	players, moves := ts.storedMoves(t, store.KindBot)
 	if players != cfg.Sessions || moves != rep.Keys.Moved || moves != rep.Verify.Stored || moves == 0 {
 		t.Fatalf("store has %d players, %d moves; report moved %d, verify %+v", players, moves, rep.Keys.Moved, rep.Verify)
 	}
@@ -86,7 +86,7 @@ func TestRunTUI(t *testing.T) {
 	}
 	// A session may happen to send only keys that move nothing; its
 	// player has no game on the leaderboard.
-	players, moves := ts.storedMoves(t, db.KindHuman)
+	players, moves := ts.storedMoves(t, store.KindHuman)
 	if players != rep.Verify.Listed || moves != rep.Keys.Answered {
 		t.Fatalf("store has %d players, %d moves; report answered %d", players, moves, rep.Keys.Answered)
 	}

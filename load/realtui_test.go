@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/ssh2048/ssh2048/db"
+	"github.com/ssh2048/ssh2048/store"
 )
 
 // The tui mode's inference holds on the server's own game screen: a key
@@ -20,7 +20,7 @@ func TestRunRealTUI(t *testing.T) {
 	checkClean(t, rep, cfg.Sessions)
 	// A session may happen to send only keys that move nothing; its
 	// player has no game on the leaderboard.
-	players, moves := ts.storedMoves(t, db.KindHuman)
+	players, moves := ts.storedMoves(t, store.KindHuman)
 	if players != rep.Verify.Listed || moves != rep.Keys.Answered {
 		t.Fatalf("store has %d players, %d moves; report answered %d", players, moves, rep.Keys.Answered)
 	}

@@ -4,7 +4,7 @@
 // races, the AI's queue and searches, and the web pages' requests.
 //
 // The parts of the server do not import this package: each names what it
-// can tell in its own terms (server.Observer, db.Observer, the AI pool's
+// can tell in its own terms (server.Observer, store.Observer, the AI pool's
 // WithSearchObserver, and counts read at scrape time from the game
 // service, the server and the pool), and a Metrics is all of those at
 // once. Every metric lives in the Metrics' own registry, never the
@@ -219,7 +219,7 @@ func (m *Metrics) KeyToFrame(took time.Duration) {
 	}
 }
 
-// --- db.Observer ---
+// --- store.Observer ---
 
 // Committed records a group commit.
 func (m *Metrics) Committed(writes int, took time.Duration) {

@@ -9,17 +9,17 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
-	"github.com/ssh2048/ssh2048/db"
 	"github.com/ssh2048/ssh2048/engine/ai"
 	"github.com/ssh2048/ssh2048/game"
 	"github.com/ssh2048/ssh2048/race"
 	"github.com/ssh2048/ssh2048/server"
+	"github.com/ssh2048/ssh2048/store"
 )
 
 // The observers the parts of the server name.
 var (
 	_ server.Observer = (*Metrics)(nil)
-	_ db.Observer     = (*Metrics)(nil)
+	_ store.Observer  = (*Metrics)(nil)
 )
 
 func TestMetricsRecordAndExpose(t *testing.T) {

@@ -1,7 +1,7 @@
 // Package migrations holds the numbered SQL migrations of the ssh2048
 // database, embedded in the binary, one directory per SQL dialect:
-// sqlite/ for the default store (package db) and postgres/ for the shared
-// store of several nodes (package db/pg). The two directories hold the
+// sqlite/ for the default store (package sqlite) and postgres/ for the shared
+// store of several nodes (package postgres). The two directories hold the
 // same numbers and names, so a change to one is visibly a change to the
 // other (the test in this package enforces it); a step that one dialect
 // does not need is a file that says why and changes nothing.

@@ -9,7 +9,7 @@ import (
 )
 
 // TestFilesAreNumberedAndAnnotated: files are NNNNN_name.sql numbered 1..n
-// without gaps (package db relies on it), each with goose Up and Down
+// without gaps (package sqlite relies on it), each with goose Up and Down
 // sections, and both dialects have the same files, name for name.
 func TestFilesAreNumberedAndAnnotated(t *testing.T) {
 	names := map[string][]string{}

@@ -28,20 +28,20 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ssh2048/ssh2048/db"
 	"github.com/ssh2048/ssh2048/game"
+	"github.com/ssh2048/ssh2048/store"
 )
 
 // writeTimeout bounds one write to the store or the bus, as the game
 // service's writes are bounded.
 const writeTimeout = 5 * time.Second
 
-// Store is what races need of the service's store (game.Store has it):
+// Store is what races need of the service's store (store.Store has it):
 // the racers' ratings before a race, and the result after. A store with
 // RaceDirectory too runs races across nodes.
 type Store interface {
-	Ratings(ctx context.Context, playerIDs []int64) (map[int64]db.Rating, error)
-	RecordRace(ctx context.Context, r db.RaceResult) error
+	Ratings(ctx context.Context, playerIDs []int64) (map[int64]store.Rating, error)
+	RecordRace(ctx context.Context, r store.RaceResult) error
 }
 
 // Hall is the races of one game service: the public lobbies, the private

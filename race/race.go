@@ -12,11 +12,11 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/ssh2048/ssh2048/db"
 	"github.com/ssh2048/ssh2048/engine"
 	"github.com/ssh2048/ssh2048/game"
 	"github.com/ssh2048/ssh2048/game/latest"
 	"github.com/ssh2048/ssh2048/rating"
+	"github.com/ssh2048/ssh2048/store"
 )
 
 // The rules of a race (the package comment tells the story).
@@ -56,7 +56,7 @@ const (
 // Racer is one racer as every racer and spectator sees them.
 type Racer struct {
 	Name    string
-	Key     string // the player's short id (db.ShortID); "" for a guest
+	Key     string // the player's short id (store.ShortID); "" for a guest
 	Bot     bool
 	Rating  float64 // before the race; 0 for an unrated racer (a guest)
 	Board   engine.Board
@@ -128,7 +128,7 @@ type racer struct {
 	left    bool      // gone from the race, or never in it (its game could not be opened)
 	forfeit bool      // left with moves still possible: placed last
 	reached time.Time // when the score last grew: ties go to the earlier
-	rating  db.Rating
+	rating  store.Rating
 	rated   bool
 	place   int     // once the race is finished
 	after   float64 // the rating after it, 0 when not rated
@@ -193,7 +193,7 @@ func (h *Hall) Join(ctx context.Context, seat *game.Seat, room string, size int,
 	}
 }
 
-var newcomer = db.Rating{Rating: rating.Newcomer.Rating, Deviation: rating.Newcomer.Deviation, Volatility: rating.Newcomer.Volatility}
+var newcomer = store.Rating{Rating: rating.Newcomer.Rating, Deviation: rating.Newcomer.Deviation, Volatility: rating.Newcomer.Volatility}
 
 // raceFor finds the race a player joining room (or the lobby of size)
 // enters, opening one if need be. A race's lock is never taken under the
@@ -247,7 +247,7 @@ func newRaceID() string {
 
 // newRace starts a race in its lobby.
 func (h *Hall) newRace(id, room string, size int, host *racer) *race {
-	r := &race{hall: h, seed: db.NewSeed(), size: size, length: h.times.length}
+	r := &race{hall: h, seed: store.NewSeed(), size: size, length: h.times.length}
 	r.setHost(host)
 	r.view = latest.New(View{ID: id, Room: room, Size: size, Length: r.length})
 	return r
@@ -337,9 +337,9 @@ func (r *race) start() {
 			rc.reached = r.started // its node opens its game on the race's state
 			continue
 		}
-		kind := db.KindHuman
+		kind := store.KindHuman
 		if rc.bot {
-			kind = db.KindBot
+			kind = store.KindBot
 		}
 		p, err := rc.seat.OpenContest(ctx, r.size, kind, v.ID, r.seed, ends, r)
 		if err != nil {
@@ -423,7 +423,7 @@ func (r *race) finish() {
 	}
 	v, _ := r.view.Get()
 	bots := slices.ContainsFunc(r.racers, func(rc *racer) bool { return rc.bot })
-	after := map[*racer]db.Rating{}
+	after := map[*racer]store.Rating{}
 	var rated []*racer
 	for _, rc := range order {
 		if rc.rated && rc.gameID() != 0 {
@@ -438,15 +438,15 @@ func (r *race) finish() {
 			pl[i] = places[rc]
 		}
 		for i, a := range rating.Race(before, pl) {
-			after[rated[i]] = db.Rating{Rating: a.Rating, Deviation: a.Deviation, Volatility: a.Volatility, Races: rated[i].rating.Races + 1}
+			after[rated[i]] = store.Rating{Rating: a.Rating, Deviation: a.Deviation, Volatility: a.Volatility, Races: rated[i].rating.Races + 1}
 		}
 	}
-	result := db.RaceResult{Contest: v.ID, Size: r.size, Room: v.Room, Bots: bots, Started: r.started, Ended: r.hall.now()}
+	result := store.RaceResult{Contest: v.ID, Size: r.size, Room: v.Room, Bots: bots, Started: r.started, Ended: r.hall.now()}
 	for _, rc := range order {
 		if rc.player.Guest || rc.gameID() == 0 {
 			continue
 		}
-		e := db.RaceEntry{PlayerID: rc.player.ID, GameID: rc.gameID(), Place: places[rc], Score: rc.score(), Forfeit: rc.forfeit}
+		e := store.RaceEntry{PlayerID: rc.player.ID, GameID: rc.gameID(), Place: places[rc], Score: rc.score(), Forfeit: rc.forfeit}
 		if a, ok := after[rc]; ok {
 			e.After = &a
 		}
@@ -543,7 +543,7 @@ func (r *race) current() func(*View) {
 		p := rc.player
 		x := Racer{Name: p.Name, Bot: rc.bot, Left: rc.left, Forfeit: rc.forfeit, Place: rc.place, After: rc.after, who: rc}
 		if !p.Guest {
-			x.Key = db.ShortID(p.Fingerprint)
+			x.Key = store.ShortID(p.Fingerprint)
 			x.Rating = rc.rating.Rating
 		}
 		if f := rc.far; f != nil {

@@ -7,14 +7,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ssh2048/ssh2048/db"
 	"github.com/ssh2048/ssh2048/engine"
 	"github.com/ssh2048/ssh2048/game"
+	"github.com/ssh2048/ssh2048/store"
+	"github.com/ssh2048/ssh2048/store/sqlite"
 )
 
-func newRaceService(t *testing.T, length time.Duration) (service, *db.Store) {
+func newRaceService(t *testing.T, length time.Duration) (service, *sqlite.Store) {
 	t.Helper()
-	store, err := db.Open(context.Background(), t.TempDir())
+	store, err := sqlite.Open(context.Background(), t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,7 +31,7 @@ type service struct {
 
 // newService is a game service on store (with bus, if not nil) and its
 // races, built with opts.
-func newService(store game.Store, bus game.Bus, opts ...Option) service {
+func newService(store store.Store, bus game.Bus, opts ...Option) service {
 	var gopts []game.Option
 	if bus != nil {
 		gopts = append(gopts, game.WithBus(bus))

@@ -13,10 +13,10 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/ssh2048/ssh2048/db"
 	"github.com/ssh2048/ssh2048/engine"
 	"github.com/ssh2048/ssh2048/game"
 	"github.com/ssh2048/ssh2048/game/latest"
+	"github.com/ssh2048/ssh2048/store"
 )
 
 // Races across nodes. Each race is run by one node, its owner: the node
@@ -67,21 +67,12 @@ func withClock(renew, expiry time.Duration) Option {
 	return func(h *Hall) { h.clock = clock{renew, expiry} }
 }
 
-// RaceDirectory is the store ability races across nodes need: a store
-// shared by several nodes that says which node runs each race lobby and
-// private room (package db/pg's). A Hall whose service has a bus
-// (game.WithBus) and whose store has it runs races across nodes; on a
-// store without it, or with no bus, every race runs on this node.
-type RaceDirectory interface {
-	// ClaimRace makes this node the owner of key with race id unless a
-	// live node owns it with a race other than replace; it returns the
-	// key's race and owner after the claim.
-	ClaimRace(ctx context.Context, key, id, replace string) (race, node string, err error)
-	// ReleaseRace gives key up if it still holds race id of this node.
-	ReleaseRace(ctx context.Context, key, id string) error
-	// Node is this node's name.
-	Node() string
-}
+// RaceDirectory is the store ability races across nodes need
+// (store.RaceDirectory: package store/postgres has it). A Hall whose
+// service has a bus (game.WithBus) and whose store has it runs races
+// across nodes; on a store without it, or with no bus, every race runs on
+// this node.
+type RaceDirectory = store.RaceDirectory
 
 // directory returns the store's directory when races cross nodes.
 func (h *Hall) directory() RaceDirectory {
@@ -129,7 +120,7 @@ type raceRequest struct {
 	Tickets []string    `json:",omitempty"` // opAlive: the node's racers in the race
 	Player  game.Player `json:",omitzero"`
 	Bot     bool        `json:",omitempty"`
-	Rating  db.Rating
+	Rating  store.Rating
 	Rated   bool          `json:",omitempty"`
 	Size    int           `json:",omitempty"`
 	Length  time.Duration `json:",omitempty"`
@@ -920,9 +911,9 @@ func (f *farRace) open(st raceState) {
 	ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
 	defer cancel()
 	for _, t := range todo {
-		kind := db.KindHuman
+		kind := store.KindHuman
 		if t.me.bot {
-			kind = db.KindBot
+			kind = store.KindBot
 		}
 		hook := &farHook{f: f, t: t}
 		p, err := t.me.seat.OpenContest(ctx, st.Size, kind, st.Race, st.Seed, st.Ends, hook)

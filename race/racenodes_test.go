@@ -11,14 +11,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ssh2048/ssh2048/db"
 	"github.com/ssh2048/ssh2048/engine"
 	"github.com/ssh2048/ssh2048/game"
+	"github.com/ssh2048/ssh2048/store"
+	"github.com/ssh2048/ssh2048/store/sqlite"
 )
 
 // memHub is an in-memory bus between the services of one test: every
 // node's events reach every node that is up, in order, from one goroutine
-// per node, like package db/pg's LISTEN/NOTIFY bus.
+// per node, like package store/postgres's LISTEN/NOTIFY bus.
 type memHub struct {
 	mu    sync.Mutex
 	nodes []*memBus
@@ -92,7 +93,7 @@ type memOwner struct {
 
 // dirStore is one node's store: the shared SQLite store and directory.
 type dirStore struct {
-	*db.Store
+	*sqlite.Store
 	dir  *memDirectory
 	node string
 	// alive is false once the node is dead: its leases are not renewed.
@@ -157,16 +158,16 @@ type raceNode struct {
 }
 
 // newRaceCluster starts n nodes on one store, one directory and one bus.
-func newRaceCluster(t *testing.T, n int, length time.Duration) ([]raceNode, *db.Store) {
+func newRaceCluster(t *testing.T, n int, length time.Duration) ([]raceNode, *sqlite.Store) {
 	t.Helper()
 	return newRaceClusterClock(t, n, length, 50*time.Millisecond, 300*time.Millisecond)
 }
 
 // newRaceClusterClock is newRaceCluster with the nodes' renewal and
 // expiry of races.
-func newRaceClusterClock(t *testing.T, n int, length, renew, expiry time.Duration) ([]raceNode, *db.Store) {
+func newRaceClusterClock(t *testing.T, n int, length, renew, expiry time.Duration) ([]raceNode, *sqlite.Store) {
 	t.Helper()
-	store, err := db.Open(context.Background(), t.TempDir())
+	store, err := sqlite.Open(context.Background(), t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -343,7 +344,7 @@ func TestLobbyAcrossNodes(t *testing.T) {
 		t.Fatalf("the lobby across nodes: %+v", v)
 	}
 	pa, pb, pgst := ta.Play(), tb.Play(), tg.Play()
-	if pa.Board() != pb.Board() || pa.Board() != pgst.Board() || pb.Kind() != db.KindBot {
+	if pa.Board() != pb.Board() || pa.Board() != pgst.Board() || pb.Kind() != store.KindBot {
 		t.Fatal("racers of one lobby race on different tiles, or the bot plays as a human")
 	}
 	// The race runs: a newcomer on either node opens the next race.
@@ -468,7 +469,7 @@ func TestRoomHostOnAnotherNode(t *testing.T) {
 // TestRaceStateFitsTheBus: the largest race there can be (eight racers on
 // 8×8, every tile 2^20, the widest names in four-byte characters, placed
 // and rated), as a join's answer, fits in one PostgreSQL notification
-// (package db/pg: 7,900 bytes with the topic).
+// (package store/postgres: 7,900 bytes with the topic).
 func TestRaceStateFitsTheBus(t *testing.T) {
 	row := strings.TrimSuffix(strings.Repeat("1048576 ", engine.MaxSize), " ")
 	board, err := engine.ParseBoard(strings.TrimSuffix(strings.Repeat(row+"/", engine.MaxSize), "/"))
@@ -476,10 +477,10 @@ func TestRaceStateFitsTheBus(t *testing.T) {
 		t.Fatal(err)
 	}
 	st := raceState{Race: "race:0123456789abcdef", Room: strings.Repeat("w", 24), Seq: 1 << 40, Size: engine.MaxSize,
-		Length: MaxTime, Phase: Finished, Starts: time.Now(), Ends: time.Now(), Host: strings.Repeat("😀", db.MaxNameWidth/2),
+		Length: MaxTime, Phase: Finished, Starts: time.Now(), Ends: time.Now(), Host: strings.Repeat("😀", store.MaxNameWidth/2),
 		HostTicket: "0123456789abcdef", Bots: true, Seed: 1<<64 - 1}
 	for range MaxRacers {
-		st.Racers = append(st.Racers, stateRacer{Name: strings.Repeat("😀", db.MaxNameWidth/2), Key: "Q2x7Yt0aB9cd", Bot: true,
+		st.Racers = append(st.Racers, stateRacer{Name: strings.Repeat("😀", store.MaxNameWidth/2), Key: "Q2x7Yt0aB9cd", Bot: true,
 			Rating: 1234.5678901234, Board: board.String(), Score: 1 << 30, MaxTile: 1 << 20, Over: true, Left: true, Forfeit: true,
 			Place: MaxRacers, After: 1234.5678901234, GameID: 1 << 50, Ticket: "0123456789abcdef"})
 	}

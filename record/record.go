@@ -51,7 +51,7 @@ var (
 type Record struct {
 	GameID    int64
 	Player    string // display name
-	Key       string // the player's short id (db.ShortID: 12 characters of the key fingerprint)
+	Key       string // the player's short id (store.ShortID: 12 characters of the key fingerprint)
 	Kind      string // human, assisted or bot
 	Size      int
 	Generator engine.Generator

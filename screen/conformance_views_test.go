@@ -10,11 +10,12 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
 
-	"github.com/ssh2048/ssh2048/db"
 	"github.com/ssh2048/ssh2048/engine"
 	"github.com/ssh2048/ssh2048/game"
 	"github.com/ssh2048/ssh2048/race"
 	"github.com/ssh2048/ssh2048/screen"
+	"github.com/ssh2048/ssh2048/store"
+	"github.com/ssh2048/ssh2048/store/sqlite"
 	"github.com/ssh2048/ssh2048/tui/racing"
 	"github.com/ssh2048/ssh2048/tui/viewer"
 )
@@ -27,12 +28,12 @@ var server = screen.Options{Term: "xterm-256color", RawLineFeed: true}
 func service(t *testing.T) *game.Service {
 	t.Helper()
 	quiet := slog.New(slog.DiscardHandler)
-	store, err := db.Open(context.Background(), t.TempDir(), db.WithLogger(quiet))
+	st, err := sqlite.Open(context.Background(), t.TempDir(), sqlite.WithLogger(quiet))
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { store.Close() })
-	return game.New(store, quiet)
+	t.Cleanup(func() { st.Close() })
+	return game.New(st, quiet)
 }
 
 // seat is name's seat in svc, closed when the test ends.
@@ -50,7 +51,7 @@ func seat(t *testing.T, svc *game.Service, name string) *game.Seat {
 // openGame opens name's 4×4 game.
 func openGame(t *testing.T, svc *game.Service, name string) *game.Play {
 	t.Helper()
-	p, err := seat(t, svc, name).Open(context.Background(), 4, db.KindHuman, false)
+	p, err := seat(t, svc, name).Open(context.Background(), 4, store.KindHuman, false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,12 +20,12 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"charm.land/ssh"
-	"github.com/ssh2048/ssh2048/db"
 	"github.com/ssh2048/ssh2048/engine"
 	"github.com/ssh2048/ssh2048/game"
 	"github.com/ssh2048/ssh2048/race"
 	"github.com/ssh2048/ssh2048/server"
 	"github.com/ssh2048/ssh2048/server/servertest"
+	"github.com/ssh2048/ssh2048/store"
 	"github.com/ssh2048/ssh2048/tui/event"
 	"github.com/ssh2048/ssh2048/wire"
 	gossh "golang.org/x/crypto/ssh"
@@ -251,24 +251,24 @@ func TestScores(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		g, err := ts.store.LoadOrCreateGame(ctx, p.ID, 4, db.KindHuman)
+		g, err := ts.store.LoadOrCreateGame(ctx, p.ID, 4, store.KindHuman)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, d := range []engine.Direction{engine.Up, engine.Left, engine.Down, engine.Right, engine.Up, engine.Left}[:3+i*3] {
 			if g.Engine.Move(d).Moved {
-				if err := ts.store.AppendMove(ctx, g.ID, g.Engine.Moves()-1, d, db.StateOf(g.Engine)); err != nil {
+				if err := ts.store.AppendMove(ctx, g.ID, g.Engine.Moves()-1, d, store.StateOf(g.Engine)); err != nil {
 					t.Fatal(err)
 				}
 			}
 		}
 		if name == "ann" {
-			if err := ts.store.EndGame(ctx, g.ID, db.StateOf(g.Engine)); err != nil {
+			if err := ts.store.EndGame(ctx, g.ID, store.StateOf(g.Engine)); err != nil {
 				t.Fatal(err)
 			}
 		}
 	}
-	want, err := ts.store.Leaderboard(ctx, 4, db.KindHuman, 10)
+	want, err := ts.store.Leaderboard(ctx, 4, store.KindHuman, 10)
 	if err != nil || len(want) != 2 {
 		t.Fatalf("leaderboard: %v %v", want, err)
 	}
@@ -706,7 +706,7 @@ func TestShutdownKeepsGames(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := ts.store.LoadOrCreateGame(context.Background(), p.ID, 4, db.KindBot)
+	g, err := ts.store.LoadOrCreateGame(context.Background(), p.ID, 4, store.KindBot)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -769,7 +769,7 @@ type seamTUI struct {
 
 func (m seamTUI) Init() tea.Cmd {
 	return func() tea.Msg {
-		p, err := m.seat.Open(context.Background(), 4, db.KindHuman, false)
+		p, err := m.seat.Open(context.Background(), 4, store.KindHuman, false)
 		if err != nil {
 			panic(err)
 		}
@@ -830,7 +830,7 @@ func TestTUISeamTakeoverAndAssisted(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	human, _ := ts.store.Leaderboard(ctx, 4, db.KindHuman, 10)
+	human, _ := ts.store.Leaderboard(ctx, 4, store.KindHuman, 10)
 	if len(human) != 1 || human[0].GameID != b.ID() {
 		t.Fatalf("human leaderboard %+v", human)
 	}
@@ -840,8 +840,8 @@ func TestTUISeamTakeoverAndAssisted(t *testing.T) {
 	if _, err := b.Move(ctx, engine.Left); err != nil {
 		t.Fatal(err)
 	}
-	human, _ = ts.store.Leaderboard(ctx, 4, db.KindHuman, 10)
-	assisted, _ := ts.store.Leaderboard(ctx, 4, db.KindAssisted, 10)
+	human, _ = ts.store.Leaderboard(ctx, 4, store.KindHuman, 10)
+	assisted, _ := ts.store.Leaderboard(ctx, 4, store.KindAssisted, 10)
 	if len(human) != 0 || len(assisted) != 1 || assisted[0].Moves != b.Moves() {
 		t.Fatalf("after MarkAssisted: human %+v, assisted %+v", human, assisted)
 	}
@@ -863,13 +863,13 @@ func TestReopenInSameSession(t *testing.T) {
 	ctx := context.Background()
 	sess, out, send := ptySession(t, ts.dial(t, "p", newKey(t)))
 	seat := (<-envs).Seat
-	first, err := seat.Open(ctx, 3, db.KindHuman, false)
+	first, err := seat.Open(ctx, 3, store.KindHuman, false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	first.Move(ctx, engine.Up)
 	first.Move(ctx, engine.Left)
-	second, err := seat.Open(ctx, 3, db.KindHuman, true)
+	second, err := seat.Open(ctx, 3, store.KindHuman, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -998,14 +998,14 @@ func TestOverGameLeftUnended(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := ts.store.LoadOrCreateGame(ctx, p.ID, 3, db.KindBot)
+	g, err := ts.store.LoadOrCreateGame(ctx, p.ID, 3, store.KindBot)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i := 0; !g.Engine.Over(); i++ {
 		d := engine.Directions()[i%4]
 		if g.Engine.Move(d).Moved {
-			if err := ts.store.AppendMove(ctx, g.ID, g.Engine.Moves()-1, d, db.StateOf(g.Engine)); err != nil {
+			if err := ts.store.AppendMove(ctx, g.ID, g.Engine.Moves()-1, d, store.StateOf(g.Engine)); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -9,16 +9,16 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ssh2048/ssh2048/db"
 	"github.com/ssh2048/ssh2048/server"
 	"github.com/ssh2048/ssh2048/server/servertest"
+	"github.com/ssh2048/ssh2048/store/sqlite"
 	gossh "golang.org/x/crypto/ssh"
 )
 
 // testServer is a real server on 127.0.0.1:0 over a real SQLite file.
 type testServer struct {
 	srv   *server.Server
-	store *db.Store
+	store *sqlite.Store
 	addr  string
 	dir   string
 	logs  *syncBuffer

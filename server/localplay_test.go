@@ -7,8 +7,8 @@ import (
 
 	gossh "golang.org/x/crypto/ssh"
 
-	"github.com/ssh2048/ssh2048/db"
 	"github.com/ssh2048/ssh2048/game"
+	"github.com/ssh2048/ssh2048/store/sqlite"
 )
 
 // TestLocalPlayTakesOverAtOnce: a game held by an SSH session and opened
@@ -29,7 +29,7 @@ func TestLocalPlayTakesOverAtOnce(t *testing.T) {
 
 	// The other process: a store and a service of its own on the file.
 	ctx := context.Background()
-	local, err := db.Open(ctx, ts.dir)
+	local, err := sqlite.Open(ctx, ts.dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ssh2048/ssh2048/db"
+	"github.com/ssh2048/ssh2048/store"
 	gossh "golang.org/x/crypto/ssh"
 )
 
@@ -59,7 +59,7 @@ func TestLookAlikeNames(t *testing.T) {
 	}
 	for _, k := range keys {
 		fp := gossh.FingerprintSHA256(k.PublicKey())
-		if _, ok := players[db.ShortID(fp)]; !ok {
+		if _, ok := players[store.ShortID(fp)]; !ok {
 			t.Errorf("no row for %s", fp)
 		}
 	}

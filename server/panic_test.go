@@ -7,11 +7,12 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"charm.land/ssh"
-	"github.com/ssh2048/ssh2048/db"
 	"github.com/ssh2048/ssh2048/engine"
 	"github.com/ssh2048/ssh2048/engine/ai"
 	"github.com/ssh2048/ssh2048/game"
 	"github.com/ssh2048/ssh2048/server"
+	"github.com/ssh2048/ssh2048/store"
+	"github.com/ssh2048/ssh2048/store/sqlite"
 	gossh "golang.org/x/crypto/ssh"
 )
 
@@ -155,20 +156,20 @@ func ptySessionWithStderr(t *testing.T, c *gossh.Client) (*gossh.Session, *syncB
 func tail(s string, n int) string { return s[max(0, len(s)-n):] }
 
 // panicStore is a store with a bug in its leaderboard and its moves.
-type panicStore struct{ game.Store }
+type panicStore struct{ store.Store }
 
-func (panicStore) Leaderboard(context.Context, int, db.Kind, int) ([]db.Entry, error) {
+func (panicStore) Leaderboard(context.Context, int, store.Kind, int) ([]store.Entry, error) {
 	panic("bug in Leaderboard")
 }
 
-func (panicStore) AppendMove(context.Context, int64, int, engine.Direction, db.MoveState) error {
+func (panicStore) AppendMove(context.Context, int64, int, engine.Direction, store.MoveState) error {
 	panic("bug in AppendMove")
 }
 
 // TestCommandPanic: a panic in an exec command (scores) or in the bot loop
 // (a move) ends that session with the line and status 1; the server goes on.
 func TestCommandPanic(t *testing.T) {
-	store, err := db.Open(context.Background(), t.TempDir())
+	store, err := sqlite.Open(context.Background(), t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

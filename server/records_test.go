@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ssh2048/ssh2048/db"
 	"github.com/ssh2048/ssh2048/record"
+	"github.com/ssh2048/ssh2048/store"
 	"github.com/ssh2048/ssh2048/wire"
 )
 
@@ -87,7 +87,7 @@ func TestExportAndVerify(t *testing.T) {
 	// A score forged in the database is refuted.
 	gameID := rows[0].GameID
 	if err := ts.store.AppendMove(context.Background(), gameID, 1, 0,
-		db.MoveState{Score: 123456, MaxTile: 4096, Moves: 2, Board: "2 0 0 0/0 0 0 0/0 0 0 0/0 0 0 0"}); err != nil {
+		store.MoveState{Score: 123456, MaxTile: 4096, Moves: 2, Board: "2 0 0 0/0 0 0 0/0 0 0 0/0 0 0 0"}); err != nil {
 		t.Fatal(err)
 	}
 	if r := run(t, c, "verify "+liveID, ""); r.code != wire.ExitRefuted || !strings.HasPrefix(r.stdout, "refuted:") {

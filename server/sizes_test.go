@@ -8,7 +8,7 @@ import (
 
 	gossh "golang.org/x/crypto/ssh"
 
-	"github.com/ssh2048/ssh2048/db"
+	"github.com/ssh2048/ssh2048/store"
 )
 
 // screenOutput follows a game screen's output from a mark on.
@@ -36,7 +36,7 @@ func storedMoves(t *testing.T, ts *testServer, key gossh.Signer, n int) int {
 		t.Fatal(err)
 	}
 	for _, g := range games {
-		if g.Size == n && g.Kind == db.KindHuman && g.EndedAt == nil {
+		if g.Size == n && g.Kind == store.KindHuman && g.EndedAt == nil {
 			return g.Moves
 		}
 	}

@@ -9,8 +9,8 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/ssh2048/ssh2048/db"
 	"github.com/ssh2048/ssh2048/game"
+	"github.com/ssh2048/ssh2048/store"
 )
 
 // Board is one of the leaderboards the leaderboard screen switches
@@ -55,7 +55,7 @@ func boardStandings(ctx context.Context, svc *game.Service, seat *game.Seat, b B
 // dailyStandings ranks a day's challenge of one size; the player's own
 // row as DailyRank has it.
 func dailyStandings(ctx context.Context, svc *game.Service, seat *game.Seat, day string, size, limit int) ([]Standing, *Standing, error) {
-	var rows []db.Entry
+	var rows []store.Entry
 	if limit > 0 {
 		var err error
 		if rows, err = svc.DailyBoard(ctx, day, size, limit); err != nil {
@@ -64,7 +64,7 @@ func dailyStandings(ctx context.Context, svc *game.Service, seat *game.Seat, day
 	}
 	e, _, err := svc.DailyRank(ctx, seat.Player(), day, size)
 	switch {
-	case errors.Is(err, db.ErrNotFound):
+	case errors.Is(err, store.ErrNotFound):
 		return standingsOf(rows), nil, nil
 	case err != nil:
 		return nil, nil, err
@@ -80,10 +80,10 @@ func ratingStandings(ctx context.Context, svc *game.Service, seat *game.Seat, li
 	if err != nil {
 		return nil, nil, err
 	}
-	entries := make([]db.Entry, len(rows))
+	entries := make([]store.Entry, len(rows))
 	mine := -1
 	for i, r := range rows {
-		entries[i] = db.Entry{Rank: r.Rank, PlayerID: r.PlayerID, Name: r.Name, Fingerprint: r.Fingerprint,
+		entries[i] = store.Entry{Rank: r.Rank, PlayerID: r.PlayerID, Name: r.Name, Fingerprint: r.Fingerprint,
 			Score: int(math.Round(r.Rating.Rating)), MaxTile: r.Races}
 		if p := seat.Player(); !p.Guest && r.PlayerID == p.ID {
 			mine = i

@@ -14,8 +14,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
 
-	"github.com/ssh2048/ssh2048/db"
 	"github.com/ssh2048/ssh2048/engine"
+	"github.com/ssh2048/ssh2048/store"
 	"github.com/ssh2048/ssh2048/tui/internal/tuitest"
 )
 
@@ -154,13 +154,13 @@ func (g *fakeGame) MarkAssisted(context.Context) error {
 }
 
 // Kind is assisted once the game was marked, as a stored game knows.
-func (g *fakeGame) Kind() db.Kind {
+func (g *fakeGame) Kind() store.Kind {
 	g.store.mu.Lock()
 	defer g.store.mu.Unlock()
 	if seed, ok := g.store.assisted[g.size]; ok && seed == g.seed {
-		return db.KindAssisted
+		return store.KindAssisted
 	}
-	return db.KindHuman
+	return store.KindHuman
 }
 
 func (g *fakeGame) Watchers() int { return 0 }

@@ -26,9 +26,9 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
 
-	"github.com/ssh2048/ssh2048/db"
 	"github.com/ssh2048/ssh2048/engine"
 	"github.com/ssh2048/ssh2048/game"
+	"github.com/ssh2048/ssh2048/store"
 	"github.com/ssh2048/ssh2048/tui/draw"
 	"github.com/ssh2048/ssh2048/tui/event"
 	"github.com/ssh2048/ssh2048/tui/viewer"
@@ -833,7 +833,7 @@ func (m *Model) best() (score int, ok bool) {
 // the game says so when it can (a resumed assisted game), else this
 // session remembers.
 func (m *Model) isAssisted() bool {
-	if g, ok := m.game.(interface{ Kind() db.Kind }); ok && g.Kind() == db.KindAssisted {
+	if g, ok := m.game.(interface{ Kind() store.Kind }); ok && g.Kind() == store.KindAssisted {
 		return true
 	}
 	return m.assisted[m.game]

@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 
-	"github.com/ssh2048/ssh2048/db"
 	"github.com/ssh2048/ssh2048/game"
+	"github.com/ssh2048/ssh2048/store"
 )
 
 // SeatStore is the game screen's Store over the game service: the games
@@ -29,16 +29,16 @@ func (s seatStore) Open(ctx context.Context, size int, fresh bool) (Play, error)
 }
 
 func (s seatStore) Standings(ctx context.Context, size, limit int) ([]Standing, *Standing, error) {
-	var rows []db.Entry
+	var rows []store.Entry
 	if limit > 0 { // 0: the player's row only, for the header's rank
 		var err error
-		if rows, err = s.svc.Leaderboard(ctx, size, db.KindHuman, limit); err != nil {
+		if rows, err = s.svc.Leaderboard(ctx, size, store.KindHuman, limit); err != nil {
 			return nil, nil, err
 		}
 	}
-	e, err := s.svc.Rank(ctx, s.seat.Player(), size, db.KindHuman)
+	e, err := s.svc.Rank(ctx, s.seat.Player(), size, store.KindHuman)
 	switch {
-	case errors.Is(err, db.ErrNotFound):
+	case errors.Is(err, store.ErrNotFound):
 		return standingsOf(rows), nil, nil
 	case err != nil:
 		return nil, nil, err
@@ -48,9 +48,9 @@ func (s seatStore) Standings(ctx context.Context, size, limit int) ([]Standing, 
 }
 
 // standingsOf turns leaderboard rows into the screen's, with a tag beside
-// the names that look like another on screen (db.LookAlikes). The player's
+// the names that look like another on screen (store.LookAlikes). The player's
 // own row may come twice (in the top and below it): once is counted.
-func standingsOf(rows []db.Entry) []Standing {
+func standingsOf(rows []store.Entry) []Standing {
 	names := make([]string, 0, len(rows))
 	seen := make(map[int64]bool, len(rows))
 	for _, r := range rows {
@@ -60,14 +60,14 @@ func standingsOf(rows []db.Entry) []Standing {
 		}
 	}
 	alike := make(map[string]bool, len(names))
-	for i, a := range db.LookAlikes(names) {
+	for i, a := range store.LookAlikes(names) {
 		alike[names[i]] = alike[names[i]] || a
 	}
 	out := make([]Standing, len(rows))
 	for i, r := range rows {
 		out[i] = Standing{Rank: r.Rank, Player: r.Name, Score: r.Score, MaxTile: r.MaxTile, GameID: r.GameID, Ended: r.Ended != nil}
 		if alike[r.Name] {
-			out[i].Tag = db.LookAlikeTag(db.ShortID(r.Fingerprint))
+			out[i].Tag = store.LookAlikeTag(store.ShortID(r.Fingerprint))
 		}
 	}
 	return out

@@ -3,7 +3,7 @@ package tui
 import (
 	"testing"
 
-	"github.com/ssh2048/ssh2048/db"
+	"github.com/ssh2048/ssh2048/store"
 )
 
 // TestStandingsTagLookAlikes: on the game screen's leaderboard, names that
@@ -11,7 +11,7 @@ import (
 // shown in the top and again below it, is not its own look-alike.
 func TestStandingsTagLookAlikes(t *testing.T) {
 	fp := func(id string) string { return "SHA256:" + id + "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx" }
-	rows := []db.Entry{
+	rows := []store.Entry{
 		{Rank: 1, PlayerID: 1, Name: "swap1", Fingerprint: fp("AAAAAAAA")},
 		{Rank: 2, PlayerID: 2, Name: "carol", Fingerprint: fp("BBBBBBBB")},
 		{Rank: 3, PlayerID: 3, Name: "SWAPL", Fingerprint: fp("CCCCCCCC")},

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/ssh2048/ssh2048/db"
 	"github.com/ssh2048/ssh2048/engine"
+	"github.com/ssh2048/ssh2048/store"
 )
 
 // Store is what the game screen needs from storage, for one player and
@@ -94,7 +94,7 @@ type GuestStore struct {
 // leaderboard); seed may be nil (random seeds).
 func NewGuestStore(board Leaderboard, seed func() uint64) *GuestStore {
 	if seed == nil {
-		seed = db.NewSeed
+		seed = store.NewSeed
 	}
 	return &GuestStore{board: board, seed: seed, games: map[int]*memGame{}}
 }

@@ -8,22 +8,23 @@ import (
 	"net/http/httptest"
 	"testing"
 
-	"github.com/ssh2048/ssh2048/db"
 	"github.com/ssh2048/ssh2048/engine"
 	"github.com/ssh2048/ssh2048/game"
+	"github.com/ssh2048/ssh2048/store"
+	"github.com/ssh2048/ssh2048/store/sqlite"
 )
 
 var quiet = slog.New(slog.DiscardHandler)
 
 // world is a real store and game service with players and games in it.
 type world struct {
-	store *db.Store
+	store *sqlite.Store
 	svc   *game.Service
 }
 
 func newWorld(t *testing.T) *world {
 	t.Helper()
-	store, err := db.Open(context.Background(), t.TempDir(), db.WithLogger(quiet))
+	store, err := sqlite.Open(context.Background(), t.TempDir(), sqlite.WithLogger(quiet))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +71,7 @@ func playDaily(t *testing.T, svc *game.Service, p game.Player, size int) int64 {
 // skipping those that change nothing) until it is over, or for at most
 // limit moves when limit > 0; the game stays open (in play) when it is not
 // over. It returns the game's id.
-func (w *world) play(t *testing.T, p game.Player, size int, kind db.Kind, limit int) int64 {
+func (w *world) play(t *testing.T, p game.Player, size int, kind store.Kind, limit int) int64 {
 	t.Helper()
 	ctx := context.Background()
 	seat := w.svc.Seat(p, nil)

@@ -14,10 +14,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ssh2048/ssh2048/db"
 	"github.com/ssh2048/ssh2048/engine"
 	"github.com/ssh2048/ssh2048/game"
 	"github.com/ssh2048/ssh2048/race"
+	"github.com/ssh2048/ssh2048/store"
 	"github.com/ssh2048/ssh2048/wire"
 )
 
@@ -132,8 +132,8 @@ func sizeParam(r *http.Request) (int, error) {
 }
 
 // kindParam reads {kind}: human, assisted or bot.
-func kindParam(r *http.Request) (db.Kind, error) {
-	k := db.Kind(r.PathValue("kind"))
+func kindParam(r *http.Request) (store.Kind, error) {
+	k := store.Kind(r.PathValue("kind"))
 	if !k.Valid() {
 		return "", errors.New("the kind must be human, assisted or bot")
 	}
@@ -163,10 +163,10 @@ func limitParam(r *http.Request, def int) (int, error) {
 }
 
 // scoreEntries turns leaderboard rows into `scores --json` rows.
-func scoreEntries(rows []db.Entry, size int, kind db.Kind) []wire.ScoreEntry {
+func scoreEntries(rows []store.Entry, size int, kind store.Kind) []wire.ScoreEntry {
 	out := make([]wire.ScoreEntry, len(rows))
 	for i, r := range rows {
-		out[i] = wire.ScoreEntry{Rank: r.Rank, Name: r.Name, Player: db.ShortID(r.Fingerprint), Score: r.Score, MaxTile: r.MaxTile, Moves: r.Moves,
+		out[i] = wire.ScoreEntry{Rank: r.Rank, Name: r.Name, Player: store.ShortID(r.Fingerprint), Score: r.Score, MaxTile: r.MaxTile, Moves: r.Moves,
 			Won: r.Won, Ended: r.Ended, GameID: r.GameID, Size: size, Kind: string(kind)}
 	}
 	return out
@@ -177,33 +177,33 @@ func scoreEntries(rows []db.Entry, size int, kind db.Kind) []wire.ScoreEntry {
 // row is a leaderboard row as a page shows it: with a tag when its name
 // looks like another on the same board, as the SSH side shows it.
 type row struct {
-	db.Entry
-	Tag    string // db.LookAlikeTag of the player's short id, or ""
+	store.Entry
+	Tag    string // store.LookAlikeTag of the player's short id, or ""
 	Replay bool   // the game has ended and may be shown: its replay is linked
 	Later  bool   // the game has ended, but it is of a day still on
 }
 
-// tagged tags the rows whose names look alike (db.LookAlikes), and links
+// tagged tags the rows whose names look alike (store.LookAlikes), and links
 // the replays of those that have ended, unless they are of a daily
 // challenge still on (dailyOn).
-func tagged(rows []db.Entry, dailyOn bool) []row {
+func tagged(rows []store.Entry, dailyOn bool) []row {
 	names := make([]string, len(rows))
 	for i, r := range rows {
 		names[i] = r.Name
 	}
-	alike := db.LookAlikes(names)
+	alike := store.LookAlikes(names)
 	out := make([]row, len(rows))
 	for i, r := range rows {
 		out[i] = row{Entry: r, Replay: r.Ended != nil && !dailyOn, Later: r.Ended != nil && dailyOn}
 		if alike[i] {
-			out[i].Tag = db.LookAlikeTag(db.ShortID(r.Fingerprint))
+			out[i].Tag = store.LookAlikeTag(store.ShortID(r.Fingerprint))
 		}
 	}
 	return out
 }
 
-func entries(rows []row) []db.Entry {
-	out := make([]db.Entry, len(rows))
+func entries(rows []row) []store.Entry {
+	out := make([]store.Entry, len(rows))
 	for i, r := range rows {
 		out[i] = r.Entry
 	}
@@ -212,7 +212,7 @@ func entries(rows []row) []db.Entry {
 
 type boardView struct {
 	Size  int
-	Kind  db.Kind
+	Kind  store.Kind
 	Day   string // daily boards only
 	Rows  []row
 	Days  []string // daily: the days of the week before with games of this size, for links
@@ -232,12 +232,12 @@ func (s *Site) home(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 	var v homeView
 	for _, n := range sizes {
-		rows, err := s.cfg.Games.Leaderboard(ctx, n, db.KindHuman, homeLimit)
+		rows, err := s.cfg.Games.Leaderboard(ctx, n, store.KindHuman, homeLimit)
 		if err != nil {
 			s.failed(w, r, "leaderboard", err, false)
 			return
 		}
-		v.Boards = append(v.Boards, boardView{Size: n, Kind: db.KindHuman, Rows: tagged(rows, false)})
+		v.Boards = append(v.Boards, boardView{Size: n, Kind: store.KindHuman, Rows: tagged(rows, false)})
 	}
 	s.render(w, r, http.StatusOK, "home", page{Title: "ssh2048", Nav: "home", Data: v})
 }
@@ -316,7 +316,7 @@ func (s *Site) dailyBoard(r *http.Request, withDays bool) (boardView, int, error
 	if err != nil {
 		return boardView{}, http.StatusInternalServerError, err
 	}
-	v := boardView{Size: size, Kind: db.KindHuman, Day: day, Rows: tagged(rows, day >= today), Today: today}
+	v := boardView{Size: size, Kind: store.KindHuman, Day: day, Rows: tagged(rows, day >= today), Today: today}
 	for i := 1; withDays && i <= earlierDays; i++ {
 		d := t.AddDate(0, 0, -i).Format("2006-01-02")
 		played, err := s.cfg.Games.DailyBoard(ctx, d, size, 1)
@@ -357,7 +357,7 @@ func (s *Site) apiDaily(w http.ResponseWriter, r *http.Request) {
 // --- races ---
 
 type racesView struct {
-	Ratings []db.RatingEntry
+	Ratings []store.RatingEntry
 	Lobbies []lobbyView
 }
 
@@ -512,7 +512,7 @@ type playerView struct {
 
 // gameRow is one of a player's games as a page lists it.
 type gameRow struct {
-	db.GameSummary
+	store.GameSummary
 	Replay bool // the game has ended and may be shown: its replay is linked
 	Later  bool // the game has ended, but it is of a day still on
 }
@@ -538,17 +538,17 @@ func (s *Site) playerData(r *http.Request) (playerView, int, error) {
 	if err != nil {
 		return playerView{}, http.StatusInternalServerError, err
 	}
-	v := playerView{Player: p, Key: db.ShortID(p.Fingerprint)}
+	v := playerView{Player: p, Key: store.ShortID(p.Fingerprint)}
 	for _, n := range sizes {
 		for _, k := range kinds {
 			e, err := s.cfg.Games.Rank(ctx, p, n, k)
-			if errors.Is(err, db.ErrNotFound) {
+			if errors.Is(err, store.ErrNotFound) {
 				continue
 			}
 			if err != nil {
 				return playerView{}, http.StatusInternalServerError, err
 			}
-			v.Bests = append(v.Bests, scoreEntries([]db.Entry{e}, n, k)[0])
+			v.Bests = append(v.Bests, scoreEntries([]store.Entry{e}, n, k)[0])
 		}
 	}
 	recent, err := s.cfg.Games.PlayerGames(ctx, p, recentLimit)

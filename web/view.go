@@ -8,8 +8,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/ssh2048/ssh2048/db"
 	"github.com/ssh2048/ssh2048/engine"
+	"github.com/ssh2048/ssh2048/store"
 )
 
 // maxNameRunes bounds a name on a page: names come from the store at most
@@ -120,7 +120,7 @@ func stamp(t time.Time) template.HTML {
 }
 
 // kinds are the leaderboards of free play, as the site names them.
-var kinds = []db.Kind{db.KindHuman, db.KindAssisted, db.KindBot}
+var kinds = []store.Kind{store.KindHuman, store.KindAssisted, store.KindBot}
 
 // sizes are the board sizes, smallest first.
 var sizes = func() []int {
@@ -139,7 +139,7 @@ var funcs = template.FuncMap{
 		if shortID == "" {
 			return ""
 		}
-		return db.LookAlikeTag(shortID)
+		return store.LookAlikeTag(shortID)
 	},
 	// who is a player as the "who" template links them.
 	"who": func(id int64, name, key string) struct {
@@ -159,7 +159,7 @@ var funcs = template.FuncMap{
 	},
 	"day":   stamp,
 	"sizes": func() []int { return sizes },
-	"kinds": func() []db.Kind { return kinds },
+	"kinds": func() []store.Kind { return kinds },
 	"rating": func(r float64) string {
 		return fmt.Sprintf("%.0f", r)
 	},

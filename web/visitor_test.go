@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ssh2048/ssh2048/db"
 	"github.com/ssh2048/ssh2048/game"
+	"github.com/ssh2048/ssh2048/store"
 )
 
 // The tests of this file are of what a visitor meets on a first look:
@@ -247,7 +247,7 @@ func TestNoEmptyHeaders(t *testing.T) {
 // reload), and says how to watch a game over SSH.
 func TestLiveFollows(t *testing.T) {
 	w := newWorld(t)
-	id := w.play(t, w.player(t, "ann"), 4, db.KindHuman, 10)
+	id := w.play(t, w.player(t, "ann"), 4, store.KindHuman, 10)
 	ts := w.site(t, Config{SSHPort: 2222})
 	body := getAs(t, ts, "play.example.org", "/live")
 	for _, want := range []string{`<script src="/static/live.js" defer></script>`, "ssh -t -p 2222 play.example.org watch", fmt.Sprintf("watch %d", id)} {

@@ -60,22 +60,22 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ssh2048/ssh2048/db"
 	"github.com/ssh2048/ssh2048/game"
 	"github.com/ssh2048/ssh2048/race"
+	"github.com/ssh2048/ssh2048/store"
 )
 
 // Games is what the site reads; *game.Service implements it. Every
 // method only reads.
 type Games interface {
-	Leaderboard(ctx context.Context, size int, kind db.Kind, limit int) ([]db.Entry, error)
-	DailyBoard(ctx context.Context, day string, size, limit int) ([]db.Entry, error)
+	Leaderboard(ctx context.Context, size int, kind store.Kind, limit int) ([]store.Entry, error)
+	DailyBoard(ctx context.Context, day string, size, limit int) ([]store.Entry, error)
 	Today() string
-	RatingBoard(ctx context.Context, limit int) ([]db.RatingEntry, error)
+	RatingBoard(ctx context.Context, limit int) ([]store.RatingEntry, error)
 	Live(size int) []game.Snapshot
 	PlayerByID(ctx context.Context, id int64) (game.Player, error)
-	Rank(ctx context.Context, p game.Player, size int, kind db.Kind) (db.Entry, error)
-	PlayerGames(ctx context.Context, p game.Player, limit int) ([]db.GameSummary, error)
+	Rank(ctx context.Context, p game.Player, size int, kind store.Kind) (store.Entry, error)
+	PlayerGames(ctx context.Context, p game.Player, limit int) ([]store.GameSummary, error)
 	Replay(ctx context.Context, id int64) (*game.Replay, error)
 }
 

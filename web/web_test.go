@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ssh2048/ssh2048/db"
+	"github.com/ssh2048/ssh2048/store"
 	"github.com/ssh2048/ssh2048/wire"
 )
 
@@ -26,10 +26,10 @@ import (
 func TestPages(t *testing.T) {
 	w := newWorld(t)
 	ann, bob := w.player(t, "ann"), w.player(t, "bob")
-	ended := w.play(t, ann, 4, db.KindHuman, 0)
-	w.play(t, bob, 4, db.KindHuman, 0)
-	w.play(t, bob, 3, db.KindBot, 0)
-	inPlay := w.play(t, ann, 5, db.KindHuman, 10)
+	ended := w.play(t, ann, 4, store.KindHuman, 0)
+	w.play(t, bob, 4, store.KindHuman, 0)
+	w.play(t, bob, 3, store.KindBot, 0)
+	inPlay := w.play(t, ann, 5, store.KindHuman, 10)
 	ts := w.site(t, Config{Metrics: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "# metrics\n") })})
 
 	for _, tc := range []struct {
@@ -90,7 +90,7 @@ func TestPages(t *testing.T) {
 func TestScoresJSONMatchesScoresCommand(t *testing.T) {
 	w := newWorld(t)
 	for _, name := range []string{"ann", "bob", "cy"} {
-		w.play(t, w.player(t, name), 4, db.KindHuman, 0)
+		w.play(t, w.player(t, name), 4, store.KindHuman, 0)
 	}
 	ts := w.site(t, Config{})
 	_, body := get(t, ts, "/api/scores/4/human?limit=2")
@@ -100,11 +100,11 @@ func TestScoresJSONMatchesScoresCommand(t *testing.T) {
 	if err := dec.Decode(&got); err != nil {
 		t.Fatalf("decode as scores --json rows: %v\n%s", err, body)
 	}
-	rows, err := w.svc.Leaderboard(context.Background(), 4, db.KindHuman, 2)
+	rows, err := w.svc.Leaderboard(context.Background(), 4, store.KindHuman, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := scoreEntries(rows, 4, db.KindHuman)
+	want := scoreEntries(rows, 4, store.KindHuman)
 	for i := range want { // JSON times lose the monotonic clock
 		if want[i].Ended != nil {
 			e := want[i].Ended.Round(0)
@@ -135,10 +135,10 @@ var hostileNames = []string{`<script>alert(1)`, `<svg/onload=a()>`}
 func TestHostileNames(t *testing.T) {
 	w := newWorld(t)
 	evil, svg := w.player(t, hostileNames[0]), w.player(t, hostileNames[1])
-	ended := w.play(t, evil, 4, db.KindHuman, 0)
-	w.play(t, svg, 4, db.KindHuman, 0)
-	w.play(t, evil, 4, db.KindBot, 12) // in play: on /live
-	w.play(t, svg, 5, db.KindBot, 12)
+	ended := w.play(t, evil, 4, store.KindHuman, 0)
+	w.play(t, svg, 4, store.KindHuman, 0)
+	w.play(t, evil, 4, store.KindBot, 12) // in play: on /live
+	w.play(t, svg, 5, store.KindBot, 12)
 	ts := w.site(t, Config{})
 
 	for _, path := range []string{"/", "/scores/4/human", "/live", fmt.Sprintf("/player/%d", evil.ID), fmt.Sprintf("/game/%d", ended)} {
@@ -181,12 +181,12 @@ func TestHostileNames(t *testing.T) {
 func TestLookAlikeTags(t *testing.T) {
 	w := newWorld(t)
 	for _, name := range []string{"swap1", "swapl", "bob"} {
-		w.play(t, w.player(t, name), 4, db.KindHuman, 0)
+		w.play(t, w.player(t, name), 4, store.KindHuman, 0)
 	}
 	ts := w.site(t, Config{})
 	_, body := get(t, ts, "/scores/4/human")
 	for _, name := range []string{"swap1", "swapl"} {
-		tag := db.LookAlikeTag(db.ShortID("SHA256:" + name + "-key-fingerprint-for-tests"))
+		tag := store.LookAlikeTag(store.ShortID("SHA256:" + name + "-key-fingerprint-for-tests"))
 		if !strings.Contains(body, "<bdi>"+name+"</bdi></a> <span class=\"key\">"+tag+"</span>") {
 			t.Errorf("%s is not tagged %s", name, tag)
 		}
@@ -206,8 +206,8 @@ func TestLookAlikeTags(t *testing.T) {
 func TestReplayOnlyEnded(t *testing.T) {
 	w := newWorld(t)
 	ann := w.player(t, "ann")
-	inPlay := w.play(t, ann, 4, db.KindHuman, 20)
-	ended := w.play(t, ann, 3, db.KindHuman, 0)
+	inPlay := w.play(t, ann, 4, store.KindHuman, 20)
+	ended := w.play(t, ann, 3, store.KindHuman, 0)
 	ts := w.site(t, Config{})
 
 	for _, path := range []string{fmt.Sprintf("/game/%d", inPlay), fmt.Sprintf("/api/game/%d", inPlay), "/game/999999", "/api/game/999999", "/game/x"} {
@@ -460,10 +460,10 @@ func TestTileCells(t *testing.T) {
 // rendered once; a move shows on it once pageTTL has passed.
 func TestLeaderboardCache(t *testing.T) {
 	w := newWorld(t)
-	w.play(t, w.player(t, "ann"), 4, db.KindHuman, 0)
+	w.play(t, w.player(t, "ann"), 4, store.KindHuman, 0)
 	ts := w.site(t, Config{})
 	_, first := get(t, ts, "/api/scores/4/human")
-	w.play(t, w.player(t, "bob"), 4, db.KindHuman, 0)
+	w.play(t, w.player(t, "bob"), 4, store.KindHuman, 0)
 	if _, again := get(t, ts, "/api/scores/4/human"); again != first {
 		t.Errorf("within %v the board was read again: %s", pageTTL, again)
 	}

@@ -10,12 +10,12 @@ import (
 	"path/filepath"
 	"syscall"
 
-	"github.com/ssh2048/ssh2048/db"
 	"github.com/ssh2048/ssh2048/server"
+	"github.com/ssh2048/ssh2048/store/sqlite"
 )
 
 // runBackup is `ssh2048 backup DEST`: a consistent copy of the data
-// directory, taken while the server runs (see db.Backup), into DEST, a new
+// directory, taken while the server runs (see sqlite.Backup), into DEST, a new
 // directory that is a data directory of its own: `ssh2048 serve --data
 // DEST` serves from it. Exit status: 0 done, 1 failed (nothing is left at
 // DEST but an empty directory, if it made one), 2 usage.
@@ -40,27 +40,27 @@ Flags:`, stdout, stderr)
 		return 1
 	}
 	fmt.Fprintf(stdout, "ssh2048 backup: %s: %d players, %d games, %d moves, %.1f MB; integrity ok\n",
-		filepath.Join(dest, db.FileName), info.Players, info.Games, info.Moves, float64(info.Bytes)/1e6)
+		filepath.Join(dest, sqlite.FileName), info.Players, info.Games, info.Moves, float64(info.Bytes)/1e6)
 	return 0
 }
 
 // backup copies the database and the host key of data into dest.
-func backup(ctx context.Context, data, dest string) (db.BackupInfo, error) {
-	src := filepath.Join(data, db.FileName)
+func backup(ctx context.Context, data, dest string) (sqlite.BackupInfo, error) {
+	src := filepath.Join(data, sqlite.FileName)
 	if _, err := os.Stat(src); err != nil {
-		return db.BackupInfo{}, fmt.Errorf("no database to back up: %w", err)
+		return sqlite.BackupInfo{}, fmt.Errorf("no database to back up: %w", err)
 	}
 	if entries, err := os.ReadDir(dest); err == nil && len(entries) > 0 {
-		return db.BackupInfo{}, fmt.Errorf("%s is not empty; a backup goes into a new directory", dest)
+		return sqlite.BackupInfo{}, fmt.Errorf("%s is not empty; a backup goes into a new directory", dest)
 	} else if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return db.BackupInfo{}, err
+		return sqlite.BackupInfo{}, err
 	}
 	if err := os.MkdirAll(dest, 0o700); err != nil {
-		return db.BackupInfo{}, err
+		return sqlite.BackupInfo{}, err
 	}
-	info, err := db.Backup(ctx, src, filepath.Join(dest, db.FileName))
+	info, err := sqlite.Backup(ctx, src, filepath.Join(dest, sqlite.FileName))
 	if err != nil {
-		return db.BackupInfo{}, err
+		return sqlite.BackupInfo{}, err
 	}
 	// The host key never changes once made; a restore without it would
 	// make every player's ssh warn of a changed host key.
@@ -69,10 +69,10 @@ func backup(ctx context.Context, data, dest string) (db.BackupInfo, error) {
 	case errors.Is(err, os.ErrNotExist):
 		// A database that was never served; nothing to keep.
 	case err != nil:
-		return db.BackupInfo{}, fmt.Errorf("host key: %w", err)
+		return sqlite.BackupInfo{}, fmt.Errorf("host key: %w", err)
 	default:
 		if err := os.WriteFile(filepath.Join(dest, server.HostKeyFile), key, 0o600); err != nil {
-			return db.BackupInfo{}, fmt.Errorf("host key: %w", err)
+			return sqlite.BackupInfo{}, fmt.Errorf("host key: %w", err)
 		}
 	}
 	return info, nil

@@ -12,10 +12,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ssh2048/ssh2048/db"
 	"github.com/ssh2048/ssh2048/game"
 	"github.com/ssh2048/ssh2048/load"
 	"github.com/ssh2048/ssh2048/server"
+	"github.com/ssh2048/ssh2048/store/sqlite"
 )
 
 // TestBackupUnderLoad: `ssh2048 backup` runs as a process of its own while
@@ -59,11 +59,11 @@ func TestBackupUnderLoad(t *testing.T) {
 
 	// The copy replays: every game, ended or not, to what is stored of it.
 	ctx := context.Background()
-	store, err := db.Open(ctx, restored)
+	store, err := sqlite.Open(ctx, restored)
 	if err != nil {
 		t.Fatalf("open the restored data: %v", err)
 	}
-	ids := gameIDs(t, filepath.Join(restored, db.FileName))
+	ids := gameIDs(t, filepath.Join(restored, sqlite.FileName))
 	svc := game.New(store, nil)
 	moves := 0
 	for _, id := range ids {
@@ -123,7 +123,7 @@ func gameIDs(t *testing.T, path string) []int64 {
 // user of the machine), and the directories backup makes 0700.
 func TestBackupModes(t *testing.T) {
 	data := filepath.Join(t.TempDir(), "data")
-	store, err := db.Open(context.Background(), data, db.WithLogger(slog.New(slog.DiscardHandler)))
+	store, err := sqlite.Open(context.Background(), data, sqlite.WithLogger(slog.New(slog.DiscardHandler)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,7 +142,7 @@ func TestBackupModes(t *testing.T) {
 	for path, want := range map[string]os.FileMode{
 		backups:                                 os.ModeDir | 0o700,
 		dest:                                    os.ModeDir | 0o700,
-		filepath.Join(dest, db.FileName):        0o600,
+		filepath.Join(dest, sqlite.FileName):    0o600,
 		filepath.Join(dest, server.HostKeyFile): 0o600,
 	} {
 		info, err := os.Stat(path)

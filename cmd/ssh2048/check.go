@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/ssh2048/ssh2048/db"
+	"github.com/ssh2048/ssh2048/store/sqlite"
 )
 
 // startupCheckBudget is how long serve spends checking the database
@@ -28,11 +28,11 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	if code, ok := parse(fs, args); !ok {
 		return code
 	}
-	path := filepath.Join(*data, db.FileName)
+	path := filepath.Join(*data, sqlite.FileName)
 	start := time.Now()
-	if err := db.CheckFile(context.Background(), path, !*quick); err != nil {
+	if err := sqlite.CheckFile(context.Background(), path, !*quick); err != nil {
 		fmt.Fprintf(stderr, "ssh2048 check: %v\n", err)
-		if errors.Is(err, db.ErrCorrupt) {
+		if errors.Is(err, sqlite.ErrCorrupt) {
 			fmt.Fprintln(stderr, damagedHint(*data))
 		}
 		return 1
@@ -44,18 +44,18 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 // damagedHint is what an operator is told to do about a damaged database.
 func damagedHint(data string) string {
 	return fmt.Sprintf("Stop the server, keep a copy of %s, and restore the last backup "+
-		"(docs/operating.md, \"Backups and other operations\"); sqlite3's .recover may save what the backup lacks.", filepath.Join(data, db.FileName+"*"))
+		"(docs/operating.md, \"Backups and other operations\"); sqlite3's .recover may save what the backup lacks.", filepath.Join(data, sqlite.FileName+"*"))
 }
 
 // checkAtStart runs the store's quick check within startupCheckBudget:
 // damage stops the server with what to do; running out of time does not.
-func checkAtStart(ctx context.Context, store *db.Store, data string, log *slog.Logger) error {
+func checkAtStart(ctx context.Context, store *sqlite.Store, data string, log *slog.Logger) error {
 	ctx, cancel := context.WithTimeout(ctx, startupCheckBudget)
 	defer cancel()
 	start := time.Now()
 	err := store.Check(ctx, false)
 	switch {
-	case errors.Is(err, db.ErrCorrupt):
+	case errors.Is(err, sqlite.ErrCorrupt):
 		return fmt.Errorf("%w. %s", err, damagedHint(data))
 	case errors.Is(err, context.DeadlineExceeded):
 		log.Warn("database check not finished; starting anyway", "after", startupCheckBudget,

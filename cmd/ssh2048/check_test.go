@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ssh2048/ssh2048/db"
+	"github.com/ssh2048/ssh2048/store/sqlite"
 )
 
 // damagedData makes a data directory whose database has a damaged page
@@ -18,7 +18,7 @@ import (
 func damagedData(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
-	s, err := db.Open(context.Background(), dir)
+	s, err := sqlite.Open(context.Background(), dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,7 +30,7 @@ func damagedData(t *testing.T) string {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.OpenFile(filepath.Join(dir, db.FileName), os.O_RDWR, 0)
+	f, err := os.OpenFile(filepath.Join(dir, sqlite.FileName), os.O_RDWR, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +46,7 @@ func damagedData(t *testing.T) string {
 // exits 1 with what to do for a damaged one.
 func TestCheckSubcommand(t *testing.T) {
 	sound := t.TempDir()
-	s, err := db.Open(context.Background(), sound)
+	s, err := sqlite.Open(context.Background(), sound)
 	if err != nil {
 		t.Fatal(err)
 	}

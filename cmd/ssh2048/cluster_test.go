@@ -19,8 +19,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/ssh2048/ssh2048/db/pg/pgtest"
 	"github.com/ssh2048/ssh2048/server/servertest"
+	"github.com/ssh2048/ssh2048/store/postgres/pgtest"
 	gossh "golang.org/x/crypto/ssh"
 )
 

@@ -16,11 +16,11 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
-	"github.com/ssh2048/ssh2048/db"
-	"github.com/ssh2048/ssh2048/db/pg"
 	"github.com/ssh2048/ssh2048/engine"
 	"github.com/ssh2048/ssh2048/engine/ai"
 	"github.com/ssh2048/ssh2048/game"
+	"github.com/ssh2048/ssh2048/store/postgres"
+	"github.com/ssh2048/ssh2048/store/sqlite"
 	"github.com/ssh2048/ssh2048/tui"
 	"github.com/ssh2048/ssh2048/tui/event"
 	"github.com/ssh2048/ssh2048/wire"
@@ -59,12 +59,12 @@ over SSH and the other way round.`, stdout, stderr)
 	// A directory named on purpose (--data, the environment) may be new.
 	named := os.Getenv("SSH2048_DATA") != "" || os.Getenv("STATE_DIRECTORY") != ""
 	fs.Visit(func(f *flag.Flag) { named = named || f.Name == "data" })
-	if _, err := os.Stat(filepath.Join(*data, db.FileName)); *database == "" && !named && errors.Is(err, iofs.ErrNotExist) {
+	if _, err := os.Stat(filepath.Join(*data, sqlite.FileName)); *database == "" && !named && errors.Is(err, iofs.ErrNotExist) {
 		dir := *data
 		if !filepath.IsAbs(dir) {
 			dir = "./" + filepath.Clean(dir)
 		}
-		fmt.Fprintf(stderr, "ssh2048 play: no games here: no %s in %s. Run play where the server keeps its data, or name the directory with --data DIR (a new one starts a new database).\n", db.FileName, dir)
+		fmt.Fprintf(stderr, "ssh2048 play: no games here: no %s in %s. Run play where the server keeps its data, or name the directory with --data DIR (a new one starts a new database).\n", sqlite.FileName, dir)
 		return 2
 	}
 	// The screen owns the terminal; anything logged meanwhile is shown
@@ -98,31 +98,31 @@ var errTakenOver = errors.New("the game was taken over by a newer session")
 func play(data, database string, size int, lp localKey, log *slog.Logger, progOpts ...tea.ProgramOption) error {
 	ctx := context.Background()
 	var (
-		store store
-		opts  []game.Option
-		err   error
+		st   servedStore
+		opts []game.Option
+		err  error
 	)
 	if database != "" {
 		// One more node on the servers' database: its takeovers reach
 		// their sessions and theirs this one.
-		var shared *pg.Store
-		if shared, err = pg.Open(ctx, database, pg.WithLogger(log)); err == nil {
-			store, opts = shared, []game.Option{game.WithBus(shared.Bus())}
+		var shared *postgres.Store
+		if shared, err = postgres.Open(ctx, database, postgres.WithLogger(log)); err == nil {
+			st, opts = shared, []game.Option{game.WithBus(shared.Bus())}
 		}
 	} else {
-		store, err = db.Open(ctx, data, db.WithLogger(log))
+		st, err = sqlite.Open(ctx, data, sqlite.WithLogger(log))
 	}
 	if err != nil {
 		return err
 	}
-	defer store.Close()
+	defer st.Close()
 	pool := ai.NewPool(0)
 	defer pool.Close()
 	// Only this process's seats share the service's one-writer rule;
 	// with a server on the same file the store keeps it (fencing tokens,
-	// and takeover notices each process polls for: db.Store.OnTakeover),
+	// and takeover notices each process polls for: store.TakeoverNotifier),
 	// so a game opened here ends the server's session of it at once.
-	games := game.New(store, log, opts...)
+	games := game.New(st, log, opts...)
 	player, err := games.Identify(ctx, lp.fingerprint, lp.keyType, lp.name)
 	if err != nil {
 		return err

@@ -16,8 +16,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 	gossh "golang.org/x/crypto/ssh"
 
-	"github.com/ssh2048/ssh2048/db"
 	"github.com/ssh2048/ssh2048/server/servertest"
+	"github.com/ssh2048/ssh2048/store"
 )
 
 // lockedBuffer is a bytes.Buffer safe for the program's goroutines.
@@ -74,7 +74,7 @@ func TestPlayTakenOverAtOnce(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(games) > 0 && games[0].Size == 4 && games[0].Kind == db.KindHuman {
+		if len(games) > 0 && games[0].Size == 4 && games[0].Kind == store.KindHuman {
 			break
 		}
 		if time.Now().After(deadline) {

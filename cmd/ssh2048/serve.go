@@ -17,14 +17,15 @@ import (
 
 	"github.com/coreos/go-systemd/v22/daemon"
 	"github.com/jackc/pgx/v5/pgxpool"
-	"github.com/ssh2048/ssh2048/db"
-	"github.com/ssh2048/ssh2048/db/pg"
 	"github.com/ssh2048/ssh2048/engine/ai"
 	"github.com/ssh2048/ssh2048/game"
 	"github.com/ssh2048/ssh2048/metrics"
 	"github.com/ssh2048/ssh2048/race"
 	"github.com/ssh2048/ssh2048/server"
 	"github.com/ssh2048/ssh2048/server/admission"
+	"github.com/ssh2048/ssh2048/store"
+	"github.com/ssh2048/ssh2048/store/postgres"
+	"github.com/ssh2048/ssh2048/store/sqlite"
 	gossh "golang.org/x/crypto/ssh"
 )
 
@@ -33,7 +34,7 @@ import (
 const shutdownBudget = 7 * time.Second
 
 // durabilities maps --durability to the store's setting.
-var durabilities = map[string]db.Durability{"power": db.PowerSafe, "crash": db.CrashSafe}
+var durabilities = map[string]sqlite.Durability{"power": sqlite.PowerSafe, "crash": sqlite.CrashSafe}
 
 // minRaceLength is the shortest --race-length: short races are for trying
 // a server out, and for tests of several nodes.
@@ -247,12 +248,12 @@ func serve(cfg serveConfig, log *slog.Logger) error {
 	if cfg.http.on() {
 		m = metrics.New()
 	}
-	store, err := openStore(ctx, cfg, log, m)
+	st, err := openStore(ctx, cfg, log, m)
 	if err != nil {
 		return err
 	}
 	defer func() {
-		if err := store.Close(); err != nil {
+		if err := st.Close(); err != nil {
 			log.Error("close store", "err", err)
 		}
 	}()
@@ -265,7 +266,7 @@ func serve(cfg serveConfig, log *slog.Logger) error {
 		return err
 	}
 	var opts []game.Option
-	if shared, ok := store.(*pg.Store); ok {
+	if shared, ok := st.(*postgres.Store); ok {
 		// Takeovers and spectators across the nodes on this database.
 		opts = append(opts, game.WithBus(shared.Bus()))
 	}
@@ -273,7 +274,7 @@ func serve(cfg serveConfig, log *slog.Logger) error {
 	if cfg.raceLength != race.DefaultTime {
 		raceOpts = append(raceOpts, race.WithTimes(race.LobbyCountdown, race.RoomCountdown, cfg.raceLength))
 	}
-	games := game.New(store, log, opts...)
+	games := game.New(st, log, opts...)
 	races := race.New(games, raceOpts...)
 	scfg := server.Config{Games: games, Races: races, HostKey: hostKey, Logger: log, Limits: cfg.limits, Observer: m}
 	var queued func() (int, int)
@@ -299,7 +300,7 @@ func serve(cfg serveConfig, log *slog.Logger) error {
 	defer l.Close()
 	if cfg.http.on() {
 		m.Watch(metrics.Sources{Connections: srv.Connections, Games: games.Stats, Races: races.Stats, AIQueue: queued})
-		stopHTTP, err := serveHTTP(cfg.http, log, m, games, races, store, srv, l.Addr().(*net.TCPAddr).Port)
+		stopHTTP, err := serveHTTP(cfg.http, log, m, games, races, st, srv, l.Addr().(*net.TCPAddr).Port)
 		if err != nil {
 			return err
 		}
@@ -333,22 +334,22 @@ func serve(cfg serveConfig, log *slog.Logger) error {
 	return nil
 }
 
-// store is what serve needs of a store: the game service's, a Ping for
+// servedStore is what serve needs of a store: the game service's, a Ping for
 // /readyz, and Close.
-type store interface {
-	game.Store
+type servedStore interface {
+	store.Store
 	Ping(ctx context.Context) error
 	Close() error
 }
 
 // openStore opens PostgreSQL when --database names one, else SQLite under
 // --data, checked for damage before the server listens.
-func openStore(ctx context.Context, cfg serveConfig, log *slog.Logger, m *metrics.Metrics) (store, error) {
+func openStore(ctx context.Context, cfg serveConfig, log *slog.Logger, m *metrics.Metrics) (servedStore, error) {
 	if cfg.database != "" {
-		return pg.Open(ctx, cfg.database, pg.WithLogger(log), pg.WithObserver(m))
+		return postgres.Open(ctx, cfg.database, postgres.WithLogger(log), postgres.WithObserver(m))
 	}
-	s, err := db.Open(ctx, cfg.data, db.WithLogger(log), db.WithDurability(durabilities[cfg.durability]), db.WithObserver(m))
-	if errors.Is(err, db.ErrCorrupt) {
+	s, err := sqlite.Open(ctx, cfg.data, sqlite.WithLogger(log), sqlite.WithDurability(durabilities[cfg.durability]), sqlite.WithObserver(m))
+	if errors.Is(err, sqlite.ErrCorrupt) {
 		return nil, fmt.Errorf("%w. %s", err, damagedHint(cfg.data))
 	}
 	if err != nil {

@@ -10,10 +10,10 @@ import (
 	"time"
 
 	"charm.land/wish/v2"
-	"github.com/ssh2048/ssh2048/db"
 	"github.com/ssh2048/ssh2048/engine"
 	"github.com/ssh2048/ssh2048/game"
 	"github.com/ssh2048/ssh2048/server/session"
+	"github.com/ssh2048/ssh2048/store"
 	"github.com/ssh2048/ssh2048/wire"
 	"golang.org/x/time/rate"
 )
@@ -54,7 +54,7 @@ func (t *Table) runBot(sess *session.Session, fs *commandFlags, args []string) i
 
 	seat := t.seat(sess)
 	defer seat.Close()
-	play, err := seat.Open(sess.Context(), *size, db.KindBot, *fresh)
+	play, err := seat.Open(sess.Context(), *size, store.KindBot, *fresh)
 	switch {
 	case errors.Is(err, game.ErrShuttingDown):
 		wish.Errorln(sess, "ssh2048: "+t.noticeText(session.Shutdown))

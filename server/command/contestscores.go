@@ -10,9 +10,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/ssh2048/ssh2048/db"
 	"github.com/ssh2048/ssh2048/game"
 	"github.com/ssh2048/ssh2048/server/session"
+	"github.com/ssh2048/ssh2048/store"
 	"github.com/ssh2048/ssh2048/wire"
 )
 
@@ -51,8 +51,8 @@ func (t *Table) runDailyScores(sess *session.Session, day string, size, limit in
 	entries := make([]wire.ScoreEntry, len(rows))
 	for i, r := range rows {
 		entries[i] = wire.ScoreEntry{
-			Rank: r.Rank, Name: r.Name, Player: db.ShortID(r.Fingerprint), Score: r.Score, MaxTile: r.MaxTile, Moves: r.Moves,
-			Won: r.Won, Ended: r.Ended, GameID: r.GameID, Size: size, Kind: string(db.KindHuman),
+			Rank: r.Rank, Name: r.Name, Player: store.ShortID(r.Fingerprint), Score: r.Score, MaxTile: r.MaxTile, Moves: r.Moves,
+			Won: r.Won, Ended: r.Ended, GameID: r.GameID, Size: size, Kind: string(store.KindHuman),
 			Contest: "daily:" + day, Seed: seed,
 		}
 	}
@@ -61,7 +61,7 @@ func (t *Table) runDailyScores(sess *session.Session, day string, size, limit in
 	}
 	_, _, hasPty := sess.Pty()
 	var b strings.Builder
-	b.WriteString(scoresTable(entries, size, db.KindHuman, hasPty, noGames))
+	b.WriteString(scoresTable(entries, size, store.KindHuman, hasPty, noGames))
 	table := b.String()
 	// The title says which board this is.
 	table = strings.Replace(table, fmt.Sprintf("Leaderboard %d×%d, human games", size, size),
@@ -97,7 +97,7 @@ func (t *Table) runRaceScores(sess *session.Session, bots bool, limit int, asJSO
 		}
 		entries := make([]wire.BotRaceEntry, len(rows))
 		for i, r := range rows {
-			entries[i] = wire.BotRaceEntry{Rank: r.Rank, Name: r.Name, Player: db.ShortID(r.Fingerprint), Races: r.Races, Wins: r.Wins, Best: r.Best}
+			entries[i] = wire.BotRaceEntry{Rank: r.Rank, Name: r.Name, Player: store.ShortID(r.Fingerprint), Races: r.Races, Wins: r.Wins, Best: r.Best}
 		}
 		if asJSON {
 			return t.writeJSON(sess, entries)
@@ -121,7 +121,7 @@ func (t *Table) runRaceScores(sess *session.Session, bots bool, limit int, asJSO
 	}
 	entries := make([]wire.RatingEntry, len(rows))
 	for i, r := range rows {
-		entries[i] = wire.RatingEntry{Rank: r.Rank, Name: r.Name, Player: db.ShortID(r.Fingerprint),
+		entries[i] = wire.RatingEntry{Rank: r.Rank, Name: r.Name, Player: store.ShortID(r.Fingerprint),
 			Rating: round1(r.Rating.Rating), Deviation: round1(r.Deviation), Races: r.Races}
 	}
 	if asJSON {

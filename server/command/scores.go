@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"github.com/charmbracelet/x/ansi"
-	"github.com/ssh2048/ssh2048/db"
 	"github.com/ssh2048/ssh2048/engine"
 	"github.com/ssh2048/ssh2048/server/session"
+	"github.com/ssh2048/ssh2048/store"
 	"github.com/ssh2048/ssh2048/wire"
 )
 
@@ -79,9 +79,9 @@ func (t *Table) runScores(sess *session.Session, fs *commandFlags, args []string
 	case *races:
 		return t.runRaceScores(sess, *bots, *limit, *asJSON)
 	}
-	kind := db.KindHuman
+	kind := store.KindHuman
 	if *bots {
-		kind = db.KindBot
+		kind = store.KindBot
 	}
 	ctx, cancel := context.WithTimeout(sess.Context(), readTimeout)
 	defer cancel()
@@ -94,7 +94,7 @@ func (t *Table) runScores(sess *session.Session, fs *commandFlags, args []string
 	entries := make([]wire.ScoreEntry, len(rows))
 	for i, r := range rows {
 		entries[i] = wire.ScoreEntry{
-			Rank: r.Rank, Name: r.Name, Player: db.ShortID(r.Fingerprint), Score: r.Score, MaxTile: r.MaxTile, Moves: r.Moves,
+			Rank: r.Rank, Name: r.Name, Player: store.ShortID(r.Fingerprint), Score: r.Score, MaxTile: r.MaxTile, Moves: r.Moves,
 			Won: r.Won, Ended: r.Ended, GameID: r.GameID, Size: *size, Kind: string(kind),
 		}
 	}
@@ -124,7 +124,7 @@ const noGames = "no games yet"
 // scoresTable renders the leaderboard; bold headings only on a terminal,
 // so that scripts reading plain output see no escape sequences. empty is
 // said in place of rows when there are none.
-func scoresTable(entries []wire.ScoreEntry, size int, kind db.Kind, styled bool, empty string) string {
+func scoresTable(entries []wire.ScoreEntry, size int, kind store.Kind, styled bool, empty string) string {
 	var b strings.Builder
 	title := fmt.Sprintf("Leaderboard %d×%d, %s games", size, size, kind)
 	head := fmt.Sprintf("%4s  %-20s %9s %7s %7s  %s", "RANK", "NAME", "SCORE", "MAX", "MOVES", "ENDED")
@@ -139,7 +139,7 @@ func scoresTable(entries []wire.ScoreEntry, size int, kind db.Kind, styled bool,
 	for i, e := range entries {
 		names[i] = e.Name
 	}
-	alike := db.LookAlikes(names)
+	alike := store.LookAlikes(names)
 	for i, e := range entries {
 		ended := "playing"
 		if e.Ended != nil {
@@ -147,7 +147,7 @@ func scoresTable(entries []wire.ScoreEntry, size int, kind db.Kind, styled bool,
 		}
 		name := padCells(e.Name, 20)
 		if alike[i] {
-			tag := db.LookAlikeTag(e.Player)
+			tag := store.LookAlikeTag(e.Player)
 			name = padCells(ansi.Truncate(e.Name, 20-1-len(tag), "…")+" "+tag, 20)
 		}
 		fmt.Fprintf(&b, "%4d  %s %9d %7d %7d  %s\n", e.Rank, name, e.Score, e.MaxTile, e.Moves, ended)

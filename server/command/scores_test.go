@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/charmbracelet/x/ansi"
-	"github.com/ssh2048/ssh2048/db"
+	"github.com/ssh2048/ssh2048/store"
 	"github.com/ssh2048/ssh2048/wire"
 )
 
@@ -18,7 +18,7 @@ func TestScoresTableAlignsWideNames(t *testing.T) {
 		{Rank: 3, Name: "emoji 🎮🎮", Score: 4, MaxTile: 4, Moves: 2},
 		{Rank: 4, Name: strings.Repeat("界", 30), Score: 2, MaxTile: 2, Moves: 1},
 	}
-	lines := strings.Split(strings.TrimSuffix(scoresTable(entries, 4, db.KindHuman, false, "no games yet"), "\n"), "\n")
+	lines := strings.Split(strings.TrimSuffix(scoresTable(entries, 4, store.KindHuman, false, "no games yet"), "\n"), "\n")
 	if len(lines) != 2+len(entries) {
 		t.Fatalf("table:\n%s", strings.Join(lines, "\n"))
 	}

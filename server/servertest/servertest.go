@@ -19,18 +19,18 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ssh2048/ssh2048/db"
 	"github.com/ssh2048/ssh2048/game"
 	"github.com/ssh2048/ssh2048/race"
 	"github.com/ssh2048/ssh2048/server"
 	"github.com/ssh2048/ssh2048/server/admission"
+	"github.com/ssh2048/ssh2048/store/sqlite"
 	gossh "golang.org/x/crypto/ssh"
 )
 
 // Server is a running server and what it runs on.
 type Server struct {
 	Srv   *server.Server
-	Store *db.Store
+	Store *sqlite.Store
 	Addr  string // host:port it listens on
 	Dir   string // its data directory
 	Logs  *Buffer
@@ -53,7 +53,7 @@ func StartGames(tb testing.TB, dir, addr string, gameOpts []game.Option, opts ..
 	tb.Helper()
 	logs := &Buffer{}
 	log := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	store, err := db.Open(context.Background(), dir, db.WithLogger(log))
+	store, err := sqlite.Open(context.Background(), dir, sqlite.WithLogger(log))
 	if err != nil {
 		tb.Fatal(err)
 	}

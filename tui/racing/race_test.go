@@ -12,10 +12,10 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/ssh2048/ssh2048/db"
 	"github.com/ssh2048/ssh2048/engine"
 	"github.com/ssh2048/ssh2048/game"
 	"github.com/ssh2048/ssh2048/race"
+	"github.com/ssh2048/ssh2048/store/sqlite"
 	"github.com/ssh2048/ssh2048/tui/event"
 	"github.com/ssh2048/ssh2048/tui/internal/tuitest"
 )
@@ -79,7 +79,7 @@ type racing struct {
 // races built with opts.
 func raceService(t testing.TB, opts ...race.Option) racing {
 	t.Helper()
-	store, err := db.Open(context.Background(), t.TempDir())
+	store, err := sqlite.Open(context.Background(), t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -352,7 +352,7 @@ func TestRaceOwnBoardFromLastFrame(t *testing.T) {
 // board fits says everything whole (wrapped, or shortened where it has a
 // shorter form), in the window, with the host's keys and quit in sight.
 func TestRaceLobbyFitsNarrowWindows(t *testing.T) {
-	store, err := db.Open(context.Background(), t.TempDir())
+	store, err := sqlite.Open(context.Background(), t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,8 +11,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/ssh2048/ssh2048/db"
 	"github.com/ssh2048/ssh2048/game"
+	"github.com/ssh2048/ssh2048/store"
 	"github.com/ssh2048/ssh2048/tui/draw"
 )
 
@@ -30,8 +30,8 @@ type historian struct {
 
 	loaded  bool
 	err     error
-	rows    []db.GameSummary // the recent games, then the best of each size
-	recent  int              // how many of rows are recent ones
+	rows    []store.GameSummary // the recent games, then the best of each size
+	recent  int                 // how many of rows are recent ones
 	cursor  int
 	opening bool // a replay is being loaded
 	notice  string
@@ -102,7 +102,7 @@ func (h *historian) update(msg tea.Msg) tea.Cmd {
 			return nil
 		}
 		h.loaded, h.err = true, msg.err
-		h.rows = append(append([]db.GameSummary(nil), msg.hist.Recent...), msg.hist.Best...)
+		h.rows = append(append([]store.GameSummary(nil), msg.hist.Recent...), msg.hist.Best...)
 		h.recent = len(msg.hist.Recent)
 	case ReplayMsg:
 		if msg.From != h {
@@ -221,7 +221,7 @@ type historyCells [6]string
 var historyHead = historyCells{"size", "game", "score", "tile", "moves", "when"}
 
 // cellsOf is the row of game g.
-func cellsOf(g db.GameSummary, when string) historyCells {
+func cellsOf(g store.GameSummary, when string) historyCells {
 	return historyCells{strconv.Itoa(g.Size) + "×" + strconv.Itoa(g.Size), "#" + strconv.FormatInt(g.ID, 10),
 		strconv.Itoa(g.Score), strconv.Itoa(g.MaxTile), strconv.Itoa(g.Moves), when}
 }
@@ -279,7 +279,7 @@ func (l historyLayout) row(mark string, c historyCells) string {
 
 // when is "in play", or how long ago the game ended, and its kind when it
 // is not a human one.
-func (h *historian) when(g db.GameSummary) string {
+func (h *historian) when(g store.GameSummary) string {
 	w := "in play"
 	if g.EndedAt != nil {
 		w = ago(h.opts.Now().Sub(*g.EndedAt))
@@ -289,7 +289,7 @@ func (h *historian) when(g db.GameSummary) string {
 		w += " · daily"
 	case strings.HasPrefix(g.Contest, "race:"):
 		w += " · race"
-	case g.Kind != db.KindHuman && g.Kind != "":
+	case g.Kind != store.KindHuman && g.Kind != "":
 		w += " · " + string(g.Kind)
 	}
 	return w

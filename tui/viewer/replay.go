@@ -9,9 +9,9 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/ssh2048/ssh2048/db"
 	"github.com/ssh2048/ssh2048/engine"
 	"github.com/ssh2048/ssh2048/game"
+	"github.com/ssh2048/ssh2048/store"
 	"github.com/ssh2048/ssh2048/tui/draw"
 )
 
@@ -249,7 +249,7 @@ func (rp *replayer) header() []draw.Line {
 	w += ansi.StringWidth(r.Player) + 1
 	who.WriteByte(' ')
 	w += p.Inks.Label.Text(&who, strconv.Itoa(r.Size)+"×"+strconv.Itoa(r.Size)+" #"+strconv.FormatInt(r.GameID, 10))
-	if r.Kind != db.KindHuman && r.Kind != "" {
+	if r.Kind != store.KindHuman && r.Kind != "" {
 		who.WriteByte(' ')
 		w += 1 + p.Inks.Gain.Text(&who, string(r.Kind))
 	}

@@ -10,9 +10,10 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
 
-	"github.com/ssh2048/ssh2048/db"
 	"github.com/ssh2048/ssh2048/engine"
 	"github.com/ssh2048/ssh2048/game"
+	"github.com/ssh2048/ssh2048/store"
+	"github.com/ssh2048/ssh2048/store/sqlite"
 	"github.com/ssh2048/ssh2048/tui/internal/tuitest"
 )
 
@@ -30,18 +31,18 @@ const longGameMoves = 20000
 func BenchmarkReplay(b *testing.B) {
 	ctx := context.Background()
 	quiet := slog.New(slog.DiscardHandler)
-	store, err := db.Open(ctx, b.TempDir(), db.WithLogger(quiet), db.WithDurability(db.CrashSafe))
+	st, err := sqlite.Open(ctx, b.TempDir(), sqlite.WithLogger(quiet), sqlite.WithDurability(sqlite.CrashSafe))
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.Cleanup(func() { store.Close() })
-	svc := game.New(store, quiet)
+	b.Cleanup(func() { st.Close() })
+	svc := game.New(st, quiet)
 	p, err := svc.Identify(ctx, "SHA256:bench", "ssh-ed25519", "bench")
 	if err != nil {
 		b.Fatal(err)
 	}
 	seat := svc.Seat(p, nil)
-	play, err := seat.Open(ctx, 8, db.KindHuman, false)
+	play, err := seat.Open(ctx, 8, store.KindHuman, false)
 	if err != nil {
 		b.Fatal(err)
 	}

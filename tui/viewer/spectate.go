@@ -10,9 +10,9 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/ssh2048/ssh2048/db"
 	"github.com/ssh2048/ssh2048/engine"
 	"github.com/ssh2048/ssh2048/game"
+	"github.com/ssh2048/ssh2048/store"
 	"github.com/ssh2048/ssh2048/tui/draw"
 	"github.com/ssh2048/ssh2048/tui/event"
 )
@@ -407,7 +407,7 @@ func (s *spectator) header() []draw.Line {
 	w += s.nameW.w + 1
 	who.WriteByte(' ')
 	w += p.Inks.Label.Text(&who, strconv.Itoa(sn.Size)+"×"+strconv.Itoa(sn.Size))
-	if sn.Kind != db.KindHuman && sn.Kind != "" {
+	if sn.Kind != store.KindHuman && sn.Kind != "" {
 		who.WriteByte(' ')
 		w += 1 + p.Inks.Gain.Text(&who, string(sn.Kind))
 	}

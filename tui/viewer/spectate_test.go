@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ssh2048/ssh2048/db"
 	"github.com/ssh2048/ssh2048/engine"
 	"github.com/ssh2048/ssh2048/game"
+	"github.com/ssh2048/ssh2048/store"
 	"github.com/ssh2048/ssh2048/tui/draw"
 	"github.com/ssh2048/ssh2048/tui/internal/tuitest"
 )
@@ -73,7 +73,7 @@ func TestWatchTellsWhatHappens(t *testing.T) {
 
 	newer := svc.Seat(tuitest.Identify(t, svc, "cy"), nil)
 	defer newer.Close()
-	taken, err := newer.Open(ctx, 3, db.KindHuman, false)
+	taken, err := newer.Open(ctx, 3, store.KindHuman, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +93,7 @@ func TestWatchTellsWhatHappens(t *testing.T) {
 
 	back := svc.Seat(tuitest.Identify(t, svc, "cy"), nil)
 	defer back.Close()
-	again, err := back.Open(ctx, 3, db.KindHuman, false)
+	again, err := back.Open(ctx, 3, store.KindHuman, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +163,7 @@ func TestWatchFollowsThePlayer(t *testing.T) {
 	lGame.WaitFor("the game", tuitest.MovesShown(1))
 
 	// A new game: the old one ends in the store; eve leaves it.
-	fresh, err := seat.Open(context.Background(), 4, db.KindHuman, true)
+	fresh, err := seat.Open(context.Background(), 4, store.KindHuman, true)
 	if err != nil {
 		t.Fatal(err)
 	}

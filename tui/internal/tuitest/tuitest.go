@@ -14,9 +14,10 @@ import (
 	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/ssh2048/ssh2048/db"
 	"github.com/ssh2048/ssh2048/engine"
 	"github.com/ssh2048/ssh2048/game"
+	"github.com/ssh2048/ssh2048/store"
+	"github.com/ssh2048/ssh2048/store/sqlite"
 	"github.com/ssh2048/ssh2048/tui/draw"
 )
 
@@ -130,12 +131,12 @@ func Has(s string) func(string) bool { return func(f string) bool { return strin
 func NewService(t *testing.T) *game.Service {
 	t.Helper()
 	quiet := slog.New(slog.DiscardHandler)
-	store, err := db.Open(context.Background(), t.TempDir(), db.WithLogger(quiet))
+	st, err := sqlite.Open(context.Background(), t.TempDir(), sqlite.WithLogger(quiet))
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { store.Close() })
-	return game.New(store, quiet)
+	t.Cleanup(func() { st.Close() })
+	return game.New(st, quiet)
 }
 
 func Identify(t *testing.T, svc *game.Service, name string) game.Player {
@@ -153,7 +154,7 @@ func OpenGame(t *testing.T, svc *game.Service, name string, n int) (*game.Seat, 
 	t.Helper()
 	seat := svc.Seat(Identify(t, svc, name), func() {})
 	t.Cleanup(seat.Close)
-	p, err := seat.Open(context.Background(), n, db.KindHuman, false)
+	p, err := seat.Open(context.Background(), n, store.KindHuman, false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,215 @@
+package groupcommit
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ssh2048/ssh2048/store"
+)
+
+// fakeTx is a transaction of fakeDB: the writes it holds until Commit.
+type fakeTx struct{ writes []string }
+
+// fakeDB is a database whose transactions keep strings; a write of "bad"
+// fails after writing, and commitErr fails every commit while set.
+type fakeDB struct {
+	mu        sync.Mutex
+	rows      []string
+	begins    int
+	commitErr error
+}
+
+func (d *fakeDB) Begin(context.Context) (*fakeTx, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.begins++
+	return &fakeTx{}, nil
+}
+
+func (d *fakeDB) Commit(_ context.Context, tx *fakeTx) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.commitErr != nil {
+		return d.commitErr
+	}
+	d.rows = append(d.rows, tx.writes...)
+	return nil
+}
+
+func (d *fakeDB) Rollback(*fakeTx) {}
+
+func (d *fakeDB) committed() []string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return append([]string(nil), d.rows...)
+}
+
+func write(row string) func(context.Context, *fakeTx, int64) error {
+	return func(_ context.Context, tx *fakeTx, _ int64) error {
+		switch row {
+		case "refused":
+			return Reject(store.ErrConflict)
+		case "bad":
+			tx.writes = append(tx.writes, row)
+			return errors.New("bad write")
+		}
+		tx.writes = append(tx.writes, row)
+		return nil
+	}
+}
+
+// TestGroupKeepsGoodWrites: many writes at once form groups; a rejected
+// write and a write that fails after writing are refused, each alone,
+// and every other write of their groups is committed once.
+func TestGroupKeepsGoodWrites(t *testing.T) {
+	for _, retryAlone := range []bool{false, true} {
+		db := &fakeDB{}
+		w := New[*fakeTx](db, Config{RetryAlone: retryAlone})
+		const n = 200
+		errs := make([]error, n)
+		var wg sync.WaitGroup
+		for i := range n {
+			row := fmt.Sprint(i)
+			switch i {
+			case 50:
+				row = "refused"
+			case 100:
+				row = "bad"
+			}
+			wg.Go(func() { errs[i] = w.Do(context.Background(), write(row)) })
+		}
+		wg.Wait()
+		w.Close()
+		for i, err := range errs {
+			switch {
+			case i == 50 && !errors.Is(err, store.ErrConflict):
+				t.Errorf("the rejected write: %v, want ErrConflict", err)
+			case i == 100 && err == nil:
+				t.Error("the failed write was acknowledged")
+			case i != 50 && i != 100 && err != nil:
+				t.Errorf("write %d: %v", i, err)
+			}
+		}
+		rows := db.committed()
+		seen := map[string]int{}
+		for _, r := range rows {
+			seen[r]++
+		}
+		if len(rows) != n-2 || seen["bad"] != 0 || seen["refused"] != 0 {
+			t.Fatalf("committed %d rows (%d bad), want %d good ones once each", len(rows), seen["bad"], n-2)
+		}
+		for r, c := range seen {
+			if c != 1 {
+				t.Fatalf("row %s committed %d times", r, c)
+			}
+		}
+	}
+}
+
+// TestUnavailableFailsTheGroupAtOnce: when the database cannot be
+// reached, a group's writes all fail without being run again one by one.
+func TestUnavailableFailsTheGroupAtOnce(t *testing.T) {
+	down := errors.New("server went away")
+	db := &fakeDB{commitErr: down}
+	w := New[*fakeTx](db, Config{Unavailable: func(err error) bool { return errors.Is(err, down) }})
+	defer w.Close()
+	if err := w.Do(context.Background(), write("x")); !errors.Is(err, down) {
+		t.Fatalf("write with the server down: %v", err)
+	}
+	db.mu.Lock()
+	begins := db.begins
+	db.mu.Unlock()
+	if begins != 1 {
+		t.Fatalf("%d transactions for one unreachable write, want 1", begins)
+	}
+}
+
+// TestClosedWriterRefuses: after Close, writes and reads are refused with
+// store.ErrClosed; a cancelled context is refused before queueing.
+func TestClosedWriterRefuses(t *testing.T) {
+	db := &fakeDB{}
+	w := New[*fakeTx](db, Config{})
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := w.Do(cancelled, write("x")); !errors.Is(err, context.Canceled) {
+		t.Fatalf("write on a cancelled context: %v", err)
+	}
+	w.Close()
+	w.Close() // twice is harmless
+	if err := w.Do(context.Background(), write("x")); !errors.Is(err, store.ErrClosed) {
+		t.Fatalf("write after Close: %v", err)
+	}
+	if err := w.Read(context.Background(), func(context.Context) error { return nil }); !errors.Is(err, store.ErrClosed) {
+		t.Fatalf("read after Close: %v", err)
+	}
+	if len(db.committed()) != 0 {
+		t.Fatal("a refused write was committed")
+	}
+}
+
+// TestTimesIncrease: every write gets a later time than the one before,
+// even within one group.
+func TestTimesIncrease(t *testing.T) {
+	w := New[*fakeTx](&fakeDB{}, Config{})
+	defer w.Close()
+	var mu sync.Mutex
+	var times []int64
+	var wg sync.WaitGroup
+	for range 100 {
+		wg.Go(func() {
+			w.Do(context.Background(), func(_ context.Context, _ *fakeTx, now int64) error {
+				mu.Lock()
+				times = append(times, now) // in the writer's order
+				mu.Unlock()
+				return nil
+			})
+		})
+	}
+	wg.Wait()
+	for i := 1; i < len(times); i++ {
+		if times[i] <= times[i-1] {
+			t.Fatalf("write %d at %d, after %d", i, times[i], times[i-1])
+		}
+	}
+}
+
+// TestLingerFor: a group is held back only while moves come fast enough
+// for another to be expected, never past maxLinger from its oldest move,
+// and not at all once it holds lingerTarget.
+func TestLingerFor(t *testing.T) {
+	now := time.Now()
+	group := func(n int, oldest time.Duration) []*job[struct{}] {
+		b := make([]*job[struct{}], n)
+		for i := range b {
+			b[i] = &job[struct{}]{queued: now.Add(-oldest)}
+		}
+		return b
+	}
+	tests := []struct {
+		name   string
+		batch  []*job[struct{}]
+		gap    time.Duration
+		wantLo time.Duration
+		wantHi time.Duration
+	}{
+		{"no rate yet", group(1, 0), 0, 0, 0},
+		{"slow: one move per 10 ms", group(1, 0), 10 * time.Millisecond, 0, 0},
+		{"slower than maxLinger", group(1, 0), maxLinger + time.Microsecond, 0, 0},
+		{"fast: waits until lingerTarget moves are expected", group(1, 0), 100 * time.Microsecond,
+			(lingerTarget - 1) * 100 * time.Microsecond, (lingerTarget - 1) * 100 * time.Microsecond},
+		{"fast, but lingerTarget not expected within maxLinger", group(1, 0), maxLinger / 4, maxLinger, maxLinger},
+		{"fast, nearly full: waits for the rest only", group(lingerTarget-2, 0), 100 * time.Microsecond, 200 * time.Microsecond, 200 * time.Microsecond},
+		{"full", group(lingerTarget, 0), 10 * time.Microsecond, 0, 0},
+		{"oldest already waited maxLinger", group(2, maxLinger), 10 * time.Microsecond, 0, 0},
+		{"oldest waited half", group(2, maxLinger/2), maxLinger / 8, maxLinger / 2, maxLinger / 2},
+	}
+	for _, tt := range tests {
+		if got := lingerFor(tt.batch, tt.gap, now); got < tt.wantLo || got > tt.wantHi {
+			t.Errorf("%s: lingerFor = %v, want %v to %v", tt.name, got, tt.wantLo, tt.wantHi)
+		}
+	}
+}

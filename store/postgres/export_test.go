@@ -1,0 +1,18 @@
+package postgres
+
+import (
+	"context"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// SetNewSeed makes s start its free games on the seeds next returns.
+func SetNewSeed(s *Store, next func() uint64) { s.newSeed = next }
+
+// Write runs fn as one job of s's group-commit writer.
+func Write(s *Store, ctx context.Context, fn func(ctx context.Context, tx pgx.Tx, now int64) error) error {
+	return s.w.do(ctx, fn)
+}
+
+// FoldBuckets folds s's pending bucket changes now.
+func FoldBuckets(s *Store, ctx context.Context) error { return s.foldBuckets(ctx) }

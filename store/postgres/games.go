@@ -1,0 +1,486 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/ssh2048/ssh2048/engine"
+	"github.com/ssh2048/ssh2048/store"
+)
+
+// querier is what reads need: the pool, or a read transaction.
+type querier interface {
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}
+
+// UpsertPlayer records a connection by the public key with that
+// fingerprint, as store.Store.UpsertPlayer does.
+func (s *Store) UpsertPlayer(ctx context.Context, fingerprint, keyType, rawName string) (store.Player, error) {
+	if fingerprint == "" {
+		return store.Player{}, fmt.Errorf("upsert player: %w: empty fingerprint", store.ErrInvalid)
+	}
+	name := store.DisplayName(rawName, fingerprint)
+	var p store.Player
+	err := s.w.do(ctx, func(ctx context.Context, tx pgx.Tx, now int64) error {
+		var first, last int64
+		err := tx.QueryRow(ctx, `
+			INSERT INTO players (fingerprint, key_type, name, first_seen, last_seen)
+			VALUES ($1, $2, $3, $4, $4)
+			ON CONFLICT (fingerprint) DO UPDATE
+			SET key_type = excluded.key_type, name = excluded.name, last_seen = excluded.last_seen
+			RETURNING id, fingerprint, key_type, name, first_seen, last_seen`,
+			fingerprint, keyType, name, now,
+		).Scan(&p.ID, &p.Fingerprint, &p.KeyType, &p.Name, &first, &last)
+		p.FirstSeen, p.LastSeen = time.UnixMicro(first), time.UnixMicro(last)
+		return err
+	})
+	if err != nil {
+		return store.Player{}, fmt.Errorf("upsert player %s: %w", fingerprint, err)
+	}
+	return p, nil
+}
+
+// LoadOrCreateGame returns the player's game in progress for (size,
+// kind), starting one if there is none; see store.Store.LoadOrCreateGame.
+func (s *Store) LoadOrCreateGame(ctx context.Context, playerID int64, size int, kind store.Kind) (*store.SavedGame, error) {
+	if err := store.CheckGame(size, kind); err != nil {
+		return nil, fmt.Errorf("load game: %w", err)
+	}
+	for range 2 {
+		id, token, err := s.createGame(ctx, gameSpec{playerID: playerID, size: size, kind: kind})
+		if err != nil {
+			return nil, fmt.Errorf("load game of player %d (%d×%d %s): %w", playerID, size, size, kind, err)
+		}
+		g, err := s.loadGame(ctx, id, token)
+		if !errors.Is(err, store.ErrReplayDiverged) {
+			return g, err
+		}
+		if err := s.endAsStored(ctx, id); err != nil {
+			return nil, err
+		}
+	}
+	return nil, fmt.Errorf("load game of player %d: %w", playerID, store.ErrReplayDiverged)
+}
+
+// NewGame ends the player's game in progress for (size, kind), if any,
+// and starts a new one.
+func (s *Store) NewGame(ctx context.Context, playerID int64, size int, kind store.Kind) (*store.SavedGame, error) {
+	if err := store.CheckGame(size, kind); err != nil {
+		return nil, fmt.Errorf("new game: %w", err)
+	}
+	id, token, err := s.createGame(ctx, gameSpec{playerID: playerID, size: size, kind: kind, replace: true})
+	if err != nil {
+		return nil, fmt.Errorf("new game for player %d (%d×%d %s): %w", playerID, size, size, kind, err)
+	}
+	return s.loadGame(ctx, id, token)
+}
+
+// gameSpec says which game createGame finds or starts.
+type gameSpec struct {
+	playerID int64
+	size     int
+	kind     store.Kind
+	contest  string
+	seed     uint64
+	replace  bool
+}
+
+// createGame returns the id of the game in progress for (player, size,
+// kind, contest), creating it if there is none or if replace is set, and
+// claims it for this node (see holders.go): the token is the claim's.
+// Two nodes creating the same game at once meet on the games_in_progress
+// index: the second insert does nothing and finds the first one's game.
+func (s *Store) createGame(ctx context.Context, spec gameSpec) (id, token int64, err error) {
+	seed, gen := spec.seed, engine.Current
+	if spec.contest == "" {
+		seed = s.newSeed()
+	}
+	eg, err := gen.NewGame(spec.size, seed)
+	if err != nil {
+		return 0, 0, err
+	}
+	board, maxTile := eg.Board().String(), eg.MaxTile()
+	err = s.w.do(ctx, func(ctx context.Context, tx pgx.Tx, now int64) error {
+		if err := s.findOrInsert(ctx, tx, spec, seed, gen, maxTile, board, now, &id); err != nil {
+			return err
+		}
+		var claimErr error
+		if token, claimErr = s.claim(ctx, tx, id, now); claimErr != nil {
+			return claimErr
+		}
+		// Opened to play counts as played: the size a player switched
+		// to is the one a new session opens. A game just inserted has
+		// its time already. After the claim, not before: a move locks
+		// the game's holder row, then its games row (the holder CTE of
+		// AppendMove), so a claim that took them the other way round
+		// deadlocks with the move it takes over from.
+		_, err := tx.Exec(ctx, `UPDATE games SET updated_at = $2 WHERE id = $1 AND updated_at < $2`, id, now)
+		return err
+	})
+	if err == nil {
+		s.claimed(id, token)
+	}
+	return id, token, err
+}
+
+// findOrInsert is createGame's work inside its write job.
+func (s *Store) findOrInsert(ctx context.Context, tx pgx.Tx, spec gameSpec, seed uint64, gen engine.Generator, maxTile int, board string, now int64, id *int64) error {
+	var exists bool
+	if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM players WHERE id = $1)`, spec.playerID).Scan(&exists); err != nil {
+		return err
+	}
+	if !exists {
+		return reject(fmt.Errorf("player %d: %w", spec.playerID, store.ErrNotFound))
+	}
+	if spec.replace {
+		if _, err := tx.Exec(ctx, `
+			UPDATE games SET ended_at = $4, updated_at = $4
+			WHERE player_id = $1 AND size = $2 AND kind = $3 AND contest = $5 AND ended_at IS NULL`,
+			spec.playerID, spec.size, string(spec.kind), now, spec.contest); err != nil {
+			return err
+		}
+	} else if err := s.inProgress(ctx, tx, spec, id); !noRows(err) {
+		return err
+	}
+	err := tx.QueryRow(ctx, `
+		INSERT INTO games (player_id, size, kind, seed, generator, max_tile, board, started_at, updated_at, reached_at, contest)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8, $8, $9)
+		ON CONFLICT (player_id, size, kind, contest) WHERE ended_at IS NULL DO NOTHING
+		RETURNING id`,
+		spec.playerID, spec.size, string(spec.kind), int64(seed), int16(gen), maxTile, board, now, spec.contest).Scan(id)
+	if !noRows(err) {
+		return err
+	}
+	return s.inProgress(ctx, tx, spec, id)
+}
+
+// inProgress finds the id of the game in progress of spec, or pgx.ErrNoRows.
+func (s *Store) inProgress(ctx context.Context, tx pgx.Tx, spec gameSpec, id *int64) error {
+	return tx.QueryRow(ctx, `
+		SELECT id FROM games WHERE player_id = $1 AND size = $2 AND kind = $3 AND contest = $4 AND ended_at IS NULL`,
+		spec.playerID, spec.size, string(spec.kind), spec.contest).Scan(id)
+}
+
+// readOnly is a snapshot for reads that span several statements.
+var readOnly = pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}
+
+// loadGame reads game id and rebuilds it, in one snapshot so that a
+// concurrent append cannot slip between the game row and its moves.
+func (s *Store) loadGame(ctx context.Context, id, token int64) (*store.SavedGame, error) {
+	tx, err := s.pool.BeginTx(ctx, readOnly)
+	if err != nil {
+		return nil, fmt.Errorf("load game %d: %w", id, err)
+	}
+	defer tx.Rollback(context.Background())
+	g := &store.SavedGame{ID: id, Fence: token}
+	var (
+		kind          string
+		seed, started int64
+		gen           int16
+		stored        store.MoveState
+	)
+	err = tx.QueryRow(ctx, `
+		SELECT player_id, size, kind, seed, generator, started_at, score, max_tile, moves, won, board
+		FROM games WHERE id = $1`, id,
+	).Scan(&g.PlayerID, &g.Size, &kind, &seed, &gen, &started, &stored.Score, &stored.MaxTile, &stored.Moves, &stored.Won, &stored.Board)
+	if noRows(err) {
+		return nil, fmt.Errorf("load game %d: %w", id, store.ErrNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("load game %d: %w", id, err)
+	}
+	g.Kind, g.Seed, g.StartedAt = store.Kind(kind), uint64(seed), time.UnixMicro(started)
+	dirs, err := readMoves(ctx, tx, id)
+	if err != nil {
+		return nil, fmt.Errorf("load game %d: %w", id, err)
+	}
+	if err := store.Rebuild(s.log, g, engine.Generator(gen), dirs, stored); err != nil {
+		return nil, err
+	}
+	return g, nil
+}
+
+func readMoves(ctx context.Context, q querier, id int64) ([]engine.Direction, error) {
+	rows, err := q.Query(ctx, `SELECT seq, dir FROM moves WHERE game_id = $1 ORDER BY seq`, id)
+	if err != nil {
+		return nil, fmt.Errorf("read moves: %w", err)
+	}
+	defer rows.Close()
+	return store.ScanMoves(rows)
+}
+
+// gameRow is what a write needs to know about a game before changing it.
+type gameRow struct {
+	playerID int64
+	size     int
+	kind     store.Kind
+	moves    int
+	score    int
+}
+
+// liveGame reads game id for a write, failing with store.ErrNotFound or,
+// if it has ended, store.ErrGameEnded.
+func liveGame(ctx context.Context, tx pgx.Tx, id int64) (gameRow, error) {
+	var r gameRow
+	var kind string
+	var ended *int64
+	err := tx.QueryRow(ctx, `SELECT player_id, size, kind, moves, score, ended_at FROM games WHERE id = $1`, id).
+		Scan(&r.playerID, &r.size, &kind, &r.moves, &r.score, &ended)
+	if noRows(err) {
+		return r, reject(store.ErrNotFound)
+	}
+	r.kind = store.Kind(kind)
+	if err == nil && ended != nil {
+		err = reject(store.ErrGameEnded)
+	}
+	return r, err
+}
+
+// AppendMove stores move seq of game gameID with the state the caller's
+// engine reached, as store.Store.AppendMove does: it returns once the move is
+// committed, and a stale writer gets store.ErrConflict.
+func (s *Store) AppendMove(ctx context.Context, gameID int64, seq int, d engine.Direction, st store.MoveState) error {
+	if err := store.CheckMove(seq, d, st); err != nil {
+		return fmt.Errorf("append move %d to game %d: %w", seq, gameID, err)
+	}
+	err := s.w.do(ctx, func(ctx context.Context, tx pgx.Tx, now int64) error {
+		// One statement: the guarded snapshot update (the games_offer_best
+		// trigger keeps the best) and, only if it matched, the move's row.
+		tag, err := tx.Exec(ctx, appendMoveSQL,
+			gameID, st.Score, st.MaxTile, st.Moves, st.Won, st.Board, now, seq, int16(d), st.Fence)
+		if err != nil {
+			return err
+		}
+		if tag.RowsAffected() == 0 {
+			return whyRefused(ctx, tx, gameID, seq, st)
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("append move %d to game %d: %w", seq, gameID, err)
+	}
+	s.obs.MoveStored()
+	return nil
+}
+
+// updateSnapshot writes a MoveState ($2..$6) at time $7 into a game; the
+// caller adds the WHERE clause.
+const updateSnapshot = `
+	UPDATE games
+	SET score = $2, max_tile = $3, moves = $4, won = $5, board = $6, updated_at = $7,
+	    reached_at = CASE WHEN score = $2 THEN reached_at ELSE $7 END`
+
+// holds(n) locks game $1's holder row if its token is $n (the writer's
+// fence; 0 asks for no check), and fenceHolds(n) is true if it did: a
+// claim in progress elsewhere (which locks the row FOR UPDATE) makes the
+// write wait for it, then see the new token. FOR KEY SHARE, not FOR
+// SHARE: the lease renewals' UPDATEs must not queue behind the writes,
+// or the two deadlock (measured: a one-second stall, PostgreSQL's
+// deadlock_timeout, every renewal under load).
+func holds(n int) string {
+	return fmt.Sprintf(`holder AS (SELECT 1 FROM game_holders WHERE game_id = $1 AND token = $%d FOR KEY SHARE)`, n)
+}
+
+func fenceHolds(n int) string {
+	return fmt.Sprintf(`($%d::bigint = 0 OR EXISTS (SELECT 1 FROM holder))`, n)
+}
+
+// The fenced statements, built once.
+var (
+	appendMoveSQL = `
+		WITH ` + holds(10) + `, snap AS (` + updateSnapshot + `
+			WHERE id = $1 AND ended_at IS NULL AND moves = $8 AND score <= $2 AND ` + fenceHolds(10) + `
+			RETURNING id)
+		INSERT INTO moves (game_id, seq, dir) SELECT id, $8, $9 FROM snap`
+	endGameSQL = `WITH ` + holds(8) + updateSnapshot + `, ended_at = $7
+		WHERE id = $1 AND ended_at IS NULL AND moves = $4 AND score <= $2 AND ` + fenceHolds(8)
+)
+
+// whyRefused explains a guarded update that matched no row, as a
+// rejection.
+func whyRefused(ctx context.Context, tx pgx.Tx, id int64, count int, st store.MoveState) error {
+	if err := fenced(ctx, tx, id, st.Fence); err != nil {
+		return err
+	}
+	g, err := liveGame(ctx, tx, id)
+	switch {
+	case err != nil:
+		return err
+	case g.moves != count:
+		return reject(fmt.Errorf("%w: stored game has %d moves, not %d", store.ErrConflict, g.moves, count))
+	case st.Score < g.score:
+		return reject(fmt.Errorf("%w: score would go down from %d to %d", store.ErrInvalid, g.score, st.Score))
+	}
+	return fmt.Errorf("update of game %d matched nothing for no known reason", id)
+}
+
+// EndGame ends game gameID with its final state st; see store.Store.EndGame.
+func (s *Store) EndGame(ctx context.Context, gameID int64, st store.MoveState) error {
+	if err := store.CheckState(st); err != nil {
+		return fmt.Errorf("end game %d: %w", gameID, err)
+	}
+	err := s.w.do(ctx, func(ctx context.Context, tx pgx.Tx, now int64) error {
+		tag, err := tx.Exec(ctx, endGameSQL, gameID, st.Score, st.MaxTile, st.Moves, st.Won, st.Board, now, st.Fence)
+		if err != nil {
+			return err
+		}
+		if tag.RowsAffected() == 0 {
+			return whyRefused(ctx, tx, gameID, st.Moves, st)
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("end game %d: %w", gameID, err)
+	}
+	return nil
+}
+
+// endAsStored ends a game without touching its snapshot.
+func (s *Store) endAsStored(ctx context.Context, id int64) error {
+	err := s.w.do(ctx, func(ctx context.Context, tx pgx.Tx, now int64) error {
+		_, err := tx.Exec(ctx, `UPDATE games SET ended_at = $2, updated_at = $2 WHERE id = $1 AND ended_at IS NULL`, id, now)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("end diverged game %d: %w", id, err)
+	}
+	return nil
+}
+
+// MarkAssisted turns a human game into an assisted one; see
+// store.Store.MarkAssisted.
+func (s *Store) MarkAssisted(ctx context.Context, gameID int64) error {
+	err := s.w.do(ctx, func(ctx context.Context, tx pgx.Tx, now int64) error {
+		g, err := liveGame(ctx, tx, gameID)
+		switch {
+		case err != nil:
+			return err
+		case g.kind != store.KindHuman:
+			return nil
+		}
+		if _, err := tx.Exec(ctx, `
+			UPDATE games SET ended_at = $3, updated_at = $3
+			WHERE player_id = $1 AND size = $2 AND kind = 'assisted' AND contest = '' AND ended_at IS NULL`,
+			g.playerID, g.size, now); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `UPDATE games SET kind = 'assisted', updated_at = $2 WHERE id = $1`, gameID, now); err != nil {
+			return err
+		}
+		if g.moves == 0 {
+			return nil
+		}
+		tag, err := tx.Exec(ctx, `
+			DELETE FROM player_bests WHERE player_id = $1 AND size = $2 AND kind = 'human' AND game_id = $3`,
+			g.playerID, g.size, gameID)
+		if err != nil || tag.RowsAffected() == 0 {
+			return err
+		}
+		_, err = tx.Exec(ctx, `
+			INSERT INTO player_bests (player_id, size, kind, game_id, score, reached_at)
+			SELECT player_id, size, kind, id, score, reached_at FROM games
+			WHERE player_id = $1 AND size = $2 AND kind = 'human' AND contest = '' AND moves > 0
+			ORDER BY score DESC, reached_at, id LIMIT 1`,
+			g.playerID, g.size)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("mark game %d assisted: %w", gameID, err)
+	}
+	return nil
+}
+
+// PlayerGames lists the player's games, newest first.
+func (s *Store) PlayerGames(ctx context.Context, playerID int64, limit int) ([]store.GameSummary, error) {
+	if limit <= 0 {
+		limit = 100
+	}
+	rows, err := s.pool.Query(ctx, `
+		SELECT id, size, kind, score, max_tile, moves, won, contest, started_at, updated_at, ended_at
+		FROM games WHERE player_id = $1 ORDER BY id DESC LIMIT $2`, playerID, limit)
+	if err != nil {
+		return nil, fmt.Errorf("games of player %d: %w", playerID, err)
+	}
+	defer rows.Close()
+	var out []store.GameSummary
+	for rows.Next() {
+		var g store.GameSummary
+		var kind string
+		var started, updated int64
+		var ended *int64
+		if err := rows.Scan(&g.ID, &g.Size, &kind, &g.Score, &g.MaxTile, &g.Moves, &g.Won, &g.Contest, &started, &updated, &ended); err != nil {
+			return nil, fmt.Errorf("games of player %d: %w", playerID, err)
+		}
+		g.Kind, g.StartedAt, g.UpdatedAt, g.EndedAt = store.Kind(kind), time.UnixMicro(started), time.UnixMicro(updated), timePtr(ended)
+		out = append(out, g)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("games of player %d: %w", playerID, err)
+	}
+	return out, nil
+}
+
+func timePtr(us *int64) *time.Time {
+	if us == nil {
+		return nil
+	}
+	t := time.UnixMicro(*us)
+	return &t
+}
+
+// FullGame reads game id, its player and its moves in one snapshot.
+func (s *Store) FullGame(ctx context.Context, id int64) (store.FullGame, error) {
+	tx, err := s.pool.BeginTx(ctx, readOnly)
+	if err != nil {
+		return store.FullGame{}, fmt.Errorf("full game %d: %w", id, err)
+	}
+	defer tx.Rollback(context.Background())
+	g := store.FullGame{GameSummary: store.GameSummary{ID: id}}
+	var (
+		kind             string
+		seed             int64
+		gen              int16
+		started, updated int64
+		ended            *int64
+	)
+	err = tx.QueryRow(ctx, `
+		SELECT g.player_id, p.name, p.fingerprint, g.size, g.kind, g.generator, g.seed,
+		       g.score, g.max_tile, g.moves, g.won, g.board, g.contest, g.started_at, g.updated_at, g.ended_at
+		FROM games g JOIN players p ON p.id = g.player_id WHERE g.id = $1`, id,
+	).Scan(&g.PlayerID, &g.Player, &g.Fingerprint, &g.Size, &kind, &gen, &seed,
+		&g.Score, &g.MaxTile, &g.Moves, &g.Won, &g.Board, &g.Contest, &started, &updated, &ended)
+	if noRows(err) {
+		return store.FullGame{}, fmt.Errorf("full game %d: %w", id, store.ErrNotFound)
+	}
+	if err != nil {
+		return store.FullGame{}, fmt.Errorf("full game %d: %w", id, err)
+	}
+	g.Kind, g.Generator, g.Seed = store.Kind(kind), engine.Generator(gen), uint64(seed)
+	g.StartedAt, g.UpdatedAt, g.EndedAt = time.UnixMicro(started), time.UnixMicro(updated), timePtr(ended)
+	if g.Dirs, err = readMoves(ctx, tx, id); err != nil {
+		return store.FullGame{}, fmt.Errorf("full game %d: %w", id, err)
+	}
+	return g, nil
+}
+
+// PlayerByID returns the player with that id, or store.ErrNotFound.
+func (s *Store) PlayerByID(ctx context.Context, id int64) (store.Player, error) {
+	var p store.Player
+	var first, last int64
+	err := s.pool.QueryRow(ctx, `
+		SELECT id, fingerprint, key_type, name, first_seen, last_seen FROM players WHERE id = $1`, id,
+	).Scan(&p.ID, &p.Fingerprint, &p.KeyType, &p.Name, &first, &last)
+	if noRows(err) {
+		return store.Player{}, fmt.Errorf("player %d: %w", id, store.ErrNotFound)
+	}
+	if err != nil {
+		return store.Player{}, fmt.Errorf("player %d: %w", id, err)
+	}
+	p.FirstSeen, p.LastSeen = time.UnixMicro(first), time.UnixMicro(last)
+	return p, nil
+}

@@ -1,0 +1,502 @@
+package postgres_test
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/ssh2048/ssh2048/engine"
+	"github.com/ssh2048/ssh2048/game"
+	"github.com/ssh2048/ssh2048/store"
+	"github.com/ssh2048/ssh2048/store/postgres"
+	"github.com/ssh2048/ssh2048/store/postgres/pgtest"
+)
+
+// node is one ssh2048 node of a test: its store and its game service.
+type node struct {
+	store *postgres.Store
+	games *game.Service
+}
+
+// startNode opens a node on url, closed when the test ends.
+func startNode(tb testing.TB, url, name string, opts ...postgres.Option) node {
+	tb.Helper()
+	s, err := postgres.Open(context.Background(), url, append([]postgres.Option{postgres.WithLogger(quiet), postgres.WithNode(name)}, opts...)...)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { s.Close() })
+	select {
+	case <-s.Bus().Listening():
+	case <-time.After(10 * time.Second):
+		tb.Fatal("the node's bus is not listening after 10 s")
+	}
+	return node{s, game.New(s, quiet, game.WithBus(s.Bus()))}
+}
+
+func TestTakeoverTopicIsTheGameService(t *testing.T) {
+	if postgres.TopicTakeover != game.TopicTakeover {
+		t.Fatalf("pg announces takeovers on %q, the game service listens on %q", postgres.TopicTakeover, game.TopicTakeover)
+	}
+}
+
+// TestStaleTokenIsRefusedByTheDatabase: two nodes load one game; the
+// first node's token is refused by the database even when its sequence
+// number is right, before and after the second node moves.
+func TestStaleTokenIsRefusedByTheDatabase(t *testing.T) {
+	ctx := context.Background()
+	url := pgtest.Database(t)
+	a, b := startNode(t, url, "a").store, startNode(t, url, "b").store
+	p, err := a.UpsertPlayer(ctx, "SHA256:fenced", "ssh-ed25519", "fenced")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ga, err := a.LoadOrCreateGame(ctx, p.ID, 4, store.KindHuman)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gb, err := b.LoadOrCreateGame(ctx, p.ID, 4, store.KindHuman)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gb.ID != ga.ID || gb.Fence <= ga.Fence {
+		t.Fatalf("second load: game %d token %d, after game %d token %d", gb.ID, gb.Fence, ga.ID, ga.Fence)
+	}
+	// move plays on g's engine, kept even when the store refuses it: A's
+	// second try below has the sequence number the database expects, so
+	// only the token can refuse it.
+	move := func(s *postgres.Store, g *store.SavedGame) error {
+		d, _ := someMove(g.Engine)
+		g.Engine.Move(d)
+		st := store.StateOf(g.Engine)
+		st.Fence = g.Fence
+		return s.AppendMove(ctx, g.ID, g.Engine.Moves()-1, d, st)
+	}
+	if err := move(a, ga); !errors.Is(err, store.ErrFenced) {
+		t.Fatalf("move with the first token after the second load: %v, want ErrFenced", err)
+	}
+	if err := move(b, gb); err != nil {
+		t.Fatal(err)
+	}
+	if err := move(a, ga); !errors.Is(err, store.ErrFenced) {
+		t.Fatalf("stale node's move: %v, want ErrFenced", err)
+	}
+	st := store.StateOf(gb.Engine)
+	st.Fence = ga.Fence
+	if err := a.EndGame(ctx, ga.ID, st); !errors.Is(err, store.ErrFenced) {
+		t.Fatalf("stale node's EndGame: %v, want ErrFenced", err)
+	}
+}
+
+func someMove(g *engine.Game) (engine.Direction, bool) {
+	for _, d := range engine.Directions() {
+		b := g.Board()
+		if _, moved := b.Move(d); moved {
+			return d, true
+		}
+	}
+	return 0, false
+}
+
+// TestTakeoverAcrossNodes: a player's game moves from a session on node A
+// to one on node B while A keeps moving as fast as it can. A's session is
+// told at once (the bus), every move A had answered is in B's game, no
+// move is applied twice, and A's moves after the claim are all refused.
+func TestTakeoverAcrossNodes(t *testing.T) {
+	ctx := context.Background()
+	url := pgtest.Database(t)
+	a, b := startNode(t, url, "a"), startNode(t, url, "b")
+	who, err := a.games.Identify(ctx, "SHA256:traveller", "ssh-ed25519", "traveller")
+	if err != nil {
+		t.Fatal(err)
+	}
+	told := make(chan struct{}, 1)
+	seatA := a.games.Seat(who, func() { told <- struct{}{} })
+	defer seatA.Close()
+	playA, err := seatA.Resume(ctx, 8, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	answered := make(chan int, 1)
+	go func() { // A plays until refused
+		n, rng := 0, rand.New(rand.NewPCG(1, 2))
+		for {
+			if _, err := playA.Move(ctx, engine.Direction(rng.IntN(4))); err != nil {
+				if !errors.Is(err, game.ErrTakenOver) {
+					t.Errorf("A's move: %v, want ErrTakenOver", err)
+				}
+				answered <- playA.Moves() - 1 // the refused move was applied in memory only
+				return
+			}
+			n++
+		}
+	}()
+	time.Sleep(300 * time.Millisecond)
+	seatB := b.games.Seat(who, nil)
+	defer seatB.Close()
+	playB, err := seatB.Resume(ctx, 8, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	claimed := time.Now()
+	select {
+	case <-told:
+		t.Logf("A was told %v after B's claim", time.Since(claimed).Round(time.Millisecond))
+	case <-time.After(5 * time.Second):
+		t.Fatal("A's session was not told of the takeover within 5 s")
+	}
+	aMoves := <-answered
+	if playB.ID() != playA.ID() || playB.Moves() < aMoves-1 || playB.Moves() > aMoves {
+		t.Fatalf("B resumed game %d at %d moves; A had game %d with %d answered (at most one more refused)", playB.ID(), playB.Moves(), playA.ID(), aMoves)
+	}
+	if playB.Moves() != aMoves {
+		// A's last answered move can only be missing if A's answer came
+		// after B's load, which the fence forbids.
+		t.Fatalf("B resumed at %d moves, A had %d answered", playB.Moves(), aMoves)
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for playB.Moves() < aMoves+20 {
+		if _, err := playB.Move(ctx, engine.Direction(rng.IntN(4))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	full, err := b.store.FullGame(ctx, playB.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(full.Dirs) != playB.Moves() || full.Moves != playB.Moves() {
+		t.Fatalf("stored %d moves (snapshot %d), B has played to %d", len(full.Dirs), full.Moves, playB.Moves())
+	}
+	replayed, err := full.Generator.Replay(full.Size, full.Seed, full.Dirs)
+	if err != nil || replayed.Board() != playB.Board() {
+		t.Fatalf("the stored moves replay to %v (%v), B shows %v", replayed.Board(), err, playB.Board())
+	}
+}
+
+// TestDeadNodeLocksNothing: a node that dies holding a game (its store
+// closed without its sessions giving anything up) blocks no one: another
+// node takes the game at once, and the dead node's lease runs out.
+func TestDeadNodeLocksNothing(t *testing.T) {
+	ctx := context.Background()
+	url := pgtest.Database(t)
+	dead := startNode(t, url, "dead", postgres.WithLease(time.Second))
+	who, err := dead.games.Identify(ctx, "SHA256:orphan", "ssh-ed25519", "orphan")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := dead.games.Seat(who, nil).Resume(ctx, 4, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Move(ctx, engine.Left); err != nil && !errors.Is(err, game.ErrOver) {
+		t.Fatal(err)
+	}
+	dead.store.Close() // no Seat.Close: the node is gone
+
+	alive := startNode(t, url, "alive")
+	if node, _, live, err := alive.store.Holder(ctx, p.ID()); err != nil || node != "dead" {
+		t.Fatalf("holder %q (%v), want the dead node", node, err)
+	} else {
+		t.Logf("right after the death the lease is live: %v", live)
+	}
+	deadline := time.Now().Add(3 * time.Second)
+	for {
+		_, _, live, err := alive.store.Holder(ctx, p.ID())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !live {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the dead node's 1 s lease is still live after 3 s")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	start := time.Now()
+	q, err := alive.games.Seat(who, nil).Resume(ctx, 4, false)
+	if err != nil || q.ID() != p.ID() || q.Moves() != p.Moves() {
+		t.Fatalf("the other node resumes game %d at %d moves (%v), want %d at %d", q.ID(), q.Moves(), err, p.ID(), p.Moves())
+	}
+	t.Logf("taken over in %v", time.Since(start).Round(time.Millisecond))
+	if node, _, live, _ := alive.store.Holder(ctx, p.ID()); node != "alive" || !live {
+		t.Fatalf("holder %q live %v after the takeover", node, live)
+	}
+}
+
+// TestIdleSessionIsToldAtOnce: a session on node A that is not moving
+// hears of the takeover from node B through the bus (LISTEN/NOTIFY), not
+// at its next move.
+func TestIdleSessionIsToldAtOnce(t *testing.T) {
+	ctx := context.Background()
+	url := pgtest.Database(t)
+	a, b := startNode(t, url, "a"), startNode(t, url, "b")
+	who, err := a.games.Identify(ctx, "SHA256:idle", "ssh-ed25519", "idle")
+	if err != nil {
+		t.Fatal(err)
+	}
+	told := make(chan struct{}, 1)
+	seatA := a.games.Seat(who, func() { told <- struct{}{} })
+	defer seatA.Close()
+	if _, err := seatA.Resume(ctx, 4, false); err != nil {
+		t.Fatal(err)
+	}
+	seatB := b.games.Seat(who, nil)
+	defer seatB.Close()
+	if _, err := seatB.Resume(ctx, 4, false); err != nil {
+		t.Fatal(err)
+	}
+	claimed := time.Now()
+	select {
+	case <-told:
+		t.Logf("the idle session on A was told %v after B's claim", time.Since(claimed).Round(100*time.Microsecond))
+	case <-time.After(5 * time.Second):
+		t.Fatal("the idle session on A was not told within 5 s")
+	}
+}
+
+// TestSpectatorOnAnotherNode: a spectator on node B finds a player whose
+// game is on node A (by name, and in the list of live games), sees the
+// stored board at once, then every move A makes, then that the player
+// left.
+func TestSpectatorOnAnotherNode(t *testing.T) {
+	ctx := context.Background()
+	url := pgtest.Database(t)
+	a, b := startNode(t, url, "a"), startNode(t, url, "b")
+	who, err := a.games.Identify(ctx, "SHA256:watched", "ssh-ed25519", "watched")
+	if err != nil {
+		t.Fatal(err)
+	}
+	seat := a.games.Seat(who, nil)
+	p, err := seat.Resume(ctx, 5, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(5, 5))
+	play := func(n int) {
+		t.Helper()
+		for target := p.Moves() + n; p.Moves() < target; {
+			if _, err := p.Move(ctx, engine.Direction(rng.IntN(4))); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	play(3)
+	live := b.games.Live(5)
+	if len(live) != 1 || live[0].GameID != p.ID() || live[0].Moves != 3 || live[0].Player != "watched" {
+		t.Fatalf("node B's live games: %+v, want A's game at 3 moves", live)
+	}
+	w, err := b.games.WatchPlayer("watched")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	snap, err := w.Next(wctx)
+	if err != nil || snap.GameID != p.ID() || snap.Moves != 3 || snap.Board != p.Board() {
+		t.Fatalf("first snapshot %+v (%v), want game %d at 3 moves", snap, err, p.ID())
+	}
+	start := time.Now()
+	for snap.Moves < 3 {
+		if snap, err = w.Next(wctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The watch request reaches A asynchronously; the moves from then on
+	// must all show, up to the last.
+	time.Sleep(200 * time.Millisecond)
+	play(10)
+	for snap.Moves < p.Moves() {
+		if snap, err = w.Next(wctx); err != nil {
+			t.Fatalf("spectator on B stuck at %d moves, A is at %d: %v", snap.Moves, p.Moves(), err)
+		}
+	}
+	if snap.Board != p.Board() || snap.Score != p.Score() || snap.Status != game.Live {
+		t.Fatalf("spectator on B shows %+v, A shows board %v score %d", snap, p.Board(), p.Score())
+	}
+	t.Logf("B followed A's 10 moves in %v", time.Since(start).Round(time.Millisecond))
+	seat.Close()
+	left := time.Now()
+	for snap.Status != game.Left {
+		if snap, err = w.Next(wctx); err != nil {
+			t.Fatalf("spectator on B not told the player left: %v", err)
+		}
+	}
+	t.Logf("told the player left after %v", time.Since(left).Round(time.Millisecond))
+}
+
+// TestDailySeedIsTheSameOnEveryNode: the daily challenge's seed comes
+// from a secret kept in the database, so two nodes deal the same tiles,
+// and a player's one attempt a day counts on every node.
+func TestDailySeedIsTheSameOnEveryNode(t *testing.T) {
+	ctx := context.Background()
+	url := pgtest.Database(t)
+	a, b := startNode(t, url, "a"), startNode(t, url, "b")
+	yesterday := time.Now().UTC().AddDate(0, 0, -1).Format("2006-01-02")
+	sa, err := a.games.DailySeed(ctx, yesterday, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sb, err := b.games.DailySeed(ctx, yesterday, 4); err != nil || sb != sa {
+		t.Fatalf("node B's seed %d (%v), node A's %d", sb, err, sa)
+	}
+	who, err := a.games.Identify(ctx, "SHA256:daily", "ssh-ed25519", "daily")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pa, err := a.games.Seat(who, nil).OpenDaily(ctx, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pb, err := b.games.Seat(who, nil).OpenDaily(ctx, 4)
+	if err != nil || pb.ID() != pa.ID() || pb.Board() != pa.Board() {
+		t.Fatalf("today's challenge on B: %v, game %d; on A game %d", err, pb.ID(), pa.ID())
+	}
+}
+
+// TestTodaysDailyIsNotShownOnAnotherNode: a game of today's daily
+// challenge is neither listed, watched by id nor watched by its player's
+// name from another node, as on its own (ErrDailyOn); the player's free
+// game beside it is.
+func TestTodaysDailyIsNotShownOnAnotherNode(t *testing.T) {
+	ctx := context.Background()
+	url := pgtest.Database(t)
+	a, b := startNode(t, url, "a"), startNode(t, url, "b")
+	who, err := a.games.Identify(ctx, "SHA256:secretive", "ssh-ed25519", "secretive")
+	if err != nil {
+		t.Fatal(err)
+	}
+	seat := a.games.Seat(who, nil)
+	defer seat.Close()
+	daily, err := seat.OpenDaily(ctx, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range engine.Directions() {
+		if _, err := daily.Move(ctx, d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if live := b.games.Live(0); len(live) != 0 {
+		t.Fatalf("node B lists today's daily game: %+v", live)
+	}
+	if _, err := b.games.Watch(daily.ID()); !errors.Is(err, game.ErrDailyOn) {
+		t.Fatalf("node B watches today's daily game by id: %v, want ErrDailyOn", err)
+	}
+	if _, err := b.games.WatchPlayer("secretive"); !errors.Is(err, game.ErrDailyOn) {
+		t.Fatalf("node B watches the daily's player: %v, want ErrDailyOn", err)
+	}
+	if _, ok := b.games.Playing("secretive"); ok {
+		t.Fatal("node B says the daily's player is playing a game to watch")
+	}
+	// The same player's free game, beside it, is shown.
+	free, err := seat.Resume(ctx, 5, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := b.games.WatchPlayer("secretive")
+	if err != nil {
+		t.Fatalf("node B watches the player's free game: %v", err)
+	}
+	defer w.Close()
+	wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if snap, err := w.Next(wctx); err != nil || snap.GameID != free.ID() {
+		t.Fatalf("node B shows game %d (%v), want the free game %d", snap.GameID, err, free.ID())
+	}
+	if live := b.games.Live(0); len(live) != 1 || live[0].GameID != free.ID() {
+		t.Fatalf("node B's live games: %+v, want the free game alone", live)
+	}
+}
+
+// TestNodeReconnectsAfterPostgreSQLRestarts: PostgreSQL stops under a
+// node and comes back; writes fail while it is away (never a false
+// success), then the writer, the read pool and the bus's LISTEN
+// connection are back by themselves, with no restart of the node.
+func TestNodeReconnectsAfterPostgreSQLRestarts(t *testing.T) {
+	ctx := context.Background()
+	srv, err := pgtest.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Close) // after the database's and the node's clean-ups
+	n := startNode(t, srv.Database(t), "survivor")
+	p, err := n.store.UpsertPlayer(ctx, "SHA256:survivor", "ssh-ed25519", "survivor")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := n.store.LoadOrCreateGame(ctx, p.ID, 4, store.KindHuman)
+	if err != nil {
+		t.Fatal(err)
+	}
+	move := func() error {
+		d, _ := someMove(g.Engine)
+		g.Engine.Move(d)
+		st := store.StateOf(g.Engine)
+		st.Fence = g.Fence
+		return n.store.AppendMove(ctx, g.ID, g.Engine.Moves()-1, d, st)
+	}
+	if err := move(); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	if err := move(); err == nil {
+		t.Fatal("a move was acknowledged with PostgreSQL stopped")
+	}
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// The move the store refused is not stored: reload to where it is.
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		g, err = n.store.LoadOrCreateGame(ctx, p.ID, 4, store.KindHuman)
+		if err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the node does not read again 20 s after PostgreSQL came back: %v", err)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if g.Engine.Moves() != 1 {
+		t.Fatalf("after the restart the game has %d moves, want the 1 acknowledged", g.Engine.Moves())
+	}
+	if err := move(); err != nil {
+		t.Fatalf("a move after PostgreSQL came back: %v", err)
+	}
+	got := make(chan string, 1)
+	n.store.Bus().Subscribe("ping", func(b []byte) {
+		select {
+		case got <- string(b):
+		default:
+		}
+	})
+	for {
+		select {
+		case <-n.store.Bus().Listening():
+		case <-time.After(time.Until(deadline)):
+			t.Fatal("the bus does not listen again 20 s after PostgreSQL came back")
+		}
+		if err := n.store.Bus().Publish(ctx, "ping", []byte("back")); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case m := <-got:
+			if m != "back" {
+				t.Fatalf("bus message %q", m)
+			}
+			return
+		case <-time.After(time.Second):
+			// The channel of the old connection may still read as open;
+			// the loop notices the loss within a second.
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the bus delivers nothing 20 s after PostgreSQL came back")
+		}
+	}
+}

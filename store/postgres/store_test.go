@@ -1,0 +1,388 @@
+package postgres_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/ssh2048/ssh2048/engine"
+	"github.com/ssh2048/ssh2048/store"
+	"github.com/ssh2048/ssh2048/store/postgres"
+	"github.com/ssh2048/ssh2048/store/postgres/pgtest"
+	"github.com/ssh2048/ssh2048/store/storetest"
+)
+
+func TestMain(m *testing.M) { os.Exit(pgtest.Run(m)) }
+
+var quiet = slog.New(slog.DiscardHandler)
+
+// openStore opens a store on a fresh database, closed when the test ends.
+func openStore(tb testing.TB, url string) *postgres.Store {
+	tb.Helper()
+	s, err := postgres.Open(context.Background(), url, postgres.WithLogger(quiet))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { s.Close() })
+	return s
+}
+
+// TestStore runs the stores' conformance suite (package storetest, which
+// package sqlite runs against SQLite) against a real PostgreSQL.
+func TestStore(t *testing.T) {
+	storetest.Run(t, backend)
+}
+
+var backend = storetest.Backend{
+	Open: func(tb testing.TB, log *slog.Logger) (storetest.Store, func() (storetest.Store, error)) {
+		tb.Helper()
+		url := pgtest.Database(tb)
+		open := func() (storetest.Store, error) {
+			s, err := postgres.Open(context.Background(), url, postgres.WithLogger(log))
+			if err != nil {
+				return nil, err
+			}
+			tb.Cleanup(func() { s.Close() })
+			return s, nil
+		}
+		s, err := open()
+		if err != nil {
+			tb.Fatal(err)
+		}
+		return s, open
+	},
+	SetSeeds: func(s storetest.Store, next func() uint64) { postgres.SetNewSeed(s.(*postgres.Store), next) },
+}
+
+// TestOldGenerator: a game stored before generators were recorded still
+// replays with PCG (the suite's check; the old game is made here, in SQL).
+func TestOldGenerator(t *testing.T) {
+	storetest.RunOldGenerator(t, backend, func(tb testing.TB, s storetest.Store, id int64, board string, maxTile int) {
+		tb.Helper()
+		if _, err := s.(*postgres.Store).Pool().Exec(context.Background(), `UPDATE games SET generator = 1, board = $1, max_tile = $2 WHERE id = $3`, board, maxTile, id); err != nil {
+			tb.Fatal(err)
+		}
+	})
+}
+
+// TestScoreBucketsAgreeWithBests: after scores spread across buckets, the
+// bucket counts a rank sums (score_bucket_totals) agree with player_bests,
+// computed in Go (store.ScoreBucket) from every best; and the check sees
+// a stray bucket row.
+func TestScoreBucketsAgreeWithBests(t *testing.T) {
+	s, _ := backend.Open(t, quiet)
+	storetest.SpreadScores(t, s)
+	pool := s.(*postgres.Store).Pool()
+	if wrong := wrongBuckets(t, pool); wrong != 0 {
+		t.Fatalf("%d score buckets disagree with player_bests", wrong)
+	}
+	if _, err := pool.Exec(context.Background(), `INSERT INTO score_buckets (size, kind, bucket, players) VALUES (4, 'human', 99999, 1)`); err != nil {
+		t.Fatal(err)
+	}
+	if wrongBuckets(t, pool) == 0 {
+		t.Error("the check misses a stray bucket")
+	}
+}
+
+func wrongBuckets(t *testing.T, pool *pgxpool.Pool) int {
+	t.Helper()
+	ctx := context.Background()
+	type key struct {
+		size   int
+		kind   string
+		bucket int64
+	}
+	want := map[key]int64{}
+	rows, err := pool.Query(ctx, `SELECT size, kind, score FROM player_bests`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var k key
+		var score int64
+		if err := rows.Scan(&k.size, &k.kind, &score); err != nil {
+			t.Fatal(err)
+		}
+		k.bucket, _ = store.ScoreBucket(score)
+		want[k]++
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	rows, err = pool.Query(ctx, `SELECT size, kind, bucket, players FROM score_bucket_totals WHERE players <> 0`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	wrong := 0
+	for rows.Next() {
+		var k key
+		var players int64
+		if err := rows.Scan(&k.size, &k.kind, &k.bucket, &players); err != nil {
+			t.Fatal(err)
+		}
+		if want[k] != players {
+			wrong++
+		}
+		delete(want, k)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return wrong + len(want)
+}
+
+// TestScoreBucketMatchesGo: the score_bucket function the triggers use
+// is store.ScoreBucket.
+func TestScoreBucketMatchesGo(t *testing.T) {
+	s := openStore(t, pgtest.Database(t))
+	for _, score := range []int64{0, 1, 9, 10, 99, 100, 999, 1000, 1009, 1010, 9999, 10000, 123456, 999999, 1000000, 1 << 40, 1<<62 - 1} {
+		var inSQL int64
+		if err := s.Pool().QueryRow(context.Background(), `SELECT score_bucket($1)`, score).Scan(&inSQL); err != nil {
+			t.Fatal(err)
+		}
+		if want, _ := store.ScoreBucket(score); inSQL != want {
+			t.Errorf("score_bucket(%d) = %d, store.ScoreBucket says %d", score, inSQL, want)
+		}
+	}
+}
+
+// TestNodesStartingTogetherMigrateOnce: four stores open one empty
+// database at once, as nodes starting together do; goose's advisory lock
+// lets one migrate, the others find nothing to do.
+func TestNodesStartingTogetherMigrateOnce(t *testing.T) {
+	url := pgtest.Database(t)
+	var wg sync.WaitGroup
+	errs := make([]error, 4)
+	for i := range errs {
+		wg.Go(func() {
+			s, err := postgres.Open(context.Background(), url, postgres.WithLogger(quiet))
+			if err == nil {
+				s.Close()
+			}
+			errs[i] = err
+		})
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("node %d: %v", i, err)
+		}
+	}
+	s := openStore(t, url)
+	var applied int
+	if err := s.Pool().QueryRow(context.Background(), `SELECT count(*) FROM goose_db_version WHERE version_id > 0`).Scan(&applied); err != nil {
+		t.Fatal(err)
+	}
+	if entries, _ := os.ReadDir("../../migrations/postgres"); applied != len(entries) {
+		t.Errorf("%d migrations recorded, want each of the %d once", applied, len(entries))
+	}
+}
+
+func TestNewerSchemaIsRefused(t *testing.T) {
+	url := pgtest.Database(t)
+	s := openStore(t, url)
+	if _, err := s.Pool().Exec(context.Background(), `INSERT INTO goose_db_version (version_id, is_applied) VALUES (9999, true)`); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	_, err := postgres.Open(context.Background(), url, postgres.WithLogger(quiet))
+	if !errors.Is(err, store.ErrSchemaTooNew) {
+		t.Fatalf("Open of a newer database: err = %v, want ErrSchemaTooNew", err)
+	}
+}
+
+// TestUnreachableServerIsAClearError: nothing listens at the address: Open
+// fails at once, naming what it could not reach.
+func TestUnreachableServerIsAClearError(t *testing.T) {
+	addr := pgtest.Shared(t).Addr()
+	host := addr[:strings.LastIndex(addr, ":")]
+	url := fmt.Sprintf("postgres://postgres@%s:1/ssh2048?sslmode=disable", host)
+	_, err := postgres.Open(context.Background(), url, postgres.WithLogger(quiet))
+	if err == nil || !strings.Contains(err.Error(), "127.0.0.1:1/ssh2048") || !strings.Contains(err.Error(), "cannot connect") {
+		t.Fatalf("err = %v, want one naming 127.0.0.1:1/ssh2048 and saying it cannot connect", err)
+	}
+	t.Logf("the error reads: %v", err)
+}
+
+// TestFailedWriteDoesNotSinkItsGroup: a job that fails after writing is
+// undone, alone; the jobs committed with it in a group stay.
+func TestFailedWriteDoesNotSinkItsGroup(t *testing.T) {
+	s := openStore(t, pgtest.Database(t))
+	ctx := context.Background()
+	boom := errors.New("boom")
+	const n = 60
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			errs[i] = postgres.Write(s, ctx, func(ctx context.Context, tx pgx.Tx, now int64) error {
+				_, err := tx.Exec(ctx, `INSERT INTO players (fingerprint, key_type, name, first_seen, last_seen) VALUES ($1, 'k', 'n', $2, $2)`,
+					fmt.Sprintf("fp-%d", i), now)
+				if err != nil {
+					return err
+				}
+				if i%3 == 0 {
+					return boom // after a write: the group must not keep it
+				}
+				return nil
+			})
+		})
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if want := i%3 == 0; want != errors.Is(err, boom) || !want && err != nil {
+			t.Errorf("job %d: err = %v", i, err)
+		}
+		var stored int
+		if err := s.Pool().QueryRow(ctx, `SELECT count(*) FROM players WHERE fingerprint = $1`, fmt.Sprintf("fp-%d", i)).Scan(&stored); err != nil {
+			t.Fatal(err)
+		}
+		if (i%3 == 0) != (stored == 0) {
+			t.Errorf("job %d: %d rows stored", i, stored)
+		}
+	}
+}
+
+// TestFoldingBucketsKeepsRanks: ranks are the same before and after the
+// pending bucket changes are folded into score_buckets, and a fold leaves
+// none pending.
+func TestFoldingBucketsKeepsRanks(t *testing.T) {
+	ctx := context.Background()
+	s := openStore(t, pgtest.Database(t))
+	var games []*store.SavedGame
+	for i := range 30 {
+		p, err := s.UpsertPlayer(ctx, fmt.Sprintf("SHA256:fold-%d", i), "ssh-ed25519", "fold")
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, err := s.LoadOrCreateGame(ctx, p.ID, 8, store.KindHuman)
+		if err != nil {
+			t.Fatal(err)
+		}
+		games = append(games, g)
+		for range i % 7 * 5 {
+			d, _ := someMove(g.Engine)
+			g.Engine.Move(d)
+			if err := s.AppendMove(ctx, g.ID, g.Engine.Moves()-1, d, store.StateOf(g.Engine)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	ranks := func() []int {
+		var out []int
+		for _, g := range games {
+			e, err := s.PlayerRank(ctx, g.PlayerID, 8, store.KindHuman)
+			if errors.Is(err, store.ErrNotFound) {
+				out = append(out, 0)
+				continue
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, e.Rank)
+		}
+		return out
+	}
+	before := ranks()
+	if err := postgres.FoldBuckets(s, ctx); err != nil {
+		t.Fatal(err)
+	}
+	var pending int
+	if err := s.Pool().QueryRow(ctx, `SELECT count(*) FROM score_bucket_changes`).Scan(&pending); err != nil || pending != 0 {
+		t.Fatalf("%d changes pending after a fold (%v)", pending, err)
+	}
+	if after := ranks(); fmt.Sprint(after) != fmt.Sprint(before) {
+		t.Fatalf("ranks before the fold %v, after %v", before, after)
+	}
+}
+
+// countingObserver counts what a store tells its store.Observer.
+type countingObserver struct {
+	mu                               sync.Mutex
+	commits, committed, waits, moves int
+	failed                           []string
+}
+
+func (o *countingObserver) Committed(writes int, _ time.Duration) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.commits++
+	o.committed += writes
+}
+
+func (o *countingObserver) Waited(time.Duration) { o.mu.Lock(); o.waits++; o.mu.Unlock() }
+func (o *countingObserver) MoveStored()          { o.mu.Lock(); o.moves++; o.mu.Unlock() }
+func (o *countingObserver) Failed(op string) {
+	o.mu.Lock()
+	o.failed = append(o.failed, op)
+	o.mu.Unlock()
+}
+
+// TestObserverSeesTheWriter: the operator's metrics on PostgreSQL count
+// what they count on SQLite: every write waited for, every group commit
+// and its writes, every stored move, and a write that fails.
+func TestObserverSeesTheWriter(t *testing.T) {
+	obs := &countingObserver{}
+	s, err := postgres.Open(context.Background(), pgtest.Database(t), postgres.WithLogger(quiet), postgres.WithObserver(obs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	p, err := s.UpsertPlayer(ctx, "SHA256:obs-fingerprint", "ssh-ed25519", "obs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := s.LoadOrCreateGame(ctx, p.ID, 4, store.KindHuman)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const moves = 5
+	for range moves {
+		seq := g.Engine.Moves()
+		var d engine.Direction
+		for _, d = range []engine.Direction{engine.Left, engine.Up, engine.Right, engine.Down} {
+			b := g.Engine.Board()
+			if _, moved := b.Move(d); moved {
+				break
+			}
+		}
+		g.Engine.Move(d)
+		if err := s.AppendMove(ctx, g.ID, seq, d, store.StateOf(g.Engine)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	boom := errors.New("boom")
+	if err := postgres.Write(s, ctx, func(ctx context.Context, tx pgx.Tx, now int64) error {
+		_, err := tx.Exec(ctx, `SELECT no_such_column FROM players`)
+		return errors.Join(boom, err)
+	}); err == nil {
+		t.Fatal("a failing write succeeded")
+	}
+
+	obs.mu.Lock()
+	defer obs.mu.Unlock()
+	if obs.moves != moves {
+		t.Errorf("MoveStored %d times, want %d", obs.moves, moves)
+	}
+	// The player, the game and the moves at least, each waited for and
+	// each in a committed group; the failing write waited but committed
+	// nothing.
+	if want := moves + 2; obs.committed < want || obs.waits < want+1 || obs.commits == 0 || obs.commits > obs.committed {
+		t.Errorf("%d commits of %d writes, %d waits; want at least %d writes and %d waits", obs.commits, obs.committed, obs.waits, want, want+1)
+	}
+	if !slices.Contains(obs.failed, "write") {
+		t.Errorf("failures %q, want a write", obs.failed)
+	}
+}

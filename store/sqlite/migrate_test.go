@@ -1,0 +1,272 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"io/fs"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"testing/fstest"
+
+	"github.com/ssh2048/ssh2048/migrations"
+	"github.com/ssh2048/ssh2048/store"
+)
+
+func schemaVersion(t *testing.T, db *sql.DB) int64 {
+	t.Helper()
+	var v int64
+	if err := db.QueryRow(`SELECT max(version_id) FROM goose_db_version WHERE is_applied`).Scan(&v); err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+func tableExists(t *testing.T, db *sql.DB, name string) bool {
+	t.Helper()
+	var n int
+	if err := db.QueryRow(`SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = ?`, name).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n == 1
+}
+
+func latestMigration(t *testing.T) int64 {
+	t.Helper()
+	entries, err := fs.ReadDir(migrations.SQLite, ".")
+	if err != nil || len(entries) == 0 {
+		t.Fatalf("embedded migrations: %v (%d files)", err, len(entries))
+	}
+	return int64(len(entries)) // numbered 1..n without gaps: see package migrations' test
+}
+
+func TestMigrationsFromEmptyAndTwice(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	for range 2 {
+		s, err := Open(ctx, dir, WithLogger(quiet))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := schemaVersion(t, s.read), latestMigration(t); got != want {
+			t.Errorf("schema version %d, want %d", got, want)
+		}
+		for _, table := range []string{"players", "games", "moves", "player_bests"} {
+			if !tableExists(t, s.read, table) {
+				t.Errorf("table %s missing", table)
+			}
+		}
+		var mode string
+		if err := s.read.QueryRow(`PRAGMA journal_mode`).Scan(&mode); err != nil || mode != "wal" {
+			t.Errorf("journal_mode = %q (%v), want wal", mode, err)
+		}
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestConnectionSettingsReachEveryConnection(t *testing.T) {
+	s := openStore(t)
+	ctx := context.Background()
+	// Hold several read connections at once so the pool opens new ones.
+	var conns []*sql.Conn
+	for range 4 {
+		c, err := s.read.Conn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		conns = append(conns, c)
+	}
+	wc, err := s.write.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conns = append(conns, wc)
+	for i, c := range conns {
+		var fk, busy, sync int
+		var mode string
+		if err := c.QueryRowContext(ctx, `PRAGMA foreign_keys`).Scan(&fk); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.QueryRowContext(ctx, `PRAGMA busy_timeout`).Scan(&busy); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.QueryRowContext(ctx, `PRAGMA synchronous`).Scan(&sync); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.QueryRowContext(ctx, `PRAGMA journal_mode`).Scan(&mode); err != nil {
+			t.Fatal(err)
+		}
+		if fk != 1 || busy < 1000 || sync != 2 || mode != "wal" {
+			t.Errorf("connection %d: foreign_keys=%d busy_timeout=%d synchronous=%d journal_mode=%s", i, fk, busy, sync, mode)
+		}
+	}
+	var autoCheckpoint int
+	if err := wc.QueryRowContext(ctx, `PRAGMA wal_autocheckpoint`).Scan(&autoCheckpoint); err != nil || autoCheckpoint != 0 {
+		t.Errorf("writer wal_autocheckpoint = %d (%v), want 0: checkpoints belong to the background loop", autoCheckpoint, err)
+	}
+	var walLimit int
+	if err := wc.QueryRowContext(ctx, `PRAGMA journal_size_limit`).Scan(&walLimit); err != nil || walLimit != 32<<20 {
+		t.Errorf("writer journal_size_limit = %d (%v), want 32 MiB", walLimit, err)
+	}
+	if _, err := conns[0].ExecContext(ctx, `DELETE FROM players`); err == nil {
+		t.Error("a read-pool connection could write")
+	}
+	for _, c := range conns {
+		c.Close()
+	}
+}
+
+func TestConcurrentOpensMigrateOnce(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	const n = 6
+	stores := make([]*Store, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() { stores[i], errs[i] = Open(ctx, dir, WithLogger(quiet)) })
+	}
+	wg.Wait()
+	for i := range n {
+		if errs[i] != nil {
+			t.Fatalf("Open %d: %v", i, errs[i])
+		}
+	}
+	var rows int
+	if err := stores[0].read.QueryRow(`SELECT count(*) FROM goose_db_version`).Scan(&rows); err != nil {
+		t.Fatal(err)
+	}
+	if want := int(latestMigration(t)) + 1; rows != want { // + goose's version 0 row
+		t.Errorf("goose_db_version has %d rows, want %d (a migration ran twice?)", rows, want)
+	}
+	for _, s := range stores {
+		if err := s.Close(); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+func TestNewerSchemaIsRefused(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	s, err := Open(ctx, dir, WithLogger(quiet))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.write.Exec(`INSERT INTO goose_db_version (version_id, is_applied) VALUES (9999, 1)`); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	_, err = Open(ctx, dir, WithLogger(quiet))
+	if !errors.Is(err, store.ErrSchemaTooNew) {
+		t.Fatalf("Open of a newer database: err = %v, want store.ErrSchemaTooNew", err)
+	}
+	t.Logf("the refusal reads: %v", err)
+}
+
+func TestFailingMigrationChangesNothing(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "m.db")
+	db, err := sql.Open("sqlite3", dsn(path, false, "FULL"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+	good := fstest.MapFS{
+		"00001_a.sql": {Data: []byte("-- +goose Up\nCREATE TABLE a (x INTEGER);\nINSERT INTO a VALUES (1);\n-- +goose Down\nDROP TABLE a;\n")},
+	}
+	if err := migrate(ctx, db, path+".lock", good, quiet); err != nil {
+		t.Fatal(err)
+	}
+	bad := fstest.MapFS{
+		"00001_a.sql": good["00001_a.sql"],
+		"00002_b.sql": {Data: []byte("-- +goose Up\nCREATE TABLE b (x INTEGER);\nUPDATE a SET x = 2;\nINSERT INTO no_such_table VALUES (1);\n-- +goose Down\nDROP TABLE b;\n")},
+	}
+	err = migrate(ctx, db, path+".lock", bad, quiet)
+	if err == nil {
+		t.Fatal("a failing migration reported success")
+	}
+	t.Logf("failure reads: %v", err)
+	if tableExists(t, db, "b") {
+		t.Error("table b of the failed migration exists")
+	}
+	var x int
+	if err := db.QueryRow(`SELECT x FROM a`).Scan(&x); err != nil || x != 1 {
+		t.Errorf("a.x = %d (%v), want 1: the failed migration's UPDATE stuck", x, err)
+	}
+	if v := schemaVersion(t, db); v != 1 {
+		t.Errorf("schema version %d after failed migration, want 1", v)
+	}
+}
+
+func TestDurabilityOption(t *testing.T) {
+	for _, c := range []struct {
+		d    Durability
+		want int
+	}{{PowerSafe, 2}, {CrashSafe, 1}} {
+		s := openStore(t, WithDurability(c.d))
+		for name, db := range map[string]*sql.DB{"write": s.write, "read": s.read} {
+			var got int
+			if err := db.QueryRow(`PRAGMA synchronous`).Scan(&got); err != nil || got != c.want {
+				t.Errorf("%s: %s connection has synchronous=%d (%v), want %d", c.d, name, got, err, c.want)
+			}
+		}
+	}
+	if _, err := Open(context.Background(), t.TempDir(), WithDurability("OFF")); !errors.Is(err, store.ErrInvalid) {
+		t.Errorf("durability OFF: err = %v, want store.ErrInvalid", err)
+	}
+}
+
+// TestDatabaseMigratedBeforeTheSplitOpens: the SQLite migrations moved from
+// the root of package migrations to migrations/sqlite/ when PostgreSQL got
+// its own. goose keys a database's history on the version numbers alone,
+// so a database migrated from the old layout (the same files at the root,
+// as this test rebuilds it) opens with nothing to apply and nothing
+// refused.
+func TestDatabaseMigratedBeforeTheSplitOpens(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	path := filepath.Join(dir, FileName)
+	old := fstest.MapFS{}
+	entries, err := fs.ReadDir(migrations.SQLite, ".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		data, err := fs.ReadFile(migrations.SQLite, e.Name())
+		if err != nil {
+			t.Fatal(err)
+		}
+		old[e.Name()] = &fstest.MapFile{Data: data}
+	}
+	conn, err := sql.Open("sqlite3", dsn(path, false, "FULL"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn.SetMaxOpenConns(1)
+	if err := migrate(ctx, conn, path+".migrate-lock", old, quiet); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Exec(`INSERT INTO players (fingerprint, key_type, name, first_seen, last_seen) VALUES ('SHA256:before', 'k', 'before', 1, 1)`); err != nil {
+		t.Fatal(err)
+	}
+	conn.Close()
+
+	var logs logBuffer
+	s, err := Open(ctx, dir, WithLogger(logs.logger()))
+	if err != nil {
+		t.Fatalf("a database migrated before the split: %v", err)
+	}
+	defer s.Close()
+	if strings.Contains(logs.String(), "applied migration") {
+		t.Errorf("migrations applied again:\n%s", logs.String())
+	}
+	if p, err := s.UpsertPlayer(ctx, "SHA256:before", "k", "before"); err != nil || p.FirstSeen.UnixMicro() != 1 {
+		t.Errorf("the player stored before: %+v, %v", p, err)
+	}
+}

@@ -1,0 +1,109 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync/atomic"
+	"time"
+
+	sqlite3 "github.com/mattn/go-sqlite3"
+
+	"github.com/ssh2048/ssh2048/store"
+	"github.com/ssh2048/ssh2048/store/internal/groupcommit"
+)
+
+// writer owns the only write connection and puts every write through
+// package groupcommit: one IMMEDIATE transaction per group, one WAL sync
+// for the whole group. Small groups linger while moves come in fast (a
+// commit costs an fsync of its own), and the rank reads run on this
+// connection between groups (read).
+type writer struct {
+	*groupcommit.Writer[*sql.Tx]
+	db  *sql.DB
+	log *slog.Logger
+	obs store.Observer
+
+	// catchUp asks the writer for a checkpoint of its own after its next
+	// group (see checkpointEvery).
+	catchUp atomic.Bool
+}
+
+func newWriter(db *sql.DB, log *slog.Logger, obs store.Observer) *writer {
+	w := &writer{db: db, log: log, obs: obs}
+	w.Writer = groupcommit.New[*sql.Tx](txConn{w}, groupcommit.Config{
+		Log: log, Obs: obs, Linger: true, RetryAlone: true,
+		Between: func() {
+			if w.catchUp.Swap(false) {
+				w.checkpoint()
+			}
+		},
+	})
+	return w
+}
+
+// reject marks err as refusing a write before it wrote anything
+// (groupcommit.Reject): the other writes of its group go on.
+func reject(err error) error { return groupcommit.Reject(err) }
+
+// do queues fn and waits for its group's commit (groupcommit.Writer.Do).
+func (w *writer) do(ctx context.Context, fn func(ctx context.Context, tx *sql.Tx, now int64) error) error {
+	return w.Do(ctx, fn)
+}
+
+// read runs fn on the writer's connection between two groups. It is for
+// the small reads every player makes every few seconds of the rows moves
+// keep changing (the header's rank): a read connection starts each
+// transaction after a commit with an empty page cache (SQLite drops it
+// whole when the WAL has moved), so under load every such read on the
+// pool fetched all its pages again, from the WAL or the file, and cost
+// several times the query; the writer's cache holds the pages it has just
+// written. Nothing else uses the connection while fn runs, so fn's
+// statements see one state of the database without a transaction around
+// them. fn must not write, and must be quick: the next group waits for it.
+func (w *writer) read(ctx context.Context, fn func(ctx context.Context, conn *sql.DB) error) error {
+	return w.Read(ctx, func(ctx context.Context) error { return fn(ctx, w.db) })
+}
+
+func (w *writer) close() { w.Close() }
+
+// checkpoint copies what is left of the WAL into the database, on the
+// writer's connection between two groups: with nothing written meanwhile
+// it copies everything (unless a reader still needs old frames), and the
+// next group then writes the WAL from its beginning again. The background
+// checkpoint has copied most of it already; this is the frames of the
+// last few groups, and an fsync of the database file.
+func (w *writer) checkpoint() {
+	if _, err := checkpoint(w.db); err != nil {
+		w.log.Warn("db: the writer's checkpoint failed", "err", err)
+		w.obs.Failed("checkpoint")
+	}
+}
+
+// txConn gives groupcommit the write connection's transactions.
+type txConn struct{ w *writer }
+
+// Begin starts the IMMEDIATE transaction (see dsn). busy_timeout already
+// waits for another process holding the write lock (a backup, the sqlite3
+// shell); if that is not enough, retry for a while rather than hand
+// "database is locked" to a player.
+func (c txConn) Begin(ctx context.Context) (*sql.Tx, error) {
+	for attempt := 1; ; attempt++ {
+		tx, err := c.w.db.BeginTx(ctx, nil)
+		if err == nil {
+			return tx, nil
+		}
+		var se sqlite3.Error
+		if !errors.As(err, &se) || se.Code != sqlite3.ErrBusy || attempt == 5 {
+			return nil, fmt.Errorf("begin: %w", err)
+		}
+		c.w.log.Warn("db: write lock busy, retrying", "attempt", attempt, "err", err)
+		time.Sleep(time.Duration(attempt) * 100 * time.Millisecond)
+	}
+}
+
+func (txConn) Commit(_ context.Context, tx *sql.Tx) error { return tx.Commit() }
+
+func (txConn) Rollback(tx *sql.Tx) { tx.Rollback() }
