@@ -345,6 +345,7 @@ func TestConfigValidate(t *testing.T) {
 		"spectators":       func(c *Config) { c.Spectators = -1 },
 		"bot spectators":   func(c *Config) { c.Mode, c.Spectators = ModeBot, 3 },
 		"server pid":       func(c *Config) { c.ServerPID = -1 },
+		"no such server":   func(c *Config) { c.ServerPID = 1 << 30 }, // above Linux's pid_max
 	} {
 		c := ok
 		mutate(&c)

@@ -47,6 +47,9 @@ type Report struct {
 	Watch *WatchReport `json:"watch,omitempty"`
 	// RSS is the server's memory (--server-pid).
 	RSS *RSSReport `json:"rss,omitempty"`
+	// Server is the server's CPU time over the run, per key answered, and
+	// its peak memory (--server-pid).
+	Server *ServerReport `json:"server,omitempty"`
 }
 
 // HandshakeStats is about connecting: TCP connect, SSH handshake and
@@ -333,6 +336,9 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	if r.RSS != nil {
 		writeRSS(&b, r.RSS)
+	}
+	if r.Server != nil {
+		writeServer(&b, r.Server, strings.TrimSuffix(unit, "s"))
 	}
 	writeVerify(&b, r.Verify)
 	if r.OK() {

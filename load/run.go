@@ -172,6 +172,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	rampWG.Wait()
 	rampDone := time.Now()
 	rampEnd.Store(rampDone.UnixNano())
+	probe.markRamp()
 	if watch != nil {
 		playersDone, halvesDone := make(chan struct{}), make(chan struct{})
 		go func() {
@@ -195,9 +196,11 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		}
 	}
 	end := time.Now()
+	probe.markEnd()
 
 	rep := newReport(&cfg, sessions, rampDone.Sub(start), end.Sub(rampDone))
 	rep.RSS = probe.report(cfg.Sessions, cfg.Spectators)
+	rep.Server = probe.serverReport(rep.Keys.Answered)
 	if watch != nil {
 		rep.Watch = watch.report(sessions)
 		for _, sp := range watch.spectators {
