@@ -31,6 +31,7 @@ func TestRunRealTUI(t *testing.T) {
 	if err := rep.WriteText(&text); err != nil {
 		t.Fatal(err)
 	}
+	t.Logf("report:\n%s", text.String())
 	if !strings.Contains(text.String(), "µs CPU per key answered") || !strings.Contains(text.String(), "peak RSS") {
 		t.Errorf("no server line in the report:\n%s", text.String())
 	}
@@ -48,5 +49,9 @@ func TestRunRealTUI(t *testing.T) {
 	players, moves := ts.storedMoves(t, store.KindHuman)
 	if players != rep.Verify.Listed || moves != rep.Keys.Answered {
 		t.Fatalf("store has %d players, %d moves; report answered %d", players, moves, rep.Keys.Answered)
+	}
+	// The check read each game screen's own move count.
+	if v := rep.Verify; v.Basis != "screen" || v.ScreenRead != cfg.Sessions || v.Stored != moves {
+		t.Errorf("verify %+v; want every screen's move count read", v)
 	}
 }

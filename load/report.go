@@ -359,9 +359,16 @@ func writeVerify(b *strings.Builder, v VerifyReport) {
 		fmt.Fprintf(b, "  verify       %s\n", v.Note)
 		return
 	}
-	basis := "the last reply's move count (exact)"
-	if v.Basis == "framed_keys" {
+	var basis string
+	switch v.Basis {
+	case "replies":
+		basis = "the last reply's move count (exact)"
+	case "screen":
+		basis = "the move count their screen showed (exact)"
+	case "framed_keys":
 		basis = "keys answered by a frame (inferred)"
+	default:
+		basis = fmt.Sprintf("the move count their screen showed (exact; %d of them keys answered by a frame, inferred)", v.Players-v.ScreenRead)
 	}
 	fmt.Fprintf(b, "  verify       `%s`: %d of %d players match %s; %d listed",
 		v.Command, v.Exact, v.Players, basis, v.Listed)
@@ -376,6 +383,9 @@ func writeVerify(b *strings.Builder, v VerifyReport) {
 		fmt.Fprintf(b, "; %d players with fewer stored, %d with more", v.Lost, v.Extra)
 	}
 	b.WriteString("\n")
+	if v.FramedOff > 0 {
+		fmt.Fprintf(b, "    keys answered by a frame differ from the screen's count for %d players (late frames, or redraws taken for frames)\n", v.FramedOff)
+	}
 	for _, m := range v.Mismatches {
 		if m.Stored < 0 {
 			fmt.Fprintf(b, "    %s: saw %d moves, not listed\n", m.Name, m.Expected)
