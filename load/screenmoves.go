@@ -90,9 +90,21 @@ func headerMoves(redraw []byte, w, h int) (int, bool) {
 	emulators <- struct{}{}
 	defer func() { <-emulators }()
 	term := vt.NewEmulator(w, h)
-	// The terminal answers queries on its input side; nobody reads them.
-	go io.Copy(io.Discard, term) //nolint:errcheck
-	defer term.Close()
+	// The terminal answers queries on its input side, a pipe that blocks
+	// its Write until they are read; nobody needs them. The pipe is
+	// closed at its writing end: Emulator.Close would race with the Read
+	// in progress (x/vt v0.1.0 marks itself closed unguarded).
+	drained := make(chan struct{})
+	go func() {
+		defer close(drained)
+		io.Copy(io.Discard, term) //nolint:errcheck // what it answers is dropped
+	}()
+	defer func() {
+		if c, ok := term.InputPipe().(io.Closer); ok {
+			c.Close()
+			<-drained
+		}
+	}()
 	if _, err := term.Write(redraw); err != nil {
 		return 0, false
 	}
