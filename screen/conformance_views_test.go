@@ -159,7 +159,7 @@ func racer(t *testing.T, svc *game.Service, h *race.Hall, p game.Player, room st
 }
 
 func raceScreen(t *testing.T, tk *race.Ticket, p game.Player, room string) tea.Model {
-	return racing.NewRace(racing.RaceOptions{Ticket: tk, Room: room, Player: p.Name, Guest: p.Guest,
+	return racing.New(racing.Options{Ticket: tk, Room: room, Player: p.Name, Guest: p.Guest,
 		Context: t.Context(), Profile: colorprofile.ANSI256})
 }
 

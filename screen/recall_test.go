@@ -13,7 +13,7 @@ import (
 )
 
 // A racer's screen keeps no copy of its frames (render/recall.go).
-var _ ViewRedrawer = (*racing.RaceModel)(nil)
+var _ ViewRedrawer = (*racing.Model)(nil)
 
 // appendModel shows frames[i], written into the screen's buffer.
 type appendModel struct {

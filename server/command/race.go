@@ -42,7 +42,7 @@ func (t *Table) runRace(sess *session.Session, fs *commandFlags, args []string) 
 		if code, failed := t.raceJoinFailed(sess, "race", *room, err); failed {
 			return Screen{Code: code}
 		}
-		model := racing.NewRace(racing.RaceOptions{
+		model := racing.New(racing.Options{
 			Ticket:   ticket,
 			Join:     join,
 			Room:     *room,

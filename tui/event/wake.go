@@ -13,7 +13,7 @@ import (
 // holds no goroutine of its own while it waits, which at hundreds of
 // spectators is most of what one costs over a game screen. A model run
 // without such a runner (tea.Program) waits in a tea.Cmd as usual:
-// ViewOptions.Woken, Options.Woken and RaceOptions.Woken say which it
+// ViewOptions.Woken, Options.Woken and racing.Options.Woken say which it
 // gets.
 type Waker interface {
 	// Wake returns news, closed when the screen has something new to

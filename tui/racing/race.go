@@ -19,8 +19,8 @@ import (
 	"github.com/ssh2048/ssh2048/tui/event"
 )
 
-// RaceOptions configure a race screen.
-type RaceOptions struct {
+// Options configure a race screen.
+type Options struct {
 	// Ticket is the player's place in the race they joined; required.
 	Ticket *race.Ticket
 	// Join joins the next race of the same lobby or room, after the
@@ -73,9 +73,9 @@ func (k *raceKeys) arrows() key.Binding {
 	return key.NewBinding(key.WithKeys("up"), key.WithHelp("←↑→↓", "move"))
 }
 
-// RaceModel is one session's race screens. Create it with NewRace.
-type RaceModel struct {
-	opts    RaceOptions
+// Model is one session's race screens. Create it with New.
+type Model struct {
+	opts    Options
 	ctx     context.Context
 	keys    *raceKeys
 	styles  *draw.Styles
@@ -152,12 +152,12 @@ type RaceModel struct {
 }
 
 var (
-	_ tea.Model   = (*RaceModel)(nil)
-	_ event.Waker = (*RaceModel)(nil)
+	_ tea.Model   = (*Model)(nil)
+	_ event.Waker = (*Model)(nil)
 )
 
-// NewRace returns the race screens for one session.
-func NewRace(opts RaceOptions) *RaceModel {
+// New returns the race screens for one session.
+func New(opts Options) *Model {
 	if opts.Context == nil {
 		opts.Context = context.Background()
 	}
@@ -167,14 +167,14 @@ func NewRace(opts RaceOptions) *RaceModel {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	m := &RaceModel{opts: opts, ctx: opts.Context, keys: sharedRaceKeys(), now: opts.Now, width: 80, height: 24, me: -1,
+	m := &Model{opts: opts, ctx: opts.Context, keys: sharedRaceKeys(), now: opts.Now, width: 80, height: 24, me: -1,
 		moved: make(chan struct{})}
 	m.setProfile(opts.Profile)
 	m.setTicket(opts.Ticket)
 	return m
 }
 
-func (m *RaceModel) setProfile(p colorprofile.Profile) {
+func (m *Model) setProfile(p colorprofile.Profile) {
 	m.profile = p
 	m.styles = draw.SharedStyles(p, !m.light)
 	m.own, m.mini = nil, nil
@@ -185,7 +185,7 @@ func (m *RaceModel) setProfile(p colorprofile.Profile) {
 }
 
 // setTicket makes t the race on screen.
-func (m *RaceModel) setTicket(t *race.Ticket) {
+func (m *Model) setTicket(t *race.Ticket) {
 	ctx, stop := context.WithCancel(m.ctx)
 	m.mu.Lock()
 	if m.stop != nil {
@@ -206,7 +206,7 @@ func (m *RaceModel) setTicket(t *race.Ticket) {
 // they simply go; during the race it is a forfeit (their game's moves
 // are kept) unless their board is over, when their score keeps its
 // place. The server calls it when the session ends, however it ends.
-func (m *RaceModel) Leave() {
+func (m *Model) Leave() {
 	m.mu.Lock()
 	t, stop := m.ticket, m.stop
 	m.mu.Unlock()
@@ -226,7 +226,7 @@ func (m *RaceModel) Leave() {
 // due, else moved at the next second (the race on screen does not change
 // while a clock runs: only after the results), so that the runner asks
 // again then.
-func (m *RaceModel) Wake() (news, moved <-chan struct{}) {
+func (m *Model) Wake() (news, moved <-chan struct{}) {
 	if !m.opts.Woken {
 		return nil, nil
 	}
@@ -257,7 +257,7 @@ var closedNews = func() chan struct{} { c := make(chan struct{}); close(c); retu
 
 // nextClock is when the clock on screen (the countdown's or the race's)
 // next shows another second, in real time; zero without one.
-func (m *RaceModel) nextClock() time.Time {
+func (m *Model) nextClock() time.Time {
 	if !m.haveView {
 		return time.Time{}
 	}
@@ -295,7 +295,7 @@ type raceTickMsg struct{}
 
 // Init asks for the terminal's background, then waits for the race's
 // first view and starts the clock (run Woken, the runner does both).
-func (m *RaceModel) Init() tea.Cmd {
+func (m *Model) Init() tea.Cmd {
 	if m.opts.Woken {
 		return tea.RequestBackgroundColor
 	}
@@ -304,7 +304,7 @@ func (m *RaceModel) Init() tea.Cmd {
 
 // waitView waits, in a tea.Cmd, for the next view of the race on
 // screen; run Woken, the runner waits, and there is nothing to do.
-func (m *RaceModel) waitView() tea.Cmd {
+func (m *Model) waitView() tea.Cmd {
 	if m.opts.Woken {
 		return nil
 	}
@@ -318,13 +318,13 @@ func (m *RaceModel) waitView() tea.Cmd {
 }
 
 // tick redraws once a second, for the countdown and the race's clock.
-func (m *RaceModel) tick() tea.Cmd {
+func (m *Model) tick() tea.Cmd {
 	return tea.Tick(time.Second, func(time.Time) tea.Msg { return raceTickMsg{} })
 }
 
 // Update handles one message. Moves are played and saved here,
 // synchronously, as on the game screen (see Model.Update).
-func (m *RaceModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	cmd := m.update(msg)
 	if m.opts.Woken {
 		if at := m.nextClock(); at.IsZero() {
@@ -339,7 +339,7 @@ func (m *RaceModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	return m, cmd
 }
 
-func (m *RaceModel) update(msg tea.Msg) tea.Cmd {
+func (m *Model) update(msg tea.Msg) tea.Cmd {
 	if m.final != "" {
 		return nil
 	}
@@ -382,7 +382,7 @@ func (m *RaceModel) update(msg tea.Msg) tea.Cmd {
 	return nil
 }
 
-func (m *RaceModel) viewArrived(msg raceViewMsg) tea.Cmd {
+func (m *Model) viewArrived(msg raceViewMsg) tea.Cmd {
 	m.mu.Lock()
 	current := msg.ticket == m.ticket
 	m.mu.Unlock()
@@ -398,7 +398,7 @@ func (m *RaceModel) viewArrived(msg raceViewMsg) tea.Cmd {
 
 // adopt shows v, a view of t's race, unless the screen has it or a newer
 // one already (the player's own move brought it: see move).
-func (m *RaceModel) adopt(t *race.Ticket, v race.View) {
+func (m *Model) adopt(t *race.Ticket, v race.View) {
 	if m.haveView && v.Version <= m.view.Version {
 		return
 	}
@@ -419,7 +419,7 @@ func (m *RaceModel) adopt(t *race.Ticket, v race.View) {
 	m.drawn = ""
 }
 
-func (m *RaceModel) key(k tea.KeyPressMsg) tea.Cmd {
+func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	if key.Matches(k, m.keys.Quit) {
 		return m.quit()
 	}
@@ -442,7 +442,7 @@ func (m *RaceModel) key(k tea.KeyPressMsg) tea.Cmd {
 }
 
 // lobbyKey is the host's controls: the size, the length and the start.
-func (m *RaceModel) lobbyKey(k tea.KeyPressMsg) tea.Cmd {
+func (m *Model) lobbyKey(k tea.KeyPressMsg) tea.Cmd {
 	m.mu.Lock()
 	t := m.ticket
 	m.mu.Unlock()
@@ -481,12 +481,12 @@ func errText(err error) string {
 	return err.Error()
 }
 
-func (m *RaceModel) direction(k tea.KeyPressMsg) (engine.Direction, bool) {
+func (m *Model) direction(k tea.KeyPressMsg) (engine.Direction, bool) {
 	return event.KeyDirection(event.NameOf(k), m.keys.Up, m.keys.Down, m.keys.Left, m.keys.Right)
 }
 
 // move plays d; it is saved before anything is drawn.
-func (m *RaceModel) move(d engine.Direction) tea.Cmd {
+func (m *Model) move(d engine.Direction) tea.Cmd {
 	if m.play == nil {
 		return nil
 	}
@@ -517,7 +517,7 @@ func (m *RaceModel) move(d engine.Direction) tea.Cmd {
 }
 
 // again joins the next race of the same lobby or room.
-func (m *RaceModel) again() tea.Cmd {
+func (m *Model) again() tea.Cmd {
 	t, err := m.opts.Join(m.ctx)
 	if err != nil {
 		m.notice, m.noticeErr = "Could not join the next race: "+errText(err)+".", true
@@ -540,7 +540,7 @@ func (m *RaceModel) again() tea.Cmd {
 	return m.waitView()
 }
 
-func (m *RaceModel) quit() tea.Cmd {
+func (m *Model) quit() tea.Cmd {
 	if m.haveView && m.view.Phase == race.Running && m.me >= 0 {
 		// As race.Ticket.Leave judges it: the board as played (the
 		// view may be behind the last move), and the clock.
@@ -555,7 +555,7 @@ func (m *RaceModel) quit() tea.Cmd {
 }
 
 // end leaves the race and shows the last line: text, or else fallback.
-func (m *RaceModel) end(text, fallback string) tea.Cmd {
+func (m *Model) end(text, fallback string) tea.Cmd {
 	if text == "" {
 		text = fallback
 	}

@@ -54,7 +54,7 @@ func BenchmarkRaceView(b *testing.B) {
 func BenchmarkRaceLobbyView(b *testing.B) {
 	ctx := context.Background()
 	tickets := joinRace(b, raceService(b), "blue-fox", "ann", "bob", "cat", "dan")
-	m := NewRace(RaceOptions{Ticket: tickets[1], Room: "blue-fox", Context: ctx})
+	m := New(Options{Ticket: tickets[1], Room: "blue-fox", Context: ctx})
 	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
 	v, err := tickets[1].Next(ctx)
 	if err != nil {

@@ -23,23 +23,23 @@ import (
 // runningRace starts a race of names in the public lobby and returns
 // their tickets once it runs, and the first racer's screen with the race
 // on it.
-func runningRace(t testing.TB, names ...string) (*RaceModel, []*race.Ticket) {
+func runningRace(t testing.TB, names ...string) (*Model, []*race.Ticket) {
 	return runningRaceWoken(t, false, names...)
 }
 
 // runningRaceWoken is runningRace with the screen run Woken or not.
-func runningRaceWoken(t testing.TB, woken bool, names ...string) (*RaceModel, []*race.Ticket) {
+func runningRaceWoken(t testing.TB, woken bool, names ...string) (*Model, []*race.Ticket) {
 	t.Helper()
 	return runningRaceOf(t, 4, woken, names...)
 }
 
 // runningRaceOf is runningRace on size×size boards.
-func runningRaceOf(t testing.TB, size int, woken bool, names ...string) (*RaceModel, []*race.Ticket) {
+func runningRaceOf(t testing.TB, size int, woken bool, names ...string) (*Model, []*race.Ticket) {
 	t.Helper()
 	svc := raceService(t, race.WithTimes(10*time.Millisecond, 10*time.Millisecond, time.Minute))
 	ctx := context.Background()
 	tickets := joinRaceOf(t, svc, "", size, names...)
-	m := NewRace(RaceOptions{Ticket: tickets[0], Context: ctx, Woken: woken})
+	m := New(Options{Ticket: tickets[0], Context: ctx, Woken: woken})
 	for {
 		v, err := tickets[0].Next(ctx)
 		if err != nil {
@@ -55,7 +55,7 @@ func runningRaceOf(t testing.TB, size int, woken bool, names ...string) (*RaceMo
 
 // showUntil shows m each view of the race that ticket waits for, until
 // one satisfies done, and returns that one.
-func showUntil(t testing.TB, m *RaceModel, ticket *race.Ticket, done func(race.View) bool) race.View {
+func showUntil(t testing.TB, m *Model, ticket *race.Ticket, done func(race.View) bool) race.View {
 	t.Helper()
 	for {
 		v, err := ticket.Next(context.Background())
@@ -374,7 +374,7 @@ func TestRaceLobbyFitsNarrowWindows(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := NewRace(RaceOptions{Ticket: tk, Context: ctx, JoinHint: "ssh -t -p 23234 example.org race --room blue-fox"})
+	m := New(Options{Ticket: tk, Context: ctx, JoinHint: "ssh -t -p 23234 example.org race --room blue-fox"})
 	m.Update(raceViewMsg{ticket: tk, view: v})
 	for _, size := range [][2]int{{26, 11}, {34, 13}, {80, 24}} {
 		m.Update(tea.WindowSizeMsg{Width: size[0], Height: size[1]})
@@ -622,7 +622,7 @@ func TestRaceBoardOverKeepsItsPlace(t *testing.T) {
 	}
 	ctx := context.Background()
 	// Bob's board is over too: the race ends, and bob sees the results.
-	mb := NewRace(RaceOptions{Ticket: tickets[1], Context: ctx})
+	mb := New(Options{Ticket: tickets[1], Context: ctx})
 	bob := tickets[1].Play()
 	for !bob.Over() {
 		moveOnce(t, bob)

@@ -29,7 +29,7 @@ const sideMin = 24
 
 // View draws the screen of the race's phase. Once the session is ending
 // it prints only the last line, as the game screen does.
-func (m *RaceModel) View() tea.View {
+func (m *Model) View() tea.View {
 	if m.final != "" {
 		return tea.NewView(draw.WrapWords(m.final, max(m.width, 10)) + "\n")
 	}
@@ -63,13 +63,13 @@ func (m *RaceModel) View() tea.View {
 
 // hints renders bindings as the game screen's help line does, from the
 // race's key map.
-func (m *RaceModel) hints(bs ...key.Binding) string { return draw.HintsIn(m.styles, bs...) }
+func (m *Model) hints(bs ...key.Binding) string { return draw.HintsIn(m.styles, bs...) }
 
-func (m *RaceModel) fit(s string) string { return draw.FitWidth(s, m.width) }
+func (m *Model) fit(s string) string { return draw.FitWidth(s, m.width) }
 
 // title is "Race · room blue-fox · 4×4 · 3 min"; in a narrow window the
 // length, then the size, give way to the room's word.
-func (m *RaceModel) title() string {
+func (m *Model) title() string {
 	k := titleKey{m.styles, m.width, m.view.Room, m.view.Size, m.view.Length, m.view.Bots}
 	if m.lobby.title == "" || m.lobby.titleOf != k {
 		m.lobby.titleOf, m.lobby.title = k, m.makeTitle()
@@ -77,7 +77,7 @@ func (m *RaceModel) title() string {
 	return m.lobby.title
 }
 
-func (m *RaceModel) makeTitle() string {
+func (m *Model) makeTitle() string {
 	s := m.styles
 	where := "public lobby"
 	if m.view.Room != "" {
@@ -118,7 +118,7 @@ func ratingText(r race.Racer) string {
 }
 
 // left is how long until t, counted in whole seconds up.
-func (m *RaceModel) left(t time.Time) time.Duration {
+func (m *Model) left(t time.Time) time.Duration {
 	d := t.Sub(m.now())
 	if d <= 0 {
 		return 0
@@ -129,7 +129,7 @@ func (m *RaceModel) left(t time.Time) time.Duration {
 // lobbyLines lists the racers with their ratings, says what the race
 // waits for, and gives the host their controls: the lobby's lines, for
 // placeCentred.
-func (m *RaceModel) lobbyLines() []string {
+func (m *Model) lobbyLines() []string {
 	s := m.styles
 	v := m.view
 	lines := []string{m.title(), "", s.Heading.Render(fmt.Sprintf("Racers %d of %d", len(v.Racers), race.MaxRacers))}
@@ -223,7 +223,7 @@ type keysKey struct {
 // joinLines is how others join a private room: "Others join with: race
 // --room WORD", or in a narrow window the command on lines of its own,
 // broken at spaces only (not at its flags' hyphens), to be copied.
-func (m *RaceModel) joinLines() []string {
+func (m *Model) joinLines() []string {
 	hint := m.opts.JoinHint
 	if hint == "" {
 		hint = "race --room " + m.view.Room
@@ -246,7 +246,7 @@ func (m *RaceModel) joinLines() []string {
 // lobbyKeys is the lobby's key line: a waiting room's host may also set
 // the size and the length, and start (longer, then size, give way to
 // start and quit).
-func (m *RaceModel) lobbyKeys(host bool) string {
+func (m *Model) lobbyKeys(host bool) string {
 	k := keysKey{m.styles, m.width, host}
 	if m.lobby.keys != "" && m.lobby.keysOf == k {
 		return m.lobby.keys
@@ -324,7 +324,7 @@ func keepKeys(lines []string, height int) []string {
 	return lines
 }
 
-func (m *RaceModel) isHost() bool {
+func (m *Model) isHost() bool {
 	m.mu.Lock()
 	t := m.ticket
 	m.mu.Unlock()
@@ -354,7 +354,7 @@ func standing(v race.View, order []int) []int {
 // raceScreen is the race: a header with the clock, the player's board
 // large and every opponent's beside it (a small board each, or a line
 // each when there is no room), the status and key lines.
-func (m *RaceModel) raceScreen() (string, bool) {
+func (m *Model) raceScreen() (string, bool) {
 	f := m.frameNow()
 	buf, ok := m.appendRaceScreen(nil, &f, true)
 	return draw.BytesString(buf), ok
@@ -378,7 +378,7 @@ type raceFrame struct {
 }
 
 // frameNow is what the race's frame shows now; the race is running.
-func (m *RaceModel) frameNow() raceFrame {
+func (m *Model) frameNow() raceFrame {
 	return raceFrame{view: m.view, me: m.me, left: m.left(m.view.Ends), board: m.play.Board(), marks: m.marks,
 		score: m.play.Score(), gain: m.lastGain, over: m.play.Over(), notice: m.notice}
 }
@@ -389,7 +389,7 @@ func (m *RaceModel) frameNow() raceFrame {
 // of what a race made for the collector. The frame is drawn from the
 // tiles each time, and nothing of it is kept: dst is the screen's to
 // reuse. Other phases are drawn as View draws them, and copied.
-func (m *RaceModel) AppendView(dst []byte) (tea.View, []byte) {
+func (m *Model) AppendView(dst []byte) (tea.View, []byte) {
 	m.lastDrawn.ok = false
 	if m.final == "" && m.haveView && m.view.Phase == race.Running && m.play != nil {
 		m.drawn = ""
@@ -415,11 +415,11 @@ func raceFrameView() tea.View {
 // LastRedrawable is screen.ViewRedrawer's: the running race's frames can
 // be drawn again, from their raceFrame; the other phases', seldom drawn,
 // are kept by the screen.
-func (m *RaceModel) LastRedrawable() bool { return m.lastDrawn.ok }
+func (m *Model) LastRedrawable() bool { return m.lastDrawn.ok }
 
 // AppendLastView is screen.ViewRedrawer's: the frame AppendView last
 // returned, drawn again.
-func (m *RaceModel) AppendLastView(dst []byte) []byte {
+func (m *Model) AppendLastView(dst []byte) []byte {
 	if !m.lastDrawn.ok {
 		return dst
 	}
@@ -431,7 +431,7 @@ func (m *RaceModel) AppendLastView(dst []byte) []byte {
 // dst is nil and the frame is made to be kept as a string (View's): the
 // player's board is copied from the last such frame when it has not
 // changed, and this frame's rows of it are noted for the next.
-func (m *RaceModel) appendRaceScreen(dst []byte, f *raceFrame, keep bool) ([]byte, bool) {
+func (m *Model) appendRaceScreen(dst []byte, f *raceFrame, keep bool) ([]byte, bool) {
 	s := m.styles
 	v := &f.view
 	n := v.Size
@@ -639,7 +639,7 @@ const raceHeaderRoom = 320
 // 2:13 left   Score 1234 +32   Place 2 of 4" in inks, and returns it and
 // its width. It is drawn on every racer's screen after every move: into
 // an array on the frame's stack, neither kept nor left to the collector.
-func (m *RaceModel) appendRaceHeader(dst []byte, h raceHeader) ([]byte, int) {
+func (m *Model) appendRaceHeader(dst []byte, h raceHeader) ([]byte, int) {
 	k := &m.inks
 	var num [40]byte
 	var w, hw int
@@ -678,16 +678,16 @@ func (m *RaceModel) appendRaceHeader(dst []byte, h raceHeader) ([]byte, int) {
 }
 
 // centring is the spaces appendCentred puts before l.
-func (m *RaceModel) centring(l draw.Line) int { return max(0, (m.width-l.W)/2) }
+func (m *Model) centring(l draw.Line) int { return max(0, (m.width-l.W)/2) }
 
 // appendCentred appends l, which fits the window, padded to its middle.
-func (m *RaceModel) appendCentred(dst []byte, l draw.Line) []byte {
+func (m *Model) appendCentred(dst []byte, l draw.Line) []byte {
 	return append(draw.AppendPad(dst, m.centring(l)), l.S...)
 }
 
 // pickTier is the largest tile size whose n×n board fits the window with
 // side columns beside it and chrome lines around it.
-func (m *RaceModel) pickTier(n, side, chrome int) (draw.Tier, bool) {
+func (m *Model) pickTier(n, side, chrome int) (draw.Tier, bool) {
 	for i := len(draw.Tiers) - 1; i >= 0; i-- {
 		w, h := draw.Tiers[i].BoardSize(n)
 		if side > 0 {
@@ -719,7 +719,7 @@ var noMarks draw.Marks
 // live board while the column has room for all the boards shown so far.
 // It appends the column's lines to out, and returns them, its width and
 // the bytes its lines take.
-func (m *RaceModel) opponentColumn(out []sideLine, v *race.View, opponents []int, width, height int) (_ []sideLine, w, bytes int) {
+func (m *Model) opponentColumn(out []sideLine, v *race.View, opponents []int, width, height int) (_ []sideLine, w, bytes int) {
 	n := v.Size
 	mw, mh := miniTier.BoardSize(n)
 	if m.mini == nil || m.mini.N != n {
@@ -780,7 +780,7 @@ func (n *opponentName) padded(name string, nameW int) string {
 // longest of its forms that fits the window. It says the score keeps its
 // place, stay or leave: a racer with nothing left to play goes, and must
 // not take the key line's forfeit for theirs.
-func (m *RaceModel) overStatus() string {
+func (m *Model) overStatus() string {
 	forms := [...][2]string{
 		{"Your board is over:", " your score keeps its place, stay or leave. The race ends when every racer is done or the clock runs out."},
 		{"Your board is over:", " your score keeps its place, stay or leave."},
@@ -810,7 +810,7 @@ func opponentState(r *race.Racer) string {
 }
 
 // opponentFiguresSize is the bytes appendOpponentFigures appends for r.
-func (m *RaceModel) opponentFiguresSize(r *race.Racer) int {
+func (m *Model) opponentFiguresSize(r *race.Racer) int {
 	var num [20]byte
 	score := len(strconv.AppendInt(num[:0], int64(r.Score), 10))
 	tile := len(strconv.AppendInt(num[:0], int64(r.MaxTile), 10))
@@ -819,7 +819,7 @@ func (m *RaceModel) opponentFiguresSize(r *race.Racer) int {
 
 // appendOpponentFigures appends r's score and highest tile, and whether
 // they left or their board is over, each figure six columns wide.
-func (m *RaceModel) appendOpponentFigures(dst []byte, r *race.Racer) []byte {
+func (m *Model) appendOpponentFigures(dst []byte, r *race.Racer) []byte {
 	var num [20]byte
 	score := strconv.AppendInt(num[:0], int64(r.Score), 10)
 	dst = append(append(dst, m.inks.value.Pre...), draw.Spaces[:max(0, 6-len(score))]...)
@@ -833,7 +833,7 @@ func (m *RaceModel) appendOpponentFigures(dst []byte, r *race.Racer) []byte {
 // tooSmall says what the smallest race screen needs: raceScreen's header,
 // status and key lines around the smallest board, and the opponents'
 // line under the header when there are opponents.
-func (m *RaceModel) tooSmall() string {
+func (m *Model) tooSmall() string {
 	w, h := draw.Tiers[0].BoardSize(m.view.Size)
 	h += 3
 	if len(m.view.Racers) > 1 {
@@ -843,7 +843,7 @@ func (m *RaceModel) tooSmall() string {
 }
 
 // resultsScreen is the places, scores and rating changes.
-func (m *RaceModel) resultsScreen() string {
+func (m *Model) resultsScreen() string {
 	s := m.styles
 	v := m.view
 	order := make([]int, len(v.Racers))
