@@ -251,14 +251,11 @@ func (s *Store) AppendMove(ctx context.Context, gameID int64, seq int, d engine.
 	err := s.w.do(ctx, func(ctx context.Context, tx pgx.Tx, now int64) error {
 		// One statement: the guarded snapshot update (the games_offer_best
 		// trigger keeps the best) and, only if it matched, the move's row.
-		tag, err := tx.Exec(ctx, appendMoveSQL,
+		// Queued with the group's other moves, and checked when they are
+		// sent (groupTx): a refused move fails that flush, and then its own
+		// transaction with why.
+		tx.(*groupTx).queueMove(gameID, seq, st,
 			gameID, st.Score, st.MaxTile, st.Moves, st.Won, st.Board, now, seq, int16(d), st.Fence)
-		if err != nil {
-			return err
-		}
-		if tag.RowsAffected() == 0 {
-			return whyRefused(ctx, tx, gameID, seq, st)
-		}
 		return nil
 	})
 	if err != nil {

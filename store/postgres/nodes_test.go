@@ -3,9 +3,13 @@ package postgres_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/ssh2048/ssh2048/engine"
 	"github.com/ssh2048/ssh2048/game"
@@ -497,6 +501,83 @@ func TestNodeReconnectsAfterPostgreSQLRestarts(t *testing.T) {
 		}
 		if time.Now().After(deadline) {
 			t.Fatal("the bus delivers nothing 20 s after PostgreSQL came back")
+		}
+	}
+}
+
+// TestStaleMoveInAGroupIsRefusedAlone: moves of many games reach one
+// node's writer together, so that their statements go to the database in
+// one group (writer.go sends a group's moves at once); one of the games
+// was taken over by another node. That game's move is refused with
+// store.ErrFenced and not stored, and every other move of the group is
+// acknowledged and stored.
+func TestStaleMoveInAGroupIsRefusedAlone(t *testing.T) {
+	ctx := context.Background()
+	url := pgtest.Database(t)
+	a, b := startNode(t, url, "a").store, startNode(t, url, "b").store
+	const games = 24
+	gs := make([]*store.SavedGame, games)
+	for i := range gs {
+		p, err := a.UpsertPlayer(ctx, fmt.Sprintf("SHA256:group-%d", i), "ssh-ed25519", "group")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if gs[i], err = a.LoadOrCreateGame(ctx, p.ID, 4, store.KindHuman); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const stale = games / 2
+	if _, err := b.LoadOrCreateGame(ctx, gs[stale].PlayerID, 4, store.KindHuman); err != nil {
+		t.Fatal(err)
+	}
+	for round := range 3 {
+		// A job that holds the writer while the moves queue behind it,
+		// so that they make one group (they would be right in any).
+		hold := make(chan struct{})
+		held := make(chan error, 1)
+		go func() {
+			held <- postgres.Write(a, ctx, func(context.Context, pgx.Tx, int64) error { <-hold; return nil })
+		}()
+		errs := make([]error, games)
+		var wg sync.WaitGroup
+		for i, g := range gs {
+			wg.Go(func() {
+				d, _ := someMove(g.Engine)
+				g.Engine.Move(d)
+				st := store.StateOf(g.Engine)
+				st.Fence = g.Fence
+				errs[i] = a.AppendMove(ctx, g.ID, g.Engine.Moves()-1, d, st)
+			})
+		}
+		time.Sleep(50 * time.Millisecond)
+		close(hold)
+		wg.Wait()
+		if err := <-held; err != nil {
+			t.Fatal(err)
+		}
+		for i, err := range errs {
+			if i == stale {
+				if !errors.Is(err, store.ErrFenced) {
+					t.Errorf("round %d: the taken-over game's move: %v, want ErrFenced", round, err)
+				}
+				continue
+			}
+			if err != nil {
+				t.Errorf("round %d: game %d's move: %v", round, i, err)
+			}
+		}
+	}
+	for i, g := range gs {
+		var stored int
+		if err := a.Pool().QueryRow(ctx, `SELECT count(*) FROM moves WHERE game_id = $1`, g.ID).Scan(&stored); err != nil {
+			t.Fatal(err)
+		}
+		want := 3
+		if i == stale {
+			want = 0
+		}
+		if stored != want {
+			t.Errorf("game %d: %d moves stored, want %d", i, stored, want)
 		}
 	}
 }

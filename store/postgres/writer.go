@@ -2,11 +2,13 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/ssh2048/ssh2048/store"
@@ -47,7 +49,7 @@ func (w *writer) do(ctx context.Context, fn func(ctx context.Context, tx pgx.Tx,
 
 func (w *writer) close() { w.Close() }
 
-// txConn gives groupcommit the writer pool's transactions.
+// txConn gives groupcommit the writer pool's transactions, as *groupTx.
 type txConn struct{ pool *pgxpool.Pool }
 
 func (c txConn) Begin(ctx context.Context) (pgx.Tx, error) {
@@ -55,9 +57,121 @@ func (c txConn) Begin(ctx context.Context) (pgx.Tx, error) {
 	if err != nil {
 		return nil, fmt.Errorf("begin: %w", err)
 	}
-	return tx, nil
+	return &groupTx{Tx: tx}, nil
 }
 
-func (txConn) Commit(ctx context.Context, tx pgx.Tx) error { return tx.Commit(ctx) }
+// Commit sends the moves still queued, then commits. A queued move that
+// was refused fails the commit (the group is rolled back): groupcommit
+// then runs the group's writes again one transaction each, where the
+// refused move's own commit fails with why it was refused.
+func (txConn) Commit(ctx context.Context, tx pgx.Tx) error {
+	if err := tx.(*groupTx).flush(ctx); err != nil {
+		tx.Rollback(context.Background())
+		return err
+	}
+	return tx.Commit(ctx)
+}
 
 func (txConn) Rollback(tx pgx.Tx) { tx.Rollback(context.Background()) }
+
+// groupTx is a group's transaction. Moves, the bulk of the writes, do not
+// wait for their statement's answer one by one: each is queued (queueMove)
+// and the group's moves go to the server in one batch, pipelined, before
+// the next statement of another kind or the COMMIT. A group of n moves
+// then costs three round trips (BEGIN, the batch, COMMIT), not n+2: each
+// round trip was a wait of the node's only writer for the server's
+// process to be scheduled, which on a busy machine is what filled the
+// writer's time (measured: docs/multi-node.md, Figures). Every other
+// statement sends the queued moves first, so statements still run in the
+// order the writes came.
+type groupTx struct {
+	pgx.Tx
+	moves []queuedMove
+	batch pgx.Batch
+}
+
+// queuedMove is a move's fenced statement, sent at the next flush.
+type queuedMove struct {
+	id    int64
+	count int
+	st    store.MoveState
+}
+
+// queueMove queues a move's statement (appendMoveSQL with args); the move
+// is refused, at the flush, if it matches no row.
+func (g *groupTx) queueMove(id int64, count int, st store.MoveState, args ...any) {
+	g.batch.Queue(appendMoveSQL, args...)
+	g.moves = append(g.moves, queuedMove{id: id, count: count, st: st})
+}
+
+// flush sends the queued moves and checks that each was applied. A move
+// that matched no row fails the flush with why (whyRefused), as a plain
+// error, not a rejection: the moves after it in the batch have written.
+func (g *groupTx) flush(ctx context.Context) error {
+	if len(g.moves) == 0 {
+		return nil
+	}
+	moves, batch := g.moves, g.batch
+	g.moves, g.batch = nil, pgx.Batch{}
+	br := g.Tx.SendBatch(ctx, &batch)
+	var refused *queuedMove
+	var err error
+	for i := range moves {
+		tag, e := br.Exec()
+		if e != nil {
+			err = e
+			break
+		}
+		if tag.RowsAffected() == 0 && refused == nil {
+			refused = &moves[i]
+		}
+	}
+	if e := br.Close(); err == nil {
+		err = e
+	}
+	if err != nil {
+		return fmt.Errorf("queued moves: %w", err)
+	}
+	if refused != nil {
+		return refusedMove{whyRefused(ctx, g.Tx, refused.id, refused.count, refused.st)}
+	}
+	return nil
+}
+
+// refusedMove is a flush's error when a queued move was refused: it is
+// what whyRefused said (errors.Is sees store.ErrFenced and the others
+// through it) but never a groupcommit rejection, even when why is one:
+// the flush ran in another write's statement or in the commit, and that
+// write must not pass for refused nor the group for clean.
+type refusedMove struct{ why error }
+
+func (e refusedMove) Error() string        { return "queued move refused: " + e.why.Error() }
+func (e refusedMove) Is(target error) bool { return errors.Is(e.why, target) }
+
+// Exec, Query and QueryRow, what the other writes use, send the queued
+// moves first.
+
+func (g *groupTx) Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error) {
+	if err := g.flush(ctx); err != nil {
+		return pgconn.CommandTag{}, err
+	}
+	return g.Tx.Exec(ctx, sql, args...)
+}
+
+func (g *groupTx) Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error) {
+	if err := g.flush(ctx); err != nil {
+		return nil, err
+	}
+	return g.Tx.Query(ctx, sql, args...)
+}
+
+func (g *groupTx) QueryRow(ctx context.Context, sql string, args ...any) pgx.Row {
+	if err := g.flush(ctx); err != nil {
+		return errRow{err}
+	}
+	return g.Tx.QueryRow(ctx, sql, args...)
+}
+
+type errRow struct{ err error }
+
+func (r errRow) Scan(...any) error { return r.err }
