@@ -10,6 +10,9 @@
 #   deploy/loopback-cluster.sh [BALANCER_PORT]        # default 23240; the nodes and
 #                                                     # PostgreSQL on the next three ports
 #   ssh2048 load --addr 127.0.0.1:23240 --sessions 500 ...   # from another terminal
+#
+# With SSH2048_PG_STATS=1, PostgreSQL loads pg_stat_statements (what each
+# statement costs: docs/multi-node.md, Figures).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 port=${1:-23240}
@@ -34,8 +37,11 @@ trap cleanup EXIT INT TERM
 go build -o "$work/ssh2048" ./cmd/ssh2048
 "${as[@]}" "$pgbin/initdb" -D "$work/pg" -U postgres --auth=trust -E UTF8 >/dev/null
 "${as[@]}" "$pgbin/pg_ctl" -D "$work/pg" -l "$work/pg.log" -w \
-  -o "-c listen_addresses=127.0.0.1 -c port=$pgport -c unix_socket_directories=$work -c max_connections=200" start >/dev/null
+  -o "-c listen_addresses=127.0.0.1 -c port=$pgport -c unix_socket_directories=$work -c max_connections=200 ${SSH2048_PG_STATS:+-c shared_preload_libraries=pg_stat_statements}" start >/dev/null
 "${as[@]}" "$pgbin/psql" -q -h 127.0.0.1 -p $pgport -U postgres -c 'CREATE DATABASE ssh2048'
+if [ -n "${SSH2048_PG_STATS:-}" ]; then
+  "${as[@]}" "$pgbin/psql" -q -h 127.0.0.1 -p $pgport -U postgres -d ssh2048 -c 'CREATE EXTENSION pg_stat_statements'
+fi
 
 export SSH2048_DATABASE_URL="postgres://postgres@127.0.0.1:$pgport/ssh2048?sslmode=disable"
 export SSH2048_HOST_KEY="$work/ssh_host_ed25519_key" SSH2048_PROXY_PROTOCOL_FROM=127.0.0.2
@@ -68,6 +74,8 @@ CFG
 haproxy -db -f "$work/haproxy.cfg" 2>"$work/haproxy.log" &
 pids+=($!)
 sleep 2
+pgpid=$(head -1 "$work/pg/postmaster.pid")
 echo "ssh2048 on 127.0.0.1:$port (nodes $node1 $node2, PostgreSQL 127.0.0.1:$pgport; logs in $work)"
+echo "pids: node1 ${pids[0]}, node2 ${pids[1]}, PostgreSQL $pgpid, HAProxy ${pids[2]} (for ssh2048 load --server-pid)"
 wait -n "${pids[@]}" || true
 echo "a process stopped; shutting down" >&2

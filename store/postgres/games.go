@@ -254,8 +254,7 @@ func (s *Store) AppendMove(ctx context.Context, gameID int64, seq int, d engine.
 		// Queued with the group's other moves, and checked when they are
 		// sent (groupTx): a refused move fails that flush, and then its own
 		// transaction with why.
-		tx.(*groupTx).queueMove(gameID, seq, st,
-			gameID, st.Score, st.MaxTile, st.Moves, st.Won, st.Board, now, seq, int16(d), st.Fence)
+		tx.(*groupTx).queueMove(gameID, seq, int16(d), st, now)
 		return nil
 	})
 	if err != nil {
@@ -294,6 +293,25 @@ var (
 			WHERE id = $1 AND ended_at IS NULL AND moves = $8 AND score <= $2 AND ` + fenceHolds(10) + `
 			RETURNING id)
 		INSERT INTO moves (game_id, seq, dir) SELECT id, $8, $9 FROM snap`
+	// appendMovesSQL is appendMoveSQL for moves of distinct games at
+	// once, one array a column, in the same order ($1 the game ids, $8
+	// the sequence numbers, $10 the fences); it returns the ids of the
+	// games whose move was applied.
+	appendMovesSQL = `
+		WITH m AS (
+			SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::int[], $5::boolean[], $6::text[],
+			                     $7::bigint[], $8::int[], $9::smallint[], $10::bigint[])
+			AS m(id, score, max_tile, moves, won, board, now, seq, dir, fence)),
+		holder AS (SELECT h.game_id FROM game_holders h JOIN m ON h.game_id = m.id AND h.token = m.fence FOR KEY SHARE OF h),
+		snap AS (
+			UPDATE games g
+			SET score = m.score, max_tile = m.max_tile, moves = m.moves, won = m.won, board = m.board, updated_at = m.now,
+			    reached_at = CASE WHEN g.score = m.score THEN g.reached_at ELSE m.now END
+			FROM m
+			WHERE g.id = m.id AND g.ended_at IS NULL AND g.moves = m.seq AND g.score <= m.score
+			  AND (m.fence = 0 OR g.id IN (SELECT game_id FROM holder))
+			RETURNING g.id, m.seq, m.dir)
+		INSERT INTO moves (game_id, seq, dir) SELECT id, seq, dir FROM snap RETURNING game_id`
 	endGameSQL = `WITH ` + holds(8) + updateSnapshot + `, ended_at = $7
 		WHERE id = $1 AND ended_at IS NULL AND moves = $4 AND score <= $2 AND ` + fenceHolds(8)
 )

@@ -76,14 +76,16 @@ func (txConn) Rollback(tx pgx.Tx) { tx.Rollback(context.Background()) }
 
 // groupTx is a group's transaction. Moves, the bulk of the writes, do not
 // wait for their statement's answer one by one: each is queued (queueMove)
-// and the group's moves go to the server in one batch, pipelined, before
-// the next statement of another kind or the COMMIT. A group of n moves
-// then costs three round trips (BEGIN, the batch, COMMIT), not n+2: each
+// and the group's moves are sent together before the next statement of
+// another kind or the COMMIT, as one statement when they are of distinct
+// games (applyMoves; else pipelined, one statement each). A group of n
+// moves then costs three round trips (BEGIN, the moves, COMMIT), not n+2,
+// and PostgreSQL starts one statement, not n: on a busy machine each
 // round trip was a wait of the node's only writer for the server's
-// process to be scheduled, which on a busy machine is what filled the
-// writer's time (measured: docs/multi-node.md, Figures). Every other
-// statement sends the queued moves first, so statements still run in the
-// order the writes came.
+// process to be scheduled, and the writer was busy the whole run at 500
+// players (docs/multi-node.md, Figures). Every other statement sends the
+// queued moves first, so statements still run in the order the writes
+// came. Writes use nothing of pgx.Tx but Exec, Query and QueryRow.
 type groupTx struct {
 	pgx.Tx
 	moves []queuedMove
@@ -95,13 +97,68 @@ type queuedMove struct {
 	id    int64
 	count int
 	st    store.MoveState
+	now   int64
+	dir   int16
 }
 
 // queueMove queues a move's statement (appendMoveSQL with args); the move
 // is refused, at the flush, if it matches no row.
-func (g *groupTx) queueMove(id int64, count int, st store.MoveState, args ...any) {
-	g.batch.Queue(appendMoveSQL, args...)
-	g.moves = append(g.moves, queuedMove{id: id, count: count, st: st})
+func (g *groupTx) queueMove(id int64, count int, d int16, st store.MoveState, now int64) {
+	g.batch.Queue(appendMoveSQL, id, st.Score, st.MaxTile, st.Moves, st.Won, st.Board, now, count, d, st.Fence)
+	g.moves = append(g.moves, queuedMove{id: id, count: count, st: st, now: now, dir: d})
+}
+
+func distinctGames(moves []queuedMove) bool {
+	seen := make(map[int64]bool, len(moves))
+	for _, m := range moves {
+		if seen[m.id] {
+			return false
+		}
+		seen[m.id] = true
+	}
+	return true
+}
+
+// applyMoves applies moves of distinct games in one statement
+// (appendMovesSQL): PostgreSQL's cost of a statement (starting the
+// executor, preparing the triggers' and constraints' expressions) is then
+// paid once a group, not once a move. A move that matched no row fails
+// it as in flush.
+func (g *groupTx) applyMoves(ctx context.Context, moves []queuedMove) error {
+	n := len(moves)
+	var (
+		ids, scores, maxTiles, nows, fences = make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n)
+		counts, moveCounts                  = make([]int32, n), make([]int32, n)
+		wons                                = make([]bool, n)
+		boards                              = make([]string, n)
+		dirs                                = make([]int16, n)
+	)
+	for i, m := range moves {
+		ids[i], scores[i], maxTiles[i], nows[i], fences[i] = m.id, int64(m.st.Score), int64(m.st.MaxTile), m.now, m.st.Fence
+		counts[i], moveCounts[i], wons[i], boards[i], dirs[i] = int32(m.count), int32(m.st.Moves), m.st.Won, m.st.Board, m.dir
+	}
+	rows, err := g.Tx.Query(ctx, appendMovesSQL, ids, scores, maxTiles, moveCounts, wons, boards, nows, counts, dirs, fences)
+	if err != nil {
+		return fmt.Errorf("queued moves: %w", err)
+	}
+	applied := make(map[int64]bool, n)
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return fmt.Errorf("queued moves: %w", err)
+		}
+		applied[id] = true
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("queued moves: %w", err)
+	}
+	for _, m := range moves {
+		if !applied[m.id] {
+			return refusedMove{whyRefused(ctx, g.Tx, m.id, m.count, m.st)}
+		}
+	}
+	return nil
 }
 
 // flush sends the queued moves and checks that each was applied. A move
@@ -113,6 +170,9 @@ func (g *groupTx) flush(ctx context.Context) error {
 	}
 	moves, batch := g.moves, g.batch
 	g.moves, g.batch = nil, pgx.Batch{}
+	if len(moves) > 1 && distinctGames(moves) {
+		return g.applyMoves(ctx, moves)
+	}
 	br := g.Tx.SendBatch(ctx, &batch)
 	var refused *queuedMove
 	var err error
