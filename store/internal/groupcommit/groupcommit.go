@@ -57,6 +57,19 @@ type Conn[T any] interface {
 	Rollback(tx T)
 }
 
+// Pipeliner is a Conn whose writes can queue their statements in the
+// group's transaction and have them sent together, one round trip for
+// many writes (PostgreSQL's pipeline): a group of writes that each waited
+// for their own answer cost a round trip each, one after another, on the
+// writer's single connection, and the round trips, not the database's
+// work, set the writer's pace (see DoPipelined).
+type Pipeliner[T any] interface {
+	// Flush sends the statements queued in tx since the last Flush and
+	// waits for all their answers; an error means the transaction is
+	// spoilt. Begin starts with nothing queued.
+	Flush(ctx context.Context, tx T) error
+}
+
 // Config is how a Writer runs.
 type Config struct {
 	Log *slog.Logger
@@ -94,7 +107,8 @@ func (r rejection) Unwrap() error { return r.err }
 func Reject(err error) error { return rejection{err} }
 
 // A job is one caller's write: run executes inside the group's
-// transaction, and done receives its outcome after COMMIT.
+// transaction, and done receives its outcome after COMMIT. A pipelined
+// job (see DoPipelined) has queue instead of run.
 //
 // run is given the writer's context, not the caller's (ctx, checked
 // before run starts): a caller giving up while its job runs must not
@@ -105,6 +119,7 @@ func Reject(err error) error { return rejection{err} }
 type job[T any] struct {
 	ctx    context.Context
 	run    func(ctx context.Context, tx T, now int64) error
+	queue  func(ctx context.Context, tx T, now int64) (check func(ctx context.Context) error)
 	done   chan error
 	queued time.Time
 }
@@ -112,6 +127,7 @@ type job[T any] struct {
 // Writer runs a store's writes in groups (see the package comment).
 type Writer[T any] struct {
 	conn Conn[T]
+	pipe Pipeliner[T] // conn, if it pipelines
 	cfg  Config
 
 	// jobs keeps jobs, with their done channels, from one write to the
@@ -143,6 +159,7 @@ func New[T any](conn Conn[T], cfg Config) *Writer[T] {
 		cfg.Obs = store.NopObserver{}
 	}
 	w := &Writer[T]{conn: conn, cfg: cfg, wake: make(chan struct{}, 1), exited: make(chan struct{})}
+	w.pipe, _ = conn.(Pipeliner[T])
 	w.jobs.New = func() any { return &job[T]{done: make(chan error, 1)} }
 	go w.loop()
 	return w
@@ -162,6 +179,34 @@ func (w *Writer[T]) Do(ctx context.Context, fn func(ctx context.Context, tx T, n
 	queued := time.Now()
 	j := w.newJob()
 	j.ctx, j.run, j.queued = ctx, fn, queued
+	err := w.submit(j)
+	w.cfg.Obs.Waited(time.Since(queued))
+	return err
+}
+
+// ErrNoPipeline refuses DoPipelined on a writer whose Conn is not a
+// Pipeliner.
+var ErrNoPipeline = errors.New("groupcommit: the connection does not pipeline")
+
+// DoPipelined is Do for a write whose statements need no answer before
+// the next write's are sent: queue adds them to tx (the Conn's way of
+// queueing, without waiting) and returns check, which the writer calls
+// once they have been sent and answered (Pipeliner.Flush, before the
+// next write that is not pipelined and before COMMIT). check gives the
+// write's outcome as Do's fn would (nil, a Reject, or an error that
+// fails the group) and may run statements of its own on tx, a refused
+// write asking why. Consecutive pipelined writes of a group share one
+// round trip.
+func (w *Writer[T]) DoPipelined(ctx context.Context, queue func(ctx context.Context, tx T, now int64) (check func(ctx context.Context) error)) error {
+	if w.pipe == nil {
+		return ErrNoPipeline
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	queued := time.Now()
+	j := w.newJob()
+	j.ctx, j.queue, j.queued = ctx, queue, queued
 	err := w.submit(j)
 	w.cfg.Obs.Waited(time.Since(queued))
 	return err
@@ -327,19 +372,60 @@ func (w *Writer[T]) group(batch []*job[T], results []error) error {
 		w.cfg.Obs.Failed("begin")
 		return err
 	}
+	// checks[i] is pipelined job i's check while its statements wait to
+	// be sent (pending lists those jobs).
+	var (
+		checks  []func(context.Context) error
+		pending []int
+	)
+	// flush sends the pending jobs' statements and takes their outcomes.
+	flush := func() error {
+		if len(pending) == 0 {
+			return nil
+		}
+		if err := w.pipe.Flush(ctx, tx); err != nil {
+			return err
+		}
+		for _, i := range pending {
+			err := checks[i](ctx)
+			if err != nil && !errors.As(err, new(rejection)) {
+				return err
+			}
+			results[i] = err
+		}
+		pending = pending[:0]
+		return nil
+	}
+	failed := func(err error) error {
+		w.conn.Rollback(tx)
+		w.cfg.Obs.Failed("write")
+		return err
+	}
 	for i, j := range batch {
 		if err := j.ctx.Err(); err != nil {
 			results[i] = err
 			continue
 		}
-		err := j.run(ctx, tx, w.clock.next(time.Now()))
-		var r rejection
-		if err != nil && !errors.As(err, &r) {
-			w.conn.Rollback(tx)
-			w.cfg.Obs.Failed("write")
-			return err
+		now := w.clock.next(time.Now())
+		if j.queue != nil {
+			if checks == nil {
+				checks = make([]func(context.Context) error, len(batch))
+			}
+			checks[i] = j.queue(ctx, tx, now)
+			pending = append(pending, i)
+			continue
+		}
+		if err := flush(); err != nil {
+			return failed(err)
+		}
+		err := j.run(ctx, tx, now)
+		if err != nil && !errors.As(err, new(rejection)) {
+			return failed(err)
 		}
 		results[i] = err
+	}
+	if err := flush(); err != nil {
+		return failed(err)
 	}
 	if err := w.conn.Commit(ctx, tx); err != nil {
 		w.cfg.Log.Error("db: commit failed", "writes", len(batch), "err", err)
