@@ -62,7 +62,16 @@ const (
 	faultNone       screenFault = iota
 	faultHideDown               // a down move is stored but not drawn
 	faultForgetLeft             // a left move is drawn but not stored
+	// faultSlowFirst: no fault in what is stored and drawn, but the first
+	// move's commit takes slowMove, as a commit stuck behind a lock can, so
+	// its frame comes late; and every arrow key moves (the key's way, or
+	// the next way that moves), so that the key after the slow one is a
+	// move too.
+	faultSlowFirst
 )
+
+// slowMove is how long faultSlowFirst's first move takes.
+const slowMove = 1500 * time.Millisecond
 
 // gameScreen is a small game screen over the server's own game API: each
 // arrow key plays a move through TUIEnv.Seat (so it is committed before
@@ -107,9 +116,15 @@ func (m *gameScreen) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	}
 	res, err := m.play.Move(m.ctx, d)
+	for turn := 1; m.fault == faultSlowFirst && err == nil && !res.Moved && turn < 4; turn++ {
+		res, err = m.play.Move(m.ctx, (d+engine.Direction(turn))%4)
+	}
 	if err != nil {
 		m.failed = err.Error()
 		return m, nil
+	}
+	if m.fault == faultSlowFirst && res.Moved && m.st.Moves == 0 {
+		time.Sleep(slowMove) // Update holds the screen, as the real one does for a commit
 	}
 	m.st = m.play.State(res)
 	if res.Moved && !(m.fault == faultHideDown && d == engine.Down) {

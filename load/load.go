@@ -78,8 +78,10 @@ type Config struct {
 	// then plays Duration unwatched, lets them in, and plays Duration
 	// watched, and reports both (see watch.go).
 	Spectators int
-	// ServerPID, if set (Linux), is the server's process: its RSS and
-	// CPU time are read from /proc at each step of a spectator run.
+	// ServerPID, if set (Linux), is the server's process, on this
+	// machine: its CPU time over the run and its peak RSS are read from
+	// /proc (Report.Server), and its RSS at each step of the run
+	// (Report.RSS), and CPU time in each half of a spectator run.
 	ServerPID int
 }
 
@@ -152,6 +154,13 @@ func (c Config) Validate() error {
 		return bad("--server-pid %d: a process id", c.ServerPID)
 	case len(c.NamePrefix) > 10:
 		return bad("--name-prefix %q: at most 10 bytes (display names are cut at 16 cells)", c.NamePrefix)
+	}
+	if c.ServerPID > 0 {
+		// Read now, so that a mistyped pid is a usage error before any
+		// session connects rather than a line in the report after the run.
+		if err := checkPID(c.ServerPID); err != nil {
+			return bad("--server-pid %d: %v", c.ServerPID, err)
+		}
 	}
 	return nil
 }

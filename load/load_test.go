@@ -223,6 +223,37 @@ func TestVerifyCatchesMismatches(t *testing.T) {
 	}
 }
 
+// A move whose frame comes after --frame-timeout is still a move: the
+// check counts what the screen showed, not what the client timed. Counting
+// keys answered by a frame, a cluster run stored 50 moves of a player the
+// tool saw answer 49, which this reproduces (see docs/load-testing.md): a
+// key counted as "no frame" at the timeout, whose frame was then taken for
+// the next key's answer, that key's own frame going with it.
+func TestVerifyLateFrame(t *testing.T) {
+	ts := startServer(t, testScreen(faultSlowFirst))
+	cfg := smallConfig(ts, ModeTUI)
+	// A key a second, exactly: the first move's frame comes after the
+	// next key went, and is taken for its answer; that key's own frame
+	// follows it, as the rest of one frame.
+	cfg.Sessions, cfg.Duration, cfg.Rate, cfg.Jitter = 2, 4*time.Second, 1, 0
+	cfg.FrameTimeout = 300 * time.Millisecond
+	rep, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Errors) != 0 {
+		t.Fatalf("errors %v: %v", rep.Errors, rep.ErrorSamples)
+	}
+	_, moves := ts.storedMoves(t, store.KindHuman)
+	if rep.Keys.Answered != moves-cfg.Sessions {
+		t.Fatalf("answered %d keys, %d moves stored: want one key a session not answered in time", rep.Keys.Answered, moves)
+	}
+	v := rep.Verify
+	if !v.OK() || v.Stored != moves || v.Expected != moves || v.Basis != "screen" || v.ScreenRead != 2 || v.FramedOff != 2 {
+		t.Fatalf("verify %+v; want all %d stored moves matched by the screens' counts", v, moves)
+	}
+}
+
 func TestRunNobodyListening(t *testing.T) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -345,6 +376,7 @@ func TestConfigValidate(t *testing.T) {
 		"spectators":       func(c *Config) { c.Spectators = -1 },
 		"bot spectators":   func(c *Config) { c.Mode, c.Spectators = ModeBot, 3 },
 		"server pid":       func(c *Config) { c.ServerPID = -1 },
+		"no such server":   func(c *Config) { c.ServerPID = 1 << 30 }, // above Linux's pid_max
 	} {
 		c := ok
 		mutate(&c)

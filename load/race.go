@@ -123,7 +123,7 @@ func (s *session) playRace(ctx context.Context, client *gossh.Client, stop <-cha
 	chunks := make(chan chunk, 64)
 	done := make(chan struct{})
 	defer close(done)
-	go readChunks(out, chunks, done, raceMarker)
+	go readChunks(out, chunks, done, raceMarker, nil)
 	if err := s.firstFrame(ctx, chunks); err != nil {
 		return err
 	}

@@ -1,7 +1,10 @@
 package load
 
 import (
+	"bytes"
 	"context"
+	"os"
+	"strings"
 	"testing"
 
 	"github.com/ssh2048/ssh2048/store"
@@ -13,15 +16,42 @@ import (
 func TestRunRealTUI(t *testing.T) {
 	ts := startServer(t, nil) // nil: the server's game screen
 	cfg := smallConfig(ts, ModeTUI)
+	cfg.ServerPID = os.Getpid() // the server runs in the test's process
 	rep, err := Run(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	checkClean(t, rep, cfg.Sessions)
+	// The server's CPU time over the run, per key, and its peak memory.
+	if s := rep.Server; s == nil || s.Error != "" || s.PID != cfg.ServerPID || s.CPUSeconds <= 0 ||
+		s.RampCPUSeconds > s.CPUSeconds || s.CPUPerKeyUS <= 0 || rep.RSS == nil || s.PeakRSSKB < rep.RSS.PlayersKB {
+		t.Errorf("server report %+v, rss %+v", s, rep.RSS)
+	}
+	var text bytes.Buffer
+	if err := rep.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("report:\n%s", text.String())
+	if !strings.Contains(text.String(), "µs CPU per key answered") || !strings.Contains(text.String(), "peak RSS") {
+		t.Errorf("no server line in the report:\n%s", text.String())
+	}
+	var js bytes.Buffer
+	if err := rep.WriteJSON(&js); err != nil {
+		t.Fatal(err)
+	}
+	for _, field := range []string{`"cpu_s"`, `"ramp_cpu_s"`, `"cpu_us_per_key"`, `"peak_rss_kb"`} {
+		if !strings.Contains(js.String(), field) {
+			t.Errorf("no %s in the JSON report:\n%s", field, js.String())
+		}
+	}
 	// A session may happen to send only keys that move nothing; its
 	// player has no game on the leaderboard.
 	players, moves := ts.storedMoves(t, store.KindHuman)
 	if players != rep.Verify.Listed || moves != rep.Keys.Answered {
 		t.Fatalf("store has %d players, %d moves; report answered %d", players, moves, rep.Keys.Answered)
+	}
+	// The check read each game screen's own move count.
+	if v := rep.Verify; v.Basis != "screen" || v.ScreenRead != cfg.Sessions || v.Stored != moves {
+		t.Errorf("verify %+v; want every screen's move count read", v)
 	}
 }

@@ -47,6 +47,9 @@ type Report struct {
 	Watch *WatchReport `json:"watch,omitempty"`
 	// RSS is the server's memory (--server-pid).
 	RSS *RSSReport `json:"rss,omitempty"`
+	// Server is the server's CPU time over the run, per key answered, and
+	// its peak memory (--server-pid).
+	Server *ServerReport `json:"server,omitempty"`
 }
 
 // HandshakeStats is about connecting: TCP connect, SSH handshake and
@@ -334,6 +337,9 @@ func (r *Report) WriteText(w io.Writer) error {
 	if r.RSS != nil {
 		writeRSS(&b, r.RSS)
 	}
+	if r.Server != nil {
+		writeServer(&b, r.Server, strings.TrimSuffix(unit, "s"))
+	}
 	writeVerify(&b, r.Verify)
 	if r.OK() {
 		b.WriteString("  result       OK\n")
@@ -353,9 +359,16 @@ func writeVerify(b *strings.Builder, v VerifyReport) {
 		fmt.Fprintf(b, "  verify       %s\n", v.Note)
 		return
 	}
-	basis := "the last reply's move count (exact)"
-	if v.Basis == "framed_keys" {
+	var basis string
+	switch v.Basis {
+	case "replies":
+		basis = "the last reply's move count (exact)"
+	case "screen":
+		basis = "the move count their screen showed (exact)"
+	case "framed_keys":
 		basis = "keys answered by a frame (inferred)"
+	default:
+		basis = fmt.Sprintf("the move count their screen showed (exact; %d of them keys answered by a frame, inferred)", v.Players-v.ScreenRead)
 	}
 	fmt.Fprintf(b, "  verify       `%s`: %d of %d players match %s; %d listed",
 		v.Command, v.Exact, v.Players, basis, v.Listed)
@@ -370,6 +383,9 @@ func writeVerify(b *strings.Builder, v VerifyReport) {
 		fmt.Fprintf(b, "; %d players with fewer stored, %d with more", v.Lost, v.Extra)
 	}
 	b.WriteString("\n")
+	if v.FramedOff > 0 {
+		fmt.Fprintf(b, "    keys answered by a frame differ from the screen's count for %d players (late frames, or redraws taken for frames)\n", v.FramedOff)
+	}
 	for _, m := range v.Mismatches {
 		if m.Stored < 0 {
 			fmt.Fprintf(b, "    %s: saw %d moves, not listed\n", m.Name, m.Expected)

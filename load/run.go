@@ -82,6 +82,10 @@ type session struct {
 	// bot: the moves counter of the first and last state lines.
 	firstMoves, lastMoves int
 	gameOver              bool
+	// tui: the move count the game screen showed at the end (see
+	// screenMoves), if it could be read.
+	screenMoves int
+	screenRead  bool
 
 	// A spectator run's (see watch.go): its phase, the latencies of the
 	// keys sent alone and watched, and for session 1, the one watched,
@@ -106,10 +110,10 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		cfg.NamePrefix = "load-" + hex.EncodeToString(tag) + "-"
 	}
 	// A hard bound on the sessions, whatever the server does: the worst
-	// ramp-up, the play time, the last key's answer and the goodbye. The
-	// check has a budget of its own.
+	// ramp-up, the play time, the last key's answer, the screen's move
+	// count and the goodbye. The check has a budget of its own.
 	rounds := (cfg.Sessions + cfg.Handshakes - 1) / cfg.Handshakes
-	hard := time.Duration(rounds+2)*cfg.ConnectTimeout + cfg.Duration + 2*cfg.FrameTimeout + 10*time.Second
+	hard := time.Duration(rounds+3)*cfg.ConnectTimeout + cfg.Duration + 2*cfg.FrameTimeout + 10*time.Second
 	if cfg.Spectators > 0 {
 		// The watched half, the spectators' ramp-up and their goodbyes.
 		rounds := (cfg.Spectators + cfg.Handshakes - 1) / cfg.Handshakes
@@ -172,6 +176,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	rampWG.Wait()
 	rampDone := time.Now()
 	rampEnd.Store(rampDone.UnixNano())
+	probe.markRamp()
 	if watch != nil {
 		playersDone, halvesDone := make(chan struct{}), make(chan struct{})
 		go func() {
@@ -195,9 +200,11 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		}
 	}
 	end := time.Now()
+	probe.markEnd()
 
 	rep := newReport(&cfg, sessions, rampDone.Sub(start), end.Sub(rampDone))
 	rep.RSS = probe.report(cfg.Sessions, cfg.Spectators)
+	rep.Server = probe.serverReport(rep.Keys.Answered)
 	if watch != nil {
 		rep.Watch = watch.report(sessions)
 		for _, sp := range watch.spectators {

@@ -2,7 +2,9 @@ package load
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"strconv"
 	"strings"
@@ -25,12 +27,51 @@ type RSSReport struct {
 	Error          string  `json:"error,omitempty"`
 }
 
+// ServerReport is what the server (Config.ServerPID) used over the run,
+// from before the first session connected until the last one ended (the
+// check through scores is not part of it): its CPU time, user and
+// system, and that per key answered; and its peak RSS (VmHWM), the most
+// it held since it started, which is the run's peak for a server started
+// for the run.
+type ServerReport struct {
+	PID int `json:"pid"`
+	// CPUSeconds is the server's CPU time over the run; RampCPUSeconds is
+	// the part of it spent until every session had connected (the
+	// handshakes, and the keys of the sessions already in).
+	CPUSeconds     float64 `json:"cpu_s"`
+	RampCPUSeconds float64 `json:"ramp_cpu_s"`
+	// CPUPerKeyUS is CPUSeconds over the keys answered (tui: answered by a
+	// frame; bot: replied to), in microseconds; 0 when none was.
+	CPUPerKeyUS float64 `json:"cpu_us_per_key"`
+	PeakRSSKB   int64   `json:"peak_rss_kb"`
+	Error       string  `json:"error,omitempty"`
+}
+
 // serverProbe reads the server's RSS and CPU time from /proc; a nil one
 // reads nothing. Its methods are called from one goroutine at a time.
 type serverProbe struct {
-	pid int
-	rss RSSReport
-	err error
+	pid  int
+	rss  RSSReport
+	cpu  [3]time.Duration // before the sessions, at the ramp-up's end, at the run's end
+	peak int64            // VmHWM at the run's end, kB
+	err  error
+}
+
+// ErrNoServer marks a --server-pid with no process to read.
+var ErrNoServer = errors.New("no such process")
+
+// checkPID reports whether the server's CPU time can be read, as the run
+// will read it.
+func checkPID(pid int) error {
+	p := &serverProbe{pid: pid}
+	var cpu time.Duration
+	if p.readCPU(&cpu); p.err != nil {
+		if errors.Is(p.err, fs.ErrNotExist) {
+			return fmt.Errorf("%w (no /proc/%d/stat: the server must run on this machine, under Linux)", ErrNoServer, pid)
+		}
+		return p.err
+	}
+	return nil
 }
 
 func newServerProbe(pid int) *serverProbe {
@@ -42,10 +83,25 @@ func newServerProbe(pid int) *serverProbe {
 
 func (p *serverProbe) ok() bool { return p != nil && p.err == nil }
 
-// markBefore, markPlayers and markSpectators read the RSS at each step.
+// markBefore, markPlayers and markSpectators read the RSS at each step;
+// markBefore, markRamp and markEnd the CPU time.
 func (p *serverProbe) markBefore() {
 	if p.ok() {
+		p.readCPU(&p.cpu[0])
 		p.readRSS(&p.rss.BeforeKB)
+	}
+}
+
+func (p *serverProbe) markRamp() {
+	if p.ok() {
+		p.readCPU(&p.cpu[1])
+	}
+}
+
+func (p *serverProbe) markEnd() {
+	if p.ok() {
+		p.readCPU(&p.cpu[2])
+		p.readStatus("VmHWM", &p.peak)
 	}
 }
 
@@ -62,7 +118,11 @@ func (p *serverProbe) markSpectators() {
 }
 
 // readRSS reads the RSS into *kb; the first failure stops the probe.
-func (p *serverProbe) readRSS(kb *int64) {
+func (p *serverProbe) readRSS(kb *int64) { p.readStatus("VmRSS", kb) }
+
+// readStatus reads a field of /proc/PID/status in kB into *kb; the first
+// failure stops the probe.
+func (p *serverProbe) readStatus(field string, kb *int64) {
 	if !p.ok() {
 		return
 	}
@@ -74,16 +134,16 @@ func (p *serverProbe) readRSS(kb *int64) {
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		if v, found := strings.CutPrefix(sc.Text(), "VmRSS:"); found {
+		if v, found := strings.CutPrefix(sc.Text(), field+":"); found {
 			n, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
 			if err != nil {
-				p.err = fmt.Errorf("VmRSS of process %d: %w", p.pid, err)
+				p.err = fmt.Errorf("%s of process %d: %w", field, p.pid, err)
 			}
 			*kb = n
 			return
 		}
 	}
-	p.err = fmt.Errorf("no VmRSS for process %d", p.pid)
+	p.err = fmt.Errorf("no %s for process %d", field, p.pid)
 }
 
 // userHZ is the kernel's clock ticks a second in /proc/PID/stat (USER_HZ,
@@ -106,8 +166,12 @@ func (p *serverProbe) readCPU(at *time.Duration) {
 		p.err = fmt.Errorf("short /proc/%d/stat", p.pid)
 		return
 	}
-	utime, _ := strconv.ParseFloat(f[11], 64)
-	stime, _ := strconv.ParseFloat(f[12], 64)
+	utime, err1 := strconv.ParseFloat(f[11], 64)
+	stime, err2 := strconv.ParseFloat(f[12], 64)
+	if err := errors.Join(err1, err2); err != nil {
+		p.err = fmt.Errorf("/proc/%d/stat: %w", p.pid, err)
+		return
+	}
 	*at = time.Duration((utime + stime) / userHZ * float64(time.Second))
 }
 
@@ -129,6 +193,37 @@ func (p *serverProbe) report(sessions, spectators int) *RSSReport {
 		r.PerSpectatorKB = float64(r.SpectatorsKB-r.PlayersKB) / float64(spectators)
 	}
 	return &r
+}
+
+// serverReport is what the server used over the run, for keys answered,
+// or nil without a probe.
+func (p *serverProbe) serverReport(keys int) *ServerReport {
+	if p == nil {
+		return nil
+	}
+	r := &ServerReport{PID: p.pid}
+	if p.err != nil {
+		r.Error = p.err.Error()
+		return r
+	}
+	cpu := p.cpu[2] - p.cpu[0]
+	r.CPUSeconds = cpu.Seconds()
+	r.RampCPUSeconds = (p.cpu[1] - p.cpu[0]).Seconds()
+	if keys > 0 {
+		r.CPUPerKeyUS = float64(cpu.Microseconds()) / float64(keys)
+	}
+	r.PeakRSSKB = p.peak
+	return r
+}
+
+// writeServer writes the report's server line.
+func writeServer(b *strings.Builder, r *ServerReport, unit string) {
+	if r.Error != "" {
+		fmt.Fprintf(b, "  %-12s could not read process %d: %s\n", "server", r.PID, r.Error)
+		return
+	}
+	fmt.Fprintf(b, "  %-12s %.0f µs CPU per %s answered: %.2f s CPU over the run (%.2f s until all were in); peak RSS %d kB\n",
+		"server", r.CPUPerKeyUS, unit, r.CPUSeconds, r.RampCPUSeconds, r.PeakRSSKB)
 }
 
 // writeRSS writes the report's memory line.

@@ -1,11 +1,13 @@
 package load
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/charmbracelet/x/ansi"
@@ -34,19 +36,25 @@ type chunk struct {
 	at   time.Time // when the read returned
 	text bool      // it holds something visible, not only escape sequences
 	mark bool      // it holds readChunks' marker, the first time
+	data []byte    // the bytes read, once keep is set (see readChunks)
 	err  error
 }
 
 // readChunks reads r until it fails or done is closed, stamping each read
 // with the time it returned. Until the first visible text it also tells
 // whether a read had any (see firstFrame), and until the first marker (if
-// not "") whether a read had it.
-func readChunks(r io.Reader, out chan<- chunk, done <-chan struct{}, marker string) {
+// not "") whether a read had it. Once keep (if not nil) is set, each
+// chunk carries a copy of its bytes (see readScreenMoves); until then only
+// their count, as a run's sessions read megabytes they need not keep.
+func readChunks(r io.Reader, out chan<- chunk, done <-chan struct{}, marker string, keep *atomic.Bool) {
 	buf := make([]byte, 8<<10)
 	seenText, seenMark := false, marker == ""
 	for {
 		n, err := r.Read(buf)
 		c := chunk{n: n, at: time.Now(), err: err}
+		if keep != nil && keep.Load() {
+			c.data = bytes.Clone(buf[:n])
+		}
 		if !seenText || !seenMark {
 			text := ansi.Strip(string(buf[:n]))
 			if !seenText {
@@ -81,7 +89,8 @@ func (s *session) playTUI(ctx context.Context, client *gossh.Client, stop <-chan
 	chunks := make(chan chunk, 64)
 	done := make(chan struct{})
 	defer close(done)
-	go readChunks(out, chunks, done, "")
+	var keep atomic.Bool
+	go readChunks(out, chunks, done, "", &keep)
 
 	if err := s.firstFrame(ctx, chunks); err != nil {
 		return err
@@ -97,12 +106,19 @@ func (s *session) playTUI(ctx context.Context, client *gossh.Client, stop <-chan
 		}
 	}
 	s.playing = time.Now()
-	defer func() { s.played = time.Since(s.playing) }()
-
 	if s.cfg.Rate == 0 {
+		defer func() { s.played = time.Since(s.playing) }()
 		return s.idle(ctx, chunks, stop)
 	}
-	return s.playKeys(ctx, chunks, in, stop)
+	err = s.playKeys(ctx, chunks, in, stop)
+	s.played = time.Since(s.playing)
+	if err != nil {
+		return err
+	}
+	if s.cfg.Verify && s.keys > 0 {
+		return s.readScreenMoves(ctx, sess, chunks, &keep)
+	}
+	return nil
 }
 
 // playKeys sends arrow keys to w at the configured rate until stop.

@@ -25,7 +25,7 @@ func (r *readerOf) Read(p []byte) (int, error) {
 func TestReadChunksText(t *testing.T) {
 	parts := readerOf{"\x1b[?2026$p\x1b[?2027$p", "\x1b[?1049h\x1b[H\x1b[2J  ", "\x1b[Hssh2048\r\n", "\x1b[2;1H"}
 	out := make(chan chunk, 10)
-	readChunks(&parts, out, nil, "")
+	readChunks(&parts, out, nil, "", nil)
 	close(out)
 	var text []bool
 	for c := range out {
@@ -48,7 +48,7 @@ func TestReadChunksText(t *testing.T) {
 
 func TestReadChunksError(t *testing.T) {
 	out := make(chan chunk, 1)
-	readChunks(iotest.ErrReader(io.ErrUnexpectedEOF), out, nil, "")
+	readChunks(iotest.ErrReader(io.ErrUnexpectedEOF), out, nil, "", nil)
 	if c := <-out; c.err != io.ErrUnexpectedEOF {
 		t.Fatalf("got %+v", c)
 	}

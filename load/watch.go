@@ -124,7 +124,7 @@ func (sp *spectator) watch(ctx context.Context, client *gossh.Client, rampDone f
 	chunks := make(chan chunk, 64)
 	done := make(chan struct{})
 	defer close(done)
-	go readChunks(out, chunks, done, "")
+	go readChunks(out, chunks, done, "", nil)
 	if err := s.firstFrame(ctx, chunks); err != nil {
 		if msg := strings.TrimSpace(stderr.String()); msg != "" {
 			return failf(errFirstFrame, "%v: %s", err, msg)

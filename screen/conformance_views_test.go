@@ -16,7 +16,8 @@ import (
 	"github.com/ssh2048/ssh2048/screen"
 	"github.com/ssh2048/ssh2048/store"
 	"github.com/ssh2048/ssh2048/store/sqlite"
-	"github.com/ssh2048/ssh2048/tui"
+	"github.com/ssh2048/ssh2048/tui/racing"
+	"github.com/ssh2048/ssh2048/tui/viewer"
 )
 
 // server is how the server runs its screens: on a terminal that erases
@@ -85,7 +86,7 @@ func TestConformanceReplay(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return tui.NewReplay(tui.ViewOptions{Games: svc, Context: t.Context(), Profile: colorprofile.ANSI256}, r)
+		return viewer.NewReplay(viewer.ViewOptions{Games: svc, Context: t.Context(), Profile: colorprofile.ANSI256}, r)
 	}
 	const w, h = 80, 24
 	sides := []*side{
@@ -117,7 +118,7 @@ func TestConformanceSpectator(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return tui.NewWatch(tui.ViewOptions{Games: svc, Context: t.Context(), Profile: colorprofile.ANSI256}, w, "ann")
+		return viewer.NewWatch(viewer.ViewOptions{Games: svc, Context: t.Context(), Profile: colorprofile.ANSI256}, w, "ann")
 	}
 	const w, h = 80, 24
 	inStep := server
@@ -158,7 +159,7 @@ func racer(t *testing.T, svc *game.Service, h *race.Hall, p game.Player, room st
 }
 
 func raceScreen(t *testing.T, tk *race.Ticket, p game.Player, room string) tea.Model {
-	return tui.NewRace(tui.RaceOptions{Ticket: tk, Room: room, Player: p.Name, Guest: p.Guest,
+	return racing.New(racing.Options{Ticket: tk, Room: room, Player: p.Name, Guest: p.Guest,
 		Context: t.Context(), Profile: colorprofile.ANSI256})
 }
 

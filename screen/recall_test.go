@@ -9,11 +9,11 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
 
-	"github.com/ssh2048/ssh2048/tui"
+	"github.com/ssh2048/ssh2048/tui/racing"
 )
 
 // A racer's screen keeps no copy of its frames (render/recall.go).
-var _ ViewRedrawer = (*tui.RaceModel)(nil)
+var _ ViewRedrawer = (*racing.Model)(nil)
 
 // appendModel shows frames[i], written into the screen's buffer.
 type appendModel struct {

@@ -26,7 +26,7 @@ import (
 	"github.com/ssh2048/ssh2048/server"
 	"github.com/ssh2048/ssh2048/server/servertest"
 	"github.com/ssh2048/ssh2048/store"
-	"github.com/ssh2048/ssh2048/tui"
+	"github.com/ssh2048/ssh2048/tui/event"
 	"github.com/ssh2048/ssh2048/wire"
 	gossh "golang.org/x/crypto/ssh"
 )
@@ -596,7 +596,7 @@ func (m quitOnKey) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg.(type) {
 	case tea.KeyPressMsg:
 		return m, tea.Quit
-	case tui.TakenOverMsg, tui.ShutdownMsg:
+	case event.TakenOverMsg, event.ShutdownMsg:
 		if m.told != nil {
 			m.told <- msg
 		}
@@ -763,7 +763,7 @@ func TestIdleTimeout(t *testing.T) {
 // seam and hands it to the test, which plays it directly.
 type seamTUI struct {
 	plays   chan<- *game.Play
-	notices chan<- tui.TakenOverMsg
+	notices chan<- event.TakenOverMsg
 	seat    *game.Seat
 }
 
@@ -780,7 +780,7 @@ func (m seamTUI) Init() tea.Cmd {
 
 func (m seamTUI) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
-	case tui.TakenOverMsg:
+	case event.TakenOverMsg:
 		m.notices <- msg
 		return m, tea.Quit
 	case tea.KeyPressMsg:
@@ -797,7 +797,7 @@ func (seamTUI) View() tea.View { return tea.NewView("seam") }
 // assisted moves it off the human leaderboard.
 func TestTUISeamTakeoverAndAssisted(t *testing.T) {
 	plays := make(chan *game.Play, 2)
-	notices := make(chan tui.TakenOverMsg, 2)
+	notices := make(chan event.TakenOverMsg, 2)
 	ts := startServer(t, func(c *server.Config) {
 		c.TUI = func(_ ssh.Session, env server.TUIEnv) tea.Model {
 			return seamTUI{plays: plays, notices: notices, seat: env.Seat}
@@ -817,7 +817,7 @@ func TestTUISeamTakeoverAndAssisted(t *testing.T) {
 	if b.Moves() != a.Moves() || b.Score() != a.Score() || b.Board() != a.Board() || b.ID() != a.ID() {
 		t.Fatalf("newer session: %d moves, score %d; older had %d, %d", b.Moves(), b.Score(), a.Moves(), a.Score())
 	}
-	if n := <-notices; n != (tui.TakenOverMsg{}) {
+	if n := <-notices; n != (event.TakenOverMsg{}) {
 		t.Fatalf("older session got %+v", n)
 	}
 	if _, err := a.Move(ctx, engine.Up); !errors.Is(err, game.ErrTakenOver) {

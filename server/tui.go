@@ -15,6 +15,7 @@ import (
 	"github.com/ssh2048/ssh2048/server/command"
 	"github.com/ssh2048/ssh2048/server/session"
 	"github.com/ssh2048/ssh2048/tui"
+	"github.com/ssh2048/ssh2048/tui/event"
 	"github.com/ssh2048/ssh2048/wire"
 	gossh "golang.org/x/crypto/ssh"
 )
@@ -31,7 +32,7 @@ type TUIEnv struct {
 
 // TUIFunc builds the game screen for a session with a PTY. The model runs
 // with the session as its terminal (see package screen). When the session
-// must end, the server sends it tui.TakenOverMsg or tui.ShutdownMsg and
+// must end, the server sends it event.TakenOverMsg or event.ShutdownMsg and
 // stops it NoticeGrace later if it has not quit by itself.
 type TUIFunc func(sess ssh.Session, env TUIEnv) tea.Model
 
@@ -89,7 +90,7 @@ func (s *Server) runScreen(sess *session.Session, model tea.Model, text func(ses
 	// session.OnFreshStack).
 	session.OnFreshStack(func() { scr = s.startScreen(sess, model, seat) })
 	defer scr.Stop()
-	waker, _ := model.(tui.Waker)
+	waker, _ := model.(event.Waker)
 	w := &screenWatch{ctx: sess.Context(), scr: scr, winch: winch, notices: sess.Notices, pokes: sess.Pokes, waker: waker, text: text}
 	w.reqs, w.serveReq, w.reqsDone, _ = admission.ServesRequests(sess.Context())
 	told := w.run()
@@ -246,7 +247,7 @@ func clampWindow(w ssh.Window) (int, int) {
 // session ends (text words it), and stops it NoticeGrace later if it has
 // not quit by itself; on a poke (spectators came or went) it has the
 // screen drawn again; for a screen that watches a game or races (a
-// tui.Waker), it waits for the game's or the race's news and wakes the
+// event.Waker), it waits for the game's or the race's news and wakes the
 // screen; it stops the screen when the connection drops; for a game
 // screen, it serves the session channel's requests (see
 // admission.ServesRequests) and ends when they do. One loop rather than a
@@ -258,7 +259,7 @@ type screenWatch struct {
 	winch   <-chan ssh.Window // nil once closed
 	notices <-chan session.Notice
 	pokes   <-chan struct{}
-	waker   tui.Waker // nil for a screen that waits on nothing
+	waker   event.Waker // nil for a screen that waits on nothing
 	text    func(session.Notice) string
 	// The session channel's requests, for a screen whose loop serves
 	// them; reqs is nil for any other, and once they end.
@@ -361,7 +362,7 @@ func (w *screenWatch) news() {
 }
 
 func (w *screenWatch) sendWake() {
-	w.scr.Send(tui.WakeMsg{})
+	w.scr.Send(event.WakeMsg{})
 	w.handled <- sentWake
 }
 
@@ -473,11 +474,11 @@ func tell(scr *screen.Screen, n session.Notice, text func(session.Notice) string
 	switch n {
 	case session.TakenOver:
 		// The screen words it itself: it knows which game.
-		msg = tui.TakenOverMsg{}
+		msg = event.TakenOverMsg{}
 	case session.Shutdown:
-		msg = tui.ShutdownMsg{Text: text(n)}
+		msg = event.ShutdownMsg{Text: text(n)}
 	default:
-		msg = tui.EndMsg{Text: text(n)}
+		msg = event.EndMsg{Text: text(n)}
 	}
 	// Not on the caller's goroutine: a client that reads nothing blocks
 	// the screen's writes, and with them Send, and the grace must still

@@ -8,6 +8,7 @@ import (
 	"github.com/charmbracelet/colorprofile"
 
 	"github.com/ssh2048/ssh2048/engine"
+	"github.com/ssh2048/ssh2048/tui/internal/tuitest"
 )
 
 // BenchmarkView measures one frame of a game in progress: View runs after
@@ -45,7 +46,7 @@ func BenchmarkView(b *testing.B) {
 func BenchmarkMove(b *testing.B) {
 	t := &testing.T{}
 	h := newHarness(t, Options{Store: NewGuestStore(nil, func() uint64 { return 1 })}, 80, 24)
-	keys := []tea.KeyPressMsg{keyPress("left"), keyPress("up"), keyPress("right"), keyPress("down")}
+	keys := []tea.KeyPressMsg{tuitest.KeyPress("left"), tuitest.KeyPress("up"), tuitest.KeyPress("right"), tuitest.KeyPress("down")}
 	b.ReportAllocs()
 	i := 0
 	for b.Loop() {

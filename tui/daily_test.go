@@ -8,6 +8,7 @@ import (
 
 	"github.com/ssh2048/ssh2048/engine"
 	"github.com/ssh2048/ssh2048/game"
+	"github.com/ssh2048/ssh2048/tui/internal/tuitest"
 )
 
 // dailyHarness is name's daily challenge of size n on the game service
@@ -16,7 +17,7 @@ func dailyHarness(t *testing.T, svc *game.Service, name string, n int, opts Opti
 	t.Helper()
 	p := game.Guest
 	if name != "" {
-		p = identify(t, svc, name)
+		p = tuitest.Identify(t, svc, name)
 	}
 	seat := svc.Seat(p, func() {})
 	t.Cleanup(seat.Close)
@@ -44,7 +45,7 @@ func (h *harness) moveOnce() {
 // once their game has a move. A game just opened is on the day's board
 // with 0 points, which made a first player "Rank #1" before they played.
 func TestDailyNoRankBeforeFirstMove(t *testing.T) {
-	svc := newService(t)
+	svc := tuitest.NewService(t)
 	h := dailyHarness(t, svc, "ann", 3, Options{})
 	if f := h.frame(); !strings.Contains(f, "Rank –") || strings.Contains(f, "Rank #") {
 		t.Fatalf("the daily's header at move 0:\n%s", f)
@@ -65,7 +66,7 @@ func TestOffKeysSayWhy(t *testing.T) {
 		noAI    = "The AI is off on this server."
 		largest = "8×8 is the largest board."
 	)
-	svc := newService(t)
+	svc := tuitest.NewService(t)
 	for _, tc := range []struct {
 		name string
 		open func(t *testing.T) *harness
@@ -112,7 +113,7 @@ func TestOffKeysSayWhy(t *testing.T) {
 // TestDailyTooSmallOffersNoSizes: the window-too-small text offers the
 // keys of the key map, so not the sizes the daily has turned off.
 func TestDailyTooSmallOffersNoSizes(t *testing.T) {
-	svc := newService(t)
+	svc := tuitest.NewService(t)
 	h := dailyHarness(t, svc, "ann", 4, Options{})
 	h.send(tea.WindowSizeMsg{Width: 20, Height: 6})
 	if f := h.frame(); !strings.Contains(f, "need") || !strings.Contains(f, "q quit") || strings.Contains(f, "size") {

@@ -5,6 +5,9 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"github.com/ssh2048/ssh2048/tui/draw"
+	"github.com/ssh2048/ssh2048/tui/event"
+	"github.com/ssh2048/ssh2048/tui/viewer"
 )
 
 // WatchersMsg tells the game screen that spectators came or went: the
@@ -21,45 +24,46 @@ type WatchersMsg struct{}
 // theirs; done is false when the game screen must handle it (as well).
 func (m *Model) updateViews(msg tea.Msg) (cmd tea.Cmd, done bool) {
 	switch msg := msg.(type) {
-	case replayMsg:
-		if msg.from == m {
+	case viewer.ReplayMsg:
+		if msg.From == m {
 			return m.replayArrived(msg), true
 		}
-		return m.views.handle(msg), true
-	case snapMsg, lookMsg, tickMsg, historyMsg, openMsg, backMsg, WakeMsg:
-		return m.views.handle(msg), true
+		return m.views.Handle(msg), true
 	case tea.KeyPressMsg:
-		if m.views.top() == nil {
+		if m.views.Top() == nil {
 			return nil, false
 		}
 		if key.Matches(msg, m.keys.Quit) {
 			return m.quit(), true
 		}
-		return m.views.handle(msg), true
+		return m.views.Handle(msg), true
 	}
-	if isTerminal(msg) && m.views.top() != nil {
-		m.views.handle(msg)
+	if viewer.Owns(msg) {
+		return m.views.Handle(msg), true
+	}
+	if draw.IsTerminal(msg) && m.views.Top() != nil {
+		m.views.Handle(msg)
 	}
 	return nil, false
 }
 
-// Wake is Waker's: the game screen waits for what a spectator opened over
+// Wake is event.Waker's: the game screen waits for what a spectator opened over
 // it watches.
-func (m *Model) Wake() (news, moved <-chan struct{}) { return m.views.wake() }
+func (m *Model) Wake() (news, moved <-chan struct{}) { return m.views.Wake() }
 
-var _ Waker = (*Model)(nil)
+var _ event.Waker = (*Model)(nil)
 
 // viewOptions are the game screen's, for a screen opened over it.
-func (m *Model) viewOptions() ViewOptions {
-	o := ViewOptions{Games: m.opts.Games, Context: m.ctx, Profile: m.profile, Woken: m.opts.Woken}
-	o.defaults()
+func (m *Model) viewOptions() viewer.ViewOptions {
+	o := viewer.ViewOptions{Games: m.opts.Games, Context: m.ctx, Profile: m.profile, Woken: m.opts.Woken}
+	o.Defaults()
 	return o
 }
 
 // openView opens v over the game screen.
-func (m *Model) openView(v view) tea.Cmd {
-	p := newPane(m.width, m.height, m.profile, m.light)
-	return m.views.push(v, &p)
+func (m *Model) openView(v viewer.View) tea.Cmd {
+	p := draw.NewPane(m.width, m.height, m.profile, m.light)
+	return m.views.Push(v, &p)
 }
 
 // boardRows are the rows of the board on the leaderboard screen as the
@@ -97,7 +101,7 @@ func (m *Model) boardRows() (rows []Standing, mine int, below bool) {
 }
 
 // pickRow moves the leaderboard's pick, or opens the game picked.
-func (m *Model) pickRow(k keyName) tea.Cmd {
+func (m *Model) pickRow(k event.KeyName) tea.Cmd {
 	rows, _, _ := m.boardRows()
 	switch {
 	case len(rows) == 0:
@@ -120,25 +124,25 @@ func (m *Model) pickRow(k keyName) tea.Cmd {
 	if !st.Ended {
 		if w, err := m.opts.Games.Watch(st.GameID); err == nil {
 			m.lbNotice = ""
-			return m.openView(watchGame(m.viewOptions(), w))
+			return m.openView(viewer.WatchOver(m.viewOptions(), w))
 		}
 		// No one plays it right now: it is replayed up to its last move.
 	}
 	m.lbOpening, m.lbNotice = st.GameID, "Loading game #"+strconv.FormatInt(st.GameID, 10)+"…"
-	return loadReplay(m.ctx, m.opts.Games, st.GameID, m)
+	return viewer.LoadReplay(m.ctx, m.opts.Games, st.GameID, m)
 }
 
 // replayArrived opens the replay the leaderboard asked for, if the
 // player is still there.
-func (m *Model) replayArrived(msg replayMsg) tea.Cmd {
+func (m *Model) replayArrived(msg viewer.ReplayMsg) tea.Cmd {
 	m.lbOpening = 0
-	if msg.err != nil {
-		m.lbNotice = replayFailedText(msg.err)
+	if msg.Err != nil {
+		m.lbNotice = viewer.ReplayFailedText(msg.Err)
 		return nil
 	}
 	m.lbNotice = ""
-	if m.screen != screenLeaderboard || m.views.top() != nil {
+	if m.screen != screenLeaderboard || m.views.Top() != nil {
 		return nil
 	}
-	return m.openView(newReplayer(m.viewOptions(), msg.r, true))
+	return m.openView(viewer.ReplayOver(m.viewOptions(), msg.Replay))
 }

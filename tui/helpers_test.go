@@ -13,10 +13,10 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
-	"github.com/charmbracelet/x/ansi"
 
 	"github.com/ssh2048/ssh2048/engine"
 	"github.com/ssh2048/ssh2048/store"
+	"github.com/ssh2048/ssh2048/tui/internal/tuitest"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden from the current output")
@@ -274,37 +274,14 @@ func (h *harness) sendN(msg tea.Msg, budget int) {
 func (h *harness) press(keys ...string) {
 	h.t.Helper()
 	for _, k := range keys {
-		h.send(keyPress(k))
+		h.send(tuitest.KeyPress(k))
 	}
-}
-
-func keyPress(k string) tea.KeyPressMsg {
-	special := map[string]rune{
-		"up": tea.KeyUp, "down": tea.KeyDown, "left": tea.KeyLeft, "right": tea.KeyRight,
-		"tab": tea.KeyTab, "esc": tea.KeyEscape, "enter": tea.KeyEnter,
-	}
-	if c, ok := special[k]; ok {
-		return tea.KeyPressMsg{Code: c}
-	}
-	if k == "ctrl+c" {
-		return tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl}
-	}
-	r := []rune(k)[0]
-	return tea.KeyPressMsg{Code: r, Text: k}
 }
 
 // frame is the current view without escape codes and trailing blanks.
 func (h *harness) frame() string {
 	h.t.Helper()
-	return plain(h.m.View().Content)
-}
-
-func plain(s string) string {
-	lines := strings.Split(ansi.Strip(s), "\n")
-	for i, l := range lines {
-		lines[i] = strings.TrimRight(l, " ")
-	}
-	return strings.TrimRight(strings.Join(lines, "\n"), "\n") + "\n"
+	return tuitest.Plain(h.m.View().Content)
 }
 
 // golden compares got with testdata/name.golden, or rewrites it with -update.

@@ -1,14 +1,11 @@
 package tui
 
 import (
-	"fmt"
 	"slices"
 	"sync"
 
 	"charm.land/bubbles/v2/key"
-	tea "charm.land/bubbletea/v2"
-
-	"github.com/ssh2048/ssh2048/engine"
+	"github.com/ssh2048/ssh2048/tui/event"
 )
 
 // KeyMap is every key the TUI answers to, in one place. The help screen and
@@ -41,11 +38,12 @@ type KeyMap struct {
 
 // DefaultKeyMap returns the keys described in the README.
 func DefaultKeyMap() KeyMap {
+	up, down, left, right := event.MoveKeys()
 	return KeyMap{
-		Up:          key.NewBinding(key.WithKeys("up", "w", "k"), key.WithHelp("↑ w k", "up")),
-		Down:        key.NewBinding(key.WithKeys("down", "s", "j"), key.WithHelp("↓ s j", "down")),
-		Left:        key.NewBinding(key.WithKeys("left", "a", "h"), key.WithHelp("← a h", "left")),
-		Right:       key.NewBinding(key.WithKeys("right", "d", "l"), key.WithHelp("→ d l", "right")),
+		Up:          up,
+		Down:        down,
+		Left:        left,
+		Right:       right,
 		New:         key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "new game")),
 		Leaderboard: key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "leaderboard")),
 		Size:        key.NewBinding(key.WithKeys("3", "4", "5", "6", "7", "8"), key.WithHelp("3-8", "board size")),
@@ -124,9 +122,9 @@ type keySet struct {
 	ai      bool // hints and autoplay (a Hinter)
 	pick    bool // the leaderboard's pick, to watch or replay (Options.Games)
 	history bool // the player's own games (Options.Games, not for guests)
-	// daily: the daily challenge's keys: one attempt at one size,
-	// without the AI, so no new game, no size, no AI and no history keys.
-	daily bool
+	// oneGame: one game at one size without the AI (the daily
+	// challenge's), so no new game, no size, no AI and no history keys.
+	oneGame bool
 }
 
 // sharedKeys returns the default key map with the keys of set, made once
@@ -146,16 +144,16 @@ func sharedKeys(set keySet) *KeyMap {
 //go:noinline
 func newKeys(set keySet) *KeyMap {
 	k := DefaultKeyMap()
-	if !set.ai || set.daily {
+	if !set.ai || set.oneGame {
 		k = k.withoutAI()
 	}
 	if !set.pick {
 		k = k.withoutPick()
 	}
-	if !set.history || set.daily {
+	if !set.history || set.oneGame {
 		k = k.withoutHistory()
 	}
-	if set.daily {
+	if set.oneGame {
 		for _, b := range []*key.Binding{&k.New, &k.Size, &k.Bigger, &k.Smaller} {
 			b.SetEnabled(false)
 		}
@@ -168,47 +166,6 @@ var keyMaps sync.Map // keySet → *KeyMap
 // turnedOff reports whether k is one of b's keys while b is off on this
 // screen: key.Matches never matches it then, and the screen says why the
 // key does nothing.
-func turnedOff(k keyName, b key.Binding) bool {
+func turnedOff(k event.KeyName, b key.Binding) bool {
 	return !b.Enabled() && slices.Contains(b.Keys(), string(k))
-}
-
-// keyName is a key press's name, as key.Matches compares it, worked out
-// once a key: key.Matches works it out again on every call, an allocation
-// each for the arrows and other keys without text, a dozen a move on the
-// game screen.
-type keyName string
-
-func (k keyName) String() string { return string(k) }
-
-func nameOf(k tea.KeyPressMsg) keyName {
-	if k.Mod == 0 && k.Text == "" {
-		// The arrows, as Keystroke names them, without building the name.
-		switch k.Code {
-		case tea.KeyUp:
-			return "up"
-		case tea.KeyDown:
-			return "down"
-		case tea.KeyLeft:
-			return "left"
-		case tea.KeyRight:
-			return "right"
-		}
-	}
-	return keyName(k.String())
-}
-
-// keyDirection is the move a key asks for with the screen's four move
-// bindings; false for any other key.
-func keyDirection[K fmt.Stringer](k K, up, down, left, right key.Binding) (engine.Direction, bool) {
-	switch {
-	case key.Matches(k, up):
-		return engine.Up, true
-	case key.Matches(k, down):
-		return engine.Down, true
-	case key.Matches(k, left):
-		return engine.Left, true
-	case key.Matches(k, right):
-		return engine.Right, true
-	}
-	return 0, false
 }

@@ -3,11 +3,10 @@
 // boxes and brackets where there is no colour), with the score, best, rank,
 // leaderboard, help, and the win, game-over and confirm dialogs.
 //
-// It also draws the screens that show games without playing them: a game
-// in play as its player sees it (watch), the best game being played (TV),
-// a stored game move by move (replay) and a player's own games (history);
-// the server's commands run them on their own (Viewer), the game screen
-// opens them over itself (see viewer.go).
+// The screens that show games without playing them (watch, TV, replay,
+// history) are package tui/viewer's; the game screen opens them over
+// itself (gameviews.go). The race screens are package tui/racing's. Boards, styles and lines are drawn with
+// tui/draw, and the runner's messages are tui/event's.
 //
 // It knows nothing of SSH: games come in through the Store interface
 // (SeatStore is the game service's, which the SSH server and `ssh2048
@@ -30,6 +29,9 @@ import (
 	"github.com/ssh2048/ssh2048/engine"
 	"github.com/ssh2048/ssh2048/game"
 	"github.com/ssh2048/ssh2048/store"
+	"github.com/ssh2048/ssh2048/tui/draw"
+	"github.com/ssh2048/ssh2048/tui/event"
+	"github.com/ssh2048/ssh2048/tui/viewer"
 )
 
 // Options configure a session's model.
@@ -68,12 +70,12 @@ type Options struct {
 	// Games, if set, lets the player watch games in play and replay
 	// ended ones from the leaderboard (↑↓ and enter), and open their own
 	// history (g). *game.Service is one.
-	Games Games
+	Games viewer.Games
 	// Self is the session's player, whose history g opens; guests have
 	// none.
 	Self game.Player
 	// Woken: the runner waits for what the screens opened over the game
-	// wait for, and sends WakeMsg (see Waker); the SSH server does.
+	// wait for, and sends event.WakeMsg (see event.Waker); the SSH server does.
 	Woken bool
 }
 
@@ -103,21 +105,22 @@ const leaderboardRows = 10
 // Model is one session's game screen. Create it with New.
 type Model struct {
 	opts    Options
+	mode    mode // the kind of game: free, or today's daily (mode.go)
 	ctx     context.Context
-	keys    *KeyMap // shared by every session (see sharedKeys)
-	styles  *Styles // shared by every session (see sharedStyles)
+	keys    *KeyMap      // shared by every session (see sharedKeys)
+	styles  *draw.Styles // shared by every session (see draw.SharedStyles)
 	profile colorprofile.Profile
 	light   bool // the terminal answered that its background is light
-	cache   *boardCache
-	drawn   boardDraw // the board of the frame being drawn (see appendCentred)
+	cache   *draw.BoardCache
+	drawn   draw.BoardDraw // the board of the frame being drawn (see draw.AppendCentred)
 	// frameLines is the game screen's lines' array, reused frame to frame,
 	// and headerLines the header's.
-	frameLines  []line
-	headerLines [2]line
+	frameLines  []draw.Line
+	headerLines [2]draw.Line
 	boxed       boxed // the last box, kept while its text is the same
-	inks        struct{ title, label, value, gain ink }
+	inks        struct{ title, label, value, gain draw.Ink }
 	// shortHelp is the help line, kept until the width or profile changes.
-	shortHelp line
+	shortHelp draw.Line
 	// title is the game screen's window title, made once rather than a
 	// frame.
 	title string
@@ -138,7 +141,7 @@ type Model struct {
 	// guestNoteHidden: the guest hid their notice (it stays until then).
 	guestNoteHidden bool
 
-	marks marks // the tiles the last move added and merged
+	marks draw.Marks // the tiles the last move added and merged
 
 	// Leaderboard for the current size, refreshed in a tea.Cmd.
 	top          []Standing
@@ -173,7 +176,7 @@ type Model struct {
 
 	// views are the screens opened over this one to watch or replay a
 	// game, or list the player's own; the top one has the keys.
-	views views
+	views viewer.Stack
 	// The leaderboard's row picked with ↑↓ (enter watches or replays
 	// its game), and what became of the last enter.
 	lbCursor  int
@@ -204,30 +207,31 @@ func New(opts Options) *Model {
 	if opts.AutoDelay == 0 {
 		opts.AutoDelay = 150 * time.Millisecond
 	}
+	md := freeMode
+	if opts.Daily != nil {
+		md = dailyMode(opts.Daily, opts.Guest)
+	}
 	switch {
-	case opts.Guest && opts.Daily != nil:
-		// Whatever the server says of guests, on the daily they must know
-		// that this is not the day's board.
-		opts.GuestNotice = DailyPracticeNotice
+	case opts.Guest && md.guestNotice != "":
+		opts.GuestNotice = md.guestNotice
 	case opts.Guest && opts.GuestNotice == "":
 		opts.GuestNotice = DefaultGuestNotice
 	}
 	m := &Model{
 		opts:     opts,
+		mode:     md,
 		ctx:      opts.Context,
 		games:    map[int]Play{},
 		assisted: map[Play]bool{},
 		keys: sharedKeys(keySet{ai: opts.Hinter != nil, pick: opts.Games != nil,
-			history: opts.Games != nil && !opts.Guest, daily: opts.Daily != nil}),
+			history: opts.Games != nil && !opts.Guest, oneGame: md.oneGame}),
 		size:   opts.Size,
 		width:  80,
 		height: 24,
 	}
-	if opts.Daily != nil {
-		m.home, m.board = BoardDaily, BoardDaily
-	}
+	m.home, m.board = md.home, md.home
 	if opts.Woken {
-		m.views.slot = newWakeSlot()
+		m.views.Slot = event.NewWakeSlot()
 	}
 	m.title = "2048"
 	if opts.Player != "" && !opts.Guest {
@@ -239,11 +243,11 @@ func New(opts Options) *Model {
 
 func (m *Model) setProfile(p colorprofile.Profile) {
 	m.profile = p
-	m.styles = sharedStyles(p, !m.light)
-	m.inks.title, m.inks.label = inkOf(m.styles.Title), inkOf(m.styles.Label)
-	m.inks.value, m.inks.gain = inkOf(m.styles.Value), inkOf(m.styles.Gain)
+	m.styles = draw.SharedStyles(p, !m.light)
+	m.inks.title, m.inks.label = draw.InkOf(m.styles.Title), draw.InkOf(m.styles.Label)
+	m.inks.value, m.inks.gain = draw.InkOf(m.styles.Value), draw.InkOf(m.styles.Gain)
 	m.cache = nil
-	m.shortHelp = line{}
+	m.shortHelp = draw.Line{}
 }
 
 // Init asks the terminal for its background colour, to pick the text
@@ -315,23 +319,23 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
 		m.cache = nil
-		m.shortHelp = line{}
+		m.shortHelp = draw.Line{}
 	case tea.ColorProfileMsg:
 		m.setProfile(msg.Profile)
 	case tea.BackgroundColorMsg:
 		m.light = !msg.IsDark()
 		m.setProfile(m.profile)
-	case TakenOverMsg:
+	case event.TakenOverMsg:
 		if msg.Text != "" {
 			return m.end(msg.Text)
 		}
 		return m.takenOver()
-	case ShutdownMsg:
+	case event.ShutdownMsg:
 		if msg.Text != "" {
 			return m.end(msg.Text)
 		}
 		return m.end("The server is restarting. Your game is saved; reconnect in a moment to carry on.")
-	case EndMsg:
+	case event.EndMsg:
 		return m.end(msg.Text)
 	case standingsMsg:
 		return m.standingsArrived(msg)
@@ -349,7 +353,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 
 // key handles a key press on whatever screen is showing.
 func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
-	k := nameOf(msg)
+	k := event.NameOf(msg)
 	if key.Matches(k, m.keys.Quit) {
 		return m.quit()
 	}
@@ -436,7 +440,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		return m.refreshBoard()
 	case key.Matches(k, m.keys.History):
 		m.stopAuto()
-		return m.openView(newHistorian(m.viewOptions(), m.opts.Self, true))
+		return m.openView(viewer.HistoryOver(m.viewOptions(), m.opts.Self))
 	case m.sizeKey(k):
 		if n := m.wantedSize(k); n != m.size || key.Matches(k, m.keys.Size) {
 			return m.switchSize(n)
@@ -483,7 +487,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 // offText is why k, a key the key map has but this screen turned off,
 // does nothing; "" for any other key. A key that does nothing and says
 // nothing looks broken.
-func (m *Model) offText(k keyName) string {
+func (m *Model) offText(k event.KeyName) string {
 	ks := m.keys
 	off := func(bs ...key.Binding) bool {
 		return slices.ContainsFunc(bs, func(b key.Binding) bool { return turnedOff(k, b) })
@@ -491,10 +495,10 @@ func (m *Model) offText(k keyName) string {
 	switch {
 	case off(ks.History) && m.opts.Guest:
 		return "Guests have no saved games: connect with a key to keep them."
-	case m.opts.Daily != nil && off(ks.New, ks.Size, ks.Bigger, ks.Smaller, ks.Hint, ks.Auto):
-		return "The daily is one game: no new game, other sizes or AI."
-	case m.opts.Daily != nil && off(ks.History):
-		return "Your games are on the game screen, not in the daily."
+	case m.mode.oneGame && off(ks.New, ks.Size, ks.Bigger, ks.Smaller, ks.Hint, ks.Auto):
+		return m.mode.offOneGame
+	case m.mode.oneGame && off(ks.History):
+		return m.mode.offHistory
 	case off(ks.Hint, ks.Auto):
 		return "The AI is off on this server."
 	}
@@ -530,15 +534,15 @@ func (m *Model) gameScreen() screen {
 	return screenGame
 }
 
-func (m *Model) direction(k keyName) (engine.Direction, bool) {
-	return keyDirection(k, m.keys.Up, m.keys.Down, m.keys.Left, m.keys.Right)
+func (m *Model) direction(k event.KeyName) (engine.Direction, bool) {
+	return event.KeyDirection(k, m.keys.Up, m.keys.Down, m.keys.Left, m.keys.Right)
 }
 
-func (m *Model) sizeKey(k keyName) bool {
+func (m *Model) sizeKey(k event.KeyName) bool {
 	return key.Matches(k, m.keys.Size, m.keys.Bigger, m.keys.Smaller)
 }
 
-func (m *Model) wantedSize(k keyName) int {
+func (m *Model) wantedSize(k event.KeyName) int {
 	switch {
 	case key.Matches(k, m.keys.Bigger):
 		return min(m.size+1, engine.MaxSize)
@@ -559,7 +563,7 @@ func (m *Model) move(d engine.Direction) tea.Cmd {
 	if !res.Moved {
 		return nil // nothing changed, nothing stored
 	}
-	m.marks = marks{on: true, spawn: res.Spawn, merged: before.Merges(d)}
+	m.marks = draw.Marks{On: true, Spawn: res.Spawn, Merged: before.Merges(d)}
 	m.lastGain = res.Gained
 	// A hint was about the board before this move, and an error is
 	// behind us once a move is saved.
@@ -576,7 +580,7 @@ func (m *Model) move(d engine.Direction) tea.Cmd {
 	case res.Gained > 0,
 		// A new player's first move puts them on the leaderboard, and the
 		// daily's first one is when the header first ranks the player.
-		m.game.Moves() == 1 && (m.me == nil || m.opts.Daily != nil):
+		m.game.Moves() == 1 && (m.me == nil || m.mode.rankAfterMove):
 		return m.refreshRank()
 	}
 	return nil
@@ -595,7 +599,7 @@ func (m *Model) moveFailed(err error) tea.Cmd {
 		return m.refreshStandings()
 	}
 	m.stopAuto()
-	m.marks = marks{}
+	m.marks = draw.Marks{}
 	m.game.Close()
 	delete(m.games, m.size)
 	g, rerr := m.opts.Store.Open(m.ctx, m.size, false)
@@ -683,7 +687,7 @@ func (m *Model) startGame(g Play) {
 	m.stopAuto()
 	m.game, m.games[m.size], m.lastGain = g, g, 0
 	m.notice, m.noticeErr = "", false
-	m.marks = marks{}
+	m.marks = draw.Marks{}
 	m.cache = nil
 	m.screen = m.gameScreen()
 }
@@ -691,14 +695,14 @@ func (m *Model) startGame(g Play) {
 func (m *Model) quit() tea.Cmd {
 	if m.game == nil && m.loadErr != nil {
 		m.failed.Store(true)
-		return m.end(capitalise(m.loadErr.Error()) + ". Please try again later.")
+		return m.end(draw.Capitalise(m.loadErr.Error()) + ". Please try again later.")
 	}
 	if m.opts.Guest {
 		return m.end("Thanks for playing! Connect with an SSH key to keep your games.")
 	}
 	switch ended := m.game != nil && (m.game.Over() || m.timeUp); {
-	case ended && m.opts.Daily != nil:
-		return m.end("Today's challenge is played and saved; the next one starts at midnight UTC.")
+	case ended && m.mode.endedLine != "":
+		return m.end(m.mode.endedLine)
 	case ended:
 		return m.end("Your game is over and saved; a new one starts when you come back.")
 	}
@@ -709,7 +713,7 @@ func (m *Model) quit() tea.Cmd {
 func (m *Model) end(line string) tea.Cmd {
 	m.stopAuto()
 	m.final = line
-	m.views.closeAll()
+	m.views.CloseAll()
 	for _, g := range m.games {
 		g.Close()
 	}

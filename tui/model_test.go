@@ -15,6 +15,9 @@ import (
 
 	"github.com/ssh2048/ssh2048/engine"
 	"github.com/ssh2048/ssh2048/game"
+	"github.com/ssh2048/ssh2048/tui/draw"
+	"github.com/ssh2048/ssh2048/tui/event"
+	"github.com/ssh2048/ssh2048/tui/internal/tuitest"
 )
 
 // afterMove is the game the store holds for size, moved once more by d.
@@ -73,7 +76,7 @@ func TestKeysAppliedInOrder(t *testing.T) {
 		before := h.m.game.Board()
 		h.press(k)
 		if h.m.game.Board() != before {
-			d, _ := h.m.direction(nameOf(keyPress(k)))
+			d, _ := h.m.direction(event.NameOf(tuitest.KeyPress(k)))
 			moved = append(moved, d)
 		}
 	}
@@ -416,9 +419,9 @@ func TestSessionEndMessages(t *testing.T) {
 		msg  tea.Msg
 		want string
 	}{
-		{"taken over", TakenOverMsg{}, "newer session"},
-		{"shutdown", ShutdownMsg{}, "restarting"},
-		{"server's own text", ShutdownMsg{Text: "ssh2048 is updating; back in a minute."}, "updating"},
+		{"taken over", event.TakenOverMsg{}, "newer session"},
+		{"shutdown", event.ShutdownMsg{}, "restarting"},
+		{"server's own text", event.ShutdownMsg{Text: "ssh2048 is updating; back in a minute."}, "updating"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			h := newHarness(t, Options{}, 80, 24)
@@ -484,8 +487,8 @@ func TestResize(t *testing.T) {
 	for _, size := range [][2]int{{40, 20}, {80, 24}, {100, 34}, {120, 40}, {200, 60}} {
 		h.send(resize(size[0], size[1]))
 		f := h.frame()
-		assertFits(t, f, size[0], size[1])
-		widths[size[0]] = h.m.cache.t.w
+		tuitest.AssertFits(t, f, size[0], size[1])
+		widths[size[0]] = h.m.cache.Tier.W
 	}
 	if !(widths[40] < widths[80] && widths[80] < widths[100] && widths[100] < widths[120] && widths[120] < widths[200]) {
 		t.Fatalf("tiles do not grow with the window: %v", widths)
@@ -495,7 +498,7 @@ func TestResize(t *testing.T) {
 	if !strings.Contains(f, "too small") || !strings.Contains(f, "need 34×13") {
 		t.Fatalf("too-small message:\n%s", f)
 	}
-	assertFits(t, f, 20, 6)
+	tuitest.AssertFits(t, f, 20, 6)
 	h.press("left", "up")
 	if h.m.game.Moves() != 0 {
 		t.Fatal("moved while the board could not be seen")
@@ -536,12 +539,12 @@ func TestColourProfiles(t *testing.T) {
 // With no colour every tile value looks different from every other and
 // from an empty cell.
 func TestTilesDistinctWithoutColour(t *testing.T) {
-	for _, tr := range tiers {
-		s := DefaultStyles(colorprofile.ASCII, true)
-		c := newBoardCache(&s, tr, 4)
+	for _, tr := range draw.Tiers {
+		s := draw.DefaultStyles(colorprofile.ASCII, true)
+		c := draw.NewBoardCache(&s, tr, 4)
 		seen := map[string]uint8{}
 		for exp := uint8(0); exp <= 20; exp++ {
-			key := strings.Join(c.tile(exp, markNone), "\n")
+			key := strings.Join(c.Tile(exp, draw.MarkNone), "\n")
 			if prev, ok := seen[key]; ok {
 				t.Fatalf("tier %v: exponents %d and %d look the same", tr, prev, exp)
 			}
@@ -555,18 +558,18 @@ func TestTilesDistinctWithoutColour(t *testing.T) {
 // its label's row in its full style.
 func TestBlankTileRowsOnlyBackground(t *testing.T) {
 	for _, p := range []colorprofile.Profile{colorprofile.TrueColor, colorprofile.ANSI256, colorprofile.ANSI} {
-		s := DefaultStyles(p, true)
-		for _, tr := range tiers {
-			c := newBoardCache(&s, tr, 4)
+		s := draw.DefaultStyles(p, true)
+		for _, tr := range draw.Tiers {
+			c := draw.NewBoardCache(&s, tr, 4)
 			for _, exp := range []uint8{0, 1, 11} {
-				st := s.tile(exp)
-				blank := lipgloss.NewStyle().Background(st.GetBackground()).Render(strings.Repeat(" ", tr.w))
-				for i, l := range c.tile(exp, markNone) {
-					labelled := exp > 0 && i == tr.h/2
+				st := s.Tile(exp)
+				blank := lipgloss.NewStyle().Background(st.GetBackground()).Render(strings.Repeat(" ", tr.W))
+				for i, l := range c.Tile(exp, draw.MarkNone) {
+					labelled := exp > 0 && i == tr.H/2
 					if !labelled && l != blank {
 						t.Errorf("%v tier %v exp %d row %d: %q, want %q", p, tr, exp, i, l, blank)
 					}
-					if labelled && !strings.Contains(l, label(exp, tr.w-2)) {
+					if labelled && !strings.Contains(l, draw.Label(exp, tr.W-2)) {
 						t.Errorf("%v tier %v exp %d: the label's row %q", p, tr, exp, l)
 					}
 				}
@@ -584,7 +587,7 @@ func TestLabel(t *testing.T) {
 		{1, 4, "2"}, {11, 4, "2048"}, {14, 4, "16k"}, {14, 5, "16384"}, {17, 4, "128k"},
 		{20, 4, "1M"}, {30, 4, "1G"}, {62, 4, "4E"}, {10, 2, "1k"},
 	} {
-		if got := label(tt.exp, tt.width); got != tt.want {
+		if got := draw.Label(tt.exp, tt.width); got != tt.want {
 			t.Errorf("label(%d, %d) = %q, want %q", tt.exp, tt.width, got, tt.want)
 		}
 	}
@@ -656,8 +659,8 @@ func TestNoHinterNoAIKeys(t *testing.T) {
 func TestAutoplay(t *testing.T) {
 	hinter := &fakeHinter{dirs: []engine.Direction{engine.Down, engine.Left, engine.Right, engine.Up}}
 	h := newHarness(t, Options{Hinter: hinter}, 80, 24)
-	h.press("p")               // asks first: a ranked game
-	h.sendN(keyPress("y"), 23) // yes, then the standings, then 10 AI moves (each a Batch and its message)
+	h.press("p")                       // asks first: a ranked game
+	h.sendN(tuitest.KeyPress("y"), 23) // yes, then the standings, then 10 AI moves (each a Batch and its message)
 	if !h.m.auto {
 		t.Fatal("p did not start the AI")
 	}
@@ -680,12 +683,12 @@ func TestAutoplay(t *testing.T) {
 	if len(h.store.moves(4)) != n {
 		t.Fatal("an AI move arrived after stopping and was played")
 	}
-	h.sendN(keyPress("p"), 3)
+	h.sendN(tuitest.KeyPress("p"), 3)
 	h.press("left") // the player takes over
 	if h.m.auto {
 		t.Fatal("a move key did not stop the AI")
 	}
-	h.sendN(keyPress("p"), 3)
+	h.sendN(tuitest.KeyPress("p"), 3)
 	h.press("tab")
 	if h.m.auto || strings.Contains(h.m.notice, "AI is playing") {
 		t.Fatal("opening the leaderboard did not stop the AI")

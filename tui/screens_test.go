@@ -9,6 +9,8 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/ssh2048/ssh2048/engine"
+	"github.com/ssh2048/ssh2048/tui/draw"
+	"github.com/ssh2048/ssh2048/tui/internal/tuitest"
 )
 
 // lastLine is the last non-empty line of a frame.
@@ -78,7 +80,7 @@ var screens = []struct {
 // smallest is the smallest window an n×n board fits, with the header on
 // two lines.
 func smallest(n int) (int, int) {
-	w, h := tiers[0].boardSize(n)
+	w, h := draw.Tiers[0].BoardSize(n)
 	return w, h + chrome(2)
 }
 
@@ -98,7 +100,7 @@ func TestEveryScreenFits(t *testing.T) {
 					}
 					sc.setup(h)
 					f := h.frame()
-					assertFits(t, f, size[0], size[1])
+					tuitest.AssertFits(t, f, size[0], size[1])
 					inBox := false
 					for _, l := range strings.Split(f, "\n") {
 						l = strings.TrimSpace(l)
@@ -135,7 +137,7 @@ func boardRows(h *harness, frame string) []string {
 		start++
 	}
 	start += len(h.m.header())
-	_, bh := h.m.cache.t.boardSize(h.m.size)
+	_, bh := h.m.cache.Tier.BoardSize(h.m.size)
 	rows := lines[start:min(len(lines), start+bh)]
 	for i, r := range rows {
 		rows[i] = strings.TrimSpace(r) // the block may sit a column off
@@ -187,22 +189,22 @@ func TestMarks(t *testing.T) {
 		d := []engine.Direction{engine.Left, engine.Up, engine.Right, engine.Down}[i%4]
 		h.press(d.String())
 		if h.m.game.Board() != before && h.m.lastGain > 0 {
-			if want := before.Merges(d); h.m.marks.merged != want {
-				t.Fatalf("marked merges %v, want %v", h.m.marks.merged, want)
+			if want := before.Merges(d); h.m.marks.Merged != want {
+				t.Fatalf("marked merges %v, want %v", h.m.marks.Merged, want)
 			}
 			break
 		}
 	}
 	ms := h.m.marks
 	b := h.m.game.Board()
-	if !ms.on || b.At(ms.spawn.Row, ms.spawn.Col) != ms.spawn.Exp {
-		t.Fatalf("the new tile %+v is not marked on the board\n%v", ms.spawn, b)
+	if !ms.On || b.At(ms.Spawn.Row, ms.Spawn.Col) != ms.Spawn.Exp {
+		t.Fatalf("the new tile %+v is not marked on the board\n%v", ms.Spawn, b)
 	}
 	content := h.m.View().Content
 	c := h.m.cache
-	mid := c.t.h / 2
-	newTile := c.tile(ms.spawn.Exp, markNew)[mid]
-	if !strings.Contains(content, newTile) || newTile == c.tile(ms.spawn.Exp, markNone)[mid] {
+	mid := c.Tier.H / 2
+	newTile := c.Tile(ms.Spawn.Exp, draw.MarkNew)[mid]
+	if !strings.Contains(content, newTile) || newTile == c.Tile(ms.Spawn.Exp, draw.MarkNone)[mid] {
 		t.Errorf("the new tile is not drawn marked")
 	}
 	if !strings.Contains(newTile, "7m") && !strings.Contains(newTile, ";7") {
@@ -211,9 +213,9 @@ func TestMarks(t *testing.T) {
 	merged := 0
 	for r := range 4 {
 		for col := range 4 {
-			if e := ms.merged.At(r, col); e != 0 {
+			if e := ms.Merged.At(r, col); e != 0 {
 				merged++
-				if l := c.tile(e, markMerged)[mid]; !strings.Contains(content, l) || (!strings.Contains(l, "4m") && !strings.Contains(l, ";4")) {
+				if l := c.Tile(e, draw.MarkMerged)[mid]; !strings.Contains(content, l) || (!strings.Contains(l, "4m") && !strings.Contains(l, ";4")) {
 					t.Errorf("the merged %d at (%d, %d) is not drawn underlined: %q", engine.Value(e), r, col, l)
 				}
 			}
@@ -238,7 +240,7 @@ func TestMarks(t *testing.T) {
 	}
 	// A new game starts unmarked.
 	h.press("n", "y")
-	if h.m.marks.on {
+	if h.m.marks.On {
 		t.Error("a new game starts with marks")
 	}
 }

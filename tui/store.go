@@ -80,20 +80,6 @@ type Leaderboard interface {
 	Standings(ctx context.Context, size, limit int) (top []Standing, me *Standing, err error)
 }
 
-// TakenOverMsg ends a session whose game a newer session of the same
-// player took over. The server sends it with Program.Send. Text, if set,
-// replaces the default last line.
-type TakenOverMsg struct{ Text string }
-
-// ShutdownMsg ends a session because the server is restarting; the game
-// is already saved. Text, if set, replaces the default last line.
-type ShutdownMsg struct{ Text string }
-
-// EndMsg ends a session for another reason the server gives (it was idle,
-// the connection stopped answering); the game is already saved. Text is
-// the last line.
-type EndMsg struct{ Text string }
-
 // GuestStore keeps a guest's games in memory for the session and saves
 // nothing. The leaderboard, if given, is shown read-only.
 type GuestStore struct {

@@ -2,11 +2,8 @@ package tui
 
 import (
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
-	"unsafe"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -14,6 +11,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/ssh2048/ssh2048/engine"
+	"github.com/ssh2048/ssh2048/tui/draw"
 )
 
 // View draws the current screen. Once the session is ending it leaves the
@@ -23,9 +21,9 @@ func (m *Model) View() tea.View {
 	if m.final != "" {
 		return tea.NewView(m.finalLine() + "\n")
 	}
-	if top := m.views.top(); top != nil {
-		v := tea.NewView(top.render())
-		v.AltScreen, v.WindowTitle = true, top.title()
+	if top := m.views.Top(); top != nil {
+		v := tea.NewView(top.Render())
+		v.AltScreen, v.WindowTitle = true, top.Title()
 		return v
 	}
 	return m.mainView(m.render())
@@ -44,7 +42,7 @@ func (m *Model) mainView(content string) tea.View {
 // game screen's frame, most of what a session allocates a move, without
 // an allocation. Other screens are drawn as View draws them, and copied.
 func (m *Model) AppendView(dst []byte) (tea.View, []byte) {
-	if m.final == "" && m.views.top() == nil {
+	if m.final == "" && m.views.Top() == nil {
 		if b, ok := m.appendGame(dst); ok {
 			return m.mainView(""), b
 		}
@@ -65,11 +63,11 @@ func (m *Model) appendGame(dst []byte) ([]byte, bool) {
 	if !ok {
 		return dst, false
 	}
-	dst = appendCentred(dst, lines, m.width, m.height, &m.drawn)
+	dst = draw.AppendCentred(dst, lines, m.width, m.height, &m.drawn)
 	// The lines' array is kept for the next frame's, emptied, and the
 	// header's: an idle session keeps no frame's text.
 	clear(lines)
-	m.frameLines, m.headerLines = lines[:0], [2]line{}
+	m.frameLines, m.headerLines = lines[:0], [2]draw.Line{}
 	return dst, true
 }
 
@@ -85,7 +83,7 @@ func (m *Model) finalLine() string {
 
 func (m *Model) render() string {
 	if b, ok := m.appendGame(nil); ok {
-		return bytesString(b)
+		return draw.BytesString(b)
 	}
 	var body string
 	switch {
@@ -96,7 +94,7 @@ func (m *Model) render() string {
 	case m.game == nil && m.played:
 		body = m.playedScreen()
 	case m.game == nil:
-		body = m.wrap(m.styles.Error.Render(capitalise(m.loadErr.Error())) + "\n\nPress q to quit and try again later.")
+		body = m.wrap(m.styles.Error.Render(draw.Capitalise(m.loadErr.Error())) + "\n\nPress q to quit and try again later.")
 	case m.screen == screenHelp:
 		body = m.helpScreen()
 	case m.screen == screenLeaderboard:
@@ -112,95 +110,6 @@ func (m *Model) wrap(s string) string {
 	return lipgloss.NewStyle().Width(max(m.width, 10)).Align(lipgloss.Center).Render(s)
 }
 
-// line is one line of a frame and its width in cells, known as it is
-// built: measuring styled text is the slowest part of drawing.
-type line struct {
-	s string
-	w int
-}
-
-// boardDraw is the board a frame draws straight into its text, rather
-// than into lines first: its cache, the board and its marks, the bytes
-// its lines take, and where they are among the frame's lines
-// (lines[at:at+n], which hold only their widths).
-type boardDraw struct {
-	c     *boardCache
-	b     engine.Board
-	ms    *marks
-	bytes int
-	at, n int
-}
-
-const spaces = "                                                                                                                                "
-
-// appendPad appends n spaces.
-func appendPad(dst []byte, n int) []byte {
-	for ; n > 0; n -= len(spaces) {
-		dst = append(dst, spaces[:min(n, len(spaces))]...)
-	}
-	return dst
-}
-
-// centreLines places lines in the middle of a width×height window, each
-// line centred on its own. The renderer clears what the frame leaves out,
-// so there is no padding on the right or below.
-func centreLines(lines []line, width, height int) string {
-	blockW, size := 0, 0
-	for _, l := range lines {
-		blockW = max(blockW, l.w)
-		size += len(l.s) + 1
-	}
-	top := max(0, (height-len(lines))/2)
-	left := max(0, (width-blockW)/2)
-	b := make([]byte, 0, top+size+len(lines)*left+blockW)
-	for range top {
-		b = append(b, '\n')
-	}
-	for i, l := range lines {
-		b = append(appendPad(b, left+(blockW-l.w)/2), l.s...)
-		if i < len(lines)-1 {
-			b = append(b, '\n')
-		}
-	}
-	return bytesString(b)
-}
-
-// appendCentred appends lines to dst placed in the middle of a
-// width×height window, each line centred in the window on its own, rather
-// than in the block of them (centreLines): the same to a column, but a
-// line's place does not depend on the others' widths. The game's header
-// grows a column now and then (a score's digit, the move count's), and
-// with it the block; the board, centred in the block, moved a column with
-// it, and the frame redrew all of it (about 1.5 KB, where a move's frame
-// is 300 bytes). The board's lines, if any, are drawn from bd.
-func appendCentred(dst []byte, lines []line, width, height int, bd *boardDraw) []byte {
-	size := bd.bytes
-	for _, l := range lines {
-		size += len(l.s) + 1 + max(0, (width-l.w)/2)
-	}
-	top := max(0, (height-len(lines))/2)
-	dst = slices.Grow(dst, top+size)
-	for range top {
-		dst = append(dst, '\n')
-	}
-	for i, l := range lines {
-		dst = appendPad(dst, (width-l.w)/2)
-		if i >= bd.at && i < bd.at+bd.n {
-			dst = bd.c.appendLine(dst, i-bd.at, &bd.b, bd.ms)
-		} else {
-			dst = append(dst, l.s...)
-		}
-		if i < len(lines)-1 {
-			dst = append(dst, '\n')
-		}
-	}
-	return dst
-}
-
-// bytesString is b as a string, without a copy: b must be the caller's
-// alone and never written again (as strings.Builder's String has it).
-func bytesString(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
-
 // chrome is how many lines the game screen has besides the board: the
 // header, the status line and the help line.
 func chrome(headerLines int) int { return headerLines + 2 }
@@ -210,31 +119,31 @@ func chrome(headerLines int) int { return headerLines + 2 }
 // are drawn over the board; the win and game-over boxes under it, in
 // place of the status and help lines, so that the final board stays in
 // sight (on the same two lines when there is no room for a box).
-func (m *Model) gameLines() ([]line, bool) {
+func (m *Model) gameLines() ([]draw.Line, bool) {
 	header := m.header()
 	n := m.size
 	t, ok := m.pickTier(n, len(header))
 	if !ok {
 		return nil, false
 	}
-	if m.cache == nil || m.cache.t != t || m.cache.n != n {
-		m.cache = sharedBoardCache(m.styles, t, n)
+	if m.cache == nil || m.cache.Tier != t || m.cache.N != n {
+		m.cache = draw.SharedBoardCache(m.styles, t, n)
 	}
 	b := m.game.Board()
-	bw, bh := t.boardSize(n)
+	bw, bh := t.BoardSize(n)
 	lines := append(m.frameLines[:0], header...) // see appendGame
-	m.drawn = boardDraw{}
+	m.drawn = draw.BoardDraw{}
 	switch m.screen {
 	case screenConfirmNew, screenConfirmAI:
-		board := m.cache.lines(&b, &m.marks)
+		board := m.cache.Lines(&b, &m.marks)
 		// Over the board, and over the two lines under it if it must.
 		box := m.box(m.dialog(false))
 		if len(box) > bh {
 			box = m.box(m.dialog(true))
 		}
-		over := m.cache.overlay(board, box)
+		over := m.cache.Overlay(board, box)
 		for _, s := range over {
-			lines = append(lines, line{s, max(bw, ansi.StringWidth(s))})
+			lines = append(lines, draw.Line{S: s, W: max(bw, ansi.StringWidth(s))})
 		}
 		switch extra := len(over) - len(board); {
 		case extra >= 2:
@@ -245,9 +154,9 @@ func (m *Model) gameLines() ([]line, bool) {
 		return append(lines, m.statusLine(), m.helpLine()), true
 	default:
 		// Drawn straight into the frame: the board is most of its bytes.
-		m.drawn = boardDraw{c: m.cache, b: b, ms: &m.marks, bytes: m.cache.size(&b, &m.marks), at: len(lines), n: bh}
+		m.drawn = draw.BoardDraw{Cache: m.cache, Board: b, Marks: &m.marks, Bytes: m.cache.Size(&b, &m.marks), At: len(lines), N: bh}
 		for range bh {
-			lines = append(lines, line{w: bw})
+			lines = append(lines, draw.Line{W: bw})
 		}
 	}
 	if m.screen == screenWon || m.screen == screenOver {
@@ -258,21 +167,21 @@ func (m *Model) gameLines() ([]line, bool) {
 		}
 		if box := m.box(heading + "\n" + summary + "\n" + boxKeys); len(box) <= m.height-len(header)-bh {
 			for _, s := range box {
-				lines = append(lines, line{s, ansi.StringWidth(s)})
+				lines = append(lines, draw.Line{S: s, W: ansi.StringWidth(s)})
 			}
 			return lines, true
 		}
 		dot := m.styles.Dim.Render(" · ")
 		first := m.fitFirst(heading+dot+summary, heading+dot+m.shortSummary(true), heading+dot+m.shortSummary(false), heading)
 		last := m.fitFirst(keys, m.endKeys(true))
-		return append(lines, line{first, ansi.StringWidth(first)}, line{last, ansi.StringWidth(last)}), true
+		return append(lines, draw.Line{S: first, W: ansi.StringWidth(first)}, draw.Line{S: last, W: ansi.StringWidth(last)}), true
 	}
 	return append(lines, m.statusLine(), m.helpLine()), true
 }
 
 // statusLine is the line under the board: the last hint, error or word
 // from the AI, else a guest's notice until they hide it.
-func (m *Model) statusLine() line {
+func (m *Model) statusLine() draw.Line {
 	var s string
 	switch {
 	case m.notice != "" && m.noticeErr:
@@ -282,16 +191,16 @@ func (m *Model) statusLine() line {
 	case m.opts.Guest && !m.guestNoteHidden:
 		s = m.guestNote()
 	default:
-		return line{}
+		return draw.Line{}
 	}
-	return line{s, ansi.StringWidth(s)}
+	return draw.Line{S: s, W: ansi.StringWidth(s)}
 }
 
 // guestNote is the guest's notice in the longest form that fits: with
 // how to hide it, without, or its first sentence only.
 func (m *Model) guestNote() string {
 	note := m.opts.GuestNotice
-	hide := m.styles.Dim.Render(" · ") + m.hints(relabel(m.keys.Back, "hides"))
+	hide := m.styles.Dim.Render(" · ") + m.hints(draw.Relabel(m.keys.Back, "hides"))
 	first, _, _ := strings.Cut(note, ". ")
 	if first != note {
 		first += "."
@@ -305,7 +214,7 @@ func (m *Model) guestNote() string {
 }
 
 func (m *Model) tooSmall() string {
-	minW, minH := tiers[0].boardSize(m.size)
+	minW, minH := draw.Tiers[0].BoardSize(m.size)
 	minH += chrome(2)
 	keys := m.keys.Quit.Help().Key + " quit" // the key map's, in plain text: it is wrapped
 	if m.keys.Size.Enabled() {               // not on the daily
@@ -319,12 +228,12 @@ func (m *Model) tooSmall() string {
 // width and colour profile: the keys in the key map's order, as many as
 // fit; when the window is narrow, the least needed go first (ShortHelp),
 // and quit is the last to go.
-func (m *Model) helpLine() line {
-	if m.shortHelp.s == "" {
-		m.shortHelp = helpLines.get(helpLineKey{m.keys, m.styles, m.width}, func() line {
+func (m *Model) helpLine() draw.Line {
+	if m.shortHelp.S == "" {
+		m.shortHelp = helpLines.Get(helpLineKey{m.keys, m.styles, m.width}, func() draw.Line {
 			bindings, dropOrder := m.keys.ShortHelp()
-			s := m.fit(keysThatFit(m.styles, bindings, dropOrder, m.width))
-			return line{s, ansi.StringWidth(s)}
+			s := m.fit(draw.KeysThatFit(m.styles, bindings, dropOrder, m.width))
+			return draw.Line{S: s, W: ansi.StringWidth(s)}
 		})
 	}
 	return m.shortHelp
@@ -332,14 +241,14 @@ func (m *Model) helpLine() line {
 
 // helpLines are the game screen's help lines, made once for every session:
 // a line depends only on the key map and the styles, which sessions share
-// (sharedKeys, sharedStyles), and the width. Drawing one, a style render a
+// (sharedKeys, draw.SharedStyles), and the width. Drawing one, a style render a
 // key, took 85 µs, a third of a session's first frame and 6 % of the
 // server's CPU while 4,000 players logged in at once.
-var helpLines = newSharedDrawings[helpLineKey, line](256)
+var helpLines = draw.NewSharedDrawings[helpLineKey, draw.Line](256)
 
 type helpLineKey struct {
 	keys   *KeyMap
-	styles *Styles
+	styles *draw.Styles
 	width  int
 }
 
@@ -357,14 +266,14 @@ func (m *Model) fits() bool {
 }
 
 // pickTier returns the largest tile size whose board fits the window.
-func (m *Model) pickTier(n, headerLines int) (tier, bool) {
-	for i := len(tiers) - 1; i >= 0; i-- {
-		w, h := tiers[i].boardSize(n)
+func (m *Model) pickTier(n, headerLines int) (draw.Tier, bool) {
+	for i := len(draw.Tiers) - 1; i >= 0; i-- {
+		w, h := draw.Tiers[i].BoardSize(n)
 		if w <= m.width && h+chrome(headerLines) <= m.height {
-			return tiers[i], true
+			return draw.Tiers[i], true
 		}
 	}
-	return tier{}, false
+	return draw.Tier{}, false
 }
 
 // fit cuts a one-line message to the window width, so that the layout
@@ -374,76 +283,6 @@ func (m *Model) fit(s string) string {
 		return s
 	}
 	return ansi.Truncate(s, m.width, "…")
-}
-
-// ink is a style reduced to the escape codes around its text, so that the
-// header, drawn every frame, costs concatenation only. It holds for styles
-// without padding, borders or width, which is all the header uses.
-type ink struct{ pre, post string }
-
-func inkOf(st lipgloss.Style) ink {
-	s := st.Render("x")
-	i := strings.IndexByte(s, 'x')
-	return ink{s[:i], s[i+1:]}
-}
-
-// appendText appends s in this ink to dst and returns it and the text's
-// width: s must be one cell per rune.
-func (k ink) appendText(dst []byte, s string) ([]byte, int) {
-	dst = append(append(append(dst, k.pre...), s...), k.post...)
-	return dst, utf8.RuneCountInString(s)
-}
-
-// bytes is what the ink adds to the text it is written around.
-func (k ink) bytes() int { return len(k.pre) + len(k.post) }
-
-// text appends s in this ink and returns its width: s must be one cell per
-// rune.
-func (k ink) text(sb *strings.Builder, s string) int {
-	sb.WriteString(k.pre)
-	sb.WriteString(s)
-	sb.WriteString(k.post)
-	return utf8.RuneCountInString(s)
-}
-
-// figure is a header's value: a number after a prefix ("#12", "+32"), or
-// text ("–", "guest") where there is no number. The header writes numbers
-// straight into its line: made into strings first, they were half the
-// allocations of a move's frame.
-type figure struct {
-	prefix, text string
-	n            int
-	num          bool
-}
-
-func number(prefix string, n int) figure { return figure{prefix: prefix, n: n, num: true} }
-
-func (f figure) String() string {
-	if !f.num {
-		return f.text
-	}
-	return f.prefix + strconv.Itoa(f.n)
-}
-
-// figure appends f in this ink, padded with spaces to pad cells, and
-// returns its width.
-func (k ink) figure(sb *strings.Builder, f figure, pad int) int {
-	sb.WriteString(k.pre)
-	w := utf8.RuneCountInString(f.text)
-	if f.num {
-		var b [24]byte
-		d := strconv.AppendInt(append(b[:0], f.prefix...), int64(f.n), 10)
-		sb.Write(d)
-		w = utf8.RuneCount(d)
-	} else {
-		sb.WriteString(f.text)
-	}
-	if w < pad {
-		sb.WriteString(spaces[:pad-w])
-		w = pad
-	}
-	sb.WriteString(k.post)
-	return w
 }
 
 // sizeText is "4×4" for a board of size n.
@@ -472,40 +311,34 @@ func sizeText(n int) string {
 // Best and Rank are then the player's ranked ones, as `scores` shows
 // them, which that game is not part of. The lines' array is the model's,
 // until the next call.
-func (m *Model) header() []line {
+func (m *Model) header() []draw.Line {
 	k := &m.inks
-	title := "2048"
-	switch {
-	case m.opts.Daily != nil && m.opts.Guest:
-		title = "Daily practice" // not today's tiles (see DailyPracticeNotice)
-	case m.opts.Daily != nil:
-		title = "Daily " + m.opts.Daily.Day
-	}
+	title := m.mode.title
 	size := sizeText(m.size)
-	score := number("", m.game.Score())
+	score := draw.Number("", m.game.Score())
 	assisted := !m.opts.Guest && m.isAssisted()
 	bestLabel, best := m.bestField()
-	rank, moves := m.rankFigure("–"), number("", m.game.Moves())
+	rank, moves := m.rankFigure("–"), draw.Number("", m.game.Moves())
 
 	// first is "2048 4×4 [assisted]<gap>Score 1234 +32", the gain padded
 	// to gainRoom (so that the line does not jump as it comes and goes).
 	first := func(sb *strings.Builder, gap string, gainRoom int) int {
-		w := k.title.text(sb, title) + 1
+		w := k.title.Text(sb, title) + 1
 		sb.WriteByte(' ')
-		w += k.label.text(sb, size)
+		w += k.label.Text(sb, size)
 		if assisted {
 			sb.WriteByte(' ')
-			w += 1 + k.gain.text(sb, "assisted")
+			w += 1 + k.gain.Text(sb, "assisted")
 		}
 		sb.WriteString(gap)
-		w += len(gap) + k.label.text(sb, "Score ") + k.value.figure(sb, score, 0)
+		w += len(gap) + k.label.Text(sb, "Score ") + k.value.Figure(sb, score, 0)
 		switch {
 		case m.lastGain > 0:
 			sb.WriteByte(' ')
-			w += 1 + k.gain.figure(sb, number("+", m.lastGain), gainRoom)
+			w += 1 + k.gain.Figure(sb, draw.Number("+", m.lastGain), gainRoom)
 		case gainRoom > 0:
 			sb.WriteByte(' ')
-			w += 1 + k.gain.text(sb, spaces[:gainRoom])
+			w += 1 + k.gain.Text(sb, draw.Spaces[:gainRoom])
 		}
 		return w
 	}
@@ -513,15 +346,15 @@ func (m *Model) header() []line {
 	// second is "Best 5000<gap>Rank #12<gap>Moves 321<gap>3 watching",
 	// without the moves and spectators when withMoves is not set.
 	second := func(sb *strings.Builder, gap string, withMoves bool) int {
-		w := k.label.text(sb, bestLabel) + k.value.figure(sb, best, 0)
+		w := k.label.Text(sb, bestLabel) + k.value.Figure(sb, best, 0)
 		sb.WriteString(gap)
-		w += len(gap) + k.label.text(sb, "Rank ") + k.value.figure(sb, rank, 0)
+		w += len(gap) + k.label.Text(sb, "Rank ") + k.value.Figure(sb, rank, 0)
 		if withMoves {
 			sb.WriteString(gap)
-			w += len(gap) + k.label.text(sb, "Moves ") + k.value.figure(sb, moves, 0)
+			w += len(gap) + k.label.Text(sb, "Moves ") + k.value.Figure(sb, moves, 0)
 			if watchers > 0 {
 				sb.WriteString(gap)
-				w += len(gap) + k.value.figure(sb, number("", watchers), 0) + k.label.text(sb, " watching")
+				w += len(gap) + k.value.Figure(sb, draw.Number("", watchers), 0) + k.label.Text(sb, " watching")
 			}
 		}
 		return w
@@ -531,7 +364,7 @@ func (m *Model) header() []line {
 	// On one line the gain's room keeps the fields apart.
 	w := first(&a, "   ", 7)
 	if w += second(&a, "   ", true); w <= m.width {
-		m.headerLines[0] = line{a.String(), w}
+		m.headerLines[0] = draw.Line{S: a.String(), W: w}
 		return m.headerLines[:1]
 	}
 	layouts := []struct {
@@ -544,7 +377,7 @@ func (m *Model) header() []line {
 		b.Reset()
 		w1, w2 := first(&a, layout.gap, layout.gainRoom), second(&b, layout.gap, layout.withMoves)
 		if max(w1, w2) <= m.width || i == len(layouts)-1 {
-			m.headerLines = [2]line{m.fitLine(a.String(), w1), m.fitLine(b.String(), w2)}
+			m.headerLines = [2]draw.Line{m.fitLine(a.String(), w1), m.fitLine(b.String(), w2)}
 			return m.headerLines[:]
 		}
 	}
@@ -556,33 +389,33 @@ func (m *Model) header() []line {
 const headerBytes = 256
 
 // fitLine cuts a line of width w to the window.
-func (m *Model) fitLine(s string, w int) line {
+func (m *Model) fitLine(s string, w int) draw.Line {
 	if w <= m.width {
-		return line{s, w}
+		return draw.Line{S: s, W: w}
 	}
 	s = ansi.Truncate(s, m.width, "…")
-	return line{s, ansi.StringWidth(s)}
+	return draw.Line{S: s, W: ansi.StringWidth(s)}
 }
 
 // bestField is the header's second field: "Best " and the best score, or
 // on the daily challenge "Streak " and the days in a row ("–" for a
 // guest).
-func (m *Model) bestField() (label string, value figure) {
-	if m.opts.Daily == nil {
+func (m *Model) bestField() (label string, value draw.Figure) {
+	if !m.mode.streak {
 		return "Best ", m.bestFigure()
 	}
 	if m.opts.Guest {
-		return "Streak ", figure{text: "–"}
+		return "Streak ", draw.Figure{Text: "–"}
 	}
-	return "Streak ", number("", m.streak())
+	return "Streak ", draw.Number("", m.streak())
 }
 
 // bestFigure is the best score to show, "–" when there is no ranked game.
-func (m *Model) bestFigure() figure {
+func (m *Model) bestFigure() draw.Figure {
 	if best, ok := m.best(); ok {
-		return number("", best)
+		return draw.Number("", best)
 	}
-	return figure{text: "–"}
+	return draw.Figure{Text: "–"}
 }
 
 // rankFigure is the player's rank on the leaderboard of this size as
@@ -590,18 +423,18 @@ func (m *Model) bestFigure() figure {
 // while the standings are being read. On the daily, "–" until the game
 // has a move: the day's board has the game from its opening, with 0
 // points, and a first player would read "#1" before playing.
-func (m *Model) rankFigure(loading string) figure {
+func (m *Model) rankFigure(loading string) draw.Figure {
 	switch {
 	case m.opts.Guest:
-		return figure{text: "guest"}
-	case m.opts.Daily != nil && m.game != nil && m.game.Moves() == 0:
-		return figure{text: "–"}
+		return draw.Figure{Text: "guest"}
+	case m.mode.rankAfterMove && m.game != nil && m.game.Moves() == 0:
+		return draw.Figure{Text: "–"}
 	case m.standingsFor != m.size:
-		return figure{text: loading}
+		return draw.Figure{Text: loading}
 	case m.me != nil:
-		return number("#", m.me.Rank)
+		return draw.Number("#", m.me.Rank)
 	}
-	return figure{text: "–"}
+	return draw.Figure{Text: "–"}
 }
 
 // dialog is the text of the box drawn over the board, if any: in full,
@@ -615,14 +448,14 @@ func (m *Model) dialog(short bool) string {
 			text = "This one ends."
 		}
 		return s.Heading.Render("Start a new game?") + "\n" + text + "\n\n" +
-			m.hints(relabel(m.keys.Yes, "yes"), relabel(m.keys.No, "no"))
+			m.hints(draw.Relabel(m.keys.Yes, "yes"), draw.Relabel(m.keys.No, "no"))
 	case screenConfirmAI:
 		text := "The AI's help marks this game assisted: it leaves the leaderboard for good."
 		if short {
 			text = "This game leaves the leaderboard."
 		}
 		return s.Heading.Render("Ask the AI?") + "\n" + text + "\n\n" +
-			m.hints(relabel(m.keys.Yes, "yes, ask"), relabel(m.keys.No, "no"))
+			m.hints(draw.Relabel(m.keys.Yes, "yes, ask"), draw.Relabel(m.keys.No, "no"))
 	}
 	return ""
 }
@@ -677,12 +510,12 @@ func (m *Model) shortSummary(withRank bool) string {
 func (m *Model) endKeys(short bool) string {
 	if m.screen == screenWon {
 		if short {
-			return m.hints(relabel(m.keys.KeepGoing, "go on"), relabel(m.keys.New, "new"))
+			return m.hints(draw.Relabel(m.keys.KeepGoing, "go on"), draw.Relabel(m.keys.New, "new"))
 		}
 		return m.hints(m.keys.KeepGoing, m.keys.New)
 	}
 	if short {
-		return m.hints(relabel(m.keys.New, "new"), relabel(m.keys.Leaderboard, "ranks"), m.keys.Quit)
+		return m.hints(draw.Relabel(m.keys.New, "new"), draw.Relabel(m.keys.Leaderboard, "ranks"), m.keys.Quit)
 	}
 	return m.hints(m.keys.New, m.keys.Leaderboard, m.keys.Quit)
 }
@@ -703,7 +536,7 @@ func (m *Model) fitFirst(lines ...string) string {
 func (m *Model) box(text string) []string {
 	b := &m.boxed
 	if b.lines == nil || b.text != text || b.styles != m.styles || b.width != m.width {
-		lines := strings.Split(m.styles.Dialog.Padding(0, m.boxPadding()).Render(wrapWords(text, m.boxInner())), "\n")
+		lines := strings.Split(m.styles.Dialog.Padding(0, m.boxPadding()).Render(draw.WrapWords(text, m.boxInner())), "\n")
 		*b = boxed{text: text, styles: m.styles, width: m.width, lines: lines}
 	}
 	return b.lines
@@ -715,7 +548,7 @@ func (m *Model) box(text string) []string {
 // frame's time.
 type boxed struct {
 	text   string
-	styles *Styles
+	styles *draw.Styles
 	width  int
 	lines  []string // not changed by those who get them
 }
@@ -733,31 +566,8 @@ func (m *Model) boxInner() int {
 	return max(min(m.width-2-2*m.boxPadding(), dialogText), 1)
 }
 
-// wrapWords wraps every line of s by words to width cells, cutting a word
-// only when it alone is wider.
-func wrapWords(s string, width int) string {
-	lines := strings.Split(s, "\n")
-	for i, l := range lines {
-		if ansi.StringWidth(l) > width {
-			wrapped := strings.Split(ansi.Wrap(l, width, ""), "\n")
-			for j, w := range wrapped {
-				wrapped[j] = strings.TrimRight(w, " ")
-			}
-			lines[i] = strings.Join(wrapped, "\n")
-		}
-	}
-	return strings.Join(lines, "\n")
-}
-
-// relabel returns b with another description, for a key whose meaning
-// depends on the screen (tab opens the leaderboard and goes back from it).
-func relabel(b key.Binding, desc string) key.Binding {
-	b.SetHelp(b.Help().Key, desc)
-	return b
-}
-
 // hints renders bindings as "c keep going · n new game", from the key map.
-func (m *Model) hints(bs ...key.Binding) string { return hintsIn(m.styles, bs...) }
+func (m *Model) hints(bs ...key.Binding) string { return draw.HintsIn(m.styles, bs...) }
 
 // helpScreen lists every key. Where the window is wide and tall enough,
 // in the key map's columns (moves, game, AI); else each move key on one
@@ -766,9 +576,9 @@ func (m *Model) hints(bs ...key.Binding) string { return hintsIn(m.styles, bs...
 func (m *Model) helpScreen() string {
 	s := m.styles
 	title := s.Title.Render("2048") + " " + s.Heading.Render("keys")
-	back := m.hints(relabel(m.keys.Back, "back"))
+	back := m.hints(draw.Relabel(m.keys.Back, "back"))
 	table := m.keyColumns(m.keys.FullHelp())
-	if widest(table) > m.width || len(table)+4 > m.height {
+	if draw.Widest(table) > m.width || len(table)+4 > m.height {
 		groups := m.keys.CompactHelp()
 		var rest []key.Binding
 		for _, group := range groups[1:] {
@@ -799,7 +609,7 @@ func (m *Model) helpScreen() string {
 		spare--
 	}
 	parts = append(parts, table...)
-	if introLines := strings.Split(wrapWords(intro, min(m.width, max(blockW, 60))), "\n"); spare >= len(introLines)+2 {
+	if introLines := strings.Split(draw.WrapWords(intro, min(m.width, max(blockW, 60))), "\n"); spare >= len(introLines)+2 {
 		parts = append(parts, "")
 		parts = append(parts, introLines...)
 		spare -= len(introLines) + 1
@@ -809,15 +619,6 @@ func (m *Model) helpScreen() string {
 	}
 	parts = append(parts, back)
 	return lipgloss.JoinVertical(lipgloss.Center, parts...)
-}
-
-// widest is the width of the widest of lines.
-func widest(lines []string) int {
-	w := 0
-	for _, l := range lines {
-		w = max(w, ansi.StringWidth(l))
-	}
-	return w
 }
 
 // keyColumns lays groups of bindings out side by side, a group a column.
@@ -836,7 +637,7 @@ func (m *Model) keyColumns(groups [][]key.Binding) []string {
 			rows = max(rows, len(col))
 		}
 	}
-	return joinColumns(cols, rows)
+	return draw.JoinColumns(cols, rows)
 }
 
 // keyTable lays bindings out in as many columns as fit the width, down
@@ -863,7 +664,7 @@ func (m *Model) keyTable(bs []key.Binding) []string {
 		}
 		cols = append(cols, col)
 	}
-	return joinColumns(cols, rows)
+	return draw.JoinColumns(cols, rows)
 }
 
 // keyWidth is the width of the widest key of bs.
@@ -884,35 +685,6 @@ func (m *Model) keyEntry(b key.Binding, keyW int) string {
 		m.styles.Help.FullDesc.Render(b.Help().Desc)
 }
 
-// joinColumns puts columns of lines side by side, four spaces apart.
-func joinColumns(cols [][]string, rows int) []string {
-	widths := make([]int, len(cols))
-	for i, col := range cols {
-		for _, l := range col {
-			widths[i] = max(widths[i], ansi.StringWidth(l))
-		}
-	}
-	out := make([]string, rows)
-	for r := range rows {
-		var b strings.Builder
-		for i, col := range cols {
-			if i > 0 {
-				b.WriteString("    ")
-			}
-			cell := ""
-			if r < len(col) {
-				cell = col[r]
-			}
-			b.WriteString(cell)
-			if i < len(cols)-1 {
-				b.WriteString(strings.Repeat(" ", widths[i]-ansi.StringWidth(cell)))
-			}
-		}
-		out[r] = b.String()
-	}
-	return out
-}
-
 // leaderboardScreen is the top of the board shown for the size (the
 // all-time board, today's daily or the race ratings: left and right
 // switch), as many rows as the window holds, and the player's own row.
@@ -923,8 +695,8 @@ func (m *Model) leaderboardScreen() string {
 	size := s.Label.Render(fmt.Sprintf("%d×%d", m.size, m.size))
 	title := s.Title.Render("Leaderboard") + " " + size
 	switch {
-	case m.board == BoardDaily && m.opts.Daily != nil:
-		title = s.Title.Render("Daily "+m.opts.Daily.Day) + " " + size
+	case m.board == BoardDaily && m.mode.day != "":
+		title = s.Title.Render("Daily "+m.mode.day) + " " + size
 	case m.board == BoardDaily:
 		title = s.Title.Render("Today's daily") + " " + size
 	case m.board == BoardRaces:
@@ -943,10 +715,10 @@ func (m *Model) leaderboardScreen() string {
 	}
 	pick := key.NewBinding(key.WithKeys("up"), key.WithHelp("↑↓", "pick"))
 	pick.SetEnabled(m.keys.Pick.Enabled())
-	tab := relabel(m.keys.Leaderboard, "back")
+	tab := draw.Relabel(m.keys.Leaderboard, "back")
 	back := m.fitFirst(
 		m.hints(tab, m.boardKeys(boards), pick, m.keys.Pick, m.keys.Size, m.keys.Quit),
-		m.hints(tab, m.boardKeys(boards), pick, relabel(m.keys.Pick, "watch"), m.keys.Quit),
+		m.hints(tab, m.boardKeys(boards), pick, draw.Relabel(m.keys.Pick, "watch"), m.keys.Quit),
 		m.hints(tab, m.boardKeys(boards), m.keys.Quit),
 		m.hints(tab, m.keys.Quit))
 	cols := m.columns()
@@ -1018,9 +790,9 @@ func (m *Model) leaderboardScreen() string {
 	return strings.Join(lines, "\n")
 }
 
-// wrapped is text wrapped by words to the window (see wrappedLines).
+// wrapped is text wrapped by words to the window (see draw.WrappedLines).
 func (m *Model) wrapped(render func(...string) string, text string) []string {
-	return wrappedLines(text, m.width, render)
+	return draw.WrappedLines(text, m.width, render)
 }
 
 // boardTabs is the line of the boards' names, the one shown marked.
@@ -1055,7 +827,7 @@ func (m *Model) boardKeys(boards []Board) key.Binding {
 func (m *Model) playedScreen() string {
 	s := m.styles
 	size := fmt.Sprintf("%d×%d", m.size, m.size)
-	title := s.Title.Render("Daily "+m.opts.Daily.Day) + " " + s.Label.Render(size)
+	title := s.Title.Render("Daily "+m.mode.day) + " " + s.Label.Render(size)
 	result := "Loading your result…"
 	switch {
 	case m.standingsFor == m.size && m.me != nil:
@@ -1072,7 +844,7 @@ func (m *Model) playedScreen() string {
 		"One attempt a day at each size: your " + size + " game of today is over.",
 		result, "",
 		"The next challenge opens at 00:00 UTC, in " + m.untilNext() + ".", "",
-		m.hints(relabel(m.keys.Leaderboard, "today's board"), m.keys.Quit)}
+		m.hints(draw.Relabel(m.keys.Leaderboard, "today's board"), m.keys.Quit)}
 	for i, l := range lines {
 		lines[i] = m.fit(l)
 	}
@@ -1128,11 +900,4 @@ func (c columns) row(mark, rank, player, score, tile string) string {
 		r += fmt.Sprintf(" %*s", c.tile, tile)
 	}
 	return r
-}
-
-func capitalise(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToUpper(s[:1]) + s[1:]
 }

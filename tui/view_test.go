@@ -6,10 +6,11 @@ import (
 	"testing"
 	"unsafe"
 
-	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/colorprofile"
 
 	"github.com/ssh2048/ssh2048/engine"
+	"github.com/ssh2048/ssh2048/tui/draw"
+	"github.com/ssh2048/ssh2048/tui/internal/tuitest"
 )
 
 // standings is a leaderboard of n players where ann is at rank annRank.
@@ -113,22 +114,8 @@ func TestGoldenFrames(t *testing.T) {
 			}
 			got := h.frame()
 			golden(t, tt.name, got)
-			assertFits(t, got, tt.width, tt.height)
+			tuitest.AssertFits(t, got, tt.width, tt.height)
 		})
-	}
-}
-
-// assertFits checks a frame is exactly the window: no line wider, no more lines.
-func assertFits(t *testing.T, frame string, width, height int) {
-	t.Helper()
-	lines := strings.Split(strings.TrimSuffix(frame, "\n"), "\n")
-	if len(lines) > height {
-		t.Errorf("frame has %d lines, window %d", len(lines), height)
-	}
-	for i, l := range lines {
-		if w := lipgloss.Width(l); w > width {
-			t.Errorf("line %d is %d wide, window %d: %q", i, w, width, l)
-		}
 	}
 }
 
@@ -161,7 +148,7 @@ func TestEverySizeFits80x24(t *testing.T) {
 				if strings.Contains(f, "too small") {
 					t.Fatalf("80×24 too small for %d×%d:\n%s", size, size, f)
 				}
-				assertFits(t, f, 80, 24)
+				tuitest.AssertFits(t, f, 80, 24)
 				if !strings.Contains(f, "Score") || !strings.Contains(f, "quit") {
 					t.Errorf("header or help missing:\n%s", f)
 				}
@@ -176,26 +163,26 @@ func TestHelpLinesShared(t *testing.T) {
 	a := newHarness(t, Options{}, 80, 24)
 	b := newHarness(t, Options{Player: "bob"}, 80, 24)
 	la, lb := a.m.helpLine(), b.m.helpLine()
-	if la != lb || la.s == "" {
-		t.Fatalf("help lines of two sessions at 80 columns: %q and %q", la.s, lb.s)
+	if la != lb || la.S == "" {
+		t.Fatalf("help lines of two sessions at 80 columns: %q and %q", la.S, lb.S)
 	}
-	if unsafe.StringData(la.s) != unsafe.StringData(lb.s) {
+	if unsafe.StringData(la.S) != unsafe.StringData(lb.S) {
 		t.Error("the second session drew a help line of its own")
 	}
 	narrow := newHarness(t, Options{}, 30, 24).m.helpLine()
-	if narrow.w > 30 || narrow.s == la.s {
-		t.Errorf("help line at 30 columns: %q (%d wide)", narrow.s, narrow.w)
+	if narrow.W > 30 || narrow.S == la.S {
+		t.Errorf("help line at 30 columns: %q (%d wide)", narrow.S, narrow.W)
 	}
 
-	own := &Styles{} // keys of no session's
+	own := &draw.Styles{} // keys of no session's
 	drawn := 0
-	for w := range 2 * helpLines.max {
-		helpLines.get(helpLineKey{a.m.keys, own, w}, func() line { drawn++; return line{"x", 1} })
-		if n := helpLines.len(); n > helpLines.max {
-			t.Fatalf("after %d widths %d lines are kept, past the bound of %d", w+1, n, helpLines.max)
+	for w := range 2 * helpLines.Max {
+		helpLines.Get(helpLineKey{a.m.keys, own, w}, func() draw.Line { drawn++; return draw.Line{S: "x", W: 1} })
+		if n := helpLines.Len(); n > helpLines.Max {
+			t.Fatalf("after %d widths %d lines are kept, past the bound of %d", w+1, n, helpLines.Max)
 		}
 	}
-	if drawn != 2*helpLines.max {
-		t.Errorf("%d widths drew %d lines", 2*helpLines.max, drawn)
+	if drawn != 2*helpLines.Max {
+		t.Errorf("%d widths drew %d lines", 2*helpLines.Max, drawn)
 	}
 }

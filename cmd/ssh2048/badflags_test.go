@@ -62,6 +62,7 @@ func TestBadFlagsCreateNothing(t *testing.T) {
 		{args: []string{"load", "--addr", "localhost:99999"}, want: "--addr"},
 		{args: []string{"load", "--addr", "localhost:1", "--mode", "fast"}, want: "--mode"},
 		{args: []string{"load"}, want: "--addr"},
+		{args: []string{"load", "--addr", "localhost:1", "--server-pid", "1073741824"}, want: "--server-pid"},
 		{args: []string{"check", "--quick=maybe"}, want: "--quick"},
 		{args: []string{"check", "--nope"}, want: "--nope"},
 		{args: []string{"backup", "--nope", "dest"}, want: "--nope"},

@@ -18,7 +18,7 @@ import (
 func runLoad(args []string, stdout, stderr io.Writer) int {
 	cfg := load.DefaultConfig()
 	fs := newFlagSet("load", "usage: ssh2048 load --addr HOST:PORT [--sessions N] [--duration D] [--rate R]\n"+
-		"                    [--mode tui|bot|race] [--spectators S [--server-pid PID]]\n"+
+		"                    [--mode tui|bot|race] [--spectators S] [--server-pid PID]\n"+
 		"                    [--json]\n\n"+
 		"Opens N concurrent sessions, each with a fresh ed25519 key, plays for D at R\n"+
 		"keys/s per session, reports handshakes and key-to-answer latencies, and checks\n"+
@@ -48,7 +48,7 @@ func runLoad(args []string, stdout, stderr io.Writer) int {
 	fs.DurationVar(&cfg.VerifyWait, "verify-wait", cfg.VerifyWait, "keep trying to connect for the check this long (a server being restarted); 0: one try")
 	fs.IntVar(&cfg.Size, "size", cfg.Size, "board size played, 3 to 8; 0: the server's (4×4 for a new player)")
 	fs.IntVar(&cfg.Spectators, "spectators", cfg.Spectators, "tui: spectators watching session 1 in a second half of the run, after a first one unwatched")
-	fs.IntVar(&cfg.ServerPID, "server-pid", cfg.ServerPID, "the server's process id, to read its RSS and CPU time from /proc in a spectator run (Linux)")
+	fs.IntVar(&cfg.ServerPID, "server-pid", cfg.ServerPID, "the server's process id, on this machine (Linux): the report adds its CPU time per key answered, its CPU time over the run, and its RSS")
 	asJSON := fs.Bool("json", false, "print the report as one JSON object")
 	if code, ok := parse(fs, args); !ok {
 		return code

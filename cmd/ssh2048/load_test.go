@@ -19,6 +19,7 @@ func TestLoadUsage(t *testing.T) {
 		{[]string{"--addr", "x:1", "--rate", "100"}, 2, "--rate 100"},
 		{[]string{"--addr", "x:1", "extra"}, 2, `unexpected argument "extra"`},
 		{[]string{"--nope"}, 2, "unknown flag --nope"},
+		{[]string{"--addr", "x:1", "--server-pid", "1073741824"}, 2, "--server-pid 1073741824: no such process"},
 	} {
 		var out, errOut bytes.Buffer
 		code := runLoad(tc.args, &out, &errOut)

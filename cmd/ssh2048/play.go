@@ -22,6 +22,7 @@ import (
 	"github.com/ssh2048/ssh2048/store/postgres"
 	"github.com/ssh2048/ssh2048/store/sqlite"
 	"github.com/ssh2048/ssh2048/tui"
+	"github.com/ssh2048/ssh2048/tui/event"
 	"github.com/ssh2048/ssh2048/wire"
 	gossh "golang.org/x/crypto/ssh"
 )
@@ -133,7 +134,7 @@ func play(data, database string, size int, lp localKey, log *slog.Logger, progOp
 	seat := games.Seat(player, func() {
 		taken.Store(true)
 		if p := prog.Load(); p != nil {
-			go p.Send(tui.TakenOverMsg{})
+			go p.Send(event.TakenOverMsg{})
 		}
 	})
 	defer seat.Close()

@@ -12,8 +12,8 @@ import (
 // the renderer first lists the runs of cells to write on every changed line
 // (segments), then writes them in an order that needs fewer pen changes:
 // next, among the runs that start in the pen already set, the nearest one
-// (the rows of one tile, tiles of one colour), else, of the next few, the
-// one whose pen change and move cost the fewest bytes. Where the terminal
+// (the rows of one tile, tiles of one colour), else the next in reading
+// order. Where the terminal
 // erases with the pen's background (bce), a run
 // of spaces that ends a segment is erased (ECH) rather than written. The
 // cursor moves between runs with the fewest bytes (see move): a tile's
@@ -136,10 +136,6 @@ func (r *Renderer) eraseRest(sc *scratch, first int) {
 // time.
 const lookahead = 64
 
-// penLookahead is how many segments are weighed by their pen change when
-// none starts in the pen: the frame's next few lines.
-const penLookahead = 16
-
 // emit writes the frame's segments.
 func (r *Renderer) emit(out *bytes.Buffer, sc *scratch) {
 	segs := sc.segs
@@ -180,26 +176,9 @@ func (r *Renderer) emit(out *bytes.Buffer, sc *scratch) {
 				best, bestCost, found = k, c, true
 			}
 		}
-		if !found {
-			// None does: the one the pen change and the move to it cost
-			// the least.
-			for k, i := range left {
-				if int(i) >= first+penLookahead {
-					break
-				}
-				s := &segs[i]
-				c := 2 * r.penCost(sc, s)
-				if s.stays {
-					c -= 3
-				}
-				if found && c >= bestCost {
-					continue // no nearer than the best can make it cheaper
-				}
-				if c += 2 * r.moveCost(s.x0, s.y); !found || c < bestCost {
-					best, bestCost, found = k, c, true
-				}
-			}
-		}
+		// If none does, best is still 0: the next in reading order.
+		// Weighing the pen changes of the next few instead saved about
+		// one byte in a hundred, not worth the code it took.
 		r.write(out, sc, &segs[left[best]])
 		left = append(left[:best], left[best+1:]...)
 		needs = append(needs[:best], needs[best+1:]...)
@@ -216,29 +195,6 @@ func needOf(head *style, space bool) uint64 {
 		n |= 1
 	}
 	return n
-}
-
-// penCost is about how many bytes write(s) writes to change the pen
-// before its first cell: to the pen of its first cell, or, for spaces,
-// of the frame's text of their background (see spacePen), else their own.
-// (Exactly would be what spacePen picks, which takes as long again as
-// the rest of choosing.)
-func (r *Renderer) penCost(sc *scratch, s *segment) int {
-	switch {
-	case s.erase:
-		if r.pen.spaceStyle() == nil {
-			return 0
-		}
-		return len(sc.transition(r.pen, nil))
-	case !s.space:
-		return len(sc.transition(r.pen, s.head))
-	case r.pen.spaceStyle() == s.head:
-		return 0
-	}
-	if f := sc.fullFor(s.head); f != nil {
-		return len(sc.transition(r.pen, f))
-	}
-	return len(sc.transition(r.pen, s.head))
 }
 
 // write writes one segment.

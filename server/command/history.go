@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/ssh2048/ssh2048/server/session"
-	"github.com/ssh2048/ssh2048/tui"
+	"github.com/ssh2048/ssh2048/tui/viewer"
 	"github.com/ssh2048/ssh2048/wire"
 )
 
@@ -30,6 +30,6 @@ func (t *Table) runHistory(sess *session.Session, fs *commandFlags, args []strin
 			fmt.Fprintln(sess.Stderr(), "history: guests' games are not kept; connect with an SSH key to keep yours.")
 			return Screen{Code: wire.ExitNotFound}
 		}
-		return t.viewer(tui.NewHistory(t.viewOptions(sess), sess.Player))
+		return t.viewer(viewer.NewHistory(t.viewOptions(sess), sess.Player))
 	})
 }

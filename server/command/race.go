@@ -9,7 +9,7 @@ import (
 	"github.com/ssh2048/ssh2048/game"
 	"github.com/ssh2048/ssh2048/race"
 	"github.com/ssh2048/ssh2048/server/session"
-	"github.com/ssh2048/ssh2048/tui"
+	"github.com/ssh2048/ssh2048/tui/racing"
 	"github.com/ssh2048/ssh2048/wire"
 )
 
@@ -42,7 +42,7 @@ func (t *Table) runRace(sess *session.Session, fs *commandFlags, args []string) 
 		if code, failed := t.raceJoinFailed(sess, "race", *room, err); failed {
 			return Screen{Code: code}
 		}
-		model := tui.NewRace(tui.RaceOptions{
+		model := racing.New(racing.Options{
 			Ticket:   ticket,
 			Join:     join,
 			Room:     *room,

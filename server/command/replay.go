@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"github.com/ssh2048/ssh2048/server/session"
-	"github.com/ssh2048/ssh2048/tui"
+	"github.com/ssh2048/ssh2048/tui/viewer"
 	"github.com/ssh2048/ssh2048/wire"
 )
 
@@ -34,6 +34,6 @@ func (t *Table) runReplay(sess *session.Session, fs *commandFlags, args []string
 		if code, ok := t.gameError(sess, "replay", id, err); !ok {
 			return Screen{Code: code}
 		}
-		return t.viewer(tui.NewReplay(t.viewOptions(sess), r))
+		return t.viewer(viewer.NewReplay(t.viewOptions(sess), r))
 	})
 }

@@ -5,7 +5,7 @@ import (
 
 	"github.com/ssh2048/ssh2048/engine"
 	"github.com/ssh2048/ssh2048/server/session"
-	"github.com/ssh2048/ssh2048/tui"
+	"github.com/ssh2048/ssh2048/tui/viewer"
 )
 
 // tvCommand is `tv [--size N]`.
@@ -25,6 +25,6 @@ func (t *Table) runTV(sess *session.Session, fs *commandFlags, args []string) in
 		if code, ok := parseScreenFlags(fs, args, size); !ok {
 			return Screen{Code: code}
 		}
-		return t.viewer(tui.NewTV(t.viewOptions(sess), *size))
+		return t.viewer(viewer.NewTV(t.viewOptions(sess), *size))
 	})
 }

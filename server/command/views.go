@@ -7,7 +7,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/ssh2048/ssh2048/game"
 	"github.com/ssh2048/ssh2048/server/session"
-	"github.com/ssh2048/ssh2048/tui"
+	"github.com/ssh2048/ssh2048/tui/viewer"
 )
 
 // The commands that show games rather than play them: watch, tv, replay
@@ -19,10 +19,10 @@ import (
 // the player it watches never waits for it.
 
 // viewOptions are a viewing screen's, for sess.
-func (t *Table) viewOptions(sess *session.Session) tui.ViewOptions {
+func (t *Table) viewOptions(sess *session.Session) viewer.ViewOptions {
 	// The session's loop waits for the game a spectator watches (see
 	// the server's screen loop): no goroutine of the spectator's own.
-	return tui.ViewOptions{Games: t.viewGames, Context: sess.Context(), Woken: true}
+	return viewer.ViewOptions{Games: t.viewGames, Context: sess.Context(), Woken: true}
 }
 
 // viewer is the opened screen of a command that only shows games, with

@@ -9,7 +9,7 @@ import (
 
 	"github.com/ssh2048/ssh2048/game"
 	"github.com/ssh2048/ssh2048/server/session"
-	"github.com/ssh2048/ssh2048/tui"
+	"github.com/ssh2048/ssh2048/tui/viewer"
 	"github.com/ssh2048/ssh2048/wire"
 )
 
@@ -44,7 +44,7 @@ func (t *Table) runWatch(sess *session.Session, fs *commandFlags, args []string)
 			}
 			return Screen{Code: wire.ExitNotFound}
 		}
-		return t.viewer(tui.NewWatch(t.viewOptions(sess), w, who))
+		return t.viewer(viewer.NewWatch(t.viewOptions(sess), w, who))
 	})
 }
 
