@@ -248,14 +248,18 @@ func (s *Store) AppendMove(ctx context.Context, gameID int64, seq int, d engine.
 	if err := store.CheckMove(seq, d, st); err != nil {
 		return fmt.Errorf("append move %d to game %d: %w", seq, gameID, err)
 	}
-	err := s.w.do(ctx, func(ctx context.Context, tx pgx.Tx, now int64) error {
+	err := s.w.pipelined(ctx, func(_ *pgx.Batch, tx pgx.Tx, now int64) func(context.Context) error {
 		// One statement: the guarded snapshot update (the games_offer_best
-		// trigger keeps the best) and, only if it matched, the move's row.
-		// Queued with the group's other moves, and checked when they are
-		// sent (groupTx): a refused move fails that flush, and then its own
-		// transaction with why.
-		tx.(*groupTx).queueMove(gameID, seq, int16(d), st, now)
-		return nil
+		// trigger keeps the best) and, only if it matched, the move's row;
+		// sent with the group's other moves (writer.queueMove), as one
+		// statement when it can be.
+		applied := s.w.queueMove(gameID, seq, int16(d), st, now)
+		return func(ctx context.Context) error {
+			if !*applied {
+				return whyRefused(ctx, tx, gameID, seq, st)
+			}
+			return nil
+		}
 	})
 	if err != nil {
 		return fmt.Errorf("append move %d to game %d: %w", seq, gameID, err)

@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"time"
@@ -27,15 +26,50 @@ const groupTimeout = 10 * time.Second
 // connection, which would take the whole group down with it. When the
 // server cannot be reached, a group's writes fail at once (isUnavailable)
 // rather than each waiting for its own failure.
+//
+// Moves are pipelined (pipe): their statements go to the server in one
+// round trip per group, not one each, since the writer's one connection
+// waited for each answer before sending the next statement and those
+// round trips, not the server's work, set the pace of every group.
+//
+// The moves queued for a flush (moves) go as one statement when they are
+// of distinct games and nothing else is queued (applyMoves): PostgreSQL's
+// cost of a statement (starting the executor, preparing the triggers'
+// WHEN clauses and the check constraints again) is then paid once a
+// group, not once a move. Otherwise each is its own statement in the
+// pipeline.
 type writer struct {
 	*groupcommit.Writer[pgx.Tx]
-	pool *pgxpool.Pool
+	pool  *pgxpool.Pool
+	pipe  *pgx.Batch   // the statements queued in the group's transaction
+	moves []queuedMove // the moves queued there, sent before pipe
+}
+
+// queuedMove is a move waiting for the next flush; applied says, after
+// it, whether the move's statement matched its game.
+type queuedMove struct {
+	id      int64
+	seq     int
+	dir     int16
+	st      store.MoveState
+	now     int64
+	applied *bool
+}
+
+// queueMove queues a move for the next flush (writer goroutine only) and
+// returns where the flush says whether it was applied.
+func (w *writer) queueMove(id int64, seq int, d int16, st store.MoveState, now int64) *bool {
+	applied := new(bool)
+	w.moves = append(w.moves, queuedMove{id: id, seq: seq, dir: d, st: st, now: now, applied: applied})
+	return applied
 }
 
 func newWriter(pool *pgxpool.Pool, log *slog.Logger, obs store.Observer) *writer {
-	return &writer{pool: pool, Writer: groupcommit.New[pgx.Tx](txConn{pool}, groupcommit.Config{
+	w := &writer{pool: pool, pipe: &pgx.Batch{}}
+	w.Writer = groupcommit.New[pgx.Tx](txConn{pool, w}, groupcommit.Config{
 		Log: log, Obs: obs, GroupTimeout: groupTimeout, Unavailable: isUnavailable,
-	})}
+	})
+	return w
 }
 
 // reject marks err as refusing a write before it wrote anything
@@ -47,65 +81,58 @@ func (w *writer) do(ctx context.Context, fn func(ctx context.Context, tx pgx.Tx,
 	return w.Do(ctx, fn)
 }
 
+// pipelined queues a write whose statements go to the server with the
+// others' of its group (groupcommit.Writer.DoPipelined): queue adds them
+// to the pipeline (w.pipe, which only the writer's goroutine touches)
+// and returns the check that reads their outcome once they are answered.
+func (w *writer) pipelined(ctx context.Context, queue func(pipe *pgx.Batch, tx pgx.Tx, now int64) (check func(ctx context.Context) error)) error {
+	return w.DoPipelined(ctx, func(_ context.Context, tx pgx.Tx, now int64) func(context.Context) error {
+		return queue(w.pipe, tx, now)
+	})
+}
+
 func (w *writer) close() { w.Close() }
 
-// txConn gives groupcommit the writer pool's transactions, as *groupTx.
-type txConn struct{ pool *pgxpool.Pool }
+// txConn gives groupcommit the writer pool's transactions, and sends
+// their pipelines (groupcommit.Pipeliner).
+type txConn struct {
+	pool *pgxpool.Pool
+	w    *writer
+}
 
 func (c txConn) Begin(ctx context.Context) (pgx.Tx, error) {
+	c.w.pipe, c.w.moves = &pgx.Batch{}, nil // what a failed group left queued is gone with it
 	tx, err := c.pool.Begin(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("begin: %w", err)
 	}
-	return &groupTx{Tx: tx}, nil
+	return tx, nil
 }
 
-// Commit sends the moves still queued, then commits. A queued move that
-// was refused fails the commit (the group is rolled back): groupcommit
-// then runs the group's writes again one transaction each, where the
-// refused move's own commit fails with why it was refused.
-func (txConn) Commit(ctx context.Context, tx pgx.Tx) error {
-	if err := tx.(*groupTx).flush(ctx); err != nil {
-		tx.Rollback(context.Background())
-		return err
-	}
-	return tx.Commit(ctx)
-}
+func (txConn) Commit(ctx context.Context, tx pgx.Tx) error { return tx.Commit(ctx) }
 
 func (txConn) Rollback(tx pgx.Tx) { tx.Rollback(context.Background()) }
 
-// groupTx is a group's transaction. Moves, the bulk of the writes, do not
-// wait for their statement's answer one by one: each is queued (queueMove)
-// and the group's moves are sent together before the next statement of
-// another kind or the COMMIT, as one statement when they are of distinct
-// games (applyMoves; else pipelined, one statement each). A group of n
-// moves then costs three round trips (BEGIN, the moves, COMMIT), not n+2,
-// and PostgreSQL starts one statement, not n: on a busy machine each
-// round trip was a wait of the node's only writer for the server's
-// process to be scheduled, and the writer was busy the whole run at 500
-// players (docs/multi-node.md, Figures). Every other statement sends the
-// queued moves first, so statements still run in the order the writes
-// came. Writes use nothing of pgx.Tx but Exec, Query and QueryRow.
-type groupTx struct {
-	pgx.Tx
-	moves []queuedMove
-	batch pgx.Batch
-}
-
-// queuedMove is a move's fenced statement, sent at the next flush.
-type queuedMove struct {
-	id    int64
-	count int
-	st    store.MoveState
-	now   int64
-	dir   int16
-}
-
-// queueMove queues a move's statement (appendMoveSQL with args); the move
-// is refused, at the flush, if it matches no row.
-func (g *groupTx) queueMove(id int64, count int, d int16, st store.MoveState, now int64) {
-	g.batch.Queue(appendMoveSQL, id, st.Score, st.MaxTile, st.Moves, st.Won, st.Board, now, count, d, st.Fence)
-	g.moves = append(g.moves, queuedMove{id: id, count: count, st: st, now: now, dir: d})
+// Flush sends the queued statements in one round trip and reads every
+// answer, running their callbacks (a write's check reads what its
+// callback kept); the first error spoils the transaction.
+func (c txConn) Flush(ctx context.Context, tx pgx.Tx) error {
+	moves := c.w.moves
+	c.w.moves = nil
+	if len(moves) > 1 && c.w.pipe.Len() == 0 && distinctGames(moves) {
+		return applyMoves(ctx, tx, moves)
+	}
+	for _, m := range moves {
+		applied := m.applied
+		c.w.pipe.Queue(appendMoveSQL, m.id, m.st.Score, m.st.MaxTile, m.st.Moves, m.st.Won, m.st.Board, m.now, m.seq, m.dir, m.st.Fence).
+			Exec(func(ct pgconn.CommandTag) error { *applied = ct.RowsAffected() > 0; return nil })
+	}
+	pipe := c.w.pipe
+	if pipe.Len() == 0 {
+		return nil
+	}
+	c.w.pipe = &pgx.Batch{}
+	return tx.SendBatch(ctx, pipe).Close()
 }
 
 func distinctGames(moves []queuedMove) bool {
@@ -120,118 +147,38 @@ func distinctGames(moves []queuedMove) bool {
 }
 
 // applyMoves applies moves of distinct games in one statement
-// (appendMovesSQL): PostgreSQL's cost of a statement (starting the
-// executor, preparing the triggers' and constraints' expressions) is then
-// paid once a group, not once a move. A move that matched no row fails
-// it as in flush.
-func (g *groupTx) applyMoves(ctx context.Context, moves []queuedMove) error {
+// (appendMovesSQL) and marks those whose game it updated.
+func applyMoves(ctx context.Context, tx pgx.Tx, moves []queuedMove) error {
 	n := len(moves)
 	var (
 		ids, scores, maxTiles, nows, fences = make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n)
-		counts, moveCounts                  = make([]int32, n), make([]int32, n)
+		seqs, counts                        = make([]int32, n), make([]int32, n)
 		wons                                = make([]bool, n)
 		boards                              = make([]string, n)
 		dirs                                = make([]int16, n)
+		byGame                              = make(map[int64]*bool, n)
 	)
 	for i, m := range moves {
 		ids[i], scores[i], maxTiles[i], nows[i], fences[i] = m.id, int64(m.st.Score), int64(m.st.MaxTile), m.now, m.st.Fence
-		counts[i], moveCounts[i], wons[i], boards[i], dirs[i] = int32(m.count), int32(m.st.Moves), m.st.Won, m.st.Board, m.dir
+		seqs[i], counts[i], wons[i], boards[i], dirs[i] = int32(m.seq), int32(m.st.Moves), m.st.Won, m.st.Board, m.dir
+		byGame[m.id] = m.applied
 	}
-	rows, err := g.Tx.Query(ctx, appendMovesSQL, ids, scores, maxTiles, moveCounts, wons, boards, nows, counts, dirs, fences)
+	rows, err := tx.Query(ctx, appendMovesSQL, ids, scores, maxTiles, counts, wons, boards, nows, seqs, dirs, fences)
 	if err != nil {
 		return fmt.Errorf("queued moves: %w", err)
 	}
-	applied := make(map[int64]bool, n)
+	defer rows.Close()
 	for rows.Next() {
 		var id int64
 		if err := rows.Scan(&id); err != nil {
-			rows.Close()
 			return fmt.Errorf("queued moves: %w", err)
 		}
-		applied[id] = true
+		if applied := byGame[id]; applied != nil {
+			*applied = true
+		}
 	}
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("queued moves: %w", err)
 	}
-	for _, m := range moves {
-		if !applied[m.id] {
-			return refusedMove{whyRefused(ctx, g.Tx, m.id, m.count, m.st)}
-		}
-	}
 	return nil
 }
-
-// flush sends the queued moves and checks that each was applied. A move
-// that matched no row fails the flush with why (whyRefused), as a plain
-// error, not a rejection: the moves after it in the batch have written.
-func (g *groupTx) flush(ctx context.Context) error {
-	if len(g.moves) == 0 {
-		return nil
-	}
-	moves, batch := g.moves, g.batch
-	g.moves, g.batch = nil, pgx.Batch{}
-	if len(moves) > 1 && distinctGames(moves) {
-		return g.applyMoves(ctx, moves)
-	}
-	br := g.Tx.SendBatch(ctx, &batch)
-	var refused *queuedMove
-	var err error
-	for i := range moves {
-		tag, e := br.Exec()
-		if e != nil {
-			err = e
-			break
-		}
-		if tag.RowsAffected() == 0 && refused == nil {
-			refused = &moves[i]
-		}
-	}
-	if e := br.Close(); err == nil {
-		err = e
-	}
-	if err != nil {
-		return fmt.Errorf("queued moves: %w", err)
-	}
-	if refused != nil {
-		return refusedMove{whyRefused(ctx, g.Tx, refused.id, refused.count, refused.st)}
-	}
-	return nil
-}
-
-// refusedMove is a flush's error when a queued move was refused: it is
-// what whyRefused said (errors.Is sees store.ErrFenced and the others
-// through it) but never a groupcommit rejection, even when why is one:
-// the flush ran in another write's statement or in the commit, and that
-// write must not pass for refused nor the group for clean.
-type refusedMove struct{ why error }
-
-func (e refusedMove) Error() string        { return "queued move refused: " + e.why.Error() }
-func (e refusedMove) Is(target error) bool { return errors.Is(e.why, target) }
-
-// Exec, Query and QueryRow, what the other writes use, send the queued
-// moves first.
-
-func (g *groupTx) Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error) {
-	if err := g.flush(ctx); err != nil {
-		return pgconn.CommandTag{}, err
-	}
-	return g.Tx.Exec(ctx, sql, args...)
-}
-
-func (g *groupTx) Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error) {
-	if err := g.flush(ctx); err != nil {
-		return nil, err
-	}
-	return g.Tx.Query(ctx, sql, args...)
-}
-
-func (g *groupTx) QueryRow(ctx context.Context, sql string, args ...any) pgx.Row {
-	if err := g.flush(ctx); err != nil {
-		return errRow{err}
-	}
-	return g.Tx.QueryRow(ctx, sql, args...)
-}
-
-type errRow struct{ err error }
-
-func (r errRow) Scan(...any) error { return r.err }
