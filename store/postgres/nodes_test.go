@@ -581,3 +581,63 @@ func TestStaleMoveInAGroupIsRefusedAlone(t *testing.T) {
 		}
 	}
 }
+
+// TestTwoMovesOfOneGameInAGroup: a game's next move reaches the writer
+// while its previous one waits in the same group (the moves are then sent
+// one statement each, in order, not as one statement over arrays). Each
+// move answered nil is stored, each refused one is not, and a move that
+// follows its predecessor in the group is applied after it.
+func TestTwoMovesOfOneGameInAGroup(t *testing.T) {
+	ctx := context.Background()
+	s := startNode(t, pgtest.Database(t), "a").store
+	p, err := s.UpsertPlayer(ctx, "SHA256:twice", "ssh-ed25519", "twice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := s.LoadOrCreateGame(ctx, p.ID, 4, store.KindHuman)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Two successive moves of the game, played ahead on the engine.
+	var states [2]store.MoveState
+	var dirs [2]engine.Direction
+	for i := range states {
+		d, _ := someMove(g.Engine)
+		g.Engine.Move(d)
+		dirs[i], states[i] = d, store.StateOf(g.Engine)
+		states[i].Fence = g.Fence
+	}
+	hold := make(chan struct{})
+	held := make(chan error, 1)
+	go func() {
+		held <- postgres.Write(s, ctx, func(context.Context, pgx.Tx, int64) error { <-hold; return nil })
+	}()
+	var errs [2]error
+	var wg sync.WaitGroup
+	for i := range states {
+		wg.Go(func() { errs[i] = s.AppendMove(ctx, g.ID, i, dirs[i], states[i]) })
+		time.Sleep(20 * time.Millisecond) // the first queued first, most of the time
+	}
+	close(hold)
+	wg.Wait()
+	if err := <-held; err != nil {
+		t.Fatal(err)
+	}
+	if errs[0] != nil {
+		t.Fatalf("first move: %v", errs[0])
+	}
+	if errs[1] != nil && !errors.Is(errs[1], store.ErrConflict) {
+		t.Fatalf("second move: %v, want nil or ErrConflict (queued before the first)", errs[1])
+	}
+	want := 1
+	if errs[1] == nil {
+		want = 2
+	}
+	full, err := s.FullGame(ctx, g.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(full.Dirs) != want || full.Moves != want {
+		t.Fatalf("stored %d moves (snapshot %d), want %d", len(full.Dirs), full.Moves, want)
+	}
+}
