@@ -15,7 +15,9 @@
 //     millisecond or two of the key, and an idle screen costs no CPU. A
 //     key's frame is never held for the interval (the key rate bounds
 //     those): a race's opponents or a clock cannot make a player's key
-//     wait up to a frame interval for its frame.
+//     wait up to a frame interval for its frame. A model whose keys take
+//     effect in a later message (KeyWaiter: a move that waits for its
+//     commit) has its keys' frame drawn when that message comes.
 //   - Frames are drawn by package render, which keeps the last frame's
 //     text and writes the cells that changed; Bubble Tea's renderer keeps
 //     two grids of cells, about 460 KB for an 80×24 screen. A game's move
@@ -109,6 +111,18 @@ type ViewRedrawer interface {
 	ViewAppender
 	LastRedrawable() bool
 	AppendLastView(dst []byte) []byte
+}
+
+// KeyWaiter is a model whose keys can take effect after Update returns:
+// the game screen commits a move in a command, so that the screen's lock
+// is free while the commit waits, and holds the keys typed meanwhile
+// until it returns. While KeysPending reports true, a key's frame is not
+// drawn at once (it would show the board before the move) and its
+// arrival still counts for Options.KeyToFrame; the first frame after it
+// reports false again is the keys' frame, drawn at once as a key's is.
+// Frames that other messages ask for meanwhile are drawn as usual.
+type KeyWaiter interface {
+	KeysPending() bool
 }
 
 // Options describe the terminal.
@@ -410,7 +424,7 @@ func (s *Screen) scheduleFrame() {
 	// read, a clock): the player waits for it. Keys come at most at the
 	// screen's key rate, so they cannot make frames unbounded; the
 	// interval bounds the frames nobody typed for.
-	if s.keyed {
+	if s.keyed && !s.keysPending() {
 		s.draw()
 		return
 	}
@@ -454,9 +468,22 @@ var restoreTerminal = ansi.ResetStyle + ansi.ResetModeAltScreenSaveCursor + ansi
 
 var buffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
+// keysPending reports whether keys the model was given have yet to show
+// (KeyWaiter); s.mu is held.
+func (s *Screen) keysPending() bool {
+	w, ok := s.model.(KeyWaiter)
+	return ok && w.KeysPending()
+}
+
 // draw writes the model's view; s.mu is held.
 func (s *Screen) draw() {
-	s.changed, s.keyed = false, false
+	// Keys still pending keep their claim on a frame of their own, and
+	// their arrival, for the frame that shows them.
+	pending := s.keyed && s.keysPending()
+	s.changed = false
+	if !pending {
+		s.keyed = false
+	}
 	s.lastFrame = time.Now()
 	var (
 		v    tea.View
@@ -501,6 +528,9 @@ func (s *Screen) draw() {
 	s.armForget()
 	// A key that changed nothing on screen (a move against a wall) has no
 	// frame to wait for: it is not counted.
+	if pending {
+		return
+	}
 	if !s.keyAt.IsZero() && b.Len() > 0 {
 		s.keyToFrame(time.Since(s.keyAt))
 	}
