@@ -424,14 +424,23 @@ func (s *Screen) scheduleFrame() {
 	// read, a clock): the player waits for it. Keys come at most at the
 	// screen's key rate, so they cannot make frames unbounded; the
 	// interval bounds the frames nobody typed for.
-	if s.keyed && !s.keysPending() {
-		s.draw()
-		return
+	pending := false
+	if s.keyed {
+		if pending = s.keysPending(); !pending {
+			s.draw()
+			return
+		}
 	}
 	if s.timed {
 		return // a frame is coming, and will show this message's effect
 	}
 	wait := s.interval - time.Since(s.lastFrame)
+	if pending {
+		// The keys show with the message that ends their wait, drawn at
+		// once; a frame before it would show nothing of them (and mostly
+		// nothing at all), so what else changed waits a whole interval.
+		wait = s.interval
+	}
 	if wait <= 0 {
 		s.draw()
 		return
