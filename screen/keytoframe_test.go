@@ -90,6 +90,8 @@ type waitingModel struct {
 
 type plusDone struct{}
 
+func (plusDone) KeysDone() {}
+
 func (m *waitingModel) Init() tea.Cmd { return nil }
 
 func (m *waitingModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
@@ -152,14 +154,23 @@ func TestScreenKeyWaiter(t *testing.T) {
 
 	kb.chunks <- "+"
 	kb.chunks <- "+"   // the reader delivered the first before it read this
-	s.Send(countMsg{}) // a frame of its own while the keys are pending
+	s.Send(countMsg{}) // drawn with the keys' effect
 	time.Sleep(20 * time.Millisecond)
 	if n := timed(); n != 0 {
 		t.Fatalf("%d frames timed while the keys were pending, want 0", n)
 	}
+	out.mu.Lock()
+	writes := out.writes
+	out.mu.Unlock()
 	let <- struct{}{}
 	let <- struct{}{}
 	waitFor(t, "the keys' frame to be timed", func() bool { return timed() == 1 })
+	out.mu.Lock()
+	drawn := out.writes - writes
+	out.mu.Unlock()
+	if drawn != 2 {
+		t.Errorf("%d frames drawn for two keys whose effects came one after the other, want 2", drawn)
+	}
 	time.Sleep(20 * time.Millisecond)
 	if n := timed(); n != 1 {
 		t.Errorf("%d frames timed for two keys shown in one frame, want 1", n)

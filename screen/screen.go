@@ -17,7 +17,7 @@
 //     those): a race's opponents or a clock cannot make a player's key
 //     wait up to a frame interval for its frame. A model whose keys take
 //     effect in a later message (KeyWaiter: a move that waits for its
-//     commit) has its keys' frame drawn when that message comes.
+//     commit) has nothing drawn until that message comes, then at once.
 //   - Frames are drawn by package render, which keeps the last frame's
 //     text and writes the cells that changed; Bubble Tea's renderer keeps
 //     two grids of cells, about 460 KB for an 80×24 screen. A game's move
@@ -116,13 +116,21 @@ type ViewRedrawer interface {
 // KeyWaiter is a model whose keys can take effect after Update returns:
 // the game screen commits a move in a command, so that the screen's lock
 // is free while the commit waits, and holds the keys typed meanwhile
-// until it returns. While KeysPending reports true, a key's frame is not
-// drawn at once (it would show the board before the move) and its
-// arrival still counts for Options.KeyToFrame; the first frame after it
-// reports false again is the keys' frame, drawn at once as a key's is.
-// Frames that other messages ask for meanwhile are drawn as usual.
+// until it returns. While KeysPending reports true the screen draws
+// nothing: a frame would show the game without the move a key made, and
+// what else changed meanwhile (a resize, a spectator's count) shows in
+// the frame that shows the move. A message that carries keys' effect
+// (KeysDone) is drawn at once, as a key is, even while more keys wait;
+// the first frame drawn once KeysPending reports false is the keys'
+// frame for Options.KeyToFrame, timed from the first of them.
 type KeyWaiter interface {
 	KeysPending() bool
+}
+
+// KeysDone is a message that carries the effect of keys a KeyWaiter was
+// given: a move's commit returning.
+type KeysDone interface {
+	KeysDone()
 }
 
 // Options describe the terminal.
@@ -284,7 +292,7 @@ func (s *Screen) start() {
 		s.dispatch(msg)
 	}
 	s.early = nil
-	s.scheduleFrame()
+	s.scheduleFrame(false)
 }
 
 // Done is closed when the screen has ended.
@@ -326,7 +334,7 @@ func (s *Screen) sendAll(msgs []tea.Msg) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	keyed := hasKey(msgs)
+	keyed, done := hasKey(msgs)
 	if !arrived.IsZero() && s.keyAt.IsZero() && keyed {
 		s.keyAt = arrived
 	}
@@ -341,7 +349,7 @@ func (s *Screen) sendAll(msgs []tea.Msg) {
 		s.dispatch(msg)
 	}
 	s.keyed = s.keyed || keyed
-	s.scheduleFrame()
+	s.scheduleFrame(done)
 }
 
 // Stop ends Run at once, without a last frame: for a model that did not
@@ -414,33 +422,32 @@ func (s *Screen) exec(cmd tea.Cmd) {
 }
 
 // scheduleFrame draws now if the last frame is a frame interval old, or
-// else sets the timer to draw when it is; s.mu is held.
-func (s *Screen) scheduleFrame() {
+// else sets the timer to draw when it is; done says that the messages
+// just handled carry keys' effect (KeysDone). s.mu is held.
+func (s *Screen) scheduleFrame(done bool) {
 	if !s.changed || s.ended || s.waiting || s.stopped() {
 		return
+	}
+	if done {
+		s.draw()
+		return
+	}
+	if s.keysPending() {
+		return // drawn with the keys' effect (KeyWaiter)
 	}
 	// A key's frame goes out at once, even within the interval of a
 	// frame that something else asked for (an opponent's move, a rank
 	// read, a clock): the player waits for it. Keys come at most at the
 	// screen's key rate, so they cannot make frames unbounded; the
 	// interval bounds the frames nobody typed for.
-	pending := false
 	if s.keyed {
-		if pending = s.keysPending(); !pending {
-			s.draw()
-			return
-		}
+		s.draw()
+		return
 	}
 	if s.timed {
 		return // a frame is coming, and will show this message's effect
 	}
 	wait := s.interval - time.Since(s.lastFrame)
-	if pending {
-		// The keys show with the message that ends their wait, drawn at
-		// once; a frame before it would show nothing of them (and mostly
-		// nothing at all), so what else changed waits a whole interval.
-		wait = s.interval
-	}
 	if wait <= 0 {
 		s.draw()
 		return
@@ -458,8 +465,9 @@ func (s *Screen) timedFrame() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.timed = false
-	// A key's frame may have been drawn since the timer was set.
-	if s.changed && !s.ended && !s.stopped() {
+	// A key's frame may have been drawn since the timer was set; keys
+	// that wait (KeyWaiter) have the next frame drawn with their effect.
+	if s.changed && !s.ended && !s.stopped() && !s.keysPending() {
 		s.draw()
 	}
 }
@@ -546,14 +554,18 @@ func (s *Screen) draw() {
 	s.keyAt = time.Time{}
 }
 
-// hasKey reports whether msgs hold a key press.
-func hasKey(msgs []tea.Msg) bool {
+// hasKey reports whether msgs hold a key press, and whether they hold
+// keys' effect (KeysDone).
+func hasKey(msgs []tea.Msg) (key, done bool) {
 	for _, m := range msgs {
-		if _, ok := m.(tea.KeyPressMsg); ok {
-			return true
+		switch m.(type) {
+		case tea.KeyPressMsg:
+			key = true
+		case KeysDone:
+			done = true
 		}
 	}
-	return false
+	return key, done
 }
 
 // quit draws the model's last view and gives the terminal back as it

@@ -355,7 +355,8 @@ func (m *Model) hold(msg tea.Msg) {
 }
 
 // KeysPending is screen.KeyWaiter's: a move's commit is in flight, and
-// with it the frame of its key and of the keys held behind it.
+// with it the frame of its key and of the keys held behind it; nothing
+// is drawn until it returns.
 func (m *Model) KeysPending() bool { return m.moving != nil }
 
 // release handles the messages held while a move committed, in order,
@@ -641,6 +642,10 @@ type movedMsg struct {
 	res engine.Result
 	err error
 }
+
+// KeysDone is screen.KeysDone's: the frame that shows a move goes out at
+// once.
+func (movedMsg) KeysDone() {}
 
 // move plays d in a tea.Cmd; the frame shows it once it is saved (see
 // Update).
