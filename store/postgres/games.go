@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/ssh2048/ssh2048/engine"
 	"github.com/ssh2048/ssh2048/store"
@@ -248,18 +249,19 @@ func (s *Store) AppendMove(ctx context.Context, gameID int64, seq int, d engine.
 	if err := store.CheckMove(seq, d, st); err != nil {
 		return fmt.Errorf("append move %d to game %d: %w", seq, gameID, err)
 	}
-	err := s.w.do(ctx, func(ctx context.Context, tx pgx.Tx, now int64) error {
+	err := s.w.pipelined(ctx, func(pipe *pgx.Batch, tx pgx.Tx, now int64) func(context.Context) error {
 		// One statement: the guarded snapshot update (the games_offer_best
 		// trigger keeps the best) and, only if it matched, the move's row.
-		tag, err := tx.Exec(ctx, appendMoveSQL,
-			gameID, st.Score, st.MaxTile, st.Moves, st.Won, st.Board, now, seq, int16(d), st.Fence)
-		if err != nil {
-			return err
+		// It is sent with the group's other moves (writer.pipelined).
+		var tag pgconn.CommandTag
+		pipe.Queue(appendMoveSQL, gameID, st.Score, st.MaxTile, st.Moves, st.Won, st.Board, now, seq, int16(d), st.Fence).
+			Exec(func(ct pgconn.CommandTag) error { tag = ct; return nil })
+		return func(ctx context.Context) error {
+			if tag.RowsAffected() == 0 {
+				return whyRefused(ctx, tx, gameID, seq, st)
+			}
+			return nil
 		}
-		if tag.RowsAffected() == 0 {
-			return whyRefused(ctx, tx, gameID, seq, st)
-		}
-		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("append move %d to game %d: %w", seq, gameID, err)

@@ -25,15 +25,23 @@ const groupTimeout = 10 * time.Second
 // connection, which would take the whole group down with it. When the
 // server cannot be reached, a group's writes fail at once (isUnavailable)
 // rather than each waiting for its own failure.
+//
+// Moves are pipelined (pipe): their statements go to the server in one
+// round trip per group, not one each, since the writer's one connection
+// waited for each answer before sending the next statement and those
+// round trips, not the server's work, set the pace of every group.
 type writer struct {
 	*groupcommit.Writer[pgx.Tx]
 	pool *pgxpool.Pool
+	pipe *pgx.Batch // the statements queued in the group's transaction
 }
 
 func newWriter(pool *pgxpool.Pool, log *slog.Logger, obs store.Observer) *writer {
-	return &writer{pool: pool, Writer: groupcommit.New[pgx.Tx](txConn{pool}, groupcommit.Config{
+	w := &writer{pool: pool, pipe: &pgx.Batch{}}
+	w.Writer = groupcommit.New[pgx.Tx](txConn{pool, w}, groupcommit.Config{
 		Log: log, Obs: obs, GroupTimeout: groupTimeout, Unavailable: isUnavailable,
-	})}
+	})
+	return w
 }
 
 // reject marks err as refusing a write before it wrote anything
@@ -45,12 +53,27 @@ func (w *writer) do(ctx context.Context, fn func(ctx context.Context, tx pgx.Tx,
 	return w.Do(ctx, fn)
 }
 
+// pipelined queues a write whose statements go to the server with the
+// others' of its group (groupcommit.Writer.DoPipelined): queue adds them
+// to the pipeline (w.pipe, which only the writer's goroutine touches)
+// and returns the check that reads their outcome once they are answered.
+func (w *writer) pipelined(ctx context.Context, queue func(pipe *pgx.Batch, tx pgx.Tx, now int64) (check func(ctx context.Context) error)) error {
+	return w.DoPipelined(ctx, func(_ context.Context, tx pgx.Tx, now int64) func(context.Context) error {
+		return queue(w.pipe, tx, now)
+	})
+}
+
 func (w *writer) close() { w.Close() }
 
-// txConn gives groupcommit the writer pool's transactions.
-type txConn struct{ pool *pgxpool.Pool }
+// txConn gives groupcommit the writer pool's transactions, and sends
+// their pipelines (groupcommit.Pipeliner).
+type txConn struct {
+	pool *pgxpool.Pool
+	w    *writer
+}
 
 func (c txConn) Begin(ctx context.Context) (pgx.Tx, error) {
+	c.w.pipe = &pgx.Batch{} // what a failed group left queued is gone with it
 	tx, err := c.pool.Begin(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("begin: %w", err)
@@ -61,3 +84,15 @@ func (c txConn) Begin(ctx context.Context) (pgx.Tx, error) {
 func (txConn) Commit(ctx context.Context, tx pgx.Tx) error { return tx.Commit(ctx) }
 
 func (txConn) Rollback(tx pgx.Tx) { tx.Rollback(context.Background()) }
+
+// Flush sends the queued statements in one round trip and reads every
+// answer, running their callbacks (a write's check reads what its
+// callback kept); the first error spoils the transaction.
+func (c txConn) Flush(ctx context.Context, tx pgx.Tx) error {
+	pipe := c.w.pipe
+	if pipe.Len() == 0 {
+		return nil
+	}
+	c.w.pipe = &pgx.Batch{}
+	return tx.SendBatch(ctx, pipe).Close()
+}

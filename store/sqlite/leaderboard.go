@@ -93,18 +93,19 @@ func (s *Store) PlayerRank(ctx context.Context, playerID int64, size int, kind s
 	if err := store.CheckGame(size, kind); err != nil {
 		return store.Entry{}, fmt.Errorf("player rank: %w", err)
 	}
-	// The header reads this every few seconds for every player: on the
-	// writer's connection, whose page cache is warm (writer.read), and
-	// where nothing writes between the two queries.
+	// The header reads this every few seconds for every player, so it
+	// runs on the read pool, beside the writer rather than between its
+	// groups: a rank never waits for a commit, nor a commit for a rank.
+	// One read transaction holds both queries to one state of the file.
 	var e store.Entry
 	var ahead int
-	err := s.w.read(ctx, func(ctx context.Context, conn *sql.DB) error {
+	err := s.readTx(ctx, func(tx *sql.Tx) error {
 		var score, reached int64
-		if err := scanEntry(conn.QueryRowContext(ctx, playerBestQuery, playerID, size, string(kind)), &e, &score, &reached); err != nil {
+		if err := scanEntry(tx.QueryRowContext(ctx, playerBestQuery, playerID, size, string(kind)), &e, &score, &reached); err != nil {
 			return err
 		}
 		bucket, top := store.ScoreBucket(score)
-		return conn.QueryRowContext(ctx, rankQuery, size, string(kind), score, reached, e.GameID, bucket, top).Scan(&ahead)
+		return tx.QueryRowContext(ctx, rankQuery, size, string(kind), score, reached, e.GameID, bucket, top).Scan(&ahead)
 	})
 	if errors.Is(err, sql.ErrNoRows) {
 		return store.Entry{}, fmt.Errorf("rank of player %d (%d×%d %s): %w", playerID, size, size, kind, store.ErrNotFound)
@@ -114,4 +115,14 @@ func (s *Store) PlayerRank(ctx context.Context, playerID int64, size int, kind s
 	}
 	e.Rank = ahead + 1
 	return e, nil
+}
+
+// readTx runs fn in a read transaction on the read pool.
+func (s *Store) readTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	tx, err := s.read.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	return fn(tx)
 }

@@ -1,7 +1,11 @@
 package sqlite
 
 import (
+	"context"
+	"fmt"
+	"math/rand/v2"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/ssh2048/ssh2048/store"
@@ -87,5 +91,53 @@ func TestScoreBucketMatchesSQL(t *testing.T) {
 			}
 		}
 		prevBucket = bucket
+	}
+}
+
+// TestRankRightAfterConcurrentMoves: ranks are read on the read pool,
+// beside the writer, while other players' moves keep committing. Right
+// after each acknowledged move a player's rank shows the score that move
+// stored (never an older snapshot); once the moves stop, every player's
+// rank is their place on the leaderboard.
+func TestRankRightAfterConcurrentMoves(t *testing.T) {
+	s := openStore(t)
+	ctx := context.Background()
+	const players, moves = 24, 30
+	var wg sync.WaitGroup
+	for i := range players {
+		wg.Go(func() {
+			p := addPlayer(t, s, fmt.Sprintf("racer%d", i))
+			g, err := s.LoadOrCreateGame(ctx, p.ID, 4, store.KindHuman)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			rng := rand.New(rand.NewPCG(uint64(i), 9))
+			for range moves {
+				if err := playMove(ctx, s, g, rng); err != nil {
+					return // game over
+				}
+				e, err := s.PlayerRank(ctx, p.ID, 4, store.KindHuman)
+				if err != nil {
+					t.Errorf("rank of %s right after a move: %v", p.Name, err)
+					return
+				}
+				if e.Score != g.Engine.Score() || e.Moves != g.Engine.Moves() || e.Rank < 1 || e.Rank > players {
+					t.Errorf("rank of %s right after move %d (score %d): %+v", p.Name, g.Engine.Moves(), g.Engine.Score(), e)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	board, err := s.Leaderboard(ctx, 4, store.KindHuman, players)
+	if err != nil || len(board) != players {
+		t.Fatalf("leaderboard: %d rows, %v", len(board), err)
+	}
+	for _, want := range board {
+		got, err := s.PlayerRank(ctx, want.PlayerID, 4, store.KindHuman)
+		if err != nil || got.Rank != want.Rank || got.Score != want.Score {
+			t.Errorf("PlayerRank(%d) = rank %d score %d (%v), leaderboard: rank %d score %d", want.PlayerID, got.Rank, got.Score, err, want.Rank, want.Score)
+		}
 	}
 }

@@ -18,8 +18,8 @@ import (
 // writer owns the only write connection and puts every write through
 // package groupcommit: one IMMEDIATE transaction per group, one WAL sync
 // for the whole group. Small groups linger while moves come in fast (a
-// commit costs an fsync of its own), and the rank reads run on this
-// connection between groups (read).
+// commit costs an fsync of its own). Reads, ranks included, never come
+// here: they run on the read pool beside the writer (PlayerRank).
 type writer struct {
 	*groupcommit.Writer[*sql.Tx]
 	db  *sql.DB
@@ -51,20 +51,6 @@ func reject(err error) error { return groupcommit.Reject(err) }
 // do queues fn and waits for its group's commit (groupcommit.Writer.Do).
 func (w *writer) do(ctx context.Context, fn func(ctx context.Context, tx *sql.Tx, now int64) error) error {
 	return w.Do(ctx, fn)
-}
-
-// read runs fn on the writer's connection between two groups. It is for
-// the small reads every player makes every few seconds of the rows moves
-// keep changing (the header's rank): a read connection starts each
-// transaction after a commit with an empty page cache (SQLite drops it
-// whole when the WAL has moved), so under load every such read on the
-// pool fetched all its pages again, from the WAL or the file, and cost
-// several times the query; the writer's cache holds the pages it has just
-// written. Nothing else uses the connection while fn runs, so fn's
-// statements see one state of the database without a transaction around
-// them. fn must not write, and must be quick: the next group waits for it.
-func (w *writer) read(ctx context.Context, fn func(ctx context.Context, conn *sql.DB) error) error {
-	return w.Read(ctx, func(ctx context.Context) error { return fn(ctx, w.db) })
 }
 
 func (w *writer) close() { w.Close() }

@@ -57,6 +57,19 @@ type Conn[T any] interface {
 	Rollback(tx T)
 }
 
+// Pipeliner is a Conn whose writes can queue their statements in the
+// group's transaction and have them sent together, one round trip for
+// many writes (PostgreSQL's pipeline): a group of writes that each waited
+// for their own answer cost a round trip each, one after another, on the
+// writer's single connection, and the round trips, not the database's
+// work, set the writer's pace (see DoPipelined).
+type Pipeliner[T any] interface {
+	// Flush sends the statements queued in tx since the last Flush and
+	// waits for all their answers; an error means the transaction is
+	// spoilt. Begin starts with nothing queued.
+	Flush(ctx context.Context, tx T) error
+}
+
 // Config is how a Writer runs.
 type Config struct {
 	Log *slog.Logger
@@ -77,7 +90,7 @@ type Config struct {
 	// PostgreSQL store fails it at once).
 	RetryAlone bool
 	// Between, if set, runs on the writer's goroutine after each group
-	// and the reads after it (SQLite's catch-up checkpoint).
+	// (SQLite's catch-up checkpoint).
 	Between func()
 }
 
@@ -94,8 +107,8 @@ func (r rejection) Unwrap() error { return r.err }
 func Reject(err error) error { return rejection{err} }
 
 // A job is one caller's write: run executes inside the group's
-// transaction, and done receives its outcome after COMMIT. A read job
-// (see Writer.Read) has look instead of run.
+// transaction, and done receives its outcome after COMMIT. A pipelined
+// job (see DoPipelined) has queue instead of run.
 //
 // run is given the writer's context, not the caller's (ctx, checked
 // before run starts): a caller giving up while its job runs must not
@@ -106,7 +119,7 @@ func Reject(err error) error { return rejection{err} }
 type job[T any] struct {
 	ctx    context.Context
 	run    func(ctx context.Context, tx T, now int64) error
-	look   func(ctx context.Context) error
+	queue  func(ctx context.Context, tx T, now int64) (check func(ctx context.Context) error)
 	done   chan error
 	queued time.Time
 }
@@ -114,6 +127,7 @@ type job[T any] struct {
 // Writer runs a store's writes in groups (see the package comment).
 type Writer[T any] struct {
 	conn Conn[T]
+	pipe Pipeliner[T] // conn, if it pipelines
 	cfg  Config
 
 	// jobs keeps jobs, with their done channels, from one write to the
@@ -122,7 +136,6 @@ type Writer[T any] struct {
 
 	mu     sync.Mutex
 	queue  []*job[T]
-	reads  []*job[T] // read jobs, run between groups (see Read)
 	closed bool
 	wake   chan struct{} // capacity 1: "the queue may be non-empty"
 	exited chan struct{}
@@ -146,6 +159,7 @@ func New[T any](conn Conn[T], cfg Config) *Writer[T] {
 		cfg.Obs = store.NopObserver{}
 	}
 	w := &Writer[T]{conn: conn, cfg: cfg, wake: make(chan struct{}, 1), exited: make(chan struct{})}
+	w.pipe, _ = conn.(Pipeliner[T])
 	w.jobs.New = func() any { return &job[T]{done: make(chan error, 1)} }
 	go w.loop()
 	return w
@@ -170,27 +184,39 @@ func (w *Writer[T]) Do(ctx context.Context, fn func(ctx context.Context, tx T, n
 	return err
 }
 
-// Read runs fn on the writer's goroutine between two groups and returns
-// its error: nothing writes while fn runs, so a store may give fn the
-// connection it writes on, whose cache holds the pages it has just
-// written (SQLite's rank reads). A read waits at most for the group being
-// committed when it is asked, and a read asked after a write was
-// acknowledged sees it. fn must not write, and must be quick: the next
-// group waits for it.
-func (w *Writer[T]) Read(ctx context.Context, fn func(ctx context.Context) error) error {
+// ErrNoPipeline refuses DoPipelined on a writer whose Conn is not a
+// Pipeliner.
+var ErrNoPipeline = errors.New("groupcommit: the connection does not pipeline")
+
+// DoPipelined is Do for a write whose statements need no answer before
+// the next write's are sent: queue adds them to tx (the Conn's way of
+// queueing, without waiting) and returns check, which the writer calls
+// once they have been sent and answered (Pipeliner.Flush, before the
+// next write that is not pipelined and before COMMIT). check gives the
+// write's outcome as Do's fn would (nil, a Reject, or an error that
+// fails the group) and may run statements of its own on tx, a refused
+// write asking why. Consecutive pipelined writes of a group share one
+// round trip.
+func (w *Writer[T]) DoPipelined(ctx context.Context, queue func(ctx context.Context, tx T, now int64) (check func(ctx context.Context) error)) error {
+	if w.pipe == nil {
+		return ErrNoPipeline
+	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	queued := time.Now()
 	j := w.newJob()
-	j.ctx, j.look = ctx, fn
-	return w.submit(j)
+	j.ctx, j.queue, j.queued = ctx, queue, queued
+	err := w.submit(j)
+	w.cfg.Obs.Waited(time.Since(queued))
+	return err
 }
 
 // Commits is the number of group commits so far.
 func (w *Writer[T]) Commits() int64 { return w.commits.Load() }
 
-// submit queues j, a write (run) or a read (look), wakes the loop, waits
-// for j's outcome and gives j back to the pool.
+// submit queues j, wakes the loop, waits for j's outcome and gives j back
+// to the pool.
 func (w *Writer[T]) submit(j *job[T]) error {
 	w.mu.Lock()
 	if w.closed {
@@ -198,15 +224,11 @@ func (w *Writer[T]) submit(j *job[T]) error {
 		w.release(j)
 		return store.ErrClosed
 	}
-	if j.look != nil {
-		w.reads = append(w.reads, j)
-	} else {
-		w.queue = append(w.queue, j)
-		if !w.lastQueued.IsZero() {
-			w.gap += (j.queued.Sub(w.lastQueued) - w.gap) / 8
-		}
-		w.lastQueued = j.queued
+	w.queue = append(w.queue, j)
+	if !w.lastQueued.IsZero() {
+		w.gap += (j.queued.Sub(w.lastQueued) - w.gap) / 8
 	}
+	w.lastQueued = j.queued
 	w.mu.Unlock()
 	select {
 	case w.wake <- struct{}{}:
@@ -220,9 +242,8 @@ func (w *Writer[T]) submit(j *job[T]) error {
 func (w *Writer[T]) newJob() *job[T] { return w.jobs.Get().(*job[T]) }
 
 // release gives j back to the pool emptied, whatever became of it: a
-// read's look left in a pooled job made the next write that took the job
-// a read, acknowledged without running (store/sqlite's
-// TestJobsFromClosedStoreStayEmpty).
+// pooled job must not carry one caller's function or context to the next
+// (store/sqlite's TestJobsFromClosedStoreStayEmpty).
 func (w *Writer[T]) release(j *job[T]) {
 	*j = job[T]{done: j.done}
 	w.jobs.Put(j)
@@ -245,26 +266,19 @@ func (w *Writer[T]) Close() {
 
 func (w *Writer[T]) loop() {
 	defer close(w.exited)
-	// batch and reads keep their arrays from one group to the next.
+	// batch keeps its array from one group to the next.
 	var (
-		batch, reads []*job[T]
-		closed       bool
-		gap          time.Duration
+		batch  []*job[T]
+		closed bool
+		gap    time.Duration
 	)
 	for {
-		batch, reads, closed, gap = w.take(batch[:0], reads[:0])
-		if len(batch) == 0 && len(reads) == 0 {
+		batch, closed, gap = w.take(batch[:0])
+		if len(batch) == 0 {
 			if closed {
 				return
 			}
 			<-w.wake
-			continue
-		}
-		// Reads first, without waiting for the group: a read asked after
-		// a write was acknowledged (a rank after its move) finds it
-		// committed already.
-		reads = runReads(reads)
-		if len(batch) == 0 {
 			continue
 		}
 		if !w.cfg.Linger {
@@ -272,36 +286,21 @@ func (w *Writer[T]) loop() {
 		}
 		if wait := lingerFor(batch, gap, time.Now()); wait > 0 && !closed {
 			time.Sleep(wait)
-			batch, reads, _, _ = w.take(batch, reads)
+			batch, _, _ = w.take(batch)
 		}
 		w.commit(batch)
 		clear(batch)
-		reads = runReads(reads)
 		if w.cfg.Between != nil {
 			w.cfg.Between()
 		}
 	}
 }
 
-// runReads runs read jobs (see Read) and returns reads emptied.
-func runReads[T any](reads []*job[T]) []*job[T] {
-	for _, j := range reads {
-		err := j.ctx.Err()
-		if err == nil {
-			err = j.look(context.Background())
-		}
-		j.done <- err
-	}
-	clear(reads)
-	return reads[:0]
-}
-
-// take moves queued jobs into batch and queued reads into reads, up to
-// maxBatch in each.
-func (w *Writer[T]) take(batch, reads []*job[T]) (_, _ []*job[T], closed bool, gap time.Duration) {
+// take moves queued jobs into batch, up to maxBatch in it.
+func (w *Writer[T]) take(batch []*job[T]) (_ []*job[T], closed bool, gap time.Duration) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return takeFrom(&w.queue, batch), takeFrom(&w.reads, reads), w.closed, w.gap
+	return takeFrom(&w.queue, batch), w.closed, w.gap
 }
 
 // takeFrom moves jobs from the front of *queue to the end of to, up to
@@ -373,19 +372,60 @@ func (w *Writer[T]) group(batch []*job[T], results []error) error {
 		w.cfg.Obs.Failed("begin")
 		return err
 	}
+	// checks[i] is pipelined job i's check while its statements wait to
+	// be sent (pending lists those jobs).
+	var (
+		checks  []func(context.Context) error
+		pending []int
+	)
+	// flush sends the pending jobs' statements and takes their outcomes.
+	flush := func() error {
+		if len(pending) == 0 {
+			return nil
+		}
+		if err := w.pipe.Flush(ctx, tx); err != nil {
+			return err
+		}
+		for _, i := range pending {
+			err := checks[i](ctx)
+			if err != nil && !errors.As(err, new(rejection)) {
+				return err
+			}
+			results[i] = err
+		}
+		pending = pending[:0]
+		return nil
+	}
+	failed := func(err error) error {
+		w.conn.Rollback(tx)
+		w.cfg.Obs.Failed("write")
+		return err
+	}
 	for i, j := range batch {
 		if err := j.ctx.Err(); err != nil {
 			results[i] = err
 			continue
 		}
-		err := j.run(ctx, tx, w.clock.next(time.Now()))
-		var r rejection
-		if err != nil && !errors.As(err, &r) {
-			w.conn.Rollback(tx)
-			w.cfg.Obs.Failed("write")
-			return err
+		now := w.clock.next(time.Now())
+		if j.queue != nil {
+			if checks == nil {
+				checks = make([]func(context.Context) error, len(batch))
+			}
+			checks[i] = j.queue(ctx, tx, now)
+			pending = append(pending, i)
+			continue
+		}
+		if err := flush(); err != nil {
+			return failed(err)
+		}
+		err := j.run(ctx, tx, now)
+		if err != nil && !errors.As(err, new(rejection)) {
+			return failed(err)
 		}
 		results[i] = err
+	}
+	if err := flush(); err != nil {
+		return failed(err)
 	}
 	if err := w.conn.Commit(ctx, tx); err != nil {
 		w.cfg.Log.Error("db: commit failed", "writes", len(batch), "err", err)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -12,7 +14,10 @@ import (
 )
 
 // fakeTx is a transaction of fakeDB: the writes it holds until Commit.
-type fakeTx struct{ writes []string }
+type fakeTx struct {
+	writes []string
+	queued []string // pipelined, not yet sent (pipeDB)
+}
 
 // fakeDB is a database whose transactions keep strings; a write of "bad"
 // fails after writing, and commitErr fails every commit while set.
@@ -128,7 +133,7 @@ func TestUnavailableFailsTheGroupAtOnce(t *testing.T) {
 	}
 }
 
-// TestClosedWriterRefuses: after Close, writes and reads are refused with
+// TestClosedWriterRefuses: after Close, writes are refused with
 // store.ErrClosed; a cancelled context is refused before queueing.
 func TestClosedWriterRefuses(t *testing.T) {
 	db := &fakeDB{}
@@ -142,9 +147,6 @@ func TestClosedWriterRefuses(t *testing.T) {
 	w.Close() // twice is harmless
 	if err := w.Do(context.Background(), write("x")); !errors.Is(err, store.ErrClosed) {
 		t.Fatalf("write after Close: %v", err)
-	}
-	if err := w.Read(context.Background(), func(context.Context) error { return nil }); !errors.Is(err, store.ErrClosed) {
-		t.Fatalf("read after Close: %v", err)
 	}
 	if len(db.committed()) != 0 {
 		t.Fatal("a refused write was committed")
@@ -211,5 +213,142 @@ func TestLingerFor(t *testing.T) {
 		if got := lingerFor(tt.batch, tt.gap, now); got < tt.wantLo || got > tt.wantHi {
 			t.Errorf("%s: lingerFor = %v, want %v to %v", tt.name, got, tt.wantLo, tt.wantHi)
 		}
+	}
+}
+
+// pipeDB is a fakeDB whose transactions also queue writes (pipe) until
+// Flush, as PostgreSQL's pipeline does: a queued "bad" spoils the flush.
+type pipeDB struct {
+	fakeDB
+	flushes int
+}
+
+func (d *pipeDB) Flush(_ context.Context, tx *fakeTx) error {
+	d.mu.Lock()
+	d.flushes++
+	d.mu.Unlock()
+	q := tx.queued
+	tx.queued = nil
+	for _, row := range q {
+		if row == "bad" {
+			return errors.New("bad write in the pipeline")
+		}
+		tx.writes = append(tx.writes, row)
+	}
+	return nil
+}
+
+// queue is write for DoPipelined: the row waits in the pipeline, and its
+// check refuses "refused" (nothing written) and sees the row sent.
+func queue(row string) func(context.Context, *fakeTx, int64) func(context.Context) error {
+	return func(_ context.Context, tx *fakeTx, _ int64) func(context.Context) error {
+		if row != "refused" {
+			tx.queued = append(tx.queued, row)
+		}
+		return func(context.Context) error {
+			if row == "refused" {
+				return Reject(store.ErrConflict)
+			}
+			if !slices.Contains(tx.writes, row) {
+				return fmt.Errorf("row %s checked before it was sent", row)
+			}
+			return nil
+		}
+	}
+}
+
+// TestPipelinedWrites: pipelined writes mixed with plain ones, many at
+// once: every good write is committed once, a refused one and one that
+// spoils its pipeline are refused alone, and each check runs after its
+// statements were sent. A writer whose connection cannot pipeline
+// refuses DoPipelined.
+func TestPipelinedWrites(t *testing.T) {
+	db := &pipeDB{}
+	w := New[*fakeTx](db, Config{})
+	const n = 300
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		row := fmt.Sprint(i)
+		switch i {
+		case 70:
+			row = "refused"
+		case 150:
+			row = "bad"
+		}
+		wg.Go(func() {
+			if i%3 == 0 {
+				errs[i] = w.Do(context.Background(), write(row))
+			} else {
+				errs[i] = w.DoPipelined(context.Background(), queue(row))
+			}
+		})
+	}
+	wg.Wait()
+	w.Close()
+	for i, err := range errs {
+		switch {
+		case i == 70 && !errors.Is(err, store.ErrConflict):
+			t.Errorf("the refused write: %v, want ErrConflict", err)
+		case i == 150 && err == nil:
+			t.Error("the write that spoilt its pipeline was acknowledged")
+		case i != 70 && i != 150 && err != nil:
+			t.Errorf("write %d: %v", i, err)
+		}
+	}
+	seen := map[string]int{}
+	for _, r := range db.committed() {
+		seen[r]++
+	}
+	if len(seen) != n-2 || seen["bad"] != 0 || seen["refused"] != 0 {
+		t.Fatalf("committed %d distinct rows (%d bad), want the %d good ones", len(seen), seen["bad"], n-2)
+	}
+	for r, c := range seen {
+		if c != 1 {
+			t.Fatalf("row %s committed %d times", r, c)
+		}
+	}
+
+	plain := New[*fakeTx](&fakeDB{}, Config{})
+	defer plain.Close()
+	if err := plain.DoPipelined(context.Background(), queue("x")); !errors.Is(err, ErrNoPipeline) {
+		t.Fatalf("DoPipelined without a pipeline: %v", err)
+	}
+}
+
+// TestPipelinedGroupIsOneRoundTrip: the pipelined writes that queue while
+// a group commits form the next group and are sent in one flush.
+func TestPipelinedGroupIsOneRoundTrip(t *testing.T) {
+	db := &pipeDB{}
+	w := New[*fakeTx](db, Config{})
+	defer w.Close()
+	gate, held := make(chan struct{}), make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() { // holds the writer in a group of its own
+		w.Do(context.Background(), func(context.Context, *fakeTx, int64) error {
+			close(held)
+			<-gate
+			return nil
+		})
+	})
+	<-held
+	const n = 200
+	for i := range n {
+		wg.Go(func() {
+			if err := w.DoPipelined(context.Background(), queue(fmt.Sprint(i))); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	for queued := 0; queued < n; { // all of them queued behind the gate
+		runtime.Gosched()
+		w.mu.Lock()
+		queued = len(w.queue)
+		w.mu.Unlock()
+	}
+	close(gate)
+	wg.Wait()
+	if len(db.committed()) != n || db.flushes != 1 {
+		t.Fatalf("%d rows committed in %d flushes, want %d in 1", len(db.committed()), db.flushes, n)
 	}
 }
