@@ -104,7 +104,7 @@ func (s *Screen) answered() {
 	if s.answerTimer != nil {
 		s.answerTimer.Stop()
 	}
-	s.scheduleFrame()
+	s.scheduleFrame(false)
 }
 
 // answerTimeout draws the first frame with what is known when the

@@ -15,7 +15,9 @@
 //     millisecond or two of the key, and an idle screen costs no CPU. A
 //     key's frame is never held for the interval (the key rate bounds
 //     those): a race's opponents or a clock cannot make a player's key
-//     wait up to a frame interval for its frame.
+//     wait up to a frame interval for its frame. A model whose keys take
+//     effect in a later message (KeyWaiter: a move that waits for its
+//     commit) has nothing drawn until that message comes, then at once.
 //   - Frames are drawn by package render, which keeps the last frame's
 //     text and writes the cells that changed; Bubble Tea's renderer keeps
 //     two grids of cells, about 460 KB for an 80×24 screen. A game's move
@@ -109,6 +111,26 @@ type ViewRedrawer interface {
 	ViewAppender
 	LastRedrawable() bool
 	AppendLastView(dst []byte) []byte
+}
+
+// KeyWaiter is a model whose keys can take effect after Update returns:
+// the game screen commits a move in a command, so that the screen's lock
+// is free while the commit waits, and holds the keys typed meanwhile
+// until it returns. While KeysPending reports true the screen draws
+// nothing: a frame would show the game without the move a key made, and
+// what else changed meanwhile (a resize, a spectator's count) shows in
+// the frame that shows the move. A message that carries keys' effect
+// (KeysDone) is drawn at once, as a key is, even while more keys wait;
+// the first frame drawn once KeysPending reports false is the keys'
+// frame for Options.KeyToFrame, timed from the first of them.
+type KeyWaiter interface {
+	KeysPending() bool
+}
+
+// KeysDone is a message that carries the effect of keys a KeyWaiter was
+// given: a move's commit returning.
+type KeysDone interface {
+	KeysDone()
 }
 
 // Options describe the terminal.
@@ -270,7 +292,7 @@ func (s *Screen) start() {
 		s.dispatch(msg)
 	}
 	s.early = nil
-	s.scheduleFrame()
+	s.scheduleFrame(false)
 }
 
 // Done is closed when the screen has ended.
@@ -312,7 +334,7 @@ func (s *Screen) sendAll(msgs []tea.Msg) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	keyed := hasKey(msgs)
+	keyed, done := hasKey(msgs)
 	if !arrived.IsZero() && s.keyAt.IsZero() && keyed {
 		s.keyAt = arrived
 	}
@@ -327,7 +349,7 @@ func (s *Screen) sendAll(msgs []tea.Msg) {
 		s.dispatch(msg)
 	}
 	s.keyed = s.keyed || keyed
-	s.scheduleFrame()
+	s.scheduleFrame(done)
 }
 
 // Stop ends Run at once, without a last frame: for a model that did not
@@ -400,10 +422,18 @@ func (s *Screen) exec(cmd tea.Cmd) {
 }
 
 // scheduleFrame draws now if the last frame is a frame interval old, or
-// else sets the timer to draw when it is; s.mu is held.
-func (s *Screen) scheduleFrame() {
+// else sets the timer to draw when it is; done says that the messages
+// just handled carry keys' effect (KeysDone). s.mu is held.
+func (s *Screen) scheduleFrame(done bool) {
 	if !s.changed || s.ended || s.waiting || s.stopped() {
 		return
+	}
+	if done {
+		s.draw()
+		return
+	}
+	if s.keysPending() {
+		return // drawn with the keys' effect (KeyWaiter)
 	}
 	// A key's frame goes out at once, even within the interval of a
 	// frame that something else asked for (an opponent's move, a rank
@@ -435,8 +465,9 @@ func (s *Screen) timedFrame() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.timed = false
-	// A key's frame may have been drawn since the timer was set.
-	if s.changed && !s.ended && !s.stopped() {
+	// A key's frame may have been drawn since the timer was set; keys
+	// that wait (KeyWaiter) have the next frame drawn with their effect.
+	if s.changed && !s.ended && !s.stopped() && !s.keysPending() {
 		s.draw()
 	}
 }
@@ -454,9 +485,22 @@ var restoreTerminal = ansi.ResetStyle + ansi.ResetModeAltScreenSaveCursor + ansi
 
 var buffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
+// keysPending reports whether keys the model was given have yet to show
+// (KeyWaiter); s.mu is held.
+func (s *Screen) keysPending() bool {
+	w, ok := s.model.(KeyWaiter)
+	return ok && w.KeysPending()
+}
+
 // draw writes the model's view; s.mu is held.
 func (s *Screen) draw() {
-	s.changed, s.keyed = false, false
+	// Keys still pending keep their claim on a frame of their own, and
+	// their arrival, for the frame that shows them.
+	pending := s.keyed && s.keysPending()
+	s.changed = false
+	if !pending {
+		s.keyed = false
+	}
 	s.lastFrame = time.Now()
 	var (
 		v    tea.View
@@ -501,20 +545,27 @@ func (s *Screen) draw() {
 	s.armForget()
 	// A key that changed nothing on screen (a move against a wall) has no
 	// frame to wait for: it is not counted.
+	if pending {
+		return
+	}
 	if !s.keyAt.IsZero() && b.Len() > 0 {
 		s.keyToFrame(time.Since(s.keyAt))
 	}
 	s.keyAt = time.Time{}
 }
 
-// hasKey reports whether msgs hold a key press.
-func hasKey(msgs []tea.Msg) bool {
+// hasKey reports whether msgs hold a key press, and whether they hold
+// keys' effect (KeysDone).
+func hasKey(msgs []tea.Msg) (key, done bool) {
 	for _, m := range msgs {
-		if _, ok := m.(tea.KeyPressMsg); ok {
-			return true
+		switch m.(type) {
+		case tea.KeyPressMsg:
+			key = true
+		case KeysDone:
+			done = true
 		}
 	}
-	return false
+	return key, done
 }
 
 // quit draws the model's last view and gives the terminal back as it

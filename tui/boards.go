@@ -205,7 +205,7 @@ func (m *Model) refreshBoard() tea.Cmd {
 // today counts once its game has a move.
 func (m *Model) streak() int {
 	n := m.opts.Daily.Streak
-	if m.game != nil && m.movesAtOpen == 0 && m.game.Moves() > 0 {
+	if m.game != nil && m.movesAtOpen == 0 && m.shown().Moves() > 0 {
 		n++
 	}
 	return n

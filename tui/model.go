@@ -158,6 +158,13 @@ type Model struct {
 
 	pendingAI func() tea.Cmd // what the player asked of the AI, once they confirm
 
+	// moving is the move whose commit is in flight, nil when none; held
+	// is what waits for it to return, in arrival order (see Update).
+	moving *pendingMove
+	held   []tea.Msg
+	// heldKeys is how many of held are keys, at most maxHeldKeys.
+	heldKeys int
+
 	hintFor engine.Board // the board the last hint request was for
 	auto    bool         // the AI is playing
 	autoGen int          // bumps on every toggle, so stale AI moves are dropped
@@ -286,16 +293,18 @@ func (m *Model) load() tea.Cmd {
 
 // Update handles one message.
 //
-// Moves are played and saved synchronously, here (Play.Move returns once
-// the move is durable). Bubble Tea calls Update for one message at a time
-// in arrival order and draws only after it returns, so every key is applied
-// in order against the board the previous key left, and no frame ever
-// shows a move before it is saved. A save takes about a millisecond (the
-// database commits in groups), and a slow one delays only this session:
-// keys typed meanwhile wait in Bubble Tea's queue and are applied next.
-// Saving in a tea.Cmd instead would run it on another goroutine,
-// concurrently with the next key, and give up both the order and the
-// durability guarantee.
+// A move is committed in a tea.Cmd (Play.Move returns once the move is
+// durable), so that Update returns while the commit waits: a screen
+// runs Update under its lock, and frames, spectators' news and resizes
+// must not wait behind a commit. Until the commit returns (movedMsg) the
+// model shows the game as it was before the move (shown), never calls
+// the Play (its reads wait for the commit), and holds every message
+// that could touch the game (keys, the AI's answers, the messages that
+// end the session) to handle them in arrival order once it returns, as
+// if Update had waited. So every key is applied in order against the
+// board the previous key left, and no frame shows a move before it is
+// saved. KeysPending tells package screen that a key's frame is still
+// to come.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	if m.final != "" {
 		return m, nil // ending: nothing more happens
@@ -307,8 +316,70 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, first
 		}
 	}
+	if m.moving != nil && waitsForMove(msg) {
+		m.hold(msg)
+		return m, first
+	}
 	cmd := m.update(msg)
 	return m, tea.Batch(first, cmd)
+}
+
+// maxHeldKeys bounds the keys held while a move commits. A server's
+// screen lets 50 keys a second through, as many again at once, and a
+// commit returns within the game service's write timeout (5 s): about 300
+// keys at worst. Keys past the bound are dropped, as keys past the rate
+// are.
+const maxHeldKeys = 512
+
+// waitsForMove reports whether msg must wait for the move in flight: it
+// reads or changes the game, or ends the session, whose last line says
+// the game is saved.
+func waitsForMove(msg tea.Msg) bool {
+	switch msg.(type) {
+	case tea.KeyPressMsg, hintMsg, autoMsg,
+		event.TakenOverMsg, event.ShutdownMsg, event.EndMsg:
+		return true
+	}
+	return false
+}
+
+// hold keeps msg until the move in flight returns.
+func (m *Model) hold(msg tea.Msg) {
+	if _, ok := msg.(tea.KeyPressMsg); ok {
+		if m.heldKeys == maxHeldKeys {
+			return
+		}
+		m.heldKeys++
+	}
+	m.held = append(m.held, msg)
+}
+
+// KeysPending is screen.KeyWaiter's: a move's commit is in flight, and
+// with it the frame of its key and of the keys held behind it; nothing
+// is drawn until it returns.
+func (m *Model) KeysPending() bool { return m.moving != nil }
+
+// release handles the messages held while a move committed, in order,
+// until one starts another move (the rest wait for that one) or ends the
+// session.
+func (m *Model) release() tea.Cmd {
+	var cmds []tea.Cmd
+	n := 0
+	for n < len(m.held) && m.moving == nil && m.final == "" {
+		msg := m.held[n]
+		n++
+		if _, ok := msg.(tea.KeyPressMsg); ok {
+			m.heldKeys--
+		}
+		cmds = append(cmds, m.update(msg))
+	}
+	rest := copy(m.held, m.held[n:])
+	clear(m.held[rest:])
+	m.held = m.held[:rest]
+	if m.final != "" {
+		m.held, m.heldKeys = nil, 0
+	}
+	return tea.Batch(cmds...)
 }
 
 func (m *Model) update(msg tea.Msg) tea.Cmd {
@@ -343,6 +414,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.hintArrived(msg)
 	case autoMsg:
 		return m.autoArrived(msg)
+	case movedMsg:
+		return m.moved(msg)
 	case WatchersMsg:
 		return nil // the header shows the new count in the frame that follows
 	case tea.KeyPressMsg:
@@ -528,7 +601,7 @@ func (m *Model) confirmAI(ask func() tea.Cmd) tea.Cmd {
 
 // gameScreen is the screen to go back to from the leaderboard.
 func (m *Model) gameScreen() screen {
-	if m.game != nil && (m.game.Over() || m.timeUp) {
+	if m.game != nil && (m.shown().Over() || m.timeUp) {
 		return screenOver
 	}
 	return screenGame
@@ -552,38 +625,133 @@ func (m *Model) wantedSize(k event.KeyName) int {
 	return int(k.String()[0] - '0')
 }
 
-// move plays d; it is saved before anything is drawn (see Update).
+// pendingMove is a move whose commit is in flight.
+type pendingMove struct {
+	play   Play
+	dir    engine.Direction
+	before shownGame // the game as it was, shown until the commit returns
+	// auto is set for the AI's move; notice is the status line to put
+	// back once it is played.
+	auto   bool
+	notice string
+}
+
+// movedMsg is a move's commit returning.
+type movedMsg struct {
+	p   *pendingMove
+	res engine.Result
+	err error
+}
+
+// KeysDone is screen.KeysDone's: the frame that shows a move goes out at
+// once.
+func (movedMsg) KeysDone() {}
+
+// move plays d in a tea.Cmd; the frame shows it once it is saved (see
+// Update).
 func (m *Model) move(d engine.Direction) tea.Cmd {
-	wasWon := m.game.Won()
-	before := m.game.Board()
-	res, err := m.game.Move(m.ctx, d)
+	return m.startMove(&pendingMove{dir: d})
+}
+
+func (m *Model) startMove(p *pendingMove) tea.Cmd {
+	g, ctx := m.game, m.ctx
+	p.play = g
+	p.before = shownGame{board: g.Board(), score: g.Score(), moves: g.Moves(), won: g.Won(), over: g.Over(),
+		watchers: g.Watchers(), assisted: m.isAssisted()}
+	m.moving = p
+	return func() tea.Msg {
+		res, err := g.Move(ctx, p.dir)
+		return movedMsg{p: p, res: res, err: err}
+	}
+}
+
+// moved shows the move whose commit returned, then handles what was held
+// meanwhile.
+func (m *Model) moved(msg movedMsg) tea.Cmd {
+	if msg.p != m.moving {
+		return nil
+	}
+	m.moving = nil
+	cmd := m.showMove(msg.p, msg.res, msg.err)
+	return tea.Batch(cmd, m.release())
+}
+
+// showMove shows the result of a move, saved or not.
+func (m *Model) showMove(p *pendingMove, res engine.Result, err error) tea.Cmd {
 	if err != nil {
-		return m.moveFailed(err)
+		cmd := m.moveFailed(err)
+		if m.final == "" && p.auto {
+			m.stopAuto()
+		}
+		return cmd
 	}
 	if !res.Moved {
+		if p.auto && m.auto {
+			m.stopAuto()
+			m.setError("The AI suggested a move that changes nothing; it stopped.")
+		}
 		return nil // nothing changed, nothing stored
 	}
-	m.marks = draw.Marks{On: true, Spawn: res.Spawn, Merged: before.Merges(d)}
+	m.marks = draw.Marks{On: true, Spawn: res.Spawn, Merged: p.before.board.Merges(p.dir)}
 	m.lastGain = res.Gained
 	// A hint was about the board before this move, and an error is
 	// behind us once a move is saved.
 	m.notice, m.noticeErr = "", false
+	var cmd tea.Cmd
 	switch {
 	case m.game.Over():
 		m.stopAuto()
 		m.screen = screenOver
-		return m.refreshStandings()
-	case !wasWon && m.game.Won():
+		cmd = m.refreshStandings()
+	case !p.before.won && m.game.Won():
 		m.stopAuto()
 		m.screen = screenWon
-		return m.refreshStandings()
+		cmd = m.refreshStandings()
 	case res.Gained > 0,
 		// A new player's first move puts them on the leaderboard, and the
 		// daily's first one is when the header first ranks the player.
 		m.game.Moves() == 1 && (m.me == nil || m.mode.rankAfterMove):
-		return m.refreshRank()
+		cmd = m.refreshRank()
 	}
-	return nil
+	if p.auto && m.auto {
+		m.notice = p.notice
+		return tea.Batch(cmd, m.nextAuto())
+	}
+	return cmd
+}
+
+// shownGame is the game as a frame shows it while a move commits: as it
+// was before the move.
+type shownGame struct {
+	board                  engine.Board
+	score, moves, watchers int
+	won, over, assisted    bool
+}
+
+func (g *shownGame) Board() engine.Board { return g.board }
+func (g *shownGame) Score() int          { return g.score }
+func (g *shownGame) Moves() int          { return g.moves }
+func (g *shownGame) Won() bool           { return g.won }
+func (g *shownGame) Over() bool          { return g.over }
+func (g *shownGame) Watchers() int       { return g.watchers }
+
+// gameShown is what a frame reads of the game.
+type gameShown interface {
+	Board() engine.Board
+	Score() int
+	Moves() int
+	Won() bool
+	Over() bool
+	Watchers() int
+}
+
+// shown is the game as frames show it: the Play, or while a move commits
+// the game as it was before the move.
+func (m *Model) shown() gameShown {
+	if m.moving != nil {
+		return &m.moving.before
+	}
+	return m.game
 }
 
 // moveFailed handles a move that was not saved. The board on screen must
@@ -818,13 +986,13 @@ func (m *Model) standingsArrived(msg standingsMsg) tea.Cmd {
 // ok is false when there is no ranked game.
 func (m *Model) best() (score int, ok bool) {
 	if !m.isAssisted() && !m.opts.Guest {
-		score, ok = m.game.Score(), true
+		score, ok = m.shown().Score(), true
 	}
 	if m.me != nil && m.me.Score >= score {
 		score, ok = m.me.Score, true
 	}
 	if m.opts.Guest {
-		score, ok = m.game.Score(), true
+		score, ok = m.shown().Score(), true
 	}
 	return score, ok
 }
@@ -833,6 +1001,9 @@ func (m *Model) best() (score int, ok bool) {
 // the game says so when it can (a resumed assisted game), else this
 // session remembers.
 func (m *Model) isAssisted() bool {
+	if m.moving != nil {
+		return m.moving.before.assisted
+	}
 	if g, ok := m.game.(interface{ Kind() store.Kind }); ok && g.Kind() == store.KindAssisted {
 		return true
 	}
@@ -957,20 +1128,8 @@ func (m *Model) autoArrived(msg autoMsg) tea.Cmd {
 	if m.final != "" {
 		return marked
 	}
-	notice := m.notice
-	cmd := tea.Batch(marked, m.move(msg.dir))
-	if m.auto && m.game.Board() == msg.board {
-		m.stopAuto()
-		m.setError("The AI suggested a move that changes nothing; it stopped.")
-		return cmd
-	}
-	if m.auto {
-		if !m.noticeErr {
-			m.notice = notice
-		}
-		return tea.Batch(cmd, m.nextAuto())
-	}
-	return cmd
+	// The AI's next move is asked for once this one is saved (showMove).
+	return tea.Batch(marked, m.startMove(&pendingMove{dir: msg.dir, auto: true, notice: m.notice}))
 }
 
 func arrow(d engine.Direction) string {

@@ -25,8 +25,10 @@ type Store interface {
 }
 
 // Play is one open game that saves itself move by move; the game
-// service's *game.Play is one. The TUI calls it from its Update loop only,
-// one call at a time, in the order of the player's keys.
+// service's *game.Play is one. The TUI calls it one call at a time, in
+// the order of the player's keys: Move in a tea.Cmd, so that the screen
+// is not held while the move commits, and the rest from Update, never
+// while a Move runs (a Play's reads may wait for its commit).
 type Play interface {
 	Board() engine.Board
 	Size() int

@@ -129,7 +129,7 @@ func (m *Model) gameLines() ([]draw.Line, bool) {
 	if m.cache == nil || m.cache.Tier != t || m.cache.N != n {
 		m.cache = draw.SharedBoardCache(m.styles, t, n)
 	}
-	b := m.game.Board()
+	b := m.shown().Board()
 	bw, bh := t.BoardSize(n)
 	lines := append(m.frameLines[:0], header...) // see appendGame
 	m.drawn = draw.BoardDraw{}
@@ -315,10 +315,10 @@ func (m *Model) header() []draw.Line {
 	k := &m.inks
 	title := m.mode.title
 	size := sizeText(m.size)
-	score := draw.Number("", m.game.Score())
+	score := draw.Number("", m.shown().Score())
 	assisted := !m.opts.Guest && m.isAssisted()
 	bestLabel, best := m.bestField()
-	rank, moves := m.rankFigure("–"), draw.Number("", m.game.Moves())
+	rank, moves := m.rankFigure("–"), draw.Number("", m.shown().Moves())
 
 	// first is "2048 4×4 [assisted]<gap>Score 1234 +32", the gain padded
 	// to gainRoom (so that the line does not jump as it comes and goes).
@@ -342,7 +342,7 @@ func (m *Model) header() []draw.Line {
 		}
 		return w
 	}
-	watchers := m.game.Watchers()
+	watchers := m.shown().Watchers()
 	// second is "Best 5000<gap>Rank #12<gap>Moves 321<gap>3 watching",
 	// without the moves and spectators when withMoves is not set.
 	second := func(sb *strings.Builder, gap string, withMoves bool) int {
@@ -427,7 +427,7 @@ func (m *Model) rankFigure(loading string) draw.Figure {
 	switch {
 	case m.opts.Guest:
 		return draw.Figure{Text: "guest"}
-	case m.mode.rankAfterMove && m.game != nil && m.game.Moves() == 0:
+	case m.mode.rankAfterMove && m.game != nil && m.shown().Moves() == 0:
 		return draw.Figure{Text: "–"}
 	case m.standingsFor != m.size:
 		return draw.Figure{Text: loading}
@@ -482,7 +482,7 @@ func (m *Model) endText() (heading, summary, keys string) {
 func (m *Model) summary(withRank bool) string {
 	s := m.styles
 	bestLabel, best := m.bestField()
-	line := s.Label.Render("Score ") + s.Value.Render(strconv.Itoa(m.game.Score())) + "   " +
+	line := s.Label.Render("Score ") + s.Value.Render(strconv.Itoa(m.shown().Score())) + "   " +
 		s.Label.Render(bestLabel) + s.Value.Render(best.String())
 	if withRank && !m.opts.Guest {
 		line += "   " + s.Label.Render("Rank ") + s.Value.Render(m.rankFigure("…").String())
@@ -498,7 +498,7 @@ const dialogText = 46
 // and the rank if withRank.
 func (m *Model) shortSummary(withRank bool) string {
 	s := m.styles
-	line := s.Label.Render("Score ") + s.Value.Render(strconv.Itoa(m.game.Score()))
+	line := s.Label.Render("Score ") + s.Value.Render(strconv.Itoa(m.shown().Score()))
 	if withRank && m.screen == screenOver && !m.opts.Guest {
 		line += "  " + s.Label.Render("Rank ") + s.Value.Render(m.rankFigure("…").String())
 	}
