@@ -405,9 +405,9 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 
 // waitsForMove reports whether msg must wait for the move in flight: a
 // key, a message that ends the session (leaving the race reads the
-// player's board), or a view of the race in another phase (the results
-// take the place of the player's board, and come after its last move).
-// The opponents' moves, the clock and the window are handled at once.
+// player's board), or a view of the race in another phase (the results:
+// a key typed during the race must not act on them). The opponents'
+// moves, the clock and the window are handled at once.
 func (m *Model) waitsForMove(msg tea.Msg) bool {
 	switch msg := msg.(type) {
 	case tea.KeyPressMsg, event.TakenOverMsg, event.ShutdownMsg, event.EndMsg:
@@ -418,7 +418,14 @@ func (m *Model) waitsForMove(msg tea.Msg) bool {
 		m.mu.Lock()
 		t := m.ticket
 		m.mu.Unlock()
-		return t.Now().Phase != m.view.Phase
+		v := t.Now()
+		if v.Phase == m.view.Phase {
+			return false
+		}
+		// Held, it is news no longer: the runner waits for a newer view,
+		// rather than waking the screen again for this one.
+		m.seen.Store(v.Version)
+		return true
 	}
 	return false
 }
