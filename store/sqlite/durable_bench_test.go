@@ -1,133 +1,20 @@
 package sqlite
 
 import (
-	"context"
-	"fmt"
-	"math/rand/v2"
-	"slices"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/ssh2048/ssh2048/store"
+	"github.com/ssh2048/ssh2048/store/storetest"
 )
 
-// durableWriters is how many sessions BenchmarkDurableWrites runs: a busy
-// node's players, each with a move in flight most of the time.
-const durableWriters = 1000
-
-// BenchmarkDurableWrites is the durable write path alone: durableWriters
-// sessions, each its own 8×8 game, committing moves through AppendMove
-// with synchronous=FULL (PowerSafe) on a real file. One op is one move.
-// It reports the moves committed per second, the p99 commit wait (from
-// the call to its acknowledgement, the commit's fsync included), the
-// moves per group commit and the process's CPU time per move.
+// BenchmarkDurableWrites is the durable write path alone (see
+// storetest.BenchDurableWrites) with synchronous=FULL (PowerSafe) on a real
+// file.
 //
-// Two loads: "closed", each session moving again as soon as its move is
-// acknowledged (the ceiling; by Little's law its mean wait is the number
-// of sessions over the rate, 20 ms for 1,000 at 50,000 a second, so its
-// p99 says nothing of a paced load), and "paced", each session moving
-// every 20 ms on average (jittered), 50,000 moves a second offered: the
-// moves/s it reaches and the p99 wait it takes there. store/postgres has
-// the same benchmark.
-//
-// A third, "ranked", is a server's mix at a rate two cores keep up with:
-// each session moves every 100 ms (10,000 moves a second offered) and
-// reads its rank (PlayerRank, as the game's header does) after every
-// fifth move; it reports the rank reads' p99 too (rank-p99-ms).
+//	go test ./store/sqlite -run '^$' -bench DurableWrites -benchtime 40000x
 func BenchmarkDurableWrites(b *testing.B) {
-	b.Run("closed", func(b *testing.B) { benchDurable(b, 0, 0) })
-	b.Run("paced", func(b *testing.B) { benchDurable(b, durableWriters*time.Second/50_000, 0) })
-	b.Run("ranked", func(b *testing.B) { benchDurable(b, durableWriters*time.Second/10_000, 5) })
-}
-
-// benchDurable runs BenchmarkDurableWrites with each session waiting about
-// period between moves (0: none) and reading its rank after every
-// rankEvery moves (0: never).
-func benchDurable(b *testing.B, period time.Duration, rankEvery int) {
-	ctx := context.Background()
-	s := openStore(b, WithDurability(PowerSafe))
-	games := make([]*store.SavedGame, durableWriters)
-	var setup sync.WaitGroup
-	for w := range 50 { // concurrently: a thousand players, grouped
-		setup.Go(func() {
-			for i := w; i < durableWriters; i += 50 {
-				p, err := s.UpsertPlayer(ctx, fmt.Sprintf("SHA256:durable-%d", i), "ssh-ed25519", "durable")
-				if err == nil {
-					games[i], err = s.LoadOrCreateGame(ctx, p.ID, 8, store.KindHuman)
-				}
-				if err != nil {
-					b.Error(err)
-					return
-				}
-			}
-		})
-	}
-	setup.Wait()
-	if b.Failed() {
-		return
-	}
-	var (
-		next      = make(chan struct{}, b.N)
-		mu        sync.Mutex
-		latencies = make([]time.Duration, 0, b.N)
-		ranks     []time.Duration
-		wg        sync.WaitGroup
-	)
-	for range b.N {
-		next <- struct{}{}
-	}
-	close(next)
-	commits0, cpu0 := s.w.Commits(), cpuTime(b)
-	b.ResetTimer()
-	for i, g := range games {
-		wg.Go(func() {
-			rng := rand.New(rand.NewPCG(uint64(i), 11))
-			if period > 0 {
-				time.Sleep(time.Duration(rng.Int64N(int64(period)))) // spread the sessions out
-			}
-			var mine, myRanks []time.Duration
-			for range next {
-				var took time.Duration
-				var err error
-				if g, took, err = timedMove(ctx, s, g, rng); err != nil {
-					b.Error(err)
-					return
-				}
-				mine = append(mine, took)
-				if rankEvery > 0 && len(mine)%rankEvery == 0 {
-					start := time.Now()
-					if _, err := s.PlayerRank(ctx, g.PlayerID, g.Size, store.KindHuman); err != nil {
-						b.Error(err)
-						return
-					}
-					took = time.Since(start)
-					myRanks = append(myRanks, took)
-				}
-				if period > 0 {
-					time.Sleep(period/2 + time.Duration(rng.Int64N(int64(period))) - took)
-				}
-			}
-			mu.Lock()
-			latencies = append(latencies, mine...)
-			ranks = append(ranks, myRanks...)
-			mu.Unlock()
-		})
-	}
-	wg.Wait()
-	b.StopTimer()
-	commits, cpu := s.w.Commits()-commits0, cpuTime(b)-cpu0
-	n := len(latencies)
-	if n == 0 {
-		return
-	}
-	slices.Sort(latencies)
-	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "moves/s")
-	b.ReportMetric(float64(latencies[min(n-1, n*99/100)].Microseconds())/1000, "p99-ms")
-	b.ReportMetric(float64(n)/float64(max(commits, 1)), "moves/commit")
-	b.ReportMetric(float64(cpu.Microseconds())/float64(n), "cpu-µs/move")
-	if len(ranks) > 0 {
-		slices.Sort(ranks)
-		b.ReportMetric(float64(ranks[len(ranks)*99/100].Microseconds())/1000, "rank-p99-ms")
-	}
+	storetest.BenchDurableWrites(b, func(b *testing.B) (store.Store, func() int64) {
+		s := openStore(b, WithDurability(PowerSafe))
+		return s, s.w.Commits
+	})
 }
