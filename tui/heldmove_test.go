@@ -100,8 +100,8 @@ func TestMoveCommitHoldsKeys(t *testing.T) {
 			if h.quit != tc.quit {
 				t.Errorf("quit %v, want %v", h.quit, tc.quit)
 			}
-			if h.m.KeysPending() || len(h.m.held) != 0 {
-				t.Errorf("after the commit: pending %v, %d messages held", h.m.KeysPending(), len(h.m.held))
+			if h.m.KeysPending() || h.m.held.Len() != 0 {
+				t.Errorf("after the commit: pending %v, %d messages held", h.m.KeysPending(), h.m.held.Len())
 			}
 			if n := h.store.count("MISMATCH"); n != 0 {
 				t.Errorf("%d moves were stored against a game that was not the stored one", n)
@@ -110,21 +110,21 @@ func TestMoveCommitHoldsKeys(t *testing.T) {
 	}
 }
 
-// TestMoveCommitHoldsBoundedKeys: past maxHeldKeys, keys typed during a
+// TestMoveCommitHoldsBoundedKeys: past event.MaxHeldKeys, keys typed during a
 // commit are dropped, as keys past the screen's key rate are; the other
 // messages that wait for the commit are still held.
 func TestMoveCommitHoldsBoundedKeys(t *testing.T) {
 	keys, _ := movingKeys(t, 1)
 	h := newHarness(t, Options{}, 80, 24)
 	_, commit := h.m.Update(tuitest.KeyPress(keys[0]))
-	for range maxHeldKeys + 10 {
+	for range event.MaxHeldKeys + 10 {
 		h.m.Update(tuitest.KeyPress("left"))
 	}
 	h.m.Update(event.ShutdownMsg{})
-	if h.m.heldKeys != maxHeldKeys || len(h.m.held) != maxHeldKeys+1 {
-		t.Fatalf("held %d keys and %d messages, want %d keys and the shutdown", h.m.heldKeys, len(h.m.held), maxHeldKeys)
+	if h.m.held.Keys() != event.MaxHeldKeys || h.m.held.Len() != event.MaxHeldKeys+1 {
+		t.Fatalf("held %d keys and %d messages, want %d keys and the shutdown", h.m.held.Keys(), h.m.held.Len(), event.MaxHeldKeys)
 	}
-	h.sendN(commit(), 10*maxHeldKeys)
+	h.sendN(commit(), 10*event.MaxHeldKeys)
 	if !h.quit {
 		t.Error("the shutdown held behind the keys did not end the session")
 	}

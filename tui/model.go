@@ -161,9 +161,7 @@ type Model struct {
 	// moving is the move whose commit is in flight, nil when none; held
 	// is what waits for it to return, in arrival order (see Update).
 	moving *pendingMove
-	held   []tea.Msg
-	// heldKeys is how many of held are keys, at most maxHeldKeys.
-	heldKeys int
+	held   event.Held
 
 	hintFor engine.Board // the board the last hint request was for
 	auto    bool         // the AI is playing
@@ -317,19 +315,12 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 	}
 	if m.moving != nil && waitsForMove(msg) {
-		m.hold(msg)
+		m.held.Hold(msg)
 		return m, first
 	}
 	cmd := m.update(msg)
 	return m, tea.Batch(first, cmd)
 }
-
-// maxHeldKeys bounds the keys held while a move commits. A server's
-// screen lets 50 keys a second through, as many again at once, and a
-// commit returns within the game service's write timeout (5 s): about 300
-// keys at worst. Keys past the bound are dropped, as keys past the rate
-// are.
-const maxHeldKeys = 512
 
 // waitsForMove reports whether msg must wait for the move in flight: it
 // reads or changes the game, or ends the session, whose last line says
@@ -343,17 +334,6 @@ func waitsForMove(msg tea.Msg) bool {
 	return false
 }
 
-// hold keeps msg until the move in flight returns.
-func (m *Model) hold(msg tea.Msg) {
-	if _, ok := msg.(tea.KeyPressMsg); ok {
-		if m.heldKeys == maxHeldKeys {
-			return
-		}
-		m.heldKeys++
-	}
-	m.held = append(m.held, msg)
-}
-
 // KeysPending is screen.KeyWaiter's: a move's commit is in flight, and
 // with it the frame of its key and of the keys held behind it; nothing
 // is drawn until it returns.
@@ -363,23 +343,11 @@ func (m *Model) KeysPending() bool { return m.moving != nil }
 // until one starts another move (the rest wait for that one) or ends the
 // session.
 func (m *Model) release() tea.Cmd {
-	var cmds []tea.Cmd
-	n := 0
-	for n < len(m.held) && m.moving == nil && m.final == "" {
-		msg := m.held[n]
-		n++
-		if _, ok := msg.(tea.KeyPressMsg); ok {
-			m.heldKeys--
-		}
-		cmds = append(cmds, m.update(msg))
-	}
-	rest := copy(m.held, m.held[n:])
-	clear(m.held[rest:])
-	m.held = m.held[:rest]
+	cmd := m.held.Release(m.update, func() bool { return m.moving != nil || m.final != "" })
 	if m.final != "" {
-		m.held, m.heldKeys = nil, 0
+		m.held.Drop()
 	}
-	return tea.Batch(cmds...)
+	return cmd
 }
 
 func (m *Model) update(msg tea.Msg) tea.Cmd {

@@ -5,7 +5,8 @@
 // WakeMsg, and the WakeSlot a watched game is waited on through). Key
 // presses reach every screen too: their names (NameOf, which
 // key.Matches compares without working them out again) and the keys that
-// move the tiles (MoveKeys) are here, for the screens that play.
+// move the tiles (MoveKeys) are here, for the screens that play, with
+// what they keep while a move commits (Held).
 //
 // The runner is the SSH server's per-session loop or a tea.Program. The
 // messages sit below the screens so that they all answer the same ones,

@@ -109,6 +109,10 @@ type Model struct {
 	me       int // the player's index in view.Racers; -1 before the first view
 	haveView bool
 	play     *game.Play // the player's game once the race runs
+	// moving is the player's move whose commit is in flight, nil when
+	// none; held is what waits for it to return (see Update).
+	moving   *pendingMove
+	held     event.Held
 	marks    draw.Marks
 	lastGain int
 
@@ -322,10 +326,25 @@ func (m *Model) tick() tea.Cmd {
 	return tea.Tick(time.Second, func(time.Time) tea.Msg { return raceTickMsg{} })
 }
 
-// Update handles one message. Moves are played and saved here,
-// synchronously, as on the game screen (see Model.Update).
+// Update handles one message.
+//
+// A move is committed in a tea.Cmd, as on the game screen (see
+// tui.Model.Update): a screen runs Update under its lock, and the
+// opponents' moves, the clock and resizes must not wait behind the
+// player's commit. Until it returns (movedMsg) frames show the player's
+// board as it was before the move, the Play is not read (its reads wait
+// for the commit), and what reads or changes the player's game or ends
+// the session (keys, the race's end, the runner's last word) is held and
+// handled in arrival order once it returns, as if Update had waited.
+// The race's bookkeeping is the Play's MoveHook, told by Move itself,
+// in the command, once the move is durable.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
-	cmd := m.update(msg)
+	var cmd tea.Cmd
+	if m.moving != nil && m.final == "" && m.waitsForMove(msg) {
+		m.held.Hold(msg)
+	} else {
+		cmd = m.update(msg)
+	}
 	if m.opts.Woken {
 		if at := m.nextClock(); at.IsZero() {
 			m.clockAt.Store(0)
@@ -378,9 +397,42 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		m.adopt(t, t.Now())
 	case tea.KeyPressMsg:
 		return m.key(msg)
+	case movedMsg:
+		return m.commitReturned(msg)
 	}
 	return nil
 }
+
+// waitsForMove reports whether msg must wait for the move in flight: a
+// key, a message that ends the session (leaving the race reads the
+// player's board), or a view of the race in another phase (the results:
+// a key typed during the race must not act on them). The opponents'
+// moves, the clock and the window are handled at once.
+func (m *Model) waitsForMove(msg tea.Msg) bool {
+	switch msg := msg.(type) {
+	case tea.KeyPressMsg, event.TakenOverMsg, event.ShutdownMsg, event.EndMsg:
+		return true
+	case raceViewMsg:
+		return msg.err == nil && msg.view.Phase != m.view.Phase
+	case event.WakeMsg:
+		m.mu.Lock()
+		t := m.ticket
+		m.mu.Unlock()
+		v := t.Now()
+		if v.Phase == m.view.Phase {
+			return false
+		}
+		// Held, it is news no longer: the runner waits for a newer view,
+		// rather than waking the screen again for this one.
+		m.seen.Store(v.Version)
+		return true
+	}
+	return false
+}
+
+// KeysPending is screen.KeyWaiter's: a move's commit is in flight, and
+// with it the frame of its key and of the keys held behind it.
+func (m *Model) KeysPending() bool { return m.moving != nil }
 
 func (m *Model) viewArrived(msg raceViewMsg) tea.Cmd {
 	m.mu.Lock()
@@ -485,13 +537,66 @@ func (m *Model) direction(k tea.KeyPressMsg) (engine.Direction, bool) {
 	return event.KeyDirection(event.NameOf(k), m.keys.Up, m.keys.Down, m.keys.Left, m.keys.Right)
 }
 
-// move plays d; it is saved before anything is drawn.
+// pendingMove is the player's move whose commit is in flight.
+type pendingMove struct {
+	play *game.Play
+	dir  engine.Direction
+	// The player's board as it was, shown until the commit returns.
+	board engine.Board
+	score int
+	over  bool
+}
+
+// movedMsg is a move's commit returning.
+type movedMsg struct {
+	p   *pendingMove
+	res engine.Result
+	err error
+}
+
+// KeysDone is screen.KeysDone's: the frame that shows a move goes out at
+// once.
+func (movedMsg) KeysDone() {}
+
+// move plays d in a tea.Cmd; the frame shows it once it is saved (see
+// Update).
 func (m *Model) move(d engine.Direction) tea.Cmd {
 	if m.play == nil {
 		return nil
 	}
-	before := m.play.Board()
-	res, err := m.play.Move(m.ctx, d)
+	p := &pendingMove{play: m.play, dir: d, board: m.play.Board(), score: m.play.Score(), over: m.play.Over()}
+	m.moving = p
+	ctx := m.ctx
+	return func() tea.Msg {
+		res, err := p.play.Move(ctx, p.dir)
+		return movedMsg{p: p, res: res, err: err}
+	}
+}
+
+// commitReturned shows the move whose commit returned, then handles
+// what was held meanwhile.
+func (m *Model) commitReturned(msg movedMsg) tea.Cmd {
+	if msg.p != m.moving {
+		return nil
+	}
+	m.moving = nil
+	cmd := m.showMove(msg.p, msg.res, msg.err)
+	return tea.Batch(cmd, m.release())
+}
+
+// release handles the messages held while a move committed, in order,
+// until one starts another move (the rest wait for that one) or ends the
+// session.
+func (m *Model) release() tea.Cmd {
+	cmd := m.held.Release(m.update, func() bool { return m.moving != nil || m.final != "" })
+	if m.final != "" {
+		m.held.Drop()
+	}
+	return cmd
+}
+
+// showMove shows the result of a move, saved or not.
+func (m *Model) showMove(p *pendingMove, res engine.Result, err error) tea.Cmd {
 	switch {
 	case errors.Is(err, game.ErrTakenOver):
 		return m.end("", "Your race game was opened in a newer session, which takes over from here.")
@@ -503,7 +608,7 @@ func (m *Model) move(d engine.Direction) tea.Cmd {
 	case !res.Moved:
 		return nil
 	}
-	m.marks = draw.Marks{On: true, Spawn: res.Spawn, Merged: before.Merges(d)}
+	m.marks = draw.Marks{On: true, Spawn: res.Spawn, Merged: p.board.Merges(p.dir)}
 	m.lastGain = res.Gained
 	m.notice, m.noticeErr = "", false
 	// The move has updated the race's view (places, this board among

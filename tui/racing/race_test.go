@@ -143,7 +143,7 @@ func TestRaceOwnMoveCarriesItsView(t *testing.T) {
 	before := m.View().Content
 	moves := m.play.Moves()
 	for _, k := range arrowKeys {
-		m.Update(k)
+		press(m, k)
 		if m.play.Moves() > moves {
 			break
 		}
@@ -203,7 +203,7 @@ func TestRaceWoken(t *testing.T) {
 	}
 	moves := m.play.Moves()
 	for _, k := range arrowKeys {
-		m.Update(k)
+		press(m, k)
 		if m.play.Moves() > moves {
 			break
 		}
@@ -332,7 +332,7 @@ func TestRaceOwnBoardFromLastFrame(t *testing.T) {
 				t.Fatalf("%d×%d: after an opponent's move the frame is\n%s\nwant, drawn from the tiles,\n%s", size.w, size.h, got, want)
 			}
 			for _, k := range arrowKeys {
-				m.Update(k)
+				press(m, k)
 			}
 			if got, want := m.View().Content, fresh(); got != want {
 				t.Fatalf("%d×%d: after the player's moves the frame is\n%s\nwant\n%s", size.w, size.h, got, want)
@@ -411,7 +411,7 @@ func TestRaceAppendViewAsView(t *testing.T) {
 					m.Update(raceViewMsg{ticket: tickets[0], view: tickets[0].Now()})
 				} else {
 					for _, k := range arrowKeys {
-						m.Update(k)
+						press(m, k)
 					}
 				}
 				v, b := m.AppendView(append(buf[:0], "kept"...))
@@ -536,7 +536,7 @@ func TestRaceRedrawsLastFrame(t *testing.T) {
 		}},
 		{"the player's move", func() {
 			for _, k := range []tea.KeyPressMsg{{Code: tea.KeyUp}, {Code: tea.KeyLeft}, {Code: tea.KeyDown}} {
-				m.Update(k)
+				press(m, k)
 			}
 		}},
 		{"a notice", func() { m.notice = "the race is over soon" }},
@@ -590,7 +590,7 @@ func TestRaceBoardOverKeepsItsPlace(t *testing.T) {
 		if i > 10000 {
 			t.Fatal("ann's board is never over")
 		}
-		m.Update(arrowKeys[i%len(arrowKeys)])
+		press(m, arrowKeys[i%len(arrowKeys)])
 	}
 	m.Update(tea.WindowSizeMsg{Width: 20, Height: 5})
 	var w, h int

@@ -378,9 +378,16 @@ type raceFrame struct {
 }
 
 // frameNow is what the race's frame shows now; the race is running.
+// While a move commits, the player's board is the one before it (see
+// Update).
 func (m *Model) frameNow() raceFrame {
-	return raceFrame{view: m.view, me: m.me, left: m.left(m.view.Ends), board: m.play.Board(), marks: m.marks,
-		score: m.play.Score(), gain: m.lastGain, over: m.play.Over(), notice: m.notice}
+	f := raceFrame{view: m.view, me: m.me, left: m.left(m.view.Ends), marks: m.marks, gain: m.lastGain, notice: m.notice}
+	if p := m.moving; p != nil {
+		f.board, f.score, f.over = p.board, p.score, p.over
+	} else {
+		f.board, f.score, f.over = m.play.Board(), m.play.Score(), m.play.Over()
+	}
+	return f
 }
 
 // AppendView is View, with the running race's frame appended to dst
