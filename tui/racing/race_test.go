@@ -36,7 +36,10 @@ func runningRaceWoken(t testing.TB, woken bool, names ...string) (*Model, []*rac
 // runningRaceOf is runningRace on size×size boards.
 func runningRaceOf(t testing.TB, size int, woken bool, names ...string) (*Model, []*race.Ticket) {
 	t.Helper()
-	svc := raceService(t, race.WithTimes(10*time.Millisecond, 10*time.Millisecond, time.Minute))
+	// The lobby's countdown is long enough for every name to join first,
+	// even on a busy machine: a racer who came after the start would be
+	// in a lobby of their own, with no game.
+	svc := raceService(t, race.WithTimes(250*time.Millisecond, 10*time.Millisecond, time.Minute))
 	ctx := context.Background()
 	tickets := joinRaceOf(t, svc, "", size, names...)
 	m := New(Options{Ticket: tickets[0], Context: ctx, Woken: woken})
@@ -46,6 +49,9 @@ func runningRaceOf(t testing.TB, size int, woken bool, names ...string) (*Model,
 			t.Fatal(err)
 		}
 		if v.Phase == race.Running {
+			if len(v.Racers) != len(names) {
+				t.Fatalf("the race started with %d racers of %d", len(v.Racers), len(names))
+			}
 			m.Update(raceViewMsg{ticket: tickets[0], view: v})
 			break
 		}
