@@ -1,0 +1,421 @@
+// Package ranks keeps every board's ranks in memory, for the stores'
+// PlayerRank: a player's rank is the number of bests ahead of theirs on
+// an order-statistics tree, counted in a walk from its root, with no SQL
+// and a lock held for that walk only. Both stores share it.
+//
+// An Index is loaded from the store's bests, a board at a time, the first
+// time a rank of that board is asked for. From then on the store tells it
+// what its own writes did once they have committed (Opened, Moved, Ended,
+// Renamed and the rest): a move offers its game to the player's best by
+// the rule the stores' games_offer_best trigger keeps, so the tree stays
+// what the store's player_bests is. What the index cannot follow (a game it
+// never saw opened, a human game turned assisted, which recomputes a best)
+// marks the board stale, and the next rank of it loads the board again;
+// so does what another process or node wrote, which the store detects its
+// own way (Invalidate). Events that come while a board loads are kept and
+// applied again on top of what the load read, so that a load never takes
+// back a write that committed after the load's read: each event carries
+// state (a game's snapshot, a name), and applying one twice, or an older
+// one after a newer, changes nothing.
+package ranks
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/ssh2048/ssh2048/store"
+)
+
+// Board is one leaderboard: a size and a kind.
+type Board struct {
+	Size int
+	Kind store.Kind
+}
+
+// Row is one player's best game of a board, as a store reads it.
+type Row struct {
+	PlayerID    int64
+	Name        string
+	Fingerprint string
+	Key         Key // the best's score, when it was reached, its game
+	MaxTile     int
+	Moves       int
+	Won         bool
+	Ended       int64 // unix µs; 0 while in progress
+}
+
+// Loader reads every player's best of a board, with their names.
+type Loader func(ctx context.Context, b Board) ([]Row, error)
+
+// Index is the ranks of every board asked for so far. It is safe for
+// concurrent use.
+type Index struct {
+	load   Loader
+	maxAge time.Duration
+	// changed, if set, is called (under the index's lock: it must be
+	// quick) when a write of this process may have changed a best.
+	changed func()
+
+	mu      sync.Mutex
+	boards  map[Board]*board
+	names   map[int64]name
+	live    map[int64]liveGame
+	liveBy  map[seat]int64 // the free-play game in progress of a player's board, in live
+	loads   int            // loads in flight
+	pending []event        // the events applied while loads are in flight
+}
+
+type board struct {
+	tree     tree
+	best     map[int64]*Row
+	ready    bool          // loaded at least once
+	stale    bool          // load again before the next rank
+	loadedAt time.Time     // when the last load began
+	loading  chan struct{} // closed when the load in flight ends
+	err      error         // the last load's failure
+}
+
+type name struct{ name, fingerprint string }
+
+// seat is a player's place on a board.
+type seat struct {
+	player int64
+	board  Board
+}
+
+// liveGame is what the index knows of a game this process opened: whose
+// it is and its last committed state, for the reached time of its next
+// move (a move that changes the score reaches it now).
+type liveGame struct {
+	player  int64
+	board   Board
+	contest string // a contest's games rank on their own boards, not here
+	score   int
+	reached int64
+	maxTile int
+	moves   int
+	won     bool
+}
+
+// event is an offer of a game's state to a player's best, or a new name.
+type event struct {
+	rename bool
+	board  Board
+	row    Row
+}
+
+// Option configures New.
+type Option func(*Index)
+
+// MaxAge has a board loaded again once its last load is older than d,
+// whatever the store detected: for a store that may miss what other
+// nodes wrote.
+func MaxAge(d time.Duration) Option { return func(ix *Index) { ix.maxAge = d } }
+
+// OnChange has changed called, quickly and under the index's lock, after
+// each write of this process that may have changed a best or a name.
+func OnChange(changed func()) Option { return func(ix *Index) { ix.changed = changed } }
+
+// New returns an empty index that loads boards with load.
+func New(load Loader, opts ...Option) *Index {
+	ix := &Index{load: load, boards: map[Board]*board{}, names: map[int64]name{}, live: map[int64]liveGame{}, liveBy: map[seat]int64{}}
+	for _, o := range opts {
+		o(ix)
+	}
+	return ix
+}
+
+// Rank returns the player's best of a board with its rank, or
+// store.ErrNotFound. The board is loaded first if it never was or is
+// stale; if that load fails, the board as it was answers, and only a
+// board never loaded fails.
+func (ix *Index) Rank(ctx context.Context, player int64, b Board) (store.Entry, error) {
+	ix.mu.Lock()
+	bd := ix.boards[b]
+	if bd == nil || !bd.ready || bd.stale || (ix.maxAge > 0 && time.Since(bd.loadedAt) > ix.maxAge) {
+		ix.mu.Unlock()
+		err := ix.reload(ctx, b)
+		ix.mu.Lock()
+		if bd = ix.boards[b]; !bd.ready {
+			if err == nil {
+				err = bd.err
+			}
+			ix.mu.Unlock()
+			return store.Entry{}, err
+		}
+	}
+	defer ix.mu.Unlock()
+	r := bd.best[player]
+	if r == nil {
+		return store.Entry{}, store.ErrNotFound
+	}
+	n := ix.names[player]
+	e := store.Entry{
+		Rank: bd.tree.countAhead(r.Key) + 1, PlayerID: player, Name: n.name, Fingerprint: n.fingerprint,
+		Score: r.Key.Score, MaxTile: r.MaxTile, Moves: r.Moves, Won: r.Won, GameID: r.Key.Game,
+	}
+	if r.Ended != 0 {
+		t := time.UnixMicro(r.Ended)
+		e.Ended = &t
+	}
+	return e, nil
+}
+
+// reload loads board b, or waits for the load in flight.
+func (ix *Index) reload(ctx context.Context, b Board) error {
+	ix.mu.Lock()
+	bd := ix.boards[b]
+	if bd == nil {
+		bd = &board{best: map[int64]*Row{}}
+		ix.boards[b] = bd
+	}
+	if ch := bd.loading; ch != nil {
+		ix.mu.Unlock()
+		select {
+		case <-ch:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	done := make(chan struct{})
+	bd.loading, bd.stale, bd.loadedAt = done, false, time.Now()
+	from := len(ix.pending)
+	ix.loads++
+	ix.mu.Unlock()
+
+	rows, err := ix.load(ctx, b)
+
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if err == nil {
+		bd.tree, bd.best, bd.ready = tree{}, make(map[int64]*Row, len(rows)), true
+		for i := range rows {
+			r := rows[i]
+			ix.names[r.PlayerID] = name{r.Name, r.Fingerprint}
+			bd.best[r.PlayerID] = &r
+			bd.tree.insert(r.Key)
+		}
+		for _, ev := range ix.pending[from:] {
+			ix.apply(ev)
+		}
+	} else {
+		bd.stale = true
+		err = fmt.Errorf("load the ranks of %d×%d %s: %w", b.Size, b.Size, b.Kind, err)
+	}
+	bd.err = err
+	ix.loads--
+	if ix.loads == 0 {
+		ix.pending = nil
+	}
+	bd.loading = nil
+	close(done)
+	return err
+}
+
+// Invalidate marks every board stale: something the index did not see
+// changed the store.
+func (ix *Index) Invalidate() {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	for _, bd := range ix.boards {
+		bd.stale = true
+	}
+}
+
+// invalidate marks the boards of one size stale, or every board for size 0.
+func (ix *Index) invalidate(size int) {
+	for b, bd := range ix.boards {
+		if size == 0 || b.Size == size {
+			bd.stale = true
+		}
+	}
+}
+
+// Opened tells of a game this process opened (created or loaded) to play:
+// its player, board, contest ("" for free play) and stored state, reached
+// when its score was reached.
+func (ix *Index) Opened(game, player int64, b Board, contest string, st store.MoveState, reached int64) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	ix.live[game] = liveGame{player: player, board: b, contest: contest, score: st.Score, reached: reached,
+		maxTile: st.MaxTile, moves: st.Moves, won: st.Won}
+	if contest == "" {
+		ix.liveBy[seat{player, b}] = game
+	}
+}
+
+// forget drops game from the live games.
+func (ix *Index) forget(game int64) {
+	g, ok := ix.live[game]
+	if !ok {
+		return
+	}
+	delete(ix.live, game)
+	if s := (seat{g.player, g.board}); g.contest == "" && ix.liveBy[s] == game {
+		delete(ix.liveBy, s)
+	}
+}
+
+// ContestsEnded tells of the contests' games ended all at once (a day
+// over, a race recorded): those of the contests ended says are
+// forgotten.
+func (ix *Index) ContestsEnded(ended func(contest string) bool) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	for id, g := range ix.live {
+		if g.contest != "" && ended(g.contest) {
+			delete(ix.live, id)
+		}
+	}
+}
+
+// Moved tells of a move of game committed at now (unix µs) with state st.
+func (ix *Index) Moved(game int64, st store.MoveState, now int64) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	ix.offer(game, st, now, 0)
+}
+
+// Ended tells of game ending at now with final state st (EndGame), or as
+// stored if st is nil.
+func (ix *Index) Ended(game int64, st *store.MoveState, now int64) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	g, ok := ix.live[game]
+	if !ok {
+		ix.invalidate(0)
+		return
+	}
+	if st == nil {
+		st = &store.MoveState{Score: g.score, MaxTile: g.maxTile, Moves: g.moves, Won: g.won}
+	}
+	ix.offer(game, *st, now, now)
+	ix.forget(game)
+}
+
+// Replaced tells of a new game of a board ending the player's game in
+// progress there at now: if that game is their best, it has ended.
+func (ix *Index) Replaced(player int64, b Board, now int64) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if id, ok := ix.liveBy[seat{player, b}]; ok {
+		ix.forget(id)
+	}
+	bd := ix.boards[b]
+	if bd == nil {
+		return
+	}
+	if r := bd.best[player]; r != nil && r.Ended == 0 {
+		ev := event{board: b, row: *r}
+		ev.row.Ended = now
+		ix.record(ev)
+	}
+}
+
+// Assisted tells of a human game turned assisted: the player's human best
+// was recomputed from their other games, which the index does not keep,
+// so the boards of its size load again.
+func (ix *Index) Assisted(game int64) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	g, ok := ix.live[game]
+	if !ok {
+		ix.invalidate(0)
+		return
+	}
+	ix.forget(game)
+	size := g.board.Size
+	g.board.Kind = store.KindAssisted
+	if old, ok := ix.liveBy[seat{g.player, g.board}]; ok {
+		ix.forget(old) // ended by the same write
+	}
+	ix.live[game] = g
+	ix.liveBy[seat{g.player, g.board}] = game
+	ix.invalidate(size)
+}
+
+// Renamed tells of a player's name as stored now.
+func (ix *Index) Renamed(player int64, newName, fingerprint string) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	ix.record(event{rename: true, row: Row{PlayerID: player, Name: newName, Fingerprint: fingerprint}})
+}
+
+// offer offers game's state st, committed at now and ended at ended (0:
+// not), to its player's best, as the games_offer_best trigger does: a
+// free-play game with a move beats the best with a higher score, or the
+// same score reached earlier; the best game itself takes its new state.
+// A game the index never saw opened makes every board stale.
+func (ix *Index) offer(game int64, st store.MoveState, now, ended int64) {
+	g, ok := ix.live[game]
+	if !ok {
+		ix.invalidate(0)
+		return
+	}
+	if st.Score != g.score {
+		g.reached = now
+	}
+	g.score, g.maxTile, g.moves, g.won = st.Score, st.MaxTile, st.Moves, st.Won
+	ix.live[game] = g
+	if g.contest != "" || st.Moves == 0 {
+		return
+	}
+	ix.record(event{board: g.board, row: Row{PlayerID: g.player, Key: Key{Score: st.Score, Reached: g.reached, Game: game},
+		MaxTile: st.MaxTile, Moves: st.Moves, Won: st.Won, Ended: ended}})
+}
+
+// record applies ev, keeps it for the loads in flight and tells of it
+// (OnChange), whether or not this process has loaded its board.
+func (ix *Index) record(ev event) {
+	if ix.loads > 0 {
+		ix.pending = append(ix.pending, ev)
+	}
+	ix.apply(ev)
+	if ix.changed != nil {
+		ix.changed()
+	}
+}
+
+// apply applies ev to the index: a name, or a game's state offered to a
+// loaded board.
+func (ix *Index) apply(ev event) {
+	if ev.rename {
+		ix.names[ev.row.PlayerID] = name{ev.row.Name, ev.row.Fingerprint}
+		return
+	}
+	bd := ix.boards[ev.board]
+	if bd == nil || !bd.ready {
+		return
+	}
+	r := &ev.row
+	cur := bd.best[r.PlayerID]
+	switch {
+	case cur == nil:
+	case cur.Key.Game == r.Key.Game:
+		// The same game: its state only grows (moves, score), and an
+		// end stays.
+		if r.Moves < cur.Moves || (r.Moves == cur.Moves && r.Ended == 0) && cur.Ended != 0 {
+			return
+		}
+		if r.Key == cur.Key && r.MaxTile == cur.MaxTile && r.Moves == cur.Moves && r.Won == cur.Won && r.Ended == cur.Ended {
+			return
+		}
+	case !r.Key.ahead(cur.Key):
+		return
+	}
+	if cur != nil {
+		bd.tree.remove(cur.Key)
+	}
+	row := *r
+	bd.best[r.PlayerID] = &row
+	bd.tree.insert(row.Key)
+	if _, ok := ix.names[r.PlayerID]; !ok {
+		// A player's first best since the load: their name comes with
+		// the next load, and until then the board answers for them
+		// after one.
+		bd.stale = true
+	}
+}
