@@ -47,6 +47,7 @@ import (
 
 	"github.com/ssh2048/ssh2048/migrations"
 	"github.com/ssh2048/ssh2048/store"
+	"github.com/ssh2048/ssh2048/store/internal/ranks"
 )
 
 // Option configures Open.
@@ -101,6 +102,9 @@ type Store struct {
 	node    string        // this node's name in game_holders
 	lease   time.Duration
 	bus     *Bus
+	// ranks answers PlayerRank from memory (ranks.go).
+	ranks     *ranks.Index
+	ranksDone chan struct{}
 
 	mu    sync.Mutex
 	held  map[int64]int64   // games this node claimed and has not released: token
@@ -174,6 +178,7 @@ func Open(ctx context.Context, url string, opts ...Option) (*Store, error) {
 		held: make(map[int64]int64), races: make(map[string]string), stop: make(chan struct{}), stopped: make(chan struct{})}
 	s.w = newWriter(wpool, o.log, o.obs)
 	s.bus = newBus(cfg.ConnConfig, pool, o.log)
+	s.newRanks()
 	go s.renewLeases()
 	return s, nil
 }
@@ -228,6 +233,7 @@ func (s *Store) Close() error {
 	s.closeOnce.Do(func() {
 		close(s.stop)
 		<-s.stopped
+		<-s.ranksDone
 		s.bus.close()
 		s.w.close()
 		s.w.pool.Close()

@@ -35,6 +35,7 @@ import (
 
 	"github.com/ssh2048/ssh2048/migrations"
 	"github.com/ssh2048/ssh2048/store"
+	"github.com/ssh2048/ssh2048/store/internal/ranks"
 
 	"github.com/mattn/go-sqlite3"
 )
@@ -98,6 +99,11 @@ type Store struct {
 
 	stopCheckpoints chan struct{}
 	checkpointsDone chan struct{}
+
+	// ranks answers PlayerRank from memory (ranks.go); watchOthers
+	// tells it of other processes' writes.
+	ranks                  *ranks.Index
+	stopOthers, othersDone chan struct{}
 
 	closeOnce sync.Once
 	closeErr  error
@@ -184,7 +190,17 @@ func Open(ctx context.Context, dataDir string, opts ...Option) (*Store, error) {
 	s := &Store{path: path, write: write, read: read, log: o.log, obs: o.obs, newSeed: store.NewSeed, node: newNode(),
 		stopCheckpoints: make(chan struct{}), checkpointsDone: make(chan struct{})}
 	s.w = newWriter(write, o.log, o.obs)
+	s.ranks = ranks.New(s.loadBoard)
+	var version int64
+	if err := write.QueryRowContext(ctx, `PRAGMA data_version`).Scan(&version); err != nil {
+		s.w.close()
+		write.Close()
+		read.Close()
+		return nil, fmt.Errorf("open store %s: %w", path, err)
+	}
+	s.stopOthers, s.othersDone = make(chan struct{}), make(chan struct{})
 	go s.checkpointLoop()
+	go s.watchOthers(version)
 	return s, nil
 }
 
@@ -247,6 +263,8 @@ func (s *Store) Close() error {
 		s.stopTakeovers()
 		close(s.stopCheckpoints)
 		<-s.checkpointsDone
+		close(s.stopOthers)
+		<-s.othersDone
 		// Leave a small WAL and fresh planner statistics behind.
 		if _, err := s.write.Exec(`PRAGMA wal_checkpoint(TRUNCATE); PRAGMA optimize`); err != nil {
 			s.log.Warn("db: final checkpoint failed", "err", err)

@@ -37,6 +37,7 @@ func (s *Store) UpsertPlayer(ctx context.Context, fingerprint, keyType, rawName 
 	if err != nil {
 		return store.Player{}, fmt.Errorf("upsert player %s: %w", fingerprint, err)
 	}
+	s.ranks.Renamed(p.ID, p.Name, p.Fingerprint)
 	return p, nil
 }
 

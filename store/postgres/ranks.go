@@ -1,0 +1,108 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"github.com/ssh2048/ssh2048/store"
+	"github.com/ssh2048/ssh2048/store/internal/ranks"
+)
+
+// PlayerRank returns the player's best game of a size and kind with its
+// rank, or store.ErrNotFound. The header reads it every few seconds for
+// every player, so it is answered from the ranks kept in memory (package
+// ranks): this node's writes keep them up to date as they commit, and the
+// other nodes' writes make them load again (see ranksChanged).
+func (s *Store) PlayerRank(ctx context.Context, playerID int64, size int, kind store.Kind) (store.Entry, error) {
+	if err := store.CheckGame(size, kind); err != nil {
+		return store.Entry{}, fmt.Errorf("player rank: %w", err)
+	}
+	e, err := s.ranks.Rank(ctx, playerID, ranks.Board{Size: size, Kind: kind})
+	if errors.Is(err, store.ErrNotFound) {
+		return store.Entry{}, fmt.Errorf("rank of player %d (%d×%d %s): %w", playerID, size, size, kind, err)
+	}
+	if err != nil {
+		return store.Entry{}, fmt.Errorf("rank of player %d: %w", playerID, err)
+	}
+	return e, nil
+}
+
+// loadBoard reads every player's best of a board for package ranks.
+func (s *Store) loadBoard(ctx context.Context, b ranks.Board) ([]ranks.Row, error) {
+	rows, err := s.pool.Query(ctx, `
+		SELECT b.player_id, p.name, p.fingerprint, b.score, b.reached_at, b.game_id, g.max_tile, g.moves, g.won, g.ended_at
+		FROM player_bests b
+		JOIN games g ON g.id = b.game_id
+		JOIN players p ON p.id = b.player_id
+		WHERE b.size = $1 AND b.kind = $2`, b.Size, string(b.Kind))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []ranks.Row
+	for rows.Next() {
+		var r ranks.Row
+		var ended *int64
+		if err := rows.Scan(&r.PlayerID, &r.Name, &r.Fingerprint, &r.Key.Score, &r.Key.Reached, &r.Key.Game,
+			&r.MaxTile, &r.Moves, &r.Won, &ended); err != nil {
+			return nil, err
+		}
+		if ended != nil {
+			r.Ended = *ended
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// TopicRanks is the bus topic on which a node says that its writes
+// changed a best: the payload is the node's name. The other nodes load
+// their ranks again when they next rank (at most once a ranksEvery from
+// each writing node); events can be lost while a node is cut off from
+// the bus, so a node also loads its ranks again every ranksMaxAge.
+const TopicRanks = "ranks"
+
+const (
+	ranksEvery  = 250 * time.Millisecond
+	ranksMaxAge = 30 * time.Second
+)
+
+// newRanks makes the store's ranks and has them follow the other nodes.
+func (s *Store) newRanks() {
+	var changed atomic.Bool
+	s.ranks = ranks.New(s.loadBoard, ranks.MaxAge(ranksMaxAge), ranks.OnChange(func() { changed.Store(true) }))
+	s.bus.Subscribe(TopicRanks, func(payload []byte) {
+		if string(payload) != s.node {
+			s.ranks.Invalidate()
+		}
+	})
+	s.ranksDone = make(chan struct{})
+	go s.ranksChanged(&changed)
+}
+
+// ranksChanged tells the other nodes, at most once a ranksEvery, that
+// this node's writes changed a best, until Close.
+func (s *Store) ranksChanged(changed *atomic.Bool) {
+	defer close(s.ranksDone)
+	t := time.NewTicker(ranksEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.stop:
+			return
+		case <-t.C:
+		}
+		if !changed.Swap(false) {
+			continue
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), ranksEvery*4)
+		if err := s.bus.Publish(ctx, TopicRanks, []byte(s.node)); err != nil {
+			s.log.Warn("db: tell the other nodes of changed ranks", "err", err)
+			changed.Store(true)
+		}
+		cancel()
+	}
+}
