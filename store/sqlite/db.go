@@ -31,6 +31,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ssh2048/ssh2048/migrations"
@@ -103,6 +104,8 @@ type Store struct {
 	// ranks answers PlayerRank from memory (ranks.go); watchOthers
 	// tells it of other processes' writes.
 	ranks                  *ranks.Index
+	dataVersion            atomic.Int64 // the writer's connection's PRAGMA data_version when last read
+	othersDue              atomic.Int64 // unix ns: when the writer next reads it
 	stopOthers, othersDone chan struct{}
 
 	closeOnce sync.Once
@@ -189,18 +192,18 @@ func Open(ctx context.Context, dataDir string, opts ...Option) (*Store, error) {
 	}
 	s := &Store{path: path, write: write, read: read, log: o.log, obs: o.obs, newSeed: store.NewSeed, node: newNode(),
 		stopCheckpoints: make(chan struct{}), checkpointsDone: make(chan struct{})}
-	s.w = newWriter(write, o.log, o.obs)
 	s.ranks = ranks.New(s.loadBoard)
 	var version int64
 	if err := write.QueryRowContext(ctx, `PRAGMA data_version`).Scan(&version); err != nil {
-		s.w.close()
 		write.Close()
 		read.Close()
 		return nil, fmt.Errorf("open store %s: %w", path, err)
 	}
+	s.dataVersion.Store(version)
 	s.stopOthers, s.othersDone = make(chan struct{}), make(chan struct{})
+	s.w = newWriter(write, o.log, o.obs, s.othersAfterGroup)
 	go s.checkpointLoop()
-	go s.watchOthers(version)
+	go s.watchOthers()
 	return s, nil
 }
 

@@ -62,30 +62,52 @@ func (s *Store) loadBoard(ctx context.Context, b ranks.Board) ([]ranks.Row, erro
 // rank may be that much behind what another process wrote.
 const othersEvery = 200 * time.Millisecond
 
-// watchOthers marks the ranks stale whenever another connection than the
-// writer's has committed to the file. PRAGMA data_version on the writer's
-// connection changes with every commit of another connection and never
-// with the writer's own, so it tells exactly that; it runs between two
-// of the writer's groups, for the few microseconds a PRAGMA takes. last
-// is the value read when the store opened, before any board loaded.
-func (s *Store) watchOthers(last int64) {
+// checkOthers marks the ranks stale if another connection than the
+// writer's has committed to the file since it last looked. PRAGMA
+// data_version on the writer's connection changes with every commit of
+// another connection and never with the writer's own, so it tells
+// exactly that. It runs where the writer's connection is free: on the
+// writer's goroutine between two groups (othersAfterGroup), or, while the
+// writer is idle, on watchOthers'; a query that had to wait for the
+// connection would hold up the writer's next group in turn.
+func (s *Store) checkOthers() {
+	var v int64
+	if err := s.write.QueryRow(`PRAGMA data_version`).Scan(&v); err != nil {
+		s.log.Warn("db: reading data_version failed", "err", err)
+		return
+	}
+	if s.dataVersion.Swap(v) != v {
+		s.ranks.Invalidate()
+	}
+}
+
+// othersAfterGroup is checkOthers between the writer's groups, at most
+// once an othersEvery.
+func (s *Store) othersAfterGroup() {
+	now := time.Now().UnixNano()
+	if due := s.othersDue.Load(); now < due || !s.othersDue.CompareAndSwap(due, now+int64(othersEvery)) {
+		return
+	}
+	s.checkOthers()
+}
+
+// watchOthers is checkOthers every othersEvery while the writer commits
+// nothing, until Close.
+func (s *Store) watchOthers() {
 	defer close(s.othersDone)
 	t := time.NewTicker(othersEvery)
 	defer t.Stop()
+	commits := s.w.Commits()
 	for {
 		select {
 		case <-s.stopOthers:
 			return
 		case <-t.C:
 		}
-		var v int64
-		if err := s.write.QueryRow(`PRAGMA data_version`).Scan(&v); err != nil {
-			s.log.Warn("db: reading data_version failed", "err", err)
+		if c := s.w.Commits(); c != commits {
+			commits = c
 			continue
 		}
-		if v != last {
-			s.ranks.Invalidate()
-		}
-		last = v
+		s.checkOthers()
 	}
 }

@@ -31,13 +31,18 @@ type writer struct {
 	catchUp atomic.Bool
 }
 
-func newWriter(db *sql.DB, log *slog.Logger, obs store.Observer) *writer {
+// newWriter starts the writer; between, if set, runs on its goroutine
+// after each group too, with the connection free.
+func newWriter(db *sql.DB, log *slog.Logger, obs store.Observer, between func()) *writer {
 	w := &writer{db: db, log: log, obs: obs}
 	w.Writer = groupcommit.New[*sql.Tx](txConn{w}, groupcommit.Config{
 		Log: log, Obs: obs, Linger: true, RetryAlone: true,
 		Between: func() {
 			if w.catchUp.Swap(false) {
 				w.checkpoint()
+			}
+			if between != nil {
+				between()
 			}
 		},
 	})

@@ -17,6 +17,14 @@
 // back a write that committed after the load's read: each event carries
 // state (a game's snapshot, a name), and applying one twice, or an older
 // one after a newer, changes nothing.
+//
+// A write only queues what it did, under a lock of its own held for an
+// append: the moves of every session would otherwise queue for the
+// index's lock, and under a load that keeps every core busy a lock that
+// many goroutines want is handed from one to the next only as fast as the
+// scheduler runs them. The queue is applied in order, in a batch, by the
+// next rank (so a rank always includes every write acknowledged before
+// it), by a load, or by the write that finds it long.
 package ranks
 
 import (
@@ -54,9 +62,14 @@ type Loader func(ctx context.Context, b Board) ([]Row, error)
 type Index struct {
 	load   Loader
 	maxAge time.Duration
-	// changed, if set, is called (under the index's lock: it must be
-	// quick) when a write of this process may have changed a best.
+	// changed, if set, is called (it must be quick) when a write of this
+	// process may have changed a best.
 	changed func()
+
+	// qmu guards queue: the writes told of and not yet applied, in
+	// order; spare is the last batch's slice, for the next.
+	qmu          sync.Mutex
+	queue, spare []op
 
 	mu      sync.Mutex
 	boards  map[Board]*board
@@ -99,6 +112,94 @@ type liveGame struct {
 	won     bool
 }
 
+// op is a write told of (Opened, Moved and the rest), queued.
+type op struct {
+	kind    opKind
+	game    int64
+	player  int64
+	board   Board
+	contest string // opOpened
+	st      store.MoveState
+	ended   bool  // opEnded: st holds the final state (else: as stored)
+	at      int64 // when it committed, unix µs (opOpened: when its score was reached)
+	name    string
+	fp      string
+	done    func(contest string) bool // opContests
+}
+
+type opKind uint8
+
+const (
+	opOpened opKind = iota
+	opMoved
+	opEnded
+	opReplaced
+	opAssisted
+	opRenamed
+	opContests
+)
+
+// drainAt is the queue's length at which the write that reaches it
+// applies it, when no rank has for a while.
+const drainAt = 4096
+
+// tell queues o, and applies the queue if it is long.
+func (ix *Index) tell(o op) {
+	ix.qmu.Lock()
+	ix.queue = append(ix.queue, o)
+	n := len(ix.queue)
+	ix.qmu.Unlock()
+	if ix.changed != nil && o.kind != opOpened && o.kind != opContests {
+		ix.changed()
+	}
+	if n >= drainAt {
+		ix.mu.Lock()
+		ix.drain()
+		ix.mu.Unlock()
+	}
+}
+
+// drain applies the queued writes, in order (ix.mu held).
+func (ix *Index) drain() {
+	ix.qmu.Lock()
+	q := ix.queue
+	ix.queue, ix.spare = ix.spare[:0], nil
+	ix.qmu.Unlock()
+	for i := range q {
+		ix.do(&q[i])
+	}
+	clear(q)
+	ix.qmu.Lock()
+	if ix.spare == nil {
+		ix.spare = q[:0]
+	}
+	ix.qmu.Unlock()
+}
+
+// do applies one write told of (ix.mu held).
+func (ix *Index) do(o *op) {
+	switch o.kind {
+	case opOpened:
+		ix.opened(o.game, o.player, o.board, o.contest, o.st, o.at)
+	case opMoved:
+		ix.offer(o.game, o.st, o.at, 0)
+	case opEnded:
+		ix.ended(o.game, o.st, o.ended, o.at)
+	case opReplaced:
+		ix.replaced(o.player, o.board, o.at)
+	case opAssisted:
+		ix.assisted(o.game)
+	case opRenamed:
+		ix.record(event{rename: true, row: Row{PlayerID: o.player, Name: o.name, Fingerprint: o.fp}})
+	case opContests:
+		for id, g := range ix.live {
+			if g.contest != "" && o.done(g.contest) {
+				delete(ix.live, id)
+			}
+		}
+	}
+}
+
 // event is an offer of a game's state to a player's best, or a new name.
 type event struct {
 	rename bool
@@ -114,8 +215,8 @@ type Option func(*Index)
 // nodes wrote.
 func MaxAge(d time.Duration) Option { return func(ix *Index) { ix.maxAge = d } }
 
-// OnChange has changed called, quickly and under the index's lock, after
-// each write of this process that may have changed a best or a name.
+// OnChange has changed called, quickly, when this process tells of a
+// write that may have changed a best or a name.
 func OnChange(changed func()) Option { return func(ix *Index) { ix.changed = changed } }
 
 // New returns an empty index that loads boards with load.
@@ -133,6 +234,7 @@ func New(load Loader, opts ...Option) *Index {
 // board never loaded fails.
 func (ix *Index) Rank(ctx context.Context, player int64, b Board) (store.Entry, error) {
 	ix.mu.Lock()
+	ix.drain()
 	bd := ix.boards[b]
 	if bd == nil || !bd.ready || bd.stale || (ix.maxAge > 0 && time.Since(bd.loadedAt) > ix.maxAge) {
 		ix.mu.Unlock()
@@ -180,6 +282,7 @@ func (ix *Index) reload(ctx context.Context, b Board) error {
 			return ctx.Err()
 		}
 	}
+	ix.drain() // what committed before the load's read is in it
 	done := make(chan struct{})
 	bd.loading, bd.stale, bd.loadedAt = done, false, time.Now()
 	from := len(ix.pending)
@@ -190,6 +293,7 @@ func (ix *Index) reload(ctx context.Context, b Board) error {
 
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
+	ix.drain() // into pending, for the replay below
 	if err == nil {
 		bd.tree, bd.best, bd.ready = tree{}, make(map[int64]*Row, len(rows)), true
 		for i := range rows {
@@ -238,8 +342,10 @@ func (ix *Index) invalidate(size int) {
 // its player, board, contest ("" for free play) and stored state, reached
 // when its score was reached.
 func (ix *Index) Opened(game, player int64, b Board, contest string, st store.MoveState, reached int64) {
-	ix.mu.Lock()
-	defer ix.mu.Unlock()
+	ix.tell(op{kind: opOpened, game: game, player: player, board: b, contest: contest, st: st, at: reached})
+}
+
+func (ix *Index) opened(game, player int64, b Board, contest string, st store.MoveState, reached int64) {
 	ix.live[game] = liveGame{player: player, board: b, contest: contest, score: st.Score, reached: reached,
 		maxTile: st.MaxTile, moves: st.Moves, won: st.Won}
 	if contest == "" {
@@ -263,44 +369,44 @@ func (ix *Index) forget(game int64) {
 // over, a race recorded): those of the contests ended says are
 // forgotten.
 func (ix *Index) ContestsEnded(ended func(contest string) bool) {
-	ix.mu.Lock()
-	defer ix.mu.Unlock()
-	for id, g := range ix.live {
-		if g.contest != "" && ended(g.contest) {
-			delete(ix.live, id)
-		}
-	}
+	ix.tell(op{kind: opContests, done: ended})
 }
 
 // Moved tells of a move of game committed at now (unix µs) with state st.
 func (ix *Index) Moved(game int64, st store.MoveState, now int64) {
-	ix.mu.Lock()
-	defer ix.mu.Unlock()
-	ix.offer(game, st, now, 0)
+	ix.tell(op{kind: opMoved, game: game, st: st, at: now})
 }
 
 // Ended tells of game ending at now with final state st (EndGame), or as
 // stored if st is nil.
 func (ix *Index) Ended(game int64, st *store.MoveState, now int64) {
-	ix.mu.Lock()
-	defer ix.mu.Unlock()
+	o := op{kind: opEnded, game: game, at: now}
+	if st != nil {
+		o.st, o.ended = *st, true
+	}
+	ix.tell(o)
+}
+
+func (ix *Index) ended(game int64, st store.MoveState, final bool, now int64) {
 	g, ok := ix.live[game]
 	if !ok {
 		ix.invalidate(0)
 		return
 	}
-	if st == nil {
-		st = &store.MoveState{Score: g.score, MaxTile: g.maxTile, Moves: g.moves, Won: g.won}
+	if !final {
+		st = store.MoveState{Score: g.score, MaxTile: g.maxTile, Moves: g.moves, Won: g.won}
 	}
-	ix.offer(game, *st, now, now)
+	ix.offer(game, st, now, now)
 	ix.forget(game)
 }
 
 // Replaced tells of a new game of a board ending the player's game in
 // progress there at now: if that game is their best, it has ended.
 func (ix *Index) Replaced(player int64, b Board, now int64) {
-	ix.mu.Lock()
-	defer ix.mu.Unlock()
+	ix.tell(op{kind: opReplaced, player: player, board: b, at: now})
+}
+
+func (ix *Index) replaced(player int64, b Board, now int64) {
 	if id, ok := ix.liveBy[seat{player, b}]; ok {
 		ix.forget(id)
 	}
@@ -319,8 +425,10 @@ func (ix *Index) Replaced(player int64, b Board, now int64) {
 // was recomputed from their other games, which the index does not keep,
 // so the boards of its size load again.
 func (ix *Index) Assisted(game int64) {
-	ix.mu.Lock()
-	defer ix.mu.Unlock()
+	ix.tell(op{kind: opAssisted, game: game})
+}
+
+func (ix *Index) assisted(game int64) {
 	g, ok := ix.live[game]
 	if !ok {
 		ix.invalidate(0)
@@ -339,9 +447,7 @@ func (ix *Index) Assisted(game int64) {
 
 // Renamed tells of a player's name as stored now.
 func (ix *Index) Renamed(player int64, newName, fingerprint string) {
-	ix.mu.Lock()
-	defer ix.mu.Unlock()
-	ix.record(event{rename: true, row: Row{PlayerID: player, Name: newName, Fingerprint: fingerprint}})
+	ix.tell(op{kind: opRenamed, player: player, name: newName, fp: fingerprint})
 }
 
 // offer offers game's state st, committed at now and ended at ended (0:
@@ -367,16 +473,12 @@ func (ix *Index) offer(game int64, st store.MoveState, now, ended int64) {
 		MaxTile: st.MaxTile, Moves: st.Moves, Won: st.Won, Ended: ended}})
 }
 
-// record applies ev, keeps it for the loads in flight and tells of it
-// (OnChange), whether or not this process has loaded its board.
+// record applies ev and keeps it for the loads in flight.
 func (ix *Index) record(ev event) {
 	if ix.loads > 0 {
 		ix.pending = append(ix.pending, ev)
 	}
 	ix.apply(ev)
-	if ix.changed != nil {
-		ix.changed()
-	}
 }
 
 // apply applies ev to the index: a name, or a game's state offered to a

@@ -1,6 +1,6 @@
 package ranks
 
-import "math/rand/v2"
+import "sort"
 
 // Key is where a player's best stands on a board: the leaderboard's order
 // is higher score first, then whoever reached that score first, then the
@@ -23,96 +23,113 @@ func (a Key) ahead(b Key) bool {
 	return a.Game < b.Game
 }
 
-// tree is an order-statistics treap of keys: each node knows the size of
-// its subtree, so counting the keys ahead of one is a walk from the root,
-// as inserting and deleting are.
+// blockSize is how many keys a block of a tree holds after a split; it
+// splits at twice that.
+const blockSize = 128
+
+// tree is an order-statistics structure of keys: sorted blocks of keys,
+// and a Fenwick tree of the blocks' lengths, so that the keys ahead of a
+// key are the lengths of the blocks before its own (a prefix sum, in
+// O(log n)) and its place in its block (a binary search). Inserting and
+// removing move at most a block's keys and update the prefix sums; a
+// block that splits or empties rebuilds them. Everything is a loop over
+// flat slices: no recursion and no allocation but a block's.
 type tree struct {
-	root *node
+	blocks [][]Key
+	fen    []int // Fenwick tree of len(blocks[i]), 1-based
+	n      int
 }
 
-type node struct {
-	key         Key
-	prio        uint64
-	size        int
-	left, right *node
+// locate is the first block whose last key is not ahead of k: every key
+// of the blocks before it is ahead of k, and k, if anywhere, is in it.
+func (t *tree) locate(k Key) int {
+	return sort.Search(len(t.blocks), func(i int) bool {
+		b := t.blocks[i]
+		return !b[len(b)-1].ahead(k)
+	})
 }
 
-func size(n *node) int {
-	if n == nil {
-		return 0
-	}
-	return n.size
-}
-
-func (n *node) fix() { n.size = 1 + size(n.left) + size(n.right) }
-
-// split cuts n into the keys ahead of k and the others.
-func split(n *node, k Key) (ahead, rest *node) {
-	if n == nil {
-		return nil, nil
-	}
-	if n.key.ahead(k) {
-		n.right, rest = split(n.right, k)
-		n.fix()
-		return n, rest
-	}
-	ahead, n.left = split(n.left, k)
-	n.fix()
-	return ahead, n
-}
-
-// merge joins a and b, every key of a ahead of every key of b.
-func merge(a, b *node) *node {
-	switch {
-	case a == nil:
-		return b
-	case b == nil:
-		return a
-	case a.prio > b.prio:
-		a.right = merge(a.right, b)
-		a.fix()
-		return a
-	default:
-		b.left = merge(a, b.left)
-		b.fix()
-		return b
-	}
+// place is where k is, or would go, in block b.
+func place(b []Key, k Key) int {
+	return sort.Search(len(b), func(i int) bool { return !b[i].ahead(k) })
 }
 
 func (t *tree) insert(k Key) {
-	a, b := split(t.root, k)
-	t.root = merge(merge(a, &node{key: k, prio: rand.Uint64(), size: 1}), b)
+	t.n++
+	if len(t.blocks) == 0 {
+		t.blocks = [][]Key{{k}}
+		t.rebuild()
+		return
+	}
+	i := min(t.locate(k), len(t.blocks)-1)
+	b := t.blocks[i]
+	j := place(b, k)
+	b = append(b, Key{})
+	copy(b[j+1:], b[j:])
+	b[j] = k
+	t.blocks[i] = b
+	if len(b) < 2*blockSize {
+		t.add(i, 1)
+		return
+	}
+	hi := append([]Key(nil), b[blockSize:]...)
+	t.blocks[i] = b[:blockSize:blockSize]
+	t.blocks = append(t.blocks, nil)
+	copy(t.blocks[i+2:], t.blocks[i+1:])
+	t.blocks[i+1] = hi
+	t.rebuild()
 }
 
 // remove takes k out; it must be there.
 func (t *tree) remove(k Key) {
-	a, b := split(t.root, k)
-	// b starts with k: drop its first node.
-	b = dropFirst(b)
-	t.root = merge(a, b)
-}
-
-func dropFirst(n *node) *node {
-	if n.left == nil {
-		return n.right
+	i := t.locate(k)
+	if i == len(t.blocks) {
+		return
 	}
-	n.left = dropFirst(n.left)
-	n.fix()
-	return n
+	b := t.blocks[i]
+	j := place(b, k)
+	if j == len(b) || b[j] != k {
+		return
+	}
+	t.n--
+	t.blocks[i] = append(b[:j], b[j+1:]...)
+	if len(t.blocks[i]) > 0 {
+		t.add(i, -1)
+		return
+	}
+	t.blocks = append(t.blocks[:i], t.blocks[i+1:]...)
+	t.rebuild()
 }
 
 // countAhead is the number of keys ahead of k.
 func (t *tree) countAhead(k Key) int {
-	c := 0
-	for n := t.root; n != nil; {
-		if n.key.ahead(k) {
-			c += size(n.left) + 1
-			n = n.right
-		} else {
-			n = n.left
-		}
+	i := t.locate(k)
+	if i == len(t.blocks) {
+		return t.n
+	}
+	c := place(t.blocks[i], k)
+	for j := i; j > 0; j -= j & -j {
+		c += t.fen[j]
 	}
 	return c
 }
 
-func (t *tree) len() int { return size(t.root) }
+func (t *tree) len() int { return t.n }
+
+// add adds d to block i's length in the prefix sums.
+func (t *tree) add(i, d int) {
+	for j := i + 1; j < len(t.fen); j += j & -j {
+		t.fen[j] += d
+	}
+}
+
+// rebuild makes the prefix sums again from the blocks' lengths.
+func (t *tree) rebuild() {
+	t.fen = make([]int, len(t.blocks)+1)
+	for i, b := range t.blocks {
+		t.fen[i+1] += len(b)
+		if p := i + 1 + (i+1)&-(i+1); p < len(t.fen) {
+			t.fen[p] += t.fen[i+1]
+		}
+	}
+}
