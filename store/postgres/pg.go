@@ -18,7 +18,8 @@
 //     game's snapshot (the stale-writer check) in the same statement.
 //   - player_bests and score_buckets are kept by triggers (migrations
 //     postgres/00002 and 00001), so leaderboards are index walks of
-//     player_bests_rank and a rank sums buckets.
+//     player_bests_rank; a player's rank is answered from memory
+//     (ranks.go), and the bus tells the other nodes to read theirs again.
 //   - Schema changes are the goose migrations of migrations/postgres,
 //     twins of migrations/sqlite, applied at Open under goose's Postgres
 //     advisory-lock session locker, so nodes starting at once migrate once.

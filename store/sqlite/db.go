@@ -101,7 +101,7 @@ type Store struct {
 	stopCheckpoints chan struct{}
 	checkpointsDone chan struct{}
 
-	// ranks answers PlayerRank from memory (ranks.go); watchOthers
+	// ranks answers PlayerRank from memory (ranks.go); checkOthers
 	// tells it of other processes' writes.
 	ranks                  *ranks.Index
 	dataVersion            atomic.Int64 // the writer's connection's PRAGMA data_version when last read

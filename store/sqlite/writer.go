@@ -18,8 +18,9 @@ import (
 // writer owns the only write connection and puts every write through
 // package groupcommit: one IMMEDIATE transaction per group, one WAL sync
 // for the whole group. Small groups linger while moves come in fast (a
-// commit costs an fsync of its own). Reads, ranks included, never come
-// here: they run on the read pool beside the writer (PlayerRank).
+// commit costs an fsync of its own). Reads never come here: they run on
+// the read pool beside the writer, and ranks are kept in memory
+// (ranks.go).
 type writer struct {
 	*groupcommit.Writer[*sql.Tx]
 	db  *sql.DB
