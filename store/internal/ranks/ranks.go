@@ -1,7 +1,7 @@
 // Package ranks keeps every board's ranks in memory, for the stores'
-// PlayerRank: a player's rank is the number of bests ahead of theirs on
-// an order-statistics tree, counted in a walk from its root, with no SQL
-// and a lock held for that walk only. Both stores share it.
+// PlayerRank: a player's rank is the number of bests ahead of theirs in
+// an order-statistics structure (tree), counted in O(log n), with no SQL
+// and a lock held for that count only. Both stores share it.
 //
 // An Index is loaded from the store's bests, a board at a time, the first
 // time a rank of that board is asked for. From then on the store tells it
@@ -10,9 +10,10 @@
 // the rule the stores' games_offer_best trigger keeps, so the tree stays
 // what the store's player_bests is. What the index cannot follow (a game it
 // never saw opened, a human game turned assisted, which recomputes a best)
-// marks the board stale, and the next rank of it loads the board again;
-// so does what another process or node wrote, which the store detects its
-// own way (Invalidate). Events that come while a board loads are kept and
+// marks the board dirty, and the next rank of it waits for a load. What
+// another process or node wrote, which the store detects its own way
+// (Invalidate), marks it stale: it answers as it is while it loads again
+// in the background. Events that come while a board loads are kept and
 // applied again on top of what the load read, so that a load never takes
 // back a write that committed after the load's read: each event carries
 // state (a game's snapshot, a name), and applying one twice, or an older
@@ -84,7 +85,9 @@ type board struct {
 	tree     tree
 	best     map[int64]*Row
 	ready    bool          // loaded at least once
-	stale    bool          // load again before the next rank
+	dirty    bool          // this process's writes changed it in a way it cannot follow: load before the next rank
+	stale    bool          // others changed it: load again, answering meanwhile
+	took     time.Duration // what the last load took
 	loadedAt time.Time     // when the last load began
 	loading  chan struct{} // closed when the load in flight ends
 	err      error         // the last load's failure
@@ -229,26 +232,63 @@ func New(load Loader, opts ...Option) *Index {
 }
 
 // Rank returns the player's best of a board with its rank, or
-// store.ErrNotFound. The board is loaded first if it never was or is
-// stale; if that load fails, the board as it was answers, and only a
-// board never loaded fails.
+// store.ErrNotFound. A board never loaded, or one this process's writes
+// could not follow (dirty), is loaded first, and the rank waits for it.
+// A board that only others changed (stale, or older than MaxAge) answers
+// as it is while it loads again in the background, at most once per
+// reloadGap: a large board takes seconds to read, and the ranks of a busy
+// server must not wait for that, nor the database read it without pause
+// while other nodes play.
 func (ix *Index) Rank(ctx context.Context, player int64, b Board) (store.Entry, error) {
 	ix.mu.Lock()
-	ix.drain()
-	bd := ix.boards[b]
-	if bd == nil || !bd.ready || bd.stale || (ix.maxAge > 0 && time.Since(bd.loadedAt) > ix.maxAge) {
-		ix.mu.Unlock()
-		err := ix.reload(ctx, b)
-		ix.mu.Lock()
-		if bd = ix.boards[b]; !bd.ready {
-			if err == nil {
-				err = bd.err
-			}
-			ix.mu.Unlock()
-			return store.Entry{}, err
-		}
-	}
 	defer ix.mu.Unlock()
+	ix.drain()
+	for try := 0; ; try++ {
+		bd := ix.boards[b]
+		if bd == nil {
+			bd = &board{best: map[int64]*Row{}}
+			ix.boards[b] = bd
+		}
+		if bd.ready && !bd.dirty {
+			if (bd.stale || ix.maxAge > 0 && time.Since(bd.loadedAt) > ix.maxAge) &&
+				bd.loading == nil && time.Since(bd.loadedAt) >= reloadGap(bd.took) {
+				done, from := ix.startLoad(bd)
+				go ix.finishLoad(context.WithoutCancel(ctx), b, bd, done, from)
+			}
+			return ix.entry(bd, player)
+		}
+		if try == 2 {
+			if bd.err != nil {
+				return store.Entry{}, bd.err
+			}
+			return store.Entry{}, fmt.Errorf("load the ranks of %d×%d %s: changed while loading", b.Size, b.Size, b.Kind)
+		}
+		done := bd.loading
+		if done == nil {
+			var from int
+			done, from = ix.startLoad(bd)
+			ix.mu.Unlock()
+			ix.finishLoad(ctx, b, bd, done, from)
+		} else {
+			ix.mu.Unlock()
+			select {
+			case <-done:
+			case <-ctx.Done():
+				ix.mu.Lock()
+				return store.Entry{}, ctx.Err()
+			}
+		}
+		ix.mu.Lock()
+		ix.drain()
+	}
+}
+
+// reloadGap is the least time between two loads of a board that others
+// changed: a second, or ten times what its last load took.
+func reloadGap(took time.Duration) time.Duration { return max(time.Second, 10*took) }
+
+// entry is the player's row of a loaded board (ix.mu held).
+func (ix *Index) entry(bd *board, player int64) (store.Entry, error) {
 	r := bd.best[player]
 	if r == nil {
 		return store.Entry{}, store.ErrNotFound
@@ -265,30 +305,19 @@ func (ix *Index) Rank(ctx context.Context, player int64, b Board) (store.Entry, 
 	return e, nil
 }
 
-// reload loads board b, or waits for the load in flight.
-func (ix *Index) reload(ctx context.Context, b Board) error {
-	ix.mu.Lock()
-	bd := ix.boards[b]
-	if bd == nil {
-		bd = &board{best: map[int64]*Row{}}
-		ix.boards[b] = bd
-	}
-	if ch := bd.loading; ch != nil {
-		ix.mu.Unlock()
-		select {
-		case <-ch:
-			return nil
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
-	ix.drain() // what committed before the load's read is in it
-	done := make(chan struct{})
-	bd.loading, bd.stale, bd.loadedAt = done, false, time.Now()
-	from := len(ix.pending)
+// startLoad marks bd loading (ix.mu held, the queue drained: what
+// committed before the load's read is in it) and returns the channel
+// closed when it is done and where its events start in pending.
+func (ix *Index) startLoad(bd *board) (done chan struct{}, from int) {
+	done = make(chan struct{})
+	bd.loading, bd.stale, bd.dirty, bd.loadedAt = done, false, false, time.Now()
 	ix.loads++
-	ix.mu.Unlock()
+	return done, len(ix.pending)
+}
 
+// finishLoad reads board b, puts it in place with the events applied
+// since startLoad on top, and closes done.
+func (ix *Index) finishLoad(ctx context.Context, b Board, bd *board, done chan struct{}, from int) {
 	rows, err := ix.load(ctx, b)
 
 	ix.mu.Lock()
@@ -305,22 +334,22 @@ func (ix *Index) reload(ctx context.Context, b Board) error {
 		for _, ev := range ix.pending[from:] {
 			ix.apply(ev)
 		}
+		bd.err = nil
 	} else {
 		bd.stale = true
-		err = fmt.Errorf("load the ranks of %d×%d %s: %w", b.Size, b.Size, b.Kind, err)
+		bd.err = fmt.Errorf("load the ranks of %d×%d %s: %w", b.Size, b.Size, b.Kind, err)
 	}
-	bd.err = err
+	bd.took = time.Since(bd.loadedAt)
 	ix.loads--
 	if ix.loads == 0 {
 		ix.pending = nil
 	}
 	bd.loading = nil
 	close(done)
-	return err
 }
 
-// Invalidate marks every board stale: something the index did not see
-// changed the store.
+// Invalidate marks every board stale: another process or node changed
+// the store.
 func (ix *Index) Invalidate() {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
@@ -329,11 +358,12 @@ func (ix *Index) Invalidate() {
 	}
 }
 
-// invalidate marks the boards of one size stale, or every board for size 0.
+// invalidate marks the boards of one size dirty, or every board for
+// size 0.
 func (ix *Index) invalidate(size int) {
 	for b, bd := range ix.boards {
 		if size == 0 || b.Size == size {
-			bd.stale = true
+			bd.dirty = true
 		}
 	}
 }
@@ -454,7 +484,7 @@ func (ix *Index) Renamed(player int64, newName, fingerprint string) {
 // not), to its player's best, as the games_offer_best trigger does: a
 // free-play game with a move beats the best with a higher score, or the
 // same score reached earlier; the best game itself takes its new state.
-// A game the index never saw opened makes every board stale.
+// A game the index never saw opened makes every board dirty.
 func (ix *Index) offer(game int64, st store.MoveState, now, ended int64) {
 	g, ok := ix.live[game]
 	if !ok {
@@ -518,6 +548,6 @@ func (ix *Index) apply(ev event) {
 		// A player's first best since the load: their name comes with
 		// the next load, and until then the board answers for them
 		// after one.
-		bd.stale = true
+		bd.dirty = true
 	}
 }

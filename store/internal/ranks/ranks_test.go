@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/ssh2048/ssh2048/store"
 )
@@ -123,4 +124,43 @@ func TestUnknownGameLoadsAgain(t *testing.T) {
 	if e, err := ix.Rank(context.Background(), 1, b); err != nil || e.Score != 30 {
 		t.Fatalf("after a move of an unknown game: %+v, %v; want the score loaded again", e, err)
 	}
+}
+
+// TestStaleBoardAnswersWhileItLoads: a board others changed (Invalidate)
+// answers at once as it was, loads again in the background, and then
+// answers with what that load read.
+func TestStaleBoardAnswersWhileItLoads(t *testing.T) {
+	b := Board{Size: 4, Kind: store.KindHuman}
+	release := make(chan struct{})
+	loads := make(chan int, 2)
+	n := 0
+	ix := New(func(context.Context, Board) ([]Row, error) {
+		n++
+		loads <- n
+		if n == 1 {
+			return []Row{{PlayerID: 1, Key: Key{Score: 10, Game: 1}, Moves: 1}}, nil
+		}
+		<-release
+		return []Row{{PlayerID: 1, Key: Key{Score: 10, Game: 1}, Moves: 1}, {PlayerID: 2, Key: Key{Score: 20, Game: 2}, Moves: 1}}, nil
+	})
+	ctx := context.Background()
+	if e, err := ix.Rank(ctx, 1, b); err != nil || e.Rank != 1 {
+		t.Fatalf("first: %+v, %v", e, err)
+	}
+	<-loads
+	ix.Invalidate()
+	ix.mu.Lock()
+	ix.boards[b].loadedAt = time.Now().Add(-time.Hour) // past the gap between loads
+	ix.mu.Unlock()
+	if e, err := ix.Rank(ctx, 1, b); err != nil || e.Rank != 1 {
+		t.Fatalf("while the board loads again: %+v, %v; want the rank as it was", e, err)
+	}
+	<-loads // the background load has begun
+	close(release)
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+		if e, err := ix.Rank(ctx, 1, b); err == nil && e.Rank == 2 {
+			return
+		}
+	}
+	t.Error("the background load never took the other process's best in")
 }
