@@ -2,8 +2,6 @@ package postgres
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"sync/atomic"
 	"time"
 
@@ -17,45 +15,17 @@ import (
 // ranks): this node's writes keep them up to date as they commit, and the
 // other nodes' writes make them load again (see ranksChanged).
 func (s *Store) PlayerRank(ctx context.Context, playerID int64, size int, kind store.Kind) (store.Entry, error) {
-	if err := store.CheckGame(size, kind); err != nil {
-		return store.Entry{}, fmt.Errorf("player rank: %w", err)
-	}
-	e, err := s.ranks.Rank(ctx, playerID, ranks.Board{Size: size, Kind: kind})
-	if errors.Is(err, store.ErrNotFound) {
-		return store.Entry{}, fmt.Errorf("rank of player %d (%d×%d %s): %w", playerID, size, size, kind, err)
-	}
-	if err != nil {
-		return store.Entry{}, fmt.Errorf("rank of player %d: %w", playerID, err)
-	}
-	return e, nil
+	return s.ranks.PlayerRank(ctx, playerID, size, kind)
 }
 
 // loadBoard reads every player's best of a board for package ranks.
 func (s *Store) loadBoard(ctx context.Context, b ranks.Board) ([]ranks.Row, error) {
-	rows, err := s.pool.Query(ctx, `
-		SELECT b.player_id, p.name, p.fingerprint, b.score, b.reached_at, b.game_id, g.max_tile, g.moves, g.won, g.ended_at
-		FROM player_bests b
-		JOIN games g ON g.id = b.game_id
-		JOIN players p ON p.id = b.player_id
-		WHERE b.size = $1 AND b.kind = $2`, b.Size, string(b.Kind))
+	rows, err := s.pool.Query(ctx, ranks.BoardQuery+` WHERE b.size = $1 AND b.kind = $2`, b.Size, string(b.Kind))
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var out []ranks.Row
-	for rows.Next() {
-		var r ranks.Row
-		var ended *int64
-		if err := rows.Scan(&r.PlayerID, &r.Name, &r.Fingerprint, &r.Key.Score, &r.Key.Reached, &r.Key.Game,
-			&r.MaxTile, &r.Moves, &r.Won, &ended); err != nil {
-			return nil, err
-		}
-		if ended != nil {
-			r.Ended = *ended
-		}
-		out = append(out, r)
-	}
-	return out, rows.Err()
+	return ranks.ScanRows(rows)
 }
 
 // TopicRanks is the bus topic on which a node says that its writes

@@ -30,6 +30,7 @@ package ranks
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -281,6 +282,23 @@ func (ix *Index) Rank(ctx context.Context, player int64, b Board) (store.Entry, 
 		ix.mu.Lock()
 		ix.drain()
 	}
+}
+
+// PlayerRank is store.Store.PlayerRank from the index: the player's best
+// of a size and kind with its rank, or store.ErrNotFound, wrapped as the
+// stores wrap their errors.
+func (ix *Index) PlayerRank(ctx context.Context, playerID int64, size int, kind store.Kind) (store.Entry, error) {
+	if err := store.CheckGame(size, kind); err != nil {
+		return store.Entry{}, fmt.Errorf("player rank: %w", err)
+	}
+	e, err := ix.Rank(ctx, playerID, Board{Size: size, Kind: kind})
+	if errors.Is(err, store.ErrNotFound) {
+		return store.Entry{}, fmt.Errorf("rank of player %d (%d×%d %s): %w", playerID, size, size, kind, err)
+	}
+	if err != nil {
+		return store.Entry{}, fmt.Errorf("rank of player %d: %w", playerID, err)
+	}
+	return e, nil
 }
 
 // reloadGap is the least time between two loads of a board that others
