@@ -18,9 +18,14 @@ func (s *Store) PlayerRank(ctx context.Context, playerID int64, size int, kind s
 	return s.ranks.PlayerRank(ctx, playerID, size, kind)
 }
 
-// loadBoard reads every player's best of a board for package ranks.
+// loadBoard reads every player's best of a board, or every game of a
+// contest's, for package ranks.
 func (s *Store) loadBoard(ctx context.Context, b ranks.Board) ([]ranks.Row, error) {
-	rows, err := s.pool.Query(ctx, ranks.BoardQuery+` WHERE b.size = $1 AND b.kind = $2`, b.Size, string(b.Kind))
+	query, args := ranks.BoardQuery+` WHERE b.size = $1 AND b.kind = $2`, []any{b.Size, string(b.Kind)}
+	if b.Contest != "" {
+		query, args = ranks.ContestQuery+` WHERE g.contest = $1 AND g.size = $2`, []any{b.Contest, b.Size}
+	}
+	rows, err := s.pool.Query(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}

@@ -18,9 +18,14 @@ func (s *Store) PlayerRank(ctx context.Context, playerID int64, size int, kind s
 	return s.ranks.PlayerRank(ctx, playerID, size, kind)
 }
 
-// loadBoard reads every player's best of a board for package ranks.
+// loadBoard reads every player's best of a board, or every game of a
+// contest's, for package ranks.
 func (s *Store) loadBoard(ctx context.Context, b ranks.Board) ([]ranks.Row, error) {
-	rows, err := s.read.QueryContext(ctx, ranks.BoardQuery+` WHERE b.size = ? AND b.kind = ?`, b.Size, string(b.Kind))
+	query, args := ranks.BoardQuery+` WHERE b.size = ? AND b.kind = ?`, []any{b.Size, string(b.Kind)}
+	if b.Contest != "" {
+		query, args = ranks.ContestQuery+` WHERE g.contest = ? AND g.size = ?`, []any{b.Contest, b.Size}
+	}
+	rows, err := s.read.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}

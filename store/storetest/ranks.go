@@ -16,8 +16,10 @@ import (
 // contest games beside them) on two sizes and both ranked kinds; after
 // every write each player's PlayerRank is their row of the full
 // Leaderboard, field for field, or store.ErrNotFound where that board has
-// no row of theirs. Real moves, so equal scores (early in a game) come
-// often and the tie rule is exercised.
+// no row of theirs, and their ContestRank in a race and a daily challenge
+// is their newest game's row of the full ContestBoard, with its length.
+// Real moves, so equal scores (early in a game) come often and the tie
+// rule is exercised.
 func testRanksFollowWrites(t *testing.T, b Backend) {
 	ctx := context.Background()
 	s := b.open(t)
@@ -34,6 +36,7 @@ func testRanksFollowWrites(t *testing.T, b Backend) {
 				kind   store.Kind
 			}
 			games := map[seat]*store.SavedGame{}
+			contests := []string{fmt.Sprint("race:follow", seed), fmt.Sprintf("daily:2026-01-%02d", seed+1)}
 			sizes, kinds := []int{3, 4}, []store.Kind{store.KindHuman, store.KindAssisted}
 			for step := range 120 {
 				p := players[rng.IntN(len(players))]
@@ -56,15 +59,23 @@ func testRanksFollowWrites(t *testing.T, b Backend) {
 					delete(games, seat{st.player, st.size, store.KindAssisted}) // ended, or this one now
 				case op == 4:
 					_, err = s.UpsertPlayer(ctx, p.Fingerprint, "ssh-ed25519", fmt.Sprintf("renamed%d", step))
-				case op == 5:
+				case op == 5 || op == 6:
 					var c *store.SavedGame
-					if c, err = s.OpenContestGame(ctx, st.player, st.size, store.KindHuman, fmt.Sprint("race:follow", seed), seed); err == nil {
-						for range 5 {
+					contest := contests[op-5]
+					if c, err = s.OpenContestGame(ctx, st.player, st.size, store.KindHuman, contest, seed); err == nil {
+						for range rng.IntN(6) {
 							if playFenced(ctx, s, c, rng) != nil {
 								break
 							}
 						}
+						if rng.IntN(3) == 0 {
+							err = s.EndGame(ctx, c.ID, fenced(c))
+						}
+					} else if errors.Is(err, store.ErrContestPlayed) {
+						err = nil
 					}
+				case op == 7 && rng.IntN(4) == 0:
+					err = s.EndContest(ctx, contests[0])
 				default:
 					for range 1 + rng.IntN(4) {
 						if err = playFenced(ctx, s, g, rng); err != nil {
@@ -82,6 +93,9 @@ func testRanksFollowWrites(t *testing.T, b Backend) {
 				for _, size := range sizes {
 					for _, kind := range kinds {
 						checkRanks(t, s, size, kind, players)
+					}
+					for _, c := range contests {
+						checkContestRanks(t, s, c, size, players)
 					}
 				}
 				if t.Failed() {
@@ -176,4 +190,34 @@ func testRanksSeeAnotherStore(t *testing.T, b Backend) {
 	}
 	t.Errorf("the first store never showed the second's write: chaser %+v, ahead %+v; want chaser first with 500 in game %d as overtaker",
 		got, behind, g.ID)
+}
+
+// checkContestRanks fails unless every player's ContestRank is their
+// newest game's row of the contest's full board, with the board's length,
+// or store.ErrNotFound where they have no game in it.
+func checkContestRanks(t *testing.T, s Store, contest string, size int, players []store.Player) {
+	t.Helper()
+	ctx := context.Background()
+	board, err := s.ContestBoard(ctx, contest, size, 10_000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := map[int64]store.Entry{}
+	for _, e := range board {
+		if r, ok := rows[e.PlayerID]; !ok || r.GameID < e.GameID {
+			rows[e.PlayerID] = e
+		}
+	}
+	for _, p := range players {
+		got, n, err := s.ContestRank(ctx, p.ID, contest, size)
+		want, ok := rows[p.ID]
+		switch {
+		case !ok && !errors.Is(err, store.ErrNotFound):
+			t.Errorf("%s %d×%d: ContestRank(%d) = %+v, %d, %v; the board has no game of theirs", contest, size, size, p.ID, got, n, err)
+		case ok && err != nil:
+			t.Errorf("%s %d×%d: ContestRank(%d): %v; the board has %+v", contest, size, size, p.ID, err, want)
+		case ok && (!sameEntry(got, want) || n != len(board)):
+			t.Errorf("%s %d×%d: ContestRank(%d) = %+v of %d, the board has %+v of %d", contest, size, size, p.ID, got, n, want, len(board))
+		}
+	}
 }

@@ -9,6 +9,13 @@ const BoardQuery = `
 	JOIN games g ON g.id = b.game_id
 	JOIN players p ON p.id = b.player_id`
 
+// ContestQuery is BoardQuery for a contest's board: every game of it;
+// the store adds `WHERE g.contest = … AND g.size = …`.
+const ContestQuery = `
+	SELECT g.player_id, p.name, p.fingerprint, g.score, g.reached_at, g.id, g.max_tile, g.moves, g.won, g.ended_at
+	FROM games g
+	JOIN players p ON p.id = g.player_id`
+
 // Rows is what ScanRows reads: *sql.Rows or pgx.Rows.
 type Rows interface {
 	Next() bool
@@ -16,7 +23,7 @@ type Rows interface {
 	Err() error
 }
 
-// ScanRows reads the rows of BoardQuery.
+// ScanRows reads the rows of BoardQuery or ContestQuery.
 func ScanRows(rows Rows) ([]Row, error) {
 	var out []Row
 	for rows.Next() {

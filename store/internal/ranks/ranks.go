@@ -42,6 +42,10 @@ import (
 type Board struct {
 	Size int
 	Kind store.Kind
+	// Contest, if not empty, makes this a contest's board of a size
+	// (Kind empty): every game of the contest ranks, one row each, and a
+	// player's row is their newest game (store.ContestRanker).
+	Contest string
 }
 
 // Row is one player's best game of a board, as a store reads it.
@@ -85,13 +89,14 @@ type Index struct {
 type board struct {
 	tree     tree
 	best     map[int64]*Row
-	ready    bool          // loaded at least once
-	dirty    bool          // this process's writes changed it in a way it cannot follow: load before the next rank
-	stale    bool          // others changed it: load again, answering meanwhile
-	took     time.Duration // what the last load took
-	loadedAt time.Time     // when the last load began
-	loading  chan struct{} // closed when the load in flight ends
-	err      error         // the last load's failure
+	games    map[int64]*Row // a contest's board: every game's row
+	ready    bool           // loaded at least once
+	dirty    bool           // this process's writes changed it in a way it cannot follow: load before the next rank
+	stale    bool           // others changed it: load again, answering meanwhile
+	took     time.Duration  // what the last load took
+	loadedAt time.Time      // when the last load began
+	loading  chan struct{}  // closed when the load in flight ends
+	err      error          // the last load's failure
 }
 
 type name struct{ name, fingerprint string }
@@ -201,6 +206,12 @@ func (ix *Index) do(o *op) {
 				delete(ix.live, id)
 			}
 		}
+		// Their games ended: a contest's board is read again if asked.
+		for b := range ix.boards {
+			if b.Contest != "" && o.done(b.Contest) {
+				delete(ix.boards, b)
+			}
+		}
 	}
 }
 
@@ -243,6 +254,33 @@ func New(load Loader, opts ...Option) *Index {
 func (ix *Index) Rank(ctx context.Context, player int64, b Board) (store.Entry, error) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
+	bd, err := ix.board(ctx, b)
+	if err != nil {
+		return store.Entry{}, err
+	}
+	return ix.entry(bd, player)
+}
+
+// ContestRank is store.ContestRanker.ContestRank from the index: the
+// player's newest game of a contest of one size with its rank on the
+// contest's board, and how many games that board has, or
+// store.ErrNotFound.
+func (ix *Index) ContestRank(ctx context.Context, player int64, contest string, size int) (store.Entry, int, error) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	bd, err := ix.board(ctx, Board{Size: size, Contest: contest})
+	if err == nil {
+		var e store.Entry
+		if e, err = ix.entry(bd, player); err == nil {
+			return e, bd.tree.len(), nil
+		}
+	}
+	return store.Entry{}, 0, fmt.Errorf("rank of player %d in %s: %w", player, contest, err)
+}
+
+// board returns board b ready to answer, loading it if need be (ix.mu
+// held, and held again on return).
+func (ix *Index) board(ctx context.Context, b Board) (*board, error) {
 	ix.drain()
 	for try := 0; ; try++ {
 		bd := ix.boards[b]
@@ -256,13 +294,13 @@ func (ix *Index) Rank(ctx context.Context, player int64, b Board) (store.Entry, 
 				done, from := ix.startLoad(bd)
 				go ix.finishLoad(context.WithoutCancel(ctx), b, bd, done, from)
 			}
-			return ix.entry(bd, player)
+			return bd, nil
 		}
 		if try == 2 {
 			if bd.err != nil {
-				return store.Entry{}, bd.err
+				return nil, bd.err
 			}
-			return store.Entry{}, fmt.Errorf("load the ranks of %d×%d %s: changed while loading", b.Size, b.Size, b.Kind)
+			return nil, fmt.Errorf("load the ranks of %d×%d %s%s: changed while loading", b.Size, b.Size, b.Kind, b.Contest)
 		}
 		done := bd.loading
 		if done == nil {
@@ -276,7 +314,7 @@ func (ix *Index) Rank(ctx context.Context, player int64, b Board) (store.Entry, 
 			case <-done:
 			case <-ctx.Done():
 				ix.mu.Lock()
-				return store.Entry{}, ctx.Err()
+				return nil, ctx.Err()
 			}
 		}
 		ix.mu.Lock()
@@ -343,11 +381,20 @@ func (ix *Index) finishLoad(ctx context.Context, b Board, bd *board, done chan s
 	ix.drain() // into pending, for the replay below
 	if err == nil {
 		bd.tree, bd.best, bd.ready = tree{}, make(map[int64]*Row, len(rows)), true
+		if b.Contest != "" {
+			bd.games = make(map[int64]*Row, len(rows))
+		}
 		for i := range rows {
-			r := rows[i]
+			r := &rows[i]
 			ix.names[r.PlayerID] = name{r.Name, r.Fingerprint}
-			bd.best[r.PlayerID] = &r
 			bd.tree.insert(r.Key)
+			if bd.games != nil {
+				bd.games[r.Key.Game] = r
+				if cur := bd.best[r.PlayerID]; cur != nil && cur.Key.Game > r.Key.Game {
+					continue
+				}
+			}
+			bd.best[r.PlayerID] = r
 		}
 		for _, ev := range ix.pending[from:] {
 			ix.apply(ev)
@@ -355,7 +402,7 @@ func (ix *Index) finishLoad(ctx context.Context, b Board, bd *board, done chan s
 		bd.err = nil
 	} else {
 		bd.stale = true
-		bd.err = fmt.Errorf("load the ranks of %d×%d %s: %w", b.Size, b.Size, b.Kind, err)
+		bd.err = fmt.Errorf("load the ranks of %d×%d %s%s: %w", b.Size, b.Size, b.Kind, b.Contest, err)
 	}
 	bd.took = time.Since(bd.loadedAt)
 	ix.loads--
@@ -398,7 +445,11 @@ func (ix *Index) opened(game, player int64, b Board, contest string, st store.Mo
 		maxTile: st.MaxTile, moves: st.Moves, won: st.Won}
 	if contest == "" {
 		ix.liveBy[seat{player, b}] = game
+		return
 	}
+	// Every game of a contest ranks on its board, its first move or not.
+	ix.record(event{board: Board{Size: b.Size, Contest: contest}, row: Row{PlayerID: player,
+		Key: Key{Score: st.Score, Reached: reached, Game: game}, MaxTile: st.MaxTile, Moves: st.Moves, Won: st.Won}})
 }
 
 // forget drops game from the live games.
@@ -514,11 +565,14 @@ func (ix *Index) offer(game int64, st store.MoveState, now, ended int64) {
 	}
 	g.score, g.maxTile, g.moves, g.won = st.Score, st.MaxTile, st.Moves, st.Won
 	ix.live[game] = g
-	if g.contest != "" || st.Moves == 0 {
-		return
+	row := Row{PlayerID: g.player, Key: Key{Score: st.Score, Reached: g.reached, Game: game},
+		MaxTile: st.MaxTile, Moves: st.Moves, Won: st.Won, Ended: ended}
+	switch {
+	case g.contest != "":
+		ix.record(event{board: Board{Size: g.board.Size, Contest: g.contest}, row: row})
+	case st.Moves > 0:
+		ix.record(event{board: g.board, row: row})
 	}
-	ix.record(event{board: g.board, row: Row{PlayerID: g.player, Key: Key{Score: st.Score, Reached: g.reached, Game: game},
-		MaxTile: st.MaxTile, Moves: st.Moves, Won: st.Won, Ended: ended}})
 }
 
 // record applies ev and keeps it for the loads in flight.
@@ -541,16 +595,15 @@ func (ix *Index) apply(ev event) {
 		return
 	}
 	r := &ev.row
+	if bd.games != nil {
+		ix.applyGame(bd, r)
+		return
+	}
 	cur := bd.best[r.PlayerID]
 	switch {
 	case cur == nil:
 	case cur.Key.Game == r.Key.Game:
-		// The same game: its state only grows (moves, score), and an
-		// end stays.
-		if r.Moves < cur.Moves || (r.Moves == cur.Moves && r.Ended == 0) && cur.Ended != 0 {
-			return
-		}
-		if r.Key == cur.Key && r.MaxTile == cur.MaxTile && r.Moves == cur.Moves && r.Won == cur.Won && r.Ended == cur.Ended {
+		if !newer(r, cur) {
 			return
 		}
 	case !r.Key.ahead(cur.Key):
@@ -566,6 +619,36 @@ func (ix *Index) apply(ev event) {
 		// A player's first best since the load: their name comes with
 		// the next load, and until then the board answers for them
 		// after one.
+		bd.dirty = true
+	}
+}
+
+// newer says whether r, a state of the game of cur, comes after it: a
+// game's state only grows (moves, score), and an end stays.
+func newer(r, cur *Row) bool {
+	if r.Moves < cur.Moves || (r.Moves == cur.Moves && r.Ended == 0) && cur.Ended != 0 {
+		return false
+	}
+	return r.Key != cur.Key || r.MaxTile != cur.MaxTile || r.Moves != cur.Moves || r.Won != cur.Won || r.Ended != cur.Ended
+}
+
+// applyGame puts a game's state on a contest's board (ix.mu held): every
+// game has its row there, and a player's newest game is theirs.
+func (ix *Index) applyGame(bd *board, r *Row) {
+	cur := bd.games[r.Key.Game]
+	if cur != nil {
+		if !newer(r, cur) {
+			return
+		}
+		bd.tree.remove(cur.Key)
+	}
+	row := *r
+	bd.games[row.Key.Game] = &row
+	bd.tree.insert(row.Key)
+	if b := bd.best[row.PlayerID]; b == nil || b.Key.Game <= row.Key.Game {
+		bd.best[row.PlayerID] = &row
+	}
+	if _, ok := ix.names[row.PlayerID]; !ok {
 		bd.dirty = true
 	}
 }
