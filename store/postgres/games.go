@@ -18,33 +18,6 @@ type querier interface {
 	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
 }
 
-// UpsertPlayer records a connection by the public key with that
-// fingerprint, as store.Store.UpsertPlayer does.
-func (s *Store) UpsertPlayer(ctx context.Context, fingerprint, keyType, rawName string) (store.Player, error) {
-	if fingerprint == "" {
-		return store.Player{}, fmt.Errorf("upsert player: %w: empty fingerprint", store.ErrInvalid)
-	}
-	name := store.DisplayName(rawName, fingerprint)
-	var p store.Player
-	err := s.w.do(ctx, func(ctx context.Context, tx pgx.Tx, now int64) error {
-		var first, last int64
-		err := tx.QueryRow(ctx, `
-			INSERT INTO players (fingerprint, key_type, name, first_seen, last_seen)
-			VALUES ($1, $2, $3, $4, $4)
-			ON CONFLICT (fingerprint) DO UPDATE
-			SET key_type = excluded.key_type, name = excluded.name, last_seen = excluded.last_seen
-			RETURNING id, fingerprint, key_type, name, first_seen, last_seen`,
-			fingerprint, keyType, name, now,
-		).Scan(&p.ID, &p.Fingerprint, &p.KeyType, &p.Name, &first, &last)
-		p.FirstSeen, p.LastSeen = time.UnixMicro(first), time.UnixMicro(last)
-		return err
-	})
-	if err != nil {
-		return store.Player{}, fmt.Errorf("upsert player %s: %w", fingerprint, err)
-	}
-	return p, nil
-}
-
 // LoadOrCreateGame returns the player's game in progress for (size,
 // kind), starting one if there is none; see store.Store.LoadOrCreateGame.
 func (s *Store) LoadOrCreateGame(ctx context.Context, playerID int64, size int, kind store.Kind) (*store.SavedGame, error) {
