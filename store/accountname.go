@@ -8,7 +8,6 @@ import (
 	"unicode"
 
 	"github.com/charmbracelet/x/ansi"
-	"golang.org/x/text/cases"
 	"golang.org/x/text/unicode/norm"
 )
 
@@ -41,11 +40,16 @@ var reservedKeys = func() map[string]bool {
 	return m
 }()
 
-// NameKey is what makes two names one: case folded, then reduced to its
-// look-alike skeleton (NameSkeleton), so that "Ann", "ANN" and "аnn" with
-// a Cyrillic а are one name. The stores keep one account per key.
+// NameKey is what makes two names one: "Ann", "ANN", "аnn" with a
+// Cyrillic а, "Ζed" with a Greek capital zeta and "zed", "rn" and "m".
+// The stores keep one account per key. Case folding first would lose
+// the capitals' look-alikes (Ζ folds to ζ, which looks like no z), and
+// the skeleton first would tell cases apart where it maps a capital
+// alone (I to l), so the name is upper-cased, reduced to the skeleton of
+// its capitals (NameSkeleton, which folds after), and reduced again for
+// the look-alikes of small letters.
 func NameKey(name string) string {
-	return NameSkeleton(cases.Fold().String(norm.NFKC.String(name)))
+	return NameSkeleton(NameSkeleton(strings.ToUpper(norm.NFKC.String(name))))
 }
 
 // CheckName returns the name a player asked for, its runs of spaces made
