@@ -86,7 +86,7 @@ const MaxLineBytes = 64
 type ScoreEntry struct {
 	Rank    int        `json:"rank"`
 	Name    string     `json:"name"`   // display name; not unique
-	Player  string     `json:"player"` // the player's stable id: 12 characters of the key's SHA256 fingerprint
+	Player  string     `json:"player"` // the account's stable id: 12 characters of the SHA256 fingerprint of the key that made it
 	Score   int        `json:"score"`
 	MaxTile int        `json:"max_tile"`
 	Moves   int        `json:"moves"`
