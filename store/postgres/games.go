@@ -10,6 +10,7 @@ import (
 
 	"github.com/ssh2048/ssh2048/engine"
 	"github.com/ssh2048/ssh2048/store"
+	"github.com/ssh2048/ssh2048/store/internal/accounts"
 )
 
 // querier is what reads need: the pool, or a read transaction.
@@ -465,7 +466,7 @@ func (s *Store) PlayerByID(ctx context.Context, id int64) (store.Player, error) 
 	var p store.Player
 	var first, last int64
 	err := s.pool.QueryRow(ctx, `
-		SELECT id, fingerprint, key_type, name, first_seen, last_seen FROM players WHERE id = $1`, id,
+		SELECT id, fingerprint, key_type, name, first_seen, `+accounts.LastSeen+` FROM players p WHERE id = $1`, id,
 	).Scan(&p.ID, &p.Fingerprint, &p.KeyType, &p.Name, &first, &last)
 	if noRows(err) {
 		return store.Player{}, fmt.Errorf("player %d: %w", id, store.ErrNotFound)

@@ -65,22 +65,25 @@ func timeOf(us *int64) time.Time {
 // generated one, if it cannot).
 func Login(ctx context.Context, tx Querier, now int64, fingerprint, keyType, rawName string) (store.Player, error) {
 	p := store.Player{KeyType: keyType}
-	id, err := keyUsed(ctx, tx, now, fingerprint, keyType)
+	var first int64
+	var nameKey *string
+	// One statement, the key's row and its account's by primary key: the
+	// account's last_seen is its keys' latest use (lastSeen), not a
+	// second write.
+	err := tx.QueryRow(ctx, `UPDATE player_keys SET last_used = $1, key_type = $2 WHERE fingerprint = $3
+		RETURNING player_id,
+			(SELECT fingerprint FROM players p WHERE p.id = player_id),
+			(SELECT name FROM players p WHERE p.id = player_id),
+			(SELECT first_seen FROM players p WHERE p.id = player_id),
+			(SELECT name_key FROM players p WHERE p.id = player_id)`, now, keyType, fingerprint,
+	).Scan(&p.ID, &p.Fingerprint, &p.Name, &first, &nameKey)
 	if errors.Is(err, ErrNoRows) {
 		return create(ctx, tx, now, fingerprint, keyType, rawName)
 	}
 	if err != nil {
 		return p, err
 	}
-	var first, last int64
-	var nameKey *string
-	err = tx.QueryRow(ctx, `UPDATE players SET last_seen = $1 WHERE id = $2
-		RETURNING id, fingerprint, name, first_seen, last_seen, name_key`, now, id,
-	).Scan(&p.ID, &p.Fingerprint, &p.Name, &first, &last, &nameKey)
-	if err != nil {
-		return p, err
-	}
-	p.FirstSeen, p.LastSeen = time.UnixMicro(first), time.UnixMicro(last)
+	p.FirstSeen, p.LastSeen = time.UnixMicro(first), time.UnixMicro(now)
 	if nameKey == nil {
 		name, _ := store.ProposeName(p.Name)
 		if p.Name, err = nameAccount(ctx, tx, now, p.ID, name); err != nil {
@@ -89,6 +92,11 @@ func Login(ctx context.Context, tx Querier, now int64, fingerprint, keyType, raw
 	}
 	return p, nil
 }
+
+// LastSeen is the SQL of an account's last connection, for a query of
+// players p: its keys' latest use (a login writes the key's row alone),
+// or before accounts, players.last_seen.
+const LastSeen = `COALESCE((SELECT max(k.last_used) FROM player_keys k WHERE k.player_id = p.id), p.last_seen)`
 
 func keyUsed(ctx context.Context, tx Querier, now int64, fingerprint, keyType string) (int64, error) {
 	var id int64
@@ -200,7 +208,7 @@ func Account(ctx context.Context, q Querier, id store.AccountID) (store.Account,
 	var first, last int64
 	var nameKey *string
 	var renamed *int64
-	err := q.QueryRow(ctx, `SELECT fingerprint, name, name_key, renamed_at, first_seen, last_seen,
+	err := q.QueryRow(ctx, `SELECT fingerprint, name, name_key, renamed_at, first_seen, `+LastSeen+`,
 		(SELECT count(*) FROM player_keys k WHERE k.player_id = p.id)
 		FROM players p WHERE id = $1`, int64(id),
 	).Scan(&a.Fingerprint, &a.Name, &nameKey, &renamed, &first, &last, &a.Keys)
