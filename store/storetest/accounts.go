@@ -269,3 +269,38 @@ func testConcurrentNameClaims(t *testing.T, b Backend) {
 		t.Fatalf("%d of %d claims of one name granted, want 1", granted, n)
 	}
 }
+
+// testConcurrentLinks: a code used from several keys at once links one of
+// them; the others are told it was used, and keep their accounts.
+func testConcurrentLinks(t *testing.T, b Backend) {
+	ctx := context.Background()
+	s := b.open(t)
+	ann := addPlayer(t, s, "ann")
+	const n = 8
+	fps := make([]string, n)
+	for i := range fps {
+		fps[i] = "SHA256:linker-" + string(rune('a'+i))
+		if _, err := s.UpsertPlayer(ctx, fps[i], "ssh-ed25519", "linker"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code := linkCode(t, s, ann.ID)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range fps {
+		wg.Go(func() { _, errs[i] = s.Link(ctx, code, fps[i], false) })
+	}
+	wg.Wait()
+	linked := 0
+	for i, err := range errs {
+		switch {
+		case err == nil:
+			linked++
+		case !errors.Is(err, store.ErrCodeUsed):
+			t.Errorf("link %d: %v, want nil or ErrCodeUsed", i, err)
+		}
+	}
+	if a, err := s.Account(ctx, store.AccountID(ann.ID)); linked != 1 || err != nil || a.Keys != 2 {
+		t.Fatalf("%d of %d links granted (account %+v, %v), want 1 and two keys", linked, n, a, err)
+	}
+}

@@ -76,6 +76,7 @@ func Run(t *testing.T, b Backend) {
 		{"RemoveKey", testRemoveKey},
 		{"Names", testNames},
 		{"ConcurrentNameClaims", testConcurrentNameClaims},
+		{"ConcurrentLinks", testConcurrentLinks},
 	} {
 		t.Run(c.name, func(t *testing.T) { c.test(t, b) })
 	}
