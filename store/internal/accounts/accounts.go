@@ -105,15 +105,23 @@ func keyUsed(ctx context.Context, tx Querier, now int64, fingerprint, keyType st
 	return id, err
 }
 
-// create makes the account of a key never seen. Its players.fingerprint
-// is the key's, unless an account the key was removed from keeps that
-// as its id: then a random one, which no key has.
+// create makes the account of a key never seen, named after rawName if
+// that can be a name and is free (three statements: the account, its
+// key, its name), else a generated name. Its players.fingerprint is the
+// key's, unless an account the key was removed from keeps that as its
+// id: then a random one, which no key has.
 func create(ctx context.Context, tx Querier, now int64, fingerprint, keyType, rawName string) (store.Player, error) {
 	p := store.Player{Fingerprint: fingerprint, KeyType: keyType, FirstSeen: time.UnixMicro(now), LastSeen: time.UnixMicro(now)}
+	proposed, ok := store.ProposeName(rawName)
+	var key *string
+	if ok {
+		k := store.NameKey(proposed)
+		key = &k
+	}
 	for _, founding := range []string{fingerprint, "account:" + store.NewLinkCode() + store.NewLinkCode()} {
-		err := tx.QueryRow(ctx, `INSERT INTO players (fingerprint, key_type, name, first_seen, last_seen)
-			VALUES ($1, $2, $3, $4, $4) ON CONFLICT (fingerprint) DO NOTHING RETURNING id`,
-			founding, keyType, "", now).Scan(&p.ID)
+		err := tx.QueryRow(ctx, `INSERT INTO players (fingerprint, key_type, name, name_key, first_seen, last_seen)
+			VALUES ($1, $2, $3, $4, $5, $5) ON CONFLICT (fingerprint) DO NOTHING RETURNING id`,
+			founding, keyType, proposed, key, now).Scan(&p.ID)
 		if errors.Is(err, ErrNoRows) && founding == fingerprint {
 			// Another node may have made this key's account meanwhile
 			// (its insert held ours until it committed): use it.
@@ -132,9 +140,15 @@ func create(ctx context.Context, tx Querier, now int64, fingerprint, keyType, ra
 		VALUES ($1, $2, $3, $4, $4)`, fingerprint, p.ID, keyType, now); err != nil {
 		return p, err
 	}
-	name, _ := store.ProposeName(rawName)
+	if ok {
+		granted, err := grant(ctx, tx, now, p.ID, proposed)
+		if err != nil || granted {
+			p.Name = proposed
+			return p, err
+		}
+	}
 	var err error
-	p.Name, err = nameAccount(ctx, tx, now, p.ID, name)
+	p.Name, err = nameAccount(ctx, tx, now, p.ID, "")
 	return p, err
 }
 
@@ -156,10 +170,26 @@ func nameAccount(ctx context.Context, tx Querier, now, id int64, name string) (s
 
 // claim makes name the account's if no other account holds its key (or
 // held it within store.NameHold), releasing the account's other names;
-// false if it is taken, with nothing written. The primary key of
-// player_names decides between claims at once, on any node.
+// false if it is taken, with nothing written.
 func claim(ctx context.Context, tx Querier, now, id int64, name string) (bool, error) {
+	ok, err := grant(ctx, tx, now, id, name)
+	if err != nil || !ok {
+		return false, err
+	}
 	key := store.NameKey(name)
+	if _, err := tx.Exec(ctx, `UPDATE player_names SET released_at = $1
+		WHERE player_id = $2 AND released_at IS NULL AND name_key <> $3`, now, id, key); err != nil {
+		return false, err
+	}
+	_, err = tx.Exec(ctx, `UPDATE players SET name = $1, name_key = $2 WHERE id = $3`, name, key, id)
+	return err == nil, err
+}
+
+// grant writes name's row for the account unless another account holds
+// its key, or held it within store.NameHold: the primary key of
+// player_names decides between claims at once, on any node. False, with
+// nothing written, if it is taken.
+func grant(ctx context.Context, tx Querier, now, id int64, name string) (bool, error) {
 	var got int64
 	err := tx.QueryRow(ctx, `INSERT INTO player_names (name_key, player_id, name, claimed_at, released_at)
 		VALUES ($1, $2, $3, $4, NULL)
@@ -167,18 +197,10 @@ func claim(ctx context.Context, tx Querier, now, id int64, name string) (bool, e
 		SET player_id = excluded.player_id, name = excluded.name, claimed_at = excluded.claimed_at, released_at = NULL
 		WHERE player_names.player_id = excluded.player_id
 		   OR (player_names.released_at IS NOT NULL AND player_names.released_at < $5)
-		RETURNING player_id`, key, id, name, now, now-micros(store.NameHold)).Scan(&got)
+		RETURNING player_id`, store.NameKey(name), id, name, now, now-micros(store.NameHold)).Scan(&got)
 	if errors.Is(err, ErrNoRows) {
 		return false, nil
 	}
-	if err != nil {
-		return false, err
-	}
-	if _, err := tx.Exec(ctx, `UPDATE player_names SET released_at = $1
-		WHERE player_id = $2 AND released_at IS NULL AND name_key <> $3`, now, id, key); err != nil {
-		return false, err
-	}
-	_, err = tx.Exec(ctx, `UPDATE players SET name = $1, name_key = $2 WHERE id = $3`, name, key, id)
 	return err == nil, err
 }
 
