@@ -62,15 +62,15 @@ func timeOf(us *int64) time.Time {
 // the key, and records that the key was used; a key never seen makes a
 // new account (store.Accounts says how it is named). An account whose
 // name is from before accounts claims it on its first login (or a
-// generated one, if it cannot).
-func Login(ctx context.Context, tx Querier, now int64, fingerprint, keyType, rawName string) (store.Player, error) {
-	p := store.Player{KeyType: keyType}
+// generated one, if it cannot): renamed says so.
+func Login(ctx context.Context, tx Querier, now int64, fingerprint, keyType, rawName string) (p store.Player, renamed bool, err error) {
+	p = store.Player{KeyType: keyType}
 	var first int64
 	var nameKey *string
 	// One statement, the key's row and its account's by primary key: the
 	// account's last_seen is its keys' latest use (lastSeen), not a
 	// second write.
-	err := tx.QueryRow(ctx, `UPDATE player_keys SET last_used = $1, key_type = $2 WHERE fingerprint = $3
+	err = tx.QueryRow(ctx, `UPDATE player_keys SET last_used = $1, key_type = $2 WHERE fingerprint = $3
 		RETURNING player_id,
 			(SELECT fingerprint FROM players p WHERE p.id = player_id),
 			(SELECT name FROM players p WHERE p.id = player_id),
@@ -78,19 +78,20 @@ func Login(ctx context.Context, tx Querier, now int64, fingerprint, keyType, raw
 			(SELECT name_key FROM players p WHERE p.id = player_id)`, now, keyType, fingerprint,
 	).Scan(&p.ID, &p.Fingerprint, &p.Name, &first, &nameKey)
 	if errors.Is(err, ErrNoRows) {
-		return create(ctx, tx, now, fingerprint, keyType, rawName)
+		p, err = create(ctx, tx, now, fingerprint, keyType, rawName)
+		return p, false, err
 	}
 	if err != nil {
-		return p, err
+		return p, false, err
 	}
 	p.FirstSeen, p.LastSeen = time.UnixMicro(first), time.UnixMicro(now)
 	if nameKey == nil {
+		old := p.Name
 		name, _ := store.ProposeName(p.Name)
-		if p.Name, err = nameAccount(ctx, tx, now, p.ID, name); err != nil {
-			return p, err
-		}
+		p.Name, err = nameAccount(ctx, tx, now, p.ID, name)
+		return p, err == nil && p.Name != old, err
 	}
-	return p, nil
+	return p, false, nil
 }
 
 // LastSeen is the SQL of an account's last connection, for a query of
@@ -126,7 +127,8 @@ func create(ctx context.Context, tx Querier, now int64, fingerprint, keyType, ra
 			// Another node may have made this key's account meanwhile
 			// (its insert held ours until it committed): use it.
 			if _, err := keyUsed(ctx, tx, now, fingerprint, keyType); err == nil {
-				return Login(ctx, tx, now, fingerprint, keyType, rawName)
+				p, _, err := Login(ctx, tx, now, fingerprint, keyType, rawName)
+				return p, err
 			}
 			continue
 		}

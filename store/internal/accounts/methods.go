@@ -12,16 +12,30 @@ import (
 // runs writes in transactions of type T: a store embeds it, so that both
 // stores have the methods once.
 type Methods[T any] struct {
-	do   func(ctx context.Context, fn func(ctx context.Context, tx T, now int64) error) error
-	tx   func(T) Querier
-	read Querier
+	do      func(ctx context.Context, fn func(ctx context.Context, tx T, now int64) error) error
+	tx      func(T) Querier
+	read    Querier
+	changed func(Change)
+}
+
+// Change is what a committed write of accounts changed that a store may
+// keep elsewhere too (ranks in memory, say): an account's name, or every
+// best of an account merged into another.
+type Change struct {
+	Account store.AccountID
+	Name    string          // its new name; "" if unchanged
+	Merged  store.AccountID // the account merged into Account, its bests now Account's; 0 if none
 }
 
 // New returns the methods of a store: do runs a write in its
 // group-commit writer, tx gives this package the writer's transaction,
-// read is its read pool.
-func New[T any](do func(ctx context.Context, fn func(ctx context.Context, tx T, now int64) error) error, tx func(T) Querier, read Querier) Methods[T] {
-	return Methods[T]{do: do, tx: tx, read: read}
+// read is its read pool; changed, if not nil, is told of each Change
+// once it has committed.
+func New[T any](do func(ctx context.Context, fn func(ctx context.Context, tx T, now int64) error) error, tx func(T) Querier, read Querier, changed func(Change)) Methods[T] {
+	if changed == nil {
+		changed = func(Change) {}
+	}
+	return Methods[T]{do: do, tx: tx, read: read, changed: changed}
 }
 
 func (m Methods[T]) write(ctx context.Context, fn func(ctx context.Context, q Querier, now int64) error) error {
@@ -36,12 +50,16 @@ func (m Methods[T]) UpsertPlayer(ctx context.Context, fingerprint, keyType, rawN
 		return store.Player{}, fmt.Errorf("upsert player: %w: empty fingerprint", store.ErrInvalid)
 	}
 	var p store.Player
+	var renamed bool
 	err := m.write(ctx, func(ctx context.Context, q Querier, now int64) (err error) {
-		p, err = Login(ctx, q, now, fingerprint, keyType, rawName)
+		p, renamed, err = Login(ctx, q, now, fingerprint, keyType, rawName)
 		return err
 	})
 	if err != nil {
 		return store.Player{}, fmt.Errorf("upsert player %s: %w", fingerprint, err)
+	}
+	if renamed {
+		m.changed(Change{Account: store.AccountID(p.ID), Name: p.Name})
 	}
 	return p, nil
 }
@@ -90,6 +108,7 @@ func (m Methods[T]) Link(ctx context.Context, codeHash []byte, fingerprint strin
 	if err != nil {
 		return res, fmt.Errorf("link %s: %w", fingerprint, err)
 	}
+	m.changed(Change{Account: res.Account.ID, Merged: res.From})
 	return res, nil
 }
 
@@ -103,5 +122,6 @@ func (m Methods[T]) ClaimName(ctx context.Context, id store.AccountID, name stri
 	if err != nil {
 		return a, fmt.Errorf("claim name: %w", err)
 	}
+	m.changed(Change{Account: id, Name: a.Name})
 	return a, nil
 }
