@@ -3,8 +3,11 @@ package postgres_test
 import (
 	"context"
 	"database/sql"
+	"errors"
+	"fmt"
 	"io/fs"
 	"strings"
+	"sync"
 	"testing"
 	"testing/fstest"
 
@@ -13,6 +16,7 @@ import (
 
 	"github.com/ssh2048/ssh2048/migrations"
 	"github.com/ssh2048/ssh2048/store"
+	"github.com/ssh2048/ssh2048/store/postgres"
 	"github.com/ssh2048/ssh2048/store/postgres/pgtest"
 )
 
@@ -83,5 +87,59 @@ func TestAccountsMigrationKeepsEveryPlayer(t *testing.T) {
 		if err != nil || (tt.game != 0 && (len(games) != 1 || games[0].ID != tt.game)) {
 			t.Errorf("games of %d = %+v, %v; want game %d", tt.id, games, err, tt.game)
 		}
+	}
+}
+
+// TestAccountsAcrossNodes: two nodes on one database are one set of
+// accounts: a code made on one links on the other, and of claims of one
+// name made on both at once, the database grants one.
+func TestAccountsAcrossNodes(t *testing.T) {
+	ctx := context.Background()
+	url := pgtest.Database(t)
+	nodes := [2]*postgres.Store{openStore(t, url), openStore(t, url)}
+	ann, err := nodes[0].UpsertPlayer(ctx, "SHA256:ann", "ssh-ed25519", "ann")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := nodes[1].UpsertPlayer(ctx, "SHA256:ann-laptop", "ssh-ed25519", "lap"); err != nil {
+		t.Fatal(err)
+	}
+	hash, _ := store.LinkCodeHash(store.NewLinkCode())
+	if _, err := nodes[0].AddLinkCode(ctx, store.AccountID(ann.ID), hash); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := nodes[1].Link(ctx, hash, "SHA256:ann-laptop", false); err != nil || res.Account.ID != store.AccountID(ann.ID) {
+		t.Fatalf("a code of node 0 used on node 1: %+v, %v", res, err)
+	}
+	if _, err := nodes[0].Link(ctx, hash, "SHA256:ann-laptop", false); !errors.Is(err, store.ErrCodeUsed) {
+		t.Fatalf("the code again, on node 0: %v, want ErrCodeUsed", err)
+	}
+
+	const n = 16
+	ids := make([]store.AccountID, n)
+	for i := range ids {
+		p, err := nodes[i%2].UpsertPlayer(ctx, fmt.Sprintf("SHA256:claimer-%d", i), "ssh-ed25519", "claimer")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids[i] = store.AccountID(p.ID)
+	}
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range ids {
+		wg.Go(func() { _, errs[i] = nodes[i%2].ClaimName(ctx, ids[i], "Quinn") })
+	}
+	wg.Wait()
+	granted := 0
+	for i, err := range errs {
+		switch {
+		case err == nil:
+			granted++
+		case !errors.Is(err, store.ErrNameTaken):
+			t.Errorf("claim %d: %v", i, err)
+		}
+	}
+	if granted != 1 {
+		t.Fatalf("%d of %d claims on two nodes granted, want 1", granted, n)
 	}
 }
