@@ -147,6 +147,9 @@ func TestLinkedKeysAreOnePlayer(t *testing.T) {
 		if r := run(t, ts.dial(t, "ann", desk), "keys remove "+deskFP, ""); r.code != wire.ExitRefused || !strings.Contains(r.stderr, "--self") {
 			t.Fatalf("removing the session's own key: %d %q", r.code, r.stderr)
 		}
+		if r := run(t, ts.dial(t, "ann", desk), "keys remove 'SHA256:evil\x1b[2J'", ""); r.code != wire.ExitNotFound || strings.ContainsRune(r.stderr, 0x1b) {
+			t.Fatalf("removing a key not the account's: %d %q", r.code, r.stderr)
+		}
 		if r := run(t, ts.dial(t, "ann", desk), "keys remove "+laptopFP, ""); r.code != 0 {
 			t.Fatalf("removing the laptop: %d %q", r.code, r.stderr)
 		}

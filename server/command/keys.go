@@ -44,7 +44,9 @@ func (t *Table) runKeys(sess *session.Session, fs *commandFlags, args []string) 
 	if !strings.HasPrefix(fp, "SHA256:") {
 		fp = "SHA256:" + fp
 	}
-	shown := store.SanitizeName(fp)
+	// What the player typed, quoted (escaped, cut short) where it is not
+	// one of the account's fingerprints; once it matched one, as is.
+	shown := fmt.Sprintf("%.80q", fp)
 	if fp == sessionKey(sess) && !*self {
 		fmt.Fprintf(sess.Stderr(), "keys: %s is the key of this session; to remove it anyway, add --self.\n", shown)
 		return wire.ExitRefused
@@ -53,7 +55,7 @@ func (t *Table) runKeys(sess *session.Session, fs *commandFlags, args []string) 
 	defer cancel()
 	switch err := t.games.RemoveKey(ctx, sess.Player, fp); {
 	case err == nil:
-		fmt.Fprintf(sess, "Removed %s from your account.\n", shown)
+		fmt.Fprintf(sess, "Removed %s from your account.\n", fp)
 		return wire.ExitOK
 	case errors.Is(err, store.ErrLastKey):
 		fmt.Fprintf(sess.Stderr(), "keys: %s is your account's last key; add another (link) before removing it.\n", shown)
