@@ -109,6 +109,20 @@ func testMergeKeepsEveryGame(t *testing.T, b Backend) {
 		t.Fatal(err)
 	}
 	want = append(want, ga.ID, gd.ID)
+	// Both played one day's challenge at one size: desk's scored more.
+	const day = "daily:2026-11-27"
+	var daily [2]*store.SavedGame
+	for i, id := range []int64{ann.ID, desk.ID} {
+		if daily[i], err = s.OpenContestGame(ctx, id, 4, store.KindHuman, day, 77); err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, daily[i].ID)
+	}
+	for rng := rand.New(rand.NewPCG(1, 2)); daily[1].Engine.Score() == 0; {
+		if err := playMove(ctx, s, daily[1], rng); err != nil {
+			t.Fatal(err)
+		}
+	}
 	start := time.UnixMicro(1_700_000_000_000_000)
 	if err := s.RecordRace(ctx, store.RaceResult{Contest: "race:both", Size: 4, Started: start, Ended: start.Add(time.Minute), Entries: []store.RaceEntry{
 		{PlayerID: desk.ID, GameID: gd.ID, Place: 1, After: &store.Rating{Rating: 1600, Deviation: 300, Volatility: 0.06, Races: 1}},
@@ -130,8 +144,8 @@ func testMergeKeepsEveryGame(t *testing.T, b Backend) {
 		t.Fatalf("after the refused link the key is %+v, %v; want its own account still", p, err)
 	}
 	res, err := s.Link(ctx, code, desk.Fingerprint, true)
-	if err != nil || res.Games != 3 || res.Account.Keys != 2 {
-		t.Fatalf("Link with merge = %+v, %v; want desk's 3 games moved", res, err)
+	if err != nil || res.Games != 4 || res.Account.Keys != 2 {
+		t.Fatalf("Link with merge = %+v, %v; want desk's 4 games moved", res, err)
 	}
 	games, err := s.PlayerGames(ctx, ann.ID, 100)
 	if err != nil {
@@ -145,6 +159,9 @@ func testMergeKeepsEveryGame(t *testing.T, b Backend) {
 		if !got[id] {
 			t.Errorf("game %d is not the merged account's: %+v", id, games)
 		}
+	}
+	if day, err := s.ContestBoard(ctx, day, 4, 10); err != nil || len(day) != 1 || day[0].GameID != daily[1].ID {
+		t.Fatalf("the day's board after the merge: %+v, %v; want the account once, with desk's better game", day, err)
 	}
 	board, err = s.Leaderboard(ctx, 4, store.KindHuman, 10)
 	if err != nil || len(board) != 1 || board[0].PlayerID != ann.ID || board[0].GameID != top.GameID || board[0].Score != top.Score {
