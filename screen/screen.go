@@ -396,10 +396,10 @@ func (s *Screen) dispatch(msg tea.Msg) {
 		s.backgroundAsked = false
 	default:
 		if cmds, ok := sequenceOf(msg); ok {
-			go func() {
+			spawn(func() {
 				defer s.contain()
 				s.runSequence(cmds)
-			}()
+			})
 			return
 		}
 		s.control(msg)
@@ -410,15 +410,16 @@ func (s *Screen) dispatch(msg tea.Msg) {
 	s.changed = true
 }
 
-// exec runs cmd in its own goroutine and delivers its message.
+// exec runs cmd on a goroutine of its own (a worker: workers.go) and
+// delivers its message.
 func (s *Screen) exec(cmd tea.Cmd) {
 	if cmd == nil {
 		return
 	}
-	go func() {
+	spawn(func() {
 		defer s.contain()
 		s.Send(cmd())
-	}()
+	})
 }
 
 // scheduleFrame draws now if the last frame is a frame interval old, or
