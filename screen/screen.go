@@ -40,9 +40,10 @@
 //     back and Err returns a *PanicError with the stack, for the caller to
 //     log and explain.
 //
-// Commands run as with tea.Program, each in its own goroutine, and their
-// messages reach Update as they do there; what the screen does with the
-// messages of Bubble Tea's own commands:
+// Commands run as with tea.Program, each on a goroutine of its own (a
+// worker all screens share: workers.go), and their messages reach Update
+// as they do there; what the screen does with the messages of Bubble
+// Tea's own commands:
 //   - tea.Quit ends the screen as above; so does tea.Interrupt (there is
 //     no process to interrupt).
 //   - tea.Batch runs its commands concurrently, tea.Sequence one at a
