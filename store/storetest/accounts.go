@@ -229,6 +229,7 @@ func testNames(t *testing.T, b Backend) {
 		}
 	}
 	bob := addPlayer(t, s, "bob")
+	before := playSome(t, s, bob.ID, 4, 2) // a game of bob's, before his rename
 	for _, name := range []string{"alice", "Alice", "\u0430lice"} {
 		if _, err := s.ClaimName(ctx, store.AccountID(bob.ID), name); !errors.Is(err, store.ErrNameTaken) {
 			t.Errorf("bob claims %q: %v, want ErrNameTaken", name, err)
@@ -248,12 +249,12 @@ func testNames(t *testing.T, b Backend) {
 	if err != nil || p.Name != "Robert" {
 		t.Fatalf("bob connects as mallory: %+v, %v; want still Robert", p, err)
 	}
-	if board, err := s.Leaderboard(ctx, 4, store.KindHuman, 10); err != nil || len(board) != 0 {
-		t.Fatalf("board %+v, %v", board, err)
+	// Past games show the account's name now.
+	if board, err := s.Leaderboard(ctx, 4, store.KindHuman, 10); err != nil || len(board) != 1 || board[0].Name != "Robert" || board[0].GameID != before.ID {
+		t.Fatalf("the board shows %+v, %v; want Robert's game from before the rename", board, err)
 	}
-	playSome(t, s, bob.ID, 4, 2)
-	if board, err := s.Leaderboard(ctx, 4, store.KindHuman, 10); err != nil || len(board) != 1 || board[0].Name != "Robert" {
-		t.Fatalf("the board shows %+v, %v; want Robert", board, err)
+	if g, err := s.FullGame(ctx, before.ID); err != nil || g.Player != "Robert" {
+		t.Fatalf("the game from before the rename is %q's, %v; want Robert's", g.Player, err)
 	}
 }
 
