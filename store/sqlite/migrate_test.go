@@ -14,6 +14,7 @@ import (
 
 	"github.com/ssh2048/ssh2048/migrations"
 	"github.com/ssh2048/ssh2048/store"
+	"github.com/ssh2048/ssh2048/store/storetest"
 )
 
 func schemaVersion(t *testing.T, db *sql.DB) int64 {
@@ -281,74 +282,28 @@ func TestDatabaseMigratedBeforeTheSplitOpens(t *testing.T) {
 }
 
 // TestAccountsMigrationKeepsEveryPlayer: migration 00011 makes every
-// player from before accounts an account with its one key, under the same
-// id, so that its key finds its games, and its name is kept (claimed by
-// its first connection) unless a look-alike claimed it first.
+// player from before accounts an account with its one key
+// (storetest.CheckPlayersBecameAccounts).
 func TestAccountsMigrationKeepsEveryPlayer(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	path := filepath.Join(dir, FileName)
-	before := fstest.MapFS{}
-	entries, err := fs.ReadDir(migrations.SQLite, ".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range entries {
-		if e.Name() >= "00011" {
-			break
-		}
-		data, err := fs.ReadFile(migrations.SQLite, e.Name())
-		if err != nil {
-			t.Fatal(err)
-		}
-		before[e.Name()] = &fstest.MapFile{Data: data}
-	}
 	conn, err := sql.Open("sqlite3", dsn(path, false, "FULL"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	conn.SetMaxOpenConns(1)
-	if err := migrate(ctx, conn, path+".migrate-lock", before, quiet); err != nil {
+	if err := migrate(ctx, conn, path+".migrate-lock", storetest.MigrationsBefore(t, migrations.SQLite, "00011"), quiet); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := conn.Exec(`
-		INSERT INTO players (id, fingerprint, key_type, name, first_seen, last_seen) VALUES
-			(7, 'SHA256:ann', 'ssh-ed25519', 'ann', 1, 2), (9, 'SHA256:ANN', 'ssh-rsa', 'ANN', 3, 4), (11, 'SHA256:root', 'ssh-ed25519', 'root', 5, 6);
-		INSERT INTO games (id, player_id, size, kind, seed, board, started_at, updated_at, reached_at)
-			VALUES (70, 7, 4, 'human', 1, '', 1, 1, 1), (90, 9, 4, 'human', 2, '', 3, 3, 3)`); err != nil {
+	if _, err := conn.Exec(storetest.PlayersBeforeAccounts("")); err != nil {
 		t.Fatal(err)
 	}
 	conn.Close()
-
 	s, err := Open(ctx, dir, WithLogger(quiet))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	for _, tt := range []struct {
-		fp   string
-		id   int64
-		name string
-		game int64
-	}{
-		{"SHA256:ann", 7, "ann", 70},
-		{"SHA256:ANN", 9, "", 90},  // "ANN" is ann's under case folding: a generated name
-		{"SHA256:root", 11, "", 0}, // a generic login: a generated name
-	} {
-		keys, err := s.AccountKeys(ctx, store.AccountID(tt.id))
-		if err != nil || len(keys) != 1 || keys[0].Fingerprint != tt.fp {
-			t.Fatalf("keys of %d = %+v, %v; want its one key %s", tt.id, keys, err, tt.fp)
-		}
-		p, err := s.UpsertPlayer(ctx, tt.fp, "ssh-ed25519", "someone-else")
-		if err != nil || p.ID != tt.id {
-			t.Fatalf("UpsertPlayer(%s) = %+v, %v; want account %d", tt.fp, p, err, tt.id)
-		}
-		if want := tt.name; (want != "" && p.Name != want) || (want == "" && !strings.HasPrefix(p.Name, store.GeneratedPrefix)) {
-			t.Errorf("account %d is named %q, want %q (or a generated name)", tt.id, p.Name, want)
-		}
-		games, err := s.PlayerGames(ctx, tt.id, 10)
-		if err != nil || (tt.game != 0 && (len(games) != 1 || games[0].ID != tt.game)) {
-			t.Errorf("games of %d = %+v, %v; want game %d", tt.id, games, err, tt.game)
-		}
-	}
+	storetest.CheckPlayersBecameAccounts(t, s)
 }
