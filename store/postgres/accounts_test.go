@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"sync"
 	"testing"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // database/sql's "pgx", for goose
@@ -75,22 +74,10 @@ func TestAccountsAcrossNodes(t *testing.T) {
 		}
 		ids[i] = store.AccountID(p.ID)
 	}
-	errs := make([]error, n)
-	var wg sync.WaitGroup
-	for i := range ids {
-		wg.Go(func() { _, errs[i] = nodes[i%2].ClaimName(ctx, ids[i], "Quinn") })
-	}
-	wg.Wait()
-	granted := 0
-	for i, err := range errs {
-		switch {
-		case err == nil:
-			granted++
-		case !errors.Is(err, store.ErrNameTaken):
-			t.Errorf("claim %d: %v", i, err)
-		}
-	}
-	if granted != 1 {
+	if granted := storetest.AtOnce(t, n, store.ErrNameTaken, func(i int) error {
+		_, err := nodes[i%2].ClaimName(ctx, ids[i], "Quinn")
+		return err
+	}); granted != 1 {
 		t.Fatalf("%d of %d claims on two nodes granted, want 1", granted, n)
 	}
 }

@@ -268,24 +268,34 @@ func testConcurrentNameClaims(t *testing.T, b Backend) {
 	for i := range ids {
 		ids[i] = store.AccountID(addPlayer(t, s, "racer"+string(rune('a'+i))).ID)
 	}
-	var wg sync.WaitGroup
+	if granted := AtOnce(t, n, store.ErrNameTaken, func(i int) error {
+		_, err := s.ClaimName(ctx, ids[i], "Zed")
+		return err
+	}); granted != 1 {
+		t.Fatalf("%d of %d claims of one name granted, want 1", granted, n)
+	}
+}
+
+// AtOnce runs do(0) … do(n-1) at once and returns how many succeeded; an
+// error other than refused fails the test.
+func AtOnce(t *testing.T, n int, refused error, do func(i int) error) int {
+	t.Helper()
 	errs := make([]error, n)
-	for i := range ids {
-		wg.Go(func() { _, errs[i] = s.ClaimName(ctx, ids[i], "Zed") })
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() { errs[i] = do(i) })
 	}
 	wg.Wait()
-	granted := 0
+	ok := 0
 	for i, err := range errs {
 		switch {
 		case err == nil:
-			granted++
-		case !errors.Is(err, store.ErrNameTaken):
-			t.Errorf("claim %d: %v, want nil or ErrNameTaken", i, err)
+			ok++
+		case !errors.Is(err, refused):
+			t.Errorf("%d: %v, want nil or %v", i, err, refused)
 		}
 	}
-	if granted != 1 {
-		t.Fatalf("%d of %d claims of one name granted, want 1", granted, n)
-	}
+	return ok
 }
 
 // testConcurrentLinks: a code used from several keys at once links one of
@@ -303,21 +313,10 @@ func testConcurrentLinks(t *testing.T, b Backend) {
 		}
 	}
 	code := linkCode(t, s, ann.ID)
-	errs := make([]error, n)
-	var wg sync.WaitGroup
-	for i := range fps {
-		wg.Go(func() { _, errs[i] = s.Link(ctx, code, fps[i], false) })
-	}
-	wg.Wait()
-	linked := 0
-	for i, err := range errs {
-		switch {
-		case err == nil:
-			linked++
-		case !errors.Is(err, store.ErrCodeUsed):
-			t.Errorf("link %d: %v, want nil or ErrCodeUsed", i, err)
-		}
-	}
+	linked := AtOnce(t, n, store.ErrCodeUsed, func(i int) error {
+		_, err := s.Link(ctx, code, fps[i], false)
+		return err
+	})
 	if a, err := s.Account(ctx, store.AccountID(ann.ID)); linked != 1 || err != nil || a.Keys != 2 {
 		t.Fatalf("%d of %d links granted (account %+v, %v), want 1 and two keys", linked, n, a, err)
 	}
