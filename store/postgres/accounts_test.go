@@ -18,7 +18,7 @@ import (
 )
 
 // TestAccountsMigrationKeepsEveryPlayer is store/sqlite's test of
-// migration 00011, on PostgreSQL (storetest.CheckPlayersBecameAccounts).
+// migration 00010, on PostgreSQL (storetest.CheckPlayersBecameAccounts).
 func TestAccountsMigrationKeepsEveryPlayer(t *testing.T) {
 	ctx := context.Background()
 	url := pgtest.Database(t)
@@ -27,7 +27,7 @@ func TestAccountsMigrationKeepsEveryPlayer(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	p, err := goose.NewProvider(goose.DialectPostgres, db, storetest.MigrationsBefore(t, migrations.Postgres, "00011"), goose.WithDisableGlobalRegistry(true))
+	p, err := goose.NewProvider(goose.DialectPostgres, db, storetest.MigrationsBefore(t, migrations.Postgres, "00010"), goose.WithDisableGlobalRegistry(true))
 	if err != nil {
 		t.Fatal(err)
 	}

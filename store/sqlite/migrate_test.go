@@ -285,7 +285,7 @@ func TestDatabaseMigratedBeforeTheSplitOpens(t *testing.T) {
 	}
 }
 
-// TestAccountsMigrationKeepsEveryPlayer: migration 00011 makes every
+// TestAccountsMigrationKeepsEveryPlayer: migration 00010 makes every
 // player from before accounts an account with its one key
 // (storetest.CheckPlayersBecameAccounts).
 func TestAccountsMigrationKeepsEveryPlayer(t *testing.T) {
@@ -297,7 +297,7 @@ func TestAccountsMigrationKeepsEveryPlayer(t *testing.T) {
 		t.Fatal(err)
 	}
 	conn.SetMaxOpenConns(1)
-	if err := migrate(ctx, conn, path+".migrate-lock", storetest.MigrationsBefore(t, migrations.SQLite, "00011"), quiet); err != nil {
+	if err := migrate(ctx, conn, path+".migrate-lock", storetest.MigrationsBefore(t, migrations.SQLite, "00010"), quiet); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := conn.Exec(storetest.PlayersBeforeAccounts("")); err != nil {

@@ -10,13 +10,13 @@ import (
 	"github.com/ssh2048/ssh2048/store"
 )
 
-// Migration 00011 (accounts), as both stores test it: each applies the
+// Migration 00010 (accounts), as both stores test it: each applies the
 // migrations before it (MigrationsBefore), writes PlayersBeforeAccounts
-// with its own SQL connection, opens its store (which applies 00011 and
+// with its own SQL connection, opens its store (which applies 00010 and
 // on), and checks the result with CheckPlayersBecameAccounts.
 
 // MigrationsBefore is the migrations of fsys numbered below first
-// ("00011"): a database as an older ssh2048 left it.
+// ("00010"): a database as an older ssh2048 left it.
 func MigrationsBefore(tb testing.TB, fsys fs.FS, first string) fstest.MapFS {
 	tb.Helper()
 	out := fstest.MapFS{}
@@ -51,7 +51,7 @@ func PlayersBeforeAccounts(overriding string) string {
 }
 
 // CheckPlayersBecameAccounts checks a store on PlayersBeforeAccounts
-// after migration 00011: every player is an account with its one key,
+// after migration 00010: every player is an account with its one key,
 // under the same id, so that its key finds its games; its name is kept
 // (claimed by its first connection) unless a look-alike claimed it
 // first or it is a generic login, which get generated names.

@@ -1,5 +1,5 @@
 // Package accounts is the SQL of store.Accounts and of a login by key,
-// written once for both stores: the tables (migration 00011) and the
+// written once for both stores: the tables (migration 00010) and the
 // statements are the same in SQLite and PostgreSQL, so each store gives
 // this package its transaction or pool as a Querier (SQLite's driver is
 // handed the statements with its own placeholders, see Placeholders)

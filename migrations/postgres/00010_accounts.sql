@@ -1,5 +1,5 @@
 -- +goose Up
--- The PostgreSQL twin of sqlite/00011_accounts.sql (accounts: keys, names,
+-- The PostgreSQL twin of sqlite/00010_accounts.sql (accounts: keys, names,
 -- link codes; docs/accounts.md). The primary key of player_names is what
 -- makes a name one account's: two nodes claiming one name at once meet
 -- on it, and one of them is refused.
