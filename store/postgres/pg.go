@@ -48,6 +48,7 @@ import (
 
 	"github.com/ssh2048/ssh2048/migrations"
 	"github.com/ssh2048/ssh2048/store"
+	"github.com/ssh2048/ssh2048/store/internal/accounts"
 	"github.com/ssh2048/ssh2048/store/internal/ranks"
 )
 
@@ -95,8 +96,11 @@ var (
 
 // Store is the PostgreSQL store. It is safe for concurrent use.
 type Store struct {
-	pool    *pgxpool.Pool
-	w       *writer
+	pool *pgxpool.Pool
+	w    *writer
+	// The accounts' methods (store.Accounts and UpsertPlayer), shared
+	// with package sqlite.
+	accounts.Methods[pgx.Tx]
 	log     *slog.Logger
 	obs     store.Observer
 	newSeed func() uint64 // replaced in tests
@@ -180,6 +184,8 @@ func Open(ctx context.Context, url string, opts ...Option) (*Store, error) {
 	s.w = newWriter(wpool, o.log, o.obs)
 	s.bus = newBus(cfg.ConnConfig, pool, o.log)
 	s.newRanks()
+	s.Methods = accounts.New(s.w.Do, func(tx pgx.Tx) accounts.Querier { return pgQuerier{tx} }, pgQuerier{pool},
+		func(c accounts.Change) { s.ranks.AccountChanged(int64(c.Account), int64(c.Merged), c.Name) })
 	go s.renewLeases()
 	return s, nil
 }

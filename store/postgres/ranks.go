@@ -18,6 +18,17 @@ func (s *Store) PlayerRank(ctx context.Context, playerID int64, size int, kind s
 	return s.ranks.PlayerRank(ctx, playerID, size, kind)
 }
 
+// UpsertPlayer is the accounts' login by key (accounts.Methods), which
+// also tells the ranks the account's name and fingerprint: a player's
+// first best then needs no load of its board for them.
+func (s *Store) UpsertPlayer(ctx context.Context, fingerprint, keyType, rawName string) (store.Player, error) {
+	p, err := s.Methods.UpsertPlayer(ctx, fingerprint, keyType, rawName)
+	if err == nil {
+		s.ranks.Renamed(p.ID, p.Name, p.Fingerprint)
+	}
+	return p, err
+}
+
 // loadBoard reads every player's best of a board, or every game of a
 // contest's, for package ranks.
 func (s *Store) loadBoard(ctx context.Context, b ranks.Board) ([]ranks.Row, error) {

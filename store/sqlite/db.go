@@ -36,6 +36,7 @@ import (
 
 	"github.com/ssh2048/ssh2048/migrations"
 	"github.com/ssh2048/ssh2048/store"
+	"github.com/ssh2048/ssh2048/store/internal/accounts"
 	"github.com/ssh2048/ssh2048/store/internal/ranks"
 
 	"github.com/mattn/go-sqlite3"
@@ -87,10 +88,13 @@ var (
 
 // Store is the database. It is safe for concurrent use.
 type Store struct {
-	path    string
-	write   *sql.DB // exactly one connection, used only by the writer goroutine
-	read    *sql.DB // read-only pool
-	w       *writer
+	path  string
+	write *sql.DB // exactly one connection, used only by the writer goroutine
+	read  *sql.DB // read-only pool
+	w     *writer
+	// The accounts' methods (store.Accounts and UpsertPlayer), shared
+	// with package postgres.
+	accounts.Methods[*sql.Tx]
 	log     *slog.Logger
 	obs     store.Observer
 	newSeed func() uint64 // replaced in tests
@@ -202,6 +206,8 @@ func Open(ctx context.Context, dataDir string, opts ...Option) (*Store, error) {
 	s.dataVersion.Store(version)
 	s.stopOthers, s.othersDone = make(chan struct{}), make(chan struct{})
 	s.w = newWriter(write, o.log, o.obs, s.othersAfterGroup)
+	s.Methods = accounts.New(s.w.Do, func(tx *sql.Tx) accounts.Querier { return sqlQuerier{tx} }, sqlQuerier{read},
+		func(c accounts.Change) { s.ranks.AccountChanged(int64(c.Account), int64(c.Merged), c.Name) })
 	go s.checkpointLoop()
 	go s.watchOthers()
 	return s, nil

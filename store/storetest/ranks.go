@@ -13,7 +13,8 @@ import (
 
 // testRanksFollowWrites: random sequences of the writes that move a
 // player's best (moves, ends, new games, games turned assisted, renames,
-// contest games beside them) on two sizes and both ranked kinds; after
+// an account merged into another, contest games beside them) on two sizes
+// and both ranked kinds; after
 // every write each player's PlayerRank is their row of the full
 // Leaderboard, field for field, or store.ErrNotFound where that board has
 // no row of theirs, and their ContestRank in a race and a daily challenge
@@ -58,7 +59,21 @@ func testRanksFollowWrites(t *testing.T, b Backend) {
 					delete(games, st)
 					delete(games, seat{st.player, st.size, store.KindAssisted}) // ended, or this one now
 				case op == 4:
-					_, err = s.UpsertPlayer(ctx, p.Fingerprint, "ssh-ed25519", fmt.Sprintf("renamed%d", step))
+					_, err = s.ClaimName(ctx, store.AccountID(p.ID), fmt.Sprintf("renamed%d-%d", seed, step))
+					if errors.Is(err, store.ErrRenameTooSoon) {
+						err = nil
+					}
+				case step == 60:
+					// The last player's account merges into the first's:
+					// its games and bests are the first's now.
+					from := players[len(players)-1]
+					_, err = s.Link(ctx, linkCode(t, s, players[0].ID), from.Fingerprint, true)
+					players = players[:len(players)-1]
+					for st := range games {
+						if st.player == from.ID || st.player == players[0].ID {
+							delete(games, st) // ended by the merge
+						}
+					}
 				case op == 5 || op == 6:
 					var c *store.SavedGame
 					contest := contests[op-5]
@@ -172,7 +187,7 @@ func testRanksSeeAnotherStore(t *testing.T, b Backend) {
 		t.Fatal(err)
 	}
 	(scripted{t, s2, map[int64]int{}}).score(g, 500)
-	if _, err := s2.UpsertPlayer(ctx, c.Fingerprint, "ssh-ed25519", "overtaker"); err != nil {
+	if _, err := s2.ClaimName(ctx, store.AccountID(c.ID), "overtaker"); err != nil {
 		t.Fatal(err)
 	}
 

@@ -124,7 +124,7 @@ type liveGame struct {
 // op is a write told of (Opened, Moved and the rest), queued.
 type op struct {
 	kind    opKind
-	game    int64
+	game    int64 // opMerged: the account merged into player
 	player  int64
 	board   Board
 	contest string // opOpened
@@ -146,6 +146,7 @@ const (
 	opAssisted
 	opRenamed
 	opContests
+	opMerged
 )
 
 // drainAt is the queue's length at which the write that reaches it
@@ -200,6 +201,15 @@ func (ix *Index) do(o *op) {
 		ix.assisted(o.game)
 	case opRenamed:
 		ix.record(event{rename: true, row: Row{PlayerID: o.player, Name: o.name, Fingerprint: o.fp}})
+	case opMerged:
+		// from's games are to's now and its games in progress ended:
+		// the index follows none of it, and merges are rare.
+		for id, g := range ix.live {
+			if g.player == o.game {
+				ix.forget(id)
+			}
+		}
+		ix.invalidate(0)
 	case opContests:
 		for id, g := range ix.live {
 			if g.contest != "" && o.done(g.contest) {
@@ -544,9 +554,22 @@ func (ix *Index) assisted(game int64) {
 	ix.invalidate(size)
 }
 
-// Renamed tells of a player's name as stored now.
+// Renamed tells of a player's name as stored now, and of their
+// fingerprint (players.fingerprint; "": as it was).
 func (ix *Index) Renamed(player int64, newName, fingerprint string) {
 	ix.tell(op{kind: opRenamed, player: player, name: newName, fp: fingerprint})
+}
+
+// AccountChanged tells of what a write of accounts changed
+// (accounts.Change): an account's new name, if name is not "", and an
+// account merged into it, if merged is not 0.
+func (ix *Index) AccountChanged(account, merged int64, name string) {
+	if name != "" {
+		ix.Renamed(account, name, "")
+	}
+	if merged != 0 {
+		ix.tell(op{kind: opMerged, player: account, game: merged})
+	}
 }
 
 // offer offers game's state st, committed at now and ended at ended (0:
@@ -587,7 +610,15 @@ func (ix *Index) record(ev event) {
 // loaded board.
 func (ix *Index) apply(ev event) {
 	if ev.rename {
-		ix.names[ev.row.PlayerID] = name{ev.row.Name, ev.row.Fingerprint}
+		fp := ev.row.Fingerprint
+		if fp == "" {
+			cur, ok := ix.names[ev.row.PlayerID]
+			if !ok {
+				return // the next load reads both
+			}
+			fp = cur.fingerprint
+		}
+		ix.names[ev.row.PlayerID] = name{ev.row.Name, fp}
 		return
 	}
 	bd := ix.boards[ev.board]
