@@ -80,7 +80,9 @@ func sameDice(ctx context.Context, ev Evaluator, g Game, r *Review, progress Pro
 			hi = mid
 		}
 	}
-	r.TurningPoint, r.Target = &lo, target
+	// The move from the board after lo moves is move lo+1.
+	tp := lo + 1
+	r.TurningPoint, r.Target = &tp, target
 	return nil
 }
 
@@ -92,7 +94,7 @@ func playout(ctx context.Context, ev Evaluator, g Game, from, target int) (Check
 	if err != nil {
 		return Checkpoint{}, fmt.Errorf("review playout from move %d: %w", from, err)
 	}
-	cp := Checkpoint{Index: from}
+	cp := Checkpoint{After: from}
 	for !eg.Over() && (target == 0 || eg.MaxTile() < target) {
 		if cp.Moves == MaxPlayout {
 			cp.Capped = true

@@ -16,6 +16,7 @@ package review
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -151,7 +152,7 @@ type Review struct {
 	Ended        bool    `json:"ended"`
 	Accuracy     float64 `json:"accuracy"`
 	Counts       Counts  `json:"counts"`
-	// TurningPoint is the index of the move after which the AI, with the
+	// TurningPoint is the number of the move after which the AI, with the
 	// game's own tiles, could no longer reach the largest tile it reached
 	// from earlier; nil when there is none (or the game is in play).
 	TurningPoint *int         `json:"turning_point"`
@@ -184,10 +185,11 @@ func (c *Counts) add(cl Class) {
 	}
 }
 
-// Move is the review of one move: Index is its place in the game (0 for
-// the first move), played from the board after Index moves.
+// Move is the review of one move: Number is its place in the game (1 for
+// the first, as the replay counts them), played from the board after
+// Number-1 moves.
 type Move struct {
-	Index  int              `json:"move"`
+	Number int              `json:"move"`
 	Played engine.Direction `json:"-"`
 	Best   engine.Direction `json:"-"`
 	// Values holds each move's value, in engine.Directions() order (up,
@@ -201,10 +203,10 @@ type Move struct {
 	BestName   string `json:"best"`
 }
 
-// Checkpoint is what the AI reaches playing on from the board after Index
+// Checkpoint is what the AI reaches playing on from the board after After
 // moves, with the tiles the game's generator gives next.
 type Checkpoint struct {
-	Index   int  `json:"move"`
+	After   int  `json:"after"`
 	Score   int  `json:"score"`
 	MaxTile int  `json:"max_tile"`
 	Moves   int  `json:"moves"`            // the moves the AI played on
@@ -270,11 +272,11 @@ func judge(i int, d engine.Direction, e ai.Evaluation) (Move, error) {
 	if !ok || !d.Valid() || !e.Legal[d] {
 		return Move{}, fmt.Errorf("review move %d: %v changes nothing on the replayed board", i, d)
 	}
-	m := Move{Index: i, Played: d, Best: best, PlayedName: d.String(), BestName: best.String()}
+	m := Move{Number: i + 1, Played: d, Best: best, PlayedName: d.String(), BestName: best.String()}
 	legal := 0
 	for _, x := range engine.Directions() {
 		if e.Legal[x] {
-			v := e.Values[x]
+			v := round(e.Values[x], 1e3)
 			m.Values[x] = &v
 			legal++
 		}
@@ -297,3 +299,22 @@ func round(x, per float64) float64 { return math.Round(x*per) / per }
 // errPlayout is an evaluation that found no move on a board that can move:
 // only a broken Evaluator does that.
 var errPlayout = errors.New("review: the evaluator gave no move on a live board")
+
+// Parse reads a review from its JSON, as Make's review marshals.
+func Parse(b []byte) (*Review, error) {
+	var r Review
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, fmt.Errorf("read review: %w", err)
+	}
+	for i := range r.Moves {
+		m := &r.Moves[i]
+		var err error
+		if m.Played, err = engine.ParseDirection(m.PlayedName); err != nil {
+			return nil, fmt.Errorf("read review move %d: %w", i, err)
+		}
+		if m.Best, err = engine.ParseDirection(m.BestName); err != nil {
+			return nil, fmt.Errorf("read review move %d: %w", i, err)
+		}
+	}
+	return &r, nil
+}

@@ -68,8 +68,8 @@ func TestPlantedBlunder(t *testing.T) {
 	if c := r.Moves[at].Class; c < review.Mistake {
 		t.Errorf("the planted move is classed %v", c)
 	}
-	if r.TurningPoint == nil || *r.TurningPoint > at {
-		t.Errorf("turning point %v, want %d or before; checkpoints %+v", r.TurningPoint, at, r.Checkpoints)
+	if r.TurningPoint == nil || *r.TurningPoint > at+1 {
+		t.Errorf("turning point %v, want move %d or before; checkpoints %+v", r.TurningPoint, at+1, r.Checkpoints)
 	}
 	if r.Checkpoints[0].MaxTile <= r.MaxTile || r.Target != r.Checkpoints[0].MaxTile {
 		t.Errorf("from the start the AI reaches %d, the game %d, target %d", r.Checkpoints[0].MaxTile, r.MaxTile, r.Target)
@@ -121,6 +121,16 @@ func TestDeterministic(t *testing.T) {
 			t.Fatal(err)
 		}
 		outs = append(outs, b)
+		back, err := review.Parse(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if again, _ := json.Marshal(back); !bytes.Equal(again, b) {
+			t.Errorf("the review read back marshals differently")
+		}
+		if back.Moves[7].Played != r.Moves[7].Played || back.Moves[7].Best != r.Moves[7].Best {
+			t.Errorf("move 8 read back: %+v, made %+v", back.Moves[7], r.Moves[7])
+		}
 	}
 	for i := 1; i < len(outs); i++ {
 		if !bytes.Equal(outs[0], outs[i]) {
