@@ -171,7 +171,7 @@ func (s *Service) makeReview(ctx context.Context, id, asker int64, g review.Game
 		f.err = fmt.Errorf("review game %d: %w", id, err)
 		return
 	}
-	if f.json, err = json.Marshal(r); err != nil {
+	if f.json, err = jsonOf(r); err != nil {
 		f.err = fmt.Errorf("review game %d: %w", id, err)
 		return
 	}
@@ -185,3 +185,6 @@ func (s *Service) makeReview(ctx context.Context, id, asker int64, g review.Game
 		}
 	}
 }
+
+// jsonOf is a review's JSON, as the service stores it.
+func jsonOf(r *review.Review) ([]byte, error) { return json.Marshal(r) }
