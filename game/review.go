@@ -23,6 +23,8 @@ var (
 	// and only in free play (in the daily or a race the review would be
 	// the AI's help while it counts).
 	ErrNotYours = errors.New("a game in play is reviewed only for its player, in free play")
+	// ErrNotReviewed: StoredReview found no review of the game.
+	ErrNotReviewed = errors.New("the game has not been reviewed")
 )
 
 // WithReviews has the service make reviews with ev (the server's AI pool:
@@ -92,6 +94,17 @@ func (s *Service) Review(ctx context.Context, id int64, who Player, progress fun
 	if progress == nil {
 		progress = func(float64) {}
 	}
+	return s.review(ctx, id, who, progress)
+}
+
+// StoredReview is game id's stored review, for a screen that shows it if
+// there is one (ErrNotReviewed if not) without making one.
+func (s *Service) StoredReview(ctx context.Context, id int64) (Reviewed, error) {
+	return s.review(ctx, id, Player{}, nil)
+}
+
+// review is Review, or StoredReview when progress is nil.
+func (s *Service) review(ctx context.Context, id int64, who Player, progress func(float64)) (Reviewed, error) {
 	g, err := s.fullGame(ctx, id)
 	if err != nil {
 		return Reviewed{}, err
@@ -114,6 +127,9 @@ func (s *Service) Review(ctx context.Context, id int64, who Player, progress fun
 		if !errors.Is(err, store.ErrNotFound) {
 			return Reviewed{}, err
 		}
+	}
+	if progress == nil {
+		return Reviewed{}, fmt.Errorf("game %d: %w", id, ErrNotReviewed)
 	}
 	if s.reviewer == nil {
 		return Reviewed{}, fmt.Errorf("game %d: %w", id, ErrNoReviews)

@@ -488,6 +488,8 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		m.notice, m.noticeErr = m.sizeBoundText(), false
 		return nil
+	case m.screen == screenOver && key.Matches(k, m.keys.Review):
+		return m.reviewGame()
 	case key.Matches(k, m.keys.New):
 		if m.screen == screenOver {
 			return m.newGame()

@@ -515,9 +515,9 @@ func (m *Model) endKeys(short bool) string {
 		return m.hints(m.keys.KeepGoing, m.keys.New)
 	}
 	if short {
-		return m.hints(draw.Relabel(m.keys.New, "new"), draw.Relabel(m.keys.Leaderboard, "ranks"), m.keys.Quit)
+		return m.hints(draw.Relabel(m.keys.New, "new"), m.keys.Review, draw.Relabel(m.keys.Leaderboard, "ranks"), m.keys.Quit)
 	}
-	return m.hints(m.keys.New, m.keys.Leaderboard, m.keys.Quit)
+	return m.hints(m.keys.New, m.keys.Review, m.keys.Leaderboard, m.keys.Quit)
 }
 
 // fitFirst is the first of lines that fits the window, or the last one

@@ -122,7 +122,7 @@ func play(data, database string, size int, lp localKey, log *slog.Logger, progOp
 	// with a server on the same file the store keeps it (fencing tokens,
 	// and takeover notices each process polls for: store.TakeoverNotifier),
 	// so a game opened here ends the server's session of it at once.
-	games := game.New(st, log, opts...)
+	games := game.New(st, log, append(opts, game.WithReviews(pool))...)
 	player, err := games.Identify(ctx, lp.fingerprint, lp.keyType, lp.name)
 	if err != nil {
 		return err

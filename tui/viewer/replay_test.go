@@ -200,7 +200,7 @@ func TestReplayKeyLine(t *testing.T) {
 		for _, embedded := range []bool{false, true} {
 			rp := newReplayer(ViewOptions{Games: svc}, r, embedded)
 			rp.p.Width, rp.p.Height = width, 24
-			b, drop := rp.keys.ReplayShortHelp(embedded)
+			b, drop := rp.keys.ReplayShortHelp(embedded, width%2 == 0) // with a review shown and without
 			l := rp.p.KeyLine(b, drop)
 			if l.W > width || !strings.HasSuffix(ansi.Strip(l.S), "q quit") {
 				t.Fatalf("width %d: key line %q", width, ansi.Strip(l.S))

@@ -42,6 +42,9 @@ type ViewOptions struct {
 	// Woken: the runner waits for the screens' news itself and sends
 	// event.WakeMsg (see event.Waker); else a spectator waits in a tea.Cmd.
 	Woken bool
+	// Player is who is looking: a replay may review their own game in
+	// play (see Reviews).
+	Player game.Player
 }
 
 func (o *ViewOptions) Defaults() {
@@ -77,6 +80,14 @@ func WatchOver(opts ViewOptions, w *game.Watch) View { return watchGame(opts, w)
 // ReplayOver is r replayed over the game screen (see WatchOver).
 func ReplayOver(opts ViewOptions, r *game.Replay) View { return newReplayer(opts, r, true) }
 
+// ReviewOver is r replayed over the game screen with the AI's review of
+// it asked for at once (see WatchOver).
+func ReviewOver(opts ViewOptions, r *game.Replay) View {
+	rp := newReplayer(opts, r, true)
+	rp.reviewAtOnce = true
+	return rp
+}
+
 // HistoryOver is player's history over the game screen (see WatchOver).
 func HistoryOver(opts ViewOptions, player game.Player) View {
 	return newHistorian(opts, player, true)
@@ -87,7 +98,7 @@ func HistoryOver(opts ViewOptions, player game.Player) View {
 // over it, gives them these.
 func Owns(msg tea.Msg) bool {
 	switch msg.(type) {
-	case snapMsg, lookMsg, tickMsg, historyMsg, openMsg, backMsg, event.WakeMsg:
+	case snapMsg, lookMsg, tickMsg, historyMsg, openMsg, backMsg, reviewMsg, event.WakeMsg:
 		return true
 	}
 	return false
