@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/ssh2048/ssh2048/engine"
 	"github.com/ssh2048/ssh2048/game"
@@ -43,9 +44,10 @@ type replayView struct {
 
 // replayData is one ended game's replay, ready to serve.
 type replayData struct {
-	info replayJSON
-	view replayView
-	json []byte
+	info   replayJSON
+	view   replayView
+	json   []byte
+	review atomic.Pointer[reviewView] // the stored review, once read (review.go)
 }
 
 func newReplayData(rp *game.Replay) (*replayData, error) {
