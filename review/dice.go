@@ -45,7 +45,7 @@ func sameDice(ctx context.Context, ev Evaluator, g Game, r *Review, progress Pro
 	}
 	target, last := 0, -1
 	for _, c := range at {
-		cp, err := playout(ctx, ev, g, c, 0)
+		cp, err := playout(ctx, ev, g, r.PlayoutDepth, c, 0)
 		if err != nil {
 			return err
 		}
@@ -69,7 +69,7 @@ func sameDice(ctx context.Context, ev Evaluator, g Game, r *Review, progress Pro
 	}
 	for hi-lo > 1 {
 		mid := lo + (hi-lo)/2
-		cp, err := playout(ctx, ev, g, mid, target)
+		cp, err := playout(ctx, ev, g, r.PlayoutDepth, mid, target)
 		if err != nil {
 			return err
 		}
@@ -86,10 +86,10 @@ func sameDice(ctx context.Context, ev Evaluator, g Game, r *Review, progress Pro
 	return nil
 }
 
-// playout is what the AI reaches from the board after from moves of g,
-// playing on with g's generator; it stops at the game's end, after
+// playout is what the AI searching depth deep reaches from the board
+// after from moves of g, playing on with g's generator; it stops at the game's end, after
 // MaxPlayout moves, or once it makes a tile of target (0: never).
-func playout(ctx context.Context, ev Evaluator, g Game, from, target int) (Checkpoint, error) {
+func playout(ctx context.Context, ev Evaluator, g Game, depth, from, target int) (Checkpoint, error) {
 	eg, err := g.Generator.Replay(g.Size, g.Seed, g.Dirs[:from])
 	if err != nil {
 		return Checkpoint{}, fmt.Errorf("review playout from move %d: %w", from, err)
@@ -100,7 +100,7 @@ func playout(ctx context.Context, ev Evaluator, g Game, from, target int) (Check
 			cp.Capped = true
 			break
 		}
-		e, err := ev.Evaluate(ctx, eg.Board(), PlayoutDepth)
+		e, err := ev.Evaluate(ctx, eg.Board(), depth)
 		if err != nil {
 			return Checkpoint{}, fmt.Errorf("review playout from move %d: %w", from, err)
 		}

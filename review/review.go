@@ -32,11 +32,12 @@ const Version = 1
 
 const (
 	// EvalDepth is how many player moves past each move the review's
-	// search looks: one deeper than the playouts' policy, so that the
-	// judge sees further than the player it measures.
+	// search looks on 4×4: one deeper than the playouts' policy, so that
+	// the judge sees further than the player it measures.
 	EvalDepth = 3
 	// PlayoutDepth is the depth of the AI that plays on "with the same
-	// dice": shallow, because a playout may run for thousands of moves.
+	// dice" on 4×4: shallow, because a playout may run for thousands of
+	// moves.
 	PlayoutDepth = 2
 	// Checkpoints is how many positions, evenly spaced from the first,
 	// the AI plays on from.
@@ -105,6 +106,21 @@ func (c *Class) UnmarshalText(b []byte) error {
 		}
 	}
 	return fmt.Errorf("review: unknown class %q", b)
+}
+
+// Depths are the review's two search depths on a board of size: 4×4's
+// on the bitboard, one less on 3×3 and less again from 5×5 up, where the
+// search runs on engine.Board, slower per node by an order of magnitude
+// and with many more cells to place a tile in (a depth-3 evaluation of
+// an 8×8 board takes minutes).
+func Depths(size int) (eval, playout int) {
+	switch {
+	case size == 4:
+		return EvalDepth, PlayoutDepth
+	case size < 4:
+		return EvalDepth - 1, PlayoutDepth - 1
+	}
+	return EvalDepth - 2, PlayoutDepth - 2
 }
 
 // ClassOf is the class of a move that loses loss.
@@ -230,12 +246,13 @@ func Make(ctx context.Context, ev Evaluator, g Game, progress Progress) (*Review
 	if err != nil {
 		return nil, fmt.Errorf("review: %w", err)
 	}
-	r := &Review{Version: Version, EvalDepth: EvalDepth, PlayoutDepth: PlayoutDepth, Size: g.Size, Ended: g.Ended,
+	evalDepth, playoutDepth := Depths(g.Size)
+	r := &Review{Version: Version, EvalDepth: evalDepth, PlayoutDepth: playoutDepth, Size: g.Size, Ended: g.Ended,
 		Moves: make([]Move, 0, len(g.Dirs)), Checkpoints: []Checkpoint{}}
 	var accSum float64
 	accN := 0
 	for i, d := range g.Dirs {
-		e, err := ev.Evaluate(ctx, eg.Board(), EvalDepth)
+		e, err := ev.Evaluate(ctx, eg.Board(), evalDepth)
 		if err != nil {
 			return nil, fmt.Errorf("review move %d: %w", i, err)
 		}
@@ -317,4 +334,18 @@ func Parse(b []byte) (*Review, error) {
 		}
 	}
 	return &r, nil
+}
+
+// Values is the evaluation of every position the review judged, in
+// order: the value of its best move (what a chart of the game draws).
+func (r *Review) Values() []float64 {
+	out := make([]float64, len(r.Moves))
+	for i, m := range r.Moves {
+		for _, v := range m.Values {
+			if v != nil && *v > out[i] {
+				out[i] = *v
+			}
+		}
+	}
+	return out
 }

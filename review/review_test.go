@@ -180,3 +180,11 @@ func TestClassOf(t *testing.T) {
 		}
 	}
 }
+
+func TestDepths(t *testing.T) {
+	for _, c := range []struct{ size, eval, playout int }{{3, 2, 1}, {4, 3, 2}, {5, 1, 0}, {8, 1, 0}} {
+		if e, p := review.Depths(c.size); e != c.eval || p != c.playout {
+			t.Errorf("Depths(%d) = %d, %d; want %d, %d", c.size, e, p, c.eval, c.playout)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -99,19 +100,8 @@ func newReviewView(r *review.Review) *reviewView {
 	if n == 0 {
 		return v
 	}
-	values := make([]float64, n)
-	lo, hi := 0.0, 0.0
-	for i, m := range r.Moves {
-		for _, x := range m.Values {
-			if x != nil && *x > values[i] {
-				values[i] = *x
-			}
-		}
-		if i == 0 || values[i] < lo {
-			lo = values[i]
-		}
-		hi = max(hi, values[i])
-	}
+	values := r.Values()
+	lo, hi := slices.Min(values), slices.Max(values)
 	x := func(i int) float64 {
 		if n == 1 {
 			return chartWidth / 2

@@ -3,6 +3,7 @@ package viewer
 import (
 	"context"
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -220,19 +221,8 @@ func sparkline(r *review.Review, at, width int) string {
 	if n == 0 || width <= 0 {
 		return ""
 	}
-	values := make([]float64, n)
-	lo, hi := 0.0, 0.0
-	for i, m := range r.Moves {
-		for _, v := range m.Values {
-			if v != nil && *v > values[i] {
-				values[i] = *v
-			}
-		}
-		if i == 0 || values[i] < lo {
-			lo = values[i]
-		}
-		hi = max(hi, values[i])
-	}
+	values := r.Values()
+	lo, hi := slices.Min(values), slices.Max(values)
 	cells := min(n, width)
 	var b strings.Builder
 	shown := min(at, n-1) * cells / n
