@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +14,7 @@ import (
 	"github.com/ssh2048/ssh2048/server"
 	"github.com/ssh2048/ssh2048/server/servertest"
 	"github.com/ssh2048/ssh2048/store/sqlite"
+	"github.com/ssh2048/ssh2048/wire"
 	gossh "golang.org/x/crypto/ssh"
 )
 
@@ -189,4 +192,27 @@ func (b *botSession) finish() {
 	if code := b.wait(); code != 0 {
 		b.t.Fatalf("exit %d after closing input; stderr %q", code, b.stderr.String())
 	}
+}
+
+// endedBotGame plays c's bot game of size to its end, cycling through the
+// four moves, and returns its last state and its id (the player's only
+// bot game of that size on the board).
+func endedBotGame(t testing.TB, c *gossh.Client, size int) (state, string) {
+	t.Helper()
+	b := startBot(t, c, fmt.Sprintf("--size %d", size))
+	st := b.mustRead()
+	dirs := []string{"left", "up", "right", "down"}
+	for i := 0; !st.Over; i++ {
+		b.send(dirs[i%4])
+		st = b.mustRead()
+	}
+	if code := b.wait(); code != wire.ExitOK {
+		t.Fatalf("bot ended with %d", code)
+	}
+	var rows []wire.ScoreEntry
+	out := run(t, c, fmt.Sprintf("scores --size %d --bots --json", size), "")
+	if err := json.Unmarshal([]byte(out.stdout), &rows); err != nil || len(rows) != 1 {
+		t.Fatalf("scores: %v %q", err, out.stdout)
+	}
+	return st, strconv.FormatInt(rows[0].GameID, 10)
 }

@@ -30,22 +30,8 @@ func startReviewing(t *testing.T) *testServer {
 func TestReviewCommand(t *testing.T) {
 	ts := startReviewing(t)
 	c := ts.dial(t, "rev", newKey(t))
-	b := startBot(t, c, "--size 3")
-	st := b.mustRead()
+	st, id := endedBotGame(t, c, 3)
 	dirs := []string{"left", "up", "right", "down"}
-	for i := 0; !st.Over; i++ {
-		b.send(dirs[i%4])
-		st = b.mustRead()
-	}
-	if code := b.wait(); code != wire.ExitOK {
-		t.Fatalf("bot ended with %d", code)
-	}
-	var rows []wire.ScoreEntry
-	out := run(t, c, "scores --size 3 --bots --json", "")
-	if err := json.Unmarshal([]byte(out.stdout), &rows); err != nil || len(rows) != 1 {
-		t.Fatalf("scores: %v %q", err, out.stdout)
-	}
-	id := strconv.FormatInt(rows[0].GameID, 10)
 
 	other := ts.dial(t, "reader", newKey(t))
 	first := run(t, other, "review --json "+id, "")
@@ -78,8 +64,8 @@ func TestReviewCommand(t *testing.T) {
 		live.send(dirs[i%4])
 		ls = live.mustRead()
 	}
-	rows = nil
-	out = run(t, c, "scores --size 4 --bots --json", "")
+	var rows []wire.ScoreEntry
+	out := run(t, c, "scores --size 4 --bots --json", "")
 	if err := json.Unmarshal([]byte(out.stdout), &rows); err != nil || len(rows) != 1 {
 		t.Fatalf("scores: %v %q", err, out.stdout)
 	}
