@@ -1,8 +1,6 @@
 package server_test
 
 import (
-	"encoding/json"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -31,7 +29,6 @@ func TestReviewCommand(t *testing.T) {
 	ts := startReviewing(t)
 	c := ts.dial(t, "rev", newKey(t))
 	st, id := endedBotGame(t, c, 3)
-	dirs := []string{"left", "up", "right", "down"}
 
 	other := ts.dial(t, "reader", newKey(t))
 	first := run(t, other, "review --json "+id, "")
@@ -59,17 +56,7 @@ func TestReviewCommand(t *testing.T) {
 		t.Errorf("summary shows %d worst moves:\n%s", worst, sum.stdout)
 	}
 
-	live := startBot(t, c, "--size 4")
-	for i, ls := 0, live.mustRead(); ls.Moves < 3; i++ {
-		live.send(dirs[i%4])
-		ls = live.mustRead()
-	}
-	var rows []wire.ScoreEntry
-	out := run(t, c, "scores --size 4 --bots --json", "")
-	if err := json.Unmarshal([]byte(out.stdout), &rows); err != nil || len(rows) != 1 {
-		t.Fatalf("scores: %v %q", err, out.stdout)
-	}
-	liveID := strconv.FormatInt(rows[0].GameID, 10)
+	live, liveID := liveBotGame(t, c, 4, 3)
 	if r := run(t, other, "review "+liveID, ""); r.code != wire.ExitInPlay || r.stdout != "" || !strings.Contains(r.stderr, "still being played") {
 		t.Errorf("review of another's game in play: %d %q %q", r.code, r.stdout, r.stderr)
 	}
