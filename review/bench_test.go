@@ -33,7 +33,7 @@ func (c *timed) Evaluate(ctx context.Context, b engine.Board, depth int) (ai.Eva
 // playouts with the same dice (checkpoints and the turning point's
 // search).
 func BenchmarkReview1000(b *testing.B) {
-	g := scripted(b, 3, 200)
+	g := scripted(b, 4, 3, 200)
 	g.Dirs = g.Dirs[:1000]
 	ev := &timed{s: ai.NewSearcher(), calls: map[int]int{}, took: map[int]time.Duration{}}
 	for b.Loop() {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"strconv"
 	"testing"
 
 	"github.com/ssh2048/ssh2048/engine"
@@ -14,18 +15,19 @@ import (
 // scripted plays seed's 4×4 game as the review's playouts do (the AI at
 // review.PlayoutDepth), except at move blunderAt (-1: never), where it
 // plays the move the review's own search values lowest.
-func scripted(t testing.TB, seed uint64, blunderAt int) review.Game {
+func scripted(t testing.TB, size int, seed uint64, blunderAt int) review.Game {
 	t.Helper()
 	s := ai.NewSearcher()
-	g, err := engine.ChaCha8.NewGame(4, seed)
+	g, err := engine.ChaCha8.NewGame(size, seed)
 	if err != nil {
 		t.Fatal(err)
 	}
+	evalDepth, playoutDepth := review.Depths(size)
 	var dirs []engine.Direction
 	for !g.Over() {
-		depth := review.PlayoutDepth
+		depth := playoutDepth
 		if len(dirs) == blunderAt {
-			depth = review.EvalDepth
+			depth = evalDepth
 		}
 		e, err := s.Evaluate(context.Background(), g.Board(), depth)
 		if err != nil {
@@ -42,44 +44,57 @@ func scripted(t testing.TB, seed uint64, blunderAt int) review.Game {
 		g.Move(d)
 		dirs = append(dirs, d)
 	}
-	return review.Game{Size: 4, Generator: engine.ChaCha8, Seed: seed, Dirs: dirs, Ended: true}
+	return review.Game{Size: size, Generator: engine.ChaCha8, Seed: seed, Dirs: dirs, Ended: true}
 }
 
 // TestPlantedBlunder: in a game the AI plays but for one move, that move
-// is the worst of the game and the turning point. Seed 3's game reaches
-// 8192 when the AI plays it all; with the move valued lowest at move 200
-// it ends at 2048.
+// is the worst of the game and the turning point (or the turning point
+// comes before it). Played by the AI all through, seed 2's 3×3 game
+// reaches 256 and seed 3's 4×4 game 8192; with the move valued lowest at
+// move 21 (3×3) or 201 (4×4) they end at 128 and 2048.
 func TestPlantedBlunder(t *testing.T) {
-	const seed, at = 3, 200
-	g := scripted(t, seed, at)
-	r, err := review.Make(context.Background(), ai.NewSearcher(), g, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	worst := 0
-	for i, m := range r.Moves {
-		if m.Loss > r.Moves[worst].Loss {
-			worst = i
-		}
-	}
-	if worst != at {
-		t.Errorf("the worst move is %d (loss %v), want the planted %d (loss %v)", worst, r.Moves[worst].Loss, at, r.Moves[at].Loss)
-	}
-	if c := r.Moves[at].Class; c < review.Mistake {
-		t.Errorf("the planted move is classed %v", c)
-	}
-	if r.TurningPoint == nil || *r.TurningPoint > at+1 {
-		t.Errorf("turning point %v, want move %d or before; checkpoints %+v", r.TurningPoint, at+1, r.Checkpoints)
-	}
-	if r.Checkpoints[0].MaxTile <= r.MaxTile || r.Target != r.Checkpoints[0].MaxTile {
-		t.Errorf("from the start the AI reaches %d, the game %d, target %d", r.Checkpoints[0].MaxTile, r.MaxTile, r.Target)
+	for _, c := range []struct {
+		size int
+		seed uint64
+		at   int // the blunder's index: move at+1
+	}{{3, 2, 20}, {4, 3, 200}} {
+		t.Run(strconv.Itoa(c.size), func(t *testing.T) {
+			if c.size == 4 && raceEnabled {
+				// Sequential, CPU-bound code the 3×3 case runs too: the
+				// race detector has nothing to find and would take minutes.
+				t.Skip("the 4×4 game runs without -race")
+			}
+			g := scripted(t, c.size, c.seed, c.at)
+			r, err := review.Make(context.Background(), ai.NewSearcher(), g, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			worst := 0
+			for i, m := range r.Moves {
+				if m.Loss > r.Moves[worst].Loss {
+					worst = i
+				}
+			}
+			if worst != c.at {
+				t.Errorf("the worst move is %d (loss %v), want the planted %d (loss %v)", worst+1, r.Moves[worst].Loss, c.at+1, r.Moves[c.at].Loss)
+			}
+			if cl := r.Moves[c.at].Class; cl < review.Mistake {
+				t.Errorf("the planted move is classed %v", cl)
+			}
+			if r.TurningPoint == nil || *r.TurningPoint > c.at+1 {
+				t.Errorf("turning point %v, want move %d or before; checkpoints %+v", r.TurningPoint, c.at+1, r.Checkpoints)
+			}
+			if r.Checkpoints[0].MaxTile <= r.MaxTile || r.Target != r.Checkpoints[0].MaxTile {
+				t.Errorf("from the start the AI reaches %d, the game %d, target %d", r.Checkpoints[0].MaxTile, r.MaxTile, r.Target)
+			}
+		})
 	}
 }
 
 // TestNoTurningPointWithoutLoss: the AI's own game has nothing to regret:
 // from no checkpoint does the AI reach more than it did.
 func TestNoTurningPointWithoutLoss(t *testing.T) {
-	g := scripted(t, 4, -1)
+	g := scripted(t, 3, 2, -1)
 	r, err := review.Make(context.Background(), ai.NewSearcher(), g, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -94,47 +109,52 @@ func TestNoTurningPointWithoutLoss(t *testing.T) {
 
 // TestDeterministic: the same game gives the same review, byte for byte,
 // from a lone searcher and from the pool (whose workers keep their tables
-// from one search to the next), however the progress is reported.
+// from one search to the next), however the progress is reported: a 3×3
+// game whole, and the first 300 moves of a 4×4 game (on the bitboard)
+// judged move by move.
 func TestDeterministic(t *testing.T) {
-	g := scripted(t, 6, 40)
-	g.Dirs = g.Dirs[:300] // a shorter game, abandoned with moves left
+	small := scripted(t, 3, 2, 20)
+	big := scripted(t, 4, 6, 40)
+	big.Dirs, big.Ended = big.Dirs[:300], false
 	pool := ai.NewPool(2)
 	t.Cleanup(pool.Close)
-	var outs [][]byte
-	var last float64
-	for _, ev := range []review.Evaluator{ai.NewSearcher(), pool, pool} {
-		r, err := review.Make(context.Background(), ev, g, func(done float64) {
-			if done < last || done > 1 {
-				t.Errorf("progress went from %v to %v", last, done)
+	for _, g := range []review.Game{small, big} {
+		var outs [][]byte
+		var last float64
+		for _, ev := range []review.Evaluator{ai.NewSearcher(), pool, pool} {
+			r, err := review.Make(context.Background(), ev, g, func(done float64) {
+				if done < last || done > 1 {
+					t.Errorf("progress went from %v to %v", last, done)
+				}
+				last = done
+			})
+			if err != nil {
+				t.Fatal(err)
 			}
-			last = done
-		})
-		if err != nil {
-			t.Fatal(err)
+			if last != 1 {
+				t.Errorf("progress ended at %v", last)
+			}
+			last = 0
+			b, err := json.Marshal(r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			outs = append(outs, b)
+			back, err := review.Parse(b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if again, _ := json.Marshal(back); !bytes.Equal(again, b) {
+				t.Errorf("the review read back marshals differently")
+			}
+			if back.Moves[7].Played != r.Moves[7].Played || back.Moves[7].Best != r.Moves[7].Best {
+				t.Errorf("move 8 read back: %+v, made %+v", back.Moves[7], r.Moves[7])
+			}
 		}
-		if last != 1 {
-			t.Errorf("progress ended at %v", last)
-		}
-		last = 0
-		b, err := json.Marshal(r)
-		if err != nil {
-			t.Fatal(err)
-		}
-		outs = append(outs, b)
-		back, err := review.Parse(b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if again, _ := json.Marshal(back); !bytes.Equal(again, b) {
-			t.Errorf("the review read back marshals differently")
-		}
-		if back.Moves[7].Played != r.Moves[7].Played || back.Moves[7].Best != r.Moves[7].Best {
-			t.Errorf("move 8 read back: %+v, made %+v", back.Moves[7], r.Moves[7])
-		}
-	}
-	for i := 1; i < len(outs); i++ {
-		if !bytes.Equal(outs[0], outs[i]) {
-			t.Errorf("review %d differs from the first:\n%s\n%s", i, outs[0][:200], outs[i][:200])
+		for i := 1; i < len(outs); i++ {
+			if !bytes.Equal(outs[0], outs[i]) {
+				t.Errorf("%d×%d: review %d differs from the first:\n%s\n%s", g.Size, g.Size, i, outs[0][:200], outs[i][:200])
+			}
 		}
 	}
 }
@@ -142,7 +162,7 @@ func TestDeterministic(t *testing.T) {
 // TestInPlay: a game in play is judged move by move, but the AI does not
 // play on with the tiles still to come.
 func TestInPlay(t *testing.T) {
-	g := scripted(t, 6, -1)
+	g := scripted(t, 4, 6, -1)
 	g.Dirs, g.Ended = g.Dirs[:100], false
 	r, err := review.Make(context.Background(), ai.NewSearcher(), g, nil)
 	if err != nil {
