@@ -102,9 +102,53 @@ func TestReviewWaitsBehindAutoplay(t *testing.T) {
 	q.push(Review, r)
 	q.push(Autoplay, a)
 	q.push(Hint, h)
-	for i, want := range []*request{h, a, r} {
-		if got, _ := q.pop(); got != want {
-			t.Fatalf("pop %d: wrong request", i)
+	if got, _ := q.pop(false); got != h {
+		t.Fatal("the hint is not first")
+	}
+	if got, _ := q.pop(false); got != a {
+		t.Fatal("the autoplay is not next")
+	}
+	if got, ok := q.pop(false); ok {
+		t.Fatalf("a review was taken where reviews are capped: %v", got == r)
+	}
+	if got, _ := q.pop(true); got != r {
+		t.Fatal("the review is not last")
+	}
+}
+
+// TestReviewsLeaveWorkersFree: however many evaluations wait, at most
+// half the workers (at least one) run them.
+func TestReviewsLeaveWorkersFree(t *testing.T) {
+	p := newTestPool(t, 0)
+	board := mustParse(t, "2 4 8 16/4 8 16 32/0 2 0 4/0 0 2 0")
+	var wg sync.WaitGroup
+	for range 2 * len(p.workers) {
+		wg.Go(func() {
+			if _, err := p.Evaluate(context.Background(), board, 6); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	done := make(chan struct{}, 1)
+	go func() { wg.Wait(); done <- struct{}{} }()
+	most := 0
+	for {
+		p.mu.Lock()
+		running := 0
+		for _, w := range p.workers {
+			if w.busy && w.prio == Review {
+				running++
+			}
+		}
+		p.mu.Unlock()
+		most = max(most, running)
+		select {
+		case <-done:
+			if want := max(1, len(p.workers)/2); most > want || most == 0 {
+				t.Errorf("%d workers evaluated at once of %d; want at most %d", most, len(p.workers), want)
+			}
+			return
+		case <-time.After(time.Millisecond):
 		}
 	}
 }

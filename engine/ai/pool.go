@@ -47,8 +47,12 @@ type Pool struct {
 	queue   requestQueue
 	idle    int // workers waiting for a request
 	workers []*worker
-	closed  bool
-	running sync.WaitGroup
+	// reviews counts the workers evaluating for reviews, at most
+	// reviewCap (half the workers, at least one): the other half is
+	// always free for hints and autoplay, however many reviews wait.
+	reviews, reviewCap int
+	closed             bool
+	running            sync.WaitGroup
 }
 
 // worker is one searcher's state as the pool sees it.
@@ -85,8 +89,14 @@ func (q *requestQueue) pushFront(p Priority, r *request) {
 	q.byPrio[p] = append([]*request{r}, q.byPrio[p]...)
 }
 
-func (q *requestQueue) pop() (*request, bool) {
-	for p := Hint; p >= Review; p-- {
+// pop takes the oldest request of the highest priority, a review's only
+// when reviews is set.
+func (q *requestQueue) pop(reviews bool) (*request, bool) {
+	lowest := Review
+	if !reviews {
+		lowest = Autoplay
+	}
+	for p := Hint; p >= lowest; p-- {
 		if len(q.byPrio[p]) > 0 {
 			r := q.byPrio[p][0]
 			q.byPrio[p][0] = nil
@@ -115,6 +125,7 @@ func NewPool(workers int, opts ...PoolOption) *Pool {
 		o(p)
 	}
 	p.ready = sync.NewCond(&p.mu)
+	p.reviewCap = max(1, workers/2)
 	for range workers {
 		w := &worker{}
 		p.workers = append(p.workers, w)
@@ -203,7 +214,7 @@ func (p *Pool) Close() {
 	p.mu.Lock()
 	p.closed = true
 	for {
-		r, ok := p.queue.pop()
+		r, ok := p.queue.pop(true)
 		if !ok {
 			break
 		}
@@ -232,17 +243,23 @@ func (p *Pool) work(w *worker) {
 	s.stop = &w.preempt
 	for {
 		p.mu.Lock()
+		if w.busy && w.prio == Review {
+			p.reviews--
+		}
 		w.busy = false
-		r, ok := p.queue.pop()
+		r, ok := p.queue.pop(p.reviews < p.reviewCap)
 		for !ok && !p.closed {
 			p.idle++
 			p.ready.Wait()
 			p.idle--
-			r, ok = p.queue.pop()
+			r, ok = p.queue.pop(p.reviews < p.reviewCap)
 		}
 		if ok {
 			w.busy, w.prio = true, r.prio
 			w.preempt.Store(false)
+			if r.prio == Review {
+				p.reviews++
+			}
 		}
 		p.mu.Unlock()
 		if !ok {
