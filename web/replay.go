@@ -48,6 +48,9 @@ type replayData struct {
 	view   replayView
 	json   []byte
 	review atomic.Pointer[reviewView] // the stored review, once read (review.go)
+	// reviewLooked is when the store last had no review of the game (unix
+	// nanoseconds): a page asks again only reviewRecheck later.
+	reviewLooked atomic.Int64
 }
 
 func newReplayData(rp *game.Replay) (*replayData, error) {

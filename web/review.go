@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/ssh2048/ssh2048/game"
 	"github.com/ssh2048/ssh2048/review"
@@ -27,6 +28,10 @@ const (
 	// mistakesListed bounds the list under the chart: a game played at
 	// random has hundreds.
 	mistakesListed = 100
+	// reviewRecheck is how long a page takes the store's "not reviewed"
+	// for an answer: looking costs a read of the game's every move, and a
+	// busy game page would otherwise pay it on every view.
+	reviewRecheck = time.Minute
 )
 
 // reviewView is the review part of the game page.
@@ -73,11 +78,12 @@ func (s *Site) reviewOf(ctx context.Context, d *replayData) *reviewView {
 		return v
 	}
 	rs, ok := s.cfg.Games.(Reviews)
-	if !ok {
+	if !ok || time.Since(time.Unix(0, d.reviewLooked.Load())) < reviewRecheck {
 		return nil
 	}
 	got, err := rs.StoredReview(ctx, d.info.GameID)
 	if err != nil {
+		d.reviewLooked.Store(time.Now().UnixNano())
 		return nil // none yet, or unreadable: the page shows the replay alone
 	}
 	r, err := got.Parse()

@@ -15,8 +15,8 @@ import (
 // TestGamePageReview: a game's stored review is drawn under its replay:
 // the accuracy, the evaluation's chart (an inline SVG) with its mistakes
 // marked, and the list of mistakes, each a link seeking the replay to its
-// move; a game not reviewed shows the replay alone, and a review stored
-// later shows from then on.
+// move; a game not reviewed shows the replay alone, and the store is
+// asked again for its review only reviewRecheck later.
 func TestGamePageReview(t *testing.T) {
 	w := newWorld(t)
 	ann := w.player(t, "ann")
@@ -43,7 +43,10 @@ func TestGamePageReview(t *testing.T) {
 	if err := w.store.SaveGameReview(context.Background(), id, review.Version, b); err != nil {
 		t.Fatal(err)
 	}
-	_, body := get(t, ts, page)
+	if _, body := get(t, ts, page); strings.Contains(body, "<svg") {
+		t.Errorf("a page looked a moment ago asks the store again at once")
+	}
+	_, body := get(t, w.site(t, Config{}), page) // a site whose pages never looked
 	want := []string{"The AI's review", fmt.Sprintf("Accuracy %.1f", r.Accuracy), `<svg class="evaluation"`, "<polyline points="}
 	mistakes := 0
 	for _, m := range r.Moves {

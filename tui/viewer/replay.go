@@ -259,9 +259,9 @@ func (rp *replayer) Render() string {
 	for _, l := range extra {
 		lines = append(lines, p.TextLine(l))
 	}
-	reviewed := rp.review.rev != nil
-	lines = append(lines, p.TextLine(rp.status()), rp.keyLine.Get(p, "keys "+strconv.FormatBool(reviewed), func() draw.Line {
-		return p.KeyLine(rp.keys.ReplayShortHelp(rp.embedded, reviewed))
+	reviewed, canReview := rp.review.rev != nil, rp.review.svc != nil && !rp.review.making
+	lines = append(lines, p.TextLine(rp.status()), rp.keyLine.Get(p, "keys "+strconv.FormatBool(reviewed)+strconv.FormatBool(canReview), func() draw.Line {
+		return p.KeyLine(rp.keys.ReplayShortHelp(rp.embedded, canReview, reviewed))
 	}))
 	return draw.CentreLines(lines, p.Width, p.Height)
 }

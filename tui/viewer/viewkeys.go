@@ -80,8 +80,9 @@ func (k ViewKeyMap) ReplayHelp(embedded, reviews bool) [][]key.Binding {
 
 // ReplayShortHelp is the key line under a replay, and the order in which
 // its keys leave it when the window is narrow (quit goes last); with a
-// review shown, its two keys come first and leave last but for quit.
-func (k ViewKeyMap) ReplayShortHelp(embedded, reviewed bool) (bindings []key.Binding, dropOrder []int) {
+// review shown, its two keys come first and leave last but for quit, and
+// where one can be asked for (canReview), a review's key comes first.
+func (k ViewKeyMap) ReplayShortHelp(embedded, canReview, reviewed bool) (bindings []key.Binding, dropOrder []int) {
 	short := func(b key.Binding, keys, desc string) key.Binding {
 		b.SetHelp(keys, desc)
 		return b
@@ -90,12 +91,24 @@ func (k ViewKeyMap) ReplayShortHelp(embedded, reviewed bool) (bindings []key.Bin
 		short(k.StepBack, "←→", "step"), short(k.Start, "g G", "start/end"), short(k.Jump, ":", "go to"),
 		k.Help, keyBack(&k, embedded), k.Quit}
 	dropOrder = []int{3, 4, 2, 1, 5, 6, 0, 7}
-	if reviewed {
-		bindings = append([]key.Binding{short(k.NextMistake, "n", "mistake"), short(k.TurningPoint, "t", "turn")}, bindings...)
+	var first []key.Binding
+	switch {
+	case reviewed:
+		first = []key.Binding{short(k.NextMistake, "n", "mistake"), short(k.TurningPoint, "t", "turn")}
+	case canReview:
+		first = []key.Binding{short(k.Review, "a", "review")}
+	}
+	if len(first) > 0 {
+		bindings = append(first, bindings...)
+		quit := dropOrder[len(dropOrder)-1] + len(first)
 		for i := range dropOrder {
-			dropOrder[i] += 2
+			dropOrder[i] += len(first)
 		}
-		dropOrder = append(append(dropOrder[:len(dropOrder)-1:len(dropOrder)-1], 1, 0), dropOrder[len(dropOrder)-1])
+		dropOrder = dropOrder[: len(dropOrder)-1 : len(dropOrder)-1]
+		for i := len(first) - 1; i >= 0; i-- {
+			dropOrder = append(dropOrder, i)
+		}
+		dropOrder = append(dropOrder, quit)
 	}
 	return bindings, dropOrder
 }
