@@ -1,8 +1,8 @@
 // Package command is the SSH exec commands of ssh2048, one file each
 // (scores, bot, play, daily, race, export, verify, watch, tv, replay,
-// review, history, help), as soft-serve's pkg/ssh/cmd: each command is a value
-// with its name, its usage (flags and arguments), its line of help and
-// its run; Table, the dispatcher, builds the list in the order help
+// review, history, whoami, link, keys, name, help), as soft-serve's
+// pkg/ssh/cmd: each command is a value with its name, its usage (flags
+// and arguments), its line of help and its run; Table, the dispatcher, builds the list in the order help
 // shows it and runs the one an exec request names.
 //
 // What a command prints, its flags and its exit statuses are the contract
@@ -115,6 +115,10 @@ func commands() []Command {
 		replayCommand(),
 		reviewCommand(),
 		historyCommand(),
+		whoamiCommand(),
+		linkCommand(),
+		keysCommand(),
+		nameCommand(),
 		helpCommand(),
 	}
 }
