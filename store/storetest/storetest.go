@@ -31,6 +31,7 @@ type Store interface {
 	store.ContestEnder
 	store.BotRaceBoarder
 	store.ContestRanker
+	store.SettingsKeeper
 	io.Closer
 }
 
@@ -70,6 +71,7 @@ func Run(t *testing.T, b Backend) {
 		{"SecretIsKept", testSecretIsKept},
 		{"Races", testRaces},
 		{"ConcurrentAppends", testConcurrentAppends},
+		{"SettingsAreKeptPerPlayer", testSettingsAreKeptPerPlayer},
 	} {
 		t.Run(c.name, func(t *testing.T) { c.test(t, b) })
 	}
