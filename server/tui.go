@@ -28,6 +28,9 @@ type TUIEnv struct {
 	// Size is the board size the player asked for (`play --size N`); 0
 	// for the screen's own choice (game.Seat.LastSize).
 	Size int
+	// Settings are the session's (session.Session.Settings): the
+	// player's kept settings, with the session's environment over them.
+	Settings map[string]string
 }
 
 // TUIFunc builds the game screen for a session with a PTY. The model runs
@@ -49,7 +52,12 @@ const answerWait = 250 * time.Millisecond
 // exit status: 0 when the player quit, or the status of the notice that
 // ended it, or wire.ExitError when a game could not be loaded or saved.
 func (s *Server) runTUI(sess *session.Session) int {
-	return s.runOpened(sess, func() command.Screen { return s.commands.OpenGame(sess, 0) })
+	return s.runOpened(sess, func() command.Screen {
+		if code, ok := s.commands.SessionSettings(sess); !ok {
+			return command.Screen{Code: code}
+		}
+		return s.commands.OpenGame(sess, 0)
+	})
 }
 
 // runOpened is command.Config.RunScreen: it runs open, a command's setup
@@ -516,6 +524,7 @@ func gameScreen(svc *game.Service, h tui.Hinter) TUIFunc {
 			Context:     sess.Context(),
 			Games:       svc,
 			Self:        env.Seat.Player(),
+			Theme:       command.ThemeOf(env.Settings),
 			Woken:       true, // runScreen's loop waits for what a spectator opened over the game watches
 		})
 	}

@@ -58,20 +58,41 @@ func SettingOf(key string) (Setting, bool) {
 	return Settings[i], true
 }
 
-// CheckSetting returns the key and value as stored (lower case), or
-// ErrInvalid when the key is not a setting or the value not one it
-// takes. "" stands for the default.
+// CheckSetting returns the key and value as stored (lower case), or a
+// *SettingError (errors.Is ErrInvalid) when the key is not a setting or
+// the value not one it takes. "" stands for the default.
 func CheckSetting(key, value string) (string, string, error) {
 	s, ok := SettingOf(key)
 	if !ok {
-		return "", "", fmt.Errorf("%w: no setting %q", ErrInvalid, key)
+		return "", "", &SettingError{Key: key}
 	}
 	if value == "" {
 		return s.Key, s.Default(), nil
 	}
 	i := slices.IndexFunc(s.Values, func(v string) bool { return strings.EqualFold(v, value) })
 	if i < 0 {
-		return "", "", fmt.Errorf("%w: %s is one of %s, not %q", ErrInvalid, s.Key, strings.Join(s.Values, ", "), value)
+		return "", "", &SettingError{Key: s.Key, Value: value, Known: true}
 	}
 	return s.Key, s.Values[i], nil
 }
+
+// SettingError is a key that is no setting, or a value its setting does
+// not take; its text says what would be, in words a player reads.
+type SettingError struct {
+	Key, Value string
+	Known      bool // the key is a setting: the value is what is wrong
+}
+
+func (e *SettingError) Error() string {
+	if !e.Known {
+		keys := make([]string, len(Settings))
+		for i, s := range Settings {
+			keys[i] = s.Key
+		}
+		return fmt.Sprintf("no setting %.40q; the settings are %s", e.Key, strings.Join(keys, ", "))
+	}
+	s, _ := SettingOf(e.Key)
+	return fmt.Sprintf("%s is one of %s, not %.40q", s.Key, strings.Join(s.Values, ", "), e.Value)
+}
+
+func (e *SettingError) Unwrap() error { return ErrInvalid }

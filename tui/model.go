@@ -57,6 +57,9 @@ type Options struct {
 	// Profile is the colour profile to draw with until Bubble Tea reports
 	// the session's own (tea.ColorProfileMsg). Zero means TrueColor.
 	Profile colorprofile.Profile
+	// Theme is the player's tile colours (the `settings` command,
+	// SSH2048_THEME); the screens opened over this one draw in it too.
+	Theme draw.Theme
 
 	// AutoDelay is the pause between moves when the AI plays; 0 means 150ms.
 	AutoDelay time.Duration
@@ -248,7 +251,7 @@ func New(opts Options) *Model {
 
 func (m *Model) setProfile(p colorprofile.Profile) {
 	m.profile = p
-	m.styles = draw.SharedStyles(p, !m.light)
+	m.styles = draw.ThemedStyles(m.opts.Theme, p, !m.light)
 	m.inks.title, m.inks.label = draw.InkOf(m.styles.Title), draw.InkOf(m.styles.Label)
 	m.inks.value, m.inks.gain = draw.InkOf(m.styles.Value), draw.InkOf(m.styles.Gain)
 	m.cache = nil

@@ -46,9 +46,11 @@ const (
 )
 
 // bigDigitMinHeight is the smallest tile height that may show block
-// digits: the two smallest tiers (one and three rows) never do, their
-// labels would fill them.
-const bigDigitMinHeight = 5
+// digits: the three smallest tiers (one, three and five rows) never do.
+// The two smallest have no room; the third is what a 3×3 board gets in
+// an 80×24 window, which keeps the game's usual look (and the text
+// that screen readers and tests read).
+const bigDigitMinHeight = 7
 
 // digitsBox is the width and height of label drawn in size ds.
 func digitsBox(label string, ds DigitSize) (w, h int) {

@@ -64,7 +64,7 @@ func tileRow(s *Styles, tr Tier, exps []uint8, mk Mark) string {
 // them (TestPickDigits).
 func TestGoldenDigits(t *testing.T) {
 	exps := []uint8{1, 3, 7, 11, 14, 17, 20}
-	for _, tr := range []Tier{Tiers[2], Tiers[3], Tiers[5]} {
+	for _, tr := range []Tier{Tiers[3], Tiers[4], Tiers[5]} {
 		name := fmt.Sprintf("digits-%dx%d", tr.W, tr.H)
 		t.Run(name, func(t *testing.T) {
 			colour, boxed := NewStyles(ThemeDefault, colorprofile.TrueColor, true), NewStyles(ThemeDefault, colorprofile.ASCII, true)
@@ -136,7 +136,7 @@ func TestGoldenThemes(t *testing.T) {
 	}
 }
 
-// TestPickDigits: block digits only on tiles of five rows and more, the
+// TestPickDigits: block digits only on tiles of seven rows and more, the
 // largest size the label fits with a cell to spare around it.
 func TestPickDigits(t *testing.T) {
 	for _, tt := range []struct {
@@ -144,14 +144,14 @@ func TestPickDigits(t *testing.T) {
 		width, height, rows int
 		want                DigitSize
 	}{
-		{"2", 6, 1, 3, DigitsText},   // the smallest tiers: never
-		{"2", 4, 1, 1, DigitsText},   //
-		{"2", 10, 3, 5, DigitsSmall}, // 12×5
-		{"16384", 10, 3, 5, DigitsSmall},
-		{"131072", 10, 3, 5, DigitsText}, // too wide even small
-		{"128", 14, 5, 7, DigitsBlock},   // 16×7
-		{"2048", 14, 5, 7, DigitsSmall},  // smaller, as the original draws long values
-		{"512", 26, 11, 13, DigitsLarge}, // 28×13
+		{"2", 6, 1, 3, DigitsText},  // the smallest tiers: never
+		{"2", 4, 1, 1, DigitsText},  //
+		{"2", 10, 3, 5, DigitsText}, // 12×5: not either
+		{"131072", 14, 5, 7, DigitsSmall},
+		{"1048576", 12, 5, 7, DigitsText}, // too wide even small (boxed 16×7)
+		{"128", 14, 5, 7, DigitsBlock},    // 16×7
+		{"2048", 14, 5, 7, DigitsSmall},   // smaller, as the original draws long values
+		{"512", 26, 11, 13, DigitsLarge},  // 28×13
 		{"2048", 26, 11, 13, DigitsBlock},
 		{"2x", 26, 11, 13, DigitsText}, // no glyph
 	} {

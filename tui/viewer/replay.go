@@ -61,7 +61,7 @@ func NewReplay(opts ViewOptions, r *game.Replay) *Viewer {
 }
 
 func newReplayer(opts ViewOptions, r *game.Replay, embedded bool) *replayer {
-	return &replayer{p: draw.NewPane(80, 24, opts.Profile, false), keys: sharedViewKeys(), r: r,
+	return &replayer{p: opts.pane(), keys: sharedViewKeys(), r: r,
 		embedded: embedded, speed: defaultSpeed}
 }
 
