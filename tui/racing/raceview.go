@@ -481,10 +481,16 @@ func (m *Model) appendRaceScreen(dst []byte, f *raceFrame, keep bool) ([]byte, b
 	}
 	help := m.raceHelp[over]
 
+	const chromeLines = 3 // header, status, keys
+	if l, ok := pickWide(n, len(opponents), m.width, m.height, chromeLines); ok {
+		if status != "" {
+			status = m.fit(status)
+		}
+		return m.appendWideScreen(dst, f, keep, l, header, draw.Line{S: status, W: ansi.StringWidth(status)}, help, opponents), true
+	}
 	// The player's board: the largest tile size that leaves room for the
 	// opponents' column; without that room, a line of them under the
 	// header.
-	const chromeLines = 3 // header, status, keys
 	side := sideMin
 	if len(opponents) == 0 {
 		side = 0
