@@ -122,6 +122,10 @@ type Model struct {
 	headerLines [2]draw.Line
 	boxed       boxed // the last box, kept while its text is the same
 	inks        struct{ title, label, value, gain draw.Ink }
+	// panel is the side panel as last drawn (panel.go); panelAsked the
+	// size whose top rows it asked for.
+	panel      panel
+	panelAsked int
 	// shortHelp is the help line, kept until the width or profile changes.
 	shortHelp draw.Line
 	// title is the game screen's window title, made once rather than a
@@ -322,7 +326,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, first
 	}
 	cmd := m.update(msg)
-	return m, tea.Batch(first, cmd)
+	return m, tea.Batch(first, cmd, m.panelStandings())
 }
 
 // waitsForMove reports whether msg must wait for the move in flight: it
