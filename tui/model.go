@@ -942,7 +942,10 @@ func (m *Model) standingsArrived(msg standingsMsg) tea.Cmd {
 		m.top, m.me, m.standingsErr, m.standingsFor, m.topFor = msg.top, msg.me, msg.err, msg.size, msg.size
 	case msg.err == nil:
 		// The rank is known; the top rows are read when the leaderboard
-		// is opened.
+		// is opened, or again for the side panel when the rank moved.
+		if msg.me != nil && (m.me == nil || m.me.Rank != msg.me.Rank) && m.panelAsked == m.size {
+			m.panelAsked = 0
+		}
 		m.me = msg.me
 		if m.standingsFor != m.size {
 			m.standingsErr, m.standingsFor = nil, m.size

@@ -33,6 +33,7 @@ type panelKey struct {
 	top        *Standing // the top rows as read (their first), nil before
 	topN       int
 	me         Standing
+	ownBest    int
 	guest      bool
 }
 
@@ -58,6 +59,7 @@ func (m *Model) panelLines(bw, bh int) ([]draw.Line, int) {
 	if m.me != nil {
 		k.me = *m.me
 	}
+	k.ownBest, _ = m.best()
 	if m.panel.lines != nil && m.panel.key == k {
 		return m.panel.lines, m.panel.bytes
 	}
@@ -87,12 +89,23 @@ func (m *Model) panelLines(bw, bh int) ([]draw.Line, int) {
 		if mine {
 			room-- // the player's own row, last
 		}
+		// The player's own row shows their best as the header does: the
+		// top rows were read once, before the moves since.
+		own := func(st Standing) Standing {
+			if b, ok := m.best(); ok && b > st.Score {
+				st.Score = b
+			}
+			return st
+		}
 		for _, st := range m.top[:min(room, len(m.top))] {
-			s := m.panelRow(st, m.me != nil && st.Rank == m.me.Rank && st.Player == m.me.Player)
-			add(s, panelW)
+			if m.me != nil && st.Player == m.me.Player && st.Rank == m.me.Rank {
+				add(m.panelRow(own(st), true), panelW)
+			} else {
+				add(m.panelRow(st, false), panelW)
+			}
 		}
 		if mine {
-			add(m.panelRow(*m.me, true), panelW)
+			add(m.panelRow(own(*m.me), true), panelW)
 		}
 	}
 	bytes := 0
