@@ -154,21 +154,10 @@ func (m *Model) appendWideScreen(dst []byte, f *raceFrame, keep bool, l wideLayo
 	buf = m.appendCentred(buf, header)
 	var at [2 * 128]int // where the board's rows start and end in the frame
 	buf, offs := m.appendWide(buf, l, max(0, (m.width-l.w)/2), f, opponents, own, at[:0])
-	buf = append(buf, '\n')
-	buf = m.appendCentred(buf, status)
-	buf = append(buf, '\n')
-	buf = m.appendCentred(buf, help)
+	buf = m.appendFoot(buf, status, help)
 	if keep {
-		frame := draw.BytesString(buf)
 		_, oh := l.own.BoardSize(f.view.Size)
-		if cap(d.lines) < oh {
-			d.lines = make([]string, oh)
-		}
-		d.lines = d.lines[:oh]
-		for r := range oh {
-			d.lines[r] = frame[offs[2*r]:offs[2*r+1]]
-		}
-		d.cache, d.board, d.marks = m.own, f.board, f.marks
+		m.keepOwn(buf, offs, oh, f)
 	}
 	return buf
 }
