@@ -369,7 +369,7 @@ func (m *Model) header() []draw.Line {
 	// figures do (room for a score and best of 6 digits, moves of 4):
 	// its left edge stays where it is, and the frame is not redrawn from
 	// there on when a figure gains a digit.
-	digits := func(f draw.Figure, room int) int { return max(0, room-len(f.String())) }
+	digits := func(f draw.Figure, room int) int { return max(0, room-f.Width()) }
 	room1, room2 := digits(score, 6), digits(best, 6)+digits(moves, 4)
 	steady := func(l draw.Line, room int) draw.Line {
 		if l.W+room <= m.width {

@@ -160,3 +160,11 @@ func TestPickDigits(t *testing.T) {
 		}
 	}
 }
+
+func TestFigureWidth(t *testing.T) {
+	for _, f := range []Figure{Number("", 0), Number("", 7), Number("#", 12), Number("+", 2048), Number("", -31), Number("", 1234567), {Text: "–"}, {Text: "guest"}} {
+		if got, want := f.Width(), len([]rune(f.String())); got != want {
+			t.Errorf("%q: Width %d, want %d", f.String(), got, want)
+		}
+	}
+}

@@ -157,6 +157,21 @@ func (f Figure) String() string {
 	return f.prefix + strconv.Itoa(f.n)
 }
 
+// Width is how many cells f takes, worked out without writing it.
+func (f Figure) Width() int {
+	if !f.num {
+		return utf8.RuneCountInString(f.Text)
+	}
+	w, n := len(f.prefix)+1, f.n
+	if n < 0 {
+		w, n = w+1, -n
+	}
+	for ; n >= 10; n /= 10 {
+		w++
+	}
+	return w
+}
+
 // Figure appends f in this ink, padded with spaces to pad cells, and
 // returns its width.
 func (k Ink) Figure(sb *strings.Builder, f Figure, pad int) int {
