@@ -228,14 +228,16 @@ func (s *Server) unsupportedOnce(what string) {
 	}
 }
 
-// Terminal sizes the game screen is told at most. The game needs far
-// less than this; larger terminals get it in their top left corner. The
-// bound keeps what a client's claimed size costs small: the lines of a
-// frame and the cells of a changed line (1000 × 1000 would be a
-// megabyte-sized frame on every resize).
+// Terminal sizes the game screen is told at most: a fullscreen terminal
+// on a common monitor, whose screens draw themselves for the whole
+// window (larger tiles, the side panel, the race's boards side by side);
+// larger terminals get it in their top left corner. The bound keeps what
+// a client's claimed size costs small: the lines of a frame and the
+// cells of a changed line (1000 × 1000 would be a megabyte-sized frame
+// on every resize).
 const (
-	maxScreenWidth  = 160
-	maxScreenHeight = 60
+	maxScreenWidth  = 240
+	maxScreenHeight = 80
 )
 
 // resizeEvery is the shortest time between two window sizes sent to the

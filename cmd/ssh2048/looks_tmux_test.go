@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // blockDigits are the characters block digits are drawn with.
@@ -55,6 +56,16 @@ func TestTmuxLargeWindows(t *testing.T) {
 					t.Error(err)
 				}
 			}
+			// Laid out for the whole window: the header about its middle
+			// (a little left of it while the figures are short).
+			for _, l := range strings.Split(screen, "\n") {
+				if text := strings.TrimSpace(l); strings.HasPrefix(text, "2048 4×4") {
+					mid := strings.Index(l, text) + len([]rune(text))/2
+					if mid < size.w/2-10 || mid > size.w/2+3 {
+						t.Errorf("the header's middle is column %d of %d:\n%s", mid, size.w, screen)
+					}
+				}
+			}
 			if got := strings.ContainsAny(screen, blockDigits); got != size.big {
 				t.Errorf("block digits shown: %v, want %v:\n%s", got, size.big, screen)
 			}
@@ -72,5 +83,60 @@ func TestTmuxLargeWindows(t *testing.T) {
 			tm.waitFor("the goodbye line", func(s string) bool { return strings.Contains(s, "saved") })
 			tm.run("kill-session", "-t", "game")
 		})
+	}
+}
+
+// TestTmuxRaceLargeWindows races two players over OpenSSH, one in a
+// 120×40 window and one in 200×60: each sees the race balanced, the
+// header centred over the window and the player's tiles in block digits
+// (TestRaceBalancedInLargeWindows, in tui/racing, checks the layout cell
+// by cell). SSH2048_CAPTURES=DIR keeps each screen as text in DIR.
+func TestTmuxRaceLargeWindows(t *testing.T) {
+	sshPath, err := exec.LookPath("ssh")
+	if err != nil {
+		t.Skip("OpenSSH client not installed (apt-get install openssh-client)")
+	}
+	addr := startContestServer(t)
+	host, guest := newTmux(t), newTmux(t)
+	host.newSessionAt(120, 40, openSSHCommand(t, sshPath, addr)("race", "--room", "wide-room")+"; sleep 60")
+	host.waitFor("the host's lobby", func(s string) bool { return strings.Contains(s, "ada (host)") })
+	guest.newSessionAt(200, 60, openSSHCommand(t, sshPath, addr)("race", "--room", "wide-room")+"; sleep 60")
+	host.waitFor("two racers", func(s string) bool { return strings.Contains(s, "Racers 2 of 8") })
+	host.run("send-keys", "-t", "game", "Enter")
+	for _, tm := range []*tmux{host, guest} {
+		tm.waitFor("the race", func(s string) bool { return strings.Contains(s, "left") && strings.Contains(s, "Place") })
+	}
+	for _, k := range []string{"Left", "Up", "Right", "Down"} {
+		host.run("send-keys", "-t", "game", k)
+		guest.run("send-keys", "-t", "game", k)
+	}
+	for _, r := range []struct {
+		tm   *tmux
+		w, h int
+	}{{host, 120, 40}, {guest, 200, 60}} {
+		// A frame comes in pieces, top to bottom: the race's is taken
+		// once it has stood still a moment (the clock ticks each second).
+		var last string
+		screen := r.tm.waitFor("the race with moves, drawn whole", func(s string) bool {
+			steady := s == last
+			last = s
+			time.Sleep(100 * time.Millisecond)
+			return steady && strings.Contains(s, "Place") && strings.ContainsAny(s, blockDigits)
+		})
+		if dir := os.Getenv("SSH2048_CAPTURES"); dir != "" {
+			if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("race-%dx%d.txt", r.w, r.h)), []byte(screen), 0o644); err != nil {
+				t.Error(err)
+			}
+		}
+		for _, l := range strings.Split(screen, "\n") {
+			if !strings.Contains(l, "Race 4×4") {
+				continue
+			}
+			text := strings.TrimSpace(l)
+			left := strings.Index(l, text)
+			if right := r.w - left - len([]rune(text)); left-right > 3 || right-left > 3 {
+				t.Errorf("%d×%d: the header is not centred (%d columns left of it, %d right):\n%s", r.w, r.h, left, right, screen)
+			}
+		}
 	}
 }
