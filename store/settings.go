@@ -8,7 +8,8 @@ import (
 )
 
 // SettingsKeeper is a store that keeps each player's settings (both
-// stores): a few named values, each one of the few Settings allows, such
+// stores), by account (every key of the account has them): a few named
+// values, each one of the few Settings allows, such
 // as the theme the player's screens are drawn in. Without it the
 // `settings` command says settings are not kept, and every session starts
 // from the defaults and what its environment asks for.

@@ -14,7 +14,7 @@ import (
 )
 
 // settingsCommand is `settings [NAME [VALUE]]`: the player's settings
-// (store.Settings: theme, screen, motion), kept by their key; with a
+// (store.Settings: theme, screen, motion), kept by their account; with a
 // name, that one; with a value too, it is set. A session's environment
 // (SSH2048_THEME=…) wins over them for that session, which the listing
 // says.

@@ -66,3 +66,28 @@ func testSettingsAreKeptPerPlayer(t *testing.T, b Backend) {
 	want(s, ann, map[string]string{})
 	want(s, bob, map[string]string{"screen": "reader"})
 }
+
+// testMergeKeepsSettings: a key that joins an account with its games
+// brings its settings where the account has none of its own; the
+// account's own stay.
+func testMergeKeepsSettings(t *testing.T, b Backend) {
+	ctx := context.Background()
+	s := b.open(t)
+	ann, desk := addPlayer(t, s, "ann"), addPlayer(t, s, "desk")
+	playSome(t, s, desk.ID, 4, 3)
+	for _, set := range []struct {
+		p          store.Player
+		key, value string
+	}{{ann, store.SettingTheme, "light"}, {desk, store.SettingTheme, "colour-blind"}, {desk, store.SettingMotion, "off"}} {
+		if err := s.SetSetting(ctx, set.p.ID, set.key, set.value); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.Link(ctx, linkCode(t, s, ann.ID), desk.Fingerprint, true); err != nil {
+		t.Fatalf("Link with merge: %v", err)
+	}
+	got, err := s.Settings(ctx, ann.ID)
+	if want := map[string]string{"theme": "light", "motion": "off"}; err != nil || !maps.Equal(got, want) {
+		t.Errorf("the account's settings after the merge: %v, %v; want %v", got, err, want)
+	}
+}

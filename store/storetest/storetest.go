@@ -32,6 +32,7 @@ type Store interface {
 	store.BotRaceBoarder
 	store.ContestRanker
 	store.SettingsKeeper
+	store.Accounts
 	io.Closer
 }
 
@@ -72,6 +73,13 @@ func Run(t *testing.T, b Backend) {
 		{"Races", testRaces},
 		{"ConcurrentAppends", testConcurrentAppends},
 		{"SettingsAreKeptPerPlayer", testSettingsAreKeptPerPlayer},
+		{"MergeKeepsSettings", testMergeKeepsSettings},
+		{"LinkKeyWithoutGames", testLinkKeyWithoutGames},
+		{"MergeKeepsEveryGame", testMergeKeepsEveryGame},
+		{"RemoveKey", testRemoveKey},
+		{"Names", testNames},
+		{"ConcurrentNameClaims", testConcurrentNameClaims},
+		{"ConcurrentLinks", testConcurrentLinks},
 	} {
 		t.Run(c.name, func(t *testing.T) { c.test(t, b) })
 	}
