@@ -58,14 +58,14 @@ var _ event.Waker = (*Model)(nil)
 
 // viewOptions are the game screen's, for a screen opened over it.
 func (m *Model) viewOptions() viewer.ViewOptions {
-	o := viewer.ViewOptions{Games: m.opts.Games, Context: m.ctx, Profile: m.profile, Woken: m.opts.Woken, Player: m.opts.Self}
+	o := viewer.ViewOptions{Games: m.opts.Games, Context: m.ctx, Profile: m.profile, Theme: m.opts.Theme, Woken: m.opts.Woken, Player: m.opts.Self}
 	o.Defaults()
 	return o
 }
 
 // openView opens v over the game screen.
 func (m *Model) openView(v viewer.View) tea.Cmd {
-	p := draw.NewPane(m.width, m.height, m.profile, m.light)
+	p := draw.NewThemedPane(m.width, m.height, m.profile, m.light, m.opts.Theme)
 	return m.views.Push(v, &p)
 }
 

@@ -32,6 +32,7 @@ type Store interface {
 	store.BotRaceBoarder
 	store.ContestRanker
 	store.ReviewStore
+	store.SettingsKeeper
 	store.Accounts
 	io.Closer
 }
@@ -73,6 +74,8 @@ func Run(t *testing.T, b Backend) {
 		{"Races", testRaces},
 		{"ConcurrentAppends", testConcurrentAppends},
 		{"Reviews", testReviews},
+		{"SettingsAreKeptPerPlayer", testSettingsAreKeptPerPlayer},
+		{"MergeKeepsSettings", testMergeKeepsSettings},
 		{"LinkKeyWithoutGames", testLinkKeyWithoutGames},
 		{"MergeKeepsEveryGame", testMergeKeepsEveryGame},
 		{"RemoveKey", testRemoveKey},

@@ -64,7 +64,7 @@ func NewReplay(opts ViewOptions, r *game.Replay) *Viewer {
 }
 
 func newReplayer(opts ViewOptions, r *game.Replay, embedded bool) *replayer {
-	rp := &replayer{p: draw.NewPane(80, 24, opts.Profile, false), keys: sharedViewKeys(), r: r,
+	rp := &replayer{p: opts.pane(), keys: sharedViewKeys(), r: r,
 		embedded: embedded, speed: defaultSpeed}
 	if svc, ok := opts.Games.(Reviews); ok {
 		rp.review = reviewing{svc: svc, ctx: opts.Context, who: opts.Player}

@@ -37,6 +37,8 @@ type ViewOptions struct {
 	// Profile is the colour profile until the screen reports the
 	// session's own; zero means TrueColor.
 	Profile colorprofile.Profile
+	// Theme is the player's tile colours.
+	Theme draw.Theme
 	// Now is the clock for "3 hours ago" and TV's pauses; nil: time.Now.
 	Now func() time.Time
 	// Woken: the runner waits for the screens' news itself and sends
@@ -46,6 +48,10 @@ type ViewOptions struct {
 	// play (see Reviews).
 	Player game.Player
 }
+
+// pane is the window a screen opened with these options starts with,
+// until the terminal says what it is.
+func (o *ViewOptions) pane() draw.Pane { return draw.NewThemedPane(80, 24, o.Profile, false, o.Theme) }
 
 func (o *ViewOptions) Defaults() {
 	if o.Context == nil {
@@ -149,7 +155,7 @@ func (vs *Stack) Top() View {
 // colours from.
 func (vs *Stack) Push(v View, like *draw.Pane) tea.Cmd {
 	p := v.pane()
-	p.Width, p.Height, p.Light = like.Width, like.Height, like.Light
+	p.Width, p.Height, p.Light, p.Theme = like.Width, like.Height, like.Light, like.Theme
 	p.SetProfile(like.Profile)
 	vs.attach(v)
 	vs.stack = append(vs.stack, v)
