@@ -32,7 +32,8 @@ func (s *Store) UpsertPlayer(ctx context.Context, fingerprint, keyType, rawName 
 			INSERT INTO players (fingerprint, key_type, name, first_seen, last_seen)
 			VALUES ($1, $2, $3, $4, $4)
 			ON CONFLICT (fingerprint) DO UPDATE
-			SET key_type = excluded.key_type, name = excluded.name, last_seen = excluded.last_seen
+			SET key_type = excluded.key_type, last_seen = excluded.last_seen,
+			    name = CASE WHEN players.name_locked_until > excluded.last_seen THEN players.name ELSE excluded.name END
 			RETURNING id, fingerprint, key_type, name, first_seen, last_seen`,
 			fingerprint, keyType, name, now,
 		).Scan(&p.ID, &p.Fingerprint, &p.KeyType, &p.Name, &first, &last)
@@ -403,7 +404,7 @@ func (s *Store) MarkAssisted(ctx context.Context, gameID int64) error {
 		_, err = tx.Exec(ctx, `
 			INSERT INTO player_bests (player_id, size, kind, game_id, score, reached_at)
 			SELECT player_id, size, kind, id, score, reached_at FROM games
-			WHERE player_id = $1 AND size = $2 AND kind = 'human' AND contest = '' AND moves > 0
+			WHERE player_id = $1 AND size = $2 AND kind = 'human' AND contest = '' AND NOT hidden AND moves > 0
 			ORDER BY score DESC, reached_at, id LIMIT 1`,
 			g.playerID, g.size)
 		return err

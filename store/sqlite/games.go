@@ -345,7 +345,7 @@ func (s *Store) MarkAssisted(ctx context.Context, gameID int64) error {
 			if _, err := tx.ExecContext(ctx, `
 				INSERT INTO player_bests (player_id, size, kind, game_id, score, reached_at)
 				SELECT player_id, size, kind, id, score, reached_at FROM games
-				WHERE player_id = ? AND size = ? AND kind = 'human' AND contest = '' AND moves > 0
+				WHERE player_id = ? AND size = ? AND kind = 'human' AND contest = '' AND NOT hidden AND moves > 0
 				ORDER BY score DESC, reached_at, id LIMIT 1`,
 				g.playerID, g.size); err != nil {
 				return err

@@ -14,7 +14,8 @@ import (
 // the key type, the display name (players may change it by connecting with
 // another SSH user name) and the last-seen time. rawName is sanitized with
 // store.SanitizeName; an empty result becomes "player-" and the first letters of
-// the fingerprint.
+// the fingerprint. A name an admin set and locked (Rename) stays until its
+// lock ends.
 func (s *Store) UpsertPlayer(ctx context.Context, fingerprint, keyType, rawName string) (store.Player, error) {
 	if fingerprint == "" {
 		return store.Player{}, fmt.Errorf("upsert player: %w: empty fingerprint", store.ErrInvalid)
@@ -27,7 +28,8 @@ func (s *Store) UpsertPlayer(ctx context.Context, fingerprint, keyType, rawName 
 			INSERT INTO players (fingerprint, key_type, name, first_seen, last_seen)
 			VALUES (?1, ?2, ?3, ?4, ?4)
 			ON CONFLICT (fingerprint) DO UPDATE
-			SET key_type = excluded.key_type, name = excluded.name, last_seen = excluded.last_seen
+			SET key_type = excluded.key_type, last_seen = excluded.last_seen,
+			    name = CASE WHEN players.name_locked_until > excluded.last_seen THEN players.name ELSE excluded.name END
 			RETURNING id, fingerprint, key_type, name, first_seen, last_seen`,
 			fingerprint, keyType, name, now,
 		).Scan(&p.ID, &p.Fingerprint, &p.KeyType, &p.Name, &first, &last)

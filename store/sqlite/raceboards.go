@@ -15,7 +15,7 @@ func (s *Store) BotRaceBoard(ctx context.Context, limit int) ([]store.BotRaceEnt
 	rows, err := s.read.QueryContext(ctx, `
 		SELECT e.player_id, p.name, p.fingerprint, COUNT(*), SUM(e.place = 1), MAX(e.score)
 		FROM race_entries e JOIN races r ON r.id = e.race_id JOIN players p ON p.id = e.player_id
-		WHERE r.bots = 1
+		WHERE r.bots = 1 AND NOT p.hidden
 		GROUP BY e.player_id
 		ORDER BY SUM(e.place = 1) DESC, MAX(e.score) DESC, e.player_id LIMIT ?`, limit)
 	if err != nil {
@@ -61,7 +61,7 @@ func (s *Store) ContestRank(ctx context.Context, playerID int64, contest string,
 	var ahead, total int
 	err = tx.QueryRowContext(ctx, `
 		SELECT COUNT(*) FILTER (WHERE score > ?3 OR (score = ?3 AND (reached_at, id) < (?4, ?5))), COUNT(*)
-		FROM games WHERE contest = ?1 AND size = ?2`, contest, size, e.Score, reached, e.GameID).Scan(&ahead, &total)
+		FROM games WHERE contest = ?1 AND size = ?2 AND NOT hidden`, contest, size, e.Score, reached, e.GameID).Scan(&ahead, &total)
 	if err != nil {
 		return store.Entry{}, 0, fmt.Errorf("rank of player %d in %s: %w", playerID, contest, err)
 	}

@@ -31,6 +31,7 @@ type Store interface {
 	store.ContestEnder
 	store.BotRaceBoarder
 	store.ContestRanker
+	store.Moderator
 	io.Closer
 }
 
@@ -70,6 +71,11 @@ func Run(t *testing.T, b Backend) {
 		{"SecretIsKept", testSecretIsKept},
 		{"Races", testRaces},
 		{"ConcurrentAppends", testConcurrentAppends},
+		{"Admins", testAdmins},
+		{"Bans", testBans},
+		{"ConcurrentBans", testConcurrentBans},
+		{"Hide", testHide},
+		{"RenameAndFind", testRenameAndFind},
 	} {
 		t.Run(c.name, func(t *testing.T) { c.test(t, b) })
 	}
