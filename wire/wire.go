@@ -130,7 +130,8 @@ type BotRaceEntry struct {
 const MaxScoresLimit = 1000
 
 // Exit statuses of the exec commands over SSH, of the game screen (OK,
-// Error, TakenOver, Restart, Inactive) and of `ssh2048 verify`.
+// Error, TakenOver, Restart, Inactive, Banned), of `ssh2048 verify` and
+// of the admin commands (docs/moderation.md).
 const (
 	ExitOK        = 0
 	ExitError     = 1  // something failed on the server; details on stderr
@@ -143,4 +144,6 @@ const (
 	ExitNewer     = 8  // verify: the record is from a newer ssh2048
 	ExitInactive  = 9  // the session was closed for inactivity: no input for the idle timeout, or no answer to keepalives; the game is saved
 	ExitRoom      = 10 // race: the room is full, its race has started, too many rooms are open, or the player is in it already
+	ExitBanned    = 11 // the key or player is banned from the server (the line says until when)
+	ExitRefused   = 12 // admin: the action is refused as it stands (already so, the last admin, yourself, an admin by file)
 )

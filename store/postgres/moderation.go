@@ -282,6 +282,11 @@ func (s *Store) Ban(ctx context.Context, a store.Action, b store.BanSpec) (store
 		}
 		out = store.Ban{ID: out.ID, Kind: b.Kind, Target: b.Target, PlayerID: banned, Reason: a.Reason,
 			ShowReason: b.ShowReason, By: a.Actor, At: time.UnixMicro(now), Until: b.Until}
+		if banned != 0 {
+			if err := tx.QueryRow(ctx, `SELECT name FROM players WHERE id = $1`, banned).Scan(&out.Name); err != nil {
+				return err
+			}
+		}
 		if err := audit(ctx, tx, now, a, "ban", banTarget(b.Kind, b.Target), banned, banDetail(b)); err != nil {
 			return err
 		}
