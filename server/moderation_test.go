@@ -200,7 +200,8 @@ func TestBanRangeRefusedBeforeHandshake(t *testing.T) {
 func TestHideAndUnhideOverSSH(t *testing.T) {
 	md := startModerated(t)
 	rng := rand.New(rand.NewPCG(3, 3))
-	bob := startBot(t, md.dial(t, "bob", newKey(t)), "")
+	bobKey := newKey(t)
+	bob := startBot(t, md.dial(t, "bob", bobKey), "")
 	ended := playToEnd(t, bob, bob.mustRead(), rng)
 	carl := startBot(t, md.dial(t, "carl", newKey(t)), "")
 	playSome(t, carl, carl.mustRead(), 2)
@@ -233,6 +234,20 @@ func TestHideAndUnhideOverSSH(t *testing.T) {
 	}
 	if d := md.adminRun(t, "player bob", wire.ExitOK).stdout; !strings.Contains(d, ": hide game") || !strings.Contains(d, ": unhide game") {
 		t.Fatalf("player bob:\n%s", d)
+	}
+	// A hidden player plays on, off the boards and off TV's list.
+	md.adminRun(t, `hide bob --reason "a script"`, wire.ExitOK)
+	bob2 := startBot(t, md.dial(t, "bob", bobKey), "")
+	playSome(t, bob2, bob2.mustRead(), 2)
+	var live []string
+	for _, snap := range md.games.Live(0) {
+		live = append(live, snap.Player)
+	}
+	if len(live) != 1 || live[0] != "carl" {
+		t.Fatalf("live games with bob hidden: %q; want carl's only", live)
+	}
+	if rows := scoresJSON[wire.ScoreEntry](t, viewer, "scores --json --bots"); len(rows) != 1 || rows[0].Name != "carl" {
+		t.Fatalf("bot board with bob hidden: %+v", rows)
 	}
 }
 

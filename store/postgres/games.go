@@ -186,9 +186,9 @@ func (s *Store) loadGame(ctx context.Context, id, token int64) (*store.SavedGame
 		stored        store.MoveState
 	)
 	err = tx.QueryRow(ctx, `
-		SELECT player_id, size, kind, seed, generator, started_at, score, max_tile, moves, won, board
+		SELECT player_id, size, kind, seed, generator, started_at, score, max_tile, moves, won, board, hidden
 		FROM games WHERE id = $1`, id,
-	).Scan(&g.PlayerID, &g.Size, &kind, &seed, &gen, &started, &stored.Score, &stored.MaxTile, &stored.Moves, &stored.Won, &stored.Board)
+	).Scan(&g.PlayerID, &g.Size, &kind, &seed, &gen, &started, &stored.Score, &stored.MaxTile, &stored.Moves, &stored.Won, &stored.Board, &g.Hidden)
 	if noRows(err) {
 		return nil, fmt.Errorf("load game %d: %w", id, store.ErrNotFound)
 	}
