@@ -38,7 +38,13 @@ type BanList struct {
 type banSet struct {
 	keys    map[string]store.Ban
 	players map[int64]store.Ban
-	ranges  []store.Ban
+	ranges  []banRange
+}
+
+// banRange is a range ban with its prefix parsed once, when read.
+type banRange struct {
+	prefix netip.Prefix
+	ban    store.Ban
 }
 
 // NewBanList reads the bans of s and keeps them fresh until Close.
@@ -115,8 +121,8 @@ func (l *BanList) read(ctx context.Context) error {
 		case store.BanPlayer:
 			set.players[b.PlayerID] = b
 		case store.BanCIDR:
-			if b.Prefix().IsValid() {
-				set.ranges = append(set.ranges, b)
+			if p := b.Prefix(); p.IsValid() {
+				set.ranges = append(set.ranges, banRange{p, b})
 			}
 		}
 	}
@@ -136,9 +142,9 @@ func (l *BanList) inForce(b store.Ban, ok bool) (store.Ban, bool) {
 // Address is the ban of a range that holds addr, if any.
 func (l *BanList) Address(addr netip.Addr) (store.Ban, bool) {
 	addr = addr.Unmap()
-	for _, b := range l.bans.Load().ranges {
-		if b.Prefix().Contains(addr) {
-			if b, ok := l.inForce(b, true); ok {
+	for _, r := range l.bans.Load().ranges {
+		if r.prefix.Contains(addr) {
+			if b, ok := l.inForce(r.ban, true); ok {
 				return b, true
 			}
 		}
