@@ -12,11 +12,12 @@ func grantCommand() subcommand {
 		name:    "grant",
 		args:    "PLAYER --reason TEXT",
 		summary: "make a player an admin",
-		run:     runGrant,
+		run:     func(ctx context.Context, e *Env, fs *flags) int { return runGrant(ctx, e, fs, true) },
 	}
 }
 
-func runGrant(ctx context.Context, e *Env, fs *flags) int {
+// runGrant runs grant, and revoke (revoke.go).
+func runGrant(ctx context.Context, e *Env, fs *flags, grant bool) int {
 	reason := fs.reasonFlag()
 	if code, ok := fs.parse(1); !ok {
 		return code
@@ -25,14 +26,19 @@ func runGrant(ctx context.Context, e *Env, fs *flags) int {
 	if !ok {
 		return code
 	}
-	p, code, ok := e.player(ctx, "grant", fs.pos[0])
+	name := fs.c.name
+	p, code, ok := e.player(ctx, name, fs.pos[0])
 	if !ok {
 		return code
 	}
-	if err := e.Store.Grant(ctx, a, p.ID); err != nil {
-		return e.fail("grant", err)
+	err, now := e.Store.Grant(ctx, a, p.ID), "is an admin"
+	if !grant {
+		err, now = e.Store.Revoke(ctx, a, p.ID), "is an admin no more"
 	}
-	e.changed("grant")
-	fmt.Fprintf(e.Out, "%s is an admin\n", who(p))
+	if err != nil {
+		return e.fail(name, err)
+	}
+	e.changed(name)
+	fmt.Fprintf(e.Out, "%s %s\n", who(p), now)
 	return wire.ExitOK
 }

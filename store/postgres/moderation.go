@@ -156,7 +156,7 @@ func (s *Store) Grant(ctx context.Context, a store.Action, playerID int64) error
 		if _, err := tx.Exec(ctx, `INSERT INTO admins (player_id, source, granted_at) VALUES ($1, 'grant', $2)`, playerID, now); err != nil {
 			return err
 		}
-		return audit(ctx, tx, now, a, "grant", "player #"+strconv.FormatInt(playerID, 10), playerID, "")
+		return audit(ctx, tx, now, a, "grant", store.PlayerTarget(playerID), playerID, "")
 	})
 	if err != nil {
 		return fmt.Errorf("grant admin to player #%d: %w", playerID, err)
@@ -187,32 +187,12 @@ func (s *Store) Revoke(ctx context.Context, a store.Action, playerID int64) erro
 		if _, err := tx.Exec(ctx, `DELETE FROM admins WHERE player_id = $1`, playerID); err != nil {
 			return err
 		}
-		return audit(ctx, tx, now, a, "revoke", "player #"+strconv.FormatInt(playerID, 10), playerID, "")
+		return audit(ctx, tx, now, a, "revoke", store.PlayerTarget(playerID), playerID, "")
 	})
 	if err != nil {
 		return fmt.Errorf("revoke admin of player #%d: %w", playerID, err)
 	}
 	return nil
-}
-
-// banTarget is how the audit log names a ban's target.
-func banTarget(kind store.BanKind, target string) string {
-	if kind == store.BanPlayer {
-		return "player #" + target
-	}
-	return string(kind) + " " + target
-}
-
-// banDetail is the audit log's detail of a ban: how long it holds.
-func banDetail(b store.BanSpec) string {
-	d := "until lifted"
-	if !b.Until.IsZero() {
-		d = "until " + b.Until.UTC().Format(time.RFC3339)
-	}
-	if b.ShowReason {
-		d += ", reason shown"
-	}
-	return d
 }
 
 // Ban stores a ban; see store.Moderator.
@@ -287,13 +267,13 @@ func (s *Store) Ban(ctx context.Context, a store.Action, b store.BanSpec) (store
 				return err
 			}
 		}
-		if err := audit(ctx, tx, now, a, "ban", banTarget(b.Kind, b.Target), banned, banDetail(b)); err != nil {
+		if err := audit(ctx, tx, now, a, "ban", store.BanTarget(b.Kind, b.Target), banned, store.BanDetail(b)); err != nil {
 			return err
 		}
 		return notifyBans(ctx, tx)
 	})
 	if err != nil {
-		return store.Ban{}, fmt.Errorf("ban %s: %w", banTarget(b.Kind, b.Target), err)
+		return store.Ban{}, fmt.Errorf("ban %s: %w", store.BanTarget(b.Kind, b.Target), err)
 	}
 	return out, nil
 }
@@ -302,10 +282,10 @@ func (s *Store) Ban(ctx context.Context, a store.Action, b store.BanSpec) (store
 func (s *Store) Unban(ctx context.Context, a store.Action, kind store.BanKind, target string) (store.Ban, error) {
 	var out store.Ban
 	err := s.modTx(ctx, func(ctx context.Context, tx pgx.Tx, now int64) error {
-		row := tx.QueryRow(ctx, `SELECT `+banColumns+` FROM bans b LEFT JOIN players p ON p.id = b.player_id
+		row := tx.QueryRow(ctx, `SELECT `+store.BanColumns+` FROM bans b LEFT JOIN players p ON p.id = b.player_id
 			WHERE b.kind = $1 AND b.target = $2 AND b.lifted_at IS NULL AND (b.expires_at = 0 OR b.expires_at > $3)`,
 			string(kind), target, now)
-		if err := scanBan(row, &out); noRows(err) {
+		if err := store.ScanBan(row, &out); noRows(err) {
 			return store.ErrNotFound
 		} else if err != nil {
 			return err
@@ -313,34 +293,19 @@ func (s *Store) Unban(ctx context.Context, a store.Action, kind store.BanKind, t
 		if _, err := tx.Exec(ctx, `UPDATE bans SET lifted_at = $1, lifted_by = $2 WHERE id = $3`, now, a.Actor, out.ID); err != nil {
 			return err
 		}
-		if err := audit(ctx, tx, now, a, "unban", banTarget(kind, target), out.PlayerID, ""); err != nil {
+		if err := audit(ctx, tx, now, a, "unban", store.BanTarget(kind, target), out.PlayerID, ""); err != nil {
 			return err
 		}
 		return notifyBans(ctx, tx)
 	})
 	if err != nil {
-		return store.Ban{}, fmt.Errorf("unban %s: %w", banTarget(kind, target), err)
+		return store.Ban{}, fmt.Errorf("unban %s: %w", store.BanTarget(kind, target), err)
 	}
 	return out, nil
 }
 
-const banColumns = `b.id, b.kind, b.target, coalesce(b.player_id, 0), coalesce(p.name, ''), b.reason, b.show_reason, b.created_by, b.created_at, b.expires_at`
-
-func scanBan(sc interface{ Scan(...any) error }, b *store.Ban) error {
-	var kind string
-	var at, until int64
-	if err := sc.Scan(&b.ID, &kind, &b.Target, &b.PlayerID, &b.Name, &b.Reason, &b.ShowReason, &b.By, &at, &until); err != nil {
-		return err
-	}
-	b.Kind, b.At = store.BanKind(kind), time.UnixMicro(at)
-	if until != 0 {
-		b.Until = time.UnixMicro(until)
-	}
-	return nil
-}
-
 func (s *Store) queryBans(ctx context.Context, where string, args ...any) ([]store.Ban, error) {
-	rows, err := s.pool.Query(ctx, `SELECT `+banColumns+` FROM bans b LEFT JOIN players p ON p.id = b.player_id
+	rows, err := s.pool.Query(ctx, `SELECT `+store.BanColumns+` FROM bans b LEFT JOIN players p ON p.id = b.player_id
 		WHERE `+where+` ORDER BY b.id DESC`, args...)
 	if err != nil {
 		return nil, err
@@ -349,7 +314,7 @@ func (s *Store) queryBans(ctx context.Context, where string, args ...any) ([]sto
 	var out []store.Ban
 	for rows.Next() {
 		var b store.Ban
-		if err := scanBan(rows, &b); err != nil {
+		if err := store.ScanBan(rows, &b); err != nil {
 			return nil, err
 		}
 		out = append(out, b)
@@ -394,7 +359,7 @@ func (s *Store) Rename(ctx context.Context, a store.Action, playerID int64, name
 			return err
 		}
 		p.FirstSeen, p.LastSeen = time.UnixMicro(first), time.UnixMicro(last)
-		return audit(ctx, tx, now, a, "rename", "player #"+strconv.FormatInt(playerID, 10), playerID, store.RenameDetail(old, clean, lockedUntil))
+		return audit(ctx, tx, now, a, "rename", store.PlayerTarget(playerID), playerID, store.RenameDetail(old, clean, lockedUntil))
 	})
 	if err != nil {
 		return store.Player{}, fmt.Errorf("rename player #%d: %w", playerID, err)
@@ -527,7 +492,7 @@ func (s *Store) setPlayerHidden(ctx context.Context, a store.Action, playerID in
 				return err
 			}
 		}
-		return audit(ctx, tx, now, a, action, "player #"+strconv.FormatInt(playerID, 10), playerID, "")
+		return audit(ctx, tx, now, a, action, store.PlayerTarget(playerID), playerID, "")
 	})
 	if err != nil {
 		return fmt.Errorf("%s player #%d: %w", action, playerID, err)
@@ -535,26 +500,15 @@ func (s *Store) setPlayerHidden(ctx context.Context, a store.Action, playerID in
 	return nil
 }
 
-const playerColumns = `p.id, p.fingerprint, p.key_type, p.name, p.first_seen, p.last_seen`
-
-func scanPlayer(sc interface{ Scan(...any) error }, p *store.Player, more ...any) error {
-	var first, last int64
-	if err := sc.Scan(append([]any{&p.ID, &p.Fingerprint, &p.KeyType, &p.Name, &first, &last}, more...)...); err != nil {
-		return err
-	}
-	p.FirstSeen, p.LastSeen = time.UnixMicro(first), time.UnixMicro(last)
-	return nil
-}
-
 // FindPlayer resolves an admin's reference to a player (store.ParsePlayerRef).
 func (s *Store) FindPlayer(ctx context.Context, ref string) (store.Player, error) {
 	id, fp, name := store.ParsePlayerRef(ref)
-	query, arg := `SELECT `+playerColumns+` FROM players p WHERE p.name = $1 LIMIT 2`, any(name)
+	query, arg := `SELECT `+store.PlayerColumns+` FROM players p WHERE p.name = $1 LIMIT 2`, any(name)
 	switch {
 	case id != 0:
-		query, arg = `SELECT `+playerColumns+` FROM players p WHERE p.id = $1`, id
+		query, arg = `SELECT `+store.PlayerColumns+` FROM players p WHERE p.id = $1`, id
 	case fp != "":
-		query, arg = `SELECT `+playerColumns+` FROM players p WHERE p.fingerprint = $1`, fp
+		query, arg = `SELECT `+store.PlayerColumns+` FROM players p WHERE p.fingerprint = $1`, fp
 	}
 	rows, err := s.pool.Query(ctx, query, arg)
 	if err != nil {
@@ -564,7 +518,7 @@ func (s *Store) FindPlayer(ctx context.Context, ref string) (store.Player, error
 	var found []store.Player
 	for rows.Next() {
 		var p store.Player
-		if err := scanPlayer(rows, &p); err != nil {
+		if err := store.ScanPlayer(rows, &p); err != nil {
 			return store.Player{}, fmt.Errorf("find player %q: %w", ref, err)
 		}
 		found = append(found, p)
@@ -575,24 +529,13 @@ func (s *Store) FindPlayer(ctx context.Context, ref string) (store.Player, error
 	return store.OnePlayer(ref, found)
 }
 
-const infoColumns = playerColumns + `,
+const infoColumns = store.PlayerColumns + `,
 	(SELECT count(*) FROM games g WHERE g.player_id = p.id),
 	EXISTS (SELECT 1 FROM admins a WHERE a.player_id = p.id),
 	p.hidden,
 	EXISTS (SELECT 1 FROM bans x WHERE x.lifted_at IS NULL AND (x.expires_at = 0 OR x.expires_at > $1)
 	        AND ((x.kind = 'player' AND x.player_id = p.id) OR (x.kind = 'key' AND x.target = p.fingerprint))),
 	p.name_locked_until`
-
-func scanInfo(sc interface{ Scan(...any) error }, in *store.PlayerInfo) error {
-	var lock int64
-	if err := scanPlayer(sc, &in.Player, &in.Games, &in.Admin, &in.Hidden, &in.Banned, &lock); err != nil {
-		return err
-	}
-	if lock != 0 {
-		in.NameLocked = time.UnixMicro(lock)
-	}
-	return nil
-}
 
 // SearchPlayers lists players by name or fingerprint.
 func (s *Store) SearchPlayers(ctx context.Context, text string, limit int) ([]store.PlayerInfo, error) {
@@ -606,7 +549,7 @@ func (s *Store) SearchPlayers(ctx context.Context, text string, limit int) ([]st
 	var out []store.PlayerInfo
 	for rows.Next() {
 		var in store.PlayerInfo
-		if err := scanInfo(rows, &in); err != nil {
+		if err := store.ScanPlayerInfo(rows, &in); err != nil {
 			return nil, fmt.Errorf("search players %q: %w", text, err)
 		}
 		out = append(out, in)
@@ -617,7 +560,7 @@ func (s *Store) SearchPlayers(ctx context.Context, text string, limit int) ([]st
 // PlayerDetail is what an admin is shown of a player.
 func (s *Store) PlayerDetail(ctx context.Context, playerID int64) (store.PlayerDetail, error) {
 	var d store.PlayerDetail
-	err := scanInfo(s.pool.QueryRow(ctx, `SELECT `+infoColumns+` FROM players p WHERE p.id = $2`, micros(time.Now()), playerID), &d.PlayerInfo)
+	err := store.ScanPlayerInfo(s.pool.QueryRow(ctx, `SELECT `+infoColumns+` FROM players p WHERE p.id = $2`, micros(time.Now()), playerID), &d.PlayerInfo)
 	d.Keys = []store.Player{d.Player}
 	if noRows(err) {
 		return d, fmt.Errorf("player #%d: %w", playerID, store.ErrNotFound)
@@ -649,8 +592,7 @@ func (s *Store) PlayerDetail(ctx context.Context, playerID int64) (store.PlayerD
 
 // queryAudit lists the last limit audit rows where holds, oldest first.
 func (s *Store) queryAudit(ctx context.Context, where string, limit int, args ...any) ([]store.AuditEntry, error) {
-	rows, err := s.pool.Query(ctx, `SELECT id, at, actor, coalesce(actor_id, 0), action, target, reason, detail
-		FROM audit WHERE `+where+` ORDER BY id DESC LIMIT `+strconv.Itoa(limit), args...)
+	rows, err := s.pool.Query(ctx, `SELECT `+store.AuditColumns+` FROM audit WHERE `+where+` ORDER BY id DESC LIMIT `+strconv.Itoa(limit), args...)
 	if err != nil {
 		return nil, fmt.Errorf("audit: %w", err)
 	}
@@ -658,11 +600,9 @@ func (s *Store) queryAudit(ctx context.Context, where string, limit int, args ..
 	var out []store.AuditEntry
 	for rows.Next() {
 		var e store.AuditEntry
-		var at int64
-		if err := rows.Scan(&e.ID, &at, &e.Actor, &e.ActorID, &e.Action, &e.Target, &e.Reason, &e.Detail); err != nil {
+		if err := store.ScanAudit(rows, &e); err != nil {
 			return nil, fmt.Errorf("audit: %w", err)
 		}
-		e.At = time.UnixMicro(at)
 		out = append(out, e)
 	}
 	slices.Reverse(out)
