@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -333,5 +334,45 @@ func TestBlockedNames(t *testing.T) {
 	}
 	if got := strings.Join(names, " "); strings.Contains(strings.ToLower(got), "dmin") || !strings.Contains(got, "plain") || strings.Count(got, "player-") != 2 {
 		t.Fatalf("names on the board: %q", got)
+	}
+}
+
+// TestTwoAdminsAtOnce: two admins ban one player at the same moment: one
+// ban is stored, the other admin is told the player is banned already.
+func TestTwoAdminsAtOnce(t *testing.T) {
+	md := startModerated(t)
+	second := newKey(t)
+	run(t, md.dial(t, "ops", second), "scores", "")
+	md.adminRun(t, `grant ops --reason "second admin"`, wire.ExitOK)
+	run(t, md.dial(t, "eve", newKey(t)), "scores", "")
+	admins := []*gossh.Client{md.admin, md.dial(t, "ops", second)}
+	codes := make(chan int, len(admins))
+	for _, c := range admins {
+		s, err := c.NewSession()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		go func() {
+			var ee *gossh.ExitError
+			switch err := s.Run(`admin ban eve --reason "at once"`); {
+			case err == nil:
+				codes <- 0
+			case errors.As(err, &ee):
+				codes <- ee.ExitStatus()
+			default:
+				codes <- -1
+			}
+		}()
+	}
+	got := map[int]int{}
+	for range admins {
+		got[<-codes]++
+	}
+	if got[wire.ExitOK] != 1 || got[wire.ExitRefused] != 1 {
+		t.Fatalf("statuses %v: want one %d and one %d", got, wire.ExitOK, wire.ExitRefused)
+	}
+	if bans, err := md.store.Bans(t.Context(), time.Now()); err != nil || len(bans) != 1 {
+		t.Fatalf("bans %+v, %v: want one", bans, err)
 	}
 }
