@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"net/netip"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -17,7 +18,7 @@ import (
 const RefreshEvery = 5 * time.Second
 
 // BanList is the bans in force, held in memory, so that checking a login
-// against them costs a map lookup and a short scan, never a query: the
+// against them costs a few map lookups, never a query nor a scan: the
 // login path costs what it did before bans. It reads the bans again every
 // RefreshEvery, at once when told (Refresh, after a ban here), and at
 // once when any node bans on a store that says so (store.BanWatcher).
@@ -38,13 +39,12 @@ type BanList struct {
 type banSet struct {
 	keys    map[string]store.Ban
 	players map[int64]store.Ban
-	ranges  []banRange
-}
-
-// banRange is a range ban with its prefix parsed once, when read.
-type banRange struct {
-	prefix netip.Prefix
-	ban    store.Ban
+	// ranges holds the range bans by their (canonical) prefix, and
+	// lengths the prefix lengths they have: an address is looked up once
+	// per length, masked to it, so that a login's cost does not grow with
+	// the number of ranges banned.
+	ranges  map[netip.Prefix]store.Ban
+	lengths []int
 }
 
 // NewBanList reads the bans of s and keeps them fresh until Close.
@@ -113,7 +113,7 @@ func (l *BanList) read(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	set := &banSet{keys: map[string]store.Ban{}, players: map[int64]store.Ban{}}
+	set := &banSet{keys: map[string]store.Ban{}, players: map[int64]store.Ban{}, ranges: map[netip.Prefix]store.Ban{}}
 	for _, b := range bans {
 		switch b.Kind {
 		case store.BanKey:
@@ -122,7 +122,11 @@ func (l *BanList) read(ctx context.Context) error {
 			set.players[b.PlayerID] = b
 		case store.BanCIDR:
 			if p := b.Prefix(); p.IsValid() {
-				set.ranges = append(set.ranges, banRange{p, b})
+				p = p.Masked()
+				set.ranges[p] = b
+				if !slices.Contains(set.lengths, p.Bits()) {
+					set.lengths = append(set.lengths, p.Bits())
+				}
 			}
 		}
 	}
@@ -142,11 +146,15 @@ func (l *BanList) inForce(b store.Ban, ok bool) (store.Ban, bool) {
 // Address is the ban of a range that holds addr, if any.
 func (l *BanList) Address(addr netip.Addr) (store.Ban, bool) {
 	addr = addr.Unmap()
-	for _, r := range l.bans.Load().ranges {
-		if r.prefix.Contains(addr) {
-			if b, ok := l.inForce(r.ban, true); ok {
-				return b, true
-			}
+	set := l.bans.Load()
+	for _, bits := range set.lengths {
+		p, err := addr.Prefix(bits)
+		if err != nil {
+			continue // an IPv6 length for an IPv4 address
+		}
+		b, ok := set.ranges[p]
+		if b, ok := l.inForce(b, ok); ok {
+			return b, true
 		}
 	}
 	return store.Ban{}, false

@@ -42,6 +42,8 @@ func TestBanListChecks(t *testing.T) {
 		{ID: 2, Kind: store.BanCIDR, Target: "2001:db8::/32", Until: now.Add(time.Hour)},
 		{ID: 3, Kind: store.BanKey, Target: "SHA256:bad"},
 		{ID: 4, Kind: store.BanPlayer, Target: "7", PlayerID: 7, Until: now.Add(time.Minute), ShowReason: true, Reason: "spam"},
+		{ID: 5, Kind: store.BanCIDR, Target: "10.1.0.0/16", Until: now.Add(time.Minute)},
+		{ID: 6, Kind: store.BanCIDR, Target: "192.0.2.0/24", Until: now.Add(time.Minute)},
 	}}
 	l, err := NewBanList(context.Background(), f, nil)
 	if err != nil {
@@ -71,6 +73,13 @@ func TestBanListChecks(t *testing.T) {
 	}
 	if _, ok := l.Address(netip.MustParseAddr("2001:db8::5")); !ok {
 		t.Error("a ban still in force was dropped")
+	}
+	// A narrower range that ran out leaves the wider one in force.
+	if b, ok := l.Address(netip.MustParseAddr("10.1.2.3")); !ok || b.ID != 1 {
+		t.Errorf("10.1.2.3 after its /16 ran out: %d %v, want the /8", b.ID, ok)
+	}
+	if _, ok := l.Address(netip.MustParseAddr("192.0.2.9")); ok {
+		t.Error("a range ban that ran out still holds")
 	}
 }
 
