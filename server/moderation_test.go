@@ -205,7 +205,7 @@ func TestHideAndUnhideOverSSH(t *testing.T) {
 	bob := startBot(t, md.dial(t, "bob", bobKey), "")
 	ended := playToEnd(t, bob, bob.mustRead(), rng)
 	carl := startBot(t, md.dial(t, "carl", newKey(t)), "")
-	playSome(t, carl, carl.mustRead(), 2)
+	playSome(t, carl, carl.mustRead(), 4)
 	viewer := md.dial(t, "viewer", newKey(t))
 	before := scoresJSON[wire.ScoreEntry](t, viewer, "scores --json --bots")
 	if len(before) != 2 || before[0].Name != "bob" || before[0].Score != ended.Score {
@@ -239,7 +239,7 @@ func TestHideAndUnhideOverSSH(t *testing.T) {
 	// A hidden player plays on, off the boards and off TV's list.
 	md.adminRun(t, `hide bob --reason "a script"`, wire.ExitOK)
 	bob2 := startBot(t, md.dial(t, "bob", bobKey), "")
-	playSome(t, bob2, bob2.mustRead(), 2)
+	playSome(t, bob2, bob2.mustRead(), 4)
 	var live []string
 	for _, snap := range md.games.Live(0) {
 		live = append(live, snap.Player)
@@ -258,7 +258,7 @@ func TestRenameOverSSH(t *testing.T) {
 	md := startModerated(t)
 	key := newKey(t)
 	b := startBot(t, md.dial(t, "imposter", key), "")
-	playSome(t, b, b.mustRead(), 2)
+	playSome(t, b, b.mustRead(), 4)
 	md.adminRun(t, `rename imposter Someone --reason "impersonation"`, wire.ExitOK)
 	// Reconnecting with the old name keeps the new one.
 	c := md.dial(t, "imposter", key)
@@ -326,7 +326,7 @@ func TestBlockedNames(t *testing.T) {
 	ts := startServer(t, func(c *server.Config) { c.Blocked = moderation.NewBlocklist("admin") })
 	for _, user := range []string{"TheAdmin", "аdmin2", "plain"} {
 		b := startBot(t, ts.dial(t, user, newKey(t)), "")
-		playSome(t, b, b.mustRead(), 1)
+		playSome(t, b, b.mustRead(), 4)
 	}
 	var names []string
 	for _, e := range scoresJSON[wire.ScoreEntry](t, ts.dial(t, "viewer", newKey(t)), "scores --json --bots") {
