@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -48,8 +49,9 @@ func eventually(t *testing.T, what string, check func() bool) {
 // TestClusterBans: on two nodes of one PostgreSQL, the admin of the
 // --admin-keys file bans on node A; node B refuses the banned key with
 // its line and status, and the banned range before the handshake, while
-// others play on; unban on node B lets the key back on node A; the audit
-// log has all three, whichever node wrote them.
+// others play on; unban on node B lets the key back on node A; a game
+// hidden on one node leaves the other's scores --json and comes back with
+// unhide; the audit log has every action, whichever node wrote it.
 func TestClusterBans(t *testing.T) {
 	admin := servertest.NewKey(t)
 	keys := filepath.Join(t.TempDir(), "admins")
@@ -99,8 +101,51 @@ func TestClusterBans(t *testing.T) {
 		_, _, code := runOn(t, dialRetryAs(t, c.addrs[0], "eve", eve, &hk), "scores")
 		return code == 0
 	})
+
+	// A game played to its end on node B, hidden on node A: node B's
+	// scores --json no longer has it, and has it back after unhide.
+	over := startBotCommand(t, dialRetryAs(t, c.addrs[1], "carl", servertest.NewKey(t), &hk), "bot --size 3")
+	over.read(t)
+	for i := 0; ; i++ {
+		if _, err := over.in.Write([]byte(cycle[i%4] + "\n")); err != nil {
+			t.Fatal(err)
+		}
+		line, err := over.out.ReadBytes('\n')
+		if err != nil {
+			t.Fatalf("bot output: %v", err)
+		}
+		if strings.Contains(string(line), `"over":true`) {
+			break
+		}
+	}
+	viewer := dialRetryAs(t, c.addrs[1], "viewer", servertest.NewKey(t), &hk)
+	board := func() string {
+		out, _, _ := runOn(t, viewer, "scores --json --bots --size 3")
+		return out
+	}
+	var rows []struct {
+		GameID int64 `json:"game_id"`
+	}
+	if err := jsonUnmarshal([]byte(board()), &rows); err != nil || len(rows) != 1 {
+		t.Fatalf("3×3 bot board on node B: %v %+v", err, rows)
+	}
+	game := fmt.Sprintf("%d", rows[0].GameID)
+	if _, stderr, code := runOn(t, onA, "admin hide "+game+" --reason script"); code != 0 {
+		t.Fatalf("hide on node A: %d %s", code, stderr)
+	}
+	if got := board(); strings.Contains(got, `"game_id":`+game) {
+		t.Fatalf("node B's board after the hide: %s", got)
+	}
+	if _, stderr, code := runOn(t, onB, "admin unhide "+game+" --reason person"); code != 0 {
+		t.Fatalf("unhide on node B: %d %s", code, stderr)
+	}
+	if got := board(); !strings.Contains(got, `"game_id":`+game) || !strings.Contains(got, `"rank":1`) {
+		t.Fatalf("node B's board after the unhide: %s", got)
+	}
+
 	out, _, _ := runOn(t, onA, "admin audit")
-	if lines := strings.Split(strings.TrimSpace(out), "\n"); len(lines) != 3 || !strings.Contains(lines[2], ": unban player #") {
+	if lines := strings.Split(strings.TrimSpace(out), "\n"); len(lines) != 5 || !strings.Contains(lines[2], ": unban player #") ||
+		!strings.Contains(lines[3], ": hide game "+game) || !strings.Contains(lines[4], ": unhide game "+game) {
 		t.Fatalf("audit across the nodes:\n%s", out)
 	}
 }
