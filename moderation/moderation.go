@@ -152,7 +152,7 @@ func (fs *flags) mistake(format string, a ...any) int {
 	return wire.ExitUsage
 }
 
-// reasonFlag adds --reason; required says whether a command needs one.
+// reasonFlag adds --reason, which every write requires (reason checks it).
 func (fs *flags) reasonFlag() *string {
 	return fs.String("reason", "", "why, for the audit log (required; at most 500 bytes)")
 }

@@ -12,9 +12,8 @@ import (
 
 // Blocklist is the words no display name may contain (--blocked-names),
 // compared as names are (store.NameSkeleton): case folded and reduced to
-// the look-alike skeleton, so that "AdMin", "аdmin" in Cyrillic letters
-// and "adm1n"-style swaps of look-alike characters are one word. The zero
-// Blocklist blocks nothing.
+// the look-alike skeleton, so that "AdMin", and "аdmin" with a Cyrillic
+// "а", hold "admin". The zero Blocklist blocks nothing.
 type Blocklist struct {
 	skeletons [][2]string // skeletonsOf each word
 }
