@@ -45,7 +45,7 @@ func runBan(ctx context.Context, e *Env, fs *flags) int {
 	if spec.Kind == store.BanCIDR && e.Addr.IsValid() {
 		if p := (store.Ban{Kind: store.BanCIDR, Target: spec.Target}).Prefix(); p.Contains(e.Addr.Unmap()) {
 			fmt.Fprintf(e.Err, "admin ban: range %s holds your own address %s: %s\n", spec.Target, e.Addr, store.ErrSelf)
-			return wire.ExitRefused
+			return wire.ExitAdminRefused
 		}
 	}
 	b, err := e.Store.Ban(ctx, a, spec)

@@ -193,10 +193,10 @@ func (e *Env) fail(cmd string, err error) int {
 		{store.ErrAmbiguous, wire.ExitUsage},
 		{store.ErrInvalid, wire.ExitUsage},
 		{store.ErrInPlay, wire.ExitInPlay},
-		{store.ErrExists, wire.ExitRefused},
-		{store.ErrLastAdmin, wire.ExitRefused},
-		{store.ErrSelf, wire.ExitRefused},
-		{store.ErrByFile, wire.ExitRefused},
+		{store.ErrExists, wire.ExitAdminRefused},
+		{store.ErrLastAdmin, wire.ExitAdminRefused},
+		{store.ErrSelf, wire.ExitAdminRefused},
+		{store.ErrByFile, wire.ExitAdminRefused},
 	} {
 		if errors.Is(err, c.err) {
 			fmt.Fprintf(e.Err, "admin %s: %s\n", cmd, err)

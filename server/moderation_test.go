@@ -299,11 +299,11 @@ func TestAdminBadInput(t *testing.T) {
 		{"ban 0.0.0.0/0 --reason r", wire.ExitUsage, "every address"},
 		{"ban nobody --reason r", wire.ExitNotFound, "not found"},
 		{"ban twin --reason r", wire.ExitUsage, "several players"},
-		{"ban " + self + " --reason r", wire.ExitRefused, "yourself"},
-		{"ban #" + fmt.Sprint(admins[0].ID) + " --reason r", wire.ExitRefused, "yourself"},
-		{"ban 127.0.0.0/8 --reason r", wire.ExitRefused, "your own address"},
-		{"revoke root --reason r", wire.ExitRefused, "admin keys file"},
-		{"grant root --reason r", wire.ExitRefused, "already"},
+		{"ban " + self + " --reason r", wire.ExitAdminRefused, "yourself"},
+		{"ban #" + fmt.Sprint(admins[0].ID) + " --reason r", wire.ExitAdminRefused, "yourself"},
+		{"ban 127.0.0.0/8 --reason r", wire.ExitAdminRefused, "your own address"},
+		{"revoke root --reason r", wire.ExitAdminRefused, "admin keys file"},
+		{"grant root --reason r", wire.ExitAdminRefused, "already"},
 		{"hide 999999 --reason r", wire.ExitNotFound, "not found"},
 		{"unban eve --reason r", wire.ExitNotFound, "not found"},
 		{"rename eve --reason r", wire.ExitUsage, "want 2 argument"},
@@ -369,8 +369,8 @@ func TestTwoAdminsAtOnce(t *testing.T) {
 	for range admins {
 		got[<-codes]++
 	}
-	if got[wire.ExitOK] != 1 || got[wire.ExitRefused] != 1 {
-		t.Fatalf("statuses %v: want one %d and one %d", got, wire.ExitOK, wire.ExitRefused)
+	if got[wire.ExitOK] != 1 || got[wire.ExitAdminRefused] != 1 {
+		t.Fatalf("statuses %v: want one %d and one %d", got, wire.ExitOK, wire.ExitAdminRefused)
 	}
 	if bans, err := md.store.Bans(t.Context(), time.Now()); err != nil || len(bans) != 1 {
 		t.Fatalf("bans %+v, %v: want one", bans, err)

@@ -86,7 +86,7 @@ const MaxLineBytes = 64
 type ScoreEntry struct {
 	Rank    int        `json:"rank"`
 	Name    string     `json:"name"`   // display name; not unique
-	Player  string     `json:"player"` // the player's stable id: 12 characters of the key's SHA256 fingerprint
+	Player  string     `json:"player"` // the account's stable id: 12 characters of the SHA256 fingerprint of the key that made it
 	Score   int        `json:"score"`
 	MaxTile int        `json:"max_tile"`
 	Moves   int        `json:"moves"`
@@ -133,17 +133,21 @@ const MaxScoresLimit = 1000
 // Error, TakenOver, Restart, Inactive, Banned), of `ssh2048 verify` and
 // of the admin commands (docs/moderation.md).
 const (
-	ExitOK        = 0
-	ExitError     = 1  // something failed on the server; details on stderr
-	ExitUsage     = 2  // unknown command, bad flags, or a record that is not one (malformed, truncated)
-	ExitTakenOver = 3  // a newer session of the same player took over the game
-	ExitRestart   = 4  // the server is restarting; the game is saved, reconnect later
-	ExitRefuted   = 5  // verify: the moves do not give what the record or the store claims
-	ExitNotFound  = 6  // no such game, or no such player playing right now
-	ExitInPlay    = 7  // export: the game is still in play; its record is secret until it ends
-	ExitNewer     = 8  // verify: the record is from a newer ssh2048
-	ExitInactive  = 9  // the session was closed for inactivity: no input for the idle timeout, or no answer to keepalives; the game is saved
-	ExitRoom      = 10 // race: the room is full, its race has started, too many rooms are open, or the player is in it already
-	ExitBanned    = 11 // the key or player is banned from the server (the line says until when)
-	ExitRefused   = 12 // admin: the action is refused as it stands (already so, the last admin, yourself, an admin by file)
+	ExitOK           = 0
+	ExitError        = 1  // something failed on the server; details on stderr
+	ExitUsage        = 2  // unknown command, bad flags, or a record that is not one (malformed, truncated)
+	ExitTakenOver    = 3  // a newer session of the same player took over the game
+	ExitRestart      = 4  // the server is restarting; the game is saved, reconnect later
+	ExitRefuted      = 5  // verify: the moves do not give what the record or the store claims
+	ExitNotFound     = 6  // no such game, or no such player playing right now
+	ExitInPlay       = 7  // export: the game is still in play; its record is secret until it ends
+	ExitNewer        = 8  // verify: the record is from a newer ssh2048
+	ExitInactive     = 9  // the session was closed for inactivity: no input for the idle timeout, or no answer to keepalives; the game is saved
+	ExitRoom         = 10 // race: the room is full, its race has started, too many rooms are open, or the player is in it already
+	ExitBanned       = 11 // the key or player is banned from the server (the line says until when)
+	ExitAdminRefused = 12 // admin: the action is refused as it stands (already so, the last admin, yourself, an admin by file)
+	// The account commands (docs/accounts.md): 20 and up, apart from the
+	// game's statuses.
+	ExitRefused = 20 // link, name, keys remove: a wrong, expired or used code, or one of the account's own; a name taken, a look-alike of one, or held; a rename within a day; the last key, or the session's own key without --self
+	ExitMerge   = 21 // link: the key has games of its own; run again with --merge to merge both histories
 )

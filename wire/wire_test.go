@@ -457,7 +457,9 @@ func TestExitStatuses(t *testing.T) {
 		{"ExitInactive", ExitInactive, 9, "closed for inactivity"},
 		{"ExitRoom", ExitRoom, 10, "the room is full"},
 		{"ExitBanned", ExitBanned, 11, "banned"},
-		{"ExitRefused", ExitRefused, 12, "refused"},
+		{"ExitAdminRefused", ExitAdminRefused, 12, "refused"},
+		{"ExitRefused", ExitRefused, 20, "refused"},
+		{"ExitMerge", ExitMerge, 21, "--merge"},
 	}
 	docs := map[string]map[int]string{}
 	for _, d := range []struct{ path, heading string }{

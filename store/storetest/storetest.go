@@ -32,6 +32,7 @@ type Store interface {
 	store.BotRaceBoarder
 	store.ContestRanker
 	store.Moderator
+	store.Accounts
 	io.Closer
 }
 
@@ -76,6 +77,12 @@ func Run(t *testing.T, b Backend) {
 		{"ConcurrentBans", testConcurrentBans},
 		{"Hide", testHide},
 		{"RenameAndFind", testRenameAndFind},
+		{"LinkKeyWithoutGames", testLinkKeyWithoutGames},
+		{"MergeKeepsEveryGame", testMergeKeepsEveryGame},
+		{"RemoveKey", testRemoveKey},
+		{"Names", testNames},
+		{"ConcurrentNameClaims", testConcurrentNameClaims},
+		{"ConcurrentLinks", testConcurrentLinks},
 	} {
 		t.Run(c.name, func(t *testing.T) { c.test(t, b) })
 	}

@@ -1,5 +1,5 @@
 -- +goose Up
--- The twin of sqlite/00012: hidden games and players, name locks, admins,
+-- The twin of sqlite/00011: hidden games and players, name locks, admins,
 -- bans and the audit log (see there for what each is).
 ALTER TABLE games ADD COLUMN hidden boolean NOT NULL DEFAULT false;
 ALTER TABLE games ADD COLUMN hidden_by_player boolean NOT NULL DEFAULT false;
