@@ -192,6 +192,8 @@ func (e *Env) fail(cmd string, err error) int {
 		{store.ErrNotFound, wire.ExitNotFound},
 		{store.ErrAmbiguous, wire.ExitUsage},
 		{store.ErrInvalid, wire.ExitUsage},
+		{store.ErrNameInvalid, wire.ExitUsage},
+		{store.ErrNameTaken, wire.ExitAdminRefused},
 		{store.ErrInPlay, wire.ExitInPlay},
 		{store.ErrExists, wire.ExitAdminRefused},
 		{store.ErrLastAdmin, wire.ExitAdminRefused},

@@ -186,10 +186,19 @@ type PlayerInfo struct {
 // PlayerDetail is what `admin player` shows.
 type PlayerDetail struct {
 	PlayerInfo
-	Keys        []Player     // the keys the player connects with (one today)
+	Keys        []Key        // the account's keys, all of them
+	Names       []HeldName   // the names the account holds or held, newest first
 	Bans        []Ban        // every ban of the player or their keys, lifted ones too
 	HiddenGames []int64      // games hidden one by one or with the player
 	Actions     []AuditEntry // audit rows about the player, renames among them
+}
+
+// HeldName is a name an account claimed: its own now (Released zero), or
+// given up then and held for it for NameHold.
+type HeldName struct {
+	Name     string
+	Claimed  time.Time
+	Released time.Time
 }
 
 // AuditEntry is one row of the audit log.

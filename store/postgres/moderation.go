@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/ssh2048/ssh2048/store"
+	"github.com/ssh2048/ssh2048/store/internal/accounts"
 )
 
 // The writes of store.Moderator run in transactions of their own on the
@@ -47,8 +48,8 @@ func (s *Store) OnBansChanged(fn func()) (stop func()) {
 }
 
 // subjectPlayers is the players rows an action on player id applies to:
-// today one (a player is a key). With accounts of several keys this is
-// the one place that changes.
+// one, the account (a player is an account, whatever keys it has; see
+// docs/accounts.md). Kept as the one place an action finds its rows.
 func subjectPlayers(_ context.Context, _ pgx.Tx, id int64) ([]int64, error) {
 	return []int64{id}, nil
 }
@@ -83,16 +84,13 @@ func (s *Store) SyncAdminKeys(ctx context.Context, keys []store.AdminKey) error 
 	err := s.modTx(ctx, func(ctx context.Context, tx pgx.Tx, now int64) error {
 		fps := []string{}
 		for _, k := range keys {
-			if _, err := tx.Exec(ctx, `
-				INSERT INTO players (fingerprint, key_type, name, first_seen, last_seen) VALUES ($1, $2, $3, $4, $5)
-				ON CONFLICT (fingerprint) DO NOTHING`,
-				k.Fingerprint, k.KeyType, store.DisplayName(k.Comment, k.Fingerprint), now, now); err != nil {
+			id, err := accounts.KeyAccount(ctx, pgQuerier{tx}, now, k.Fingerprint, k.KeyType, k.Comment)
+			if err != nil {
 				return err
 			}
 			if _, err := tx.Exec(ctx, `
-				INSERT INTO admins (player_id, source, granted_at)
-				SELECT id, 'file', $1 FROM players WHERE fingerprint = $2
-				ON CONFLICT (player_id) DO UPDATE SET source = 'file'`, now, k.Fingerprint); err != nil {
+				INSERT INTO admins (player_id, source, granted_at) VALUES ($1, 'file', $2)
+				ON CONFLICT (player_id) DO UPDATE SET source = 'file'`, id, now); err != nil {
 				return err
 			}
 			fps = append(fps, k.Fingerprint)
@@ -101,7 +99,7 @@ func (s *Store) SyncAdminKeys(ctx context.Context, keys []store.AdminKey) error 
 		// of the file is no admin after the next start.
 		_, err := tx.Exec(ctx, `
 			DELETE FROM admins WHERE source = 'file'
-			AND player_id NOT IN (SELECT id FROM players WHERE fingerprint = ANY($1))`, fps)
+			AND player_id NOT IN (SELECT player_id FROM player_keys WHERE fingerprint = ANY($1))`, fps)
 		return err
 	})
 	if err != nil {
@@ -208,7 +206,7 @@ func (s *Store) Ban(ctx context.Context, a store.Action, b store.BanSpec) (store
 			}
 			banned = b.PlayerID
 		case store.BanKey:
-			err := tx.QueryRow(ctx, `SELECT id FROM players WHERE fingerprint = $1`, b.Target).Scan(&banned)
+			err := tx.QueryRow(ctx, `SELECT player_id FROM player_keys WHERE fingerprint = $1`, b.Target).Scan(&banned)
 			if err != nil && !noRows(err) {
 				return err
 			}
@@ -226,7 +224,7 @@ func (s *Store) Ban(ctx context.Context, a store.Action, b store.BanSpec) (store
 				       (SELECT count(*) FROM admins d JOIN players p ON p.id = d.player_id
 				        WHERE d.player_id <> $1 AND NOT EXISTS (
 				            SELECT 1 FROM bans x WHERE x.lifted_at IS NULL AND (x.expires_at = 0 OR x.expires_at > $2)
-				            AND ((x.kind = 'player' AND x.player_id = p.id) OR (x.kind = 'key' AND x.target = p.fingerprint))))`,
+				            AND ((x.kind = 'player' AND x.player_id = p.id) OR (x.kind = 'key' AND x.target IN (SELECT k.fingerprint FROM player_keys k WHERE k.player_id = p.id)))))`,
 				banned, now).Scan(&admin, &others)
 			if err != nil {
 				return err
@@ -331,29 +329,28 @@ func (s *Store) Bans(ctx context.Context, now time.Time) ([]store.Ban, error) {
 	return out, nil
 }
 
-// Rename sets a player's name and locks it.
+// Rename gives a player a name through the names' table, as a claim is
+// (store.ErrNameTaken), and locks it against the player's own.
 func (s *Store) Rename(ctx context.Context, a store.Action, playerID int64, name string, lockedUntil time.Time) (store.Player, error) {
-	clean := store.SanitizeName(name)
-	if clean == "" {
-		return store.Player{}, fmt.Errorf("rename player #%d: %w: the name is empty once cleaned", playerID, store.ErrInvalid)
+	clean, err := store.CheckName(name)
+	if err != nil {
+		return store.Player{}, fmt.Errorf("rename player #%d: %w", playerID, err)
 	}
 	var p store.Player
-	err := s.modTx(ctx, func(ctx context.Context, tx pgx.Tx, now int64) error {
-		var old string
-		err := tx.QueryRow(ctx, `SELECT name FROM players WHERE id = $1`, playerID).Scan(&old)
-		if noRows(err) {
-			return store.ErrNotFound
-		} else if err != nil {
+	err = s.modTx(ctx, func(ctx context.Context, tx pgx.Tx, now int64) error {
+		if err := playerExists(ctx, tx, playerID); err != nil {
 			return err
 		}
 		var lock int64
 		if !lockedUntil.IsZero() {
 			lock = micros(lockedUntil)
 		}
+		old, err := accounts.AdminRename(ctx, pgQuerier{tx}, now, playerID, clean, lock)
+		if err != nil {
+			return err
+		}
 		var first, last int64
-		err = tx.QueryRow(ctx, `
-			UPDATE players SET name = $1, name_locked_until = $2 WHERE id = $3
-			RETURNING id, fingerprint, key_type, name, first_seen, last_seen`, clean, lock, playerID).
+		err = tx.QueryRow(ctx, `SELECT id, fingerprint, key_type, name, first_seen, last_seen FROM players WHERE id = $1`, playerID).
 			Scan(&p.ID, &p.Fingerprint, &p.KeyType, &p.Name, &first, &last)
 		if err != nil {
 			return err
@@ -508,7 +505,7 @@ func (s *Store) FindPlayer(ctx context.Context, ref string) (store.Player, error
 	case id != 0:
 		query, arg = `SELECT `+store.PlayerColumns+` FROM players p WHERE p.id = $1`, id
 	case fp != "":
-		query, arg = `SELECT `+store.PlayerColumns+` FROM players p WHERE p.fingerprint = $1`, fp
+		query, arg = `SELECT `+store.PlayerColumns+` FROM players p WHERE p.id = (SELECT player_id FROM player_keys WHERE fingerprint = $1)`, fp
 	}
 	rows, err := s.pool.Query(ctx, query, arg)
 	if err != nil {
@@ -534,13 +531,13 @@ const infoColumns = store.PlayerColumns + `,
 	EXISTS (SELECT 1 FROM admins a WHERE a.player_id = p.id),
 	p.hidden,
 	EXISTS (SELECT 1 FROM bans x WHERE x.lifted_at IS NULL AND (x.expires_at = 0 OR x.expires_at > $1)
-	        AND ((x.kind = 'player' AND x.player_id = p.id) OR (x.kind = 'key' AND x.target = p.fingerprint))),
+	        AND ((x.kind = 'player' AND x.player_id = p.id) OR (x.kind = 'key' AND x.target IN (SELECT k.fingerprint FROM player_keys k WHERE k.player_id = p.id)))),
 	p.name_locked_until`
 
 // SearchPlayers lists players by name or fingerprint.
 func (s *Store) SearchPlayers(ctx context.Context, text string, limit int) ([]store.PlayerInfo, error) {
 	rows, err := s.pool.Query(ctx, `SELECT `+infoColumns+` FROM players p
-		WHERE $2 = '' OR strpos(lower(p.name), lower($2)) > 0 OR strpos(p.fingerprint, $2) > 0
+		WHERE $2 = '' OR strpos(lower(p.name), lower($2)) > 0 OR EXISTS (SELECT 1 FROM player_keys k WHERE k.player_id = p.id AND strpos(k.fingerprint, $2) > 0)
 		ORDER BY p.last_seen DESC, p.id DESC LIMIT $3`, micros(time.Now()), text, limit)
 	if err != nil {
 		return nil, fmt.Errorf("search players %q: %w", text, err)
@@ -561,14 +558,19 @@ func (s *Store) SearchPlayers(ctx context.Context, text string, limit int) ([]st
 func (s *Store) PlayerDetail(ctx context.Context, playerID int64) (store.PlayerDetail, error) {
 	var d store.PlayerDetail
 	err := store.ScanPlayerInfo(s.pool.QueryRow(ctx, `SELECT `+infoColumns+` FROM players p WHERE p.id = $2`, micros(time.Now()), playerID), &d.PlayerInfo)
-	d.Keys = []store.Player{d.Player}
 	if noRows(err) {
 		return d, fmt.Errorf("player #%d: %w", playerID, store.ErrNotFound)
 	}
 	if err != nil {
 		return d, fmt.Errorf("player #%d: %w", playerID, err)
 	}
-	if d.Bans, err = s.queryBans(ctx, `b.player_id = $1 OR (b.kind = 'key' AND b.target = $2)`, playerID, d.Fingerprint); err != nil {
+	if d.Keys, err = accounts.Keys(ctx, pgQuerier{s.pool}, store.AccountID(playerID)); err != nil {
+		return d, err
+	}
+	if d.Names, err = accounts.Names(ctx, pgQuerier{s.pool}, store.AccountID(playerID)); err != nil {
+		return d, err
+	}
+	if d.Bans, err = s.queryBans(ctx, `b.player_id = $1 OR (b.kind = 'key' AND b.target IN (SELECT fingerprint FROM player_keys WHERE player_id = $1))`, playerID); err != nil {
 		return d, fmt.Errorf("bans of player #%d: %w", playerID, err)
 	}
 	rows, err := s.pool.Query(ctx, `SELECT id FROM games WHERE player_id = $1 AND hidden ORDER BY id`, playerID)

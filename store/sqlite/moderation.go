@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ssh2048/ssh2048/store"
+	"github.com/ssh2048/ssh2048/store/internal/accounts"
 )
 
 // The writes of store.Moderator go through the writer like every other
@@ -21,8 +22,8 @@ import (
 // other writes alone.
 
 // subjectPlayers is the players rows an action on player id applies to:
-// today one (a player is a key). With accounts of several keys this is
-// the one place that changes.
+// one, the account (a player is an account, whatever keys it has; see
+// docs/accounts.md). Kept as the one place an action finds its rows.
 func subjectPlayers(_ context.Context, _ *sql.Tx, id int64) ([]int64, error) {
 	return []int64{id}, nil
 }
@@ -57,16 +58,13 @@ func (s *Store) SyncAdminKeys(ctx context.Context, keys []store.AdminKey) error 
 	err := s.w.do(ctx, func(ctx context.Context, tx *sql.Tx, now int64) error {
 		var fps []any
 		for _, k := range keys {
-			if _, err := tx.ExecContext(ctx, `
-				INSERT INTO players (fingerprint, key_type, name, first_seen, last_seen) VALUES (?, ?, ?, ?, ?)
-				ON CONFLICT (fingerprint) DO NOTHING`,
-				k.Fingerprint, k.KeyType, store.DisplayName(k.Comment, k.Fingerprint), now, now); err != nil {
+			id, err := accounts.KeyAccount(ctx, sqlQuerier{tx}, now, k.Fingerprint, k.KeyType, k.Comment)
+			if err != nil {
 				return err
 			}
 			if _, err := tx.ExecContext(ctx, `
-				INSERT INTO admins (player_id, source, granted_at)
-				SELECT id, 'file', ? FROM players WHERE fingerprint = ?
-				ON CONFLICT (player_id) DO UPDATE SET source = 'file'`, now, k.Fingerprint); err != nil {
+				INSERT INTO admins (player_id, source, granted_at) VALUES (?, 'file', ?)
+				ON CONFLICT (player_id) DO UPDATE SET source = 'file'`, id, now); err != nil {
 				return err
 			}
 			fps = append(fps, k.Fingerprint)
@@ -75,7 +73,7 @@ func (s *Store) SyncAdminKeys(ctx context.Context, keys []store.AdminKey) error 
 		// of the file is no admin after the next start.
 		q := `DELETE FROM admins WHERE source = 'file'`
 		if len(fps) > 0 {
-			q += ` AND player_id NOT IN (SELECT id FROM players WHERE fingerprint IN (?` + strings.Repeat(", ?", len(fps)-1) + `))`
+			q += ` AND player_id NOT IN (SELECT player_id FROM player_keys WHERE fingerprint IN (?` + strings.Repeat(", ?", len(fps)-1) + `))`
 		}
 		_, err := tx.ExecContext(ctx, q, fps...)
 		return err
@@ -184,7 +182,7 @@ func (s *Store) Ban(ctx context.Context, a store.Action, b store.BanSpec) (store
 			}
 			banned = b.PlayerID
 		case store.BanKey:
-			err := tx.QueryRowContext(ctx, `SELECT id FROM players WHERE fingerprint = ?`, b.Target).Scan(&banned)
+			err := tx.QueryRowContext(ctx, `SELECT player_id FROM player_keys WHERE fingerprint = ?`, b.Target).Scan(&banned)
 			if err != nil && !errors.Is(err, sql.ErrNoRows) {
 				return err
 			}
@@ -202,7 +200,7 @@ func (s *Store) Ban(ctx context.Context, a store.Action, b store.BanSpec) (store
 				       (SELECT count(*) FROM admins d JOIN players p ON p.id = d.player_id
 				        WHERE d.player_id <> ?1 AND NOT EXISTS (
 				            SELECT 1 FROM bans x WHERE x.lifted_at IS NULL AND (x.expires_at = 0 OR x.expires_at > ?2)
-				            AND ((x.kind = 'player' AND x.player_id = p.id) OR (x.kind = 'key' AND x.target = p.fingerprint))))`,
+				            AND ((x.kind = 'player' AND x.player_id = p.id) OR (x.kind = 'key' AND x.target IN (SELECT k.fingerprint FROM player_keys k WHERE k.player_id = p.id)))))`,
 				banned, now).Scan(&admin, &others)
 			if err != nil {
 				return err
@@ -301,29 +299,28 @@ func (s *Store) Bans(ctx context.Context, now time.Time) ([]store.Ban, error) {
 	return out, nil
 }
 
-// Rename sets a player's name and locks it.
+// Rename gives a player a name through the names' table, as a claim is
+// (store.ErrNameTaken), and locks it against the player's own.
 func (s *Store) Rename(ctx context.Context, a store.Action, playerID int64, name string, lockedUntil time.Time) (store.Player, error) {
-	clean := store.SanitizeName(name)
-	if clean == "" {
-		return store.Player{}, fmt.Errorf("rename player #%d: %w: the name is empty once cleaned", playerID, store.ErrInvalid)
+	clean, err := store.CheckName(name)
+	if err != nil {
+		return store.Player{}, fmt.Errorf("rename player #%d: %w", playerID, err)
 	}
 	var p store.Player
-	err := s.w.do(ctx, func(ctx context.Context, tx *sql.Tx, now int64) error {
-		var old string
-		err := tx.QueryRowContext(ctx, `SELECT name FROM players WHERE id = ?`, playerID).Scan(&old)
-		if errors.Is(err, sql.ErrNoRows) {
-			return reject(store.ErrNotFound)
-		} else if err != nil {
+	err = s.w.do(ctx, func(ctx context.Context, tx *sql.Tx, now int64) error {
+		if err := playerExists(ctx, tx, playerID); err != nil {
 			return err
 		}
 		var lock int64
 		if !lockedUntil.IsZero() {
 			lock = micros(lockedUntil)
 		}
+		old, err := accounts.AdminRename(ctx, sqlQuerier{tx}, now, playerID, clean, lock)
+		if err != nil {
+			return err
+		}
 		var first, last int64
-		err = tx.QueryRowContext(ctx, `
-			UPDATE players SET name = ?, name_locked_until = ? WHERE id = ?
-			RETURNING id, fingerprint, key_type, name, first_seen, last_seen`, clean, lock, playerID).
+		err = tx.QueryRowContext(ctx, `SELECT id, fingerprint, key_type, name, first_seen, last_seen FROM players WHERE id = ?`, playerID).
 			Scan(&p.ID, &p.Fingerprint, &p.KeyType, &p.Name, &first, &last)
 		if err != nil {
 			return err
@@ -478,7 +475,7 @@ func (s *Store) FindPlayer(ctx context.Context, ref string) (store.Player, error
 	case id != 0:
 		query, arg = `SELECT `+store.PlayerColumns+` FROM players p WHERE p.id = ?`, id
 	case fp != "":
-		query, arg = `SELECT `+store.PlayerColumns+` FROM players p WHERE p.fingerprint = ?`, fp
+		query, arg = `SELECT `+store.PlayerColumns+` FROM players p WHERE p.id = (SELECT player_id FROM player_keys WHERE fingerprint = ?)`, fp
 	}
 	rows, err := s.read.QueryContext(ctx, query, arg)
 	if err != nil {
@@ -504,13 +501,13 @@ const infoColumns = store.PlayerColumns + `,
 	EXISTS (SELECT 1 FROM admins a WHERE a.player_id = p.id),
 	p.hidden,
 	EXISTS (SELECT 1 FROM bans x WHERE x.lifted_at IS NULL AND (x.expires_at = 0 OR x.expires_at > ?1)
-	        AND ((x.kind = 'player' AND x.player_id = p.id) OR (x.kind = 'key' AND x.target = p.fingerprint))),
+	        AND ((x.kind = 'player' AND x.player_id = p.id) OR (x.kind = 'key' AND x.target IN (SELECT k.fingerprint FROM player_keys k WHERE k.player_id = p.id)))),
 	p.name_locked_until`
 
 // SearchPlayers lists players by name or fingerprint.
 func (s *Store) SearchPlayers(ctx context.Context, text string, limit int) ([]store.PlayerInfo, error) {
 	rows, err := s.read.QueryContext(ctx, `SELECT `+infoColumns+` FROM players p
-		WHERE ?2 = '' OR instr(lower(p.name), lower(?2)) > 0 OR instr(p.fingerprint, ?2) > 0
+		WHERE ?2 = '' OR instr(lower(p.name), lower(?2)) > 0 OR EXISTS (SELECT 1 FROM player_keys k WHERE k.player_id = p.id AND instr(k.fingerprint, ?2) > 0)
 		ORDER BY p.last_seen DESC, p.id DESC LIMIT ?3`, micros(time.Now()), text, limit)
 	if err != nil {
 		return nil, fmt.Errorf("search players %q: %w", text, err)
@@ -531,14 +528,19 @@ func (s *Store) SearchPlayers(ctx context.Context, text string, limit int) ([]st
 func (s *Store) PlayerDetail(ctx context.Context, playerID int64) (store.PlayerDetail, error) {
 	var d store.PlayerDetail
 	err := store.ScanPlayerInfo(s.read.QueryRowContext(ctx, `SELECT `+infoColumns+` FROM players p WHERE p.id = ?2`, micros(time.Now()), playerID), &d.PlayerInfo)
-	d.Keys = []store.Player{d.Player}
 	if errors.Is(err, sql.ErrNoRows) {
 		return d, fmt.Errorf("player #%d: %w", playerID, store.ErrNotFound)
 	}
 	if err != nil {
 		return d, fmt.Errorf("player #%d: %w", playerID, err)
 	}
-	if d.Bans, err = s.queryBans(ctx, `b.player_id = ? OR (b.kind = 'key' AND b.target = ?)`, playerID, d.Fingerprint); err != nil {
+	if d.Keys, err = accounts.Keys(ctx, sqlQuerier{s.read}, store.AccountID(playerID)); err != nil {
+		return d, err
+	}
+	if d.Names, err = accounts.Names(ctx, sqlQuerier{s.read}, store.AccountID(playerID)); err != nil {
+		return d, err
+	}
+	if d.Bans, err = s.queryBans(ctx, `b.player_id = ?1 OR (b.kind = 'key' AND b.target IN (SELECT fingerprint FROM player_keys WHERE player_id = ?1))`, playerID); err != nil {
 		return d, fmt.Errorf("bans of player #%d: %w", playerID, err)
 	}
 	rows, err := s.read.QueryContext(ctx, `SELECT id FROM games WHERE player_id = ? AND hidden ORDER BY id`, playerID)

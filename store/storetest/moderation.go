@@ -93,7 +93,7 @@ func testAdmins(t *testing.T, b Backend) {
 func testBans(t *testing.T, b Backend) {
 	ctx := context.Background()
 	s := b.open(t)
-	admin, eve, mallory := addPlayer(t, s, "admin"), addPlayer(t, s, "eve"), addPlayer(t, s, "mallory")
+	admin, eve, mallory := addPlayer(t, s, "ada"), addPlayer(t, s, "eve"), addPlayer(t, s, "mallory")
 	if err := s.SyncAdminKeys(ctx, []store.AdminKey{{Fingerprint: admin.Fingerprint, KeyType: "ssh-ed25519"}}); err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +129,7 @@ func testBans(t *testing.T, b Backend) {
 	}
 	eveBan := bans[2]
 	if eveBan.Kind != store.BanPlayer || eveBan.PlayerID != eve.ID || eveBan.Name != "eve" || !eveBan.Until.Equal(week) ||
-		!eveBan.ShowReason || eveBan.Reason != "spam" || eveBan.By != "admin" {
+		!eveBan.ShowReason || eveBan.Reason != "spam" || eveBan.By != "ada" {
 		t.Fatalf("eve's ban: %+v", eveBan)
 	}
 	if p := bans[0].Prefix(); bans[0].Kind != store.BanCIDR || p.String() != "127.0.0.64/26" {
@@ -300,8 +300,9 @@ func testRenameAndFind(t *testing.T, b Backend) {
 	ctx := context.Background()
 	s := b.open(t)
 	ann := addPlayer(t, s, "ann")
-	addPlayer(t, s, "twin")
+	twin := addPlayer(t, s, "twin")
 	twin2 := addPlayer(t, s, "twin-b")
+	// A connection's user name names only a new account: twin2 stays twin-b.
 	if _, err := s.UpsertPlayer(ctx, twin2.Fingerprint, "ssh-ed25519", "twin"); err != nil {
 		t.Fatal(err)
 	}
@@ -314,7 +315,7 @@ func testRenameAndFind(t *testing.T, b Backend) {
 		{itoa(ann.ID), ann.ID, nil},
 		{ann.Fingerprint, ann.ID, nil},
 		{"ann", ann.ID, nil},
-		{"twin", 0, store.ErrAmbiguous},
+		{"twin", twin.ID, nil},
 		{"nobody", 0, store.ErrNotFound},
 		{"#999999", 0, store.ErrNotFound},
 	} {
@@ -324,28 +325,49 @@ func testRenameAndFind(t *testing.T, b Backend) {
 		}
 	}
 	lock := time.Now().Add(time.Hour)
-	if p, err := s.Rename(ctx, console, ann.ID, "Anna\x1b[31m", lock); err != nil || p.Name != "Anna" {
+	if p, err := s.Rename(ctx, console, ann.ID, "Anna", lock); err != nil || p.Name != "Anna" {
 		t.Fatalf("rename: %+v, %v", p, err)
 	}
-	p, err := s.UpsertPlayer(ctx, ann.Fingerprint, "ssh-ed25519", "ann-again")
-	if err != nil || p.Name != "Anna" {
-		t.Fatalf("her own name during the lock: %+v, %v", p, err)
+	// The name is the account's in the names' table: a claim of it, or of
+	// a look-alike, by another account is refused.
+	if _, err := s.ClaimName(ctx, store.AccountID(twin.ID), "ANNA"); !errors.Is(err, store.ErrNameTaken) {
+		t.Fatalf("another account claims the renamed name: %v, want ErrNameTaken", err)
 	}
-	if _, err := s.Rename(ctx, console, ann.ID, "\x1b[0m", time.Time{}); !errors.Is(err, store.ErrInvalid) {
-		t.Fatalf("rename to nothing: %v, want ErrInvalid", err)
+	// The lock holds against the player's own claims.
+	if _, err := s.ClaimName(ctx, store.AccountID(ann.ID), "ann-again"); !errors.Is(err, store.ErrNameLocked) {
+		t.Fatalf("her own claim during the lock: %v, want ErrNameLocked", err)
 	}
-	if _, err := s.Rename(ctx, console, 999999, "x", time.Time{}); !errors.Is(err, store.ErrNotFound) {
-		t.Fatalf("rename of nobody: %v, want ErrNotFound", err)
+	if a, err := s.Account(ctx, store.AccountID(ann.ID)); err != nil || a.Name != "Anna" || !a.NameLockedUntil.Equal(lock.Truncate(time.Microsecond)) {
+		t.Fatalf("account during the lock: %+v, %v", a, err)
+	}
+	for _, c := range []struct {
+		id   int64
+		name string
+		want error
+	}{
+		{ann.ID, "Anna\x1b[31m", store.ErrNameInvalid},
+		{ann.ID, "\x1b[0m", store.ErrNameInvalid},
+		{ann.ID, "tw1n", store.ErrNameTaken}, // a look-alike of twin's
+		{999999, "x", store.ErrNotFound},
+	} {
+		if _, err := s.Rename(ctx, console, c.id, c.name, time.Time{}); !errors.Is(err, c.want) {
+			t.Errorf("Rename(#%d, %q): %v, want %v", c.id, c.name, err, c.want)
+		}
 	}
 	if _, err := s.Rename(ctx, console, ann.ID, "Anna", time.Now().Add(-time.Second)); err != nil {
 		t.Fatal(err)
 	}
-	if p, err := s.UpsertPlayer(ctx, ann.Fingerprint, "ssh-ed25519", "ann-again"); err != nil || p.Name != "ann-again" {
-		t.Fatalf("her own name after the lock: %+v, %v", p, err)
+	if a, err := s.ClaimName(ctx, store.AccountID(ann.ID), "ann-again"); err != nil || a.Name != "ann-again" {
+		t.Fatalf("her own claim after the lock: %+v, %v", a, err)
 	}
 	found, err := s.SearchPlayers(ctx, "TWIN", 10)
 	if err != nil || len(found) != 2 {
 		t.Fatalf("search: %+v, %v", found, err)
+	}
+	d, err := s.PlayerDetail(ctx, ann.ID)
+	if err != nil || len(d.Keys) != 1 || d.Keys[0].Fingerprint != ann.Fingerprint || len(d.Names) != 3 || d.Names[0].Name != "ann-again" ||
+		!d.Names[0].Released.IsZero() || d.Names[1].Released.IsZero() {
+		t.Fatalf("player detail: keys %+v, names %+v, %v; want her key, and ann-again, Anna and ann newest first", d.Keys, d.Names, err)
 	}
 	audit, err := s.Audit(ctx, time.Now().Add(-time.Hour), 10)
 	if err != nil || len(audit) != 2 || audit[0].Action != "rename" || !strings.Contains(audit[0].Detail, "locked until") ||

@@ -77,6 +77,8 @@ func Run(t *testing.T, b Backend) {
 		{"ConcurrentBans", testConcurrentBans},
 		{"Hide", testHide},
 		{"RenameAndFind", testRenameAndFind},
+		{"LinkPastABan", testLinkPastABan},
+		{"MergeKeepsModeration", testMergeKeepsModeration},
 		{"LinkKeyWithoutGames", testLinkKeyWithoutGames},
 		{"MergeKeepsEveryGame", testMergeKeepsEveryGame},
 		{"RemoveKey", testRemoveKey},
