@@ -13,7 +13,7 @@ func playerCommand() subcommand {
 	return subcommand{
 		name:    "player",
 		args:    "PLAYER",
-		summary: "a player's keys, standing, bans, hidden games, and what admins did to them",
+		summary: "an account's keys and names, standing, bans, hidden games, and what admins did to them",
 		run:     runPlayer,
 	}
 }
@@ -32,7 +32,14 @@ func runPlayer(ctx context.Context, e *Env, fs *flags) int {
 	}
 	fmt.Fprintf(e.Out, "%s, %d games, first seen %s, last seen %s%s\n", who(d.Player), d.Games, when(d.FirstSeen), when(d.LastSeen), marks(d.PlayerInfo))
 	for _, k := range d.Keys {
-		fmt.Fprintf(e.Out, "key: %s %s\n", k.KeyType, k.Fingerprint)
+		fmt.Fprintf(e.Out, "key: %s %s, added %s, last used %s\n", k.KeyType, k.Fingerprint, when(k.Added), when(k.LastUsed))
+	}
+	for _, n := range d.Names {
+		held := "now"
+		if !n.Released.IsZero() {
+			held = "until " + when(n.Released)
+		}
+		fmt.Fprintf(e.Out, "name: %q from %s %s\n", n.Name, when(n.Claimed), held)
 	}
 	for _, b := range d.Bans {
 		fmt.Fprintf(e.Out, "ban: %s %s, by %s on %s: %s\n", describe(b), untilText(b), b.By, when(b.At), b.Reason)

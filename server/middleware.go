@@ -30,7 +30,7 @@ func (s *Server) identify(next ssh.Handler) ssh.Handler {
 			}
 			name := sess.User()
 			if s.cfg.Blocked.Blocks(name) {
-				name = "" // the key's own name (store.DisplayName)
+				name = "" // a new account gets a generated name (store.ProposeName)
 			}
 			var err error
 			session.OnFreshStack(func() { // a database read (see session.OnFreshStack)

@@ -119,6 +119,7 @@ func New(cfg Config) (*Server, error) {
 		Lines:       &s.limited,
 		Bans:        cfg.Bans,
 		AdminAction: cfg.Observer.AdminAction,
+		Blocked:     cfg.Blocked,
 	})
 	s.admission = admission.New(admission.Config{
 		Limits:      cfg.Limits,

@@ -68,6 +68,9 @@ type Config struct {
 	Bans *moderation.BanList
 	// AdminAction is told of each admin write, for metrics; nil: no one.
 	AdminAction func(action string)
+	// Blocked is the words no name may hold (--blocked-names): `name`
+	// refuses a name that holds one.
+	Blocked moderation.Blocklist
 }
 
 // Screen is what a command that opens a screen set up: its model, the
