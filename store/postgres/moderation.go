@@ -500,14 +500,14 @@ func (s *Store) setPlayerHidden(ctx context.Context, a store.Action, playerID in
 // FindPlayer resolves an admin's reference to a player (store.ParsePlayerRef).
 func (s *Store) FindPlayer(ctx context.Context, ref string) (store.Player, error) {
 	id, fp, name := store.ParsePlayerRef(ref)
-	query, arg := `SELECT `+store.PlayerColumns+` FROM players p WHERE p.name = $1 LIMIT 2`, any(name)
+	query, args := `SELECT `+store.PlayerColumns+` FROM players p WHERE p.name = $1 OR p.name_key = $2 LIMIT 2`, []any{name, store.NameKey(name)}
 	switch {
 	case id != 0:
-		query, arg = `SELECT `+store.PlayerColumns+` FROM players p WHERE p.id = $1`, id
+		query, args = `SELECT `+store.PlayerColumns+` FROM players p WHERE p.id = $1`, []any{id}
 	case fp != "":
-		query, arg = `SELECT `+store.PlayerColumns+` FROM players p WHERE p.id = (SELECT player_id FROM player_keys WHERE fingerprint = $1)`, fp
+		query, args = `SELECT `+store.PlayerColumns+` FROM players p WHERE p.id = (SELECT player_id FROM player_keys WHERE fingerprint = $1)`, []any{fp}
 	}
-	rows, err := s.pool.Query(ctx, query, arg)
+	rows, err := s.pool.Query(ctx, query, args...)
 	if err != nil {
 		return store.Player{}, fmt.Errorf("find player %q: %w", ref, err)
 	}

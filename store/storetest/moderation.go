@@ -316,6 +316,7 @@ func testRenameAndFind(t *testing.T, b Backend) {
 		{ann.Fingerprint, ann.ID, nil},
 		{"ann", ann.ID, nil},
 		{"twin", twin.ID, nil},
+		{"TW1N", twin.ID, nil}, // by its name key, as a claim compares names
 		{"nobody", 0, store.ErrNotFound},
 		{"#999999", 0, store.ErrNotFound},
 	} {
