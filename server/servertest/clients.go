@@ -301,7 +301,7 @@ func Moderated(tb testing.TB, admins ...gossh.PublicKey) func(*server.Config) {
 		}
 		var keys []store.AdminKey
 		for _, k := range admins {
-			keys = append(keys, store.AdminKey{Fingerprint: gossh.FingerprintSHA256(k), KeyType: k.Type(), Comment: "admin"})
+			keys = append(keys, store.AdminKey{Fingerprint: gossh.FingerprintSHA256(k), KeyType: k.Type(), Comment: "sysop"})
 		}
 		if err := ms.SyncAdminKeys(context.Background(), keys); err != nil {
 			tb.Fatal(err)
