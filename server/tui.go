@@ -28,6 +28,9 @@ type TUIEnv struct {
 	// Size is the board size the player asked for (`play --size N`); 0
 	// for the screen's own choice (game.Seat.LastSize).
 	Size int
+	// Settings are the session's (session.Session.Settings): the
+	// player's kept settings, with the session's environment over them.
+	Settings map[string]string
 }
 
 // TUIFunc builds the game screen for a session with a PTY. The model runs
@@ -49,7 +52,12 @@ const answerWait = 250 * time.Millisecond
 // exit status: 0 when the player quit, or the status of the notice that
 // ended it, or wire.ExitError when a game could not be loaded or saved.
 func (s *Server) runTUI(sess *session.Session) int {
-	return s.runOpened(sess, func() command.Screen { return s.commands.OpenGame(sess, 0) })
+	return s.runOpened(sess, func() command.Screen {
+		if code, ok := s.commands.SessionSettings(sess); !ok {
+			return command.Screen{Code: code}
+		}
+		return s.commands.OpenGame(sess, 0)
+	})
 }
 
 // runOpened is command.Config.RunScreen: it runs open, a command's setup
@@ -220,14 +228,16 @@ func (s *Server) unsupportedOnce(what string) {
 	}
 }
 
-// Terminal sizes the game screen is told at most. The game needs far
-// less than this; larger terminals get it in their top left corner. The
-// bound keeps what a client's claimed size costs small: the lines of a
-// frame and the cells of a changed line (1000 × 1000 would be a
-// megabyte-sized frame on every resize).
+// Terminal sizes the game screen is told at most: a fullscreen terminal
+// on a common monitor, whose screens draw themselves for the whole
+// window (larger tiles, the side panel, the race's boards side by side);
+// larger terminals get it in their top left corner. The bound keeps what
+// a client's claimed size costs small: the lines of a frame and the
+// cells of a changed line (1000 × 1000 would be a megabyte-sized frame
+// on every resize).
 const (
-	maxScreenWidth  = 160
-	maxScreenHeight = 60
+	maxScreenWidth  = 240
+	maxScreenHeight = 80
 )
 
 // resizeEvery is the shortest time between two window sizes sent to the
@@ -516,6 +526,7 @@ func gameScreen(svc *game.Service, h tui.Hinter) TUIFunc {
 			Context:     sess.Context(),
 			Games:       svc,
 			Self:        env.Seat.Player(),
+			Theme:       command.ThemeOf(env.Settings),
 			Woken:       true, // runScreen's loop waits for what a spectator opened over the game watches
 		})
 	}

@@ -44,6 +44,7 @@ func (t *Table) runDaily(sess *session.Session, fs *commandFlags, args []string)
 			Size:    *size,
 			Context: sess.Context(),
 			Daily:   &tui.Daily{Day: day, Streak: streak, Now: t.games.Now},
+			Theme:   ThemeOf(sess.Settings),
 		})
 		return opened
 	})

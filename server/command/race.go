@@ -50,6 +50,7 @@ func (t *Table) runRace(sess *session.Session, fs *commandFlags, args []string) 
 			Player:   sess.Player.Name,
 			Guest:    sess.Player.Guest,
 			Context:  sess.Context(),
+			Theme:    ThemeOf(sess.Settings),
 			Now:      t.games.Now,
 			Woken:    true, // Config.RunScreen's loop waits for the race's views: no goroutine of the screen's own
 		})

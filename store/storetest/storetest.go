@@ -32,6 +32,8 @@ type Store interface {
 	store.BotRaceBoarder
 	store.ContestRanker
 	store.Moderator
+	store.ReviewStore
+	store.SettingsKeeper
 	store.Accounts
 	io.Closer
 }
@@ -79,6 +81,9 @@ func Run(t *testing.T, b Backend) {
 		{"RenameAndFind", testRenameAndFind},
 		{"LinkPastABan", testLinkPastABan},
 		{"MergeKeepsModeration", testMergeKeepsModeration},
+		{"Reviews", testReviews},
+		{"SettingsAreKeptPerPlayer", testSettingsAreKeptPerPlayer},
+		{"MergeKeepsSettings", testMergeKeepsSettings},
 		{"LinkKeyWithoutGames", testLinkKeyWithoutGames},
 		{"MergeKeepsEveryGame", testMergeKeepsEveryGame},
 		{"RemoveKey", testRemoveKey},

@@ -485,6 +485,12 @@ func mergeAccounts(ctx context.Context, tx Querier, now, to, from int64) error {
 		{"drop hidden bests", `DELETE FROM player_bests WHERE player_id = $1
 			AND EXISTS (SELECT 1 FROM games g WHERE g.id = player_bests.game_id AND g.hidden = $2)`,
 			[]any{to, true}},
+		// Settings (store.SettingsKeeper): to's own stay; from's fill in
+		// those to never set.
+		{"merge settings", `INSERT INTO player_settings (player_id, key, value, updated_at)
+			SELECT CAST($1 AS bigint), key, value, updated_at FROM player_settings WHERE player_id = $2 AND true
+			ON CONFLICT (player_id, key) DO NOTHING`, []any{to, from}},
+		{"drop settings", `DELETE FROM player_settings WHERE player_id = $1`, []any{from}},
 	}
 	for _, s := range steps {
 		if _, err := tx.Exec(ctx, s.query, s.args...); err != nil {
