@@ -23,6 +23,7 @@ type Play struct {
 	mu       sync.Mutex
 	id       int64 // the store's game id; 0 for a guest
 	fence    int64 // the token the store claimed the game with (store.SavedGame.Fence)
+	hidden   bool  // off the boards, and off the spectators' lists (store.SavedGame.Hidden)
 	game     *engine.Game
 	revoked  bool // a newer session holds the game
 	failed   error
@@ -250,6 +251,14 @@ func (p *Play) end(ctx context.Context) error {
 	p.seat.svc.log.Info("game end", "game", p.id, "player", p.key.player,
 		"size", p.key.size, "kind", p.key.kind, "score", ms.Score, "moves", ms.Moves)
 	return nil
+}
+
+// isHidden reports whether an admin took the game off the boards (as it
+// was loaded).
+func (p *Play) isHidden() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.hidden
 }
 
 // Snapshot returns the game as a spectator sees it.

@@ -248,12 +248,12 @@ func (s *Service) playerElsewhere(who string) (best *store.LiveGame, daily bool)
 
 // Live returns a snapshot of every game in play on this server (on every
 // node, when they share a store and a Bus), of every size when size is 0;
-// guests' games and games of today's daily challenge (ErrDailyOn) are not
-// listed.
+// guests' games, hidden games (an admin's hide) and games of today's
+// daily challenge (ErrDailyOn) are not listed.
 func (s *Service) Live(size int) []Snapshot {
 	var out []Snapshot
 	for _, p := range s.plays() {
-		if (size == 0 || p.key.size == size) && !s.dailyOn(p.key.contest) {
+		if (size == 0 || p.key.size == size) && !s.dailyOn(p.key.contest) && !p.isHidden() {
 			out = append(out, p.Snapshot())
 		}
 	}

@@ -56,6 +56,7 @@ type Metrics struct {
 	httpRequests   *prometheus.CounterVec
 	httpLimited    prometheus.Counter
 	httpRefused    *prometheus.CounterVec
+	adminActions   *prometheus.CounterVec
 }
 
 // New returns the metrics, registered with a registry of their own
@@ -66,7 +67,7 @@ func New() *Metrics {
 		reg: reg,
 		refused: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: namespace, Name: "connections_refused_total",
-			Help: "Connections turned away, by the limit they hit: before the handshake full (--max-conns), rate (--conn-rate-per-ip), unauthenticated (--max-unauth-per-ip), per_56 (--max-conns-per-56), reserve (the key holders' reserve); at login per_ip (--max-conns-per-ip), guests.",
+			Help: "Connections turned away, by the limit they hit: before the handshake full (--max-conns), rate (--conn-rate-per-ip), unauthenticated (--max-unauth-per-ip), per_56 (--max-conns-per-56), reserve (the key holders' reserve), banned_range (an address range an admin banned); at login per_ip (--max-conns-per-ip), guests, banned (a banned key or player).",
 		}, []string{"reason"}),
 		sessionsOpen: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Namespace: namespace, Name: "sessions_open",
@@ -117,6 +118,10 @@ func New() *Metrics {
 			Namespace: namespace, Subsystem: "http", Name: "requests_limited_total",
 			Help: "HTTP requests refused with 429 by the per-address request limit.",
 		}),
+		adminActions: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: namespace, Name: "admin_actions_total",
+			Help: "Admin writes made over SSH, by action: ban, unban, grant, revoke, rename, hide, unhide.",
+		}, []string{"action"}),
 		httpRefused: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: namespace, Subsystem: "http", Name: "connections_refused_total",
 			Help: "HTTP connections closed as soon as accepted, by the cap they were over: full (all addresses), per_ip.",
@@ -127,11 +132,14 @@ func New() *Metrics {
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		m.refused, m.sessionsOpen, m.sessionsTotal, m.keyToFrame, m.movesCommitted,
 		m.commitSeconds, m.groupSize, m.writeSeconds, m.dbErrors, m.aiSearch,
-		m.httpRequests, m.httpLimited, m.httpRefused,
+		m.httpRequests, m.httpLimited, m.httpRefused, m.adminActions,
 	)
+	for _, a := range []string{"ban", "unban", "grant", "revoke", "rename", "hide", "unhide"} {
+		m.adminActions.WithLabelValues(a)
+	}
 	// The reasons and priorities are known: export them at zero from the
 	// start, so that a rate() over them has a series before the first one.
-	for _, r := range []string{"full", "rate", "unauthenticated", "per_56", "reserve", "per_ip", "guests"} {
+	for _, r := range []string{"full", "rate", "unauthenticated", "per_56", "reserve", "per_ip", "guests", "banned_range", "banned"} {
 		m.refused.WithLabelValues(r)
 	}
 	for _, r := range []string{"full", "per_ip"} {
@@ -216,6 +224,13 @@ func (m *Metrics) SessionClosed(kind string) {
 func (m *Metrics) KeyToFrame(took time.Duration) {
 	if m != nil {
 		m.keyToFrame.Observe(took.Seconds())
+	}
+}
+
+// AdminAction counts an admin's write.
+func (m *Metrics) AdminAction(action string) {
+	if m != nil {
+		m.adminActions.WithLabelValues(action).Inc()
 	}
 }
 

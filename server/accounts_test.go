@@ -26,8 +26,14 @@ type accountServer struct {
 // forEachStore runs test against a server over SQLite and one over a
 // real PostgreSQL (pgtest): accounts are kept by both stores alike.
 func forEachStore(t *testing.T, test func(t *testing.T, ts accountServer)) {
+	forEachStoreWith(t, func(*testing.T) []serverOption { return nil }, test)
+}
+
+// forEachStoreWith is forEachStore with the server options that opts
+// makes for each store's test.
+func forEachStoreWith(t *testing.T, opts func(t *testing.T) []serverOption, test func(t *testing.T, ts accountServer)) {
 	t.Run("sqlite", func(t *testing.T) {
-		s := startServer(t)
+		s := startServer(t, opts(t)...)
 		test(t, accountServer{s, s.store})
 	})
 	t.Run("postgres", func(t *testing.T) {
@@ -45,7 +51,7 @@ func forEachStore(t *testing.T, test func(t *testing.T, ts accountServer)) {
 			p, err := postgres.Open(context.Background(), url, postgres.WithLogger(log))
 			st = p
 			return p, err
-		}, noBotRate)
+		}, append([]serverOption{noBotRate}, opts(t)...)...)
 		test(t, accountServer{&testServer{srv: s.Srv, addr: s.Addr, dir: s.Dir, logs: s.Logs}, st})
 	})
 }

@@ -23,14 +23,26 @@ func (s *Server) identify(next ssh.Handler) ssh.Handler {
 		key := sess.PublicKey() // the key that authenticated (see admission.AcceptKey)
 		p := game.Guest
 		if key != nil {
+			fp := gossh.FingerprintSHA256(key)
+			// A banned key is refused before its player is even touched.
+			if s.refuseBanned(sess, fp, game.Player{}) {
+				return
+			}
+			name := sess.User()
+			if s.cfg.Blocked.Blocks(name) {
+				name = "" // a new account gets a generated name (store.ProposeName)
+			}
 			var err error
 			session.OnFreshStack(func() { // a database read (see session.OnFreshStack)
-				p, err = s.games.Identify(sess.Context(), gossh.FingerprintSHA256(key), key.Type(), sess.User())
+				p, err = s.games.Identify(sess.Context(), fp, key.Type(), name)
 			})
 			if err != nil {
 				s.log.Error("identify player", "err", err, "remote", sess.RemoteAddr().String())
 				wish.Errorln(sess, "ssh2048: could not load your player record; try again later.")
 				_ = sess.Exit(wire.ExitError)
+				return
+			}
+			if s.refuseBanned(sess, fp, p) {
 				return
 			}
 		}

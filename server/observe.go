@@ -13,9 +13,10 @@ import (
 // a client's string (a name, an address, a command line), so a client
 // cannot grow the set of series.
 type Observer interface {
-	// Refused: a connection was turned away over a limit; reason is
-	// "full", "rate", "unauthenticated", "per_56" or "reserve"
-	// (before the handshake), or "per_ip" or "guests" (at login).
+	// Refused: a connection was turned away over a limit or by a ban;
+	// reason is "full", "rate", "unauthenticated", "per_56", "reserve"
+	// or "banned_range" (before the handshake), or "per_ip", "guests"
+	// or "banned" (a banned key or player, after authentication).
 	Refused(reason string)
 	// SessionOpened and SessionClosed bracket a session; kind is "game"
 	// (the game screen), an exec command of the command table ("scores",
@@ -24,6 +25,9 @@ type Observer interface {
 	SessionClosed(kind string)
 	// KeyToFrame: a key's frame was written, took after the key arrived.
 	KeyToFrame(took time.Duration)
+	// AdminAction: an admin's write over SSH was made; action is ban,
+	// unban, grant, revoke, rename, hide or unhide.
+	AdminAction(action string)
 }
 
 type nopObserver struct{}
@@ -32,6 +36,7 @@ func (nopObserver) Refused(string)           {}
 func (nopObserver) SessionOpened(string)     {}
 func (nopObserver) SessionClosed(string)     {}
 func (nopObserver) KeyToFrame(time.Duration) {}
+func (nopObserver) AdminAction(string)       {}
 
 // sessionKind is what kind of session sess is, in the Observer's terms.
 func (s *Server) sessionKind(sess ssh.Session) string {

@@ -22,6 +22,7 @@ import (
 	"charm.land/ssh"
 	"charm.land/wish/v2"
 	"github.com/ssh2048/ssh2048/game"
+	"github.com/ssh2048/ssh2048/moderation"
 	"github.com/ssh2048/ssh2048/race"
 	"github.com/ssh2048/ssh2048/server/admission"
 	"github.com/ssh2048/ssh2048/server/command"
@@ -49,6 +50,12 @@ type Config struct {
 	Limits admission.Limits
 	// Observer is told what the server does, for metrics; nil: no one.
 	Observer Observer
+	// Bans is the ban list every connection and login is checked
+	// against; nil: no bans. The server neither opens nor closes it.
+	Bans *moderation.BanList
+	// Blocked is the words no player's name may hold: a name that holds
+	// one is replaced by the name of the player's key.
+	Blocked moderation.Blocklist
 }
 
 // Server serves ssh2048 over SSH.
@@ -107,8 +114,12 @@ func New(cfg Config) (*Server, error) {
 		GameScreen: func(sess *session.Session, seat *game.Seat, size int) tea.Model {
 			return cfg.TUI(sess, TUIEnv{Seat: seat, Size: size, Settings: sess.Settings})
 		},
-		RunScreen: s.runOpened,
-		Panicked:  s.panicked,
+		RunScreen:   s.runOpened,
+		Panicked:    s.panicked,
+		Lines:       &s.limited,
+		Bans:        cfg.Bans,
+		AdminAction: cfg.Observer.AdminAction,
+		Blocked:     cfg.Blocked,
 	})
 	s.admission = admission.New(admission.Config{
 		Limits:      cfg.Limits,
@@ -116,6 +127,7 @@ func New(cfg Config) (*Server, error) {
 		Lines:       &s.limited,
 		Refused:     cfg.Observer.Refused,
 		OpensScreen: s.commands.OpensScreen,
+		Banned:      s.bannedAddr(),
 	})
 	srv, err := wish.NewServer(
 		func(srv *ssh.Server) error { srv.AddHostKey(hostKey); return nil },

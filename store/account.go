@@ -26,9 +26,12 @@ type Account struct {
 	Name        string
 	NameClaimed bool
 	RenamedAt   time.Time // the last rename by the player; zero if none
-	Keys        int       // how many keys the account has
-	FirstSeen   time.Time
-	LastSeen    time.Time
+	// NameLockedUntil is when an admin's rename stops holding against
+	// the player's own (docs/moderation.md); zero or past: not locked.
+	NameLockedUntil time.Time
+	Keys            int // how many keys the account has
+	FirstSeen       time.Time
+	LastSeen        time.Time
 }
 
 // PublicID is the account's stable id as players and scripts see it:
@@ -89,6 +92,13 @@ var (
 	ErrNameTaken = errors.New("name taken")
 	// ErrRenameTooSoon: the account was renamed less than RenameEvery ago.
 	ErrRenameTooSoon = errors.New("renamed too recently")
+	// ErrNameLocked: an admin renamed the account and locked its name
+	// (Account.NameLockedUntil).
+	ErrNameLocked = errors.New("name locked by an admin")
+	// ErrBanned: Link refused because the code's account, the linking
+	// key's account or the linking key is banned (docs/moderation.md): a
+	// link must not carry a key or its games past a ban.
+	ErrBanned = errors.New("banned")
 )
 
 // Accounts is a store that keeps accounts of several keys and names that
@@ -114,12 +124,12 @@ type Accounts interface {
 	// Link uses a link code from the key with that fingerprint: the
 	// key's account is merged into the code's, its keys and everything it
 	// kept with them (docs/accounts.md says how). ErrCodeWrong,
-	// ErrCodeExpired, ErrCodeUsed, ErrAlreadyLinked, or ErrMergeNeeded
-	// when the key's account has games and merge is false; nothing is
-	// changed then.
+	// ErrCodeExpired, ErrCodeUsed, ErrAlreadyLinked, ErrBanned, or
+	// ErrMergeNeeded when the key's account has games and merge is false;
+	// nothing is changed then.
 	Link(ctx context.Context, codeHash []byte, fingerprint string, merge bool) (LinkResult, error)
 	// ClaimName makes name (already through CheckName) the account's:
-	// ErrNameTaken, ErrRenameTooSoon. Its old name is held for it for
-	// NameHold.
+	// ErrNameTaken, ErrRenameTooSoon, ErrNameLocked. Its old name is held
+	// for it for NameHold.
 	ClaimName(ctx context.Context, id AccountID, name string) (Account, error)
 }

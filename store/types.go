@@ -69,6 +69,9 @@ type SavedGame struct {
 	// stores shared by several nodes or processes: the writer's moves
 	// carry it (MoveState.Fence).
 	Fence int64
+	// Hidden: an admin took the game, or its player, off the boards
+	// (Moderator); spectators' lists leave it out too.
+	Hidden bool
 }
 
 // MoveState is what the caller's engine.Game says after a move (or at the

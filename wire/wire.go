@@ -130,21 +130,24 @@ type BotRaceEntry struct {
 const MaxScoresLimit = 1000
 
 // Exit statuses of the exec commands over SSH, of the game screen (OK,
-// Error, TakenOver, Restart, Inactive) and of `ssh2048 verify`.
+// Error, TakenOver, Restart, Inactive, Banned), of `ssh2048 verify` and
+// of the admin commands (docs/moderation.md).
 const (
-	ExitOK        = 0
-	ExitError     = 1  // something failed on the server; details on stderr
-	ExitUsage     = 2  // unknown command, bad flags, or a record that is not one (malformed, truncated)
-	ExitTakenOver = 3  // a newer session of the same player took over the game
-	ExitRestart   = 4  // the server is restarting; the game is saved, reconnect later
-	ExitRefuted   = 5  // verify: the moves do not give what the record or the store claims
-	ExitNotFound  = 6  // no such game, or no such player playing right now
-	ExitInPlay    = 7  // export: the game is still in play; its record is secret until it ends
-	ExitNewer     = 8  // verify: the record is from a newer ssh2048
-	ExitInactive  = 9  // the session was closed for inactivity: no input for the idle timeout, or no answer to keepalives; the game is saved
-	ExitRoom      = 10 // race: the room is full, its race has started, too many rooms are open, or the player is in it already
+	ExitOK           = 0
+	ExitError        = 1  // something failed on the server; details on stderr
+	ExitUsage        = 2  // unknown command, bad flags, or a record that is not one (malformed, truncated)
+	ExitTakenOver    = 3  // a newer session of the same player took over the game
+	ExitRestart      = 4  // the server is restarting; the game is saved, reconnect later
+	ExitRefuted      = 5  // verify: the moves do not give what the record or the store claims
+	ExitNotFound     = 6  // no such game, or no such player playing right now
+	ExitInPlay       = 7  // export: the game is still in play; its record is secret until it ends
+	ExitNewer        = 8  // verify: the record is from a newer ssh2048
+	ExitInactive     = 9  // the session was closed for inactivity: no input for the idle timeout, or no answer to keepalives; the game is saved
+	ExitRoom         = 10 // race: the room is full, its race has started, too many rooms are open, or the player is in it already
+	ExitBanned       = 11 // the key or account is banned from the server (the line says until when); link: a ban holds on the key or an account
+	ExitAdminRefused = 12 // admin: the action is refused as it stands (already so, the last admin, yourself, an admin by file, a name taken)
 	// The account commands (docs/accounts.md): 20 and up, apart from the
 	// game's statuses.
-	ExitRefused = 20 // link, name, keys remove: a wrong, expired or used code, or one of the account's own; a name taken, a look-alike of one, or held; a rename within a day; the last key, or the session's own key without --self
+	ExitRefused = 20 // link, name, keys remove: a wrong, expired or used code, or one of the account's own; a name taken, a look-alike of one, held, or locked by an admin; a rename within a day; the last key, or the session's own key without --self
 	ExitMerge   = 21 // link: the key has games of its own; run again with --merge to merge both histories
 )

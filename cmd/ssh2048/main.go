@@ -7,6 +7,7 @@
 //	ssh2048 verify FILE       check a game record offline
 //	ssh2048 check [flags]     check the database for damage
 //	ssh2048 backup DEST       copy the data directory while the server runs
+//	ssh2048 admin COMMAND     the admin commands, on the database itself
 //	ssh2048 version           print the build's version
 //	ssh2048 help              list the subcommands
 //
@@ -39,6 +40,7 @@ func init() {
 		{"verify", "check a game record offline: replay its moves and confirm or refute its claims", runVerify},
 		{"check", "check the database for damage", runCheck},
 		{"backup", "copy the database consistently while the server runs, into a new data directory", runBackup},
+		{"admin", "the admin commands (ban, rename, hide, audit …) on the database itself", runAdmin},
 		{"version", "print the version of this build", runVersion},
 		{"help", "list the subcommands", runHelp},
 	}

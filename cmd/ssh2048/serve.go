@@ -20,6 +20,7 @@ import (
 	"github.com/ssh2048/ssh2048/engine/ai"
 	"github.com/ssh2048/ssh2048/game"
 	"github.com/ssh2048/ssh2048/metrics"
+	"github.com/ssh2048/ssh2048/moderation"
 	"github.com/ssh2048/ssh2048/race"
 	"github.com/ssh2048/ssh2048/server"
 	"github.com/ssh2048/ssh2048/server/admission"
@@ -55,6 +56,16 @@ type serveConfig struct {
 	ai         bool   // hints and autoplay on the game screen
 	pprof      string // loopback address for net/http/pprof; "" none
 	raceLength time.Duration
+	adminKeys  string           // an authorized_keys file of the admins; "" none (the admins stay as they were)
+	blocked    string           // a file of words no name may hold; "" none
+	moderation *moderationFiles // what the two files above hold; nil: neither given
+}
+
+// moderationFiles is what --admin-keys and --blocked-names hold, read
+// with the flags (a file that cannot be read is a mistake in its flag).
+type moderationFiles struct {
+	keys    []store.AdminKey
+	blocked moderation.Blocklist
 }
 
 // parseServe reads the flags, each with an environment fallback.
@@ -86,6 +97,10 @@ func parseServe(args []string, stdout, stderr io.Writer) (serveConfig, int, bool
 	fs.DurationVar(&c.raceLength, "race-length", race.DefaultTime,
 		fmt.Sprintf("a race's length unless its room's host picks another (%v to %v; hosts pick from %v, or this if shorter)",
 			minRaceLength, race.MaxTime, race.MinTime))
+	fs.StringVar(&c.adminKeys, "admin-keys", "",
+		"authorized_keys file of the admins, who may run `ssh HOST admin …` (docs/moderation.md); kept in step at each start; empty: the admins stay as they are")
+	fs.StringVar(&c.blocked, "blocked-names", "",
+		"file of words, one a line, that no player's name may hold (compared as look-alike names are); empty: none")
 	if code, ok := parse(fs, args); !ok {
 		return c, code, false
 	}
@@ -123,6 +138,22 @@ func parseServe(args []string, stdout, stderr io.Writer) (serveConfig, int, bool
 	if _, ok := durabilities[c.durability]; !ok {
 		fmt.Fprintf(stderr, "ssh2048 serve: --durability %q: want power or crash\n", c.durability)
 		return c, 2, false
+	}
+	if c.adminKeys != "" || c.blocked != "" {
+		c.moderation = &moderationFiles{}
+		var err error
+		if c.adminKeys != "" {
+			if c.moderation.keys, err = moderation.ReadAdminKeys(c.adminKeys); err != nil {
+				fmt.Fprintf(stderr, "ssh2048 serve: --admin-keys: %v\n", err)
+				return c, 2, false
+			}
+		}
+		if c.blocked != "" {
+			if c.moderation.blocked, err = moderation.ReadBlocklist(c.blocked); err != nil {
+				fmt.Fprintf(stderr, "ssh2048 serve: --blocked-names: %v\n", err)
+				return c, 2, false
+			}
+		}
 	}
 	if c.pprof != "" {
 		if err := checkPprofAddr(c.pprof); err != nil {
@@ -285,7 +316,16 @@ func serve(cfg serveConfig, log *slog.Logger) error {
 	}
 	games := game.New(st, log, opts...)
 	races := race.New(games, raceOpts...)
-	scfg := server.Config{Games: games, Races: races, HostKey: hostKey, Logger: log, Limits: cfg.limits, Observer: m}
+	bans, err := moderate(ctx, st, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer bans.Close()
+	scfg := server.Config{Games: games, Races: races, HostKey: hostKey, Logger: log, Limits: cfg.limits, Observer: m,
+		Bans: bans}
+	if cfg.moderation != nil {
+		scfg.Blocked = cfg.moderation.blocked
+	}
 	var queued func() (int, int)
 	if pool != nil {
 		scfg.Hinter = pool
@@ -338,10 +378,11 @@ func serve(cfg serveConfig, log *slog.Logger) error {
 	return nil
 }
 
-// servedStore is what serve needs of a store: the game service's, a Ping for
-// /readyz, and Close.
+// servedStore is what serve needs of a store: the game service's, the
+// admins' and bans' (store.Moderator), a Ping for /readyz, and Close.
 type servedStore interface {
 	store.Store
+	store.Moderator
 	Ping(ctx context.Context) error
 	Close() error
 }
@@ -364,6 +405,21 @@ func openStore(ctx context.Context, cfg serveConfig, log *slog.Logger, m *metric
 		return nil, err
 	}
 	return s, nil
+}
+
+// moderate makes the admin keys the store's admins by file, and reads
+// the ban list the server checks every connection against.
+func moderate(ctx context.Context, st store.Moderator, cfg serveConfig, log *slog.Logger) (*moderation.BanList, error) {
+	if cfg.adminKeys != "" {
+		if err := st.SyncAdminKeys(ctx, cfg.moderation.keys); err != nil {
+			return nil, err
+		}
+		log.Info("admins by file", "file", cfg.adminKeys, "keys", len(cfg.moderation.keys))
+	}
+	if cfg.blocked != "" {
+		log.Info("blocked names", "file", cfg.blocked, "words", cfg.moderation.blocked.Len())
+	}
+	return moderation.NewBanList(ctx, st, log)
 }
 
 // playCommand is how to connect to a server listening on addr, for the

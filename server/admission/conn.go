@@ -56,6 +56,13 @@ var guardKey = &contextKey{"guard"}
 // (login grace, keepalives, idle timeout) until they close.
 func (a *Admission) Admit(ctx ssh.Context, c net.Conn) net.Conn {
 	now := time.Now()
+	// A banned range is refused first: it holds no place under the caps,
+	// and the refusal costs no key exchange.
+	if a.banned != nil && a.banned(remoteAddr(c.RemoteAddr())) {
+		a.onRefused(refusedBanned.label())
+		a.refuse(c, refusedBanned, now)
+		return nil
+	}
 	host := hostKey(c.RemoteAddr())
 	if r := a.admit(host, now); r != admitted {
 		a.onRefused(r.label())

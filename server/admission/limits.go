@@ -201,6 +201,16 @@ func hostKey(addr net.Addr) netip.Prefix {
 	return p
 }
 
+// remoteAddr is the address of a connection's peer (the invalid Addr for
+// one that is not an IP address).
+func remoteAddr(addr net.Addr) netip.Addr {
+	ap, err := netip.ParseAddrPort(addr.String())
+	if err != nil {
+		return netip.Addr{}
+	}
+	return ap.Addr().Unmap()
+}
+
 // netKey is what MaxConnsPer56 counts by: the /56 of an IPv6 host key,
 // and for IPv4 the invalid Prefix (not counted: an IPv4 address is one
 // address).
@@ -242,6 +252,7 @@ const (
 	refusedPerIP   // logged-in connections per address (at login)
 	refusedGuests  // guests take no more than MaxConns less the reserve (at login)
 	refusedPer56   // connections per IPv6 /56
+	refusedBanned  // an address range an admin banned (Config.Banned)
 	refusalKinds
 )
 
@@ -261,6 +272,8 @@ func (r refusal) String() string {
 		return "guests full"
 	case refusedPer56:
 		return "connections per IPv6 /56"
+	case refusedBanned:
+		return "banned address range"
 	}
 	return "admitted"
 }
@@ -281,6 +294,8 @@ func (r refusal) line() string {
 		return "ssh2048: the server is full for guests; connect with an SSH key to play (ssh-keygen -t ed25519)."
 	case refusedPer56:
 		return "ssh2048: too many connections from your network; close a connection or try again later.\r\n"
+	case refusedBanned:
+		return "ssh2048: connections from your network are banned from this server.\r\n"
 	}
 	return ""
 }
@@ -302,6 +317,8 @@ func (r refusal) label() string {
 		return "guests"
 	case refusedPer56:
 		return "per_56"
+	case refusedBanned:
+		return "banned_range"
 	}
 	return "admitted"
 }
@@ -316,6 +333,7 @@ type Admission struct {
 	lines       *session.LineLimiter // lines a client can cause at will
 	onRefused   func(reason string)
 	opensScreen func(args []string) bool
+	banned      func(netip.Addr) bool
 
 	mu        sync.Mutex
 	total     int
@@ -348,6 +366,11 @@ type Config struct {
 	// splits it, runs a screen: with a PTY its handler then serves the
 	// channel's requests while it waits (see boundedSession.serve).
 	OpensScreen func(args []string) bool
+	// Banned reports whether an address is in a range an admin banned:
+	// its connections are refused the moment they are accepted, before
+	// the handshake costs anything. It is asked for every connection, so
+	// it must answer from memory (moderation.BanList). nil: none is.
+	Banned func(netip.Addr) bool
 }
 
 // New returns the admission of a server: its ConnCallback is Admit, its
@@ -368,6 +391,7 @@ func New(cfg Config) *Admission {
 	if cfg.OpensScreen != nil {
 		a.opensScreen = cfg.OpensScreen
 	}
+	a.banned = cfg.Banned
 	return a
 }
 

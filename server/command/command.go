@@ -21,6 +21,7 @@ import (
 	"charm.land/ssh"
 	"github.com/ssh2048/ssh2048/engine"
 	"github.com/ssh2048/ssh2048/game"
+	"github.com/ssh2048/ssh2048/moderation"
 	"github.com/ssh2048/ssh2048/race"
 	"github.com/ssh2048/ssh2048/server/session"
 	"github.com/ssh2048/ssh2048/wire"
@@ -59,6 +60,17 @@ type Config struct {
 	// Panicked logs a panic of the session's code, tells the player and
 	// returns the exit status.
 	Panicked func(sess ssh.Session, v any, stack []byte) int
+	// Lines limits the log lines a client can cause at will (a non-admin
+	// trying `admin`); nil: one of the table's own.
+	Lines *session.LineLimiter
+	// Bans is the node's ban list, read again after each admin write;
+	// nil: none.
+	Bans *moderation.BanList
+	// AdminAction is told of each admin write, for metrics; nil: no one.
+	AdminAction func(action string)
+	// Blocked is the words no name may hold (--blocked-names): `name`
+	// refuses a name that holds one.
+	Blocked moderation.Blocklist
 }
 
 // Screen is what a command that opens a screen set up: its model, the
@@ -96,6 +108,9 @@ type Table struct {
 func New(cfg Config) *Table {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
+	}
+	if cfg.Lines == nil {
+		cfg.Lines = &session.LineLimiter{}
 	}
 	return &Table{cfg: cfg, games: cfg.Games, races: cfg.Races, viewGames: newLiveGames(cfg.Games), log: cfg.Logger, list: commands()}
 }
@@ -151,6 +166,9 @@ const GuestHint = "Guest: not saved. To rank, use an SSH key: ssh-keygen -t ed25
 // Run runs the session's command and returns its exit status.
 func (t *Table) Run(sess *session.Session) int {
 	args := sess.Command()
+	if len(args) > 0 && args[0] == adminName {
+		return t.runAdmin(sess, args)
+	}
 	c := t.commandOf(sess, args)
 	if c == nil {
 		return wire.ExitUsage
@@ -170,8 +188,13 @@ func (t *Table) commandOf(sess *session.Session, args []string) *Command {
 	if c := t.Named(args[0]); c != nil {
 		return c
 	}
-	fmt.Fprintf(sess.Stderr(), "ssh2048: unknown command %q; try `help`\n", args[0])
+	unknownCommand(sess, args[0])
 	return nil
+}
+
+// unknownCommand tells the client there is no command name.
+func unknownCommand(sess *session.Session, name string) {
+	fmt.Fprintf(sess.Stderr(), "ssh2048: unknown command %q; try `help`\n", name)
 }
 
 // runOpened runs the screen open sets up (Config.RunScreen).

@@ -56,6 +56,11 @@ func (t *Table) runLink(sess *session.Session, fs *commandFlags, args []string) 
 		fmt.Fprintln(sess.Stderr(), "link: that code has been used already; "+again)
 	case errors.Is(err, store.ErrAlreadyLinked):
 		fmt.Fprintln(sess.Stderr(), "link: this key is on that account already.")
+	case errors.Is(err, store.ErrBanned):
+		// Refused at the door first (server.refuseBanned); this is a ban
+		// made after this session began, or one on the code's account.
+		fmt.Fprintln(sess.Stderr(), "link: a ban holds on this key or on that account; nothing was linked.")
+		return wire.ExitBanned
 	case errors.Is(err, store.ErrMergeNeeded):
 		fmt.Fprintf(sess.Stderr(), "link: this key has %d games of its own; to move them to that account (every game is kept), run: link %s --merge\n", res.Games, store.SanitizeName(code))
 		return wire.ExitMerge

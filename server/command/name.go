@@ -37,6 +37,10 @@ func (t *Table) runName(sess *session.Session, fs *commandFlags, args []string) 
 		return wire.ExitOK
 	}
 	raw := strings.Join(fs.Args(), " ")
+	if t.cfg.Blocked.Blocks(raw) {
+		fmt.Fprintln(sess.Stderr(), "name: not a name you can take: it holds a word this server does not allow")
+		return wire.ExitUsage
+	}
 	a, err := t.games.ClaimName(ctx, sess.Player, raw)
 	switch {
 	case err == nil:
@@ -48,6 +52,12 @@ func (t *Table) runName(sess *session.Session, fs *commandFlags, args []string) 
 		return wire.ExitUsage
 	case errors.Is(err, store.ErrNameTaken):
 		fmt.Fprintf(sess.Stderr(), "name: %q is taken, or looks like a name that is; pick another.\n", store.SanitizeName(raw))
+	case errors.Is(err, store.ErrNameLocked):
+		at := "its lock ends"
+		if a, err := t.games.Account(ctx, sess.Player); err == nil && !a.NameLockedUntil.IsZero() {
+			at = a.NameLockedUntil.UTC().Format("2006-01-02 15:04 UTC")
+		}
+		fmt.Fprintf(sess.Stderr(), "name: an admin set your name; you can change it after %s.\n", at)
 	case errors.Is(err, store.ErrRenameTooSoon):
 		at := time.Now().UTC()
 		if a, err := t.games.Account(ctx, sess.Player); err == nil {

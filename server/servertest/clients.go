@@ -2,6 +2,7 @@ package servertest
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"net"
 	"strings"
@@ -9,7 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ssh2048/ssh2048/moderation"
 	"github.com/ssh2048/ssh2048/server"
+	"github.com/ssh2048/ssh2048/store"
 	gossh "golang.org/x/crypto/ssh"
 )
 
@@ -284,4 +287,30 @@ func NewRelay(tb testing.TB, target string) *Relay {
 		go pipe(down, up, r.UpClosed, nil)
 	}()
 	return r
+}
+
+// Moderated gives the server a ban list over its store, read again at
+// once after each admin write, and makes admins the players of keys (the
+// --admin-keys file's, as serve syncs them).
+func Moderated(tb testing.TB, admins ...gossh.PublicKey) func(*server.Config) {
+	return func(c *server.Config) {
+		tb.Helper()
+		ms, ok := c.Games.Store().(store.Moderator)
+		if !ok {
+			tb.Fatal("the store keeps no moderation")
+		}
+		var keys []store.AdminKey
+		for _, k := range admins {
+			keys = append(keys, store.AdminKey{Fingerprint: gossh.FingerprintSHA256(k), KeyType: k.Type(), Comment: "sysop"})
+		}
+		if err := ms.SyncAdminKeys(context.Background(), keys); err != nil {
+			tb.Fatal(err)
+		}
+		bans, err := moderation.NewBanList(context.Background(), ms, c.Logger)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		tb.Cleanup(bans.Close)
+		c.Bans = bans
+	}
 }

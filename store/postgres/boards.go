@@ -95,7 +95,7 @@ func (s *Store) ContestBoard(ctx context.Context, contest string, size, limit in
 	rows, err := s.pool.Query(ctx, `
 		SELECT g.player_id, p.name, p.fingerprint, g.score, g.max_tile, g.moves, g.won, g.ended_at, g.id
 		FROM games g JOIN players p ON p.id = g.player_id
-		WHERE g.contest = $1 AND g.size = $2
+		WHERE g.contest = $1 AND g.size = $2 AND NOT g.hidden
 		ORDER BY g.score DESC, g.reached_at, g.id LIMIT $3`, contest, size, limit)
 	if err != nil {
 		return nil, fmt.Errorf("board of %s: %w", contest, err)
@@ -250,6 +250,7 @@ func (s *Store) RatingBoard(ctx context.Context, limit int) ([]store.RatingEntry
 	rows, err := s.pool.Query(ctx, `
 		SELECT r.player_id, p.name, p.fingerprint, r.rating, r.deviation, r.volatility, r.races
 		FROM ratings r JOIN players p ON p.id = r.player_id
+		WHERE NOT p.hidden
 		ORDER BY r.rating DESC, r.player_id LIMIT $1`, limit)
 	if err != nil {
 		return nil, fmt.Errorf("rating board: %w", err)
@@ -272,7 +273,7 @@ func (s *Store) BotRaceBoard(ctx context.Context, limit int) ([]store.BotRaceEnt
 	rows, err := s.pool.Query(ctx, `
 		SELECT e.player_id, p.name, p.fingerprint, count(*), count(*) FILTER (WHERE e.place = 1), max(e.score)
 		FROM race_entries e JOIN races r ON r.id = e.race_id JOIN players p ON p.id = e.player_id
-		WHERE r.bots
+		WHERE r.bots AND NOT p.hidden
 		GROUP BY e.player_id, p.name, p.fingerprint
 		ORDER BY count(*) FILTER (WHERE e.place = 1) DESC, max(e.score) DESC, e.player_id LIMIT $1`, limit)
 	if err != nil {

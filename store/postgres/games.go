@@ -165,10 +165,10 @@ func (s *Store) loadGame(ctx context.Context, id, token int64) (*store.SavedGame
 		stored                 store.MoveState
 	)
 	err = tx.QueryRow(ctx, `
-		SELECT player_id, size, kind, seed, generator, started_at, score, max_tile, moves, won, board, contest, reached_at
+		SELECT player_id, size, kind, seed, generator, started_at, score, max_tile, moves, won, board, contest, reached_at, hidden
 		FROM games WHERE id = $1`, id,
 	).Scan(&g.PlayerID, &g.Size, &kind, &seed, &gen, &started, &stored.Score, &stored.MaxTile, &stored.Moves, &stored.Won, &stored.Board,
-		&contest, &reached)
+		&contest, &reached, &g.Hidden)
 	if noRows(err) {
 		return nil, fmt.Errorf("load game %d: %w", id, store.ErrNotFound)
 	}
@@ -184,7 +184,7 @@ func (s *Store) loadGame(ctx context.Context, id, token int64) (*store.SavedGame
 		return nil, err
 	}
 	// Its moves will come to the ranks as they commit.
-	s.ranks.Opened(id, g.PlayerID, ranks.Board{Size: g.Size, Kind: g.Kind}, contest, stored, reached)
+	s.ranks.Opened(id, g.PlayerID, ranks.Board{Size: g.Size, Kind: g.Kind}, contest, stored, reached, g.Hidden)
 	return g, nil
 }
 
@@ -397,7 +397,7 @@ func (s *Store) MarkAssisted(ctx context.Context, gameID int64) error {
 		_, err = tx.Exec(ctx, `
 			INSERT INTO player_bests (player_id, size, kind, game_id, score, reached_at)
 			SELECT player_id, size, kind, id, score, reached_at FROM games
-			WHERE player_id = $1 AND size = $2 AND kind = 'human' AND contest = '' AND moves > 0
+			WHERE player_id = $1 AND size = $2 AND kind = 'human' AND contest = '' AND NOT hidden AND moves > 0
 			ORDER BY score DESC, reached_at, id LIMIT 1`,
 			g.playerID, g.size)
 		return err

@@ -175,7 +175,7 @@ func (s *Store) LiveGames(ctx context.Context, size int, id int64) ([]store.Live
 	rows, err := s.pool.Query(ctx, `
 		SELECT g.id, p.name, p.fingerprint, g.size, g.kind, g.board, g.score, g.moves, g.won, h.node, g.contest
 		FROM game_holders h JOIN games g ON g.id = h.game_id JOIN players p ON p.id = g.player_id
-		WHERE h.lease_until > $1 AND g.ended_at IS NULL AND ($2 = 0 OR g.size = $2) AND ($3 = 0 OR g.id = $3)
+		WHERE h.lease_until > $1 AND g.ended_at IS NULL AND NOT g.hidden AND ($2 = 0 OR g.size = $2) AND ($3 = 0 OR g.id = $3)
 		ORDER BY g.id LIMIT 1000`, time.Now().UnixMicro(), size, id)
 	if err != nil {
 		return nil, fmt.Errorf("live games: %w", err)

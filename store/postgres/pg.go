@@ -92,6 +92,8 @@ var (
 	_ store.LiveLister     = (*Store)(nil)
 	_ store.Releaser       = (*Store)(nil)
 	_ store.RaceDirectory  = (*Store)(nil)
+	_ store.Moderator      = (*Store)(nil)
+	_ store.BanWatcher     = (*Store)(nil)
 )
 
 // Store is the PostgreSQL store. It is safe for concurrent use.

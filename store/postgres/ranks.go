@@ -34,7 +34,7 @@ func (s *Store) UpsertPlayer(ctx context.Context, fingerprint, keyType, rawName 
 func (s *Store) loadBoard(ctx context.Context, b ranks.Board) ([]ranks.Row, error) {
 	query, args := ranks.BoardQuery+` WHERE b.size = $1 AND b.kind = $2`, []any{b.Size, string(b.Kind)}
 	if b.Contest != "" {
-		query, args = ranks.ContestQuery+` WHERE g.contest = $1 AND g.size = $2`, []any{b.Contest, b.Size}
+		query, args = ranks.ContestQuery+` WHERE g.contest = $1 AND g.size = $2 AND NOT g.hidden`, []any{b.Contest, b.Size}
 	}
 	rows, err := s.pool.Query(ctx, query, args...)
 	if err != nil {

@@ -49,7 +49,7 @@ func (s *Store) ContestBoard(ctx context.Context, contest string, size, limit in
 	rows, err := s.read.QueryContext(ctx, `
 		SELECT g.player_id, p.name, p.fingerprint, g.score, g.max_tile, g.moves, g.won, g.ended_at, g.id
 		FROM games g JOIN players p ON p.id = g.player_id
-		WHERE g.contest = ? AND g.size = ?
+		WHERE g.contest = ? AND g.size = ? AND NOT g.hidden
 		ORDER BY g.score DESC, g.reached_at, g.id LIMIT ?`, contest, size, limit)
 	if err != nil {
 		return nil, fmt.Errorf("board of %s: %w", contest, err)

@@ -84,6 +84,7 @@ var (
 	_ store.ContestRanker    = (*Store)(nil)
 	_ store.ContestEnder     = (*Store)(nil)
 	_ store.TakeoverNotifier = (*Store)(nil)
+	_ store.Moderator        = (*Store)(nil)
 )
 
 // Store is the database. It is safe for concurrent use.

@@ -72,6 +72,7 @@ func (s *Store) RatingBoard(ctx context.Context, limit int) ([]store.RatingEntry
 	rows, err := s.read.QueryContext(ctx, `
 		SELECT r.player_id, p.name, p.fingerprint, r.rating, r.deviation, r.volatility, r.races
 		FROM ratings r JOIN players p ON p.id = r.player_id
+		WHERE NOT p.hidden
 		ORDER BY r.rating DESC, r.player_id LIMIT ?`, limit)
 	if err != nil {
 		return nil, fmt.Errorf("rating board: %w", err)

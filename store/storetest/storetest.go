@@ -31,6 +31,7 @@ type Store interface {
 	store.ContestEnder
 	store.BotRaceBoarder
 	store.ContestRanker
+	store.Moderator
 	store.ReviewStore
 	store.SettingsKeeper
 	store.Accounts
@@ -75,6 +76,13 @@ func Run(t *testing.T, b Backend) {
 		{"SecretIsKept", testSecretIsKept},
 		{"Races", testRaces},
 		{"ConcurrentAppends", testConcurrentAppends},
+		{"Admins", testAdmins},
+		{"Bans", testBans},
+		{"ConcurrentBans", testConcurrentBans},
+		{"Hide", testHide},
+		{"RenameAndFind", testRenameAndFind},
+		{"LinkPastABan", testLinkPastABan},
+		{"MergeKeepsModeration", testMergeKeepsModeration},
 		{"Reviews", testReviews},
 		{"SettingsAreKeptPerPlayer", testSettingsAreKeptPerPlayer},
 		{"MergeKeepsSettings", testMergeKeepsSettings},

@@ -232,10 +232,11 @@ func Account(ctx context.Context, q Querier, id store.AccountID) (store.Account,
 	var first, last int64
 	var nameKey *string
 	var renamed *int64
-	err := q.QueryRow(ctx, `SELECT fingerprint, name, name_key, renamed_at, first_seen, `+LastSeen+`,
+	var locked int64
+	err := q.QueryRow(ctx, `SELECT fingerprint, name, name_key, renamed_at, name_locked_until, first_seen, `+LastSeen+`,
 		(SELECT count(*) FROM player_keys k WHERE k.player_id = p.id)
 		FROM players p WHERE id = $1`, int64(id),
-	).Scan(&a.Fingerprint, &a.Name, &nameKey, &renamed, &first, &last, &a.Keys)
+	).Scan(&a.Fingerprint, &a.Name, &nameKey, &renamed, &locked, &first, &last, &a.Keys)
 	if errors.Is(err, ErrNoRows) {
 		return a, fmt.Errorf("account %d: %w", id, store.ErrNotFound)
 	}
@@ -243,6 +244,9 @@ func Account(ctx context.Context, q Querier, id store.AccountID) (store.Account,
 		return a, fmt.Errorf("account %d: %w", id, err)
 	}
 	a.NameClaimed, a.RenamedAt = nameKey != nil, timeOf(renamed)
+	if locked > 0 {
+		a.NameLockedUntil = time.UnixMicro(locked)
+	}
 	a.FirstSeen, a.LastSeen = time.UnixMicro(first), time.UnixMicro(last)
 	return a, nil
 }
@@ -341,6 +345,9 @@ func Link(ctx context.Context, tx Querier, now int64, hash []byte, fingerprint s
 	if err := lockAccounts(ctx, tx, to, from); err != nil {
 		return res, err
 	}
+	if err := refuseBanned(ctx, tx, now, fingerprint, to, from); err != nil {
+		return res, err
+	}
 	if err := tx.QueryRow(ctx, `SELECT count(*) FROM games WHERE player_id = $1`, from).Scan(&res.Games); err != nil {
 		return res, err
 	}
@@ -362,6 +369,24 @@ func Link(ctx context.Context, tx Querier, now int64, hash []byte, fingerprint s
 	res.From = store.AccountID(from)
 	res.Account, err = Account(ctx, tx, store.AccountID(to))
 	return res, err
+}
+
+// refuseBanned rejects a link that would carry a banned key, or a banned
+// account's games and keys, into another account, or a key into a
+// banned account (docs/moderation.md): a ban of an account must hold on
+// every key it has or gets, and a key ban must not be escaped by moving
+// the key's games. Bans of the accounts' other keys follow those keys, as
+// a key ban names its key.
+func refuseBanned(ctx context.Context, tx Querier, now int64, fingerprint string, accounts ...int64) error {
+	var banned bool
+	err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM bans
+		WHERE lifted_at IS NULL AND (expires_at = 0 OR expires_at > $1)
+		AND ((kind = 'player' AND player_id IN ($2, $3)) OR (kind = 'key' AND target = $4)))`,
+		now, accounts[0], accounts[1], fingerprint).Scan(&banned)
+	if err == nil && banned {
+		err = groupcommit.Reject(fmt.Errorf("link %s: %w", fingerprint, store.ErrBanned))
+	}
+	return err
 }
 
 // codeAccount is the account of a usable code.
@@ -433,6 +458,33 @@ func mergeAccounts(ctx context.Context, tx Querier, now, to, from int64) error {
 		{"hold names", `UPDATE player_names SET player_id = $1, released_at = COALESCE(released_at, $3)
 			WHERE player_id = $2`, []any{to, from, now}},
 		{"drop codes", `DELETE FROM link_codes WHERE player_id = $1`, []any{from}},
+		// Moderation (migration 00011, docs/moderation.md). Bans and the
+		// audit rows of from are to's now, lifted ones too, so that
+		// admin player shows them (Link refused a ban in force).
+		{"move bans", `UPDATE bans SET player_id = $1 WHERE player_id = $2`, []any{to, from}},
+		{"move audit", `UPDATE audit SET player_id = $1 WHERE player_id = $2`, []any{to, from}},
+		{"move audit actor", `UPDATE audit SET actor_id = $1 WHERE actor_id = $2`, []any{to, from}},
+		// Admin if either was; by the keys file if either was (the file's
+		// keys are the account's now).
+		{"merge admins", `INSERT INTO admins (player_id, source, granted_at)
+			SELECT CAST($1 AS bigint), source, granted_at FROM admins WHERE player_id = $2 AND true
+			ON CONFLICT (player_id) DO UPDATE
+			SET source = CASE WHEN excluded.source = 'file' THEN excluded.source ELSE admins.source END`,
+			[]any{to, from}},
+		{"drop admins", `DELETE FROM admins WHERE player_id = $1`, []any{from}},
+		// Hidden if either was: a hidden player's games stay off the
+		// boards, whichever account they are on; the games of the other
+		// are hidden with the player, as HidePlayer hides them, and
+		// come back with unhide.
+		{"merge hidden", `UPDATE players SET hidden = $1
+			WHERE id = $2 AND EXISTS (SELECT 1 FROM players f WHERE f.id = $3 AND f.hidden = $1)`,
+			[]any{true, to, from}},
+		{"hide games", `UPDATE games SET hidden = $1, hidden_by_player = $1
+			WHERE player_id = $2 AND hidden <> $1 AND EXISTS (SELECT 1 FROM players p WHERE p.id = $2 AND p.hidden = $1)`,
+			[]any{true, to}},
+		{"drop hidden bests", `DELETE FROM player_bests WHERE player_id = $1
+			AND EXISTS (SELECT 1 FROM games g WHERE g.id = player_bests.game_id AND g.hidden = $2)`,
+			[]any{to, true}},
 		// Settings (store.SettingsKeeper): to's own stay; from's fill in
 		// those to never set.
 		{"merge settings", `INSERT INTO player_settings (player_id, key, value, updated_at)
@@ -505,10 +557,17 @@ func ClaimName(ctx context.Context, tx Querier, now int64, id store.AccountID, n
 	}
 	var current string
 	var renamed *int64
-	if err := tx.QueryRow(ctx, `SELECT name, renamed_at FROM players WHERE id = $1`, int64(id)).Scan(&current, &renamed); err != nil {
+	var locked int64
+	if err := tx.QueryRow(ctx, `SELECT name, renamed_at, name_locked_until FROM players WHERE id = $1`, int64(id)).
+		Scan(&current, &renamed, &locked); err != nil {
 		return store.Account{}, err
 	}
 	if name != current {
+		// An admin's rename holds against the player's own until its
+		// lock ends (docs/moderation.md).
+		if locked > now {
+			return store.Account{}, groupcommit.Reject(fmt.Errorf("rename account %d: %w", id, store.ErrNameLocked))
+		}
 		if renamed != nil && now-*renamed < micros(store.RenameEvery) {
 			return store.Account{}, groupcommit.Reject(fmt.Errorf("rename account %d: %w", id, store.ErrRenameTooSoon))
 		}
@@ -524,4 +583,69 @@ func ClaimName(ctx context.Context, tx Querier, now int64, id store.AccountID, n
 		}
 	}
 	return Account(ctx, tx, id)
+}
+
+// AdminRename gives an account name (already through store.CheckName) for
+// an admin (store.Moderator.Rename): through player_names, as a claim
+// is, so that no two accounts hold one name or look-alikes
+// (store.ErrNameTaken, nothing written), but past the player's once a
+// day; lockedUntil (unix microseconds, 0: none) keeps the player's own
+// claims off it. It returns the account's name before.
+func AdminRename(ctx context.Context, tx Querier, now, id int64, name string, lockedUntil int64) (string, error) {
+	if err := lockAccounts(ctx, tx, id); err != nil {
+		return "", err
+	}
+	var old string
+	if err := tx.QueryRow(ctx, `SELECT name FROM players WHERE id = $1`, id).Scan(&old); err != nil {
+		return "", err
+	}
+	ok, err := claim(ctx, tx, now, id, name)
+	if err != nil {
+		return "", err
+	}
+	if !ok {
+		return "", groupcommit.Reject(fmt.Errorf("rename account %d: %w", id, store.ErrNameTaken))
+	}
+	_, err = tx.Exec(ctx, `UPDATE players SET name_locked_until = $1 WHERE id = $2`, lockedUntil, id)
+	return old, err
+}
+
+// KeyAccount is the account of a key, made as a first login makes it
+// (named after rawName if it can be) when the key has none: for a key
+// named before it connects (an admin of the --admin-keys file). Unlike
+// Login it does not count as a use of the key.
+func KeyAccount(ctx context.Context, tx Querier, now int64, fingerprint, keyType, rawName string) (int64, error) {
+	var id int64
+	err := tx.QueryRow(ctx, `SELECT player_id FROM player_keys WHERE fingerprint = $1`, fingerprint).Scan(&id)
+	if errors.Is(err, ErrNoRows) {
+		p, err := create(ctx, tx, now, fingerprint, keyType, rawName)
+		return p.ID, err
+	}
+	return id, err
+}
+
+// Names lists the names an account holds or held (player_names), newest
+// first.
+func Names(ctx context.Context, q Querier, id store.AccountID) ([]store.HeldName, error) {
+	rows, err := q.Query(ctx, `SELECT name, claimed_at, released_at FROM player_names
+		WHERE player_id = $1 ORDER BY claimed_at DESC, name_key`, int64(id))
+	if err != nil {
+		return nil, fmt.Errorf("names of account %d: %w", id, err)
+	}
+	defer rows.Close()
+	var out []store.HeldName
+	for rows.Next() {
+		var n store.HeldName
+		var claimed int64
+		var released *int64
+		if err := rows.Scan(&n.Name, &claimed, &released); err != nil {
+			return nil, fmt.Errorf("names of account %d: %w", id, err)
+		}
+		n.Claimed, n.Released = time.UnixMicro(claimed), timeOf(released)
+		out = append(out, n)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("names of account %d: %w", id, err)
+	}
+	return out, nil
 }

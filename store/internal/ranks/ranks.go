@@ -119,6 +119,7 @@ type liveGame struct {
 	maxTile int
 	moves   int
 	won     bool
+	hidden  bool // an admin took it off the boards: followed, never offered
 }
 
 // op is a write told of (Opened, Moved and the rest), queued.
@@ -134,6 +135,7 @@ type op struct {
 	name    string
 	fp      string
 	done    func(contest string) bool // opContests
+	hidden  bool                      // opOpened, opHidden
 }
 
 type opKind uint8
@@ -147,6 +149,7 @@ const (
 	opRenamed
 	opContests
 	opMerged
+	opHidden
 )
 
 // drainAt is the queue's length at which the write that reaches it
@@ -189,8 +192,10 @@ func (ix *Index) drain() {
 // do applies one write told of (ix.mu held).
 func (ix *Index) do(o *op) {
 	switch o.kind {
+	case opHidden:
+		ix.hide(o.player, o.game, o.hidden)
 	case opOpened:
-		ix.opened(o.game, o.player, o.board, o.contest, o.st, o.at)
+		ix.opened(o.game, o.player, o.board, o.contest, o.st, o.at, o.hidden)
 	case opMoved:
 		ix.offer(o.game, o.st, o.at, 0)
 	case opEnded:
@@ -446,13 +451,17 @@ func (ix *Index) invalidate(size int) {
 // Opened tells of a game this process opened (created or loaded) to play:
 // its player, board, contest ("" for free play) and stored state, reached
 // when its score was reached.
-func (ix *Index) Opened(game, player int64, b Board, contest string, st store.MoveState, reached int64) {
-	ix.tell(op{kind: opOpened, game: game, player: player, board: b, contest: contest, st: st, at: reached})
+// A hidden game (an admin's hide) is followed but never offered to a board.
+func (ix *Index) Opened(game, player int64, b Board, contest string, st store.MoveState, reached int64, hidden bool) {
+	ix.tell(op{kind: opOpened, game: game, player: player, board: b, contest: contest, st: st, at: reached, hidden: hidden})
 }
 
-func (ix *Index) opened(game, player int64, b Board, contest string, st store.MoveState, reached int64) {
+func (ix *Index) opened(game, player int64, b Board, contest string, st store.MoveState, reached int64, hidden bool) {
 	ix.live[game] = liveGame{player: player, board: b, contest: contest, score: st.Score, reached: reached,
-		maxTile: st.MaxTile, moves: st.Moves, won: st.Won}
+		maxTile: st.MaxTile, moves: st.Moves, won: st.Won, hidden: hidden}
+	if hidden {
+		return
+	}
 	if contest == "" {
 		ix.liveBy[seat{player, b}] = game
 		return
@@ -472,6 +481,24 @@ func (ix *Index) forget(game int64) {
 	if s := (seat{g.player, g.board}); g.contest == "" && ix.liveBy[s] == game {
 		delete(ix.liveBy, s)
 	}
+}
+
+// Hidden tells of an admin's hide or unhide, committed: of one game, or
+// of every game of player when game is 0. The games this process plays
+// follow it, and every board is read again, as the store's bests were
+// recomputed.
+func (ix *Index) Hidden(player, game int64, hidden bool) {
+	ix.tell(op{kind: opHidden, player: player, game: game, hidden: hidden})
+}
+
+func (ix *Index) hide(player, game int64, hidden bool) {
+	for id, g := range ix.live {
+		if id == game || game == 0 && g.player == player {
+			g.hidden = hidden
+			ix.live[id] = g
+		}
+	}
+	ix.invalidate(0)
 }
 
 // ContestsEnded tells of the contests' games ended all at once (a day
@@ -588,6 +615,9 @@ func (ix *Index) offer(game int64, st store.MoveState, now, ended int64) {
 	}
 	g.score, g.maxTile, g.moves, g.won = st.Score, st.MaxTile, st.Moves, st.Won
 	ix.live[game] = g
+	if g.hidden {
+		return
+	}
 	row := Row{PlayerID: g.player, Key: Key{Score: st.Score, Reached: g.reached, Game: game},
 		MaxTile: st.MaxTile, Moves: st.Moves, Won: st.Won, Ended: ended}
 	switch {

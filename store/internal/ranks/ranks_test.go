@@ -84,7 +84,7 @@ func TestWritesDuringALoadAreKept(t *testing.T) {
 			{PlayerID: 2, Name: "two", Key: Key{Score: 50, Reached: 20, Game: 22}, Moves: 3},
 		}, nil
 	})
-	ix.Opened(22, 2, b, "", store.MoveState{Score: 50, Moves: 3}, 20)
+	ix.Opened(22, 2, b, "", store.MoveState{Score: 50, Moves: 3}, 20, false)
 	done := make(chan error)
 	go func() {
 		_, err := ix.Rank(context.Background(), 2, b)

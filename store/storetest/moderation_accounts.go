@@ -1,0 +1,106 @@
+package storetest
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"testing"
+
+	"github.com/ssh2048/ssh2048/store"
+)
+
+// testLinkPastABan: a link carries no key, nor a key's games, past a ban
+// in force (docs/moderation.md): not into a banned account, not from a
+// banned account, not a banned key; the refusal changes nothing and
+// leaves the code good. Once the ban is lifted the link is made, and the
+// lifted ban is the merged account's, for the record.
+func testLinkPastABan(t *testing.T, b Backend) {
+	ctx := context.Background()
+	s := b.open(t)
+	ann, eve, mal := addPlayer(t, s, "ann"), addPlayer(t, s, "eve"), addPlayer(t, s, "mal")
+	fresh, err := s.UpsertPlayer(ctx, "SHA256:fresh", "ssh-ed25519", "fresh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Ban(ctx, console, store.BanSpec{Kind: store.BanPlayer, Target: itoa(eve.ID), PlayerID: eve.ID}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Ban(ctx, console, store.BanSpec{Kind: store.BanKey, Target: mal.Fingerprint}); err != nil {
+		t.Fatal(err)
+	}
+	annCode, eveCode := linkCode(t, s, ann.ID), linkCode(t, s, eve.ID)
+	for _, c := range []struct {
+		what string
+		code []byte
+		key  string
+	}{
+		{"a key into the banned account", eveCode, fresh.Fingerprint},
+		{"the banned account's key into a clean one", annCode, eve.Fingerprint},
+		{"a banned key into a clean account", annCode, mal.Fingerprint},
+	} {
+		if _, err := s.Link(ctx, c.code, c.key, true); !errors.Is(err, store.ErrBanned) {
+			t.Errorf("link %s: %v, want ErrBanned", c.what, err)
+		}
+	}
+	for _, p := range []store.Player{ann, eve, mal, fresh} {
+		if a, err := s.Account(ctx, store.AccountID(p.ID)); err != nil || a.Keys != 1 {
+			t.Fatalf("%s after the refused links: %+v, %v; want its one key", p.Name, a, err)
+		}
+	}
+	if _, err := s.Unban(ctx, console, store.BanPlayer, itoa(eve.ID)); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := s.Link(ctx, annCode, eve.Fingerprint, true); err != nil || res.Account.Keys != 2 {
+		t.Fatalf("link once the ban is lifted, with the code refused before: %+v, %v", res, err)
+	}
+	d, err := s.PlayerDetail(ctx, ann.ID)
+	if err != nil || len(d.Bans) != 1 || d.Bans[0].Target != itoa(eve.ID) || len(d.Keys) != 2 {
+		t.Fatalf("ann after eve's key joined: bans %+v, keys %+v, %v; want eve's lifted ban and two keys", d.Bans, d.Keys, err)
+	}
+}
+
+// testMergeKeepsModeration: a merge of two accounts keeps what admins
+// decided of either: admin if either was, hidden if either was (so every
+// game of the merged account is off the boards until unhidden), and the
+// audit rows of both, now the merged account's.
+func testMergeKeepsModeration(t *testing.T, b Backend) {
+	ctx := context.Background()
+	s := b.open(t)
+	ann, bob, cy := addPlayer(t, s, "ann"), addPlayer(t, s, "bob"), addPlayer(t, s, "cy")
+	playSome(t, s, ann.ID, 4, 8)
+	playSome(t, s, bob.ID, 4, 8)
+	playSome(t, s, cy.ID, 4, 8)
+	if err := s.Grant(ctx, console, bob.ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.HidePlayer(ctx, console, bob.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Link(ctx, linkCode(t, s, ann.ID), bob.Fingerprint, true); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := s.IsAdmin(ctx, ann.ID); err != nil || !ok {
+		t.Fatalf("ann, merged with admin bob: admin %v, %v", ok, err)
+	}
+	rows, err := s.Leaderboard(ctx, 4, store.KindHuman, 100)
+	if err != nil || len(rows) != 1 || rows[0].PlayerID != cy.ID {
+		t.Fatalf("board after a hidden account merged into ann: %+v, %v; want cy alone", rows, err)
+	}
+	d, err := s.PlayerDetail(ctx, ann.ID)
+	if err != nil || !d.Hidden || len(d.HiddenGames) != 2 {
+		t.Fatalf("ann after the merge: %+v, %v; want hidden, both games hidden", d, err)
+	}
+	var actions []string
+	for _, a := range d.Actions {
+		actions = append(actions, a.Action)
+	}
+	if !slices.Equal(actions, []string{"grant", "hide"}) {
+		t.Fatalf("ann's audit rows after the merge: %v; want bob's grant and hide", actions)
+	}
+	if err := s.UnhidePlayer(ctx, console, ann.ID); err != nil {
+		t.Fatal(err)
+	}
+	if rows, err := s.Leaderboard(ctx, 4, store.KindHuman, 100); err != nil || len(rows) != 2 {
+		t.Fatalf("board once ann is unhidden: %+v, %v; want ann and cy", rows, err)
+	}
+}
