@@ -210,6 +210,7 @@ type Screen struct {
 	keyAt       time.Time // when the first key not yet drawn arrived; zero if none
 	keyed       bool      // a key was handled since the last frame: draw it at once
 	ended       bool
+	lineBuf     []byte // a Liner's lines, reused (lines.go)
 
 	backgroundAsked bool            // the terminal has not answered yet
 	reported        map[string]bool // what was told to unsupported
@@ -278,8 +279,12 @@ func (s *Screen) start() {
 	// Every model that picks colours wants to know whether the background
 	// is dark; the answer comes back as a tea.BackgroundColorMsg. The
 	// player's window title is saved, to be restored at the end.
-	s.write([]byte(ansi.SetModeAltScreenSaveCursor + ansi.HideCursor + pushTitle + startQueries(s.r.Profile())))
-	s.startAnswerWait(s.answerWait)
+	if s.liner() == nil {
+		s.write([]byte(ansi.SetModeAltScreenSaveCursor + ansi.HideCursor + pushTitle + startQueries(s.r.Profile())))
+		s.startAnswerWait(s.answerWait)
+	} else {
+		s.backgroundAsked = false // nothing was asked
+	}
 	s.exec(s.model.Init())
 	w, h := s.r.Size()
 	s.dispatch(tea.WindowSizeMsg{Width: w, Height: h})
@@ -502,6 +507,16 @@ func (s *Screen) draw() {
 		s.keyed = false
 	}
 	s.lastFrame = time.Now()
+	if l := s.liner(); l != nil {
+		wrote := s.drawLines(l)
+		if !pending && !s.keyAt.IsZero() && wrote {
+			s.keyToFrame(time.Since(s.keyAt))
+		}
+		if !pending {
+			s.keyAt = time.Time{}
+		}
+		return
+	}
 	var (
 		v    tea.View
 		text *[]byte // the view's text, if the model wrote it into a buffer of ours
@@ -572,6 +587,11 @@ func hasKey(msgs []tea.Msg) (key, done bool) {
 // was; s.mu is held.
 func (s *Screen) quit() {
 	if s.ended {
+		return
+	}
+	if l := s.liner(); l != nil {
+		s.drawLines(l)
+		s.end()
 		return
 	}
 	v := s.model.View()

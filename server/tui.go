@@ -16,6 +16,7 @@ import (
 	"github.com/ssh2048/ssh2048/server/session"
 	"github.com/ssh2048/ssh2048/tui"
 	"github.com/ssh2048/ssh2048/tui/event"
+	"github.com/ssh2048/ssh2048/tui/reader"
 	"github.com/ssh2048/ssh2048/wire"
 	gossh "golang.org/x/crypto/ssh"
 )
@@ -496,7 +497,9 @@ const (
 )
 
 // gameScreen is the default TUIFunc: package tui's game screen over the
-// session's seat, with hints and autoplay from h when h is not nil.
+// session's seat, with hints and autoplay from h when h is not nil; or,
+// for a session that asks for it (session.WantsReader), the screen for
+// screen readers over the same seat.
 func gameScreen(svc *game.Service, h tui.Hinter) TUIFunc {
 	if h != nil {
 		h = sessionHinter{h} // an AI search's panic ends the session that asked
@@ -505,6 +508,19 @@ func gameScreen(svc *game.Service, h tui.Hinter) TUIFunc {
 		size := env.Size
 		if size == 0 {
 			size = env.Seat.LastSize(sess.Context())
+		}
+		if session.WantsReader(sess) {
+			var rh reader.Hinter
+			if h != nil {
+				rh = h
+			}
+			return reader.New(reader.Options{
+				Store:   command.ReaderStore(tui.SeatStore(svc, env.Seat)),
+				Hinter:  rh,
+				Size:    size,
+				Guest:   env.Seat.Player().Guest,
+				Context: sess.Context(),
+			})
 		}
 		return tui.New(tui.Options{
 			Store:       tui.SeatStore(svc, env.Seat),

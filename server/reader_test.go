@@ -1,0 +1,113 @@
+package server_test
+
+import (
+	"context"
+	"regexp"
+	"strings"
+	"testing"
+
+	gossh "golang.org/x/crypto/ssh"
+
+	"github.com/ssh2048/ssh2048/store"
+)
+
+// readerSession opens a shell with a PTY that asks for the screen for
+// screen readers, as OpenSSH's `SetEnv SSH2048_SCREEN=reader` does.
+func readerSession(t *testing.T, c *gossh.Client, cmd string) (*gossh.Session, *syncBuffer, func(string)) {
+	t.Helper()
+	s, err := c.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	if err := s.Setenv("SSH2048_SCREEN", "reader"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.RequestPty("xterm-256color", 24, 80, gossh.TerminalModes{}); err != nil {
+		t.Fatal(err)
+	}
+	in, err := s.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := &syncBuffer{}
+	s.Stdout = out
+	if cmd == "" {
+		err = s.Shell()
+	} else {
+		err = s.Start(cmd)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, out, func(keys string) { in.Write([]byte(keys)) }
+}
+
+var moveSentence = regexp.MustCompile(`(Left|Right|Up|Down): [^\r\n]*\.\r\n`)
+
+// TestReaderScreenTranscript plays the screen for screen readers over
+// real SSH: lines only (not one escape sequence), a sentence a move that
+// is told only once the move is stored, the board, the score, the keys,
+// and the last line with the exit status when the player quits.
+func TestReaderScreenTranscript(t *testing.T) {
+	ts := startServer(t)
+	key := newKey(t)
+	c := ts.dial(t, "ada", key)
+	sess, out, send := readerSession(t, c, "")
+	waitFor(t, "the greeting", func() bool { return strings.Contains(out.String(), "Press ? for the keys.\r\n") })
+
+	p, err := ts.store.UpsertPlayer(context.Background(), gossh.FingerprintSHA256(key.PublicKey()), "ssh-ed25519", "ada")
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored := func() int {
+		games, err := ts.store.PlayerGames(context.Background(), p.ID, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, g := range games {
+			if g.Size == 4 && g.Kind == store.KindHuman && g.EndedAt == nil {
+				return g.Moves
+			}
+		}
+		return 0
+	}
+
+	moved := 0
+	for i, k := range []string{"a", "s", "d", "w", "\x1b[D", "j", "l", "k"} {
+		before := len(moveSentence.FindAllString(out.String(), -1))
+		send(k)
+		waitFor(t, "move "+k+"'s sentence", func() bool { return len(moveSentence.FindAllString(out.String(), -1)) > before })
+		last := moveSentence.FindAllString(out.String(), -1)[before]
+		if !strings.HasSuffix(last, "nothing moves.\r\n") {
+			moved++
+			if !strings.Contains(last, "Score ") {
+				t.Errorf("move %d: %q has no score", i+1, last)
+			}
+		}
+		// The sentence is written once the move is durable.
+		if got := stored(); got != moved {
+			t.Fatalf("after move %d's sentence %q the store has %d moves, want %d", i+1, last, got, moved)
+		}
+	}
+	for _, k := range []struct{ key, want string }{
+		{"b", "Row 4: "},
+		{"r", "Score "},
+		{"?", "question mark lists the keys.\r\n"},
+		{"x", "That key does nothing here; ? lists the keys.\r\n"},
+	} {
+		send(k.key)
+		waitFor(t, k.want, func() bool { return strings.Contains(out.String(), k.want) })
+	}
+	if code := quitScreen(t, sess, send); code != 0 {
+		t.Errorf("exit status %d, want 0", code)
+	}
+	text := out.String()
+	if !strings.HasSuffix(text, "Your game is saved; it will be waiting when you come back.\r\n") {
+		t.Errorf("the session does not end with its last line:\n%s", text)
+	}
+	if strings.ContainsRune(text, '\x1b') {
+		t.Errorf("the transcript holds escape sequences: %q", text)
+	}
+	t.Logf("transcript:\n%s", strings.ReplaceAll(text, "\r\n", "\n"))
+}
