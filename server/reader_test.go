@@ -5,9 +5,11 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	gossh "golang.org/x/crypto/ssh"
 
+	"github.com/ssh2048/ssh2048/race"
 	"github.com/ssh2048/ssh2048/store"
 )
 
@@ -104,6 +106,45 @@ func TestReaderScreenTranscript(t *testing.T) {
 	}
 	text := out.String()
 	if !strings.HasSuffix(text, "Your game is saved; it will be waiting when you come back.\r\n") {
+		t.Errorf("the session does not end with its last line:\n%s", text)
+	}
+	if strings.ContainsRune(text, '\x1b') {
+		t.Errorf("the transcript holds escape sequences: %q", text)
+	}
+	t.Logf("transcript:\n%s", strings.ReplaceAll(text, "\r\n", "\n"))
+}
+
+// TestReaderRace races a reader against a player of the race screen in a
+// private room: the reader hosts, hears the other come in, sets the size,
+// starts, hears the countdown, their own moves and the other leave, then
+// the places, and quits with the last line.
+func TestReaderRace(t *testing.T) {
+	ts := startRaces(t, race.WithTimes(200*time.Millisecond, 300*time.Millisecond, 3*time.Second))
+	sess, ann, send := readerSession(t, ts.dial(t, "ann", newKey(t)), "race --room blue-fox")
+	wait := func(what string) {
+		t.Helper()
+		waitFor(t, what, func() bool { return strings.Contains(ann.String(), what) })
+	}
+	wait("You host this room")
+	bob := openScreen(t, ts.dial(t, "bob", newKey(t)), "race --room blue-fox", 80, 24)
+	wait("bob joined the race.\r\n")
+	send("3")
+	wait("Set: 3 by 3 boards, 3 seconds.\r\n")
+	bob.waitText("the size on bob's screen", "3×3")
+	send("\r")
+	wait("The race starts in ")
+	wait("Go! ")
+	send("a")
+	waitFor(t, "ann's move", func() bool { return moveSentence.MatchString(ann.String()) })
+	bob.send("q")
+	wait("bob left the race with score 0.\r\n")
+	wait("The race is over. Places:\r\n")
+	wait("(you), ")
+	if code := quitScreen(t, sess, send); code != 0 {
+		t.Errorf("exit status %d, want 0", code)
+	}
+	text := ann.String()
+	if !strings.HasSuffix(text, "Thanks for racing!\r\n") {
 		t.Errorf("the session does not end with its last line:\n%s", text)
 	}
 	if strings.ContainsRune(text, '\x1b') {
