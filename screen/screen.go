@@ -81,6 +81,7 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -182,6 +183,10 @@ type Options struct {
 	// screen are not counted. It is called with the screen's lock held:
 	// it must be quick and must not call the screen.
 	KeyToFrame func(time.Duration)
+	// Motion, if set, lets an Animator model draw motion while the gate
+	// allows (see MotionGate); nil draws none: every frame is the
+	// model's last state.
+	Motion *MotionGate
 }
 
 // Screen is one model running on one terminal. Create it with New, start
@@ -211,6 +216,12 @@ type Screen struct {
 	keyed       bool      // a key was handled since the last frame: draw it at once
 	ended       bool
 	lineBuf     []byte // a Liner's lines, reused (lines.go)
+	// Motion (motion.go): the gate, when the model's next motion frame
+	// is due (zero: none), and how long the last frame's write took.
+	motion    *MotionGate
+	animDue   time.Time
+	lastWrite time.Duration
+	counted   atomic.Bool // counted among the gate's open screens
 
 	backgroundAsked bool            // the terminal has not answered yet
 	reported        map[string]bool // what was told to unsupported
@@ -244,6 +255,7 @@ func New(model tea.Model, out io.Writer, opts Options) *Screen {
 		unsupported:     opts.Unsupported,
 		keyToFrame:      opts.KeyToFrame,
 		inStep:          opts.InStep,
+		motion:          opts.Motion,
 		model:           model,
 		r:               r,
 		backgroundAsked: true, // by Start
@@ -276,6 +288,10 @@ func (s *Screen) start() {
 	defer s.contain() // after the unlock below
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.motion != nil {
+		s.motion.open.Add(1)
+		s.counted.Store(true)
+	}
 	// Every model that picks colours wants to know whether the background
 	// is dark; the answer comes back as a tea.BackgroundColorMsg. The
 	// player's window title is saved, to be restored at the end.
@@ -362,7 +378,12 @@ func (s *Screen) sendAll(msgs []tea.Msg) {
 // write in progress (to a client that reads nothing, it could wait
 // forever); the write fails once the session is closed.
 func (s *Screen) Stop() {
-	s.doneOnce.Do(func() { close(s.done) })
+	s.doneOnce.Do(func() {
+		if s.counted.Swap(false) {
+			s.motion.open.Add(-1)
+		}
+		close(s.done)
+	})
 }
 
 func (s *Screen) stopped() bool {
@@ -470,6 +491,7 @@ func (s *Screen) timedFrame() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.timed = false
+	s.checkLate(time.Now())
 	// A key's frame may have been drawn since the timer was set; keys
 	// that wait (KeyWaiter) have the next frame drawn with their effect.
 	if s.changed && !s.ended && !s.stopped() && !s.keysPending() {
@@ -507,6 +529,7 @@ func (s *Screen) draw() {
 		s.keyed = false
 	}
 	s.lastFrame = time.Now()
+	due := s.animate(s.lastFrame)
 	if l := s.liner(); l != nil {
 		wrote := s.drawLines(l)
 		if !pending && !s.keyAt.IsZero() && wrote {
@@ -557,6 +580,10 @@ func (s *Screen) draw() {
 		s.r.Frame(b, v.Content)
 	}
 	s.write(b.Bytes())
+	s.lastWrite = time.Since(s.lastFrame)
+	if !due.IsZero() && !s.ended {
+		s.scheduleMotion(due)
+	}
 	s.armForget()
 	// A key that changed nothing on screen (a move against a wall) has no
 	// frame to wait for: it is not counted.

@@ -161,9 +161,21 @@ func (s *Server) startScreen(sess *session.Session, model tea.Model, seat *game.
 		Unsupported: s.unsupportedOnce,
 		AnswerWait:  answerWait,
 		KeyToFrame:  keyToFrame,
+		Motion:      motionOf(s.motion, seat),
 	})
 	scr.Start(sess)
 	return scr
+}
+
+// motionOf is the motion gate of a screen: the server's for a player's
+// own screen (one with a seat), none for a spectator's, whose frames are
+// shared in step with the others' and would be drawn once per spectator
+// and frame.
+func motionOf(g *screen.MotionGate, seat *game.Seat) *screen.MotionGate {
+	if seat == nil {
+		return nil
+	}
+	return g
 }
 
 // screenOutput is where a screen writes: the session's channel itself
@@ -533,6 +545,7 @@ func gameScreen(svc *game.Service, h tui.Hinter) TUIFunc {
 			Games:       svc,
 			Self:        env.Seat.Player(),
 			Woken:       true, // runScreen's loop waits for what a spectator opened over the game watches
+			Motion:      true, // while the screen's gate allows (Config.Motion)
 		})
 	}
 }

@@ -154,7 +154,8 @@ func (m *Model) gameLines() ([]draw.Line, bool) {
 		return append(lines, m.statusLine(), m.helpLine()), true
 	default:
 		// Drawn straight into the frame: the board is most of its bytes.
-		m.drawn = draw.BoardDraw{Cache: m.cache, Board: b, Marks: &m.marks, Bytes: m.cache.Size(&b, &m.marks), At: len(lines), N: bh}
+		m.drawn = draw.BoardDraw{Cache: m.cache, Board: b, Marks: &m.marks, Bytes: m.cache.Size(&b, &m.marks), At: len(lines), N: bh,
+			Motion: m.motionFrame(m.cache, b)}
 		for range bh {
 			lines = append(lines, draw.Line{W: bw})
 		}

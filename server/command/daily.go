@@ -55,6 +55,7 @@ func (t *Table) runDaily(sess *session.Session, fs *commandFlags, args []string)
 			Size:    *size,
 			Context: sess.Context(),
 			Daily:   &tui.Daily{Day: day, Streak: streak, Now: t.games.Now},
+			Motion:  true, // while the screen's gate allows (server.Config.Motion)
 		})
 		return opened
 	})

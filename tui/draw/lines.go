@@ -29,6 +29,9 @@ type BoardDraw struct {
 	Marks *Marks
 	Bytes int
 	At, N int
+	// Motion, when set, is the frame of a move in flight to draw in
+	// place of Board (see Motion).
+	Motion *Motion
 }
 
 const Spaces = "                                                                                                                                "
@@ -85,9 +88,12 @@ func AppendCentred(dst []byte, lines []Line, width, height int, bd *BoardDraw) [
 	}
 	for i, l := range lines {
 		dst = AppendPad(dst, (width-l.W)/2)
-		if i >= bd.At && i < bd.At+bd.N {
+		switch {
+		case i >= bd.At && i < bd.At+bd.N && bd.Motion != nil:
+			dst = bd.Cache.AppendMotionLine(dst, i-bd.At, bd.Motion)
+		case i >= bd.At && i < bd.At+bd.N:
 			dst = bd.Cache.AppendLine(dst, i-bd.At, &bd.Board, bd.Marks)
-		} else {
+		default:
 			dst = append(dst, l.S...)
 		}
 		if i < len(lines)-1 {
