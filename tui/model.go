@@ -667,7 +667,7 @@ func (m *Model) showMove(p *pendingMove, res engine.Result, err error) tea.Cmd {
 		return nil // nothing changed, nothing stored
 	}
 	m.marks = draw.Marks{On: true, Spawn: res.Spawn, Merged: p.before.board.Merges(p.dir)}
-	m.startMotion(p.before.board, p.dir)
+	m.startMotion(p.before.board, p.dir, res.Gained > 0)
 	m.lastGain = res.Gained
 	// A hint was about the board before this move, and an error is
 	// behind us once a move is saved.

@@ -7,38 +7,43 @@ import (
 	"github.com/ssh2048/ssh2048/tui/draw"
 )
 
-// motionStep is how long each frame of a move's motion shows: the slides
-// and the pop (draw.MotionFrames of them) then the board at rest, within
-// about a tenth of a second, as the original game's slide.
-const motionStep = 30 * time.Millisecond
+// motionStep is how long each frame of a move's motion shows: the slide,
+// the pop when the move merged, then the board at rest, within about a
+// tenth of a second, as the original game's slide.
+const motionStep = 40 * time.Millisecond
 
 // motion is the move in flight on the game screen: its tiles' paths and
 // the frame of it to draw (see draw.Motion). Options.Motion turns it on;
-// the screen runs it (screen.Animator) while it may afford it.
+// the screen runs it (package screen's Animator) while it can afford it.
 type motion struct {
 	active bool
+	frames int       // 1: the slide; 2: the slide and the pop
 	start  time.Time // when its first frame was drawn; zero: not yet
+	step   int       // the frame on screen, from 1
 	frame  draw.Motion
 }
 
 // startMotion sets the move just shown in motion: the board before it
 // and its direction give where each tile went.
-func (m *Model) startMotion(before engine.Board, d engine.Direction) {
+func (m *Model) startMotion(before engine.Board, d engine.Direction, merged bool) {
 	if !m.opts.Motion {
 		return
 	}
 	mo := &m.motion
-	mo.active, mo.start = true, time.Time{}
+	mo.active, mo.start, mo.step = true, time.Time{}, 0
+	mo.frames = 1
+	if merged {
+		mo.frames = 2
+	}
 	mo.frame.Paths = before.Paths(d, mo.frame.Paths[:0])
-	mo.frame.Step = 0
 }
 
 // stopMotion ends the motion on screen: the next frame is the board at
 // rest. Every key does, so that input is never behind an animation.
 func (m *Model) stopMotion() { m.motion.active = false }
 
-// Animate is package screen's Animator: it picks the frame of the motion for now,
-// or ends it (no motion allowed, or its frames are over).
+// Animate is package screen's Animator: it picks the frame of the motion
+// for now, or ends it (motion not allowed now, or its frames are over).
 func (m *Model) Animate(now time.Time, allowed bool) time.Duration {
 	mo := &m.motion
 	if !mo.active {
@@ -52,11 +57,11 @@ func (m *Model) Animate(now time.Time, allowed bool) time.Duration {
 		mo.start = now
 	}
 	step := int(now.Sub(mo.start)/motionStep) + 1
-	if step > draw.MotionFrames {
+	if step > mo.frames {
 		mo.active = false
 		return 0
 	}
-	mo.frame.Step = step
+	mo.step = step
 	return mo.start.Add(time.Duration(step) * motionStep).Sub(now)
 }
 
@@ -64,12 +69,13 @@ func (m *Model) Animate(now time.Time, allowed bool) time.Duration {
 // when none is in flight.
 func (m *Model) motionFrame(c *draw.BoardCache, b engine.Board) *draw.Motion {
 	mo := &m.motion
-	if !mo.active || mo.frame.Step == 0 {
+	if !mo.active || mo.step == 0 {
 		return nil
 	}
-	mo.frame.After, mo.frame.Marks = b, &m.marks
-	if mo.frame.Pop == nil || mo.frame.Pop.N != c.N || mo.frame.Pop.Tier.W != c.Tier.W+2 || mo.frame.Pop.Tier.H != c.Tier.H+2 {
-		mo.frame.Pop = c.PopCache()
+	f := &mo.frame
+	f.Pop, f.After, f.Marks = mo.step == 2, b, &m.marks
+	if f.Big == nil || f.Big.N != c.N || f.Big.Tier.W != c.Tier.W+2 || f.Big.Tier.H != c.Tier.H+2 {
+		f.Big = c.PopCache()
 	}
-	return &mo.frame
+	return f
 }

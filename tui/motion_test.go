@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/ssh2048/ssh2048/engine"
-	"github.com/ssh2048/ssh2048/tui/draw"
 )
 
 // movedHarness is a game 3×3 at 40×14, seed 1, after enough moves of
@@ -17,7 +16,7 @@ func movedHarness(t *testing.T, motion bool, dirs []engine.Direction) *harness {
 	return newHarness(t, Options{Store: st, Size: 3, Motion: motion}, 40, 14)
 }
 
-// TestMotionFrames: a move is drawn as two slides and a pop, one
+// TestMotionFrames: a move that merges is drawn as a slide and a pop, one
 // motionStep apart, then the board at rest exactly as without motion.
 func TestMotionFrames(t *testing.T) {
 	h := movedHarness(t, true, nil)
@@ -27,14 +26,14 @@ func TestMotionFrames(t *testing.T) {
 		still.press(k)
 	}
 	t0 := time.Unix(1000, 0)
-	for step, name := range []string{"motion-slide-1", "motion-slide-2", "motion-pop"} {
+	for step, name := range []string{"motion-slide", "motion-pop"} {
 		at := t0.Add(time.Duration(step) * motionStep)
 		if next := h.m.Animate(at, true); next != motionStep {
 			t.Fatalf("frame %d: next in %v, want %v", step+1, next, motionStep)
 		}
 		golden(t, name, h.frame())
 	}
-	if next := h.m.Animate(t0.Add(draw.MotionFrames*motionStep), true); next != 0 {
+	if next := h.m.Animate(t0.Add(2*motionStep), true); next != 0 {
 		t.Fatalf("after the pop: next in %v, want 0 (at rest)", next)
 	}
 	if got, want := h.frame(), still.frame(); got != want {
