@@ -111,4 +111,3 @@ func (mp *motionPlayer) key() int {
 	}
 	return bytes
 }
-
