@@ -152,3 +152,27 @@ func TestReaderRace(t *testing.T) {
 	}
 	t.Logf("transcript:\n%s", strings.ReplaceAll(text, "\r\n", "\n"))
 }
+
+// TestReaderDaily plays today's challenge on the reader screen: its
+// title, the keys it turns off, a move, and the last line.
+func TestReaderDaily(t *testing.T) {
+	ts := startServer(t)
+	sess, out, send := readerSession(t, ts.dial(t, "dee", newKey(t)), "daily --size 3")
+	wait := func(what string) {
+		t.Helper()
+		waitFor(t, what, func() bool { return strings.Contains(out.String(), what) })
+	}
+	wait("2048, the daily challenge of ")
+	wait("3 by 3 game, 0 moves, score 0.\r\n")
+	send("n")
+	wait("The daily is one game: no new game, other sizes or AI.\r\n")
+	send("a")
+	send("s")
+	waitFor(t, "a move", func() bool { return moveSentence.MatchString(out.String()) })
+	if code := quitScreen(t, sess, send); code != 0 {
+		t.Errorf("exit status %d, want 0", code)
+	}
+	if text := out.String(); !strings.HasSuffix(text, "Your game is saved; it will be waiting when you come back.\r\n") || strings.ContainsRune(text, '\x1b') {
+		t.Errorf("transcript:\n%s", text)
+	}
+}
