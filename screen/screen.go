@@ -31,7 +31,12 @@
 //     hidden, and the player's window title is saved on the terminal's
 //     title stack. When the model quits, all of it is put back, and a
 //     last view that is not an AltScreen view is printed on the main
-//     screen, where it stays after the session ends.
+//     screen, where it stays after the session ends. A model that speaks
+//     in lines (Liner, for screen readers) has none of it: its lines are
+//     written as they come, and the terminal is left as it was.
+//   - A model whose view moves by itself for a moment (Animator: a move's
+//     slide) has its frames drawn by the screen's frame timer while a
+//     MotionGate shared by the server allows; keys are never held for it.
 //   - It asks the terminal for its background colour and whether it
 //     shows true colour, which an SSH session does not say (probe.go),
 //     and holds the first frame for the answers, briefly.
