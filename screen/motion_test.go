@@ -139,3 +139,36 @@ func TestMotionGate(t *testing.T) {
 		waitFor(t, "motion again", func() bool { d, _ := m.seen(); return slices.Contains(d, "motion 2") })
 	})
 }
+
+// slowWriter takes longer than a frame interval over every write, as a
+// client that does not keep up with its frames holds the screen's.
+type slowWriter struct{ outBuffer }
+
+func (w *slowWriter) Write(p []byte) (int, error) {
+	time.Sleep(50 * time.Millisecond)
+	return w.outBuffer.Write(p)
+}
+
+// TestMotionShedForSlowWrites: a screen whose writes back up draws no
+// motion, whatever the gate says.
+func TestMotionShedForSlowWrites(t *testing.T) {
+	m := &animModel{frames: 2}
+	kb := newKeyboard()
+	s := New(m, &slowWriter{}, Options{Width: 20, Height: 5, Profile: colorprofile.ASCII, Motion: NewMotionGate(10), Unsupported: failUnsupported(t)})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = s.Run(context.Background(), kb)
+	}()
+	t.Cleanup(func() {
+		s.Stop()
+		kb.close()
+		<-done
+	})
+	waitFor(t, "the first frame", func() bool { d, _ := m.seen(); return len(d) >= 1 })
+	press(t, kb, "a")
+	waitFor(t, "the key's frame", func() bool { _, a := m.seen(); return len(a) >= 2 })
+	if drawn, allowed := m.seen(); allowed[1] || slices.Contains(drawn, "motion 1") {
+		t.Errorf("motion over slow writes: frames %q, allowed %v", drawn, allowed)
+	}
+}
