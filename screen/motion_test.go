@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -171,4 +172,46 @@ func TestMotionShedForSlowWrites(t *testing.T) {
 	if drawn, allowed := m.seen(); allowed[1] || slices.Contains(drawn, "motion 1") {
 		t.Errorf("motion over slow writes: frames %q, allowed %v", drawn, allowed)
 	}
+}
+
+// onceSlowWriter takes longer than two frame intervals over the write
+// after slow is set, then is quick again.
+type onceSlowWriter struct {
+	outBuffer
+	slow atomic.Bool
+}
+
+func (w *onceSlowWriter) Write(p []byte) (int, error) {
+	if w.slow.Swap(false) {
+		time.Sleep(60 * time.Millisecond)
+	}
+	return w.outBuffer.Write(p)
+}
+
+// TestMotionLateShedsEverywhere: a motion frame drawn late (its screen
+// was held past its time) makes the gate shed motion for every screen on
+// it, for a while.
+func TestMotionLateShedsEverywhere(t *testing.T) {
+	gate := NewMotionGate(10)
+	m := &animModel{frames: 3}
+	w := &onceSlowWriter{}
+	kb := newKeyboard()
+	s := New(m, w, Options{Width: 20, Height: 5, Profile: colorprofile.ASCII, Motion: gate, Unsupported: failUnsupported(t)})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = s.Run(context.Background(), kb)
+	}()
+	t.Cleanup(func() {
+		s.Stop()
+		kb.close()
+		<-done
+	})
+	waitFor(t, "the first frame", func() bool { d, _ := m.seen(); return len(d) >= 1 })
+	if gate.Shedding(time.Now()) {
+		t.Fatal("the gate sheds before anything was late")
+	}
+	w.slow.Store(true) // the key's first motion frame holds the screen past the next one's time
+	press(t, kb, "a")
+	waitFor(t, "the gate to shed", func() bool { return gate.Shedding(time.Now()) })
 }
