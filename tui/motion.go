@@ -49,7 +49,9 @@ func (m *Model) Animate(now time.Time, allowed bool) time.Duration {
 	if !mo.active {
 		return 0
 	}
-	if !allowed || m.moving != nil {
+	// Motion is the game's: not while a commit is out (the frame shows
+	// the board before the move) or another screen is over it.
+	if !allowed || m.moving != nil || m.views.Top() != nil || m.screen == screenHelp || m.screen == screenLeaderboard {
 		mo.active = false
 		return 0
 	}
