@@ -66,6 +66,7 @@ type Race struct {
 	lobby   []string
 	ended   map[string]bool
 	clocked int
+	ticking bool // a clock tick is on its way
 
 	out   []byte
 	final string
@@ -154,6 +155,7 @@ func (r *Race) waitView() tea.Cmd {
 }
 
 func (r *Race) tick() tea.Cmd {
+	r.ticking = true
 	return tea.Tick(time.Second, func(time.Time) tea.Msg { return raceTickMsg{} })
 }
 
@@ -191,6 +193,10 @@ func (r *Race) update(msg tea.Msg) tea.Cmd {
 		return r.end(msg.Text, "")
 	case raceTickMsg:
 		r.sayClock()
+		if r.have && r.view.Phase == race.Finished {
+			r.ticking = false // again starts it for the next race
+			return nil
+		}
 		return r.tick()
 	case raceViewMsg:
 		r.mu.Lock()
@@ -559,6 +565,9 @@ func (r *Race) again() tea.Cmd {
 	}
 	old.Leave()
 	r.setTicket(t)
+	if !r.ticking {
+		return tea.Batch(r.waitView(), r.tick())
+	}
 	return r.waitView()
 }
 
