@@ -73,11 +73,11 @@ func (s *Screen) deliver(msg tea.Msg) {
 				continue
 			}
 			wg.Add(1)
-			go func() {
+			spawn(func() {
 				defer wg.Done()
 				defer s.contain() // runs before Done: the screen has ended when the wait does
 				s.deliver(cmd())
-			}()
+			})
 		}
 		wg.Wait()
 		return

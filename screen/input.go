@@ -53,30 +53,31 @@ func readInput(r io.Reader, deliver func([]tea.Msg)) {
 // goroutine and on the timer that decodes a lone escape: a panic in the
 // reader or the decoder ends the screen, not the process.
 //
-// Each read is handled on a goroutine of its own, which the reader waits
-// for. The reader waits for the client's next bytes for most of its life,
-// shallow; handling a read is deep (the model's update, the wait for a
-// move's commit, the frame written through the connection's cipher: a
-// race screen's goes past 8 KB). A goroutine's stack stays as large as the
-// deepest call it made until a collection finds it mostly unused, and
-// then only halves, so a reader that handled its reads itself held about
-// 12 KB more for each race screen, all the time. A goroutine that ends
-// gives its stack back at once; starting one costs about a microsecond a
-// read. (The server does the same with its handlers' setup: server's
-// stack.go.)
+// Each read is handled on another goroutine (a worker: workers.go), which
+// the reader waits for. The reader waits for the client's next bytes for
+// most of its life, shallow; handling a read is deep (the model's update,
+// the frame written through the connection's cipher: a race screen's goes
+// past 8 KB). A goroutine's stack stays as large as the deepest call it
+// made until a collection finds it mostly unused, and then only halves,
+// so a reader that handled its reads itself held about 12 KB more for
+// each race screen, all the time; a worker's stack serves every screen.
+// (The server does the same with its handlers' setup: server's stack.go.)
 func readInputContained(r io.Reader, deliver func([]tea.Msg), contain func()) {
 	defer contain()
 	in := &input{deliver: deliver, contain: contain}
 	buf := make([]byte, 512)
 	handled := make(chan struct{})
+	var n int
+	handle := func() {
+		defer func() { handled <- struct{}{} }()
+		defer contain()
+		in.feed(buf[:n])
+	}
 	for {
-		n, err := r.Read(buf)
+		var err error
+		n, err = r.Read(buf)
 		if n > 0 {
-			go func() {
-				defer func() { handled <- struct{}{} }()
-				defer contain()
-				in.feed(buf[:n])
-			}()
+			spawn(handle)
 			<-handled
 		}
 		if err != nil {

@@ -45,9 +45,10 @@
 //     back and Err returns a *PanicError with the stack, for the caller to
 //     log and explain.
 //
-// Commands run as with tea.Program, each in its own goroutine, and their
-// messages reach Update as they do there; what the screen does with the
-// messages of Bubble Tea's own commands:
+// Commands run as with tea.Program, each on a goroutine of its own (a
+// worker all screens share: workers.go), and their messages reach Update
+// as they do there; what the screen does with the messages of Bubble
+// Tea's own commands:
 //   - tea.Quit ends the screen as above; so does tea.Interrupt (there is
 //     no process to interrupt).
 //   - tea.Batch runs its commands concurrently, tea.Sequence one at a
@@ -427,10 +428,10 @@ func (s *Screen) dispatch(msg tea.Msg) {
 		s.backgroundAsked = false
 	default:
 		if cmds, ok := sequenceOf(msg); ok {
-			go func() {
+			spawn(func() {
 				defer s.contain()
 				s.runSequence(cmds)
-			}()
+			})
 			return
 		}
 		s.control(msg)
@@ -441,15 +442,16 @@ func (s *Screen) dispatch(msg tea.Msg) {
 	s.changed = true
 }
 
-// exec runs cmd in its own goroutine and delivers its message.
+// exec runs cmd on a goroutine of its own (a worker: workers.go) and
+// delivers its message.
 func (s *Screen) exec(cmd tea.Cmd) {
 	if cmd == nil {
 		return
 	}
-	go func() {
+	spawn(func() {
 		defer s.contain()
 		s.Send(cmd())
-	}()
+	})
 }
 
 // scheduleFrame draws now if the last frame is a frame interval old, or
