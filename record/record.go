@@ -51,7 +51,7 @@ var (
 type Record struct {
 	GameID    int64
 	Player    string // display name
-	Key       string // the player's short id (store.ShortID: 12 characters of the key fingerprint)
+	Key       string // the account's id (store.Account.PublicID: 12 characters of the fingerprint of the key that made it)
 	Kind      string // human, assisted or bot
 	Size      int
 	Generator engine.Generator

@@ -2,8 +2,9 @@
 // for every place that keeps it: the vocabulary (Kind, Player, SavedGame,
 // MoveState, Entry and the other rows), the sentinel errors callers branch
 // on, the checks and replay every store makes the same way, the names and
-// look-alikes shown for players, and the contract a store fulfils: Store,
-// and the optional abilities below it.
+// look-alikes shown for players, accounts (account.go: a player is an
+// account of one or more keys, with a name that is its alone), and the
+// contract a store fulfils: Store, and the optional abilities below it.
 //
 // The implementations are its sibling packages, as database/sql/driver's
 // types sit above the drivers: store/sqlite keeps one SQLite file (one
@@ -30,8 +31,11 @@ import (
 // package postgres's stores implement it. Every method is safe for
 // concurrent use, and a write has happened (durably) when it returns nil.
 type Store interface {
-	// UpsertPlayer records the key that authenticated and the name it
-	// asked for, sanitizing the name.
+	// UpsertPlayer returns the player of the key that authenticated,
+	// recording its use; a key never seen makes a new player. A store
+	// with Accounts resolves the key to its account, which keeps its
+	// name (rawName only names a new one); a store without renames the
+	// key's player to rawName, sanitized.
 	UpsertPlayer(ctx context.Context, fingerprint, keyType, rawName string) (Player, error)
 	// LoadOrCreateGame returns the player's unfinished game of that size
 	// and kind, replayed, or a new one.

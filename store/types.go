@@ -43,12 +43,13 @@ const (
 // Valid reports whether k is one of the three kinds.
 func (k Kind) Valid() bool { return k == KindHuman || k == KindAssisted || k == KindBot }
 
-// Player is someone who connected with a public key.
+// Player is an account (account.go) as the games see it: someone who
+// connected with one of its public keys.
 type Player struct {
-	ID          int64
-	Fingerprint string // SHA256:… as ssh-keygen -lf prints it
-	KeyType     string // e.g. ssh-ed25519
-	Name        string // sanitized display name
+	ID          int64  // the account's AccountID
+	Fingerprint string // the key that made the account, SHA256:… as ssh-keygen -lf prints it (Account.Fingerprint)
+	KeyType     string // of the key of this connection, e.g. ssh-ed25519
+	Name        string // the account's name, sanitized
 	FirstSeen   time.Time
 	LastSeen    time.Time
 }

@@ -2,10 +2,12 @@ package web
 
 import (
 	"context"
+	"database/sql"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"testing"
 
 	"github.com/ssh2048/ssh2048/engine"
@@ -20,16 +22,35 @@ var quiet = slog.New(slog.DiscardHandler)
 type world struct {
 	store *sqlite.Store
 	svc   *game.Service
+	dir   string // the store's data directory
 }
 
 func newWorld(t *testing.T) *world {
 	t.Helper()
-	store, err := sqlite.Open(context.Background(), t.TempDir(), sqlite.WithLogger(quiet))
+	dir := t.TempDir()
+	store, err := sqlite.Open(context.Background(), dir, sqlite.WithLogger(quiet))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
-	return &world{store: store, svc: game.New(store, quiet)}
+	return &world{store: store, svc: game.New(store, quiet), dir: dir}
+}
+
+// legacyName gives p a name as players had before accounts (issue 32):
+// held by no one, so another player's may look like it, as old data may.
+func (w *world) legacyName(t *testing.T, p game.Player, name string) {
+	t.Helper()
+	db, err := sql.Open("sqlite3", filepath.Join(w.dir, sqlite.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(`DELETE FROM player_names WHERE player_id = ?`, p.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`UPDATE players SET name = ?, name_key = NULL WHERE id = ?`, name, p.ID); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // player identifies a player by a made-up key.

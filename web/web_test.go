@@ -176,12 +176,15 @@ func TestHostileNames(t *testing.T) {
 	}
 }
 
-// TestLookAlikeTags: on a board, names that look alike carry their
-// player's tag, as the boards over SSH show them; other names do not.
+// TestLookAlikeTags: on a board, names that look alike (from before
+// accounts made a name one account's) carry their player's tag, as the
+// boards over SSH show them; other names do not.
 func TestLookAlikeTags(t *testing.T) {
 	w := newWorld(t)
 	for _, name := range []string{"swap1", "swapl", "bob"} {
-		w.play(t, w.player(t, name), 4, store.KindHuman, 0)
+		p := w.player(t, name)
+		w.legacyName(t, p, name)
+		w.play(t, p, 4, store.KindHuman, 0)
 	}
 	ts := w.site(t, Config{})
 	_, body := get(t, ts, "/scores/4/human")

@@ -86,7 +86,7 @@ const MaxLineBytes = 64
 type ScoreEntry struct {
 	Rank    int        `json:"rank"`
 	Name    string     `json:"name"`   // display name; not unique
-	Player  string     `json:"player"` // the player's stable id: 12 characters of the key's SHA256 fingerprint
+	Player  string     `json:"player"` // the account's stable id: 12 characters of the SHA256 fingerprint of the key that made it
 	Score   int        `json:"score"`
 	MaxTile int        `json:"max_tile"`
 	Moves   int        `json:"moves"`
@@ -143,4 +143,8 @@ const (
 	ExitNewer     = 8  // verify: the record is from a newer ssh2048
 	ExitInactive  = 9  // the session was closed for inactivity: no input for the idle timeout, or no answer to keepalives; the game is saved
 	ExitRoom      = 10 // race: the room is full, its race has started, too many rooms are open, or the player is in it already
+	// The account commands (docs/accounts.md): 20 and up, apart from the
+	// game's statuses.
+	ExitRefused = 20 // link, name, keys remove: a wrong, expired or used code, or one of the account's own; a name taken, a look-alike of one, or held; a rename within a day; the last key, or the session's own key without --self
+	ExitMerge   = 21 // link: the key has games of its own; run again with --merge to merge both histories
 )

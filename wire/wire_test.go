@@ -456,6 +456,8 @@ func TestExitStatuses(t *testing.T) {
 		{"ExitNewer", ExitNewer, 8, "a record from a newer ssh2048"},
 		{"ExitInactive", ExitInactive, 9, "closed for inactivity"},
 		{"ExitRoom", ExitRoom, 10, "the room is full"},
+		{"ExitRefused", ExitRefused, 20, "refused"},
+		{"ExitMerge", ExitMerge, 21, "--merge"},
 	}
 	docs := map[string]map[int]string{}
 	for _, d := range []struct{ path, heading string }{

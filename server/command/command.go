@@ -1,6 +1,6 @@
 // Package command is the SSH exec commands of ssh2048, one file each
 // (scores, bot, play, daily, race, export, verify, watch, tv, replay,
-// history, help), as soft-serve's pkg/ssh/cmd: each command is a value
+// history, whoami, link, keys, name, help), as soft-serve's pkg/ssh/cmd: each command is a value
 // with its name, its usage (flags and arguments), its line of help and
 // its run; Table, the dispatcher, builds the list in the order help
 // shows it and runs the one an exec request names.
@@ -114,6 +114,10 @@ func commands() []Command {
 		tvCommand(),
 		replayCommand(),
 		historyCommand(),
+		whoamiCommand(),
+		linkCommand(),
+		keysCommand(),
+		nameCommand(),
 		helpCommand(),
 	}
 }

@@ -41,7 +41,8 @@ func (t *Table) writeHelp(w io.Writer, width int) {
 		"reconnect), 5 refuted (verify), 6 no such game, or no one playing it (watch),\n" +
 		"7 game still in play (export; watch, replay: today's daily), 9 closed for\n" +
 		"inactivity (no input, or no answer to keepalives), 10 race room full or\n" +
-		"started.\n")
+		"started, 20 refused (link, name, keys remove; stderr says why), 21 link:\n" +
+		"the key has games, run again with --merge.\n")
 	io.WriteString(w, flagtext.Wrap(b.String(), width, "", ""))
 }
 

@@ -1,5 +1,6 @@
 // Package servertest runs the real ssh2048 server for tests: on a loopback
-// port, over a real SQLite file, stopped when the test ends. The server's
+// port, over a real SQLite file (or any store, StartOver), stopped when
+// the test ends. The server's
 // own end-to-end tests, the admission's and the load generator's share it,
 // and its clients (clients.go): logins from any loopback address, exec
 // commands run to their end, PTYs, raw TCP. Screen reads a screen command
@@ -12,6 +13,7 @@ import (
 	"context"
 	"crypto/ed25519"
 	"crypto/rand"
+	"io"
 	"log/slog"
 	"net"
 	"path/filepath"
@@ -23,6 +25,7 @@ import (
 	"github.com/ssh2048/ssh2048/race"
 	"github.com/ssh2048/ssh2048/server"
 	"github.com/ssh2048/ssh2048/server/admission"
+	"github.com/ssh2048/ssh2048/store"
 	"github.com/ssh2048/ssh2048/store/sqlite"
 	gossh "golang.org/x/crypto/ssh"
 )
@@ -51,9 +54,35 @@ func Start(tb testing.TB, dir, addr string, opts ...func(*server.Config)) *Serve
 // clock (game.WithClock), say.
 func StartGames(tb testing.TB, dir, addr string, gameOpts []game.Option, opts ...func(*server.Config)) *Server {
 	tb.Helper()
+	var sq *sqlite.Store
+	s := start(tb, dir, addr, func(log *slog.Logger) (Backing, error) {
+		var err error
+		sq, err = sqlite.Open(context.Background(), dir, sqlite.WithLogger(log))
+		return sq, err
+	}, gameOpts, opts)
+	s.Store = sq
+	return s
+}
+
+// Backing is a store a Server runs on; it is closed when the server stops.
+type Backing interface {
+	store.Store
+	io.Closer
+}
+
+// StartOver is Start over the store open opens, given the server's
+// logger: a PostgreSQL store, for the tests that run against both. The
+// Server's Store is nil.
+func StartOver(tb testing.TB, dir, addr string, open func(*slog.Logger) (Backing, error), opts ...func(*server.Config)) *Server {
+	tb.Helper()
+	return start(tb, dir, addr, open, nil, opts)
+}
+
+func start(tb testing.TB, dir, addr string, open func(*slog.Logger) (Backing, error), gameOpts []game.Option, opts []func(*server.Config)) *Server {
+	tb.Helper()
 	logs := &Buffer{}
 	log := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	store, err := sqlite.Open(context.Background(), dir, sqlite.WithLogger(log))
+	store, err := open(log)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -97,7 +126,7 @@ func StartGames(tb testing.TB, dir, addr string, gameOpts []game.Option, opts ..
 			tb.Logf("server log:\n%s", logs.String())
 		}
 	})
-	return &Server{Srv: srv, Store: store, Addr: l.Addr().String(), Dir: dir, Logs: logs, Stop: stop}
+	return &Server{Srv: srv, Addr: l.Addr().String(), Dir: dir, Logs: logs, Stop: stop}
 }
 
 // Races builds the server's races with opts (races of a few seconds:

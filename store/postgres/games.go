@@ -10,39 +10,13 @@ import (
 
 	"github.com/ssh2048/ssh2048/engine"
 	"github.com/ssh2048/ssh2048/store"
+	"github.com/ssh2048/ssh2048/store/internal/accounts"
 )
 
 // querier is what reads need: the pool, or a read transaction.
 type querier interface {
 	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
 	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
-}
-
-// UpsertPlayer records a connection by the public key with that
-// fingerprint, as store.Store.UpsertPlayer does.
-func (s *Store) UpsertPlayer(ctx context.Context, fingerprint, keyType, rawName string) (store.Player, error) {
-	if fingerprint == "" {
-		return store.Player{}, fmt.Errorf("upsert player: %w: empty fingerprint", store.ErrInvalid)
-	}
-	name := store.DisplayName(rawName, fingerprint)
-	var p store.Player
-	err := s.w.do(ctx, func(ctx context.Context, tx pgx.Tx, now int64) error {
-		var first, last int64
-		err := tx.QueryRow(ctx, `
-			INSERT INTO players (fingerprint, key_type, name, first_seen, last_seen)
-			VALUES ($1, $2, $3, $4, $4)
-			ON CONFLICT (fingerprint) DO UPDATE
-			SET key_type = excluded.key_type, name = excluded.name, last_seen = excluded.last_seen
-			RETURNING id, fingerprint, key_type, name, first_seen, last_seen`,
-			fingerprint, keyType, name, now,
-		).Scan(&p.ID, &p.Fingerprint, &p.KeyType, &p.Name, &first, &last)
-		p.FirstSeen, p.LastSeen = time.UnixMicro(first), time.UnixMicro(last)
-		return err
-	})
-	if err != nil {
-		return store.Player{}, fmt.Errorf("upsert player %s: %w", fingerprint, err)
-	}
-	return p, nil
 }
 
 // LoadOrCreateGame returns the player's game in progress for (size,
@@ -492,7 +466,7 @@ func (s *Store) PlayerByID(ctx context.Context, id int64) (store.Player, error) 
 	var p store.Player
 	var first, last int64
 	err := s.pool.QueryRow(ctx, `
-		SELECT id, fingerprint, key_type, name, first_seen, last_seen FROM players WHERE id = $1`, id,
+		SELECT id, fingerprint, key_type, name, first_seen, `+accounts.LastSeen+` FROM players p WHERE id = $1`, id,
 	).Scan(&p.ID, &p.Fingerprint, &p.KeyType, &p.Name, &first, &last)
 	if noRows(err) {
 		return store.Player{}, fmt.Errorf("player %d: %w", id, store.ErrNotFound)

@@ -47,6 +47,7 @@ import (
 
 	"github.com/ssh2048/ssh2048/migrations"
 	"github.com/ssh2048/ssh2048/store"
+	"github.com/ssh2048/ssh2048/store/internal/accounts"
 )
 
 // Option configures Open.
@@ -93,8 +94,11 @@ var (
 
 // Store is the PostgreSQL store. It is safe for concurrent use.
 type Store struct {
-	pool    *pgxpool.Pool
-	w       *writer
+	pool *pgxpool.Pool
+	w    *writer
+	// The accounts' methods (store.Accounts and UpsertPlayer), shared
+	// with package sqlite.
+	accounts.Methods[pgx.Tx]
 	log     *slog.Logger
 	obs     store.Observer
 	newSeed func() uint64 // replaced in tests
@@ -173,6 +177,7 @@ func Open(ctx context.Context, url string, opts ...Option) (*Store, error) {
 	s := &Store{pool: pool, log: o.log, obs: o.obs, newSeed: store.NewSeed, node: o.node, lease: o.lease,
 		held: make(map[int64]int64), races: make(map[string]string), stop: make(chan struct{}), stopped: make(chan struct{})}
 	s.w = newWriter(wpool, o.log, o.obs)
+	s.Methods = accounts.New(s.w.Do, func(tx pgx.Tx) accounts.Querier { return pgQuerier{tx} }, pgQuerier{pool}, nil)
 	s.bus = newBus(cfg.ConnConfig, pool, o.log)
 	go s.renewLeases()
 	return s, nil

@@ -35,6 +35,7 @@ import (
 
 	"github.com/ssh2048/ssh2048/migrations"
 	"github.com/ssh2048/ssh2048/store"
+	"github.com/ssh2048/ssh2048/store/internal/accounts"
 
 	"github.com/mattn/go-sqlite3"
 )
@@ -85,10 +86,13 @@ var (
 
 // Store is the database. It is safe for concurrent use.
 type Store struct {
-	path    string
-	write   *sql.DB // exactly one connection, used only by the writer goroutine
-	read    *sql.DB // read-only pool
-	w       *writer
+	path  string
+	write *sql.DB // exactly one connection, used only by the writer goroutine
+	read  *sql.DB // read-only pool
+	w     *writer
+	// The accounts' methods (store.Accounts and UpsertPlayer), shared
+	// with package postgres.
+	accounts.Methods[*sql.Tx]
 	log     *slog.Logger
 	obs     store.Observer
 	newSeed func() uint64 // replaced in tests
@@ -184,6 +188,7 @@ func Open(ctx context.Context, dataDir string, opts ...Option) (*Store, error) {
 	s := &Store{path: path, write: write, read: read, log: o.log, obs: o.obs, newSeed: store.NewSeed, node: newNode(),
 		stopCheckpoints: make(chan struct{}), checkpointsDone: make(chan struct{})}
 	s.w = newWriter(write, o.log, o.obs)
+	s.Methods = accounts.New(s.w.Do, func(tx *sql.Tx) accounts.Querier { return sqlQuerier{tx} }, sqlQuerier{read}, nil)
 	go s.checkpointLoop()
 	return s, nil
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io/fs"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/ssh2048/ssh2048/migrations"
 	"github.com/ssh2048/ssh2048/store"
+	"github.com/ssh2048/ssh2048/store/storetest"
 )
 
 func schemaVersion(t *testing.T, db *sql.DB) int64 {
@@ -39,7 +41,14 @@ func latestMigration(t *testing.T) int64 {
 	if err != nil || len(entries) == 0 {
 		t.Fatalf("embedded migrations: %v (%d files)", err, len(entries))
 	}
-	return int64(len(entries)) // numbered 1..n without gaps: see package migrations' test
+	// The last file's number: while the numbers reserved for changes in
+	// flight leave a gap, it is not the count of files.
+	last := entries[len(entries)-1].Name()
+	n, err := strconv.ParseInt(last[:strings.IndexByte(last, '_')], 10, 64)
+	if err != nil {
+		t.Fatalf("migration %q: %v", last, err)
+	}
+	return n
 }
 
 func TestMigrationsFromEmptyAndTwice(t *testing.T) {
@@ -140,7 +149,11 @@ func TestConcurrentOpensMigrateOnce(t *testing.T) {
 	if err := stores[0].read.QueryRow(`SELECT count(*) FROM goose_db_version`).Scan(&rows); err != nil {
 		t.Fatal(err)
 	}
-	if want := int(latestMigration(t)) + 1; rows != want { // + goose's version 0 row
+	entries, err := fs.ReadDir(migrations.SQLite, ".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := len(entries) + 1; rows != want { // + goose's version 0 row
 		t.Errorf("goose_db_version has %d rows, want %d (a migration ran twice?)", rows, want)
 	}
 	for _, s := range stores {
@@ -252,7 +265,8 @@ func TestDatabaseMigratedBeforeTheSplitOpens(t *testing.T) {
 	if err := migrate(ctx, conn, path+".migrate-lock", old, quiet); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := conn.Exec(`INSERT INTO players (fingerprint, key_type, name, first_seen, last_seen) VALUES ('SHA256:before', 'k', 'before', 1, 1)`); err != nil {
+	if _, err := conn.Exec(`INSERT INTO players (fingerprint, key_type, name, first_seen, last_seen) VALUES ('SHA256:before', 'k', 'before', 1, 1);
+		INSERT INTO player_keys (fingerprint, player_id, key_type, added_at, last_used) SELECT fingerprint, id, key_type, 1, 1 FROM players`); err != nil {
 		t.Fatal(err)
 	}
 	conn.Close()
@@ -269,4 +283,31 @@ func TestDatabaseMigratedBeforeTheSplitOpens(t *testing.T) {
 	if p, err := s.UpsertPlayer(ctx, "SHA256:before", "k", "before"); err != nil || p.FirstSeen.UnixMicro() != 1 {
 		t.Errorf("the player stored before: %+v, %v", p, err)
 	}
+}
+
+// TestAccountsMigrationKeepsEveryPlayer: migration 00010 makes every
+// player from before accounts an account with its one key
+// (storetest.CheckPlayersBecameAccounts).
+func TestAccountsMigrationKeepsEveryPlayer(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	path := filepath.Join(dir, FileName)
+	conn, err := sql.Open("sqlite3", dsn(path, false, "FULL"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn.SetMaxOpenConns(1)
+	if err := migrate(ctx, conn, path+".migrate-lock", storetest.MigrationsBefore(t, migrations.SQLite, "00010"), quiet); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Exec(storetest.PlayersBeforeAccounts("")); err != nil {
+		t.Fatal(err)
+	}
+	conn.Close()
+	s, err := Open(ctx, dir, WithLogger(quiet))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	storetest.CheckPlayersBecameAccounts(t, s)
 }

@@ -1,23 +1,62 @@
 package sqlite
 
-import "testing"
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"testing"
 
-// TestUpsertFallbackName: a name that sanitizes to nothing is stored as
-// its fallback, and a later clean name replaces it on the same player.
+	"github.com/ssh2048/ssh2048/store"
+)
+
+// TestUpsertFallbackName: a new account whose user name sanitizes to
+// nothing is given a generated name, and a later connection with a clean
+// user name does not rename it: the name is the account's.
 func TestUpsertFallbackName(t *testing.T) {
 	s := openStore(t)
 	p, err := s.UpsertPlayer(t.Context(), "SHA256:AbCdEfGhIj", "ssh-ed25519", "\x1b[2J")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Name != "player-AbCdEf" {
-		t.Fatalf("name = %q, want player-AbCdEf", p.Name)
+	if len(p.Name) != len("player-0000") || p.Name[:7] != "player-" {
+		t.Fatalf("name = %q, want player- and four hex digits", p.Name)
 	}
 	p2, err := s.UpsertPlayer(t.Context(), "SHA256:AbCdEfGhIj", "ssh-ed25519", "\u202ezed")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p2.ID != p.ID || p2.Name != "zed" || !p2.FirstSeen.Equal(p.FirstSeen) || !p2.LastSeen.After(p.LastSeen) {
+	if p2.ID != p.ID || p2.Name != p.Name || !p2.FirstSeen.Equal(p.FirstSeen) || !p2.LastSeen.After(p.LastSeen) {
 		t.Fatalf("second upsert = %+v, first %+v", p2, p)
+	}
+}
+
+// TestExpiredLinkCode: a code past store.LinkCodeTTL is told apart from a
+// wrong one, and links no one.
+func TestExpiredLinkCode(t *testing.T) {
+	ctx := t.Context()
+	s := openStore(t)
+	ann, err := s.UpsertPlayer(ctx, "SHA256:ann", "ssh-ed25519", "ann")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.UpsertPlayer(ctx, "SHA256:laptop", "ssh-ed25519", "lap"); err != nil {
+		t.Fatal(err)
+	}
+	hash, _ := store.LinkCodeHash(store.NewLinkCode())
+	if _, err := s.AddLinkCode(ctx, store.AccountID(ann.ID), hash); err != nil {
+		t.Fatal(err)
+	}
+	// As if LinkCodeTTL had passed: the code's expiry is now.
+	if err := s.w.do(ctx, func(ctx context.Context, tx *sql.Tx, now int64) error {
+		_, err := tx.ExecContext(ctx, `UPDATE link_codes SET expires_at = ?`, now)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Link(ctx, hash, "SHA256:laptop", false); !errors.Is(err, store.ErrCodeExpired) {
+		t.Fatalf("an expired code: %v, want ErrCodeExpired", err)
+	}
+	if a, err := s.Account(ctx, store.AccountID(ann.ID)); err != nil || a.Keys != 1 {
+		t.Fatalf("after the expired code: %+v, %v; want one key", a, err)
 	}
 }

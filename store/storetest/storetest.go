@@ -31,6 +31,7 @@ type Store interface {
 	store.ContestEnder
 	store.BotRaceBoarder
 	store.ContestRanker
+	store.Accounts
 	io.Closer
 }
 
@@ -70,6 +71,12 @@ func Run(t *testing.T, b Backend) {
 		{"SecretIsKept", testSecretIsKept},
 		{"Races", testRaces},
 		{"ConcurrentAppends", testConcurrentAppends},
+		{"LinkKeyWithoutGames", testLinkKeyWithoutGames},
+		{"MergeKeepsEveryGame", testMergeKeepsEveryGame},
+		{"RemoveKey", testRemoveKey},
+		{"Names", testNames},
+		{"ConcurrentNameClaims", testConcurrentNameClaims},
+		{"ConcurrentLinks", testConcurrentLinks},
 	} {
 		t.Run(c.name, func(t *testing.T) { c.test(t, b) })
 	}

@@ -1,0 +1,83 @@
+package postgres_test
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"testing"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // database/sql's "pgx", for goose
+	"github.com/pressly/goose/v3"
+
+	"github.com/ssh2048/ssh2048/migrations"
+	"github.com/ssh2048/ssh2048/store"
+	"github.com/ssh2048/ssh2048/store/postgres"
+	"github.com/ssh2048/ssh2048/store/postgres/pgtest"
+	"github.com/ssh2048/ssh2048/store/storetest"
+)
+
+// TestAccountsMigrationKeepsEveryPlayer is store/sqlite's test of
+// migration 00010, on PostgreSQL (storetest.CheckPlayersBecameAccounts).
+func TestAccountsMigrationKeepsEveryPlayer(t *testing.T) {
+	ctx := context.Background()
+	url := pgtest.Database(t)
+	db, err := sql.Open("pgx", url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	p, err := goose.NewProvider(goose.DialectPostgres, db, storetest.MigrationsBefore(t, migrations.Postgres, "00010"), goose.WithDisableGlobalRegistry(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Up(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(storetest.PlayersBeforeAccounts("OVERRIDING SYSTEM VALUE")); err != nil {
+		t.Fatal(err)
+	}
+	storetest.CheckPlayersBecameAccounts(t, openStore(t, url))
+}
+
+// TestAccountsAcrossNodes: two nodes on one database are one set of
+// accounts: a code made on one links on the other, and of claims of one
+// name made on both at once, the database grants one.
+func TestAccountsAcrossNodes(t *testing.T) {
+	ctx := context.Background()
+	url := pgtest.Database(t)
+	nodes := [2]*postgres.Store{openStore(t, url), openStore(t, url)}
+	ann, err := nodes[0].UpsertPlayer(ctx, "SHA256:ann", "ssh-ed25519", "ann")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := nodes[1].UpsertPlayer(ctx, "SHA256:ann-laptop", "ssh-ed25519", "lap"); err != nil {
+		t.Fatal(err)
+	}
+	hash, _ := store.LinkCodeHash(store.NewLinkCode())
+	if _, err := nodes[0].AddLinkCode(ctx, store.AccountID(ann.ID), hash); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := nodes[1].Link(ctx, hash, "SHA256:ann-laptop", false); err != nil || res.Account.ID != store.AccountID(ann.ID) {
+		t.Fatalf("a code of node 0 used on node 1: %+v, %v", res, err)
+	}
+	if _, err := nodes[0].Link(ctx, hash, "SHA256:ann-laptop", false); !errors.Is(err, store.ErrCodeUsed) {
+		t.Fatalf("the code again, on node 0: %v, want ErrCodeUsed", err)
+	}
+
+	const n = 16
+	ids := make([]store.AccountID, n)
+	for i := range ids {
+		p, err := nodes[i%2].UpsertPlayer(ctx, fmt.Sprintf("SHA256:claimer-%d", i), "ssh-ed25519", "claimer")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids[i] = store.AccountID(p.ID)
+	}
+	if granted := storetest.AtOnce(t, n, store.ErrNameTaken, func(i int) error {
+		_, err := nodes[i%2].ClaimName(ctx, ids[i], "Quinn")
+		return err
+	}); granted != 1 {
+		t.Fatalf("%d of %d claims on two nodes granted, want 1", granted, n)
+	}
+}

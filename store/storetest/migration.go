@@ -1,0 +1,87 @@
+package storetest
+
+import (
+	"context"
+	"io/fs"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/ssh2048/ssh2048/store"
+)
+
+// Migration 00010 (accounts), as both stores test it: each applies the
+// migrations before it (MigrationsBefore), writes PlayersBeforeAccounts
+// with its own SQL connection, opens its store (which applies 00010 and
+// on), and checks the result with CheckPlayersBecameAccounts.
+
+// MigrationsBefore is the migrations of fsys numbered below first
+// ("00010"): a database as an older ssh2048 left it.
+func MigrationsBefore(tb testing.TB, fsys fs.FS, first string) fstest.MapFS {
+	tb.Helper()
+	out := fstest.MapFS{}
+	entries, err := fs.ReadDir(fsys, ".")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for _, e := range entries {
+		if e.Name() >= first {
+			break
+		}
+		data, err := fs.ReadFile(fsys, e.Name())
+		if err != nil {
+			tb.Fatal(err)
+		}
+		out[e.Name()] = &fstest.MapFile{Data: data}
+	}
+	return out
+}
+
+// PlayersBeforeAccounts is three players and two games as they were kept
+// before accounts: ann, ANN (a look-alike of ann under case folding) and
+// root (a generic login). overriding is what the dialect needs between a
+// table and its VALUES to write ids itself ("OVERRIDING SYSTEM VALUE" in
+// PostgreSQL, "" in SQLite).
+func PlayersBeforeAccounts(overriding string) string {
+	return strings.ReplaceAll(`
+		INSERT INTO players (id, fingerprint, key_type, name, first_seen, last_seen) OVERRIDING VALUES
+			(7, 'SHA256:ann', 'ssh-ed25519', 'ann', 1, 2), (9, 'SHA256:ANN', 'ssh-rsa', 'ANN', 3, 4), (11, 'SHA256:root', 'ssh-ed25519', 'root', 5, 6);
+		INSERT INTO games (id, player_id, size, kind, seed, board, started_at, updated_at, reached_at) OVERRIDING
+			VALUES (70, 7, 4, 'human', 1, '', 1, 1, 1), (90, 9, 4, 'human', 2, '', 3, 3, 3)`, "OVERRIDING", overriding)
+}
+
+// CheckPlayersBecameAccounts checks a store on PlayersBeforeAccounts
+// after migration 00010: every player is an account with its one key,
+// under the same id, so that its key finds its games; its name is kept
+// (claimed by its first connection) unless a look-alike claimed it
+// first or it is a generic login, which get generated names.
+func CheckPlayersBecameAccounts(t *testing.T, s Store) {
+	t.Helper()
+	ctx := context.Background()
+	for _, tt := range []struct {
+		fp   string
+		id   int64
+		name string
+		game int64
+	}{
+		{"SHA256:ann", 7, "ann", 70},
+		{"SHA256:ANN", 9, "", 90},  // "ANN" is ann's under case folding: a generated name
+		{"SHA256:root", 11, "", 0}, // a generic login: a generated name
+	} {
+		keys, err := s.AccountKeys(ctx, store.AccountID(tt.id))
+		if err != nil || len(keys) != 1 || keys[0].Fingerprint != tt.fp {
+			t.Fatalf("keys of %d = %+v, %v; want its one key %s", tt.id, keys, err, tt.fp)
+		}
+		p, err := s.UpsertPlayer(ctx, tt.fp, "ssh-ed25519", "someone-else")
+		if err != nil || p.ID != tt.id {
+			t.Fatalf("UpsertPlayer(%s) = %+v, %v; want account %d", tt.fp, p, err, tt.id)
+		}
+		if want := tt.name; (want != "" && p.Name != want) || (want == "" && !strings.HasPrefix(p.Name, store.GeneratedPrefix)) {
+			t.Errorf("account %d is named %q, want %q (or a generated name)", tt.id, p.Name, want)
+		}
+		games, err := s.PlayerGames(ctx, tt.id, 10)
+		if err != nil || (tt.game != 0 && (len(games) != 1 || games[0].ID != tt.game)) {
+			t.Errorf("games of %d = %+v, %v; want game %d", tt.id, games, err, tt.game)
+		}
+	}
+}
