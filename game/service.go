@@ -40,6 +40,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/ssh2048/ssh2048/review"
 	"github.com/ssh2048/ssh2048/store"
 )
 
@@ -90,6 +91,9 @@ type Service struct {
 	// watchedElsewhere: games held here that other nodes' spectators
 	// asked for, until when (remote.go).
 	watchedElsewhere map[int64]time.Time
+
+	reviewer review.Evaluator // nil: no reviews made (review.go)
+	reviews  reviews
 }
 
 // Option changes how New builds the service.
@@ -105,7 +109,8 @@ func New(st store.Store, log *slog.Logger, opts ...Option) *Service {
 		log = slog.Default()
 	}
 	s := &Service{store: st, log: log, now: time.Now, holders: make(map[gameKey]*Play),
-		byID: make(map[int64]*Play), feeds: make(map[int64]*feed)}
+		byID: make(map[int64]*Play), feeds: make(map[int64]*feed),
+		reviews: reviews{byGame: make(map[int64]*reviewFlight), byPlayer: make(map[int64]bool)}}
 	for _, o := range opts {
 		o(s)
 	}

@@ -137,7 +137,7 @@ func New() *Metrics {
 	for _, r := range []string{"full", "per_ip"} {
 		m.httpRefused.WithLabelValues(r)
 	}
-	for _, p := range []ai.Priority{ai.Hint, ai.Autoplay} {
+	for _, p := range []ai.Priority{ai.Hint, ai.Autoplay, ai.Review} {
 		m.aiSearch.WithLabelValues(p.String())
 	}
 	for _, op := range []string{"begin", "write", "commit", "checkpoint", "ping"} {

@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +14,7 @@ import (
 	"github.com/ssh2048/ssh2048/server"
 	"github.com/ssh2048/ssh2048/server/servertest"
 	"github.com/ssh2048/ssh2048/store/sqlite"
+	"github.com/ssh2048/ssh2048/wire"
 	gossh "golang.org/x/crypto/ssh"
 )
 
@@ -189,4 +192,49 @@ func (b *botSession) finish() {
 	if code := b.wait(); code != 0 {
 		b.t.Fatalf("exit %d after closing input; stderr %q", code, b.stderr.String())
 	}
+}
+
+// endedBotGame plays c's bot game of size to its end, cycling through the
+// four moves, and returns its last state and its id (the player's only
+// bot game of that size on the board).
+func endedBotGame(t testing.TB, c *gossh.Client, size int) (state, string) {
+	t.Helper()
+	b, st := botGame(t, c, size, func(st state) bool { return st.Over })
+	if code := b.wait(); code != wire.ExitOK {
+		t.Fatalf("bot ended with %d", code)
+	}
+	return st, botGameID(t, c, size)
+}
+
+// liveBotGame plays moves moves of c's bot game of size and returns its
+// session, still playing, and its id.
+func liveBotGame(t testing.TB, c *gossh.Client, size, moves int) (*botSession, string) {
+	t.Helper()
+	b, _ := botGame(t, c, size, func(st state) bool { return st.Moves >= moves })
+	return b, botGameID(t, c, size)
+}
+
+// botGame plays c's bot game of size, cycling through the four moves,
+// until done says so.
+func botGame(t testing.TB, c *gossh.Client, size int, done func(state) bool) (*botSession, state) {
+	t.Helper()
+	b := startBot(t, c, fmt.Sprintf("--size %d", size))
+	st := b.mustRead()
+	dirs := []string{"left", "up", "right", "down"}
+	for i := 0; !done(st); i++ {
+		b.send(dirs[i%4])
+		st = b.mustRead()
+	}
+	return b, st
+}
+
+// botGameID is the id of c's bot game of size, its only one on the board.
+func botGameID(t testing.TB, c *gossh.Client, size int) string {
+	t.Helper()
+	var rows []wire.ScoreEntry
+	out := run(t, c, fmt.Sprintf("scores --size %d --bots --json", size), "")
+	if err := json.Unmarshal([]byte(out.stdout), &rows); err != nil || len(rows) != 1 {
+		t.Fatalf("scores: %v %q", err, out.stdout)
+	}
+	return strconv.FormatInt(rows[0].GameID, 10)
 }

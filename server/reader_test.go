@@ -176,3 +176,39 @@ func TestReaderDaily(t *testing.T) {
 		t.Errorf("transcript:\n%s", text)
 	}
 }
+
+// TestReaderKeptSetting: `settings screen reader` keeps the reader screen
+// for the player's next sessions, with no environment; a value of
+// SSH2048_SCREEN that is no screen is refused before any screen.
+func TestReaderKeptSetting(t *testing.T) {
+	ts := startServer(t)
+	key := newKey(t)
+	if res := run(t, ts.dial(t, "kim", key), "settings screen reader", ""); res.code != 0 {
+		t.Fatalf("settings screen reader: status %d, %s%s", res.code, res.stdout, res.stderr)
+	}
+	sess, out, send := ptyCommand(t, ts.dial(t, "kim", key), 80, 24, "")
+	waitFor(t, "the reader's greeting", func() bool { return strings.Contains(out.String(), "2048 for screen readers.\r\n") })
+	if code := quitScreen(t, sess, send); code != 0 || strings.ContainsRune(out.String(), '\x1b') {
+		t.Errorf("status %d, transcript %q", code, out.String())
+	}
+
+	bad, err := ts.dial(t, "lou", newKey(t)).NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bad.Close()
+	if err := bad.Setenv("SSH2048_SCREEN", "braille"); err != nil {
+		t.Fatal(err)
+	}
+	if err := bad.RequestPty("xterm-256color", 24, 80, gossh.TerminalModes{}); err != nil {
+		t.Fatal(err)
+	}
+	var stderr syncBuffer
+	bad.Stderr = &stderr
+	if err := bad.Shell(); err != nil {
+		t.Fatal(err)
+	}
+	if code := exitCode(t, bad.Wait()); code != 2 || !strings.Contains(stderr.String(), "SSH2048_SCREEN") {
+		t.Errorf("SSH2048_SCREEN=braille: status %d, stderr %q", code, stderr.String())
+	}
+}

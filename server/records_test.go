@@ -19,22 +19,7 @@ func TestExportAndVerify(t *testing.T) {
 	ts := startServer(t)
 	c := ts.dial(t, "rec", newKey(t))
 
-	b := startBot(t, c, "--size 3")
-	st := b.mustRead()
-	dirs := []string{"left", "up", "right", "down"}
-	for i := 0; !st.Over; i++ {
-		b.send(dirs[i%4])
-		st = b.mustRead()
-	}
-	if code := b.wait(); code != wire.ExitOK {
-		t.Fatalf("bot ended with %d", code)
-	}
-	var rows []wire.ScoreEntry
-	out := run(t, c, "scores --size 3 --bots --json", "")
-	if err := json.Unmarshal([]byte(out.stdout), &rows); err != nil || len(rows) != 1 {
-		t.Fatalf("scores: %v %q", err, out.stdout)
-	}
-	id := strconv.FormatInt(rows[0].GameID, 10)
+	st, id := endedBotGame(t, c, 3)
 
 	exp := run(t, c, "export "+id, "")
 	if exp.code != wire.ExitOK {
@@ -52,17 +37,7 @@ func TestExportAndVerify(t *testing.T) {
 	}
 
 	// A game in play: its record is secret.
-	live := startBot(t, c, "--size 4")
-	for i, ls := 0, live.mustRead(); ls.Moves == 0; i++ {
-		live.send(dirs[i%4])
-		ls = live.mustRead()
-	}
-	rows = nil
-	out = run(t, c, "scores --size 4 --bots --json", "")
-	if err := json.Unmarshal([]byte(out.stdout), &rows); err != nil || len(rows) != 1 {
-		t.Fatalf("scores: %v %q", err, out.stdout)
-	}
-	liveID := strconv.FormatInt(rows[0].GameID, 10)
+	live, liveID := liveBotGame(t, c, 4, 1)
 	if r := run(t, c, "export "+liveID, ""); r.code != wire.ExitInPlay || r.stdout != "" || !strings.Contains(r.stderr, "still being played") {
 		t.Fatalf("export of a game in play: %d %q %q", r.code, r.stdout, r.stderr)
 	}
@@ -85,7 +60,7 @@ func TestExportAndVerify(t *testing.T) {
 	}
 
 	// A score forged in the database is refuted.
-	gameID := rows[0].GameID
+	gameID, _ := strconv.ParseInt(liveID, 10, 64)
 	if err := ts.store.AppendMove(context.Background(), gameID, 1, 0,
 		store.MoveState{Score: 123456, MaxTile: 4096, Moves: 2, Board: "2 0 0 0/0 0 0 0/0 0 0 0/0 0 0 0"}); err != nil {
 		t.Fatal(err)

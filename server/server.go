@@ -120,8 +120,8 @@ func New(cfg Config) (*Server, error) {
 		Logger:      cfg.Logger,
 		IdleTimeout: cfg.Limits.IdleTimeout,
 		BotRate:     cfg.Limits.BotRate,
-		GameScreen: func(sess ssh.Session, seat *game.Seat, size int) tea.Model {
-			return cfg.TUI(sess, TUIEnv{Seat: seat, Size: size})
+		GameScreen: func(sess *session.Session, seat *game.Seat, size int) tea.Model {
+			return cfg.TUI(sess, TUIEnv{Seat: seat, Size: size, Settings: sess.Settings})
 		},
 		RunScreen: s.runOpened,
 		Panicked:  s.panicked,

@@ -29,6 +29,9 @@ type TUIEnv struct {
 	// Size is the board size the player asked for (`play --size N`); 0
 	// for the screen's own choice (game.Seat.LastSize).
 	Size int
+	// Settings are the session's (session.Session.Settings): the
+	// player's kept settings, with the session's environment over them.
+	Settings map[string]string
 }
 
 // TUIFunc builds the game screen for a session with a PTY. The model runs
@@ -50,7 +53,12 @@ const answerWait = 250 * time.Millisecond
 // exit status: 0 when the player quit, or the status of the notice that
 // ended it, or wire.ExitError when a game could not be loaded or saved.
 func (s *Server) runTUI(sess *session.Session) int {
-	return s.runOpened(sess, func() command.Screen { return s.commands.OpenGame(sess, 0) })
+	return s.runOpened(sess, func() command.Screen {
+		if code, ok := s.commands.SessionSettings(sess); !ok {
+			return command.Screen{Code: code}
+		}
+		return s.commands.OpenGame(sess, 0)
+	})
 }
 
 // runOpened is command.Config.RunScreen: it runs open, a command's setup
@@ -233,14 +241,16 @@ func (s *Server) unsupportedOnce(what string) {
 	}
 }
 
-// Terminal sizes the game screen is told at most. The game needs far
-// less than this; larger terminals get it in their top left corner. The
-// bound keeps what a client's claimed size costs small: the lines of a
-// frame and the cells of a changed line (1000 × 1000 would be a
-// megabyte-sized frame on every resize).
+// Terminal sizes the game screen is told at most: a fullscreen terminal
+// on a common monitor, whose screens draw themselves for the whole
+// window (larger tiles, the side panel, the race's boards side by side);
+// larger terminals get it in their top left corner. The bound keeps what
+// a client's claimed size costs small: the lines of a frame and the
+// cells of a changed line (1000 × 1000 would be a megabyte-sized frame
+// on every resize).
 const (
-	maxScreenWidth  = 160
-	maxScreenHeight = 60
+	maxScreenWidth  = 240
+	maxScreenHeight = 80
 )
 
 // resizeEvery is the shortest time between two window sizes sent to the
@@ -510,7 +520,7 @@ const (
 
 // gameScreen is the default TUIFunc: package tui's game screen over the
 // session's seat, with hints and autoplay from h when h is not nil; or,
-// for a session that asks for it (session.WantsReader), the screen for
+// for a session whose settings ask for it (command.ReaderOf), the screen for
 // screen readers over the same seat.
 func gameScreen(svc *game.Service, h tui.Hinter) TUIFunc {
 	if h != nil {
@@ -521,7 +531,7 @@ func gameScreen(svc *game.Service, h tui.Hinter) TUIFunc {
 		if size == 0 {
 			size = env.Seat.LastSize(sess.Context())
 		}
-		if session.WantsReader(sess) {
+		if command.ReaderOf(env.Settings) {
 			var rh reader.Hinter
 			if h != nil {
 				rh = h
@@ -544,8 +554,11 @@ func gameScreen(svc *game.Service, h tui.Hinter) TUIFunc {
 			Context:     sess.Context(),
 			Games:       svc,
 			Self:        env.Seat.Player(),
+			Theme:       command.ThemeOf(env.Settings),
 			Woken:       true, // runScreen's loop waits for what a spectator opened over the game watches
-			Motion:      true, // while the screen's gate allows (Config.Motion)
+			// Motion where the settings leave it on and the screen's gate
+			// allows (Config.Motion).
+			Motion: command.MotionOf(env.Settings),
 		})
 	}
 }

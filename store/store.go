@@ -114,6 +114,22 @@ type ContestEnder interface {
 	EndContest(ctx context.Context, contest string) error
 }
 
+// ReviewStore is a store that keeps the AI's reviews of ended games (both
+// stores), so that a game is reviewed once: a review is searches of every
+// move, a stored one a single read. The review is opaque here (package
+// review's JSON); version is the method that made it, and a review of
+// another version counts as none, which is what makes a new method review
+// the game again. Without it the game service reviews a game on every
+// request.
+type ReviewStore interface {
+	// GameReview is game id's review made by version; ErrNotFound if
+	// there is none of that version.
+	GameReview(ctx context.Context, gameID int64, version int) ([]byte, error)
+	// SaveGameReview keeps review, made by version, for game id,
+	// replacing any other; ErrNotFound if there is no such game.
+	SaveGameReview(ctx context.Context, gameID int64, version int, review []byte) error
+}
+
 // LiveLister is a store shared by several nodes that knows which games
 // are held right now, wherever (package postgres). The game service
 // lists the games of other nodes for spectators and TV with it; without

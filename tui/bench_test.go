@@ -20,6 +20,7 @@ func BenchmarkView(b *testing.B) {
 	}{
 		{4, 80, 24, colorprofile.TrueColor},
 		{8, 80, 24, colorprofile.TrueColor},
+		{4, 120, 40, colorprofile.TrueColor}, // block digits and the side panel
 		{4, 200, 60, colorprofile.TrueColor},
 		{4, 80, 24, colorprofile.ASCII},
 	} {

@@ -28,6 +28,9 @@ func (m *Model) updateViews(msg tea.Msg) (cmd tea.Cmd, done bool) {
 		if msg.From == m {
 			return m.replayArrived(msg), true
 		}
+		if msg.From == (reviewAsk{m}) {
+			return m.reviewArrived(msg), true
+		}
 		return m.views.Handle(msg), true
 	case tea.KeyPressMsg:
 		if m.views.Top() == nil {
@@ -55,14 +58,14 @@ var _ event.Waker = (*Model)(nil)
 
 // viewOptions are the game screen's, for a screen opened over it.
 func (m *Model) viewOptions() viewer.ViewOptions {
-	o := viewer.ViewOptions{Games: m.opts.Games, Context: m.ctx, Profile: m.profile, Woken: m.opts.Woken}
+	o := viewer.ViewOptions{Games: m.opts.Games, Context: m.ctx, Profile: m.profile, Theme: m.opts.Theme, Woken: m.opts.Woken, Player: m.opts.Self}
 	o.Defaults()
 	return o
 }
 
 // openView opens v over the game screen.
 func (m *Model) openView(v viewer.View) tea.Cmd {
-	p := draw.NewPane(m.width, m.height, m.profile, m.light)
+	p := draw.NewThemedPane(m.width, m.height, m.profile, m.light, m.opts.Theme)
 	return m.views.Push(v, &p)
 }
 
@@ -145,4 +148,32 @@ func (m *Model) replayArrived(msg viewer.ReplayMsg) tea.Cmd {
 		return nil
 	}
 	return m.openView(viewer.ReplayOver(m.viewOptions(), msg.Replay))
+}
+
+// reviewAsk marks the replay the game-over box's review key asked for.
+type reviewAsk struct{ m *Model }
+
+// reviewGame opens the replay of the game just over with the AI's review
+// of it being made (or the stored one).
+func (m *Model) reviewGame() tea.Cmd {
+	g, ok := m.game.(interface{ ID() int64 })
+	if !ok || m.opts.Games == nil {
+		return nil
+	}
+	m.notice, m.noticeErr = "Loading the game to review…", false
+	return viewer.LoadReplay(m.ctx, m.opts.Games, g.ID(), reviewAsk{m})
+}
+
+// reviewArrived opens the replay the review key asked for, if the game
+// is still over on screen.
+func (m *Model) reviewArrived(msg viewer.ReplayMsg) tea.Cmd {
+	m.notice = ""
+	if msg.Err != nil {
+		m.notice, m.noticeErr = viewer.ReplayFailedText(msg.Err), true
+		return nil
+	}
+	if m.screen != screenOver || m.views.Top() != nil {
+		return nil
+	}
+	return m.openView(viewer.ReviewOver(m.viewOptions(), msg.Replay))
 }

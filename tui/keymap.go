@@ -30,6 +30,7 @@ type KeyMap struct {
 	Yes       key.Binding // confirm a new game
 	No        key.Binding // keep the current game
 	KeepGoing key.Binding // after winning
+	Review    key.Binding // game over: the AI's review of the game (with a Hinter and the player's games)
 	Back      key.Binding // close the leaderboard or help
 	Pick      key.Binding // leaderboard: watch the game picked, or replay it (only with Options.Games)
 
@@ -57,6 +58,7 @@ func DefaultKeyMap() KeyMap {
 		Yes:         key.NewBinding(key.WithKeys("y", "enter"), key.WithHelp("y", "yes, new game")),
 		No:          key.NewBinding(key.WithKeys("n", "esc"), key.WithHelp("n", "no, keep playing")),
 		KeepGoing:   key.NewBinding(key.WithKeys("c", "enter", "esc"), key.WithHelp("c", "keep going")),
+		Review:      key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "review")),
 		Back:        key.NewBinding(key.WithKeys("esc", "enter"), key.WithHelp("esc", "back")),
 		Pick:        key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "watch or replay")),
 		PrevBoard:   key.NewBinding(key.WithKeys("left"), key.WithHelp("←", "previous board")),
@@ -152,6 +154,11 @@ func newKeys(set keySet) *KeyMap {
 	}
 	if !set.history || set.oneGame {
 		k = k.withoutHistory()
+	}
+	if !set.ai || !set.history || set.oneGame {
+		// The AI reviews the games it could hint in, of players whose
+		// games are kept; never the daily's while its day is on.
+		k.Review.SetEnabled(false)
 	}
 	if set.oneGame {
 		for _, b := range []*key.Binding{&k.New, &k.Size, &k.Bigger, &k.Smaller} {

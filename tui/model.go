@@ -57,6 +57,9 @@ type Options struct {
 	// Profile is the colour profile to draw with until Bubble Tea reports
 	// the session's own (tea.ColorProfileMsg). Zero means TrueColor.
 	Profile colorprofile.Profile
+	// Theme is the player's tile colours (the `settings` command,
+	// SSH2048_THEME); the screens opened over this one draw in it too.
+	Theme draw.Theme
 
 	// AutoDelay is the pause between moves when the AI plays; 0 means 150ms.
 	AutoDelay time.Duration
@@ -123,6 +126,10 @@ type Model struct {
 	headerLines [2]draw.Line
 	boxed       boxed // the last box, kept while its text is the same
 	inks        struct{ title, label, value, gain draw.Ink }
+	// panel is the side panel as last drawn (panel.go); panelAsked the
+	// size whose top rows it asked for.
+	panel      panel
+	panelAsked int
 	// shortHelp is the help line, kept until the width or profile changes.
 	shortHelp draw.Line
 	// title is the game screen's window title, made once rather than a
@@ -253,7 +260,7 @@ func New(opts Options) *Model {
 
 func (m *Model) setProfile(p colorprofile.Profile) {
 	m.profile = p
-	m.styles = draw.SharedStyles(p, !m.light)
+	m.styles = draw.ThemedStyles(m.opts.Theme, p, !m.light)
 	m.inks.title, m.inks.label = draw.InkOf(m.styles.Title), draw.InkOf(m.styles.Label)
 	m.inks.value, m.inks.gain = draw.InkOf(m.styles.Value), draw.InkOf(m.styles.Gain)
 	m.cache = nil
@@ -324,7 +331,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, first
 	}
 	cmd := m.update(msg)
-	return m, tea.Batch(first, cmd)
+	return m, tea.Batch(first, cmd, m.panelStandings())
 }
 
 // waitsForMove reports whether msg must wait for the move in flight: it
@@ -494,6 +501,8 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		m.notice, m.noticeErr = m.sizeBoundText(), false
 		return nil
+	case m.screen == screenOver && key.Matches(k, m.keys.Review):
+		return m.reviewGame()
 	case key.Matches(k, m.keys.New):
 		if m.screen == screenOver {
 			return m.newGame()
@@ -942,7 +951,10 @@ func (m *Model) standingsArrived(msg standingsMsg) tea.Cmd {
 		m.top, m.me, m.standingsErr, m.standingsFor, m.topFor = msg.top, msg.me, msg.err, msg.size, msg.size
 	case msg.err == nil:
 		// The rank is known; the top rows are read when the leaderboard
-		// is opened.
+		// is opened, or again for the side panel when the rank moved.
+		if msg.me != nil && (m.me == nil || m.me.Rank != msg.me.Rank) && m.panelAsked == m.size {
+			m.panelAsked = 0
+		}
 		m.me = msg.me
 		if m.standingsFor != m.size {
 			m.standingsErr, m.standingsFor = nil, m.size

@@ -555,7 +555,8 @@ func TestTilesDistinctWithoutColour(t *testing.T) {
 
 // In colour, a tile's rows without its label are written in its
 // background alone (a frame is kept by every screen until the next), and
-// its label's row in its full style.
+// its label's rows in its full style: one row of text, or the rows of its
+// block digits where the tile has room.
 func TestBlankTileRowsOnlyBackground(t *testing.T) {
 	for _, p := range []colorprofile.Profile{colorprofile.TrueColor, colorprofile.ANSI256, colorprofile.ANSI} {
 		s := draw.DefaultStyles(p, true)
@@ -564,13 +565,16 @@ func TestBlankTileRowsOnlyBackground(t *testing.T) {
 			for _, exp := range []uint8{0, 1, 11} {
 				st := s.Tile(exp)
 				blank := lipgloss.NewStyle().Background(st.GetBackground()).Render(strings.Repeat(" ", tr.W))
+				label := draw.Label(exp, tr.W-2)
+				rows := draw.BigDigits(label, draw.PickDigits(label, tr.W-2, tr.H-2, tr.H))
+				top := (tr.H - len(rows)) / 2
 				for i, l := range c.Tile(exp, draw.MarkNone) {
-					labelled := exp > 0 && i == tr.H/2
+					labelled := exp > 0 && i >= top && i < top+len(rows)
 					if !labelled && l != blank {
 						t.Errorf("%v tier %v exp %d row %d: %q, want %q", p, tr, exp, i, l, blank)
 					}
-					if labelled && !strings.Contains(l, draw.Label(exp, tr.W-2)) {
-						t.Errorf("%v tier %v exp %d: the label's row %q", p, tr, exp, l)
+					if labelled && !strings.Contains(l, rows[i-top]) {
+						t.Errorf("%v tier %v exp %d: the label's row %q lacks %q", p, tr, exp, l, rows[i-top])
 					}
 				}
 			}

@@ -154,10 +154,15 @@ func (m *Model) gameLines() ([]draw.Line, bool) {
 		return append(lines, m.statusLine(), m.helpLine()), true
 	default:
 		// Drawn straight into the frame: the board is most of its bytes.
-		m.drawn = draw.BoardDraw{Cache: m.cache, Board: b, Marks: &m.marks, Bytes: m.cache.Size(&b, &m.marks), At: len(lines), N: bh,
-			Motion: m.motionFrame(m.cache, b)}
+		side, sideBytes := m.panelLines(bw, bh)
+		m.drawn = draw.BoardDraw{Cache: m.cache, Board: b, Marks: &m.marks, Bytes: m.cache.Size(&b, &m.marks) + sideBytes + len(side)*panelGap,
+			At: len(lines), N: bh, Side: side, Gap: panelGap, Motion: m.motionFrame(m.cache, b)}
+		w := bw
+		if side != nil {
+			w += panelGap + panelW
+		}
 		for range bh {
-			lines = append(lines, draw.Line{W: bw})
+			lines = append(lines, draw.Line{W: w})
 		}
 	}
 	if m.screen == screenWon || m.screen == screenOver {
@@ -360,12 +365,24 @@ func (m *Model) header() []draw.Line {
 		}
 		return w
 	}
+	// The header is centred by a width that does not grow as the
+	// figures do (room for a score and best of 6 digits, moves of 4):
+	// its left edge stays where it is, and the frame is not redrawn from
+	// there on when a figure gains a digit.
+	digits := func(f draw.Figure, room int) int { return max(0, room-f.Width()) }
+	room1, room2 := digits(score, 6), digits(best, 6)+digits(moves, 4)
+	steady := func(l draw.Line, room int) draw.Line {
+		if l.W+room <= m.width {
+			l.W += room
+		}
+		return l
+	}
 	var a, b strings.Builder
 	a.Grow(headerBytes) // at once: the header is drawn every frame
 	// On one line the gain's room keeps the fields apart.
 	w := first(&a, "   ", 7)
 	if w += second(&a, "   ", true); w <= m.width {
-		m.headerLines[0] = draw.Line{S: a.String(), W: w}
+		m.headerLines[0] = steady(draw.Line{S: a.String(), W: w}, room1+room2)
 		return m.headerLines[:1]
 	}
 	layouts := []struct {
@@ -378,7 +395,7 @@ func (m *Model) header() []draw.Line {
 		b.Reset()
 		w1, w2 := first(&a, layout.gap, layout.gainRoom), second(&b, layout.gap, layout.withMoves)
 		if max(w1, w2) <= m.width || i == len(layouts)-1 {
-			m.headerLines = [2]draw.Line{m.fitLine(a.String(), w1), m.fitLine(b.String(), w2)}
+			m.headerLines = [2]draw.Line{steady(m.fitLine(a.String(), w1), room1), steady(m.fitLine(b.String(), w2), room2)}
 			return m.headerLines[:]
 		}
 	}
@@ -516,9 +533,9 @@ func (m *Model) endKeys(short bool) string {
 		return m.hints(m.keys.KeepGoing, m.keys.New)
 	}
 	if short {
-		return m.hints(draw.Relabel(m.keys.New, "new"), draw.Relabel(m.keys.Leaderboard, "ranks"), m.keys.Quit)
+		return m.hints(draw.Relabel(m.keys.New, "new"), m.keys.Review, draw.Relabel(m.keys.Leaderboard, "ranks"), m.keys.Quit)
 	}
-	return m.hints(m.keys.New, m.keys.Leaderboard, m.keys.Quit)
+	return m.hints(m.keys.New, m.keys.Review, m.keys.Leaderboard, m.keys.Quit)
 }
 
 // fitFirst is the first of lines that fits the window, or the last one

@@ -45,6 +45,15 @@ func TestGoldenFrames(t *testing.T) {
 		{name: "game-4x4-80x24", size: 4, width: 80, height: 24, setup: func(h *harness) { h.press("left", "up", "right", "down") }},
 		{name: "game-4x4-120x40", size: 4, width: 120, height: 40, setup: func(h *harness) { h.press("left", "up") }},
 		{name: "game-4x4-40x20", size: 4, width: 40, height: 20},
+		// Large windows: block digits, and the panel beside the board.
+		{name: "game-4x4-120x40-panel", size: 4, width: 120, height: 40,
+			prepare: func(st *fakeStore) { st.top, st.me = standings(30, 12) },
+			setup:   func(h *harness) { h.press("left", "up") }},
+		{name: "game-4x4-200x60", size: 4, width: 200, height: 60,
+			prepare: func(st *fakeStore) {
+				st.put(4, 11, win4[:300])
+				st.top, st.me = standings(30, 3)
+			}},
 		{name: "game-8x8-80x24", size: 8, width: 80, height: 24, prepare: func(st *fakeStore) {
 			st.put(8, 3, repeat([]engine.Direction{engine.Left, engine.Up, engine.Right, engine.Down}, 100))
 		}},

@@ -657,7 +657,10 @@ func (s *Site) game(w http.ResponseWriter, r *http.Request) {
 	case err != nil:
 		s.failed(w, r, "game", err, false)
 	default:
-		s.render(w, r, http.StatusOK, "game", page{Title: fmt.Sprintf("Game %d", d.info.GameID), Nav: "game", Data: d.view})
+		ctx, cancel := readCtx(r)
+		defer cancel()
+		s.render(w, r, http.StatusOK, "game", page{Title: fmt.Sprintf("Game %d", d.info.GameID), Nav: "game",
+			Data: gamePage{replayView: d.view, Review: s.reviewOf(ctx, d)}})
 	}
 }
 

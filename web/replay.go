@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/ssh2048/ssh2048/engine"
 	"github.com/ssh2048/ssh2048/game"
@@ -43,9 +44,13 @@ type replayView struct {
 
 // replayData is one ended game's replay, ready to serve.
 type replayData struct {
-	info replayJSON
-	view replayView
-	json []byte
+	info   replayJSON
+	view   replayView
+	json   []byte
+	review atomic.Pointer[reviewView] // the stored review, once read (review.go)
+	// reviewLooked is when the store last had no review of the game (unix
+	// nanoseconds): a page asks again only reviewRecheck later.
+	reviewLooked atomic.Int64
 }
 
 func newReplayData(rp *game.Replay) (*replayData, error) {

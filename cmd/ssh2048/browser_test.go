@@ -21,6 +21,7 @@ import (
 	gossh "golang.org/x/crypto/ssh"
 
 	"github.com/ssh2048/ssh2048/record"
+	"github.com/ssh2048/ssh2048/review"
 	"github.com/ssh2048/ssh2048/wire"
 )
 
@@ -322,6 +323,11 @@ func TestBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	sshRun(t, srv.addr, "ann", fmt.Sprintf("verify %d", ann.GameID)) // exit 0: confirmed
+	// The AI's review, made over SSH and stored, is drawn under the replay.
+	rev, err := review.Parse([]byte(sshRun(t, srv.addr, "ann", fmt.Sprintf("review --json %d", ann.GameID))))
+	if err != nil {
+		t.Fatal(err)
+	}
 	b.open(t, fmt.Sprintf("%s/game/%d?autoplay=1", base, ann.GameID))
 	if _, err := chromedp.Run(pollCtx, chromedp.Poll[bool](fmt.Sprintf(
 		`document.getElementById("replay").dataset.move === "%d"`, len(rec.Moves)))); err != nil {
@@ -349,6 +355,8 @@ func TestBrowser(t *testing.T) {
 		t.Errorf("after seeking to move %d the page shows move %s", len(rec.Moves)/2, at)
 	}
 	b.screenshot(t, shots, "web-replay-middle")
+	checkReviewChart(t, b, rev)
+	b.screenshot(t, shots, "web-replay-review")
 
 	player := fmt.Sprintf("%s/player/%d", base, playerIDOf(t, base, ann.GameID))
 	b.open(t, player)
@@ -368,6 +376,40 @@ func TestBrowser(t *testing.T) {
 		b.screenshot(t, shots, "phone-"+p.name)
 	}
 	b.checkIncidents(t)
+}
+
+// checkReviewChart: the replay page draws the review's evaluation as an
+// inline SVG with a mark per mistake, lists the mistakes, and a mistake's
+// link seeks the replay to its move.
+func checkReviewChart(t *testing.T, b *browser, rev *review.Review) {
+	t.Helper()
+	var mistakes []review.Move
+	for _, m := range rev.Moves {
+		if m.Class >= review.Mistake {
+			mistakes = append(mistakes, m)
+		}
+	}
+	if len(mistakes) == 0 {
+		t.Fatal("the reviewed game has no mistake to link")
+	}
+	if n := eval[int](t, b, `document.querySelectorAll("svg.evaluation polyline").length`); n != 1 {
+		t.Errorf("the replay page has %d evaluation charts", n)
+	}
+	if n := eval[int](t, b, `document.querySelectorAll("svg.evaluation circle").length`); n != len(mistakes) {
+		t.Errorf("the chart marks %d moves; the review has %d mistakes and blunders", n, len(mistakes))
+	}
+	if n := eval[int](t, b, `document.querySelectorAll("ol.mistakes li a").length`); n != len(mistakes) {
+		t.Errorf("the page lists %d mistakes; the review has %d", n, len(mistakes))
+	}
+	want := mistakes[len(mistakes)/2]
+	eval[bool](t, b, fmt.Sprintf(`(() => { document.querySelector('ol.mistakes a[href="#move-%d"]').click(); return true })()`, want.Number))
+	ctx, cancel := context.WithTimeout(b.ctx, 10*time.Second)
+	defer cancel()
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](fmt.Sprintf(
+		`document.getElementById("replay").dataset.move === "%d"`, want.Number))); err != nil {
+		t.Errorf("the link of move %d did not seek the replay there: %v (at %s)", want.Number, err,
+			eval[string](t, b, `String(document.getElementById("replay").dataset.move)`))
+	}
 }
 
 // boardValues is a record's final board as rows of values.

@@ -19,6 +19,9 @@ import (
 	"github.com/ssh2048/ssh2048/engine"
 	"github.com/ssh2048/ssh2048/engine/ai"
 	"github.com/ssh2048/ssh2048/game"
+	"github.com/ssh2048/ssh2048/server/command"
+	"github.com/ssh2048/ssh2048/server/session"
+	"github.com/ssh2048/ssh2048/store"
 	"github.com/ssh2048/ssh2048/store/postgres"
 	"github.com/ssh2048/ssh2048/store/sqlite"
 	"github.com/ssh2048/ssh2048/tui"
@@ -49,6 +52,13 @@ over SSH and the other way round.`, stdout, stderr)
 		fmt.Fprintf(stderr, "ssh2048 play: %v\n", err)
 		return 2
 	}
+	// The theme of this terminal, as SetEnv gives one to an SSH session:
+	// over the player's kept one.
+	theme := os.Getenv(session.EnvName(store.SettingTheme))
+	if _, _, err := store.CheckSetting(store.SettingTheme, theme); err != nil {
+		fmt.Fprintf(stderr, "ssh2048 play: %s: %v\n", session.EnvName(store.SettingTheme), err)
+		return 2
+	}
 	lp, err := localPlayer(*keyPath)
 	if err != nil {
 		fmt.Fprintf(stderr, "ssh2048 play: %v\n", err)
@@ -74,7 +84,7 @@ over SSH and the other way round.`, stdout, stderr)
 	// The player's window title is saved on the terminal's title stack
 	// and put back after: the program blanks the title when it ends.
 	fmt.Fprint(stdout, ansi.WindowOp(22, 0))
-	err = play(*data, *database, *size, lp, log)
+	err = play(*data, *database, *size, theme, lp, log)
 	fmt.Fprint(stdout, ansi.WindowOp(23, 0))
 	io.Copy(stderr, &logs)
 	if errors.Is(err, errTakenOver) {
@@ -95,7 +105,7 @@ var errTakenOver = errors.New("the game was taken over by a newer session")
 // play runs the game screen for lp against the data directory or the
 // database until the player quits or another session takes the game
 // over; progOpts go to the Bubble Tea program (tests give it pipes).
-func play(data, database string, size int, lp localKey, log *slog.Logger, progOpts ...tea.ProgramOption) error {
+func play(data, database string, size int, theme string, lp localKey, log *slog.Logger, progOpts ...tea.ProgramOption) error {
 	ctx := context.Background()
 	var (
 		st   servedStore
@@ -122,7 +132,7 @@ func play(data, database string, size int, lp localKey, log *slog.Logger, progOp
 	// with a server on the same file the store keeps it (fencing tokens,
 	// and takeover notices each process polls for: store.TakeoverNotifier),
 	// so a game opened here ends the server's session of it at once.
-	games := game.New(st, log, opts...)
+	games := game.New(st, log, append(opts, game.WithReviews(pool))...)
 	player, err := games.Identify(ctx, lp.fingerprint, lp.keyType, lp.name)
 	if err != nil {
 		return err
@@ -141,6 +151,13 @@ func play(data, database string, size int, lp localKey, log *slog.Logger, progOp
 	if size == 0 {
 		size = seat.LastSize(ctx)
 	}
+	settings, err := games.Settings(ctx, player)
+	if err != nil && !errors.Is(err, game.ErrNoSettings) {
+		log.Warn("settings", "err", err) // the defaults, then
+	}
+	if theme != "" {
+		settings[store.SettingTheme] = theme
+	}
 	m := tui.New(tui.Options{
 		Store:   tui.SeatStore(games, seat),
 		Hinter:  pool,
@@ -149,6 +166,7 @@ func play(data, database string, size int, lp localKey, log *slog.Logger, progOp
 		Context: ctx,
 		Games:   games, // replays and the history; only this process's games can be watched
 		Self:    player,
+		Theme:   command.ThemeOf(settings),
 	})
 	p := tea.NewProgram(m, append([]tea.ProgramOption{tea.WithContext(ctx)}, progOpts...)...)
 	prog.Store(p)

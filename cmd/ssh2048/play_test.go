@@ -75,6 +75,17 @@ func TestPlayNeedsItsData(t *testing.T) {
 	}
 }
 
+// TestPlayTheme: SSH2048_THEME that names no theme is one line and
+// status 2, before anything is opened.
+func TestPlayTheme(t *testing.T) {
+	t.Setenv("SSH2048_THEME", "purple")
+	var out, errOut bytes.Buffer
+	code := run([]string{"play", "--key", writeKey(t), "--data", t.TempDir()}, &out, &errOut)
+	if code != 2 || strings.TrimSpace(errOut.String()) != `ssh2048 play: SSH2048_THEME: theme is one of default, high-contrast, colour-blind, light, not "purple"` {
+		t.Errorf("exit %d, stderr %q", code, errOut.String())
+	}
+}
+
 // writeKey writes a fresh public key file and returns its path.
 func writeKey(t *testing.T) string {
 	t.Helper()

@@ -58,7 +58,7 @@ func TestPlayTakenOverAtOnce(t *testing.T) {
 	out := &lockedBuffer{}
 	played := make(chan error, 1)
 	go func() {
-		played <- play(dir, "", 4, lp, slog.New(slog.DiscardHandler),
+		played <- play(dir, "", 4, "", lp, slog.New(slog.DiscardHandler),
 			tea.WithInput(in), tea.WithOutput(out), tea.WithWindowSize(80, 24))
 	}()
 

@@ -283,17 +283,21 @@ func serve(cfg serveConfig, log *slog.Logger) error {
 	if cfg.raceLength != race.DefaultTime {
 		raceOpts = append(raceOpts, race.WithTimes(race.LobbyCountdown, race.RoomCountdown, cfg.raceLength))
 	}
+	var pool *ai.Pool
+	if cfg.ai {
+		// One pool of searches for the whole server, no more workers
+		// than cores: hints, autoplay and reviews of every session
+		// share it, hints first, reviews last.
+		pool = ai.NewPool(0, ai.WithSearchObserver(m.Searched))
+		defer pool.Close()
+		opts = append(opts, game.WithReviews(pool))
+	}
 	games := game.New(st, log, opts...)
 	races := race.New(games, raceOpts...)
 	scfg := server.Config{Games: games, Races: races, HostKey: hostKey, Logger: log, Limits: cfg.limits, Observer: m,
 		Motion: cfg.motion, MotionScreens: cfg.motionMax}
 	var queued func() (int, int)
-	if cfg.ai {
-		// One pool of searches for the whole server, no more workers
-		// than cores: hints and autoplay of every session share it,
-		// hints first.
-		pool := ai.NewPool(0, ai.WithSearchObserver(m.Searched))
-		defer pool.Close()
+	if pool != nil {
 		scfg.Hinter = pool
 		queued = pool.Queued
 	}

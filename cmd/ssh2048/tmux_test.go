@@ -49,7 +49,13 @@ func (tm *tmux) run(args ...string) string {
 // starting ("server exited unexpectedly"), so a failed start is retried.
 func (tm *tmux) newSession(command string) {
 	tm.t.Helper()
-	args := []string{"-S", tm.socket, "new-session", "-d", "-s", "game", "-x", "80", "-y", "24", "-e", "TERM=xterm-256color", command}
+	tm.newSessionAt(80, 24, command)
+}
+
+// newSessionAt is newSession in a w×h window.
+func (tm *tmux) newSessionAt(w, h int, command string) {
+	tm.t.Helper()
+	args := []string{"-S", tm.socket, "new-session", "-d", "-s", "game", "-x", strconv.Itoa(w), "-y", strconv.Itoa(h), "-e", "TERM=xterm-256color", command}
 	var out []byte
 	var err error
 	for range 3 {

@@ -2,10 +2,14 @@ package ai
 
 import "time"
 
-// String names a priority in logs and metrics: "hint" or "autoplay".
+// String names a priority in logs and metrics: "hint", "autoplay" or
+// "review".
 func (p Priority) String() string {
-	if p == Hint {
+	switch p {
+	case Hint:
 		return "hint"
+	case Review:
+		return "review"
 	}
 	return "autoplay"
 }
@@ -17,7 +21,9 @@ func WithSearchObserver(observe func(prio Priority, took time.Duration)) PoolOpt
 	return func(p *Pool) { p.observe = observe }
 }
 
-// Queued is how many requests of each priority wait for a worker now.
+// Queued is how many hint and autoplay requests wait for a worker now
+// (reviews' evaluations are not counted: their queue is bounded by their
+// own caller, one request per review).
 func (p *Pool) Queued() (hints, autoplays int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()

@@ -17,8 +17,12 @@ import (
 type Priority int
 
 const (
+	// Review is for the evaluations of a game's review (Evaluate): it
+	// waits behind autoplay and hints, and a hint that finds every worker
+	// busy stops one before it stops an autoplay search.
+	Review Priority = iota
 	// Autoplay is for moves the AI plays by itself; it waits behind hints.
-	Autoplay Priority = iota
+	Autoplay
 	// Hint is for a player waiting on a suggestion; it jumps the queue.
 	Hint
 )
@@ -43,8 +47,12 @@ type Pool struct {
 	queue   requestQueue
 	idle    int // workers waiting for a request
 	workers []*worker
-	closed  bool
-	running sync.WaitGroup
+	// reviews counts the workers evaluating for reviews, at most
+	// reviewCap (half the workers, at least one): the other half is
+	// always free for hints and autoplay, however many reviews wait.
+	reviews, reviewCap int
+	closed             bool
+	running            sync.WaitGroup
 }
 
 // worker is one searcher's state as the pool sees it.
@@ -58,11 +66,13 @@ type request struct {
 	ctx   context.Context
 	board engine.Board
 	prio  Priority
+	depth int        // of an evaluation (prio Review)
 	reply chan reply // buffered: a worker never blocks on a caller gone away
 }
 
 type reply struct {
 	dir engine.Direction
+	ev  Evaluation // of an evaluation (prio Review)
 	err error
 }
 
@@ -73,8 +83,20 @@ type requestQueue struct {
 
 func (q *requestQueue) push(p Priority, r *request) { q.byPrio[p] = append(q.byPrio[p], r) }
 
-func (q *requestQueue) pop() (*request, bool) {
-	for p := Hint; p >= Autoplay; p-- {
+// pushFront puts back a request whose search was stopped for a hint, so
+// that it is the next of its priority to run.
+func (q *requestQueue) pushFront(p Priority, r *request) {
+	q.byPrio[p] = append([]*request{r}, q.byPrio[p]...)
+}
+
+// pop takes the oldest request of the highest priority, a review's only
+// when reviews is set.
+func (q *requestQueue) pop(reviews bool) (*request, bool) {
+	lowest := Review
+	if !reviews {
+		lowest = Autoplay
+	}
+	for p := Hint; p >= lowest; p-- {
 		if len(q.byPrio[p]) > 0 {
 			r := q.byPrio[p][0]
 			q.byPrio[p][0] = nil
@@ -103,6 +125,7 @@ func NewPool(workers int, opts ...PoolOption) *Pool {
 		o(p)
 	}
 	p.ready = sync.NewCond(&p.mu)
+	p.reviewCap = max(1, workers/2)
 	for range workers {
 		w := &worker{}
 		p.workers = append(p.workers, w)
@@ -123,6 +146,25 @@ func (p *Pool) Autoplay(ctx context.Context, board engine.Board) (engine.Directi
 	return p.Suggest(ctx, board, Autoplay)
 }
 
+// Evaluate scores every legal move from board at exactly depth
+// (Searcher.Evaluate) on a worker, at Review priority: behind every hint
+// and autoplay, and stopped and run again later when a hint needs its
+// worker. It returns ErrNoMoves for a finished game and ErrClosed after
+// Close.
+func (p *Pool) Evaluate(ctx context.Context, board engine.Board, depth int) (Evaluation, error) {
+	if board.Size() < engine.MinSize || board.Size() > engine.MaxSize {
+		return Evaluation{}, fmt.Errorf("evaluate: board size %d: %w", board.Size(), engine.ErrSize)
+	}
+	if !board.CanMove() {
+		return Evaluation{}, fmt.Errorf("evaluate %s: %w", board.String(), ErrNoMoves)
+	}
+	rep, err := p.enqueue(&request{ctx: ctx, board: board, prio: Review, depth: depth, reply: make(chan reply, 1)})
+	if err != nil {
+		return Evaluation{}, fmt.Errorf("evaluate: %w", err)
+	}
+	return rep.ev, rep.err
+}
+
 // Suggest returns the move the search recommends for board. It waits for a
 // worker (hints before autoplay) and for the search, at most until ctx is
 // done. It returns ErrNoMoves for a finished game and ErrClosed after Close.
@@ -136,14 +178,22 @@ func (p *Pool) Suggest(ctx context.Context, board engine.Board, prio Priority) (
 	if !board.CanMove() {
 		return 0, fmt.Errorf("suggest %s: %w", board.String(), ErrNoMoves)
 	}
-	r := &request{ctx: ctx, board: board, prio: prio, reply: make(chan reply, 1)}
+	rep, err := p.enqueue(&request{ctx: ctx, board: board, prio: prio, reply: make(chan reply, 1)})
+	if err != nil {
+		return 0, fmt.Errorf("suggest: %w", err)
+	}
+	return rep.dir, rep.err
+}
+
+// enqueue queues r and waits for its reply, at most until r.ctx is done.
+func (p *Pool) enqueue(r *request) (reply, error) {
 	p.mu.Lock()
 	if p.closed {
 		p.mu.Unlock()
-		return 0, fmt.Errorf("suggest: %w", ErrClosed)
+		return reply{}, ErrClosed
 	}
-	p.queue.push(prio, r)
-	if prio == Hint && p.idle == 0 {
+	p.queue.push(r.prio, r)
+	if r.prio == Hint && p.idle == 0 {
 		p.preemptAutoplay()
 	}
 	p.mu.Unlock()
@@ -151,10 +201,10 @@ func (p *Pool) Suggest(ctx context.Context, board engine.Board, prio Priority) (
 
 	select {
 	case rep := <-r.reply:
-		return rep.dir, rep.err
-	case <-ctx.Done():
+		return rep, nil
+	case <-r.ctx.Done():
 		// The worker will see the context and skip or cut short the search.
-		return 0, fmt.Errorf("suggest: %w", ctx.Err())
+		return reply{}, r.ctx.Err()
 	}
 }
 
@@ -164,7 +214,7 @@ func (p *Pool) Close() {
 	p.mu.Lock()
 	p.closed = true
 	for {
-		r, ok := p.queue.pop()
+		r, ok := p.queue.pop(true)
 		if !ok {
 			break
 		}
@@ -175,13 +225,15 @@ func (p *Pool) Close() {
 	p.running.Wait()
 }
 
-// preemptAutoplay asks one worker running an autoplay search to stop it now.
-// The caller holds p.mu.
+// preemptAutoplay asks one worker running a review's evaluation, else one
+// running an autoplay search, to stop it now. The caller holds p.mu.
 func (p *Pool) preemptAutoplay() {
-	for _, w := range p.workers {
-		if w.busy && w.prio == Autoplay && !w.preempt.Load() {
-			w.preempt.Store(true)
-			return
+	for _, prio := range []Priority{Review, Autoplay} {
+		for _, w := range p.workers {
+			if w.busy && w.prio == prio && !w.preempt.Load() {
+				w.preempt.Store(true)
+				return
+			}
 		}
 	}
 }
@@ -191,17 +243,23 @@ func (p *Pool) work(w *worker) {
 	s.stop = &w.preempt
 	for {
 		p.mu.Lock()
+		if w.busy && w.prio == Review {
+			p.reviews--
+		}
 		w.busy = false
-		r, ok := p.queue.pop()
+		r, ok := p.queue.pop(p.reviews < p.reviewCap)
 		for !ok && !p.closed {
 			p.idle++
 			p.ready.Wait()
 			p.idle--
-			r, ok = p.queue.pop()
+			r, ok = p.queue.pop(p.reviews < p.reviewCap)
 		}
 		if ok {
 			w.busy, w.prio = true, r.prio
 			w.preempt.Store(false)
+			if r.prio == Review {
+				p.reviews++
+			}
 		}
 		p.mu.Unlock()
 		if !ok {
@@ -212,9 +270,21 @@ func (p *Pool) work(w *worker) {
 			continue
 		}
 		began := time.Now()
-		res, err := p.searchContained(s, r)
+		res, ev, err := p.searchContained(s, r)
 		if p.observe != nil {
 			p.observe(r.prio, time.Since(began))
+		}
+		if errors.Is(err, errPreempted) {
+			// An evaluation is exact or nothing: it runs again, first
+			// of the reviews, once the hint has its worker.
+			p.mu.Lock()
+			if !p.closed {
+				p.queue.pushFront(r.prio, r)
+				p.mu.Unlock()
+				continue
+			}
+			p.mu.Unlock()
+			err = fmt.Errorf("evaluate: %w", ErrClosed)
 		}
 		var pe *PanicError
 		if errors.As(err, &pe) {
@@ -222,7 +292,7 @@ func (p *Pool) work(w *worker) {
 			s = NewSearcher()
 			s.stop = &w.preempt
 		}
-		r.reply <- reply{dir: res.Dir, err: err}
+		r.reply <- reply{dir: res.Dir, ev: ev, err: err}
 		// The caller was readied on this worker's processor; without a
 		// yield it would wait for the next search to end or for the
 		// scheduler's 10 ms preemption, whichever comes first.
@@ -243,12 +313,18 @@ type PanicError struct {
 
 func (e *PanicError) Error() string { return fmt.Sprintf("ai: the search panicked: %v", e.Value) }
 
-// searchContained runs r's search, turning a panic into a *PanicError.
-func (p *Pool) searchContained(s *Searcher, r *request) (res Result, err error) {
+// searchContained runs r's search or evaluation, turning a panic into a
+// *PanicError.
+func (p *Pool) searchContained(s *Searcher, r *request) (res Result, ev Evaluation, err error) {
 	defer func() {
 		if v := recover(); v != nil {
-			res, err = Result{}, &PanicError{Value: v, Stack: debug.Stack()}
+			res, ev, err = Result{}, Evaluation{}, &PanicError{Value: v, Stack: debug.Stack()}
 		}
 	}()
-	return p.search(s, r.ctx, r.board, p.budget)
+	if r.prio == Review {
+		ev, err = s.Evaluate(r.ctx, r.board, r.depth)
+		return res, ev, err
+	}
+	res, err = p.search(s, r.ctx, r.board, p.budget)
+	return res, ev, err
 }

@@ -33,12 +33,12 @@ func TestQueueServesHintsFirstInOrder(t *testing.T) {
 	q.push(Hint, reqs[4])
 	want := []*request{reqs[2], reqs[4], reqs[0], reqs[1], reqs[3]}
 	for i, w := range want {
-		got, ok := q.pop()
+		got, ok := q.pop(true)
 		if !ok || got != w {
 			t.Fatalf("pop %d: got request %d, want %d", i, slices.Index(reqs, got), slices.Index(reqs, w))
 		}
 	}
-	if _, ok := q.pop(); ok {
+	if _, ok := q.pop(true); ok {
 		t.Error("pop from an empty queue succeeded")
 	}
 }

@@ -1,8 +1,8 @@
 // Package command is the SSH exec commands of ssh2048, one file each
 // (scores, bot, play, daily, race, export, verify, watch, tv, replay,
-// history, whoami, link, keys, name, help), as soft-serve's pkg/ssh/cmd: each command is a value
-// with its name, its usage (flags and arguments), its line of help and
-// its run; Table, the dispatcher, builds the list in the order help
+// review, history, settings, whoami, link, keys, name, help), as soft-serve's
+// pkg/ssh/cmd: each command is a value with its name, its usage (flags
+// and arguments), its line of help and its run; Table, the dispatcher, builds the list in the order help
 // shows it and runs the one an exec request names.
 //
 // What a command prints, its flags and its exit statuses are the contract
@@ -52,7 +52,7 @@ type Config struct {
 	BotRate float64
 	// GameScreen is the game screen's model for a session at board size
 	// (0: the screen's own choice), playing through seat.
-	GameScreen func(sess ssh.Session, seat *game.Seat, size int) tea.Model
+	GameScreen func(sess *session.Session, seat *game.Seat, size int) tea.Model
 	// RunScreen runs, on the session's terminal, the screen that open
 	// sets up (on a stack of its own), and returns the exit status.
 	RunScreen func(sess *session.Session, open func() Screen) int
@@ -113,7 +113,9 @@ func commands() []Command {
 		watchCommand(),
 		tvCommand(),
 		replayCommand(),
+		reviewCommand(),
 		historyCommand(),
+		settingsCommand(),
 		whoamiCommand(),
 		linkCommand(),
 		keysCommand(),
@@ -173,8 +175,15 @@ func (t *Table) commandOf(sess *session.Session, args []string) *Command {
 }
 
 // runOpened runs the screen open sets up (Config.RunScreen).
+// The session's settings are read first (SessionSettings): the screen's
+// model is made with them.
 func (t *Table) runOpened(sess *session.Session, open func() Screen) int {
-	return t.cfg.RunScreen(sess, open)
+	return t.cfg.RunScreen(sess, func() Screen {
+		if code, ok := t.SessionSettings(sess); !ok {
+			return Screen{Code: code}
+		}
+		return open()
+	})
 }
 
 // seat is the session's seat at the game service: a game it holds that a

@@ -32,7 +32,7 @@ func (t *Table) runDaily(sess *session.Session, fs *commandFlags, args []string)
 		opened := Screen{Seat: seat, Text: t.noticeText, Close: seat.Close}
 		defer closeUnopened(&opened)
 		day := t.games.Today()
-		if session.WantsReader(sess) {
+		if ReaderOf(sess.Settings) {
 			opened.Model = reader.New(reader.Options{
 				Store:   ReaderStore(tui.DailyStore(t.games, seat, day)),
 				Size:    *size,
@@ -55,7 +55,8 @@ func (t *Table) runDaily(sess *session.Session, fs *commandFlags, args []string)
 			Size:    *size,
 			Context: sess.Context(),
 			Daily:   &tui.Daily{Day: day, Streak: streak, Now: t.games.Now},
-			Motion:  true, // while the screen's gate allows (server.Config.Motion)
+			Motion:  MotionOf(sess.Settings), // while the screen's gate allows too (server.Config.Motion)
+			Theme:   ThemeOf(sess.Settings),
 		})
 		return opened
 	})

@@ -43,7 +43,7 @@ func (t *Table) runRace(sess *session.Session, fs *commandFlags, args []string) 
 		if code, failed := t.raceJoinFailed(sess, "race", *room, err); failed {
 			return Screen{Code: code}
 		}
-		if session.WantsReader(sess) {
+		if ReaderOf(sess.Settings) {
 			model := reader.NewRace(reader.RaceOptions{Ticket: ticket, Join: join, Room: *room, Context: sess.Context(), Now: t.games.Now})
 			opened.Model = model
 			opened.Close = func() {
@@ -60,6 +60,7 @@ func (t *Table) runRace(sess *session.Session, fs *commandFlags, args []string) 
 			Player:   sess.Player.Name,
 			Guest:    sess.Player.Guest,
 			Context:  sess.Context(),
+			Theme:    ThemeOf(sess.Settings),
 			Now:      t.games.Now,
 			Woken:    true, // Config.RunScreen's loop waits for the race's views: no goroutine of the screen's own
 		})

@@ -3,9 +3,21 @@ package command
 import (
 	"context"
 
+	"github.com/ssh2048/ssh2048/store"
 	"github.com/ssh2048/ssh2048/tui"
 	"github.com/ssh2048/ssh2048/tui/reader"
 )
+
+// ReaderOf reports whether settings (session.Session.Settings: the
+// player's kept ones, the session's environment over them) ask for the
+// screen for screen readers: `settings screen reader`, or
+// SetEnv SSH2048_SCREEN=reader.
+func ReaderOf(settings map[string]string) bool { return settings[store.SettingScreen] == "reader" }
+
+// MotionOf reports whether settings leave motion on for the player's own
+// screen (`settings motion off`, SSH2048_MOTION=off turn it off); the
+// server's --motion and its gate decide the rest.
+func MotionOf(settings map[string]string) bool { return settings[store.SettingMotion] != "off" }
 
 // ReaderStore is the screen for screen readers' Store over the game
 // screen's (tui.SeatStore, tui.DailyStore): the same games and the same

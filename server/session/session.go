@@ -93,6 +93,11 @@ type Session struct {
 	// went); buffered, and pokes that find it full are one with the one
 	// waiting.
 	Pokes chan struct{}
+	// Settings are the session's settings, by key (store.Settings), set
+	// before a screen opens: the player's kept ones, with the session's
+	// environment over them (EnvSettings). Nil for a session without a
+	// screen.
+	Settings map[string]string
 	// onInput is told of every read of the session's input that got
 	// some: the connection's idle timeout counts input, not traffic.
 	onInput func()

@@ -31,6 +31,8 @@ type Store interface {
 	store.ContestEnder
 	store.BotRaceBoarder
 	store.ContestRanker
+	store.ReviewStore
+	store.SettingsKeeper
 	store.Accounts
 	io.Closer
 }
@@ -71,6 +73,9 @@ func Run(t *testing.T, b Backend) {
 		{"SecretIsKept", testSecretIsKept},
 		{"Races", testRaces},
 		{"ConcurrentAppends", testConcurrentAppends},
+		{"Reviews", testReviews},
+		{"SettingsAreKeptPerPlayer", testSettingsAreKeptPerPlayer},
+		{"MergeKeepsSettings", testMergeKeepsSettings},
 		{"LinkKeyWithoutGames", testLinkKeyWithoutGames},
 		{"MergeKeepsEveryGame", testMergeKeepsEveryGame},
 		{"RemoveKey", testRemoveKey},

@@ -117,77 +117,94 @@ func (c *BoardCache) Tile(exp uint8, mk Mark) []string {
 	if mk != MarkNone {
 		cached = &c.marked[mk-1][exp]
 	}
-	if *cached != nil {
-		return *cached
+	if *cached == nil {
+		*cached = c.styles.TileLines(exp, mk, c.Tier.W, c.Tier.H)
 	}
-	st := c.styles.Tile(exp)
-	w, h := c.Tier.W, c.Tier.H
+	return *cached
+}
+
+// TileLines draws one tile of w×h cells: value exp (0: an empty cell),
+// marked mk, one string per row, each w cells wide. Every board draws its
+// tiles with it (BoardCache keeps them for its tier); a screen that draws
+// a tile anywhere else, at another size (a tile on its way between two
+// cells, a merged tile grown for a moment), calls it for that tile and
+// places the rows itself. A tile with room shows its value in block
+// digits (PickDigits).
+func (s *Styles) TileLines(exp uint8, mk Mark, w, h int) []string {
+	st := s.Tile(exp)
 	raw := make([]string, h)
+	for i := range raw {
+		raw[i] = Spaces[:min(w, len(Spaces))]
+	}
 	mid := h / 2
+	// The label's rows and columns within the tile, for its mark.
+	top, rows, left, labelW := mid, 1, 0, 0
+	boxed := !s.Colour && exp > 0 && h > 1
+	inner := w - 2 // the label keeps a cell either side
+	if boxed {
+		inner = w - 4 // and the box's border
+	}
 	switch {
-	case c.styles.Colour:
-		// Colour tells tiles apart: a block of background, value centred.
-		for i := range raw {
-			raw[i] = strings.Repeat(" ", w)
-		}
-		if exp > 0 {
-			raw[mid] = centre(Label(exp, w-2), w)
-		}
+	case exp == 0 && s.Colour:
+		// Colour tells tiles apart: an empty cell is its background.
 	case exp == 0:
 		// No colour: an empty cell is blank with a dot in the middle.
-		for i := range raw {
-			raw[i] = strings.Repeat(" ", w)
-		}
 		raw[mid] = centre("·", w)
-	case h == 1:
-		raw[0] = "[" + centre(Label(exp, w-2), w-2) + "]"
+	case !s.Colour && h == 1:
+		label := Label(exp, w-2)
+		raw[0] = "[" + centre(label, w-2) + "]"
+		left, labelW = 1+(w-2-len(label))/2, len(label)
 	default:
-		// No colour, room for a box: draw one around the value.
-		raw[0] = "┌" + strings.Repeat("─", w-2) + "┐"
-		for i := 1; i < h-1; i++ {
-			raw[i] = "│" + strings.Repeat(" ", w-2) + "│"
+		label := Label(exp, inner)
+		big := BigDigits(label, PickDigits(label, inner, h-2, h))
+		rows, labelW = len(big), len([]rune(big[0]))
+		top, left = (h-rows)/2, (w-labelW)/2
+		for i, g := range big {
+			raw[top+i] = Spaces[:left] + g + Spaces[:w-left-labelW]
 		}
-		raw[mid] = "│" + centre(Label(exp, w-4), w-2) + "│"
-		raw[h-1] = "└" + strings.Repeat("─", w-2) + "┘"
+		if boxed {
+			for i := 1; i < h-1; i++ {
+				raw[i] = "│" + string([]rune(raw[i])[1:w-1]) + "│"
+			}
+			raw[0] = "┌" + strings.Repeat("─", w-2) + "┐"
+			raw[h-1] = "└" + strings.Repeat("─", w-2) + "┘"
+		}
 	}
 	// A row of a colour tile without its label shows nothing in the
 	// tile's ink: only its background is written, and the frames a
 	// screen keeps are that much smaller (a racer's by a tenth).
 	blank := lipgloss.NewStyle().Background(st.GetBackground())
 	lines := make([]string, h)
-	for i, s := range raw {
-		if c.styles.Colour && strings.TrimSpace(s) == "" {
-			lines[i] = blank.Render(s)
+	for i, r := range raw {
+		if s.Colour && strings.TrimSpace(r) == "" {
+			lines[i] = blank.Render(r)
 		} else {
-			lines[i] = st.Render(s)
+			lines[i] = st.Render(r)
 		}
 	}
-	if mk != MarkNone && exp > 0 {
-		lines[mid] = markLabel(st, raw[mid], mk)
+	if mk == MarkNone || exp == 0 || labelW == 0 {
+		return lines
 	}
-	*cached = lines
-	return lines
-}
-
-// markLabel draws a tile's middle line with its label marked: in reverse
-// video with a space either side (the new tile), or underlined.
-func markLabel(st lipgloss.Style, line string, mk Mark) string {
-	start := strings.IndexFunc(line, func(r rune) bool { return r != ' ' && r != '│' && r != '[' })
-	end := strings.LastIndexFunc(line, func(r rune) bool { return r != ' ' && r != '│' && r != ']' }) + 1
-	if start < 0 || end <= start {
-		return st.Render(line)
-	}
-	marked := st.Underline(true)
+	// The new tile's label in reverse video, a cell wider either side;
+	// a merged tile's underlined (its last row, where block digits
+	// stand on the line).
+	marked, from, to := st.Underline(true), left, left+labelW
 	if mk == MarkNew {
-		marked = st.Reverse(true)
-		if start > 0 && line[start-1] == ' ' {
-			start--
+		marked, from, to = st.Reverse(true), max(from-1, 0), min(to+1, w)
+		if !s.Colour { // not over the box or the brackets
+			from, to = max(from, 1), min(to, w-1)
 		}
-		if end < len(line) && line[end] == ' ' {
-			end++
-		}
+	} else {
+		top, rows = top+rows-1, 1
 	}
-	return st.Render(line[:start]) + marked.Render(line[start:end]) + st.Render(line[end:])
+	// The marked part in one run of its ink (lipgloss writes an
+	// underline's every character in a sequence of its own).
+	ink := InkOf(marked)
+	for i := top; i < top+rows; i++ {
+		r := []rune(raw[i])
+		lines[i] = st.Render(string(r[:from])) + ink.Pre + string(r[from:to]) + ink.Post + st.Render(string(r[to:]))
+	}
+	return lines
 }
 
 // Lines draws board b, which must be c.n×c.n, one string per line, with

@@ -32,6 +32,10 @@ type BoardDraw struct {
 	// Motion, when set, is the frame of a move in flight to draw in
 	// place of Board (see Motion).
 	Motion *Motion
+	// Side are lines written beside the board's first rows, Gap columns
+	// right of it (a panel); Bytes counts them and the gaps.
+	Side []Line
+	Gap  int
 }
 
 const Spaces = "                                                                                                                                "
@@ -88,12 +92,16 @@ func AppendCentred(dst []byte, lines []Line, width, height int, bd *BoardDraw) [
 	}
 	for i, l := range lines {
 		dst = AppendPad(dst, (width-l.W)/2)
-		switch {
-		case i >= bd.At && i < bd.At+bd.N && bd.Motion != nil:
-			dst = bd.Cache.AppendMotionLine(dst, i-bd.At, bd.Motion)
-		case i >= bd.At && i < bd.At+bd.N:
-			dst = bd.Cache.AppendLine(dst, i-bd.At, &bd.Board, bd.Marks)
-		default:
+		if i >= bd.At && i < bd.At+bd.N {
+			if bd.Motion != nil {
+				dst = bd.Cache.AppendMotionLine(dst, i-bd.At, bd.Motion)
+			} else {
+				dst = bd.Cache.AppendLine(dst, i-bd.At, &bd.Board, bd.Marks)
+			}
+			if k := i - bd.At; k < len(bd.Side) && bd.Side[k].S != "" {
+				dst = append(AppendPad(dst, bd.Gap), bd.Side[k].S...)
+			}
+		} else {
 			dst = append(dst, l.S...)
 		}
 		if i < len(lines)-1 {
@@ -154,6 +162,21 @@ func (f Figure) String() string {
 		return f.Text
 	}
 	return f.prefix + strconv.Itoa(f.n)
+}
+
+// Width is how many cells f takes, worked out without writing it.
+func (f Figure) Width() int {
+	if !f.num {
+		return utf8.RuneCountInString(f.Text)
+	}
+	w, n := len(f.prefix)+1, f.n
+	if n < 0 {
+		w, n = w+1, -n
+	}
+	for ; n >= 10; n /= 10 {
+		w++
+	}
+	return w
 }
 
 // Figure appends f in this ink, padded with spaces to pad cells, and

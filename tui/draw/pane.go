@@ -19,24 +19,30 @@ import (
 type Pane struct {
 	Width, Height int
 	Profile       colorprofile.Profile
-	Light         bool // the terminal answered that its background is light
+	Light         bool  // the terminal answered that its background is light
+	Theme         Theme // the player's tile colours
 	Styles        *Styles
 	Inks          struct{ Title, Label, Value, Gain Ink }
 	cache         *BoardCache
 }
 
 func NewPane(width, height int, p colorprofile.Profile, light bool) Pane {
+	return NewThemedPane(width, height, p, light, ThemeDefault)
+}
+
+// NewThemedPane is NewPane with the tiles in theme th.
+func NewThemedPane(width, height int, p colorprofile.Profile, light bool, th Theme) Pane {
 	if p == colorprofile.Unknown {
 		p = colorprofile.TrueColor
 	}
-	pn := Pane{Width: max(width, 1), Height: max(height, 1), Light: light}
+	pn := Pane{Width: max(width, 1), Height: max(height, 1), Light: light, Theme: th}
 	pn.SetProfile(p)
 	return pn
 }
 
 func (p *Pane) SetProfile(pr colorprofile.Profile) {
 	p.Profile = pr
-	p.Styles = SharedStyles(pr, !p.Light)
+	p.Styles = ThemedStyles(p.Theme, pr, !p.Light)
 	p.Inks.Title, p.Inks.Label = InkOf(p.Styles.Title), InkOf(p.Styles.Label)
 	p.Inks.Value, p.Inks.Gain = InkOf(p.Styles.Value), InkOf(p.Styles.Gain)
 	p.cache = nil

@@ -13,6 +13,8 @@ import (
 // Build it with DefaultStyles for a session's colour profile and
 // terminal background.
 type Styles struct {
+	// Theme is the tile colours the styles were made in.
+	Theme Theme
 	// Colour is false when the profile shows no colour (Ascii, NoTTY): tiles
 	// are then drawn with boxes and brackets instead of backgrounds.
 	Colour bool
@@ -49,11 +51,7 @@ type Styles struct {
 // blue, magenta, cyan, white) than its neighbours', bright or not, so
 // that 2 and 4, or any tiles that merge into each other, never look
 // alike on any palette (TestPalette16).
-var palette = []struct {
-	bg, fg       string      // true colour
-	bg256, fg256 string      // xterm 256-colour indexes
-	bg16, fg16   color.Color // 16 colours
-}{
+var palette = []tileColour{
 	{"#cdc1b4", "#776e65", "180", "241", lipgloss.Black, lipgloss.White},         // empty
 	{"#eee4da", "#776e65", "230", "241", lipgloss.White, lipgloss.Black},         // 2
 	{"#ede0c8", "#776e65", "223", "241", lipgloss.Yellow, lipgloss.Black},        // 4
@@ -80,13 +78,19 @@ const (
 	gainHex  = "#f67c5f"
 )
 
-// DefaultStyles returns the styles for a colour profile: the original
-// palette in true colour and 256 colours, hand-picked ANSI colours in 16,
-// and text attributes only (bold, reverse) when there is no colour. The
-// board brings its own background; the text around it follows the
-// terminal's: the original page's brown on light backgrounds, the 2048
-// tile's gold on dark ones.
+// DefaultStyles returns the styles for a colour profile in the default
+// theme (NewStyles).
 func DefaultStyles(p colorprofile.Profile, darkBackground bool) Styles {
+	return NewStyles(ThemeDefault, p, darkBackground)
+}
+
+// NewStyles returns the styles of theme th for a colour profile: the
+// theme's palette in true colour and 256 colours, hand-picked ANSI
+// colours in 16, and text attributes only (bold, reverse) when there is
+// no colour. The board brings its own background; the text around it
+// follows the terminal's: the original page's brown on light backgrounds,
+// the 2048 tile's gold on dark ones.
+func NewStyles(th Theme, p colorprofile.Profile, darkBackground bool) Styles {
 	pick := lipgloss.Complete(p)
 	ld := lipgloss.LightDark(darkBackground)
 	// hex is a colour for the header and dialogs, where the nearest 256
@@ -94,13 +98,14 @@ func DefaultStyles(p colorprofile.Profile, darkBackground bool) Styles {
 	hex := func(h string, c16 color.Color) color.Color {
 		return pick(c16, lipgloss.Color(h), lipgloss.Color(h))
 	}
-	s := Styles{Colour: p >= colorprofile.ANSI}
-	s.Tiles = make([]lipgloss.Style, len(palette))
-	for i, c := range palette {
+	colours := themes[th]
+	s := Styles{Theme: th, Colour: p >= colorprofile.ANSI}
+	s.Tiles = make([]lipgloss.Style, len(colours.tiles))
+	for i, c := range colours.tiles {
 		st := lipgloss.NewStyle().Bold(i > 0)
 		if s.Colour {
-			st = st.Background(pick(c.bg16, lipgloss.Color(c.bg256), lipgloss.Color(c.bg))).
-				Foreground(pick(c.fg16, lipgloss.Color(c.fg256), lipgloss.Color(c.fg)))
+			st = st.Background(pick(c.bg16, c.colour256(c.bg256, c.bg), lipgloss.Color(c.bg))).
+				Foreground(pick(c.fg16, c.colour256(c.fg256, c.fg), lipgloss.Color(c.fg)))
 		}
 		s.Tiles[i] = st
 	}
@@ -119,13 +124,21 @@ func DefaultStyles(p colorprofile.Profile, darkBackground bool) Styles {
 	s.Selected = lipgloss.NewStyle().Reverse(s.Colour).Underline(!s.Colour)
 	s.Dialog = lipgloss.NewStyle().Border(lipgloss.RoundedBorder()).Padding(0, 2)
 	if s.Colour {
-		s.Board = s.Board.Background(pick(lipgloss.BrightBlack, lipgloss.Color(board256), lipgloss.Color(boardHex)))
+		b := colours.board
+		s.Board = s.Board.Background(pick(b.bg16, b.colour256(b.bg256, b.bg), lipgloss.Color(b.bg)))
 		s.Title = s.Title.Foreground(ld(hex("#776e65", lipgloss.Black), hex(titleHex, lipgloss.BrightYellow)))
 		s.Label = s.Label.Foreground(ld(hex("#8f7a66", lipgloss.BrightBlack), hex("#a39489", lipgloss.White)))
 		s.Gain = s.Gain.Foreground(hex(gainHex, lipgloss.BrightRed))
 		s.Error = s.Error.Foreground(hex("#f65e3b", lipgloss.BrightRed))
 		s.Me = s.Me.Foreground(hex(gainHex, lipgloss.BrightRed))
 		s.Dialog = s.Dialog.BorderForeground(ld(hex("#8f7a66", lipgloss.BrightBlack), hex(titleHex, lipgloss.BrightYellow)))
+		if th == ThemeHighContrast {
+			// The header's labels in the terminal's own strongest ink.
+			s.Label = s.Label.Foreground(ld(lipgloss.Black, lipgloss.BrightWhite))
+		}
+	}
+	if th == ThemeHighContrast {
+		s.Dim = lipgloss.NewStyle() // faint text is what the theme is for not having
 	}
 	s.Help = help.Styles{
 		ShortKey:       lipgloss.NewStyle().Bold(true),
@@ -140,16 +153,25 @@ func DefaultStyles(p colorprofile.Profile, darkBackground bool) Styles {
 }
 
 // SharedStyles returns DefaultStyles(p, darkBackground), made once for
+// every session that draws with them (ThemedStyles).
+func SharedStyles(p colorprofile.Profile, darkBackground bool) *Styles {
+	return ThemedStyles(ThemeDefault, p, darkBackground)
+}
+
+// ThemedStyles returns NewStyles(th, p, darkBackground), made once for
 // every session that draws with them: a Styles is about 20 KB, which
 // every session holding its own copy would make 40 MB at 2,000 sessions.
 // Sessions only read them.
-func SharedStyles(p colorprofile.Profile, darkBackground bool) *Styles {
+func ThemedStyles(th Theme, p colorprofile.Profile, darkBackground bool) *Styles {
+	if int(th) >= len(themes) {
+		th = ThemeDefault
+	}
 	styleCache.Lock()
 	defer styleCache.Unlock()
-	key := styleKey{p, darkBackground}
+	key := styleKey{th, p, darkBackground}
 	s, ok := styleCache.m[key]
 	if !ok {
-		s = newStyles(p, darkBackground)
+		s = newStyles(th, p, darkBackground)
 		styleCache.m[key] = s
 	}
 	return s
@@ -163,12 +185,13 @@ func SharedStyles(p colorprofile.Profile, darkBackground bool) *Styles {
 // where a game screen's handler holds 4).
 //
 //go:noinline
-func newStyles(p colorprofile.Profile, darkBackground bool) *Styles {
-	s := DefaultStyles(p, darkBackground)
+func newStyles(th Theme, p colorprofile.Profile, darkBackground bool) *Styles {
+	s := NewStyles(th, p, darkBackground)
 	return &s
 }
 
 type styleKey struct {
+	th   Theme
 	p    colorprofile.Profile
 	dark bool
 }

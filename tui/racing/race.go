@@ -36,6 +36,8 @@ type Options struct {
 	Guest    bool
 	Context  context.Context
 	Profile  colorprofile.Profile
+	// Theme is the player's tile colours, theirs and their opponents'.
+	Theme draw.Theme
 	// Now is the clock of the countdown and the race; nil means
 	// time.Now (the service's clock in tests).
 	Now func() time.Time
@@ -180,7 +182,7 @@ func New(opts Options) *Model {
 
 func (m *Model) setProfile(p colorprofile.Profile) {
 	m.profile = p
-	m.styles = draw.SharedStyles(p, !m.light)
+	m.styles = draw.ThemedStyles(m.opts.Theme, p, !m.light)
 	m.own, m.mini = nil, nil
 	s := m.styles
 	m.inks.title, m.inks.label, m.inks.value = draw.InkOf(s.Title), draw.InkOf(s.Label), draw.InkOf(s.Value)

@@ -30,6 +30,16 @@ func BenchmarkRaceView(b *testing.B) {
 			_, buf = m.AppendView(buf[:0])
 		}
 	})
+	// The balanced layout of a large window.
+	b.Run("append-120x40", func(b *testing.B) {
+		m, _ := runningRace(b, "ann", "bob", "cat", "dan")
+		m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+		_, buf := m.AppendView(nil)
+		b.ReportAllocs()
+		for b.Loop() {
+			_, buf = m.AppendView(buf[:0])
+		}
+	})
 	// As after an opponent's move, which changes their line and board:
 	// most frames of a race.
 	b.Run("opponent-moved", func(b *testing.B) {

@@ -481,10 +481,16 @@ func (m *Model) appendRaceScreen(dst []byte, f *raceFrame, keep bool) ([]byte, b
 	}
 	help := m.raceHelp[over]
 
+	const chromeLines = 3 // header, status, keys
+	if l, ok := pickWide(n, len(opponents), m.width, m.height, chromeLines); ok {
+		if status != "" {
+			status = m.fit(status)
+		}
+		return m.appendWideScreen(dst, f, keep, l, header, draw.Line{S: status, W: ansi.StringWidth(status)}, help, opponents), true
+	}
 	// The player's board: the largest tile size that leaves room for the
 	// opponents' column; without that room, a line of them under the
 	// header.
-	const chromeLines = 3 // header, status, keys
 	side := sideMin
 	if len(opponents) == 0 {
 		side = 0
@@ -614,22 +620,35 @@ func (m *Model) appendRaceScreen(dst []byte, f *raceFrame, keep bool) ([]byte, b
 			}
 		}
 	}
-	buf = append(buf, '\n')
-	buf = m.appendCentred(buf, statusLine)
-	buf = append(buf, '\n')
-	buf = m.appendCentred(buf, help)
+	buf = m.appendFoot(buf, statusLine, help)
 	if keep {
-		frame := draw.BytesString(buf)
-		if cap(d.lines) < bh {
-			d.lines = make([]string, bh)
-		}
-		d.lines = d.lines[:bh]
-		for r := range bh {
-			d.lines[r] = frame[offs[2*r]:offs[2*r+1]]
-		}
-		d.cache, d.board, d.marks = m.own, b, f.marks
+		m.keepOwn(buf, offs, bh, f)
 	}
 	return buf, true
+}
+
+// appendFoot appends the status and key lines, each centred.
+func (m *Model) appendFoot(buf []byte, status, help draw.Line) []byte {
+	buf = append(buf, '\n')
+	buf = m.appendCentred(buf, status)
+	buf = append(buf, '\n')
+	return m.appendCentred(buf, help)
+}
+
+// keepOwn notes the player's board's bh rows in the frame buf, which
+// offs says where they start and end, as drawn from f: the next frame
+// copies them if the board has not changed (ownDrawn).
+func (m *Model) keepOwn(buf []byte, offs []int, bh int, f *raceFrame) {
+	d := &m.ownDrawn
+	frame := draw.BytesString(buf)
+	if cap(d.lines) < bh {
+		d.lines = make([]string, bh)
+	}
+	d.lines = d.lines[:bh]
+	for r := range bh {
+		d.lines[r] = frame[offs[2*r]:offs[2*r+1]]
+	}
+	d.cache, d.board, d.marks = m.own, f.board, f.marks
 }
 
 // raceHeader is what the race screen's header shows.

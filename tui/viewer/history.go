@@ -58,7 +58,7 @@ func NewHistory(opts ViewOptions, player game.Player) *Viewer {
 }
 
 func newHistorian(opts ViewOptions, player game.Player, embedded bool) *historian {
-	return &historian{p: draw.NewPane(80, 24, opts.Profile, false), keys: sharedViewKeys(), opts: opts,
+	return &historian{p: opts.pane(), keys: sharedViewKeys(), opts: opts,
 		player: player, embedded: embedded}
 }
 

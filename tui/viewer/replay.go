@@ -46,6 +46,9 @@ type replayer struct {
 	help    bool
 	notice  string
 	keyLine draw.CachedLine // drawn once for a window
+	review  reviewing       // the AI's review (review.go)
+	// reviewAtOnce: the review is asked for as the replay opens.
+	reviewAtOnce bool
 }
 
 // tickMsg moves a replay on by one move.
@@ -61,14 +64,23 @@ func NewReplay(opts ViewOptions, r *game.Replay) *Viewer {
 }
 
 func newReplayer(opts ViewOptions, r *game.Replay, embedded bool) *replayer {
-	return &replayer{p: draw.NewPane(80, 24, opts.Profile, false), keys: sharedViewKeys(), r: r,
+	rp := &replayer{p: opts.pane(), keys: sharedViewKeys(), r: r,
 		embedded: embedded, speed: defaultSpeed}
+	if svc, ok := opts.Games.(Reviews); ok {
+		rp.review = reviewing{svc: svc, ctx: opts.Context, who: opts.Player}
+	}
+	return rp
 }
 
 func (rp *replayer) pane() *draw.Pane { return &rp.p }
-func (rp *replayer) init() tea.Cmd    { return nil }
-func (rp *replayer) close()           { rp.gen++ }
-func (rp *replayer) last() int        { return len(rp.r.Dirs) }
+func (rp *replayer) init() tea.Cmd {
+	if rp.reviewAtOnce {
+		return rp.makeReview()
+	}
+	return rp.storedReview()
+}
+func (rp *replayer) close()    { rp.gen++ }
+func (rp *replayer) last() int { return len(rp.r.Dirs) }
 
 func (rp *replayer) Title() string {
 	return "2048 · replay of game " + strconv.FormatInt(rp.r.GameID, 10)
@@ -114,6 +126,10 @@ func (rp *replayer) update(msg tea.Msg) tea.Cmd {
 		rp.goTo(rp.at + 1)
 		if rp.playing {
 			return rp.tick()
+		}
+	case reviewMsg:
+		if msg.r == rp {
+			return rp.reviewed(msg.u)
 		}
 	case tea.KeyPressMsg:
 		return rp.key(msg)
@@ -168,6 +184,12 @@ func (rp *replayer) key(k tea.KeyPressMsg) tea.Cmd {
 		rp.goTo(rp.last())
 	case key.Matches(k, ks.Jump):
 		rp.jumping, rp.jump = true, ""
+	case key.Matches(k, ks.Review) && rp.review.svc != nil:
+		return rp.makeReview()
+	case key.Matches(k, ks.NextMistake):
+		rp.nextMistake()
+	case key.Matches(k, ks.TurningPoint):
+		rp.turningPoint()
 	case key.Matches(k, ks.Help):
 		rp.help = true
 	case rp.embedded && key.Matches(k, ks.Back):
@@ -228,13 +250,18 @@ func (rp *replayer) Render() string {
 	}
 	header := rp.header()
 	ms := rp.marks()
-	board, ok := p.Board(&rp.r.Boards[rp.at], &ms, len(header)+2)
+	extra := rp.reviewLines()
+	board, ok := p.Board(&rp.r.Boards[rp.at], &ms, len(header)+2+len(extra))
 	if !ok {
-		return p.TooSmall(rp.r.Size, len(header)+2, rp.keys.Quit)
+		return p.TooSmall(rp.r.Size, len(header)+2+len(extra), rp.keys.Quit)
 	}
 	lines := append(header, board...)
-	lines = append(lines, p.TextLine(rp.status()), rp.keyLine.Get(p, "keys", func() draw.Line {
-		return p.KeyLine(rp.keys.ReplayShortHelp(rp.embedded))
+	for _, l := range extra {
+		lines = append(lines, p.TextLine(l))
+	}
+	reviewed, canReview := rp.review.rev != nil, rp.review.svc != nil && !rp.review.making
+	lines = append(lines, p.TextLine(rp.status()), rp.keyLine.Get(p, "keys "+strconv.FormatBool(reviewed)+strconv.FormatBool(canReview), func() draw.Line {
+		return p.KeyLine(rp.keys.ReplayShortHelp(rp.embedded, canReview, reviewed))
 	}))
 	return draw.CentreLines(lines, p.Width, p.Height)
 }
@@ -261,8 +288,12 @@ func (rp *replayer) header() []draw.Line {
 	if rp.at > 0 {
 		gain = r.Scores[rp.at] - r.Scores[rp.at-1]
 	}
+	move := strconv.Itoa(rp.at) + "/" + strconv.Itoa(rp.last())
+	if m, ok := rp.reviewedMove(); ok {
+		move += m.Class.Mark()
+	}
 	return p.Fields("   ", draw.Line{S: who.String(), W: w}, p.Score(r.Scores[rp.at], gain),
-		p.Label("Move", strconv.Itoa(rp.at)+"/"+strconv.Itoa(rp.last())))
+		p.Label("Move", move))
 }
 
 // status is the line under the board: the move number being typed, a
@@ -289,7 +320,7 @@ func (rp *replayer) helpScreen() string {
 	p := &rp.p
 	var cols [][]string
 	rows := 0
-	for _, group := range rp.keys.ReplayHelp(rp.embedded) {
+	for _, group := range rp.keys.ReplayHelp(rp.embedded, rp.review.svc != nil) {
 		kw := 0
 		for _, b := range group {
 			if b.Enabled() {

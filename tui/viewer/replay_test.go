@@ -37,7 +37,8 @@ func TestReplayKeys(t *testing.T) {
 	}
 	f := l.Frame()
 	for _, want := range []string{"Replay ann 6×6 #" + strconv.FormatInt(g.ID, 10) + " in play", "❚❚ paused, 4 moves/s",
-		"space play · +- speed · ←→ step · g G start/end · : go to · ? help · q quit"} {
+		// With the game service's reviews, `a` asks for one; g G leave the line for it.
+		"a review · space play · +- speed · ←→ step · : go to · ? help · q quit"} {
 		if !strings.Contains(f, want) {
 			t.Errorf("%q is not on the screen:\n%s", want, f)
 		}
@@ -200,7 +201,7 @@ func TestReplayKeyLine(t *testing.T) {
 		for _, embedded := range []bool{false, true} {
 			rp := newReplayer(ViewOptions{Games: svc}, r, embedded)
 			rp.p.Width, rp.p.Height = width, 24
-			b, drop := rp.keys.ReplayShortHelp(embedded)
+			b, drop := rp.keys.ReplayShortHelp(embedded, width%3 == 1, width%3 == 2) // with a review to ask for, shown, or neither
 			l := rp.p.KeyLine(b, drop)
 			if l.W > width || !strings.HasSuffix(ansi.Strip(l.S), "q quit") {
 				t.Fatalf("width %d: key line %q", width, ansi.Strip(l.S))

@@ -122,7 +122,7 @@ func watchGame(opts ViewOptions, w *game.Watch) *spectator {
 }
 
 func newSpectator(opts ViewOptions, embedded bool) *spectator {
-	return &spectator{p: draw.NewPane(80, 24, opts.Profile, false), keys: sharedViewKeys(), games: opts.Games,
+	return &spectator{p: opts.pane(), keys: sharedViewKeys(), games: opts.Games,
 		ctx: opts.Context, now: opts.Now, embedded: embedded, every: lookEvery, hold: tvHold}
 }
 

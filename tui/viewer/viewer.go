@@ -37,12 +37,21 @@ type ViewOptions struct {
 	// Profile is the colour profile until the screen reports the
 	// session's own; zero means TrueColor.
 	Profile colorprofile.Profile
+	// Theme is the player's tile colours.
+	Theme draw.Theme
 	// Now is the clock for "3 hours ago" and TV's pauses; nil: time.Now.
 	Now func() time.Time
 	// Woken: the runner waits for the screens' news itself and sends
 	// event.WakeMsg (see event.Waker); else a spectator waits in a tea.Cmd.
 	Woken bool
+	// Player is who is looking: a replay may review their own game in
+	// play (see Reviews).
+	Player game.Player
 }
+
+// pane is the window a screen opened with these options starts with,
+// until the terminal says what it is.
+func (o *ViewOptions) pane() draw.Pane { return draw.NewThemedPane(80, 24, o.Profile, false, o.Theme) }
 
 func (o *ViewOptions) Defaults() {
 	if o.Context == nil {
@@ -77,6 +86,14 @@ func WatchOver(opts ViewOptions, w *game.Watch) View { return watchGame(opts, w)
 // ReplayOver is r replayed over the game screen (see WatchOver).
 func ReplayOver(opts ViewOptions, r *game.Replay) View { return newReplayer(opts, r, true) }
 
+// ReviewOver is r replayed over the game screen with the AI's review of
+// it asked for at once (see WatchOver).
+func ReviewOver(opts ViewOptions, r *game.Replay) View {
+	rp := newReplayer(opts, r, true)
+	rp.reviewAtOnce = true
+	return rp
+}
+
 // HistoryOver is player's history over the game screen (see WatchOver).
 func HistoryOver(opts ViewOptions, player game.Player) View {
 	return newHistorian(opts, player, true)
@@ -87,7 +104,7 @@ func HistoryOver(opts ViewOptions, player game.Player) View {
 // over it, gives them these.
 func Owns(msg tea.Msg) bool {
 	switch msg.(type) {
-	case snapMsg, lookMsg, tickMsg, historyMsg, openMsg, backMsg, event.WakeMsg:
+	case snapMsg, lookMsg, tickMsg, historyMsg, openMsg, backMsg, reviewMsg, event.WakeMsg:
 		return true
 	}
 	return false
@@ -138,7 +155,7 @@ func (vs *Stack) Top() View {
 // colours from.
 func (vs *Stack) Push(v View, like *draw.Pane) tea.Cmd {
 	p := v.pane()
-	p.Width, p.Height, p.Light = like.Width, like.Height, like.Light
+	p.Width, p.Height, p.Light, p.Theme = like.Width, like.Height, like.Light, like.Theme
 	p.SetProfile(like.Profile)
 	vs.attach(v)
 	vs.stack = append(vs.stack, v)

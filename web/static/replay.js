@@ -74,6 +74,13 @@
       for (const c of root.querySelectorAll("button, input, select")) c.disabled = false;
       root.classList.add("ready");
       draw(0);
+      // #move-N (the review's links) shows the board after move N.
+      const seekHash = () => {
+        const m = /^#move-(\d+)$/.exec(location.hash);
+        if (m) { pause(); draw(Number(m[1])); root.scrollIntoView(); }
+      };
+      window.addEventListener("hashchange", seekHash);
+      seekHash();
       // ?autoplay=1 plays at once (the browser tests use it).
       if (new URLSearchParams(location.search).get("autoplay") === "1") { speed.value = "16"; start(); }
     })

@@ -433,6 +433,12 @@ func mergeAccounts(ctx context.Context, tx Querier, now, to, from int64) error {
 		{"hold names", `UPDATE player_names SET player_id = $1, released_at = COALESCE(released_at, $3)
 			WHERE player_id = $2`, []any{to, from, now}},
 		{"drop codes", `DELETE FROM link_codes WHERE player_id = $1`, []any{from}},
+		// Settings (store.SettingsKeeper): to's own stay; from's fill in
+		// those to never set.
+		{"merge settings", `INSERT INTO player_settings (player_id, key, value, updated_at)
+			SELECT CAST($1 AS bigint), key, value, updated_at FROM player_settings WHERE player_id = $2 AND true
+			ON CONFLICT (player_id, key) DO NOTHING`, []any{to, from}},
+		{"drop settings", `DELETE FROM player_settings WHERE player_id = $1`, []any{from}},
 	}
 	for _, s := range steps {
 		if _, err := tx.Exec(ctx, s.query, s.args...); err != nil {

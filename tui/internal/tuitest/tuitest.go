@@ -127,8 +127,9 @@ func (l *Live) Settle(d time.Duration) {
 
 func Has(s string) func(string) bool { return func(f string) bool { return strings.Contains(f, s) } }
 
-// NewService is the game service over a real SQLite file.
-func NewService(t *testing.T) *game.Service {
+// NewService is the game service over a real SQLite file, built with
+// opts.
+func NewService(t *testing.T, opts ...game.Option) *game.Service {
 	t.Helper()
 	quiet := slog.New(slog.DiscardHandler)
 	st, err := sqlite.Open(context.Background(), t.TempDir(), sqlite.WithLogger(quiet))
@@ -136,7 +137,7 @@ func NewService(t *testing.T) *game.Service {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	return game.New(st, quiet)
+	return game.New(st, quiet, opts...)
 }
 
 func Identify(t *testing.T, svc *game.Service, name string) game.Player {

@@ -1,0 +1,15 @@
+-- +goose Up
+-- A player's settings (store.SettingsKeeper): one row per setting the
+-- player changed from its default, by key ("theme", "screen", "motion");
+-- the store checks keys and values (store.CheckSetting) before writing.
+-- updated_at is unix microseconds.
+CREATE TABLE player_settings (
+    player_id  bigint NOT NULL REFERENCES players(id),
+    key        text   NOT NULL,
+    value      text   NOT NULL,
+    updated_at bigint NOT NULL,
+    PRIMARY KEY (player_id, key)
+);
+
+-- +goose Down
+DROP TABLE player_settings;
