@@ -61,46 +61,6 @@ func (s *Store) Leaderboard(ctx context.Context, size int, kind store.Kind, limi
 	return out, nil
 }
 
-// PlayerRank returns the player's best game of a size and kind with its
-// rank, or store.ErrNotFound: buckets above (score_bucket_totals: the
-// folded counts and the changes not folded yet, migration 00007), then an
-// index count inside its own bucket, as in package sqlite. One statement, so
-// one snapshot and one round trip (it was BEGIN, two queries and
-// ROLLBACK): the header reads it every few seconds for every player. The
-// entry's bucket is score_bucket's, and its top (the bucket's highest
-// score) is store.ScoreBucket's: p is 10^(digits-3), 1 below 1000.
-func (s *Store) PlayerRank(ctx context.Context, playerID int64, size int, kind store.Kind) (store.Entry, error) {
-	if err := store.CheckGame(size, kind); err != nil {
-		return store.Entry{}, fmt.Errorf("player rank: %w", err)
-	}
-	var e store.Entry
-	var ended *int64
-	var score, reached, ahead int64
-	err := s.pool.QueryRow(ctx, `
-		SELECT `+entryColumns+`,
-		  (SELECT coalesce(sum(t.players), 0) FROM score_bucket_totals t
-		     WHERE t.size = $2 AND t.kind = $3 AND t.bucket > score_bucket(b.score))
-		+ (SELECT count(*) FROM player_bests o WHERE o.size = $2 AND o.kind = $3
-		     AND o.score > b.score AND o.score <= (b.score / scale.p + 1) * scale.p - 1)
-		+ (SELECT count(*) FROM player_bests o WHERE o.size = $2 AND o.kind = $3
-		     AND o.score = b.score AND (o.reached_at, o.game_id) < (b.reached_at, b.game_id))
-		FROM player_bests b
-		JOIN games g ON g.id = b.game_id
-		JOIN players p ON p.id = b.player_id
-		CROSS JOIN LATERAL (SELECT (10::numeric ^ greatest(length(b.score::text) - 3, 0))::bigint AS p) AS scale
-		WHERE b.player_id = $1 AND b.size = $2 AND b.kind = $3`, playerID, size, string(kind)).Scan(
-		&e.PlayerID, &e.Name, &e.Fingerprint, &e.Score, &e.MaxTile, &e.Moves, &e.Won, &ended, &e.GameID, &score, &reached, &ahead)
-	if noRows(err) {
-		return store.Entry{}, fmt.Errorf("rank of player %d (%d×%d %s): %w", playerID, size, size, kind, store.ErrNotFound)
-	}
-	if err != nil {
-		return store.Entry{}, fmt.Errorf("rank of player %d: %w", playerID, err)
-	}
-	e.Ended = timePtr(ended)
-	e.Rank = int(ahead) + 1
-	return e, nil
-}
-
 // OpenContestGame returns the player's game of a contest, started on its
 // seed if need be; see store.Store.OpenContestGame.
 func (s *Store) OpenContestGame(ctx context.Context, playerID int64, size int, kind store.Kind, contest string, seed uint64) (*store.SavedGame, error) {
@@ -171,6 +131,7 @@ func (s *Store) EndContest(ctx context.Context, contest string) error {
 	if err := s.endWhere(ctx, `contest = $1`, contest); err != nil {
 		return fmt.Errorf("end %s: %w", contest, err)
 	}
+	s.ranks.ContestsEnded(func(c string) bool { return c == contest })
 	return nil
 }
 
@@ -180,6 +141,7 @@ func (s *Store) EndPastDailies(ctx context.Context, today string) error {
 	if err := s.endWhere(ctx, `contest >= 'daily:' AND contest < $1`, "daily:"+today); err != nil {
 		return fmt.Errorf("end dailies before %s: %w", today, err)
 	}
+	s.ranks.ContestsEnded(func(c string) bool { return c >= "daily:" && c < "daily:"+today })
 	return nil
 }
 
@@ -279,6 +241,7 @@ func (s *Store) RecordRace(ctx context.Context, r store.RaceResult) error {
 	if err != nil {
 		return fmt.Errorf("record %s: %w", r.Contest, err)
 	}
+	s.ranks.ContestsEnded(func(c string) bool { return c == r.Contest })
 	return nil
 }
 
@@ -328,37 +291,9 @@ func (s *Store) BotRaceBoard(ctx context.Context, limit int) ([]store.BotRaceEnt
 }
 
 // ContestRank returns the player's game of a contest of one size with its
-// rank on ContestBoard, and how many games that board has; see
-// sqlite.Store.ContestRank.
+// rank on ContestBoard, and how many games that board has; store.ErrNotFound
+// when the player has none. The daily challenge's header asks for it after
+// scoring moves, so it is answered from memory, as PlayerRank is.
 func (s *Store) ContestRank(ctx context.Context, playerID int64, contest string, size int) (store.Entry, int, error) {
-	tx, err := s.pool.BeginTx(ctx, readOnly)
-	if err != nil {
-		return store.Entry{}, 0, fmt.Errorf("rank in %s: %w", contest, err)
-	}
-	defer tx.Rollback(context.Background())
-	var e store.Entry
-	var reached int64
-	var ended *int64
-	err = tx.QueryRow(ctx, `
-		SELECT g.player_id, p.name, p.fingerprint, g.score, g.max_tile, g.moves, g.won, g.ended_at, g.id, g.reached_at
-		FROM games g JOIN players p ON p.id = g.player_id
-		WHERE g.player_id = $1 AND g.contest = $2 AND g.size = $3
-		ORDER BY g.id DESC LIMIT 1`, playerID, contest, size).
-		Scan(&e.PlayerID, &e.Name, &e.Fingerprint, &e.Score, &e.MaxTile, &e.Moves, &e.Won, &ended, &e.GameID, &reached)
-	if noRows(err) {
-		return store.Entry{}, 0, fmt.Errorf("rank of player %d in %s: %w", playerID, contest, store.ErrNotFound)
-	}
-	if err != nil {
-		return store.Entry{}, 0, fmt.Errorf("rank of player %d in %s: %w", playerID, contest, err)
-	}
-	e.Ended = timePtr(ended)
-	var ahead, total int
-	err = tx.QueryRow(ctx, `
-		SELECT count(*) FILTER (WHERE score > $3 OR (score = $3 AND (reached_at, id) < ($4, $5))), count(*)
-		FROM games WHERE contest = $1 AND size = $2`, contest, size, e.Score, reached, e.GameID).Scan(&ahead, &total)
-	if err != nil {
-		return store.Entry{}, 0, fmt.Errorf("rank of player %d in %s: %w", playerID, contest, err)
-	}
-	e.Rank = ahead + 1
-	return e, total, nil
+	return s.ranks.ContestRank(ctx, playerID, contest, size)
 }

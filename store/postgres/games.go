@@ -11,6 +11,7 @@ import (
 	"github.com/ssh2048/ssh2048/engine"
 	"github.com/ssh2048/ssh2048/store"
 	"github.com/ssh2048/ssh2048/store/internal/accounts"
+	"github.com/ssh2048/ssh2048/store/internal/ranks"
 )
 
 // querier is what reads need: the pool, or a read transaction.
@@ -79,7 +80,9 @@ func (s *Store) createGame(ctx context.Context, spec gameSpec) (id, token int64,
 		return 0, 0, err
 	}
 	board, maxTile := eg.Board().String(), eg.MaxTile()
+	var at int64
 	err = s.w.do(ctx, func(ctx context.Context, tx pgx.Tx, now int64) error {
+		at = now
 		if err := s.findOrInsert(ctx, tx, spec, seed, gen, maxTile, board, now, &id); err != nil {
 			return err
 		}
@@ -98,6 +101,9 @@ func (s *Store) createGame(ctx context.Context, spec gameSpec) (id, token int64,
 	})
 	if err == nil {
 		s.claimed(id, token)
+		if spec.replace && spec.contest == "" {
+			s.ranks.Replaced(spec.playerID, ranks.Board{Size: spec.size, Kind: spec.kind}, at)
+		}
 	}
 	return id, token, err
 }
@@ -153,15 +159,16 @@ func (s *Store) loadGame(ctx context.Context, id, token int64) (*store.SavedGame
 	defer tx.Rollback(context.Background())
 	g := &store.SavedGame{ID: id, Fence: token}
 	var (
-		kind          string
-		seed, started int64
-		gen           int16
-		stored        store.MoveState
+		kind, contest          string
+		seed, started, reached int64
+		gen                    int16
+		stored                 store.MoveState
 	)
 	err = tx.QueryRow(ctx, `
-		SELECT player_id, size, kind, seed, generator, started_at, score, max_tile, moves, won, board
+		SELECT player_id, size, kind, seed, generator, started_at, score, max_tile, moves, won, board, contest, reached_at
 		FROM games WHERE id = $1`, id,
-	).Scan(&g.PlayerID, &g.Size, &kind, &seed, &gen, &started, &stored.Score, &stored.MaxTile, &stored.Moves, &stored.Won, &stored.Board)
+	).Scan(&g.PlayerID, &g.Size, &kind, &seed, &gen, &started, &stored.Score, &stored.MaxTile, &stored.Moves, &stored.Won, &stored.Board,
+		&contest, &reached)
 	if noRows(err) {
 		return nil, fmt.Errorf("load game %d: %w", id, store.ErrNotFound)
 	}
@@ -176,6 +183,8 @@ func (s *Store) loadGame(ctx context.Context, id, token int64) (*store.SavedGame
 	if err := store.Rebuild(s.log, g, engine.Generator(gen), dirs, stored); err != nil {
 		return nil, err
 	}
+	// Its moves will come to the ranks as they commit.
+	s.ranks.Opened(id, g.PlayerID, ranks.Board{Size: g.Size, Kind: g.Kind}, contest, stored, reached)
 	return g, nil
 }
 
@@ -222,7 +231,9 @@ func (s *Store) AppendMove(ctx context.Context, gameID int64, seq int, d engine.
 	if err := store.CheckMove(seq, d, st); err != nil {
 		return fmt.Errorf("append move %d to game %d: %w", seq, gameID, err)
 	}
+	var at int64
 	err := s.w.pipelined(ctx, func(_ *pgx.Batch, tx pgx.Tx, now int64) func(context.Context) error {
+		at = now
 		// One statement: the guarded snapshot update (the games_offer_best
 		// trigger keeps the best) and, only if it matched, the move's row;
 		// sent with the group's other moves (writer.queueMove), as one
@@ -238,6 +249,7 @@ func (s *Store) AppendMove(ctx context.Context, gameID int64, seq int, d engine.
 	if err != nil {
 		return fmt.Errorf("append move %d to game %d: %w", seq, gameID, err)
 	}
+	s.ranks.Moved(gameID, st, at)
 	s.obs.MoveStored()
 	return nil
 }
@@ -317,7 +329,9 @@ func (s *Store) EndGame(ctx context.Context, gameID int64, st store.MoveState) e
 	if err := store.CheckState(st); err != nil {
 		return fmt.Errorf("end game %d: %w", gameID, err)
 	}
+	var at int64
 	err := s.w.do(ctx, func(ctx context.Context, tx pgx.Tx, now int64) error {
+		at = now
 		tag, err := tx.Exec(ctx, endGameSQL, gameID, st.Score, st.MaxTile, st.Moves, st.Won, st.Board, now, st.Fence)
 		if err != nil {
 			return err
@@ -330,24 +344,29 @@ func (s *Store) EndGame(ctx context.Context, gameID int64, st store.MoveState) e
 	if err != nil {
 		return fmt.Errorf("end game %d: %w", gameID, err)
 	}
+	s.ranks.Ended(gameID, &st, at)
 	return nil
 }
 
 // endAsStored ends a game without touching its snapshot.
 func (s *Store) endAsStored(ctx context.Context, id int64) error {
+	var at int64
 	err := s.w.do(ctx, func(ctx context.Context, tx pgx.Tx, now int64) error {
+		at = now
 		_, err := tx.Exec(ctx, `UPDATE games SET ended_at = $2, updated_at = $2 WHERE id = $1 AND ended_at IS NULL`, id, now)
 		return err
 	})
 	if err != nil {
 		return fmt.Errorf("end diverged game %d: %w", id, err)
 	}
+	s.ranks.Ended(id, nil, at)
 	return nil
 }
 
 // MarkAssisted turns a human game into an assisted one; see
 // store.Store.MarkAssisted.
 func (s *Store) MarkAssisted(ctx context.Context, gameID int64) error {
+	var marked bool
 	err := s.w.do(ctx, func(ctx context.Context, tx pgx.Tx, now int64) error {
 		g, err := liveGame(ctx, tx, gameID)
 		switch {
@@ -356,6 +375,7 @@ func (s *Store) MarkAssisted(ctx context.Context, gameID int64) error {
 		case g.kind != store.KindHuman:
 			return nil
 		}
+		marked = true
 		if _, err := tx.Exec(ctx, `
 			UPDATE games SET ended_at = $3, updated_at = $3
 			WHERE player_id = $1 AND size = $2 AND kind = 'assisted' AND contest = '' AND ended_at IS NULL`,
@@ -384,6 +404,9 @@ func (s *Store) MarkAssisted(ctx context.Context, gameID int64) error {
 	})
 	if err != nil {
 		return fmt.Errorf("mark game %d assisted: %w", gameID, err)
+	}
+	if marked {
+		s.ranks.Assisted(gameID)
 	}
 	return nil
 }

@@ -199,8 +199,8 @@ func (s *Store) LiveGames(ctx context.Context, size int, id int64) ([]store.Live
 const foldEvery = time.Second
 
 // foldBuckets moves the committed rows of score_bucket_changes into
-// score_buckets in one transaction, so that a rank reading both in one
-// snapshot counts each change once. One node folds at a time (a
+// score_buckets in one transaction, so that score_bucket_totals, reading
+// both in one snapshot, counts each change once. One node folds at a time (a
 // transaction advisory lock; the others skip their turn).
 func (s *Store) foldBuckets(ctx context.Context) error {
 	tx, err := s.pool.Begin(ctx)

@@ -18,7 +18,8 @@
 //     game's snapshot (the stale-writer check) in the same statement.
 //   - player_bests and score_buckets are kept by triggers (migrations
 //     postgres/00002 and 00001), so leaderboards are index walks of
-//     player_bests_rank and a rank sums buckets.
+//     player_bests_rank; a player's rank is answered from memory
+//     (ranks.go), and the bus tells the other nodes to read theirs again.
 //   - Schema changes are the goose migrations of migrations/postgres,
 //     twins of migrations/sqlite, applied at Open under goose's Postgres
 //     advisory-lock session locker, so nodes starting at once migrate once.
@@ -48,6 +49,7 @@ import (
 	"github.com/ssh2048/ssh2048/migrations"
 	"github.com/ssh2048/ssh2048/store"
 	"github.com/ssh2048/ssh2048/store/internal/accounts"
+	"github.com/ssh2048/ssh2048/store/internal/ranks"
 )
 
 // Option configures Open.
@@ -105,6 +107,9 @@ type Store struct {
 	node    string        // this node's name in game_holders
 	lease   time.Duration
 	bus     *Bus
+	// ranks answers PlayerRank from memory (ranks.go).
+	ranks     *ranks.Index
+	ranksDone chan struct{}
 
 	mu    sync.Mutex
 	held  map[int64]int64   // games this node claimed and has not released: token
@@ -177,8 +182,10 @@ func Open(ctx context.Context, url string, opts ...Option) (*Store, error) {
 	s := &Store{pool: pool, log: o.log, obs: o.obs, newSeed: store.NewSeed, node: o.node, lease: o.lease,
 		held: make(map[int64]int64), races: make(map[string]string), stop: make(chan struct{}), stopped: make(chan struct{})}
 	s.w = newWriter(wpool, o.log, o.obs)
-	s.Methods = accounts.New(s.w.Do, func(tx pgx.Tx) accounts.Querier { return pgQuerier{tx} }, pgQuerier{pool}, nil)
 	s.bus = newBus(cfg.ConnConfig, pool, o.log)
+	s.newRanks()
+	s.Methods = accounts.New(s.w.Do, func(tx pgx.Tx) accounts.Querier { return pgQuerier{tx} }, pgQuerier{pool},
+		func(c accounts.Change) { s.ranks.AccountChanged(int64(c.Account), int64(c.Merged), c.Name) })
 	go s.renewLeases()
 	return s, nil
 }
@@ -233,6 +240,7 @@ func (s *Store) Close() error {
 	s.closeOnce.Do(func() {
 		close(s.stop)
 		<-s.stopped
+		<-s.ranksDone
 		s.bus.close()
 		s.w.close()
 		s.w.pool.Close()

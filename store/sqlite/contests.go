@@ -82,6 +82,7 @@ func (s *Store) EndContest(ctx context.Context, contest string) error {
 	if err != nil {
 		return fmt.Errorf("end %s: %w", contest, err)
 	}
+	s.ranks.ContestsEnded(func(c string) bool { return c == contest })
 	return nil
 }
 
@@ -144,5 +145,6 @@ func (s *Store) EndPastDailies(ctx context.Context, today string) error {
 	if err != nil {
 		return fmt.Errorf("end dailies before %s: %w", today, err)
 	}
+	s.ranks.ContestsEnded(func(c string) bool { return c >= "daily:" && c < "daily:"+today })
 	return nil
 }

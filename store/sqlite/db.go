@@ -31,11 +31,13 @@ import (
 	"path/filepath"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ssh2048/ssh2048/migrations"
 	"github.com/ssh2048/ssh2048/store"
 	"github.com/ssh2048/ssh2048/store/internal/accounts"
+	"github.com/ssh2048/ssh2048/store/internal/ranks"
 
 	"github.com/mattn/go-sqlite3"
 )
@@ -102,6 +104,13 @@ type Store struct {
 
 	stopCheckpoints chan struct{}
 	checkpointsDone chan struct{}
+
+	// ranks answers PlayerRank from memory (ranks.go); checkOthers
+	// tells it of other processes' writes.
+	ranks                  *ranks.Index
+	dataVersion            atomic.Int64 // the writer's connection's PRAGMA data_version when last read
+	othersDue              atomic.Int64 // unix ns: when the writer next reads it
+	stopOthers, othersDone chan struct{}
 
 	closeOnce sync.Once
 	closeErr  error
@@ -187,9 +196,20 @@ func Open(ctx context.Context, dataDir string, opts ...Option) (*Store, error) {
 	}
 	s := &Store{path: path, write: write, read: read, log: o.log, obs: o.obs, newSeed: store.NewSeed, node: newNode(),
 		stopCheckpoints: make(chan struct{}), checkpointsDone: make(chan struct{})}
-	s.w = newWriter(write, o.log, o.obs)
-	s.Methods = accounts.New(s.w.Do, func(tx *sql.Tx) accounts.Querier { return sqlQuerier{tx} }, sqlQuerier{read}, nil)
+	s.ranks = ranks.New(s.loadBoard)
+	var version int64
+	if err := write.QueryRowContext(ctx, `PRAGMA data_version`).Scan(&version); err != nil {
+		write.Close()
+		read.Close()
+		return nil, fmt.Errorf("open store %s: %w", path, err)
+	}
+	s.dataVersion.Store(version)
+	s.stopOthers, s.othersDone = make(chan struct{}), make(chan struct{})
+	s.w = newWriter(write, o.log, o.obs, s.othersAfterGroup)
+	s.Methods = accounts.New(s.w.Do, func(tx *sql.Tx) accounts.Querier { return sqlQuerier{tx} }, sqlQuerier{read},
+		func(c accounts.Change) { s.ranks.AccountChanged(int64(c.Account), int64(c.Merged), c.Name) })
 	go s.checkpointLoop()
+	go s.watchOthers()
 	return s, nil
 }
 
@@ -252,6 +272,8 @@ func (s *Store) Close() error {
 		s.stopTakeovers()
 		close(s.stopCheckpoints)
 		<-s.checkpointsDone
+		close(s.stopOthers)
+		<-s.othersDone
 		// Leave a small WAL and fresh planner statistics behind.
 		if _, err := s.write.Exec(`PRAGMA wal_checkpoint(TRUNCATE); PRAGMA optimize`); err != nil {
 			s.log.Warn("db: final checkpoint failed", "err", err)

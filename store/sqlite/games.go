@@ -9,6 +9,7 @@ import (
 
 	"github.com/ssh2048/ssh2048/engine"
 	"github.com/ssh2048/ssh2048/store"
+	"github.com/ssh2048/ssh2048/store/internal/ranks"
 )
 
 // LoadOrCreateGame returns the player's game in progress for (size, kind),
@@ -76,7 +77,9 @@ func (s *Store) createGame(ctx context.Context, spec gameSpec) (id, token int64,
 	}
 	board := eg.Board().String()
 	maxTile := eg.MaxTile()
+	var at int64
 	err = s.w.do(ctx, func(ctx context.Context, tx *sql.Tx, now int64) error {
+		at = now
 		var exists bool
 		if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM players WHERE id = ?)`, playerID).Scan(&exists); err != nil {
 			return err
@@ -114,6 +117,9 @@ func (s *Store) createGame(ctx context.Context, spec gameSpec) (id, token int64,
 		token, err = s.claim(ctx, tx, id, now)
 		return err
 	})
+	if err == nil && replace && contest == "" {
+		s.ranks.Replaced(playerID, ranks.Board{Size: size, Kind: kind}, at)
+	}
 	return id, token, err
 }
 
@@ -136,15 +142,16 @@ func (s *Store) loadGame(ctx context.Context, id int64) (*store.SavedGame, error
 	defer tx.Rollback()
 	g := &store.SavedGame{ID: id}
 	var (
-		kind          string
-		seed, started int64
-		gen           uint8
-		stored        store.MoveState
+		kind, contest          string
+		seed, started, reached int64
+		gen                    uint8
+		stored                 store.MoveState
 	)
 	err = tx.QueryRowContext(ctx, `
-		SELECT player_id, size, kind, seed, generator, started_at, score, max_tile, moves, won, board
+		SELECT player_id, size, kind, seed, generator, started_at, score, max_tile, moves, won, board, contest, reached_at
 		FROM games WHERE id = ?`, id,
-	).Scan(&g.PlayerID, &g.Size, &kind, &seed, &gen, &started, &stored.Score, &stored.MaxTile, &stored.Moves, &stored.Won, &stored.Board)
+	).Scan(&g.PlayerID, &g.Size, &kind, &seed, &gen, &started, &stored.Score, &stored.MaxTile, &stored.Moves, &stored.Won, &stored.Board,
+		&contest, &reached)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("load game %d: %w", id, store.ErrNotFound)
 	}
@@ -160,6 +167,8 @@ func (s *Store) loadGame(ctx context.Context, id int64) (*store.SavedGame, error
 	if err := store.Rebuild(s.log, g, engine.Generator(gen), dirs, stored); err != nil {
 		return nil, err
 	}
+	// Its moves will come to the ranks as they commit.
+	s.ranks.Opened(id, g.PlayerID, ranks.Board{Size: g.Size, Kind: g.Kind}, contest, stored, reached)
 	return g, nil
 }
 
@@ -210,7 +219,9 @@ func (s *Store) AppendMove(ctx context.Context, gameID int64, seq int, d engine.
 	if err := store.CheckMove(seq, d, st); err != nil {
 		return fmt.Errorf("append move %d to game %d: %w", seq, gameID, err)
 	}
+	var at int64
 	err := s.w.do(ctx, func(ctx context.Context, tx *sql.Tx, now int64) error {
+		at = now
 		// One guarded UPDATE does the checks and the snapshot; the
 		// games_offer_best trigger keeps the player's best. Only when it
 		// matches nothing do we look at why.
@@ -231,6 +242,7 @@ func (s *Store) AppendMove(ctx context.Context, gameID int64, seq int, d engine.
 	if err != nil {
 		return fmt.Errorf("append move %d to game %d: %w", seq, gameID, err)
 	}
+	s.ranks.Moved(gameID, st, at)
 	s.obs.MoveStored()
 	return nil
 }
@@ -268,7 +280,9 @@ func (s *Store) EndGame(ctx context.Context, gameID int64, st store.MoveState) e
 	if err := store.CheckState(st); err != nil {
 		return fmt.Errorf("end game %d: %w", gameID, err)
 	}
+	var at int64
 	err := s.w.do(ctx, func(ctx context.Context, tx *sql.Tx, now int64) error {
+		at = now
 		res, err := tx.ExecContext(ctx, updateSnapshot+`, ended_at = ?7
 			WHERE id = ?1 AND ended_at IS NULL AND moves = ?4 AND score <= ?2 AND (?8 = 0 OR claim = ?8)`,
 			gameID, st.Score, st.MaxTile, st.Moves, st.Won, st.Board, now, st.Fence)
@@ -285,18 +299,22 @@ func (s *Store) EndGame(ctx context.Context, gameID int64, st store.MoveState) e
 	if err != nil {
 		return fmt.Errorf("end game %d: %w", gameID, err)
 	}
+	s.ranks.Ended(gameID, &st, at)
 	return nil
 }
 
 // endAsStored ends a game without touching its snapshot.
 func (s *Store) endAsStored(ctx context.Context, id int64) error {
+	var at int64
 	err := s.w.do(ctx, func(ctx context.Context, tx *sql.Tx, now int64) error {
+		at = now
 		_, err := tx.ExecContext(ctx, `UPDATE games SET ended_at = ?2, updated_at = ?2 WHERE id = ?1 AND ended_at IS NULL`, id, now)
 		return err
 	})
 	if err != nil {
 		return fmt.Errorf("end diverged game %d: %w", id, err)
 	}
+	s.ranks.Ended(id, nil, at)
 	return nil
 }
 
@@ -308,6 +326,7 @@ func (s *Store) endAsStored(ctx context.Context, id int64) error {
 // progress per (player, size, kind). Marking an assisted or bot game does
 // nothing; marking an ended game fails with store.ErrGameEnded.
 func (s *Store) MarkAssisted(ctx context.Context, gameID int64) error {
+	var marked bool
 	err := s.w.do(ctx, func(ctx context.Context, tx *sql.Tx, now int64) error {
 		g, err := liveGame(ctx, tx, gameID)
 		switch {
@@ -316,6 +335,7 @@ func (s *Store) MarkAssisted(ctx context.Context, gameID int64) error {
 		case g.kind != store.KindHuman:
 			return nil
 		}
+		marked = true
 		if _, err := tx.ExecContext(ctx, `
 			UPDATE games SET ended_at = ?3, updated_at = ?3
 			WHERE player_id = ?1 AND size = ?2 AND kind = 'assisted' AND contest = '' AND ended_at IS NULL`,
@@ -355,6 +375,9 @@ func (s *Store) MarkAssisted(ctx context.Context, gameID int64) error {
 	})
 	if err != nil {
 		return fmt.Errorf("mark game %d assisted: %w", gameID, err)
+	}
+	if marked {
+		s.ranks.Assisted(gameID)
 	}
 	return nil
 }

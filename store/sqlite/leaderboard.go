@@ -3,7 +3,6 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 
 	"github.com/ssh2048/ssh2048/store"
@@ -68,61 +67,3 @@ const leaderboardQuery = `
 	WHERE b.size = ? AND b.kind = ?
 	ORDER BY ` + rankOrder + `
 	LIMIT ? OFFSET ?`
-
-const playerBestQuery = `
-	SELECT ` + entryColumns + `
-	FROM player_bests b
-	JOIN games g ON g.id = b.game_id
-	JOIN players p ON p.id = b.player_id
-	WHERE b.player_id = ? AND b.size = ? AND b.kind = ?`
-
-// rankQuery counts the entries ahead of (score, reached_at, game_id)
-// without walking them all: whole score buckets above the entry's bucket
-// from score_buckets, then, on player_bests_rank, the higher scores inside
-// its bucket and the equal scores reached earlier.
-const rankQuery = `
-	SELECT
-	  (SELECT coalesce(sum(players), 0) FROM score_buckets WHERE size = ?1 AND kind = ?2 AND bucket > ?6)
-	+ (SELECT count(*) FROM player_bests WHERE size = ?1 AND kind = ?2 AND score > ?3 AND score <= ?7)
-	+ (SELECT count(*) FROM player_bests WHERE size = ?1 AND kind = ?2 AND score = ?3
-	     AND (reached_at, game_id) < (?4, ?5))`
-
-// PlayerRank returns the player's best game of a size and kind with its
-// rank, or store.ErrNotFound if they have played no move in such a game.
-func (s *Store) PlayerRank(ctx context.Context, playerID int64, size int, kind store.Kind) (store.Entry, error) {
-	if err := store.CheckGame(size, kind); err != nil {
-		return store.Entry{}, fmt.Errorf("player rank: %w", err)
-	}
-	// The header reads this every few seconds for every player, so it
-	// runs on the read pool, beside the writer rather than between its
-	// groups: a rank never waits for a commit, nor a commit for a rank.
-	// One read transaction holds both queries to one state of the file.
-	var e store.Entry
-	var ahead int
-	err := s.readTx(ctx, func(tx *sql.Tx) error {
-		var score, reached int64
-		if err := scanEntry(tx.QueryRowContext(ctx, playerBestQuery, playerID, size, string(kind)), &e, &score, &reached); err != nil {
-			return err
-		}
-		bucket, top := store.ScoreBucket(score)
-		return tx.QueryRowContext(ctx, rankQuery, size, string(kind), score, reached, e.GameID, bucket, top).Scan(&ahead)
-	})
-	if errors.Is(err, sql.ErrNoRows) {
-		return store.Entry{}, fmt.Errorf("rank of player %d (%d×%d %s): %w", playerID, size, size, kind, store.ErrNotFound)
-	}
-	if err != nil {
-		return store.Entry{}, fmt.Errorf("rank of player %d: %w", playerID, err)
-	}
-	e.Rank = ahead + 1
-	return e, nil
-}
-
-// readTx runs fn in a read transaction on the read pool.
-func (s *Store) readTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
-	tx, err := s.read.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	return fn(tx)
-}

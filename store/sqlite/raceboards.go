@@ -2,8 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"fmt"
 
 	"github.com/ssh2048/ssh2048/store"
@@ -35,36 +33,8 @@ func (s *Store) BotRaceBoard(ctx context.Context, limit int) ([]store.BotRaceEnt
 
 // ContestRank returns the player's game of a contest of one size with its
 // rank on ContestBoard, and how many games that board has; store.ErrNotFound
-// when the player has none.
+// when the player has none. The daily challenge's header asks for it after
+// scoring moves, so it is answered from memory, as PlayerRank is.
 func (s *Store) ContestRank(ctx context.Context, playerID int64, contest string, size int) (store.Entry, int, error) {
-	tx, err := s.read.BeginTx(ctx, nil)
-	if err != nil {
-		return store.Entry{}, 0, fmt.Errorf("rank in %s: %w", contest, err)
-	}
-	defer tx.Rollback()
-	var e store.Entry
-	var reached int64
-	var ended sql.NullInt64
-	err = tx.QueryRowContext(ctx, `
-		SELECT g.player_id, p.name, p.fingerprint, g.score, g.max_tile, g.moves, g.won, g.ended_at, g.id, g.reached_at
-		FROM games g JOIN players p ON p.id = g.player_id
-		WHERE g.player_id = ? AND g.contest = ? AND g.size = ?
-		ORDER BY g.id DESC LIMIT 1`, playerID, contest, size).
-		Scan(&e.PlayerID, &e.Name, &e.Fingerprint, &e.Score, &e.MaxTile, &e.Moves, &e.Won, &ended, &e.GameID, &reached)
-	if errors.Is(err, sql.ErrNoRows) {
-		return store.Entry{}, 0, fmt.Errorf("rank of player %d in %s: %w", playerID, contest, store.ErrNotFound)
-	}
-	if err != nil {
-		return store.Entry{}, 0, fmt.Errorf("rank of player %d in %s: %w", playerID, contest, err)
-	}
-	e.Ended = timePtr(ended)
-	var ahead, total int
-	err = tx.QueryRowContext(ctx, `
-		SELECT COUNT(*) FILTER (WHERE score > ?3 OR (score = ?3 AND (reached_at, id) < (?4, ?5))), COUNT(*)
-		FROM games WHERE contest = ?1 AND size = ?2`, contest, size, e.Score, reached, e.GameID).Scan(&ahead, &total)
-	if err != nil {
-		return store.Entry{}, 0, fmt.Errorf("rank of player %d in %s: %w", playerID, contest, err)
-	}
-	e.Rank = ahead + 1
-	return e, total, nil
+	return s.ranks.ContestRank(ctx, playerID, contest, size)
 }

@@ -63,6 +63,7 @@ func (s *Store) RecordRace(ctx context.Context, r store.RaceResult) error {
 	if err != nil {
 		return fmt.Errorf("record %s: %w", r.Contest, err)
 	}
+	s.ranks.ContestsEnded(func(c string) bool { return c == r.Contest })
 	return nil
 }
 

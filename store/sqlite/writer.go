@@ -18,8 +18,9 @@ import (
 // writer owns the only write connection and puts every write through
 // package groupcommit: one IMMEDIATE transaction per group, one WAL sync
 // for the whole group. Small groups linger while moves come in fast (a
-// commit costs an fsync of its own). Reads, ranks included, never come
-// here: they run on the read pool beside the writer (PlayerRank).
+// commit costs an fsync of its own). Reads never come here: they run on
+// the read pool beside the writer, and ranks are kept in memory
+// (ranks.go).
 type writer struct {
 	*groupcommit.Writer[*sql.Tx]
 	db  *sql.DB
@@ -31,13 +32,18 @@ type writer struct {
 	catchUp atomic.Bool
 }
 
-func newWriter(db *sql.DB, log *slog.Logger, obs store.Observer) *writer {
+// newWriter starts the writer; between, if set, runs on its goroutine
+// after each group too, with the connection free.
+func newWriter(db *sql.DB, log *slog.Logger, obs store.Observer, between func()) *writer {
 	w := &writer{db: db, log: log, obs: obs}
 	w.Writer = groupcommit.New[*sql.Tx](txConn{w}, groupcommit.Config{
 		Log: log, Obs: obs, Linger: true, RetryAlone: true,
 		Between: func() {
 			if w.catchUp.Swap(false) {
 				w.checkpoint()
+			}
+			if between != nil {
+				between()
 			}
 		},
 	})

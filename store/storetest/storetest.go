@@ -69,6 +69,8 @@ func Run(t *testing.T, b Backend) {
 		{"LeaderboardOrderAndTies", testLeaderboardOrderAndTies},
 		{"MarkAssistedKeepsOneGameInProgress", testMarkAssistedKeepsOneGameInProgress},
 		{"RankAgreesWithLeaderboard", testRankAgreesWithLeaderboard},
+		{"RanksFollowWrites", testRanksFollowWrites},
+		{"RanksSeeAnotherStore", testRanksSeeAnotherStore},
 		{"ContestGames", testContestGames},
 		{"SecretIsKept", testSecretIsKept},
 		{"Races", testRaces},
