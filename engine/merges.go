@@ -59,3 +59,59 @@ func mergesLeft(row uint64) (out uint64) {
 	}
 	return out
 }
+
+// Path is where one tile went in a move: from its cell to the cell it
+// ends in. Both tiles of a merge end in the merge's cell, with Merged set.
+type Path struct {
+	FromRow, FromCol int
+	ToRow, ToCol     int
+	Exp              uint8 // the tile's exponent before the move
+	Merged           bool
+}
+
+// Paths appends to dst the path of every tile of b in a move in direction
+// d (a tile that stays put has a path to its own cell), line by line in
+// the order the move packs them, and returns it. b is not changed.
+//
+// It is for showing a move (a screen slides each tile along its path),
+// not for playing one: Move does not pay for it.
+func (b Board) Paths(d Direction, dst []Path) []Path {
+	n := int(b.size)
+	for line := range n {
+		target, last := -1, -1 // last: dst's index of the tile that may still merge
+		for i := range n {
+			r, c := cellOf(d, n, line, i)
+			e := b.At(r, c)
+			if e == 0 {
+				continue
+			}
+			if last >= 0 && dst[last].Exp == e && e < MaxExponent {
+				dst[last].Merged = true
+				tr, tc := cellOf(d, n, line, target)
+				dst = append(dst, Path{FromRow: r, FromCol: c, ToRow: tr, ToCol: tc, Exp: e, Merged: true})
+				last = -1
+				continue
+			}
+			target++
+			tr, tc := cellOf(d, n, line, target)
+			dst = append(dst, Path{FromRow: r, FromCol: c, ToRow: tr, ToCol: tc, Exp: e})
+			last = len(dst) - 1
+		}
+	}
+	return dst
+}
+
+// cellOf is the cell at place i of line in a move in direction d on an
+// n×n board, counted from the edge the tiles move toward.
+func cellOf(d Direction, n, line, i int) (row, col int) {
+	switch d {
+	case Left:
+		return line, i
+	case Right:
+		return line, n - 1 - i
+	case Up:
+		return i, line
+	default: // Down
+		return n - 1 - i, line
+	}
+}

@@ -64,3 +64,64 @@ func TestMergesAgreeWithMove(t *testing.T) {
 		}
 	}
 }
+
+func TestPathsExamples(t *testing.T) {
+	b, err := ParseBoard("2 2 2 0/0 0 0 4/0 8 0 8/0 0 0 0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := b.Paths(Right, nil)
+	want := []Path{
+		{0, 2, 0, 3, 1, true}, {0, 1, 0, 3, 1, true}, {0, 0, 0, 2, 1, false},
+		{1, 3, 1, 3, 2, false},
+		{2, 3, 2, 3, 3, true}, {2, 1, 2, 3, 3, true},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("paths %v, want %v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("path %d: %+v, want %+v", i, got[i], want[i])
+		}
+	}
+}
+
+// TestPathsAgreeWithMove: on random boards of every size and in every
+// direction, laying each tile at the end of its path (a merged pair as
+// one tile of double value) gives the board Move makes, and every tile
+// of the board has one path.
+func TestPathsAgreeWithMove(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	for range 20000 {
+		n := MinSize + rng.IntN(MaxSize-MinSize+1)
+		b, _ := NewBoard(n)
+		tiles := 0
+		for r := range n {
+			for c := range n {
+				if rng.IntN(3) > 0 {
+					b.Set(r, c, uint8(1+rng.IntN(4)))
+					tiles++
+				}
+			}
+		}
+		for _, d := range Directions() {
+			paths := b.Paths(d, nil)
+			if len(paths) != tiles {
+				t.Fatalf("%v %v: %d paths for %d tiles", b, d, len(paths), tiles)
+			}
+			laid, _ := NewBoard(n)
+			for _, p := range paths {
+				e := p.Exp
+				if p.Merged {
+					e++
+				}
+				laid.Set(p.ToRow, p.ToCol, e)
+			}
+			moved := b
+			moved.Move(d)
+			if laid != moved {
+				t.Fatalf("%v %v: paths lay %v, Move makes %v", b, d, laid, moved)
+			}
+		}
+	}
+}

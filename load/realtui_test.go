@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ssh2048/ssh2048/server"
+	"github.com/ssh2048/ssh2048/server/servertest"
 	"github.com/ssh2048/ssh2048/store"
 )
 
@@ -54,4 +56,28 @@ func TestRunRealTUI(t *testing.T) {
 	if v := rep.Verify; v.Basis != "screen" || v.ScreenRead != cfg.Sessions || v.Stored != moves {
 		t.Errorf("verify %+v; want every screen's move count read", v)
 	}
+}
+
+// With motion on the server's game screen, a move comes in a few frames;
+// at a rate whose keys would otherwise go out between them, every key is
+// still answered by its own move's frames: the keys answered are the
+// moves stored, and every screen's move count is read.
+func TestRunRealTUIWithMotion(t *testing.T) {
+	s := servertest.Start(t, t.TempDir(), "127.0.0.1:0", func(c *server.Config) { c.Motion, c.MotionScreens = true, 100 })
+	ts := &testServer{addr: s.Addr, dir: s.Dir, store: s.Store, stop: s.Stop}
+	cfg := smallConfig(ts, ModeTUI)
+	cfg.Rate = 20
+	rep, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkClean(t, rep, cfg.Sessions)
+	players, moves := ts.storedMoves(t, store.KindHuman)
+	if players != rep.Verify.Listed || moves != rep.Keys.Answered {
+		t.Fatalf("store has %d players, %d moves; report answered %d", players, moves, rep.Keys.Answered)
+	}
+	if v := rep.Verify; v.Basis != "screen" || v.ScreenRead != cfg.Sessions || v.Stored != moves {
+		t.Errorf("verify %+v; want every screen's move count read", v)
+	}
+	t.Logf("keys %+v, frame bytes %+v", rep.Keys, rep.FrameBytes)
 }

@@ -351,13 +351,23 @@ func (s *session) endFrame() {
 }
 
 // quietGap is the pause in the output a key waits for: half the settle
-// time, or half the pause between keys at high rates.
+// time, or half the pause between keys at high rates, but never less
+// than motionGap.
 func (s *session) quietGap() time.Duration {
 	if s.cfg.Rate == 0 {
 		return settle / 2
 	}
-	return min(settle/2, time.Duration(float64(time.Second)/s.cfg.Rate/2))
+	return max(motionGap, min(settle/2, time.Duration(float64(time.Second)/s.cfg.Rate/2)))
 }
+
+// motionGap is longer than the pause between a move's motion frames (the
+// server's game screen slides a move and pops its merges, a few frames
+// some tens of milliseconds apart, then draws it at rest): a key never
+// goes out between them, so every frame of a move counts as its key's,
+// and the next key's answer is its own. The first frame already shows
+// the move (its header has the new "Moves N"), so a key's latency is to
+// it, motion or not.
+const motionGap = 60 * time.Millisecond
 
 // closedError is the error for output that ended while the session played.
 func closedError(err error) error {

@@ -44,7 +44,7 @@ func (s *Screen) panicked(v any, stack []byte) {
 	defer s.mu.Unlock()
 	if !s.ended {
 		// The last frame may have been cut short; reset the pen too.
-		s.write([]byte(restoreTerminal))
+		s.write([]byte(s.restore()))
 	}
 	s.errMu.Lock()
 	if s.panic == nil {

@@ -31,7 +31,12 @@
 //     hidden, and the player's window title is saved on the terminal's
 //     title stack. When the model quits, all of it is put back, and a
 //     last view that is not an AltScreen view is printed on the main
-//     screen, where it stays after the session ends.
+//     screen, where it stays after the session ends. A model that speaks
+//     in lines (Liner, for screen readers) has none of it: its lines are
+//     written as they come, and the terminal is left as it was.
+//   - A model whose view moves by itself for a moment (Animator: a move's
+//     slide) has its frames drawn by the screen's frame timer while a
+//     MotionGate shared by the server allows; keys are never held for it.
 //   - It asks the terminal for its background colour and whether it
 //     shows true colour, which an SSH session does not say (probe.go),
 //     and holds the first frame for the answers, briefly.
@@ -82,6 +87,7 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -183,6 +189,10 @@ type Options struct {
 	// screen are not counted. It is called with the screen's lock held:
 	// it must be quick and must not call the screen.
 	KeyToFrame func(time.Duration)
+	// Motion, if set, lets an Animator model draw motion while the gate
+	// allows (see MotionGate); nil draws none: every frame is the
+	// model's last state.
+	Motion *MotionGate
 }
 
 // Screen is one model running on one terminal. Create it with New, start
@@ -211,6 +221,13 @@ type Screen struct {
 	keyAt       time.Time // when the first key not yet drawn arrived; zero if none
 	keyed       bool      // a key was handled since the last frame: draw it at once
 	ended       bool
+	lineBuf     []byte // a Liner's lines, reused (lines.go)
+	// Motion (motion.go): the gate, when the model's next motion frame
+	// is due (zero: none), and how long the last frame's write took.
+	motion    *MotionGate
+	animDue   time.Time
+	lastWrite time.Duration
+	counted   atomic.Bool // counted among the gate's open screens
 
 	backgroundAsked bool            // the terminal has not answered yet
 	reported        map[string]bool // what was told to unsupported
@@ -244,6 +261,7 @@ func New(model tea.Model, out io.Writer, opts Options) *Screen {
 		unsupported:     opts.Unsupported,
 		keyToFrame:      opts.KeyToFrame,
 		inStep:          opts.InStep,
+		motion:          opts.Motion,
 		model:           model,
 		r:               r,
 		backgroundAsked: true, // by Start
@@ -276,11 +294,19 @@ func (s *Screen) start() {
 	defer s.contain() // after the unlock below
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.motion != nil {
+		s.motion.open.Add(1)
+		s.counted.Store(true)
+	}
 	// Every model that picks colours wants to know whether the background
 	// is dark; the answer comes back as a tea.BackgroundColorMsg. The
 	// player's window title is saved, to be restored at the end.
-	s.write([]byte(ansi.SetModeAltScreenSaveCursor + ansi.HideCursor + pushTitle + startQueries(s.r.Profile())))
-	s.startAnswerWait(s.answerWait)
+	if s.liner() == nil {
+		s.write([]byte(ansi.SetModeAltScreenSaveCursor + ansi.HideCursor + pushTitle + startQueries(s.r.Profile())))
+		s.startAnswerWait(s.answerWait)
+	} else {
+		s.backgroundAsked = false // nothing was asked
+	}
 	s.exec(s.model.Init())
 	w, h := s.r.Size()
 	s.dispatch(tea.WindowSizeMsg{Width: w, Height: h})
@@ -358,7 +384,12 @@ func (s *Screen) sendAll(msgs []tea.Msg) {
 // write in progress (to a client that reads nothing, it could wait
 // forever); the write fails once the session is closed.
 func (s *Screen) Stop() {
-	s.doneOnce.Do(func() { close(s.done) })
+	s.doneOnce.Do(func() {
+		if s.counted.Swap(false) {
+			s.motion.open.Add(-1)
+		}
+		close(s.done)
+	})
 }
 
 func (s *Screen) stopped() bool {
@@ -467,6 +498,7 @@ func (s *Screen) timedFrame() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.timed = false
+	s.checkLate(time.Now())
 	// A key's frame may have been drawn since the timer was set; keys
 	// that wait (KeyWaiter) have the next frame drawn with their effect.
 	if s.changed && !s.ended && !s.stopped() && !s.keysPending() {
@@ -504,6 +536,17 @@ func (s *Screen) draw() {
 		s.keyed = false
 	}
 	s.lastFrame = time.Now()
+	due := s.animate(s.lastFrame)
+	if l := s.liner(); l != nil {
+		wrote := s.drawLines(l)
+		if !pending && !s.keyAt.IsZero() && wrote {
+			s.keyToFrame(time.Since(s.keyAt))
+		}
+		if !pending {
+			s.keyAt = time.Time{}
+		}
+		return
+	}
 	var (
 		v    tea.View
 		text *[]byte // the view's text, if the model wrote it into a buffer of ours
@@ -544,6 +587,10 @@ func (s *Screen) draw() {
 		s.r.Frame(b, v.Content)
 	}
 	s.write(b.Bytes())
+	s.lastWrite = time.Since(s.lastFrame)
+	if !due.IsZero() && !s.ended {
+		s.scheduleMotion(due)
+	}
 	s.armForget()
 	// A key that changed nothing on screen (a move against a wall) has no
 	// frame to wait for: it is not counted.
@@ -574,6 +621,11 @@ func hasKey(msgs []tea.Msg) (key, done bool) {
 // was; s.mu is held.
 func (s *Screen) quit() {
 	if s.ended {
+		return
+	}
+	if l := s.liner(); l != nil {
+		s.drawLines(l)
+		s.end()
 		return
 	}
 	v := s.model.View()

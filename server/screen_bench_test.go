@@ -11,6 +11,8 @@ import (
 	"time"
 
 	gossh "golang.org/x/crypto/ssh"
+
+	"github.com/ssh2048/ssh2048/server"
 )
 
 // chunk is one read of a session's output, stamped when it returned.
@@ -84,8 +86,22 @@ func drain(tb testing.TB, chunks chan chunk, quiet time.Duration) []chunk {
 // not counted; a game that ends is replaced by a new one.
 //
 //	go test -run '^$' -bench KeystrokeToFrame -benchtime 400x ./server/
+//
+// With motion (serve --motion, the default) a move is a few frames: the
+// latency is to the first, the bytes are all of them, read until the
+// output pauses for longer than the motion's frames are apart; without,
+// the same pause, so that the two are paced alike (a server idle longer
+// between keys answers later, motion or not).
 func BenchmarkKeystrokeToFrame(b *testing.B) {
-	ts := startServer(b)
+	for _, motion := range []bool{false, true} {
+		b.Run(fmt.Sprintf("motion=%v", motion), func(b *testing.B) {
+			keystrokeToFrame(b, func(c *server.Config) { c.Motion, c.MotionScreens = motion, 100 })
+		})
+	}
+}
+
+func keystrokeToFrame(b *testing.B, opt serverOption) {
+	ts := startServer(b, opt)
 	chunks, in := screenReader(b, ts.dial(b, "bench", newKey(b)), 80, 24)
 	drain(b, chunks, 300*time.Millisecond) // the first screen
 	arrows := []string{"\x1b[A", "\x1b[D", "\x1b[B", "\x1b[C"}
@@ -97,7 +113,7 @@ func BenchmarkKeystrokeToFrame(b *testing.B) {
 		if _, err := io.WriteString(in, arrows[i%len(arrows)]); err != nil {
 			b.Fatal(err)
 		}
-		frame := drain(b, chunks, 30*time.Millisecond)
+		frame := drain(b, chunks, 80*time.Millisecond)
 		if len(frame) == 0 {
 			continue // the board did not change
 		}

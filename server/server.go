@@ -24,6 +24,7 @@ import (
 	"github.com/ssh2048/ssh2048/game"
 	"github.com/ssh2048/ssh2048/moderation"
 	"github.com/ssh2048/ssh2048/race"
+	"github.com/ssh2048/ssh2048/screen"
 	"github.com/ssh2048/ssh2048/server/admission"
 	"github.com/ssh2048/ssh2048/server/command"
 	"github.com/ssh2048/ssh2048/server/session"
@@ -56,7 +57,18 @@ type Config struct {
 	// Blocked is the words no player's name may hold: a name that holds
 	// one is replaced by the name of the player's key.
 	Blocked moderation.Blocklist
+	// Motion: a move slides its tiles and pops its merges on the
+	// player's own game screen (not on spectators' or the bots'), while
+	// at most MotionScreens screens are open (0: none) and no screen's
+	// motion frames come late (see screen.MotionGate).
+	Motion        bool
+	MotionScreens int
 }
+
+// DefaultMotionScreens is serve's --motion-screens: between the session counts
+// the motion budget is measured at (docs/performance.md), the smaller
+// drawing motion and the larger shedding it.
+const DefaultMotionScreens = 1000
 
 // Server serves ssh2048 over SSH.
 type Server struct {
@@ -70,7 +82,8 @@ type Server struct {
 	commands  *command.Table
 	limited   session.LineLimiter // lines a client can cause at will
 
-	unsupported sync.Map // what game screens asked for and did not get; see unsupportedOnce
+	unsupported sync.Map           // what game screens asked for and did not get; see unsupportedOnce
+	motion      *screen.MotionGate // nil: no motion (Config.Motion)
 
 	mu       sync.Mutex
 	shutdown bool
@@ -105,6 +118,9 @@ func New(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("server: host key: %w", err)
 	}
 	s := &Server{cfg: cfg, lim: cfg.Limits, games: cfg.Games, races: cfg.Races, log: cfg.Logger, sessions: make(map[*session.Session]struct{})}
+	if cfg.Motion {
+		s.motion = screen.NewMotionGate(cfg.MotionScreens)
+	}
 	s.commands = command.New(command.Config{
 		Games:       cfg.Games,
 		Races:       cfg.Races,

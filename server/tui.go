@@ -16,6 +16,7 @@ import (
 	"github.com/ssh2048/ssh2048/server/session"
 	"github.com/ssh2048/ssh2048/tui"
 	"github.com/ssh2048/ssh2048/tui/event"
+	"github.com/ssh2048/ssh2048/tui/reader"
 	"github.com/ssh2048/ssh2048/wire"
 	gossh "golang.org/x/crypto/ssh"
 )
@@ -168,9 +169,21 @@ func (s *Server) startScreen(sess *session.Session, model tea.Model, seat *game.
 		Unsupported: s.unsupportedOnce,
 		AnswerWait:  answerWait,
 		KeyToFrame:  keyToFrame,
+		Motion:      motionOf(s.motion, seat),
 	})
 	scr.Start(sess)
 	return scr
+}
+
+// motionOf is the motion gate of a screen: the server's for a player's
+// own screen (one with a seat), none for a spectator's, whose frames are
+// shared in step with the others' and would be drawn once per spectator
+// and frame.
+func motionOf(g *screen.MotionGate, seat *game.Seat) *screen.MotionGate {
+	if seat == nil {
+		return nil
+	}
+	return g
 }
 
 // screenOutput is where a screen writes: the session's channel itself
@@ -506,7 +519,9 @@ const (
 )
 
 // gameScreen is the default TUIFunc: package tui's game screen over the
-// session's seat, with hints and autoplay from h when h is not nil.
+// session's seat, with hints and autoplay from h when h is not nil; or,
+// for a session whose settings ask for it (command.ReaderOf), the screen for
+// screen readers over the same seat.
 func gameScreen(svc *game.Service, h tui.Hinter) TUIFunc {
 	if h != nil {
 		h = sessionHinter{h} // an AI search's panic ends the session that asked
@@ -515,6 +530,19 @@ func gameScreen(svc *game.Service, h tui.Hinter) TUIFunc {
 		size := env.Size
 		if size == 0 {
 			size = env.Seat.LastSize(sess.Context())
+		}
+		if command.ReaderOf(env.Settings) {
+			var rh reader.Hinter
+			if h != nil {
+				rh = h
+			}
+			return reader.New(reader.Options{
+				Store:   command.ReaderStore(tui.SeatStore(svc, env.Seat)),
+				Hinter:  rh,
+				Size:    size,
+				Guest:   env.Seat.Player().Guest,
+				Context: sess.Context(),
+			})
 		}
 		return tui.New(tui.Options{
 			Store:       tui.SeatStore(svc, env.Seat),
@@ -528,6 +556,9 @@ func gameScreen(svc *game.Service, h tui.Hinter) TUIFunc {
 			Self:        env.Seat.Player(),
 			Theme:       command.ThemeOf(env.Settings),
 			Woken:       true, // runScreen's loop waits for what a spectator opened over the game watches
+			// Motion where the settings leave it on and the screen's gate
+			// allows (Config.Motion).
+			Motion: command.MotionOf(env.Settings),
 		})
 	}
 }

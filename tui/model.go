@@ -80,6 +80,10 @@ type Options struct {
 	// Woken: the runner waits for what the screens opened over the game
 	// wait for, and sends event.WakeMsg (see event.Waker); the SSH server does.
 	Woken bool
+	// Motion: a move slides its tiles and pops its merges for a few
+	// frames before the board at rest (see motion.go), where the runner
+	// runs it (screen.Animator) and can afford it.
+	Motion bool
 }
 
 // DefaultGuestNotice is shown to guests when Options.GuestNotice is empty.
@@ -148,7 +152,8 @@ type Model struct {
 	// guestNoteHidden: the guest hid their notice (it stays until then).
 	guestNoteHidden bool
 
-	marks draw.Marks // the tiles the last move added and merged
+	marks  draw.Marks // the tiles the last move added and merged
+	motion motion     // the last move in flight on screen (motion.go)
 
 	// Leaderboard for the current size, refreshed in a tea.Cmd.
 	top          []Standing
@@ -401,6 +406,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 
 // key handles a key press on whatever screen is showing.
 func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
+	m.stopMotion()
 	k := event.NameOf(msg)
 	if key.Matches(k, m.keys.Quit) {
 		return m.quit()
@@ -670,6 +676,7 @@ func (m *Model) showMove(p *pendingMove, res engine.Result, err error) tea.Cmd {
 		return nil // nothing changed, nothing stored
 	}
 	m.marks = draw.Marks{On: true, Spawn: res.Spawn, Merged: p.before.board.Merges(p.dir)}
+	m.startMotion(p.before.board, p.dir, res.Gained > 0)
 	m.lastGain = res.Gained
 	// A hint was about the board before this move, and an error is
 	// behind us once a move is saved.

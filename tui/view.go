@@ -156,7 +156,7 @@ func (m *Model) gameLines() ([]draw.Line, bool) {
 		// Drawn straight into the frame: the board is most of its bytes.
 		side, sideBytes := m.panelLines(bw, bh)
 		m.drawn = draw.BoardDraw{Cache: m.cache, Board: b, Marks: &m.marks, Bytes: m.cache.Size(&b, &m.marks) + sideBytes + len(side)*panelGap,
-			At: len(lines), N: bh, Side: side, Gap: panelGap}
+			At: len(lines), N: bh, Side: side, Gap: panelGap, Motion: m.motionFrame(m.cache, b)}
 		w := bw
 		if side != nil {
 			w += panelGap + panelW

@@ -54,6 +54,8 @@ type serveConfig struct {
 	logLevel   slog.Level
 	http       httpConfig
 	ai         bool   // hints and autoplay on the game screen
+	motion     bool   // moves slide and merges pop on the player's own screen
+	motionMax  int    // the most screens open with motion
 	pprof      string // loopback address for net/http/pprof; "" none
 	raceLength time.Duration
 	adminKeys  string           // an authorized_keys file of the admins; "" none (the admins stay as they were)
@@ -87,6 +89,9 @@ func parseServe(args []string, stdout, stderr io.Writer) (serveConfig, int, bool
 		"addresses or CIDR prefixes of trusted balancers (comma-separated): their connections start with a PROXY protocol header (v1 or v2) naming the real client")
 	c.limits.Flags(fs.FlagSet)
 	fs.BoolVar(&c.ai, "ai", true, "the AI's hints (i) and autoplay (p) on the game screen; --ai=false turns them off")
+	fs.BoolVar(&c.motion, "motion", true, "a move slides its tiles and pops its merges on the player's own game screen (a few frames, then the board at rest); --motion=false draws the board at rest only")
+	fs.IntVar(&c.motionMax, "motion-screens", server.DefaultMotionScreens,
+		"with more screens than this open at once no screen draws motion, nor for a moment after a motion frame came late")
 	fs.StringVar(&c.durability, "durability", "power",
 		"when a move is durable: power (it survives a power cut too; an fsync per commit) or crash (it survives the process being killed, not a power cut)")
 	fs.StringVar(&c.logFormat, "log-format", "text", "log format on stderr: text or json")
@@ -113,6 +118,10 @@ func parseServe(args []string, stdout, stderr io.Writer) (serveConfig, int, bool
 	}
 	if err := checkDatabaseURL(c.database); err != nil {
 		fmt.Fprintf(stderr, "ssh2048 serve: %v\n", err)
+		return c, 2, false
+	}
+	if c.motionMax < 0 {
+		fmt.Fprintf(stderr, "ssh2048 serve: --motion-screens %d: must be 0 or more\n", c.motionMax)
 		return c, 2, false
 	}
 	if c.raceLength < minRaceLength || c.raceLength > race.MaxTime {
@@ -322,7 +331,7 @@ func serve(cfg serveConfig, log *slog.Logger) error {
 	}
 	defer bans.Close()
 	scfg := server.Config{Games: games, Races: races, HostKey: hostKey, Logger: log, Limits: cfg.limits, Observer: m,
-		Bans: bans}
+		Bans: bans, Motion: cfg.motion, MotionScreens: cfg.motionMax}
 	if cfg.moderation != nil {
 		scfg.Blocked = cfg.moderation.blocked
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/ssh2048/ssh2048/race"
 	"github.com/ssh2048/ssh2048/server/session"
 	"github.com/ssh2048/ssh2048/tui/racing"
+	"github.com/ssh2048/ssh2048/tui/reader"
 	"github.com/ssh2048/ssh2048/wire"
 )
 
@@ -41,6 +42,15 @@ func (t *Table) runRace(sess *session.Session, fs *commandFlags, args []string) 
 		ticket, err := join(sess.Context())
 		if code, failed := t.raceJoinFailed(sess, "race", *room, err); failed {
 			return Screen{Code: code}
+		}
+		if ReaderOf(sess.Settings) {
+			model := reader.NewRace(reader.RaceOptions{Ticket: ticket, Join: join, Room: *room, Context: sess.Context(), Now: t.games.Now})
+			opened.Model = model
+			opened.Close = func() {
+				model.Leave()
+				seat.Close()
+			}
+			return opened
 		}
 		model := racing.New(racing.Options{
 			Ticket:   ticket,

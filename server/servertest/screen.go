@@ -32,6 +32,13 @@ func OpenScreen(t testing.TB, c *gossh.Client, cmd string, w, h int) *Screen {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
+	return AttachScreen(t, s, cmd, w, h)
+}
+
+// AttachScreen runs cmd on a w×h PTY of session s (set up as the test
+// needs: its environment).
+func AttachScreen(t testing.TB, s *gossh.Session, cmd string, w, h int) *Screen {
+	t.Helper()
 	if err := s.RequestPty("xterm-256color", h, w, gossh.TerminalModes{}); err != nil {
 		t.Fatal(err)
 	}

@@ -66,6 +66,7 @@ type BoardCache struct {
 	gapRow  string                           // one full board-coloured line
 	tiles   [engine.MaxExponent + 1][]string // exponent → the tile's h lines, drawn on first use
 	marked  [2][engine.MaxExponent + 1][]string
+	motion  runs // for motion frames (motion.go)
 }
 
 // Mark is how a tile is marked on the frame after a move: the tile the

@@ -29,6 +29,9 @@ type BoardDraw struct {
 	Marks *Marks
 	Bytes int
 	At, N int
+	// Motion, when set, is the frame of a move in flight to draw in
+	// place of Board (see Motion).
+	Motion *Motion
 	// Side are lines written beside the board's first rows, Gap columns
 	// right of it (a panel); Bytes counts them and the gaps.
 	Side []Line
@@ -90,7 +93,11 @@ func AppendCentred(dst []byte, lines []Line, width, height int, bd *BoardDraw) [
 	for i, l := range lines {
 		dst = AppendPad(dst, (width-l.W)/2)
 		if i >= bd.At && i < bd.At+bd.N {
-			dst = bd.Cache.AppendLine(dst, i-bd.At, &bd.Board, bd.Marks)
+			if bd.Motion != nil {
+				dst = bd.Cache.AppendMotionLine(dst, i-bd.At, bd.Motion)
+			} else {
+				dst = bd.Cache.AppendLine(dst, i-bd.At, &bd.Board, bd.Marks)
+			}
 			if k := i - bd.At; k < len(bd.Side) && bd.Side[k].S != "" {
 				dst = append(AppendPad(dst, bd.Gap), bd.Side[k].S...)
 			}

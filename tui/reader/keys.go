@@ -1,0 +1,79 @@
+package reader
+
+import (
+	"charm.land/bubbles/v2/key"
+
+	"github.com/ssh2048/ssh2048/tui/event"
+)
+
+// keyMap is every key the screen answers to. The moves and the commands
+// are the game screen's (tui.DefaultKeyMap); b, r and the question's
+// answers are this screen's own. The help lines are made from it.
+type keyMap struct {
+	Up, Down, Left, Right key.Binding
+
+	Board, Score, Help, Leaderboard key.Binding
+	New, Size, Bigger, Smaller      key.Binding
+	Hint, Auto, History, KeepGoing  key.Binding
+	Quit, Yes, No                   key.Binding
+}
+
+var keys = newKeyMap()
+
+func newKeyMap() keyMap {
+	up, down, left, right := event.MoveKeys()
+	b := func(help string, ks ...string) key.Binding {
+		return key.NewBinding(key.WithKeys(ks...), key.WithHelp(ks[0], help))
+	}
+	return keyMap{
+		Up: up, Down: down, Left: left, Right: right,
+		Board:       b("reads the board, row by row", "b"),
+		Score:       b("reads your score, best and rank", "r"),
+		Help:        b("lists the keys", "?"),
+		Leaderboard: b("reads the top of the leaderboard", "tab"),
+		New:         b("starts a new game, after asking", "n"),
+		Size:        b("3 to 8 pick the board size", "3", "4", "5", "6", "7", "8"),
+		Bigger:      b("one size up", "+", "="),
+		Smaller:     b("one size down", "-", "_"),
+		Hint:        b("asks the AI for a hint", "i"),
+		Auto:        b("", "p"),
+		History:     b("", "g"),
+		KeepGoing:   b("", "c"),
+		Quit:        b("quits; your game is kept", "q", "ctrl+c"),
+		Yes:         b("", "y", "enter"),
+		No:          b("", "n", "esc"),
+	}
+}
+
+// helpLines are ?'s answer: the moves, then each key this screen has,
+// with or without the AI's and the free game's.
+func helpLines(ai, oneGame bool) []string {
+	out := []string{"Keys: arrow keys, or w a s d, or h j k l, move the tiles."}
+	line := func(b key.Binding) {
+		name := b.Help().Key
+		switch name {
+		case "3":
+			name = "3 to 8"
+		case "?":
+			name = "question mark"
+		case "+":
+			name = "plus"
+		case "-":
+			name = "minus"
+		}
+		out = append(out, name+" "+b.Help().Desc+".")
+	}
+	for _, b := range []key.Binding{keys.Board, keys.Score, keys.Leaderboard} {
+		line(b)
+	}
+	if !oneGame {
+		line(keys.New)
+		out = append(out, "3 to 8 pick the board size; plus and minus one size up or down.")
+	}
+	if ai {
+		line(keys.Hint)
+	}
+	line(keys.Help)
+	line(keys.Quit)
+	return out
+}
