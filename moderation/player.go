@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ssh2048/ssh2048/review"
+	"github.com/ssh2048/ssh2048/store"
 	"github.com/ssh2048/ssh2048/wire"
 )
 
@@ -13,7 +15,7 @@ func playerCommand() subcommand {
 	return subcommand{
 		name:    "player",
 		args:    "PLAYER",
-		summary: "an account's keys and names, standing, bans, hidden games, and what admins did to them",
+		summary: "an account's keys and names, standing, accuracy in review, bans, hidden games, and what admins did to them",
 		run:     runPlayer,
 	}
 }
@@ -31,6 +33,9 @@ func runPlayer(ctx context.Context, e *Env, fs *flags) int {
 		return e.fail("player", err)
 	}
 	fmt.Fprintf(e.Out, "%s, %d games, first seen %s, last seen %s%s\n", who(d.Player), d.Games, when(d.FirstSeen), when(d.LastSeen), marks(d.PlayerInfo))
+	if err := printAccuracy(ctx, e, p.ID); err != nil {
+		return e.fail("player", err)
+	}
 	for _, k := range d.Keys {
 		fmt.Fprintf(e.Out, "key: %s %s, added %s, last used %s\n", k.KeyType, k.Fingerprint, when(k.Added), when(k.LastUsed))
 	}
@@ -55,4 +60,39 @@ func runPlayer(ctx context.Context, e *Env, fs *flags) int {
 		printAudit(e, a)
 	}
 	return wire.ExitOK
+}
+
+// printAccuracy tells the player's mean accuracy over the stored reviews
+// of their games played by hand: one signal for a moderator's judgement,
+// never a verdict (a strong player is accurate too). It starts no review:
+// a review is the AI's searches of every move, which an admin's look at a
+// player must not set going nor put before the players' own.
+func printAccuracy(ctx context.Context, e *Env, playerID int64) error {
+	rs, ok := e.Store.(store.ReviewStore)
+	if !ok {
+		return nil
+	}
+	sum, reviewed := 0.0, 0
+	games, err := rs.PlayerReviews(ctx, playerID, review.Version, func(gameID int64, b []byte) error {
+		a, err := review.ParseAccuracy(b)
+		if err != nil {
+			return fmt.Errorf("review of game %d: %w", gameID, err)
+		}
+		sum += a
+		reviewed++
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	switch {
+	case games == 0:
+		fmt.Fprintln(e.Out, "accuracy: no ended game played by hand")
+		return nil
+	case reviewed == 0:
+		fmt.Fprintf(e.Out, "accuracy: none reviewed of %d games played by hand\n", games)
+		return nil
+	}
+	fmt.Fprintf(e.Out, "accuracy: %.1f, the mean over %d reviewed of %d games played by hand\n", sum/float64(reviewed), reviewed, games)
+	return nil
 }

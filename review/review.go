@@ -15,6 +15,7 @@
 package review
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -334,6 +335,34 @@ func Parse(b []byte) (*Review, error) {
 		}
 	}
 	return &r, nil
+}
+
+// ParseAccuracy reads only a review's accuracy from its JSON, as Make's
+// review marshals, and stops there: the moves that follow it in a long
+// game's review are most of its bytes.
+func ParseAccuracy(b []byte) (float64, error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return 0, errors.New("read review's accuracy: not a JSON object")
+	}
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return 0, fmt.Errorf("read review's accuracy: %w", err)
+		}
+		if key == "accuracy" {
+			var a float64
+			if err := dec.Decode(&a); err != nil {
+				return 0, fmt.Errorf("read review's accuracy: %w", err)
+			}
+			return a, nil
+		}
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return 0, fmt.Errorf("read review's accuracy: %w", err)
+		}
+	}
+	return 0, errors.New("read review's accuracy: it has none")
 }
 
 // Values is the evaluation of every position the review judged, in

@@ -208,3 +208,34 @@ func TestDepths(t *testing.T) {
 		}
 	}
 }
+
+// TestParseAccuracy: the accuracy is read from a review's JSON wherever
+// it stands among the top level's fields, not from a nested field of that
+// name, and JSON that holds none is an error.
+func TestParseAccuracy(t *testing.T) {
+	one := 1
+	made, err := json.Marshal(review.Review{Version: review.Version, Accuracy: 91.4, TurningPoint: &one,
+		Moves: []review.Move{{Number: 1, PlayedName: "up", BestName: "left"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		json string
+		want float64
+		err  bool
+	}{
+		{string(made), 91.4, false},
+		{`{"counts":{"accuracy":1},"moves":[{"accuracy":2}],"accuracy":87.3}`, 87.3, false},
+		{`{"accuracy":0}`, 0, false},
+		{`{"version":1}`, 0, true},
+		{`{"accuracy":"high"}`, 0, true},
+		{`[{"accuracy":1}]`, 0, true},
+		{`not json`, 0, true},
+		{``, 0, true},
+	} {
+		got, err := review.ParseAccuracy([]byte(c.json))
+		if (err != nil) != c.err || got != c.want {
+			t.Errorf("ParseAccuracy(%s) = %v, %v; want %v (error: %v)", c.json, got, err, c.want, c.err)
+		}
+	}
+}

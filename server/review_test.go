@@ -1,23 +1,28 @@
 package server_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
+	"github.com/ssh2048/ssh2048/engine"
 	"github.com/ssh2048/ssh2048/engine/ai"
 	"github.com/ssh2048/ssh2048/game"
 	"github.com/ssh2048/ssh2048/review"
+	"github.com/ssh2048/ssh2048/server"
 	"github.com/ssh2048/ssh2048/server/servertest"
+	"github.com/ssh2048/ssh2048/store"
 	"github.com/ssh2048/ssh2048/wire"
+	gossh "golang.org/x/crypto/ssh"
 )
 
 // startReviewing starts a server whose game service reviews games on an
 // AI pool of its own.
-func startReviewing(t *testing.T) *testServer {
+func startReviewing(t *testing.T, opts ...func(*server.Config)) *testServer {
 	t.Helper()
 	pool := ai.NewPool(1)
 	t.Cleanup(pool.Close) // after the server's stop, which Start's cleanup runs first
-	s := servertest.StartGames(t, t.TempDir(), "127.0.0.1:0", []game.Option{game.WithReviews(pool)}, noBotRate)
+	s := servertest.StartGames(t, t.TempDir(), "127.0.0.1:0", []game.Option{game.WithReviews(pool)}, append(opts, noBotRate)...)
 	return &testServer{srv: s.Srv, store: s.Store, addr: s.Addr, dir: s.Dir, logs: s.Logs}
 }
 
@@ -82,4 +87,61 @@ func TestReviewCommand(t *testing.T) {
 			t.Errorf("%s: %d %q", tc.cmd, r.code, r.stderr)
 		}
 	}
+}
+
+// TestAdminPlayerAccuracy: `admin player` tells the mean accuracy of the
+// stored reviews of the player's games played by hand, and of how many
+// games; a reviewed bot game does not count, and the command makes no
+// review (the one asked for after it is made then, with its progress).
+func TestAdminPlayerAccuracy(t *testing.T) {
+	adminKey, evaKey := newKey(t), newKey(t)
+	ts := startReviewing(t, servertest.Moderated(t, adminKey.PublicKey()))
+	admin, eva := ts.dial(t, "root", adminKey), ts.dial(t, "eva", evaKey)
+	fingerprint := gossh.FingerprintSHA256(evaKey.PublicKey())
+	_, botID := endedBotGame(t, eva, 3)
+	if r := run(t, eva, "review "+botID, ""); r.code != wire.ExitOK {
+		t.Fatalf("review of the bot game: %+v", r)
+	}
+	// Games played by hand, as the game screen stores them.
+	ctx := t.Context()
+	p, err := ts.store.FindPlayer(ctx, fingerprint)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var human []int64
+	for range 2 {
+		g, err := ts.store.NewGame(ctx, p.ID, 3, store.KindHuman)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; !g.Engine.Over(); i++ {
+			if d := engine.Directions()[i%4]; g.Engine.Move(d).Moved {
+				if err := ts.store.AppendMove(ctx, g.ID, g.Engine.Moves()-1, d, store.StateOf(g.Engine)); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		if err := ts.store.EndGame(ctx, g.ID, store.StateOf(g.Engine)); err != nil {
+			t.Fatal(err)
+		}
+		human = append(human, g.ID)
+	}
+	player := func(want string) {
+		t.Helper()
+		r := run(t, admin, "admin player "+fingerprint, "")
+		if r.code != wire.ExitOK || !strings.Contains(r.stdout, "\n"+want+"\n") {
+			t.Fatalf("admin player: %d %q %q, want the line %q", r.code, r.stdout, r.stderr, want)
+		}
+	}
+	player("accuracy: none reviewed of 2 games played by hand")
+
+	made := run(t, eva, fmt.Sprintf("review --json %d", human[0]), "")
+	if made.code != wire.ExitOK || !strings.Contains(made.stderr, "review: 100%") {
+		t.Fatalf("review of a game played by hand, not made before: %d, stderr %q", made.code, made.stderr)
+	}
+	r, err := review.Parse([]byte(made.stdout))
+	if err != nil {
+		t.Fatal(err)
+	}
+	player(fmt.Sprintf("accuracy: %.1f, the mean over 1 reviewed of 2 games played by hand", r.Accuracy))
 }

@@ -128,6 +128,12 @@ type ReviewStore interface {
 	// SaveGameReview keeps review, made by version, for game id,
 	// replacing any other; ErrNotFound if there is no such game.
 	SaveGameReview(ctx context.Context, gameID int64, version int, review []byte) error
+	// PlayerReviews is for moderators (docs/moderation.md): it calls each
+	// with the stored review made by version of every ended game the
+	// player played by hand (kind human, whatever its contest, hidden or
+	// not), oldest first, and returns how many such games there are,
+	// reviewed or not. It reads what is stored and makes no review.
+	PlayerReviews(ctx context.Context, playerID int64, version int, each func(gameID int64, review []byte) error) (games int, err error)
 }
 
 // LiveLister is a store shared by several nodes that knows which games

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ssh2048/ssh2048/review"
+	"github.com/ssh2048/ssh2048/store"
 	"github.com/ssh2048/ssh2048/store/sqlite"
 )
 
@@ -18,8 +20,25 @@ func TestAdminOffline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.UpsertPlayer(context.Background(), "SHA256:eve-key-fingerprint", "ssh-ed25519", "eve"); err != nil {
+	eve, err := s.UpsertPlayer(context.Background(), "SHA256:eve-key-fingerprint", "ssh-ed25519", "eve")
+	if err != nil {
 		t.Fatal(err)
+	}
+	// A game eve played by hand, reviewed (the store keeps a review as it
+	// is given), and one not reviewed.
+	for _, text := range []string{`{"version":1,"accuracy":75.3}`, ""} {
+		g, err := s.NewGame(context.Background(), eve.ID, 4, store.KindHuman)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.EndGame(context.Background(), g.ID, store.StateOf(g.Engine)); err != nil {
+			t.Fatal(err)
+		}
+		if text != "" {
+			if err := s.SaveGameReview(context.Background(), g.ID, review.Version, []byte(text)); err != nil {
+				t.Fatal(err)
+			}
+		}
 	}
 	s.Close()
 	for _, c := range []struct {
@@ -33,6 +52,7 @@ func TestAdminOffline(t *testing.T) {
 		{[]string{"admin", "ban", "eve", "--reason", "again", "--data", dir}, 12, "", "already so"},
 		{[]string{"admin", "grant", "eve", "--reason", "helps", "--data", dir}, 0, "is an admin", ""},
 		{[]string{"admin", "audit", "--data", dir}, 0, ": ban player #1 (until ", ""},
+		{[]string{"admin", "player", "eve", "--data", dir}, 0, "\naccuracy: 75.3, the mean over 1 reviewed of 2 games played by hand\n", ""},
 		{[]string{"admin", "bans", "--data", t.TempDir()}, 1, "", "no database in"},
 		{[]string{"admin", "bans", "--data"}, 2, "", "--data needs a value"},
 		{[]string{"admin"}, 2, "admin ban", ""},

@@ -84,6 +84,7 @@ func Run(t *testing.T, b Backend) {
 		{"LinkPastABan", testLinkPastABan},
 		{"MergeKeepsModeration", testMergeKeepsModeration},
 		{"Reviews", testReviews},
+		{"PlayerReviews", testPlayerReviews},
 		{"SettingsAreKeptPerPlayer", testSettingsAreKeptPerPlayer},
 		{"MergeKeepsSettings", testMergeKeepsSettings},
 		{"LinkKeyWithoutGames", testLinkKeyWithoutGames},
