@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/ssh2048/ssh2048/store"
+	"github.com/ssh2048/ssh2048/store/internal/accounts"
 )
 
 // GameReview is store.ReviewStore's.
@@ -42,32 +43,15 @@ func (s *Store) SaveGameReview(ctx context.Context, gameID int64, version int, r
 	return nil
 }
 
-// PlayerReviews is store.ReviewStore's: one query, so that the games it
-// counts and the reviews it reads are one snapshot.
+// PlayerReviews is store.ReviewStore's.
 func (s *Store) PlayerReviews(ctx context.Context, playerID int64, version int, each func(gameID int64, review []byte) error) (int, error) {
-	rows, err := s.read.QueryContext(ctx, `
-		SELECT g.id, r.review FROM games g LEFT JOIN game_reviews r ON r.game_id = g.id AND r.version = ?
-		WHERE g.player_id = ? AND g.kind = ? AND g.ended_at IS NOT NULL ORDER BY g.id`, version, playerID, string(store.KindHuman))
+	rows, err := s.read.QueryContext(ctx, accounts.Placeholders(store.PlayerReviewsQuery), version, playerID, string(store.KindHuman))
 	if err != nil {
 		return 0, fmt.Errorf("reviews of player #%d: %w", playerID, err)
 	}
 	defer rows.Close()
-	games := 0
-	for rows.Next() {
-		var id int64
-		var b []byte
-		if err := rows.Scan(&id, &b); err != nil {
-			return games, fmt.Errorf("reviews of player #%d: %w", playerID, err)
-		}
-		games++
-		if b == nil {
-			continue
-		}
-		if err := each(id, b); err != nil {
-			return games, err
-		}
-	}
-	if err := rows.Err(); err != nil {
+	games, err := store.ScanPlayerReviews(rows, each)
+	if err != nil {
 		return games, fmt.Errorf("reviews of player #%d: %w", playerID, err)
 	}
 	return games, nil
