@@ -35,6 +35,24 @@ func (c *timed) Evaluate(ctx context.Context, b engine.Board, depth int) (ai.Eva
 func BenchmarkReview1000(b *testing.B) {
 	g := scripted(b, 4, 3, 200)
 	g.Dirs = g.Dirs[:1000]
+	benchReview(b, g)
+}
+
+// BenchmarkReviewLong reviews a long 4×4 game, whole: the game of seed
+// longSeed played by the AI at the review's own depth, the longest of the
+// first seeds' (docs/review.md), for a review's cost in proportion to the
+// game's length. Playing the game first costs about as much as the
+// review's evaluations.
+func BenchmarkReviewLong(b *testing.B) {
+	benchReview(b, playedAt(b, 4, longSeed, -1, review.EvalDepth))
+}
+
+// longSeed is the seed of BenchmarkReviewLong's game.
+const longSeed = 53
+
+// benchReview reviews g on one searcher and reports the review's cost,
+// its evaluations' and its playouts'.
+func benchReview(b *testing.B, g review.Game) {
 	ev := &timed{s: ai.NewSearcher(), calls: map[int]int{}, took: map[int]time.Duration{}}
 	for b.Loop() {
 		if _, err := review.Make(context.Background(), ev, g, nil); err != nil {
@@ -42,6 +60,7 @@ func BenchmarkReview1000(b *testing.B) {
 		}
 	}
 	per := func(d time.Duration, n int) float64 { return float64(d) / float64(max(n, 1)) }
+	b.ReportMetric(float64(len(g.Dirs)), "moves")
 	b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/review")
 	b.ReportMetric(per(ev.took[review.EvalDepth], ev.calls[review.EvalDepth])/1e6, "ms/position")
 	b.ReportMetric(per(ev.took[review.PlayoutDepth], ev.calls[review.PlayoutDepth])/1e3, "playout-µs/move")

@@ -17,15 +17,22 @@ import (
 // plays the move the review's own search values lowest.
 func scripted(t testing.TB, size int, seed uint64, blunderAt int) review.Game {
 	t.Helper()
+	_, playoutDepth := review.Depths(size)
+	return playedAt(t, size, seed, blunderAt, playoutDepth)
+}
+
+// playedAt is scripted with the AI at depth play.
+func playedAt(t testing.TB, size int, seed uint64, blunderAt, play int) review.Game {
+	t.Helper()
 	s := ai.NewSearcher()
 	g, err := engine.ChaCha8.NewGame(size, seed)
 	if err != nil {
 		t.Fatal(err)
 	}
-	evalDepth, playoutDepth := review.Depths(size)
+	evalDepth, _ := review.Depths(size)
 	var dirs []engine.Direction
 	for !g.Over() {
-		depth := playoutDepth
+		depth := play
 		if len(dirs) == blunderAt {
 			depth = evalDepth
 		}
