@@ -13,7 +13,7 @@ func playerCommand() subcommand {
 	return subcommand{
 		name:    "player",
 		args:    "PLAYER",
-		summary: "an account's keys and names, standing, bans, hidden games, and what admins did to them",
+		summary: "an account's keys, names, standing, bans, hidden games and admin actions",
 		run:     runPlayer,
 	}
 }
