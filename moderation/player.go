@@ -15,7 +15,7 @@ func playerCommand() subcommand {
 	return subcommand{
 		name:    "player",
 		args:    "PLAYER",
-		summary: "an account's keys and names, standing, accuracy in review, bans, hidden games, and what admins did to them",
+		summary: "an account's keys, names, standing, accuracy, bans, hidden games, audit",
 		run:     runPlayer,
 	}
 }

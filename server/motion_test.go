@@ -6,11 +6,13 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 	"unicode"
 
 	gossh "golang.org/x/crypto/ssh"
 
 	"github.com/ssh2048/ssh2048/engine"
+	"github.com/ssh2048/ssh2048/race"
 	"github.com/ssh2048/ssh2048/server"
 	"github.com/ssh2048/ssh2048/server/servertest"
 )
@@ -118,4 +120,66 @@ func TestMotionEndsAtRest(t *testing.T) {
 			return err == nil && m != nil && m[1] == strconv.Itoa(full.Moves) && tilesOnScreen(s) == boardTiles(b) && oneBoxWidth(s)
 		})
 	}
+}
+
+var scoreShown = regexp.MustCompile(`Score (\d+)\b`)
+
+// TestRaceMotionEndsAtRest plays the race screen over SSH with motion on:
+// after each of the racer's moves, their own board comes to rest on
+// their race game's stored board and score, no box popped.
+func TestRaceMotionEndsAtRest(t *testing.T) {
+	s := servertest.Start(t, t.TempDir(), "127.0.0.1:0", servertest.Races(race.WithTimes(300*time.Millisecond, 300*time.Millisecond, time.Minute)), func(c *server.Config) {
+		c.Limits.KeyRate, c.Limits.BotRate = 1000, 0
+		c.Motion, c.MotionScreens = true, 100
+	})
+	ts := &testServer{srv: s.Srv, store: s.Store, addr: s.Addr, dir: s.Dir, logs: s.Logs}
+	key := newKey(t)
+	ann := openScreenEnv(t, ts.dial(t, "ann", key), "race", 80, 24, "NO_COLOR", "1")
+	ann.waitText("the public lobby", "Waiting for a second racer")
+	openScreen(t, ts.dial(t, "bob", newKey(t)), "race", 80, 24)
+	ann.waitText("the race", "left", "Place", "bob")
+	p, err := ts.store.UpsertPlayer(context.Background(), gossh.FingerprintSHA256(key.PublicKey()), "ssh-ed25519", "ann")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, k := range []string{arrowLeft, arrowDown, arrowRight, arrowDown, arrowLeft, arrowDown, arrowRight, arrowDown} {
+		ann.send(k)
+		ann.waitUntil("key "+strconv.Itoa(i+1)+" at rest", func(scr string) bool {
+			games, err := ts.store.PlayerGames(context.Background(), p.ID, 1)
+			if err != nil || len(games) == 0 {
+				return false
+			}
+			full, err := ts.store.FullGame(context.Background(), games[0].ID)
+			if err != nil {
+				return false
+			}
+			b, err := engine.ParseBoard(full.Board)
+			own := ownBoard(scr, "bob")
+			m := scoreShown.FindStringSubmatch(scr)
+			return err == nil && m != nil && m[1] == strconv.Itoa(full.Score) && tilesOnScreen(own) == boardTiles(b) && oneBoxWidth(own)
+		})
+	}
+}
+
+// ownBoard is the race screen's lines cut where the opponents' column
+// begins: at the first column of the opponent's name.
+func ownBoard(screen, opponent string) string {
+	lines := strings.Split(screen, "\n")
+	x := -1
+	for _, l := range lines {
+		if i := strings.Index(l, opponent); i >= 0 {
+			if w := len([]rune(l[:i])); x < 0 || w < x {
+				x = w
+			}
+		}
+	}
+	if x < 0 {
+		return screen
+	}
+	for i, l := range lines {
+		if r := []rune(l); len(r) > x {
+			lines[i] = string(r[:x])
+		}
+	}
+	return strings.Join(lines, "\n")
 }

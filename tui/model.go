@@ -152,8 +152,8 @@ type Model struct {
 	// guestNoteHidden: the guest hid their notice (it stays until then).
 	guestNoteHidden bool
 
-	marks  draw.Marks // the tiles the last move added and merged
-	motion motion     // the last move in flight on screen (motion.go)
+	marks  draw.Marks     // the tiles the last move added and merged
+	motion draw.Animation // the last move in flight on screen (motion.go)
 
 	// Leaderboard for the current size, refreshed in a tea.Cmd.
 	top          []Standing

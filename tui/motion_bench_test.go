@@ -10,6 +10,7 @@ import (
 
 	"github.com/ssh2048/ssh2048/engine"
 	"github.com/ssh2048/ssh2048/screen/render"
+	"github.com/ssh2048/ssh2048/tui/draw"
 	"github.com/ssh2048/ssh2048/tui/internal/tuitest"
 )
 
@@ -102,7 +103,7 @@ func (mp *motionPlayer) key() int {
 	}
 	bytes := 0
 	for {
-		mp.now = mp.now.Add(motionStep)
+		mp.now = mp.now.Add(draw.MotionStep)
 		next := mp.h.m.Animate(mp.now, mp.on)
 		bytes += mp.frame()
 		if next == 0 {

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/ssh2048/ssh2048/engine"
+	"github.com/ssh2048/ssh2048/tui/draw"
 )
 
 // movedHarness is a game 3×3 at 40×14, seed 1, after enough moves of
@@ -17,7 +18,7 @@ func movedHarness(t *testing.T, motion bool, dirs []engine.Direction) *harness {
 }
 
 // TestMotionFrames: a move that merges is drawn as a slide and a pop, one
-// motionStep apart, then the board at rest exactly as without motion.
+// draw.MotionStep apart, then the board at rest exactly as without motion.
 func TestMotionFrames(t *testing.T) {
 	h := movedHarness(t, true, nil)
 	still := movedHarness(t, false, nil)
@@ -27,13 +28,13 @@ func TestMotionFrames(t *testing.T) {
 	}
 	t0 := time.Unix(1000, 0)
 	for step, name := range []string{"motion-slide", "motion-pop"} {
-		at := t0.Add(time.Duration(step) * motionStep)
-		if next := h.m.Animate(at, true); next != motionStep {
-			t.Fatalf("frame %d: next in %v, want %v", step+1, next, motionStep)
+		at := t0.Add(time.Duration(step) * draw.MotionStep)
+		if next := h.m.Animate(at, true); next != draw.MotionStep {
+			t.Fatalf("frame %d: next in %v, want %v", step+1, next, draw.MotionStep)
 		}
 		golden(t, name, h.frame())
 	}
-	if next := h.m.Animate(t0.Add(2*motionStep), true); next != 0 {
+	if next := h.m.Animate(t0.Add(2*draw.MotionStep), true); next != 0 {
 		t.Fatalf("after the pop: next in %v, want 0 (at rest)", next)
 	}
 	if got, want := h.frame(), still.frame(); got != want {
@@ -64,7 +65,7 @@ func TestMotionCutShort(t *testing.T) {
 			if tt.key != "" {
 				h.press(tt.key)
 				h.press(tt.key) // and back to the game
-				if next := h.m.Animate(t0.Add(motionStep), true); next != 0 {
+				if next := h.m.Animate(t0.Add(draw.MotionStep), true); next != 0 {
 					t.Fatalf("after a key the motion goes on: next %v", next)
 				}
 			}

@@ -61,6 +61,7 @@ func (t *Table) runRace(sess *session.Session, fs *commandFlags, args []string) 
 			Guest:    sess.Player.Guest,
 			Context:  sess.Context(),
 			Theme:    ThemeOf(sess.Settings),
+			Motion:   MotionOf(sess.Settings), // while the screen's gate allows too (server.Config.Motion)
 			Now:      t.games.Now,
 			Woken:    true, // Config.RunScreen's loop waits for the race's views: no goroutine of the screen's own
 		})

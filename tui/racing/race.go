@@ -38,6 +38,11 @@ type Options struct {
 	Profile  colorprofile.Profile
 	// Theme is the player's tile colours, theirs and their opponents'.
 	Theme draw.Theme
+	// Motion: the player's own move slides its tiles and pops its merges
+	// for a few frames before the board at rest, as on the game screen,
+	// where the runner allows it (package screen's Animator); never the
+	// opponents' boards.
+	Motion bool
 	// Now is the clock of the countdown and the race; nil means
 	// time.Now (the service's clock in tests).
 	Now func() time.Time
@@ -117,6 +122,7 @@ type Model struct {
 	held     event.Held
 	marks    draw.Marks
 	lastGain int
+	motion   draw.Animation // the player's last move in flight on screen
 
 	own, mini *draw.BoardCache
 	// ownDrawn is the player's board as last drawn, with what it was
@@ -204,6 +210,7 @@ func (m *Model) setTicket(t *race.Ticket) {
 	m.seen.Store(0)
 	m.view, m.haveView, m.me, m.play = race.View{}, false, -1, nil
 	m.marks, m.lastGain, m.own, m.mini = draw.Marks{}, 0, nil, nil
+	m.motion.Stop()
 	m.ownDrawn.lines, m.ownDrawn.cache = nil, nil
 	m.notice, m.noticeErr = "", false
 }
@@ -432,6 +439,22 @@ func (m *Model) waitsForMove(msg tea.Msg) bool {
 	return false
 }
 
+// Animate is package screen's Animator: it picks the frame of the
+// player's move in motion for now, or ends it (motion not allowed now,
+// its frames are over, or the race no longer runs).
+func (m *Model) Animate(now time.Time, allowed bool) time.Duration {
+	if !m.motion.Active() {
+		return 0
+	}
+	m.drawn = "" // the player's board moves
+	// Not while a commit is out: the frame shows the board before it.
+	if !allowed || m.moving != nil || m.final != "" || !m.haveView || m.view.Phase != race.Running || m.play == nil {
+		m.motion.Stop()
+		return 0
+	}
+	return m.motion.Advance(now)
+}
+
 // KeysPending is screen.KeyWaiter's: a move's commit is in flight, and
 // with it the frame of its key and of the keys held behind it.
 func (m *Model) KeysPending() bool { return m.moving != nil }
@@ -474,6 +497,7 @@ func (m *Model) adopt(t *race.Ticket, v race.View) {
 }
 
 func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
+	m.motion.Stop() // input is never behind an animation
 	if key.Matches(k, m.keys.Quit) {
 		return m.quit()
 	}
@@ -611,6 +635,9 @@ func (m *Model) showMove(p *pendingMove, res engine.Result, err error) tea.Cmd {
 		return nil
 	}
 	m.marks = draw.Marks{On: true, Spawn: res.Spawn, Merged: p.board.Merges(p.dir)}
+	if m.opts.Motion {
+		m.motion.Start(p.board, p.dir, res.Gained > 0)
+	}
 	m.lastGain = res.Gained
 	m.notice, m.noticeErr = "", false
 	// The move has updated the race's view (places, this board among

@@ -372,6 +372,7 @@ type raceFrame struct {
 	left        time.Duration // on the clock
 	board       engine.Board  // the player's
 	marks       draw.Marks
+	motion      draw.MotionAt // the player's move in motion, if any
 	score, gain int
 	over        bool
 	notice      string
@@ -386,6 +387,7 @@ func (m *Model) frameNow() raceFrame {
 		f.board, f.score, f.over = p.board, p.score, p.over
 	} else {
 		f.board, f.score, f.over = m.play.Board(), m.play.Score(), m.play.Over()
+		f.motion = m.motion.At()
 	}
 	return f
 }
@@ -514,7 +516,8 @@ func (m *Model) appendRaceScreen(dst []byte, f *raceFrame, keep bool) ([]byte, b
 	// per racer, nor to make and drop at each of the racer's moves.
 	b := f.board
 	d := &m.ownDrawn
-	same := keep && d.cache == m.own && d.board == b && d.marks == f.marks && len(d.lines) > 0
+	mo := m.motion.Motion(m.own, f.motion, b, &f.marks)
+	same := keep && mo == nil && d.cache == m.own && d.board == b && d.marks == f.marks && len(d.lines) > 0
 	bw, bh := t.BoardSize(n)
 
 	var sideLines []sideLine
@@ -581,7 +584,7 @@ func (m *Model) appendRaceScreen(dst []byte, f *raceFrame, keep bool) ([]byte, b
 			size += len(l)
 		}
 	} else {
-		size += m.own.Size(&b, &f.marks)
+		size += m.own.Size(&b, &f.marks) // a frame of motion may take more: append grows it
 	}
 	var at [64]int // where the board's rows start and end in the frame
 	offs := at[:0]
@@ -599,9 +602,12 @@ func (m *Model) appendRaceScreen(dst []byte, f *raceFrame, keep bool) ([]byte, b
 		buf = draw.AppendPad(buf, left)
 		if r < bh {
 			start := len(buf)
-			if same {
+			switch {
+			case same:
 				buf = append(buf, d.lines[r]...)
-			} else {
+			case mo != nil:
+				buf = m.own.AppendMotionLine(buf, r, mo)
+			default:
 				buf = m.own.AppendLine(buf, r, &b, &f.marks)
 			}
 			offs = append(offs, start, len(buf))
@@ -637,9 +643,14 @@ func (m *Model) appendFoot(buf []byte, status, help draw.Line) []byte {
 
 // keepOwn notes the player's board's bh rows in the frame buf, which
 // offs says where they start and end, as drawn from f: the next frame
-// copies them if the board has not changed (ownDrawn).
+// copies them if the board has not changed (ownDrawn). A frame of motion
+// is not kept: the next shows the board otherwise.
 func (m *Model) keepOwn(buf []byte, offs []int, bh int, f *raceFrame) {
 	d := &m.ownDrawn
+	if f.motion.Frame != 0 {
+		d.lines = d.lines[:0]
+		return
+	}
 	frame := draw.BytesString(buf)
 	if cap(d.lines) < bh {
 		d.lines = make([]string, bh)

@@ -71,9 +71,10 @@ func pickWide(n, k, width, height, chrome int) (wideLayout, bool) {
 }
 
 // appendWide appends the block of a wide layout, its rows each after a
-// line break: the player's board (lines of m.own, or own's when not nil:
-// the last frame's) and the opponents' grid, left columns from the
-// window's edge. offs gets where the board's rows start and end.
+// line break: the player's board (lines of m.own, in motion when f is,
+// or own's when not nil: the last frame's) and the opponents' grid, left
+// columns from the window's edge. offs gets where the board's rows start
+// and end.
 func (m *Model) appendWide(buf []byte, l wideLayout, left int, f *raceFrame, opponents []int, own []string, offs []int) ([]byte, []int) {
 	v := &f.view
 	n := v.Size
@@ -87,15 +88,19 @@ func (m *Model) appendWide(buf []byte, l wideLayout, left int, f *raceFrame, opp
 	bw, _ := l.opp.BoardSize(n)
 	_, gh := l.gridSize()
 	ownTop, gridTop := (l.h-oh)/2, (l.h-gh)/2
+	mo := m.motion.Motion(m.own, f.motion, f.board, &f.marks)
 	nameW := l.cellW - (cellMinW - 6)
 	for r := range l.h {
 		buf = append(buf, '\n')
 		buf = draw.AppendPad(buf, left)
 		if k := r - ownTop; k >= 0 && k < oh {
 			start := len(buf)
-			if own != nil {
+			switch {
+			case own != nil:
 				buf = append(buf, own[k]...)
-			} else {
+			case mo != nil:
+				buf = m.own.AppendMotionLine(buf, k, mo)
+			default:
 				buf = m.own.AppendLine(buf, k, &f.board, &f.marks)
 			}
 			offs = append(offs, start, len(buf))
@@ -143,7 +148,7 @@ func (m *Model) appendWideScreen(dst []byte, f *raceFrame, keep bool, l wideLayo
 	}
 	d := &m.ownDrawn
 	var own []string
-	if keep && d.cache == m.own && d.board == f.board && d.marks == f.marks && len(d.lines) > 0 {
+	if keep && f.motion.Frame == 0 && d.cache == m.own && d.board == f.board && d.marks == f.marks && len(d.lines) > 0 {
 		own = d.lines
 	}
 	top := max(0, (m.height-l.h-3)/2)
