@@ -42,6 +42,8 @@ func TestBadFlagsCreateNothing(t *testing.T) {
 		{args: []string{"serve", "--log-level", "loud"}, want: "--log-level"},
 		{args: []string{"serve", "--idle-timeout", "soon"}, want: "--idle-timeout"},
 		{args: []string{"serve", "--race-length", "1s"}, want: "--race-length"},
+		{args: []string{"serve", "--review-share", "0"}, want: "--review-share"},
+		{args: []string{"serve", "--review-share", "1.5"}, want: "--review-share"},
 		{args: []string{"serve", "--pprof", ":6060"}, want: "--pprof"},
 		{args: []string{"serve", "--max-conns", "-1"}, want: "--max-conns"},
 		{args: []string{"serve", "--nope"}, want: "--nope"},

@@ -98,8 +98,8 @@ func TestServeFlagsFromEnvironment(t *testing.T) {
 		{"environment", map[string]string{"SSH2048_LISTEN": "127.0.0.1:2222", "SSH2048_DATA": "/d", "STATE_DIRECTORY": "/s",
 			"SSH2048_IDLE_TIMEOUT": "30s", "SSH2048_LOG_FORMAT": "json", "SSH2048_DURABILITY": "crash", "SSH2048_AI": "false",
 			"SSH2048_HTTP": "127.0.0.1:23280", "SSH2048_HTTP_RATE_PER_IP": "0", "SSH2048_RACE_LENGTH": "20s",
-			"SSH2048_MOTION": "false", "SSH2048_MOTION_SCREENS": "5"}, nil,
-			serveConfig{listen: "127.0.0.1:2222", data: "/d", logFormat: "json", durability: "crash", motionMax: 5,
+			"SSH2048_MOTION": "false", "SSH2048_MOTION_SCREENS": "5", "SSH2048_REVIEW_SHARE": "0.5"}, nil,
+			serveConfig{listen: "127.0.0.1:2222", data: "/d", logFormat: "json", durability: "crash", motionMax: 5, reviewShare: 0.5,
 				http: httpConfig{addr: "127.0.0.1:23280", ratePerIP: 0, burstPerIP: 40, conns: web.DefaultConnLimits()}, raceLength: 20 * time.Second}, 30 * time.Second},
 		{"flags beat environment", map[string]string{"SSH2048_LISTEN": "127.0.0.1:2222", "SSH2048_DATA": "/d", "SSH2048_AI": "false"},
 			[]string{"--listen", ":1", "--data", "/f", "--idle-timeout", "0", "--ai"},
@@ -112,7 +112,7 @@ func TestServeFlagsFromEnvironment(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			for _, k := range []string{"SSH2048_LISTEN", "SSH2048_DATA", "STATE_DIRECTORY", "SSH2048_IDLE_TIMEOUT", "SSH2048_LOG_FORMAT", "SSH2048_LOG_LEVEL", "SSH2048_DURABILITY", "SSH2048_AI",
-				"SSH2048_HTTP", "SSH2048_HTTP_RATE_PER_IP", "SSH2048_RACE_LENGTH", "SSH2048_MOTION", "SSH2048_MOTION_SCREENS"} {
+				"SSH2048_HTTP", "SSH2048_HTTP_RATE_PER_IP", "SSH2048_RACE_LENGTH", "SSH2048_MOTION", "SSH2048_MOTION_SCREENS", "SSH2048_REVIEW_SHARE"} {
 				t.Setenv(k, tt.env[k])
 			}
 			var errOut bytes.Buffer
@@ -127,6 +127,9 @@ func TestServeFlagsFromEnvironment(t *testing.T) {
 			}
 			if tt.want.raceLength == 0 {
 				tt.want.raceLength = 3 * time.Minute
+			}
+			if tt.want.reviewShare == 0 {
+				tt.want.reviewShare = defaultReviewShare
 			}
 			if tt.want.motionMax == 0 {
 				tt.want.motionMax = server.DefaultMotionScreens

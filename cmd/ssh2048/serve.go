@@ -22,6 +22,7 @@ import (
 	"github.com/ssh2048/ssh2048/metrics"
 	"github.com/ssh2048/ssh2048/moderation"
 	"github.com/ssh2048/ssh2048/race"
+	"github.com/ssh2048/ssh2048/review"
 	"github.com/ssh2048/ssh2048/server"
 	"github.com/ssh2048/ssh2048/server/admission"
 	"github.com/ssh2048/ssh2048/store"
@@ -41,26 +42,31 @@ var durabilities = map[string]sqlite.Durability{"power": sqlite.PowerSafe, "cras
 // a server out, and for tests of several nodes.
 const minRaceLength = 5 * time.Second
 
+// defaultReviewShare is --review-share's default: a quarter of a core, so
+// that on the smallest machine (two cores) reviews never take a player's.
+const defaultReviewShare = 0.25
+
 // serveConfig is the serve subcommand's flags.
 type serveConfig struct {
-	listen     string
-	data       string
-	database   string // postgres://… : the shared store of several nodes; "" for SQLite under data
-	hostKey    string // "" for <data>/ssh_host_ed25519_key
-	proxyFrom  string // trusted balancers, as --proxy-protocol-from lists them
-	limits     admission.Limits
-	durability string
-	logFormat  string
-	logLevel   slog.Level
-	http       httpConfig
-	ai         bool   // hints and autoplay on the game screen
-	motion     bool   // moves slide and merges pop on the player's own screen
-	motionMax  int    // the most screens open with motion
-	pprof      string // loopback address for net/http/pprof; "" none
-	raceLength time.Duration
-	adminKeys  string           // an authorized_keys file of the admins; "" none (the admins stay as they were)
-	blocked    string           // a file of words no name may hold; "" none
-	moderation *moderationFiles // what the two files above hold; nil: neither given
+	listen      string
+	data        string
+	database    string // postgres://… : the shared store of several nodes; "" for SQLite under data
+	hostKey     string // "" for <data>/ssh_host_ed25519_key
+	proxyFrom   string // trusted balancers, as --proxy-protocol-from lists them
+	limits      admission.Limits
+	durability  string
+	logFormat   string
+	logLevel    slog.Level
+	http        httpConfig
+	ai          bool    // hints and autoplay on the game screen
+	motion      bool    // moves slide and merges pop on the player's own screen
+	motionMax   int     // the most screens open with motion
+	reviewShare float64 // of a core, the most the AI's reviews take
+	pprof       string  // loopback address for net/http/pprof; "" none
+	raceLength  time.Duration
+	adminKeys   string           // an authorized_keys file of the admins; "" none (the admins stay as they were)
+	blocked     string           // a file of words no name may hold; "" none
+	moderation  *moderationFiles // what the two files above hold; nil: neither given
 }
 
 // moderationFiles is what --admin-keys and --blocked-names hold, read
@@ -90,6 +96,8 @@ func parseServe(args []string, stdout, stderr io.Writer) (serveConfig, int, bool
 	c.limits.Flags(fs.FlagSet)
 	fs.BoolVar(&c.ai, "ai", true, "the AI's hints (i) and autoplay (p) on the game screen; --ai=false turns them off")
 	fs.BoolVar(&c.motion, "motion", true, "a move slides its tiles and pops its merges on the player's own game screen (a few frames, then the board at rest); --motion=false draws the board at rest only")
+	fs.Float64Var(&c.reviewShare, "review-share", defaultReviewShare,
+		"of one core, the most the AI's reviews of games take, so that they never slow the players' keys (0 < share <= 1; 1: a whole pool worker)")
 	fs.IntVar(&c.motionMax, "motion-screens", server.DefaultMotionScreens,
 		"with more screens than this open at once no screen draws motion, nor for a moment after a motion frame came late")
 	fs.StringVar(&c.durability, "durability", "power",
@@ -118,6 +126,10 @@ func parseServe(args []string, stdout, stderr io.Writer) (serveConfig, int, bool
 	}
 	if err := checkDatabaseURL(c.database); err != nil {
 		fmt.Fprintf(stderr, "ssh2048 serve: %v\n", err)
+		return c, 2, false
+	}
+	if !(c.reviewShare > 0 && c.reviewShare <= 1) {
+		fmt.Fprintf(stderr, "ssh2048 serve: --review-share %v: must be more than 0 and at most 1\n", c.reviewShare)
 		return c, 2, false
 	}
 	if c.motionMax < 0 {
@@ -321,7 +333,7 @@ func serve(cfg serveConfig, log *slog.Logger) error {
 		// share it, hints first, reviews last.
 		pool = ai.NewPool(0, ai.WithSearchObserver(m.Searched))
 		defer pool.Close()
-		opts = append(opts, game.WithReviews(pool))
+		opts = append(opts, game.WithReviews(review.WithShare(pool, cfg.reviewShare)))
 	}
 	games := game.New(st, log, opts...)
 	races := race.New(games, raceOpts...)
