@@ -1,9 +1,13 @@
 package server_test
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/ssh2048/ssh2048/engine"
 	"github.com/ssh2048/ssh2048/engine/ai"
@@ -144,4 +148,45 @@ func TestAdminPlayerAccuracy(t *testing.T) {
 		t.Fatal(err)
 	}
 	player(fmt.Sprintf("accuracy: %.1f, the mean over 1 reviewed of 2 games played by hand", r.Accuracy))
+}
+
+// stuckEvaluator is an AI whose searches never end until released, and
+// says when the first one began.
+type stuckEvaluator struct {
+	began   chan struct{}
+	once    sync.Once
+	release chan struct{}
+}
+
+func (e *stuckEvaluator) Evaluate(ctx context.Context, _ engine.Board, _ int) (ai.Evaluation, error) {
+	e.once.Do(func() { close(e.began) })
+	select {
+	case <-e.release:
+	case <-ctx.Done():
+	}
+	return ai.Evaluation{}, errors.New("released")
+}
+
+// TestReviewShutdown: a `review` waiting for its review when the server
+// restarts ends at once with the restart line and status, rather than
+// holding the shutdown until its deadline.
+func TestReviewShutdown(t *testing.T) {
+	ev := &stuckEvaluator{began: make(chan struct{}), release: make(chan struct{})}
+	t.Cleanup(func() { close(ev.release) })
+	s := servertest.StartGames(t, t.TempDir(), "127.0.0.1:0", []game.Option{game.WithReviews(ev)}, noBotRate)
+	ts := &testServer{srv: s.Srv, store: s.Store, addr: s.Addr, dir: s.Dir, logs: s.Logs}
+	c := ts.dial(t, "rev", newKey(t))
+	_, id := endedBotGame(t, c, 3)
+	done := make(chan result, 1)
+	go func() { done <- run(t, c, "review "+id, "") }()
+	<-ev.began
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Second)
+	defer cancel()
+	if err := ts.srv.Shutdown(ctx); err != nil {
+		t.Fatalf("shutdown with a review waiting: %v", err)
+	}
+	r := <-done
+	if r.code != wire.ExitRestart || !strings.Contains(r.stderr, "restarting") {
+		t.Fatalf("review at shutdown: exit %d, stderr %q; want %d and the restart line", r.code, r.stderr, wire.ExitRestart)
+	}
 }

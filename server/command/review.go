@@ -44,9 +44,27 @@ func (t *Table) runReview(sess *session.Session, fs *commandFlags, args []string
 	}
 	ctx, cancel := context.WithTimeout(sess.Context(), reviewTimeout)
 	defer cancel()
+	// A notice (the server restarting, say) ends the wait, as it ends
+	// every session: a review that goes on is stored for the next ask.
+	noticed := make(chan session.Notice, 1)
+	go func() {
+		select {
+		case n := <-sess.Notices:
+			noticed <- n
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
 	progress, stop := progressLines(sess.Stderr())
 	r, err := t.games.Review(ctx, id, sess.Player, progress)
 	stop()
+	if err != nil {
+		select {
+		case n := <-noticed:
+			return t.sayGoodbye(sess, n)
+		default:
+		}
+	}
 	if code, ok := t.reviewError(sess, id, err); !ok {
 		return code
 	}
