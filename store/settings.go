@@ -97,3 +97,40 @@ func (e *SettingError) Error() string {
 }
 
 func (e *SettingError) Unwrap() error { return ErrInvalid }
+
+// What both stores share of SettingsKeeper: the query, how its rows are
+// read, and the statement that keeps one setting.
+
+// SettingsQuery selects a player's settings ($1 the player) for
+// ScanSettings.
+const SettingsQuery = `SELECT key, value FROM player_settings WHERE player_id = $1`
+
+// ScanSettings reads the rows of SettingsQuery (*sql.Rows and pgx.Rows
+// alike) into a map of key to value. The caller closes rows.
+func ScanSettings(rows MoveRows) (map[string]string, error) {
+	out := make(map[string]string)
+	for rows.Next() {
+		var k, v string
+		if err := rows.Scan(&k, &v); err != nil {
+			return nil, fmt.Errorf("read settings: %w", err)
+		}
+		out[k] = v
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read settings: %w", err)
+	}
+	return out, nil
+}
+
+// SettingWrite is the statement that keeps value for the player's key,
+// both already through CheckSetting, at now: a value set back to its
+// default deletes the row, so that a later change of default reaches the
+// player.
+func SettingWrite(playerID int64, key, value string, now int64) (query string, args []any) {
+	if def, _ := SettingOf(key); value == def.Default() {
+		return `DELETE FROM player_settings WHERE player_id = $1 AND key = $2`, []any{playerID, key}
+	}
+	return `INSERT INTO player_settings (player_id, key, value, updated_at) VALUES ($1, $2, $3, $4)
+		ON CONFLICT (player_id, key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
+		[]any{playerID, key, value, now}
+}

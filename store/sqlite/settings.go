@@ -10,20 +10,13 @@ import (
 
 // Settings returns the settings the player set (store.SettingsKeeper).
 func (s *Store) Settings(ctx context.Context, playerID int64) (map[string]string, error) {
-	rows, err := s.read.QueryContext(ctx, `SELECT key, value FROM player_settings WHERE player_id = ?`, playerID)
+	rows, err := s.read.QueryContext(ctx, store.SettingsQuery, playerID)
 	if err != nil {
 		return nil, fmt.Errorf("settings of player %d: %w", playerID, err)
 	}
 	defer rows.Close()
-	out := make(map[string]string)
-	for rows.Next() {
-		var k, v string
-		if err := rows.Scan(&k, &v); err != nil {
-			return nil, fmt.Errorf("settings of player %d: %w", playerID, err)
-		}
-		out[k] = v
-	}
-	if err := rows.Err(); err != nil {
+	out, err := store.ScanSettings(rows)
+	if err != nil {
 		return nil, fmt.Errorf("settings of player %d: %w", playerID, err)
 	}
 	return out, nil
@@ -36,16 +29,9 @@ func (s *Store) SetSetting(ctx context.Context, playerID int64, key, value strin
 	if err != nil {
 		return fmt.Errorf("set setting of player %d: %w", playerID, err)
 	}
-	def, _ := store.SettingOf(key)
 	err = s.w.do(ctx, func(ctx context.Context, tx *sql.Tx, now int64) error {
-		if value == def.Default() {
-			_, err := tx.ExecContext(ctx, `DELETE FROM player_settings WHERE player_id = ? AND key = ?`, playerID, key)
-			return err
-		}
-		_, err := tx.ExecContext(ctx, `
-			INSERT INTO player_settings (player_id, key, value, updated_at) VALUES (?1, ?2, ?3, ?4)
-			ON CONFLICT (player_id, key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
-			playerID, key, value, now)
+		q, args := store.SettingWrite(playerID, key, value, now)
+		_, err := tx.ExecContext(ctx, q, args...)
 		return err
 	})
 	if err != nil {
