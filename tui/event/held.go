@@ -35,21 +35,20 @@ func (h *Held) Keys() int { return h.keys }
 
 // Release hands the held messages to update in order, until stop reports
 // true after one (it started another move, whose commit the rest wait
-// for, or ended the session); it returns their commands.
+// for, or ended the session); it returns their commands. Each message
+// leaves the queue before update sees it, so an update that drops the
+// queue (the session ends) or holds more leaves it whole.
 func (h *Held) Release(update func(tea.Msg) tea.Cmd, stop func() bool) tea.Cmd {
 	var cmds []tea.Cmd
-	n := 0
-	for n < len(h.msgs) && !stop() {
-		msg := h.msgs[n]
-		n++
+	for len(h.msgs) > 0 && !stop() {
+		msg := h.msgs[0]
+		h.msgs[0] = nil
+		h.msgs = h.msgs[1:]
 		if _, ok := msg.(tea.KeyPressMsg); ok {
 			h.keys--
 		}
 		cmds = append(cmds, update(msg))
 	}
-	rest := copy(h.msgs, h.msgs[n:])
-	clear(h.msgs[rest:])
-	h.msgs = h.msgs[:rest]
 	return tea.Batch(cmds...)
 }
 
