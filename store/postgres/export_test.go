@@ -19,3 +19,6 @@ func FoldBuckets(s *Store, ctx context.Context) error { return s.foldBuckets(ctx
 
 // Commits is the number of group commits s's writer has made.
 func Commits(s *Store) int64 { return s.w.Commits() }
+
+// WithWriterTracer has t see every round trip of the writer's connection.
+func WithWriterTracer(t pgx.QueryTracer) Option { return func(o *options) { o.writerTracer = t } }

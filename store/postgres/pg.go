@@ -60,6 +60,8 @@ type options struct {
 	node  string
 	lease time.Duration
 	obs   store.Observer
+	// writerTracer sees the writer connection's round trips (tests).
+	writerTracer pgx.QueryTracer
 }
 
 // WithLogger sets where the store logs; the default is slog.Default().
@@ -160,6 +162,9 @@ func Open(ctx context.Context, url string, opts ...Option) (*Store, error) {
 	// ever delays a commit.
 	wcfg := cfg.Copy()
 	wcfg.MaxConns, wcfg.MinConns = 1, 1
+	if o.writerTracer != nil {
+		wcfg.ConnConfig.Tracer = o.writerTracer
+	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("open postgres %s: %w", where, err)

@@ -102,7 +102,7 @@ type txConn struct {
 
 func (c txConn) Begin(ctx context.Context) (pgx.Tx, error) {
 	c.w.pipe, c.w.moves = &pgx.Batch{}, nil // what a failed group left queued is gone with it
-	tx, err := c.pool.Begin(ctx)
+	tx, err := beginLazy(ctx, c.pool)
 	if err != nil {
 		return nil, fmt.Errorf("begin: %w", err)
 	}
@@ -120,7 +120,8 @@ func (c txConn) Flush(ctx context.Context, tx pgx.Tx) error {
 	moves := c.w.moves
 	c.w.moves = nil
 	if len(moves) > 1 && c.w.pipe.Len() == 0 && distinctGames(moves) {
-		return applyMoves(ctx, tx, moves)
+		queueMoves(c.w.pipe, moves)
+		moves = nil
 	}
 	for _, m := range moves {
 		applied := m.applied
@@ -146,9 +147,9 @@ func distinctGames(moves []queuedMove) bool {
 	return true
 }
 
-// applyMoves applies moves of distinct games in one statement
-// (appendMovesSQL) and marks those whose game it updated.
-func applyMoves(ctx context.Context, tx pgx.Tx, moves []queuedMove) error {
+// queueMoves queues moves of distinct games as one statement
+// (appendMovesSQL) that marks those whose game it updated.
+func queueMoves(pipe *pgx.Batch, moves []queuedMove) {
 	n := len(moves)
 	var (
 		ids, scores, maxTiles, nows, fences = make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n)
@@ -163,22 +164,19 @@ func applyMoves(ctx context.Context, tx pgx.Tx, moves []queuedMove) error {
 		seqs[i], counts[i], wons[i], boards[i], dirs[i] = int32(m.seq), int32(m.st.Moves), m.st.Won, m.st.Board, m.dir
 		byGame[m.id] = m.applied
 	}
-	rows, err := tx.Query(ctx, appendMovesSQL, ids, scores, maxTiles, counts, wons, boards, nows, seqs, dirs, fences)
-	if err != nil {
-		return fmt.Errorf("queued moves: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
+	pipe.Queue(appendMovesSQL, ids, scores, maxTiles, counts, wons, boards, nows, seqs, dirs, fences).Query(func(rows pgx.Rows) error {
+		for rows.Next() {
+			var id int64
+			if err := rows.Scan(&id); err != nil {
+				return fmt.Errorf("queued moves: %w", err)
+			}
+			if applied := byGame[id]; applied != nil {
+				*applied = true
+			}
+		}
+		if err := rows.Err(); err != nil {
 			return fmt.Errorf("queued moves: %w", err)
 		}
-		if applied := byGame[id]; applied != nil {
-			*applied = true
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("queued moves: %w", err)
-	}
-	return nil
+		return nil
+	})
 }

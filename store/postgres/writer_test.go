@@ -1,0 +1,163 @@
+package postgres_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/ssh2048/ssh2048/store"
+	"github.com/ssh2048/ssh2048/store/postgres"
+	"github.com/ssh2048/ssh2048/store/postgres/pgtest"
+)
+
+// roundTrips records what each round trip of a connection sent: a query
+// alone, or a batch (its statements in order).
+type roundTrips struct {
+	mu   sync.Mutex
+	sent [][]string
+}
+
+func (r *roundTrips) TraceQueryStart(ctx context.Context, _ *pgx.Conn, d pgx.TraceQueryStartData) context.Context {
+	if batchOf(ctx) {
+		return ctx // a statement of the batch being sent, recorded with it
+	}
+	r.mu.Lock()
+	r.sent = append(r.sent, []string{d.SQL})
+	r.mu.Unlock()
+	return ctx
+}
+
+func (r *roundTrips) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
+
+type inBatch struct{}
+
+func batchOf(ctx context.Context) bool { return ctx.Value(inBatch{}) != nil }
+
+func (r *roundTrips) TraceBatchStart(ctx context.Context, _ *pgx.Conn, d pgx.TraceBatchStartData) context.Context {
+	var sqls []string
+	for _, q := range d.Batch.QueuedQueries {
+		sqls = append(sqls, q.SQL)
+	}
+	r.mu.Lock()
+	r.sent = append(r.sent, sqls)
+	r.mu.Unlock()
+	return context.WithValue(ctx, inBatch{}, true)
+}
+
+func (r *roundTrips) TraceBatchQuery(context.Context, *pgx.Conn, pgx.TraceBatchQueryData) {}
+func (r *roundTrips) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData)     {}
+
+// since returns what was sent from round trip n on.
+func (r *roundTrips) since(n int) [][]string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([][]string(nil), r.sent[n:]...)
+}
+
+func (r *roundTrips) count() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.sent)
+}
+
+// TestMovesBeginInTheirRoundTrip: a group of moves costs the writer's
+// connection two round trips, BEGIN sent with the moves and then COMMIT,
+// whether the group holds one move or many of distinct games; and a group
+// whose writes sent nothing sends nothing, not even BEGIN and COMMIT.
+func TestMovesBeginInTheirRoundTrip(t *testing.T) {
+	ctx := context.Background()
+	trips := &roundTrips{}
+	s, err := postgres.Open(ctx, pgtest.Database(t), postgres.WithLogger(quiet),
+		postgres.WithLease(time.Hour), // no lease renewal among the writes watched
+		postgres.WithWriterTracer(trips))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	const games = 8
+	gs := make([]*store.SavedGame, games)
+	for i := range gs {
+		p, err := s.UpsertPlayer(ctx, fmt.Sprintf("SHA256:trips-%d", i), "ssh-ed25519", "trips")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if gs[i], err = s.LoadOrCreateGame(ctx, p.ID, 4, store.KindHuman); err != nil {
+			t.Fatal(err)
+		}
+	}
+	move := func(g *store.SavedGame) error {
+		d, _ := someMove(g.Engine)
+		g.Engine.Move(d)
+		st := store.StateOf(g.Engine)
+		st.Fence = g.Fence
+		return s.AppendMove(ctx, g.ID, g.Engine.Moves()-1, d, st)
+	}
+	wantBeginWithMoves := func(what string, sent [][]string) {
+		t.Helper()
+		if len(sent) != 2 {
+			t.Fatalf("%s: %d round trips, want 2 (the moves, COMMIT): %q", what, len(sent), sent)
+		}
+		moves, commit := sent[0], sent[1]
+		if len(moves) < 2 || moves[0] != "begin" || !strings.Contains(moves[1], "INSERT INTO moves") {
+			t.Errorf("%s: first round trip %q, want BEGIN and the moves", what, moves)
+		}
+		if len(commit) != 1 || commit[0] != "commit" {
+			t.Errorf("%s: second round trip %q, want COMMIT", what, commit)
+		}
+	}
+
+	from := trips.count()
+	if err := move(gs[0]); err != nil {
+		t.Fatal(err)
+	}
+	wantBeginWithMoves("one move", trips.since(from))
+
+	// A job that holds the writer, sending nothing, while the moves
+	// queue behind it: they make the next group.
+	hold, holding := make(chan struct{}), make(chan struct{})
+	held := make(chan error, 1)
+	from = trips.count()
+	go func() {
+		held <- postgres.Write(s, ctx, func(context.Context, pgx.Tx, int64) error { close(holding); <-hold; return nil })
+	}()
+	<-holding
+	errs := make([]error, games)
+	var wg sync.WaitGroup
+	for i, g := range gs {
+		wg.Go(func() { errs[i] = move(g) })
+	}
+	time.Sleep(50 * time.Millisecond)
+	close(hold)
+	wg.Wait()
+	if err := <-held; err != nil {
+		t.Fatal(err)
+	}
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("game %d's move: %v", i, err)
+		}
+	}
+	// However the moves fell into groups, each group is the same two
+	// round trips, and the job that sent nothing sent nothing.
+	sent := trips.since(from)
+	if len(sent)%2 != 0 || len(sent) == 0 {
+		t.Fatalf("a job that sent nothing, then %d moves: %d round trips, want two a group: %q", games, len(sent), sent)
+	}
+	for i := 0; i < len(sent); i += 2 {
+		wantBeginWithMoves(fmt.Sprintf("%d moves queued together, group %d", games, i/2+1), sent[i:i+2])
+	}
+	for _, g := range gs {
+		var stored int
+		if err := s.Pool().QueryRow(ctx, `SELECT moves FROM games WHERE id = $1`, g.ID).Scan(&stored); err != nil {
+			t.Fatal(err)
+		}
+		if stored != g.Engine.Moves() {
+			t.Errorf("game %d: %d moves stored, want %d", g.ID, stored, g.Engine.Moves())
+		}
+	}
+}
