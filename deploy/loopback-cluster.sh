@@ -12,7 +12,8 @@
 #   ssh2048 load --addr 127.0.0.1:23240 --sessions 500 ...   # from another terminal
 #
 # With SSH2048_PG_STATS=1, PostgreSQL loads pg_stat_statements (what each
-# statement costs: docs/multi-node.md, Figures). SSH2048_BIN names a binary
+# statement costs: docs/multi-node.md, Figures); =all counts the
+# statements triggers run too. SSH2048_BIN names a binary
 # to run instead of building one. Each node serves its metrics on the ports
 # after PostgreSQL's (node1 BALANCER_PORT+4, node2 +5).
 set -euo pipefail
@@ -21,6 +22,9 @@ port=${1:-23240}
 node1=127.0.0.1:$((port + 1)) node2=127.0.0.1:$((port + 2)) pgport=$((port + 3))
 metrics1=127.0.0.1:$((port + 4)) metrics2=127.0.0.1:$((port + 5))
 
+# SSH2048_PG_STATS=all also counts the statements that triggers run, and
+# the trigger functions' own time (which slows PostgreSQL down).
+nested=; [ "${SSH2048_PG_STATS:-}" = all ] && nested=1
 pgbin=$(dirname "$(readlink -f "$(command -v initdb 2>/dev/null || ls -d /usr/lib/postgresql/*/bin/initdb | sort -V | tail -1)")")
 command -v haproxy >/dev/null || { echo "haproxy is not installed: apt-get install haproxy" >&2; exit 1; }
 [ -x "$pgbin/initdb" ] || { echo "PostgreSQL is not installed: apt-get install postgresql" >&2; exit 1; }
@@ -40,7 +44,7 @@ trap cleanup EXIT INT TERM
 if [ -n "${SSH2048_BIN:-}" ]; then cp "$SSH2048_BIN" "$work/ssh2048"; else go build -o "$work/ssh2048" ./cmd/ssh2048; fi
 "${as[@]}" "$pgbin/initdb" -D "$work/pg" -U postgres --auth=trust -E UTF8 >/dev/null
 "${as[@]}" "$pgbin/pg_ctl" -D "$work/pg" -l "$work/pg.log" -w \
-  -o "-c listen_addresses=127.0.0.1 -c port=$pgport -c unix_socket_directories=$work -c max_connections=200 ${SSH2048_PG_STATS:+-c shared_preload_libraries=pg_stat_statements -c pg_stat_statements.track=all -c track_functions=pl}" start >/dev/null
+  -o "-c listen_addresses=127.0.0.1 -c port=$pgport -c unix_socket_directories=$work -c max_connections=200 ${SSH2048_PG_STATS:+-c shared_preload_libraries=pg_stat_statements} ${nested:+-c pg_stat_statements.track=all -c track_functions=pl}" start >/dev/null
 "${as[@]}" "$pgbin/psql" -q -h 127.0.0.1 -p $pgport -U postgres -c 'CREATE DATABASE ssh2048'
 if [ -n "${SSH2048_PG_STATS:-}" ]; then
   "${as[@]}" "$pgbin/psql" -q -h 127.0.0.1 -p $pgport -U postgres -d ssh2048 -c 'CREATE EXTENSION pg_stat_statements'

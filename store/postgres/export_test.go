@@ -22,3 +22,6 @@ func Commits(s *Store) int64 { return s.w.Commits() }
 
 // WithWriterTracer has t see every round trip of the writer's connection.
 func WithWriterTracer(t pgx.QueryTracer) Option { return func(o *options) { o.writerTracer = t } }
+
+// AppendMovesSQL is the statement of a group's moves of distinct games.
+var AppendMovesSQL = appendMovesSQL

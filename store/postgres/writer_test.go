@@ -161,3 +161,46 @@ func TestMovesBeginInTheirRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// TestGroupOfMovesFindsItsGamesByID: the statement of a group's moves
+// finds its games through their primary key, whatever the number of
+// games in progress, not by reading every game in progress (a hash join
+// over games_in_progress, whose cost grew with the players and with every
+// version of their games not yet vacuumed).
+func TestGroupOfMovesFindsItsGamesByID(t *testing.T) {
+	ctx := context.Background()
+	s := openStore(t, pgtest.Database(t))
+	const games = 300
+	ids := make([]int64, 0, games)
+	for i := range games {
+		p, err := s.UpsertPlayer(ctx, fmt.Sprintf("SHA256:plan-%d", i), "ssh-ed25519", "plan")
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, err := s.LoadOrCreateGame(ctx, p.ID, 4, store.KindHuman)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, g.ID)
+	}
+	tx, err := s.Pool().Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	three := ids[100:103]
+	rows, err := tx.Query(ctx, "EXPLAIN (COSTS OFF) "+postgres.AppendMovesSQL,
+		three, []int64{4, 4, 4}, []int64{4, 4, 4}, []int32{1, 1, 1}, []bool{false, false, false},
+		[]string{"b", "b", "b"}, []int64{1, 2, 3}, []int32{0, 0, 0}, []int16{0, 0, 0}, []int64{0, 0, 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Join(plan, "\n")
+	if !strings.Contains(text, "games_pkey") || strings.Contains(text, "games_in_progress") || strings.Contains(text, "Seq Scan on games") {
+		t.Errorf("the moves' games are not found by their ids:\n%s", text)
+	}
+}
