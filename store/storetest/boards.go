@@ -252,10 +252,8 @@ func inProgress(t *testing.T, s Store, playerID int64, match func(store.GameSumm
 }
 
 // SpreadScores gives the best games of many players of s scores across
-// many magnitudes and score-bucket boundaries, with ties, improvements
-// and games turned assisted, through the contract only. A store's own
-// tests check after it that the tables it ranks from (both stores'
-// score_buckets) agree with the bests.
+// many magnitudes, with ties, improvements and games turned assisted,
+// through the contract only: the bests CheckBucketsDown counts.
 func SpreadScores(t *testing.T, s Store) {
 	t.Helper()
 	ctx := context.Background()
