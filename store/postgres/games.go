@@ -286,11 +286,11 @@ var (
 	// appendMovesSQL is appendMoveSQL for moves of distinct games at
 	// once, one array a column, in the same order ($1 the game ids, $8
 	// the sequence numbers, $10 the fences); it returns the ids of the
-	// games whose move was applied. Its games are found by their ids
-	// alone (id = ANY($1), and "not ended" written so that it matches no
-	// partial index): with ended_at IS NULL the planner read every game
-	// in progress from games_in_progress, with every version of them not
-	// yet vacuumed, and hashed them, for each group.
+	// games whose move was applied. "Not ended" is written so that it
+	// matches no partial index: with ended_at IS NULL the planner read
+	// every game in progress from games_in_progress for each group. The
+	// writer's connection leaves the planner nested loops over the
+	// primary keys only (writerPlanner).
 	appendMovesSQL = `
 		WITH m AS (
 			SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::int[], $5::boolean[], $6::text[],
@@ -302,7 +302,7 @@ var (
 			SET score = m.score, max_tile = m.max_tile, moves = m.moves, won = m.won, board = m.board, updated_at = m.now,
 			    reached_at = CASE WHEN g.score = m.score THEN g.reached_at ELSE m.now END
 			FROM m
-			WHERE g.id = ANY($1) AND g.id = m.id AND coalesce(g.ended_at, -1) < 0 AND g.moves = m.seq AND g.score <= m.score
+			WHERE g.id = m.id AND coalesce(g.ended_at, -1) < 0 AND g.moves = m.seq AND g.score <= m.score
 			  AND (m.fence = 0 OR g.id IN (SELECT game_id FROM holder))
 			RETURNING g.id, m.seq, m.dir)
 		INSERT INTO moves (game_id, seq, dir) SELECT id, seq, dir FROM snap RETURNING game_id`

@@ -126,6 +126,18 @@ type Store struct {
 // readConns is the read pool's size, unless the URL sets pool_max_conns.
 const readConns = 16
 
+// writerPlanner is how the writer's connection plans: every write finds
+// the few rows it changes by key, and a group's moves are a join of their
+// rows with games and game_holders (appendMovesSQL). On tables that
+// autovacuum has not analysed yet (a new database) or that hold many
+// versions not yet vacuumed, the planner judged reading a whole table
+// into a hash cheaper than probing its primary key once a row, and
+// planned so for the prepared statement's every later run: each group
+// then read every game and every holder. Without sequential scans and
+// hash or merge joins, the plan probes the keys, whatever the statistics
+// say.
+var writerPlanner = map[string]string{"enable_seqscan": "off", "enable_hashjoin": "off", "enable_mergejoin": "off"}
+
 // connectTimeout bounds the first connection: an unreachable server is a
 // clear error at start, not a hang.
 const connectTimeout = 10 * time.Second
@@ -162,6 +174,9 @@ func Open(ctx context.Context, url string, opts ...Option) (*Store, error) {
 	// ever delays a commit.
 	wcfg := cfg.Copy()
 	wcfg.MaxConns, wcfg.MinConns = 1, 1
+	for k, v := range writerPlanner {
+		wcfg.ConnConfig.RuntimeParams[k] = v
+	}
 	if o.writerTracer != nil {
 		wcfg.ConnConfig.Tracer = o.writerTracer
 	}
