@@ -59,6 +59,12 @@ for n in 1 2; do
   "$work/ssh2048" serve --listen "$addr" --metrics "$metrics" --data "$work/data$n" --log-level warn 2>"$work/node$n.log" &
   pids+=($!)
 done
+# HAProxy marks a node down after two failed health checks: start it
+# once both nodes are ready (at most 30 s), not while they migrate.
+for _ in $(seq 60); do
+  curl -sf "http://$metrics1/readyz" >/dev/null 2>&1 && curl -sf "http://$metrics2/readyz" >/dev/null 2>&1 && break
+  sleep 0.5
+done
 cat >"$work/haproxy.cfg" <<CFG
 global
     maxconn 8192
@@ -85,4 +91,7 @@ pgpid=$(head -1 "$work/pg/postmaster.pid")
 echo "ssh2048 on 127.0.0.1:$port (nodes $node1 $node2, PostgreSQL 127.0.0.1:$pgport, metrics $metrics1 $metrics2; logs in $work)"
 echo "pids: node1 ${pids[0]}, node2 ${pids[1]}, PostgreSQL $pgpid, HAProxy ${pids[2]} (for ssh2048 load --server-pid)"
 wait -n "${pids[@]}" || true
-echo "a process stopped; shutting down" >&2
+echo "a process stopped; shutting down. The logs' last lines:" >&2
+for log in "$work"/node1.log "$work"/node2.log "$work"/haproxy.log "$work"/pg.log; do
+  tail -n 5 "$log" 2>/dev/null | sed "s|^|$(basename "$log"): |" >&2
+done

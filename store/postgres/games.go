@@ -208,7 +208,7 @@ type gameRow struct {
 
 // liveGame reads game id for a write, failing with store.ErrNotFound or,
 // if it has ended, store.ErrGameEnded.
-func liveGame(ctx context.Context, tx pgx.Tx, id int64) (gameRow, error) {
+func liveGame(ctx context.Context, tx rowQuerier, id int64) (gameRow, error) {
 	var r gameRow
 	var kind string
 	var ended *int64
@@ -232,16 +232,19 @@ func (s *Store) AppendMove(ctx context.Context, gameID int64, seq int, d engine.
 		return fmt.Errorf("append move %d to game %d: %w", seq, gameID, err)
 	}
 	var at int64
-	err := s.w.pipelined(ctx, func(_ *pgx.Batch, tx pgx.Tx, now int64) func(context.Context) error {
+	err := s.w.pipelined(ctx, func(_ *pgx.Batch, _ pgx.Tx, now int64) func(context.Context) error {
 		at = now
 		// One statement: the guarded snapshot update (the games_offer_best
 		// trigger keeps the best) and, only if it matched, the move's row;
 		// sent with the group's other moves (writer.queueMove), as one
-		// statement when it can be.
+		// statement when it can be, and COMMIT with it when it is the
+		// group's last (writer.go). A refused move, which wrote nothing,
+		// asks why outside the group's transaction, which may have
+		// committed by then.
 		applied := s.w.queueMove(gameID, seq, int16(d), st, now)
 		return func(ctx context.Context) error {
 			if !*applied {
-				return whyRefused(ctx, tx, gameID, seq, st)
+				return whyRefused(ctx, s.pool, gameID, seq, st)
 			}
 			return nil
 		}
@@ -312,7 +315,7 @@ var (
 
 // whyRefused explains a guarded update that matched no row, as a
 // rejection.
-func whyRefused(ctx context.Context, tx pgx.Tx, id int64, count int, st store.MoveState) error {
+func whyRefused(ctx context.Context, tx rowQuerier, id int64, count int, st store.MoveState) error {
 	if err := fenced(ctx, tx, id, st.Fence); err != nil {
 		return err
 	}

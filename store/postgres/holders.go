@@ -146,7 +146,7 @@ func (s *Store) Node() string { return s.node }
 // fenced explains a fenced write that matched no row: a token that is no
 // longer the game's is store.ErrFenced; else nil, and the caller looks
 // further.
-func fenced(ctx context.Context, tx pgx.Tx, id, fence int64) error {
+func fenced(ctx context.Context, tx rowQuerier, id, fence int64) error {
 	if fence == 0 {
 		return nil
 	}

@@ -115,6 +115,17 @@ func (tx *lazyTx) Commit(ctx context.Context) error {
 	return nil
 }
 
+// committed ends a transaction whose COMMIT went with its last
+// statements (txConn.FlushCommit), releasing the connection.
+func (tx *lazyTx) committed() error {
+	if tx.done {
+		return pgx.ErrTxClosed
+	}
+	tx.done = true
+	tx.conn.Release()
+	return nil
+}
+
 // Rollback abandons the transaction and releases the connection.
 func (tx *lazyTx) Rollback(ctx context.Context) error {
 	if tx.done {

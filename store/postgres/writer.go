@@ -113,27 +113,57 @@ func (txConn) Commit(ctx context.Context, tx pgx.Tx) error { return tx.Commit(ct
 
 func (txConn) Rollback(tx pgx.Tx) { tx.Rollback(context.Background()) }
 
+// rowQuerier reads one row: a transaction, or the read pool.
+type rowQuerier interface {
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}
+
+// FlushCommit sends the queued statements and COMMIT in one round trip
+// (groupcommit.FlushCommitter); tx has ended when it returns nil.
+func (c txConn) FlushCommit(ctx context.Context, tx pgx.Tx) error {
+	c.queueMoves()
+	c.w.pipe.Queue("commit").Exec(func(tag pgconn.CommandTag) error {
+		if tag.String() == "ROLLBACK" {
+			return pgx.ErrTxCommitRollback
+		}
+		return nil
+	})
+	pipe := c.w.pipe
+	c.w.pipe = &pgx.Batch{}
+	if err := tx.SendBatch(ctx, pipe).Close(); err != nil {
+		return err
+	}
+	return tx.(*lazyTx).committed()
+}
+
 // Flush sends the queued statements in one round trip and reads every
 // answer, running their callbacks (a write's check reads what its
 // callback kept); the first error spoils the transaction.
 func (c txConn) Flush(ctx context.Context, tx pgx.Tx) error {
-	moves := c.w.moves
-	c.w.moves = nil
-	if len(moves) > 1 && c.w.pipe.Len() == 0 && distinctGames(moves) {
-		queueMoves(c.w.pipe, moves)
-		moves = nil
-	}
-	for _, m := range moves {
-		applied := m.applied
-		c.w.pipe.Queue(appendMoveSQL, m.id, m.st.Score, m.st.MaxTile, m.st.Moves, m.st.Won, m.st.Board, m.now, m.seq, m.dir, m.st.Fence).
-			Exec(func(ct pgconn.CommandTag) error { *applied = ct.RowsAffected() > 0; return nil })
-	}
+	c.queueMoves()
 	pipe := c.w.pipe
 	if pipe.Len() == 0 {
 		return nil
 	}
 	c.w.pipe = &pgx.Batch{}
 	return tx.SendBatch(ctx, pipe).Close()
+}
+
+// queueMoves moves the moves waiting for the flush into the pipeline:
+// one statement when they are of distinct games and nothing else is
+// queued, else one each.
+func (c txConn) queueMoves() {
+	moves := c.w.moves
+	c.w.moves = nil
+	if len(moves) > 1 && c.w.pipe.Len() == 0 && distinctGames(moves) {
+		queueMoves(c.w.pipe, moves)
+		return
+	}
+	for _, m := range moves {
+		applied := m.applied
+		c.w.pipe.Queue(appendMoveSQL, m.id, m.st.Score, m.st.MaxTile, m.st.Moves, m.st.Won, m.st.Board, m.now, m.seq, m.dir, m.st.Fence).
+			Exec(func(ct pgconn.CommandTag) error { *applied = ct.RowsAffected() > 0; return nil })
+	}
 }
 
 func distinctGames(moves []queuedMove) bool {
