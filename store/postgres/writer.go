@@ -30,7 +30,9 @@ const groupTimeout = 10 * time.Second
 // Moves are pipelined (pipe): their statements go to the server in one
 // round trip per group, not one each, since the writer's one connection
 // waited for each answer before sending the next statement and those
-// round trips, not the server's work, set the pace of every group.
+// round trips, not the server's work, set the pace of every group. The
+// group's BEGIN (lazyTx) and, when moves end the group, its COMMIT
+// (FlushCommit) go in the same round trip.
 //
 // The moves queued for a flush (moves) go as one statement when they are
 // of distinct games and nothing else is queued (applyMoves): PostgreSQL's
