@@ -127,15 +127,7 @@ func waitSession(t *testing.T, s *gossh.Session) int {
 // on the other, as soon as the bus tells it, with the line and status a
 // banned login gets.
 func TestBanEndsSessionsOnOtherNodes(t *testing.T) {
-	pg, err := pgtest.Start()
-	if err != nil {
-		if os.Getenv("CI") != "true" && strings.Contains(err.Error(), "not installed") {
-			t.Skip(err)
-		}
-		t.Fatal(err)
-	}
-	t.Cleanup(pg.Close)
-	url := pg.Database(t)
+	url := pgDatabase(t)
 	adminKey := newKey(t)
 	node := func() *servertest.Server {
 		return servertest.StartOver(t, t.TempDir(), "127.0.0.1:0", func(log *slog.Logger) (servertest.Backing, error) {
@@ -154,4 +146,20 @@ func TestBanEndsSessionsOnOtherNodes(t *testing.T) {
 	if code := eve.wait(); code != wire.ExitBanned || !strings.HasPrefix(eve.stderr.String(), "ssh2048: you are banned from this server until lifted.") {
 		t.Fatalf("eve's bot on node b: status %d, stderr %q; want %d and the ban's line", code, eve.stderr.String(), wire.ExitBanned)
 	}
+}
+
+// pgDatabase is a fresh database on a real PostgreSQL (pgtest), stopped
+// when the test ends; without PostgreSQL installed the test is skipped,
+// except under CI.
+func pgDatabase(t *testing.T) string {
+	t.Helper()
+	pg, err := pgtest.Start()
+	if err != nil {
+		if os.Getenv("CI") != "true" && strings.Contains(err.Error(), "not installed") {
+			t.Skip(err)
+		}
+		t.Fatal(err)
+	}
+	t.Cleanup(pg.Close)
+	return pg.Database(t)
 }
