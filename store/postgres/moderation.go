@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -21,9 +22,10 @@ import (
 func (s *Store) newModeration() moderation.Moderator[pgx.Tx] {
 	return moderation.New(s.modTx, func(tx pgx.Tx) moderation.Querier { return pgQuerier{tx} }, pgQuerier{s.pool},
 		moderation.Config{
-			Position:    "strpos",
-			BansChanged: notifyBans,
-			Hidden:      func(playerID, gameID int64, hide bool) { s.ranks.Hidden(playerID, gameID, hide) },
+			Position:      "strpos",
+			BansChanged:   notifyBans,
+			Hidden:        func(playerID, gameID int64, hide bool) { s.ranks.Hidden(playerID, gameID, hide) },
+			HiddenChanged: s.notifyHidden,
 		})
 }
 
@@ -46,6 +48,27 @@ const bansTopic = "bans"
 func notifyBans(ctx context.Context, tx moderation.Querier) error {
 	_, err := tx.Exec(ctx, `SELECT pg_notify($1, $2)`, channel, bansTopic+" ")
 	return err
+}
+
+// notifyHidden tells every other node, when tx commits, of a hide or
+// unhide, on the ranks' topic (see hiddenNews): their ranks follow it as
+// this node's do, the games they are playing included, which the store's
+// bests alone would not stop offering their scores.
+func (s *Store) notifyHidden(ctx context.Context, tx moderation.Querier, playerID, gameID int64, hide bool) error {
+	_, err := tx.Exec(ctx, `SELECT pg_notify($1, $2)`, channel, TopicRanks+" "+s.node+"\n"+hiddenNews(playerID, gameID, hide))
+	return err
+}
+
+// hiddenNews is the news of a hide on the ranks' topic, after the node's
+// name and a newline: "hidden PLAYER GAME true|false".
+func hiddenNews(playerID, gameID int64, hide bool) string {
+	return fmt.Sprintf("hidden %d %d %t", playerID, gameID, hide)
+}
+
+// parseHidden reads hiddenNews.
+func parseHidden(news string) (playerID, gameID int64, hide bool, ok bool) {
+	_, err := fmt.Sscanf(news, "hidden %d %d %t", &playerID, &gameID, &hide)
+	return playerID, gameID, hide, err == nil
 }
 
 // OnBansChanged calls fn (on the bus's goroutine: it must not block)

@@ -50,7 +50,10 @@ func (m Moderator[T]) HideGame(ctx context.Context, a store.Action, gameID int64
 		if err := rebest(ctx, tx, playerID); err != nil {
 			return err
 		}
-		return audit(ctx, tx, now, a, "hide", "game "+strconv.FormatInt(gameID, 10), playerID, "")
+		if err := audit(ctx, tx, now, a, "hide", "game "+strconv.FormatInt(gameID, 10), playerID, ""); err != nil {
+			return err
+		}
+		return m.cfg.HiddenChanged(ctx, tx, 0, gameID, true)
 	})
 	if err != nil {
 		return fmt.Errorf("hide game %d: %w", gameID, err)
@@ -80,7 +83,10 @@ func (m Moderator[T]) UnhideGame(ctx context.Context, a store.Action, gameID int
 		if err := rebest(ctx, tx, playerID); err != nil {
 			return err
 		}
-		return audit(ctx, tx, now, a, "unhide", "game "+strconv.FormatInt(gameID, 10), playerID, "")
+		if err := audit(ctx, tx, now, a, "unhide", "game "+strconv.FormatInt(gameID, 10), playerID, ""); err != nil {
+			return err
+		}
+		return m.cfg.HiddenChanged(ctx, tx, 0, gameID, false)
 	})
 	if err != nil {
 		return fmt.Errorf("unhide game %d: %w", gameID, err)
@@ -135,7 +141,10 @@ func (m Moderator[T]) setPlayerHidden(ctx context.Context, a store.Action, playe
 				return err
 			}
 		}
-		return audit(ctx, tx, now, a, action, store.PlayerTarget(playerID), playerID, "")
+		if err := audit(ctx, tx, now, a, action, store.PlayerTarget(playerID), playerID, ""); err != nil {
+			return err
+		}
+		return m.cfg.HiddenChanged(ctx, tx, playerID, 0, hide)
 	})
 	if err != nil {
 		return fmt.Errorf("%s player #%d: %w", action, playerID, err)

@@ -40,6 +40,10 @@ type Config struct {
 	// committed: one game (playerID 0), or every game of a player
 	// (gameID 0). The store's ranks in memory follow it.
 	Hidden func(playerID, gameID int64, hide bool)
+	// HiddenChanged, if not nil, runs in the transaction of every hide
+	// or unhide, with Hidden's arguments: PostgreSQL tells the other
+	// nodes when it commits, whose ranks follow it too.
+	HiddenChanged func(ctx context.Context, tx Querier, playerID, gameID int64, hide bool) error
 }
 
 // Moderator is store.Moderator for a store whose moderation writes run in
@@ -62,6 +66,9 @@ func New[T any](do func(ctx context.Context, fn func(ctx context.Context, tx T, 
 	}
 	if cfg.Hidden == nil {
 		cfg.Hidden = func(int64, int64, bool) {}
+	}
+	if cfg.HiddenChanged == nil {
+		cfg.HiddenChanged = func(context.Context, Querier, int64, int64, bool) error { return nil }
 	}
 	return Moderator[T]{do: do, tx: tx, read: read, cfg: cfg}
 }
