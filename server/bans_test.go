@@ -37,7 +37,7 @@ func TestBanEndsOpenSessions(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			adminKey := newKey(t)
 			ts := startServer(t, servertest.Moderated(t, adminKey.PublicKey()),
-				servertest.Races(race.WithTimes(200*time.Millisecond, 200*time.Millisecond, 3*time.Second)),
+				servertest.Races(race.WithTimes(200*time.Millisecond, 200*time.Millisecond, 5*time.Second)),
 				func(c *server.Config) { c.Limits.KeyRate = 1000 })
 			admin := ts.dial(t, "root", adminKey)
 			eveKey := newKey(t)
@@ -49,12 +49,6 @@ func TestBanEndsOpenSessions(t *testing.T) {
 			bobState := playSome(t, bobBot, bobBot.mustRead(), 4)
 			watching := openScreen(t, eve, "watch bob", 100, 30)
 			watching.waitText("eve watching bob", "bob 4×4 bot")
-			// Eve races carl.
-			racing := openScreen(t, eve, "race", 100, 30)
-			racing.waitText("the public lobby", "Race · public lobby")
-			carl := openScreen(t, ts.dial(t, "carl", newKey(t)), "race", 80, 24)
-			racing.waitText("eve's race", "left", "Place")
-			carl.waitText("carl's race", "left", "Place")
 			// Eve plays on her game screen, and a bot game.
 			screen, out, send := ptySession(t, eve)
 			waitFor(t, "eve's game screen", func() bool { return strings.Contains(out.String(), "Moves") })
@@ -64,6 +58,12 @@ func TestBanEndsOpenSessions(t *testing.T) {
 			// A guest watches eve.
 			spectator := openScreen(t, ts.dialGuest(t), "watch eve", 100, 30)
 			spectator.waitText("the guest watching eve", "eve", "live")
+			// Eve races carl, last: the ban comes while the race runs.
+			racing := openScreen(t, eve, "race", 100, 30)
+			racing.waitText("the public lobby", "Race · public lobby")
+			carl := openScreen(t, ts.dial(t, "carl", newKey(t)), "race", 80, 24)
+			racing.waitText("eve's race", "left", "Place")
+			carl.waitText("carl's race", "left", "Place")
 
 			r := run(t, admin, "admin ban "+tt.target(eveKey)+` --for 7d --show-reason --reason "cheating"`, "")
 			if r.code != wire.ExitOK {
