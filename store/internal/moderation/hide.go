@@ -28,7 +28,7 @@ func rebest(ctx context.Context, tx Querier, playerID int64) error {
 
 // HideGame takes a game off the boards.
 func (m Moderator[T]) HideGame(ctx context.Context, a store.Action, gameID int64) error {
-	err := m.write(ctx, func(ctx context.Context, tx Querier, now int64) error {
+	return m.setGameHidden(ctx, a, gameID, true, func(ctx context.Context, tx Querier, now int64) (int64, error) {
 		var playerID, updated int64
 		var hidden bool
 		var ended *int64
@@ -36,62 +36,62 @@ func (m Moderator[T]) HideGame(ctx context.Context, a store.Action, gameID int64
 			Scan(&playerID, &hidden, &updated, &ended)
 		switch {
 		case noRows(err):
-			return reject(store.ErrNotFound)
+			return 0, reject(store.ErrNotFound)
 		case err != nil:
-			return err
+			return 0, err
 		case hidden:
-			return reject(store.ErrExists)
+			return 0, reject(store.ErrExists)
 		case ended == nil && now-updated < store.InPlayFor.Microseconds():
-			return reject(store.ErrInPlay)
+			return 0, reject(store.ErrInPlay)
 		}
-		if _, err := tx.Exec(ctx, `UPDATE games SET hidden = true WHERE id = $1`, gameID); err != nil {
-			return err
-		}
-		if err := rebest(ctx, tx, playerID); err != nil {
-			return err
-		}
-		if err := audit(ctx, tx, now, a, "hide", "game "+strconv.FormatInt(gameID, 10), playerID, ""); err != nil {
-			return err
-		}
-		return m.cfg.HiddenChanged(ctx, tx, 0, gameID, true)
+		return playerID, nil
 	})
-	if err != nil {
-		return fmt.Errorf("hide game %d: %w", gameID, err)
-	}
-	m.cfg.Hidden(0, gameID, true)
-	return nil
 }
 
 // UnhideGame puts a hidden game back.
 func (m Moderator[T]) UnhideGame(ctx context.Context, a store.Action, gameID int64) error {
-	err := m.write(ctx, func(ctx context.Context, tx Querier, now int64) error {
+	return m.setGameHidden(ctx, a, gameID, false, func(ctx context.Context, tx Querier, _ int64) (int64, error) {
 		var playerID int64
 		var hidden, byPlayer bool
 		err := tx.QueryRow(ctx, `SELECT player_id, hidden, hidden_by_player FROM games WHERE id = $1`, gameID).
 			Scan(&playerID, &hidden, &byPlayer)
 		switch {
 		case noRows(err), err == nil && !hidden:
-			return reject(store.ErrNotFound)
+			return 0, reject(store.ErrNotFound)
 		case err != nil:
-			return err
+			return 0, err
 		case byPlayer:
-			return reject(fmt.Errorf("%w: its player is hidden", store.ErrInvalid))
+			return 0, reject(fmt.Errorf("%w: its player is hidden", store.ErrInvalid))
 		}
-		if _, err := tx.Exec(ctx, `UPDATE games SET hidden = false WHERE id = $1`, gameID); err != nil {
+		return playerID, nil
+	})
+}
+
+// setGameHidden hides or puts back a game once check, which rejects what
+// cannot be done, has found its player.
+func (m Moderator[T]) setGameHidden(ctx context.Context, a store.Action, gameID int64, hide bool,
+	check func(ctx context.Context, tx Querier, now int64) (playerID int64, err error)) error {
+	action := store.HideAction(hide)
+	err := m.write(ctx, func(ctx context.Context, tx Querier, now int64) error {
+		playerID, err := check(ctx, tx, now)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `UPDATE games SET hidden = $1 WHERE id = $2`, hide, gameID); err != nil {
 			return err
 		}
 		if err := rebest(ctx, tx, playerID); err != nil {
 			return err
 		}
-		if err := audit(ctx, tx, now, a, "unhide", "game "+strconv.FormatInt(gameID, 10), playerID, ""); err != nil {
+		if err := audit(ctx, tx, now, a, action, "game "+strconv.FormatInt(gameID, 10), playerID, ""); err != nil {
 			return err
 		}
-		return m.cfg.HiddenChanged(ctx, tx, 0, gameID, false)
+		return m.cfg.HiddenChanged(ctx, tx, 0, gameID, hide)
 	})
 	if err != nil {
-		return fmt.Errorf("unhide game %d: %w", gameID, err)
+		return fmt.Errorf("%s game %d: %w", action, gameID, err)
 	}
-	m.cfg.Hidden(0, gameID, false)
+	m.cfg.Hidden(0, gameID, hide)
 	return nil
 }
 
