@@ -16,8 +16,8 @@
 //     each.
 //   - Moves are appended one row each, with one guarded update of the
 //     game's snapshot (the stale-writer check) in the same statement.
-//   - player_bests and score_buckets are kept by triggers (migrations
-//     postgres/00002 and 00001), so leaderboards are index walks of
+//   - player_bests is kept by a trigger (migrations postgres/00002 and
+//     its successors), so leaderboards are index walks of
 //     player_bests_rank; a player's rank is answered from memory
 //     (ranks.go), and the bus tells the other nodes to read theirs again.
 //   - Schema changes are the goose migrations of migrations/postgres,

@@ -10,8 +10,7 @@ import (
 
 // rebest recomputes the free-play bests of a player's boards in tx, after
 // games of theirs were hidden or put back: the best of each board is its
-// best visible game, or none. The triggers on player_bests keep the rank
-// buckets in step.
+// best visible game, or none.
 func rebest(ctx context.Context, tx Querier, playerID int64) error {
 	if _, err := tx.Exec(ctx, `DELETE FROM player_bests WHERE player_id = $1`, playerID); err != nil {
 		return err
