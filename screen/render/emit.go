@@ -2,6 +2,7 @@ package render
 
 import (
 	"bytes"
+	"slices"
 	"strconv"
 
 	"github.com/charmbracelet/x/ansi"
@@ -160,14 +161,11 @@ func (r *Renderer) emit(out *bytes.Buffer, sc *scratch) {
 		// A space needs the pen to show spaces as head; anything else,
 		// to be head.
 		inPen, spaceInPen := needOf(r.pen, false), needOf(r.pen.spaceStyle(), true)
-		for k, i := range left {
-			if int(i) >= first+lookahead {
-				break
-			}
-			if n := needs[k]; n != inPen && n != spaceInPen {
+		for k, n := range needs[:within(left, first+lookahead)] {
+			if n != inPen && n != spaceInPen {
 				continue
 			}
-			s := &segs[i]
+			s := &segs[left[k]]
 			c := 2 * r.moveCost(s.x0, s.y)
 			if s.stays {
 				c -= 3
@@ -184,6 +182,15 @@ func (r *Renderer) emit(out *bytes.Buffer, sc *scratch) {
 		needs = append(needs[:best], needs[best+1:]...)
 	}
 	sc.left, sc.needs = left, needs
+}
+
+// within is how many of left, in increasing order, are below limit.
+func within(left []int32, limit int) int {
+	if n := len(left); n == 0 || int(left[n-1]) < limit {
+		return n // all: most frames have fewer segments than lookahead
+	}
+	k, _ := slices.BinarySearch(left, int32(limit))
+	return k
 }
 
 // needOf is what a segment whose first cell has style head needs of the

@@ -720,6 +720,54 @@ func TestTextEnd(t *testing.T) {
 	}
 }
 
+// TestSGREnd: sgrEnd takes parameters of digits, ':' and ';' only, up to
+// the m that ends them, for every byte that may follow CSI.
+func TestSGREnd(t *testing.T) {
+	ref := func(s string, i int) int {
+		if i+1 >= len(s) || s[i+1] != '[' {
+			return -1
+		}
+		for j := i + 2; j < len(s); j++ {
+			switch c := s[j]; {
+			case c >= '0' && c <= '9', c == ';', c == ':':
+			case c == 'm':
+				return j + 1
+			default:
+				return -1
+			}
+		}
+		return -1
+	}
+	for c := range 256 {
+		for _, s := range []string{"\x1b[" + string(rune(c)) + "m", "\x1b[1;" + string([]byte{byte(c)}) + "m", "\x1b[38:5" + string([]byte{byte(c)}), "x\x1b" + string([]byte{byte(c)}) + "1m"} {
+			i := strings.IndexByte(s, 0x1b)
+			if got, want := sgrEnd(s, i), ref(s, i); got != want {
+				t.Fatalf("sgrEnd(%q, %d) = %d, want %d", s, i, got, want)
+			}
+		}
+	}
+}
+
+// TestWithin: within counts the segments left below the lookahead's limit.
+func TestWithin(t *testing.T) {
+	for _, tt := range []struct {
+		left  []int32
+		limit int
+		want  int
+	}{
+		{nil, 64, 0},
+		{[]int32{0, 3, 9}, 64, 3},
+		{[]int32{0, 3, 9}, 9, 2},
+		{[]int32{0, 3, 9}, 10, 3},
+		{[]int32{5, 70, 80}, 69, 1},
+		{[]int32{64, 65}, 64, 0},
+	} {
+		if got := within(tt.left, tt.limit); got != tt.want {
+			t.Errorf("within(%v, %d) = %d, want %d", tt.left, tt.limit, got, tt.want)
+		}
+	}
+}
+
 // The buffers no screen holds are kept up to maxFreeTexts, none larger
 // than maxFreeText: screens that give many back at once (a race's start)
 // leave the rest to the collector.

@@ -38,11 +38,11 @@ func sgrEnd(s string, i int) int {
 		return -1
 	}
 	for j++; j < len(s); j++ {
-		switch c := s[j]; {
-		case c >= '0' && c <= '9' || c == ';' || c == ':':
-		case c == 'm':
-			return j + 1
-		default:
+		// Digits, ':' and ';' are the one range 0x30–0x3b.
+		if c := s[j]; c-'0' > ';'-'0' {
+			if c == 'm' {
+				return j + 1
+			}
 			return -1
 		}
 	}

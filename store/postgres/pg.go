@@ -49,6 +49,7 @@ import (
 	"github.com/ssh2048/ssh2048/migrations"
 	"github.com/ssh2048/ssh2048/store"
 	"github.com/ssh2048/ssh2048/store/internal/accounts"
+	"github.com/ssh2048/ssh2048/store/internal/moderation"
 	"github.com/ssh2048/ssh2048/store/internal/ranks"
 )
 
@@ -105,6 +106,8 @@ type Store struct {
 	// The accounts' methods (store.Accounts and UpsertPlayer), shared
 	// with package sqlite.
 	accounts.Methods[pgx.Tx]
+	// The moderation's methods (store.Moderator), shared likewise.
+	moderation.Moderator[pgx.Tx]
 	log     *slog.Logger
 	obs     store.Observer
 	newSeed func() uint64 // replaced in tests
@@ -208,6 +211,7 @@ func Open(ctx context.Context, url string, opts ...Option) (*Store, error) {
 	s.newRanks()
 	s.Methods = accounts.New(s.w.Do, func(tx pgx.Tx) accounts.Querier { return pgQuerier{tx} }, pgQuerier{pool},
 		func(c accounts.Change) { s.ranks.AccountChanged(int64(c.Account), int64(c.Merged), c.Name) })
+	s.Moderator = s.newModeration()
 	go s.renewLeases()
 	return s, nil
 }
