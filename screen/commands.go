@@ -5,6 +5,8 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/ssh2048/ssh2048/internal/workers"
 )
 
 // control does what a command's message asks of the terminal, or
@@ -73,7 +75,7 @@ func (s *Screen) deliver(msg tea.Msg) {
 				continue
 			}
 			wg.Add(1)
-			spawn(func() {
+			workers.Go(func() {
 				defer wg.Done()
 				defer s.contain() // runs before Done: the screen has ended when the wait does
 				s.deliver(cmd())

@@ -10,6 +10,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 	uv "github.com/charmbracelet/ultraviolet"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/ssh2048/ssh2048/internal/workers"
 )
 
 // escWait is how long the start of an escape sequence waits for the rest
@@ -53,7 +55,7 @@ func readInput(r io.Reader, deliver func([]tea.Msg)) {
 // goroutine and on the timer that decodes a lone escape: a panic in the
 // reader or the decoder ends the screen, not the process.
 //
-// Each read is handled on another goroutine (a worker: workers.go), which
+// Each read is handled on another goroutine (a worker: internal/workers), which
 // the reader waits for. The reader waits for the client's next bytes for
 // most of its life, shallow; handling a read is deep (the model's update,
 // the frame written through the connection's cipher: a race screen's goes
@@ -77,7 +79,7 @@ func readInputContained(r io.Reader, deliver func([]tea.Msg), contain func()) {
 		var err error
 		n, err = r.Read(buf)
 		if n > 0 {
-			spawn(handle)
+			workers.Go(handle)
 			<-handled
 		}
 		if err != nil {

@@ -7,6 +7,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/ssh2048/ssh2048/internal/workers"
 )
 
 // Asking the terminal.
@@ -110,6 +112,7 @@ func (s *Screen) answered() {
 // answerTimeout draws the first frame with what is known when the
 // terminal has not answered in time.
 func (s *Screen) answerTimeout() {
+	defer s.contain() // after the unlock below
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.answered()
@@ -132,5 +135,7 @@ func (s *Screen) startAnswerWait(d time.Duration) {
 		return
 	}
 	s.waiting = true
-	s.answerTimer = time.AfterFunc(d, s.answerTimeout)
+	// The first frame is deep work: drawn on a worker, whose stack has
+	// grown already, rather than on the timer's new goroutine.
+	s.answerTimer = time.AfterFunc(d, func() { workers.Go(s.answerTimeout) })
 }

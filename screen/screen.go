@@ -46,7 +46,7 @@
 //     log and explain.
 //
 // Commands run as with tea.Program, each on a goroutine of its own (a
-// worker all screens share: workers.go), and their messages reach Update
+// worker all screens share: internal/workers), and their messages reach Update
 // as they do there; what the screen does with the messages of Bubble
 // Tea's own commands:
 //   - tea.Quit ends the screen as above; so does tea.Interrupt (there is
@@ -94,6 +94,7 @@ import (
 	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/ssh2048/ssh2048/internal/workers"
 	"github.com/ssh2048/ssh2048/screen/render"
 )
 
@@ -428,7 +429,7 @@ func (s *Screen) dispatch(msg tea.Msg) {
 		s.backgroundAsked = false
 	default:
 		if cmds, ok := sequenceOf(msg); ok {
-			spawn(func() {
+			workers.Go(func() {
 				defer s.contain()
 				s.runSequence(cmds)
 			})
@@ -442,13 +443,13 @@ func (s *Screen) dispatch(msg tea.Msg) {
 	s.changed = true
 }
 
-// exec runs cmd on a goroutine of its own (a worker: workers.go) and
+// exec runs cmd on a goroutine of its own (a worker: internal/workers) and
 // delivers its message.
 func (s *Screen) exec(cmd tea.Cmd) {
 	if cmd == nil {
 		return
 	}
-	spawn(func() {
+	workers.Go(func() {
 		defer s.contain()
 		s.Send(cmd())
 	})

@@ -1,6 +1,10 @@
 package session
 
-import "runtime/debug"
+import (
+	"runtime/debug"
+
+	"github.com/ssh2048/ssh2048/internal/workers"
+)
 
 // A goroutine's stack grows to the deepest call it has made and stays
 // that size until a garbage collection finds it mostly unused, and a
@@ -9,16 +13,19 @@ import "runtime/debug"
 // first Update, a write through the connection's cipher) grew to 16 KB:
 // 4,000 idle screens held 64 MB of stacks for it, counted twice over by
 // the garbage collector's heap goal. So the deep, short work of a
-// long-lived goroutine runs on a goroutine of its own (OnFreshStack),
-// whose stack goes when it ends, and the waiting goroutine stays small.
+// long-lived goroutine runs elsewhere (OnFreshStack), and the waiting
+// goroutine stays small. Elsewhere is a worker of the process's shared
+// pool (internal/workers) rather than a goroutine started for it: a new
+// goroutine grows its stack by copying it whole, several times for each
+// piece of a login's setup, where a worker has grown its stack already.
 
-// OnFreshStack runs f on a goroutine of its own and returns when f does;
-// a panic in f is raised again in the caller, with f's stack (see
+// OnFreshStack runs f on a worker of the shared pool and returns when f
+// does; a panic in f is raised again in the caller, with f's stack (see
 // the server's panicked), so that the caller's recover sees it as its own.
 func OnFreshStack(f func()) {
 	var raised *FreshStackPanic
 	done := make(chan struct{})
-	go func() {
+	workers.Go(func() {
 		defer close(done)
 		defer func() {
 			if v := recover(); v != nil {
@@ -26,7 +33,7 @@ func OnFreshStack(f func()) {
 			}
 		}()
 		f()
-	}()
+	})
 	<-done
 	if raised != nil {
 		panic(raised)
