@@ -67,6 +67,7 @@ func Run(t *testing.T, b Backend) {
 		{"ReplayDivergenceEndsGameAndStartsNew", testReplayDivergenceEndsGameAndStartsNew},
 		{"FullGame", testFullGame},
 		{"LoadingTouchesTheGame", testLoadingTouchesTheGame},
+		{"NewGameIsAsStored", testNewGameIsAsStored},
 		{"LeaderboardOrderAndTies", testLeaderboardOrderAndTies},
 		{"MarkAssistedKeepsOneGameInProgress", testMarkAssistedKeepsOneGameInProgress},
 		{"RankAgreesWithLeaderboard", testRankAgreesWithLeaderboard},
@@ -592,6 +593,64 @@ func testFullGame(t *testing.T, b Backend) {
 // testLoadingTouchesTheGame: loading a game to play it counts as playing
 // it (its UpdatedAt moves), so that the size a player switched to and
 // made no move on is the one a new session opens (game.Seat.LastSize).
+// testNewGameIsAsStored: a game a store has just made (a login's first
+// game, a new game, a contest's) is the game it reads back for the next
+// load, field for field and board for board, a hidden player's hidden too,
+// however the store builds it.
+func testNewGameIsAsStored(t *testing.T, b Backend) {
+	ctx := context.Background()
+	s := b.open(t)
+	ann, bob := addPlayer(t, s, "ann"), addPlayer(t, s, "bob")
+	if err := s.HidePlayer(ctx, console, bob.ID); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		make func(playerID int64) (*store.SavedGame, error)
+		load func(playerID int64) (*store.SavedGame, error)
+	}{
+		{"LoadOrCreateGame",
+			func(id int64) (*store.SavedGame, error) { return s.LoadOrCreateGame(ctx, id, 4, store.KindHuman) },
+			func(id int64) (*store.SavedGame, error) { return s.LoadOrCreateGame(ctx, id, 4, store.KindHuman) }},
+		{"NewGame",
+			func(id int64) (*store.SavedGame, error) { return s.NewGame(ctx, id, 5, store.KindAssisted) },
+			func(id int64) (*store.SavedGame, error) { return s.LoadOrCreateGame(ctx, id, 5, store.KindAssisted) }},
+		{"OpenContestGame",
+			func(id int64) (*store.SavedGame, error) {
+				return s.OpenContestGame(ctx, id, 4, store.KindHuman, "daily:2026-11-28", 77)
+			},
+			func(id int64) (*store.SavedGame, error) {
+				return s.OpenContestGame(ctx, id, 4, store.KindHuman, "daily:2026-11-28", 77)
+			}},
+	} {
+		for _, p := range []store.Player{ann, bob} {
+			t.Run(c.name+"/"+p.Name, func(t *testing.T) {
+				made, err := c.make(p.ID)
+				if err != nil {
+					t.Fatal(err)
+				}
+				read, err := c.load(p.ID)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if made.ID != read.ID || made.PlayerID != read.PlayerID || made.Size != read.Size || made.Kind != read.Kind ||
+					made.Seed != read.Seed || !made.StartedAt.Equal(read.StartedAt) || made.Hidden != read.Hidden {
+					t.Fatalf("made %+v, read back %+v", *made, *read)
+				}
+				if made.Hidden != (p.ID == bob.ID) {
+					t.Fatalf("%s's new game hidden %v", p.Name, made.Hidden)
+				}
+				if got, want := store.StateOf(made.Engine), store.StateOf(read.Engine); got != want {
+					t.Fatalf("made %+v, read back %+v", got, want)
+				}
+				if made.Engine.Generator() != read.Engine.Generator() || made.Fence == 0 {
+					t.Fatalf("made generator %v fence %d, read back %v", made.Engine.Generator(), made.Fence, read.Engine.Generator())
+				}
+			})
+		}
+	}
+}
+
 func testLoadingTouchesTheGame(t *testing.T, b Backend) {
 	ctx := context.Background()
 	s := b.open(t)
