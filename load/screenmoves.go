@@ -25,6 +25,21 @@ import (
 // shows ("Moves 321"): the window is resized by a column, which makes the
 // screen draw itself whole (erase, then every line), and those bytes are
 // drawn into a virtual terminal.
+//
+// The count must be the last: the server applies a session's keys in
+// order, each move committed before the next key is applied and before
+// its frame is drawn, so when a commit is slow the keys behind it wait in
+// the server, and a move can still be committing when the session stops.
+// No pause in the output proves that none is left (a key that moves
+// nothing draws nothing). A key that is always answered does: the help
+// key, which the game screen applies in order behind every key before
+// it, and answers with a screen that has no move count. Once that screen
+// is shown, every key the session sent has been applied and its move
+// committed; the help key again brings the game screen back, whose count
+// is then final.
+
+// helpKey opens the game screen's help, and closes it.
+const helpKey = "?"
 
 // redrawStart is how a whole redraw begins (package screen's renderer
 // erases the screen first): what comes before it is drawn over.
@@ -41,22 +56,38 @@ var emulators = make(chan struct{}, 4)
 // movesField is the header's move count.
 var movesField = regexp.MustCompile(`\bMoves +([0-9]+)\b`)
 
-// readScreenMoves has the screen redrawn whole and reads the move count its
-// header shows into s.screenMoves (s.screenRead). Output keeps being read
-// until it has paused for FrameTimeout, so that a frame still coming (a
-// late move's) is on the screen read. A screen that does not redraw, or
-// shows no move count, leaves screenRead unset, and the check falls back
-// on the keys answered by a frame.
-func (s *session) readScreenMoves(ctx context.Context, sess *gossh.Session, chunks <-chan chunk, keep *atomic.Bool) error {
+// The steps of readScreenMoves.
+const (
+	awaitRedraw = iota // the whole redraw the resize asked for
+	awaitHelp          // the help screen: every key before it applied
+	awaitGame          // the game screen again, with its final count
+)
+
+// readScreenMoves reads the move count the game screen shows once every
+// key the session sent has been applied, into s.screenMoves (s.screenRead):
+// it has the screen redrawn whole, then presses the help key and waits for
+// the help screen, then presses it again and reads the game screen's
+// count. The screen is read each time the output pauses for settle (so
+// that the server's key rate never drops the help key either). A
+// screen whose whole redraw shows no move count, a session that ends, and
+// a server that has not answered within ConnectTimeout leave screenRead
+// unset: the session has no exact count (see verify).
+func (s *session) readScreenMoves(ctx context.Context, sess *gossh.Session, in io.Writer, chunks <-chan chunk, keep *atomic.Bool) error {
 	keep.Store(true)
 	// A window of the same size is no change, and draws nothing.
 	if err := sess.WindowChange(termHeight, termWidth+1); err != nil {
-		return nil // the session is going; its moves are counted by frames
+		return nil // the session is going: no count
 	}
+	// The bound is on the server: the time spent reading screens, which
+	// waits for a terminal while every session reads its own, is added.
+	until := time.Now().Add(s.cfg.ConnectTimeout)
 	deadline := time.NewTimer(s.cfg.ConnectTimeout)
 	defer deadline.Stop()
-	var quiet <-chan time.Time
+	quiet := time.NewTimer(settle)
+	quiet.Stop()
+	defer quiet.Stop()
 	var out []byte
+	step := awaitRedraw
 	for {
 		select {
 		case c := <-chunks:
@@ -65,23 +96,40 @@ func (s *session) readScreenMoves(ctx context.Context, sess *gossh.Session, chun
 			}
 			out = append(out, c.data...)
 			if c.err != nil {
-				return nil // the session ended after play: its moves are counted by frames
+				return nil // the session ended: no count
 			}
-			quiet = time.After(s.cfg.FrameTimeout)
+			quiet.Reset(settle)
 			continue
-		case <-quiet:
+		case <-quiet.C:
 		case <-deadline.C:
+			return nil // keys not yet applied, or no screen: no count
 		case <-ctx.Done():
 			return ctx.Err()
 		}
-		break
+		i := bytes.LastIndex(out, []byte(redrawStart))
+		if i < 0 {
+			continue
+		}
+		out = out[i:]
+		t0 := time.Now()
+		n, shown := headerMoves(out, termWidth+1, termHeight)
+		until = until.Add(time.Since(t0))
+		deadline.Reset(time.Until(until))
+		switch {
+		case step == awaitRedraw && !shown:
+			return nil // a screen with no move count
+		case step == awaitGame && shown:
+			s.screenMoves, s.screenRead = n, true
+			return nil
+		case step == awaitRedraw, step == awaitHelp && !shown:
+			// Press the help key: first to reach the help screen behind
+			// every key sent, then to leave it.
+			if _, err := io.WriteString(in, helpKey); err != nil {
+				return nil
+			}
+			step++
+		}
 	}
-	i := bytes.LastIndex(out, []byte(redrawStart))
-	if i < 0 {
-		return nil
-	}
-	s.screenMoves, s.screenRead = headerMoves(out[i:], termWidth+1, termHeight)
-	return nil
 }
 
 // headerMoves draws a whole redraw of a w×h screen and reads the move
