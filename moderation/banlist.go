@@ -33,10 +33,19 @@ type BanList struct {
 	done  chan struct{}
 	once  sync.Once
 	watch func()
+
+	// reading is held by a reading of the bans, so that an older
+	// reading never replaces a newer one, and a new ban is told once.
+	reading sync.Mutex
+
+	mu     sync.Mutex
+	nextID int
+	onBan  map[int]func()
 }
 
 // banSet is one reading of the bans.
 type banSet struct {
+	ids     map[int64]struct{} // every ban of the reading, by its number
 	keys    map[string]store.Ban
 	players map[int64]store.Ban
 	// ranges holds the range bans by their (canonical) prefix, and
@@ -52,7 +61,7 @@ func NewBanList(ctx context.Context, s store.Moderator, log *slog.Logger) (*BanL
 	if log == nil {
 		log = slog.Default()
 	}
-	l := &BanList{store: s, log: log, now: time.Now, kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
+	l := &BanList{store: s, log: log, now: time.Now, kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{}), onBan: map[int]func(){}}
 	if err := l.read(ctx); err != nil {
 		return nil, err
 	}
@@ -74,6 +83,24 @@ func (l *BanList) Refresh() {
 // Reload reads the bans again now, and returns once they hold: after a
 // ban on this node, its next login already meets it.
 func (l *BanList) Reload(ctx context.Context) error { return l.read(ctx) }
+
+// OnBan has fn called after each reading of the bans that finds a ban
+// the reading before had not (made on this node, on another, or
+// offline), until stop: the server ends then the sessions the new bans
+// hold for, which were let in before them. fn runs on the goroutine that
+// read the bans (a refresh, or Reload's caller) and must not block.
+func (l *BanList) OnBan(fn func()) (stop func()) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	id := l.nextID
+	l.nextID++
+	l.onBan[id] = fn
+	return func() {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		delete(l.onBan, id)
+	}
+}
 
 // Close stops the refreshes.
 func (l *BanList) Close() {
@@ -109,12 +136,22 @@ func (l *BanList) loop() {
 
 // read reads the bans in force.
 func (l *BanList) read(ctx context.Context) error {
+	l.reading.Lock()
+	defer l.reading.Unlock()
 	bans, err := l.store.Bans(ctx, l.now())
 	if err != nil {
 		return err
 	}
-	set := &banSet{keys: map[string]store.Ban{}, players: map[int64]store.Ban{}, ranges: map[netip.Prefix]store.Ban{}}
+	set := &banSet{ids: map[int64]struct{}{}, keys: map[string]store.Ban{}, players: map[int64]store.Ban{}, ranges: map[netip.Prefix]store.Ban{}}
+	old := l.bans.Load()
+	fresh := false
 	for _, b := range bans {
+		set.ids[b.ID] = struct{}{}
+		if old != nil {
+			if _, known := old.ids[b.ID]; !known {
+				fresh = true
+			}
+		}
 		switch b.Kind {
 		case store.BanKey:
 			set.keys[b.Target] = b
@@ -131,7 +168,23 @@ func (l *BanList) read(ctx context.Context) error {
 		}
 	}
 	l.bans.Store(set)
+	if fresh {
+		l.banned()
+	}
 	return nil
+}
+
+// banned tells those OnBan registered that there are new bans.
+func (l *BanList) banned() {
+	l.mu.Lock()
+	fns := make([]func(), 0, len(l.onBan))
+	for _, fn := range l.onBan {
+		fns = append(fns, fn)
+	}
+	l.mu.Unlock()
+	for _, fn := range fns {
+		fn()
+	}
 }
 
 // inForce is b if it holds now: a ban that ran out since the last

@@ -108,3 +108,48 @@ func BenchmarkBanListCheck(b *testing.B) {
 		})
 	}
 }
+
+// TestBanListOnBan: those OnBan registered are told of a reading that
+// finds a ban the last one had not (a new ban, or a target banned again),
+// not of one that finds the same bans or fewer, nor once stopped.
+func TestBanListOnBan(t *testing.T) {
+	f := &fixedBans{bans: []store.Ban{{ID: 1, Kind: store.BanKey, Target: "SHA256:a"}}}
+	l, err := NewBanList(context.Background(), f, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	told := 0
+	stop := l.OnBan(func() { told++ })
+	steps := []struct {
+		name string
+		bans []int64
+		want int // times told so far
+	}{
+		{"the same bans", []int64{1}, 0},
+		{"a new ban", []int64{1, 2}, 1},
+		{"one lifted", []int64{2}, 1},
+		{"none", nil, 1},
+		{"banned again, a new ban", []int64{3}, 2},
+	}
+	for _, s := range steps {
+		f.bans = nil
+		for _, id := range s.bans {
+			f.bans = append(f.bans, store.Ban{ID: id, Kind: store.BanKey, Target: fmt.Sprintf("SHA256:%d", id)})
+		}
+		if err := l.Reload(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if told != s.want {
+			t.Fatalf("%s: told %d times, want %d", s.name, told, s.want)
+		}
+	}
+	stop()
+	f.bans = append(f.bans, store.Ban{ID: 4, Kind: store.BanKey, Target: "SHA256:4"})
+	if err := l.Reload(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if told != 2 {
+		t.Fatalf("told %d times after stop, want 2", told)
+	}
+}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
-	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -12,7 +11,6 @@ import (
 	"github.com/ssh2048/ssh2048/server/servertest"
 	"github.com/ssh2048/ssh2048/store"
 	"github.com/ssh2048/ssh2048/store/postgres"
-	"github.com/ssh2048/ssh2048/store/postgres/pgtest"
 	"github.com/ssh2048/ssh2048/wire"
 	gossh "golang.org/x/crypto/ssh"
 )
@@ -37,15 +35,7 @@ func forEachStoreWith(t *testing.T, opts func(t *testing.T) []serverOption, test
 		test(t, accountServer{s, s.store})
 	})
 	t.Run("postgres", func(t *testing.T) {
-		pg, err := pgtest.Start()
-		if err != nil {
-			if os.Getenv("CI") != "true" && strings.Contains(err.Error(), "not installed") {
-				t.Skip(err)
-			}
-			t.Fatal(err)
-		}
-		t.Cleanup(pg.Close)
-		url := pg.Database(t)
+		url := pgDatabase(t)
 		var st servertest.Backing
 		s := servertest.StartOver(t, t.TempDir(), "127.0.0.1:0", func(log *slog.Logger) (servertest.Backing, error) {
 			p, err := postgres.Open(context.Background(), url, postgres.WithLogger(log))

@@ -3,11 +3,14 @@ package server
 import (
 	"log/slog"
 	"net/netip"
+	"time"
 
 	"charm.land/ssh"
 	"charm.land/wish/v2"
 	"github.com/ssh2048/ssh2048/game"
 	"github.com/ssh2048/ssh2048/moderation"
+	"github.com/ssh2048/ssh2048/server/session"
+	"github.com/ssh2048/ssh2048/store"
 	"github.com/ssh2048/ssh2048/wire"
 )
 
@@ -29,13 +32,7 @@ func (s *Server) bannedAddr() func(netip.Addr) bool {
 // authenticated key tells: the player learns until when, where a refusal
 // during authentication would say only "Permission denied".
 func (s *Server) refuseBanned(sess ssh.Session, fingerprint string, p game.Player) bool {
-	if s.cfg.Bans == nil {
-		return false
-	}
-	b, banned := s.cfg.Bans.Key(fingerprint)
-	if !banned && p.ID != 0 {
-		b, banned = s.cfg.Bans.Player(p.ID)
-	}
+	b, banned := s.banOf(fingerprint, p.ID)
 	if !banned {
 		return false
 	}
@@ -44,4 +41,67 @@ func (s *Server) refuseBanned(sess ssh.Session, fingerprint string, p game.Playe
 	wish.Errorln(sess, moderation.Line(b))
 	_ = sess.Exit(wire.ExitBanned)
 	return true
+}
+
+// banOf is the ban that holds for a key or a player (id 0: none), if any.
+func (s *Server) banOf(fingerprint string, id int64) (store.Ban, bool) {
+	if s.cfg.Bans == nil {
+		return store.Ban{}, false
+	}
+	if fingerprint != "" {
+		if b, banned := s.cfg.Bans.Key(fingerprint); banned {
+			return b, true
+		}
+	}
+	if id != 0 {
+		return s.cfg.Bans.Player(id)
+	}
+	return store.Ban{}, false
+}
+
+// banGrace is how long a banned session has to say goodbye (a screen
+// its notice, NoticeGrace) before its channel is closed under it with
+// the banned status: a command that waits on no notice ends then too.
+const banGrace = session.NoticeGrace + 2*time.Second
+
+// endBanned ends the sessions open here whose key or player a ban holds
+// for now (the ban list's OnBan: a ban made here, on another node, or
+// offline). A ban would otherwise stop only the next login, and leave
+// the banned to play, race, watch and chat on for as long as their
+// connection lasts. Each session is told as a banned login is: its
+// screen restores the terminal and says the ban's line, a command says
+// it on stderr, and either exits with wire.ExitBanned; its game is saved,
+// as every move is before it is shown.
+func (s *Server) endBanned() {
+	type ending struct {
+		sess *session.Session
+		ban  store.Ban
+	}
+	var banned []ending
+	s.mu.Lock()
+	for sess := range s.sessions {
+		if b, ok := s.banOf(sess.Player.Fingerprint, sess.Player.ID); ok {
+			banned = append(banned, ending{sess, b})
+		}
+	}
+	s.mu.Unlock()
+	for _, e := range banned {
+		line := moderation.Line(e.ban)
+		s.log.Info("banned session ended", "key", e.sess.Player.Fingerprint, "player", e.sess.Player.ID, "ban", e.ban.ID)
+		e.sess.Ban(line)
+		time.AfterFunc(banGrace, func() { s.closeBanned(e.sess, line) })
+	}
+}
+
+// closeBanned closes a banned session that is still open after
+// banGrace, saying why first.
+func (s *Server) closeBanned(sess *session.Session, line string) {
+	s.mu.Lock()
+	_, open := s.sessions[sess]
+	s.mu.Unlock()
+	if !open {
+		return
+	}
+	wish.Errorln(sess, line)
+	_ = sess.Exit(wire.ExitBanned)
 }

@@ -116,6 +116,11 @@ func (s *Server) route(next ssh.Handler) ssh.Handler {
 			return
 		}
 		defer s.untrack(sess)
+		// A ban made since identify checked is met here, or by endBanned,
+		// which sees the session tracked now.
+		if s.refuseBanned(sess, sess.Player.Fingerprint, sess.Player) {
+			return
+		}
 		_, _, hasPty := sess.Pty()
 		switch {
 		case sess.RawCommand() != "":

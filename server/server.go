@@ -85,6 +85,8 @@ type Server struct {
 	unsupported sync.Map           // what game screens asked for and did not get; see unsupportedOnce
 	motion      *screen.MotionGate // nil: no motion (Config.Motion)
 
+	stopBans func() // stops endBanned being told of new bans
+
 	mu       sync.Mutex
 	shutdown bool
 	sessions map[*session.Session]struct{}
@@ -199,6 +201,10 @@ func New(cfg Config) (*Server, error) {
 	srv.ChannelHandlers = map[string]ssh.ChannelHandler{"session": s.admission.OpenSession, "default": s.admission.OtherChannel}
 	srv.RequestHandlers = map[string]ssh.RequestHandler{"default": s.admission.GlobalRequest}
 	s.ssh = srv
+	s.stopBans = func() {}
+	if cfg.Bans != nil {
+		s.stopBans = cfg.Bans.OnBan(s.endBanned)
+	}
 	return s, nil
 }
 
@@ -215,12 +221,16 @@ func (s *Server) Serve(l net.Listener) error {
 }
 
 // Close drops every connection at once. Prefer Shutdown.
-func (s *Server) Close() error { return s.ssh.Close() }
+func (s *Server) Close() error {
+	s.stopBans()
+	return s.ssh.Close()
+}
 
 // Shutdown stops accepting connections, tells every session the server is
 // restarting (their games are saved: every reply follows its commit), waits
 // for the sessions to end until ctx is done, then drops what is left.
 func (s *Server) Shutdown(ctx context.Context) error {
+	s.stopBans()
 	s.games.Close()
 	s.races.Close()
 	s.mu.Lock()

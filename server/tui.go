@@ -100,7 +100,7 @@ func (s *Server) runScreen(sess *session.Session, model tea.Model, text func(ses
 	session.OnFreshStack(func() { scr = s.startScreen(sess, model, seat) })
 	defer scr.Stop()
 	waker, _ := model.(event.Waker)
-	w := &screenWatch{ctx: sess.Context(), scr: scr, winch: winch, notices: sess.Notices, pokes: sess.Pokes, waker: waker, text: text}
+	w := &screenWatch{ctx: sess.Context(), scr: scr, winch: winch, notices: sess.Notices, pokes: sess.Pokes, waker: waker, text: sess.Worded(text)}
 	w.reqs, w.serveReq, w.reqsDone, _ = admission.ServesRequests(sess.Context())
 	told := w.run()
 	return s.screenEnded(sess, scr, model, told)

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"strconv"
 
 	"github.com/ssh2048/ssh2048/engine"
 )
@@ -42,24 +41,6 @@ func CheckState(st MoveState) error {
 		return fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
 	return nil
-}
-
-// ScoreBucket is the bucket of a score in the stores' score_buckets
-// tables, as the triggers in the migrations compute it: digits * 1000 +
-// the first three digits; top is the highest score in the same bucket.
-// A store counts the players above a score bucket by bucket, so a rank
-// costs a few rows, not a scan of the board.
-func ScoreBucket(score int64) (bucket, top int64) {
-	digits := int64(len(strconv.FormatInt(score, 10)))
-	if digits <= 3 {
-		return digits*1000 + score, score
-	}
-	scale := int64(1)
-	for range digits - 3 {
-		scale *= 10
-	}
-	prefix := score / scale
-	return digits*1000 + prefix, (prefix+1)*scale - 1
 }
 
 // ErrReplayDiverged: replaying a game's stored moves does not give its

@@ -84,8 +84,8 @@ type Store interface {
 }
 
 // PagedBoarder is a store that reads a page of a leaderboard from any rank
-// without reading the ranks before it (package sqlite, from its
-// score_buckets). Without it the game service reads the ranks before the
+// without reading the ranks before it (package sqlite, whose
+// OFFSET walks the index). Without it the game service reads the ranks before the
 // page and drops them, up to game.MaxUnpagedOffset.
 type PagedBoarder interface {
 	LeaderboardFrom(ctx context.Context, size int, kind Kind, offset, limit int) ([]Entry, error)

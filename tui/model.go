@@ -161,10 +161,11 @@ type Model struct {
 	standingsErr error
 	standingsFor int // the size me belongs to (0: none yet)
 	topFor       int // the size top belongs to: read for the leaderboard screen
-	// The rank in the header is read again after a move that scores (a
-	// rank is a few hundred rows of the bucket index), one read at a time,
-	// at most one every rankEvery: rankBusy while one is out, rankAgain
-	// when a move scored meanwhile; rankDue is when the next may start.
+	// The rank in the header is read again after a move that scores (the
+	// store answers from memory, but each read is a command and a frame),
+	// one read at a time, at most one every rankEvery: rankBusy while one
+	// is out, rankAgain when a move scored meanwhile; rankDue is when the
+	// next may start.
 	rankBusy, rankAgain bool
 	rankDue             time.Time
 

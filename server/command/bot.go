@@ -185,7 +185,7 @@ func (m *moveLimiter) resume() { m.wait = nil }
 
 // sayGoodbye tells the player why the session ends and returns the status.
 func (t *Table) sayGoodbye(sess *session.Session, n session.Notice) int {
-	wish.Errorln(sess, "ssh2048: "+t.noticeText(n))
+	wish.Errorln(sess, sess.Worded(t.prefixedText)(n))
 	return n.ExitStatus()
 }
 

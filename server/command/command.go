@@ -218,6 +218,9 @@ func (t *Table) seat(sess *session.Session) *game.Seat {
 // noticeText is what the player of a game is told of n.
 func (t *Table) noticeText(n session.Notice) string { return n.Text(t.cfg.IdleTimeout) }
 
+// prefixedText is noticeText as a command's last line on stderr.
+func (t *Table) prefixedText(n session.Notice) string { return "ssh2048: " + t.noticeText(n) }
+
 // sizeOK reports whether size, command's --size, is a board size, and
 // tells the client why not.
 func sizeOK(sess *session.Session, command string, size int) bool {

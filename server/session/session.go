@@ -29,6 +29,7 @@ const (
 	Shutdown                    // the server is restarting
 	Idle                        // no input for the idle timeout
 	Keepalive                   // the client stopped answering keepalives
+	Banned                      // an admin banned the session's key or player (Session.Ban)
 )
 
 // NoticeGrace is how long a screen may take to show a notice and quit.
@@ -59,6 +60,8 @@ func (n Notice) ExitStatus() int {
 		return wire.ExitRestart
 	case Idle, Keepalive:
 		return wire.ExitInactive
+	case Banned:
+		return wire.ExitBanned
 	}
 	return wire.ExitOK
 }
@@ -89,6 +92,9 @@ type Session struct {
 	Player  game.Player
 	Notices chan Notice // buffered; the first notice is the one that counts
 	once    sync.Once
+	// banLine is what a Banned session is told, the line a banned login
+	// gets; set before Banned is sent.
+	banLine string
 	// Pokes asks for the screen to be drawn again (spectators came or
 	// went); buffered, and pokes that find it full are one with the one
 	// waiting.
@@ -120,6 +126,28 @@ func (sess *Session) Poke() {
 // Notify delivers n unless the session was already told something.
 func (sess *Session) Notify(n Notice) {
 	sess.once.Do(func() { sess.Notices <- n })
+}
+
+// Ban tells the session that its key or player is banned, unless it was
+// already told something; line is what the player is told, the line a
+// banned login gets (the ban's end, its reason if shown).
+func (sess *Session) Ban(line string) {
+	sess.once.Do(func() {
+		sess.banLine = line
+		sess.Notices <- Banned
+	})
+}
+
+// Worded is text, which words the notices for one kind of session,
+// with the session's own line for Banned: the ban's, whatever the
+// screen.
+func (sess *Session) Worded(text func(Notice) string) func(Notice) string {
+	return func(n Notice) string {
+		if n == Banned {
+			return sess.banLine
+		}
+		return text(n)
+	}
 }
 
 // Read is the session's input; any of it keeps the connection from

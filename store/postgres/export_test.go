@@ -14,8 +14,11 @@ func Write(s *Store, ctx context.Context, fn func(ctx context.Context, tx pgx.Tx
 	return s.w.do(ctx, fn)
 }
 
-// FoldBuckets folds s's pending bucket changes now.
-func FoldBuckets(s *Store, ctx context.Context) error { return s.foldBuckets(ctx) }
-
 // Commits is the number of group commits s's writer has made.
 func Commits(s *Store) int64 { return s.w.Commits() }
+
+// WithWriterTracer has t see every round trip of the writer's connection.
+func WithWriterTracer(t pgx.QueryTracer) Option { return func(o *options) { o.writerTracer = t } }
+
+// AppendMovesSQL is the statement of a group's moves of distinct games.
+var AppendMovesSQL = appendMovesSQL

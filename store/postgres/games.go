@@ -208,7 +208,7 @@ type gameRow struct {
 
 // liveGame reads game id for a write, failing with store.ErrNotFound or,
 // if it has ended, store.ErrGameEnded.
-func liveGame(ctx context.Context, tx pgx.Tx, id int64) (gameRow, error) {
+func liveGame(ctx context.Context, tx rowQuerier, id int64) (gameRow, error) {
 	var r gameRow
 	var kind string
 	var ended *int64
@@ -232,16 +232,19 @@ func (s *Store) AppendMove(ctx context.Context, gameID int64, seq int, d engine.
 		return fmt.Errorf("append move %d to game %d: %w", seq, gameID, err)
 	}
 	var at int64
-	err := s.w.pipelined(ctx, func(_ *pgx.Batch, tx pgx.Tx, now int64) func(context.Context) error {
+	err := s.w.pipelined(ctx, func(_ *pgx.Batch, _ pgx.Tx, now int64) func(context.Context) error {
 		at = now
 		// One statement: the guarded snapshot update (the games_offer_best
 		// trigger keeps the best) and, only if it matched, the move's row;
 		// sent with the group's other moves (writer.queueMove), as one
-		// statement when it can be.
+		// statement when it can be, and COMMIT with it when it is the
+		// group's last (writer.go). A refused move, which wrote nothing,
+		// asks why outside the group's transaction, which may have
+		// committed by then.
 		applied := s.w.queueMove(gameID, seq, int16(d), st, now)
 		return func(ctx context.Context) error {
 			if !*applied {
-				return whyRefused(ctx, tx, gameID, seq, st)
+				return whyRefused(ctx, s.pool, gameID, seq, st)
 			}
 			return nil
 		}
@@ -286,7 +289,11 @@ var (
 	// appendMovesSQL is appendMoveSQL for moves of distinct games at
 	// once, one array a column, in the same order ($1 the game ids, $8
 	// the sequence numbers, $10 the fences); it returns the ids of the
-	// games whose move was applied.
+	// games whose move was applied. "Not ended" is written so that it
+	// matches no partial index: with ended_at IS NULL the planner read
+	// every game in progress from games_in_progress for each group. The
+	// writer's connection leaves the planner nested loops over the
+	// primary keys only (writerPlanner).
 	appendMovesSQL = `
 		WITH m AS (
 			SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::int[], $5::boolean[], $6::text[],
@@ -298,7 +305,7 @@ var (
 			SET score = m.score, max_tile = m.max_tile, moves = m.moves, won = m.won, board = m.board, updated_at = m.now,
 			    reached_at = CASE WHEN g.score = m.score THEN g.reached_at ELSE m.now END
 			FROM m
-			WHERE g.id = m.id AND g.ended_at IS NULL AND g.moves = m.seq AND g.score <= m.score
+			WHERE g.id = m.id AND coalesce(g.ended_at, -1) < 0 AND g.moves = m.seq AND g.score <= m.score
 			  AND (m.fence = 0 OR g.id IN (SELECT game_id FROM holder))
 			RETURNING g.id, m.seq, m.dir)
 		INSERT INTO moves (game_id, seq, dir) SELECT id, seq, dir FROM snap RETURNING game_id`
@@ -308,7 +315,7 @@ var (
 
 // whyRefused explains a guarded update that matched no row, as a
 // rejection.
-func whyRefused(ctx context.Context, tx pgx.Tx, id int64, count int, st store.MoveState) error {
+func whyRefused(ctx context.Context, tx rowQuerier, id int64, count int, st store.MoveState) error {
 	if err := fenced(ctx, tx, id, st.Fence); err != nil {
 		return err
 	}

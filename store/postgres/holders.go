@@ -96,25 +96,15 @@ func (s *Store) Release(ctx context.Context, id, token int64) error {
 }
 
 // renewLeases extends the leases of the games this node holds, three
-// times per lease, and folds the rank buckets' changes once a second,
-// until Close.
+// times per lease, until Close.
 func (s *Store) renewLeases() {
 	defer close(s.stopped)
 	t := time.NewTicker(s.lease / 3)
 	defer t.Stop()
-	fold := time.NewTicker(foldEvery)
-	defer fold.Stop()
 	for {
 		select {
 		case <-s.stop:
 			return
-		case <-fold.C:
-			ctx, cancel := context.WithTimeout(context.Background(), foldEvery*5)
-			if err := s.foldBuckets(ctx); err != nil {
-				s.log.Warn("db: fold rank buckets", "err", err)
-			}
-			cancel()
-			continue
 		case <-t.C:
 		}
 		s.renewRaces()
@@ -156,7 +146,7 @@ func (s *Store) Node() string { return s.node }
 // fenced explains a fenced write that matched no row: a token that is no
 // longer the game's is store.ErrFenced; else nil, and the caller looks
 // further.
-func fenced(ctx context.Context, tx pgx.Tx, id, fence int64) error {
+func fenced(ctx context.Context, tx rowQuerier, id, fence int64) error {
 	if fence == 0 {
 		return nil
 	}
@@ -193,34 +183,3 @@ func (s *Store) LiveGames(ctx context.Context, size int, id int64) ([]store.Live
 	}
 	return out, rows.Err()
 }
-
-// foldEvery is how often a node folds the bucket changes (migration
-// 00007) into score_buckets.
-const foldEvery = time.Second
-
-// foldBuckets moves the committed rows of score_bucket_changes into
-// score_buckets in one transaction, so that score_bucket_totals, reading
-// both in one snapshot, counts each change once. One node folds at a time (a
-// transaction advisory lock; the others skip their turn).
-func (s *Store) foldBuckets(ctx context.Context) error {
-	tx, err := s.pool.Begin(ctx)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback(context.Background())
-	var mine bool
-	if err := tx.QueryRow(ctx, `SELECT pg_try_advisory_xact_lock($1)`, foldLock).Scan(&mine); err != nil || !mine {
-		return err
-	}
-	if _, err := tx.Exec(ctx, `
-		WITH moved AS (DELETE FROM score_bucket_changes RETURNING size, kind, bucket, delta)
-		INSERT INTO score_buckets (size, kind, bucket, players)
-		SELECT size, kind, bucket, sum(delta) FROM moved GROUP BY size, kind, bucket
-		ON CONFLICT (size, kind, bucket) DO UPDATE SET players = score_buckets.players + excluded.players`); err != nil {
-		return err
-	}
-	return tx.Commit(ctx)
-}
-
-// foldLock is the advisory lock of foldBuckets ("2048b" in hex).
-const foldLock = 0x2048b

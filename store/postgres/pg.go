@@ -16,8 +16,8 @@
 //     each.
 //   - Moves are appended one row each, with one guarded update of the
 //     game's snapshot (the stale-writer check) in the same statement.
-//   - player_bests and score_buckets are kept by triggers (migrations
-//     postgres/00002 and 00001), so leaderboards are index walks of
+//   - player_bests is kept by a trigger (migrations postgres/00002 and
+//     its successors), so leaderboards are index walks of
 //     player_bests_rank; a player's rank is answered from memory
 //     (ranks.go), and the bus tells the other nodes to read theirs again.
 //   - Schema changes are the goose migrations of migrations/postgres,
@@ -49,6 +49,7 @@ import (
 	"github.com/ssh2048/ssh2048/migrations"
 	"github.com/ssh2048/ssh2048/store"
 	"github.com/ssh2048/ssh2048/store/internal/accounts"
+	"github.com/ssh2048/ssh2048/store/internal/moderation"
 	"github.com/ssh2048/ssh2048/store/internal/ranks"
 )
 
@@ -60,6 +61,8 @@ type options struct {
 	node  string
 	lease time.Duration
 	obs   store.Observer
+	// writerTracer sees the writer connection's round trips (tests).
+	writerTracer pgx.QueryTracer
 }
 
 // WithLogger sets where the store logs; the default is slog.Default().
@@ -103,6 +106,8 @@ type Store struct {
 	// The accounts' methods (store.Accounts and UpsertPlayer), shared
 	// with package sqlite.
 	accounts.Methods[pgx.Tx]
+	// The moderation's methods (store.Moderator), shared likewise.
+	moderation.Moderator[pgx.Tx]
 	log     *slog.Logger
 	obs     store.Observer
 	newSeed func() uint64 // replaced in tests
@@ -123,6 +128,18 @@ type Store struct {
 
 // readConns is the read pool's size, unless the URL sets pool_max_conns.
 const readConns = 16
+
+// writerPlanner is how the writer's connection plans: every write finds
+// the few rows it changes by key, and a group's moves are a join of their
+// rows with games and game_holders (appendMovesSQL). On tables that
+// autovacuum has not analysed yet (a new database) or that hold many
+// versions not yet vacuumed, the planner judged reading a whole table
+// into a hash cheaper than probing its primary key once a row, and
+// planned so for the prepared statement's every later run: each group
+// then read every game and every holder. Without sequential scans and
+// hash or merge joins, the plan probes the keys, whatever the statistics
+// say.
+var writerPlanner = map[string]string{"enable_seqscan": "off", "enable_hashjoin": "off", "enable_mergejoin": "off"}
 
 // connectTimeout bounds the first connection: an unreachable server is a
 // clear error at start, not a hang.
@@ -160,6 +177,12 @@ func Open(ctx context.Context, url string, opts ...Option) (*Store, error) {
 	// ever delays a commit.
 	wcfg := cfg.Copy()
 	wcfg.MaxConns, wcfg.MinConns = 1, 1
+	for k, v := range writerPlanner {
+		wcfg.ConnConfig.RuntimeParams[k] = v
+	}
+	if o.writerTracer != nil {
+		wcfg.ConnConfig.Tracer = o.writerTracer
+	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("open postgres %s: %w", where, err)
@@ -188,6 +211,7 @@ func Open(ctx context.Context, url string, opts ...Option) (*Store, error) {
 	s.newRanks()
 	s.Methods = accounts.New(s.w.Do, func(tx pgx.Tx) accounts.Querier { return pgQuerier{tx} }, pgQuerier{pool},
 		func(c accounts.Change) { s.ranks.AccountChanged(int64(c.Account), int64(c.Merged), c.Name) })
+	s.Moderator = s.newModeration()
 	go s.renewLeases()
 	return s, nil
 }

@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -45,7 +46,9 @@ func (s *Store) loadBoard(ctx context.Context, b ranks.Board) ([]ranks.Row, erro
 }
 
 // TopicRanks is the bus topic on which a node says that its writes
-// changed a best: the payload is the node's name. The other nodes load
+// changed a best: the payload is the node's name, and for an admin's hide
+// or unhide a newline and its news (hiddenNews), which the other nodes'
+// ranks follow as the node's own do (ranks.Index.Hidden). The other nodes load
 // their ranks again when they next rank (at most once a ranksEvery from
 // each writing node); events can be lost while a node is cut off from
 // the bus, so a node also loads its ranks again every ranksMaxAge.
@@ -61,9 +64,15 @@ func (s *Store) newRanks() {
 	var changed atomic.Bool
 	s.ranks = ranks.New(s.loadBoard, ranks.MaxAge(ranksMaxAge), ranks.OnChange(func() { changed.Store(true) }))
 	s.bus.Subscribe(TopicRanks, func(payload []byte) {
-		if string(payload) != s.node {
-			s.ranks.Invalidate()
+		from, news, _ := strings.Cut(string(payload), "\n")
+		if from == s.node {
+			return
 		}
+		if player, game, hide, ok := parseHidden(news); ok {
+			s.ranks.Hidden(player, game, hide)
+			return
+		}
+		s.ranks.Invalidate()
 	})
 	s.ranksDone = make(chan struct{})
 	go s.ranksChanged(&changed)

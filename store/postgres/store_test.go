@@ -14,8 +14,11 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/pressly/goose/v3"
 
 	"github.com/ssh2048/ssh2048/engine"
+	"github.com/ssh2048/ssh2048/migrations"
 	"github.com/ssh2048/ssh2048/store"
 	"github.com/ssh2048/ssh2048/store/postgres"
 	"github.com/ssh2048/ssh2048/store/postgres/pgtest"
@@ -75,86 +78,31 @@ func TestOldGenerator(t *testing.T) {
 	})
 }
 
-// TestScoreBucketsAgreeWithBests: after scores spread across buckets, the
-// bucket counts a rank sums (score_bucket_totals) agree with player_bests,
-// computed in Go (store.ScoreBucket) from every best; and the check sees
-// a stray bucket row.
-func TestScoreBucketsAgreeWithBests(t *testing.T) {
-	s, _ := backend.Open(t, quiet)
+// TestBucketsMigrationDown: migration 00014 dropped the rank buckets;
+// its Down puts them back counting every best, with their triggers
+// (storetest.CheckBucketsDown).
+func TestBucketsMigrationDown(t *testing.T) {
+	url := pgtest.Database(t)
+	s, err := postgres.Open(context.Background(), url, postgres.WithLogger(quiet))
+	if err != nil {
+		t.Fatal(err)
+	}
 	storetest.SpreadScores(t, s)
-	pool := s.(*postgres.Store).Pool()
-	if wrong := wrongBuckets(t, pool); wrong != 0 {
-		t.Fatalf("%d score buckets disagree with player_bests", wrong)
-	}
-	if _, err := pool.Exec(context.Background(), `INSERT INTO score_buckets (size, kind, bucket, players) VALUES (4, 'human', 99999, 1)`); err != nil {
+	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if wrongBuckets(t, pool) == 0 {
-		t.Error("the check misses a stray bucket")
-	}
-}
-
-func wrongBuckets(t *testing.T, pool *pgxpool.Pool) int {
-	t.Helper()
-	ctx := context.Background()
-	type key struct {
-		size   int
-		kind   string
-		bucket int64
-	}
-	want := map[key]int64{}
-	rows, err := pool.Query(ctx, `SELECT size, kind, score FROM player_bests`)
+	pool, err := pgxpool.New(context.Background(), url)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for rows.Next() {
-		var k key
-		var score int64
-		if err := rows.Scan(&k.size, &k.kind, &score); err != nil {
-			t.Fatal(err)
-		}
-		k.bucket, _ = store.ScoreBucket(score)
-		want[k]++
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	rows, err = pool.Query(ctx, `SELECT size, kind, bucket, players FROM score_bucket_totals WHERE players <> 0`)
+	defer pool.Close()
+	db := stdlib.OpenDBFromPool(pool)
+	defer db.Close()
+	p, err := goose.NewProvider(goose.DialectPostgres, db, migrations.Postgres, goose.WithDisableGlobalRegistry(true))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer rows.Close()
-	wrong := 0
-	for rows.Next() {
-		var k key
-		var players int64
-		if err := rows.Scan(&k.size, &k.kind, &k.bucket, &players); err != nil {
-			t.Fatal(err)
-		}
-		if want[k] != players {
-			wrong++
-		}
-		delete(want, k)
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return wrong + len(want)
-}
-
-// TestScoreBucketMatchesGo: the score_bucket function the triggers use
-// is store.ScoreBucket.
-func TestScoreBucketMatchesGo(t *testing.T) {
-	s := openStore(t, pgtest.Database(t))
-	for _, score := range []int64{0, 1, 9, 10, 99, 100, 999, 1000, 1009, 1010, 9999, 10000, 123456, 999999, 1000000, 1 << 40, 1<<62 - 1} {
-		var inSQL int64
-		if err := s.Pool().QueryRow(context.Background(), `SELECT score_bucket($1)`, score).Scan(&inSQL); err != nil {
-			t.Fatal(err)
-		}
-		if want, _ := store.ScoreBucket(score); inSQL != want {
-			t.Errorf("score_bucket(%d) = %d, store.ScoreBucket says %d", score, inSQL, want)
-		}
-	}
+	storetest.CheckBucketsDown(t, db, p)
 }
 
 // TestNodesStartingTogetherMigrateOnce: four stores open one empty
@@ -251,44 +199,6 @@ func TestFailedWriteDoesNotSinkItsGroup(t *testing.T) {
 		if (i%3 == 0) != (stored == 0) {
 			t.Errorf("job %d: %d rows stored", i, stored)
 		}
-	}
-}
-
-// TestFoldingBucketsKeepsTotals: score_bucket_totals agrees with the
-// bests before and after the pending bucket changes are folded into
-// score_buckets, and a fold leaves none pending.
-func TestFoldingBucketsKeepsTotals(t *testing.T) {
-	ctx := context.Background()
-	s := openStore(t, pgtest.Database(t))
-	for i := range 30 {
-		p, err := s.UpsertPlayer(ctx, fmt.Sprintf("SHA256:fold-%d", i), "ssh-ed25519", "fold")
-		if err != nil {
-			t.Fatal(err)
-		}
-		g, err := s.LoadOrCreateGame(ctx, p.ID, 8, store.KindHuman)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for range i % 7 * 5 {
-			d, _ := someMove(g.Engine)
-			g.Engine.Move(d)
-			if err := s.AppendMove(ctx, g.ID, g.Engine.Moves()-1, d, store.StateOf(g.Engine)); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	if wrong := wrongBuckets(t, s.Pool()); wrong != 0 {
-		t.Fatalf("before the fold: %d score buckets disagree with player_bests", wrong)
-	}
-	if err := postgres.FoldBuckets(s, ctx); err != nil {
-		t.Fatal(err)
-	}
-	var pending int
-	if err := s.Pool().QueryRow(ctx, `SELECT count(*) FROM score_bucket_changes`).Scan(&pending); err != nil || pending != 0 {
-		t.Fatalf("%d changes pending after a fold (%v)", pending, err)
-	}
-	if wrong := wrongBuckets(t, s.Pool()); wrong != 0 {
-		t.Fatalf("after the fold: %d score buckets disagree with player_bests", wrong)
 	}
 }
 

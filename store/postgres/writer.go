@@ -30,7 +30,9 @@ const groupTimeout = 10 * time.Second
 // Moves are pipelined (pipe): their statements go to the server in one
 // round trip per group, not one each, since the writer's one connection
 // waited for each answer before sending the next statement and those
-// round trips, not the server's work, set the pace of every group.
+// round trips, not the server's work, set the pace of every group. The
+// group's BEGIN (lazyTx) and, when moves end the group, its COMMIT
+// (FlushCommit) go in the same round trip.
 //
 // The moves queued for a flush (moves) go as one statement when they are
 // of distinct games and nothing else is queued (applyMoves): PostgreSQL's
@@ -102,7 +104,7 @@ type txConn struct {
 
 func (c txConn) Begin(ctx context.Context) (pgx.Tx, error) {
 	c.w.pipe, c.w.moves = &pgx.Batch{}, nil // what a failed group left queued is gone with it
-	tx, err := c.pool.Begin(ctx)
+	tx, err := beginLazy(ctx, c.pool)
 	if err != nil {
 		return nil, fmt.Errorf("begin: %w", err)
 	}
@@ -113,26 +115,57 @@ func (txConn) Commit(ctx context.Context, tx pgx.Tx) error { return tx.Commit(ct
 
 func (txConn) Rollback(tx pgx.Tx) { tx.Rollback(context.Background()) }
 
+// rowQuerier reads one row: a transaction, or the read pool.
+type rowQuerier interface {
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}
+
+// FlushCommit sends the queued statements and COMMIT in one round trip
+// (groupcommit.FlushCommitter); tx has ended when it returns nil.
+func (c txConn) FlushCommit(ctx context.Context, tx pgx.Tx) error {
+	c.queueMoves()
+	c.w.pipe.Queue("commit").Exec(func(tag pgconn.CommandTag) error {
+		if tag.String() == "ROLLBACK" {
+			return pgx.ErrTxCommitRollback
+		}
+		return nil
+	})
+	pipe := c.w.pipe
+	c.w.pipe = &pgx.Batch{}
+	if err := tx.SendBatch(ctx, pipe).Close(); err != nil {
+		return err
+	}
+	return tx.(*lazyTx).committed()
+}
+
 // Flush sends the queued statements in one round trip and reads every
 // answer, running their callbacks (a write's check reads what its
 // callback kept); the first error spoils the transaction.
 func (c txConn) Flush(ctx context.Context, tx pgx.Tx) error {
-	moves := c.w.moves
-	c.w.moves = nil
-	if len(moves) > 1 && c.w.pipe.Len() == 0 && distinctGames(moves) {
-		return applyMoves(ctx, tx, moves)
-	}
-	for _, m := range moves {
-		applied := m.applied
-		c.w.pipe.Queue(appendMoveSQL, m.id, m.st.Score, m.st.MaxTile, m.st.Moves, m.st.Won, m.st.Board, m.now, m.seq, m.dir, m.st.Fence).
-			Exec(func(ct pgconn.CommandTag) error { *applied = ct.RowsAffected() > 0; return nil })
-	}
+	c.queueMoves()
 	pipe := c.w.pipe
 	if pipe.Len() == 0 {
 		return nil
 	}
 	c.w.pipe = &pgx.Batch{}
 	return tx.SendBatch(ctx, pipe).Close()
+}
+
+// queueMoves moves the moves waiting for the flush into the pipeline:
+// one statement when they are of distinct games and nothing else is
+// queued, else one each.
+func (c txConn) queueMoves() {
+	moves := c.w.moves
+	c.w.moves = nil
+	if len(moves) > 1 && c.w.pipe.Len() == 0 && distinctGames(moves) {
+		queueMoves(c.w.pipe, moves)
+		return
+	}
+	for _, m := range moves {
+		applied := m.applied
+		c.w.pipe.Queue(appendMoveSQL, m.id, m.st.Score, m.st.MaxTile, m.st.Moves, m.st.Won, m.st.Board, m.now, m.seq, m.dir, m.st.Fence).
+			Exec(func(ct pgconn.CommandTag) error { *applied = ct.RowsAffected() > 0; return nil })
+	}
 }
 
 func distinctGames(moves []queuedMove) bool {
@@ -146,9 +179,9 @@ func distinctGames(moves []queuedMove) bool {
 	return true
 }
 
-// applyMoves applies moves of distinct games in one statement
-// (appendMovesSQL) and marks those whose game it updated.
-func applyMoves(ctx context.Context, tx pgx.Tx, moves []queuedMove) error {
+// queueMoves queues moves of distinct games as one statement
+// (appendMovesSQL) that marks those whose game it updated.
+func queueMoves(pipe *pgx.Batch, moves []queuedMove) {
 	n := len(moves)
 	var (
 		ids, scores, maxTiles, nows, fences = make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n)
@@ -163,22 +196,19 @@ func applyMoves(ctx context.Context, tx pgx.Tx, moves []queuedMove) error {
 		seqs[i], counts[i], wons[i], boards[i], dirs[i] = int32(m.seq), int32(m.st.Moves), m.st.Won, m.st.Board, m.dir
 		byGame[m.id] = m.applied
 	}
-	rows, err := tx.Query(ctx, appendMovesSQL, ids, scores, maxTiles, counts, wons, boards, nows, seqs, dirs, fences)
-	if err != nil {
-		return fmt.Errorf("queued moves: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
+	pipe.Queue(appendMovesSQL, ids, scores, maxTiles, counts, wons, boards, nows, seqs, dirs, fences).Query(func(rows pgx.Rows) error {
+		for rows.Next() {
+			var id int64
+			if err := rows.Scan(&id); err != nil {
+				return fmt.Errorf("queued moves: %w", err)
+			}
+			if applied := byGame[id]; applied != nil {
+				*applied = true
+			}
+		}
+		if err := rows.Err(); err != nil {
 			return fmt.Errorf("queued moves: %w", err)
 		}
-		if applied := byGame[id]; applied != nil {
-			*applied = true
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("queued moves: %w", err)
-	}
-	return nil
+		return nil
+	})
 }

@@ -37,6 +37,7 @@ import (
 	"github.com/ssh2048/ssh2048/migrations"
 	"github.com/ssh2048/ssh2048/store"
 	"github.com/ssh2048/ssh2048/store/internal/accounts"
+	"github.com/ssh2048/ssh2048/store/internal/moderation"
 	"github.com/ssh2048/ssh2048/store/internal/ranks"
 
 	"github.com/mattn/go-sqlite3"
@@ -96,6 +97,8 @@ type Store struct {
 	// The accounts' methods (store.Accounts and UpsertPlayer), shared
 	// with package postgres.
 	accounts.Methods[*sql.Tx]
+	// The moderation's methods (store.Moderator), shared likewise.
+	moderation.Moderator[*sql.Tx]
 	log     *slog.Logger
 	obs     store.Observer
 	newSeed func() uint64 // replaced in tests
@@ -209,6 +212,7 @@ func Open(ctx context.Context, dataDir string, opts ...Option) (*Store, error) {
 	s.w = newWriter(write, o.log, o.obs, s.othersAfterGroup)
 	s.Methods = accounts.New(s.w.Do, func(tx *sql.Tx) accounts.Querier { return sqlQuerier{tx} }, sqlQuerier{read},
 		func(c accounts.Change) { s.ranks.AccountChanged(int64(c.Account), int64(c.Merged), c.Name) })
+	s.Moderator = s.newModeration()
 	go s.checkpointLoop()
 	go s.watchOthers()
 	return s, nil

@@ -61,34 +61,6 @@ func TestQueryPlansUseIndexes(t *testing.T) {
 	}
 }
 
-func TestScoreBucketMatchesSQL(t *testing.T) {
-	s := openStore(t)
-	scores := []int64{0, 1, 9, 10, 99, 100, 999, 1000, 1009, 1010, 9999, 10000, 123456, 999999, 1000000, 1 << 40, 1<<62 - 1}
-	prevBucket := int64(-1)
-	for _, score := range scores {
-		bucket, top := store.ScoreBucket(score)
-		var inSQL int64
-		if err := s.read.QueryRow(`SELECT length(?1) * 1000 + CAST(substr(?1, 1, 3) AS INTEGER)`, score).Scan(&inSQL); err != nil {
-			t.Fatal(err)
-		}
-		if inSQL != bucket {
-			t.Errorf("store.ScoreBucket(%d) = %d, SQL says %d", score, bucket, inSQL)
-		}
-		if top < score || bucket < prevBucket {
-			t.Errorf("store.ScoreBucket(%d) = %d top %d, after bucket %d", score, bucket, top, prevBucket)
-		}
-		if next, _ := store.ScoreBucket(top + 1); next == bucket {
-			t.Errorf("score %d past the top %d of bucket %d is still in it", top+1, top, bucket)
-		}
-		if score > 0 {
-			if prev, _ := store.ScoreBucket(score - 1); prev > bucket {
-				t.Errorf("buckets not monotone at %d", score)
-			}
-		}
-		prevBucket = bucket
-	}
-}
-
 // TestRankRightAfterConcurrentMoves: ranks are read on the read pool,
 // beside the writer, while other players' moves keep committing. Right
 // after each acknowledged move a player's rank shows the score that move

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/pressly/goose/v3"
+
 	"github.com/ssh2048/ssh2048/migrations"
 	"github.com/ssh2048/ssh2048/store"
 	"github.com/ssh2048/ssh2048/store/storetest"
@@ -310,4 +312,30 @@ func TestAccountsMigrationKeepsEveryPlayer(t *testing.T) {
 	}
 	defer s.Close()
 	storetest.CheckPlayersBecameAccounts(t, s)
+}
+
+// TestBucketsMigrationDown: migration 00014 dropped the rank buckets;
+// its Down puts them back counting every best, with their triggers
+// (storetest.CheckBucketsDown).
+func TestBucketsMigrationDown(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Open(context.Background(), dir, WithLogger(quiet))
+	if err != nil {
+		t.Fatal(err)
+	}
+	storetest.SpreadScores(t, s)
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	db, err := sql.Open("sqlite3", dsn(filepath.Join(dir, FileName), false, "FULL"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+	p, err := goose.NewProvider(goose.DialectSQLite3, db, migrations.SQLite, goose.WithDisableGlobalRegistry(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	storetest.CheckBucketsDown(t, db, p)
 }

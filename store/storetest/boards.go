@@ -252,10 +252,8 @@ func inProgress(t *testing.T, s Store, playerID int64, match func(store.GameSumm
 }
 
 // SpreadScores gives the best games of many players of s scores across
-// many magnitudes and score-bucket boundaries, with ties, improvements
-// and games turned assisted, through the contract only. A store's own
-// tests check after it that the tables it ranks from (both stores'
-// score_buckets) agree with the bests.
+// many magnitudes, with ties, improvements and games turned assisted,
+// through the contract only: the bests CheckBucketsDown counts.
 func SpreadScores(t *testing.T, s Store) {
 	t.Helper()
 	ctx := context.Background()
@@ -560,6 +558,108 @@ func testConcurrentAppends(t *testing.T, b Backend) {
 		}
 		if loaded.ID != g.ID || store.StateOf(loaded.Engine) != store.StateOf(g.Engine) {
 			t.Fatalf("game %d reloads as %+v, want %+v", g.ID, store.StateOf(loaded.Engine), store.StateOf(g.Engine))
+		}
+	}
+}
+
+// testRacingMoves has several sessions of each of many players submit
+// the same move of the player's game at once, each with its own score,
+// so that one group commit holds several moves of one game: exactly one
+// of each round's moves must be stored and the others refused with
+// store.ErrConflict, and the game and the player's best must be the
+// winner's. Half the players end their game half-way and race on a new
+// one, so a best is the higher of two games.
+func testRacingMoves(t *testing.T, b Backend) {
+	s := b.open(t)
+	const players, sessions, rounds = 40, 3, 12
+	ctx := context.Background()
+	var (
+		mu    sync.Mutex
+		games []int64
+		best  = map[int64]int{} // player → the best score stored
+	)
+	var wg sync.WaitGroup
+	for i := range players {
+		wg.Go(func() {
+			p, err := s.UpsertPlayer(ctx, fmt.Sprintf("SHA256:racing-%d", i), "ssh-ed25519", fmt.Sprintf("racer%d", i))
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			g, err := s.NewGame(ctx, p.ID, 4, store.KindHuman)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			mine, top, score, seq := []int64{g.ID}, 0, 0, 0
+			for round := range rounds {
+				if i%2 == 0 && round == rounds/2 {
+					if err := s.EndGame(ctx, g.ID, store.MoveState{Score: score, MaxTile: 2, Moves: seq, Board: someBoard}); err != nil {
+						t.Error(err)
+						return
+					}
+					if g, err = s.NewGame(ctx, p.ID, 4, store.KindHuman); err != nil {
+						t.Error(err)
+						return
+					}
+					mine, score, seq = append(mine, g.ID), 0, 0
+				}
+				won := make([]int, 0, 1)
+				var (
+					rmu sync.Mutex
+					rwg sync.WaitGroup
+				)
+				for k := range sessions {
+					rwg.Go(func() {
+						sc := score + 1 + i%5 + 7*k + round
+						err := s.AppendMove(ctx, g.ID, seq, engine.Direction(k%4), store.MoveState{Score: sc, MaxTile: 2, Moves: seq + 1, Board: someBoard})
+						switch {
+						case err == nil:
+							rmu.Lock()
+							won = append(won, sc)
+							rmu.Unlock()
+						case !errors.Is(err, store.ErrConflict):
+							t.Errorf("player %d round %d: %v, want nil or ErrConflict", i, round, err)
+						}
+					})
+				}
+				rwg.Wait()
+				if len(won) != 1 {
+					t.Errorf("player %d round %d: %d of %d racing moves stored, want 1", i, round, len(won), sessions)
+					return
+				}
+				score, seq = won[0], seq+1
+				top = max(top, score)
+			}
+			mu.Lock()
+			games = append(games, mine...)
+			best[p.ID] = top
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	if t.Failed() {
+		return
+	}
+	board, err := s.Leaderboard(ctx, 4, store.KindHuman, 10*players)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := 0
+	for _, e := range board {
+		if want, ok := best[e.PlayerID]; ok {
+			seen++
+			if e.Score != want {
+				t.Errorf("player %d's best is %d, want %d", e.PlayerID, e.Score, want)
+			}
+		}
+	}
+	if seen != players {
+		t.Errorf("%d of the %d racing players on the board", seen, players)
+	}
+	for _, id := range games {
+		if n := countMoves(t, s, id); n != rounds/2 && n != rounds {
+			t.Errorf("game %d has %d moves stored, want %d or %d", id, n, rounds/2, rounds)
 		}
 	}
 }

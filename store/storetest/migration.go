@@ -2,10 +2,14 @@ package storetest
 
 import (
 	"context"
+	"database/sql"
 	"io/fs"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/fstest"
+
+	"github.com/pressly/goose/v3"
 
 	"github.com/ssh2048/ssh2048/store"
 )
@@ -84,4 +88,99 @@ func CheckPlayersBecameAccounts(t *testing.T, s Store) {
 			t.Errorf("games of %d = %+v, %v; want game %d", tt.id, games, err, tt.game)
 		}
 	}
+}
+
+// CheckBucketsDown checks migration 00014's Down, as both stores test it:
+// on db, whose bests SpreadScores spread (its store closed), Down to
+// 00013 puts the rank buckets back, counting every best where its bucket
+// says (score_bucket_totals); their triggers count a best that changes
+// after it; and Up drops them again.
+func CheckBucketsDown(t *testing.T, db *sql.DB, p *goose.Provider) {
+	t.Helper()
+	ctx := context.Background()
+	if _, err := p.DownTo(ctx, 13); err != nil {
+		t.Fatalf("down to 00013: %v", err)
+	}
+	if wrong := wrongBuckets(t, db); wrong != 0 {
+		t.Fatalf("after Down: %d score buckets disagree with player_bests", wrong)
+	}
+	// Every best crosses into another bucket: the triggers move each.
+	if _, err := db.Exec(`UPDATE player_bests SET score = score * 10 + 1`); err != nil {
+		t.Fatal(err)
+	}
+	if wrong := wrongBuckets(t, db); wrong != 0 {
+		t.Fatalf("after a change: %d score buckets disagree with player_bests", wrong)
+	}
+	if _, err := db.Exec(`INSERT INTO score_buckets (size, kind, bucket, players) VALUES (4, 'human', 99999, 1)`); err != nil {
+		t.Fatal(err)
+	}
+	if wrongBuckets(t, db) == 0 {
+		t.Fatal("the check misses a stray bucket")
+	}
+	if _, err := p.Up(ctx); err != nil {
+		t.Fatalf("up again: %v", err)
+	}
+	if _, err := db.Exec(`SELECT 1 FROM score_buckets`); err == nil {
+		t.Error("score_buckets is still there after Up")
+	}
+}
+
+// wrongBuckets is how many of score_bucket_totals' rows disagree with
+// the bests of player_bests, bucketed in Go.
+func wrongBuckets(t *testing.T, db *sql.DB) int {
+	t.Helper()
+	type key struct {
+		size   int
+		kind   string
+		bucket int64
+	}
+	want := map[key]int64{}
+	rows, err := db.Query(`SELECT size, kind, score FROM player_bests`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var k key
+		var score int64
+		if err := rows.Scan(&k.size, &k.kind, &score); err != nil {
+			t.Fatal(err)
+		}
+		k.bucket = scoreBucket(score)
+		want[k]++
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if len(want) < 10 {
+		t.Fatalf("the bests fall in %d buckets: too few to check them", len(want))
+	}
+	rows, err = db.Query(`SELECT size, kind, bucket, players FROM score_bucket_totals WHERE players <> 0`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	wrong := 0
+	for rows.Next() {
+		var k key
+		var players int64
+		if err := rows.Scan(&k.size, &k.kind, &k.bucket, &players); err != nil {
+			t.Fatal(err)
+		}
+		if want[k] != players {
+			wrong++
+		}
+		delete(want, k)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return wrong + len(want)
+}
+
+// scoreBucket is the rank bucket of a score up to migration 00013: its
+// number of decimal digits and its first three digits.
+func scoreBucket(score int64) int64 {
+	digits := strconv.FormatInt(score, 10)
+	prefix, _ := strconv.ParseInt(digits[:min(3, len(digits))], 10, 64)
+	return int64(len(digits))*1000 + prefix
 }

@@ -76,6 +76,7 @@ func Run(t *testing.T, b Backend) {
 		{"SecretIsKept", testSecretIsKept},
 		{"Races", testRaces},
 		{"ConcurrentAppends", testConcurrentAppends},
+		{"RacingMoves", testRacingMoves},
 		{"Admins", testAdmins},
 		{"Bans", testBans},
 		{"ConcurrentBans", testConcurrentBans},

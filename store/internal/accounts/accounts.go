@@ -442,9 +442,9 @@ func mergeAccounts(ctx context.Context, tx Querier, now, to, from int64) error {
 			[]any{from, to}},
 		{"move race entries", `UPDATE race_entries SET player_id = $1 WHERE player_id = $2`, []any{to, from}},
 		{"move games", `UPDATE games SET player_id = $1 WHERE player_id = $2`, []any{to, from}},
-		// Bests through player_bests, as every write keeps them (its
-		// triggers count the leaderboards' buckets): from's best of a
-		// board replaces to's where it is better, then from's go.
+		// Bests through player_bests, as every write keeps them:
+		// from's best of a board replaces to's where it is better, then
+		// from's go.
 		{"merge bests", `INSERT INTO player_bests (player_id, size, kind, game_id, score, reached_at)
 			SELECT CAST($1 AS bigint), size, kind, game_id, score, reached_at FROM player_bests WHERE player_id = $2 AND true
 			ON CONFLICT (player_id, size, kind) DO UPDATE

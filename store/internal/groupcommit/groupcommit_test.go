@@ -238,16 +238,21 @@ func (d *pipeDB) Flush(_ context.Context, tx *fakeTx) error {
 	return nil
 }
 
+var errUnexplained = errors.New("refused for no known reason")
+
 // queue is write for DoPipelined: the row waits in the pipeline, and its
 // check refuses "refused" (nothing written) and sees the row sent.
 func queue(row string) func(context.Context, *fakeTx, int64) func(context.Context) error {
 	return func(_ context.Context, tx *fakeTx, _ int64) func(context.Context) error {
-		if row != "refused" {
+		if row != "refused" && row != "unexplained" {
 			tx.queued = append(tx.queued, row)
 		}
 		return func(context.Context) error {
-			if row == "refused" {
+			switch row {
+			case "refused":
 				return Reject(store.ErrConflict)
+			case "unexplained": // wrote nothing, and asking why failed
+				return errUnexplained
 			}
 			if !slices.Contains(tx.writes, row) {
 				return fmt.Errorf("row %s checked before it was sent", row)
@@ -350,5 +355,105 @@ func TestPipelinedGroupIsOneRoundTrip(t *testing.T) {
 	wg.Wait()
 	if len(db.committed()) != n || db.flushes != 1 {
 		t.Fatalf("%d rows committed in %d flushes, want %d in 1", len(db.committed()), db.flushes, n)
+	}
+}
+
+// commitPipeDB is a pipeDB that sends COMMIT with the last statements
+// (FlushCommitter), as PostgreSQL's store does.
+type commitPipeDB struct {
+	pipeDB
+	flushCommits, commits int
+}
+
+func (d *commitPipeDB) FlushCommit(ctx context.Context, tx *fakeTx) error {
+	if err := d.Flush(ctx, tx); err != nil {
+		return err
+	}
+	d.mu.Lock()
+	d.flushCommits++
+	d.mu.Unlock()
+	return d.fakeDB.Commit(ctx, tx)
+}
+
+func (d *commitPipeDB) Commit(ctx context.Context, tx *fakeTx) error {
+	d.mu.Lock()
+	d.commits++
+	d.mu.Unlock()
+	return d.fakeDB.Commit(ctx, tx)
+}
+
+// TestLastPipelinedWritesCommitWithTheirFlush: a group that ends with
+// pipelined writes commits with their flush (FlushCommitter), not with a
+// COMMIT of its own; their checks run after it: a refused write and one
+// whose check fails are refused alone, every other write of the group
+// committed once. A group ending with a plain write commits as before,
+// and a flush that fails takes nothing of its group with it.
+func TestLastPipelinedWritesCommitWithTheirFlush(t *testing.T) {
+	db := &commitPipeDB{}
+	w := New[*fakeTx](db, Config{})
+	defer w.Close()
+	gate, held := make(chan struct{}), make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() { // holds the writer in a group of its own, which ends with a plain write
+		w.Do(context.Background(), func(_ context.Context, tx *fakeTx, _ int64) error {
+			close(held)
+			<-gate
+			tx.writes = append(tx.writes, "plain")
+			return nil
+		})
+	})
+	<-held
+	const n = 100
+	errs := make([]error, n)
+	rows := make([]string, n)
+	for i := range n {
+		rows[i] = fmt.Sprint(i)
+		switch i {
+		case 10:
+			rows[i] = "refused"
+		case 20:
+			rows[i] = "unexplained"
+		}
+		wg.Go(func() { errs[i] = w.DoPipelined(context.Background(), queue(rows[i])) })
+	}
+	for queued := 0; queued < n; { // all of them queued behind the gate
+		runtime.Gosched()
+		w.mu.Lock()
+		queued = len(w.queue)
+		w.mu.Unlock()
+	}
+	close(gate)
+	wg.Wait()
+	for i, err := range errs {
+		switch {
+		case i == 10 && !errors.Is(err, store.ErrConflict):
+			t.Errorf("the refused write: %v, want ErrConflict", err)
+		case i == 20 && !errors.Is(err, errUnexplained):
+			t.Errorf("the write whose check failed: %v", err)
+		case i != 10 && i != 20 && err != nil:
+			t.Errorf("write %d: %v", i, err)
+		}
+	}
+	if got := len(db.committed()); got != n-2+1 || db.flushCommits != 1 || db.commits != 1 {
+		t.Fatalf("%d rows committed, %d flushes with COMMIT and %d COMMITs alone; want %d, 1 and 1 (the plain write's group)",
+			got, db.flushCommits, db.commits, n-2+1)
+	}
+
+	// A bad write spoils its flush: nothing of that try is committed,
+	// and the group's writes are run again one by one.
+	errs = make([]error, 3)
+	for i, row := range []string{"a", "bad", "b"} {
+		wg.Go(func() { errs[i] = w.DoPipelined(context.Background(), queue(row)) })
+	}
+	wg.Wait()
+	if errs[0] != nil || errs[1] == nil || errs[2] != nil {
+		t.Fatalf("a, bad, b: %v", errs)
+	}
+	seen := map[string]int{}
+	for _, r := range db.committed() {
+		seen[r]++
+	}
+	if seen["a"] != 1 || seen["b"] != 1 || seen["bad"] != 0 {
+		t.Fatalf("committed a %d, b %d, bad %d times", seen["a"], seen["b"], seen["bad"])
 	}
 }
