@@ -6,6 +6,7 @@ import (
 	"io"
 	"regexp"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -48,10 +49,6 @@ const redrawStart = ansi.EraseEntireScreen
 // maxRedrawBytes bounds what a session keeps of its last output: a whole
 // 80×24 game screen in true colour is under 16 KB.
 const maxRedrawBytes = 1 << 20
-
-// emulators bounds the virtual terminals alive at once: all sessions end
-// together, and a terminal is some hundreds of kilobytes while it lives.
-var emulators = make(chan struct{}, 4)
 
 // movesField is the header's move count.
 var movesField = regexp.MustCompile(`\bMoves +([0-9]+)\b`)
@@ -112,7 +109,7 @@ func (s *session) readScreenMoves(ctx context.Context, sess *gossh.Session, in i
 		}
 		out = out[i:]
 		t0 := time.Now()
-		n, shown := headerMoves(out, termWidth+1, termHeight)
+		n, shown := s.terms.headerMoves(out, termWidth+1, termHeight)
 		until = until.Add(time.Since(t0))
 		deadline.Reset(time.Until(until))
 		switch {
@@ -132,31 +129,90 @@ func (s *session) readScreenMoves(ctx context.Context, sess *gossh.Session, in i
 	}
 }
 
+// maxTerminals bounds the virtual terminals of a run.
+const maxTerminals = 4
+
+// terminals lends the virtual terminals that read screens, at most a few
+// at once (all sessions end together), and keeps them for the next
+// screen: making one costs more than reading a screen with it (its
+// parser's buffer is megabytes).
+type terminals struct {
+	slots chan struct{}  // one for each terminal lent
+	idle  chan *terminal // made and not lent
+	mu    sync.Mutex
+	all   []*terminal
+}
+
+// terminal is a virtual terminal and the end of its reader.
+type terminal struct {
+	vt      *vt.Emulator
+	drained chan struct{}
+}
+
+func newTerminals(n int) *terminals {
+	return &terminals{slots: make(chan struct{}, n), idle: make(chan *terminal, n)}
+}
+
+// get lends a terminal of w×h, made if none is idle.
+func (p *terminals) get(w, h int) *terminal {
+	p.slots <- struct{}{}
+	select {
+	case t := <-p.idle:
+		if t.vt.Width() != w || t.vt.Height() != h {
+			t.vt.Resize(w, h)
+		}
+		return t
+	default:
+	}
+	t := &terminal{vt: vt.NewEmulator(w, h), drained: make(chan struct{})}
+	// The terminal answers queries on its input side, a pipe that blocks
+	// its Write until they are read; nobody needs them.
+	go func() {
+		defer close(t.drained)
+		io.Copy(io.Discard, t.vt) //nolint:errcheck // what it answers is dropped
+	}()
+	p.mu.Lock()
+	p.all = append(p.all, t)
+	p.mu.Unlock()
+	return t
+}
+
+func (p *terminals) put(t *terminal) {
+	p.idle <- t
+	<-p.slots
+}
+
+// close ends the terminals' readers, once none is lent. Each pipe is
+// closed at its writing end: Emulator.Close would race with the Read in
+// progress (x/vt v0.1.0 marks itself closed unguarded).
+func (p *terminals) close() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, t := range p.all {
+		if c, ok := t.vt.InputPipe().(io.Closer); ok {
+			c.Close()
+			<-t.drained
+		}
+	}
+	p.all = nil
+}
+
+// resetTerminal ends whatever sequence the last screen left unfinished
+// (CAN) and resets the terminal (RIS): modes, pen, both screens.
+const resetTerminal = "\x18\x1bc"
+
 // headerMoves draws a whole redraw of a w×h screen and reads the move
 // count it shows.
-func headerMoves(redraw []byte, w, h int) (int, bool) {
-	emulators <- struct{}{}
-	defer func() { <-emulators }()
-	term := vt.NewEmulator(w, h)
-	// The terminal answers queries on its input side, a pipe that blocks
-	// its Write until they are read; nobody needs them. The pipe is
-	// closed at its writing end: Emulator.Close would race with the Read
-	// in progress (x/vt v0.1.0 marks itself closed unguarded).
-	drained := make(chan struct{})
-	go func() {
-		defer close(drained)
-		io.Copy(io.Discard, term) //nolint:errcheck // what it answers is dropped
-	}()
-	defer func() {
-		if c, ok := term.InputPipe().(io.Closer); ok {
-			c.Close()
-			<-drained
-		}
-	}()
-	if _, err := term.Write(redraw); err != nil {
+func (p *terminals) headerMoves(redraw []byte, w, h int) (int, bool) {
+	t := p.get(w, h)
+	defer p.put(t)
+	if _, err := t.vt.WriteString(resetTerminal); err != nil {
 		return 0, false
 	}
-	m := movesField.FindStringSubmatch(term.String())
+	if _, err := t.vt.Write(redraw); err != nil {
+		return 0, false
+	}
+	m := movesField.FindStringSubmatch(t.vt.String())
 	if m == nil {
 		return 0, false
 	}
