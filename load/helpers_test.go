@@ -68,6 +68,9 @@ const (
 	// the next way that moves), so that the key after the slow one is a
 	// move too.
 	faultSlowFirst
+	faultHideOne // the first move is stored but not drawn
+	faultDrawOne // the first arrow draws a move that is not stored
+	faultNoHelp  // no fault in the game, but "?" does nothing
 )
 
 // slowMove is how long faultSlowFirst's first move takes.
@@ -75,14 +78,18 @@ const slowMove = 1500 * time.Millisecond
 
 // gameScreen is a small game screen over the server's own game API: each
 // arrow key plays a move through TUIEnv.Seat (so it is committed before
-// the screen changes) and the screen shows the board and the move count.
+// the screen changes) and the screen shows the board and the move count;
+// "?" opens a help screen without it, and closes it, as the server's
+// game screen does.
 type gameScreen struct {
-	ctx    context.Context
-	play   *game.Play
-	fault  screenFault
-	st     wire.State
-	shown  int // moves drawn, which faultHideDown and faultForgetLeft skew
-	failed string
+	ctx     context.Context
+	play    *game.Play
+	fault   screenFault
+	st      wire.State
+	shown   int // moves drawn, which faultHideDown and faultForgetLeft skew
+	help    bool
+	drewOne bool // faultDrawOne's move is drawn
+	failed  string
 }
 
 func testScreen(fault screenFault) server.TUIFunc {
@@ -106,13 +113,18 @@ func (m *gameScreen) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	if !ok || m.play == nil {
 		return m, nil
 	}
-	dirs := map[string]engine.Direction{"up": engine.Up, "down": engine.Down, "left": engine.Left, "right": engine.Right}
-	d, ok := dirs[k.String()]
-	if !ok {
+	if k.String() == helpKey && m.fault != faultNoHelp {
+		m.help = !m.help
 		return m, nil
 	}
-	if m.fault == faultForgetLeft && d == engine.Left {
+	dirs := map[string]engine.Direction{"up": engine.Up, "down": engine.Down, "left": engine.Left, "right": engine.Right}
+	d, ok := dirs[k.String()]
+	if !ok || m.help {
+		return m, nil
+	}
+	if m.fault == faultForgetLeft && d == engine.Left || m.fault == faultDrawOne && !m.drewOne {
 		m.shown++ // pretend: draw a change that is not stored
+		m.drewOne = true
 		return m, nil
 	}
 	res, err := m.play.Move(m.ctx, d)
@@ -126,14 +138,18 @@ func (m *gameScreen) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	if m.fault == faultSlowFirst && res.Moved && m.st.Moves == 0 {
 		time.Sleep(slowMove) // Update holds the screen, as the real one does for a commit
 	}
+	hide := m.fault == faultHideDown && d == engine.Down || m.fault == faultHideOne && m.st.Moves == 0
 	m.st = m.play.State(res)
-	if res.Moved && !(m.fault == faultHideDown && d == engine.Down) {
+	if res.Moved && !hide {
 		m.shown++
 	}
 	return m, nil
 }
 
 func (m *gameScreen) View() tea.View {
+	if m.help {
+		return tea.NewView("arrows move; ? closes this help\n")
+	}
 	var b strings.Builder
 	if m.failed != "" {
 		b.WriteString("error: " + m.failed + "\n")

@@ -225,10 +225,9 @@ func TestVerifyCatchesMismatches(t *testing.T) {
 
 // A move whose frame comes after --frame-timeout is still a move: the
 // check counts what the screen showed, not what the client timed. Counting
-// keys answered by a frame, a cluster run stored 50 moves of a player the
-// tool saw answer 49, which this reproduces (see docs/load-testing.md): a
-// key counted as "no frame" at the timeout, whose frame was then taken for
-// the next key's answer, that key's own frame going with it.
+// keys answered by a frame leaves it out: the key is counted as "no
+// frame" at the timeout, and its frame is taken for the next key's answer,
+// that key's own frame going with it.
 func TestVerifyLateFrame(t *testing.T) {
 	ts := startServer(t, testScreen(faultSlowFirst))
 	cfg := smallConfig(ts, ModeTUI)

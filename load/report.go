@@ -382,6 +382,9 @@ func writeVerify(b *strings.Builder, v VerifyReport) {
 	if v.Lost > 0 || v.Extra > 0 {
 		fmt.Fprintf(b, "; %d players with fewer stored, %d with more", v.Lost, v.Extra)
 	}
+	if v.Inexact > 0 {
+		fmt.Fprintf(b, "; %d players not counted exactly, whose inferred count differs", v.Inexact)
+	}
 	b.WriteString("\n")
 	if v.FramedOff > 0 {
 		fmt.Fprintf(b, "    keys answered by a frame differ from the screen's count for %d players (late frames, or redraws taken for frames)\n", v.FramedOff)

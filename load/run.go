@@ -83,9 +83,10 @@ type session struct {
 	firstMoves, lastMoves int
 	gameOver              bool
 	// tui: the move count the game screen showed at the end (see
-	// screenMoves), if it could be read.
+	// readScreenMoves), if it could be read, with the run's terminals.
 	screenMoves int
 	screenRead  bool
+	terms       *terminals
 
 	// A spectator run's (see watch.go): its phase, the latencies of the
 	// keys sent alone and watched, and for session 1, the one watched,
@@ -126,6 +127,8 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	room := sessionRoom(cfg.Sessions + cfg.Spectators)
 	sessions := make([]*session, cfg.Sessions)
 	var rampEnd atomic.Int64
+	terms := newTerminals(maxTerminals)
+	defer terms.close() // after every session has ended
 	for i := range sessions {
 		sessions[i] = &session{
 			cfg:        &cfg,
@@ -135,6 +138,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 			steady:     newSample[int64](room),
 			rampEnd:    &rampEnd,
 			frameBytes: newSample[int](room),
+			terms:      terms,
 		}
 	}
 

@@ -116,7 +116,7 @@ func (s *session) playTUI(ctx context.Context, client *gossh.Client, stop <-chan
 		return err
 	}
 	if s.cfg.Verify && s.keys > 0 {
-		return s.readScreenMoves(ctx, sess, chunks, &keep)
+		return s.readScreenMoves(ctx, sess, in, chunks, &keep)
 	}
 	return nil
 }
