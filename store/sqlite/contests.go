@@ -35,11 +35,11 @@ func (s *Store) OpenContestGame(ctx context.Context, playerID int64, size int, k
 			return nil, fmt.Errorf("open %s: %w", contest, err)
 		}
 	}
-	c, err := s.createGame(ctx, gameSpec{playerID: playerID, size: size, kind: kind, contest: contest, seed: seed})
+	id, token, err := s.createGame(ctx, gameSpec{playerID: playerID, size: size, kind: kind, contest: contest, seed: seed})
 	if err != nil {
 		return nil, fmt.Errorf("open %s for player %d: %w", contest, playerID, err)
 	}
-	return s.loadCreated(ctx, c)
+	return s.loadClaimed(ctx, id, token)
 }
 
 // ContestBoard ranks the games of a contest of one size, best first: a

@@ -23,15 +23,15 @@ func (s *Store) LoadOrCreateGame(ctx context.Context, playerID int64, size int, 
 		return nil, fmt.Errorf("load game: %w", err)
 	}
 	for range 2 {
-		c, err := s.createGame(ctx, gameSpec{playerID: playerID, size: size, kind: kind})
+		id, token, err := s.createGame(ctx, gameSpec{playerID: playerID, size: size, kind: kind})
 		if err != nil {
 			return nil, fmt.Errorf("load game of player %d (%d×%d %s): %w", playerID, size, size, kind, err)
 		}
-		g, err := s.loadCreated(ctx, c)
+		g, err := s.loadClaimed(ctx, id, token)
 		if !errors.Is(err, store.ErrReplayDiverged) {
 			return g, err
 		}
-		if err := s.endAsStored(ctx, c.id); err != nil {
+		if err := s.endAsStored(ctx, id); err != nil {
 			return nil, err
 		}
 	}
@@ -44,11 +44,11 @@ func (s *Store) NewGame(ctx context.Context, playerID int64, size int, kind stor
 	if err := store.CheckGame(size, kind); err != nil {
 		return nil, fmt.Errorf("new game: %w", err)
 	}
-	c, err := s.createGame(ctx, gameSpec{playerID: playerID, size: size, kind: kind, replace: true})
+	id, token, err := s.createGame(ctx, gameSpec{playerID: playerID, size: size, kind: kind, replace: true})
 	if err != nil {
 		return nil, fmt.Errorf("new game for player %d (%d×%d %s): %w", playerID, size, size, kind, err)
 	}
-	return s.loadCreated(ctx, c)
+	return s.loadClaimed(ctx, id, token)
 }
 
 // gameSpec says which game createGame finds or starts.
@@ -61,28 +61,11 @@ type gameSpec struct {
 	replace  bool   // end the game in progress and start another
 }
 
-// created is what createGame found or made: the game's id, the token this
-// process claimed it with (claims.go), and, when it inserted the game, the
-// game itself, whole, so that loading it needs no read.
-type created struct {
-	id, token int64
-	made      *store.SavedGame
-}
-
-// loadCreated is the game createGame returned: the one it made, else the
-// one it found, read and replayed.
-func (s *Store) loadCreated(ctx context.Context, c created) (*store.SavedGame, error) {
-	if c.made != nil {
-		return c.made, nil
-	}
-	return s.loadClaimed(ctx, c.id, c.token)
-}
-
-// createGame returns the game in progress for (player, size, kind),
-// creating it if there is none or if replace is set (ending the old one).
-// Check and insert run in one write transaction, so two sessions of one
-// player racing here end up with the same game.
-func (s *Store) createGame(ctx context.Context, spec gameSpec) (created, error) {
+// createGame returns the id of the game in progress for (player, size,
+// kind), creating it if there is none or if replace is set (ending the old
+// one), and the token this process claimed it with (claims.go). Check and insert run in one write transaction, so two sessions of
+// one player racing here end up with the same game.
+func (s *Store) createGame(ctx context.Context, spec gameSpec) (id, token int64, err error) {
 	playerID, size, kind, contest, replace := spec.playerID, spec.size, spec.kind, spec.contest, spec.replace
 	seed, gen := spec.seed, engine.Current
 	if contest == "" {
@@ -90,26 +73,19 @@ func (s *Store) createGame(ctx context.Context, spec gameSpec) (created, error) 
 	}
 	eg, err := gen.NewGame(size, seed)
 	if err != nil {
-		return created{}, err
+		return 0, 0, err
 	}
 	board := eg.Board().String()
 	maxTile := eg.MaxTile()
-	var (
-		c                created
-		at               int64
-		inserted, hidden bool
-	)
+	var at int64
 	err = s.w.do(ctx, func(ctx context.Context, tx *sql.Tx, now int64) error {
-		at, inserted = now, false
-		// The player's hidden flag is the new game's: the trigger
-		// games_hidden_player (migration 00011) hides a hidden player's
-		// new games.
-		err := tx.QueryRowContext(ctx, `SELECT hidden FROM players WHERE id = ?`, playerID).Scan(&hidden)
-		if errors.Is(err, sql.ErrNoRows) {
-			return reject(fmt.Errorf("player %d: %w", playerID, store.ErrNotFound))
-		}
-		if err != nil {
+		at = now
+		var exists bool
+		if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM players WHERE id = ?)`, playerID).Scan(&exists); err != nil {
 			return err
+		}
+		if !exists {
+			return reject(fmt.Errorf("player %d: %w", playerID, store.ErrNotFound))
 		}
 		if replace {
 			if _, err := tx.ExecContext(ctx, `
@@ -121,41 +97,30 @@ func (s *Store) createGame(ctx context.Context, spec gameSpec) (created, error) 
 		} else {
 			err := tx.QueryRowContext(ctx, `
 				SELECT id FROM games WHERE player_id = ? AND size = ? AND kind = ? AND contest = ? AND ended_at IS NULL`,
-				playerID, size, string(kind), contest).Scan(&c.id)
+				playerID, size, string(kind), contest).Scan(&id)
 			if err == nil {
-				c.token, err = s.claim(ctx, tx, c.id, now)
+				token, err = s.claim(ctx, tx, id, now)
 				return err
 			}
 			if !errors.Is(err, sql.ErrNoRows) {
 				return err
 			}
 		}
-		err = tx.QueryRowContext(ctx, `
+		err := tx.QueryRowContext(ctx, `
 			INSERT INTO games (player_id, size, kind, seed, generator, max_tile, board, started_at, updated_at, reached_at, contest)
 			VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8, ?8, ?9)
 			RETURNING id`,
-			playerID, size, string(kind), seedToDB(seed), int(gen), maxTile, board, now, contest).Scan(&c.id)
+			playerID, size, string(kind), seedToDB(seed), int(gen), maxTile, board, now, contest).Scan(&id)
 		if err != nil {
 			return err
 		}
-		inserted = true
-		c.token, err = s.claim(ctx, tx, c.id, now)
+		token, err = s.claim(ctx, tx, id, now)
 		return err
 	})
-	if err != nil {
-		return created{}, err
-	}
-	if replace && contest == "" {
+	if err == nil && replace && contest == "" {
 		s.ranks.Replaced(playerID, ranks.Board{Size: size, Kind: kind}, at)
 	}
-	if inserted {
-		// The game as loadGame would read it back: no moves, the
-		// snapshot the row was inserted with.
-		c.made = &store.SavedGame{ID: c.id, PlayerID: playerID, Size: size, Kind: kind, Seed: seed,
-			StartedAt: fromMicros(at), Engine: eg, Fence: c.token, Hidden: hidden}
-		s.ranks.Opened(c.id, playerID, ranks.Board{Size: size, Kind: kind}, contest, store.StateOf(eg), at, hidden)
-	}
-	return c, nil
+	return id, token, err
 }
 
 // loadClaimed is loadGame of a game claimed with token.
