@@ -12,8 +12,9 @@ import (
 
 // lazyTx is the writer's transaction, begun by its first statement
 // rather than by a BEGIN of its own: a group of moves sends BEGIN in
-// the same round trip as the moves (SendBatch), so that it costs two
-// round trips (the moves, the COMMIT) instead of three. Every round trip
+// the same round trip as the moves (SendBatch), and its COMMIT with
+// them too where moves end the group (txConn.FlushCommit): one round
+// trip instead of three. Every round trip
 // on the writer's one connection is time the next group waits, and on a
 // busy machine each is a wake-up of PostgreSQL's backend and of the node.
 // A statement sent alone (Exec, Query, QueryRow) still begins with a

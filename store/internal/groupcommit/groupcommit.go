@@ -444,27 +444,27 @@ func (w *Writer[T]) group(batch []*job[T], results []error) error {
 		}
 		results[i] = err
 	}
+	// The last pipelined writes go with COMMIT where the connection can
+	// send both at once; their checks then read the answers after it.
+	var checkAfter []int
 	if len(pending) > 0 && w.flushCommit != nil {
-		if err := w.flushCommit.FlushCommit(ctx, tx); err != nil {
+		if err = w.flushCommit.FlushCommit(ctx, tx); err != nil {
 			w.conn.Rollback(tx)
-			w.cfg.Log.Error("db: commit failed", "writes", len(batch), "err", err)
-			w.cfg.Obs.Failed("commit")
-			return fmt.Errorf("commit: %w", err)
 		}
-		for _, i := range pending {
-			results[i] = checks[i](ctx)
+		checkAfter = pending
+	} else {
+		if err := flush(); err != nil {
+			return failed(err)
 		}
-		w.commits.Add(1)
-		w.cfg.Obs.Committed(len(batch), time.Since(began))
-		return nil
+		err = w.conn.Commit(ctx, tx)
 	}
-	if err := flush(); err != nil {
-		return failed(err)
-	}
-	if err := w.conn.Commit(ctx, tx); err != nil {
+	if err != nil {
 		w.cfg.Log.Error("db: commit failed", "writes", len(batch), "err", err)
 		w.cfg.Obs.Failed("commit")
 		return fmt.Errorf("commit: %w", err)
+	}
+	for _, i := range checkAfter {
+		results[i] = checks[i](ctx)
 	}
 	w.commits.Add(1)
 	w.cfg.Obs.Committed(len(batch), time.Since(began))
