@@ -290,21 +290,31 @@ func TestDatabaseMigratedBeforeTheSplitOpens(t *testing.T) {
 	}
 }
 
+// databaseBefore is a database in dir migrated up to the migration
+// before first, as an older ssh2048 left it, on a connection of its own
+// that the test's end closes.
+func databaseBefore(t *testing.T, dir, first string) *sql.DB {
+	t.Helper()
+	path := filepath.Join(dir, FileName)
+	db, err := sql.Open("sqlite3", dsn(path, false, "FULL"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	db.SetMaxOpenConns(1)
+	if err := migrate(context.Background(), db, path+".migrate-lock", storetest.MigrationsBefore(t, migrations.SQLite, first), quiet); err != nil {
+		t.Fatal(err)
+	}
+	return db
+}
+
 // TestAccountsMigrationKeepsEveryPlayer: migration 00010 makes every
 // player from before accounts an account with its one key
 // (storetest.CheckPlayersBecameAccounts).
 func TestAccountsMigrationKeepsEveryPlayer(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	path := filepath.Join(dir, FileName)
-	conn, err := sql.Open("sqlite3", dsn(path, false, "FULL"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	conn.SetMaxOpenConns(1)
-	if err := migrate(ctx, conn, path+".migrate-lock", storetest.MigrationsBefore(t, migrations.SQLite, "00010"), quiet); err != nil {
-		t.Fatal(err)
-	}
+	conn := databaseBefore(t, dir, "00010")
 	if _, err := conn.Exec(storetest.PlayersBeforeAccounts("")); err != nil {
 		t.Fatal(err)
 	}
@@ -350,16 +360,7 @@ func TestBucketsMigrationDown(t *testing.T) {
 func TestMoveChunksMigration(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	path := filepath.Join(dir, FileName)
-	db, err := sql.Open("sqlite3", dsn(path, false, "FULL"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	db.SetMaxOpenConns(1)
-	if err := migrate(ctx, db, path+".migrate-lock", storetest.MigrationsBefore(t, migrations.SQLite, "00015"), quiet); err != nil {
-		t.Fatal(err)
-	}
+	db := databaseBefore(t, dir, "00015")
 	const board = "2 0 0 0/0 0 0 0/0 0 0 0/0 0 0 2"
 	if _, err := db.Exec(`INSERT INTO players (id, fingerprint, key_type, name, first_seen, last_seen) VALUES (1, 'SHA256:m', 'k', 'm', 1, 1)`); err != nil {
 		t.Fatal(err)
