@@ -77,7 +77,7 @@ type MoveRows interface {
 }
 
 // ScanMoves reads a game's moves from rows of (seq, dir) in seq order,
-// as both stores keep them (one row per move), for Rebuild. A gap in the
+// as PostgreSQL keeps them (one row per move), for Rebuild. A gap in the
 // sequence is an error: a game missing a move cannot be replayed. The
 // caller closes rows.
 func ScanMoves(rows MoveRows) ([]engine.Direction, error) {

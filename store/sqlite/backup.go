@@ -124,7 +124,9 @@ func checkCopy(ctx context.Context, path string) (BackupInfo, error) {
 		return BackupInfo{}, fmt.Errorf("integrity check: %s", strings.Join(problems, "; "))
 	}
 	var info BackupInfo
-	if err := c.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM players), (SELECT count(*) FROM games), (SELECT count(*) FROM moves)`).
+	if err := c.QueryRowContext(ctx, `
+		SELECT (SELECT count(*) FROM players), (SELECT count(*) FROM games),
+		       (SELECT coalesce(sum(length(dirs)), 0) FROM move_chunks) + (SELECT coalesce(sum(length(tail)), 0) FROM games)`).
 		Scan(&info.Players, &info.Games, &info.Moves); err != nil {
 		return BackupInfo{}, fmt.Errorf("count: %w", err)
 	}

@@ -142,16 +142,16 @@ func (s *Store) loadGame(ctx context.Context, id int64) (*store.SavedGame, error
 	defer tx.Rollback()
 	g := &store.SavedGame{ID: id}
 	var (
-		kind, contest          string
+		kind, contest, tail    string
 		seed, started, reached int64
 		gen                    uint8
 		stored                 store.MoveState
 	)
 	err = tx.QueryRowContext(ctx, `
-		SELECT player_id, size, kind, seed, generator, started_at, score, max_tile, moves, won, board, contest, reached_at, hidden
+		SELECT player_id, size, kind, seed, generator, started_at, score, max_tile, moves, won, board, contest, reached_at, hidden, tail
 		FROM games WHERE id = ?`, id,
 	).Scan(&g.PlayerID, &g.Size, &kind, &seed, &gen, &started, &stored.Score, &stored.MaxTile, &stored.Moves, &stored.Won, &stored.Board,
-		&contest, &reached, &g.Hidden)
+		&contest, &reached, &g.Hidden, &tail)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("load game %d: %w", id, store.ErrNotFound)
 	}
@@ -160,7 +160,7 @@ func (s *Store) loadGame(ctx context.Context, id int64) (*store.SavedGame, error
 	}
 	g.Kind, g.Seed, g.StartedAt = store.Kind(kind), seedFromDB(seed), fromMicros(started)
 
-	dirs, err := readMoves(ctx, tx, id)
+	dirs, err := readMoves(ctx, tx, id, tail)
 	if err != nil {
 		return nil, fmt.Errorf("load game %d: %w", id, err)
 	}
@@ -170,15 +170,6 @@ func (s *Store) loadGame(ctx context.Context, id int64) (*store.SavedGame, error
 	// Its moves will come to the ranks as they commit.
 	s.ranks.Opened(id, g.PlayerID, ranks.Board{Size: g.Size, Kind: g.Kind}, contest, stored, reached, g.Hidden)
 	return g, nil
-}
-
-func readMoves(ctx context.Context, tx *sql.Tx, id int64) ([]engine.Direction, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT seq, dir FROM moves WHERE game_id = ? ORDER BY seq`, id)
-	if err != nil {
-		return nil, fmt.Errorf("read moves: %w", err)
-	}
-	defer rows.Close()
-	return store.ScanMoves(rows)
 }
 
 // gameRow is what a write needs to know about a game before changing it.
@@ -224,10 +215,11 @@ func (s *Store) AppendMove(ctx context.Context, gameID int64, seq int, d engine.
 		at = now
 		// One guarded UPDATE does the checks and the snapshot; the
 		// game is offered to the player's best later (bests.go). Only
-		// when it matches nothing do we look at why.
-		res, err := tx.ExecContext(ctx, updateSnapshot+`
+		// when it matches nothing do we look at why. The move itself is
+		// a digit on the game's tail (moves.go).
+		res, err := tx.ExecContext(ctx, updateSnapshot+`, tail = tail || ?10
 			WHERE id = ?1 AND ended_at IS NULL AND moves = ?8 AND score <= ?2 AND (?9 = 0 OR claim = ?9)`,
-			gameID, st.Score, st.MaxTile, st.Moves, st.Won, st.Board, now, seq, st.Fence)
+			gameID, st.Score, st.MaxTile, st.Moves, st.Won, st.Board, now, seq, st.Fence, moveDigit(d))
 		if err != nil {
 			return err
 		}
@@ -236,7 +228,7 @@ func (s *Store) AppendMove(ctx context.Context, gameID int64, seq int, d engine.
 		} else if n == 0 {
 			return whyRefused(ctx, tx, gameID, seq, st)
 		}
-		if _, err = tx.ExecContext(ctx, `INSERT INTO moves (game_id, seq, dir) VALUES (?, ?, ?)`, gameID, seq, uint8(d)); err != nil {
+		if err := chunkTail(ctx, tx, gameID, seq); err != nil {
 			return err
 		}
 		s.marked.mark(gameID)

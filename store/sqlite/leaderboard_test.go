@@ -28,7 +28,7 @@ func TestQueryPlansUseIndexes(t *testing.T) {
 	}{
 		{"leaderboard", leaderboardQuery, []any{4, "human", 10, 1000}, []string{"player_bests_rank"}},
 		{"game in progress", `SELECT id FROM games WHERE player_id = ? AND size = ? AND kind = ? AND ended_at IS NULL`, []any{1, 4, "human"}, []string{"games_in_progress"}},
-		{"moves", `SELECT seq, dir FROM moves WHERE game_id = ? ORDER BY seq`, []any{1}, []string{"PRIMARY KEY (game_id=?)"}},
+		{"moves", chunksQuery, []any{1}, []string{"PRIMARY KEY (game_id=?)"}},
 		{"history", `SELECT id FROM games WHERE player_id = ? ORDER BY id DESC LIMIT ?`, []any{1, 10}, []string{"games_player"}},
 	}
 	for _, c := range cases {

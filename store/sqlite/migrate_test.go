@@ -5,7 +5,9 @@ import (
 	"database/sql"
 	"errors"
 	"io/fs"
+	"math/rand/v2"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -14,6 +16,7 @@ import (
 
 	"github.com/pressly/goose/v3"
 
+	"github.com/ssh2048/ssh2048/engine"
 	"github.com/ssh2048/ssh2048/migrations"
 	"github.com/ssh2048/ssh2048/store"
 	"github.com/ssh2048/ssh2048/store/storetest"
@@ -64,7 +67,7 @@ func TestMigrationsFromEmptyAndTwice(t *testing.T) {
 		if got, want := schemaVersion(t, s.read), latestMigration(t); got != want {
 			t.Errorf("schema version %d, want %d", got, want)
 		}
-		for _, table := range []string{"players", "games", "moves", "player_bests"} {
+		for _, table := range []string{"players", "games", "move_chunks", "player_bests"} {
 			if !tableExists(t, s.read, table) {
 				t.Errorf("table %s missing", table)
 			}
@@ -287,21 +290,31 @@ func TestDatabaseMigratedBeforeTheSplitOpens(t *testing.T) {
 	}
 }
 
+// databaseBefore is a database in dir migrated up to the migration
+// before first, as an older ssh2048 left it, on a connection of its own
+// that the test's end closes.
+func databaseBefore(t *testing.T, dir, first string) *sql.DB {
+	t.Helper()
+	path := filepath.Join(dir, FileName)
+	db, err := sql.Open("sqlite3", dsn(path, false, "FULL"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	db.SetMaxOpenConns(1)
+	if err := migrate(context.Background(), db, path+".migrate-lock", storetest.MigrationsBefore(t, migrations.SQLite, first), quiet); err != nil {
+		t.Fatal(err)
+	}
+	return db
+}
+
 // TestAccountsMigrationKeepsEveryPlayer: migration 00010 makes every
 // player from before accounts an account with its one key
 // (storetest.CheckPlayersBecameAccounts).
 func TestAccountsMigrationKeepsEveryPlayer(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	path := filepath.Join(dir, FileName)
-	conn, err := sql.Open("sqlite3", dsn(path, false, "FULL"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	conn.SetMaxOpenConns(1)
-	if err := migrate(ctx, conn, path+".migrate-lock", storetest.MigrationsBefore(t, migrations.SQLite, "00010"), quiet); err != nil {
-		t.Fatal(err)
-	}
+	conn := databaseBefore(t, dir, "00010")
 	if _, err := conn.Exec(storetest.PlayersBeforeAccounts("")); err != nil {
 		t.Fatal(err)
 	}
@@ -338,4 +351,107 @@ func TestBucketsMigrationDown(t *testing.T) {
 		t.Fatal(err)
 	}
 	storetest.CheckBucketsDown(t, db, p)
+}
+
+// TestMoveChunksMigration: migration 00015 moves every game's moves from a
+// row a move into chunks and the games' tails, and its Down back, each
+// move where it was; the store reads them back as they were stored, and
+// goes on appending to a migrated game.
+func TestMoveChunksMigration(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	db := databaseBefore(t, dir, "00015")
+	const board = "2 0 0 0/0 0 0 0/0 0 0 0/0 0 0 2"
+	if _, err := db.Exec(`INSERT INTO players (id, fingerprint, key_type, name, first_seen, last_seen) VALUES (1, 'SHA256:m', 'k', 'm', 1, 1)`); err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(15, 15))
+	lengths := []int{0, 1, 63, 64, 65, 200}
+	want := map[int64][]engine.Direction{}
+	for i, n := range lengths {
+		id := int64(i + 1)
+		// One game in progress per (player, size, kind): each its own size or kind.
+		if _, err := db.Exec(`INSERT INTO games (id, player_id, size, kind, seed, moves, board, started_at, updated_at, reached_at)
+			VALUES (?, 1, ?, ?, 1, ?, ?, 1, 1, 1)`, id, 3+i%3, []string{"human", "bot"}[i/3], n, board); err != nil {
+			t.Fatal(err)
+		}
+		for seq := range n {
+			d := engine.Direction(rng.IntN(4))
+			if _, err := db.Exec(`INSERT INTO moves (game_id, seq, dir) VALUES (?, ?, ?)`, id, seq, uint8(d)); err != nil {
+				t.Fatal(err)
+			}
+			want[id] = append(want[id], d)
+		}
+	}
+
+	storedAsChunks := func(when string) {
+		t.Helper()
+		s, err := Open(ctx, dir, WithLogger(quiet))
+		if err != nil {
+			t.Fatalf("%s: %v", when, err)
+		}
+		defer s.Close()
+		for i, n := range lengths {
+			id := int64(i + 1)
+			g, err := s.FullGame(ctx, id)
+			if err != nil || !slices.Equal(g.Dirs, want[id]) {
+				t.Errorf("%s: game of %d moves reads back %v (%v), want %v", when, n, g.Dirs, err, want[id])
+			}
+			var chunks, tail int
+			if err := s.read.QueryRow(`SELECT (SELECT count(*) FROM move_chunks WHERE game_id = ?1), (SELECT length(tail) FROM games WHERE id = ?1)`, id).
+				Scan(&chunks, &tail); err != nil || chunks != n/chunkLen || tail != n%chunkLen {
+				t.Errorf("%s: game of %d moves has %d chunks and a tail of %d (%v), want %d and %d", when, n, chunks, tail, err, n/chunkLen, n%chunkLen)
+			}
+		}
+	}
+	storedAsRows := func(when string) {
+		t.Helper()
+		for i, n := range lengths {
+			id := int64(i + 1)
+			rows, err := db.Query(`SELECT seq, dir FROM moves WHERE game_id = ? ORDER BY seq`, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := store.ScanMoves(rows)
+			rows.Close()
+			if err != nil || !slices.Equal(got, want[id]) {
+				t.Errorf("%s: game of %d moves has rows %v (%v), want %v", when, n, got, err, want[id])
+			}
+		}
+		if tableExists(t, db, "move_chunks") {
+			t.Errorf("%s: move_chunks is still there", when)
+		}
+		if _, err := db.Exec(`SELECT tail FROM games`); err == nil {
+			t.Errorf("%s: games.tail is still there", when)
+		}
+	}
+
+	storedAsRows("before 00015")
+	storedAsChunks("after Up")
+	p, err := goose.NewProvider(goose.DialectSQLite3, db, migrations.SQLite, goose.WithDisableGlobalRegistry(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.DownTo(ctx, 14); err != nil {
+		t.Fatalf("down to 00014: %v", err)
+	}
+	storedAsRows("after Down")
+	storedAsChunks("after Up again")
+
+	// The game of 63 moves goes on: its 64th move fills its first chunk.
+	s, err := Open(ctx, dir, WithLogger(quiet))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.AppendMove(ctx, 3, 63, engine.Left, store.MoveState{Moves: 64, Board: board}); err != nil {
+		t.Fatal(err)
+	}
+	want[3] = append(want[3], engine.Left)
+	if g, err := s.FullGame(ctx, 3); err != nil || !slices.Equal(g.Dirs, want[3]) {
+		t.Errorf("after a 64th move: %v (%v), want %v", g.Dirs, err, want[3])
+	}
+	if n := countMoves(t, s, 3); n != 64 {
+		t.Errorf("after a 64th move the game holds %d moves, want 64", n)
+	}
 }

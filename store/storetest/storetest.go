@@ -66,6 +66,7 @@ func Run(t *testing.T, b Backend) {
 		{"ReplayMismatchIsLoggedLoudly", testReplayMismatchIsLoggedLoudly},
 		{"ReplayDivergenceEndsGameAndStartsNew", testReplayDivergenceEndsGameAndStartsNew},
 		{"FullGame", testFullGame},
+		{"LongGameReadsBack", testLongGameReadsBack},
 		{"LoadingTouchesTheGame", testLoadingTouchesTheGame},
 		{"NewGameIsAsStored", testNewGameIsAsStored},
 		{"LeaderboardOrderAndTies", testLeaderboardOrderAndTies},
