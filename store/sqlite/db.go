@@ -53,6 +53,7 @@ type options struct {
 	log         *slog.Logger
 	synchronous string
 	obs         store.Observer
+	bestsEvery  time.Duration // how often the marked games are offered (bests.go)
 }
 
 // WithLogger sets where the store logs (migrations, replay mismatches).
@@ -116,6 +117,11 @@ type Store struct {
 	othersDue              atomic.Int64 // unix ns: when the writer next reads it
 	stopOthers, othersDone chan struct{}
 
+	// marked are the games moved since they were offered to the bests
+	// (bests.go).
+	marked               markedGames
+	stopBests, bestsDone chan struct{}
+
 	closeOnce sync.Once
 	closeErr  error
 }
@@ -147,7 +153,7 @@ func dsn(path string, readOnly bool, synchronous string) string {
 // migrations. A database migrated by a newer binary is refused with
 // store.ErrSchemaTooNew. Close flushes pending writes.
 func Open(ctx context.Context, dataDir string, opts ...Option) (*Store, error) {
-	o := options{log: slog.Default(), synchronous: string(PowerSafe), obs: store.NopObserver{}}
+	o := options{log: slog.Default(), synchronous: string(PowerSafe), obs: store.NopObserver{}, bestsEvery: bestsEvery}
 	for _, opt := range opts {
 		opt(&o)
 	}
@@ -185,6 +191,10 @@ func Open(ctx context.Context, dataDir string, opts ...Option) (*Store, error) {
 		write.Close()
 		return nil, fmt.Errorf("open store %s: %w", path, corrupt(err))
 	}
+	if err := offerGamesInPlay(ctx, write); err != nil {
+		write.Close()
+		return nil, fmt.Errorf("open store %s: %w", path, err)
+	}
 	read, err := sql.Open("sqlite3", dsn(path, true, o.synchronous))
 	if err != nil {
 		write.Close()
@@ -209,12 +219,14 @@ func Open(ctx context.Context, dataDir string, opts ...Option) (*Store, error) {
 	}
 	s.dataVersion.Store(version)
 	s.stopOthers, s.othersDone = make(chan struct{}), make(chan struct{})
+	s.stopBests, s.bestsDone = make(chan struct{}), make(chan struct{})
 	s.w = newWriter(write, o.log, o.obs, s.othersAfterGroup)
 	s.Methods = accounts.New(s.w.Do, func(tx *sql.Tx) accounts.Querier { return sqlQuerier{tx} }, sqlQuerier{read},
 		func(c accounts.Change) { s.ranks.AccountChanged(int64(c.Account), int64(c.Merged), c.Name) })
 	s.Moderator = s.newModeration()
 	go s.checkpointLoop()
 	go s.watchOthers()
+	go s.offerBestsLoop(o.bestsEvery)
 	return s, nil
 }
 
@@ -273,6 +285,11 @@ func checkpoint(db *sql.DB) (frames int, err error) {
 // Writes after Close fail with store.ErrClosed. Closing twice is harmless.
 func (s *Store) Close() error {
 	s.closeOnce.Do(func() {
+		close(s.stopBests)
+		<-s.bestsDone
+		if err := s.offerMarkedBests(context.Background()); err != nil {
+			s.log.Warn("db: offering games to the bests failed", "err", err)
+		}
 		s.w.close()
 		s.stopTakeovers()
 		close(s.stopCheckpoints)

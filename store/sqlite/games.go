@@ -214,9 +214,9 @@ func (s *Store) AppendMove(ctx context.Context, gameID int64, seq int, d engine.
 	err := s.w.do(ctx, func(ctx context.Context, tx *sql.Tx, now int64) error {
 		at = now
 		// One guarded UPDATE does the checks and the snapshot; the
-		// games_offer_best trigger keeps the player's best. Only when it
-		// matches nothing do we look at why. The move itself is a digit
-		// on the game's tail (moves.go).
+		// game is offered to the player's best later (bests.go). Only
+		// when it matches nothing do we look at why. The move itself is
+		// a digit on the game's tail (moves.go).
 		res, err := tx.ExecContext(ctx, updateSnapshot+`, tail = tail || ?10
 			WHERE id = ?1 AND ended_at IS NULL AND moves = ?8 AND score <= ?2 AND (?9 = 0 OR claim = ?9)`,
 			gameID, st.Score, st.MaxTile, st.Moves, st.Won, st.Board, now, seq, st.Fence, moveDigit(d))
@@ -228,7 +228,11 @@ func (s *Store) AppendMove(ctx context.Context, gameID int64, seq int, d engine.
 		} else if n == 0 {
 			return whyRefused(ctx, tx, gameID, seq, st)
 		}
-		return chunkTail(ctx, tx, gameID, seq)
+		if err := chunkTail(ctx, tx, gameID, seq); err != nil {
+			return err
+		}
+		s.marked.mark(gameID)
+		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("append move %d to game %d: %w", seq, gameID, err)

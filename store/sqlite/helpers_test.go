@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/ssh2048/ssh2048/engine"
 	"github.com/ssh2048/ssh2048/store"
@@ -17,7 +18,7 @@ import (
 // the end of the test.
 func openStore(t testing.TB, opts ...Option) *Store {
 	t.Helper()
-	opts = append([]Option{WithLogger(quiet)}, opts...)
+	opts = append([]Option{WithLogger(quiet), WithBestsEvery(time.Hour)}, opts...)
 	s, err := Open(context.Background(), t.TempDir(), opts...)
 	if err != nil {
 		t.Fatalf("Open: %v", err)

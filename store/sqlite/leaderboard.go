@@ -39,6 +39,9 @@ func (s *Store) LeaderboardFrom(ctx context.Context, size int, kind store.Kind, 
 	if limit <= 0 || offset < 0 {
 		return nil, nil
 	}
+	if err := s.offerMarkedBests(ctx); err != nil {
+		return nil, fmt.Errorf("leaderboard %d×%d %s: %w", size, size, kind, err)
+	}
 	rows, err := s.read.QueryContext(ctx, leaderboardQuery, size, string(kind), limit, offset)
 	if err != nil {
 		return nil, fmt.Errorf("leaderboard %d×%d %s: %w", size, size, kind, err)

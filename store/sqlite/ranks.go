@@ -35,6 +35,8 @@ func (s *Store) loadBoard(ctx context.Context, b ranks.Board) ([]ranks.Row, erro
 	query, args := ranks.BoardQuery+` WHERE b.size = ? AND b.kind = ?`, []any{b.Size, string(b.Kind)}
 	if b.Contest != "" {
 		query, args = ranks.ContestQuery+` WHERE g.contest = ? AND g.size = ? AND NOT g.hidden`, []any{b.Contest, b.Size}
+	} else if err := s.offerMarkedBests(ctx); err != nil {
+		return nil, err
 	}
 	rows, err := s.read.QueryContext(ctx, query, args...)
 	if err != nil {
