@@ -124,6 +124,7 @@ func benchDurable(b *testing.B, open func(b *testing.B) (store.Store, func() int
 	}
 	slices.Sort(latencies)
 	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "moves/s")
+	b.ReportMetric(float64(latencies[n/2].Microseconds())/1000, "p50-ms")
 	b.ReportMetric(float64(latencies[min(n-1, n*99/100)].Microseconds())/1000, "p99-ms")
 	b.ReportMetric(float64(n)/float64(max(groups, 1)), "moves/commit")
 	b.ReportMetric(float64(cpu.Microseconds())/float64(n), "cpu-µs/move")
