@@ -81,7 +81,7 @@ func (s *Store) createGame(ctx context.Context, spec gameSpec) (id, token int64,
 	}
 	board, maxTile := eg.Board().String(), eg.MaxTile()
 	var at int64
-	err = s.w.do(ctx, func(ctx context.Context, tx pgx.Tx, now int64) error {
+	err = s.logins.do(ctx, func(ctx context.Context, tx pgx.Tx, now int64) error {
 		at = now
 		if err := s.findOrInsert(ctx, tx, spec, seed, gen, maxTile, board, now, &id); err != nil {
 			return err

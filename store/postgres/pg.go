@@ -103,6 +103,12 @@ var (
 type Store struct {
 	pool *pgxpool.Pool
 	w    *writer
+	// logins is a second writer, on a connection of its own, for what a
+	// login writes (the account, the game it opens) and the other writes
+	// of accounts: each is several round trips that would otherwise hold
+	// up the moves queued behind them in w while many log in at once. The
+	// two commit independently, as two nodes' writers do.
+	logins *writer
 	// The accounts' methods (store.Accounts and UpsertPlayer), shared
 	// with package sqlite.
 	accounts.Methods[pgx.Tx]
@@ -192,24 +198,33 @@ func Open(ctx context.Context, url string, opts ...Option) (*Store, error) {
 		pool.Close()
 		return nil, fmt.Errorf("open postgres %s: %w", where, err)
 	}
+	lpool, err := pgxpool.NewWithConfig(ctx, wcfg)
+	if err != nil {
+		pool.Close()
+		wpool.Close()
+		return nil, fmt.Errorf("open postgres %s: %w", where, err)
+	}
 	pctx, cancel := context.WithTimeout(ctx, connectTimeout)
 	defer cancel()
 	if err := pool.Ping(pctx); err != nil {
 		pool.Close()
 		wpool.Close()
+		lpool.Close()
 		return nil, fmt.Errorf("open postgres %s: cannot connect: %w", where, err)
 	}
 	if err := migrate(ctx, pool, o.log); err != nil {
 		pool.Close()
 		wpool.Close()
+		lpool.Close()
 		return nil, fmt.Errorf("open postgres %s: %w", where, err)
 	}
 	s := &Store{pool: pool, log: o.log, obs: o.obs, newSeed: store.NewSeed, node: o.node, lease: o.lease,
 		held: make(map[int64]int64), races: make(map[string]string), stop: make(chan struct{}), stopped: make(chan struct{})}
 	s.w = newWriter(wpool, o.log, o.obs)
+	s.logins = newWriter(lpool, o.log, o.obs)
 	s.bus = newBus(cfg.ConnConfig, pool, o.log)
 	s.newRanks()
-	s.Methods = accounts.New(s.w.Do, func(tx pgx.Tx) accounts.Querier { return pgQuerier{tx} }, pgQuerier{pool},
+	s.Methods = accounts.New(s.logins.Do, func(tx pgx.Tx) accounts.Querier { return pgQuerier{tx} }, pgQuerier{pool},
 		func(c accounts.Change) { s.ranks.AccountChanged(int64(c.Account), int64(c.Merged), c.Name) })
 	s.Moderator = s.newModeration()
 	go s.renewLeases()
@@ -269,7 +284,9 @@ func (s *Store) Close() error {
 		<-s.ranksDone
 		s.bus.close()
 		s.w.close()
+		s.logins.close()
 		s.w.pool.Close()
+		s.logins.pool.Close()
 		s.pool.Close()
 	})
 	return nil

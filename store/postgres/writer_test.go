@@ -10,6 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/ssh2048/ssh2048/engine"
 	"github.com/ssh2048/ssh2048/store"
 	"github.com/ssh2048/ssh2048/store/postgres"
 	"github.com/ssh2048/ssh2048/store/postgres/pgtest"
@@ -212,5 +213,71 @@ func TestGroupOfMovesFindsItsGamesByKey(t *testing.T) {
 		if strings.Contains(text, bad) {
 			t.Errorf("%q in the plan of a group's moves:\n%s", bad, text)
 		}
+	}
+}
+
+// TestLoginDoesNotHoldUpMoves: a login that waits (here for its key's row,
+// which another transaction holds) does not delay the moves of players
+// already in: logins have a writer of their own.
+func TestLoginDoesNotHoldUpMoves(t *testing.T) {
+	ctx := context.Background()
+	s := openStore(t, pgtest.Database(t))
+	const waiterKey = "SHA256:waiter-fingerprint"
+	if _, err := s.UpsertPlayer(ctx, waiterKey, "ssh-ed25519", "waiter"); err != nil {
+		t.Fatal(err)
+	}
+	mover, err := s.UpsertPlayer(ctx, "SHA256:mover-fingerprint", "ssh-ed25519", "mover")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := s.LoadOrCreateGame(ctx, mover.ID, 4, store.KindHuman)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	holder, err := s.Pool().Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Rollback(ctx)
+	if _, err := holder.Exec(ctx, `SELECT 1 FROM player_keys WHERE fingerprint = $1 FOR UPDATE`, waiterKey); err != nil {
+		t.Fatal(err)
+	}
+	login := make(chan error, 1)
+	go func() {
+		_, err := s.UpsertPlayer(ctx, waiterKey, "ssh-ed25519", "waiter")
+		login <- err
+	}()
+	for waiting := 0; waiting == 0; time.Sleep(5 * time.Millisecond) {
+		if err := s.Pool().QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity
+			WHERE datname = current_database() AND wait_event_type = 'Lock'`).Scan(&waiting); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	// Without a writer of their own, the move would queue behind the
+	// login until the lock is let go, which here is never.
+	moveCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	d := engine.Direction(0)
+	for b := g.Engine.Board(); ; d++ {
+		if _, moved := b.Move(d); moved {
+			break
+		}
+	}
+	g.Engine.Move(d)
+	if err := s.AppendMove(moveCtx, g.ID, 0, d, store.StateOf(g.Engine)); err != nil {
+		t.Fatalf("a move while a login waited: %v", err)
+	}
+	select {
+	case err := <-login:
+		t.Fatalf("the login ended while its key's row was held: %v", err)
+	default:
+	}
+	if err := holder.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-login; err != nil {
+		t.Fatal(err)
 	}
 }
