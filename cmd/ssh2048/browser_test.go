@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -254,7 +255,7 @@ func TestBrowser(t *testing.T) {
 	shots := os.Getenv("SSH2048_SCREENSHOTS")
 
 	// Real games over SSH: two played to their end on 3×3, one in play.
-	playBotGame(t, srv.addr, "ann", 3, 0)
+	rev := playReviewedGame(t, srv.addr, "ann")
 	playBotGame(t, srv.addr, "<script>alert(1)", 3, 0)
 	playBotGame(t, srv.addr, "<svg/onload=a()>", 4, 25) // stays connected: in play
 	var rows []wire.ScoreEntry
@@ -323,11 +324,8 @@ func TestBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	sshRun(t, srv.addr, "ann", fmt.Sprintf("verify %d", ann.GameID)) // exit 0: confirmed
-	// The AI's review, made over SSH and stored, is drawn under the replay.
-	rev, err := review.Parse([]byte(sshRun(t, srv.addr, "ann", fmt.Sprintf("review --json %d", ann.GameID))))
-	if err != nil {
-		t.Fatal(err)
-	}
+	// The AI's review, made over SSH and stored (playReviewedGame), is
+	// drawn under the replay.
 	b.open(t, fmt.Sprintf("%s/game/%d?autoplay=1", base, ann.GameID))
 	if _, err := chromedp.Run(pollCtx, chromedp.Poll[bool](fmt.Sprintf(
 		`document.getElementById("replay").dataset.move === "%d"`, len(rec.Moves)))); err != nil {
@@ -410,6 +408,39 @@ func checkReviewChart(t *testing.T, b *browser, rev *review.Review) {
 		t.Errorf("the link of move %d did not seek the replay there: %v (at %s)", want.Number, err,
 			eval[string](t, b, `String(document.getElementById("replay").dataset.move)`))
 	}
+}
+
+// playReviewedGame plays user's bot games on 3×3 to their end until the
+// best of them has a review, made over SSH, with a mistake for the replay
+// page to link, and returns that review. Keys in a fixed order make
+// mistakes, but the tiles are random and the search is bounded in time:
+// a game can come out with none.
+func playReviewedGame(t *testing.T, addr, user string) *review.Review {
+	t.Helper()
+	reviewed := map[int64]bool{}
+	for range 10 {
+		playBotGame(t, addr, user, 3, 0)
+		var rows []wire.ScoreEntry
+		if err := json.Unmarshal([]byte(sshRun(t, addr, user, "scores --bots --size 3 --json")), &rows); err != nil {
+			t.Fatal(err)
+		}
+		i := slices.IndexFunc(rows, func(r wire.ScoreEntry) bool { return r.Name == user })
+		if i < 0 {
+			t.Fatalf("%s is not on the board: %+v", user, rows)
+		}
+		if id := rows[i].GameID; !reviewed[id] {
+			reviewed[id] = true
+			rev, err := review.Parse([]byte(sshRun(t, addr, user, fmt.Sprintf("review --json %d", id))))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if slices.ContainsFunc(rev.Moves, func(m review.Move) bool { return m.Class >= review.Mistake }) {
+				return rev
+			}
+		}
+	}
+	t.Fatalf("no game of %s in 10 had a mistake in its review", user)
+	return nil
 }
 
 // boardValues is a record's final board as rows of values.
