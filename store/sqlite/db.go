@@ -4,12 +4,14 @@
 // main that links the cgo SQLite driver.
 //
 // Every game is kept replayable: its size, seed and the directions played
-// (one row per move in an append-only table). Writes from all sessions go
-// through one writer goroutine that commits them in groups (group commit),
-// so AppendMove returns only once the move is durable, and reads use a
-// separate pool of read-only connections that WAL mode lets run alongside
-// the writer. Guests are never stored: the server simply does not call the
-// store for them.
+// (a digit a move, in its row and then in chunks: moves.go). Writes from
+// all sessions go through one writer goroutine that commits them in groups
+// (group commit), so AppendMove returns only once the move is durable, and
+// reads use a separate pool of read-only connections that WAL mode lets
+// run alongside the writer. A player's best of each board (player_bests,
+// what leaderboards walk) is offered the games moved since the last time
+// together, not a move at a time (bests.go). Guests are never stored: the
+// server simply does not call the store for them.
 //
 // Durability: commits use synchronous=FULL by default (PowerSafe): each
 // group's commit fsyncs the WAL, so an acknowledged move survives kill -9
