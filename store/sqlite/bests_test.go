@@ -3,11 +3,9 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -244,43 +242,8 @@ func TestBestsReachOtherProcesses(t *testing.T) {
 	}
 }
 
-// TestMarkedGamesPutBack: an offer that did not commit leaves its games
-// marked; while one is under way a read still needs one; reads that come
-// before an offer takes the games share it.
-func TestMarkedGamesPutBack(t *testing.T) {
-	var m markedGames
-	if o, _ := m.join(); o != nil {
-		t.Fatal("an offer is needed with nothing marked")
-	}
-	m.mark(1)
-	m.mark(2)
-	m.mark(1)
-	first, lead := m.join()
-	if !lead {
-		t.Fatal("the first read does not lead an offer")
-	}
-	if o, lead := m.join(); o != first || lead {
-		t.Fatal("a read before the offer took its games does not share it")
-	}
-	ids := m.take(first)
-	slices.Sort(ids)
-	if !slices.Equal(ids, []int64{1, 2}) {
-		t.Fatalf("took %v, want [1 2]", ids)
-	}
-	second, lead := m.join()
-	if second == first || !lead {
-		t.Fatal("a read after the offer took its games shares it")
-	}
-	m.done(first, ids, errors.New("disk full"))
-	<-first.done
-	if again := m.take(second); len(again) != 2 {
-		t.Fatalf("after a failed offer took %v, want both again", again)
-	} else {
-		m.done(second, again, nil)
-	}
-	if o, _ := m.join(); o != nil {
-		t.Fatal("an offer is needed after a committed one")
-	}
+// TestIdsJSON: the marked games' ids as json_each reads them.
+func TestIdsJSON(t *testing.T) {
 	if got := idsJSON([]int64{7, 42}); got != "[7,42]" {
 		t.Fatalf("idsJSON = %s", got)
 	}

@@ -39,6 +39,7 @@ import (
 	"github.com/ssh2048/ssh2048/migrations"
 	"github.com/ssh2048/ssh2048/store"
 	"github.com/ssh2048/ssh2048/store/internal/accounts"
+	"github.com/ssh2048/ssh2048/store/internal/bests"
 	"github.com/ssh2048/ssh2048/store/internal/moderation"
 	"github.com/ssh2048/ssh2048/store/internal/ranks"
 
@@ -121,7 +122,7 @@ type Store struct {
 
 	// marked are the games moved since they were offered to the bests
 	// (bests.go).
-	marked               markedGames
+	marked               bests.Marked
 	stopBests, bestsDone chan struct{}
 
 	closeOnce sync.Once

@@ -231,7 +231,7 @@ func (s *Store) AppendMove(ctx context.Context, gameID int64, seq int, d engine.
 		if err := chunkTail(ctx, tx, gameID, seq); err != nil {
 			return err
 		}
-		s.marked.mark(gameID)
+		s.marked.Mark(gameID)
 		return nil
 	})
 	if err != nil {
