@@ -34,6 +34,9 @@ func (s *Store) Leaderboard(ctx context.Context, size int, kind store.Kind, limi
 	if limit <= 0 {
 		return nil, nil
 	}
+	if err := s.offerMarkedBests(ctx); err != nil {
+		return nil, fmt.Errorf("leaderboard: %w", err)
+	}
 	rows, err := s.pool.Query(ctx, `
 		SELECT `+entryColumns+`
 		FROM player_bests b

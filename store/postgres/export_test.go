@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -22,3 +23,7 @@ func WithWriterTracer(t pgx.QueryTracer) Option { return func(o *options) { o.wr
 
 // AppendMovesSQL is the statement of a group's moves of distinct games.
 var AppendMovesSQL = appendMovesSQL
+
+// WithRanksEvery sets how often the store offers its marked games to the
+// bests and tells the other nodes of its ranks.
+func WithRanksEvery(d time.Duration) Option { return func(o *options) { o.ranksEvery = d } }

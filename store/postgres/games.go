@@ -183,7 +183,9 @@ func (s *Store) loadGame(ctx context.Context, id, token int64) (*store.SavedGame
 	if err := store.Rebuild(s.log, g, engine.Generator(gen), dirs, stored); err != nil {
 		return nil, err
 	}
-	// Its moves will come to the ranks as they commit.
+	// Its moves will come to the ranks as they commit. Marked: a node
+	// that played it before may have stopped without offering it.
+	s.marked.Mark(id)
 	s.ranks.Opened(id, g.PlayerID, ranks.Board{Size: g.Size, Kind: g.Kind}, contest, stored, reached, g.Hidden)
 	return g, nil
 }
@@ -252,6 +254,7 @@ func (s *Store) AppendMove(ctx context.Context, gameID int64, seq int, d engine.
 	if err != nil {
 		return fmt.Errorf("append move %d to game %d: %w", seq, gameID, err)
 	}
+	s.marked.Mark(gameID)
 	s.ranks.Moved(gameID, st, at)
 	s.obs.MoveStored()
 	return nil

@@ -16,10 +16,12 @@
 //     each.
 //   - Moves are appended one row each, with one guarded update of the
 //     game's snapshot (the stale-writer check) in the same statement.
-//   - player_bests is kept by a trigger (migrations postgres/00002 and
-//     its successors), so leaderboards are index walks of
-//     player_bests_rank; a player's rank is answered from memory
-//     (ranks.go), and the bus tells the other nodes to read theirs again.
+//   - player_bests is offered the games moved together, before the node
+//     reads it and every ranksEvery (bests.go), and by a trigger when a
+//     game ends; leaderboards are index walks of player_bests_rank. A
+//     player's rank is answered from memory (ranks.go), and the bus tells
+//     the other nodes, once the node's moves are offered, to read theirs
+//     again.
 //   - Schema changes are the goose migrations of migrations/postgres,
 //     twins of migrations/sqlite, applied at Open under goose's Postgres
 //     advisory-lock session locker, so nodes starting at once migrate once.
@@ -49,6 +51,7 @@ import (
 	"github.com/ssh2048/ssh2048/migrations"
 	"github.com/ssh2048/ssh2048/store"
 	"github.com/ssh2048/ssh2048/store/internal/accounts"
+	"github.com/ssh2048/ssh2048/store/internal/bests"
 	"github.com/ssh2048/ssh2048/store/internal/moderation"
 	"github.com/ssh2048/ssh2048/store/internal/ranks"
 )
@@ -63,6 +66,9 @@ type options struct {
 	obs   store.Observer
 	// writerTracer sees the writer connection's round trips (tests).
 	writerTracer pgx.QueryTracer
+	// ranksEvery is how often the marked games are offered to the bests
+	// and the other nodes told (ranks.go); tests lengthen it.
+	ranksEvery time.Duration
 }
 
 // WithLogger sets where the store logs; the default is slog.Default().
@@ -123,6 +129,9 @@ type Store struct {
 	// ranks answers PlayerRank from memory (ranks.go).
 	ranks     *ranks.Index
 	ranksDone chan struct{}
+	// marked are the games moved since they were offered to the bests
+	// (bests.go).
+	marked bests.Marked
 
 	mu    sync.Mutex
 	held  map[int64]int64   // games this node claimed and has not released: token
@@ -155,7 +164,7 @@ const connectTimeout = 10 * time.Second
 // string), applies pending migrations and starts the writer. A database
 // migrated by a newer binary is refused with store.ErrSchemaTooNew.
 func Open(ctx context.Context, url string, opts ...Option) (*Store, error) {
-	o := options{log: slog.Default(), lease: DefaultLease}
+	o := options{log: slog.Default(), lease: DefaultLease, ranksEvery: ranksEvery}
 	for _, opt := range opts {
 		opt(&o)
 	}
@@ -212,7 +221,11 @@ func Open(ctx context.Context, url string, opts ...Option) (*Store, error) {
 		lpool.Close()
 		return nil, fmt.Errorf("open postgres %s: cannot connect: %w", where, err)
 	}
-	if err := migrate(ctx, pool, o.log); err != nil {
+	err = migrate(ctx, pool, o.log)
+	if err == nil {
+		err = offerGamesInPlay(ctx, pool)
+	}
+	if err != nil {
 		pool.Close()
 		wpool.Close()
 		lpool.Close()
@@ -223,7 +236,7 @@ func Open(ctx context.Context, url string, opts ...Option) (*Store, error) {
 	s.w = newWriter(wpool, o.log, o.obs)
 	s.logins = newWriter(lpool, o.log, o.obs)
 	s.bus = newBus(cfg.ConnConfig, pool, o.log)
-	s.newRanks()
+	s.newRanks(o.ranksEvery)
 	s.Methods = accounts.New(s.logins.Do, func(tx pgx.Tx) accounts.Querier { return pgQuerier{tx} }, pgQuerier{pool},
 		func(c accounts.Change) { s.ranks.AccountChanged(int64(c.Account), int64(c.Merged), c.Name) })
 	s.Moderator = s.newModeration()
@@ -282,6 +295,9 @@ func (s *Store) Close() error {
 		close(s.stop)
 		<-s.stopped
 		<-s.ranksDone
+		if err := s.offerMarkedBests(context.Background()); err != nil {
+			s.log.Warn("db: offering games to the bests on close failed", "err", err)
+		}
 		s.bus.close()
 		s.w.close()
 		s.logins.close()

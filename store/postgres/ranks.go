@@ -33,6 +33,11 @@ func (s *Store) UpsertPlayer(ctx context.Context, fingerprint, keyType, rawName 
 // loadBoard reads every player's best of a board, or every game of a
 // contest's, for package ranks.
 func (s *Store) loadBoard(ctx context.Context, b ranks.Board) ([]ranks.Row, error) {
+	if b.Contest == "" {
+		if err := s.offerMarkedBests(ctx); err != nil {
+			return nil, err
+		}
+	}
 	query, args := ranks.BoardQuery+` WHERE b.size = $1 AND b.kind = $2`, []any{b.Size, string(b.Kind)}
 	if b.Contest != "" {
 		query, args = ranks.ContestQuery+` WHERE g.contest = $1 AND g.size = $2 AND NOT g.hidden`, []any{b.Contest, b.Size}
@@ -60,7 +65,7 @@ const (
 )
 
 // newRanks makes the store's ranks and has them follow the other nodes.
-func (s *Store) newRanks() {
+func (s *Store) newRanks(every time.Duration) {
 	var changed atomic.Bool
 	s.ranks = ranks.New(s.loadBoard, ranks.MaxAge(ranksMaxAge), ranks.OnChange(func() { changed.Store(true) }))
 	s.bus.Subscribe(TopicRanks, func(payload []byte) {
@@ -75,14 +80,15 @@ func (s *Store) newRanks() {
 		s.ranks.Invalidate()
 	})
 	s.ranksDone = make(chan struct{})
-	go s.ranksChanged(&changed)
+	go s.ranksChanged(&changed, every)
 }
 
-// ranksChanged tells the other nodes, at most once a ranksEvery, that
-// this node's writes changed a best, until Close.
-func (s *Store) ranksChanged(changed *atomic.Bool) {
+// ranksChanged offers the marked games to the bests every ranksEvery
+// (bests.go) and then, if this node's writes changed a best since the
+// last tick, tells the other nodes, until Close.
+func (s *Store) ranksChanged(changed *atomic.Bool, every time.Duration) {
 	defer close(s.ranksDone)
-	t := time.NewTicker(ranksEvery)
+	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
 		select {
@@ -90,14 +96,32 @@ func (s *Store) ranksChanged(changed *atomic.Bool) {
 			return
 		case <-t.C:
 		}
-		if !changed.Swap(false) {
-			continue
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), ranksEvery*4)
-		if err := s.bus.Publish(ctx, TopicRanks, []byte(s.node)); err != nil {
-			s.log.Warn("db: tell the other nodes of changed ranks", "err", err)
+		// Swapped before the offer takes the marks: a move marks its game
+		// before it changes the ranks, so one that changes them after the
+		// swap is told of on the next tick, after its own offer.
+		if tell := changed.Swap(false); !s.offerAndTell(tell) && tell {
 			changed.Store(true)
 		}
-		cancel()
 	}
+}
+
+// offerAndTell offers the marked games to the bests and then, if tell,
+// tells the other nodes that this node's ranks changed; false if either
+// failed.
+func (s *Store) offerAndTell(tell bool) bool {
+	ctx, cancel := context.WithTimeout(context.Background(), ranksEvery*4)
+	defer cancel()
+	if err := s.offerMarkedBests(ctx); err != nil {
+		s.log.Warn("db: offering games to the bests failed", "err", err)
+		s.obs.Failed("bests")
+		return false
+	}
+	if !tell {
+		return true
+	}
+	if err := s.bus.Publish(ctx, TopicRanks, []byte(s.node)); err != nil {
+		s.log.Warn("db: tell the other nodes of changed ranks", "err", err)
+		return false
+	}
+	return true
 }
