@@ -77,7 +77,8 @@ type MoveRows interface {
 }
 
 // ScanMoves reads a game's moves from rows of (seq, dir) in seq order,
-// as PostgreSQL keeps them (one row per move), for Rebuild. A gap in the
+// as both stores kept them before the chunks (a row a move; what the
+// migrations' Down puts back). A gap in the
 // sequence is an error: a game missing a move cannot be replayed. The
 // caller closes rows.
 func ScanMoves(rows MoveRows) ([]engine.Direction, error) {
@@ -94,6 +95,61 @@ func ScanMoves(rows MoveRows) ([]engine.Direction, error) {
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("read moves: %w", err)
+	}
+	return dirs, nil
+}
+
+// Both stores keep a game's moves as text, one digit a move
+// (engine.Direction's value, MoveDigit): the moves since the last full
+// chunk in the game's own row (games.tail), appended by the guarded
+// update that stores each move, and the full chunks of ChunkLen moves as
+// rows of move_chunks (SQLite's migration 00015, PostgreSQL's 00019). A
+// move so writes only its game's row, which its group commit writes
+// anyway, instead of a row of its own on another page; a chunk row is
+// written once every ChunkLen moves.
+
+// ChunkLen is how many moves a row of move_chunks holds. The migrations
+// check the same number; changing it needs a migration.
+const ChunkLen = 64
+
+// MoveDigit is d as games.tail and move_chunks keep it.
+func MoveDigit(d engine.Direction) string { return string(rune('0' + d)) }
+
+// ScanMoveChunks reads a game's moves from rows of (first_seq, digits)
+// in first_seq order: its chunks, and last, if the query gives it so, its
+// tail. A chunk out of place is an error: a game missing a move cannot be
+// replayed. The caller closes rows.
+func ScanMoveChunks(rows MoveRows) ([]engine.Direction, error) {
+	var dirs []engine.Direction
+	for rows.Next() {
+		var first int64
+		var chunk string
+		if err := rows.Scan(&first, &chunk); err != nil {
+			return nil, fmt.Errorf("read moves: %w", err)
+		}
+		if first != int64(len(dirs)) {
+			return nil, fmt.Errorf("read moves: move %d missing", len(dirs))
+		}
+		var err error
+		if dirs, err = AppendMoveDigits(dirs, chunk); err != nil {
+			return nil, err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read moves: %w", err)
+	}
+	return dirs, nil
+}
+
+// AppendMoveDigits appends the moves of s, as MoveDigit wrote them, to
+// dirs.
+func AppendMoveDigits(dirs []engine.Direction, s string) ([]engine.Direction, error) {
+	for i := range len(s) {
+		d := engine.Direction(s[i] - '0')
+		if s[i] < '0' || !d.Valid() {
+			return nil, fmt.Errorf("read moves: move %d is %q, not a direction", len(dirs), s[i])
+		}
+		dirs = append(dirs, d)
 	}
 	return dirs, nil
 }

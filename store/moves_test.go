@@ -51,3 +51,62 @@ func TestScanMoves(t *testing.T) {
 		}
 	}
 }
+
+// chunkRows is a result of (first_seq, digits) rows.
+type chunkRows struct {
+	rows []struct {
+		first int64
+		dirs  string
+	}
+	next int
+}
+
+func (r *chunkRows) Next() bool { r.next++; return r.next <= len(r.rows) }
+
+func (r *chunkRows) Scan(dest ...any) error {
+	row := r.rows[r.next-1]
+	*dest[0].(*int64), *dest[1].(*string) = row.first, row.dirs
+	return nil
+}
+
+func (r *chunkRows) Err() error { return nil }
+
+func TestScanMoveChunks(t *testing.T) {
+	full := strings.Repeat("0123", ChunkLen/4)
+	type row = struct {
+		first int64
+		dirs  string
+	}
+	for _, c := range []struct {
+		name    string
+		rows    []row
+		want    int
+		wantErr string
+	}{
+		{"none", nil, 0, ""},
+		{"a tail alone", []row{{0, "312"}}, 3, ""},
+		{"a chunk and its tail", []row{{0, full}, {ChunkLen, "1"}}, ChunkLen + 1, ""},
+		{"an empty tail", []row{{0, full}, {ChunkLen, ""}}, ChunkLen, ""},
+		{"a chunk missing", []row{{0, full}, {2 * ChunkLen, "1"}}, 0, "move 64 missing"},
+		{"not a direction", []row{{0, "014"}}, 0, "move 2 is '4'"},
+	} {
+		got, err := ScanMoveChunks(&chunkRows{rows: c.rows})
+		if c.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), c.wantErr) {
+				t.Errorf("%s: err %v, want %q", c.name, err, c.wantErr)
+			}
+			continue
+		}
+		var back strings.Builder
+		for _, d := range got {
+			back.WriteString(MoveDigit(d))
+		}
+		var stored strings.Builder
+		for _, r := range c.rows {
+			stored.WriteString(r.dirs)
+		}
+		if err != nil || len(got) != c.want || back.String() != stored.String() {
+			t.Errorf("%s: %d moves %q, %v; want %d, %q", c.name, len(got), back.String(), err, c.want, stored.String())
+		}
+	}
+}

@@ -190,13 +190,20 @@ func (s *Store) loadGame(ctx context.Context, id, token int64) (*store.SavedGame
 	return g, nil
 }
 
+// readMoves reads game id's moves for store.Rebuild: its chunks and, last,
+// its tail, in one statement (one snapshot: no append slips between
+// them).
 func readMoves(ctx context.Context, q querier, id int64) ([]engine.Direction, error) {
-	rows, err := q.Query(ctx, `SELECT seq, dir FROM moves WHERE game_id = $1 ORDER BY seq`, id)
+	rows, err := q.Query(ctx, `
+		SELECT first_seq, dirs FROM move_chunks WHERE game_id = $1
+		UNION ALL
+		SELECT 64 * (SELECT count(*) FROM move_chunks WHERE game_id = $1), tail FROM games WHERE id = $1
+		ORDER BY 1`, id)
 	if err != nil {
 		return nil, fmt.Errorf("read moves: %w", err)
 	}
 	defer rows.Close()
-	return store.ScanMoves(rows)
+	return store.ScanMoveChunks(rows)
 }
 
 // gameRow is what a write needs to know about a game before changing it.
@@ -284,11 +291,21 @@ func fenceHolds(n int) string {
 
 // The fenced statements, built once.
 var (
+	// appendMoveSQL stores a move: the guarded snapshot update appends
+	// its digit to the game's tail ($9, package store's MoveDigit of a
+	// direction) or, for the move that fills a chunk, moves the tail and
+	// the move into move_chunks and empties it. It returns the game's id
+	// if it applied the move. old reads the tail in the statement's
+	// snapshot; if the update matches, no other move of the game came
+	// between (the guard on moves, and the fence against another node),
+	// so that is the tail it replaces.
 	appendMoveSQL = `
-		WITH ` + holds(10) + `, snap AS (` + updateSnapshot + `
+		WITH ` + holds(10) + `, old AS (SELECT tail FROM games WHERE id = $1 AND $8 % 64 = 63),
+		snap AS (` + updateSnapshot + `, tail = CASE WHEN $8 % 64 = 63 THEN '' ELSE tail || $9::smallint::text END
 			WHERE id = $1 AND ended_at IS NULL AND moves = $8 AND score <= $2 AND ` + fenceHolds(10) + `
-			RETURNING id)
-		INSERT INTO moves (game_id, seq, dir) SELECT id, $8, $9 FROM snap`
+			RETURNING id),
+		chunk AS (INSERT INTO move_chunks (game_id, first_seq, dirs) SELECT id, $8 - 63, old.tail || $9::smallint::text FROM snap, old)
+		SELECT id FROM snap`
 	// appendMovesSQL is appendMoveSQL for moves of distinct games at
 	// once, one array a column, in the same order ($1 the game ids, $8
 	// the sequence numbers, $10 the fences); it returns the ids of the
@@ -303,15 +320,20 @@ var (
 			                     $7::bigint[], $8::int[], $9::smallint[], $10::bigint[])
 			AS m(id, score, max_tile, moves, won, board, now, seq, dir, fence)),
 		holder AS (SELECT h.game_id FROM game_holders h JOIN m ON h.game_id = m.id AND h.token = m.fence FOR KEY SHARE OF h),
+		old AS (SELECT g.id, g.tail FROM games g JOIN m ON g.id = m.id WHERE m.seq % 64 = 63),
 		snap AS (
 			UPDATE games g
 			SET score = m.score, max_tile = m.max_tile, moves = m.moves, won = m.won, board = m.board, updated_at = m.now,
-			    reached_at = CASE WHEN g.score = m.score THEN g.reached_at ELSE m.now END
+			    reached_at = CASE WHEN g.score = m.score THEN g.reached_at ELSE m.now END,
+			    tail = CASE WHEN m.seq % 64 = 63 THEN '' ELSE g.tail || m.dir::text END
 			FROM m
 			WHERE g.id = m.id AND coalesce(g.ended_at, -1) < 0 AND g.moves = m.seq AND g.score <= m.score
 			  AND (m.fence = 0 OR g.id IN (SELECT game_id FROM holder))
-			RETURNING g.id, m.seq, m.dir)
-		INSERT INTO moves (game_id, seq, dir) SELECT id, seq, dir FROM snap RETURNING game_id`
+			RETURNING g.id, m.seq, m.dir),
+		chunk AS (
+			INSERT INTO move_chunks (game_id, first_seq, dirs)
+			SELECT snap.id, snap.seq - 63, old.tail || snap.dir::text FROM snap JOIN old ON old.id = snap.id)
+		SELECT id FROM snap`
 	endGameSQL = `WITH ` + holds(8) + updateSnapshot + `, ended_at = $7
 		WHERE id = $1 AND ended_at IS NULL AND moves = $4 AND score <= $2 AND ` + fenceHolds(8)
 )

@@ -569,7 +569,7 @@ func TestStaleMoveInAGroupIsRefusedAlone(t *testing.T) {
 	}
 	for i, g := range gs {
 		var stored int
-		if err := a.Pool().QueryRow(ctx, `SELECT count(*) FROM moves WHERE game_id = $1`, g.ID).Scan(&stored); err != nil {
+		if err := a.Pool().QueryRow(ctx, `SELECT 64 * (SELECT count(*) FROM move_chunks WHERE game_id = $1) + length(tail) FROM games WHERE id = $1`, g.ID).Scan(&stored); err != nil {
 			t.Fatal(err)
 		}
 		want := 3

@@ -14,8 +14,11 @@
 //     does not disturb its group; a job that fails after writing makes
 //     the writer roll the group back and run its jobs one transaction
 //     each.
-//   - Moves are appended one row each, with one guarded update of the
-//     game's snapshot (the stale-writer check) in the same statement.
+//   - A move is one statement: the guarded update of the game's snapshot
+//     (the stale-writer check), which appends the move's digit to the
+//     game's row, and every 64 moves a row of move_chunks (package store
+//     keeps the format). The update is HOT: no index of games covers what
+//     a move changes.
 //   - player_bests is offered the games moved together, before the node
 //     reads it and every ranksEvery (bests.go), and by a trigger when a
 //     game ends; leaderboards are index walks of player_bests_rank. A

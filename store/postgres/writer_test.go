@@ -101,7 +101,7 @@ func TestAGroupOfMovesIsOneRoundTrip(t *testing.T) {
 	}
 	wantOneTrip := func(what string, sent []string) {
 		t.Helper()
-		if len(sent) != 3 || sent[0] != "begin" || !strings.Contains(sent[1], "INSERT INTO moves") || sent[2] != "commit" {
+		if len(sent) != 3 || sent[0] != "begin" || !strings.Contains(sent[1], "INSERT INTO move_chunks") || sent[2] != "commit" {
 			t.Errorf("%s: sent %q, want BEGIN, the moves and COMMIT at once", what, sent)
 		}
 	}

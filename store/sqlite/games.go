@@ -219,7 +219,7 @@ func (s *Store) AppendMove(ctx context.Context, gameID int64, seq int, d engine.
 		// a digit on the game's tail (moves.go).
 		res, err := tx.ExecContext(ctx, updateSnapshot+`, tail = tail || ?10
 			WHERE id = ?1 AND ended_at IS NULL AND moves = ?8 AND score <= ?2 AND (?9 = 0 OR claim = ?9)`,
-			gameID, st.Score, st.MaxTile, st.Moves, st.Won, st.Board, now, seq, st.Fence, moveDigit(d))
+			gameID, st.Score, st.MaxTile, st.Moves, st.Won, st.Board, now, seq, st.Fence, store.MoveDigit(d))
 		if err != nil {
 			return err
 		}

@@ -399,8 +399,8 @@ func TestMoveChunksMigration(t *testing.T) {
 			}
 			var chunks, tail int
 			if err := s.read.QueryRow(`SELECT (SELECT count(*) FROM move_chunks WHERE game_id = ?1), (SELECT length(tail) FROM games WHERE id = ?1)`, id).
-				Scan(&chunks, &tail); err != nil || chunks != n/chunkLen || tail != n%chunkLen {
-				t.Errorf("%s: game of %d moves has %d chunks and a tail of %d (%v), want %d and %d", when, n, chunks, tail, err, n/chunkLen, n%chunkLen)
+				Scan(&chunks, &tail); err != nil || chunks != n/store.ChunkLen || tail != n%store.ChunkLen {
+				t.Errorf("%s: game of %d moves has %d chunks and a tail of %d (%v), want %d and %d", when, n, chunks, tail, err, n/store.ChunkLen, n%store.ChunkLen)
 			}
 		}
 	}
