@@ -295,16 +295,18 @@ var (
 	// its digit to the game's tail ($9, package store's MoveDigit of a
 	// direction) or, for the move that fills a chunk, moves the tail and
 	// the move into move_chunks and empties it. It returns the game's id
-	// if it applied the move. old reads the tail in the statement's
-	// snapshot; if the update matches, no other move of the game came
+	// if it applied the move. chunk reads the game's row as the
+	// statement's snapshot has it (a statement does not see its own
+	// updates); if the update matched, no other move of the game came
 	// between (the guard on moves, and the fence against another node),
-	// so that is the tail it replaces.
+	// so that is the tail the update replaced.
 	appendMoveSQL = `
-		WITH ` + holds(10) + `, old AS (SELECT tail FROM games WHERE id = $1 AND $8 % 64 = 63),
-		snap AS (` + updateSnapshot + `, tail = CASE WHEN $8 % 64 = 63 THEN '' ELSE tail || $9::smallint::text END
+		WITH ` + holds(10) + `, snap AS (` + updateSnapshot + `, tail = CASE WHEN $8 % 64 = 63 THEN '' ELSE tail || $9::smallint::text END
 			WHERE id = $1 AND ended_at IS NULL AND moves = $8 AND score <= $2 AND ` + fenceHolds(10) + `
 			RETURNING id),
-		chunk AS (INSERT INTO move_chunks (game_id, first_seq, dirs) SELECT id, $8 - 63, old.tail || $9::smallint::text FROM snap, old)
+		chunk AS (
+			INSERT INTO move_chunks (game_id, first_seq, dirs)
+			SELECT g.id, $8 - 63, g.tail || $9::smallint::text FROM snap JOIN games g ON g.id = snap.id WHERE $8 % 64 = 63)
 		SELECT id FROM snap`
 	// appendMovesSQL is appendMoveSQL for moves of distinct games at
 	// once, one array a column, in the same order ($1 the game ids, $8
@@ -320,7 +322,6 @@ var (
 			                     $7::bigint[], $8::int[], $9::smallint[], $10::bigint[])
 			AS m(id, score, max_tile, moves, won, board, now, seq, dir, fence)),
 		holder AS (SELECT h.game_id FROM game_holders h JOIN m ON h.game_id = m.id AND h.token = m.fence FOR KEY SHARE OF h),
-		old AS (SELECT g.id, g.tail FROM games g JOIN m ON g.id = m.id WHERE m.seq % 64 = 63),
 		snap AS (
 			UPDATE games g
 			SET score = m.score, max_tile = m.max_tile, moves = m.moves, won = m.won, board = m.board, updated_at = m.now,
@@ -332,7 +333,7 @@ var (
 			RETURNING g.id, m.seq, m.dir),
 		chunk AS (
 			INSERT INTO move_chunks (game_id, first_seq, dirs)
-			SELECT snap.id, snap.seq - 63, old.tail || snap.dir::text FROM snap JOIN old ON old.id = snap.id)
+			SELECT g.id, snap.seq - 63, g.tail || snap.dir::text FROM snap JOIN games g ON g.id = snap.id WHERE snap.seq % 64 = 63)
 		SELECT id FROM snap`
 	endGameSQL = `WITH ` + holds(8) + updateSnapshot + `, ended_at = $7
 		WHERE id = $1 AND ended_at IS NULL AND moves = $4 AND score <= $2 AND ` + fenceHolds(8)
