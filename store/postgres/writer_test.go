@@ -75,7 +75,8 @@ func TestAGroupOfMovesIsOneRoundTrip(t *testing.T) {
 	ctx := context.Background()
 	trips := &roundTrips{}
 	s, err := postgres.Open(ctx, pgtest.Database(t), postgres.WithLogger(quiet),
-		postgres.WithLease(time.Hour), // no lease renewal among the writes watched
+		postgres.WithLease(time.Hour),      // no lease renewal among the writes watched,
+		postgres.WithRanksEvery(time.Hour), // nor an offer of the bests
 		postgres.WithWriterTracer(trips))
 	if err != nil {
 		t.Fatal(err)
