@@ -27,3 +27,6 @@ var AppendMovesSQL = appendMovesSQL
 // WithRanksEvery sets how often the store offers its marked games to the
 // bests and tells the other nodes of its ranks.
 func WithRanksEvery(d time.Duration) Option { return func(o *options) { o.ranksEvery = d } }
+
+// AppendMoveSQL is the statement of one move.
+var AppendMoveSQL = appendMoveSQL
