@@ -243,11 +243,11 @@ func (s *Store) AppendMove(ctx context.Context, gameID int64, seq int, d engine.
 	var at int64
 	err := s.w.pipelined(ctx, func(_ *pgx.Batch, _ pgx.Tx, now int64) func(context.Context) error {
 		at = now
-		// One statement: the guarded snapshot update (the games_offer_best
-		// trigger keeps the best) and, only if it matched, the move's row;
-		// sent with the group's other moves (writer.queueMove), as one
-		// statement when it can be, and COMMIT with it when it is the
-		// group's last (writer.go). A refused move, which wrote nothing,
+		// One statement: the guarded snapshot update, which appends the
+		// move's digit, and, only if it matched and filled a chunk, the
+		// chunk's row (appendMoveSQL); sent with the group's other moves
+		// (writer.queueMove), as one statement when it can be, and COMMIT
+		// with it when it is the group's last (writer.go). A refused move, which wrote nothing,
 		// asks why outside the group's transaction, which may have
 		// committed by then.
 		applied := s.w.queueMove(gameID, seq, int16(d), st, now)
