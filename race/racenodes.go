@@ -384,7 +384,9 @@ func raceKey(room string, size int) string {
 func (h *Hall) joinAcross(ctx context.Context, dir RaceDirectory, me *racer, room string, size int) (*Ticket, error) {
 	key := raceKey(room, size)
 	replace := ""
-	for deadline := time.Now().Add(2 * h.clock.expiry); time.Now().Before(deadline); {
+	// Long enough for a dead owner's lease to run out, and for one more
+	// claim after the last ask that went unanswered.
+	for deadline := time.Now().Add(2*h.clock.expiry + askTimeout); time.Now().Before(deadline); {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}

@@ -407,6 +407,28 @@ func TestRaceOwnerDies(t *testing.T) {
 	}
 }
 
+// TestJoinWhileDeadOwnersLeaseRuns: a joiner comes to a room right as
+// its node goes silent, while that node's lease on the room still runs.
+// The owner does not answer; the join waits the lease out and opens the
+// room on the joiner's node rather than giving up on the first silence.
+func TestJoinWhileDeadOwnersLeaseRuns(t *testing.T) {
+	nodes, _ := newRaceCluster(t, 2, time.Minute)
+	a, b := nodes[0].svc, nodes[1].svc
+	hs := a.Seat(identify(t, a, "host"), nil)
+	defer hs.Close()
+	if _, err := a.Join(context.Background(), hs, "grey-elk", 4, false); err != nil {
+		t.Fatal(err)
+	}
+	nodes[0].bus.down.Store(true)
+	nodes[0].store.alive.Store(false)
+	js := b.Seat(identify(t, b, "joiner"), nil)
+	defer js.Close()
+	j, err := b.Join(context.Background(), js, "grey-elk", 4, false)
+	if err != nil || j.far != nil || !j.Host() {
+		t.Fatalf("joined a room whose node went silent: %v", err)
+	}
+}
+
 // TestRoomHostOnAnotherNode: the host leaves a room before the start;
 // the next racer, on another node than the room's, becomes the host and
 // sets it up and starts it from there; the room's node runs the race
