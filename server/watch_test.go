@@ -49,6 +49,18 @@ func boardOn(screen string) string {
 	return strings.Join(rows, "/")
 }
 
+// waitForBoard waits until the screen shows text and board b together,
+// and returns it; it fails the test when they never do. A screen is read
+// as its bytes come, so a frame can be seen half drawn: its header
+// changed, its board not yet.
+func waitForBoard(v *vtScreen, text string, b [][]int) string {
+	v.t.Helper()
+	want := boardOf(b)
+	return v.waitUntil(fmt.Sprintf("%q with the board %s", text, want), func(s string) bool {
+		return strings.Contains(s, text) && boardOn(s) == want
+	})
+}
+
 // boardOf is what boardOn reads off a screen of a bot state's board.
 func boardOf(b [][]int) string {
 	var rows []string
@@ -87,9 +99,9 @@ func TestSpectatorSeesEveryMove(t *testing.T) {
 			continue
 		}
 		seen++
-		screen := spec.waitUntil(fmt.Sprintf("move %d", st.Moves), contains(fmt.Sprintf("Moves %d ", st.Moves)))
-		if boardOn(screen) != boardOf(st.Board) || !strings.Contains(screen, fmt.Sprintf("Score %d", st.Score)) {
-			t.Fatalf("after move %d the spectator sees\n%s\nwant board %s and score %d", st.Moves, screen, boardOf(st.Board), st.Score)
+		screen := waitForBoard(spec, fmt.Sprintf("Moves %d ", st.Moves), st.Board)
+		if !strings.Contains(screen, fmt.Sprintf("Score %d", st.Score)) {
+			t.Fatalf("after move %d the spectator sees\n%s\nwant score %d", st.Moves, screen, st.Score)
 		}
 	}
 	player.finish()
@@ -412,9 +424,9 @@ func TestReplayCommand(t *testing.T) {
 	}{{"\x1b[C", 1}, {"ll", 3}, {"h", 2}, {"G", last}, {"g", 0}, {":5\r", 5}} {
 		i := step.at
 		rp.send(step.keys)
-		screen := rp.waitUntil(fmt.Sprintf("move %d", i), contains(fmt.Sprintf("Move %d/%d", i, last)))
-		if boardOn(screen) != boardOf(states[i].Board) || !strings.Contains(screen, fmt.Sprintf("Score %d", states[i].Score)) {
-			t.Fatalf("move %d shows\n%s\nwant %s, score %d", i, screen, boardOf(states[i].Board), states[i].Score)
+		screen := waitForBoard(rp, fmt.Sprintf("Move %d/%d", i, last), states[i].Board)
+		if !strings.Contains(screen, fmt.Sprintf("Score %d", states[i].Score)) {
+			t.Fatalf("move %d shows\n%s\nwant score %d", i, screen, states[i].Score)
 		}
 	}
 	rp.send("q")
@@ -515,10 +527,7 @@ func TestTVOverSSH(t *testing.T) {
 	tv.waitUntil("bob's game over", contains(fmt.Sprintf("Game over: bob scored %d.", b.Score)))
 	tv.waitUntil("ann's game again", contains("TV · 2048 ann 3×3"))
 	ann.finish()
-	last := tv.waitUntil("no one left", contains("ann left. No one else is playing right now; waiting…"))
-	if boardOn(last) != boardOf(a.Board) {
-		t.Fatalf("TV did not keep ann's last board:\n%s\nwant %s", last, boardOf(a.Board))
-	}
+	waitForBoard(tv, "ann left. No one else is playing right now; waiting…", a.Board)
 	tv.send("q")
 	if code := tv.wait(); code != wire.ExitOK {
 		t.Fatalf("exit %d", code)
