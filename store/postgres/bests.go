@@ -29,10 +29,21 @@ import (
 // score reached earlier, and a game's score never goes down. A statement
 // may update a player's best once only, so of a player's games of one
 // board it offers the best (DISTINCT ON).
+//
+// The games are read FOR SHARE: a transaction that changes one of them
+// meanwhile (an account's merge on the logins' writer or on another
+// node, which moves the games to the account they join and deletes the
+// player; a hide) is waited for, and the game read as it left it. Read
+// from the statement's snapshot instead, a game would be offered to the
+// player the merge deletes, and the merge fail on the foreign key or the
+// account lose the game's best; or a game hidden meanwhile get a best.
 const offerBestsOf = `
+	WITH offered AS (
+		SELECT player_id, size, kind, id, score, reached_at FROM games
+		WHERE (%s) AND contest = '' AND NOT hidden AND moves > 0
+		FOR SHARE)
 	INSERT INTO player_bests (player_id, size, kind, game_id, score, reached_at)
-	SELECT DISTINCT ON (player_id, size, kind) player_id, size, kind, id, score, reached_at FROM games
-	WHERE (%s) AND contest = '' AND NOT hidden AND moves > 0
+	SELECT DISTINCT ON (player_id, size, kind) player_id, size, kind, id, score, reached_at FROM offered
 	ORDER BY player_id, size, kind, score DESC, reached_at, id
 	ON CONFLICT (player_id, size, kind) DO UPDATE
 	SET game_id = excluded.game_id, score = excluded.score, reached_at = excluded.reached_at

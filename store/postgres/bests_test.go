@@ -190,3 +190,65 @@ func TestBestsMigrationDown(t *testing.T) {
 		t.Fatalf("up again, a move wrote the best itself (%d)", got)
 	}
 }
+
+// TestOfferWaitsForAConcurrentMerge: another transaction (an account's
+// merge on the logins' writer, or on another node) moves a player's game
+// to the account it joins and deletes the player, while this node offers
+// that game to the bests. The offer must read the game as that
+// transaction leaves it, not as its snapshot had it: otherwise it adds a
+// best of the player being deleted, and the merge fails on the foreign
+// key (or a hidden game, hidden meanwhile, gets a best).
+func TestOfferWaitsForAConcurrentMerge(t *testing.T) {
+	url := pgtest.Database(t)
+	s := openNode(t, url, "node1", time.Hour)
+	ctx := context.Background()
+	to, err := s.UpsertPlayer(ctx, "SHA256:ann", "ssh-ed25519", "ann")
+	if err != nil {
+		t.Fatal(err)
+	}
+	from := newScorer(t, s, "desk")
+	from.move(t, 8) // marked, not offered yet
+	pool := rawPool(t, url)
+	merge, err := pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer merge.Rollback(ctx)
+	exec := func(q string) {
+		t.Helper()
+		if _, err := merge.Exec(ctx, q, from.player, to.ID); err != nil {
+			t.Fatalf("the merge, while the game is offered: %v", err)
+		}
+	}
+	// The merge's steps as package accounts takes them, up to the last.
+	exec(`UPDATE games SET player_id = $2 WHERE player_id = $1`)
+	exec(`DELETE FROM player_bests WHERE player_id = $1 AND $2 > 0`)
+	exec(`UPDATE player_keys SET player_id = $2 WHERE player_id = $1`)
+	exec(`UPDATE player_names SET player_id = $2 WHERE player_id = $1`)
+	offered := make(chan error, 1)
+	go func() { _, err := s.Leaderboard(ctx, 4, store.KindHuman, 10); offered <- err }()
+	// Until the offer has run, or waits for the merge.
+	for waiting := false; !waiting; {
+		select {
+		case err := <-offered:
+			offered <- err
+			waiting = true
+		case <-time.After(10 * time.Millisecond):
+			err := pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_stat_activity
+				WHERE datname = current_database() AND wait_event_type = 'Lock')`).Scan(&waiting)
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	exec(`DELETE FROM players WHERE id = $1 AND $2 > 0`)
+	if err := merge.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-offered; err != nil {
+		t.Fatalf("the offer after the merge: %v", err)
+	}
+	if got := storedBest(t, pool, to.ID); got != 8 {
+		t.Errorf("the account the game joined has best %d, want the game's 8", got)
+	}
+}
