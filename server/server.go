@@ -89,9 +89,12 @@ type Server struct {
 
 	mu       sync.Mutex
 	shutdown bool
-	sessions map[*session.Session]struct{}
-	active   int           // running session handlers
-	drained  chan struct{} // closed when active drops to 0 during Shutdown
+	// listeners are Serve's, closed by Shutdown: the library's own
+	// Shutdown is not used (see Shutdown).
+	listeners map[net.Listener]struct{}
+	sessions  map[*session.Session]struct{}
+	active    int           // running session handlers
+	drained   chan struct{} // closed when active drops to 0 during Shutdown
 }
 
 // New returns a server ready to Serve.
@@ -119,7 +122,8 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("server: host key: %w", err)
 	}
-	s := &Server{cfg: cfg, lim: cfg.Limits, games: cfg.Games, races: cfg.Races, log: cfg.Logger, sessions: make(map[*session.Session]struct{})}
+	s := &Server{cfg: cfg, lim: cfg.Limits, games: cfg.Games, races: cfg.Races, log: cfg.Logger, sessions: make(map[*session.Session]struct{}),
+		listeners: make(map[net.Listener]struct{})}
 	if cfg.Motion {
 		s.motion = screen.NewMotionGate(cfg.MotionScreens)
 	}
@@ -213,8 +217,19 @@ func (s *Server) Connections() int { return s.admission.Connections() }
 
 // Serve accepts connections on l until Shutdown or Close.
 func (s *Server) Serve(l net.Listener) error {
+	s.mu.Lock()
+	if s.shutdown {
+		s.mu.Unlock()
+		return l.Close()
+	}
+	s.listeners[l] = struct{}{}
+	s.mu.Unlock()
 	err := s.ssh.Serve(l)
-	if errors.Is(err, ssh.ErrServerClosed) {
+	s.mu.Lock()
+	delete(s.listeners, l)
+	stopped := s.shutdown
+	s.mu.Unlock()
+	if stopped || errors.Is(err, ssh.ErrServerClosed) {
 		return nil
 	}
 	return err
@@ -246,12 +261,17 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		}
 	}
 	handlersDone := s.drained
+	// No new connections. The library's Shutdown is not used: its wait
+	// for the connections races the count of a connection whose login
+	// completes meanwhile (a WaitGroup's Add at zero during its Wait).
+	var err error
+	for l := range s.listeners {
+		if cerr := l.Close(); cerr != nil && !errors.Is(cerr, net.ErrClosed) {
+			err = errors.Join(err, cerr)
+		}
+	}
 	s.mu.Unlock()
 
-	// Closes the listeners at once; it waits for connections, which end
-	// when the handlers below have said goodbye, or when Close drops them.
-	shutdownDone := make(chan error, 1)
-	go func() { shutdownDone <- s.ssh.Shutdown(ctx) }()
 	for _, sess := range open {
 		sess.Notify(session.Shutdown)
 	}
@@ -265,20 +285,20 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	// reset by peer" under their goodbye. So they get a moment. Clients
 	// that keep their connection open after that would hold Shutdown
 	// until ctx expires: drop them then.
-	var err error
-	shutDown := false
-	select {
-	case err = <-shutdownDone:
-		shutDown = true
-	case <-time.After(clientCloseWait):
-	case <-ctx.Done():
+	closing := time.NewTimer(clientCloseWait)
+	defer closing.Stop()
+	for waiting := true; waiting && s.admission.LoggedInConnections() > 0; {
+		select {
+		case <-closing.C:
+			waiting = false
+		case <-ctx.Done():
+			waiting = false
+		case <-time.After(10 * time.Millisecond):
+		}
 	}
 	closeErr := s.ssh.Close()
-	if !shutDown {
-		err = <-shutdownDone
-	}
-	if errors.Is(err, ssh.ErrServerClosed) || errors.Is(err, context.Canceled) {
-		err = nil
+	if errors.Is(closeErr, net.ErrClosed) {
+		closeErr = nil // a listener Serve had not let go of yet
 	}
 	select {
 	case <-handlersDone:

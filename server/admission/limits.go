@@ -618,6 +618,18 @@ func (a *Admission) Connections() int {
 	return a.total
 }
 
+// LoggedInConnections is the number of open connections that have logged in,
+// guests' included.
+func (a *Admission) LoggedInConnections() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	n := 0
+	for _, h := range a.hosts {
+		n += h.loggedIn
+	}
+	return n
+}
+
 // sweepEvery bounds how often the per-address table is pruned.
 const sweepEvery = 10 * time.Second
 
