@@ -117,6 +117,9 @@ func TestBotMoveRate(t *testing.T) {
 				}
 				played++
 				last = st
+				if st.Over {
+					break // a game can end within the flood (seeds are random); its session ends with it
+				}
 			}
 			elapsed := time.Since(start)
 			b.in.Close()
