@@ -275,9 +275,13 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	for _, sess := range open {
 		sess.Notify(session.Shutdown)
 	}
+	// stuck: ctx ran out while sessions or logged-in connections were
+	// still open; Shutdown then says so.
+	stuck := false
 	select {
 	case <-handlersDone:
 	case <-ctx.Done():
+		stuck = true
 	}
 	// Clients close their connections once their sessions have ended
 	// (OpenSSH does as soon as it has the exit status); a connection
@@ -292,13 +296,16 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		case <-closing.C:
 			waiting = false
 		case <-ctx.Done():
-			waiting = false
+			waiting, stuck = false, true
 		case <-time.After(10 * time.Millisecond):
 		}
 	}
 	closeErr := s.ssh.Close()
 	if errors.Is(closeErr, net.ErrClosed) {
 		closeErr = nil // a listener Serve had not let go of yet
+	}
+	if stuck && !errors.Is(ctx.Err(), context.Canceled) {
+		err = errors.Join(err, fmt.Errorf("shutdown: connections still open: %w", ctx.Err()))
 	}
 	select {
 	case <-handlersDone:
