@@ -207,9 +207,14 @@ func (p *Play) move(ctx context.Context, d engine.Direction) (engine.Result, err
 }
 
 // commit stores the move just played; p.mu is held.
+//
+// Unlike the game's other writes, a move gets no writeTimeout: a store
+// answers every write it has queued (its writer acknowledges each, and
+// bounds a group's transaction itself), so a deadline could only make a
+// slow store drop a move it would have written, and its timer was a
+// good part of what a move allocates.
 func (p *Play) commit(ctx context.Context, d engine.Direction) error {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), writeTimeout)
-	defer cancel()
+	ctx = context.WithoutCancel(ctx)
 	seq := p.game.Moves() - 1
 	st := store.StateOf(p.game)
 	st.Fence = p.fence
