@@ -671,11 +671,17 @@ func (ix *Index) apply(ev event) {
 		return
 	}
 	if cur != nil {
+		// In place, as a new row a move was most of what the index
+		// allocated: the row is this board's alone (a contest's board,
+		// whose rows two maps share, goes through applyGame).
 		bd.tree.remove(cur.Key)
+		*cur = *r
+	} else {
+		cur = new(Row)
+		*cur = *r
+		bd.best[r.PlayerID] = cur
 	}
-	row := *r
-	bd.best[r.PlayerID] = &row
-	bd.tree.insert(row.Key)
+	bd.tree.insert(cur.Key)
 	if _, ok := ix.names[r.PlayerID]; !ok {
 		// A player's first best since the load: their name comes with
 		// the next load, and until then the board answers for them
