@@ -136,7 +136,7 @@ func boardRows(h *harness, frame string) []string {
 	for start < len(lines) && !strings.Contains(lines[start], "2048 ") {
 		start++
 	}
-	start += len(h.m.header())
+	start += len(h.m.header(new([]byte)))
 	_, bh := h.m.cache.Tier.BoardSize(h.m.size)
 	rows := lines[start:min(len(lines), start+bh)]
 	for i, r := range rows {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -59,8 +60,11 @@ func (m *Model) appendGame(dst []byte) ([]byte, bool) {
 	if !m.loaded || m.game == nil || m.screen == screenHelp || m.screen == screenLeaderboard {
 		return dst, false
 	}
-	lines, ok := m.gameLines()
+	text := headerTexts.Get().(*[]byte)
+	defer headerTexts.Put(text)
+	lines, ok := m.gameLines(text)
 	if !ok {
+		m.headerLines = [2]draw.Line{}
 		return dst, false
 	}
 	dst = draw.AppendCentred(dst, lines, m.width, m.height, &m.drawn)
@@ -119,8 +123,8 @@ func chrome(headerLines int) int { return headerLines + 2 }
 // are drawn over the board; the win and game-over boxes under it, in
 // place of the status and help lines, so that the final board stays in
 // sight (on the same two lines when there is no room for a box).
-func (m *Model) gameLines() ([]draw.Line, bool) {
-	header := m.header()
+func (m *Model) gameLines(headerText *[]byte) ([]draw.Line, bool) {
+	header := m.header(headerText)
 	n := m.size
 	t, ok := m.pickTier(n, len(header))
 	if !ok {
@@ -267,7 +271,10 @@ func (m *Model) fits() bool {
 	if _, ok := m.pickTier(m.size, 2); ok {
 		return true
 	}
-	_, ok := m.pickTier(m.size, len(m.header()))
+	text := headerTexts.Get().(*[]byte)
+	defer headerTexts.Put(text)
+	_, ok := m.pickTier(m.size, len(m.header(text)))
+	m.headerLines = [2]draw.Line{}
 	return ok
 }
 
@@ -317,7 +324,7 @@ func sizeText(n int) string {
 // Best and Rank are then the player's ranked ones, as `scores` shows
 // them, which that game is not part of. The lines' array is the model's,
 // until the next call.
-func (m *Model) header() []draw.Line {
+func (m *Model) header(text *[]byte) []draw.Line {
 	k := &m.inks
 	title := m.mode.title
 	size := sizeText(m.size)
@@ -328,42 +335,61 @@ func (m *Model) header() []draw.Line {
 
 	// first is "2048 4×4 [assisted]<gap>Score 1234 +32", the gain padded
 	// to gainRoom (so that the line does not jump as it comes and goes).
-	first := func(sb *strings.Builder, gap string, gainRoom int) int {
-		w := k.title.Text(sb, title) + 1
-		sb.WriteByte(' ')
-		w += k.label.Text(sb, size)
+	first := func(b []byte, gap string, gainRoom int) ([]byte, int) {
+		b, w := k.title.AppendText(b, title)
+		b = append(b, ' ')
+		b, n := k.label.AppendText(b, size)
+		w += 1 + n
 		if assisted {
-			sb.WriteByte(' ')
-			w += 1 + k.gain.Text(sb, "assisted")
+			b = append(b, ' ')
+			b, n = k.gain.AppendText(b, "assisted")
+			w += 1 + n
 		}
-		sb.WriteString(gap)
-		w += len(gap) + k.label.Text(sb, "Score ") + k.value.Figure(sb, score, 0)
+		b = append(b, gap...)
+		w += len(gap)
+		b, n = k.label.AppendText(b, "Score ")
+		w += n
+		b, n = k.value.AppendFigure(b, score, 0)
+		w += n
 		switch {
 		case m.lastGain > 0:
-			sb.WriteByte(' ')
-			w += 1 + k.gain.Figure(sb, draw.Number("+", m.lastGain), gainRoom)
+			b = append(b, ' ')
+			b, n = k.gain.AppendFigure(b, draw.Number("+", m.lastGain), gainRoom)
+			w += 1 + n
 		case gainRoom > 0:
-			sb.WriteByte(' ')
-			w += 1 + k.gain.Text(sb, draw.Spaces[:gainRoom])
+			b = append(b, ' ')
+			b, n = k.gain.AppendText(b, draw.Spaces[:gainRoom])
+			w += 1 + n
 		}
-		return w
+		return b, w
 	}
 	watchers := m.shown().Watchers()
 	// second is "Best 5000<gap>Rank #12<gap>Moves 321<gap>3 watching",
 	// without the moves and spectators when withMoves is not set.
-	second := func(sb *strings.Builder, gap string, withMoves bool) int {
-		w := k.label.Text(sb, bestLabel) + k.value.Figure(sb, best, 0)
-		sb.WriteString(gap)
-		w += len(gap) + k.label.Text(sb, "Rank ") + k.value.Figure(sb, rank, 0)
+	second := func(b []byte, gap string, withMoves bool) ([]byte, int) {
+		b, w := k.label.AppendText(b, bestLabel)
+		b, n := k.value.AppendFigure(b, best, 0)
+		w += n
+		b = append(b, gap...)
+		b, n = k.label.AppendText(b, "Rank ")
+		w += len(gap) + n
+		b, n = k.value.AppendFigure(b, rank, 0)
+		w += n
 		if withMoves {
-			sb.WriteString(gap)
-			w += len(gap) + k.label.Text(sb, "Moves ") + k.value.Figure(sb, moves, 0)
+			b = append(b, gap...)
+			b, n = k.label.AppendText(b, "Moves ")
+			w += len(gap) + n
+			b, n = k.value.AppendFigure(b, moves, 0)
+			w += n
 			if watchers > 0 {
-				sb.WriteString(gap)
-				w += len(gap) + k.value.Figure(sb, draw.Number("", watchers), 0) + k.label.Text(sb, " watching")
+				b = append(b, gap...)
+				b, n = k.value.AppendFigure(b, draw.Number("", watchers), 0)
+				w += len(gap) + n
+				b, n = k.label.AppendText(b, " watching")
+				w += n
 			}
 		}
-		return w
+		return b, w
 	}
 	// The header is centred by a width that does not grow as the
 	// figures do (room for a score and best of 6 digits, moves of 4):
@@ -377,12 +403,14 @@ func (m *Model) header() []draw.Line {
 		}
 		return l
 	}
-	var a, b strings.Builder
-	a.Grow(headerBytes) // at once: the header is drawn every frame
-	// On one line the gain's room keeps the fields apart.
-	w := first(&a, "   ", 7)
-	if w += second(&a, "   ", true); w <= m.width {
-		m.headerLines[0] = steady(draw.Line{S: a.String(), W: w}, room1+room2)
+	// The lines are pieces of *text, which the frame lends (headerTexts):
+	// written into a string of its own, the header was a tenth of what a
+	// move's frame allocated.
+	b, w1 := first((*text)[:0], "   ", 7)
+	b, w2 := second(b, "   ", true)
+	*text = b
+	if w := w1 + w2; w <= m.width {
+		m.headerLines[0] = steady(draw.Line{S: draw.BytesString(b), W: w}, room1+room2)
 		return m.headerLines[:1]
 	}
 	layouts := []struct {
@@ -391,11 +419,12 @@ func (m *Model) header() []draw.Line {
 		withMoves bool
 	}{{"   ", 7, true}, {"  ", 0, true}, {"  ", 0, false}}
 	for i, layout := range layouts {
-		a.Reset()
-		b.Reset()
-		w1, w2 := first(&a, layout.gap, layout.gainRoom), second(&b, layout.gap, layout.withMoves)
+		a, w1 := first((*text)[:0], layout.gap, layout.gainRoom)
+		b, w2 := second(a, layout.gap, layout.withMoves)
+		*text = b
 		if max(w1, w2) <= m.width || i == len(layouts)-1 {
-			m.headerLines = [2]draw.Line{steady(m.fitLine(a.String(), w1), room1), steady(m.fitLine(b.String(), w2), room2)}
+			line1, line2 := draw.BytesString(a), draw.BytesString(b[len(a):])
+			m.headerLines = [2]draw.Line{steady(m.fitLine(line1, w1), room1), steady(m.fitLine(line2, w2), room2)}
 			return m.headerLines[:]
 		}
 	}
@@ -405,6 +434,14 @@ func (m *Model) header() []draw.Line {
 // headerBytes is about what a one-line header takes, escape sequences
 // included (in true colour; less in fewer colours).
 const headerBytes = 256
+
+// headerTexts are the buffers the header is written into: a frame
+// borrows one until its lines have been copied into the frame's text
+// (appendGame), so that an idle session holds none.
+var headerTexts = sync.Pool{New: func() any {
+	b := make([]byte, 0, headerBytes)
+	return &b
+}}
 
 // fitLine cuts a line of width w to the window.
 func (m *Model) fitLine(s string, w int) draw.Line {

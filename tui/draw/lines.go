@@ -182,22 +182,28 @@ func (f Figure) Width() int {
 // Figure appends f in this ink, padded with spaces to pad cells, and
 // returns its width.
 func (k Ink) Figure(sb *strings.Builder, f Figure, pad int) int {
-	sb.WriteString(k.Pre)
+	var b [64]byte
+	d, w := k.AppendFigure(b[:0], f, pad)
+	sb.Write(d)
+	return w
+}
+
+// AppendFigure is Figure appending to dst.
+func (k Ink) AppendFigure(dst []byte, f Figure, pad int) ([]byte, int) {
+	dst = append(dst, k.Pre...)
 	w := utf8.RuneCountInString(f.Text)
 	if f.num {
-		var b [24]byte
-		d := strconv.AppendInt(append(b[:0], f.prefix...), int64(f.n), 10)
-		sb.Write(d)
-		w = utf8.RuneCount(d)
+		at := len(dst)
+		dst = strconv.AppendInt(append(dst, f.prefix...), int64(f.n), 10)
+		w = utf8.RuneCount(dst[at:])
 	} else {
-		sb.WriteString(f.Text)
+		dst = append(dst, f.Text...)
 	}
 	if w < pad {
-		sb.WriteString(Spaces[:pad-w])
+		dst = append(dst, Spaces[:pad-w]...)
 		w = pad
 	}
-	sb.WriteString(k.Post)
-	return w
+	return append(dst, k.Post...), w
 }
 
 // WrapWords wraps every line of s by words to width cells, cutting a word
