@@ -175,6 +175,12 @@ type Model struct {
 	// is what waits for it to return, in arrival order (see Update).
 	moving *pendingMove
 	held   event.Held
+	// inFlight is what moving points to: one move at a time commits, so
+	// one is kept for them all (a new one, with the command and the
+	// message that returned it, was a key's largest allocation); commit
+	// is its command, made once.
+	inFlight pendingMove
+	commit   tea.Cmd
 
 	hintFor engine.Board // the board the last hint request was for
 	auto    bool         // the AI is playing
@@ -395,7 +401,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.hintArrived(msg)
 	case autoMsg:
 		return m.autoArrived(msg)
-	case movedMsg:
+	case *movedMsg:
 		return m.moved(msg)
 	case WatchersMsg:
 		return nil // the header shows the new count in the frame that follows
@@ -612,51 +618,67 @@ func (m *Model) wantedSize(k event.KeyName) int {
 // pendingMove is a move whose commit is in flight.
 type pendingMove struct {
 	play   Play
+	ctx    context.Context
 	dir    engine.Direction
 	before shownGame // the game as it was, shown until the commit returns
 	// auto is set for the AI's move; notice is the status line to put
 	// back once it is played.
 	auto   bool
 	notice string
+	// moved is what the commit returns, written by the command.
+	moved movedMsg
 }
 
-// movedMsg is a move's commit returning.
+// movedMsg is a move's commit returning (as a pointer: Update's message
+// is the pendingMove's own).
 type movedMsg struct {
-	p   *pendingMove
 	res engine.Result
 	err error
 }
 
 // KeysDone is screen.KeysDone's: the frame that shows a move goes out at
 // once.
-func (movedMsg) KeysDone() {}
+func (*movedMsg) KeysDone() {}
 
 // move plays d in a tea.Cmd; the frame shows it once it is saved (see
 // Update).
 func (m *Model) move(d engine.Direction) tea.Cmd {
-	return m.startMove(&pendingMove{dir: d})
+	return m.startMove(d, false, "")
 }
 
-func (m *Model) startMove(p *pendingMove) tea.Cmd {
-	g, ctx := m.game, m.ctx
-	p.play = g
-	p.before = shownGame{board: g.Board(), score: g.Score(), moves: g.Moves(), won: g.Won(), over: g.Over(),
-		watchers: g.Watchers(), assisted: m.isAssisted()}
-	m.moving = p
-	return func() tea.Msg {
-		res, err := g.Move(ctx, p.dir)
-		return movedMsg{p: p, res: res, err: err}
+// startMove plays d, or the AI's move when auto is set, and keeps it
+// in m.inFlight until its commit returns: no other starts meanwhile, as
+// the keys wait for it (Update).
+func (m *Model) startMove(d engine.Direction, auto bool, notice string) tea.Cmd {
+	g := m.game
+	m.inFlight = pendingMove{play: g, ctx: m.ctx, dir: d, auto: auto, notice: notice,
+		before: shownGame{board: g.Board(), score: g.Score(), moves: g.Moves(), won: g.Won(), over: g.Over(),
+			watchers: g.Watchers(), assisted: m.isAssisted()}}
+	m.moving = &m.inFlight
+	if m.commit == nil {
+		m.commit = m.commitMove
 	}
+	return m.commit
+}
+
+// commitMove is the command of the move in flight. It runs beside
+// Update, which leaves m.inFlight alone until the message it returns
+// comes back.
+func (m *Model) commitMove() tea.Msg {
+	p := &m.inFlight
+	p.moved.res, p.moved.err = p.play.Move(p.ctx, p.dir)
+	return &p.moved
 }
 
 // moved shows the move whose commit returned, then handles what was held
 // meanwhile.
-func (m *Model) moved(msg movedMsg) tea.Cmd {
-	if msg.p != m.moving {
+func (m *Model) moved(msg *movedMsg) tea.Cmd {
+	p := m.moving
+	if p == nil {
 		return nil
 	}
 	m.moving = nil
-	cmd := m.showMove(msg.p, msg.res, msg.err)
+	cmd := m.showMove(p, msg.res, msg.err)
 	return tea.Batch(cmd, m.release())
 }
 
@@ -1117,7 +1139,7 @@ func (m *Model) autoArrived(msg autoMsg) tea.Cmd {
 		return marked
 	}
 	// The AI's next move is asked for once this one is saved (showMove).
-	return tea.Batch(marked, m.startMove(&pendingMove{dir: msg.dir, auto: true, notice: m.notice}))
+	return tea.Batch(marked, m.startMove(msg.dir, true, m.notice))
 }
 
 func arrow(d engine.Direction) string {
