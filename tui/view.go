@@ -323,7 +323,8 @@ func sizeText(n int) string {
 // narrower still. "assisted" follows the size in a game the AI helped in;
 // Best and Rank are then the player's ranked ones, as `scores` shows
 // them, which that game is not part of. The lines' array is the model's,
-// until the next call.
+// until the next call, and their text is written into *text: both are
+// good only until the caller gives *text back (see headerTexts).
 func (m *Model) header(text *[]byte) []draw.Line {
 	k := &m.inks
 	title := m.mode.title
@@ -405,7 +406,8 @@ func (m *Model) header(text *[]byte) []draw.Line {
 	}
 	// The lines are pieces of *text, which the frame lends (headerTexts):
 	// written into a string of its own, the header was a tenth of what a
-	// move's frame allocated.
+	// move's frame allocated. On one line the gain's room keeps the
+	// fields apart.
 	b, w1 := first((*text)[:0], "   ", 7)
 	b, w2 := second(b, "   ", true)
 	*text = b
