@@ -25,6 +25,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -96,8 +97,10 @@ var (
 type Store struct {
 	path  string
 	write *sql.DB // exactly one connection, used only by the writer goroutine
-	read  *sql.DB // read-only pool
-	w     *writer
+	// moveStmt runs AppendMove's update on that connection directly.
+	moveStmt *moveStatement
+	read     *sql.DB // read-only pool
+	w        *writer
 	// The accounts' methods (store.Accounts and UpsertPlayer), shared
 	// with package postgres.
 	accounts.Methods[*sql.Tx]
@@ -173,19 +176,18 @@ func Open(ctx context.Context, dataDir string, opts ...Option) (*Store, error) {
 	if err := secureFiles(path); err != nil {
 		return nil, fmt.Errorf("open store: %w", err)
 	}
-	registerWriterDriver.Do(func() {
-		sql.Register(writerDriver, &sqlite3.SQLiteDriver{ConnectHook: func(c *sqlite3.SQLiteConn) error {
+	moves := new(moveStatement)
+	write := sql.OpenDB(writerConnector{dsn: dsn(path, false, o.synchronous), driver: &sqlite3.SQLiteDriver{
+		ConnectHook: func(c *sqlite3.SQLiteConn) error {
 			// Checkpoints run in the background (see checkpointLoop), not
 			// inside whichever commit happens to fill the WAL; a WAL that
 			// a burst grew is cut back to 32 MiB when it restarts.
-			_, err := c.Exec("PRAGMA wal_autocheckpoint = 0; PRAGMA journal_size_limit = 33554432", nil)
-			return err
-		}})
-	})
-	write, err := sql.Open(writerDriver, dsn(path, false, o.synchronous))
-	if err != nil {
-		return nil, fmt.Errorf("open store %s: %w", path, err)
-	}
+			if _, err := c.Exec("PRAGMA wal_autocheckpoint = 0; PRAGMA journal_size_limit = 33554432", nil); err != nil {
+				return err
+			}
+			moves.connected(c)
+			return nil
+		}}})
 	write.SetMaxOpenConns(1)
 	write.SetMaxIdleConns(1)
 	write.SetConnMaxLifetime(0)
@@ -211,7 +213,7 @@ func Open(ctx context.Context, dataDir string, opts ...Option) (*Store, error) {
 		read.Close()
 		return nil, fmt.Errorf("open store %s: %w", path, corrupt(err))
 	}
-	s := &Store{path: path, write: write, read: read, log: o.log, obs: o.obs, newSeed: store.NewSeed, node: newNode(),
+	s := &Store{path: path, write: write, moveStmt: moves, read: read, log: o.log, obs: o.obs, newSeed: store.NewSeed, node: newNode(),
 		stopCheckpoints: make(chan struct{}), checkpointsDone: make(chan struct{})}
 	s.ranks = ranks.New(s.loadBoard)
 	var version int64
@@ -233,12 +235,18 @@ func Open(ctx context.Context, dataDir string, opts ...Option) (*Store, error) {
 	return s, nil
 }
 
-// The writer's connections come from a driver whose connect hook turns
-// automatic checkpoints off: a per-connection setting, so it cannot be a
-// PRAGMA run once on the pool.
-const writerDriver = "sqlite3_ssh2048_writer"
+// writerConnector opens the writer's connections with a connect hook of
+// its store's: it turns automatic checkpoints off (a per-connection
+// setting, so it cannot be a PRAGMA run once on the pool) and hands the
+// connection to the store's moveStatement.
+type writerConnector struct {
+	dsn    string
+	driver *sqlite3.SQLiteDriver
+}
 
-var registerWriterDriver sync.Once
+func (c writerConnector) Connect(context.Context) (driver.Conn, error) { return c.driver.Open(c.dsn) }
+
+func (c writerConnector) Driver() driver.Driver { return c.driver }
 
 // checkpointEvery is how often the WAL is copied back into the database.
 // In SQLite's default, the commit that fills the WAL to 1000 pages does
@@ -294,6 +302,7 @@ func (s *Store) Close() error {
 			s.log.Warn("db: offering games to the bests failed", "err", err)
 		}
 		s.w.close()
+		s.moveStmt.close()
 		s.stopTakeovers()
 		close(s.stopCheckpoints)
 		<-s.checkpointsDone

@@ -217,13 +217,7 @@ func (s *Store) AppendMove(ctx context.Context, gameID int64, seq int, d engine.
 		// game is offered to the player's best later (bests.go). Only
 		// when it matches nothing do we look at why. The move itself is
 		// a digit on the game's tail (moves.go).
-		res, err := tx.ExecContext(ctx, updateSnapshot+`, tail = tail || ?10
-			WHERE id = ?1 AND ended_at IS NULL AND moves = ?8 AND score <= ?2 AND (?9 = 0 OR claim = ?9)`,
-			gameID, st.Score, st.MaxTile, st.Moves, st.Won, st.Board, now, seq, st.Fence, store.MoveDigit(d))
-		if err != nil {
-			return err
-		}
-		if n, err := res.RowsAffected(); err != nil {
+		if n, err := s.moveStmt.exec(gameID, seq, store.MoveDigit(d), st, now); err != nil {
 			return err
 		} else if n == 0 {
 			return whyRefused(ctx, tx, gameID, seq, st)
@@ -241,6 +235,11 @@ func (s *Store) AppendMove(ctx context.Context, gameID int64, seq int, d engine.
 	s.obs.MoveStored()
 	return nil
 }
+
+// appendMoveSQL is AppendMove's guarded update (moveStatement runs it):
+// ?8 the move's number, ?9 the claim's token, ?10 its digit.
+const appendMoveSQL = updateSnapshot + `, tail = tail || ?10
+	WHERE id = ?1 AND ended_at IS NULL AND moves = ?8 AND score <= ?2 AND (?9 = 0 OR claim = ?9)`
 
 // updateSnapshot writes a store.MoveState (?2..?6) at time ?7 into a game; the
 // caller adds the WHERE clause.
