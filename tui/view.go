@@ -405,8 +405,8 @@ func (m *Model) header(text *[]byte) []draw.Line {
 		return l
 	}
 	// The lines are pieces of *text, which the frame lends (headerTexts):
-	// written into a string of its own, the header was a tenth of what a
-	// move's frame allocated. On one line the gain's room keeps the
+	// written into a string of its own every frame, the header was much
+	// of what a move's frame allocated. On one line the gain's room keeps the
 	// fields apart.
 	b, w1 := first((*text)[:0], "   ", 7)
 	b, w2 := second(b, "   ", true)
