@@ -35,7 +35,9 @@ const DurableWriters = 1000
 // mix at a rate two cores keep up with: each session moves every 100 ms
 // (10,000 moves a second offered) and reads its rank (PlayerRank, as the
 // game's header does) after every fifth move, reporting the rank reads'
-// p99 too (rank-p99-ms).
+// p99 too (rank-p99-ms). BenchmarkDurableFloor, in this package's tests,
+// runs the paced load with no database: the least wait a store could
+// take on the machine.
 func BenchDurableWrites(b *testing.B, open func(b *testing.B) (s store.Store, commits func() int64)) {
 	b.Run("closed", func(b *testing.B) { benchDurable(b, open, 0, 0) })
 	b.Run("paced", func(b *testing.B) { benchDurable(b, open, DurableWriters*time.Second/50_000, 0) })
@@ -68,70 +70,93 @@ func benchDurable(b *testing.B, open func(b *testing.B) (store.Store, func() int
 	if b.Failed() {
 		return
 	}
+	var ranks [][]time.Duration
+	if rankEvery > 0 {
+		ranks = make([][]time.Duration, len(games))
+	}
+	commits0, cpu0 := commits(), cpuTime(b)
+	b.ResetTimer()
+	waits := runSessions(b, len(games), period, func(i, n int, rng *rand.Rand) (time.Duration, error) {
+		var took time.Duration
+		var err error
+		if games[i], took, err = timedMove(ctx, s, games[i], rng); err != nil || rankEvery == 0 || n%rankEvery != 0 {
+			return took, err
+		}
+		start := time.Now()
+		if _, err := s.PlayerRank(ctx, games[i].PlayerID, games[i].Size, store.KindHuman); err != nil {
+			return took, err
+		}
+		ranks[i] = append(ranks[i], time.Since(start))
+		return took, nil
+	})
+	b.StopTimer()
+	report(b, waits, commits()-commits0, cpuTime(b)-cpu0)
+	if rankEvery > 0 {
+		all := slices.Concat(ranks...)
+		slices.Sort(all)
+		if len(all) > 0 {
+			b.ReportMetric(float64(all[len(all)*99/100].Microseconds())/1000, "rank-p99-ms")
+		}
+	}
+}
+
+// runSessions runs b.N writes over sessions goroutines, each waiting
+// about period between its writes (0: not at all), jittered, and the
+// sessions' starts spread over a period. write makes session i's nth
+// write (from 1) and returns how long it waited for it; runSessions
+// returns every write's wait, sorted, and stops at the first error.
+func runSessions(b *testing.B, sessions int, period time.Duration, write func(i, n int, rng *rand.Rand) (time.Duration, error)) []time.Duration {
 	var (
-		next      = make(chan struct{}, b.N)
-		mu        sync.Mutex
-		latencies = make([]time.Duration, 0, b.N)
-		ranks     []time.Duration
-		wg        sync.WaitGroup
+		next  = make(chan struct{}, b.N)
+		mu    sync.Mutex
+		waits = make([]time.Duration, 0, b.N)
+		wg    sync.WaitGroup
 	)
 	for range b.N {
 		next <- struct{}{}
 	}
 	close(next)
-	commits0, cpu0 := commits(), cpuTime(b)
-	b.ResetTimer()
-	for i, g := range games {
+	for i := range sessions {
 		wg.Go(func() {
 			rng := rand.New(rand.NewPCG(uint64(i), 11))
 			if period > 0 {
 				time.Sleep(time.Duration(rng.Int64N(int64(period)))) // spread the sessions out
 			}
-			var mine, myRanks []time.Duration
+			var mine []time.Duration
 			for range next {
-				var took time.Duration
-				var err error
-				if g, took, err = timedMove(ctx, s, g, rng); err != nil {
+				took, err := write(i, len(mine)+1, rng)
+				if err != nil {
 					b.Error(err)
 					return
 				}
 				mine = append(mine, took)
-				if rankEvery > 0 && len(mine)%rankEvery == 0 {
-					start := time.Now()
-					if _, err := s.PlayerRank(ctx, g.PlayerID, g.Size, store.KindHuman); err != nil {
-						b.Error(err)
-						return
-					}
-					took = time.Since(start)
-					myRanks = append(myRanks, took)
-				}
 				if period > 0 {
 					time.Sleep(period/2 + time.Duration(rng.Int64N(int64(period))) - took)
 				}
 			}
 			mu.Lock()
-			latencies = append(latencies, mine...)
-			ranks = append(ranks, myRanks...)
+			waits = append(waits, mine...)
 			mu.Unlock()
 		})
 	}
 	wg.Wait()
-	b.StopTimer()
-	groups, cpu := commits()-commits0, cpuTime(b)-cpu0
-	n := len(latencies)
+	slices.Sort(waits)
+	return waits
+}
+
+// report reports a durable load's sorted waits: the writes a second, the
+// p50 and p99 wait, the writes a group commit (of groups) and the CPU
+// time a write.
+func report(b *testing.B, waits []time.Duration, groups int64, cpu time.Duration) {
+	n := len(waits)
 	if n == 0 {
 		return
 	}
-	slices.Sort(latencies)
 	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "moves/s")
-	b.ReportMetric(float64(latencies[n/2].Microseconds())/1000, "p50-ms")
-	b.ReportMetric(float64(latencies[min(n-1, n*99/100)].Microseconds())/1000, "p99-ms")
+	b.ReportMetric(float64(waits[n/2].Microseconds())/1000, "p50-ms")
+	b.ReportMetric(float64(waits[min(n-1, n*99/100)].Microseconds())/1000, "p99-ms")
 	b.ReportMetric(float64(n)/float64(max(groups, 1)), "moves/commit")
 	b.ReportMetric(float64(cpu.Microseconds())/float64(n), "cpu-µs/move")
-	if len(ranks) > 0 {
-		slices.Sort(ranks)
-		b.ReportMetric(float64(ranks[len(ranks)*99/100].Microseconds())/1000, "rank-p99-ms")
-	}
 }
 
 // timedMove plays one move of g and times it (the commit included); a game
