@@ -68,6 +68,9 @@ done
 cat >"$work/haproxy.cfg" <<CFG
 global
     maxconn 8192
+    # One thread: on this machine HAProxy shares the cores with both nodes
+    # and PostgreSQL, and a second thread only waits for them.
+    nbthread 1
 defaults
     mode tcp
     timeout connect 5s
