@@ -25,8 +25,8 @@ import (
 // that window is not counted, and an opponent that gets none within it is
 // counted as late (a window, not a wait: the rate holds, as a room's four
 // racers at 2 keys/s send a key every 125 ms). The race clock redraws
-// every second too, which can land in a window: it can make one sample
-// in a hundred or so too short, never too long.
+// every second too, which can land in a window: it can make the odd
+// sample too short, never too long.
 const (
 	// ModeRace plays races through the race screen (ssh -t HOST race --room WORD).
 	ModeRace Mode = "race"
@@ -36,7 +36,8 @@ const (
 	// frames that arrive in it are that key's.
 	opponentWindow = 100 * time.Millisecond
 	// raceStartWait is how long the racers wait for the race screen
-	// after the start: the room's countdown (5 s) and a margin.
+	// after the start: the room's countdown (race.RoomCountdown) and a
+	// margin.
 	raceStartWait = 15 * time.Second
 	// raceMarker is on the race screen's first frame (its header).
 	raceMarker = "Place "
@@ -45,12 +46,12 @@ const (
 	// the pen and the second's new digit (4 bytes when the cursor was
 	// left after the clock, "\x1b[D" and the digit; 14–15 when it has to
 	// be moved there). A key's frame redraws tiles of the racer's own
-	// large board, bigger than that (30 bytes the smallest seen; most
-	// are hundreds). Without it, a key that moved nothing took the clock's
-	// redraw in its turn for its frame (one in ten of them), and its three
-	// opponents, with nothing to draw, were counted late. An opponent's
-	// frame may be one small tile (20 bytes): of the others' output, only
-	// tinyRedraw or less is taken for the clock.
+	// large board: always bigger than that, most many times over. Without
+	// it, a key that moved nothing took the clock's redraw in its turn for
+	// its frame (any whose turn held the clock's tick), and its opponents,
+	// with nothing to draw, were counted late. An opponent's frame may be
+	// one small tile, hardly bigger than the clock's redraw: of the others'
+	// output, only tinyRedraw or less is taken for the clock.
 	clockRedraw = 16
 	tinyRedraw  = 8
 )

@@ -31,8 +31,8 @@ type Report struct {
 	Steady     *Percentiles `json:"steady,omitempty"`
 	FrameBytes ByteStats    `json:"frame_bytes"`
 	// Opponent (race mode): from a racer's key to the first output each
-	// other racer of the room got within 100 ms of it; OpponentLate
-	// counts the opponents that got none by then.
+	// other racer of the room got within opponentWindow of it;
+	// OpponentLate counts the opponents that got none by then.
 	Opponent     *Percentiles `json:"opponent,omitempty"`
 	OpponentLate int          `json:"opponent_late,omitempty"`
 

@@ -46,8 +46,9 @@ const helpKey = "?"
 // erases the screen first): what comes before it is drawn over.
 const redrawStart = ansi.EraseEntireScreen
 
-// maxRedrawBytes bounds what a session keeps of its last output: a whole
-// 80×24 game screen in true colour is under 16 KB.
+// maxRedrawBytes bounds what a session keeps of its last output: many
+// times a whole 80×24 game screen in true colour, so that only a screen
+// that never stops drawing reaches it.
 const maxRedrawBytes = 1 << 20
 
 // movesField is the header's move count.

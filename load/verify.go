@@ -15,8 +15,9 @@ import (
 // maxMismatches is how many mismatching players the report names.
 const maxMismatches = 10
 
-// maxScoresOutput bounds what the check reads from `scores --json`: a
-// thousand entries are about 200 KB.
+// maxScoresOutput bounds what the check reads from `scores --json`, a
+// page of at most wire.MaxScoresLimit entries: many times what a page
+// takes, so that only a server that never stops writing reaches it.
 const maxScoresOutput = 8 << 20
 
 // VerifyReport is the final check through `scores --json`.

@@ -3,16 +3,17 @@ package screen
 import "time"
 
 // A screen nobody types into for a while lets go of its last frame: the
-// renderer's copy of the view's text (about 5 KB at 80×24, the largest
-// part of an idle screen the server controls: 20 MB at 4,000 idle
-// players). Its next frame is then drawn whole, a few kilobytes once,
-// which an idle player does not notice.
+// renderer's copy of the view's text, the largest part of an idle screen
+// the server controls, and so much of what thousands of idle players
+// cost (docs/performance.md has the figures). Its next frame is then
+// drawn whole, a few kilobytes once, which an idle player does not
+// notice.
 
 // forgetAfter is how long a screen keeps its last frame without drawing
 // another. A player who pauses longer than this gets a whole frame for
-// the next key (about 2.4 KB at 80×24, against 300 bytes), which happens
-// seldom in play; an idle screen holds its frame for a third as long as
-// it did at 30 s.
+// the next key, many times the bytes of a move's frame, which happens
+// seldom in play; it is short so that idle screens hold their frames
+// briefly, and long enough that few pauses in play outlast it.
 var forgetAfter = 10 * time.Second
 
 // armForget (re)starts the countdown to forgetting the frame; s.mu is held.

@@ -28,9 +28,10 @@ const maxPaste = 4 << 10
 
 // input decodes a terminal's bytes into Bubble Tea messages with
 // ultraviolet's decoder, the one Bubble Tea uses, but without the lookup
-// table of key sequences (about 150 KB) Bubble Tea's reader builds for
-// every program: the decoder alone knows the sequences of the terminals
-// SSH clients run in.
+// table of key sequences Bubble Tea's reader builds for every program,
+// large beside the rest of a session (docs/performance.md has the
+// figures): the decoder alone knows the sequences of the terminals SSH
+// clients run in.
 type input struct {
 	mu      sync.Mutex
 	dec     uv.EventDecoder
@@ -58,11 +59,12 @@ func readInput(r io.Reader, deliver func([]tea.Msg)) {
 // Each read is handled on another goroutine (a worker: internal/workers), which
 // the reader waits for. The reader waits for the client's next bytes for
 // most of its life, shallow; handling a read is deep (the model's update,
-// the frame written through the connection's cipher: a race screen's goes
-// past 8 KB). A goroutine's stack stays as large as the deepest call it
-// made until a collection finds it mostly unused, and then only halves,
-// so a reader that handled its reads itself held about 12 KB more for
-// each race screen, all the time; a worker's stack serves every screen.
+// the frame written through the connection's cipher; a race screen's
+// deepest of all). A goroutine's stack stays as large as the deepest call
+// it made until a collection finds it mostly unused, and then only
+// halves, so a reader that handled its reads itself held a stack grown
+// that deep for each screen, all the time (the commit that brought this
+// in has the figures); a worker's stack serves every screen.
 // (The server does the same with its handlers' setup: server's stack.go.)
 func readInputContained(r io.Reader, deliver func([]tea.Msg), contain func()) {
 	defer contain()

@@ -11,21 +11,22 @@
 //   - A frame is drawn as soon as a message has been handled (all the
 //     keys of one read, in order, count as one), unless the last frame was
 //     less than a frame interval ago (then at the end of that interval),
-//     rather than on a ticker: a keystroke's frame leaves within a
-//     millisecond or two of the key, and an idle screen costs no CPU. A
-//     key's frame is never held for the interval (the key rate bounds
-//     those): a race's opponents or a clock cannot make a player's key
-//     wait up to a frame interval for its frame. A model whose keys take
-//     effect in a later message (KeyWaiter: a move that waits for its
-//     commit) has nothing drawn until that message comes, then at once.
+//     rather than on a ticker: a keystroke's frame does not wait for a
+//     tick, and an idle screen costs no CPU. A key's frame is never held
+//     for the interval (the key rate bounds those): a race's opponents or
+//     a clock cannot make a player's key wait up to a frame interval for
+//     its frame. A model whose keys take effect in a later message
+//     (KeyWaiter: a move that waits for its commit) has nothing drawn
+//     until that message comes, then at once.
 //   - Frames are drawn by package render, which keeps the last frame's
 //     text and writes the cells that changed; Bubble Tea's renderer keeps
-//     two grids of cells, about 460 KB for an 80×24 screen. A game's move
-//     frame is about half the bytes of writing the changed cells line by
-//     line. A model that can write its view into a buffer (ViewAppender)
-//     has its frames' text kept in buffers the renderer reuses, rather
-//     than made into a new string every frame; one that can also write
-//     its last view again (ViewRedrawer) has none kept between frames.
+//     two grids of cells the size of the terminal, many times the text of
+//     a frame (docs/performance.md has the figures). A game's move frame
+//     takes far fewer bytes than writing the changed cells line by line.
+//     A model that can write its view into a buffer (ViewAppender) has
+//     its frames' text kept in buffers the renderer reuses, rather than
+//     made into a new string every frame; one that can also write its
+//     last view again (ViewRedrawer) has none kept between frames.
 //     Screens in step (Options.InStep) share their frames' bytes.
 //   - The screen is always drawn on the alternate screen with the cursor
 //     hidden, and the player's window title is saved on the terminal's
@@ -100,11 +101,11 @@ import (
 
 // ViewAppender is a model that can write its view's text into a buffer
 // the screen gives it, rather than make a string of it for each frame: a
-// frame's text (about 4 KB at 80×24) is most of what a session allocates
-// a move, garbage as soon as the next frame is drawn. The screen keeps
-// the buffer with the last frame's text in it, and reuses it for a later
-// frame once the frame after it is drawn. AppendView returns what View
-// would, but with Content empty and appended to dst instead.
+// frame's text is most of what a session allocates a move, garbage as
+// soon as the next frame is drawn. The screen keeps the buffer with the
+// last frame's text in it, and reuses it for a later frame once the frame
+// after it is drawn. AppendView returns what View would, but with Content
+// empty and appended to dst instead.
 type ViewAppender interface {
 	AppendView(dst []byte) (tea.View, []byte)
 }

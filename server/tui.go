@@ -65,8 +65,9 @@ func (s *Server) runTUI(sess *session.Session) int {
 // (its flags, the database, the model), on a stack of its own, then the
 // screen it opened. The setup is deep work; the handler then waits,
 // shallow, for as long as the screen lasts (see session.OnFreshStack).
-// Done on the handler's stack, it kept each racer's handler at 16 KB
-// rather than 4 or 8, and each spectator's 4 KB larger.
+// Done on the handler's stack, it left each racer's and each spectator's
+// handler with a stack larger than waiting needs for the whole session
+// (the commits that moved it off that stack have the figures).
 // open closes what it made (a seat) on its every way out without a model,
 // a panic too.
 func (s *Server) runOpened(sess *session.Session, open func() command.Screen) int {
@@ -142,10 +143,11 @@ func (s *Server) startScreen(sess *session.Session, model tea.Model, seat *game.
 	pty, _, _ := sess.Pty()
 	width, height := clampWindow(pty.Window)
 	// The screen runs on package screen rather than tea.Program: a program
-	// holds about 0.7 MB for its renderer and key table, which at
-	// hundreds of sessions is most of the server's memory, and draws on a
-	// ticker, which makes every key wait for the next tick (see package
-	// screen).
+	// holds cell buffers of the whole terminal for its renderer and a key
+	// table of its own, which with many sessions is most of the server's
+	// memory, and draws on a ticker, which makes every key wait for the
+	// next tick (see package screen; docs/performance.md, "How the game
+	// screen is drawn", has the figures).
 	keyToFrame := s.cfg.Observer.KeyToFrame
 	if seat != nil {
 		keyToFrame = func(took time.Duration) {
@@ -197,7 +199,7 @@ func motionOf(g *screen.MotionGate, seat *game.Seat) *screen.MotionGate {
 // Writes go out in pieces of at most maxScreenWrite bytes: the SSH
 // library keeps, for each channel and for each connection's cipher, a
 // buffer as large as the largest packet written so far, for as long as
-// the session lasts; the first screen (2.4 KB at 80×24) would set it.
+// the session lasts; the first screen, a whole frame, would set it.
 func screenOutput(sess *session.Session) (out io.Writer, raw bool) {
 	if ch := admission.Channel(sess.Context()); ch != nil {
 		return pieces{ch}, true
@@ -205,10 +207,12 @@ func screenOutput(sess *session.Session) (out io.Writer, raw bool) {
 	return pieces{sess}, false
 }
 
-// maxScreenWrite is the largest write of a screen to its session; a
-// move's frame is about 300 bytes, and goes in one. A whole frame (2.4 KB
-// at 80×24) takes five, about 80 bytes more than in pieces of 1 KB, and
-// the two buffers are 1 KB smaller for every session held.
+// maxScreenWrite is the largest write of a screen to its session: a
+// move's frame, which draws only what changed, usually goes in one, and
+// the two buffers stay this small for every session held. A whole frame
+// (the first, a resize) takes a few more packets than in larger pieces,
+// each with its own framing; whole frames are rare, so that costs little
+// (the commit that brought this in has the figures).
 const maxScreenWrite = 512
 
 // pieces writes to w in writes of at most maxScreenWrite bytes.
@@ -274,8 +278,9 @@ func clampWindow(w ssh.Window) (int, int) {
 // screen; it stops the screen when the connection drops; for a game
 // screen, it serves the session channel's requests (see
 // admission.ServesRequests) and ends when they do. One loop rather than a
-// goroutine for each: every goroutine is 2 to 16 KB of stack, and a server
-// holds thousands of sessions.
+// goroutine for each: every goroutine holds a stack of its own for as
+// long as it waits, and a goroutine per event would be several more
+// stacks for every session held.
 type screenWatch struct {
 	ctx     context.Context
 	scr     *screen.Screen
@@ -311,8 +316,8 @@ type screenWatch struct {
 	resizing bool
 	// Each of the three says here when it is handled: one channel rather
 	// than three, as every channel the loop waits on holds a waiter
-	// record (about 100 bytes) for as long as it waits, which for an idle
-	// screen is its whole life.
+	// record for as long as it waits, which for an idle screen is its
+	// whole life.
 	handled chan sentKind
 	// A race's screen is woken at every racer's move: its sender is made
 	// once, as every one made in the loop would be an allocation on this

@@ -140,8 +140,8 @@ func sharedKeys(set keySet) *KeyMap {
 }
 
 // newKeys makes the key map of set. It is not inlined, for the reason
-// newStyles is not: a KeyMap in sharedKeys' frame took 9 KB of stack at
-// every call.
+// newStyles is not: with a KeyMap in it, sharedKeys' frame took a large
+// piece of stack at every call.
 //
 //go:noinline
 func newKeys(set keySet) *KeyMap {

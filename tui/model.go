@@ -48,7 +48,9 @@ type Options struct {
 	// DailyPracticeNotice.
 	GuestNotice string
 
-	Size int // board size to open, 3–8; 0 means 4 (the server gives the size played last)
+	// Size is the board size to open, engine.MinSize to engine.MaxSize;
+	// 0 means 4 (the server gives the size played last).
+	Size int
 
 	// Context is passed to every Store and Hinter call; the server gives
 	// the SSH session's context so calls stop when the session does.
@@ -101,7 +103,7 @@ const (
 	screenConfirmNew         // "start a new game?"
 	screenWon                // keep going or new game
 	screenOver               // final score, best, rank
-	screenLeaderboard        // top 10 for the size
+	screenLeaderboard        // the size's top rows (leaderboardRows)
 	screenHelp               // every key
 	screenConfirmAI          // "the AI takes this game off the leaderboard"
 )
@@ -302,9 +304,10 @@ func (m *Model) load() tea.Cmd {
 		return m.refreshStandings()
 	}
 	// The header needs only the player's rank; the leaderboard's top
-	// rows, read at every login, were 5 % of the server's CPU while
-	// 4,000 players logged in at once. The leaderboard reads them when
-	// it opens.
+	// rows, read at every login, were a visible share of the server's
+	// CPU while many players logged in at once (the commit that brought
+	// this in has the figures). The leaderboard reads them when it
+	// opens.
 	return m.readRank()
 }
 
@@ -918,11 +921,13 @@ func (m *Model) refreshStandings() tea.Cmd {
 
 // rankEvery is the shortest time between two reads of the player's rank
 // for the header. Moves that score come more often than a player reads the
-// header, and each read is a database query: at 1,000 players reading after
-// every scoring move was a quarter of the server's CPU. A scoring move
-// within rankEvery of the last read does not read it; the next one after
-// does. (Reading later on a timer instead would change the header between
-// moves, which a player does not expect and the load tool takes for a move.)
+// header, and each read is a command and a frame (the store answers from
+// memory now; when it read SQL, reading after every scoring move was the
+// largest single item in the server's CPU profile under load, and the
+// commit that brought this in has the figures). A scoring move within
+// rankEvery of the last read does not read it; the next one after does.
+// (Reading later on a timer instead would change the header between moves,
+// which a player does not expect and the load tool takes for a move.)
 var rankEvery = 2 * time.Second
 
 // refreshRank reads the player's own row again, for the header, unless a

@@ -251,9 +251,10 @@ func (m *Model) helpLine() draw.Line {
 
 // helpLines are the game screen's help lines, made once for every session:
 // a line depends only on the key map and the styles, which sessions share
-// (sharedKeys, draw.SharedStyles), and the width. Drawing one, a style render a
-// key, took 85 µs, a third of a session's first frame and 6 % of the
-// server's CPU while 4,000 players logged in at once.
+// (sharedKeys, draw.SharedStyles), and the width. Drawing one, a style
+// render a key, was a large part of a session's first frame, and so of
+// the server's CPU while many players logged in at once (the commit that
+// brought this in has the figures).
 var helpLines = draw.NewSharedDrawings[helpLineKey, draw.Line](256)
 
 type helpLineKey struct {

@@ -25,7 +25,8 @@ type Timeouts struct {
 // link, short for a client that stalls on purpose. Write allows for the
 // largest answer, the boards of a long game's replay. Idle is short: a
 // kept-alive connection holds one of the capped slots (ConnLimits) while
-// it waits, and a browser that comes back after 10 s pays one handshake.
+// it waits, and a browser that comes back later than Idle pays one
+// handshake.
 func DefaultTimeouts() Timeouts {
 	return Timeouts{ReadHeader: 5 * time.Second, Read: 10 * time.Second, Write: 30 * time.Second, Idle: 10 * time.Second}
 }

@@ -267,10 +267,10 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 // Go's default, 100, lets the heap grow to twice what is live before the
 // collector runs again; at 70, to 1.7 times. Sessions, most of them idle,
 // hold most of the server's memory and allocate little, so the headroom
-// costs little CPU to cut: 4,000 idle screens peak at 350-387 MB against
-// 367-407 MB, 2,000 players moving at 229-239 MB against 256-262 MB, with
-// the same CPU within the runs' spread (docs/performance.md, "the fourth
-// session: the collector").
+// costs little CPU to cut: idle screens and players moving alike peak
+// lower, with the same CPU within the runs' spread (docs/performance.md,
+// "Summary", says what the server holds; the commit that brought this in
+// has the runs).
 const collectorPercent = 70
 
 // tuneCollector sets the collector to collectorPercent, unless GOGC is set.

@@ -37,14 +37,15 @@ type Budget struct {
 	MaxDepth int
 }
 
-// DefaultBudget is the budget hints, autoplay and `ssh2048 ai` use. It keeps
-// the think time under about 15 ms (p99) on the 2-core server while
-// reaching 16384 in a good share of 4×4 games.
+// DefaultBudget is the budget hints, autoplay and `ssh2048 ai` use. It is
+// set to meet the AI's targets on the 2-core server: a think time of at
+// most 25 ms at p99, while reaching 16384 in a good share of 4×4 games
+// (docs/performance.md, AI, has the targets and the figures).
 func DefaultBudget() Budget { return Budget{Time: 12 * time.Millisecond} }
 
 // genericTimeShare is the fraction of the budget's time a search on a board
-// other than 4×4 gets: the generic board is an order of magnitude slower
-// per node, so a deep search there would not pay for itself.
+// other than 4×4 gets: the generic board is many times slower per node,
+// so a deep search there would not pay for itself.
 const genericTimeShare = 2
 
 // Result describes a finished search.

@@ -13,9 +13,9 @@ import (
 // frame's buffer goes back (LetGo), and before the next frame the
 // renderer asks for the last one again (Recall). A race screen, with
 // three more boards than a game's and drawn at every racer's move, keeps
-// about 5 KB less a racer this way (docs/performance.md has the
-// measurement); it costs a second drawing of the last frame, about 2 µs,
-// for each frame.
+// a whole frame's text less a racer this way (docs/performance.md has the
+// measurement); it costs a second drawing of the last frame for each
+// frame, small beside what the frame itself costs.
 //
 // The renderer trusts the copy only if it is the same text: its length
 // and hash are noted when the buffer goes back. A copy that differs (a

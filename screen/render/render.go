@@ -5,8 +5,9 @@
 // model (input, commands, when to draw) and hands each frame here.
 //
 // It keeps only the last frame's text, a few kilobytes, rather than grids
-// of cells as Bubble Tea's renderer does (two buffers of about 120 bytes a
-// cell, 460 KB for 80×24): lines are compared as strings, and only the
+// of cells as Bubble Tea's renderer does (two buffers the size of the
+// terminal, each cell many times the bytes of its text: see
+// docs/performance.md): lines are compared as strings, and only the
 // columns that differ are made into cells, for as long as the frame takes
 // (spans.go). What changed is then written in an order that saves bytes:
 // few pen changes and cursor moves, erasing runs of coloured spaces where
@@ -85,14 +86,16 @@ type scratch struct {
 	// A frame repeats a few SGR sequences many times; looking each up in
 	// the shared tables (hashing its text, under a lock) was most of the
 	// time spent cutting lines. Two ways a set (see way), by a hash of the
-	// sequence: direct-mapped, a game's few dozen sequences met one
-	// another in a slot about once a frame.
+	// sequence: direct-mapped, a game's sequences often met one another in
+	// a slot, each time a trip to the shared tables (the commit that
+	// brought this in has the figures).
 	recent [256]sgrMemo
 	// The transitions between styles, and the pens spacePen makes, met
 	// lately: the same few, looked up many times a frame while choosing
 	// what to write next, are read here rather than from the shared
-	// tables (a lock and a map each). Two ways a set, by style ids (about
-	// one in nine looked up missed, direct-mapped, in a game's frames).
+	// tables (a lock and a map each). Two ways a set, by style ids
+	// (direct-mapped, enough of a game's frames' look-ups missed to be
+	// worth a second way; the same commit has the figures).
 	trans [512]transMemo
 	swaps [64]swapMemo
 }
@@ -254,14 +257,14 @@ func (r *Renderer) FrameText(out *bytes.Buffer, text *[]byte) {
 // next frame, giving the first back once that frame is drawn.
 var viewTexts textList
 
-// textList is the buffers for views' text that no screen holds: a few
-// dozen at most, the rest are left to the collector. (A sync.Pool keeps
-// all it is given until two collections have passed, and screens give
-// back many at once: when a race starts, each racer's screen gives back
-// the lobby's text it held and holds none from then on (recall.go), and
-// 400 racers' buffers, 2 MB, were kept through the next collections,
-// which set their goals by them.) Frames being drawn take a buffer or
-// two each and give them back within the frame.
+// textList is the buffers for views' text that no screen holds:
+// maxFreeTexts at most, the rest are left to the collector. (A sync.Pool
+// keeps all it is given until two collections have passed, and screens
+// give back many at once: when a race starts, each racer's screen gives
+// back the lobby's text it held and holds none from then on (recall.go),
+// and every racer's buffer of a load test's races was kept through the
+// next collections, which set their goals by them.) Frames being drawn
+// take a buffer or two each and give them back within the frame.
 type textList struct {
 	mu   sync.Mutex
 	free []*[]byte

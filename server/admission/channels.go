@@ -20,11 +20,12 @@ import (
 
 // What one logged-in connection can make the server hold is bounded here,
 // below the SSH library, which keeps whatever a client sends: every env
-// request is appended to the session (100,000 requests of 1 KB took the
-// server from 18 MB to 169 MB, held until the connection closed), and
-// every session channel opened costs its buffers and a goroutine whether a
-// command ever runs on it or not (20,000 never-started channels on one
-// connection, ~6 KB each). So:
+// request is appended to the session and held until the connection
+// closes, so a client sending them in a loop grows the server's memory
+// without end, and every session channel opened costs its buffers and a
+// goroutine whether a command ever runs on it or not, so one connection
+// can hold any number of channels that never start (the commit that
+// brought these bounds in quotes what both cost without them). So:
 //   - session channels open at once on a connection, started or not, are
 //     capped by MaxSessionsPerConn, and how fast they are opened by
 //     SessionRatePerConn (after a burst of sessionBurst): the client is

@@ -89,9 +89,10 @@ type Limits struct {
 }
 
 // loginRatePerCore is LoginRate's default, for each core the server may
-// use. On the 2-core development VM, 2,000 players logging in at once
-// while the first of them play: key to frame p99 20-29 ms unpaced, 17-24
-// ms at 400 logins a second (docs/performance.md).
+// use. With a crowd of players logging in at once while the first of
+// them play, the players' key to frame tail was shorter with logins paced
+// at this rate than unpaced (the commit that brought the pacing in has
+// the figures).
 const loginRatePerCore = 200
 
 // DefaultLimits returns the limits `ssh2048 serve` starts with.
@@ -405,14 +406,15 @@ func newAdmission(lim Limits, log *slog.Logger) *Admission {
 }
 
 // pace waits for an admitted connection's turn to begin its login
-// (LoginRate). A key exchange and the login after it take the server
-// about 1.7 ms of CPU; when a few thousand players log in at once (a
-// restart, a class told to connect), those take every core, and the
-// players already in wait behind them for each move's frame. The wait is
-// before the server's first word, so a client cannot hold a turn (turns
-// are times, taken in order), and the login grace starts after it. It is
-// bounded: every waiting connection counts under MaxConns, so a turn is at
-// most MaxConns/LoginRate away.
+// (LoginRate). A key exchange and the login after it cost the server far
+// more CPU than a move (docs/performance.md, "Limits", has a login's CPU
+// by area); when a crowd of players log in at once (a restart, a class
+// told to connect), those take every core, and the players already in
+// wait behind them for each move's frame. The wait is before the server's
+// first word, so a client cannot hold a turn (turns are times, taken in
+// order), and the login grace starts after it. It is bounded: every
+// waiting connection counts under MaxConns, so a turn is at most
+// MaxConns/LoginRate away.
 func (a *Admission) pace(ctx context.Context) {
 	if a.logins != nil {
 		_ = a.logins.Wait(ctx) // ctx has no deadline; it ends only with the connection's handling
@@ -424,10 +426,11 @@ func (a *Admission) admit(key netip.Prefix, now time.Time) refusal {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	// Total connections: every connection costs a socket, goroutines and
-	// buffers (tens of kB, more with a game screen); without a cap a
-	// flood of connections, or simply too many players, exhausts memory
-	// or file descriptors and takes every player down with it. Past the
-	// cap newcomers are refused and the players already in stay.
+	// buffers, more with a game screen (docs/performance.md, "Idle
+	// sessions", says what one holds); without a cap a flood of
+	// connections, or simply too many players, exhausts memory or file
+	// descriptors and takes every player down with it. Past the cap
+	// newcomers are refused and the players already in stay.
 	if a.lim.MaxConns > 0 && a.total >= a.lim.MaxConns {
 		return refusedFull
 	}
@@ -586,8 +589,8 @@ func (a *Admission) closed(key netip.Prefix, state connState) {
 // in a loop are bounded by the session rate per connection, and
 // connections by the rate per address, but their product is still a line
 // for every session of every connection: without this budget one address
-// writes megabytes a minute to the log. Left-out sessions are counted on
-// the next line.
+// could keep the log growing as fast as both rates allow, for as long as
+// it likes. Left-out sessions are counted on the next line.
 const (
 	linesBurst = 30
 	linesRate  = rate.Limit(2)

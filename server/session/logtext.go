@@ -21,8 +21,9 @@ import (
 // something else. slog's text handler quotes such strings but its JSON
 // handler writes C1, DEL and bidi characters as they are. So every string
 // of every record is escaped here, the same way whichever handler writes
-// it, and client strings are also cut short (maxLogText) so that a 200 KB
-// user name costs the log 128 bytes per line, not 200 KB.
+// it, and client strings are also cut short (maxLogText), so that a huge
+// user name puts at most maxLogText bytes of itself on each line, not the
+// whole name.
 
 // maxLogText is the most bytes of one client string that reach a log line;
 // a longer one is cut (at a character boundary) and its length logged.

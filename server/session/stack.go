@@ -10,14 +10,16 @@ import (
 // that size until a garbage collection finds it mostly unused, and a
 // collection only halves it. A session's handler waits for most of its
 // life, shallow, on a stack that its setup (a database read, the model's
-// first Update, a write through the connection's cipher) grew to 16 KB:
-// 4,000 idle screens held 64 MB of stacks for it, counted twice over by
-// the garbage collector's heap goal. So the deep, short work of a
-// long-lived goroutine runs elsewhere (OnFreshStack), and the waiting
-// goroutine stays small. Elsewhere is a worker of the process's shared
-// pool (internal/workers) rather than a goroutine started for it: a new
-// goroutine grows its stack by copying it whole, several times for each
-// piece of a login's setup, where a worker has grown its stack already.
+// first Update, a write through the connection's cipher) grew to several
+// times what waiting needs: every idle screen held that stack for
+// nothing, and the garbage collector's heap goal, which counts stacks,
+// let the heap grow by a share of it on top (the commit that brought this
+// in has the figures). So the deep, short work of a long-lived goroutine
+// runs elsewhere (OnFreshStack), and the waiting goroutine stays small.
+// Elsewhere is a worker of the process's shared pool (internal/workers)
+// rather than a goroutine started for it: a new goroutine grows its stack
+// by copying it whole, several times for each piece of a login's setup,
+// where a worker has grown its stack already.
 
 // OnFreshStack runs f on a worker of the shared pool and returns when f
 // does; a panic in f is raised again in the caller, with f's stack (see

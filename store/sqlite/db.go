@@ -18,8 +18,8 @@
 // and power loss alike, at the price of one fsync per group. CrashSafe
 // (synchronous=NORMAL) drops that fsync: still safe against kill -9, but a
 // power cut may lose the commits since the last background checkpoint
-// (at most about 200 ms of moves); the database is never corrupted either
-// way. See WithDurability.
+// (at most checkpointEvery's worth of moves); the database is never
+// corrupted either way. See WithDurability.
 package sqlite
 
 import (
@@ -257,9 +257,9 @@ func (c writerConnector) Driver() driver.Driver { return c.driver }
 // That alone never lets the WAL start again from its beginning while
 // moves keep coming: SQLite rewinds it only at the start of a write
 // transaction that finds every frame copied back, and with the writer
-// appending throughout, the copy is always a few commits behind. At 2,000
-// players the WAL grew by 46 MB a second for as long as they played (373
-// MB after 8 s), every commit's fsync extending the file. So after each
+// appending throughout, the copy is always a few commits behind. Under
+// steady play the WAL then grew for as long as the players played, and
+// every commit's fsync extended the file. So after each
 // checkpoint here, the writer copies the few frames committed meanwhile
 // itself, between two groups (writer.catchUp), and its next group starts
 // the WAL over.

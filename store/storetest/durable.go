@@ -28,10 +28,10 @@ const DurableWriters = 1000
 //
 // Three loads: "closed", each session moving again as soon as its move is
 // acknowledged (the ceiling; by Little's law its mean wait is the number
-// of sessions over the rate, 20 ms for 1,000 at 50,000 a second, so its
-// p99 says nothing of a paced load); "paced", each session moving every
-// 20 ms on average (jittered), 50,000 moves a second offered: the moves/s
-// it reaches and the p99 wait it takes there; and "ranked", a server's
+// of sessions over the rate, so its p99 says nothing of a paced load);
+// "paced", each session moving every 20 ms on average (jittered), 50,000
+// moves a second offered: the moves/s it reaches and the p99 wait it
+// takes there; and "ranked", a server's
 // mix at a rate two cores keep up with: each session moves every 100 ms
 // (10,000 moves a second offered) and reads its rank (PlayerRank, as the
 // game's header does) after every fifth move, reporting the rank reads'

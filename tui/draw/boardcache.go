@@ -8,9 +8,10 @@ import (
 
 // Every session with the same styles, tile size and board size draws the
 // same tiles: their renderings are made once, for all of them, rather than
-// by each session (lipgloss renders them; a session's set was about 2 KB,
-// 8 MB at 4,000 players). A shared cache has all its tiles drawn when it
-// is made, so that sessions only read it.
+// by each session (lipgloss renders them, and a set kept by every session
+// was memory that grew with the players connected; the commit that
+// brought this in has the figures). A shared cache has all its tiles
+// drawn when it is made, so that sessions only read it.
 
 type boardKey struct {
 	styles *Styles

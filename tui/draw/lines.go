@@ -78,8 +78,9 @@ func CentreLines(lines []Line, width, height int) string {
 // line's place does not depend on the others' widths. The game's header
 // grows a column now and then (a score's digit, the move count's), and
 // with it the block; the board, centred in the block, moved a column with
-// it, and the frame redrew all of it (about 1.5 KB, where a move's frame
-// is 300 bytes). The board's lines, if any, are drawn from bd.
+// it, and the frame redrew all of it, several times the bytes of a move's
+// frame (the commit that brought this in has the figures). The board's
+// lines, if any, are drawn from bd.
 func AppendCentred(dst []byte, lines []Line, width, height int, bd *BoardDraw) []byte {
 	size := bd.Bytes
 	for _, l := range lines {
@@ -147,8 +148,9 @@ func (k Ink) Text(sb *strings.Builder, s string) int {
 
 // Figure is a header's value: a number after a prefix ("#12", "+32"), or
 // text ("–", "guest") where there is no number. The header writes numbers
-// straight into its line: made into strings first, they were half the
-// allocations of a move's frame.
+// straight into its line: made into strings first, they were a large
+// share of a move's frame's allocations (the commit that brought this in
+// has the figures).
 type Figure struct {
 	prefix, Text string
 	n            int

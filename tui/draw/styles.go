@@ -159,9 +159,10 @@ func SharedStyles(p colorprofile.Profile, darkBackground bool) *Styles {
 }
 
 // ThemedStyles returns NewStyles(th, p, darkBackground), made once for
-// every session that draws with them: a Styles is about 20 KB, which
-// every session holding its own copy would make 40 MB at 2,000 sessions.
-// Sessions only read them.
+// every session that draws with them: a Styles is large, and a copy in
+// each session would grow the server's memory with every session
+// connected (the commit that brought this in has the figures). Sessions
+// only read them.
 func ThemedStyles(th Theme, p colorprofile.Profile, darkBackground bool) *Styles {
 	if int(th) >= len(themes) {
 		th = ThemeDefault
@@ -179,10 +180,11 @@ func ThemedStyles(th Theme, p colorprofile.Profile, darkBackground bool) *Styles
 
 // newStyles is DefaultStyles, made on the heap. It is not inlined: a
 // function's frame holds room for every value it makes, and with a
-// Styles in it SharedStyles took 12 KB of stack every time it was called,
-// enough to double the stack of a session's long-lived goroutine for good
-// (a race's handler made its model there: 16 KB held for each racer,
-// where a game screen's handler holds 4).
+// Styles in it SharedStyles took a large frame of stack every time it was
+// called, enough to grow the stack of a session's long-lived goroutine
+// for good (a race's handler made its model there, and held a larger
+// stack than a game screen's handler for the whole race; the commit that
+// brought this in has the figures).
 //
 //go:noinline
 func newStyles(th Theme, p colorprofile.Profile, darkBackground bool) *Styles {

@@ -108,8 +108,8 @@ type Model struct {
 	clockAt atomic.Int64
 	// clockAlarm is the alarm of clockAt, made where clockAt is set
 	// rather than in Wake: making one (a map entry and a timer) on the
-	// runner's goroutine, which waits there for the whole race, took its
-	// stack past 4 KB, and it kept 8 KB for good.
+	// runner's goroutine, which waits there for the whole race, grew its
+	// stack, and the goroutine kept the larger stack for good.
 	clockAlarm atomic.Pointer[clockAlarm]
 
 	view     race.View

@@ -185,9 +185,10 @@ func (m *Model) lobbyLines() []string {
 // lobbyMemo keeps the lobby's lines that change with neither the racers
 // nor the clock: every racer's lobby is drawn again at every join and
 // every second of the countdown, and each of these lines was a few
-// lipgloss renders, about 1 KB of garbage apiece, each time. Each is kept
-// with what it was made from (the styles and the width among it), and
-// made again when that changes.
+// lipgloss renders, and their garbage, each time (the commit that
+// brought this in has the figures). Each is kept with what it was made
+// from (the styles and the width among it), and made again when that
+// changes.
 type lobbyMemo struct {
 	titleOf titleKey
 	title   string
@@ -267,7 +268,8 @@ func (m *Model) lobbyKeys(host bool) string {
 // renderer clears what a frame leaves out). Every racer's lobby is drawn
 // again at every join and every second of the countdown, the countdown
 // of every race of a load test in the same second as the others; lipgloss
-// made about 18 KB of garbage a frame (issue 17).
+// left much garbage a frame, every racer's in the same second (issue 17;
+// the commit that brought this in has the figures).
 func placeCentred(lines []string, width, height int) string {
 	var widths [64]int
 	ws := widths[:0]
@@ -362,9 +364,9 @@ func (m *Model) raceScreen() (string, bool) {
 
 // raceFrame is what a running race's frame is drawn from that changes
 // while the race runs. The last frame's is kept, so that the frame can
-// be drawn again (AppendLastView): a few hundred bytes a racer, where the
-// frame's text is 5 KB. The view's racers are shared with the race and
-// the other racers' screens, which is why it is small: the race never
+// be drawn again (AppendLastView): far less to keep for each racer than
+// the frame's text. The view's racers are shared with the race and the
+// other racers' screens, which is why it is small: the race never
 // changes them once shown, it makes new ones.
 type raceFrame struct {
 	view        race.View
@@ -555,9 +557,10 @@ func (m *Model) appendRaceScreen(dst []byte, f *raceFrame, keep bool) ([]byte, b
 	}
 	statusLine := draw.Line{S: status, W: ansi.StringWidth(status)}
 
-	// One buffer, sized at once and to the byte: a race draws four
-	// screens a move, and building its lines apart and joining them
-	// tripled what the collector had to clear; and the frame is kept
+	// One buffer, sized at once and to the byte: a race draws every
+	// racer's screen at every move, and building its lines apart and
+	// joining them left the collector much more to clear (the commit
+	// that brought this in has the figures); and the frame is kept
 	// until the next (the renderer's last lines, the player's board),
 	// with any room the builder had left over.
 	count := 3 + rows // header, rows, status, keys

@@ -30,17 +30,16 @@ import (
 const maxBatch = 1024
 
 // A group commit's cost is mostly fixed: with SQLite's synchronous=FULL a
-// COMMIT takes about 150 µs of CPU (the WAL write and its fsync) whatever
-// it holds, and a move inside it about 20 µs (measured on the development
-// VM; store/sqlite's BenchmarkAppendMovePaced reports it as
-// cpu-µs/move). Under load, groups form by themselves (the moves that
-// come while one commits go in the next), but only a few moves each when
-// commits are quick: at 1,000 players, 1.5 a commit, 120 µs of CPU a
-// move. So when moves are coming in fast, a writer with Config.Linger
-// holds a small group back for a moment, until about lingerTarget moves
-// are expected, but never so long that its oldest move has waited more
-// than maxLinger since it was queued. When moves come slowly (fewer than
-// one expected in that time), nothing waits.
+// COMMIT (the WAL write and its fsync) costs several times a move's
+// update, whatever it holds (store/sqlite's BenchmarkAppendMovePaced
+// reports the CPU a move). Under load, groups form by themselves (the
+// moves that come while one commits go in the next), but only a few
+// moves each when commits are quick, and then most of a move's CPU is
+// its share of a commit. So when moves are coming in fast, a writer with
+// Config.Linger holds a small group back for a moment, until about
+// lingerTarget moves are expected, but never so long that its oldest move
+// has waited more than maxLinger since it was queued. When moves come
+// slowly (fewer than one expected in that time), nothing waits.
 const (
 	lingerTarget = 16
 	maxLinger    = 2 * time.Millisecond
