@@ -31,11 +31,10 @@ const DurableWriters = 1000
 // of sessions over the rate, so its p99 says nothing of a paced load);
 // "paced", each session moving every 20 ms on average (jittered), 50,000
 // moves a second offered: the moves/s it reaches and the p99 wait it
-// takes there; and "ranked", a server's
-// mix at a rate two cores keep up with: each session moves every 100 ms
-// (10,000 moves a second offered) and reads its rank (PlayerRank, as the
-// game's header does) after every fifth move, reporting the rank reads'
-// p99 too (rank-p99-ms). BenchmarkDurableFloor, in this package's tests,
+// takes there; and "ranked", a server's mix at a rate two cores keep up
+// with: each session moves every 100 ms (10,000 moves a second offered)
+// and reads its rank (PlayerRank, as the game's header does) after every
+// fifth move, reporting the rank reads' p99 too (rank-p99-ms). BenchmarkDurableFloor, in this package's tests,
 // runs the paced load with no database: the least wait a store could
 // take on the machine.
 func BenchDurableWrites(b *testing.B, open func(b *testing.B) (s store.Store, commits func() int64)) {
