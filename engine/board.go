@@ -328,19 +328,22 @@ func (b *Board) CanMove() bool {
 // rows by slashes, e.g. "2 2 0 4/0 0 0 0/0 0 0 0/0 0 0 8".
 func (b Board) String() string {
 	n := int(b.size)
-	var sb strings.Builder
+	// The store keeps every move's board as this text: it is written on
+	// the stack, then copied once.
+	var text [MaxSize * MaxSize * 20]byte
+	t := text[:0]
 	for row := range n {
 		if row > 0 {
-			sb.WriteByte('/')
+			t = append(t, '/')
 		}
 		for col := range n {
 			if col > 0 {
-				sb.WriteByte(' ')
+				t = append(t, ' ')
 			}
-			sb.WriteString(strconv.Itoa(b.Value(row, col)))
+			t = strconv.AppendUint(t, uint64(b.Value(row, col)), 10)
 		}
 	}
-	return sb.String()
+	return string(t)
 }
 
 // ErrBoardText is wrapped by every error from ParseBoard.
@@ -348,14 +351,66 @@ var ErrBoardText = errors.New("malformed board")
 
 // ParseBoard reads the text form written by String. The number of rows
 // gives the size; every row must have that many cells, each 0 or a power
-// of two from 2 to 2^MaxExponent.
+// of two from 2 to 2^MaxExponent. Spaces around cells may vary, and a
+// number may have leading zeros.
 func ParseBoard(s string) (Board, error) {
+	// The store checks every move's board with it: the text String
+	// writes is read in one pass, and any other text goes the general
+	// way, which also words what is wrong with it.
+	if b, ok := parseCanonical(s); ok {
+		return b, nil
+	}
+	return parseGeneral(s)
+}
+
+// parseCanonical reads text exactly as String writes it: cells split by
+// one space, rows by one '/', numbers without leading zeros. ok is false
+// for any other text, right or wrong.
+func parseCanonical(s string) (b Board, ok bool) {
+	n := strings.Count(s, "/") + 1
+	if n < MinSize || n > MaxSize {
+		return Board{}, false
+	}
+	b.size = uint8(n)
+	row, col := 0, 0
+	for i := 0; ; {
+		start := i
+		var v uint64
+		// Nineteen digits hold every tile (2^MaxExponent has 19) and
+		// cannot overflow.
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' && i-start < 19 {
+			v = v*10 + uint64(s[i]-'0')
+			i++
+		}
+		if i == start || (s[start] == '0' && i-start > 1) || col == n {
+			return Board{}, false
+		}
+		exp, err := tileExponent(v)
+		if err != nil {
+			return Board{}, false
+		}
+		b.Set(row, col, exp)
+		col++
+		if i == len(s) {
+			return b, row == n-1 && col == n
+		}
+		switch {
+		case s[i] == ' ':
+		case s[i] == '/' && col == n:
+			row, col = row+1, 0
+		default:
+			return Board{}, false
+		}
+		i++
+	}
+}
+
+// parseGeneral is ParseBoard for any text.
+func parseGeneral(s string) (Board, error) {
 	s = strings.TrimSpace(s)
 	if s == "" {
 		return Board{}, fmt.Errorf("%w: empty text", ErrBoardText)
 	}
-	// The store checks every move's board with it: no Split or Fields,
-	// which allocated a slice per row.
 	n := strings.Count(s, "/") + 1
 	b, err := NewBoard(n)
 	if err != nil {
@@ -389,17 +444,18 @@ func parseTile(f string) (uint8, error) {
 	if err != nil {
 		return 0, fmt.Errorf("%q is not a number", f)
 	}
+	return tileExponent(v)
+}
+
+// tileExponent is the exponent of tile value v (0 for an empty cell).
+func tileExponent(v uint64) (uint8, error) {
 	if v == 0 {
 		return 0, nil
 	}
 	if v == 1 || v&(v-1) != 0 {
 		return 0, fmt.Errorf("%d is not a power of two", v)
 	}
-	exp := uint8(0)
-	for v > 1 {
-		v >>= 1
-		exp++
-	}
+	exp := uint8(bits.TrailingZeros64(v))
 	if exp > MaxExponent {
 		return 0, fmt.Errorf("tile 2^%d is larger than 2^%d", exp, MaxExponent)
 	}

@@ -205,6 +205,10 @@ func TestParseBoardRoundTrip(t *testing.T) {
 		if err != nil || got != b {
 			t.Fatalf("ParseBoard(%q) = %v, %v", b.String(), got, err)
 		}
+		// What String writes is read in one pass.
+		if fast, ok := parseCanonical(b.String()); !ok || fast != b {
+			t.Fatalf("parseCanonical(%q) = %v, %v", b.String(), fast, ok)
+		}
 	}
 }
 
@@ -222,9 +226,21 @@ func TestParseBoardErrors(t *testing.T) {
 		{"-2 0 0/0 0 0/0 0 0", `"-2" is not a number`},
 		{"9223372036854775808 0 0/0 0 0/0 0 0", "larger than 2^62"},
 		{strings.Repeat("0 0 0 0 0 0 0 0 0/", 8) + "0 0 0 0 0 0 0 0 0", "9 rows"},
+		{"2 2 2/2 2 2/2 2", "row 3 has 2 cells, want 3"},
+		{"2 2 2/2 2 2 2/2 2 2", "row 2 has 4 cells, want 3"},
+		{"2 2 2/2 2 2/2 2 2/", "row 1 has 3 cells, want 4"},
+		{"2 2 2/2 2 2/2 2 4611686018427387904", ""},
+		{"2 2 2/2 2 2/2 2 18446744073709551616", `"18446744073709551616" is not a number`},
+		{"2 2 2/2 2 2/2 2 12345678901234567890", "not a power of two"},
 	}
 	for _, tt := range tests {
 		_, err := ParseBoard(tt.in)
+		if tt.want == "" { // the largest tile: no error
+			if err != nil {
+				t.Errorf("ParseBoard(%q): %v", tt.in, err)
+			}
+			continue
+		}
 		if err == nil || !errors.Is(err, ErrBoardText) || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("ParseBoard(%q) error = %v, want ErrBoardText mentioning %q", tt.in, err, tt.want)
 		}
@@ -266,12 +282,45 @@ func randomBoard(rng *rand.Rand, size int) Board {
 	return b
 }
 
+// benchBoards are a mid-game board of each size a player most often
+// plays and of the largest.
+var benchBoards = []struct {
+	name string
+	text string
+}{
+	{"4x4", "2 4 8 16/0 0 2 0/1024 2048 4 2/0 0 0 4"},
+	{"8x8", "2 4 8 16 0 0 2 0/1024 2048 4 2 0 0 0 4/0 0 0 0 2 0 0 0/32 64 128 256 512 4 2 0/" +
+		"0 0 0 0 0 0 0 0/2 0 2 0 4 0 4 0/16 8 4 2 0 0 0 0/0 0 0 0 0 0 0 2"},
+}
+
 // BenchmarkParseBoard is the store's check of every move's board.
 func BenchmarkParseBoard(b *testing.B) {
-	text := "2 4 8 16/0 0 2 0/1024 2048 4 2/0 0 0 4"
-	for b.Loop() {
-		if _, err := ParseBoard(text); err != nil {
+	for _, bb := range benchBoards {
+		b.Run(bb.name, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := ParseBoard(bb.text); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkBoardString is the text of every move's board, as the store
+// keeps it.
+func BenchmarkBoardString(b *testing.B) {
+	for _, bb := range benchBoards {
+		board, err := ParseBoard(bb.text)
+		if err != nil {
 			b.Fatal(err)
 		}
+		b.Run(bb.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if board.String() == "" {
+					b.Fatal("no text")
+				}
+			}
+		})
 	}
 }

@@ -253,7 +253,17 @@ func FuzzParseBoard(f *testing.F) {
 	f.Add("2 4 2/4 2 4/2 4 2")
 	f.Add("x/y/z")
 	f.Add("")
+	f.Add("2 2 0 4/0 0 0 0/0 0 0 0/0 0 0 08")
+	f.Add("2 2 0 4/0 0 0 0/0 0 0 0/0 0  8 0")
+	f.Add("4611686018427387904 0 0/0 0 0/0 0 0")
 	f.Fuzz(func(t *testing.T, s string) {
+		// The one-pass reader takes only what the general one reads
+		// the same.
+		if fast, ok := parseCanonical(s); ok {
+			if slow, err := parseGeneral(s); err != nil || slow != fast {
+				t.Fatalf("parseCanonical(%q) = %s; parseGeneral = %s, %v", s, fast, slow, err)
+			}
+		}
 		b, err := ParseBoard(s)
 		if err != nil {
 			if !errors.Is(err, ErrBoardText) {
