@@ -15,11 +15,35 @@ import (
 // BenchmarkDurableFloor is BenchDurableWrites' paced load with no
 // database: each move is a line appended to one file, grouped by the
 // stores' writer (package groupcommit) and committed with an fdatasync.
-// Its p99 is the least commit wait any store could have on this machine's
-// disk under this load; a store's paced p99 is to be read against it.
 //
-//	go test ./store/storetest -run '^$' -bench DurableFloor -benchtime 100000x
+//   - bare: the line and its commit alone. Its p99 is the least commit
+//     wait any store could have on this machine's disk under this load; a
+//     store's paced p99 is to be read against it.
+//
+//   - store-cpu: each move also spins for about the CPU the SQLite store
+//     spends on a move beyond the bare floor's, split as a profile of
+//     DurableWrites/paced splits it: a little on the move's own goroutine,
+//     the most in the writer, where it holds up the whole group. Its p99
+//     is what that CPU alone costs the wait, with none of the store's
+//     writes to the disk (docs/performance.md, Storage).
+//
+//     go test ./store/storetest -run '^$' -bench DurableFloor -benchtime 100000x
 func BenchmarkDurableFloor(b *testing.B) {
+	for _, bc := range []struct {
+		name                 string
+		onSession, perWriter time.Duration
+	}{
+		{"bare", 0, 0},
+		{"store-cpu", 2 * time.Microsecond, 9 * time.Microsecond},
+	} {
+		b.Run(bc.name, func(b *testing.B) { benchFloor(b, bc.onSession, bc.perWriter) })
+	}
+}
+
+// benchFloor runs BenchmarkDurableFloor spinning for onSession on each
+// move's goroutine before it is queued, and for inWriter in the writer
+// as it takes the move into its group.
+func benchFloor(b *testing.B, onSession, inWriter time.Duration) {
 	f, err := os.Create(filepath.Join(b.TempDir(), "moves"))
 	if err != nil {
 		b.Fatal(err)
@@ -32,7 +56,9 @@ func BenchmarkDurableFloor(b *testing.B) {
 	b.ResetTimer()
 	waits := runSessions(b, DurableWriters, DurableWriters*time.Second/50_000, func(int, int, *rand.Rand) (time.Duration, error) {
 		start := time.Now()
+		spin(onSession)
 		err := w.Do(context.Background(), func(_ context.Context, tx *lines, _ int64) error {
+			spin(inWriter)
 			tx.text = append(tx.text, move...)
 			return nil
 		})
@@ -40,6 +66,12 @@ func BenchmarkDurableFloor(b *testing.B) {
 	})
 	b.StopTimer()
 	report(b, waits, w.Commits()-commits0, cpuTime(b)-cpu0)
+}
+
+// spin keeps its goroutine busy for d.
+func spin(d time.Duration) {
+	for start := time.Now(); time.Since(start) < d; {
+	}
 }
 
 // appendFile is a groupcommit.Conn whose transactions append lines to f
