@@ -324,12 +324,24 @@ func TestKeepalive(t *testing.T) {
 	if r := run(t, c, "help", ""); r.Code != 0 {
 		t.Fatalf("help after answering keepalives: %+v", r)
 	}
-	r.Frozen.Store(true)
-	frozen := time.Now()
+	// Frozen right after a reply goes up, the client has answered every
+	// request sent so far. The next request, an interval after the one it
+	// answered, is the first unanswered; three intervals after that the
+	// client is dropped: about four intervals after the freeze, never
+	// much under. (Frozen at any moment instead, a request sent just
+	// before could be the first unanswered, and the drop come anywhere
+	// from three intervals after the freeze to four, so that a drop one
+	// interval early would often pass.)
+	time.Sleep(2 * interval) // the help session's last messages have gone up
+	var frozen time.Time
+	select {
+	case frozen = <-r.FreezeAfterNextUp():
+	case <-time.After(10 * interval):
+		t.Fatal("no keepalive answered to freeze after")
+	}
 	select {
 	case <-r.UpClosed:
-		// First unanswered request within an interval, then 3 intervals.
-		if took := time.Since(frozen); took < 3*interval || took > 5*interval+time.Second {
+		if took := time.Since(frozen); took < 3*interval+interval/2 || took > 5*interval+time.Second {
 			t.Fatalf("dropped %v after the client went silent, want about %v", took, 4*interval)
 		}
 	case <-time.After(10 * time.Second):

@@ -246,6 +246,21 @@ type Relay struct {
 	Frozen   atomic.Bool
 	Muted    atomic.Bool
 	UpClosed chan struct{} // the server closed its side
+
+	// freezeAfterUp, set by FreezeAfterNextUp, freezes the relay once it
+	// has forwarded what the client sends next; frozeAt is when.
+	freezeAfterUp atomic.Bool
+	frozeAt       chan time.Time
+}
+
+// FreezeAfterNextUp freezes the relay right after it forwards the
+// client's next bytes to the server (a keepalive's reply, for a client
+// that sends nothing else), and returns when that happens: a freeze at a
+// known point rather than at any moment, where a request the client was
+// about to answer may be caught half-way.
+func (r *Relay) FreezeAfterNextUp() <-chan time.Time {
+	r.freezeAfterUp.Store(true)
+	return r.frozeAt
 }
 
 // NewRelay listens for the one connection it relays to target.
@@ -256,7 +271,7 @@ func NewRelay(tb testing.TB, target string) *Relay {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { l.Close() })
-	r := &Relay{Addr: l.Addr().String(), UpClosed: make(chan struct{})}
+	r := &Relay{Addr: l.Addr().String(), UpClosed: make(chan struct{}), frozeAt: make(chan time.Time, 1)}
 	go func() {
 		down, err := l.Accept()
 		if err != nil {
@@ -280,6 +295,10 @@ func NewRelay(tb testing.TB, target string) *Relay {
 				}
 				if !r.Frozen.Load() && (mute == nil || !mute.Load()) {
 					dst.Write(buf[:n])
+					if mute != nil && r.freezeAfterUp.CompareAndSwap(true, false) {
+						r.Frozen.Store(true)
+						r.frozeAt <- time.Now()
+					}
 				}
 			}
 		}
