@@ -34,9 +34,10 @@ const DurableWriters = 1000
 // takes there; and "ranked", a server's mix at a rate two cores keep up
 // with: each session moves every 100 ms (10,000 moves a second offered)
 // and reads its rank (PlayerRank, as the game's header does) after every
-// fifth move, reporting the rank reads' p99 too (rank-p99-ms). BenchmarkDurableFloor, in this package's tests,
-// runs the paced load with no database: the least wait a store could
-// take on the machine.
+// fifth move, reporting the rank reads' p99 too (rank-p99-ms).
+// BenchmarkDurableFloor, in this package's tests, runs the paced load
+// with no database: the least wait a store could take on the machine,
+// and what the store's CPU alone adds to it.
 func BenchDurableWrites(b *testing.B, open func(b *testing.B) (s store.Store, commits func() int64)) {
 	b.Run("closed", func(b *testing.B) { benchDurable(b, open, 0, 0) })
 	b.Run("paced", func(b *testing.B) { benchDurable(b, open, DurableWriters*time.Second/50_000, 0) })
