@@ -295,9 +295,12 @@ func NewRelay(tb testing.TB, target string) *Relay {
 				}
 				if !r.Frozen.Load() && (mute == nil || !mute.Load()) {
 					dst.Write(buf[:n])
-					if mute != nil && r.freezeAfterUp.CompareAndSwap(true, false) {
+					if dst == up && r.freezeAfterUp.CompareAndSwap(true, false) {
 						r.Frozen.Store(true)
-						r.frozeAt <- time.Now()
+						select { // one freeze an arming; frozen, nothing more goes up
+						case r.frozeAt <- time.Now():
+						default:
+						}
 					}
 				}
 			}
