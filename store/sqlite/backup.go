@@ -126,7 +126,8 @@ func checkCopy(ctx context.Context, path string) (BackupInfo, error) {
 	var info BackupInfo
 	if err := c.QueryRowContext(ctx, `
 		SELECT (SELECT count(*) FROM players), (SELECT count(*) FROM games),
-		       (SELECT coalesce(sum(length(dirs)), 0) FROM move_chunks) + (SELECT coalesce(sum(length(tail)), 0) FROM games)`).
+		       (SELECT coalesce(sum(length(dirs)), 0) FROM move_chunks) + (SELECT coalesce(sum(length(tail)), 0) FROM games)
+		       + (SELECT count(*) FROM move_log l WHERE l.seq >= (SELECT moves FROM games g WHERE g.id = l.game_id))`).
 		Scan(&info.Players, &info.Games, &info.Moves); err != nil {
 		return BackupInfo{}, fmt.Errorf("count: %w", err)
 	}

@@ -81,7 +81,7 @@ func TestBackupUnderWrites(t *testing.T) {
 	defer c.Close()
 	var games, mismatched, moves int64
 	if err := c.read.QueryRowContext(ctx, `
-		SELECT count(*), coalesce(sum(g.moves <> `+storedMoves+`), 0),
+		SELECT count(*), coalesce(sum(g.moves <> `+foldedMoves+`), 0),
 		       coalesce(sum(g.moves), 0)
 		FROM games g`).Scan(&games, &mismatched, &moves); err != nil {
 		t.Fatal(err)

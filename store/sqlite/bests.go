@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"strconv"
 	"time"
 )
 
@@ -37,39 +36,52 @@ const offerBestsOf = `
 	WHERE excluded.score > player_bests.score
 	   OR (excluded.score = player_bests.score AND excluded.reached_at < player_bests.reached_at)`
 
+var offerInPlay = fmt.Sprintf(offerBestsOf, `ended_at IS NULL`)
+
 var (
+	// offerMarked offers the marked games ?1 (a JSON array of ids) that
+	// have no logged moves (movelog.go) as their rows have them.
 	offerMarked = fmt.Sprintf(offerBestsOf, `id IN (SELECT value FROM json_each(?))`)
-	offerInPlay = fmt.Sprintf(offerBestsOf, `ended_at IS NULL`)
+	// offerLogged offers game ?1, whose logged moves reached score ?2,
+	// first at ?3: its row does not have them yet. As in the fold,
+	// reached_at stays when the score did not change.
+	offerLogged = `
+	INSERT INTO player_bests (player_id, size, kind, game_id, score, reached_at)
+	SELECT player_id, size, kind, id, ?2, CASE WHEN score = ?2 THEN reached_at ELSE ?3 END FROM games
+	WHERE id = ?1 AND contest = '' AND hidden = 0
+	ON CONFLICT (player_id, size, kind) DO UPDATE
+	SET game_id = excluded.game_id, score = excluded.score, reached_at = excluded.reached_at
+	WHERE excluded.score > player_bests.score
+	   OR (excluded.score = player_bests.score AND excluded.reached_at < player_bests.reached_at)`
 )
 
+// offerChunk is how many games one write of an offer takes: an offer of
+// every game in play at once held the writer, and the moves queued behind
+// it, for as long as it took.
+const offerChunk = 256
+
 // offerMarkedBests offers the marked games to the bests, in the writer's
-// next group, and returns once that has committed: every move committed
-// before the call is then in player_bests (bests.Marked.Offer). Its reads
-// may have contexts of their own, so the write runs on none of theirs: a
-// read that gives up does not fail the others.
+// next groups, a chunk a write, and returns once they have committed:
+// every move committed before the call is then in player_bests
+// (bests.Marked.Offer). Its reads may have contexts of their own, so the
+// writes run on none of theirs: a read that gives up does not fail the
+// others.
 func (s *Store) offerMarkedBests(ctx context.Context) error {
 	return s.marked.Offer(ctx, func(take func() []int64) error {
-		return s.w.do(context.Background(), func(ctx context.Context, tx *sql.Tx, _ int64) error {
-			ids := take()
-			if len(ids) == 0 {
-				return nil
-			}
-			_, err := tx.ExecContext(ctx, offerMarked, idsJSON(ids))
-			return err
+		var ids []int64
+		err := s.w.do(context.Background(), func(ctx context.Context, tx *sql.Tx, _ int64) error {
+			ids = take()
+			return s.mlog.offer(ctx, tx, ids[:min(len(ids), offerChunk)])
 		})
-	})
-}
-
-func idsJSON(ids []int64) string {
-	b := make([]byte, 0, 2+len(ids)*8)
-	b = append(b, '[')
-	for i, id := range ids {
-		if i > 0 {
-			b = append(b, ',')
+		for err == nil && len(ids) > offerChunk {
+			ids = ids[offerChunk:]
+			chunk := ids[:min(len(ids), offerChunk)]
+			err = s.w.do(context.Background(), func(ctx context.Context, tx *sql.Tx, _ int64) error {
+				return s.mlog.offer(ctx, tx, chunk)
+			})
 		}
-		b = strconv.AppendInt(b, id, 10)
-	}
-	return string(append(b, ']'))
+		return err
+	})
 }
 
 // offerBestsLoop offers the marked games every period, until Close.

@@ -43,13 +43,31 @@ type takeovers struct {
 }
 
 // claim makes this process the holder of game id, in a write job that
-// found or created it, and returns the game's new token. The game counts
+// found or created it (created: it has no moves anywhere), and returns
+// the game's new token. The game counts
 // as played now (updated_at), so that the size a player switched to is
 // the one a new session opens.
-func (s *Store) claim(ctx context.Context, tx *sql.Tx, id, now int64) (int64, error) {
+func (s *Store) claim(ctx context.Context, tx *sql.Tx, id, now int64, created bool) (int64, error) {
 	var before string
 	if err := tx.QueryRowContext(ctx, `SELECT claim_node FROM games WHERE id = ?`, id).Scan(&before); err != nil {
 		return 0, fmt.Errorf("claim game %d: %w", id, err)
+	}
+	// Moves this process logged are folded already (the job folds the
+	// player's games first); another process's are folded by replay.
+	if before != s.node && !created {
+		others, err := s.othersMayHaveLogged(ctx, tx)
+		if err != nil {
+			return 0, fmt.Errorf("claim game %d: %w", id, err)
+		}
+		if others {
+			folded, err := replayFold(ctx, tx, id)
+			if err != nil {
+				return 0, fmt.Errorf("claim game %d: %w", id, err)
+			}
+			if folded {
+				s.marked.Mark(id)
+			}
+		}
 	}
 	var token int64
 	err := tx.QueryRowContext(ctx, `
@@ -68,6 +86,27 @@ func (s *Store) claim(ctx context.Context, tx *sql.Tx, id, now int64) (int64, er
 		return 0, fmt.Errorf("claim game %d: notice: %w", id, err)
 	}
 	return token, nil
+}
+
+// othersMayHaveLogged reports whether another process may have logged
+// moves since this store opened, when it folded the whole log: whether
+// another connection has committed to the file since. PRAGMA
+// data_version on the writer's connection changes with every commit of
+// another connection and never with its own. Until one has, a claim need
+// not read the log (which has no index by game) for another's moves.
+func (s *Store) othersMayHaveLogged(ctx context.Context, tx *sql.Tx) (bool, error) {
+	if s.othersCommitted.Load() {
+		return true, nil
+	}
+	var v int64
+	if err := tx.QueryRowContext(ctx, `PRAGMA data_version`).Scan(&v); err != nil {
+		return false, err
+	}
+	if v != s.openedVersion {
+		s.othersCommitted.Store(true)
+		return true, nil
+	}
+	return false, nil
 }
 
 // OnTakeover calls fn with every game this store claimed that another

@@ -40,14 +40,7 @@ func TestClaimsBetweenProcesses(t *testing.T) {
 		t.Fatalf("tokens %d then %d, want growing from 1", g.Fence, again.Fence)
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
-	move := func(s *Store, g *store.SavedGame) error {
-		d, _ := movingDirection(g.Engine, rng)
-		seq := g.Engine.Moves()
-		g.Engine.Move(d)
-		st := store.StateOf(g.Engine)
-		st.Fence = g.Fence
-		return s.AppendMove(ctx, g.ID, seq, d, st)
-	}
+	move := func(s *Store, g *store.SavedGame) error { return playFencedMove(ctx, s, g, rng) }
 	if err := move(server, again); err != nil {
 		t.Fatal(err)
 	}

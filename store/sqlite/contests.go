@@ -46,6 +46,11 @@ func (s *Store) OpenContestGame(ctx context.Context, playerID int64, size int, k
 // higher score, then whoever reached it first. Every game counts, in
 // progress or not.
 func (s *Store) ContestBoard(ctx context.Context, contest string, size, limit int) ([]store.Entry, error) {
+	if err := s.settle(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		return s.mlog.foldWhere(ctx, tx, `SELECT id FROM games WHERE contest = ? AND size = ? AND ended_at IS NULL`, contest, size)
+	}); err != nil {
+		return nil, fmt.Errorf("board of %s: %w", contest, err)
+	}
 	rows, err := s.read.QueryContext(ctx, `
 		SELECT g.player_id, p.name, p.fingerprint, g.score, g.max_tile, g.moves, g.won, g.ended_at, g.id
 		FROM games g JOIN players p ON p.id = g.player_id
@@ -75,6 +80,9 @@ func (s *Store) ContestBoard(ctx context.Context, contest string, size, limit in
 // (a day that is over, a race whose clock ran out).
 func (s *Store) EndContest(ctx context.Context, contest string) error {
 	err := s.w.do(ctx, func(ctx context.Context, tx *sql.Tx, now int64) error {
+		if err := s.mlog.foldWhere(ctx, tx, `SELECT id FROM games WHERE contest = ? AND ended_at IS NULL`, contest); err != nil {
+			return err
+		}
 		_, err := tx.ExecContext(ctx, `
 			UPDATE games SET ended_at = ?2, updated_at = ?2 WHERE contest = ?1 AND ended_at IS NULL`, contest, now)
 		return err
@@ -89,6 +97,9 @@ func (s *Store) EndContest(ctx context.Context, contest string) error {
 // ContestsPlayed lists the contests with the given prefix ("daily:") the
 // player has a game in, newest first, at most limit.
 func (s *Store) ContestsPlayed(ctx context.Context, playerID int64, prefix string, limit int) ([]string, error) {
+	if err := s.settle(ctx, func(ctx context.Context, tx *sql.Tx) error { return s.mlog.foldPlayer(ctx, tx, playerID) }); err != nil {
+		return nil, fmt.Errorf("contests of player %d: %w", playerID, err)
+	}
 	rows, err := s.read.QueryContext(ctx, `
 		SELECT DISTINCT contest FROM games WHERE player_id = ? AND contest LIKE ? || '%' AND moves > 0
 		ORDER BY contest DESC LIMIT ?`, playerID, prefix, limit)
@@ -137,6 +148,10 @@ func (s *Store) Secret(ctx context.Context, name string) ([]byte, error) {
 // game can no longer be played, and its seed is published.
 func (s *Store) EndPastDailies(ctx context.Context, today string) error {
 	err := s.w.do(ctx, func(ctx context.Context, tx *sql.Tx, now int64) error {
+		if err := s.mlog.foldWhere(ctx, tx, `
+			SELECT id FROM games WHERE contest >= 'daily:' AND contest < ? AND ended_at IS NULL`, "daily:"+today); err != nil {
+			return err
+		}
 		_, err := tx.ExecContext(ctx, `
 			UPDATE games SET ended_at = ?2, updated_at = ?2
 			WHERE contest >= 'daily:' AND contest < ?1 AND ended_at IS NULL`, "daily:"+today, now)

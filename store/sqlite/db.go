@@ -97,13 +97,19 @@ var (
 type Store struct {
 	path  string
 	write *sql.DB // exactly one connection, used only by the writer goroutine
-	// moveStmt runs AppendMove's update on that connection directly.
+	// moveStmt runs a move's insert and a fold on that connection directly.
 	moveStmt *moveStatement
-	read     *sql.DB // read-only pool
-	w        *writer
+	// mlog is the moves this process logged and has not folded into
+	// their games (movelog.go); the writer's goroutine's alone.
+	mlog *moveLog
+	read *sql.DB // read-only pool
+	w    *writer
 	// The accounts' methods (store.Accounts and UpsertPlayer), shared
 	// with package postgres.
 	accounts.Methods[*sql.Tx]
+	// linker is the accounts' methods on writes that fold the move log
+	// first, for Link: a merge compares and ends the accounts' games.
+	linker accounts.Methods[*sql.Tx]
 	// The moderation's methods (store.Moderator), shared likewise.
 	moderation.Moderator[*sql.Tx]
 	log     *slog.Logger
@@ -118,8 +124,12 @@ type Store struct {
 
 	// ranks answers PlayerRank from memory (ranks.go); checkOthers
 	// tells it of other processes' writes.
-	ranks                  *ranks.Index
-	dataVersion            atomic.Int64 // the writer's connection's PRAGMA data_version when last read
+	ranks       *ranks.Index
+	dataVersion atomic.Int64 // the writer's connection's PRAGMA data_version when last read
+	// openedVersion is data_version as the store opened, after folding
+	// the log; othersCommitted is set once it has changed (claims.go).
+	openedVersion          int64
+	othersCommitted        atomic.Bool
 	othersDue              atomic.Int64 // unix ns: when the writer next reads it
 	stopOthers, othersDone chan struct{}
 
@@ -196,6 +206,10 @@ func Open(ctx context.Context, dataDir string, opts ...Option) (*Store, error) {
 		write.Close()
 		return nil, fmt.Errorf("open store %s: %w", path, corrupt(err))
 	}
+	if err := replayLog(ctx, write); err != nil {
+		write.Close()
+		return nil, fmt.Errorf("open store %s: %w", path, err)
+	}
 	if err := offerGamesInPlay(ctx, write); err != nil {
 		write.Close()
 		return nil, fmt.Errorf("open store %s: %w", path, err)
@@ -213,7 +227,7 @@ func Open(ctx context.Context, dataDir string, opts ...Option) (*Store, error) {
 		read.Close()
 		return nil, fmt.Errorf("open store %s: %w", path, corrupt(err))
 	}
-	s := &Store{path: path, write: write, moveStmt: moves, read: read, log: o.log, obs: o.obs, newSeed: store.NewSeed, node: newNode(),
+	s := &Store{path: path, write: write, moveStmt: moves, mlog: newMoveLog(moves), read: read, log: o.log, obs: o.obs, newSeed: store.NewSeed, node: newNode(),
 		stopCheckpoints: make(chan struct{}), checkpointsDone: make(chan struct{})}
 	s.ranks = ranks.New(s.loadBoard)
 	var version int64
@@ -223,11 +237,13 @@ func Open(ctx context.Context, dataDir string, opts ...Option) (*Store, error) {
 		return nil, fmt.Errorf("open store %s: %w", path, err)
 	}
 	s.dataVersion.Store(version)
+	s.openedVersion = version
 	s.stopOthers, s.othersDone = make(chan struct{}), make(chan struct{})
 	s.stopBests, s.bestsDone = make(chan struct{}), make(chan struct{})
-	s.w = newWriter(write, o.log, o.obs, s.othersAfterGroup)
-	s.Methods = accounts.New(s.w.Do, func(tx *sql.Tx) accounts.Querier { return sqlQuerier{tx} }, sqlQuerier{read},
-		func(c accounts.Change) { s.ranks.AccountChanged(int64(c.Account), int64(c.Merged), c.Name) })
+	s.w = newWriter(write, s.mlog, o.log, o.obs, s.othersAfterGroup)
+	changed := func(c accounts.Change) { s.ranks.AccountChanged(int64(c.Account), int64(c.Merged), c.Name) }
+	s.Methods = accounts.New(s.w.Do, func(tx *sql.Tx) accounts.Querier { return sqlQuerier{tx} }, sqlQuerier{read}, changed)
+	s.linker = accounts.New(s.doFolded, func(tx *sql.Tx) accounts.Querier { return sqlQuerier{tx} }, sqlQuerier{read}, changed)
 	s.Moderator = s.newModeration()
 	go s.checkpointLoop()
 	go s.watchOthers()
@@ -298,6 +314,11 @@ func (s *Store) Close() error {
 	s.closeOnce.Do(func() {
 		close(s.stopBests)
 		<-s.bestsDone
+		if err := s.w.do(context.Background(), func(ctx context.Context, tx *sql.Tx, _ int64) error {
+			return s.mlog.foldAll(ctx, tx)
+		}); err != nil {
+			s.log.Warn("db: folding the move log failed; the next open replays it", "err", err)
+		}
 		if err := s.offerMarkedBests(context.Background()); err != nil {
 			s.log.Warn("db: offering games to the bests failed", "err", err)
 		}

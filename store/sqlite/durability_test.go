@@ -193,7 +193,7 @@ func checkAfterCrash(t *testing.T, dir string, round int, verify func(hasMove fu
 	var bad int
 	if err := s.read.QueryRow(`
 		SELECT count(*) FROM games g
-		WHERE g.moves <> ` + storedMoves).Scan(&bad); err != nil || bad != 0 {
+		WHERE g.moves <> ` + foldedMoves).Scan(&bad); err != nil || bad != 0 {
 		t.Fatalf("round %d: %d games whose move count disagrees with their moves (%v)", round, bad, err)
 	}
 	verify(func(game, seq int64) bool {

@@ -13,6 +13,9 @@ import (
 // store.FullGame reads game id, its player and its moves in one read
 // transaction, so that a concurrent append cannot slip between them.
 func (s *Store) FullGame(ctx context.Context, id int64) (store.FullGame, error) {
+	if err := s.settle(ctx, func(ctx context.Context, tx *sql.Tx) error { return s.mlog.fold(ctx, tx, id) }); err != nil {
+		return store.FullGame{}, fmt.Errorf("full game %d: %w", id, err)
+	}
 	tx, err := s.read.BeginTx(ctx, nil)
 	if err != nil {
 		return store.FullGame{}, fmt.Errorf("full game %d: %w", id, err)

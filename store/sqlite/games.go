@@ -87,6 +87,9 @@ func (s *Store) createGame(ctx context.Context, spec gameSpec) (id, token int64,
 		if !exists {
 			return reject(fmt.Errorf("player %d: %w", playerID, store.ErrNotFound))
 		}
+		if err := s.mlog.foldPlayer(ctx, tx, playerID); err != nil {
+			return err
+		}
 		if replace {
 			if _, err := tx.ExecContext(ctx, `
 				UPDATE games SET ended_at = ?4, updated_at = ?4
@@ -99,7 +102,7 @@ func (s *Store) createGame(ctx context.Context, spec gameSpec) (id, token int64,
 				SELECT id FROM games WHERE player_id = ? AND size = ? AND kind = ? AND contest = ? AND ended_at IS NULL`,
 				playerID, size, string(kind), contest).Scan(&id)
 			if err == nil {
-				token, err = s.claim(ctx, tx, id, now)
+				token, err = s.claim(ctx, tx, id, now, false)
 				return err
 			}
 			if !errors.Is(err, sql.ErrNoRows) {
@@ -114,7 +117,7 @@ func (s *Store) createGame(ctx context.Context, spec gameSpec) (id, token int64,
 		if err != nil {
 			return err
 		}
-		token, err = s.claim(ctx, tx, id, now)
+		token, err = s.claim(ctx, tx, id, now, true)
 		return err
 	})
 	if err == nil && replace && contest == "" {
@@ -213,18 +216,34 @@ func (s *Store) AppendMove(ctx context.Context, gameID int64, seq int, d engine.
 	var at int64
 	err := s.w.do(ctx, func(ctx context.Context, tx *sql.Tx, now int64) error {
 		at = now
-		// One guarded UPDATE does the checks and the snapshot; the
-		// game is offered to the player's best later (bests.go). Only
-		// when it matches nothing do we look at why. The move itself is
-		// a digit on the game's tail (moves.go).
-		if n, err := s.moveStmt.exec(gameID, seq, store.MoveDigit(d), st, now); err != nil {
+		// The move is a row of the log (movelog.go), inserted only if the
+		// game's row is in play, claimed with this token and holds the
+		// moves before it that are not logged: one statement does the
+		// checks, and only when it inserts nothing do we look at why. The
+		// logged moves' own checks are in memory.
+		base := seq
+		if g := s.mlog.logged(gameID); g != nil {
+			if st.Fence != 0 && st.Fence != g.fence {
+				return whyRefused(ctx, tx, gameID, g.base+len(g.digits), st)
+			}
+			if next := g.base + len(g.digits); seq != next {
+				return reject(fmt.Errorf("%w: stored game has %d moves, not %d", store.ErrConflict, next, seq))
+			}
+			if st.Score < g.state.Score {
+				return reject(fmt.Errorf("%w: score would go down from %d to %d", store.ErrInvalid, g.state.Score, st.Score))
+			}
+			base = g.base
+		}
+		slot, err := s.mlog.slot(ctx, tx)
+		if err != nil {
+			return err
+		}
+		if n, err := s.moveStmt.exec(logMove, gameID, int64(seq), int64(d), now, int64(base), int64(st.Score), st.Fence, slot); err != nil {
 			return err
 		} else if n == 0 {
-			return whyRefused(ctx, tx, gameID, seq, st)
+			return whyRefused(ctx, tx, gameID, base, st)
 		}
-		if err := chunkTail(ctx, tx, gameID, seq); err != nil {
-			return err
-		}
+		s.mlog.appended(gameID, seq, store.MoveDigit(d)[0], st, now)
 		s.marked.Mark(gameID)
 		return nil
 	})
@@ -236,10 +255,16 @@ func (s *Store) AppendMove(ctx context.Context, gameID int64, seq int, d engine.
 	return nil
 }
 
-// appendMoveSQL is AppendMove's guarded update (moveStatement runs it):
-// ?8 the move's number, ?9 the claim's token, ?10 its digit.
-const appendMoveSQL = updateSnapshot + `, tail = tail || ?10
-	WHERE id = ?1 AND ended_at IS NULL AND moves = ?8 AND score <= ?2 AND (?9 = 0 OR claim = ?9)`
+// appendMoveSQL is AppendMove's guarded insert into the log
+// (moveStatement runs it): move ?2 of game ?1, direction ?3, at ?4, in
+// slot ?8 of this process's ring (over the folded move it held), when the
+// game's row holds at least ?5 moves (those before it that are not
+// logged; another process may have folded some of these), a score no
+// higher than ?6, and the claim ?7.
+const appendMoveSQL = `
+	INSERT OR REPLACE INTO move_log (slot, game_id, seq, dir, at)
+	SELECT ?8, id, ?2, ?3, ?4 FROM games
+	WHERE id = ?1 AND ended_at IS NULL AND moves BETWEEN ?5 AND ?2 AND score <= ?6 AND (?7 = 0 OR claim = ?7)`
 
 // updateSnapshot writes a store.MoveState (?2..?6) at time ?7 into a game; the
 // caller adds the WHERE clause.
@@ -277,6 +302,9 @@ func (s *Store) EndGame(ctx context.Context, gameID int64, st store.MoveState) e
 	var at int64
 	err := s.w.do(ctx, func(ctx context.Context, tx *sql.Tx, now int64) error {
 		at = now
+		if err := s.mlog.fold(ctx, tx, gameID); err != nil {
+			return err
+		}
 		res, err := tx.ExecContext(ctx, updateSnapshot+`, ended_at = ?7
 			WHERE id = ?1 AND ended_at IS NULL AND moves = ?4 AND score <= ?2 AND (?8 = 0 OR claim = ?8)`,
 			gameID, st.Score, st.MaxTile, st.Moves, st.Won, st.Board, now, st.Fence)
@@ -302,6 +330,9 @@ func (s *Store) endAsStored(ctx context.Context, id int64) error {
 	var at int64
 	err := s.w.do(ctx, func(ctx context.Context, tx *sql.Tx, now int64) error {
 		at = now
+		if err := s.mlog.fold(ctx, tx, id); err != nil {
+			return err
+		}
 		_, err := tx.ExecContext(ctx, `UPDATE games SET ended_at = ?2, updated_at = ?2 WHERE id = ?1 AND ended_at IS NULL`, id, now)
 		return err
 	})
@@ -322,12 +353,18 @@ func (s *Store) endAsStored(ctx context.Context, id int64) error {
 func (s *Store) MarkAssisted(ctx context.Context, gameID int64) error {
 	var marked bool
 	err := s.w.do(ctx, func(ctx context.Context, tx *sql.Tx, now int64) error {
+		if err := s.mlog.fold(ctx, tx, gameID); err != nil {
+			return err
+		}
 		g, err := liveGame(ctx, tx, gameID)
 		switch {
 		case err != nil:
 			return err
 		case g.kind != store.KindHuman:
 			return nil
+		}
+		if err := s.mlog.foldPlayer(ctx, tx, g.playerID); err != nil {
+			return err
 		}
 		marked = true
 		if _, err := tx.ExecContext(ctx, `
@@ -381,6 +418,9 @@ func (s *Store) MarkAssisted(ctx context.Context, gameID int64) error {
 func (s *Store) PlayerGames(ctx context.Context, playerID int64, limit int) ([]store.GameSummary, error) {
 	if limit <= 0 {
 		limit = 100
+	}
+	if err := s.settle(ctx, func(ctx context.Context, tx *sql.Tx) error { return s.mlog.foldPlayer(ctx, tx, playerID) }); err != nil {
+		return nil, fmt.Errorf("games of player %d: %w", playerID, err)
 	}
 	rows, err := s.read.QueryContext(ctx, `
 		SELECT id, size, kind, score, max_tile, moves, won, contest, started_at, updated_at, ended_at

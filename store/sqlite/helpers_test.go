@@ -68,6 +68,17 @@ func playMove(ctx context.Context, s *Store, g *store.SavedGame, rng *rand.Rand)
 	return s.AppendMove(ctx, g.ID, seq, d, store.StateOf(g.Engine))
 }
 
+// playFencedMove is playMove with g's claim token (SavedGame.Fence), as a
+// game service stores moves.
+func playFencedMove(ctx context.Context, s *Store, g *store.SavedGame, rng *rand.Rand) error {
+	d, _ := movingDirection(g.Engine, rng)
+	seq := g.Engine.Moves()
+	g.Engine.Move(d)
+	st := store.StateOf(g.Engine)
+	st.Fence = g.Fence
+	return s.AppendMove(ctx, g.ID, seq, d, st)
+}
+
 // logBuffer is a slog handler target tests can read.
 type logBuffer struct {
 	mu  sync.Mutex
@@ -90,7 +101,11 @@ func (l *logBuffer) logger() *slog.Logger { return slog.New(slog.NewTextHandler(
 
 // storedMoves is SQL for how many moves game g holds: its chunks and its
 // tail (moves.go).
-const storedMoves = `(length(g.tail) + coalesce((SELECT sum(length(c.dirs)) FROM move_chunks c WHERE c.game_id = g.id), 0))`
+const foldedMoves = `(length(g.tail) + coalesce((SELECT sum(length(c.dirs)) FROM move_chunks c WHERE c.game_id = g.id), 0))`
+
+// storedMoves is game g's moves: those in its row and chunks, and those
+// in the log not folded yet.
+const storedMoves = `(` + foldedMoves + ` + (SELECT count(*) FROM move_log l WHERE l.game_id = g.id AND l.seq >= g.moves))`
 
 func countMoves(t testing.TB, s *Store, gameID int64) int {
 	t.Helper()

@@ -54,6 +54,9 @@ func (s *Store) LeaderboardFrom(ctx context.Context, size int, kind store.Kind, 
 		if err := scanEntry(rows, &e, &score, &reached); err != nil {
 			return nil, fmt.Errorf("leaderboard %d×%d %s: %w", size, size, kind, err)
 		}
+		if st, ok := s.mlog.latest(e.GameID); ok {
+			e.Score, e.MaxTile, e.Moves, e.Won = st.Score, st.MaxTile, st.Moves, st.Won
+		}
 		out = append(out, e)
 	}
 	if err := rows.Err(); err != nil {

@@ -30,6 +30,10 @@ func TestQueryPlansUseIndexes(t *testing.T) {
 		{"game in progress", `SELECT id FROM games WHERE player_id = ? AND size = ? AND kind = ? AND ended_at IS NULL`, []any{1, 4, "human"}, []string{"games_in_progress"}},
 		{"moves", chunksQuery, []any{1}, []string{"PRIMARY KEY (game_id=?)"}},
 		{"history", `SELECT id FROM games WHERE player_id = ? ORDER BY id DESC LIMIT ?`, []any{1, 10}, []string{"games_player"}},
+		{"a move into the log", appendMoveSQL, []any{1, 5, 0, 1, 5, 8, 0, 9}, []string{"INTEGER PRIMARY KEY"}},
+		{"a fold", foldSQL, []any{1, 8, 4, 6, 0, "b", 1, 1, "0", 5, 0}, []string{"INTEGER PRIMARY KEY"}},
+		{"a player's games to fold", playerGamesInPlay, []any{1}, []string{"games_in_progress"}},
+		{"the offer", offerMarked, []any{"[[1],[2,8,9]]"}, []string{"INTEGER PRIMARY KEY"}},
 	}
 	for _, c := range cases {
 		rows, err := s.read.Query(`EXPLAIN QUERY PLAN `+c.query, c.args...)

@@ -16,7 +16,7 @@ import (
 
 // newModeration is the store's moderation methods.
 func (s *Store) newModeration() moderation.Moderator[*sql.Tx] {
-	return moderation.New(s.w.do, func(tx *sql.Tx) moderation.Querier { return sqlQuerier{tx} }, sqlQuerier{s.read},
+	return moderation.New(s.doFolded, func(tx *sql.Tx) moderation.Querier { return sqlQuerier{tx} }, sqlQuerier{s.read},
 		moderation.Config{
 			Position: "instr",
 			Hidden:   func(playerID, gameID int64, hide bool) { s.ranks.Hidden(playerID, gameID, hide) },

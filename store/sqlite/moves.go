@@ -15,24 +15,6 @@ import (
 // chunksQuery reads a game's full chunks in order.
 const chunksQuery = `SELECT first_seq, dirs FROM move_chunks WHERE game_id = ? ORDER BY first_seq`
 
-// chunkTail moves game id's tail into move_chunks when move seq, just
-// appended to it, filled it. It runs after the guarded update matched,
-// so a refused move still writes nothing.
-func chunkTail(ctx context.Context, tx *sql.Tx, id int64, seq int) error {
-	if (seq+1)%store.ChunkLen != 0 {
-		return nil
-	}
-	if _, err := tx.ExecContext(ctx, `
-		INSERT INTO move_chunks (game_id, first_seq, dirs) SELECT id, ?2, tail FROM games WHERE id = ?1`,
-		id, seq+1-store.ChunkLen); err != nil {
-		return fmt.Errorf("chunk moves: %w", err)
-	}
-	if _, err := tx.ExecContext(ctx, `UPDATE games SET tail = '' WHERE id = ?`, id); err != nil {
-		return fmt.Errorf("chunk moves: %w", err)
-	}
-	return nil
-}
-
 // readMoves reads game id's moves for store.Rebuild: its chunks, then
 // tail, read with the game's row in tx, so that no append slips between
 // them.

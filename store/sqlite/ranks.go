@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
 	"time"
 
 	"github.com/ssh2048/ssh2048/store"
@@ -35,6 +36,12 @@ func (s *Store) loadBoard(ctx context.Context, b ranks.Board) ([]ranks.Row, erro
 	query, args := ranks.BoardQuery+` WHERE b.size = ? AND b.kind = ?`, []any{b.Size, string(b.Kind)}
 	if b.Contest != "" {
 		query, args = ranks.ContestQuery+` WHERE g.contest = ? AND g.size = ? AND NOT g.hidden`, []any{b.Contest, b.Size}
+		// A contest's board is ordered by its games' rows.
+		if err := s.settle(ctx, func(ctx context.Context, tx *sql.Tx) error {
+			return s.mlog.foldWhere(ctx, tx, `SELECT id FROM games WHERE contest = ? AND size = ? AND ended_at IS NULL`, b.Contest, b.Size)
+		}); err != nil {
+			return nil, err
+		}
 	} else if err := s.offerMarkedBests(ctx); err != nil {
 		return nil, err
 	}
@@ -43,7 +50,13 @@ func (s *Store) loadBoard(ctx context.Context, b ranks.Board) ([]ranks.Row, erro
 		return nil, err
 	}
 	defer rows.Close()
-	return ranks.ScanRows(rows)
+	out, err := ranks.ScanRows(rows)
+	for i := range out {
+		if st, ok := s.mlog.latest(out[i].Key.Game); ok {
+			out[i].MaxTile, out[i].Moves, out[i].Won = st.MaxTile, st.Moves, st.Won
+		}
+	}
+	return out, err
 }
 
 // othersEvery is how often the store asks whether another process wrote

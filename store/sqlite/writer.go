@@ -30,12 +30,17 @@ type writer struct {
 	// catchUp asks the writer for a checkpoint of its own after its next
 	// group (see checkpointEvery).
 	catchUp atomic.Bool
+
+	// mlog is the moves logged and not yet folded (movelog.go): each
+	// transaction begins by folding those that are due, and its changes
+	// to mlog are kept or undone as it commits or rolls back.
+	mlog *moveLog
 }
 
 // newWriter starts the writer; between, if set, runs on its goroutine
 // after each group too, with the connection free.
-func newWriter(db *sql.DB, log *slog.Logger, obs store.Observer, between func()) *writer {
-	w := &writer{db: db, log: log, obs: obs}
+func newWriter(db *sql.DB, mlog *moveLog, log *slog.Logger, obs store.Observer, between func()) *writer {
+	w := &writer{db: db, mlog: mlog, log: log, obs: obs}
 	w.Writer = groupcommit.New[*sql.Tx](txConn{w}, groupcommit.Config{
 		Log: log, Obs: obs, Linger: true, RetryAlone: true,
 		Between: func() {
@@ -82,6 +87,19 @@ type txConn struct{ w *writer }
 // shell); if that is not enough, retry for a while rather than hand
 // "database is locked" to a player.
 func (c txConn) Begin(ctx context.Context) (*sql.Tx, error) {
+	tx, err := c.begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c.w.mlog.begin()
+	if err := c.w.mlog.foldDue(ctx, tx, time.Now().UnixMicro()); err != nil {
+		c.Rollback(tx)
+		return nil, err
+	}
+	return tx, nil
+}
+
+func (c txConn) begin(ctx context.Context) (*sql.Tx, error) {
 	for attempt := 1; ; attempt++ {
 		tx, err := c.w.db.BeginTx(ctx, nil)
 		if err == nil {
@@ -96,6 +114,16 @@ func (c txConn) Begin(ctx context.Context) (*sql.Tx, error) {
 	}
 }
 
-func (txConn) Commit(_ context.Context, tx *sql.Tx) error { return tx.Commit() }
+func (c txConn) Commit(_ context.Context, tx *sql.Tx) error {
+	if err := tx.Commit(); err != nil {
+		c.w.mlog.rollback()
+		return err
+	}
+	c.w.mlog.commit()
+	return nil
+}
 
-func (txConn) Rollback(tx *sql.Tx) { tx.Rollback() }
+func (c txConn) Rollback(tx *sql.Tx) {
+	tx.Rollback()
+	c.w.mlog.rollback()
+}
