@@ -44,9 +44,8 @@ type takeovers struct {
 
 // claim makes this process the holder of game id, in a write job that
 // found or created it (created: it has no moves anywhere), and returns
-// the game's new token. The game counts
-// as played now (updated_at), so that the size a player switched to is
-// the one a new session opens.
+// the game's new token. The game counts as played now (updated_at), so
+// that the size a player switched to is the one a new session opens.
 func (s *Store) claim(ctx context.Context, tx *sql.Tx, id, now int64, created bool) (int64, error) {
 	var before string
 	if err := tx.QueryRowContext(ctx, `SELECT claim_node FROM games WHERE id = ?`, id).Scan(&before); err != nil {

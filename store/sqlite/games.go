@@ -234,6 +234,8 @@ func (s *Store) AppendMove(ctx context.Context, gameID int64, seq int, d engine.
 			}
 			base = g.base
 		}
+		// A fold the slot needs stands whatever becomes of this move:
+		// it writes moves already committed.
 		slot, err := s.mlog.slot(ctx, tx)
 		if err != nil {
 			return err
