@@ -47,7 +47,7 @@ func (s *Store) OpenContestGame(ctx context.Context, playerID int64, size int, k
 // progress or not.
 func (s *Store) ContestBoard(ctx context.Context, contest string, size, limit int) ([]store.Entry, error) {
 	if err := s.settle(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		return s.mlog.foldWhere(ctx, tx, `SELECT id FROM games WHERE contest = ? AND size = ? AND ended_at IS NULL`, contest, size)
+		return s.mlog.foldContest(ctx, tx, contest)
 	}); err != nil {
 		return nil, fmt.Errorf("board of %s: %w", contest, err)
 	}
@@ -80,7 +80,7 @@ func (s *Store) ContestBoard(ctx context.Context, contest string, size, limit in
 // (a day that is over, a race whose clock ran out).
 func (s *Store) EndContest(ctx context.Context, contest string) error {
 	err := s.w.do(ctx, func(ctx context.Context, tx *sql.Tx, now int64) error {
-		if err := s.mlog.foldWhere(ctx, tx, `SELECT id FROM games WHERE contest = ? AND ended_at IS NULL`, contest); err != nil {
+		if err := s.mlog.foldContest(ctx, tx, contest); err != nil {
 			return err
 		}
 		_, err := tx.ExecContext(ctx, `
@@ -149,7 +149,7 @@ func (s *Store) Secret(ctx context.Context, name string) ([]byte, error) {
 func (s *Store) EndPastDailies(ctx context.Context, today string) error {
 	err := s.w.do(ctx, func(ctx context.Context, tx *sql.Tx, now int64) error {
 		if err := s.mlog.foldWhere(ctx, tx, `
-			SELECT id FROM games WHERE contest >= 'daily:' AND contest < ? AND ended_at IS NULL`, "daily:"+today); err != nil {
+			SELECT id FROM games WHERE contest >= 'daily:' AND contest < ? AND contest <> '' AND ended_at IS NULL`, "daily:"+today); err != nil {
 			return err
 		}
 		_, err := tx.ExecContext(ctx, `

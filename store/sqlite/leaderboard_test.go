@@ -33,6 +33,7 @@ func TestQueryPlansUseIndexes(t *testing.T) {
 		{"a move into the log", appendMoveSQL, []any{1, 5, 0, 1, 5, 8, 0, 9}, []string{"INTEGER PRIMARY KEY"}},
 		{"a fold", foldSQL, []any{1, 8, 4, 6, 0, "b", 1, 1, "0", 5, 0}, []string{"INTEGER PRIMARY KEY"}},
 		{"a player's games to fold", playerGamesInPlay, []any{1}, []string{"games_in_progress"}},
+		{"a contest's games to fold", contestGamesInPlay, []any{"daily:2026-11-28"}, []string{"games_contest_rank"}},
 		{"the offer", offerMarked, []any{"[[1],[2,8,9]]"}, []string{"INTEGER PRIMARY KEY"}},
 	}
 	for _, c := range cases {

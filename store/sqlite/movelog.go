@@ -355,6 +355,15 @@ func (l *moveLog) foldPlayer(ctx context.Context, tx *sql.Tx, playerID int64) er
 	return l.foldWhere(ctx, tx, playerGamesInPlay, playerID)
 }
 
+// contestGamesInPlay finds a contest's games in progress; contest <> ''
+// lets the planner use the contests' partial index.
+const contestGamesInPlay = `SELECT id FROM games WHERE contest = ? AND contest <> '' AND ended_at IS NULL`
+
+// foldContest folds the logged games in progress of a contest.
+func (l *moveLog) foldContest(ctx context.Context, tx *sql.Tx, contest string) error {
+	return l.foldWhere(ctx, tx, contestGamesInPlay, contest)
+}
+
 // front returns the oldest logged game's entry, skipping stale ones.
 func (l *moveLog) front() (logOrder, bool) {
 	for l.head < len(l.order) {

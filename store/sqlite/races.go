@@ -31,7 +31,7 @@ func (s *Store) Ratings(ctx context.Context, playerIDs []int64) (map[int64]store
 // ends its games still in progress, in one transaction.
 func (s *Store) RecordRace(ctx context.Context, r store.RaceResult) error {
 	err := s.w.do(ctx, func(ctx context.Context, tx *sql.Tx, now int64) error {
-		if err := s.mlog.foldWhere(ctx, tx, `SELECT id FROM games WHERE contest = ? AND ended_at IS NULL`, r.Contest); err != nil {
+		if err := s.mlog.foldContest(ctx, tx, r.Contest); err != nil {
 			return err
 		}
 		var id int64

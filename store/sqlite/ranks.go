@@ -38,7 +38,7 @@ func (s *Store) loadBoard(ctx context.Context, b ranks.Board) ([]ranks.Row, erro
 		query, args = ranks.ContestQuery+` WHERE g.contest = ? AND g.size = ? AND NOT g.hidden`, []any{b.Contest, b.Size}
 		// A contest's board is ordered by its games' rows.
 		if err := s.settle(ctx, func(ctx context.Context, tx *sql.Tx) error {
-			return s.mlog.foldWhere(ctx, tx, `SELECT id FROM games WHERE contest = ? AND size = ? AND ended_at IS NULL`, b.Contest, b.Size)
+			return s.mlog.foldContest(ctx, tx, b.Contest)
 		}); err != nil {
 			return nil, err
 		}
