@@ -355,8 +355,8 @@ func (l *moveLog) foldPlayer(ctx context.Context, tx *sql.Tx, playerID int64) er
 	return l.foldWhere(ctx, tx, playerGamesInPlay, playerID)
 }
 
-// contestGamesInPlay finds a contest's games in progress; contest <> ”
-// lets the planner use the contests' partial index.
+// contestGamesInPlay finds a contest's games in progress; saying the
+// contest is not empty lets the planner use the contests' partial index.
 const contestGamesInPlay = `SELECT id FROM games WHERE contest = ? AND contest <> '' AND ended_at IS NULL`
 
 // foldContest folds the logged games in progress of a contest.
