@@ -29,19 +29,26 @@ func TestRunRealTUI(t *testing.T) {
 		s.RampCPUSeconds > s.CPUSeconds || s.CPUPerKeyUS <= 0 || rep.RSS == nil || s.PeakRSSKB < rep.RSS.PlayersKB {
 		t.Errorf("server report %+v, rss %+v", s, rep.RSS)
 	}
+	// The CPU while every session played, apart from the logins' and the
+	// goodbyes', and that per key answered of those sent then.
+	if s := rep.Server; s != nil && (s.PlayCPUSeconds <= 0 || s.RampCPUSeconds+s.PlayCPUSeconds > s.CPUSeconds ||
+		rep.Steady == nil || s.CPUPerPlayKeyUS != float64(int64(s.PlayCPUSeconds*1e6+0.5))/float64(rep.Steady.Count)) {
+		t.Errorf("server report %+v: no CPU in play, or not per key sent in play (%+v)", s, rep.Steady)
+	}
 	var text bytes.Buffer
 	if err := rep.WriteText(&text); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("report:\n%s", text.String())
-	if !strings.Contains(text.String(), "µs CPU per key answered") || !strings.Contains(text.String(), "peak RSS") {
+	if !strings.Contains(text.String(), "µs CPU per key answered") || !strings.Contains(text.String(), "while all played") ||
+		!strings.Contains(text.String(), "peak RSS") {
 		t.Errorf("no server line in the report:\n%s", text.String())
 	}
 	var js bytes.Buffer
 	if err := rep.WriteJSON(&js); err != nil {
 		t.Fatal(err)
 	}
-	for _, field := range []string{`"cpu_s"`, `"ramp_cpu_s"`, `"cpu_us_per_key"`, `"peak_rss_kb"`} {
+	for _, field := range []string{`"cpu_s"`, `"ramp_cpu_s"`, `"cpu_us_per_key"`, `"play_cpu_s"`, `"cpu_us_per_play_key"`, `"peak_rss_kb"`} {
 		if !strings.Contains(js.String(), field) {
 			t.Errorf("no %s in the JSON report:\n%s", field, js.String())
 		}

@@ -196,6 +196,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	} else {
 		timer := time.AfterFunc(cfg.Duration, func() {
 			probe.markPlayers()
+			probe.markStop()
 			close(stop)
 		})
 		playWG.Wait()
@@ -208,7 +209,11 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 
 	rep := newReport(&cfg, sessions, rampDone.Sub(start), end.Sub(rampDone))
 	rep.RSS = probe.report(cfg.Sessions, cfg.Spectators)
-	rep.Server = probe.serverReport(rep.Keys.Answered)
+	playKeys := 0
+	if rep.Steady != nil {
+		playKeys = rep.Steady.Count
+	}
+	rep.Server = probe.serverReport(rep.Keys.Answered, playKeys)
 	if watch != nil {
 		rep.Watch = watch.report(sessions)
 		for _, sp := range watch.spectators {

@@ -43,18 +43,30 @@ type ServerReport struct {
 	// CPUPerKeyUS is CPUSeconds over the keys answered (tui: answered by a
 	// frame; bot: replied to), in microseconds; 0 when none was.
 	CPUPerKeyUS float64 `json:"cpu_us_per_key"`
-	PeakRSSKB   int64   `json:"peak_rss_kb"`
-	Error       string  `json:"error,omitempty"`
+	// PlayCPUSeconds is the part of CPUSeconds from the ramp-up's end
+	// until the sessions were told to stop, while every session played;
+	// CPUPerPlayKeyUS is it over the keys answered of those sent then
+	// (Report.Steady). They leave out what logging in and leaving cost,
+	// which CPUPerKeyUS spreads over the keys: what a key costs a server
+	// in play, to compare builds by. Both 0 in a run with spectators,
+	// whose two halves have figures of their own (WatchReport).
+	PlayCPUSeconds  float64 `json:"play_cpu_s"`
+	CPUPerPlayKeyUS float64 `json:"cpu_us_per_play_key"`
+	PeakRSSKB       int64   `json:"peak_rss_kb"`
+	Error           string  `json:"error,omitempty"`
 }
 
 // serverProbe reads the server's RSS and CPU time from /proc; a nil one
 // reads nothing. Its methods are called from one goroutine at a time.
 type serverProbe struct {
-	pid  int
-	rss  RSSReport
-	cpu  [3]time.Duration // before the sessions, at the ramp-up's end, at the run's end
-	peak int64            // VmHWM at the run's end, kB
-	err  error
+	pid int
+	rss RSSReport
+	cpu [3]time.Duration // before the sessions, at the ramp-up's end, at the run's end
+	// stopCPU is the CPU time when the sessions were told to stop (0: not
+	// read, in a run with spectators).
+	stopCPU time.Duration
+	peak    int64 // VmHWM at the run's end, kB
+	err     error
 }
 
 // ErrNoServer marks a --server-pid with no process to read.
@@ -84,7 +96,7 @@ func newServerProbe(pid int) *serverProbe {
 func (p *serverProbe) ok() bool { return p != nil && p.err == nil }
 
 // markBefore, markPlayers and markSpectators read the RSS at each step;
-// markBefore, markRamp and markEnd the CPU time.
+// markBefore, markRamp, markStop and markEnd the CPU time.
 func (p *serverProbe) markBefore() {
 	if p.ok() {
 		p.readCPU(&p.cpu[0])
@@ -95,6 +107,12 @@ func (p *serverProbe) markBefore() {
 func (p *serverProbe) markRamp() {
 	if p.ok() {
 		p.readCPU(&p.cpu[1])
+	}
+}
+
+func (p *serverProbe) markStop() {
+	if p.ok() {
+		p.readCPU(&p.stopCPU)
 	}
 }
 
@@ -195,9 +213,9 @@ func (p *serverProbe) report(sessions, spectators int) *RSSReport {
 	return &r
 }
 
-// serverReport is what the server used over the run, for keys answered,
-// or nil without a probe.
-func (p *serverProbe) serverReport(keys int) *ServerReport {
+// serverReport is what the server used over the run, for keys answered
+// in all and of those sent in play (playKeys), or nil without a probe.
+func (p *serverProbe) serverReport(keys, playKeys int) *ServerReport {
 	if p == nil {
 		return nil
 	}
@@ -212,6 +230,13 @@ func (p *serverProbe) serverReport(keys int) *ServerReport {
 	if keys > 0 {
 		r.CPUPerKeyUS = float64(cpu.Microseconds()) / float64(keys)
 	}
+	if p.stopCPU > 0 {
+		play := p.stopCPU - p.cpu[1]
+		r.PlayCPUSeconds = play.Seconds()
+		if playKeys > 0 {
+			r.CPUPerPlayKeyUS = float64(play.Microseconds()) / float64(playKeys)
+		}
+	}
 	r.PeakRSSKB = p.peak
 	return r
 }
@@ -222,8 +247,11 @@ func writeServer(b *strings.Builder, r *ServerReport, unit string) {
 		fmt.Fprintf(b, "  %-12s could not read process %d: %s\n", "server", r.PID, r.Error)
 		return
 	}
-	fmt.Fprintf(b, "  %-12s %.0f µs CPU per %s answered: %.2f s CPU over the run (%.2f s until all were in); peak RSS %d kB\n",
-		"server", r.CPUPerKeyUS, unit, r.CPUSeconds, r.RampCPUSeconds, r.PeakRSSKB)
+	fmt.Fprintf(b, "  %-12s %.0f µs CPU per %s answered: %.2f s CPU over the run (%.2f s until all were in", "server", r.CPUPerKeyUS, unit, r.CPUSeconds, r.RampCPUSeconds)
+	if r.CPUPerPlayKeyUS > 0 {
+		fmt.Fprintf(b, "; %.2f s while all played, %.0f µs a %s", r.PlayCPUSeconds, r.CPUPerPlayKeyUS, unit)
+	}
+	fmt.Fprintf(b, "); peak RSS %d kB\n", r.PeakRSSKB)
 }
 
 // writeRSS writes the report's memory line.
