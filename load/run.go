@@ -194,7 +194,9 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		// leaving redraws the player's header.
 		watch.finish()
 	} else {
+		stopped := make(chan struct{})
 		timer := time.AfterFunc(cfg.Duration, func() {
+			defer close(stopped)
 			probe.markPlayers()
 			probe.markStop()
 			close(stop)
@@ -202,6 +204,10 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		playWG.Wait()
 		if timer.Stop() { // everyone ended early (errors, games over, cancel)
 			close(stop)
+		} else {
+			// The probe is the timer's until it is done with it: everyone
+			// may have ended early just as it fired.
+			<-stopped
 		}
 	}
 	end := time.Now()
