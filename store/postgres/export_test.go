@@ -21,6 +21,10 @@ func Commits(s *Store) int64 { return s.w.Commits() }
 // WithWriterTracer has t see every round trip of the writer's connection.
 func WithWriterTracer(t pgx.QueryTracer) Option { return func(o *options) { o.writerTracer = t } }
 
+// WithReadTracer has t see every round trip of the read pool's
+// connections.
+func WithReadTracer(t pgx.QueryTracer) Option { return func(o *options) { o.readTracer = t } }
+
 // AppendMovesSQL is the statement of a group's moves of distinct games.
 var AppendMovesSQL = appendMovesSQL
 

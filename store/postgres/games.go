@@ -149,26 +149,28 @@ func (s *Store) inProgress(ctx context.Context, tx pgx.Tx, spec gameSpec, id *in
 // readOnly is a snapshot for reads that span several statements.
 var readOnly = pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}
 
-// loadGame reads game id and rebuilds it, in one snapshot so that a
-// concurrent append cannot slip between the game row and its moves.
+// loadGame reads game id and rebuilds it. One statement reads the row
+// and its moves: one snapshot, so that a concurrent append cannot slip
+// between them, and one round trip, which a transaction around two reads
+// took four of (every login loads a game).
 func (s *Store) loadGame(ctx context.Context, id, token int64) (*store.SavedGame, error) {
-	tx, err := s.pool.BeginTx(ctx, readOnly)
-	if err != nil {
-		return nil, fmt.Errorf("load game %d: %w", id, err)
-	}
-	defer tx.Rollback(context.Background())
 	g := &store.SavedGame{ID: id, Fence: token}
 	var (
-		kind, contest          string
+		kind, contest, tail    string
 		seed, started, reached int64
 		gen                    int16
 		stored                 store.MoveState
+		firsts                 []int64
+		chunks                 []string
 	)
-	err = tx.QueryRow(ctx, `
-		SELECT player_id, size, kind, seed, generator, started_at, score, max_tile, moves, won, board, contest, reached_at, hidden
-		FROM games WHERE id = $1`, id,
+	err := s.pool.QueryRow(ctx, `
+		SELECT player_id, size, kind, seed, generator, started_at, score, max_tile, moves, won, board, contest, reached_at, hidden,
+			ARRAY(SELECT first_seq FROM move_chunks c WHERE c.game_id = g.id ORDER BY first_seq),
+			ARRAY(SELECT dirs FROM move_chunks c WHERE c.game_id = g.id ORDER BY first_seq),
+			tail
+		FROM games g WHERE id = $1`, id,
 	).Scan(&g.PlayerID, &g.Size, &kind, &seed, &gen, &started, &stored.Score, &stored.MaxTile, &stored.Moves, &stored.Won, &stored.Board,
-		&contest, &reached, &g.Hidden)
+		&contest, &reached, &g.Hidden, &firsts, &chunks, &tail)
 	if noRows(err) {
 		return nil, fmt.Errorf("load game %d: %w", id, store.ErrNotFound)
 	}
@@ -176,7 +178,7 @@ func (s *Store) loadGame(ctx context.Context, id, token int64) (*store.SavedGame
 		return nil, fmt.Errorf("load game %d: %w", id, err)
 	}
 	g.Kind, g.Seed, g.StartedAt = store.Kind(kind), uint64(seed), time.UnixMicro(started)
-	dirs, err := readMoves(ctx, tx, id)
+	dirs, err := chunkedMoves(firsts, chunks, tail)
 	if err != nil {
 		return nil, fmt.Errorf("load game %d: %w", id, err)
 	}
@@ -188,6 +190,30 @@ func (s *Store) loadGame(ctx context.Context, id, token int64) (*store.SavedGame
 	s.marked.Mark(id)
 	s.ranks.Opened(id, g.PlayerID, ranks.Board{Size: g.Size, Kind: g.Kind}, contest, stored, reached, g.Hidden)
 	return g, nil
+}
+
+// chunkedMoves is a game's moves from its chunks (each chunk's first move
+// and digits, in order) and its tail, as readMoves's rows give them to
+// store.ScanMoveChunks: a chunk that does not start where the moves
+// before it end is an error.
+func chunkedMoves(firsts []int64, chunks []string, tail string) ([]engine.Direction, error) {
+	rows := &chunkRows{firsts: append(firsts, int64(store.ChunkLen*len(chunks))), chunks: append(chunks, tail), at: -1}
+	return store.ScanMoveChunks(rows)
+}
+
+// chunkRows are a game's chunks and tail as store.MoveRows.
+type chunkRows struct {
+	firsts []int64
+	chunks []string
+	at     int
+}
+
+func (r *chunkRows) Next() bool { r.at++; return r.at < len(r.chunks) }
+func (r *chunkRows) Err() error { return nil }
+
+func (r *chunkRows) Scan(dest ...any) error {
+	*dest[0].(*int64), *dest[1].(*string) = r.firsts[r.at], r.chunks[r.at]
+	return nil
 }
 
 // readMoves reads game id's moves for store.Rebuild: its chunks and, last,

@@ -67,8 +67,9 @@ type options struct {
 	node  string
 	lease time.Duration
 	obs   store.Observer
-	// writerTracer sees the writer connection's round trips (tests).
-	writerTracer pgx.QueryTracer
+	// writerTracer sees the writer connection's round trips, and
+	// readTracer the read pool's (tests).
+	writerTracer, readTracer pgx.QueryTracer
 	// ranksEvery is how often the marked games are offered to the bests
 	// and the other nodes told (ranks.go); tests lengthen it.
 	ranksEvery time.Duration
@@ -200,6 +201,9 @@ func Open(ctx context.Context, url string, opts ...Option) (*Store, error) {
 	}
 	if o.writerTracer != nil {
 		wcfg.ConnConfig.Tracer = o.writerTracer
+	}
+	if o.readTracer != nil {
+		cfg.ConnConfig.Tracer = o.readTracer
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {

@@ -1,0 +1,71 @@
+package postgres_test
+
+import (
+	"context"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ssh2048/ssh2048/engine"
+	"github.com/ssh2048/ssh2048/store"
+	"github.com/ssh2048/ssh2048/store/postgres"
+	"github.com/ssh2048/ssh2048/store/postgres/pgtest"
+)
+
+// TestLoadingAGameIsOneRoundTrip: a game opened to play is read in one
+// statement, its row and its moves (chunks and tail) in one snapshot, so
+// that no move slips between them: a round trip of the read pool, not a
+// transaction's four. Every login reads its game so, and on one machine a
+// cluster's ramp is mostly its logins' round trips.
+func TestLoadingAGameIsOneRoundTrip(t *testing.T) {
+	ctx := context.Background()
+	trips := &roundTrips{}
+	s, err := postgres.Open(ctx, pgtest.Database(t), postgres.WithLogger(quiet),
+		postgres.WithLease(time.Hour), postgres.WithRanksEvery(time.Hour), // nothing else on the pool meanwhile
+		postgres.WithReadTracer(trips))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	p, err := s.UpsertPlayer(ctx, "SHA256:one-trip", "ssh-ed25519", "onetrip")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, moves := range []int{0, store.ChunkLen - 1, store.ChunkLen, 2*store.ChunkLen + 5} {
+		g, err := s.NewGame(ctx, p.ID, 8, store.KindHuman)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rng := rand.New(rand.NewPCG(uint64(moves), 1))
+		for seq := range moves {
+			d := engine.Direction(rng.IntN(4))
+			for b := g.Engine.Board(); ; d = (d + 1) % 4 {
+				if _, moved := b.Move(d); moved {
+					break
+				}
+				b = g.Engine.Board()
+			}
+			g.Engine.Move(d)
+			st := store.StateOf(g.Engine)
+			st.Fence = g.Fence
+			if err := s.AppendMove(ctx, g.ID, seq, d, st); err != nil {
+				t.Fatal(err)
+			}
+		}
+		n := trips.count()
+		again, err := s.LoadOrCreateGame(ctx, p.ID, 8, store.KindHuman)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if again.ID != g.ID || again.Engine.Moves() != moves || again.Engine.Board() != g.Engine.Board() ||
+			again.Engine.Score() != g.Engine.Score() || again.Seed != g.Seed || again.Fence <= g.Fence {
+			t.Errorf("%d moves: loaded game %d, %d moves, score %d, fence %d; want game %d as played (%d, score %d), fence after %d",
+				moves, again.ID, again.Engine.Moves(), again.Engine.Score(), again.Fence, g.ID, moves, g.Engine.Score(), g.Fence)
+		}
+		if sent := trips.since(n); len(sent) != 1 || !strings.Contains(sent[0][0], "move_chunks") {
+			t.Errorf("%d moves: loading the game took %d round trips of the read pool, want one that reads the moves too:\n%q",
+				moves, len(sent), sent)
+		}
+	}
+}
