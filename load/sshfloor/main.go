@@ -22,6 +22,7 @@ import (
 	"net"
 	"os"
 	"sync"
+	"time"
 
 	"golang.org/x/crypto/ssh"
 )
@@ -40,6 +41,10 @@ func main() {
 		log.Fatal(err)
 	}
 }
+
+// handshakeTimeout bounds a connection's handshake: a client that never
+// finishes it is hung up on rather than held.
+var handshakeTimeout = 10 * time.Second
 
 // frameBytes is the frame's size: about what a game screen's move frame
 // takes at 80×24 (docs/performance.md, Bytes per frame).
@@ -93,11 +98,13 @@ func serve(l net.Listener) error {
 // other refused.
 func serveConn(c net.Conn, cfg *ssh.ServerConfig) {
 	defer c.Close()
+	c.SetDeadline(time.Now().Add(handshakeTimeout))
 	conn, chans, reqs, err := ssh.NewServerConn(c, cfg)
 	if err != nil {
 		return
 	}
 	defer conn.Close()
+	c.SetDeadline(time.Time{})
 	go ssh.DiscardRequests(reqs)
 	served := false
 	for nc := range chans {
