@@ -70,18 +70,60 @@ func TestWorkerIsReused(t *testing.T) {
 	ran := make(chan struct{})
 	p.Go(func() { ran <- struct{}{} })
 	<-ran
-	// The worker is now idle (or about to be); hand work until it takes one.
+	waitFor(t, "the worker to go idle", func() bool { return idleWorkers(p) == 1 })
+	before := runtime.NumGoroutine()
+	release := make(chan struct{})
+	p.Go(func() { ran <- struct{}{}; <-release })
+	<-ran
+	if n, idle := runtime.NumGoroutine(), idleWorkers(p); n != before || idle != 0 {
+		t.Errorf("%d goroutines and %d idle workers while the work ran, want %d and 0: it ran on a new goroutine", n, idle, before)
+	}
+	close(release)
+}
+
+// TestPoolShrinksAfterABurst: after a burst, steady work that needs one
+// worker at a time keeps one busy, and the burst's others end. Handed to
+// the worker idle longest, the work would visit them all in turn and keep
+// every one alive, with its stack, for as long as the work went on.
+func TestPoolShrinksAfterABurst(t *testing.T) {
+	const idle = 300 * time.Millisecond
+	p := New(idle)
+	before := runtime.NumGoroutine()
+	const burst = 50
+	release := make(chan struct{})
+	ran := make(chan struct{}, burst)
+	for range burst {
+		p.Go(func() { <-release; ran <- struct{}{} })
+	}
+	close(release)
+	for range burst {
+		<-ran
+	}
+	// One piece of work at a time, each burst worker's turn well within
+	// idle if they took turns, for several times idle.
+	for end := time.Now().Add(5 * idle); time.Now().Before(end); {
+		p.Go(func() { ran <- struct{}{} })
+		<-ran
+		time.Sleep(idle / burst / 3)
+	}
+	if n := runtime.NumGoroutine() - before; n > 2 {
+		t.Errorf("%d workers left of the burst's %d, with one piece of work at a time for %v", n, burst, 5*idle)
+	}
+}
+
+func idleWorkers(p *Pool) int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.idle)
+}
+
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
-	for {
-		taken := make(chan bool, 1)
-		select {
-		case p.work <- func() { taken <- true }:
-			<-taken
-			return
-		case <-time.After(time.Millisecond):
-		}
+	for !cond() {
 		if time.Now().After(deadline) {
-			t.Fatal("no idle worker took the work")
+			t.Fatalf("waited 5 s for %s", what)
 		}
+		time.Sleep(time.Millisecond)
 	}
 }
