@@ -81,14 +81,18 @@ func ParseTakeover(payload string) (game, token int64, node string, err error) {
 
 // Release gives up this node's hold on game id if token is still its
 // own: the game's session ended here. A newer claim, here or on another
-// node, is left alone.
+// node, is left alone. The row stays, held by no node, with the token
+// moved on: deleted, the next claim would start the tokens again at 1,
+// and a node cut off since it held token 1 would have its writes taken.
 func (s *Store) Release(ctx context.Context, id, token int64) error {
 	s.mu.Lock()
 	if s.held[id] == token {
 		delete(s.held, id)
 	}
 	s.mu.Unlock()
-	_, err := s.pool.Exec(ctx, `DELETE FROM game_holders WHERE game_id = $1 AND token = $2 AND node = $3`, id, token, s.node)
+	_, err := s.pool.Exec(ctx, `
+		UPDATE game_holders SET node = '', token = token + 1, lease_until = 0
+		WHERE game_id = $1 AND token = $2 AND node = $3`, id, token, s.node)
 	if err != nil {
 		return fmt.Errorf("release game %d: %w", id, err)
 	}

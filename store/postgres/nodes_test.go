@@ -94,6 +94,46 @@ func TestStaleTokenIsRefusedByTheDatabase(t *testing.T) {
 	}
 }
 
+// TestReleasedGameKeepsItsTokens: a token is never given twice. Node A
+// loads a game, B takes it over and its session ends (Release), then C
+// loads it: C's token is past B's, and A, cut off all along and still
+// holding the first token, is refused even with the sequence number the
+// database expects.
+func TestReleasedGameKeepsItsTokens(t *testing.T) {
+	ctx := context.Background()
+	url := pgtest.Database(t)
+	a, b, c := startNode(t, url, "a").store, startNode(t, url, "b").store, startNode(t, url, "c").store
+	p, err := a.UpsertPlayer(ctx, "SHA256:released", "ssh-ed25519", "released")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ga, err := a.LoadOrCreateGame(ctx, p.ID, 4, store.KindHuman)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gb, err := b.LoadOrCreateGame(ctx, p.ID, 4, store.KindHuman)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Release(ctx, gb.ID, gb.Fence); err != nil {
+		t.Fatal(err)
+	}
+	gc, err := c.LoadOrCreateGame(ctx, p.ID, 4, store.KindHuman)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gc.ID != ga.ID || gc.Fence <= gb.Fence {
+		t.Errorf("after a release, game %d was claimed with token %d; B's was %d, A's %d", gc.ID, gc.Fence, gb.Fence, ga.Fence)
+	}
+	d, _ := someMove(ga.Engine)
+	ga.Engine.Move(d)
+	st := store.StateOf(ga.Engine)
+	st.Fence = ga.Fence
+	if err := a.AppendMove(ctx, ga.ID, 0, d, st); !errors.Is(err, store.ErrFenced) {
+		t.Fatalf("A's move with the first token, after B released and C claimed: %v, want ErrFenced", err)
+	}
+}
+
 func someMove(g *engine.Game) (engine.Direction, bool) {
 	for _, d := range engine.Directions() {
 		b := g.Board()
