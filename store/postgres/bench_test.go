@@ -34,8 +34,7 @@ func BenchmarkAppendMove(b *testing.B) {
 		}
 		games <- g
 	}
-	var mu sync.Mutex
-	var latencies []time.Duration
+	var lat latencies
 	b.SetParallelism((writers + runtime.GOMAXPROCS(0) - 1) / runtime.GOMAXPROCS(0))
 	b.ResetTimer()
 	b.RunParallel(func(pb *testing.PB) {
@@ -59,14 +58,31 @@ func BenchmarkAppendMove(b *testing.B) {
 			}
 			mine = append(mine, time.Since(start))
 		}
-		mu.Lock()
-		latencies = append(latencies, mine...)
-		mu.Unlock()
+		lat.add(mine)
 	})
+	lat.report(b, "moves/s")
+}
+
+// latencies gathers the time each operation took from the goroutines of
+// b.RunParallel.
+type latencies struct {
+	mu  sync.Mutex
+	all []time.Duration
+}
+
+func (l *latencies) add(mine []time.Duration) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.all = append(l.all, mine...)
+}
+
+// report stops b's timer and reports the operations a second, in unit,
+// and the p99 of one.
+func (l *latencies) report(b *testing.B, unit string) {
 	b.StopTimer()
-	slices.Sort(latencies)
-	if n := len(latencies); n > 0 {
-		b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "moves/s")
-		b.ReportMetric(float64(latencies[n*99/100].Microseconds())/1000, "p99-ms")
+	slices.Sort(l.all)
+	if n := len(l.all); n > 0 {
+		b.ReportMetric(float64(n)/b.Elapsed().Seconds(), unit)
+		b.ReportMetric(float64(l.all[n*99/100].Microseconds())/1000, "p99-ms")
 	}
 }

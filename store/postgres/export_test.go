@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"net"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -34,3 +35,27 @@ func WithRanksEvery(d time.Duration) Option { return func(o *options) { o.ranksE
 
 // AppendMoveSQL is the statement of one move.
 var AppendMoveSQL = appendMoveSQL
+
+// WithDelay has every connection of the store wait d before each write
+// to the server: each round trip takes d longer, as across a network.
+func WithDelay(d time.Duration) Option {
+	return func(o *options) {
+		o.dial = func(ctx context.Context, network, addr string) (net.Conn, error) {
+			c, err := (&net.Dialer{}).DialContext(ctx, network, addr)
+			if err != nil {
+				return nil, err
+			}
+			return delayedConn{c, d}, nil
+		}
+	}
+}
+
+type delayedConn struct {
+	net.Conn
+	delay time.Duration
+}
+
+func (c delayedConn) Write(p []byte) (int, error) {
+	time.Sleep(c.delay)
+	return c.Conn.Write(p)
+}

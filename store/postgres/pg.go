@@ -70,6 +70,9 @@ type options struct {
 	// writerTracer sees the writer connection's round trips, and
 	// readTracer the read pool's (tests).
 	writerTracer, readTracer pgx.QueryTracer
+	// dial, when set, makes every connection (benchmarks: one that
+	// delays what it sends, for a database across a network).
+	dial pgconn.DialFunc
 	// ranksEvery is how often the marked games are offered to the bests
 	// and the other nodes told (ranks.go); tests lengthen it.
 	ranksEvery time.Duration
@@ -185,6 +188,9 @@ func Open(ctx context.Context, url string, opts ...Option) (*Store, error) {
 	}
 	if cfg.ConnConfig.ConnectTimeout == 0 || cfg.ConnConfig.ConnectTimeout > connectTimeout {
 		cfg.ConnConfig.ConnectTimeout = connectTimeout
+	}
+	if o.dial != nil {
+		cfg.ConnConfig.DialFunc = o.dial
 	}
 	where := fmt.Sprintf("%s:%d/%s", cfg.ConnConfig.Host, cfg.ConnConfig.Port, cfg.ConnConfig.Database)
 	if !strings.Contains(url, "pool_max_conns") {
