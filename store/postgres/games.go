@@ -70,6 +70,11 @@ type gameSpec struct {
 // claims it for this node (see holders.go): the token is the claim's.
 // Two nodes creating the same game at once meet on the games_in_progress
 // index: the second insert does nothing and finds the first one's game.
+//
+// Every login opens a game so, on the logins' writer, where each round
+// trip is time the logins behind it wait: the player and the game in
+// progress are looked up in one, a new game is inserted with its claim
+// in one, and a game found is claimed in one (claim).
 func (s *Store) createGame(ctx context.Context, spec gameSpec) (id, token int64, err error) {
 	seed, gen := spec.seed, engine.Current
 	if spec.contest == "" {
@@ -83,20 +88,31 @@ func (s *Store) createGame(ctx context.Context, spec gameSpec) (id, token int64,
 	var at int64
 	err = s.logins.do(ctx, func(ctx context.Context, tx pgx.Tx, now int64) error {
 		at = now
-		if err := s.findOrInsert(ctx, tx, spec, seed, gen, maxTile, board, now, &id); err != nil {
+		found, err := s.findGame(ctx, tx, spec, now, &id)
+		if err != nil {
 			return err
 		}
-		var claimErr error
-		if token, claimErr = s.claim(ctx, tx, id, now); claimErr != nil {
-			return claimErr
+		if !found {
+			err = tx.QueryRow(ctx, insertClaimedSQL, spec.playerID, spec.size, string(spec.kind), int64(seed), int16(gen),
+				maxTile, board, now, spec.contest, s.node, now+s.lease.Microseconds()).Scan(&id, &token)
+			if !noRows(err) {
+				return err // a game just inserted has its time and its claim
+			}
+			// Another node's insert came first: that game is in progress.
+			if err := s.inProgress(ctx, tx, spec, &id); err != nil {
+				return err
+			}
+		}
+		if token, err = s.claim(ctx, tx, id, now); err != nil {
+			return err
 		}
 		// Opened to play counts as played: the size a player switched
-		// to is the one a new session opens. A game just inserted has
-		// its time already. After the claim, not before: a move locks
-		// the game's holder row, then its games row (the holder CTE of
-		// AppendMove), so a claim that took them the other way round
-		// deadlocks with the move it takes over from.
-		_, err := tx.Exec(ctx, `UPDATE games SET updated_at = $2 WHERE id = $1 AND updated_at < $2`, id, now)
+		// to is the one a new session opens. After the claim, not
+		// before: a move locks the game's holder row, then its games
+		// row (the holder CTE of AppendMove), so a claim that took them
+		// the other way round deadlocks with the move it takes over
+		// from.
+		_, err = tx.Exec(ctx, `UPDATE games SET updated_at = $2 WHERE id = $1 AND updated_at < $2`, id, now)
 		return err
 	})
 	if err == nil {
@@ -108,35 +124,50 @@ func (s *Store) createGame(ctx context.Context, spec gameSpec) (id, token int64,
 	return id, token, err
 }
 
-// findOrInsert is createGame's work inside its write job.
-func (s *Store) findOrInsert(ctx context.Context, tx pgx.Tx, spec gameSpec, seed uint64, gen engine.Generator, maxTile int, board string, now int64, id *int64) error {
-	var exists bool
-	if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM players WHERE id = $1)`, spec.playerID).Scan(&exists); err != nil {
-		return err
-	}
-	if !exists {
-		return reject(fmt.Errorf("player %d: %w", spec.playerID, store.ErrNotFound))
-	}
-	if spec.replace {
-		if _, err := tx.Exec(ctx, `
-			UPDATE games SET ended_at = $4, updated_at = $4
-			WHERE player_id = $1 AND size = $2 AND kind = $3 AND contest = $5 AND ended_at IS NULL`,
-			spec.playerID, spec.size, string(spec.kind), now, spec.contest); err != nil {
-			return err
-		}
-	} else if err := s.inProgress(ctx, tx, spec, id); !noRows(err) {
-		return err
-	}
-	err := tx.QueryRow(ctx, `
+// insertClaimedSQL inserts a game and its holder row, this node's with
+// the first token, and returns both; nothing if a game of the same
+// (player, size, kind, contest) is in progress (another node's insert
+// committed since the statement's snapshot).
+const insertClaimedSQL = `
+	WITH g AS (
 		INSERT INTO games (player_id, size, kind, seed, generator, max_tile, board, started_at, updated_at, reached_at, contest)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8, $8, $9)
 		ON CONFLICT (player_id, size, kind, contest) WHERE ended_at IS NULL DO NOTHING
-		RETURNING id`,
-		spec.playerID, spec.size, string(spec.kind), int64(seed), int16(gen), maxTile, board, now, spec.contest).Scan(id)
-	if !noRows(err) {
-		return err
+		RETURNING id),
+	h AS (
+		INSERT INTO game_holders (game_id, node, token, lease_until) SELECT id, $10, 1, $11 FROM g
+		RETURNING game_id, token)
+	SELECT game_id, token FROM h`
+
+// findGame is createGame's first statement: it checks that the player
+// exists and finds their game in progress (found), or, when spec
+// replaces it, ends it.
+func (s *Store) findGame(ctx context.Context, tx pgx.Tx, spec gameSpec, now int64, id *int64) (found bool, err error) {
+	var exists bool
+	var inProgress *int64
+	if spec.replace {
+		err = tx.QueryRow(ctx, `
+			WITH ended AS (
+				UPDATE games SET ended_at = $4, updated_at = $4
+				WHERE player_id = $1 AND size = $2 AND kind = $3 AND contest = $5 AND ended_at IS NULL)
+			SELECT EXISTS (SELECT 1 FROM players WHERE id = $1)`,
+			spec.playerID, spec.size, string(spec.kind), now, spec.contest).Scan(&exists)
+	} else {
+		err = tx.QueryRow(ctx, `
+			SELECT EXISTS (SELECT 1 FROM players WHERE id = $1),
+			       (SELECT id FROM games WHERE player_id = $1 AND size = $2 AND kind = $3 AND contest = $4 AND ended_at IS NULL)`,
+			spec.playerID, spec.size, string(spec.kind), spec.contest).Scan(&exists, &inProgress)
 	}
-	return s.inProgress(ctx, tx, spec, id)
+	if err != nil {
+		return false, err
+	}
+	if !exists {
+		return false, reject(fmt.Errorf("player %d: %w", spec.playerID, store.ErrNotFound))
+	}
+	if inProgress != nil {
+		*id = *inProgress
+	}
+	return inProgress != nil, nil
 }
 
 // inProgress finds the id of the game in progress of spec, or pgx.ErrNoRows.

@@ -69,3 +69,47 @@ func TestLoadingAGameIsOneRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// TestOpeningAGameTakesFewRoundTrips: opening a game to play is a write
+// of the logins' writer, and on one machine a cluster's ramp is mostly
+// its logins' round trips. A new game is found missing in one round trip
+// (with its player's existence) and inserted with its claim in one more,
+// then COMMIT; a game in progress is found, claimed and touched in one
+// each, then COMMIT.
+func TestOpeningAGameTakesFewRoundTrips(t *testing.T) {
+	ctx := context.Background()
+	trips := &roundTrips{}
+	s, err := postgres.Open(ctx, pgtest.Database(t), postgres.WithLogger(quiet),
+		postgres.WithLease(time.Hour), postgres.WithRanksEvery(time.Hour), // nothing else on the writers meanwhile
+		postgres.WithWriterTracer(trips))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	p, err := s.UpsertPlayer(ctx, "SHA256:few-trips", "ssh-ed25519", "fewtrips")
+	if err != nil {
+		t.Fatal(err)
+	}
+	open := func(what string, want int) *store.SavedGame {
+		t.Helper()
+		n := trips.count()
+		g, err := s.LoadOrCreateGame(ctx, p.ID, 4, store.KindHuman)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sent := trips.since(n); len(sent) != want {
+			t.Errorf("%s: %d round trips of the writers, want %d:\n%q", what, len(sent), want, sent)
+		}
+		return g
+	}
+	first := open("a new game", 3)
+	again := open("the game in progress, held here", 4)
+	if err := s.Release(ctx, again.ID, again.Fence); err != nil {
+		t.Fatal(err)
+	}
+	last := open("the game in progress, released", 4)
+	if again.ID != first.ID || last.ID != first.ID || !(first.Fence < again.Fence && again.Fence < last.Fence) {
+		t.Errorf("opened games %d, %d, %d with tokens %d, %d, %d: want one game, its tokens rising",
+			first.ID, again.ID, last.ID, first.Fence, again.Fence, last.Fence)
+	}
+}

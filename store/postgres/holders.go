@@ -28,21 +28,27 @@ import (
 const TopicTakeover = "takeover"
 
 // claim makes this node the holder of game id and returns the new token;
-// it runs inside a write job.
+// it runs inside a write job. A game has its holder row from its insert
+// on (insertClaimedSQL; Release keeps it), so a claim is one statement:
+// the update, with the row as it was before it, locked first (FOR
+// UPDATE) so that a claim committed meanwhile elsewhere is the one seen.
+// A game without one (released before Release kept rows) has it
+// inserted.
 func (s *Store) claim(ctx context.Context, tx pgx.Tx, id, now int64) (int64, error) {
 	lease := now + s.lease.Microseconds()
 	var token int64
 	var before string
-	// Two statements: a CTE reading the row that the same statement
-	// updates does not see the old holder.
-	err := tx.QueryRow(ctx, `SELECT node FROM game_holders WHERE game_id = $1 FOR UPDATE`, id).Scan(&before)
-	if err != nil && !noRows(err) {
-		return 0, fmt.Errorf("claim game %d: %w", id, err)
+	err := tx.QueryRow(ctx, `
+		UPDATE game_holders h SET node = $2, token = h.token + 1, lease_until = $3
+		FROM (SELECT game_id, node FROM game_holders WHERE game_id = $1 FOR UPDATE) old
+		WHERE h.game_id = old.game_id
+		RETURNING h.token, old.node`, id, s.node, lease).Scan(&token, &before)
+	if noRows(err) {
+		err = tx.QueryRow(ctx, `
+			INSERT INTO game_holders (game_id, node, token, lease_until) VALUES ($1, $2, 1, $3)
+			ON CONFLICT (game_id) DO UPDATE SET node = $2, token = game_holders.token + 1, lease_until = $3
+			RETURNING token`, id, s.node, lease).Scan(&token)
 	}
-	err = tx.QueryRow(ctx, `
-		INSERT INTO game_holders (game_id, node, token, lease_until) VALUES ($1, $2, 1, $3)
-		ON CONFLICT (game_id) DO UPDATE SET node = $2, token = game_holders.token + 1, lease_until = $3
-		RETURNING token`, id, s.node, lease).Scan(&token)
 	if err != nil {
 		return 0, fmt.Errorf("claim game %d: %w", id, err)
 	}

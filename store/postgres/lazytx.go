@@ -17,8 +17,9 @@ import (
 // trip instead of three. Every round trip
 // on the writer's one connection is time the next group waits, and on a
 // busy machine each is a wake-up of PostgreSQL's backend and of the node.
-// A statement sent alone (Exec, Query, QueryRow) still begins with a
-// BEGIN of its own, as pgx's transactions do.
+// A first statement sent alone by Exec or QueryRow takes BEGIN along in
+// the same way (a login's writes start so); Query still sends BEGIN on
+// its own, as pgx's transactions do.
 //
 // It holds the writer pool's connection from Begin to Commit or
 // Rollback, which release it; pgxpool closes, rather than reuses, a
@@ -58,10 +59,23 @@ func (tx *lazyTx) begin(ctx context.Context) error {
 }
 
 func (tx *lazyTx) Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error) {
-	if err := tx.begin(ctx); err != nil {
-		return pgconn.CommandTag{}, err
+	if tx.done {
+		return pgconn.CommandTag{}, pgx.ErrTxClosed
 	}
-	return tx.conn.Exec(ctx, sql, args...)
+	if tx.begun {
+		return tx.conn.Exec(ctx, sql, args...)
+	}
+	br := tx.SendBatch(ctx, statement(sql, args))
+	tag, err := br.Exec()
+	if err != nil {
+		err = fmt.Errorf("begin: %w", err)
+	} else {
+		tag, err = br.Exec()
+	}
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	return tag, err
 }
 
 func (tx *lazyTx) Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error) {
@@ -72,10 +86,37 @@ func (tx *lazyTx) Query(ctx context.Context, sql string, args ...any) (pgx.Rows,
 }
 
 func (tx *lazyTx) QueryRow(ctx context.Context, sql string, args ...any) pgx.Row {
-	if err := tx.begin(ctx); err != nil {
-		return errRow{err}
+	if tx.done {
+		return errRow{pgx.ErrTxClosed}
 	}
-	return tx.conn.QueryRow(ctx, sql, args...)
+	if tx.begun {
+		return tx.conn.QueryRow(ctx, sql, args...)
+	}
+	br := tx.SendBatch(ctx, statement(sql, args))
+	if _, err := br.Exec(); err != nil {
+		br.Close()
+		return errRow{fmt.Errorf("begin: %w", err)}
+	}
+	return batchRow{br}
+}
+
+// statement is a batch of one statement.
+func statement(sql string, args []any) *pgx.Batch {
+	b := &pgx.Batch{}
+	b.Queue(sql, args...)
+	return b
+}
+
+// batchRow is the row of a batch's last statement: scanning it closes
+// the batch, which frees the connection for the next statement.
+type batchRow struct{ br pgx.BatchResults }
+
+func (r batchRow) Scan(dest ...any) error {
+	err := r.br.QueryRow().Scan(dest...)
+	if cerr := r.br.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // SendBatch sends b, led by BEGIN if the transaction has not begun: one

@@ -94,6 +94,49 @@ func TestStaleTokenIsRefusedByTheDatabase(t *testing.T) {
 	}
 }
 
+// TestNodesOpenOneNewGameAtOnce: a new player's first session reaches
+// several nodes at once (a reconnect through the balancer, say). One game
+// is created, every node opens that one, each with a token of its own,
+// and the last claim's is the game's.
+func TestNodesOpenOneNewGameAtOnce(t *testing.T) {
+	ctx := context.Background()
+	url := pgtest.Database(t)
+	const n = 4
+	nodes := make([]*postgres.Store, n)
+	for i := range nodes {
+		nodes[i] = startNode(t, url, fmt.Sprintf("n%d", i)).store
+	}
+	p, err := nodes[0].UpsertPlayer(ctx, "SHA256:at-once", "ssh-ed25519", "atonce")
+	if err != nil {
+		t.Fatal(err)
+	}
+	games := make([]*store.SavedGame, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i, s := range nodes {
+		wg.Go(func() { games[i], errs[i] = s.LoadOrCreateGame(ctx, p.ID, 4, store.KindHuman) })
+	}
+	wg.Wait()
+	tokens := map[int64]bool{}
+	var last int64
+	for i, g := range games {
+		if errs[i] != nil {
+			t.Fatalf("node %d: %v", i, errs[i])
+		}
+		if g.ID != games[0].ID {
+			t.Errorf("node %d opened game %d, node 0 game %d", i, g.ID, games[0].ID)
+		}
+		if tokens[g.Fence] {
+			t.Errorf("token %d given twice", g.Fence)
+		}
+		tokens[g.Fence] = true
+		last = max(last, g.Fence)
+	}
+	if _, token, live, err := nodes[0].Holder(ctx, games[0].ID); err != nil || token != last || !live {
+		t.Errorf("holder: token %d, live %v (%v); want the last claim's, %d", token, live, err, last)
+	}
+}
+
 // TestReleasedGameKeepsItsTokens: a token is never given twice. Node A
 // loads a game, B takes it over and its session ends (Release), then C
 // loads it: C's token is past B's, and A, cut off all along and still
