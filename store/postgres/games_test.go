@@ -28,10 +28,7 @@ func TestLoadingAGameIsOneRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	p, err := s.UpsertPlayer(ctx, "SHA256:one-trip", "ssh-ed25519", "onetrip")
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := newPlayer(t, s, "onetrip")
 	for _, moves := range []int{0, store.ChunkLen - 1, store.ChunkLen, 2*store.ChunkLen + 5} {
 		g, err := s.NewGame(ctx, p.ID, 8, store.KindHuman)
 		if err != nil {
@@ -86,10 +83,7 @@ func TestOpeningAGameTakesFewRoundTrips(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	p, err := s.UpsertPlayer(ctx, "SHA256:few-trips", "ssh-ed25519", "fewtrips")
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := newPlayer(t, s, "fewtrips")
 	open := func(what string, want int) *store.SavedGame {
 		t.Helper()
 		n := trips.count()

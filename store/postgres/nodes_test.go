@@ -53,18 +53,8 @@ func TestStaleTokenIsRefusedByTheDatabase(t *testing.T) {
 	ctx := context.Background()
 	url := pgtest.Database(t)
 	a, b := startNode(t, url, "a").store, startNode(t, url, "b").store
-	p, err := a.UpsertPlayer(ctx, "SHA256:fenced", "ssh-ed25519", "fenced")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ga, err := a.LoadOrCreateGame(ctx, p.ID, 4, store.KindHuman)
-	if err != nil {
-		t.Fatal(err)
-	}
-	gb, err := b.LoadOrCreateGame(ctx, p.ID, 4, store.KindHuman)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := newPlayer(t, a, "fenced")
+	ga, gb := openGame(t, a, p.ID), openGame(t, b, p.ID)
 	if gb.ID != ga.ID || gb.Fence <= ga.Fence {
 		t.Fatalf("second load: game %d token %d, after game %d token %d", gb.ID, gb.Fence, ga.ID, ga.Fence)
 	}
@@ -106,10 +96,7 @@ func TestNodesOpenOneNewGameAtOnce(t *testing.T) {
 	for i := range nodes {
 		nodes[i] = startNode(t, url, fmt.Sprintf("n%d", i)).store
 	}
-	p, err := nodes[0].UpsertPlayer(ctx, "SHA256:at-once", "ssh-ed25519", "atonce")
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := newPlayer(t, nodes[0], "atonce")
 	games := make([]*store.SavedGame, n)
 	errs := make([]error, n)
 	var wg sync.WaitGroup
@@ -146,25 +133,12 @@ func TestReleasedGameKeepsItsTokens(t *testing.T) {
 	ctx := context.Background()
 	url := pgtest.Database(t)
 	a, b, c := startNode(t, url, "a").store, startNode(t, url, "b").store, startNode(t, url, "c").store
-	p, err := a.UpsertPlayer(ctx, "SHA256:released", "ssh-ed25519", "released")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ga, err := a.LoadOrCreateGame(ctx, p.ID, 4, store.KindHuman)
-	if err != nil {
-		t.Fatal(err)
-	}
-	gb, err := b.LoadOrCreateGame(ctx, p.ID, 4, store.KindHuman)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := newPlayer(t, a, "released")
+	ga, gb := openGame(t, a, p.ID), openGame(t, b, p.ID)
 	if err := b.Release(ctx, gb.ID, gb.Fence); err != nil {
 		t.Fatal(err)
 	}
-	gc, err := c.LoadOrCreateGame(ctx, p.ID, 4, store.KindHuman)
-	if err != nil {
-		t.Fatal(err)
-	}
+	gc := openGame(t, c, p.ID)
 	if gc.ID != ga.ID || gc.Fence <= gb.Fence {
 		t.Errorf("after a release, game %d was claimed with token %d; B's was %d, A's %d", gc.ID, gc.Fence, gb.Fence, ga.Fence)
 	}

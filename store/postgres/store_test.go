@@ -40,6 +40,26 @@ func openStore(tb testing.TB, url string) *postgres.Store {
 	return s
 }
 
+// newPlayer makes the account of a new key on s, named name.
+func newPlayer(t *testing.T, s *postgres.Store, name string) store.Player {
+	t.Helper()
+	p, err := s.UpsertPlayer(context.Background(), "SHA256:"+name, "ssh-ed25519", name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// openGame opens player's 4×4 game to play on s, as a login does.
+func openGame(t *testing.T, s *postgres.Store, player int64) *store.SavedGame {
+	t.Helper()
+	g, err := s.LoadOrCreateGame(context.Background(), player, 4, store.KindHuman)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
 // TestStore runs the stores' conformance suite (package storetest, which
 // package sqlite runs against SQLite) against a real PostgreSQL.
 func TestStore(t *testing.T) {
