@@ -5,12 +5,10 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/ssh2048/ssh2048/engine"
 	"github.com/ssh2048/ssh2048/store"
 	"github.com/ssh2048/ssh2048/store/postgres"
-	"github.com/ssh2048/ssh2048/store/postgres/pgtest"
 )
 
 // TestLoadingAGameIsOneRoundTrip: a game opened to play is read in one
@@ -21,13 +19,7 @@ import (
 func TestLoadingAGameIsOneRoundTrip(t *testing.T) {
 	ctx := context.Background()
 	trips := &roundTrips{}
-	s, err := postgres.Open(ctx, pgtest.Database(t), postgres.WithLogger(quiet),
-		postgres.WithLease(time.Hour), postgres.WithRanksEvery(time.Hour), // nothing else on the pool meanwhile
-		postgres.WithReadTracer(trips))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
+	s := openTraced(t, postgres.WithReadTracer(trips))
 	p := newPlayer(t, s, "onetrip")
 	for _, moves := range []int{0, store.ChunkLen - 1, store.ChunkLen, 2*store.ChunkLen + 5} {
 		g, err := s.NewGame(ctx, p.ID, 8, store.KindHuman)
@@ -76,13 +68,7 @@ func TestLoadingAGameIsOneRoundTrip(t *testing.T) {
 func TestOpeningAGameTakesFewRoundTrips(t *testing.T) {
 	ctx := context.Background()
 	trips := &roundTrips{}
-	s, err := postgres.Open(ctx, pgtest.Database(t), postgres.WithLogger(quiet),
-		postgres.WithLease(time.Hour), postgres.WithRanksEvery(time.Hour), // nothing else on the writers meanwhile
-		postgres.WithWriterTracer(trips))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
+	s := openTraced(t, postgres.WithWriterTracer(trips))
 	p := newPlayer(t, s, "fewtrips")
 	open := func(what string, want int) *store.SavedGame {
 		t.Helper()

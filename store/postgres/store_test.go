@@ -29,15 +29,23 @@ func TestMain(m *testing.M) { os.Exit(pgtest.Run(m)) }
 
 var quiet = slog.New(slog.DiscardHandler)
 
-// openStore opens a store on a fresh database, closed when the test ends.
-func openStore(tb testing.TB, url string) *postgres.Store {
+// openStore opens a store on url with opts, closed when the test ends.
+func openStore(tb testing.TB, url string, opts ...postgres.Option) *postgres.Store {
 	tb.Helper()
-	s, err := postgres.Open(context.Background(), url, postgres.WithLogger(quiet))
+	s, err := postgres.Open(context.Background(), url, append([]postgres.Option{postgres.WithLogger(quiet)}, opts...)...)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { s.Close() })
 	return s
+}
+
+// openTraced opens a store on a fresh database whose round trips trace
+// sees (WithReadTracer, WithWriterTracer), with nothing of the store's
+// own among them: no lease renewal, no offer of the bests.
+func openTraced(t *testing.T, trace postgres.Option) *postgres.Store {
+	t.Helper()
+	return openStore(t, pgtest.Database(t), trace, postgres.WithLease(time.Hour), postgres.WithRanksEvery(time.Hour))
 }
 
 // newPlayer makes the account of a new key on s, named name.

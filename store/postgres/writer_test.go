@@ -74,14 +74,7 @@ func (r *roundTrips) count() int {
 func TestAGroupOfMovesIsOneRoundTrip(t *testing.T) {
 	ctx := context.Background()
 	trips := &roundTrips{}
-	s, err := postgres.Open(ctx, pgtest.Database(t), postgres.WithLogger(quiet),
-		postgres.WithLease(time.Hour),      // no lease renewal among the writes watched,
-		postgres.WithRanksEvery(time.Hour), // nor an offer of the bests
-		postgres.WithWriterTracer(trips))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
+	s := openTraced(t, postgres.WithWriterTracer(trips))
 	const games = 8
 	gs := make([]*store.SavedGame, games)
 	for i := range gs {
