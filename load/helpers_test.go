@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -178,6 +179,36 @@ type static struct{}
 func (static) Init() tea.Cmd                       { return nil }
 func (static) Update(tea.Msg) (tea.Model, tea.Cmd) { return static{}, nil }
 func (static) View() tea.View                      { return tea.NewView("nothing to play here\n") }
+
+// keyRecorder is a static screen that keeps the keys it was sent, a list
+// a session; only screens of one test write to it.
+type keyRecorder struct {
+	mu   sync.Mutex
+	keys [][]string
+}
+
+func (r *keyRecorder) screen(ssh.Session, server.TUIEnv) tea.Model {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.keys = append(r.keys, nil)
+	return recordingStatic{r, len(r.keys) - 1}
+}
+
+type recordingStatic struct {
+	r       *keyRecorder
+	session int
+}
+
+func (m recordingStatic) Init() tea.Cmd { return nil }
+func (m recordingStatic) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	if k, ok := msg.(tea.KeyPressMsg); ok {
+		m.r.mu.Lock()
+		m.r.keys[m.session] = append(m.r.keys[m.session], k.String())
+		m.r.mu.Unlock()
+	}
+	return m, nil
+}
+func (recordingStatic) View() tea.View { return tea.NewView("nothing to play here\n") }
 
 // smallConfig is a quick run against ts.
 func smallConfig(ts *testServer, mode Mode) Config {

@@ -123,6 +123,36 @@ func TestRunTUIStaticScreen(t *testing.T) {
 	}
 }
 
+// A key that moved nothing (no frame) is not sent again next: it would
+// move nothing again, and cost the session another --frame-timeout.
+func TestRunTUIDoesNotRepeatAStillKey(t *testing.T) {
+	var rec keyRecorder
+	ts := startServer(t, rec.screen)
+	cfg := smallConfig(ts, ModeTUI)
+	cfg.Sessions, cfg.Duration, cfg.Rate, cfg.FrameTimeout = 2, time.Second, 40, 50*time.Millisecond
+	rep, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Errors) != 0 || rep.Keys.Answered != 0 {
+		t.Fatalf("errors %v, keys %+v", rep.Errors, rep.Keys)
+	}
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	arrows := 0
+	for i, keys := range rec.keys {
+		for j := 1; j < len(keys); j++ {
+			if keys[j] == keys[j-1] && keys[j] != "?" {
+				t.Fatalf("session %d sent %s twice in a row, though the first moved nothing: %v", i, keys[j], keys)
+			}
+		}
+		arrows += len(keys)
+	}
+	if arrows < 20 {
+		t.Fatalf("the screens got %d keys in all, too few to tell: %v", arrows, rec.keys)
+	}
+}
+
 // Idle sessions (--rate 0) hold their connection, send nothing and end
 // cleanly, in both modes.
 func TestRunIdle(t *testing.T) {

@@ -142,6 +142,8 @@ func (s *session) playKeys(ctx context.Context, chunks <-chan chunk, w io.Writer
 		t0      time.Time
 		last    time.Time // the last output
 		stopped bool
+		key     = -1 // the arrow sent last
+		still   bool // it had no frame: it moved nothing
 	)
 	gap := s.quietGap()
 	next := time.Now().Add(time.Duration(s.rng.Float64() * float64(s.pause())))
@@ -208,7 +210,7 @@ func (s *session) playKeys(ctx context.Context, chunks <-chan chunk, w io.Writer
 			return nil // the key in flight had no frame
 		}
 		if pending { // no frame: the key changed nothing
-			pending = false
+			pending, still = false, true
 			s.endFrame()
 		}
 		if s.holding() {
@@ -229,12 +231,28 @@ func (s *session) playKeys(ctx context.Context, chunks <-chan chunk, w io.Writer
 		if s.room != nil {
 			s.raceKeys = append(s.raceKeys, raceKey{at: t0})
 		}
-		if _, err := io.WriteString(w, arrows[s.rng.IntN(len(arrows))]); err != nil {
+		key, still = s.nextArrow(key, still), false
+		if _, err := io.WriteString(w, arrows[key]); err != nil {
 			return &kindError{errWrite, err}
 		}
 		pending = true
 		next = later(next.Add(s.pause()), t0)
 	}
+}
+
+// nextArrow picks the next key at random, but not again the one sent
+// last if that moved nothing (still), as a player would not: it would
+// move nothing again, and cost the session a --frame-timeout of waiting
+// for a frame that does not come.
+func (s *session) nextArrow(last int, still bool) int {
+	if !still || last < 0 {
+		return s.rng.IntN(len(arrows))
+	}
+	k := s.rng.IntN(len(arrows) - 1)
+	if k >= last {
+		k++
+	}
+	return k
 }
 
 func later(a, b time.Time) time.Time {
