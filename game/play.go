@@ -230,10 +230,18 @@ func (p *Play) commit(ctx context.Context, d engine.Direction) error {
 		}
 		return ErrTakenOver
 	case err != nil:
-		p.failed = fmt.Errorf("save move %d of game %d: %w", seq, p.id, err)
-		return p.failed
+		return p.fail(fmt.Errorf("save move %d of game %d: %w", seq, p.id, err))
 	}
 	return nil
+}
+
+// fail records a write of the game that failed, after which the Play
+// refuses moves (see Move), and logs it, once: the player's screen says
+// only that the move was not saved; p.mu is held.
+func (p *Play) fail(err error) error {
+	p.failed = err
+	p.seat.svc.log.Error("game not saved", "game", p.id, "player", p.key.player, "err", err)
+	return err
 }
 
 // end records that the game is over; p.mu is held.
@@ -249,8 +257,7 @@ func (p *Play) end(ctx context.Context) error {
 		}
 		return ErrTakenOver
 	} else if err != nil {
-		p.failed = fmt.Errorf("end game %d: %w", p.id, err)
-		return p.failed
+		return p.fail(fmt.Errorf("end game %d: %w", p.id, err))
 	}
 	p.ended = true
 	p.seat.svc.log.Info("game end", "game", p.id, "player", p.key.player,

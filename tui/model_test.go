@@ -457,13 +457,32 @@ func TestMoveFailureShowsStoredBoard(t *testing.T) {
 	if h.m.game.Board() != stored {
 		t.Fatalf("board shows an unsaved move:\n%v\nstored:\n%v", h.m.game.Board(), stored)
 	}
-	if f := h.frame(); !strings.Contains(f, "disk full") {
-		t.Fatalf("error not shown:\n%s", f)
+	// What failed is the server's log's, not the player's.
+	if f := h.frame(); !strings.Contains(f, "Could not save that move") || strings.Contains(f, "disk full") {
+		t.Fatalf("error not shown, or shown with its cause:\n%s", f)
 	}
 	h.store.moveErr = nil
 	h.press("up", "down")
-	if strings.Contains(h.frame(), "disk full") {
+	if strings.Contains(h.frame(), "Could not save") {
 		t.Fatal("error still shown after a saved move")
+	}
+}
+
+// A move not saved, whose game cannot be opened again either, ends the
+// session with one line that fits the window, and without the cause.
+func TestMoveFailureWithoutItsGameEnds(t *testing.T) {
+	h := newHarness(t, Options{}, 80, 24)
+	h.press("left")
+	h.store.moveErr = errors.New("append move 1 to game 1: commit: disk I/O error: file too large")
+	h.store.openErr = errors.New("disk I/O error: file too large")
+	h.press("up", "right")
+	v := h.m.View()
+	if !h.quit || !h.m.Failed() || v.AltScreen {
+		t.Fatalf("quit %v, failed %v, view %+v", h.quit, h.m.Failed(), v)
+	}
+	line := strings.TrimRight(v.Content, "\n")
+	if line != notSavedLine || strings.Contains(line, "\n") || len(line) > 80 {
+		t.Fatalf("last line %q", v.Content)
 	}
 }
 

@@ -112,7 +112,6 @@ func (t *Table) runBot(sess *session.Session, fs *commandFlags, args []string) i
 			case errors.Is(err, game.ErrTakenOver):
 				return t.sayGoodbye(sess, session.TakenOver)
 			case err != nil:
-				t.log.Error("bot move", "game", play.ID(), "err", err)
 				wish.Errorln(sess, "ssh2048: could not save your move; the game is kept as it was before it.")
 				return wire.ExitError
 			}

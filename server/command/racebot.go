@@ -119,7 +119,6 @@ func (t *Table) runRaceBot(sess *session.Session, size int, room string) int {
 		case errors.Is(err, game.ErrTimeUp), errors.Is(err, game.ErrOver):
 			res = engine.Result{} // nothing moved; the last line is on its way
 		case err != nil:
-			t.log.Error("bot move", "game", play.ID(), "err", err)
 			wish.Errorln(sess, "ssh2048: could not save your move; the game is kept as it was before it.")
 			return wire.ExitError, true
 		}

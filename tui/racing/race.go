@@ -3,7 +3,6 @@ package racing
 import (
 	"context"
 	"errors"
-	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -629,7 +628,7 @@ func (m *Model) showMove(p *pendingMove, res engine.Result, err error) tea.Cmd {
 	case errors.Is(err, game.ErrTimeUp), errors.Is(err, game.ErrOver):
 		return nil // the results are on their way
 	case err != nil:
-		m.notice, m.noticeErr = fmt.Sprintf("Could not save that move (%v).", err), true
+		m.notice, m.noticeErr = "Could not save that move.", true
 		return nil
 	case !res.Moved:
 		return nil

@@ -535,7 +535,7 @@ func (r *Race) moved(msg movedMsg) tea.Cmd {
 	case errors.Is(err, game.ErrTimeUp), errors.Is(err, game.ErrOver):
 		r.say("Time is up: the places are on their way.")
 	case err != nil:
-		r.say(fmt.Sprintf("Could not save that move (%v).", err))
+		r.say("Could not save that move.")
 	default:
 		r.say(MoveSentence(Moved{Before: msg.p.before, Dir: msg.p.dir, Result: msg.res, Score: r.play.Score()}))
 		if msg.res.Moved && r.play.Over() {
