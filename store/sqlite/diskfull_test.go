@@ -47,21 +47,7 @@ func TestDiskFullChild(t *testing.T) {
 		t.Skip("helper process for TestDiskFull")
 	}
 	ctx := context.Background()
-	s, err := Open(ctx, dir, WithLogger(quiet))
-	if err != nil {
-		fmt.Println("error open:", err)
-		os.Exit(2)
-	}
-	var out sync.Mutex
-	say := func(format string, args ...any) {
-		out.Lock()
-		defer out.Unlock()
-		fmt.Fprintf(os.Stdout, format+"\n", args...) // unbuffered: one write(2) per line
-	}
-	fail := func(err error) {
-		say("error %v", err)
-		os.Exit(2)
-	}
+	s, say, fail := openChild(ctx, dir)
 	var stopping atomic.Bool
 	var players sync.WaitGroup
 	for i := range 4 {

@@ -29,21 +29,7 @@ func TestCrashChild(t *testing.T) {
 		t.Skip("helper process for TestKillDuringWrites")
 	}
 	ctx := context.Background()
-	s, err := Open(ctx, dir, WithLogger(quiet))
-	if err != nil {
-		fmt.Println("open:", err)
-		os.Exit(2)
-	}
-	var out sync.Mutex
-	say := func(format string, args ...any) {
-		out.Lock()
-		defer out.Unlock()
-		fmt.Fprintf(os.Stdout, format+"\n", args...) // unbuffered: one write(2) per line
-	}
-	fail := func(err error) {
-		say("error %v", err)
-		os.Exit(2)
-	}
+	s, say, fail := openChild(ctx, dir)
 	for i := range 4 {
 		go func() {
 			p, err := s.UpsertPlayer(ctx, fmt.Sprintf("SHA256:crash-%d", i), "ssh-ed25519", "crash")
@@ -75,6 +61,27 @@ func TestCrashChild(t *testing.T) {
 		}()
 	}
 	select {}
+}
+
+// openChild opens the store in dir for a child process of these tests,
+// and gives it its way to report: say writes a line to stdout, in one
+// write(2), and fail says "error ERR" and exits.
+func openChild(ctx context.Context, dir string) (s *Store, say func(format string, args ...any), fail func(err error)) {
+	var out sync.Mutex
+	say = func(format string, args ...any) {
+		out.Lock()
+		defer out.Unlock()
+		fmt.Fprintf(os.Stdout, format+"\n", args...) // unbuffered: one write(2) per line
+	}
+	fail = func(err error) {
+		say("error %v", err)
+		os.Exit(2)
+	}
+	s, err := Open(ctx, dir, WithLogger(quiet))
+	if err != nil {
+		fail(fmt.Errorf("open: %w", err))
+	}
+	return s, say, fail
 }
 
 // TestKillDuringWrites SIGKILLs a child process that is appending moves, at
