@@ -4,6 +4,7 @@ package sqlite
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -37,7 +38,8 @@ const unlimited = ^uint64(0)
 // file of the process may grow to (RLIMIT_FSIZE: a write past it fails
 // with EFBIG, as one fails with ENOSPC on a full disk) and "space" lifts
 // the limit. Each move's outcome is a line: "ack PLAYER GAME SEQ DIR" once
-// AppendMove returned, "fail PLAYER GAME SEQ ERR" when it failed; a failed move
+// AppendMove returned, "fail PLAYER GAME SEQ ERR" when it failed (SEQ "end" or
+// "new" for ending a game or starting the next); a failed move
 // is undone (the game is replayed without it) and played again, as the
 // game screen and bot keep a game as it was before a move they could not
 // save.
@@ -67,13 +69,25 @@ func TestDiskFullChild(t *testing.T) {
 			for !stopping.Load() {
 				d, ok := movingDirection(g.Engine, rng)
 				if !ok {
-					// Ending and starting games write too: retried
-					// until they succeed.
-					for s.EndGame(ctx, g.ID, store.StateOf(g.Engine)) != nil {
+					// Ending and starting games write too: tried
+					// again until they succeed, each failure said
+					// as a move's is.
+					for {
+						err := s.EndGame(ctx, g.ID, store.StateOf(g.Engine))
+						if err == nil {
+							break
+						}
+						say("fail %d %d end %v", i, g.ID, err)
 						time.Sleep(5 * time.Millisecond)
 					}
 					say("end %d", g.ID)
-					for g, err = s.NewGame(ctx, p.ID, g.Size, store.KindHuman); err != nil; g, err = s.NewGame(ctx, p.ID, g.Size, store.KindHuman) {
+					for {
+						next, err := s.NewGame(ctx, p.ID, g.Size, store.KindHuman)
+						if err == nil {
+							g = next
+							break
+						}
+						say("fail %d %d new %v", i, g.ID, err)
 						time.Sleep(5 * time.Millisecond)
 					}
 					dirs = dirs[:0]
@@ -128,6 +142,8 @@ func TestDiskFull(t *testing.T) {
 	dir := t.TempDir()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestDiskFullChild$", "-test.count=1")
 	cmd.Env = append(os.Environ(), fullChildEnv+"="+dir)
+	var stderr bytes.Buffer // read once the child has ended
+	cmd.Stderr = &stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -164,7 +180,8 @@ func TestDiskFull(t *testing.T) {
 			select {
 			case line, ok := <-lines:
 				if !ok {
-					t.Fatalf("the child ended while waiting for %s", what)
+					cmd.Wait()
+					t.Fatalf("the child ended (%v) while waiting for %s; its stderr:\n%s", cmd.ProcessState, what, stderr.Bytes())
 				}
 				var game, seq int64
 				var player int
