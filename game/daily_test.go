@@ -181,3 +181,83 @@ func TestDailyGuestPractice(t *testing.T) {
 		t.Fatalf("guests on the day's board: %+v, %v", rows, err)
 	}
 }
+
+// A daily game an account merge moved aside ("merged:daily:DAY", ended)
+// is still of its day: kept back until the day is over, for its seed is
+// everyone's today, and the merged account's counted game of the day is
+// still open.
+func TestMergedDailyKeptBackUntilTheDayIsOver(t *testing.T) {
+	ctx := context.Background()
+	st, err := sqlite.Open(ctx, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	clk := &clock{now: time.Date(2026, 11, 23, 9, 0, 0, 0, time.UTC)}
+	svc := New(st, nil, WithClock(clk.Now))
+	ann, alt := identify(t, svc, "ann"), identify(t, svc, "alt")
+	sa, sb := svc.Seat(ann, nil), svc.Seat(alt, nil)
+	a, err := sa.OpenDaily(ctx, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := sb.OpenDaily(ctx, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	moveUntilMoved(t, a)
+	moveUntilMoved(t, a)
+	moveUntilMoved(t, b)
+	sa.Close()
+	sb.Close()
+	code, _, err := svc.NewLinkCode(ctx, ann)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.Link(ctx, alt, code, "SHA256:alt", true); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.Record(ctx, b.ID()); !errors.Is(err, ErrDailyOn) {
+		t.Errorf("export of the merged-aside daily the same day: %v, want ErrDailyOn", err)
+	}
+	if _, err := svc.Replay(ctx, b.ID()); !errors.Is(err, ErrDailyOn) {
+		t.Errorf("replay: %v, want ErrDailyOn", err)
+	}
+	clk.Set(clk.Now().Add(24 * time.Hour))
+	if _, err := svc.Record(ctx, b.ID()); err != nil {
+		t.Errorf("export the next day: %v", err)
+	}
+}
+
+// A race game is kept back for MaxRaceTime after it started, ended or
+// not, and shown after.
+func TestRaceGameShownOnceTheRaceIsOver(t *testing.T) {
+	ctx := context.Background()
+	st, err := sqlite.Open(ctx, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	clk := &clock{now: time.Now()} // the store stamps the game's start by its own clock
+	svc := New(st, nil, WithClock(clk.Now))
+	seat := svc.Seat(identify(t, svc, "ann"), nil)
+	defer seat.Close()
+	p, err := seat.OpenContest(ctx, 3, store.KindHuman, "race:0123456789abcdef", 42, clk.Now().Add(3*time.Minute), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for !p.Over() {
+		moveUntilMoved(t, p)
+	}
+	clk.Set(clk.Now().Add(MaxRaceTime - time.Minute))
+	if _, err := svc.Record(ctx, p.ID()); !errors.Is(err, ErrRaceOn) {
+		t.Fatalf("export within MaxRaceTime: %v, want ErrRaceOn", err)
+	}
+	clk.Set(clk.Now().Add(2 * time.Minute))
+	if _, err := svc.Record(ctx, p.ID()); err != nil {
+		t.Fatalf("export after MaxRaceTime: %v", err)
+	}
+	if _, err := svc.Replay(ctx, p.ID()); err != nil {
+		t.Fatalf("replay after MaxRaceTime: %v", err)
+	}
+}

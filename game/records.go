@@ -47,8 +47,8 @@ func (s *Service) Record(ctx context.Context, id int64) (record.Record, error) {
 	// kept back (today's seed is everyone's today; even the record of a
 	// game that has ended would tell the tiles to those yet to play),
 	// not sent to watch or replay it, which refuse it too.
-	if s.dailyOn(g.Contest) {
-		return record.Record{}, fmt.Errorf("game %d: %w", id, ErrDailyOn)
+	if err := s.keptBack(g); err != nil {
+		return record.Record{}, fmt.Errorf("game %d: %w", id, err)
 	}
 	if g.EndedAt == nil {
 		return record.Record{}, fmt.Errorf("game %d: %w", id, ErrInPlay)
@@ -104,10 +104,11 @@ func (s *Service) Replay(ctx context.Context, id int64) (*Replay, error) {
 	if err != nil {
 		return nil, err
 	}
-	if s.dailyOn(g.Contest) {
-		// Ended or not: its moves, played again today, would give anyone
-		// its score on the day's shared tiles.
-		return nil, fmt.Errorf("game %d: %w", id, ErrDailyOn)
+	if err := s.keptBack(g); err != nil {
+		// Ended or not: its boards show the tiles that the day's (or the
+		// race's) shared seed brings, and its moves, played again, would
+		// give anyone its score on them.
+		return nil, fmt.Errorf("game %d: %w", id, err)
 	}
 	eg, err := g.Generator.NewGame(g.Size, g.Seed)
 	if err != nil {

@@ -109,8 +109,8 @@ func (s *Service) review(ctx context.Context, id int64, who Player, progress fun
 	if err != nil {
 		return Reviewed{}, err
 	}
-	if s.dailyOn(g.Contest) {
-		return Reviewed{}, fmt.Errorf("game %d: %w", id, ErrDailyOn)
+	if err := s.keptBack(g); err != nil {
+		return Reviewed{}, fmt.Errorf("game %d: %w", id, err)
 	}
 	ended := g.EndedAt != nil
 	out := Reviewed{GameID: id, Player: printable(store.DisplayName(g.Player, g.Fingerprint)), Ended: ended}

@@ -27,7 +27,35 @@ var (
 	// the day is over would tell those who have not played yet what is
 	// coming. It is neither watched nor replayed until it ends.
 	ErrDailyOn = errors.New("a game of today's daily challenge: it is shown once the day is over")
+	// ErrRaceOn: a game of a race that may still be running, whose record,
+	// replay and review are kept back until MaxRaceTime after it started:
+	// its seed is every racer's, and a racer whose board is over has an
+	// ended game while the others still play.
+	ErrRaceOn = errors.New("a game of a race that may still be running: it is shown once the race is over")
 )
+
+// MaxRaceTime is the longest a race runs (package race allows no longer).
+// A race's games start as it starts, so MaxRaceTime after its game
+// started every racer's clock has run out, on whichever node the race
+// ran, whatever the race's length.
+const MaxRaceTime = 10 * time.Minute
+
+// raceOn reports whether g is of a race that may still be running.
+func (s *Service) raceOn(g store.FullGame) bool {
+	return strings.HasPrefix(g.Contest, "race:") && s.now().Before(g.StartedAt.Add(MaxRaceTime))
+}
+
+// keptBack is why a game's record, replay and review are not shown yet:
+// ErrDailyOn or ErrRaceOn, or nil.
+func (s *Service) keptBack(g store.FullGame) error {
+	switch {
+	case s.dailyOn(g.Contest):
+		return ErrDailyOn
+	case s.raceOn(g):
+		return ErrRaceOn
+	}
+	return nil
+}
 
 // dailyOn reports whether a game of contest is of today's (or a later
 // day's) daily challenge.
@@ -39,6 +67,9 @@ func (s *Service) dailyOn(contest string) bool {
 // whose day (UTC, as Service.Today gives it) is not over yet: such a game
 // is neither watched nor replayed (ErrDailyOn), so no page should offer it.
 func DailyOn(contest, today string) bool {
+	// A daily game an account merge moved aside is "merged:daily:DAY"
+	// (store/internal/accounts): its seed is still that day's.
+	contest = strings.TrimPrefix(contest, "merged:")
 	return strings.HasPrefix(contest, "daily:") && contest >= dailyContest(today)
 }
 

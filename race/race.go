@@ -24,7 +24,7 @@ const (
 	MaxRacers      = 8
 	DefaultTime    = 3 * time.Minute
 	MinTime        = time.Minute
-	MaxTime        = 10 * time.Minute
+	MaxTime        = game.MaxRaceTime
 	LobbyCountdown = 10 * time.Second // public lobby, once two are in
 	RoomCountdown  = 5 * time.Second  // private room, once its host starts it
 	maxRooms       = 1000             // private rooms waiting at once

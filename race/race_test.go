@@ -142,7 +142,8 @@ func TestPublicRace(t *testing.T) {
 	}
 	deadline := time.Now().Add(5 * time.Second)
 	for {
-		if _, err := svc.Record(ctx, plays[0].ID()); err == nil {
+		// (Its record is kept back MaxRaceTime from its start: ErrRaceOn.)
+		if g, err := store.FullGame(ctx, plays[0].ID()); err == nil && g.EndedAt != nil {
 			break
 		} else if time.Now().After(deadline) {
 			t.Fatalf("the race's game is not ended: %v", err)
@@ -300,5 +301,31 @@ func TestRaceBoardOverKeepsItsPlace(t *testing.T) {
 				t.Errorf("bob, who never moved: %+v", bob)
 			}
 		})
+	}
+}
+
+// A racer whose board is over has an ended game, but its seed is the
+// race's: its record, replay and review are kept back while the race
+// runs (a second key in the race would know every tile to come).
+func TestRaceGameKeptBackWhileTheRaceRuns(t *testing.T) {
+	svc, _ := newRaceService(t, MaxTime)
+	ctx := context.Background()
+	tickets, plays := runRace(t, svc, 3, "ann", "bob")
+	playOut(t, plays[0])
+	if v := tickets[1].Now(); v.Phase != Running {
+		t.Fatalf("phase %v, want running", v.Phase)
+	}
+	id := plays[0].ID()
+	if _, err := svc.Record(ctx, id); !errors.Is(err, game.ErrRaceOn) {
+		t.Errorf("export of an ended racer's game mid-race: %v, want ErrRaceOn", err)
+	}
+	if _, err := svc.Replay(ctx, id); !errors.Is(err, game.ErrRaceOn) {
+		t.Errorf("replay: %v, want ErrRaceOn", err)
+	}
+	if _, err := svc.StoredReview(ctx, id); !errors.Is(err, game.ErrRaceOn) {
+		t.Errorf("review: %v, want ErrRaceOn", err)
+	}
+	if _, err := svc.Verify(ctx, id); err != nil { // tells nothing of the seed
+		t.Errorf("verify: %v", err)
 	}
 }

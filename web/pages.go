@@ -636,6 +636,9 @@ func (s *Site) replayFor(r *http.Request) (*replayData, int, error) {
 	case errors.Is(err, game.ErrDailyOn):
 		return nil, http.StatusNotFound, errors.New("this game is of today's daily challenge: everyone plays the day on the same tiles, " +
 			"so its replay opens once the day is over (at midnight UTC)")
+	case errors.Is(err, game.ErrRaceOn):
+		return nil, http.StatusNotFound, errors.New("this game is of a race that may still be running: its racers share its tiles, " +
+			"so its replay opens once the race is over")
 	case err != nil:
 		return nil, http.StatusInternalServerError, err
 	case !rp.Ended:

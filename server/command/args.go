@@ -40,6 +40,9 @@ func (t *Table) gameError(sess *session.Session, cmd string, id int64, err error
 	case errors.Is(err, game.ErrDailyOn):
 		fmt.Fprintf(sess.Stderr(), "%s: game %d is of today's daily challenge; everyone plays the day on the same tiles, so it is shown once the day is over (UTC).\n", cmd, id)
 		return wire.ExitInPlay, false
+	case errors.Is(err, game.ErrRaceOn):
+		fmt.Fprintf(sess.Stderr(), "%s: game %d is of a race that may still be running; its racers share its tiles, so it is shown %d minutes after it started.\n", cmd, id, int(game.MaxRaceTime.Minutes()))
+		return wire.ExitInPlay, false
 	case errors.Is(err, game.ErrInPlay):
 		fmt.Fprintf(sess.Stderr(), "%s: game %d is still being played; its record (and seed) stay secret until it ends. Watch or replay it instead.\n", cmd, id)
 		return wire.ExitInPlay, false

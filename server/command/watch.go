@@ -100,6 +100,8 @@ func (t *Table) whyNotLive(ctx context.Context, id int64) error {
 	switch {
 	case errors.Is(err, game.ErrNoGame):
 		return fmt.Errorf("there is no game %d", id)
+	case errors.Is(err, game.ErrRaceOn):
+		return fmt.Errorf("no one is playing game %d right now; it is of a race that may still be running, and is replayed once the race is over", id)
 	case err != nil:
 		t.log.Error("watch", "game", id, "err", err)
 		return fmt.Errorf("game %d: %w", id, errLookup)

@@ -89,8 +89,11 @@ func LoadReplay(ctx context.Context, games Games, id int64, from any) tea.Cmd {
 // could not be loaded: one sentence where the game is kept back on
 // purpose (a game of today's daily challenge), else the error.
 func ReplayFailedText(err error) string {
-	if errors.Is(err, game.ErrDailyOn) {
+	switch {
+	case errors.Is(err, game.ErrDailyOn):
 		return "That game is part of today's daily challenge; it can be replayed once the day is over."
+	case errors.Is(err, game.ErrRaceOn):
+		return "That game is of a race that may still be running; it can be replayed once the race is over."
 	}
 	return "Could not load that game: " + err.Error()
 }

@@ -126,6 +126,8 @@ func reviewErrorText(err error) string {
 		return "This server runs no AI to review games."
 	case errors.Is(err, game.ErrDailyOn):
 		return "Today's daily is reviewed once the day is over."
+	case errors.Is(err, game.ErrRaceOn):
+		return "A race's games are reviewed once the race is over."
 	}
 	return "The review could not be made; try again later."
 }
