@@ -138,11 +138,7 @@ func TestDailyChallenge(t *testing.T) {
 // guest, as often as they like, then play it with their key): each guest
 // game has a seed of its own, and none of them lands on the day's board.
 func TestDailyGuestPractice(t *testing.T) {
-	st, err := sqlite.Open(context.Background(), t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := openSQLite(t)
 	clk := &clock{now: time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)}
 	svc := New(st, nil, WithClock(clk.Now))
 	ctx := context.Background()
@@ -188,11 +184,7 @@ func TestDailyGuestPractice(t *testing.T) {
 // still open.
 func TestMergedDailyKeptBackUntilTheDayIsOver(t *testing.T) {
 	ctx := context.Background()
-	st, err := sqlite.Open(ctx, t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := openSQLite(t)
 	clk := &clock{now: time.Date(2026, 11, 23, 9, 0, 0, 0, time.UTC)}
 	svc := New(st, nil, WithClock(clk.Now))
 	ann, alt := identify(t, svc, "ann"), identify(t, svc, "alt")
@@ -233,11 +225,7 @@ func TestMergedDailyKeptBackUntilTheDayIsOver(t *testing.T) {
 // not, and shown after.
 func TestRaceGameShownOnceTheRaceIsOver(t *testing.T) {
 	ctx := context.Background()
-	st, err := sqlite.Open(ctx, t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := openSQLite(t)
 	clk := &clock{now: time.Now()} // the store stamps the game's start by its own clock
 	svc := New(st, nil, WithClock(clk.Now))
 	seat := svc.Seat(identify(t, svc, "ann"), nil)

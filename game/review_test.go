@@ -53,11 +53,7 @@ func endedGame(t *testing.T, svc *Service, name string) int64 {
 // another asking for the same game waits for it rather than make it
 // again; once made it is stored and served from the store.
 func TestReviewOnePerPlayer(t *testing.T) {
-	st, err := sqlite.Open(context.Background(), t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := openSQLite(t)
 	pool := ai.NewPool(1)
 	t.Cleanup(pool.Close)
 	held := &heldEvaluator{release: make(chan struct{}), searches: make(chan struct{}, 1), s: pool}

@@ -30,11 +30,7 @@ func (s *countingStore) PlayerGames(ctx context.Context, playerID int64, limit i
 // them again.
 func TestLoginReadsGamesOnce(t *testing.T) {
 	ctx := context.Background()
-	st, err := sqlite.Open(ctx, t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := openSQLite(t)
 	counted := &countingStore{Store: st}
 	svc := New(counted, nil)
 	ann := identify(t, svc, "ann")
@@ -86,11 +82,7 @@ func (s *failingStore) AppendMove(ctx context.Context, gameID int64, seq int, d 
 // player's screen says only that the move was not saved.
 func TestUnsavedMoveIsLogged(t *testing.T) {
 	ctx := context.Background()
-	st, err := sqlite.Open(ctx, t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := openSQLite(t)
 	failing := &failingStore{Store: st}
 	var logs bytes.Buffer
 	svc := New(failing, slog.New(slog.NewTextHandler(&logs, nil)))

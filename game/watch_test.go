@@ -14,12 +14,19 @@ import (
 // newTestService returns a service over a real SQLite file.
 func newTestService(t *testing.T) *Service {
 	t.Helper()
-	store, err := sqlite.Open(context.Background(), t.TempDir())
+	return New(openSQLite(t), nil)
+}
+
+// openSQLite opens a store on a real SQLite file in a temporary
+// directory, closed at the end of the test.
+func openSQLite(t *testing.T) *sqlite.Store {
+	t.Helper()
+	st, err := sqlite.Open(context.Background(), t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { store.Close() })
-	return New(store, nil)
+	t.Cleanup(func() { st.Close() })
+	return st
 }
 
 func identify(t *testing.T, svc *Service, name string) Player {
