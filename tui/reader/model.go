@@ -511,7 +511,7 @@ func (m *Model) tellMove(msg movedMsg) tea.Cmd {
 			m.say(m.overText())
 			return nil
 		}
-		return m.reopen(err)
+		return m.reopen()
 	}
 	p, g := msg.p, m.game
 	m.say(MoveSentence(Moved{Before: p.before, Dir: p.dir, Result: msg.res, Score: g.Score()}))
@@ -535,7 +535,7 @@ const notSavedLine = "Could not save your move; the game is kept as it was befor
 // reopen opens the stored game again after a move that was not saved;
 // if even that fails the session ends rather than go on with a game that
 // is not the stored one.
-func (m *Model) reopen(err error) tea.Cmd {
+func (m *Model) reopen() tea.Cmd {
 	m.game.Close()
 	g, rerr := m.opts.Store.Open(m.ctx, m.size, false)
 	if rerr != nil {
