@@ -14,7 +14,6 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -25,6 +24,7 @@ import (
 	"github.com/ssh2048/ssh2048/race"
 	"github.com/ssh2048/ssh2048/server"
 	"github.com/ssh2048/ssh2048/server/servertest"
+	"github.com/ssh2048/ssh2048/server/session"
 	"github.com/ssh2048/ssh2048/store"
 	"github.com/ssh2048/ssh2048/tui/event"
 	"github.com/ssh2048/ssh2048/wire"
@@ -495,12 +495,15 @@ func TestTakeoverUnderLoad(t *testing.T) {
 		prev := old.mustRead()
 		answered := make(chan state, 1)
 		go func() {
-			// Pipeline moves without waiting; read replies separately.
-			for i := 0; ; i++ {
-				if _, err := old.in.Write([]byte(engine.Directions()[i%4].String() + "\n")); err != nil {
+			// Pipeline moves without waiting, read replies separately: as
+			// many as a session holds unread (more would end it, status
+			// 13), far more than it plays before the takeover.
+			for i, sent := 0, 0; ; i++ {
+				line := engine.Directions()[i%4].String() + "\n"
+				if sent += len(line); sent > session.MaxUnreadInput {
 					return
 				}
-				if i > 20000 {
+				if _, err := old.in.Write([]byte(line)); err != nil {
 					return
 				}
 			}
@@ -1061,23 +1064,15 @@ func TestShutdownWithStuckClient(t *testing.T) {
 	ts := startServer(t)
 	b := startBot(t, ts.dial(t, "p", newKey(t)), "--size 8")
 	b.mustRead()
-	// Never read again; send until the replies fill the SSH channel
-	// window and the server blocks writing, and so stops reading: then
-	// our writes block too.
-	var sent atomic.Int64
-	go func() {
-		line := []byte(strings.Repeat("x", 60) + "\n") // each answered by an error line and a state
-		for {
-			if _, err := b.in.Write(line); err != nil {
-				return
-			}
-			sent.Add(1)
-		}
-	}()
-	for last := int64(-1); sent.Load() != last; {
-		last = sent.Load()
-		time.Sleep(500 * time.Millisecond)
+	// Never read again, and send lines whose error replies, each with an
+	// 8×8 board, come to far more than the SSH channel's window: the
+	// server blocks writing them. The lines themselves stay well within
+	// what a session may hold unread (more would end it: Flooded).
+	lines := strings.Repeat("x\n", session.MaxUnreadInput/2/2)
+	if _, err := io.WriteString(b.in, lines); err != nil {
+		t.Fatal(err)
 	}
+	time.Sleep(time.Second) // time enough to fill the window many times over
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	start := time.Now()

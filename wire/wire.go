@@ -130,7 +130,7 @@ type BotRaceEntry struct {
 const MaxScoresLimit = 1000
 
 // Exit statuses of the exec commands over SSH, of the game screen (OK,
-// Error, TakenOver, Restart, Inactive, Banned), of `ssh2048 verify` and
+// Error, TakenOver, Restart, Inactive, Banned, Flooded), of `ssh2048 verify` and
 // of the admin commands (docs/moderation.md).
 const (
 	ExitOK           = 0
@@ -146,6 +146,7 @@ const (
 	ExitRoom         = 10 // race: the room is full, its race has started, too many rooms are open, or the player is in it already
 	ExitBanned       = 11 // the key or account is banned from the server (the line says until when); link: a ban holds on the key or an account
 	ExitAdminRefused = 12 // admin: the action is refused as it stands (already so, the last admin, yourself, an admin by file, a name taken)
+	ExitFlooded      = 13 // the client sent more input than its session had read, by more than the bound (session.MaxUnreadInput); the game is saved
 	// The account commands (docs/accounts.md): 20 and up, apart from the
 	// game's statuses.
 	ExitRefused = 20 // link, name, keys remove: a wrong, expired or used code, or one of the account's own; a name taken, a look-alike of one, held, or locked by an admin; a rename within a day; the last key, or the session's own key without --self

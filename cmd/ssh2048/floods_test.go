@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -91,6 +92,42 @@ func TestFloods(t *testing.T) {
 			opened, refused, why, before, after, p.logBytes())
 		if ours && after-before > 20 {
 			t.Errorf("channel flood grew RSS by %.1f MB", after-before)
+		}
+	})
+	t.Run("unread", func(t *testing.T) {
+		// Sessions that start nothing, sent what the SSH window lets a
+		// client send without being read: 2 MiB each, in 32 KiB packets
+		// from 8 connections, and a byte a packet from one more.
+		p := startMeasured(t, bin)
+		before := p.rss(t)
+		send := func(c *gossh.Client, sessions, size, total int) (sent int) {
+			for range sessions {
+				ch, reqs, err := c.OpenChannel("session", nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				go gossh.DiscardRequests(reqs)
+				go io.Copy(io.Discard, ch)
+				chunk := make([]byte, size)
+				for n := 0; n < total; n += size {
+					if _, err := ch.Write(chunk); err != nil {
+						break // closed by the server
+					}
+					sent += size
+				}
+			}
+			return sent
+		}
+		var packets, bytewise int
+		for range 8 {
+			packets += send(floodDial(t, p.addr, "flood", nil), 10, 32<<10, 2<<20)
+		}
+		bytewise = send(floodDial(t, p.addr, "flood", nil), 4, 1, 256<<10)
+		after := p.rss(t)
+		t.Logf("unread: 80 sessions sent %d MB in 32 KiB packets, 4 sessions %d KB a byte a packet, none read: RSS %.1f MB -> %.1f MB; %d `input flood` lines",
+			packets>>20, bytewise>>10, before, after, strings.Count(p.logString(), "input flood"))
+		if ours && after-before > 20 {
+			t.Errorf("unread input grew RSS by %.1f MB", after-before)
 		}
 	})
 	t.Run("log", func(t *testing.T) {

@@ -35,6 +35,8 @@ import (
 //     in) is closed;
 //   - a session takes at most maxEnvVars environment variables and
 //     maxEnvBytes bytes of them; more are answered false;
+//   - what the client sends is read as it comes and a session holds at
+//     most session.MaxUnreadInput of it (input.go);
 //   - requests the server does not serve (subsystems, agent and X11
 //     forwarding, anything unknown, global requests) and channels of other
 //     types are refused, and a client that goes on making the server
@@ -80,6 +82,9 @@ func (a *Admission) OpenSession(srv *ssh.Server, conn *gossh.ServerConn, nc goss
 	}
 	bctx, cancel := context.WithCancel(ctx)
 	b.Channel = ch
+	b.input = newUnreadInput()
+	go b.readInput()
+	go b.dropStderr()
 	b.in, b.closed = in, cancel
 	b.ctx = &sessionContext{Context: ctx, done: bctx, b: b}
 	b.mu.Lock()
@@ -155,6 +160,7 @@ type boundedSession struct {
 	ctx     *sessionContext
 	in      <-chan *gossh.Request
 	closed  context.CancelFunc // ends ctx: the channel's requests ended
+	input   *unreadInput       // what the client sent, until the handler reads it (input.go)
 	// inline is set when the handler runs on the request loop's own
 	// goroutine (see serve); the handler then serves the requests while it
 	// waits (ServesRequests).
@@ -171,6 +177,8 @@ type boundedSession struct {
 	pty       *ssh.Pty
 	winch     chan ssh.Window
 	startWait *time.Timer
+	sess      *session.Session // the handler's, once it joined (attach)
+	flood     bool             // the client got too far ahead of the handler (flooded)
 }
 
 var _ ssh.Session = (*boundedSession)(nil)
@@ -284,8 +292,8 @@ func (b *boundedSession) check(req *gossh.Request) (string, []any) {
 			return "env refused", append(session.ClientAttrs("name", kv.Key), "vars", b.envVars, "bytes", b.envBytes+n)
 		}
 	case "shell", "exec":
-		// One handler per session.
-		if b.started {
+		// One handler per session, and none once the client flooded it.
+		if b.started || b.flood {
 			return "request refused", []any{"type", req.Type}
 		}
 	case "pty-req", "window-change", "signal", "break":
@@ -434,6 +442,11 @@ func (b *boundedSession) Pty() (ssh.Pty, <-chan ssh.Window, bool) {
 		return ssh.Pty{}, b.winch, false
 	}
 	return *b.pty, b.winch, true
+}
+
+// Read is the client's input, as the session holds it (unreadInput).
+func (b *boundedSession) Read(p []byte) (int, error) {
+	return b.input.Read(p)
 }
 
 func (b *boundedSession) Write(p []byte) (int, error) {

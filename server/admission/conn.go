@@ -326,7 +326,8 @@ func (g *guardedConn) leave(sess *session.Session) {
 
 // Join registers sess, which runs a command or a screen, with its
 // connection, so that it is told why if the admission ends the
-// connection (idle, keepalives); the returned leave is called when it
+// connection (idle, keepalives) or the session (its client flooded it
+// with input); the returned leave is called when it
 // is done. Without a guarded connection (a test's server, say) both are
 // no-ops.
 func Join(sess *session.Session) (leave func()) {
@@ -335,6 +336,9 @@ func Join(sess *session.Session) (leave func()) {
 		return func() {}
 	}
 	g.join(sess)
+	if b := boundedOf(sess.Context()); b != nil {
+		b.attach(sess)
+	}
 	return func() { g.leave(sess) }
 }
 

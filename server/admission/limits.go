@@ -3,7 +3,8 @@
 // a client sends: the caps on connections (in all, per address or IPv6
 // /64, per /56, the key holders' reserve), the queue that paces logins,
 // the guarded connection (login grace, keepalives, idle timeout) and the
-// bounded session channel (sessions per connection, env, refused requests).
+// bounded session channel (sessions per connection, env, refused requests,
+// input not read yet).
 // Each limit's Limits field says what it bounds; the reason it is needed
 // is written where it is applied. ProxyListener lets the limits see the
 // real client behind a trusted balancer.
@@ -34,7 +35,7 @@ import (
 
 // Limits bound what clients can make the server hold or do. A limit at 0
 // is off, except LoginGrace, which must be positive. Each limit's reason
-// is written where it is applied (here, conn.go, channels.go); the operator's
+// is written where it is applied (here, conn.go, channels.go, input.go); the operator's
 // view is docs/operating.md ("Limits"). The flags of `ssh2048 serve` are
 // bound straight onto these fields (Flags), so names, defaults and help
 // live here only.

@@ -130,7 +130,8 @@ func (t *Table) runBot(sess *session.Session, fs *commandFlags, args []string) i
 // the rate is answered with an error line rather than delayed, so that
 // the bot learns why and the protocol stays one answer per line; one that
 // keeps to the rate never sees it. After a refusal the next line is read
-// once a move is due again (the rest wait in the SSH window), so that a
+// once a move is due again (the rest wait, within the session's bound on
+// unread input: session.MaxUnreadInput), so that a
 // flood is not answered with error lines as fast as the CPU writes them.
 type moveLimiter struct {
 	limit *rate.Limiter

@@ -88,6 +88,8 @@ func (t *Table) raceNoticeText(n session.Notice) string {
 		return "No input for " + session.Spelled(t.cfg.IdleTimeout) + ", so the server closed this session and you left the race; " + kept + "."
 	case session.Keepalive:
 		return "Your connection stopped answering, so the server closed this session and you left the race; " + kept + "."
+	case session.Flooded:
+		return session.FloodedText + " You left the race; " + kept + "."
 	}
 	return t.noticeText(n)
 }

@@ -43,6 +43,8 @@ func viewerNoticeText(idle time.Duration) func(session.Notice) string {
 			return "No input for " + session.Spelled(idle) + ", so the server closed this session; reconnect to watch again."
 		case session.Keepalive:
 			return "Your connection stopped answering, so the server closed this session."
+		case session.Flooded:
+			return session.FloodedText
 		}
 		return "The server closed this session."
 	}

@@ -30,7 +30,17 @@ const (
 	Idle                        // no input for the idle timeout
 	Keepalive                   // the client stopped answering keepalives
 	Banned                      // an admin banned the session's key or player (Session.Ban)
+	Flooded                     // the client got more than MaxUnreadInput ahead of what the session read
 )
+
+// MaxUnreadInput bounds the input a session holds that its handler has
+// not read yet: a client that gets further ahead is told so (Flooded) and
+// its session ends. Typing, pasting a line, or a bot that waits for each
+// answer never comes near it.
+const MaxUnreadInput = 64 << 10
+
+// maxUnreadText is MaxUnreadInput as the player is told it.
+const maxUnreadText = "64 KiB"
 
 // NoticeGrace is how long a screen may take to show a notice and quit.
 const NoticeGrace = 1500 * time.Millisecond
@@ -47,9 +57,14 @@ func (n Notice) Text(idle time.Duration) string {
 		return "No input for " + Spelled(idle) + ", so the server closed this session. Your game is saved; reconnect to carry on."
 	case Keepalive:
 		return "Your connection stopped answering, so the server closed this session. Your game is saved; reconnect to carry on."
+	case Flooded:
+		return FloodedText + " Your game is saved; reconnect to carry on."
 	}
 	return ""
 }
+
+// FloodedText is what every session that ends Flooded is told first.
+const FloodedText = "You sent more than " + maxUnreadText + " of input ahead of what this session read, so the server closed it."
 
 // ExitStatus is the exit status of a session that ends because of n.
 func (n Notice) ExitStatus() int {
@@ -62,6 +77,8 @@ func (n Notice) ExitStatus() int {
 		return wire.ExitInactive
 	case Banned:
 		return wire.ExitBanned
+	case Flooded:
+		return wire.ExitFlooded
 	}
 	return wire.ExitOK
 }
