@@ -284,12 +284,41 @@ func (s *Screen) Run(ctx context.Context, in io.Reader) error {
 }
 
 // Start draws the model's first frame and decodes in as its keys until in
-// ends; it returns at once. Done tells when the screen has ended. The
-// reader is not waited for: it stops at the first read after in ends (an
-// SSH session's input ends when the session closes).
+// ends; it returns at once. Done tells when the screen has ended. An in
+// that pushes its input (inputPusher) hands it over; any other is read by
+// a reader of the screen's, which is not waited for: it stops at the
+// first read after in ends.
 func (s *Screen) Start(in io.Reader) {
 	s.start()
+	if p, ok := in.(inputPusher); ok && p.PushInput(s.pushedInput()) {
+		return
+	}
 	go readInputContained(in, s.sendInput, s.contain)
+}
+
+// inputPusher is an input that can hand its bytes over as they come, on a
+// goroutine of its own that the screen may keep waiting, rather than be
+// read (the server's SSH sessions: package session); PushInput reports
+// false when it cannot. Each piece comes in order, then (nil, err) once
+// the input ends. The screen then has no reader of its own: one goroutine,
+// and its stack, fewer for every screen held.
+type inputPusher interface {
+	PushInput(deliver func(p []byte, err error)) bool
+}
+
+// pushedInput decodes pushed input, as readInputContained decodes what it
+// reads.
+func (s *Screen) pushedInput() func([]byte, error) {
+	in := &input{deliver: s.sendInput, contain: s.contain}
+	return func(p []byte, err error) {
+		defer s.contain()
+		if len(p) > 0 {
+			in.feed(p)
+		}
+		if err != nil {
+			in.flush()
+		}
+	}
 }
 
 func (s *Screen) start() {

@@ -733,3 +733,69 @@ func TestScreenNoGoroutineLeak(t *testing.T) {
 		})
 	}
 }
+
+// pusher is an input that hands its bytes over (inputPusher), as the
+// server's SSH sessions do; a read of it fails the test.
+type pusher struct {
+	t       *testing.T
+	can     bool
+	deliver chan func([]byte, error)
+	*keyboard
+}
+
+func (p *pusher) PushInput(deliver func([]byte, error)) bool {
+	if !p.can {
+		return false
+	}
+	p.deliver <- deliver
+	return true
+}
+
+func (p *pusher) Read(b []byte) (int, error) {
+	if p.can {
+		p.t.Error("a screen read an input that pushes")
+	}
+	return p.keyboard.Read(b)
+}
+
+// TestScreenPushedInput: given an input that pushes its bytes, a screen
+// takes them as they come, in order, and reads nothing; the input's end
+// decodes what was left waiting (a lone escape). An input that cannot
+// push is read.
+func TestScreenPushedInput(t *testing.T) {
+	t.Run("pushed", func(t *testing.T) {
+		m := &testModel{}
+		in := &pusher{t: t, can: true, deliver: make(chan func([]byte, error), 1), keyboard: newKeyboard()}
+		s := New(m, &outBuffer{}, Options{Width: 80, Height: 24, Profile: colorprofile.TrueColor, Unsupported: failUnsupported(t)})
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error)
+		go func() { done <- s.Run(ctx, in) }()
+		t.Cleanup(func() { cancel(); <-done })
+		var deliver func([]byte, error)
+		select {
+		case deliver = <-in.deliver:
+		case <-time.After(10 * time.Second):
+			t.Fatal("the screen did not ask for its input pushed")
+		}
+		deliver([]byte("x\x1b[A"), nil)
+		deliver([]byte("y\x1b"), nil)
+		if got, want := m.typed(), []string{"x", "up", "y"}; !slices.Equal(got, want) {
+			t.Fatalf("got %q, want %q (the escape waits for the rest of its sequence)", got, want)
+		}
+		deliver(nil, io.EOF)
+		if got, want := m.typed(), []string{"x", "up", "y", "esc"}; !slices.Equal(got, want) {
+			t.Fatalf("after the end: got %q, want %q", got, want)
+		}
+	})
+	t.Run("read", func(t *testing.T) {
+		m := &testModel{}
+		in := &pusher{t: t, keyboard: newKeyboard()}
+		s := New(m, &outBuffer{}, Options{Width: 80, Height: 24, Profile: colorprofile.TrueColor, Unsupported: failUnsupported(t)})
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error)
+		go func() { done <- s.Run(ctx, in) }()
+		t.Cleanup(func() { cancel(); in.close(); <-done })
+		in.chunks <- "z"
+		waitFor(t, "the key read", func() bool { return slices.Equal(m.typed(), []string{"z"}) })
+	})
+}

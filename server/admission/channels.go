@@ -244,6 +244,7 @@ func (b *boundedSession) finish() {
 	}
 	b.mu.Unlock()
 	b.stopTimer()
+	b.input.close()
 	b.closed()
 	b.release()
 }

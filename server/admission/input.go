@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ssh2048/ssh2048/internal/workers"
 	"github.com/ssh2048/ssh2048/server/session"
 	"github.com/ssh2048/ssh2048/wire"
 )
@@ -25,6 +26,14 @@ import (
 // session ends (session.Flooded); what it sends after that is read and
 // dropped. Extended data (a client's stderr), which nothing on the server
 // reads, is read and dropped as it comes.
+//
+// A handler may take its input pushed rather than read it (PushInput): a
+// game screen does, so that the session's reader here is the only
+// goroutine waiting for the client's keys, where a reader of the
+// screen's own would be a second one, with its stack, for every screen
+// held. Pushed input is handed over on a worker (internal/workers), one
+// piece at a time, in order; what comes while the handler is kept busy is
+// held under the same bound.
 
 // unreadInput is a session's input read from its channel and not yet
 // taken by its handler.
@@ -33,8 +42,15 @@ type unreadInput struct {
 	arrived sync.Cond // input came, the channel ended, or the session flooded
 	held    []byte    // read, not yet taken: held[taken:]
 	taken   int
-	err     error // the channel's end, once it came: given after what is held
-	flooded bool  // over the bound: nothing more is held, and Read waits for err
+	err     error // the input's end, once it came: given after what is held
+	flooded bool  // over the bound: nothing more is held, and Read waits for closed
+	closed  bool  // the channel is closed
+
+	// deliver, once set (push), is handed what comes instead of Read;
+	// delivering while a worker hands it over, ended once it was told of err.
+	deliver    func([]byte, error)
+	delivering bool
+	ended      bool
 }
 
 // keptCapacity is the largest buffer kept once it is empty: a session
@@ -50,7 +66,9 @@ func newUnreadInput() *unreadInput {
 // fill reads ch until it ends, holding what it reads; the first read that
 // takes what is held over the bound calls flooded, once.
 func (u *unreadInput) fill(ch io.Reader, flooded func()) {
-	var chunk [512]byte
+	// Small: it is held for the session's life, and keys come a few
+	// bytes at a time; a paste takes more reads.
+	var chunk [128]byte
 	for {
 		n, err := ch.Read(chunk[:])
 		u.mu.Lock()
@@ -67,9 +85,13 @@ func (u *unreadInput) fill(ch io.Reader, flooded func()) {
 			u.err = err
 		}
 		u.arrived.Signal()
+		hand := u.handOver()
 		u.mu.Unlock()
 		if over {
 			flooded()
+		}
+		if hand {
+			workers.Go(u.drain)
 		}
 		if err != nil {
 			return
@@ -87,13 +109,81 @@ func (u *unreadInput) hold(p []byte) {
 	u.held = append(u.held, p...)
 }
 
-// Read takes what is held, waiting for input when nothing is; after a
-// flood it waits for the channel to end.
+// close tells a Read waiting after a flood that the channel is closed.
+func (u *unreadInput) close() {
+	u.mu.Lock()
+	u.closed = true
+	u.arrived.Broadcast()
+	u.mu.Unlock()
+}
+
+// push hands what comes, and what is held, to deliver rather than to
+// Read: each piece once, in order, then deliver(nil, err) with the
+// channel's end. deliver runs on a worker and may wait; it must not
+// panic.
+func (u *unreadInput) push(deliver func([]byte, error)) {
+	u.mu.Lock()
+	u.deliver = deliver
+	hand := u.handOver()
+	u.mu.Unlock()
+	if hand {
+		workers.Go(u.drain)
+	}
+}
+
+// handOver reports whether a worker must start handing input over: it is
+// pushed, there is something to hand, and no worker is at it. u.mu is
+// held.
+func (u *unreadInput) handOver() bool {
+	if u.deliver == nil || u.delivering || u.ended || (u.taken == len(u.held) && u.err == nil) {
+		return false
+	}
+	u.delivering = true
+	return true
+}
+
+// drain hands what is held to deliver until nothing is.
+func (u *unreadInput) drain() {
+	for {
+		u.mu.Lock()
+		piece, err := u.held[u.taken:], u.err
+		switch {
+		case len(piece) > 0:
+			u.held, u.taken = nil, 0 // the piece's now, until deliver is done with it
+		case err != nil && !u.ended:
+			u.ended = true
+		default:
+			u.delivering = false
+			u.mu.Unlock()
+			return
+		}
+		u.mu.Unlock()
+		if len(piece) == 0 {
+			u.deliver(nil, err)
+			continue
+		}
+		u.deliver(piece, nil)
+		u.mu.Lock()
+		if u.held == nil && cap(piece) <= keptCapacity {
+			u.held = piece[:0] // nothing came meanwhile: the buffer serves again
+		}
+		u.mu.Unlock()
+	}
+}
+
+// Read takes what is held, waiting for input when nothing is. After a
+// flood it waits for the channel to close, even past the end of the
+// input (a client that closed its input after the flood): a handler told
+// to end (Flooded) must not take an end of input for a client that
+// left.
 func (u *unreadInput) Read(p []byte) (int, error) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	for u.taken == len(u.held) {
-		if u.err != nil {
+		switch {
+		case u.flooded && u.closed:
+			return 0, io.EOF
+		case u.err != nil && !u.flooded:
 			return 0, u.err
 		}
 		u.arrived.Wait()
@@ -117,11 +207,21 @@ func (b *boundedSession) readInput() {
 	b.input.fill(b.Channel, b.flooded)
 }
 
+// PushInput hands the session's input to deliver as it comes, rather
+// than to Read (see unreadInput.push); it always can.
+func (b *boundedSession) PushInput(deliver func([]byte, error)) bool {
+	b.input.push(func(p []byte, err error) {
+		defer b.g.a.recoverConn("session input", b.g.Conn)
+		deliver(p, err)
+	})
+	return true
+}
+
 // dropStderr reads and drops what the client sends on its stderr.
 func (b *boundedSession) dropStderr() {
 	defer b.g.a.recoverConn("session stderr", b.g.Conn)
 	stderr := b.Channel.Stderr()
-	var chunk [256]byte
+	var chunk [64]byte
 	for {
 		if _, err := stderr.Read(chunk[:]); err != nil {
 			return

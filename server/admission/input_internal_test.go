@@ -59,8 +59,9 @@ func TestUnreadInputInOrder(t *testing.T) {
 }
 
 // TestUnreadInputFloods: input over the bound that nothing reads calls
-// flooded once, is let go, and a Read then waits for the channel's end
-// rather than giving the handler what came before.
+// flooded once, is let go, and a Read then waits for the channel to
+// close, past the end of the input, rather than giving the handler what
+// came before, or an end it would take for the client leaving.
 func TestUnreadInputFloods(t *testing.T) {
 	in := chunks{make(chan []byte)}
 	u := newUnreadInput()
@@ -91,9 +92,15 @@ func TestUnreadInputFloods(t *testing.T) {
 		t.Fatalf("Read gave %v before the channel ended", err)
 	case <-time.After(100 * time.Millisecond):
 	}
-	close(in.next)
+	close(in.next) // the client closes its input
+	select {
+	case err := <-read:
+		t.Fatalf("Read gave %v at the end of the input", err)
+	case <-time.After(100 * time.Millisecond):
+	}
+	u.close()
 	if err := <-read; err != io.EOF {
-		t.Fatalf("Read after the end: %v", err)
+		t.Fatalf("Read once the channel closed: %v", err)
 	}
 	if len(floods) != 0 {
 		t.Fatalf("flooded %d more times", len(floods))
@@ -116,4 +123,74 @@ func TestUnreadInputLetsGoOfABurst(t *testing.T) {
 			t.Errorf("a burst of %d read: buffer kept %v, want %v", tt.size, kept, tt.kept)
 		}
 	}
+}
+
+// TestUnreadInputPushed: pushed input comes whole and in order, what
+// came before the push first, however long each hand-over takes; the end
+// comes once, last. Input over the bound while the handler is kept busy
+// floods as read input does.
+func TestUnreadInputPushed(t *testing.T) {
+	t.Run("in order", func(t *testing.T) {
+		in := chunks{make(chan []byte)}
+		u := newUnreadInput()
+		go u.fill(in, func() { t.Error("flooded") })
+		var sent bytes.Buffer
+		send := func(i int) {
+			b := bytes.Repeat([]byte{byte(i)}, 1+i%30)
+			sent.Write(b)
+			in.next <- b
+		}
+		for i := range 10 { // held before the push
+			send(i)
+		}
+		var got bytes.Buffer
+		ends := make(chan error, 2)
+		u.push(func(p []byte, err error) {
+			if err != nil {
+				ends <- err
+				return
+			}
+			if len(p) == 0 {
+				t.Error("an empty piece")
+			}
+			got.Write(p)
+			time.Sleep(time.Duration(len(p)) * time.Microsecond) // a busy handler
+		})
+		for i := 10; i < 2000; i++ {
+			send(i)
+		}
+		close(in.next)
+		if err := <-ends; err != io.EOF {
+			t.Fatalf("the end: %v", err)
+		}
+		if !bytes.Equal(got.Bytes(), sent.Bytes()) {
+			t.Fatalf("got %d bytes, sent %d, or not in order", got.Len(), sent.Len())
+		}
+		time.Sleep(50 * time.Millisecond)
+		if len(ends) != 0 {
+			t.Fatal("the end came twice")
+		}
+	})
+	t.Run("flood", func(t *testing.T) {
+		in := chunks{make(chan []byte)}
+		u := newUnreadInput()
+		floods := make(chan struct{}, 1)
+		go u.fill(in, func() { floods <- struct{}{} })
+		stuck := make(chan struct{})
+		u.push(func(p []byte, err error) {
+			if err == nil {
+				<-stuck // a screen whose client takes no frames
+			}
+		})
+		defer close(stuck)
+		chunk := make([]byte, 512)
+		for range 2*session.MaxUnreadInput/len(chunk) + 2 {
+			in.next <- chunk
+		}
+		select {
+		case <-floods:
+		case <-time.After(5 * time.Second):
+			t.Fatal("no flood")
+		}
+	})
 }

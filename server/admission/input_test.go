@@ -85,7 +85,7 @@ func TestUnreadInputEndsTheSession(t *testing.T) {
 			t.Fatalf("stderr %q: want one line naming the bound", got)
 		}
 	})
-	for _, cmd := range []string{"bot --size 3", "bot --race --room lonely"} {
+	for _, cmd := range []string{"bot --size 8", "bot --race --room lonely"} { // 8×8: not over within the moves played
 		t.Run(cmd, func(t *testing.T) {
 			s, err := c.NewSession()
 			if err != nil {

@@ -167,6 +167,28 @@ func (sess *Session) Worded(text func(Notice) string) func(Notice) string {
 	}
 }
 
+// PushInput hands the session's input to deliver as it comes, on a
+// goroutine that deliver may keep waiting, rather than to Read: each
+// piece in order, then deliver(nil, err) once the input ends. It reports
+// false, and does nothing, when the SSH session cannot (only the
+// server's own can: package admission reads every session's input anyway,
+// so a reader of the caller's would be a second goroutine waiting for the
+// same bytes). Input keeps the connection from idling, as with Read.
+func (sess *Session) PushInput(deliver func(p []byte, err error)) bool {
+	pusher, ok := sess.Session.(interface {
+		PushInput(func([]byte, error)) bool
+	})
+	if !ok {
+		return false
+	}
+	return pusher.PushInput(func(p []byte, err error) {
+		if len(p) > 0 && sess.onInput != nil {
+			sess.onInput()
+		}
+		deliver(p, err)
+	})
+}
+
 // Read is the session's input; any of it keeps the connection from
 // idling.
 func (sess *Session) Read(p []byte) (int, error) {
