@@ -6,6 +6,9 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"iter"
+	"maps"
+	"net/netip"
 	"regexp"
 	"slices"
 	"sync"
@@ -27,7 +30,12 @@ const (
 	MaxTime        = game.MaxRaceTime
 	LobbyCountdown = 10 * time.Second // public lobby, once two are in
 	RoomCountdown  = 5 * time.Second  // private room, once its host starts it
-	maxRooms       = 1000             // private rooms waiting at once
+	maxRooms       = 1000             // private rooms open at once, on a node
+	// roomsPerNetwork is how many of them the players of one network
+	// may have opened (see network): a class behind one school's address
+	// fills a few rooms of MaxRacers, and no one client, guests being a
+	// new player each connection, can take every room.
+	roomsPerNetwork = 10
 )
 
 // Errors of races; callers branch on them with errors.Is.
@@ -36,6 +44,7 @@ var (
 	ErrRoomFull     = errors.New("the room is full")
 	ErrStarted      = errors.New("the race in that room has started; try again when it ends")
 	ErrTooManyRooms = errors.New("too many rooms are open; try the public lobby")
+	ErrRoomsHere    = errors.New("too many rooms are open from your address; join one of them, or race in the public lobby")
 	ErrNotHost      = errors.New("only the room's first player can do that")
 	ErrTooFew       = errors.New("a race needs two racers")
 	ErrInRace       = errors.New("you are already in this race in another session")
@@ -95,6 +104,9 @@ type race struct {
 	hall *Hall
 	view *latest.Value[View]
 	seed uint64
+	// network is the network of a room's opener (see network), whose
+	// rooms it counts against while it is open.
+	network netip.Prefix
 
 	mu     sync.Mutex
 	phase  Phase
@@ -121,7 +133,8 @@ type race struct {
 
 type racer struct {
 	player  game.Player
-	seat    *game.Seat // nil for a racer on another node
+	network netip.Prefix // where the player connected from (see network)
+	seat    *game.Seat   // nil for a racer on another node
 	far     *farRacer
 	bot     bool
 	play    *game.Play
@@ -152,8 +165,10 @@ type Ticket struct {
 // Join puts the seat's player in a race: the public lobby of that size
 // when room is "", else the private room of that word (opened if need be;
 // its first player is the host and the size given is the room's until the
-// host changes it). bot marks a player who races through the bot protocol.
-func (h *Hall) Join(ctx context.Context, seat *game.Seat, room string, size int, bot bool) (*Ticket, error) {
+// host changes it). from is the player's IP address (the invalid Addr
+// when it has none: not counted against any network's rooms). bot marks a
+// player who races through the bot protocol.
+func (h *Hall) Join(ctx context.Context, seat *game.Seat, from netip.Addr, room string, size int, bot bool) (*Ticket, error) {
 	if err := h.svc.CheckOpen(); err != nil {
 		return nil, err
 	}
@@ -164,7 +179,7 @@ func (h *Hall) Join(ctx context.Context, seat *game.Seat, room string, size int,
 		return nil, fmt.Errorf("room %.30q: %w", room, ErrRoomWord)
 	}
 	player := seat.Player()
-	me := &racer{player: player, seat: seat, bot: bot, rating: newcomer}
+	me := &racer{player: player, network: network(from), seat: seat, bot: bot, rating: newcomer}
 	if !player.Guest {
 		ratings, err := h.store.Ratings(ctx, []int64{player.ID})
 		if err != nil {
@@ -230,12 +245,51 @@ func (h *Hall) raceFor(room string, size int, me *racer) (*race, error) {
 	if other := h.rooms[room]; other != current && other != nil {
 		return other, nil
 	}
-	if current == nil && len(h.rooms) >= maxRooms {
-		return nil, ErrTooManyRooms
+	if current == nil {
+		if err := roomsLeft(maps.Values(h.rooms), me); err != nil {
+			return nil, err
+		}
 	}
 	r := h.newRace(newRaceID(), room, size, me)
 	h.rooms[room] = r
 	return r, nil
+}
+
+// network is what the rooms a player opens count against: the IPv4
+// address, or the /56 of an IPv6 address (whoever holds one address of it
+// usually holds them all, 2^72 of them); the invalid Prefix for none.
+func network(ip netip.Addr) netip.Prefix {
+	bits := 32
+	if ip.Is6() {
+		bits = 56
+	}
+	p, err := ip.Prefix(bits)
+	if err != nil {
+		return netip.Prefix{}
+	}
+	return p
+}
+
+// roomsLeft says why me cannot open a room beside races (the node's):
+// the node has maxRooms open, or me's network roomsPerNetwork.
+func roomsLeft(races iter.Seq[*race], me *racer) error {
+	rooms, ours := 0, 0
+	for r := range races {
+		if r.roomName() == "" {
+			continue
+		}
+		rooms++
+		if me.network.IsValid() && r.network == me.network {
+			ours++
+		}
+	}
+	switch {
+	case rooms >= maxRooms:
+		return ErrTooManyRooms
+	case ours >= roomsPerNetwork:
+		return ErrRoomsHere
+	}
+	return nil
 }
 
 // newRaceID is a new race's contest id.
@@ -248,6 +302,9 @@ func newRaceID() string {
 // newRace starts a race in its lobby.
 func (h *Hall) newRace(id, room string, size int, host *racer) *race {
 	r := &race{hall: h, seed: store.NewSeed(), size: size, length: h.times.length}
+	if host != nil {
+		r.network = host.network
+	}
 	r.setHost(host)
 	r.view = latest.New(View{ID: id, Room: room, Size: size, Length: r.length})
 	return r

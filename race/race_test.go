@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/netip"
 	"testing"
 	"time"
 
@@ -12,6 +13,10 @@ import (
 	"github.com/ssh2048/ssh2048/store"
 	"github.com/ssh2048/ssh2048/store/sqlite"
 )
+
+// nowhere is the address of a racer the tests do not place: counted
+// against no network's rooms.
+var nowhere netip.Addr
 
 func newRaceService(t *testing.T, length time.Duration) (service, *sqlite.Store) {
 	t.Helper()
@@ -97,7 +102,7 @@ func TestPublicRace(t *testing.T) {
 	var tickets []*Ticket
 	for _, st := range seats {
 		defer st.Close()
-		tk, err := svc.Join(ctx, st, "", 4, false)
+		tk, err := svc.Join(ctx, st, nowhere, "", 4, false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -157,10 +162,10 @@ func TestPrivateRoom(t *testing.T) {
 	ctx := context.Background()
 	host := svc.Seat(identify(t, svc, "host"), nil)
 	defer host.Close()
-	if _, err := svc.Join(ctx, host, "No Spaces!", 4, false); !errors.Is(err, ErrRoomWord) {
+	if _, err := svc.Join(ctx, host, nowhere, "No Spaces!", 4, false); !errors.Is(err, ErrRoomWord) {
 		t.Fatalf("bad word: %v", err)
 	}
-	h, err := svc.Join(ctx, host, "blue-fox", 4, false)
+	h, err := svc.Join(ctx, host, nowhere, "blue-fox", 4, false)
 	if err != nil || !h.Host() {
 		t.Fatalf("host: %v", err)
 	}
@@ -174,7 +179,7 @@ func TestPrivateRoom(t *testing.T) {
 	for i := range MaxRacers - 1 {
 		st := svc.Seat(identify(t, svc, fmt.Sprintf("p%d", i)), nil)
 		defer st.Close()
-		tk, err := svc.Join(ctx, st, "blue-fox", 4, false)
+		tk, err := svc.Join(ctx, st, nowhere, "blue-fox", 4, false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -182,7 +187,7 @@ func TestPrivateRoom(t *testing.T) {
 	}
 	late := svc.Seat(identify(t, svc, "late"), nil)
 	defer late.Close()
-	if _, err := svc.Join(ctx, late, "blue-fox", 4, false); !errors.Is(err, ErrRoomFull) {
+	if _, err := svc.Join(ctx, late, nowhere, "blue-fox", 4, false); !errors.Is(err, ErrRoomFull) {
 		t.Fatalf("ninth racer: %v", err)
 	}
 	if err := others[0].Start(); !errors.Is(err, ErrNotHost) {
@@ -202,7 +207,7 @@ func TestPrivateRoom(t *testing.T) {
 	if v.Size != 5 || len(v.Racers) != MaxRacers-1 {
 		t.Fatalf("race %+v", v)
 	}
-	if _, err := svc.Join(ctx, late, "blue-fox", 4, false); !errors.Is(err, ErrStarted) {
+	if _, err := svc.Join(ctx, late, nowhere, "blue-fox", 4, false); !errors.Is(err, ErrStarted) {
 		t.Fatalf("joining a running race: %v", err)
 	}
 	moveUntilMoved(t, others[1].Play())
@@ -214,7 +219,7 @@ func TestPrivateRoom(t *testing.T) {
 		}
 	}
 	// The room is free again for a new race.
-	again, err := svc.Join(ctx, late, "blue-fox", 4, false)
+	again, err := svc.Join(ctx, late, nowhere, "blue-fox", 4, false)
 	if err != nil || !again.Host() {
 		t.Fatalf("a new race in the room: %v", err)
 	}
@@ -228,7 +233,7 @@ func runRace(t *testing.T, svc service, size int, names ...string) ([]*Ticket, [
 	for _, name := range names {
 		st := svc.Seat(identify(t, svc, name), nil)
 		t.Cleanup(st.Close)
-		tk, err := svc.Join(context.Background(), st, "", size, false)
+		tk, err := svc.Join(context.Background(), st, nowhere, "", size, false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -327,5 +332,67 @@ func TestRaceGameKeptBackWhileTheRaceRuns(t *testing.T) {
 	}
 	if _, err := svc.Verify(ctx, id); err != nil { // tells nothing of the seed
 		t.Errorf("verify: %v", err)
+	}
+}
+
+// TestRoomsPerNetwork: the players of one network (an IPv4 address, the
+// /64s of one IPv6 /56) open at most roomsPerNetwork private rooms on a
+// node; the next is refused with ErrRoomsHere, while a player elsewhere
+// still opens one and anyone joins the rooms that are open. A room that
+// closes gives its place back. Before, one client's guests could take all
+// of a node's rooms.
+func TestRoomsPerNetwork(t *testing.T) {
+	single, _ := newRaceService(t, time.Minute)
+	nodes, _ := newRaceCluster(t, 2, time.Minute)
+	ipv4 := func(int) netip.Addr { return netip.MustParseAddr("192.0.2.7") }
+	ipv6 := func(i int) netip.Addr {
+		return netip.AddrFrom16([16]byte{0x20, 0x01, 0x0d, 0xb8, 6: 0, 7: byte(i), 15: 1})
+	}
+	for _, tt := range []struct {
+		name string
+		svc  service
+		from func(i int) netip.Addr
+	}{
+		{"one node, IPv4", single, ipv4},
+		{"two nodes, IPv6", nodes[0].svc, ipv6},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := context.Background()
+			seat := func(name string) *game.Seat {
+				s := tt.svc.Seat(identify(t, tt.svc, name), nil)
+				t.Cleanup(s.Close)
+				return s
+			}
+			var first *Ticket
+			for i := range roomsPerNetwork {
+				tk, err := tt.svc.Join(ctx, seat(fmt.Sprintf("host-%d", i)), tt.from(i), fmt.Sprintf("room-%d", i), 4, false)
+				if err != nil {
+					t.Fatalf("room %d: %v", i, err)
+				}
+				t.Cleanup(tk.Leave)
+				if i == 0 {
+					first = tk
+				}
+			}
+			if _, err := tt.svc.Join(ctx, seat("one-more"), tt.from(roomsPerNetwork), "room-x", 4, false); !errors.Is(err, ErrRoomsHere) {
+				t.Fatalf("a room over the network's share: %v, want %v", err, ErrRoomsHere)
+			}
+			tk, err := tt.svc.Join(ctx, seat("joiner"), tt.from(1), "room-1", 4, false)
+			if err != nil {
+				t.Fatalf("joining an open room from that network: %v", err)
+			}
+			t.Cleanup(tk.Leave)
+			tk, err = tt.svc.Join(ctx, seat("elsewhere"), netip.MustParseAddr("198.51.100.1"), "room-y", 4, false)
+			if err != nil {
+				t.Fatalf("a room from elsewhere: %v", err)
+			}
+			t.Cleanup(tk.Leave)
+			first.Leave() // room-0 is empty, and closes
+			tk, err = tt.svc.Join(ctx, seat("next"), tt.from(0), "room-z", 4, false)
+			if err != nil {
+				t.Fatalf("a room once one closed: %v", err)
+			}
+			t.Cleanup(tk.Leave)
+		})
 	}
 }

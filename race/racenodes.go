@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"sync"
@@ -448,15 +449,9 @@ func (h *Hall) claimRace(ctx context.Context, dir RaceDirectory, key, replace, r
 		return nil, owner, raceID, nil
 	}
 	if room != "" {
-		rooms := 0
-		for _, r := range n.races {
-			if r.roomName() != "" {
-				rooms++
-			}
-		}
-		if rooms >= maxRooms {
+		if err := roomsLeft(maps.Values(n.races), me); err != nil {
 			go h.releaseRace(key, id)
-			return nil, "", "", ErrTooManyRooms
+			return nil, "", "", err
 		}
 	}
 	r := h.newRace(id, room, size, me)

@@ -199,13 +199,13 @@ func TestRoomAcrossNodes(t *testing.T) {
 	ctx := context.Background()
 	host := a.Seat(identify(t, a, "host"), nil)
 	defer host.Close()
-	h, err := a.Join(ctx, host, "blue-fox", 4, false)
+	h, err := a.Join(ctx, host, nowhere, "blue-fox", 4, false)
 	if err != nil || !h.Host() {
 		t.Fatalf("host: %v", err)
 	}
 	guest := b.Seat(identify(t, b, "guest1"), nil)
 	defer guest.Close()
-	g, err := b.Join(ctx, guest, "blue-fox", 4, false)
+	g, err := b.Join(ctx, guest, nowhere, "blue-fox", 4, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -225,7 +225,7 @@ func TestRoomAcrossNodes(t *testing.T) {
 	// The same player from the host's node: already in the race.
 	again := a.Seat(identify(t, a, "guest1"), nil)
 	defer again.Close()
-	if _, err := a.Join(ctx, again, "blue-fox", 4, false); !errors.Is(err, ErrInRace) {
+	if _, err := a.Join(ctx, again, nowhere, "blue-fox", 4, false); !errors.Is(err, ErrInRace) {
 		t.Fatalf("the same player from the other node: %v", err)
 	}
 	// Fill the room from both nodes; the ninth is refused.
@@ -234,7 +234,7 @@ func TestRoomAcrossNodes(t *testing.T) {
 		n := nodes[i%2].svc
 		st := n.Seat(identify(t, n, fmt.Sprintf("p%d", i)), nil)
 		defer st.Close()
-		tk, err := n.Join(ctx, st, "blue-fox", 4, false)
+		tk, err := n.Join(ctx, st, nowhere, "blue-fox", 4, false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -242,7 +242,7 @@ func TestRoomAcrossNodes(t *testing.T) {
 	}
 	late := b.Seat(identify(t, b, "late"), nil)
 	defer late.Close()
-	if _, err := b.Join(ctx, late, "blue-fox", 4, false); !errors.Is(err, ErrRoomFull) || err.Error() != "room blue-fox: the room is full" {
+	if _, err := b.Join(ctx, late, nowhere, "blue-fox", 4, false); !errors.Is(err, ErrRoomFull) || err.Error() != "room blue-fox: the room is full" {
 		t.Fatalf("ninth racer, from the other node: %v", err)
 	}
 	for _, tk := range extra {
@@ -266,7 +266,7 @@ func TestRoomAcrossNodes(t *testing.T) {
 	if ph.Board() != pg.Board() || ph.Size() != 5 || ph.ID() == pg.ID() || ph.Contest() != pg.Contest() {
 		t.Fatal("the racers on two nodes start on different tiles, or share a game")
 	}
-	if _, err := b.Join(ctx, late, "blue-fox", 4, false); !errors.Is(err, ErrStarted) {
+	if _, err := b.Join(ctx, late, nowhere, "blue-fox", 4, false); !errors.Is(err, ErrStarted) {
 		t.Fatalf("joining a running race from the other node: %v", err)
 	}
 	// Each sees the other's moves.
@@ -295,7 +295,7 @@ func TestRoomAcrossNodes(t *testing.T) {
 		t.Fatalf("rating board %+v, %v", board, err)
 	}
 	// The room is free again, for whichever node opens it next.
-	next, err := b.Join(ctx, late, "blue-fox", 4, false)
+	next, err := b.Join(ctx, late, nowhere, "blue-fox", 4, false)
 	if err != nil || !next.Host() || next.far != nil {
 		t.Fatalf("a new race in the room from the other node: %v", err)
 	}
@@ -314,7 +314,7 @@ func TestLobbyAcrossNodes(t *testing.T) {
 	defer bot.Close()
 	guest := b.Seat(game.Guest, nil)
 	defer guest.Close()
-	ta, err := a.Join(ctx, ann, "", 4, false)
+	ta, err := a.Join(ctx, ann, nowhere, "", 4, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -331,11 +331,11 @@ func TestLobbyAcrossNodes(t *testing.T) {
 	if sa, sb := a.Stats(), b.Stats(); sa.Races[Waiting] != 1 || sb.Races[Waiting] != 0 {
 		t.Fatalf("races counted: %+v on the owner, %+v on the other node", sa.Races, sb.Races)
 	}
-	tb, err := b.Join(ctx, bot, "", 4, true)
+	tb, err := b.Join(ctx, bot, nowhere, "", 4, true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tg, err := b.Join(ctx, guest, "", 4, false)
+	tg, err := b.Join(ctx, guest, nowhere, "", 4, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -350,7 +350,7 @@ func TestLobbyAcrossNodes(t *testing.T) {
 	// The race runs: a newcomer on either node opens the next race.
 	late := a.Seat(identify(t, a, "late"), nil)
 	defer late.Close()
-	tl, err := a.Join(ctx, late, "", 4, false)
+	tl, err := a.Join(ctx, late, nowhere, "", 4, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -396,7 +396,7 @@ func TestRaceOwnerDies(t *testing.T) {
 	// The room is free again once the dead node's lease ran out.
 	again := b.Seat(identify(t, b, "next"), nil)
 	defer again.Close()
-	n, err := b.Join(ctx, again, "red-owl", 4, false)
+	n, err := b.Join(ctx, again, nowhere, "red-owl", 4, false)
 	if err != nil || n.far != nil || !n.Host() {
 		t.Fatalf("the dead node's room: %v", err)
 	}
@@ -416,14 +416,14 @@ func TestJoinWhileDeadOwnersLeaseRuns(t *testing.T) {
 	a, b := nodes[0].svc, nodes[1].svc
 	hs := a.Seat(identify(t, a, "host"), nil)
 	defer hs.Close()
-	if _, err := a.Join(context.Background(), hs, "grey-elk", 4, false); err != nil {
+	if _, err := a.Join(context.Background(), hs, nowhere, "grey-elk", 4, false); err != nil {
 		t.Fatal(err)
 	}
 	nodes[0].bus.down.Store(true)
 	nodes[0].store.alive.Store(false)
 	js := b.Seat(identify(t, b, "joiner"), nil)
 	defer js.Close()
-	j, err := b.Join(context.Background(), js, "grey-elk", 4, false)
+	j, err := b.Join(context.Background(), js, nowhere, "grey-elk", 4, false)
 	if err != nil || j.far != nil || !j.Host() {
 		t.Fatalf("joined a room whose node went silent: %v", err)
 	}
@@ -439,7 +439,7 @@ func TestRoomHostOnAnotherNode(t *testing.T) {
 	ctx := context.Background()
 	opener := a.Seat(identify(t, a, "opener"), nil)
 	defer opener.Close()
-	o, err := a.Join(ctx, opener, "green-elk", 4, false)
+	o, err := a.Join(ctx, opener, nowhere, "green-elk", 4, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -447,7 +447,7 @@ func TestRoomHostOnAnotherNode(t *testing.T) {
 	for _, name := range []string{"bea", "cid"} {
 		st := b.Seat(identify(t, b, name), nil)
 		defer st.Close()
-		tk, err := b.Join(ctx, st, "green-elk", 4, false)
+		tk, err := b.Join(ctx, st, nowhere, "green-elk", 4, false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -545,13 +545,13 @@ func raceAcross(t *testing.T, a, b service, word string) (host, far *Ticket) {
 	ctx := context.Background()
 	hs := a.Seat(identify(t, a, "host"), nil)
 	t.Cleanup(hs.Close)
-	h, err := a.Join(ctx, hs, word, 4, false)
+	h, err := a.Join(ctx, hs, nowhere, word, 4, false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	fs := b.Seat(identify(t, b, "far"), nil)
 	t.Cleanup(fs.Close)
-	g, err := b.Join(ctx, fs, word, 4, false)
+	g, err := b.Join(ctx, fs, nowhere, word, 4, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -577,13 +577,13 @@ func TestFarRacerBoardOver(t *testing.T) {
 			ctx := context.Background()
 			hs := a.Seat(identify(t, a, "host"), nil)
 			t.Cleanup(hs.Close)
-			h, err := a.Join(ctx, hs, "full-board", 3, false)
+			h, err := a.Join(ctx, hs, nowhere, "full-board", 3, false)
 			if err != nil {
 				t.Fatal(err)
 			}
 			fs := b.Seat(identify(t, b, "far"), nil)
 			t.Cleanup(fs.Close)
-			g, err := b.Join(ctx, fs, "full-board", 3, false)
+			g, err := b.Join(ctx, fs, nowhere, "full-board", 3, false)
 			if err != nil {
 				t.Fatal(err)
 			}

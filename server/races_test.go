@@ -149,6 +149,31 @@ func TestRaceRoomErrors(t *testing.T) {
 	}
 }
 
+// TestRoomsPerAddress: one address opens at most 10 private rooms at
+// once (race.roomsPerNetwork); the next gets status 10 and one line
+// saying why. Before, one client could take every room on the server.
+func TestRoomsPerAddress(t *testing.T) {
+	ts := startRaces(t)
+	c := dialFrom(t, ts.addr, "127.0.0.9")
+	for i := range 10 {
+		startBot(t, c, fmt.Sprintf("--race --room hog-%d", i)) // waits in its room
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		r := run(t, dialFrom(t, ts.addr, "127.0.0.9"), "bot --race --room one-more", "")
+		if r.code == wire.ExitRoom {
+			if want := "bot: too many rooms are open from your address; join one of them, or race in the public lobby\n"; r.stderr != want {
+				t.Fatalf("stderr %q, want %q", r.stderr, want)
+			}
+			break
+		}
+		if time.Now().After(deadline) { // the ten may still be opening
+			t.Fatalf("an eleventh room from one address: %d %q", r.code, r.stderr)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
 // TestRoomWordMessage: every word the game refuses is told the rule it
 // broke; "BLUE-FOX" was told "letters, digits or dashes", which it is.
 func TestRoomWordMessage(t *testing.T) {

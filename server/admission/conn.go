@@ -58,7 +58,7 @@ func (a *Admission) Admit(ctx ssh.Context, c net.Conn) net.Conn {
 	now := time.Now()
 	// A banned range is refused first: it holds no place under the caps,
 	// and the refusal costs no key exchange.
-	if a.banned != nil && a.banned(remoteAddr(c.RemoteAddr())) {
+	if a.banned != nil && a.banned(session.RemoteIP(c.RemoteAddr())) {
 		a.onRefused(refusedBanned.label())
 		a.refuse(c, refusedBanned, now)
 		return nil

@@ -203,16 +203,6 @@ func hostKey(addr net.Addr) netip.Prefix {
 	return p
 }
 
-// remoteAddr is the address of a connection's peer (the invalid Addr for
-// one that is not an IP address).
-func remoteAddr(addr net.Addr) netip.Addr {
-	ap, err := netip.ParseAddrPort(addr.String())
-	if err != nil {
-		return netip.Addr{}
-	}
-	return ap.Addr().Unmap()
-}
-
 // netKey is what MaxConnsPer56 counts by: the /56 of an IPv6 host key,
 // and for IPv4 the invalid Prefix (not counted: an IPv4 address is one
 // address).

@@ -37,7 +37,7 @@ func (t *Table) runRace(sess *session.Session, fs *commandFlags, args []string) 
 		opened := Screen{Seat: seat, Text: t.raceNoticeText, Close: seat.Close}
 		defer closeUnopened(&opened)
 		join := func(ctx context.Context) (*race.Ticket, error) {
-			return t.races.Join(ctx, seat, *room, *size, false)
+			return t.races.Join(ctx, seat, session.RemoteIP(sess.RemoteAddr()), *room, *size, false)
 		}
 		ticket, err := join(sess.Context())
 		if code, failed := t.raceJoinFailed(sess, "race", *room, err); failed {
@@ -116,6 +116,9 @@ func (t *Table) raceJoinFailed(sess *session.Session, cmd, room string, err erro
 		return wire.ExitRoom, true
 	case errors.Is(err, race.ErrTooManyRooms):
 		fmt.Fprintf(sess.Stderr(), "%s: %v\n", cmd, race.ErrTooManyRooms)
+		return wire.ExitRoom, true
+	case errors.Is(err, race.ErrRoomsHere):
+		fmt.Fprintf(sess.Stderr(), "%s: %v\n", cmd, race.ErrRoomsHere)
 		return wire.ExitRoom, true
 	case errors.Is(err, race.ErrInRace):
 		fmt.Fprintf(sess.Stderr(), "%s: %v\n", cmd, race.ErrInRace)

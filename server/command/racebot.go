@@ -23,7 +23,7 @@ import (
 func (t *Table) runRaceBot(sess *session.Session, size int, room string) int {
 	seat := t.seat(sess)
 	defer seat.Close()
-	ticket, err := t.races.Join(sess.Context(), seat, room, size, true)
+	ticket, err := t.races.Join(sess.Context(), seat, session.RemoteIP(sess.RemoteAddr()), room, size, true)
 	if code, failed := t.raceJoinFailed(sess, "bot", room, err); failed {
 		return code
 	}

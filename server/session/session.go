@@ -12,6 +12,8 @@
 package session
 
 import (
+	"net"
+	"net/netip"
 	"strconv"
 	"sync"
 	"time"
@@ -81,6 +83,17 @@ func (n Notice) ExitStatus() int {
 		return wire.ExitFlooded
 	}
 	return wire.ExitOK
+}
+
+// RemoteIP is the IP address of a connection's peer, as the limits see
+// it (behind a trusted balancer, the client's: admission.ProxyListener);
+// the invalid Addr for one that is not an IP address.
+func RemoteIP(addr net.Addr) netip.Addr {
+	ap, err := netip.ParseAddrPort(addr.String())
+	if err != nil {
+		return netip.Addr{}
+	}
+	return ap.Addr().Unmap()
 }
 
 // Spelled writes a duration as a person would: "10 minutes", "3 seconds".
