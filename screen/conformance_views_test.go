@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net/netip"
 	"testing"
 	"time"
 
@@ -150,7 +151,7 @@ func racer(t *testing.T, svc *game.Service, h *race.Hall, p game.Player, room st
 	t.Helper()
 	st := svc.Seat(p, func() {})
 	t.Cleanup(st.Close)
-	tk, err := h.Join(context.Background(), st, room, 4, false)
+	tk, err := h.Join(context.Background(), st, netip.Addr{}, room, 4, false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"net/netip"
 	"strings"
 	"testing"
 	"time"
@@ -18,7 +19,7 @@ func TestRaceLobbies(t *testing.T) {
 	for _, name := range []string{"ann", "bob"} {
 		seat := w.svc.Seat(w.player(t, name), nil)
 		t.Cleanup(seat.Close)
-		tk, err := races.Join(context.Background(), seat, "", 5, false)
+		tk, err := races.Join(context.Background(), seat, netip.Addr{}, "", 5, false)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -3,6 +3,7 @@ package postgres_test
 import (
 	"context"
 	"fmt"
+	"net/netip"
 	"sync"
 	"testing"
 	"time"
@@ -124,11 +125,11 @@ func TestRaceAcrossNodesOnPostgreSQL(t *testing.T) {
 		t.Cleanup(st.Close)
 		return st
 	}
-	h, err := a.races.Join(ctx, seat(a, "ann"), "pg-room", 4, false)
+	h, err := a.races.Join(ctx, seat(a, "ann"), netip.Addr{}, "pg-room", 4, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := b.races.Join(ctx, seat(b, "bob"), "pg-room", 4, false)
+	g, err := b.races.Join(ctx, seat(b, "bob"), netip.Addr{}, "pg-room", 4, false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package racing
 import (
 	"context"
 	"fmt"
+	"net/netip"
 	"slices"
 	"strings"
 	"testing"
@@ -112,7 +113,7 @@ func joinRaceOf(t testing.TB, svc racing, room string, size int, names ...string
 		}
 		seat := svc.Seat(p, nil)
 		t.Cleanup(seat.Close)
-		tk, err := svc.Join(ctx, seat, room, size, false)
+		tk, err := svc.Join(ctx, seat, netip.Addr{}, room, size, false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -371,7 +372,7 @@ func TestRaceLobbyFitsNarrowWindows(t *testing.T) {
 	}
 	seat := svc.Seat(p, nil)
 	t.Cleanup(seat.Close)
-	tk, err := race.New(svc).Join(ctx, seat, "blue-fox", 4, false)
+	tk, err := race.New(svc).Join(ctx, seat, netip.Addr{}, "blue-fox", 4, false)
 	if err != nil {
 		t.Fatal(err)
 	}
