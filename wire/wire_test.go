@@ -458,6 +458,7 @@ func TestExitStatuses(t *testing.T) {
 		{"ExitRoom", ExitRoom, 10, "the room is full"},
 		{"ExitBanned", ExitBanned, 11, "banned"},
 		{"ExitAdminRefused", ExitAdminRefused, 12, "refused"},
+		{"ExitFlooded", ExitFlooded, 13, "64 KiB of input ahead of what"},
 		{"ExitRefused", ExitRefused, 20, "refused"},
 		{"ExitMerge", ExitMerge, 21, "--merge"},
 	}

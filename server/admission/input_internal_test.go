@@ -10,16 +10,26 @@ import (
 	"github.com/ssh2048/ssh2048/server/session"
 )
 
-// chunks is a channel's input as it comes: each Read gives the next
-// chunk, then io.EOF.
-type chunks struct{ next chan []byte }
+// chunks is a channel's input as it comes: each Read gives what is left
+// of the last chunk sent, else waits for the next, then io.EOF.
+type chunks struct {
+	next chan []byte
+	rest *[]byte
+}
+
+func newChunks() chunks { return chunks{make(chan []byte), new([]byte)} }
 
 func (c chunks) Read(p []byte) (int, error) {
-	b, ok := <-c.next
-	if !ok {
-		return 0, io.EOF
+	if len(*c.rest) == 0 {
+		b, ok := <-c.next
+		if !ok {
+			return 0, io.EOF
+		}
+		*c.rest = b
 	}
-	return copy(p, b), nil // chunks are no longer than the reader's buffer
+	n := copy(p, *c.rest)
+	*c.rest = (*c.rest)[n:]
+	return n, nil
 }
 
 // TestUnreadInputInOrder: a handler that reads slower than its input
@@ -28,7 +38,7 @@ func (c chunks) Read(p []byte) (int, error) {
 func TestUnreadInputInOrder(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	var sent bytes.Buffer
-	in := chunks{make(chan []byte)}
+	in := newChunks()
 	u := newUnreadInput()
 	go u.fill(in, func() { t.Error("flooded") })
 	var got bytes.Buffer
@@ -63,7 +73,7 @@ func TestUnreadInputInOrder(t *testing.T) {
 // close, past the end of the input, rather than giving the handler what
 // came before, or an end it would take for the client leaving.
 func TestUnreadInputFloods(t *testing.T) {
-	in := chunks{make(chan []byte)}
+	in := newChunks()
 	u := newUnreadInput()
 	floods := make(chan struct{}, 10)
 	go u.fill(in, func() { floods <- struct{}{} })
@@ -131,7 +141,7 @@ func TestUnreadInputLetsGoOfABurst(t *testing.T) {
 // floods as read input does.
 func TestUnreadInputPushed(t *testing.T) {
 	t.Run("in order", func(t *testing.T) {
-		in := chunks{make(chan []byte)}
+		in := newChunks()
 		u := newUnreadInput()
 		go u.fill(in, func() { t.Error("flooded") })
 		var sent bytes.Buffer
@@ -172,7 +182,7 @@ func TestUnreadInputPushed(t *testing.T) {
 		}
 	})
 	t.Run("flood", func(t *testing.T) {
-		in := chunks{make(chan []byte)}
+		in := newChunks()
 		u := newUnreadInput()
 		floods := make(chan struct{}, 1)
 		go u.fill(in, func() { floods <- struct{}{} })
