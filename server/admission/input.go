@@ -64,7 +64,10 @@ func newUnreadInput() *unreadInput {
 }
 
 // fill reads ch until it ends, holding what it reads; the first read that
-// takes what is held over the bound calls flooded, once.
+// takes what is held over the bound starts flooded, once, on a goroutine
+// of its own: it writes to the client, which may block on a client that
+// reads nothing, and fill must go on reading (and dropping) meanwhile, or
+// the SSH library would hold what comes.
 func (u *unreadInput) fill(ch io.Reader, flooded func()) {
 	// Small: it is held for the session's life, and keys come a few
 	// bytes at a time; a paste takes more reads.
@@ -88,7 +91,7 @@ func (u *unreadInput) fill(ch io.Reader, flooded func()) {
 		hand := u.handOver()
 		u.mu.Unlock()
 		if over {
-			flooded()
+			go flooded()
 		}
 		if hand {
 			workers.Go(u.drain)
@@ -234,6 +237,7 @@ func (b *boundedSession) dropStderr() {
 // status), and the channel closes endGrace later if it has not by then;
 // a session that started nothing says why itself.
 func (b *boundedSession) flooded() {
+	defer b.g.a.recoverConn("session flood", b.g.Conn)
 	b.mu.Lock()
 	b.flood = true
 	sess, started := b.sess, b.started
