@@ -203,10 +203,14 @@ func (m *Model) setTicket(t *race.Ticket) {
 		m.stop()
 	}
 	m.ticket, m.tctx, m.stop = t, ctx, stop
+	// The version shown goes back to none before the runner is told
+	// (moved): told first, it could ask the new race for news past the
+	// old race's version, which the new one reaches only after as many
+	// changes, and the screen stayed on "Joining the race…".
+	m.seen.Store(0)
 	close(m.moved)
 	m.moved = make(chan struct{})
 	m.mu.Unlock()
-	m.seen.Store(0)
 	m.view, m.haveView, m.me, m.play = race.View{}, false, -1, nil
 	m.marks, m.lastGain, m.own, m.mini = draw.Marks{}, 0, nil, nil
 	m.motion.Stop()
