@@ -3,7 +3,6 @@ package admission_test
 import (
 	"bufio"
 	"bytes"
-	"errors"
 	"io"
 	"runtime"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ssh2048/ssh2048/server"
+	"github.com/ssh2048/ssh2048/server/servertest"
 	"github.com/ssh2048/ssh2048/server/session"
 	"github.com/ssh2048/ssh2048/wire"
 	gossh "golang.org/x/crypto/ssh"
@@ -94,9 +94,14 @@ func TestUnreadInputEndsTheSession(t *testing.T) {
 			defer s.Close()
 			var stderr bytes.Buffer
 			s.Stdin, s.Stdout, s.Stderr = strings.NewReader(flood), io.Discard, &stderr
-			done := make(chan int, 1)
-			go func() { done <- exitCode(s.Run(cmd)) }()
-			if code := waitStatus(t, done, cmd); code != wire.ExitFlooded {
+			done := make(chan error, 1)
+			go func() { done <- s.Run(cmd) }()
+			select {
+			case err = <-done:
+			case <-time.After(10 * time.Second):
+				t.Fatalf("%s: the session was not closed", cmd)
+			}
+			if code := servertest.ExitCode(t, err); code != wire.ExitFlooded {
 				t.Fatalf("status %d, want %d; stderr %q", code, wire.ExitFlooded, stderr.String())
 			}
 			if got := stderr.String(); !strings.Contains(got, "64 KiB") {
@@ -108,19 +113,6 @@ func TestUnreadInputEndsTheSession(t *testing.T) {
 	if r := run(t, c, "bot --size 3", "up\n"); r.Code != 0 || strings.Count(r.Stdout, "\n") != 2 {
 		t.Fatalf("a bot after the floods: %+v", r)
 	}
-}
-
-// exitCode is the exit status of a session that ended with err, -1 for
-// an error without one (servertest.ExitCode, off the test's goroutine).
-func exitCode(err error) int {
-	if err == nil {
-		return 0
-	}
-	var ee *gossh.ExitError
-	if errors.As(err, &ee) {
-		return ee.ExitStatus()
-	}
-	return -1
 }
 
 // TestUnreadInputHeldWhole: input a session has not read yet costs the
