@@ -3,6 +3,7 @@ package admission_test
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"io"
 	"runtime"
 	"strings"
@@ -211,5 +212,55 @@ func TestClientStderrDropped(t *testing.T) {
 	}
 	if line, err := out.ReadString('\n'); err != nil || !strings.Contains(line, `"moves":`) {
 		t.Fatalf("a move after the stderr: %q, %v", line, err)
+	}
+}
+
+// TestFloodOfAClientThatTakesNothing: a client that floods a session
+// while it takes none of the session's output has that session closed
+// all the same, though the line saying why cannot reach it: the handler
+// is stuck writing into a full SSH window, and so is the notice. Left
+// waiting on the client, the session would live as long as the client
+// keeps sending, with its input read and dropped.
+func TestFloodOfAClientThatTakesNothing(t *testing.T) {
+	ts := startServer(t)
+	c := ts.dial(t, "p", newKey(t))
+	ch, reqs, err := c.OpenChannel("session", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ch.Close()
+	closed := make(chan struct{})
+	go func() {
+		gossh.DiscardRequests(reqs)
+		close(closed)
+	}()
+	if ok, err := ch.SendRequest("exec", true, gossh.Marshal(struct{ Value string }{"bot --size 8"})); !ok || err != nil {
+		t.Fatalf("exec: %v, %v", ok, err)
+	}
+	// Each line is answered with an error and the 8×8 board: what these
+	// lines are answered with fills the channel's window many times over,
+	// and the client reads none of it. Then comes more than a session may
+	// hold unread, which the stuck handler cannot take.
+	wrote := make(chan error, 1)
+	go func() {
+		_, err := io.WriteString(ch, strings.Repeat("x\n", session.MaxUnreadInput/2/2))
+		if err == nil {
+			time.Sleep(500 * time.Millisecond) // the window fills
+			_, err = io.WriteString(ch, strings.Repeat("x\n", session.MaxUnreadInput))
+		}
+		wrote <- err
+	}()
+	select {
+	case <-closed:
+	case <-time.After(session.NoticeGrace + 10*time.Second):
+		t.Fatal("the flooded session is still open")
+	}
+	if err := <-wrote; err != nil && !errors.Is(err, io.EOF) {
+		t.Fatalf("the flood: %v", err)
+	}
+	waitFor(t, "the flood in the log", func() bool { return strings.Contains(ts.logs.String(), "input flood") })
+	// The connection carries on.
+	if r := run(t, c, "bot --size 3", "up\n"); r.Code != 0 || strings.Count(r.Stdout, "\n") != 2 {
+		t.Fatalf("a bot after the flood: %+v", r)
 	}
 }
