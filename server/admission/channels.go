@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"charm.land/ssh"
-	"github.com/anmitsu/go-shlex"
+	"github.com/ssh2048/ssh2048/internal/cmdline"
 	"github.com/ssh2048/ssh2048/internal/flagtext"
 	"github.com/ssh2048/ssh2048/server/session"
 	gossh "golang.org/x/crypto/ssh"
@@ -408,11 +408,12 @@ func (b *boundedSession) RawCommand() string {
 	return b.rawCmd
 }
 
-// Command is the command split by shell rules, as the SSH library's
-// session splits it.
+// Command is the command line split by a shell's quoting rules
+// (package cmdline); nil when its quoting is broken, which the command
+// table tells the client.
 func (b *boundedSession) Command() []string {
-	cmd, _ := shlex.Split(b.RawCommand(), true)
-	return append([]string(nil), cmd...)
+	cmd, _ := cmdline.Split(b.RawCommand())
+	return cmd
 }
 
 func (b *boundedSession) PublicKey() ssh.PublicKey {

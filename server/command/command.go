@@ -21,6 +21,7 @@ import (
 	"charm.land/ssh"
 	"github.com/ssh2048/ssh2048/engine"
 	"github.com/ssh2048/ssh2048/game"
+	"github.com/ssh2048/ssh2048/internal/cmdline"
 	"github.com/ssh2048/ssh2048/moderation"
 	"github.com/ssh2048/ssh2048/race"
 	"github.com/ssh2048/ssh2048/server/session"
@@ -181,8 +182,12 @@ func (t *Table) Run(sess *session.Session) int {
 // Run's frame for as long as it lasts: the messages' arguments would
 // make that frame 300 bytes, and the handler's stack one size larger.
 func (t *Table) commandOf(sess *session.Session, args []string) *Command {
-	if len(args) == 0 { // split by shell rules; empty if the quoting is broken
-		fmt.Fprintf(sess.Stderr(), "ssh2048: cannot parse command %q; try `help`\n", sess.RawCommand())
+	if len(args) == 0 { // split by a shell's quoting rules (cmdline); none if the quoting is broken
+		why := "it holds no command"
+		if _, err := cmdline.Split(sess.RawCommand()); err != nil {
+			why = err.Error()
+		}
+		fmt.Fprintf(sess.Stderr(), "ssh2048: cannot read the command line %.40q: %s; try `help`\n", sess.RawCommand(), why)
 		return nil
 	}
 	if c := t.Named(args[0]); c != nil {
@@ -194,7 +199,7 @@ func (t *Table) commandOf(sess *session.Session, args []string) *Command {
 
 // unknownCommand tells the client there is no command name.
 func unknownCommand(sess *session.Session, name string) {
-	fmt.Fprintf(sess.Stderr(), "ssh2048: unknown command %q; try `help`\n", name)
+	fmt.Fprintf(sess.Stderr(), "ssh2048: unknown command %.40q; try `help`\n", name)
 }
 
 // runOpened runs the screen open sets up (Config.RunScreen).

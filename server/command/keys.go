@@ -23,24 +23,24 @@ func keysCommand() Command {
 
 func (t *Table) runKeys(sess *session.Session, fs *commandFlags, args []string) int {
 	self := fs.Bool("self", false, "allow removing the key of this session")
-	verb, rest, code, ok := argAmidFlags(fs, args)
-	if !ok {
-		return code
-	}
+	words, code, ok := argAmidFlags(fs, args)
 	switch {
-	case verb == "" && !*self:
+	case !ok:
+		return code
+	case len(words) == 0 && !*self:
 		return t.listKeys(sess)
-	case verb != "remove":
+	case len(words) == 0 || words[0] != "remove":
 		return fs.mistake("want nothing, or remove FINGERPRINT")
 	}
 	// The fingerprint may follow its flag: `keys remove --self FP`.
-	fp, after, code, ok := argAmidFlags(fs, rest)
+	words, code, ok = argAmidFlags(fs, words[1:])
 	if !ok {
 		return code
 	}
-	if len(after) > 0 || fp == "" {
+	if len(words) != 1 || words[0] == "" {
 		return fs.mistake("remove takes one FINGERPRINT, as `keys` lists it")
 	}
+	fp := words[0]
 	if !strings.HasPrefix(fp, "SHA256:") {
 		fp = "SHA256:" + fp
 	}

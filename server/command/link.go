@@ -23,19 +23,20 @@ func linkCommand() Command {
 
 func (t *Table) runLink(sess *session.Session, fs *commandFlags, args []string) int {
 	merge := fs.Bool("merge", false, "move this key's games to the code's account: every game is kept, bests and ranks are the better of both")
-	code, rest, status, ok := argAmidFlags(fs, args)
-	if !ok {
+	words, status, ok := argAmidFlags(fs, args)
+	switch {
+	case !ok:
 		return status
-	}
-	if len(rest) > 0 {
-		return fs.mistake("unexpected argument %.40q", rest[0])
-	}
-	if code == "" {
-		if *merge {
-			return fs.mistake("--merge goes with a CODE")
-		}
+	case len(words) > 1:
+		return fs.mistake("unexpected argument %.40q", words[1])
+	case len(words) == 0 && *merge:
+		return fs.mistake("--merge goes with a CODE")
+	case len(words) == 0:
 		return t.newLinkCode(sess)
+	case words[0] == "":
+		return fs.mistake("the CODE is empty; `link` on a key of your account gives one")
 	}
+	code := words[0]
 	ctx, cancel := context.WithTimeout(sess.Context(), readTimeout)
 	defer cancel()
 	res, err := t.games.Link(ctx, sess.Player, code, sessionKey(sess), *merge)
@@ -83,17 +84,18 @@ func (t *Table) newLinkCode(sess *session.Session) int {
 
 // argAmidFlags parses the flags around at most one argument (Go's flag package
 // stops at the first argument; a player writes `link CODE --merge`): the
-// argument ("" if none) and what is left after the flags that follow it.
-func argAmidFlags(fs *commandFlags, args []string) (arg string, rest []string, code int, ok bool) {
+// argument first, then what is left after the flags that follow it; none
+// when no argument was given (an empty one, `link ""`, is one).
+func argAmidFlags(fs *commandFlags, args []string) (words []string, code int, ok bool) {
 	if code, ok := fs.parse(args); !ok {
-		return "", nil, code, false
+		return nil, code, false
 	}
 	if fs.NArg() == 0 {
-		return "", nil, wire.ExitOK, true
+		return nil, wire.ExitOK, true
 	}
-	arg = fs.Arg(0)
+	arg := fs.Arg(0)
 	if code, ok := fs.parse(fs.Args()[1:]); !ok {
-		return "", nil, code, false
+		return nil, code, false
 	}
-	return arg, fs.Args(), wire.ExitOK, true
+	return append([]string{arg}, fs.Args()...), wire.ExitOK, true
 }
