@@ -23,6 +23,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/ssh2048/ssh2048/internal/flagtext"
 	"github.com/ssh2048/ssh2048/store"
 	"github.com/ssh2048/ssh2048/wire"
 )
@@ -73,11 +74,13 @@ func Run(ctx context.Context, e Env, args []string) int {
 	if e.now == nil {
 		e.now = time.Now
 	}
-	if len(args) == 0 || args[0] == "help" || args[0] == "--help" || args[0] == "-h" {
+	if len(args) == 0 { // a mistake: its line and the usage on stderr, as every command's
+		fmt.Fprintln(e.Err, "admin: which command?")
+		Usage(e.Err)
+		return wire.ExitUsage
+	}
+	if args[0] == "help" || args[0] == "--help" || args[0] == "-h" {
 		Usage(e.Out)
-		if len(args) == 0 {
-			return wire.ExitUsage
-		}
 		return wire.ExitOK
 	}
 	for _, c := range subcommands() {
@@ -131,7 +134,7 @@ func (fs *flags) parse(want int) (code int, ok bool) {
 			fs.PrintDefaults()
 			return wire.ExitOK, false
 		} else if err != nil {
-			return fs.mistake("%v", err), false
+			return fs.mistake("%s", flagtext.Error(err)), false
 		}
 		if fs.NArg() == 0 {
 			break

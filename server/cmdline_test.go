@@ -84,3 +84,59 @@ func TestLongCommandLine(t *testing.T) {
 		t.Errorf("a command of %d bytes: the process allocated %d MB meanwhile", len(long), got>>20)
 	}
 }
+
+// TestCommandLineMistakesShownEscaped: what a client typed comes back in
+// a mistake's line escaped and cut, for every command and for admin
+// commands, and the mistake is one line (then the usage, if any): an unknown
+// flag's name was written back as it came, so that a newline split the
+// line and a terminal's controls (a title, a clear, a clipboard write)
+// reached the player's terminal.
+func TestCommandLineMistakesShownEscaped(t *testing.T) {
+	md := startModerated(t)
+	c := md.dial(t, "p", newKey(t))
+	long := strings.Repeat("a", 20_000)
+	for _, tt := range []struct {
+		client *gossh.Client
+		cmd    string
+	}{
+		{c, "scores '--\x1b]0;pwned\x07\x1b[2J\u202e'"},
+		{c, "scores '--x\x1b[31m=1'"},
+		{c, "scores '---\x1b]52;c;aGk=\x07'"},
+		{c, "help '--\u009b2J'"},
+		{c, "whoami \"--a\nb\""},
+		{c, "scores --size '\x1b[2J9'"},
+		{c, long},
+		{c, "scores --" + long},
+		{c, "scores ---" + long},
+		{c, "'" + long + "\x1b[2J"},
+		{md.admin, "admin bans \"--a\nb\""},
+		{md.admin, "admin bans '--\x1b[31m'"},
+		{md.admin, "admin bans --limit '\x1b[2J'"},
+	} {
+		r := run(t, tt.client, tt.cmd, "")
+		first, usage, _ := strings.Cut(r.stderr, "\n")
+		if r.code != wire.ExitUsage || len(first) > 200 || usage != "" && !strings.HasPrefix(usage, "usage: ") || strings.ContainsFunc(r.stderr, hostile) {
+			t.Errorf("%.60q: status %d, stderr %.300q (%d bytes); want status %d and the mistake escaped and cut on one line, then the usage",
+				tt.cmd, r.code, r.stderr, len(r.stderr), wire.ExitUsage)
+		}
+	}
+}
+
+// hostile reports a character that could act on a terminal or reorder
+// text: controls (but a line feed), C1 controls, bidi overrides.
+func hostile(r rune) bool {
+	return r != '\n' && (r < 0x20 || r == 0x7f || r >= 0x80 && r <= 0x9f || r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069)
+}
+
+// TestAdminMistakesLikeTheOthers: `admin` alone is a mistake told on
+// stderr (it was its usage on stdout), and an admin command's unknown
+// flag is worded as every other command words it.
+func TestAdminMistakesLikeTheOthers(t *testing.T) {
+	md := startModerated(t)
+	if r := run(t, md.admin, "admin", ""); r.code != wire.ExitUsage || r.stderr == "" || r.stdout != "" {
+		t.Errorf("admin alone: %+v; want status %d and the usage on stderr", r, wire.ExitUsage)
+	}
+	if r := md.adminRun(t, "bans --bogus", wire.ExitUsage); !strings.Contains(r.stderr, "unknown flag --bogus") {
+		t.Errorf("admin bans --bogus: stderr %q; want unknown flag --bogus", r.stderr)
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/charmbracelet/x/ansi"
 )
@@ -75,19 +76,23 @@ func zeroString(v flag.Value) (s string) {
 }
 
 // Error is the message of an error from flag.FlagSet.Parse with the flag
-// written as --name, as the usage lines write it.
+// written as --name, as the usage lines write it. What the client typed
+// (an unknown flag, a value) is shown as it is only when it is plain;
+// else escaped and cut (shown), since it may hold a terminal's controls,
+// a newline, or a whole packet's worth of text.
 func Error(err error) string {
 	msg := err.Error()
-	for _, p := range []struct{ old, new string }{
-		{"flag provided but not defined: -", "unknown flag --"},
-		{"flag needs an argument: -", "flag needs an argument: --"},
-	} {
-		if name, ok := strings.CutPrefix(msg, p.old); ok {
-			return p.new + name
-		}
+	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
+		return "unknown flag " + shown("--"+name)
+	}
+	if arg, ok := strings.CutPrefix(msg, "bad flag syntax: "); ok {
+		return "bad flag syntax: " + shown(arg)
+	}
+	if name, ok := strings.CutPrefix(msg, "flag needs an argument: -"); ok {
+		return "flag needs an argument: --" + name // a defined flag's
 	}
 	// invalid value "V" for flag -name: ..., invalid boolean value "V"
-	// for -name: ...: the value, which may hold anything, is skipped.
+	// for -name: ...: the value, which may hold anything, is cut.
 	for _, head := range []string{"invalid value ", "invalid boolean value "} {
 		v, ok := strings.CutPrefix(msg, head)
 		if !ok {
@@ -95,16 +100,52 @@ func Error(err error) string {
 		}
 		quoted, err := strconv.QuotedPrefix(v)
 		if err != nil {
-			return msg
+			break
 		}
+		value, _ := strconv.Unquote(quoted)
 		after := v[len(quoted):]
 		for _, old := range []string{" for flag -", " for -"} {
-			if name, ok := strings.CutPrefix(after, old); ok {
-				return head + quoted + " for --" + name
+			if rest, ok := strings.CutPrefix(after, old); ok {
+				return fmt.Sprintf("%s%.40q for --%s", head, value, graphic(rest))
 			}
 		}
 	}
-	return msg
+	return graphic(msg)
+}
+
+// shownLen is how much of what a client typed a message shows.
+const shownLen = 40
+
+// shown is s, from the command line, as a message shows it: as it is when
+// it is a plain word (ASCII letters, digits, - _ . and =) of no more than
+// shownLen, else quoted, escaped and cut to shownLen characters, as
+// every echo of a client's text is.
+func shown(s string) string {
+	plain := len(s) <= shownLen
+	for i := 0; plain && i < len(s); i++ {
+		c := s[i]
+		plain = c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("-_.=", c) >= 0
+	}
+	if plain {
+		return s
+	}
+	return fmt.Sprintf("%.*q", shownLen, s)
+}
+
+// graphic is s with each character that is not graphic (controls,
+// format characters such as bidi overrides) escaped as Go quotes it: the
+// rest of a message that may hold a client's text.
+func graphic(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if unicode.IsGraphic(r) {
+			b.WriteRune(r)
+			continue
+		}
+		q := strconv.QuoteRune(r)
+		b.WriteString(q[1 : len(q)-1])
+	}
+	return b.String()
 }
 
 // Wrap wraps each line of s at spaces so that no line is wider than width

@@ -82,6 +82,16 @@ func TestError(t *testing.T) {
 		{[]string{"-games", "x"}, `invalid value "x" for --games: parse error`},
 		{[]string{"--json=maybe"}, `invalid boolean value "maybe" for --json: parse error`},
 		{[]string{"--name"}, "flag needs an argument: --name"},
+		// What the client typed is shown escaped and cut wherever it is
+		// more than a plain name: it may hold a terminal's controls, a
+		// newline, or 100 KB.
+		{[]string{"--a\nb"}, `unknown flag "--a\nb"`},
+		{[]string{"--\x1b[31mred=1"}, `unknown flag "--\x1b[31mred"`},
+		{[]string{"--\u202eevil"}, `unknown flag "--\u202eevil"`},
+		{[]string{"---\x1b]0;t\a"}, `bad flag syntax: "---\x1b]0;t\a"`},
+		{[]string{"---x"}, "bad flag syntax: ---x"},
+		{[]string{"--" + strings.Repeat("a", 100)}, `unknown flag "--` + strings.Repeat("a", 38) + `"`},
+		{[]string{"--games", "\x1b[2J" + strings.Repeat("9", 100)}, `invalid value "\x1b[2J` + strings.Repeat("9", 36) + `" for --games: parse error`},
 	}
 	for _, tt := range tests {
 		err := fs.Parse(tt.args)
@@ -94,6 +104,11 @@ func TestError(t *testing.T) {
 		if err == nil || Error(err) != tt.want {
 			t.Errorf("%q: Error(%v) = %q, want %q", tt.args, err, Error(err), tt.want)
 		}
+	}
+	// The rest of a message, which a flag's own check writes, keeps its
+	// quotes and loses its controls.
+	if got, want := Error(errors.New("invalid value \"x\" for flag -mode: want \"tui\"\x1b[2J\n")), `invalid value "x" for --mode: want "tui"\x1b[2J\n`; got != want {
+		t.Errorf("Error = %q, want %q", got, want)
 	}
 	// A value that looks like a flag's name is left as it is.
 	if got, want := Error(errors.New(`invalid value "for flag -x" for flag -n: bad for flag -y`)), `invalid value "for flag -x" for --n: bad for flag -y`; got != want {
