@@ -47,6 +47,7 @@ func TestParseRange(t *testing.T) {
 		{"0.0.0.0/0", ""},
 		{"::/0", ""},
 		{"fe80::1%eth0/64", ""},
+		{"fe80::1%eth0", ""}, // a zone is refused, not dropped: it would ban fe80::1 on every link
 		{"300.1.2.3", ""},
 	} {
 		p, err := parseRange(c.in)

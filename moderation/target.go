@@ -82,7 +82,7 @@ func looksLikeIPv4(s string) bool {
 func parseRange(s string) (netip.Prefix, error) {
 	if !strings.Contains(s, "/") {
 		a, err := netip.ParseAddr(s)
-		if err != nil {
+		if err != nil || a.Zone() != "" {
 			return netip.Prefix{}, fmt.Errorf("%.60q is not an address or a range (CIDR: 10.0.0.0/8, 2001:db8::/32)", s)
 		}
 		a = a.Unmap()
