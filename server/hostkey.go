@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 
 	gossh "golang.org/x/crypto/ssh"
 )
@@ -27,6 +28,26 @@ func LoadOrCreateHostKey(path string) (gossh.Signer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("host key %s: %w", path, err)
 	}
+	return parseHostKey(path, data)
+}
+
+// CheckHostKey reports what is wrong with the host key at path, if one is
+// there: serve asks before it makes its data directory, so that a file
+// that is no key is a mistake told at once, not a database made and then
+// refused. None there is no error: LoadOrCreateHostKey makes one.
+func CheckHostKey(path string) error {
+	data, err := os.ReadFile(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
+		return nil // the directory's own trouble, if any, is told where it is made
+	case err != nil:
+		return fmt.Errorf("host key %s: %w", path, err)
+	}
+	_, err = parseHostKey(path, data)
+	return err
+}
+
+func parseHostKey(path string, data []byte) (gossh.Signer, error) {
 	signer, err := gossh.ParsePrivateKey(data)
 	if err != nil {
 		return nil, fmt.Errorf("host key %s: parse: %w", path, err)

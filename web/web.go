@@ -54,6 +54,7 @@ import (
 	"html/template"
 	"io/fs"
 	"log/slog"
+	"math"
 	"net/http"
 	"net/netip"
 	"path"
@@ -164,8 +165,8 @@ func New(cfg Config) (*Site, error) {
 	if cfg.SSHPort < 0 || cfg.SSHPort > 65535 {
 		return nil, fmt.Errorf("web: SSH port %d: want 1 to 65535", cfg.SSHPort)
 	}
-	if cfg.RatePerIP < 0 || (cfg.RatePerIP > 0 && cfg.BurstPerIP < 1) {
-		return nil, fmt.Errorf("web: request limit %v/s, burst %d: want a rate of 0 (off) or more and a burst of 1 or more", cfg.RatePerIP, cfg.BurstPerIP)
+	if !(cfg.RatePerIP >= 0) || math.IsInf(cfg.RatePerIP, 1) || (cfg.RatePerIP > 0 && cfg.BurstPerIP < 1) { // NaN would be no limit
+		return nil, fmt.Errorf("web: request limit %v/s, burst %d: want a rate of 0 (off) or a finite number more and a burst of 1 or more", cfg.RatePerIP, cfg.BurstPerIP)
 	}
 	pages, err := parsePages()
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -476,5 +477,18 @@ func TestLeaderboardCache(t *testing.T) {
 	}
 	if resp, _ := get(t, ts, "/api/scores/4/evil"); resp.StatusCode != http.StatusBadRequest {
 		t.Errorf("a bad request answered from the cache: %d", resp.StatusCode)
+	}
+}
+
+// TestRequestLimitRefusesNoNumber: a rate that is no number, or infinite,
+// is refused. NaN compares false with everything: it passed the check for
+// a negative rate, and no limiter was made, so one address could ask
+// without end, where only 0 is documented to mean no limit.
+func TestRequestLimitRefusesNoNumber(t *testing.T) {
+	w := newWorld(t)
+	for _, rate := range []float64{math.NaN(), math.Inf(1), -1} {
+		if _, err := New(Config{Games: w.svc, Logger: quiet, RatePerIP: rate, BurstPerIP: 2}); err == nil {
+			t.Errorf("New with RatePerIP %v: no error", rate)
+		}
 	}
 }

@@ -82,6 +82,11 @@ func adminTarget(args []string) (data, database string, rest []string, err error
 			database = value
 		}
 	}
+	// A URL that is no PostgreSQL URL is a mistake of the command line
+	// (status 2), found before anything is opened, as serve finds it.
+	if err := checkDatabaseURL(database); err != nil {
+		return "", "", nil, err
+	}
 	return data, database, rest, nil
 }
 

@@ -31,8 +31,8 @@ time, so a loaded machine may still play a game differently).`, stdout, stderr)
 		fmt.Fprintf(stderr, "ssh2048 ai: --size %d: want %d to %d\n", *size, engine.MinSize, engine.MaxSize)
 		return 2
 	}
-	if *games < 1 {
-		fmt.Fprintf(stderr, "ssh2048 ai: --games %d: want at least 1\n", *games)
+	if *games < 1 || *games > maxAIGames {
+		fmt.Fprintf(stderr, "ssh2048 ai: --games %d: want 1 to %d\n", *games, maxAIGames)
 		return 2
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -65,6 +65,11 @@ time, so a loaded machine may still play a game differently).`, stdout, stderr)
 	}
 	return 0
 }
+
+// maxAIGames bounds --games: a report is kept for each game, made room
+// for up front, and this many take days of every core already. Unbounded,
+// a mistyped count ended the process out of memory with a stack dump.
+const maxAIGames = 100_000
 
 // writeAISummary prints how many games reached each tile from the win
 // target up, and the speed of the search.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -18,10 +19,20 @@ import (
 // database and a host key, log its migrations, and exit 1.
 func TestBadFlagsCreateNothing(t *testing.T) {
 	bin := buildBinary(t)
+	hostKey := func(content string) func(dir string) {
+		return func(dir string) {
+			if content == "" {
+				os.Mkdir(filepath.Join(dir, "key"), 0o700)
+				return
+			}
+			os.WriteFile(filepath.Join(dir, "key"), []byte(content), 0o600)
+		}
+	}
 	tests := []struct {
 		args []string
 		env  []string
-		want string // in the line
+		prep func(dir string) // made before the run, and left out of what it must not make
+		want string           // in the line
 	}{
 		{args: []string{"serve", "--listen", "nonsense"}, want: "--listen"},
 		{args: []string{"--listen", "nonsense"}, want: "--listen"},
@@ -46,6 +57,21 @@ func TestBadFlagsCreateNothing(t *testing.T) {
 		{args: []string{"serve", "--review-share", "1.5"}, want: "--review-share"},
 		{args: []string{"serve", "--pprof", ":6060"}, want: "--pprof"},
 		{args: []string{"serve", "--max-conns", "-1"}, want: "--max-conns"},
+		// NaN is no rate: it compares false with everything, and a limit
+		// of NaN was no limit at all.
+		{args: []string{"serve", "--http-rate-per-ip", "NaN"}, want: "--http-rate-per-ip"},
+		{args: []string{"serve", "--http-rate-per-ip", "+Inf"}, want: "--http-rate-per-ip"},
+		{args: []string{"serve", "--conn-rate-per-ip", "NaN"}, want: "--conn-rate-per-ip"},
+		{args: []string{"serve", "--key-rate", "NaN"}, want: "--key-rate"},
+		{args: []string{"serve", "--bot-rate", "Inf"}, want: "--bot-rate"},
+		{args: []string{"serve", "--session-rate-per-conn", "nan"}, want: "--session-rate-per-conn"},
+		{args: []string{"serve", "--login-rate", "NaN"}, want: "--login-rate"},
+		// A host key that is no key, and two listeners on one address,
+		// are found before the data directory is made.
+		{args: []string{"serve", "--host-key", "key", "--data", "d"}, prep: hostKey("not a key\n"), want: "--host-key"},
+		{args: []string{"serve", "--host-key", "key", "--data", "d"}, prep: hostKey(""), want: "--host-key"},
+		{args: []string{"serve", "--http", "127.0.0.1:23401", "--metrics", "127.0.0.1:23401"}, want: "--metrics"},
+		{args: []string{"serve", "--listen", "127.0.0.1:23402", "--http", "127.0.0.1:23402"}, want: "--http"},
 		{args: []string{"serve", "--nope"}, want: "--nope"},
 		{args: []string{"serve", "--ai=maybe"}, want: "--ai"},
 		{args: []string{"serve", "--listen"}, want: "--listen"},
@@ -60,6 +86,9 @@ func TestBadFlagsCreateNothing(t *testing.T) {
 		{args: []string{"ai", "--size", "9"}, want: "--size"},
 		{args: []string{"ai", "--games", "0"}, want: "--games"},
 		{args: []string{"ai", "--games", "x"}, want: "--games"},
+		{args: []string{"ai", "--games", "100000000000"}, want: "--games"}, // crashed, out of memory
+		{args: []string{"admin", "bans", "--database", "nonsense"}, want: "--database"},
+		{args: []string{"admin", "bans", "--database", "mysql://db/x"}, want: "--database"},
 		{args: []string{"load", "--addr", "nonsense"}, want: "--addr"},
 		{args: []string{"load", "--addr", "localhost:99999"}, want: "--addr"},
 		{args: []string{"load", "--addr", "localhost:1", "--mode", "fast"}, want: "--mode"},
@@ -74,6 +103,10 @@ func TestBadFlagsCreateNothing(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(strings.Join(append(tt.env, tt.args...), " "), func(t *testing.T) {
 			dir := t.TempDir()
+			if tt.prep != nil {
+				tt.prep(dir)
+			}
+			before, _ := os.ReadDir(dir)
 			// Accepted by mistake, serve would serve until the test ends.
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 			defer cancel()
@@ -97,8 +130,8 @@ func TestBadFlagsCreateNothing(t *testing.T) {
 			if stdout.Len() > 0 {
 				t.Errorf("stdout %q; want nothing", stdout.String())
 			}
-			if entries, err := os.ReadDir(dir); err != nil || len(entries) > 0 {
-				t.Errorf("the directory holds %v (%v); want it empty", entries, err)
+			if entries, err := os.ReadDir(dir); err != nil || len(entries) > len(before) {
+				t.Errorf("the directory holds %v (%v); want only %v", entries, err, before)
 			}
 		})
 	}

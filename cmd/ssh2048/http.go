@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"math"
 	"net"
 	"net/http"
 	"time"
@@ -57,8 +58,8 @@ func (c httpConfig) validate() error {
 			return err
 		}
 	}
-	if c.ratePerIP < 0 || c.burstPerIP < 1 {
-		return errors.New("--http-rate-per-ip must be 0 (no limit) or more, --http-burst-per-ip 1 or more")
+	if !(c.ratePerIP >= 0) || math.IsInf(c.ratePerIP, 1) || c.burstPerIP < 1 { // NaN: no limit, were it let through
+		return errors.New("--http-rate-per-ip must be 0 (no limit) or a finite number more, --http-burst-per-ip 1 or more")
 	}
 	if c.conns.MaxConns < 0 || c.conns.MaxConnsPerIP < 0 {
 		return errors.New("--http-max-conns and --http-max-conns-per-ip must be 0 (no cap) or more")

@@ -11,6 +11,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -182,7 +183,48 @@ func parseServe(args []string, stdout, stderr io.Writer) (serveConfig, int, bool
 			return c, 2, false
 		}
 	}
+	if err := checkDistinctAddrs(map[string]string{"listen": c.listen, "http": c.http.addr, "metrics": c.http.metrics, "pprof": c.pprof}); err != nil {
+		fmt.Fprintf(stderr, "ssh2048 serve: %v\n", err)
+		return c, 2, false
+	}
+	if err := server.CheckHostKey(c.hostKeyFile()); err != nil {
+		fmt.Fprintf(stderr, "ssh2048 serve: --host-key: %v\n", err)
+		return c, 2, false
+	}
 	return c, 0, true
+}
+
+// hostKeyFile is --host-key, or the host key's file in the data directory.
+func (c serveConfig) hostKeyFile() string {
+	if c.hostKey != "" {
+		return c.hostKey
+	}
+	return filepath.Join(c.data, server.HostKeyFile)
+}
+
+// checkDistinctAddrs refuses two listeners (of addrs, by flag name) on one
+// address, written the same way: the second would fail to listen only
+// after serve had made its data directory. Ports picked by the system
+// (:0) are each their own.
+func checkDistinctAddrs(addrs map[string]string) error {
+	names := make([]string, 0, len(addrs))
+	for name := range addrs {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	seen := map[string]string{}
+	for _, name := range names {
+		host, port, err := net.SplitHostPort(addrs[name])
+		if err != nil || port == "0" {
+			continue
+		}
+		key := net.JoinHostPort(host, port)
+		if first, ok := seen[key]; ok {
+			return fmt.Errorf("--%s %s: --%s listens there already", name, addrs[name], first)
+		}
+		seen[key] = name
+	}
+	return nil
 }
 
 // checkListenAddr refuses an address, the value of --name, that net.Listen
@@ -309,11 +351,7 @@ func serve(cfg serveConfig, log *slog.Logger) error {
 			log.Error("close store", "err", err)
 		}
 	}()
-	keyFile := cfg.hostKey
-	if keyFile == "" {
-		keyFile = filepath.Join(cfg.data, server.HostKeyFile)
-	}
-	hostKey, err := server.LoadOrCreateHostKey(keyFile)
+	hostKey, err := server.LoadOrCreateHostKey(cfg.hostKeyFile())
 	if err != nil {
 		return err
 	}

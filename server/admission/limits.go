@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net"
 	"net/netip"
 	"runtime"
@@ -167,8 +168,8 @@ func (l Limits) Validate() error {
 		return errors.New("--idle-timeout and --keepalive-interval must be 0 (off) or more")
 	case l.MaxConns < 0 || l.MaxUnauthPerIP < 0 || l.MaxSessionsPerConn < 0 || l.MaxConnsPerIP < 0 || l.MaxConnsPer56 < 0:
 		return errors.New("--max-conns, --max-unauth-per-ip, --max-sessions-per-conn, --max-conns-per-ip and --max-conns-per-56 must be 0 (no cap) or more")
-	case l.ConnRatePerIP < 0 || l.KeyRate < 0 || l.BotRate < 0 || l.SessionRatePerConn < 0 || l.LoginRate < 0:
-		return errors.New("--conn-rate-per-ip, --key-rate, --bot-rate, --session-rate-per-conn and --login-rate must be 0 (no limit) or more")
+	case !rateOK(l.ConnRatePerIP) || !rateOK(l.KeyRate) || !rateOK(l.BotRate) || !rateOK(l.SessionRatePerConn) || !rateOK(l.LoginRate):
+		return errors.New("--conn-rate-per-ip, --key-rate, --bot-rate, --session-rate-per-conn and --login-rate must be 0 (no limit) or a finite number more")
 	case l.KeyReserve < 0 || l.KeyReserve > 100:
 		return errors.New("--key-reserve must be a per cent, 0 to 100")
 	case l.ConnBurstPerIP < 1 || l.KeepaliveMax < 1:
@@ -176,6 +177,11 @@ func (l Limits) Validate() error {
 	}
 	return nil
 }
+
+// rateOK reports whether r is a rate a limit may have: 0 (no limit) or a
+// finite number more. NaN, which compares false with everything, passed
+// a check for r < 0 and made every limit of r > 0 no limit at all.
+func rateOK(r float64) bool { return r >= 0 && !math.IsInf(r, 1) }
 
 // keyReserve is how many of MaxConns guests cannot take (KeyReserve per
 // cent, rounded up); 0 when there is no cap or no reserve.
