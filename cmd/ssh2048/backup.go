@@ -44,33 +44,51 @@ Flags:`, stdout, stderr)
 	return 0
 }
 
-// backup copies the database and the host key of data into dest.
-func backup(ctx context.Context, data, dest string) (sqlite.BackupInfo, error) {
+// backup copies the database and the host key of data into dest. The key
+// is read first, and a copy that fails on the way is taken away again:
+// dest holds a whole backup or nothing of one, never a database without
+// its key (a restore from it would make every player's ssh warn of a
+// changed host key, and a retry would find dest not empty).
+func backup(ctx context.Context, data, dest string) (_ sqlite.BackupInfo, err error) {
 	src := filepath.Join(data, sqlite.FileName)
 	if _, err := os.Stat(src); err != nil {
 		return sqlite.BackupInfo{}, fmt.Errorf("no database to back up: %w", err)
 	}
+	// The host key never changes once made.
+	key, err := os.ReadFile(filepath.Join(data, server.HostKeyFile))
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		key = nil // a database that was never served; nothing to keep
+	case err != nil:
+		return sqlite.BackupInfo{}, fmt.Errorf("host key: %w", err)
+	}
+	made := false
 	if entries, err := os.ReadDir(dest); err == nil && len(entries) > 0 {
 		return sqlite.BackupInfo{}, fmt.Errorf("%s is not empty; a backup goes into a new directory", dest)
-	} else if err != nil && !errors.Is(err, os.ErrNotExist) {
+	} else if errors.Is(err, os.ErrNotExist) {
+		made = true
+	} else if err != nil {
 		return sqlite.BackupInfo{}, err
 	}
 	if err := os.MkdirAll(dest, 0o700); err != nil {
 		return sqlite.BackupInfo{}, err
 	}
+	defer func() {
+		if err == nil {
+			return
+		}
+		for _, name := range []string{sqlite.FileName, server.HostKeyFile} {
+			_ = os.Remove(filepath.Join(dest, name))
+		}
+		if made {
+			_ = os.Remove(dest)
+		}
+	}()
 	info, err := sqlite.Backup(ctx, src, filepath.Join(dest, sqlite.FileName))
 	if err != nil {
 		return sqlite.BackupInfo{}, err
 	}
-	// The host key never changes once made; a restore without it would
-	// make every player's ssh warn of a changed host key.
-	key, err := os.ReadFile(filepath.Join(data, server.HostKeyFile))
-	switch {
-	case errors.Is(err, os.ErrNotExist):
-		// A database that was never served; nothing to keep.
-	case err != nil:
-		return sqlite.BackupInfo{}, fmt.Errorf("host key: %w", err)
-	default:
+	if key != nil {
 		if err := os.WriteFile(filepath.Join(dest, server.HostKeyFile), key, 0o600); err != nil {
 			return sqlite.BackupInfo{}, fmt.Errorf("host key: %w", err)
 		}

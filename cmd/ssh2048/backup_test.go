@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
+	"errors"
 	"io"
 	"log/slog"
 	"os"
@@ -152,5 +154,30 @@ func TestBackupModes(t *testing.T) {
 		if got := info.Mode(); got != want {
 			t.Errorf("%s: mode %v, want %v", path, got, want)
 		}
+	}
+}
+
+// TestBackupFailureLeavesNothing: a host key that cannot be read fails
+// the backup before anything is copied, so DEST is left as it was. The
+// database used to be copied first: DEST then held a database without
+// its host key, and the retry was refused as "not empty".
+func TestBackupFailureLeavesNothing(t *testing.T) {
+	data := t.TempDir()
+	st, err := sqlite.Open(context.Background(), data, sqlite.WithLogger(slog.New(slog.DiscardHandler)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	// A host key that cannot be read: a directory (EACCES or EIO alike).
+	if err := os.Mkdir(filepath.Join(data, server.HostKeyFile), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	dest := filepath.Join(t.TempDir(), "backup")
+	var out, errOut bytes.Buffer
+	if code := run([]string{"backup", "--data", data, dest}, &out, &errOut); code != 1 {
+		t.Fatalf("backup without a readable host key: status %d, stdout %q; want 1", code, out.String())
+	}
+	if entries, err := os.ReadDir(dest); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the failed backup left %v (%v) at %s; want nothing", entries, err, dest)
 	}
 }
