@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -147,4 +148,32 @@ func cleanEnv() []string {
 		}
 	}
 	return env
+}
+
+// TestPlayWithoutATerminal: play run with no terminal at all (cron, a
+// script, ssh without -t) says so in one line, status 2, before it makes
+// anything. It used to make the data directory and a database, write the
+// title stack's escapes, and fail opening /dev/tty with status 1.
+func TestPlayWithoutATerminal(t *testing.T) {
+	bin := buildBinary(t)
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "play", "--data", "new")
+	cmd.Dir = dir
+	cmd.Env = append(cleanEnv(), "HOME="+dir)            // no ~/.ssh: plays as local:USER@HOST
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true} // no controlling terminal
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 2 || strings.Count(stderr.String(), "\n") != 1 || !strings.Contains(stderr.String(), "terminal") {
+		t.Errorf("play without a terminal: %v, stderr %q; want one line about the terminal and status 2", err, stderr.String())
+	}
+	if stdout.Len() > 0 {
+		t.Errorf("stdout %q; want nothing", stdout.String())
+	}
+	if entries, err := os.ReadDir(dir); err != nil || len(entries) > 0 {
+		t.Errorf("play left %v (%v); want nothing made", entries, err)
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -17,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/creack/pty"
 	"github.com/jackc/pgx/v5"
 
 	"github.com/ssh2048/ssh2048/server/servertest"
@@ -410,11 +412,21 @@ func TestServeWithUnreachableDatabase(t *testing.T) {
 	if strings.Contains(string(out), `"listening"`) || strings.Contains(string(out), "msg=listening") {
 		t.Fatalf("serve listened without its database:\n%s", out)
 	}
-	// ssh2048 play on the same database says the same before it draws.
+	// ssh2048 play on the same database, in a terminal (without one it
+	// says it needs one first), says the same before it draws.
 	cmd = exec.Command(bin, "play", "--database", "postgres://ssh2048@127.0.0.1:1/ssh2048?connect_timeout=5")
-	out, err = cmd.CombinedOutput()
-	if !errors.As(err, &ee) || ee.ExitCode() != 1 || !strings.Contains(string(out), "open postgres 127.0.0.1:1/ssh2048: cannot connect") {
-		t.Fatalf("play with no database: %v\n%s", err, out)
+	tty, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 24, Cols: 80})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tty.Close()
+	var screen bytes.Buffer
+	copied := make(chan struct{})
+	go func() { io.Copy(&screen, tty); close(copied) }() // until the child's side closes
+	err = cmd.Wait()
+	<-copied
+	if !errors.As(err, &ee) || ee.ExitCode() != 1 || !strings.Contains(screen.String(), "open postgres 127.0.0.1:1/ssh2048: cannot connect") {
+		t.Fatalf("play with no database: %v\n%s", err, screen.String())
 	}
 }
 

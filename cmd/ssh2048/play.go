@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/charmbracelet/x/term"
 	"io"
 	iofs "io/fs"
 	"log/slog"
@@ -76,6 +77,18 @@ over SSH and the other way round.`, stdout, stderr)
 		}
 		fmt.Fprintf(stderr, "ssh2048 play: no games here: no %s in %s. Run play where the server keeps its data, or name the directory with --data DIR (a new one starts a new database).\n", sqlite.FileName, dir)
 		return 2
+	}
+	// The screen needs a terminal, as Bubble Tea finds one (stdin, else
+	// the controlling terminal): without one (cron, a script, ssh without
+	// -t), play says so before it makes a data directory or a database.
+	if !term.IsTerminal(os.Stdin.Fd()) {
+		in, out, err := tea.OpenTTY()
+		if err != nil {
+			fmt.Fprintln(stderr, "ssh2048 play: the game needs a terminal, and there is none here (run it in one; over ssh, with -t)")
+			return 2
+		}
+		in.Close()
+		out.Close()
 	}
 	// The screen owns the terminal; anything logged meanwhile is shown
 	// after it closes.
