@@ -47,6 +47,26 @@ func rawSession(t *testing.T, c *gossh.Client) (gossh.Channel, *bytes.Buffer, <-
 	return ch, &stderr, status
 }
 
+// execChannel opens a session channel running cmd, read by the caller
+// as it pleases; closed is closed once the server has closed it.
+func execChannel(t *testing.T, c *gossh.Client, cmd string) (ch gossh.Channel, closed <-chan struct{}) {
+	t.Helper()
+	ch, reqs, err := c.OpenChannel("session", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ch.Close() })
+	done := make(chan struct{})
+	go func() {
+		gossh.DiscardRequests(reqs)
+		close(done)
+	}()
+	if ok, err := ch.SendRequest("exec", true, gossh.Marshal(struct{ Value string }{cmd})); !ok || err != nil {
+		t.Fatalf("exec %s: %v, %v", cmd, ok, err)
+	}
+	return ch, done
+}
+
 // waitStatus waits for the exit status of a session, which must come
 // within a few seconds.
 func waitStatus(t *testing.T, status <-chan int, what string) int {
@@ -181,15 +201,7 @@ func settledHeap(t *testing.T) int64 {
 func TestClientStderrDropped(t *testing.T) {
 	ts := startServer(t)
 	c := ts.dial(t, "p", newKey(t))
-	ch, reqs, err := c.OpenChannel("session", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ch.Close()
-	go gossh.DiscardRequests(reqs)
-	if ok, err := ch.SendRequest("exec", true, gossh.Marshal(struct{ Value string }{"bot --size 3"})); !ok || err != nil {
-		t.Fatalf("exec: %v, %v", ok, err)
-	}
+	ch, _ := execChannel(t, c, "bot --size 3")
 	out := bufio.NewReader(ch)
 	if _, err := out.ReadString('\n'); err != nil {
 		t.Fatalf("the first state: %v", err)
@@ -224,19 +236,7 @@ func TestClientStderrDropped(t *testing.T) {
 func TestFloodOfAClientThatTakesNothing(t *testing.T) {
 	ts := startServer(t)
 	c := ts.dial(t, "p", newKey(t))
-	ch, reqs, err := c.OpenChannel("session", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ch.Close()
-	closed := make(chan struct{})
-	go func() {
-		gossh.DiscardRequests(reqs)
-		close(closed)
-	}()
-	if ok, err := ch.SendRequest("exec", true, gossh.Marshal(struct{ Value string }{"bot --size 8"})); !ok || err != nil {
-		t.Fatalf("exec: %v, %v", ok, err)
-	}
+	ch, closed := execChannel(t, c, "bot --size 8")
 	// Each line is answered with an error and the 8×8 board: what these
 	// lines are answered with fills the channel's window many times over,
 	// and the client reads none of it. Then comes more than a session may
