@@ -1068,11 +1068,15 @@ func TestShutdownWithStuckClient(t *testing.T) {
 	// 8×8 board, come to far more than the SSH channel's window: the
 	// server blocks writing them. The lines themselves stay well within
 	// what a session may hold unread (more would end it: Flooded).
+	stuckBefore := writersWaiting() // an earlier test's, still waiting
 	lines := strings.Repeat("x\n", session.MaxUnreadInput/2/2)
 	if _, err := io.WriteString(b.in, lines); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(time.Second) // time enough to fill the window many times over
+	// Until the server is stuck: a write waiting for the window. A second's
+	// sleep was not always enough under -race on a busy machine, and then
+	// the session ended in time.
+	waitFor(t, "the server stuck writing to the bot", func() bool { return writersWaiting() > stuckBefore })
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	start := time.Now()
@@ -1080,6 +1084,13 @@ func TestShutdownWithStuckClient(t *testing.T) {
 	if took := time.Since(start); took > 3*time.Second || err == nil {
 		t.Fatalf("shutdown with a stuck client: %v after %v, want an error after about 2 s", err, took)
 	}
+}
+
+// writersWaiting counts the process's goroutines waiting for room in an
+// SSH channel's window: writes stuck on a client that reads nothing.
+func writersWaiting() int {
+	buf := make([]byte, 8<<20)
+	return bytes.Count(buf[:runtime.Stack(buf, true)], []byte("ssh.(*window).reserve"))
 }
 
 // TestNoGoroutineLeaks: sessions of every kind, ended every way, leave no
