@@ -7,7 +7,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
+	"github.com/ssh2048/ssh2048/race"
 	"github.com/ssh2048/ssh2048/server/servertest"
 	"github.com/ssh2048/ssh2048/store"
 	"github.com/ssh2048/ssh2048/store/postgres"
@@ -271,4 +273,85 @@ func TestConcurrentNameClaims(t *testing.T) {
 			t.Fatalf("%d of %d claims granted, want 1", granted, n)
 		}
 	})
+}
+
+// mergeRaceLine is a racing bot's state line.
+type mergeRaceLine struct {
+	state
+	Race *wire.Race `json:"race"`
+}
+
+func readMergeRace(t *testing.T, b *botSession) mergeRaceLine {
+	t.Helper()
+	line, err := b.out.ReadBytes('\n')
+	if err != nil {
+		t.Fatalf("race line: %v; stderr %s", err, b.stderr.String())
+	}
+	var st mergeRaceLine
+	if err := jsonUnmarshal(line, &st); err != nil || st.Race == nil {
+		t.Fatalf("race line %s: %v", line, err)
+	}
+	return st
+}
+
+// TestMergeDuringARace: a racer's key merges into another account (link
+// CODE --merge from a second session) while the race runs. When the race
+// ends its result is stored for every racer: the other racer (beta) gets
+// its row on the board of races with bots. The race recorded the merged
+// racer under its deleted account's id, the foreign key of race_entries
+// refused it, and the whole race was lost, for every racer.
+func TestMergeDuringARace(t *testing.T) {
+	ts := startRaces(t, race.WithTimes(200*time.Millisecond, 200*time.Millisecond, 8*time.Second))
+	home, alphaKey, betaKey := newKey(t), newKey(t), newKey(t)
+	// home's account, which alpha's key will join.
+	run(t, ts.dial(t, "home", home), "whoami", "")
+	a := startBot(t, ts.dial(t, "alpha", alphaKey), "--race --size 3")
+	b := startBot(t, ts.dial(t, "beta", betaKey), "--race --size 3")
+	readMergeRace(t, a)
+	readMergeRace(t, b)
+	for _, m := range []string{"left", "up"} {
+		a.send(m)
+		readMergeRace(t, a)
+		b.send(m)
+		readMergeRace(t, b)
+	}
+	r := run(t, ts.dial(t, "x", home), "link", "")
+	_, after, _ := strings.Cut(r.stdout, "Your link code: ")
+	code := strings.Fields(after)[0]
+	if r := run(t, ts.dial(t, "alpha", alphaKey), "link "+code+" --merge", ""); r.code != 0 {
+		t.Fatalf("link --merge during the race: %d %q %q", r.code, r.stdout, r.stderr)
+	}
+	// Both racers leave: the race ends and is recorded.
+	a.in.Close()
+	a.wait()
+	b.in.Close()
+	b.wait()
+	var rows []wire.BotRaceEntry
+	viewer := ts.dial(t, "carl", newKey(t))
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		rows = scoresJSON[wire.BotRaceEntry](t, viewer, "scores --races --bots --json")
+		if len(rows) > 0 {
+			break
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+	beta := false
+	for _, row := range rows {
+		beta = beta || row.Name == "beta"
+	}
+	if !beta {
+		t.Fatalf("after a racer's merge the race was not recorded: board of races with bots %+v; log:\n%s",
+			rows, grepLines(ts.logs.String(), "record race"))
+	}
+}
+
+func grepLines(s, sub string) string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if strings.Contains(l, sub) {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
 }

@@ -178,6 +178,18 @@ type RaceEntry struct {
 	After    *Rating // the new rating; nil: not rated
 }
 
+// HeldBy is e as a store records it, given owner, the account that holds
+// e's game as the race is recorded: a racer whose account was merged into
+// another while the race ran (link --merge) is recorded under the account
+// that holds its game now, unrated, since its rating was reckoned from an
+// account that is gone.
+func (e RaceEntry) HeldBy(owner int64) RaceEntry {
+	if owner != e.PlayerID {
+		e.PlayerID, e.After = owner, nil
+	}
+	return e
+}
+
 // RatingEntry is one row of the race ratings board.
 type RatingEntry struct {
 	Rank        int

@@ -92,6 +92,7 @@ func Run(t *testing.T, b Backend) {
 		{"MergeKeepsSettings", testMergeKeepsSettings},
 		{"LinkKeyWithoutGames", testLinkKeyWithoutGames},
 		{"MergeKeepsEveryGame", testMergeKeepsEveryGame},
+		{"RaceAfterAMerge", testRaceAfterAMerge},
 		{"RemoveKey", testRemoveKey},
 		{"Names", testNames},
 		{"ConcurrentNameClaims", testConcurrentNameClaims},
