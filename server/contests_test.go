@@ -261,3 +261,59 @@ func TestDailyGuest(t *testing.T) {
 		t.Fatalf("a guest ranks on the daily: %+v", rows)
 	}
 }
+
+// TestMergeKeepsTheFirstDailyAttempt: one attempt a day per size, and no
+// place gained by trying twice. Ann plays today's challenge once and stops
+// with a low score; a second, fresh key plays the same day's tiles to the
+// end for a better score and is then merged into ann's account. Ann's row
+// on the day's board stays her own attempt, the one started first; the
+// merge used to put the second key's better attempt there.
+func TestMergeKeepsTheFirstDailyAttempt(t *testing.T) {
+	clk := &fakeClock{now: time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)}
+	ts := startGames(t, game.WithClock(clk.Now))
+	annKey, altKey := newKey(t), newKey(t)
+	ann := ts.dial(t, "ann", annKey)
+
+	scr := openScreen(t, ann, "daily --size 3", 80, 24)
+	scr.waitText("ann's daily", "Daily 2026-11-23 3×3")
+	scr.send(arrowLeft + arrowUp + arrowRight + arrowDown)
+	scr.waitText("ann's first move", "Streak 1")
+	scr.send("q")
+	scr.wait()
+	var annScore int
+	for _, e := range scoresJSON[wire.ScoreEntry](t, ann, "scores --daily --size 3 --json") {
+		if e.Name == "ann" {
+			annScore = e.Score
+		}
+	}
+
+	alt := ts.dial(t, "alt", altKey)
+	as := openScreen(t, alt, "daily --size 3", 80, 24)
+	as.waitText("the second key's daily", "Daily 2026-11-23 3×3")
+	as.playToTheEnd("Game over")
+	as.send("q")
+	as.wait()
+	var altScore int
+	for _, e := range scoresJSON[wire.ScoreEntry](t, ann, "scores --daily --size 3 --json") {
+		if e.Name == "alt" {
+			altScore = e.Score
+		}
+	}
+	if altScore <= annScore {
+		t.Skipf("the second attempt scored %d, ann %d: the test needs it ahead", altScore, annScore)
+	}
+
+	r := run(t, ann, "link", "")
+	_, after, _ := strings.Cut(r.stdout, "Your link code: ")
+	code := strings.Fields(after)[0]
+	if r := run(t, alt, "link "+code+" --merge", ""); r.code != 0 {
+		t.Fatalf("link --merge: %d %q %q", r.code, r.stdout, r.stderr)
+	}
+	rows := scoresJSON[wire.ScoreEntry](t, ann, "scores --daily --size 3 --json")
+	if len(rows) != 1 || rows[0].Name != "ann" {
+		t.Fatalf("today's board after the merge: %+v", rows)
+	}
+	if rows[0].Score != annScore {
+		t.Fatalf("after merging a second key's attempt, ann's row on today's board scores %d (the second attempt's), not %d (her own one attempt): a second try counted", rows[0].Score, annScore)
+	}
+}

@@ -422,15 +422,17 @@ func mergeAccounts(ctx context.Context, tx Querier, now, to, from int64) error {
 				SELECT 1 FROM games t WHERE t.player_id = $3 AND t.ended_at IS NULL
 				AND t.size = games.size AND t.kind = games.kind AND t.contest = games.contest)`,
 			[]any{now, from, to}},
-		// One daily challenge a day and size per account: where both
-		// played it, the better game stays on the day's board and the
-		// other is kept, ended, off it.
+		// One attempt a day and size per account: where both played the
+		// daily challenge, the game started first stays on the day's board
+		// and the other is kept, ended, off it. Not the better one: a
+		// second key's attempt, made knowing the day's tiles from the
+		// first (or made first to learn them), would then count for the
+		// account, a place gained by trying twice.
 		{"daily games", `UPDATE games SET contest = 'merged:' || contest, ended_at = COALESCE(ended_at, $1)
 			WHERE player_id IN ($2, $3) AND contest LIKE 'daily:%' AND EXISTS (
 				SELECT 1 FROM games o WHERE o.player_id IN ($2, $3) AND o.player_id <> games.player_id
 				AND o.size = games.size AND o.contest = games.contest
-				AND (o.score > games.score OR (o.score = games.score AND (o.reached_at < games.reached_at
-					OR (o.reached_at = games.reached_at AND o.id < games.id)))))`,
+				AND (o.started_at < games.started_at OR (o.started_at = games.started_at AND o.id < games.id)))`,
 			[]any{now, from, to}},
 		// One entry per race and account: where both raced, the better
 		// place stays.
