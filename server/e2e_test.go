@@ -1073,10 +1073,20 @@ func TestShutdownWithStuckClient(t *testing.T) {
 	if _, err := io.WriteString(b.in, lines); err != nil {
 		t.Fatal(err)
 	}
-	// Until the server is stuck: a write waiting for the window. A second's
-	// sleep was not always enough under -race on a busy machine, and then
-	// the session ended in time.
-	waitFor(t, "the server stuck writing to the bot", func() bool { return writersWaiting() > stuckBefore })
+	// Until the server is stuck: a write waiting for the window, and still
+	// waiting half a second later (a write may wait a moment while the
+	// window is not yet full). A second's sleep was not always enough under
+	// -race on a busy machine, and then the session ended in time.
+	var stuckSince time.Time
+	waitFor(t, "the server stuck writing to the bot", func() bool {
+		switch {
+		case writersWaiting() <= stuckBefore:
+			stuckSince = time.Time{}
+		case stuckSince.IsZero():
+			stuckSince = time.Now()
+		}
+		return !stuckSince.IsZero() && time.Since(stuckSince) > 500*time.Millisecond
+	})
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	start := time.Now()
