@@ -92,7 +92,7 @@ func TestOnWatchersTellsThePlayer(t *testing.T) {
 	ctx := context.Background()
 	gus := identify(t, svc, "gus")
 	var told atomic.Int32
-	seat := svc.Seat(gus, func() {})
+	seat := svc.Seat(gus, func(error) {})
 	seat.OnWatchers(func() { told.Add(1) })
 	p, err := seat.Open(ctx, 4, store.KindHuman, false)
 	if err != nil {

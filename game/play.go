@@ -62,7 +62,7 @@ func (p *Play) revoke(tell bool) {
 	p.revoked = true
 	p.mu.Unlock()
 	if tell && !already && p.seat.takenOver != nil {
-		p.seat.takenOver()
+		p.seat.takenOver(ErrTakenOver)
 	}
 }
 
@@ -223,12 +223,19 @@ func (p *Play) commit(ctx context.Context, d engine.Direction) error {
 	case errors.Is(err, store.ErrConflict) || errors.Is(err, store.ErrGameEnded) || errors.Is(err, store.ErrFenced):
 		// Another session moved or restarted this game after we loaded
 		// it: the one-writer rule should have prevented that, and the
-		// store refused the write, so nothing was applied twice.
+		// store refused the write, so nothing was applied twice. Or the
+		// session's key joined another account (link --merge), which
+		// ended this game for the account's own: the session is told so,
+		// not of a newer session that does not exist.
 		p.revoked = true
-		if p.seat.takenOver != nil {
-			p.seat.takenOver()
+		why := ErrTakenOver
+		if g, err := p.seat.svc.store.FullGame(ctx, p.id); err == nil && g.PlayerID != p.key.player {
+			why = ErrMovedAccount
 		}
-		return ErrTakenOver
+		if p.seat.takenOver != nil {
+			p.seat.takenOver(why)
+		}
+		return why
 	case err != nil:
 		return p.fail(fmt.Errorf("save move %d of game %d: %w", seq, p.id, err))
 	}
@@ -253,7 +260,7 @@ func (p *Play) end(ctx context.Context) error {
 	if err := p.seat.svc.store.EndGame(ctx, p.id, ms); errors.Is(err, store.ErrFenced) {
 		p.revoked = true
 		if p.seat.takenOver != nil {
-			p.seat.takenOver()
+			p.seat.takenOver(ErrTakenOver)
 		}
 		return ErrTakenOver
 	} else if err != nil {

@@ -18,8 +18,10 @@ type Seat struct {
 	svc    *Service
 	player Player
 	// takenOver is called, once per game, when a newer session takes over
-	// a game this seat holds; it tells the player and ends the session.
-	takenOver func()
+	// a game this seat holds (ErrTakenOver), or the game left the seat's
+	// account with its key (ErrMovedAccount); it tells the player and ends
+	// the session.
+	takenOver func(why error)
 	// onWatchers, if set, is called when a spectator starts or stops
 	// watching one of the seat's games (see OnWatchers).
 	onWatchers atomic.Pointer[func()]
@@ -81,9 +83,10 @@ func (st *Seat) Shown() {
 }
 
 // Seat returns a seat for a session of player p. onTakenOver, if not nil,
-// is called when another session takes over a game the seat holds (from
-// the other session's goroutine: it must not block).
-func (s *Service) Seat(p Player, onTakenOver func()) *Seat {
+// is called when another session takes over a game the seat holds, or a
+// merge moved it to another account (why: ErrTakenOver, ErrMovedAccount;
+// from the other session's goroutine: it must not block).
+func (s *Service) Seat(p Player, onTakenOver func(why error)) *Seat {
 	return &Seat{svc: s, player: p, takenOver: onTakenOver}
 }
 

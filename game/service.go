@@ -49,6 +49,11 @@ var (
 	// ErrTakenOver: a newer session of the same player opened this game;
 	// this session's moves are refused from now on.
 	ErrTakenOver = errors.New("game taken over by a newer session")
+	// ErrMovedAccount: the session's key joined another account (a merge)
+	// and the game, now that account's, was ended for the account's own
+	// game of its size; the session's moves fail from then on, as after
+	// ErrTakenOver.
+	ErrMovedAccount = errors.New("the game's key joined another account")
 	// ErrOver: the game is over; no move can be played.
 	ErrOver = errors.New("game is over")
 	// ErrShuttingDown: the service is closed to new games (the server is

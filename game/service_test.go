@@ -12,7 +12,7 @@ func TestOneWriter(t *testing.T) {
 	svc := New(nil, nil)
 	var told []string
 	session := func(name string) *Seat {
-		return svc.Seat(Player{ID: 1}, func() { told = append(told, name) })
+		return svc.Seat(Player{ID: 1}, func(error) { told = append(told, name) })
 	}
 	a, b := session("a"), session("b")
 	human := gameKey{player: 1, size: 4, kind: store.KindHuman}

@@ -133,7 +133,7 @@ func TestWatchFollowsTakeoverLeaveAndEnd(t *testing.T) {
 	svc := newTestService(t)
 	ctx := context.Background()
 	cy := identify(t, svc, "cy")
-	a := svc.Seat(cy, func() {})
+	a := svc.Seat(cy, func(error) {})
 	play, err := a.Open(ctx, 3, store.KindHuman, false)
 	if err != nil {
 		t.Fatal(err)

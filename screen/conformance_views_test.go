@@ -44,7 +44,7 @@ func seat(t *testing.T, svc *game.Service, name string) *game.Seat {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st := svc.Seat(p, func() {})
+	st := svc.Seat(p, func(error) {})
 	t.Cleanup(st.Close)
 	return st
 }
@@ -149,7 +149,7 @@ func races(t *testing.T, svc *game.Service, opts ...race.Option) *race.Hall {
 // racer joins room ("" the public lobby) of svc's races h on 4×4 as p.
 func racer(t *testing.T, svc *game.Service, h *race.Hall, p game.Player, room string) *race.Ticket {
 	t.Helper()
-	st := svc.Seat(p, func() {})
+	st := svc.Seat(p, func(error) {})
 	t.Cleanup(st.Close)
 	tk, err := h.Join(context.Background(), st, netip.Addr{}, room, 4, false)
 	if err != nil {

@@ -355,3 +355,31 @@ func grepLines(s, sub string) string {
 	}
 	return strings.Join(out, "\n")
 }
+
+// TestMergeEndsASessionsGame: a bot of the joining key plays a 4×4 game
+// while its key is merged into an account with a 4×4 game in progress,
+// which ends the bot's game (accounts.md). Its next move is refused, and
+// it is told why, status 3: it used to be told that a newer session had
+// taken over, which did not exist.
+func TestMergeEndsASessionsGame(t *testing.T) {
+	ts := startRaces(t)
+	as := accountServer{ts, ts.store}
+	home, alphaKey := newKey(t), newKey(t)
+	playBotMove(t, as, "home", home) // home has a 4×4 bot game in progress
+	a := startBot(t, ts.dial(t, "alpha", alphaKey), "--size 4")
+	a.mustRead()
+	for _, d := range []string{"left", "up", "right", "down"} {
+		a.send(d)
+		a.mustRead()
+	}
+	code := linkCodeOf(t, as, home)
+	if r := run(t, ts.dial(t, "alpha", alphaKey), "link "+code+" --merge", ""); r.code != 0 {
+		t.Fatalf("merge: %d %q", r.code, r.stderr)
+	}
+	a.send("left")
+	_, ok := a.read()
+	if exit := a.wait(); ok || exit != wire.ExitTakenOver || !strings.Contains(a.stderr.String(), "joined another account") {
+		t.Fatalf("the bot's move after the merge ended its game: line %v, exit %d, stderr %q; want no line, status %d and why",
+			ok, exit, a.stderr.String(), wire.ExitTakenOver)
+	}
+}

@@ -19,7 +19,7 @@ func dailyHarness(t *testing.T, svc *game.Service, name string, n int, opts Opti
 	if name != "" {
 		p = tuitest.Identify(t, svc, name)
 	}
-	seat := svc.Seat(p, func() {})
+	seat := svc.Seat(p, func(error) {})
 	t.Cleanup(seat.Close)
 	opts.Store, opts.Guest, opts.Self = DailyStore(svc, seat, svc.Today()), p.Guest, p
 	opts.Player, opts.Size, opts.Context = p.Name, n, t.Context()

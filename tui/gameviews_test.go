@@ -14,7 +14,7 @@ import (
 func gameScreen(t *testing.T, svc *game.Service, name string) (*tuitest.Live, *game.Seat) {
 	t.Helper()
 	p := tuitest.Identify(t, svc, name)
-	seat := svc.Seat(p, func() {})
+	seat := svc.Seat(p, func(error) {})
 	t.Cleanup(seat.Close)
 	m := New(Options{Store: SeatStore(svc, seat), Player: name, Size: 4, Context: t.Context(), Games: svc, Self: p})
 	return tuitest.NewLive(t, m, 80, 24), seat

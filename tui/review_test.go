@@ -17,7 +17,7 @@ func TestGameOverOffersReview(t *testing.T) {
 	t.Cleanup(pool.Close)
 	svc := tuitest.NewService(t, game.WithReviews(pool))
 	p := tuitest.Identify(t, svc, "ann")
-	seat := svc.Seat(p, func() {})
+	seat := svc.Seat(p, func(error) {})
 	t.Cleanup(seat.Close)
 	m := New(Options{Store: SeatStore(svc, seat), Player: "ann", Size: 3, Context: t.Context(), Games: svc, Self: p, Hinter: pool})
 	l := tuitest.NewLive(t, m, 80, 30)

@@ -154,10 +154,14 @@ func play(data, database string, size int, theme string, lp localKey, log *slog.
 	// once, as it does an SSH session, not at the player's next key.
 	var prog atomic.Pointer[tea.Program]
 	var taken atomic.Bool
-	seat := games.Seat(player, func() {
+	seat := games.Seat(player, func(why error) {
 		taken.Store(true)
 		if p := prog.Load(); p != nil {
-			go p.Send(event.TakenOverMsg{})
+			var msg tea.Msg = event.TakenOverMsg{}
+			if errors.Is(why, game.ErrMovedAccount) {
+				msg = event.EndMsg{Text: session.MovedText}
+			}
+			go p.Send(msg)
 		}
 	})
 	defer seat.Close()

@@ -111,6 +111,8 @@ func (t *Table) runBot(sess *session.Session, fs *commandFlags, args []string) i
 			switch {
 			case errors.Is(err, game.ErrTakenOver):
 				return t.sayGoodbye(sess, session.TakenOver)
+			case errors.Is(err, game.ErrMovedAccount):
+				return t.sayGoodbye(sess, session.Moved)
 			case err != nil:
 				wish.Errorln(sess, "ssh2048: could not save your move; the game is kept as it was before it.")
 				return wire.ExitError

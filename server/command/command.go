@@ -13,6 +13,7 @@
 package command
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
 	"time"
@@ -217,7 +218,13 @@ func (t *Table) runOpened(sess *session.Session, open func() Screen) int {
 // seat is the session's seat at the game service: a game it holds that a
 // newer session takes over ends this one with session.TakenOver.
 func (t *Table) seat(sess *session.Session) *game.Seat {
-	return t.games.Seat(sess.Player, func() { sess.Notify(session.TakenOver) })
+	return t.games.Seat(sess.Player, func(why error) {
+		if errors.Is(why, game.ErrMovedAccount) {
+			sess.Notify(session.Moved)
+			return
+		}
+		sess.Notify(session.TakenOver)
+	})
 }
 
 // noticeText is what the player of a game is told of n.

@@ -116,6 +116,8 @@ func (t *Table) runRaceBot(sess *session.Session, size int, room string) int {
 		switch {
 		case errors.Is(err, game.ErrTakenOver):
 			return t.sayGoodbye(sess, session.TakenOver), true
+		case errors.Is(err, game.ErrMovedAccount):
+			return t.sayGoodbye(sess, session.Moved), true
 		case errors.Is(err, game.ErrTimeUp), errors.Is(err, game.ErrOver):
 			res = engine.Result{} // nothing moved; the last line is on its way
 		case err != nil:

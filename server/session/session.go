@@ -33,6 +33,7 @@ const (
 	Keepalive                   // the client stopped answering keepalives
 	Banned                      // an admin banned the session's key or player (Session.Ban)
 	Flooded                     // the client got more than MaxUnreadInput ahead of what the session read
+	Moved                       // the session's key joined another account, which ended the session's game
 )
 
 // MaxUnreadInput bounds the input a session holds that its handler has
@@ -61,6 +62,8 @@ func (n Notice) Text(idle time.Duration) string {
 		return "Your connection stopped answering, so the server closed this session. Your game is saved; reconnect to carry on."
 	case Flooded:
 		return FloodedText + " Your game is saved; reconnect to carry on."
+	case Moved:
+		return MovedText
 	}
 	return ""
 }
@@ -68,10 +71,15 @@ func (n Notice) Text(idle time.Duration) string {
 // FloodedText is what every session that ends Flooded is told first.
 const FloodedText = "You sent more than " + maxUnreadText + " of input ahead of what this session read, so the server closed it."
 
+// MovedText is what a session is told whose game a merge ended: its key
+// joined another account (link --merge) with a game of the same kind in
+// progress, which is the one a session resumes.
+const MovedText = "This key joined another account, whose game of this kind goes on; this one is kept, ended. Reconnect to play as that account; nothing was lost."
+
 // ExitStatus is the exit status of a session that ends because of n.
 func (n Notice) ExitStatus() int {
 	switch n {
-	case TakenOver:
+	case TakenOver, Moved: // the game is no longer this session's
 		return wire.ExitTakenOver
 	case Shutdown:
 		return wire.ExitRestart

@@ -174,7 +174,7 @@ func TestTakeoverAcrossNodes(t *testing.T) {
 		t.Fatal(err)
 	}
 	told := make(chan struct{}, 1)
-	seatA := a.games.Seat(who, func() { told <- struct{}{} })
+	seatA := a.games.Seat(who, func(error) { told <- struct{}{} })
 	defer seatA.Close()
 	playA, err := seatA.Resume(ctx, 8, false)
 	if err != nil {
@@ -299,7 +299,7 @@ func TestIdleSessionIsToldAtOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	told := make(chan struct{}, 1)
-	seatA := a.games.Seat(who, func() { told <- struct{}{} })
+	seatA := a.games.Seat(who, func(error) { told <- struct{}{} })
 	defer seatA.Close()
 	if _, err := seatA.Resume(ctx, 4, false); err != nil {
 		t.Fatal(err)

@@ -106,7 +106,7 @@ func TestHistoryFitsNarrowWindows(t *testing.T) {
 func TestHistoryDailyHidden(t *testing.T) {
 	svc := tuitest.NewService(t)
 	ann := tuitest.Identify(t, svc, "ann")
-	seat := svc.Seat(ann, func() {})
+	seat := svc.Seat(ann, func(error) {})
 	t.Cleanup(seat.Close)
 	p, err := seat.OpenDaily(t.Context(), 3)
 	if err != nil {

@@ -153,7 +153,7 @@ func Identify(t *testing.T, svc *game.Service, name string) game.Player {
 // the test ends.
 func OpenGame(t *testing.T, svc *game.Service, name string, n int) (*game.Seat, *game.Play) {
 	t.Helper()
-	seat := svc.Seat(Identify(t, svc, name), func() {})
+	seat := svc.Seat(Identify(t, svc, name), func(error) {})
 	t.Cleanup(seat.Close)
 	p, err := seat.Open(context.Background(), n, store.KindHuman, false)
 	if err != nil {
