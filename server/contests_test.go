@@ -280,12 +280,7 @@ func TestMergeKeepsTheFirstDailyAttempt(t *testing.T) {
 	scr.waitText("ann's first move", "Streak 1")
 	scr.send("q")
 	scr.wait()
-	var annScore int
-	for _, e := range scoresJSON[wire.ScoreEntry](t, ann, "scores --daily --size 3 --json") {
-		if e.Name == "ann" {
-			annScore = e.Score
-		}
-	}
+	annScore := dailyScore(t, ann, "ann")
 
 	alt := ts.dial(t, "alt", altKey)
 	as := openScreen(t, alt, "daily --size 3", 80, 24)
@@ -293,12 +288,7 @@ func TestMergeKeepsTheFirstDailyAttempt(t *testing.T) {
 	as.playToTheEnd("Game over")
 	as.send("q")
 	as.wait()
-	var altScore int
-	for _, e := range scoresJSON[wire.ScoreEntry](t, ann, "scores --daily --size 3 --json") {
-		if e.Name == "alt" {
-			altScore = e.Score
-		}
-	}
+	altScore := dailyScore(t, ann, "alt")
 	if altScore <= annScore {
 		t.Skipf("the second attempt scored %d, ann %d: the test needs it ahead", altScore, annScore)
 	}
@@ -316,4 +306,15 @@ func TestMergeKeepsTheFirstDailyAttempt(t *testing.T) {
 	if rows[0].Score != annScore {
 		t.Fatalf("after merging a second key's attempt, ann's row on today's board scores %d (the second attempt's), not %d (her own one attempt): a second try counted", rows[0].Score, annScore)
 	}
+}
+
+// dailyScore is name's score on today's 3×3 daily board, 0 if none.
+func dailyScore(t *testing.T, c *gossh.Client, name string) int {
+	t.Helper()
+	for _, e := range scoresJSON[wire.ScoreEntry](t, c, "scores --daily --size 3 --json") {
+		if e.Name == name {
+			return e.Score
+		}
+	}
+	return 0
 }
