@@ -194,54 +194,49 @@ func testRaceAfterAMerge(t *testing.T, b Backend) {
 	ctx := context.Background()
 	s := b.open(t)
 	home, alpha, beta := addPlayer(t, s, "home"), addPlayer(t, s, "alpha"), addPlayer(t, s, "beta")
-	ga, err := s.OpenContestGame(ctx, alpha.ID, 3, store.KindHuman, "race:merged", 5)
+	games, err := raceMergedMidway(t, s, "race:merged", alpha, beta, home.ID)
 	if err != nil {
-		t.Fatal(err)
-	}
-	gb, err := s.OpenContestGame(ctx, beta.ID, 3, store.KindHuman, "race:merged", 5)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.Link(ctx, linkCode(t, s, home.ID), alpha.Fingerprint, true); err != nil {
-		t.Fatalf("merging alpha's key into home's account mid-race: %v", err)
-	}
-	start := time.UnixMicro(1_700_000_000_000_000)
-	if err := s.RecordRace(ctx, store.RaceResult{Contest: "race:merged", Size: 3, Started: start, Ended: start.Add(time.Minute), Entries: []store.RaceEntry{
-		{PlayerID: alpha.ID, GameID: ga.ID, Place: 1, After: &store.Rating{Rating: 1600, Deviation: 300, Volatility: 0.06, Races: 1}},
-		{PlayerID: beta.ID, GameID: gb.ID, Place: 2, After: &store.Rating{Rating: 1400, Deviation: 290, Volatility: 0.06, Races: 1}},
-	}}); err != nil {
 		t.Fatalf("recording a race one of whose racers merged away: %v", err)
 	}
 	ratings, err := s.Ratings(ctx, []int64{home.ID, alpha.ID, beta.ID})
 	if err != nil || len(ratings) != 1 || ratings[beta.ID].Rating != 1400 {
 		t.Fatalf("ratings: %+v, %v; want beta's alone", ratings, err)
 	}
-	for _, g := range []*store.SavedGame{ga, gb} {
+	for _, g := range games {
 		if full, err := s.FullGame(ctx, g.ID); err != nil || full.EndedAt == nil {
 			t.Fatalf("game %d after the race: %+v, %v; want it ended", g.ID, full.GameSummary, err)
 		}
 	}
-
 	// Two racers of one race on one account by the end: it keeps the
 	// better place once.
 	gamma, delta := addPlayer(t, s, "gamma"), addPlayer(t, s, "delta")
-	gg, err := s.OpenContestGame(ctx, gamma.ID, 3, store.KindHuman, "race:joined", 6)
-	if err != nil {
-		t.Fatal(err)
-	}
-	gd, err := s.OpenContestGame(ctx, delta.ID, 3, store.KindHuman, "race:joined", 6)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.Link(ctx, linkCode(t, s, delta.ID), gamma.Fingerprint, true); err != nil {
-		t.Fatalf("merging gamma's key into delta's account mid-race: %v", err)
-	}
-	if err := s.RecordRace(ctx, store.RaceResult{Contest: "race:joined", Size: 3, Started: start, Ended: start.Add(time.Minute), Entries: []store.RaceEntry{
-		{PlayerID: gamma.ID, GameID: gg.ID, Place: 1, After: &store.Rating{Rating: 1600, Deviation: 300, Volatility: 0.06, Races: 1}},
-		{PlayerID: delta.ID, GameID: gd.ID, Place: 2, After: &store.Rating{Rating: 1400, Deviation: 290, Volatility: 0.06, Races: 1}},
-	}}); err != nil {
+	if _, err := raceMergedMidway(t, s, "race:joined", gamma, delta, delta.ID); err != nil {
 		t.Fatalf("recording a race two of whose racers are one account by its end: %v", err)
 	}
+}
+
+// raceMergedMidway races first (placed first) and second in contest,
+// merges first's key into the account into while the race runs, and
+// returns the racers' games and what recording the race gave.
+func raceMergedMidway(t *testing.T, s Store, contest string, first, second store.Player, into int64) ([]*store.SavedGame, error) {
+	t.Helper()
+	ctx := context.Background()
+	var games []*store.SavedGame
+	for _, p := range []store.Player{first, second} {
+		g, err := s.OpenContestGame(ctx, p.ID, 3, store.KindHuman, contest, 5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		games = append(games, g)
+	}
+	if _, err := s.Link(ctx, linkCode(t, s, into), first.Fingerprint, true); err != nil {
+		t.Fatalf("merging %s's key mid-race: %v", first.Name, err)
+	}
+	start := time.UnixMicro(1_700_000_000_000_000)
+	return games, s.RecordRace(ctx, store.RaceResult{Contest: contest, Size: 3, Started: start, Ended: start.Add(time.Minute), Entries: []store.RaceEntry{
+		{PlayerID: first.ID, GameID: games[0].ID, Place: 1, After: &store.Rating{Rating: 1600, Deviation: 300, Volatility: 0.06, Races: 1}},
+		{PlayerID: second.ID, GameID: games[1].ID, Place: 2, After: &store.Rating{Rating: 1400, Deviation: 290, Volatility: 0.06, Races: 1}},
+	}})
 }
 
 // testRemoveKey: a key goes, but never the last, nor another account's.
