@@ -178,16 +178,40 @@ type RaceEntry struct {
 	After    *Rating // the new rating; nil: not rated
 }
 
-// HeldBy is e as a store records it, given owner, the account that holds
-// e's game as the race is recorded: a racer whose account was merged into
-// another while the race ran (link --merge) is recorded under the account
-// that holds its game now, unrated, since its rating was reckoned from an
-// account that is gone.
-func (e RaceEntry) HeldBy(owner int64) RaceEntry {
-	if owner != e.PlayerID {
-		e.PlayerID, e.After = owner, nil
+// Recorded is r's entries as a store records them, given owners, the
+// account that holds each entry's game (by game ID) as the race is
+// recorded, in r's order:
+//   - A racer whose key was merged into another account while the race
+//     ran (link --merge) is recorded under the account that holds its
+//     game now, unrated: its rating was reckoned from an account that is
+//     gone.
+//   - Two seats on one account by then keep one entry, the seat taken
+//     first (the lower game ID), unrated. Not the better place: that was
+//     the best of two attempts, chosen once both were known; nor the kept
+//     account's seat, which the player chooses too, by which key runs
+//     link. Their ratings were reckoned apart, so neither counts.
+func (r RaceResult) Recorded(owners map[int64]int64) []RaceEntry {
+	first := map[int64]int64{} // account → the lowest game ID of its seats
+	seats := map[int64]int{}
+	for _, e := range r.Entries {
+		owner := owners[e.GameID]
+		if g, ok := first[owner]; !ok || e.GameID < g {
+			first[owner] = e.GameID
+		}
+		seats[owner]++
 	}
-	return e
+	out := make([]RaceEntry, 0, len(first))
+	for _, e := range r.Entries {
+		owner := owners[e.GameID]
+		if first[owner] != e.GameID {
+			continue
+		}
+		if owner != e.PlayerID || seats[owner] > 1 {
+			e.PlayerID, e.After = owner, nil
+		}
+		out = append(out, e)
+	}
+	return out
 }
 
 // RatingEntry is one row of the race ratings board.

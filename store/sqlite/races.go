@@ -40,19 +40,15 @@ func (s *Store) RecordRace(ctx context.Context, r store.RaceResult) error {
 			RETURNING id`, r.Contest, r.Size, r.Room, r.Bots, micros(r.Started), micros(r.Ended)).Scan(&id); err != nil {
 			return err
 		}
-		recorded := map[int64]bool{}
+		owners := make(map[int64]int64, len(r.Entries))
 		for _, e := range r.Entries {
 			var owner int64
 			if err := tx.QueryRowContext(ctx, `SELECT player_id FROM games WHERE id = ?`, e.GameID).Scan(&owner); err != nil {
 				return fmt.Errorf("the racer of game %d: %w", e.GameID, err)
 			}
-			// Two racers merged into one account mid-race: it keeps the
-			// better place (entries come in place order), as a merge keeps
-			// the better of two.
-			if e = e.HeldBy(owner); recorded[e.PlayerID] {
-				continue
-			}
-			recorded[e.PlayerID] = true
+			owners[e.GameID] = owner
+		}
+		for _, e := range r.Recorded(owners) {
 			var after any
 			if e.After != nil {
 				after = e.After.Rating

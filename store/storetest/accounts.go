@@ -207,11 +207,103 @@ func testRaceAfterAMerge(t *testing.T, b Backend) {
 			t.Fatalf("game %d after the race: %+v, %v; want it ended", g.ID, full.GameSummary, err)
 		}
 	}
-	// Two racers of one race on one account by the end: it keeps the
-	// better place once.
-	gamma, delta := addPlayer(t, s, "gamma"), addPlayer(t, s, "delta")
-	if _, err := raceMergedMidway(t, s, "race:joined", gamma, delta, delta.ID); err != nil {
-		t.Fatalf("recording a race two of whose racers are one account by its end: %v", err)
+	// Two seats of one race on one account: testTwoSeatsOfOneRace.
+}
+
+// testTwoSeatsOfOneRace: a player who raced one race from two accounts
+// and made them one (link --merge, during the race or after it) keeps one
+// entry in it: the seat taken first, whichever placed better and
+// whichever account was kept. Keeping the better place was the best of
+// two attempts, chosen once both were known; keeping the kept account's
+// was the same choice, made by which key ran link. A race with two seats
+// on one account by its end rates neither: their ratings were reckoned
+// apart, and which one counted would again be the player's choice.
+func testTwoSeatsOfOneRace(t *testing.T, b Backend) {
+	ctx := context.Background()
+	s := b.open(t)
+	start := time.UnixMicro(1_700_000_000_000_000)
+	rating := func(r float64) *store.Rating {
+		return &store.Rating{Rating: r, Deviation: 300, Volatility: 0.06, Races: 1}
+	}
+	// seats opens first's game, then second's, in contest.
+	seats := func(contest string, first, second store.Player) (earlier, later *store.SavedGame) {
+		t.Helper()
+		var g [2]*store.SavedGame
+		for i, p := range []store.Player{first, second} {
+			var err error
+			if g[i], err = s.OpenContestGame(ctx, p.ID, 3, store.KindHuman, contest, 5); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return g[0], g[1]
+	}
+	wins := func(id int64) (races, won int) {
+		t.Helper()
+		board, err := s.BotRaceBoard(ctx, 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range board {
+			if e.PlayerID == id {
+				races, won = races+e.Races, won+e.Wins
+			}
+		}
+		return races, won
+	}
+
+	// During the race: early's key joins late's account; late placed first.
+	early, late := addPlayer(t, s, "early"), addPlayer(t, s, "late")
+	ge, gl := seats("race:during", early, late)
+	if _, err := s.Link(ctx, linkCode(t, s, late.ID), early.Fingerprint, true); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.RecordRace(ctx, store.RaceResult{Contest: "race:during", Size: 3, Bots: true, Started: start, Ended: start.Add(time.Minute), Entries: []store.RaceEntry{
+		{PlayerID: late.ID, GameID: gl.ID, Place: 1},
+		{PlayerID: early.ID, GameID: ge.ID, Place: 2},
+	}}); err != nil {
+		t.Fatalf("recording a race two of whose seats are one account by its end: %v", err)
+	}
+	if races, won := wins(late.ID); races != 1 || won != 0 {
+		t.Errorf("merged during the race: %d races, %d won; want 1 race, not won (the seat taken first placed second)", races, won)
+	}
+
+	// The same, rated: neither seat's rating counts.
+	early, late = addPlayer(t, s, "early2"), addPlayer(t, s, "late2")
+	ge, gl = seats("race:rated", early, late)
+	if _, err := s.Link(ctx, linkCode(t, s, late.ID), early.Fingerprint, true); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.RecordRace(ctx, store.RaceResult{Contest: "race:rated", Size: 3, Started: start, Ended: start.Add(time.Minute), Entries: []store.RaceEntry{
+		{PlayerID: late.ID, GameID: gl.ID, Place: 1, After: rating(1600)},
+		{PlayerID: early.ID, GameID: ge.ID, Place: 2, After: rating(1400)},
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	if r, err := s.Ratings(ctx, []int64{late.ID, early.ID}); err != nil || len(r) != 0 {
+		t.Errorf("ratings after a race with two seats on one account: %+v, %v; want none", r, err)
+	}
+
+	// After the race, either way round: the seat taken first stays.
+	for _, keep := range []string{"the later seat's account", "the earlier seat's account"} {
+		early, late := addPlayer(t, s, "e-"+keep), addPlayer(t, s, "l-"+keep)
+		contest := "race:after " + keep
+		ge, gl := seats(contest, early, late)
+		if err := s.RecordRace(ctx, store.RaceResult{Contest: contest, Size: 3, Bots: true, Started: start, Ended: start.Add(time.Minute), Entries: []store.RaceEntry{
+			{PlayerID: late.ID, GameID: gl.ID, Place: 1},
+			{PlayerID: early.ID, GameID: ge.ID, Place: 2},
+		}}); err != nil {
+			t.Fatal(err)
+		}
+		to, from := late, early
+		if keep == "the earlier seat's account" {
+			to, from = early, late
+		}
+		if _, err := s.Link(ctx, linkCode(t, s, to.ID), from.Fingerprint, true); err != nil {
+			t.Fatal(err)
+		}
+		if races, won := wins(to.ID); races != 1 || won != 0 {
+			t.Errorf("merged after the race into %s: %d races, %d won; want 1 race, not won (the seat taken first placed second)", keep, races, won)
+		}
 	}
 }
 

@@ -93,6 +93,7 @@ func Run(t *testing.T, b Backend) {
 		{"LinkKeyWithoutGames", testLinkKeyWithoutGames},
 		{"MergeKeepsEveryGame", testMergeKeepsEveryGame},
 		{"RaceAfterAMerge", testRaceAfterAMerge},
+		{"TwoSeatsOfOneRace", testTwoSeatsOfOneRace},
 		{"RemoveKey", testRemoveKey},
 		{"Names", testNames},
 		{"ConcurrentNameClaims", testConcurrentNameClaims},

@@ -434,13 +434,16 @@ func mergeAccounts(ctx context.Context, tx Querier, now, to, from int64) error {
 				AND o.size = games.size AND o.contest = games.contest
 				AND (o.started_at < games.started_at OR (o.started_at = games.started_at AND o.id < games.id)))`,
 			[]any{now, from, to}},
-		// One entry per race and account: where both raced, the better
-		// place stays.
+		// One entry per race and account: where both raced, the seat
+		// taken first (the lower game ID) stays, as store.RaceResult's
+		// Recorded keeps it. Not the better place, the best of two
+		// attempts; nor to's, which the player chooses by the key that
+		// runs link.
 		{"race entries", `DELETE FROM race_entries
 			WHERE player_id IN ($1, $2) AND EXISTS (
 				SELECT 1 FROM race_entries o WHERE o.race_id = race_entries.race_id
 				AND o.player_id IN ($1, $2) AND o.player_id <> race_entries.player_id
-				AND (o.place < race_entries.place OR (o.place = race_entries.place AND o.player_id = $2)))`,
+				AND o.game_id < race_entries.game_id)`,
 			[]any{from, to}},
 		{"move race entries", `UPDATE race_entries SET player_id = $1 WHERE player_id = $2`, []any{to, from}},
 		{"move games", `UPDATE games SET player_id = $1 WHERE player_id = $2`, []any{to, from}},
