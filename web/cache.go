@@ -15,14 +15,18 @@ import (
 // the players' moves and frames.
 const pageTTL = time.Second
 
-// maxCachedPages bounds the cache: the key includes the query string,
-// which a client may vary at will; past the bound the cache starts
-// afresh.
+// maxCachedPages and maxCachedBytes bound the cache: the key includes
+// the query string, which a client may vary at will (a board's longest
+// pages are far larger than its first); past either bound the cache
+// starts afresh.
 //
 // The key includes the host the footer names (sshHost of the request's
 // Host), so that a page asked for by one name is not served to those who
 // came by another.
-const maxCachedPages = 256
+const (
+	maxCachedPages = 256
+	maxCachedBytes = 8 << 20
+)
 
 type cachedPage struct {
 	at          time.Time
@@ -33,6 +37,7 @@ type cachedPage struct {
 type pageCache struct {
 	mu    sync.Mutex
 	pages map[string]cachedPage
+	bytes int // of the pages' bodies
 }
 
 func newPageCache() *pageCache { return &pageCache{pages: make(map[string]cachedPage)} }
@@ -56,12 +61,22 @@ func (c *pageCache) cached(h http.HandlerFunc) http.HandlerFunc {
 		if rec.code != http.StatusOK {
 			return
 		}
-		c.mu.Lock()
-		if len(c.pages) >= maxCachedPages {
-			clear(c.pages)
+		body := rec.body.Bytes()
+		if len(body) > maxCachedBytes {
+			return
 		}
-		c.pages[key] = cachedPage{at: now, contentType: w.Header().Get("Content-Type"), body: rec.body.Bytes()}
-		c.mu.Unlock()
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if old, ok := c.pages[key]; ok {
+			c.bytes -= len(old.body)
+			delete(c.pages, key)
+		}
+		if len(c.pages) >= maxCachedPages || c.bytes+len(body) > maxCachedBytes {
+			clear(c.pages)
+			c.bytes = 0
+		}
+		c.pages[key] = cachedPage{at: now, contentType: w.Header().Get("Content-Type"), body: body}
+		c.bytes += len(body)
 	}
 }
 

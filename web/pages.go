@@ -627,29 +627,53 @@ func (s *Site) replayFor(r *http.Request) (*replayData, int, error) {
 	if d := s.replays.get(id); d != nil {
 		return d, http.StatusOK, nil
 	}
-	ctx, cancel := readCtx(r)
-	defer cancel()
+	// The requests for one replay not cached share one build: a long
+	// game's costs a replay of every move and its boards' bytes, once
+	// however many ask at once (a link to a game that just ended, shared
+	// widely). The build is not the first asker's to cancel.
+	v, err, _ := s.replays.builds.Do(strconv.FormatInt(id, 10), func() (any, error) {
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), requestTimeout)
+		defer cancel()
+		return s.buildReplay(ctx, id)
+	})
+	var missing replayMissing
+	switch {
+	case errors.As(err, &missing):
+		return nil, http.StatusNotFound, err
+	case err != nil:
+		return nil, http.StatusInternalServerError, err
+	}
+	return v.(*replayData), http.StatusOK, nil
+}
+
+// replayMissing is why a game has no replay to show: the visitor's
+// doing, a 404.
+type replayMissing struct{ error }
+
+// buildReplay reads game id's replay, builds its pages' data and caches
+// it.
+func (s *Site) buildReplay(ctx context.Context, id int64) (*replayData, error) {
 	rp, err := s.cfg.Games.Replay(ctx, id)
 	switch {
 	case errors.Is(err, game.ErrNoGame):
-		return nil, http.StatusNotFound, errors.New("there is no such game")
+		return nil, replayMissing{errors.New("there is no such game")}
 	case errors.Is(err, game.ErrDailyOn):
-		return nil, http.StatusNotFound, errors.New("this game is of today's daily challenge: everyone plays the day on the same tiles, " +
-			"so its replay opens once the day is over (at midnight UTC)")
+		return nil, replayMissing{errors.New("this game is of today's daily challenge: everyone plays the day on the same tiles, " +
+			"so its replay opens once the day is over (at midnight UTC)")}
 	case errors.Is(err, game.ErrRaceOn):
-		return nil, http.StatusNotFound, errors.New("this game is of a race that may still be running: its racers share its tiles, " +
-			"so its replay opens once the race is over")
+		return nil, replayMissing{errors.New("this game is of a race that may still be running: its racers share its tiles, " +
+			"so its replay opens once the race is over")}
 	case err != nil:
-		return nil, http.StatusInternalServerError, err
+		return nil, err
 	case !rp.Ended:
-		return nil, http.StatusNotFound, errors.New("this game is still in play; its replay opens when it ends")
+		return nil, replayMissing{errors.New("this game is still in play; its replay opens when it ends")}
 	}
 	d, err := newReplayData(rp)
 	if err != nil {
-		return nil, http.StatusInternalServerError, err
+		return nil, err
 	}
 	s.replays.put(id, d)
-	return d, http.StatusOK, nil
+	return d, nil
 }
 
 func (s *Site) game(w http.ResponseWriter, r *http.Request) {

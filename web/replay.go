@@ -7,6 +7,8 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"golang.org/x/sync/singleflight"
+
 	"github.com/ssh2048/ssh2048/engine"
 	"github.com/ssh2048/ssh2048/game"
 )
@@ -81,13 +83,16 @@ func newReplayData(rp *game.Replay) (*replayData, error) {
 
 // The replay cache keeps the newest replays served: an ended game never
 // changes, and rebuilding a long game's boards costs a replay of every
-// move. Bounded in entries and bytes.
+// move. Bounded in entries and bytes; a replay too large to keep is built
+// for each request, once for those that come together (builds).
 const (
 	replayCacheEntries = 64
 	replayCacheBytes   = 64 << 20
 )
 
 type replayCache struct {
+	builds singleflight.Group // by game ID
+
 	mu    sync.Mutex
 	byID  map[int64]*replayData
 	order []int64 // oldest first
