@@ -95,6 +95,7 @@ type Game struct {
 	board Board
 	gen   Generator
 	seed  uint64
+	src   rand.Source // *rand.PCG or *rand.ChaCha8: what Clone copies
 	rng   *rand.Rand
 	score int
 	moves int
@@ -111,7 +112,7 @@ func (gen Generator) NewGame(size int, seed uint64) (*Game, error) {
 	if err != nil {
 		return nil, err
 	}
-	g := &Game{board: b, gen: gen, seed: seed, rng: rand.New(src)}
+	g := &Game{board: b, gen: gen, seed: seed, src: src, rng: rand.New(src)}
 	g.spawn()
 	g.spawn()
 	return g, nil
@@ -131,6 +132,25 @@ func (gen Generator) Replay(size int, seed uint64, dirs []Direction) (*Game, err
 		g.Move(d)
 	}
 	return g, nil
+}
+
+// Clone returns a copy of g that plays on apart from it: the same moves
+// give both the same tiles. It is what a caller keeps to go back to when
+// a move it played cannot be kept (a store refused it).
+func (g *Game) Clone() *Game {
+	c := *g
+	switch src := g.src.(type) {
+	case *rand.PCG:
+		s := *src
+		c.src = &s
+	case *rand.ChaCha8:
+		s := *src
+		c.src = &s
+	default:
+		panic(fmt.Sprintf("engine: clone of a game with a %T source", g.src))
+	}
+	c.rng = rand.New(c.src)
+	return &c
 }
 
 // spawn puts a 2 (probability 0.9) or a 4 (0.1) in a uniformly random empty

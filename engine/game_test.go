@@ -428,3 +428,35 @@ func BenchmarkGameMove(b *testing.B) {
 		i++
 	}
 }
+
+// TestClone: a clone plays on apart from its original, and the same moves
+// give both the same tiles, for each generator.
+func TestClone(t *testing.T) {
+	dirs := []Direction{Left, Up, Right, Down}
+	for _, gen := range []Generator{PCG, ChaCha8} {
+		t.Run(gen.String(), func(t *testing.T) {
+			g, err := gen.NewGame(4, 42)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range 10 {
+				g.Move(dirs[i%4])
+			}
+			c := g.Clone()
+			before := g.Board()
+			for i := range 20 { // the clone moves on; the original stays
+				c.Move(dirs[(i*3)%4])
+			}
+			if g.Board() != before || g.Moves() != 10 {
+				t.Fatalf("moving the clone changed the original: moves %d", g.Moves())
+			}
+			c = g.Clone()
+			for i := range 200 {
+				d := dirs[(i*7)%4]
+				if a, b := g.Move(d), c.Move(d); a != b || g.Board() != c.Board() || g.Score() != c.Score() {
+					t.Fatalf("move %d: the original gave %+v, the clone %+v", i, a, b)
+				}
+			}
+		})
+	}
+}

@@ -174,15 +174,21 @@ func (p *Play) move(ctx context.Context, d engine.Direction) (engine.Result, err
 	case !p.deadline.IsZero() && !p.seat.svc.now().Before(p.deadline):
 		return engine.Result{}, ErrTimeUp
 	}
+	if p.guest {
+		res := p.game.Move(d)
+		p.ended = p.game.Over()
+		return res, nil
+	}
+	// A move the store refuses is not the game's: everything that reads
+	// the Play (a race's standings and result, spectators) goes on
+	// seeing the game as it was before it.
+	before := p.game.Clone()
 	res := p.game.Move(d)
 	if !res.Moved {
 		return res, nil
 	}
-	if p.guest {
-		p.ended = p.game.Over()
-		return res, nil
-	}
 	if err := p.commit(ctx, d); err != nil {
+		p.game = before
 		return engine.Result{}, err
 	}
 	if p.game.Over() {
