@@ -344,13 +344,15 @@ func (p *Play) MarkAssisted(ctx context.Context) error {
 	case p.key.kind != store.KindHuman || p.key.contest != "":
 		return nil // contests are played without the AI: the screen hides it
 	}
-	p.seat.svc.rekey(p, store.KindAssisted)
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), writeTimeout)
 	defer cancel()
 	if err := p.seat.svc.store.MarkAssisted(ctx, p.id); err != nil {
 		p.failed = fmt.Errorf("mark game %d assisted: %w", p.id, err)
 		return p.failed
 	}
+	// Assisted once the store has it so: a game whose mark failed is
+	// still the human game the store holds.
+	p.seat.svc.rekey(p, store.KindAssisted)
 	return nil
 }
 

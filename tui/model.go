@@ -147,7 +147,7 @@ type Model struct {
 	loadErr  error        // it failed; the screen says so
 	screen   screen
 	lastGain int
-	assisted map[Play]bool // games MarkAssisted was called for
+	assisted map[Play]bool // games the store has marked assisted
 
 	notice    string // status line under the board
 	noticeErr bool
@@ -465,8 +465,8 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 			m.screen = screenGame
 			ask := m.pendingAI
 			m.pendingAI = nil
-			cmd := m.markAssisted()
-			if m.final != "" || ask == nil {
+			cmd, marked := m.markAssisted()
+			if !marked || m.final != "" || ask == nil {
 				return cmd
 			}
 			return tea.Batch(cmd, ask())
@@ -1032,22 +1032,25 @@ func (m *Model) isAssisted() bool {
 
 // markAssisted tells the store, once per game, that the AI touched it,
 // and reads the standings again: the game no longer counts for them.
-func (m *Model) markAssisted() tea.Cmd {
+func (m *Model) markAssisted() (tea.Cmd, bool) {
 	if m.isAssisted() {
-		return nil
+		return nil, true
 	}
-	m.assisted[m.game] = true
+	// Noted as assisted once the store has it so, not before: the AI's
+	// answer is shown or played only on a game marked, never on one
+	// that still ranks among human games.
 	if err := m.game.MarkAssisted(m.ctx); err != nil {
 		if errors.Is(err, game.ErrTakenOver) {
-			return m.takenOver()
+			return m.takenOver(), false
 		}
 		m.setError(fmt.Sprintf("Could not mark the game as AI-assisted: %v", err))
-		return nil
+		return nil, false
 	}
+	m.assisted[m.game] = true
 	if m.opts.Guest {
-		return nil
+		return nil, true
 	}
-	return m.refreshStandings()
+	return m.refreshStandings(), true
 }
 
 // hintMsg carries a Hinter's suggestion for a board.
@@ -1076,8 +1079,8 @@ func (m *Model) hintArrived(msg hintMsg) tea.Cmd {
 		m.setError(fmt.Sprintf("No hint: %v", msg.err))
 		return nil
 	}
-	cmd := m.markAssisted()
-	if m.final != "" {
+	cmd, marked := m.markAssisted()
+	if !marked || m.final != "" {
 		return cmd
 	}
 	if !m.noticeErr {
@@ -1144,12 +1147,16 @@ func (m *Model) autoArrived(msg autoMsg) tea.Cmd {
 	if msg.board != m.game.Board() {
 		return m.nextAuto()
 	}
-	marked := m.markAssisted()
+	cmd, marked := m.markAssisted()
+	if !marked {
+		m.stopAuto()
+		return cmd
+	}
 	if m.final != "" {
-		return marked
+		return cmd
 	}
 	// The AI's next move is asked for once this one is saved (showMove).
-	return tea.Batch(marked, m.startMove(msg.dir, true, m.notice))
+	return tea.Batch(cmd, m.startMove(msg.dir, true, m.notice))
 }
 
 func arrow(d engine.Direction) string {
