@@ -58,7 +58,8 @@ type reviewFlight struct {
 	json      []byte
 	err       error
 	mu        sync.Mutex
-	listeners []func(float64)
+	listeners map[int]func(float64) // by the number listen gave them
+	last      int                   // the last number given
 	at        float64
 }
 
@@ -71,11 +72,25 @@ func (f *reviewFlight) progress(done float64) {
 	}
 }
 
-func (f *reviewFlight) listen(l func(float64)) {
+// listen tells l how far the review is, now and at every step, until
+// the returned function is called: when its asker stops waiting. A review
+// of a long game runs for minutes, and anyone may ask for it again and
+// again: the askers who left must not pile up on it.
+func (f *reviewFlight) listen(l func(float64)) (stop func()) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.listeners = append(f.listeners, l)
+	if f.listeners == nil {
+		f.listeners = make(map[int]func(float64))
+	}
+	f.last++
+	n := f.last
+	f.listeners[n] = l
 	l(f.at)
+	return func() {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		delete(f.listeners, n)
+	}
 }
 
 // Review returns the AI's review of game id for who (package review): a
@@ -157,7 +172,7 @@ func (s *Service) review(ctx context.Context, id int64, who Player, progress fun
 		go s.makeReview(runCtx, id, who.ID, game, f, keeps && ended)
 	}
 	s.reviews.mu.Unlock()
-	f.listen(progress)
+	defer f.listen(progress)()
 
 	select {
 	case <-f.done:
