@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/netip"
 	"sync"
 
+	"github.com/ssh2048/ssh2048/internal/network"
 	"github.com/ssh2048/ssh2048/review"
 	"github.com/ssh2048/ssh2048/store"
 )
@@ -25,6 +27,23 @@ var (
 	ErrNotYours = errors.New("a game in play is reviewed only for its player, in free play")
 	// ErrNotReviewed: StoredReview found no review of the game.
 	ErrNotReviewed = errors.New("the game has not been reviewed")
+	// ErrReviewsHere: the asker's network (network.Of) has
+	// ReviewsPerNetwork reviews being made already.
+	ErrReviewsHere = errors.New("too many reviews asked for from your address are still being made")
+	// ErrTooManyReviews: the server has MaxReviews being made already.
+	ErrTooManyReviews = errors.New("too many reviews are being made")
+)
+
+// The bounds on the reviews being made at once. A review of an ended game
+// goes on after its asker leaves, for minutes (hours for a long game) at
+// the AI's lowest priority, holding its game's moves and its review as it
+// grows; and the one a player that ErrReviewBusy allows binds no one,
+// since a key is free to make and each guest is a new player. Asking for
+// a game whose review is being made waits for it and counts against
+// neither.
+const (
+	ReviewsPerNetwork = 5
+	MaxReviews        = 32
 )
 
 // WithReviews has the service make reviews with ev (the server's AI pool:
@@ -46,9 +65,11 @@ func (r Reviewed) Parse() (*review.Review, error) { return review.Parse(r.JSON) 
 
 // reviews is what the service keeps of the reviews being made.
 type reviews struct {
-	mu       sync.Mutex
-	byGame   map[int64]*reviewFlight // an ended game's review being made
-	byPlayer map[int64]bool          // players with a review being made (guests: 0)
+	mu        sync.Mutex
+	byGame    map[int64]*reviewFlight // an ended game's review being made
+	byPlayer  map[int64]bool          // players with a review being made (guests: 0)
+	byNetwork map[netip.Prefix]int    // reviews being made by their askers' networks
+	making    int                     // reviews being made
 }
 
 // reviewFlight is one review being made, which others asking for the same
@@ -104,22 +125,32 @@ func (f *reviewFlight) listen(l func(float64)) (stop func()) {
 // reviewed for its own player in free play (else ErrNotYours), move by
 // move only (its tiles to come stay secret) and not stored. A review of an
 // ended game goes on when its asker leaves, to be stored for the next;
-// until it is made its asker may not start another (ErrReviewBusy).
-func (s *Service) Review(ctx context.Context, id int64, who Player, progress func(float64)) (Reviewed, error) {
+// until it is made its asker may not start another (ErrReviewBusy), nor
+// may more than ReviewsPerNetwork be made for from's network
+// (ErrReviewsHere), nor more than MaxReviews in all (ErrTooManyReviews).
+// from is the asker's IP address (the invalid Addr when it has none: not
+// counted against any network).
+func (s *Service) Review(ctx context.Context, id int64, who Player, from netip.Addr, progress func(float64)) (Reviewed, error) {
 	if progress == nil {
 		progress = func(float64) {}
 	}
-	return s.review(ctx, id, who, progress)
+	return s.review(ctx, id, asker{who, network.Of(from)}, progress)
 }
 
 // StoredReview is game id's stored review, for a screen that shows it if
 // there is one (ErrNotReviewed if not) without making one.
 func (s *Service) StoredReview(ctx context.Context, id int64) (Reviewed, error) {
-	return s.review(ctx, id, Player{}, nil)
+	return s.review(ctx, id, asker{}, nil)
+}
+
+// asker is who asks for a review, and from which network.
+type asker struct {
+	Player
+	network netip.Prefix // network.Of the asker's address; invalid: none known
 }
 
 // review is Review, or StoredReview when progress is nil.
-func (s *Service) review(ctx context.Context, id int64, who Player, progress func(float64)) (Reviewed, error) {
+func (s *Service) review(ctx context.Context, id int64, who asker, progress func(float64)) (Reviewed, error) {
 	g, err := s.fullGame(ctx, id)
 	if err != nil {
 		return Reviewed{}, err
@@ -154,12 +185,25 @@ func (s *Service) review(ctx context.Context, id int64, who Player, progress fun
 	s.reviews.mu.Lock()
 	f := s.reviews.byGame[id]
 	if f == nil {
-		if s.reviews.byPlayer[who.ID] {
+		var busy error
+		switch {
+		case s.reviews.byPlayer[who.ID]:
+			busy = ErrReviewBusy
+		case who.network.IsValid() && s.reviews.byNetwork[who.network] >= ReviewsPerNetwork:
+			busy = ErrReviewsHere
+		case s.reviews.making >= MaxReviews:
+			busy = ErrTooManyReviews
+		}
+		if busy != nil {
 			s.reviews.mu.Unlock()
-			return Reviewed{}, fmt.Errorf("game %d: %w", id, ErrReviewBusy)
+			return Reviewed{}, fmt.Errorf("game %d: %w", id, busy)
 		}
 		f = &reviewFlight{done: make(chan struct{})}
 		s.reviews.byPlayer[who.ID] = true
+		s.reviews.making++
+		if who.network.IsValid() {
+			s.reviews.byNetwork[who.network]++
+		}
 		if ended {
 			s.reviews.byGame[id] = f
 		}
@@ -169,7 +213,7 @@ func (s *Service) review(ctx context.Context, id int64, who Player, progress fun
 		if ended {
 			runCtx = context.WithoutCancel(ctx)
 		}
-		go s.makeReview(runCtx, id, who.ID, game, f, keeps && ended)
+		go s.makeReview(runCtx, id, who, game, f, keeps && ended)
 	}
 	s.reviews.mu.Unlock()
 	defer f.listen(progress)()
@@ -187,10 +231,16 @@ func (s *Service) review(ctx context.Context, id int64, who Player, progress fun
 }
 
 // makeReview makes game id's review into f, and stores it when keep.
-func (s *Service) makeReview(ctx context.Context, id, asker int64, g review.Game, f *reviewFlight, keep bool) {
+func (s *Service) makeReview(ctx context.Context, id int64, who asker, g review.Game, f *reviewFlight, keep bool) {
 	defer func() {
 		s.reviews.mu.Lock()
-		delete(s.reviews.byPlayer, asker)
+		delete(s.reviews.byPlayer, who.ID)
+		s.reviews.making--
+		if who.network.IsValid() {
+			if s.reviews.byNetwork[who.network]--; s.reviews.byNetwork[who.network] == 0 {
+				delete(s.reviews.byNetwork, who.network)
+			}
+		}
 		if s.reviews.byGame[id] == f {
 			delete(s.reviews.byGame, id)
 		}

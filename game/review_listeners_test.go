@@ -3,6 +3,7 @@ package game
 import (
 	"context"
 	"errors"
+	"net/netip"
 	"testing"
 	"time"
 
@@ -28,7 +29,7 @@ func TestReviewAskersWhoLeaveAreForgotten(t *testing.T) {
 	ann, guest := identify(t, svc, "ann"), Player{Name: "guest", Guest: true}
 
 	// Ann's review is being made, and held there.
-	go svc.Review(context.Background(), id, ann, nil) //nolint:errcheck // it ends with the test
+	go svc.Review(context.Background(), id, ann, netip.Addr{}, nil) //nolint:errcheck // it ends with the test
 	<-held.searches
 
 	// Guests ask for it, each giving up at once, as a client that opens a
@@ -36,7 +37,7 @@ func TestReviewAskersWhoLeaveAreForgotten(t *testing.T) {
 	const asks = 1000
 	for range asks {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Millisecond)
-		_, err := svc.Review(ctx, id, guest, func(float64) {})
+		_, err := svc.Review(ctx, id, guest, netip.Addr{}, func(float64) {})
 		cancel()
 		if !errors.Is(err, context.DeadlineExceeded) {
 			t.Fatalf("an ask that gave up: %v, want the deadline", err)

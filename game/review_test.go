@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"net/netip"
 	"testing"
+	"time"
 
 	"github.com/ssh2048/ssh2048/engine"
 	"github.com/ssh2048/ssh2048/engine/ai"
@@ -68,15 +71,15 @@ func TestReviewOnePerPlayer(t *testing.T) {
 	}
 	annGot, bobGot := make(chan answer, 1), make(chan answer, 1)
 	go func() {
-		r, err := svc.Review(ctx, first, ann, nil)
+		r, err := svc.Review(ctx, first, ann, netip.Addr{}, nil)
 		annGot <- answer{r, err}
 	}()
 	<-held.searches // ann's review is being made
-	if _, err := svc.Review(ctx, second, ann, nil); !errors.Is(err, ErrReviewBusy) {
+	if _, err := svc.Review(ctx, second, ann, netip.Addr{}, nil); !errors.Is(err, ErrReviewBusy) {
 		t.Fatalf("a second review while the first is made: %v, want ErrReviewBusy", err)
 	}
 	go func() {
-		r, err := svc.Review(ctx, first, bob, nil)
+		r, err := svc.Review(ctx, first, bob, netip.Addr{}, nil)
 		bobGot <- answer{r, err}
 	}()
 	close(held.release)
@@ -88,11 +91,11 @@ func TestReviewOnePerPlayer(t *testing.T) {
 	if err != nil || !bytes.Equal(stored, a.r.JSON) {
 		t.Fatalf("stored review: %v", err)
 	}
-	again, err := svc.Review(ctx, first, bob, nil)
+	again, err := svc.Review(ctx, first, bob, netip.Addr{}, nil)
 	if err != nil || !again.Cached || !bytes.Equal(again.JSON, a.r.JSON) {
 		t.Fatalf("the review asked again: %v, cached %v", err, again.Cached)
 	}
-	if _, err := svc.Review(ctx, second, ann, nil); err != nil {
+	if _, err := svc.Review(ctx, second, ann, netip.Addr{}, nil); err != nil {
 		t.Fatalf("ann's next review: %v", err)
 	}
 }
@@ -103,13 +106,13 @@ func TestReviewWithoutAI(t *testing.T) {
 	svc := newTestService(t)
 	id := endedGame(t, svc, "cy")
 	cy := identify(t, svc, "cy")
-	if _, err := svc.Review(context.Background(), id, cy, nil); !errors.Is(err, ErrNoReviews) {
+	if _, err := svc.Review(context.Background(), id, cy, netip.Addr{}, nil); !errors.Is(err, ErrNoReviews) {
 		t.Fatalf("review without the AI: %v, want ErrNoReviews", err)
 	}
 	if err := svc.store.(store.ReviewStore).SaveGameReview(context.Background(), id, review.Version, []byte(`{"version":1}`)); err != nil {
 		t.Fatal(err)
 	}
-	if r, err := svc.Review(context.Background(), id, cy, nil); err != nil || !r.Cached {
+	if r, err := svc.Review(context.Background(), id, cy, netip.Addr{}, nil); err != nil || !r.Cached {
 		t.Fatalf("stored review without the AI: %v %+v", err, r)
 	}
 }
@@ -165,10 +168,77 @@ func BenchmarkCachedReview(b *testing.B) {
 	}
 	b.ResetTimer()
 	for b.Loop() {
-		got, err := svc.Review(ctx, g.ID, p, nil)
+		got, err := svc.Review(ctx, g.ID, p, netip.Addr{}, nil)
 		if err != nil || !got.Cached || len(got.JSON) != len(made) {
 			b.Fatalf("%v, cached %v", err, got.Cached)
 		}
 	}
 	b.ReportMetric(float64(len(made)), "review-bytes")
+}
+
+// TestReviewsBeingMadeAreBounded: at most ReviewsPerNetwork reviews are
+// made at once for askers of one network, and MaxReviews in all; asking
+// for a game whose review is being made waits for it whatever the
+// counts, and a review done frees its place.
+func TestReviewsBeingMadeAreBounded(t *testing.T) {
+	st := openSQLite(t)
+	pool := ai.NewPool(1)
+	t.Cleanup(pool.Close)
+	held := &heldEvaluator{release: make(chan struct{}), searches: make(chan struct{}, MaxReviews+1), s: pool}
+	svc := New(st, nil, WithReviews(held))
+	var games []int64
+	for i := range MaxReviews + 1 {
+		games = append(games, endedGame(t, svc, fmt.Sprintf("p%d", i)))
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	ask := func(i int, from string) error {
+		_, err := svc.Review(ctx, games[i], identify(t, svc, fmt.Sprintf("asker%d", i)), netip.MustParseAddr(from), func(float64) {})
+		return err
+	}
+	start := func(i int, from string) {
+		go ask(i, from) //nolint:errcheck // held until the test ends
+		<-held.searches
+	}
+
+	for i := range ReviewsPerNetwork {
+		start(i, "192.0.2.1")
+	}
+	if err := ask(ReviewsPerNetwork, "192.0.2.1"); !errors.Is(err, ErrReviewsHere) {
+		t.Fatalf("a review past the network's bound: %v, want ErrReviewsHere", err)
+	}
+	for i := ReviewsPerNetwork; i < MaxReviews; i++ {
+		start(i, fmt.Sprintf("198.51.100.%d", i))
+	}
+	if err := ask(MaxReviews, "203.0.113.1"); !errors.Is(err, ErrTooManyReviews) {
+		t.Fatalf("a review past the server's bound: %v, want ErrTooManyReviews", err)
+	}
+	// Asking for one being made waits for it: no new review.
+	waited := make(chan error, 1)
+	go func() {
+		_, err := svc.Review(ctx, games[0], identify(t, svc, "late"), netip.MustParseAddr("192.0.2.1"), func(float64) {})
+		waited <- err
+	}()
+	close(held.release) // every review ends
+	if err := <-waited; err != nil {
+		t.Fatalf("asking for a review being made, past every bound: %v, want to wait for it", err)
+	}
+	waitUntil(t, "every review done", func() bool {
+		svc.reviews.mu.Lock()
+		defer svc.reviews.mu.Unlock()
+		return svc.reviews.making == 0 && len(svc.reviews.byNetwork) == 0
+	})
+	if err := ask(MaxReviews, "192.0.2.1"); err != nil {
+		t.Fatalf("a review once the others are done: %v", err)
+	}
+}
+
+// waitUntil polls cond until it holds, for up to 10 s.
+func waitUntil(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within 10 s", what)
+		}
+	}
 }

@@ -35,6 +35,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/netip"
 	"strings"
 	"sync"
 	"time"
@@ -115,7 +116,7 @@ func New(st store.Store, log *slog.Logger, opts ...Option) *Service {
 	}
 	s := &Service{store: st, log: log, now: time.Now, holders: make(map[gameKey]*Play),
 		byID: make(map[int64]*Play), feeds: make(map[int64]*feed),
-		reviews: reviews{byGame: make(map[int64]*reviewFlight), byPlayer: make(map[int64]bool)}}
+		reviews: reviews{byGame: make(map[int64]*reviewFlight), byPlayer: make(map[int64]bool), byNetwork: make(map[netip.Prefix]int)}}
 	for _, o := range opts {
 		o(s)
 	}

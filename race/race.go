@@ -18,6 +18,7 @@ import (
 	"github.com/ssh2048/ssh2048/engine"
 	"github.com/ssh2048/ssh2048/game"
 	"github.com/ssh2048/ssh2048/game/latest"
+	"github.com/ssh2048/ssh2048/internal/network"
 	"github.com/ssh2048/ssh2048/rating"
 	"github.com/ssh2048/ssh2048/store"
 )
@@ -32,7 +33,7 @@ const (
 	RoomCountdown  = 5 * time.Second  // private room, once its host starts it
 	maxRooms       = 1000             // private rooms open at once, on a node
 	// roomsPerNetwork is how many of them the players of one network
-	// may have opened (see network): a class behind one school's address
+	// may have opened (network.Of): a class behind one school's address
 	// fills a few rooms of MaxRacers, and no one client, guests being a
 	// new player each connection, can take every room.
 	roomsPerNetwork = 10
@@ -104,7 +105,7 @@ type race struct {
 	hall *Hall
 	view *latest.Value[View]
 	seed uint64
-	// network is the network of a room's opener (see network), whose
+	// network is the network of a room's opener (network.Of), whose
 	// rooms it counts against while it is open.
 	network netip.Prefix
 
@@ -133,7 +134,7 @@ type race struct {
 
 type racer struct {
 	player  game.Player
-	network netip.Prefix // where the player connected from (see network)
+	network netip.Prefix // where the player connected from (network.Of)
 	seat    *game.Seat   // nil for a racer on another node
 	far     *farRacer
 	bot     bool
@@ -179,7 +180,7 @@ func (h *Hall) Join(ctx context.Context, seat *game.Seat, from netip.Addr, room 
 		return nil, fmt.Errorf("room %.30q: %w", room, ErrRoomWord)
 	}
 	player := seat.Player()
-	me := &racer{player: player, network: network(from), seat: seat, bot: bot, rating: newcomer}
+	me := &racer{player: player, network: network.Of(from), seat: seat, bot: bot, rating: newcomer}
 	if !player.Guest {
 		ratings, err := h.store.Ratings(ctx, []int64{player.ID})
 		if err != nil {
@@ -253,21 +254,6 @@ func (h *Hall) raceFor(room string, size int, me *racer) (*race, error) {
 	r := h.newRace(newRaceID(), room, size, me)
 	h.rooms[room] = r
 	return r, nil
-}
-
-// network is what the rooms a player opens count against: the IPv4
-// address, or the /56 of an IPv6 address (whoever holds one address of it
-// usually holds them all, 2^72 of them); the invalid Prefix for none.
-func network(ip netip.Addr) netip.Prefix {
-	bits := 32
-	if ip.Is6() {
-		bits = 56
-	}
-	p, err := ip.Prefix(bits)
-	if err != nil {
-		return netip.Prefix{}
-	}
-	return p
 }
 
 // roomsLeft says why me cannot open a room beside races (the node's):

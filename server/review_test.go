@@ -112,24 +112,7 @@ func TestAdminPlayerAccuracy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var human []int64
-	for range 2 {
-		g, err := ts.store.NewGame(ctx, p.ID, 3, store.KindHuman)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i := 0; !g.Engine.Over(); i++ {
-			if d := engine.Directions()[i%4]; g.Engine.Move(d).Moved {
-				if err := ts.store.AppendMove(ctx, g.ID, g.Engine.Moves()-1, d, store.StateOf(g.Engine)); err != nil {
-					t.Fatal(err)
-				}
-			}
-		}
-		if err := ts.store.EndGame(ctx, g.ID, store.StateOf(g.Engine)); err != nil {
-			t.Fatal(err)
-		}
-		human = append(human, g.ID)
-	}
+	human := []int64{storedEndedGame(t, ts.store, p.ID), storedEndedGame(t, ts.store, p.ID)}
 	player := func(want string) {
 		t.Helper()
 		r := run(t, admin, "admin player "+fingerprint, "")
@@ -189,4 +172,26 @@ func TestReviewShutdown(t *testing.T) {
 	if r.code != wire.ExitRestart || !strings.Contains(r.stderr, "restarting") {
 		t.Fatalf("review at shutdown: exit %d, stderr %q; want %d and the restart line", r.code, r.stderr, wire.ExitRestart)
 	}
+}
+
+// storedEndedGame stores a 3×3 game of player's played to its end, as the
+// game screen stores a game played by hand, and returns its id.
+func storedEndedGame(t *testing.T, st store.Store, player int64) int64 {
+	t.Helper()
+	ctx := t.Context()
+	g, err := st.NewGame(ctx, player, 3, store.KindHuman)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; !g.Engine.Over(); i++ {
+		if d := engine.Directions()[i%4]; g.Engine.Move(d).Moved {
+			if err := st.AppendMove(ctx, g.ID, g.Engine.Moves()-1, d, store.StateOf(g.Engine)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := st.EndGame(ctx, g.ID, store.StateOf(g.Engine)); err != nil {
+		t.Fatal(err)
+	}
+	return g.ID
 }

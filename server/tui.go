@@ -559,6 +559,7 @@ func gameScreen(svc *game.Service, h tui.Hinter) TUIFunc {
 			Context:     sess.Context(),
 			Games:       svc,
 			Self:        env.Seat.Player(),
+			From:        session.RemoteIP(sess.RemoteAddr()),
 			Theme:       command.ThemeOf(env.Settings),
 			Woken:       true, // runScreen's loop waits for what a spectator opened over the game watches
 			// Motion where the settings leave it on and the screen's gate

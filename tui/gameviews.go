@@ -58,7 +58,7 @@ var _ event.Waker = (*Model)(nil)
 
 // viewOptions are the game screen's, for a screen opened over it.
 func (m *Model) viewOptions() viewer.ViewOptions {
-	o := viewer.ViewOptions{Games: m.opts.Games, Context: m.ctx, Profile: m.profile, Theme: m.opts.Theme, Woken: m.opts.Woken, Player: m.opts.Self}
+	o := viewer.ViewOptions{Games: m.opts.Games, Context: m.ctx, Profile: m.profile, Theme: m.opts.Theme, Woken: m.opts.Woken, Player: m.opts.Self, From: m.opts.From}
 	o.Defaults()
 	return o
 }

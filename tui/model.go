@@ -18,6 +18,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/netip"
 	"slices"
 	"sync/atomic"
 	"time"
@@ -79,6 +80,8 @@ type Options struct {
 	// Self is the session's player, whose history g opens; guests have
 	// none.
 	Self game.Player
+	// From is the session's IP address (viewer.ViewOptions.From).
+	From netip.Addr
 	// Woken: the runner waits for what the screens opened over the game
 	// wait for, and sends event.WakeMsg (see event.Waker); the SSH server does.
 	Woken bool

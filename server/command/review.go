@@ -56,7 +56,7 @@ func (t *Table) runReview(sess *session.Session, fs *commandFlags, args []string
 		}
 	}()
 	progress, stop := progressLines(sess.Stderr())
-	r, err := t.games.Review(ctx, id, sess.Player, progress)
+	r, err := t.games.Review(ctx, id, sess.Player, session.RemoteIP(sess.RemoteAddr()), progress)
 	stop()
 	if err != nil {
 		select {
@@ -100,6 +100,12 @@ func (t *Table) reviewError(sess *session.Session, id int64, err error) (int, bo
 		return wire.ExitInPlay, false
 	case errors.Is(err, game.ErrReviewBusy):
 		fmt.Fprintf(sess.Stderr(), "review: a review you asked for is still being made; ask again once it is done.\n")
+		return wire.ExitError, false
+	case errors.Is(err, game.ErrReviewsHere):
+		fmt.Fprintf(sess.Stderr(), "review: too many reviews asked for from your address are still being made; ask again once one is done.\n")
+		return wire.ExitError, false
+	case errors.Is(err, game.ErrTooManyReviews):
+		fmt.Fprintf(sess.Stderr(), "review: too many reviews are being made on this server; ask again later.\n")
 		return wire.ExitError, false
 	case errors.Is(err, game.ErrNoReviews):
 		fmt.Fprintf(sess.Stderr(), "review: game %d has not been reviewed, and this server runs no AI to review it.\n", id)

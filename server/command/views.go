@@ -22,7 +22,8 @@ import (
 func (t *Table) viewOptions(sess *session.Session) viewer.ViewOptions {
 	// The session's loop waits for the game a spectator watches (see
 	// the server's screen loop): no goroutine of the spectator's own.
-	return viewer.ViewOptions{Games: t.viewGames, Context: sess.Context(), Theme: ThemeOf(sess.Settings), Woken: true}
+	return viewer.ViewOptions{Games: t.viewGames, Context: sess.Context(), Theme: ThemeOf(sess.Settings), Woken: true,
+		Player: sess.Player, From: session.RemoteIP(sess.RemoteAddr())}
 }
 
 // viewer is the opened screen of a command that only shows games, with

@@ -67,7 +67,7 @@ func newReplayer(opts ViewOptions, r *game.Replay, embedded bool) *replayer {
 	rp := &replayer{p: opts.pane(), keys: sharedViewKeys(), r: r,
 		embedded: embedded, speed: defaultSpeed}
 	if svc, ok := opts.Games.(Reviews); ok {
-		rp.review = reviewing{svc: svc, ctx: opts.Context, who: opts.Player}
+		rp.review = reviewing{svc: svc, ctx: opts.Context, who: opts.Player, from: opts.From}
 	}
 	return rp
 }

@@ -3,6 +3,7 @@ package viewer
 import (
 	"context"
 	"errors"
+	"net/netip"
 	"slices"
 	"strconv"
 	"strings"
@@ -17,7 +18,7 @@ import (
 // (docs/review.md): Games that are one (*game.Service) give their
 // replays the review keys; others replay without.
 type Reviews interface {
-	Review(ctx context.Context, id int64, who game.Player, progress func(float64)) (game.Reviewed, error)
+	Review(ctx context.Context, id int64, who game.Player, from netip.Addr, progress func(float64)) (game.Reviewed, error)
 	StoredReview(ctx context.Context, id int64) (game.Reviewed, error)
 }
 
@@ -26,6 +27,7 @@ type reviewing struct {
 	svc    Reviews // nil: the replay shows no review
 	ctx    context.Context
 	who    game.Player
+	from   netip.Addr // who's address, which the reviews being made count against
 	rev    *review.Review
 	making bool
 	done   float64           // of the review being made
@@ -72,9 +74,9 @@ func (rp *replayer) makeReview() tea.Cmd {
 	}
 	rv.making, rv.done = true, 0
 	rv.news = make(chan reviewUpdate, 1)
-	news, ctx, id, who := rv.news, rv.ctx, rp.r.GameID, rv.who
+	news, ctx, id, who, from := rv.news, rv.ctx, rp.r.GameID, rv.who, rv.from
 	go func() {
-		got, err := rv.svc.Review(ctx, id, who, func(f float64) {
+		got, err := rv.svc.Review(ctx, id, who, from, func(f float64) {
 			select { // the screen takes the newest; none is worth waiting for
 			case news <- reviewUpdate{progress: f}:
 			default:
@@ -122,6 +124,10 @@ func reviewErrorText(err error) string {
 		return "Only its player may review a game in play (not in the daily or a race)."
 	case errors.Is(err, game.ErrReviewBusy):
 		return "A review you asked for is still being made; try again once it is done."
+	case errors.Is(err, game.ErrReviewsHere):
+		return "Too many reviews asked for from your address are still being made; try again once one is done."
+	case errors.Is(err, game.ErrTooManyReviews):
+		return "Too many reviews are being made on this server; try again later."
 	case errors.Is(err, game.ErrNoReviews):
 		return "This server runs no AI to review games."
 	case errors.Is(err, game.ErrDailyOn):

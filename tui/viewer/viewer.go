@@ -2,6 +2,7 @@ package viewer
 
 import (
 	"context"
+	"net/netip"
 	"time"
 
 	"charm.land/bubbles/v2/key"
@@ -47,6 +48,10 @@ type ViewOptions struct {
 	// Player is who is looking: a replay may review their own game in
 	// play (see Reviews).
 	Player game.Player
+	// From is Player's IP address, which the reviews being made for one
+	// network count against (game.Service.Review); the invalid Addr for
+	// none.
+	From netip.Addr
 }
 
 // pane is the window a screen opened with these options starts with,
