@@ -75,7 +75,10 @@ func (p *Play) Close() {
 	p.seat.svc.release(p)
 	p.seat.forget(p)
 	p.seat.svc.releaseHold(p)
-	p.announceLeft()
+	// Not on the caller's goroutine: it takes p's lock, which a move
+	// waiting for a slow store holds, and the session must end all the
+	// same (within its notice's grace, on a shutdown).
+	go p.announceLeft()
 }
 
 // ID returns the game's id in the store, 0 for a guest's game.

@@ -410,8 +410,9 @@ func (s *Screen) sendAll(msgs []tea.Msg) {
 	s.scheduleFrame(done)
 }
 
-// Stop ends Run at once, without a last frame: for a model that did not
-// quit when asked, or a terminal that is gone. It does not wait for a
+// Stop ends Run at once, without a last frame and without giving the
+// terminal back: for a terminal that is gone (Abandon is for a model that
+// did not quit when asked). It does not wait for a
 // write in progress (to a client that reads nothing, it could wait
 // forever); the write fails once the session is closed.
 func (s *Screen) Stop() {
@@ -421,6 +422,44 @@ func (s *Screen) Stop() {
 		}
 		close(s.done)
 	})
+}
+
+// abandonWait bounds how long Abandon waits to write its line: a write
+// under way to a client that reads nothing could hold the screen for as
+// long as the session lasts.
+const abandonWait = 500 * time.Millisecond
+
+// Abandon ends Run as Stop does, for a model that did not quit when
+// asked (one waiting for a slow store, say), but first gives the terminal
+// back as quitting does and leaves line on it: why the session ends. The
+// model's last view is not drawn. It waits at most abandonWait for its
+// write; a client that reads nothing would see nothing anyway.
+func (s *Screen) Abandon(line string) {
+	written := make(chan struct{})
+	go func() {
+		defer close(written)
+		defer s.contain()
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if s.ended || s.stopped() {
+			return
+		}
+		var b strings.Builder
+		if s.liner() == nil {
+			b.WriteString(restoreTerminal)
+		} else {
+			b.WriteString("\r\n")
+		}
+		b.WriteString(line)
+		b.WriteString("\r\n")
+		s.write([]byte(b.String()))
+		s.end()
+	}()
+	select {
+	case <-written:
+	case <-time.After(abandonWait):
+	}
+	s.Stop()
 }
 
 func (s *Screen) stopped() bool {

@@ -799,3 +799,33 @@ func TestScreenPushedInput(t *testing.T) {
 		waitFor(t, "the key read", func() bool { return slices.Equal(m.typed(), []string{"z"}) })
 	})
 }
+
+// TestScreenAbandon: a screen abandoned (its model did not quit when
+// asked) gives the terminal back and leaves the line on it, as quitting
+// does, without drawing the model's view again; abandoning an ended
+// screen writes nothing.
+func TestScreenAbandon(t *testing.T) {
+	m := &testModel{}
+	r := start(t, m, nil, Options{})
+	waitFor(t, "the first frame", func() bool { return m.views.Load() > 0 })
+	views := m.views.Load()
+	r.s.Abandon("The server is restarting.")
+	if err := r.wait(t); err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	out := r.out.String()
+	i := strings.LastIndex(out, ansi.ResetModeAltScreenSaveCursor)
+	if i < 0 {
+		t.Fatalf("the alternate screen is not left: %q", out)
+	}
+	if got, want := out[i:], ansi.ResetModeAltScreenSaveCursor+ansi.ShowCursor+popTitle+"The server is restarting.\r\n"; got != want {
+		t.Errorf("the screen's last bytes: %q, want %q", got, want)
+	}
+	if got := m.views.Load(); got != views {
+		t.Errorf("View called %d times more by Abandon", got-views)
+	}
+	r.s.Abandon("again")
+	if got := r.out.String(); got != out {
+		t.Errorf("abandoning an ended screen wrote %q", got[len(out):])
+	}
+}

@@ -358,6 +358,10 @@ func (w *screenWatch) run() session.Notice {
 		case n := <-w.notices:
 			w.notice(n)
 		case <-w.grace:
+			// The screen did not quit by itself (its model waits for a
+			// slow store, say): the terminal is given back all the same,
+			// with the notice's line.
+			w.scr.Abandon(w.text(w.told))
 			return w.told
 		case <-w.pokes:
 			w.poked()
