@@ -98,7 +98,9 @@ type Replay struct {
 	Scores   []int              // Scores[i]: the score after i moves
 }
 
-// Replay rebuilds game id for watching it again.
+// Replay rebuilds game id for watching it again. Those who ask for the
+// same replay while someone holds it share it (liveReplays): it must not
+// be changed.
 func (s *Service) Replay(ctx context.Context, id int64) (*Replay, error) {
 	g, err := s.fullGame(ctx, id)
 	if err != nil {
@@ -110,11 +112,20 @@ func (s *Service) Replay(ctx context.Context, id int64) (*Replay, error) {
 		// give anyone its score on them.
 		return nil, fmt.Errorf("game %d: %w", id, err)
 	}
+	name := printable(store.DisplayName(g.Player, g.Fingerprint))
+	return s.replays.get(replayKey{id: id, moves: len(g.Dirs), ended: g.EndedAt != nil, player: name}, func() (*Replay, error) {
+		return newReplay(g, name)
+	})
+}
+
+// newReplay rebuilds g's every board, for Replay.
+func newReplay(g store.FullGame, name string) (*Replay, error) {
+	id := g.ID
 	eg, err := g.Generator.NewGame(g.Size, g.Seed)
 	if err != nil {
 		return nil, fmt.Errorf("game %d: %w", id, err)
 	}
-	r := &Replay{GameID: id, PlayerID: g.PlayerID, Player: printable(store.DisplayName(g.Player, g.Fingerprint)), Key: store.ShortID(g.Fingerprint),
+	r := &Replay{GameID: id, PlayerID: g.PlayerID, Player: name, Key: store.ShortID(g.Fingerprint),
 		Size: g.Size, Kind: g.Kind, Contest: g.Contest, Ended: g.EndedAt != nil,
 		Dirs: g.Dirs, Boards: make([]engine.Board, 1, len(g.Dirs)+1), Scores: make([]int, 1, len(g.Dirs)+1)}
 	r.Boards[0] = eg.Board()

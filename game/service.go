@@ -100,6 +100,7 @@ type Service struct {
 
 	reviewer review.Evaluator // nil: no reviews made (review.go)
 	reviews  reviews
+	replays  liveReplays // the replays held now, shared (replays.go)
 }
 
 // Option changes how New builds the service.
