@@ -167,6 +167,11 @@ func testMergeKeepsEveryGame(t *testing.T, b Backend) {
 	if day, err := s.ContestBoard(ctx, day, 4, 10); err != nil || len(day) != 1 || day[0].GameID != daily[0].ID {
 		t.Fatalf("the day's board after the merge: %+v, %v; want the account once, with ann's game, started first", day, err)
 	}
+	// And it is over: the account has played the day's tiles (desk's
+	// game), so ann's, opened first, is not played on knowing them.
+	if g, err := s.FullGame(ctx, daily[0].ID); err != nil || g.EndedAt == nil {
+		t.Fatalf("the day's game kept after the merge: ended %v, %v; want it ended", g.EndedAt, err)
+	}
 	board, err = s.Leaderboard(ctx, 4, store.KindHuman, 10)
 	if err != nil || len(board) != 1 || board[0].PlayerID != ann.ID || board[0].GameID != top.GameID || board[0].Score != top.Score {
 		t.Fatalf("the 4×4 board after the merge: %+v, %v; want ann alone with the better best %+v", board, err, top)

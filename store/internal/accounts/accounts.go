@@ -434,6 +434,15 @@ func mergeAccounts(ctx context.Context, tx Querier, now, to, from int64) error {
 				AND o.size = games.size AND o.contest = games.contest
 				AND (o.started_at < games.started_at OR (o.started_at = games.started_at AND o.id < games.id)))`,
 			[]any{now, from, to}},
+		// And the attempt that stays is over: the account has played that
+		// day's tiles already, and the one kept may be in progress (a key
+		// that only opened the day, merged after the other played it to
+		// the end, would otherwise play on knowing every tile to come).
+		{"end the daily kept", `UPDATE games SET ended_at = $1
+			WHERE player_id IN ($2, $3) AND contest LIKE 'daily:%' AND ended_at IS NULL AND EXISTS (
+				SELECT 1 FROM games o WHERE o.player_id IN ($2, $3)
+				AND o.size = games.size AND o.contest = 'merged:' || games.contest)`,
+			[]any{now, from, to}},
 		// One entry per race and account: where both raced, the seat
 		// taken first (the lower game ID) stays, as store.RaceResult's
 		// Recorded keeps it. Not the better place, the best of two
