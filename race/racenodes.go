@@ -826,11 +826,11 @@ func (f *farRace) tell(t *Ticket, q raceRequest) {
 // (handleRaceRequest's queue) or be behind.
 func (f *farRace) leave(t *Ticket) {
 	f.mu.Lock()
-	p := t.me.play
+	p, hook := t.me.play, t.hook
 	f.mu.Unlock()
 	q := raceRequest{Op: opLeave}
 	if p != nil {
-		q.Report = report(f.hall, p)
+		q.Report = hook.report(p)
 	}
 	f.tell(t, q)
 	f.drop(t)
@@ -1004,23 +1004,32 @@ func (h *Hall) abandonRaces() {
 type farHook struct {
 	f *farRace
 	t *Ticket
+	// reached is when the racer's score last grew here, in Unix
+	// nanoseconds: what a tie is judged by. Not the time of the report
+	// that tells it: a report may be lost or left for a newer one (the
+	// owner's queue, the outbox), and the score it brings is then told
+	// by a later move's, which may have scored nothing.
+	reached atomic.Int64
 	// unheard: the moves are not reported (a test's lost reports).
 	unheard atomic.Bool
 }
 
 // Moved tells the owner of the move (game.MoveHook).
 func (h *farHook) Moved(p *game.Play, gained int) {
+	if gained > 0 {
+		h.reached.Store(h.f.hall.now().UnixNano())
+	}
 	if h.unheard.Load() {
 		return
 	}
-	h.f.tell(h.t, raceRequest{Op: opProgress, Report: report(h.f.hall, p)})
+	h.f.tell(h.t, raceRequest{Op: opProgress, Report: h.report(p)})
 }
 
 // report is a far racer's game as its owner is told of it.
-func report(h *Hall, p *game.Play) *farRacer {
+func (h *farHook) report(p *game.Play) *farRacer {
 	snap := p.Snapshot()
 	return &farRacer{GameID: snap.GameID, Board: snap.Board.String(), Score: snap.Score, MaxTile: p.MaxTile(), Over: snap.Over,
-		Reached: h.now()}
+		Reached: time.Unix(0, h.reached.Load())}
 }
 
 // raceOutbox holds the newest message of each kind (a race's state, a
