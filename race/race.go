@@ -485,6 +485,7 @@ func (r *race) finish() {
 		}
 	}
 	result := store.RaceResult{Contest: v.ID, Size: r.size, Room: v.Room, Bots: bots, Started: r.started, Ended: r.hall.now()}
+	placeOf := map[int64]int{}
 	for _, rc := range order {
 		if rc.player.Guest || rc.gameID() == 0 {
 			continue
@@ -494,6 +495,33 @@ func (r *race) finish() {
 			e.After = &a
 		}
 		result.Entries = append(result.Entries, e)
+		placeOf[rc.player.ID] = places[rc]
+	}
+	// The new ratings are reckoned again as the race is stored, from the
+	// ratings then: a racer may have finished another race since joining
+	// this one (two sessions, two rooms), whose result the ratings read
+	// at the join would undo.
+	var stored map[int64]store.Rating
+	result.Rate = func(rated []int64, current map[int64]store.Rating) map[int64]store.Rating {
+		stored = nil
+		if len(rated) < 2 {
+			return nil
+		}
+		before := make([]rating.Rating, len(rated))
+		pl := make([]int, len(rated))
+		for i, id := range rated {
+			c, ok := current[id]
+			if !ok {
+				c = newcomer
+			}
+			before[i] = rating.Rating{Rating: c.Rating, Deviation: c.Deviation, Volatility: c.Volatility}
+			pl[i] = placeOf[id]
+		}
+		stored = make(map[int64]store.Rating, len(rated))
+		for i, a := range rating.Race(before, pl) {
+			stored[rated[i]] = store.Rating{Rating: a.Rating, Deviation: a.Deviation, Volatility: a.Volatility, Races: current[rated[i]].Races + 1}
+		}
+		return stored
 	}
 	r.mu.Unlock()
 
@@ -501,12 +529,16 @@ func (r *race) finish() {
 	defer cancel()
 	if err := r.hall.store.RecordRace(ctx, result); err != nil {
 		r.hall.log.Error("record race", "race", v.ID, "err", err)
+		stored = nil
 	}
-	// The results show once they are stored.
+	// The results show once they are stored, with the ratings stored.
 	r.mu.Lock()
 	r.final = true
 	for _, rc := range r.racers {
-		rc.place, rc.after = places[rc], after[rc].Rating
+		rc.place, rc.after = places[rc], 0
+		if _, rated := after[rc]; rated && !rc.player.Guest {
+			rc.after = stored[rc.player.ID].Rating
+		}
 	}
 	r.publish()
 	r.mu.Unlock()

@@ -165,6 +165,48 @@ type RaceResult struct {
 	Bots           bool   // a bot raced: the race ranks apart and rates no one
 	Started, Ended time.Time
 	Entries        []RaceEntry
+	// Rate, if set, reckons the new ratings of the rated entries (those
+	// with an After, as Recorded leaves them) from their ratings as
+	// stored when the race is recorded, inside the store's write: rated
+	// is those players in place order, current the stored ratings of
+	// those who have one. It returns the new ratings by player; nil rates
+	// no one (fewer than two left to rate). Without it, each After is
+	// stored as given. A rating read when the racer joined would undo the
+	// result of another race the player finished meanwhile.
+	Rate func(rated []int64, current map[int64]Rating) map[int64]Rating
+}
+
+// Rated is the players of the rated entries of recorded (Recorded's
+// entries), in their order.
+func Rated(recorded []RaceEntry) []int64 {
+	var ids []int64
+	for _, e := range recorded {
+		if e.After != nil {
+			ids = append(ids, e.PlayerID)
+		}
+	}
+	return ids
+}
+
+// Rerated is recorded (Recorded's entries) with the new ratings r.Rate
+// reckons from current (see Rate); recorded itself if r has no Rate.
+func (r RaceResult) Rerated(recorded []RaceEntry, current map[int64]Rating) []RaceEntry {
+	if r.Rate == nil {
+		return recorded
+	}
+	after := r.Rate(Rated(recorded), current)
+	out := make([]RaceEntry, len(recorded))
+	for i, e := range recorded {
+		if e.After != nil {
+			if a, ok := after[e.PlayerID]; ok {
+				e.After = &a
+			} else {
+				e.After = nil
+			}
+		}
+		out[i] = e
+	}
+	return out
 }
 
 // RaceEntry is one racer of a RaceResult who has a key (guests are not

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
@@ -191,7 +192,15 @@ func (s *Store) Secret(ctx context.Context, name string) ([]byte, error) {
 
 // Ratings returns the race ratings of the players that have one.
 func (s *Store) Ratings(ctx context.Context, playerIDs []int64) (map[int64]store.Rating, error) {
-	rows, err := s.pool.Query(ctx, `
+	return ratingsOf(ctx, s.pool, playerIDs)
+}
+
+// ratingsOf is Ratings read through q: the pool, or a write's
+// transaction.
+func ratingsOf(ctx context.Context, q interface {
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+}, playerIDs []int64) (map[int64]store.Rating, error) {
+	rows, err := q.Query(ctx, `
 		SELECT player_id, rating, deviation, volatility, races FROM ratings WHERE player_id = ANY($1)`, playerIDs)
 	if err != nil {
 		return nil, fmt.Errorf("ratings: %w", err)
@@ -208,6 +217,12 @@ func (s *Store) Ratings(ctx context.Context, playerIDs []int64) (map[int64]store
 	}
 	return out, rows.Err()
 }
+
+// ratingLockClass is the first key of the advisory locks RecordRace
+// takes on the ratings of a race's players (the second: the player's id,
+// as PostgreSQL's two-key locks take an int each; ids past 2^31 share
+// locks, which only serializes more).
+const ratingLockClass int32 = 0x2048
 
 // RecordRace stores a finished race, its entries and the new ratings, and
 // ends its games still in progress, in one transaction.
@@ -227,7 +242,25 @@ func (s *Store) RecordRace(ctx context.Context, r store.RaceResult) error {
 			}
 			owners[e.GameID] = owner
 		}
-		for _, e := range r.Recorded(owners) {
+		entries := r.Recorded(owners)
+		if r.Rate != nil {
+			// The ratings as they are now: each rated player's lock, taken
+			// in one order, holds off another node's race of theirs
+			// being recorded until this one commits (a row lock would
+			// not cover a player's first rating, which has no row yet).
+			rated := store.Rated(entries)
+			for _, id := range slices.Sorted(slices.Values(rated)) {
+				if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1, $2)`, ratingLockClass, int32(id)); err != nil {
+					return fmt.Errorf("lock the rating of player %d: %w", id, err)
+				}
+			}
+			current, err := ratingsOf(ctx, tx, rated)
+			if err != nil {
+				return err
+			}
+			entries = r.Rerated(entries, current)
+		}
+		for _, e := range entries {
 			var after *float64
 			if e.After != nil {
 				after = &e.After.Rating

@@ -11,10 +11,18 @@ import (
 
 // Ratings returns the race ratings of the players that have one.
 func (s *Store) Ratings(ctx context.Context, playerIDs []int64) (map[int64]store.Rating, error) {
+	return ratingsOf(ctx, s.read, playerIDs)
+}
+
+// ratingsOf is Ratings read through q: the read pool, or a write's
+// transaction.
+func ratingsOf(ctx context.Context, q interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}, playerIDs []int64) (map[int64]store.Rating, error) {
 	out := make(map[int64]store.Rating, len(playerIDs))
 	for _, id := range playerIDs {
 		var r store.Rating
-		err := s.read.QueryRowContext(ctx, `
+		err := q.QueryRowContext(ctx, `
 			SELECT rating, deviation, volatility, races FROM ratings WHERE player_id = ?`, id,
 		).Scan(&r.Rating, &r.Deviation, &r.Volatility, &r.Races)
 		switch {
@@ -48,7 +56,18 @@ func (s *Store) RecordRace(ctx context.Context, r store.RaceResult) error {
 			}
 			owners[e.GameID] = owner
 		}
-		for _, e := range r.Recorded(owners) {
+		entries := r.Recorded(owners)
+		if r.Rate != nil {
+			// The ratings as they are now, in the writer's transaction:
+			// a race another one of its racers finished meanwhile is
+			// counted (SQLite's one writer orders the two).
+			current, err := ratingsOf(ctx, tx, store.Rated(entries))
+			if err != nil {
+				return err
+			}
+			entries = r.Rerated(entries, current)
+		}
+		for _, e := range entries {
 			var after any
 			if e.After != nil {
 				after = e.After.Rating

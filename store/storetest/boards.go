@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -437,6 +438,58 @@ func testSecretIsKept(t *testing.T, b Backend) {
 	defer s.Close()
 	if again, err := s.Secret(ctx, "daily"); err != nil || !bytes.Equal(again, first) {
 		t.Fatalf("after reopening: %x, %v; want %x", again, err, first)
+	}
+}
+
+// testRacesRateFromStoredRatings: a race with Rate has its new ratings
+// reckoned from the ratings stored as it is recorded, not from those its
+// racers had when they joined (a race they finished meanwhile would be
+// undone); Rate is given the rated players in place order.
+func testRacesRateFromStoredRatings(t *testing.T, b Backend) {
+	ctx := context.Background()
+	s := b.open(t)
+	ann, bob := addPlayer(t, s, "ann"), addPlayer(t, s, "bob")
+	start := time.UnixMicro(1_700_000_000_000_000)
+	race := func(contest string, rate func([]int64, map[int64]store.Rating) map[int64]store.Rating) {
+		t.Helper()
+		ga, err := s.OpenContestGame(ctx, ann.ID, 4, store.KindHuman, contest, 9)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gb, err := s.OpenContestGame(ctx, bob.ID, 4, store.KindHuman, contest, 9)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stale := &store.Rating{Rating: 1500, Deviation: 350, Volatility: 0.06, Races: 1} // as at the join
+		if err := s.RecordRace(ctx, store.RaceResult{Contest: contest, Size: 4, Started: start, Ended: start.Add(time.Minute), Rate: rate,
+			Entries: []store.RaceEntry{
+				{PlayerID: bob.ID, GameID: gb.ID, Place: 1, After: stale},
+				{PlayerID: ann.ID, GameID: ga.ID, Place: 2, After: stale},
+			}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	race("race:first", func(rated []int64, current map[int64]store.Rating) map[int64]store.Rating {
+		if !slices.Equal(rated, []int64{bob.ID, ann.ID}) || len(current) != 0 {
+			t.Errorf("the first race's Rate was given %v, %v; want bob and ann, no rating yet", rated, current)
+		}
+		return map[int64]store.Rating{bob.ID: {Rating: 1600, Deviation: 300, Volatility: 0.06}, ann.ID: {Rating: 1400, Deviation: 300, Volatility: 0.06}}
+	})
+	race("race:second", func(rated []int64, current map[int64]store.Rating) map[int64]store.Rating {
+		out := map[int64]store.Rating{}
+		for _, id := range rated {
+			c := current[id]
+			out[id] = store.Rating{Rating: c.Rating + 10, Deviation: c.Deviation, Volatility: c.Volatility}
+		}
+		return out
+	})
+	got, err := s.Ratings(ctx, []int64{ann.ID, bob.ID})
+	if err != nil || got[ann.ID].Rating != 1410 || got[bob.ID].Rating != 1610 || got[ann.ID].Races != 2 {
+		t.Fatalf("ratings after two races: %+v, %v; want ann 1410 and bob 1610, from the first race's, over 2 races", got, err)
+	}
+	race("race:unrated", func([]int64, map[int64]store.Rating) map[int64]store.Rating { return nil })
+	if again, err := s.Ratings(ctx, []int64{ann.ID, bob.ID}); err != nil || again[ann.ID] != got[ann.ID] || again[bob.ID] != got[bob.ID] {
+		t.Fatalf("ratings after a race Rate rated no one in: %+v, %v; want them as they were, %+v", again, err, got)
 	}
 }
 

@@ -94,6 +94,7 @@ func Run(t *testing.T, b Backend) {
 		{"MergeKeepsEveryGame", testMergeKeepsEveryGame},
 		{"RaceAfterAMerge", testRaceAfterAMerge},
 		{"TwoSeatsOfOneRace", testTwoSeatsOfOneRace},
+		{"RacesRateFromStoredRatings", testRacesRateFromStoredRatings},
 		{"RemoveKey", testRemoveKey},
 		{"Names", testNames},
 		{"ConcurrentNameClaims", testConcurrentNameClaims},
