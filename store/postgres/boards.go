@@ -317,7 +317,8 @@ func (s *Store) BotRaceBoard(ctx context.Context, limit int) ([]store.BotRaceEnt
 	rows, err := s.pool.Query(ctx, `
 		SELECT e.player_id, p.name, p.fingerprint, count(*), count(*) FILTER (WHERE e.place = 1), max(e.score)
 		FROM race_entries e JOIN races r ON r.id = e.race_id JOIN players p ON p.id = e.player_id
-		WHERE r.bots AND NOT p.hidden
+		JOIN games g ON g.id = e.game_id
+		WHERE r.bots AND NOT p.hidden AND NOT g.hidden
 		GROUP BY e.player_id, p.name, p.fingerprint
 		ORDER BY count(*) FILTER (WHERE e.place = 1) DESC, max(e.score) DESC, e.player_id LIMIT $1`, limit)
 	if err != nil {

@@ -13,7 +13,8 @@ func (s *Store) BotRaceBoard(ctx context.Context, limit int) ([]store.BotRaceEnt
 	rows, err := s.read.QueryContext(ctx, `
 		SELECT e.player_id, p.name, p.fingerprint, COUNT(*), SUM(e.place = 1), MAX(e.score)
 		FROM race_entries e JOIN races r ON r.id = e.race_id JOIN players p ON p.id = e.player_id
-		WHERE r.bots = 1 AND NOT p.hidden
+		JOIN games g ON g.id = e.game_id
+		WHERE r.bots = 1 AND NOT p.hidden AND NOT g.hidden
 		GROUP BY e.player_id
 		ORDER BY SUM(e.place = 1) DESC, MAX(e.score) DESC, e.player_id LIMIT ?`, limit)
 	if err != nil {

@@ -716,3 +716,39 @@ func testRacingMoves(t *testing.T, b Backend) {
 		}
 	}
 }
+
+// testHiddenGameLeavesTheBotRaceBoard: `hide GAME` takes a game off
+// every board (docs/moderation.md), the board of races with bots
+// (`scores --races --bots`) too: a hidden race game is neither a win
+// nor a best there, as a hidden player's are not.
+func testHiddenGameLeavesTheBotRaceBoard(t *testing.T, b Backend) {
+	ctx := context.Background()
+	s := b.open(t)
+	ann, bob := addPlayer(t, s, "ann"), addPlayer(t, s, "bob")
+	const contest = "race:bots-audit4"
+	ga, err := s.OpenContestGame(ctx, ann.ID, 4, store.KindBot, contest, 9)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gb, err := s.OpenContestGame(ctx, bob.ID, 4, store.KindBot, contest, 9)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now().Add(-time.Hour)
+	if err := s.RecordRace(ctx, store.RaceResult{Contest: contest, Size: 4, Bots: true, Started: start, Ended: start.Add(3 * time.Minute),
+		Entries: []store.RaceEntry{{PlayerID: ann.ID, GameID: ga.ID, Place: 1, Score: 900}, {PlayerID: bob.ID, GameID: gb.ID, Place: 2, Score: 40}}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.HideGame(ctx, store.Action{Actor: "console:test", Reason: "a script"}, ga.ID); err != nil {
+		t.Fatalf("hide ann's race game (ended with the race): %v", err)
+	}
+	board, err := s.BotRaceBoard(ctx, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range board {
+		if e.PlayerID == ann.ID && (e.Wins != 0 || e.Best != 0) {
+			t.Errorf("bot race board after hiding ann's winning game %d: %+v; the hidden game still counts (a win, best %d)", ga.ID, board, e.Best)
+		}
+	}
+}

@@ -95,6 +95,7 @@ func Run(t *testing.T, b Backend) {
 		{"RaceAfterAMerge", testRaceAfterAMerge},
 		{"TwoSeatsOfOneRace", testTwoSeatsOfOneRace},
 		{"RacesRateFromStoredRatings", testRacesRateFromStoredRatings},
+		{"HiddenGameLeavesTheBotRaceBoard", testHiddenGameLeavesTheBotRaceBoard},
 		{"RemoveKey", testRemoveKey},
 		{"Names", testNames},
 		{"ConcurrentNameClaims", testConcurrentNameClaims},
