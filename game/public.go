@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/ssh2048/ssh2048/store"
 )
@@ -61,10 +62,13 @@ func (s *Service) PlayerByID(ctx context.Context, id int64) (Player, error) {
 	return Player{ID: p.ID, Name: printable(p.Name), Fingerprint: p.Fingerprint}, nil
 }
 
-// PlayerGames lists the player's games, newest first, at most limit.
+// PlayerGames lists the player's games as anyone may see them (the web
+// site's player pages), newest first, at most limit: not the games an
+// admin hid, which only their player's own history lists.
 func (s *Service) PlayerGames(ctx context.Context, p Player, limit int) ([]store.GameSummary, error) {
 	if p.Guest {
 		return nil, nil
 	}
-	return s.store.PlayerGames(ctx, p.ID, limit)
+	games, err := s.store.PlayerGames(ctx, p.ID, limit)
+	return slices.DeleteFunc(games, func(g store.GameSummary) bool { return g.Hidden }), err
 }

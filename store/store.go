@@ -56,7 +56,8 @@ type Store interface {
 	// PlayerRank returns the player's best game with its rank, or
 	// ErrNotFound.
 	PlayerRank(ctx context.Context, playerID int64, size int, kind Kind) (Entry, error)
-	// PlayerGames lists the player's games, newest first.
+	// PlayerGames lists the player's games, newest first, hidden ones
+	// (GameSummary.Hidden) included: its caller chooses who sees them.
 	PlayerGames(ctx context.Context, playerID int64, limit int) ([]GameSummary, error)
 	// FullGame returns a game with its seed and every move, or
 	// ErrNotFound.

@@ -107,6 +107,7 @@ type GameSummary struct {
 	StartedAt time.Time
 	UpdatedAt time.Time
 	EndedAt   *time.Time // nil while in progress
+	Hidden    bool       // an admin took it off the boards (set by PlayerGames)
 }
 
 // Entry is one row of a leaderboard: a player's best game of a size and

@@ -425,7 +425,7 @@ func (s *Store) PlayerGames(ctx context.Context, playerID int64, limit int) ([]s
 		return nil, fmt.Errorf("games of player %d: %w", playerID, err)
 	}
 	rows, err := s.read.QueryContext(ctx, `
-		SELECT id, size, kind, score, max_tile, moves, won, contest, started_at, updated_at, ended_at
+		SELECT id, size, kind, score, max_tile, moves, won, contest, started_at, updated_at, ended_at, hidden
 		FROM games WHERE player_id = ? ORDER BY id DESC LIMIT ?`, playerID, limit)
 	if err != nil {
 		return nil, fmt.Errorf("games of player %d: %w", playerID, err)
@@ -437,7 +437,7 @@ func (s *Store) PlayerGames(ctx context.Context, playerID int64, limit int) ([]s
 		var kind string
 		var started, updated int64
 		var ended sql.NullInt64
-		if err := rows.Scan(&g.ID, &g.Size, &kind, &g.Score, &g.MaxTile, &g.Moves, &g.Won, &g.Contest, &started, &updated, &ended); err != nil {
+		if err := rows.Scan(&g.ID, &g.Size, &kind, &g.Score, &g.MaxTile, &g.Moves, &g.Won, &g.Contest, &started, &updated, &ended, &g.Hidden); err != nil {
 			return nil, fmt.Errorf("games of player %d: %w", playerID, err)
 		}
 		g.Kind, g.StartedAt, g.UpdatedAt, g.EndedAt = store.Kind(kind), fromMicros(started), fromMicros(updated), timePtr(ended)
