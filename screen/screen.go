@@ -447,9 +447,7 @@ func (s *Screen) Abandon(line string) {
 		var b strings.Builder
 		if s.liner() == nil {
 			b.WriteString(restoreTerminal)
-		} else {
-			b.WriteString("\r\n")
-		}
+		} // a Liner's lines each end their own: no blank line before this one
 		b.WriteString(line)
 		b.WriteString("\r\n")
 		s.write([]byte(b.String()))
