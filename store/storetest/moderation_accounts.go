@@ -5,6 +5,7 @@ import (
 	"errors"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/ssh2048/ssh2048/store"
 )
@@ -102,5 +103,24 @@ func testMergeKeepsModeration(t *testing.T, b Backend) {
 	}
 	if rows, err := s.Leaderboard(ctx, 4, store.KindHuman, 100); err != nil || len(rows) != 2 {
 		t.Fatalf("board once ann is unhidden: %+v, %v; want ann and cy", rows, err)
+	}
+}
+
+// testMergeKeepsNameLock: an admin's name lock holds for the account a
+// locked one merges into: a player cannot shed it by merging into a
+// fresh account of their own and taking back, from its held names, the
+// name the admin took away.
+func testMergeKeepsNameLock(t *testing.T, b Backend) {
+	ctx := context.Background()
+	s := b.open(t)
+	imp, fresh := addPlayer(t, s, "imposter"), addPlayer(t, s, "fresh")
+	if _, err := s.Rename(ctx, console, imp.ID, "Someone", time.Now().Add(30*24*time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Link(ctx, linkCode(t, s, fresh.ID), imp.Fingerprint, true); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.ClaimName(ctx, store.AccountID(fresh.ID), "imposter"); !errors.Is(err, store.ErrNameLocked) {
+		t.Fatalf("renaming, after merging a locked account in, to the name the admin took: %v, want ErrNameLocked", err)
 	}
 }

@@ -86,6 +86,7 @@ func Run(t *testing.T, b Backend) {
 		{"RenameAndFind", testRenameAndFind},
 		{"LinkPastABan", testLinkPastABan},
 		{"MergeKeepsModeration", testMergeKeepsModeration},
+		{"MergeKeepsNameLock", testMergeKeepsNameLock},
 		{"Reviews", testReviews},
 		{"PlayerReviews", testPlayerReviews},
 		{"SettingsAreKeptPerPlayer", testSettingsAreKeptPerPlayer},

@@ -471,6 +471,17 @@ func mergeAccounts(ctx context.Context, tx Querier, now, to, from int64) error {
 		// from's names are held for to, as a rename's old name is.
 		{"hold names", `UPDATE player_names SET player_id = $1, released_at = COALESCE(released_at, $3)
 			WHERE player_id = $2`, []any{to, from, now}},
+		// An admin's name lock, and the day's rename, hold for the
+		// account: the later of each. A player whose name an admin
+		// locked would otherwise shed the lock by merging into a fresh
+		// account of their own, and take back, from its held names, the
+		// very name the admin took away.
+		{"keep name limits", `UPDATE players SET
+			name_locked_until = CASE WHEN (SELECT f.name_locked_until FROM players f WHERE f.id = $2) > name_locked_until
+				THEN (SELECT f.name_locked_until FROM players f WHERE f.id = $2) ELSE name_locked_until END,
+			renamed_at = CASE WHEN renamed_at IS NULL OR (SELECT f.renamed_at FROM players f WHERE f.id = $2) > renamed_at
+				THEN COALESCE((SELECT f.renamed_at FROM players f WHERE f.id = $2), renamed_at) ELSE renamed_at END
+			WHERE id = $1`, []any{to, from}},
 		{"drop codes", `DELETE FROM link_codes WHERE player_id = $1`, []any{from}},
 		// Moderation (migration 00011, docs/moderation.md). Bans and the
 		// audit rows of from are to's now, lifted ones too, so that
