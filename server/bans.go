@@ -80,14 +80,16 @@ func (s *Server) endBanned() {
 	var banned []ending
 	s.mu.Lock()
 	for sess := range s.sessions {
-		if b, ok := s.banOf(sess.Player.Fingerprint, sess.Player.ID); ok {
+		// The key the session logged in with, not the account's first:
+		// a key ban is of that key only.
+		if b, ok := s.banOf(sess.Key(), sess.Player.ID); ok {
 			banned = append(banned, ending{sess, b})
 		}
 	}
 	s.mu.Unlock()
 	for _, e := range banned {
 		line := moderation.Line(e.ban)
-		s.log.Info("banned session ended", "key", e.sess.Player.Fingerprint, "player", e.sess.Player.ID, "ban", e.ban.ID)
+		s.log.Info("banned session ended", "key", e.sess.Key(), "player", e.sess.Player.ID, "ban", e.ban.ID)
 		e.sess.Ban(line)
 		time.AfterFunc(banGrace, func() { s.closeBanned(e.sess, line) })
 	}

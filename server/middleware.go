@@ -118,7 +118,7 @@ func (s *Server) route(next ssh.Handler) ssh.Handler {
 		defer s.untrack(sess)
 		// A ban made since identify checked is met here, or by endBanned,
 		// which sees the session tracked now.
-		if s.refuseBanned(sess, sess.Player.Fingerprint, sess.Player) {
+		if s.refuseBanned(sess, sess.Key(), sess.Player) {
 			return
 		}
 		_, _, hasPty := sess.Pty()

@@ -7,21 +7,10 @@ import (
 	"github.com/ssh2048/ssh2048/game"
 	"github.com/ssh2048/ssh2048/server/session"
 	"github.com/ssh2048/ssh2048/wire"
-	gossh "golang.org/x/crypto/ssh"
 )
 
-// What the account commands (whoami, link, keys, name) share: the key of
-// the session, and the lines for what a guest or a store without
-// accounts cannot do.
-
-// sessionKey is the fingerprint of the key the session authenticated
-// with, "" for a guest.
-func sessionKey(sess *session.Session) string {
-	if k := sess.PublicKey(); k != nil {
-		return gossh.FingerprintSHA256(k)
-	}
-	return ""
-}
+// What the account commands (whoami, link, keys, name) share: the lines
+// for what a guest or a store without accounts cannot do.
 
 // accountError tells the player why an account command could not do what
 // it was asked, when the error is not one the command words itself; it

@@ -47,7 +47,7 @@ func (t *Table) runKeys(sess *session.Session, fs *commandFlags, args []string) 
 	// What the player typed, quoted (escaped, cut short) where it is not
 	// one of the account's fingerprints; once it matched one, as is.
 	shown := fmt.Sprintf("%.80q", fp)
-	if fp == sessionKey(sess) && !*self {
+	if fp == sess.Key() && !*self {
 		fmt.Fprintf(sess.Stderr(), "keys: %s is the key of this session; to remove it anyway, add --self.\n", shown)
 		return wire.ExitRefused
 	}
@@ -76,7 +76,7 @@ func (t *Table) listKeys(sess *session.Session) int {
 		return t.accountError(sess, "keys", err)
 	}
 	const day, minute = "2006-01-02", "2006-01-02 15:04"
-	this := sessionKey(sess)
+	this := sess.Key()
 	for _, k := range keys {
 		line := fmt.Sprintf("%s  %s  added %s  last used %s UTC", k.Fingerprint, k.KeyType, k.Added.UTC().Format(day), k.LastUsed.UTC().Format(minute))
 		if k.Comment != "" {

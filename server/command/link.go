@@ -39,7 +39,7 @@ func (t *Table) runLink(sess *session.Session, fs *commandFlags, args []string) 
 	code := words[0]
 	ctx, cancel := context.WithTimeout(sess.Context(), readTimeout)
 	defer cancel()
-	res, err := t.games.Link(ctx, sess.Player, code, sessionKey(sess), *merge)
+	res, err := t.games.Link(ctx, sess.Player, code, sess.Key(), *merge)
 	again := "run `link` from a key on your account for a new one."
 	switch {
 	case err == nil:

@@ -27,6 +27,6 @@ func (t *Table) runWhoami(sess *session.Session, fs *commandFlags, args []string
 	if err != nil {
 		return t.accountError(sess, "whoami", err)
 	}
-	fmt.Fprintf(sess, "name     %s\naccount  %s\nkey      %s\nkeys     %d\n", a.Name, a.PublicID(), sessionKey(sess), a.Keys)
+	fmt.Fprintf(sess, "name     %s\naccount  %s\nkey      %s\nkeys     %d\n", a.Name, a.PublicID(), sess.Key(), a.Keys)
 	return wire.ExitOK
 }

@@ -21,6 +21,7 @@ import (
 	"charm.land/ssh"
 	"github.com/ssh2048/ssh2048/game"
 	"github.com/ssh2048/ssh2048/wire"
+	gossh "golang.org/x/crypto/ssh"
 )
 
 // Notice is something the server must tell a running session.
@@ -145,6 +146,17 @@ type Session struct {
 	// onInput is told of every read of the session's input that got
 	// some: the connection's idle timeout counts input, not traffic.
 	onInput func()
+}
+
+// Key is the SHA256 fingerprint of the key sess logged in with; "" for
+// a guest. Not the account's: an account has several keys, and
+// Player.Fingerprint is the one it was made with. What a key ban
+// names.
+func (sess *Session) Key() string {
+	if k := sess.PublicKey(); k != nil {
+		return gossh.FingerprintSHA256(k)
+	}
+	return ""
 }
 
 // New returns the session of s, played by p; onInput (nil: none) is
