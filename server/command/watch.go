@@ -39,7 +39,7 @@ func (t *Table) runWatch(sess *session.Session, fs *commandFlags, args []string)
 			switch {
 			case errors.Is(err, errLookup):
 				return Screen{Code: wire.ExitError}
-			case errors.Is(err, game.ErrDailyOn):
+			case errors.Is(err, game.ErrDailyOn), errors.Is(err, game.ErrRaceOn):
 				return Screen{Code: wire.ExitInPlay}
 			}
 			return Screen{Code: wire.ExitNotFound}
@@ -101,7 +101,7 @@ func (t *Table) whyNotLive(ctx context.Context, id int64) error {
 	case errors.Is(err, game.ErrNoGame):
 		return fmt.Errorf("there is no game %d", id)
 	case errors.Is(err, game.ErrRaceOn):
-		return fmt.Errorf("no one is playing game %d right now; it is of a race that may still be running, and is replayed once the race is over", id)
+		return worded{fmt.Sprintf("no one is playing game %d right now; it is of a race that may still be running, and is replayed once the race is over", id), err}
 	case err != nil:
 		t.log.Error("watch", "game", id, "err", err)
 		return fmt.Errorf("game %d: %w", id, errLookup)
