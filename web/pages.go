@@ -350,7 +350,23 @@ func (s *Site) apiDaily(w http.ResponseWriter, r *http.Request) {
 	case err != nil:
 		s.failed(w, r, "daily board", err, true)
 	default:
-		s.writeJSON(w, http.StatusOK, scoreEntries(entries(v.Rows), v.Size, v.Kind))
+		// The rows of `scores --daily --json`: the day's contest, and its
+		// seed once the day is over, to verify its games with.
+		seed := ""
+		ctx, cancel := readCtx(r)
+		defer cancel()
+		switch n, err := s.cfg.Games.DailySeed(ctx, v.Day, v.Size); {
+		case err == nil:
+			seed = strconv.FormatUint(n, 10)
+		case !errors.Is(err, game.ErrNotYet):
+			s.failed(w, r, "daily seed", err, true)
+			return
+		}
+		rows := scoreEntries(entries(v.Rows), v.Size, v.Kind)
+		for i := range rows {
+			rows[i].Contest, rows[i].Seed = "daily:"+v.Day, seed
+		}
+		s.writeJSON(w, http.StatusOK, rows)
 	}
 }
 

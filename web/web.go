@@ -71,6 +71,9 @@ import (
 type Games interface {
 	Leaderboard(ctx context.Context, size int, kind store.Kind, limit int) ([]store.Entry, error)
 	DailyBoard(ctx context.Context, day string, size, limit int) ([]store.Entry, error)
+	// DailySeed is a day's seed of one size, once the day is over
+	// (game.ErrNotYet before).
+	DailySeed(ctx context.Context, day string, size int) (uint64, error)
 	Today() string
 	RatingBoard(ctx context.Context, limit int) ([]store.RatingEntry, error)
 	Live(size int) []game.Snapshot
