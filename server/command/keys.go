@@ -77,8 +77,14 @@ func (t *Table) listKeys(sess *session.Session) int {
 	}
 	const day, minute = "2006-01-02", "2006-01-02 15:04"
 	this := sess.Key()
+	// A table: the key types padded to the longest, so that the dates
+	// line up (fingerprints are all one length).
+	typeWidth := 0
 	for _, k := range keys {
-		line := fmt.Sprintf("%s  %s  added %s  last used %s UTC", k.Fingerprint, k.KeyType, k.Added.UTC().Format(day), k.LastUsed.UTC().Format(minute))
+		typeWidth = max(typeWidth, len(k.KeyType))
+	}
+	for _, k := range keys {
+		line := fmt.Sprintf("%s  %-*s  added %s  last used %s UTC", k.Fingerprint, typeWidth, k.KeyType, k.Added.UTC().Format(day), k.LastUsed.UTC().Format(minute))
 		if k.Comment != "" {
 			line += "  " + k.Comment
 		}
