@@ -51,15 +51,16 @@ func (t *Table) runRaceBot(sess *session.Session, size int, room string) int {
 	}()
 
 	// Input is read from the start, so that a bot that goes away while it
-	// waits leaves the lobby; a line sent before the start is held (one:
-	// the reader waits behind it) and played once the race runs.
+	// waits leaves the lobby, lines sent before or not; lines sent before
+	// the start are held (up to maxHeldLines: the reader then waits
+	// behind them) and played once the race runs.
 	lines := make(chan lineResult)
 	stop := make(chan struct{})
 	defer close(stop)
 	go readLines(sess, lines, stop)
 	var (
 		view    race.View
-		pending *lineResult
+		pending []lineResult
 		input   = lines
 	)
 	for view.Phase < race.Running {
@@ -69,7 +70,9 @@ func (t *Table) runRaceBot(sess *session.Session, size int, room string) int {
 			if !ok {
 				return wire.ExitOK // gone before the start
 			}
-			pending, input = &in, nil
+			if pending = append(pending, in); len(pending) == maxHeldLines {
+				input = nil
+			}
 		case n := <-sess.Notices:
 			return t.sayGoodbye(sess, n)
 		case <-sess.Context().Done():
@@ -126,8 +129,8 @@ func (t *Table) runRaceBot(sess *session.Session, size int, room string) int {
 		}
 		return wire.ExitOK, write(res) != nil
 	}
-	if pending != nil {
-		if code, done := handle(*pending); done {
+	for _, in := range pending {
+		if code, done := handle(in); done {
 			return code
 		}
 	}
@@ -153,6 +156,12 @@ func (t *Table) runRaceBot(sess *session.Session, size int, room string) int {
 		}
 	}
 }
+
+// maxHeldLines is how many lines a racing bot may send before its race
+// starts that are held for the start; past them its input waits. A bot
+// that closes its input before the start leaves the lobby, so the lines
+// are read as they come rather than one held and the rest left unread.
+const maxHeldLines = 16
 
 // raceState is what a racing bot's state line says of the race: v as it
 // stands, seen by racer me.
