@@ -25,12 +25,7 @@ func TestLastMoveSavedWhenItsEndIsNot(t *testing.T) {
 	st := openSQLite(t)
 	svc := New(endFails{st}, nil)
 	ctx := context.Background()
-	seat := svc.Seat(identify(t, svc, "ann"), nil)
-	t.Cleanup(seat.Close)
-	play, err := seat.Open(ctx, 3, store.KindHuman, false)
-	if err != nil {
-		t.Fatal(err)
-	}
+	play := openPlay(t, svc, "ann", 3)
 	for !play.Over() {
 		moveUntilMoved(t, play) // fails the test on an error
 	}

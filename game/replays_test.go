@@ -5,8 +5,6 @@ import (
 	"runtime"
 	"testing"
 	"time"
-
-	"github.com/ssh2048/ssh2048/store"
 )
 
 // TestReplaysAreShared: those who ask for the same replay while someone
@@ -18,12 +16,7 @@ func TestReplaysAreShared(t *testing.T) {
 	st := openSQLite(t)
 	svc := New(st, nil)
 	ctx := context.Background()
-	seat := svc.Seat(identify(t, svc, "ann"), nil)
-	t.Cleanup(seat.Close)
-	play, err := seat.Open(ctx, 3, store.KindHuman, false)
-	if err != nil {
-		t.Fatal(err)
-	}
+	play := openPlay(t, svc, "ann", 3)
 	moveUntilMoved(t, play)
 
 	first, err := svc.Replay(ctx, play.ID())

@@ -289,3 +289,16 @@ func TestWatchChangedAndPoll(t *testing.T) {
 		}
 	}
 }
+
+// openPlay opens a free-play human game of size for name, on a seat of
+// its own that closes with the test.
+func openPlay(t *testing.T, svc *Service, name string, size int) *Play {
+	t.Helper()
+	seat := svc.Seat(identify(t, svc, name), nil)
+	t.Cleanup(seat.Close)
+	play, err := seat.Open(context.Background(), size, store.KindHuman, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return play
+}

@@ -67,32 +67,16 @@ func scoringMove(st state) (string, bool) {
 }
 
 // TestRaceMoveNotSavedIsNotShown: a racing bot's move fails to commit (the
-// disk is full). The bot is told the move was not saved and the game is kept
-// as it was before it (status 1), but the race goes on with the move the
-// store refused: the racer's Play applied it to its game in memory before
-// the commit, nothing undoes it, and the race reads that game (race.current,
-// racer.score). So the opponent is shown, and the race's result records, a
-// score that was never committed; the stored game does not have it. The
+// disk is full). The bot is told the move was not saved and the game is
+// kept as it was before it (status 1), and so it must be for the race: the
+// racer's Play used to keep the refused move in its game in memory, which
+// the race reads (race.current, racer.score), so the opponent was shown,
+// and the race's result recorded, a score that was never committed. The
 // promise: every answered move is committed before it is shown, and a move
 // not saved leaves the game as it was.
 func TestRaceMoveNotSavedIsNotShown(t *testing.T) {
 	ts := startRaces(t, race.WithTimes(200*time.Millisecond, 200*time.Millisecond, 4*time.Second))
-	type raceLine struct {
-		state
-		Race *wire.Race `json:"race"`
-	}
-	read := func(b *botSession) raceLine {
-		t.Helper()
-		line, err := b.out.ReadBytes('\n')
-		if err != nil {
-			t.Fatalf("race line: %v; stderr %s", err, b.stderr.String())
-		}
-		var st raceLine
-		if err := jsonUnmarshal(line, &st); err != nil || st.Race == nil {
-			t.Fatalf("race line %s: %v", line, err)
-		}
-		return st
-	}
+	read := func(b *botSession) raceLine { t.Helper(); return readRaceLine(t, b) }
 	a := startBot(t, ts.dial(t, "alpha", newKey(t)), "--race --size 3")
 	b := startBot(t, ts.dial(t, "beta", newKey(t)), "--race --size 3")
 	alpha := read(a)

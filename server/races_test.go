@@ -302,22 +302,7 @@ func TestRaceLobbyShutdown(t *testing.T) {
 // bot that is still in with fewer points.
 func TestBotRaceOverThenCloses(t *testing.T) {
 	ts := startRaces(t, race.WithTimes(200*time.Millisecond, 200*time.Millisecond, 5*time.Second))
-	type raceLine struct {
-		state
-		Race *wire.Race `json:"race"`
-	}
-	read := func(b *botSession) raceLine {
-		t.Helper()
-		line, err := b.out.ReadBytes('\n')
-		if err != nil {
-			t.Fatalf("race line: %v; stderr %s", err, b.stderr.String())
-		}
-		var st raceLine
-		if err := jsonUnmarshal(line, &st); err != nil || st.Race == nil {
-			t.Fatalf("race line %s: %v", line, err)
-		}
-		return st
-	}
+	read := func(b *botSession) raceLine { t.Helper(); return readRaceLine(t, b) }
 	a := startBot(t, ts.dial(t, "alpha", newKey(t)), "--race --size 3")
 	b := startBot(t, ts.dial(t, "beta", newKey(t)), "--race --size 3")
 	read(a)
@@ -364,4 +349,24 @@ func startRaces(t testing.TB, opts ...race.Option) *testServer {
 		c.Limits.BotRate = 0
 	})
 	return &testServer{srv: s.Srv, store: s.Store, addr: s.Addr, dir: s.Dir, logs: s.Logs}
+}
+
+// raceLine is a racing bot's state line.
+type raceLine struct {
+	state
+	Race *wire.Race `json:"race"`
+}
+
+// readRaceLine reads b's next state line, which must be a race's.
+func readRaceLine(t *testing.T, b *botSession) raceLine {
+	t.Helper()
+	line, err := b.out.ReadBytes('\n')
+	if err != nil {
+		t.Fatalf("race line: %v; stderr %s", err, b.stderr.String())
+	}
+	var st raceLine
+	if err := jsonUnmarshal(line, &st); err != nil || st.Race == nil {
+		t.Fatalf("race line %s: %v", line, err)
+	}
+	return st
 }

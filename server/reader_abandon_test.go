@@ -2,8 +2,6 @@ package server_test
 
 import (
 	"context"
-	"database/sql"
-	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -26,19 +24,7 @@ func TestReaderAbandonSaysOneLine(t *testing.T) {
 
 	// Another connection holds the database's write lock (a backup, the
 	// sqlite3 shell): the move's commit waits for it.
-	other, err := sql.Open("sqlite3", "file:"+(&url.URL{Path: ts.store.Path()}).EscapedPath()+"?_txlock=immediate&_busy_timeout=10000")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer other.Close()
-	tx, err := other.Begin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	go func() {
-		time.Sleep(3 * time.Second)
-		tx.Rollback() //nolint:errcheck // only the lock matters
-	}()
+	holdWriteLock(t, ts, 3*time.Second)
 	send("adws") // at least one of them moves, and its commit waits
 	time.Sleep(300 * time.Millisecond)
 

@@ -26,24 +26,9 @@ func TestShutdownWhileAMoveCommitsRestoresTheTerminal(t *testing.T) {
 	s, out, send := ptySession(t, ts.dial(t, "ann", newKey(t)))
 	waitFor(t, "the game screen", func() bool { return strings.Contains(out.String(), "Moves") })
 
-	// Another connection takes the write lock, as a backup or the sqlite3
-	// shell does: the move's commit waits for it (busy_timeout).
-	other, err := sql.Open("sqlite3", "file:"+(&url.URL{Path: ts.store.Path()}).EscapedPath()+"?_txlock=immediate&_busy_timeout=10000")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer other.Close()
-	tx, err := other.Begin()
-	if err != nil {
-		t.Fatal(err)
-	}
 	// The lock is held for 5 s (a backup of a large database), far longer
 	// than the notice's grace.
-	const hold = 5 * time.Second
-	go func() {
-		time.Sleep(hold)
-		tx.Rollback() //nolint:errcheck // only the lock matters
-	}()
+	holdWriteLock(t, ts, 5*time.Second)
 
 	// Each of the four arrows: at least one moves the board, and its
 	// commit waits; the keys after it wait for it.
@@ -75,4 +60,24 @@ func TestShutdownWhileAMoveCommitsRestoresTheTerminal(t *testing.T) {
 			strings.Contains(o, "\x1b[?1049l"), strings.Contains(o, "\x1b[?25h"), o[max(0, len(o)-80):])
 	}
 	leftTerminal(t, o)
+}
+
+// holdWriteLock takes the database's write lock from another connection,
+// as a backup or the sqlite3 shell does, and lets it go after d: the
+// server's commits wait for it meanwhile (busy_timeout).
+func holdWriteLock(t *testing.T, ts *testServer, d time.Duration) {
+	t.Helper()
+	other, err := sql.Open("sqlite3", "file:"+(&url.URL{Path: ts.store.Path()}).EscapedPath()+"?_txlock=immediate&_busy_timeout=10000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { other.Close() })
+	tx, err := other.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		time.Sleep(d)
+		tx.Rollback() //nolint:errcheck // only the lock matters
+	}()
 }

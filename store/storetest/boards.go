@@ -452,14 +452,7 @@ func testRacesRateFromStoredRatings(t *testing.T, b Backend) {
 	start := time.UnixMicro(1_700_000_000_000_000)
 	race := func(contest string, rate func([]int64, map[int64]store.Rating) map[int64]store.Rating) {
 		t.Helper()
-		ga, err := s.OpenContestGame(ctx, ann.ID, 4, store.KindHuman, contest, 9)
-		if err != nil {
-			t.Fatal(err)
-		}
-		gb, err := s.OpenContestGame(ctx, bob.ID, 4, store.KindHuman, contest, 9)
-		if err != nil {
-			t.Fatal(err)
-		}
+		ga, gb := raceGames(t, s, contest, store.KindHuman, ann.ID, bob.ID)
 		stale := &store.Rating{Rating: 1500, Deviation: 350, Volatility: 0.06, Races: 1} // as at the join
 		if err := s.RecordRace(ctx, store.RaceResult{Contest: contest, Size: 4, Started: start, Ended: start.Add(time.Minute), Rate: rate,
 			Entries: []store.RaceEntry{
@@ -500,14 +493,7 @@ func testRaces(t *testing.T, b Backend) {
 	s := b.open(t)
 	ann, bob := addPlayer(t, s, "ann"), addPlayer(t, s, "bob")
 	const contest = "race:0123456789abcdef"
-	ga, err := s.OpenContestGame(ctx, ann.ID, 4, store.KindHuman, contest, 9)
-	if err != nil {
-		t.Fatal(err)
-	}
-	gb, err := s.OpenContestGame(ctx, bob.ID, 4, store.KindHuman, contest, 9)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ga, gb := raceGames(t, s, contest, store.KindHuman, ann.ID, bob.ID)
 	if r, err := s.Ratings(ctx, []int64{ann.ID, bob.ID}); err != nil || len(r) != 0 {
 		t.Fatalf("ratings before any race: %v, %v", r, err)
 	}
@@ -726,14 +712,7 @@ func testHiddenGameLeavesTheBotRaceBoard(t *testing.T, b Backend) {
 	s := b.open(t)
 	ann, bob := addPlayer(t, s, "ann"), addPlayer(t, s, "bob")
 	const contest = "race:bots-audit4"
-	ga, err := s.OpenContestGame(ctx, ann.ID, 4, store.KindBot, contest, 9)
-	if err != nil {
-		t.Fatal(err)
-	}
-	gb, err := s.OpenContestGame(ctx, bob.ID, 4, store.KindBot, contest, 9)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ga, gb := raceGames(t, s, contest, store.KindBot, ann.ID, bob.ID)
 	start := time.Now().Add(-time.Hour)
 	if err := s.RecordRace(ctx, store.RaceResult{Contest: contest, Size: 4, Bots: true, Started: start, Ended: start.Add(3 * time.Minute),
 		Entries: []store.RaceEntry{{PlayerID: ann.ID, GameID: ga.ID, Place: 1, Score: 900}, {PlayerID: bob.ID, GameID: gb.ID, Place: 2, Score: 40}}}); err != nil {
@@ -751,4 +730,17 @@ func testHiddenGameLeavesTheBotRaceBoard(t *testing.T, b Backend) {
 			t.Errorf("bot race board after hiding ann's winning game %d: %+v; the hidden game still counts (a win, best %d)", ga.ID, board, e.Best)
 		}
 	}
+}
+
+// raceGames opens the 4×4 games of first and second in contest, of kind.
+func raceGames(t *testing.T, s Store, contest string, kind store.Kind, first, second int64) (a, b *store.SavedGame) {
+	t.Helper()
+	var g [2]*store.SavedGame
+	for i, id := range []int64{first, second} {
+		var err error
+		if g[i], err = s.OpenContestGame(context.Background(), id, 4, kind, contest, 9); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return g[0], g[1]
 }
