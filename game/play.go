@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ssh2048/ssh2048/engine"
@@ -19,11 +20,15 @@ type Play struct {
 	seat  *Seat
 	key   gameKey // changes (rekey) only with both mu and the service's lock held
 	guest bool
+	// hidden: an admin took the game off the boards, and off the
+	// spectators' lists (store.SavedGame.Hidden as loaded, then as Live
+	// last asked the store: refreshHidden). Not under mu, which a move
+	// holds for as long as its commit takes.
+	hidden atomic.Bool
 
 	mu       sync.Mutex
 	id       int64 // the store's game id; 0 for a guest
 	fence    int64 // the token the store claimed the game with (store.SavedGame.Fence)
-	hidden   bool  // off the boards, and off the spectators' lists (store.SavedGame.Hidden)
 	game     *engine.Game
 	revoked  bool // a newer session holds the game
 	failed   error
@@ -285,13 +290,8 @@ func (p *Play) end(ctx context.Context) error {
 	return nil
 }
 
-// isHidden reports whether an admin took the game off the boards (as it
-// was loaded).
-func (p *Play) isHidden() bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.hidden
-}
+// isHidden reports whether an admin took the game off the boards.
+func (p *Play) isHidden() bool { return p.hidden.Load() }
 
 // Snapshot returns the game as a spectator sees it.
 func (p *Play) Snapshot() Snapshot {

@@ -139,7 +139,8 @@ func (st *Seat) open(ctx context.Context, key gameKey, load func(*Play) (*store.
 		st.svc.release(p)
 		return nil, fmt.Errorf("open %d×%d %s game %q of player %d: %w", key.size, key.size, key.kind, key.contest, st.player.ID, err)
 	}
-	p.id, p.game, p.fence, p.hidden = g.ID, g.Engine, g.Fence, g.Hidden
+	p.id, p.game, p.fence = g.ID, g.Engine, g.Fence
+	p.hidden.Store(g.Hidden)
 	st.svc.loaded(p)
 	st.mu.Lock()
 	st.plays = append(st.plays, p)

@@ -94,6 +94,9 @@ type Service struct {
 	byID    map[int64]*Play   // the same, by game id
 	feeds   map[int64]*feed   // the games being watched, by game id
 	closed  bool
+	// hiddenAsked is when Live last asked the store which games held here
+	// are hidden (refreshHidden).
+	hiddenAsked time.Time
 	// watchedElsewhere: games held here that other nodes' spectators
 	// asked for, until when (remote.go).
 	watchedElsewhere map[int64]time.Time

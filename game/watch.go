@@ -283,7 +283,9 @@ func (s *Service) playerElsewhere(who string) (best *store.LiveGame, daily bool)
 // daily challenge (ErrDailyOn) are not listed.
 func (s *Service) Live(size int) []Snapshot {
 	var out []Snapshot
-	for _, p := range s.plays() {
+	plays := s.plays()
+	s.refreshHidden(plays)
+	for _, p := range plays {
 		if (size == 0 || p.key.size == size) && !s.dailyOn(p.key.contest) && !p.isHidden() {
 			out = append(out, p.Snapshot())
 		}
@@ -314,5 +316,58 @@ func (s *Service) dropFeedIfIdle(f *feed) {
 	defer s.mu.Unlock()
 	if snap, _ := f.Get(); snap.Watchers == 0 && s.feeds[snap.GameID] == f {
 		delete(s.feeds, snap.GameID)
+	}
+}
+
+// hiddenEvery is how often Live asks the store which of the games held
+// here an admin has hidden since they were opened (a player hidden while
+// playing: admin hide NAME, on any node or the console).
+const hiddenEvery = 2 * time.Second
+
+// HiddenChanged tells the service that an admin hid or put back a player
+// here: the next Live asks the store at once (refreshHidden).
+func (s *Service) HiddenChanged() {
+	s.mu.Lock()
+	s.hiddenAsked = time.Time{}
+	s.mu.Unlock()
+}
+
+// refreshHidden asks the store which of plays are hidden now, at most
+// every hiddenEvery.
+func (s *Service) refreshHidden(plays []*Play) {
+	m, ok := s.store.(store.Moderator)
+	if !ok {
+		return
+	}
+	now := s.now()
+	s.mu.Lock()
+	due := now.Sub(s.hiddenAsked) >= hiddenEvery
+	if due {
+		s.hiddenAsked = now
+	}
+	s.mu.Unlock()
+	if !due {
+		return
+	}
+	ids := make([]int64, 0, len(plays))
+	for _, p := range plays {
+		if !p.guest {
+			ids = append(ids, p.id)
+		}
+	}
+	if len(ids) == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
+	defer cancel()
+	hidden, err := m.HiddenGames(ctx, ids)
+	if err != nil {
+		s.log.Warn("read hidden games", "err", err)
+		return
+	}
+	for _, p := range plays {
+		if !p.guest {
+			p.hidden.Store(hidden[p.id])
+		}
 	}
 }

@@ -69,6 +69,12 @@ type Moderator interface {
 	// player is not hidden); games hidden one by one stay hidden.
 	UnhidePlayer(ctx context.Context, a Action, playerID int64) error
 
+	// HiddenGames says which of the games ids an admin has hidden now
+	// (HideGame, HidePlayer): for a server to take the games it holds in
+	// play off the spectators' lists when their player is hidden,
+	// whichever node or console hid them.
+	HiddenGames(ctx context.Context, ids []int64) (map[int64]bool, error)
+
 	// FindPlayer resolves what an admin typed (see PlayerRef) to one
 	// player: ErrNotFound, or ErrAmbiguous for a name several share.
 	FindPlayer(ctx context.Context, ref string) (Player, error)

@@ -48,6 +48,9 @@ func (t *Table) runAdmin(sess *session.Session, args []string) int {
 					t.cfg.Bans.Refresh() // the next try is the list's own
 				}
 			}
+			if action == "hide" || action == "unhide" {
+				t.games.HiddenChanged()
+			}
 			if t.cfg.AdminAction != nil {
 				t.cfg.AdminAction(action)
 			}

@@ -590,3 +590,21 @@ func (s *Store) PlayerByID(ctx context.Context, id int64) (store.Player, error) 
 	p.FirstSeen, p.LastSeen = time.UnixMicro(first), time.UnixMicro(last)
 	return p, nil
 }
+
+// HiddenGames says which of the games ids are hidden (store.Moderator).
+func (s *Store) HiddenGames(ctx context.Context, ids []int64) (map[int64]bool, error) {
+	rows, err := s.pool.Query(ctx, `SELECT id FROM games WHERE hidden AND id = ANY($1)`, ids)
+	if err != nil {
+		return nil, fmt.Errorf("hidden games: %w", err)
+	}
+	defer rows.Close()
+	out := map[int64]bool{}
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("hidden games: %w", err)
+		}
+		out[id] = true
+	}
+	return out, rows.Err()
+}

@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -455,4 +456,26 @@ func timePtr(v sql.NullInt64) *time.Time {
 	}
 	t := fromMicros(v.Int64)
 	return &t
+}
+
+// HiddenGames says which of the games ids are hidden (store.Moderator).
+func (s *Store) HiddenGames(ctx context.Context, ids []int64) (map[int64]bool, error) {
+	list, err := json.Marshal(ids)
+	if err != nil {
+		return nil, fmt.Errorf("hidden games: %w", err)
+	}
+	rows, err := s.read.QueryContext(ctx, `SELECT id FROM games WHERE hidden = 1 AND id IN (SELECT value FROM json_each(?))`, string(list))
+	if err != nil {
+		return nil, fmt.Errorf("hidden games: %w", err)
+	}
+	defer rows.Close()
+	out := map[int64]bool{}
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("hidden games: %w", err)
+		}
+		out[id] = true
+	}
+	return out, rows.Err()
 }

@@ -3,6 +3,7 @@ package storetest
 import (
 	"context"
 	"errors"
+	"maps"
 	"slices"
 	"testing"
 	"time"
@@ -122,5 +123,40 @@ func testMergeKeepsNameLock(t *testing.T, b Backend) {
 	}
 	if _, err := s.ClaimName(ctx, store.AccountID(fresh.ID), "imposter"); !errors.Is(err, store.ErrNameLocked) {
 		t.Fatalf("renaming, after merging a locked account in, to the name the admin took: %v, want ErrNameLocked", err)
+	}
+}
+
+// testHiddenGames: HiddenGames says which games an admin has hidden, by
+// the game or by its player, games in progress included.
+func testHiddenGames(t *testing.T, b Backend) {
+	ctx := context.Background()
+	s := b.open(t)
+	ann, bob := addPlayer(t, s, "ann"), addPlayer(t, s, "bob")
+	annEnded, bobEnded := playSome(t, s, ann.ID, 4, 8), playSome(t, s, bob.ID, 4, 8)
+	annNow, err := s.NewGame(ctx, ann.ID, 5, store.KindHuman)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range []*store.SavedGame{annEnded, bobEnded} {
+		if err := s.EndGame(ctx, g.ID, store.StateOf(g.Engine)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.HideGame(ctx, console, bobEnded.ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.HidePlayer(ctx, console, ann.ID); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.HiddenGames(ctx, []int64{annEnded.ID, annNow.ID, bobEnded.ID, 987654})
+	want := map[int64]bool{annEnded.ID: true, annNow.ID: true, bobEnded.ID: true}
+	if err != nil || !maps.Equal(got, want) {
+		t.Fatalf("HiddenGames: %v, %v; want %v", got, err, want)
+	}
+	if err := s.UnhidePlayer(ctx, console, ann.ID); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.HiddenGames(ctx, []int64{annEnded.ID, annNow.ID, bobEnded.ID}); err != nil || !maps.Equal(got, map[int64]bool{bobEnded.ID: true}) {
+		t.Fatalf("HiddenGames after unhide ann: %v, %v; want bob's game alone", got, err)
 	}
 }

@@ -87,6 +87,7 @@ func Run(t *testing.T, b Backend) {
 		{"LinkPastABan", testLinkPastABan},
 		{"MergeKeepsModeration", testMergeKeepsModeration},
 		{"MergeKeepsNameLock", testMergeKeepsNameLock},
+		{"HiddenGames", testHiddenGames},
 		{"Reviews", testReviews},
 		{"PlayerReviews", testPlayerReviews},
 		{"SettingsAreKeptPerPlayer", testSettingsAreKeptPerPlayer},
