@@ -178,12 +178,19 @@ func TestReviewShutdown(t *testing.T) {
 // game screen stores a game played by hand, and returns its id.
 func storedEndedGame(t *testing.T, st store.Store, player int64) int64 {
 	t.Helper()
+	return storedGame(t, st, player, 3, 0)
+}
+
+// storedGame stores a game of player's of size, played to its end or for
+// at most moves moves (0: to its end), and ended there.
+func storedGame(t *testing.T, st store.Store, player int64, size, moves int) int64 {
+	t.Helper()
 	ctx := t.Context()
-	g, err := st.NewGame(ctx, player, 3, store.KindHuman)
+	g, err := st.NewGame(ctx, player, size, store.KindHuman)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i := 0; !g.Engine.Over(); i++ {
+	for i := 0; !g.Engine.Over() && (moves == 0 || g.Engine.Moves() < moves); i++ {
 		if d := engine.Directions()[i%4]; g.Engine.Move(d).Moved {
 			if err := st.AppendMove(ctx, g.ID, g.Engine.Moves()-1, d, store.StateOf(g.Engine)); err != nil {
 				t.Fatal(err)
