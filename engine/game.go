@@ -95,7 +95,7 @@ type Game struct {
 	board Board
 	gen   Generator
 	seed  uint64
-	src   rand.Source // *rand.PCG or *rand.ChaCha8: what Clone copies
+	src   rand.Source // *rand.PCG or *rand.ChaCha8: what CopyTo copies
 	rng   *rand.Rand
 	score int
 	moves int
@@ -134,23 +134,39 @@ func (gen Generator) Replay(size int, seed uint64, dirs []Direction) (*Game, err
 	return g, nil
 }
 
-// Clone returns a copy of g that plays on apart from it: the same moves
-// give both the same tiles. It is what a caller keeps to go back to when
-// a move it played cannot be kept (a store refused it).
-func (g *Game) Clone() *Game {
-	c := *g
-	switch src := g.src.(type) {
-	case *rand.PCG:
-		s := *src
-		c.src = &s
-	case *rand.ChaCha8:
-		s := *src
-		c.src = &s
-	default:
-		panic(fmt.Sprintf("engine: clone of a game with a %T source", g.src))
+// CopyTo makes dst a copy of g that plays on apart from it (the same
+// moves give both the same tiles) and returns it; a nil dst is a new
+// Game. It is what a caller keeps to go back to when a move it played
+// cannot be kept (a store refused it): a dst kept from move to move is
+// reused, with no allocation.
+func (g *Game) CopyTo(dst *Game) *Game {
+	if dst == nil {
+		dst = new(Game)
 	}
-	c.rng = rand.New(c.src)
-	return &c
+	src, rng := dst.src, dst.rng // dst's own, reused when of g's kind
+	reused := true
+	switch from := g.src.(type) {
+	case *rand.PCG:
+		to, ok := src.(*rand.PCG)
+		if !ok {
+			to, reused = new(rand.PCG), false
+		}
+		*to, src = *from, to
+	case *rand.ChaCha8:
+		to, ok := src.(*rand.ChaCha8)
+		if !ok {
+			to, reused = new(rand.ChaCha8), false
+		}
+		*to, src = *from, to
+	default:
+		panic(fmt.Sprintf("engine: copy of a game with a %T source", g.src))
+	}
+	if !reused || rng == nil {
+		rng = rand.New(src) // a Rand holds nothing but its source
+	}
+	*dst = *g
+	dst.src, dst.rng = src, rng
+	return dst
 }
 
 // spawn puts a 2 (probability 0.9) or a 4 (0.1) in a uniformly random empty

@@ -429,34 +429,61 @@ func BenchmarkGameMove(b *testing.B) {
 	}
 }
 
-// TestClone: a clone plays on apart from its original, and the same moves
-// give both the same tiles, for each generator.
-func TestClone(t *testing.T) {
+// TestCopyTo: a copy plays on apart from its original, and the same moves
+// give both the same tiles, for each generator, whether the copy is new
+// or reused (one of the other generator's too).
+func TestCopyTo(t *testing.T) {
 	dirs := []Direction{Left, Up, Right, Down}
 	for _, gen := range []Generator{PCG, ChaCha8} {
-		t.Run(gen.String(), func(t *testing.T) {
-			g, err := gen.NewGame(4, 42)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for i := range 10 {
-				g.Move(dirs[i%4])
-			}
-			c := g.Clone()
-			before := g.Board()
-			for i := range 20 { // the clone moves on; the original stays
-				c.Move(dirs[(i*3)%4])
-			}
-			if g.Board() != before || g.Moves() != 10 {
-				t.Fatalf("moving the clone changed the original: moves %d", g.Moves())
-			}
-			c = g.Clone()
-			for i := range 200 {
-				d := dirs[(i*7)%4]
-				if a, b := g.Move(d), c.Move(d); a != b || g.Board() != c.Board() || g.Score() != c.Score() {
-					t.Fatalf("move %d: the original gave %+v, the clone %+v", i, a, b)
+		for _, into := range []string{"new", "reused", "reused of the other generator"} {
+			t.Run(gen.String()+"/"+into, func(t *testing.T) {
+				g, err := gen.NewGame(4, 42)
+				if err != nil {
+					t.Fatal(err)
 				}
-			}
-		})
+				var dst *Game
+				switch into {
+				case "reused":
+					dst, _ = gen.NewGame(4, 7)
+				case "reused of the other generator":
+					other := map[Generator]Generator{PCG: ChaCha8, ChaCha8: PCG}[gen]
+					dst, _ = other.NewGame(4, 7)
+				}
+				for i := range 10 {
+					g.Move(dirs[i%4])
+				}
+				c := g.CopyTo(dst)
+				before := g.Board()
+				for i := range 20 { // the copy moves on; the original stays
+					c.Move(dirs[(i*3)%4])
+				}
+				if g.Board() != before || g.Moves() != 10 {
+					t.Fatalf("moving the copy changed the original: moves %d", g.Moves())
+				}
+				c = g.CopyTo(c)
+				for i := range 200 {
+					d := dirs[(i*7)%4]
+					if a, b := g.Move(d), c.Move(d); a != b || g.Board() != c.Board() || g.Score() != c.Score() {
+						t.Fatalf("move %d: the original gave %+v, the copy %+v", i, a, b)
+					}
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkCopyTo is what a Play pays a move to be able to go back
+// (game.Play.move): a copy into the one it keeps.
+//
+//	go test -run '^$' -bench CopyTo ./engine/
+func BenchmarkCopyTo(b *testing.B) {
+	g, err := Current.NewGame(4, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	dst := g.CopyTo(nil)
+	b.ReportAllocs()
+	for b.Loop() {
+		dst = g.CopyTo(dst)
 	}
 }

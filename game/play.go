@@ -30,7 +30,8 @@ type Play struct {
 	id       int64 // the store's game id; 0 for a guest
 	fence    int64 // the token the store claimed the game with (store.SavedGame.Fence)
 	game     *engine.Game
-	revoked  bool // a newer session holds the game
+	before   *engine.Game // game before the move being committed (move), reused from move to move
+	revoked  bool         // a newer session holds the game
 	failed   error
 	ended    bool
 	feed     *feed     // the game's spectators, once it has had any
@@ -190,13 +191,13 @@ func (p *Play) move(ctx context.Context, d engine.Direction) (engine.Result, err
 	// A move the store refuses is not the game's: everything that reads
 	// the Play (a race's standings and result, spectators) goes on
 	// seeing the game as it was before it.
-	before := p.game.Clone()
+	p.before = p.game.CopyTo(p.before)
 	res := p.game.Move(d)
 	if !res.Moved {
 		return res, nil
 	}
 	if err := p.commit(ctx, d); err != nil {
-		p.game = before
+		p.game, p.before = p.before, p.game
 		return engine.Result{}, err
 	}
 	if p.game.Over() {
