@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"crypto/rand"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -74,7 +75,14 @@ func (s *Store) OpenContestGame(ctx context.Context, playerID int64, size int, k
 	if contest == "" {
 		return nil, fmt.Errorf("open contest game: %w: no contest", store.ErrInvalid)
 	}
-	if strings.HasPrefix(contest, "daily:") {
+	once := strings.HasPrefix(contest, "daily:")
+	played := func(id int64) (*store.SavedGame, error) {
+		return &store.SavedGame{ID: id, PlayerID: playerID, Size: size}, fmt.Errorf("%s %d×%d: %w", contest, size, size, store.ErrContestPlayed)
+	}
+	if once {
+		// Read first, off the logins' writer: the day's game, once
+		// ended, is opened again by every later `daily` of that day.
+		// createGame's insert meets it too, should it end after this.
 		var id int64
 		var ended *int64
 		err := s.pool.QueryRow(ctx, `
@@ -82,12 +90,15 @@ func (s *Store) OpenContestGame(ctx context.Context, playerID int64, size int, k
 			playerID, size, contest).Scan(&id, &ended)
 		switch {
 		case err == nil && ended != nil:
-			return &store.SavedGame{ID: id, PlayerID: playerID, Size: size}, fmt.Errorf("%s %d×%d: %w", contest, size, size, store.ErrContestPlayed)
+			return played(id)
 		case err != nil && !noRows(err):
 			return nil, fmt.Errorf("open %s: %w", contest, err)
 		}
 	}
-	id, token, err := s.createGame(ctx, gameSpec{playerID: playerID, size: size, kind: kind, contest: contest, seed: seed})
+	id, token, err := s.createGame(ctx, gameSpec{playerID: playerID, size: size, kind: kind, contest: contest, seed: seed, once: once})
+	if errors.Is(err, store.ErrContestPlayed) {
+		return played(id)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("open %s for player %d: %w", contest, playerID, err)
 	}

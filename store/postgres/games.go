@@ -63,6 +63,10 @@ type gameSpec struct {
 	contest  string
 	seed     uint64
 	replace  bool
+	// once: the contest takes one game of the player and size, its
+	// first (the daily: games_daily_once); an ended one refuses another
+	// with store.ErrContestPlayed (and its id).
+	once bool
 }
 
 // createGame returns the id of the game in progress for (player, size,
@@ -98,8 +102,13 @@ func (s *Store) createGame(ctx context.Context, spec gameSpec) (id, token int64,
 			if !noRows(err) {
 				return err // a game just inserted has its time and its claim
 			}
-			// Another node's insert came first: that game is in progress.
-			if err := s.inProgress(ctx, tx, spec, &id); err != nil {
+			// Another node's insert came first: that game is in progress,
+			// or, for a contest of one game, it may have ended since.
+			if spec.once {
+				if err := s.onceGame(ctx, tx, spec, &id); err != nil {
+					return err
+				}
+			} else if err := s.inProgress(ctx, tx, spec, &id); err != nil {
 				return err
 			}
 		}
@@ -127,12 +136,21 @@ func (s *Store) createGame(ctx context.Context, spec gameSpec) (id, token int64,
 // insertClaimedSQL inserts a game and its holder row, this node's with
 // the first token, and returns both; nothing if a game of the same
 // (player, size, kind, contest) is in progress (another node's insert
-// committed since the statement's snapshot).
+// committed since the statement's snapshot), nor if the player has the
+// day's daily already, in progress or ended (games_daily_once).
+//
+// ON CONFLICT names no index, so that it covers both. Naming
+// games_in_progress left a conflict on games_daily_once an error (23505,
+// which spoils the logins' group transaction): met by an attempt that
+// ended after the caller's check, and by two nodes' first inserts of one
+// daily at once, where the one past ON CONFLICT's check second waits on
+// games_daily_once for the other to commit and then fails (PostgreSQL
+// checks an index that is no arbiter as a plain insert does).
 const insertClaimedSQL = `
 	WITH g AS (
 		INSERT INTO games (player_id, size, kind, seed, generator, max_tile, board, started_at, updated_at, reached_at, contest)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8, $8, $9)
-		ON CONFLICT (player_id, size, kind, contest) WHERE ended_at IS NULL DO NOTHING
+		ON CONFLICT DO NOTHING
 		RETURNING id),
 	h AS (
 		INSERT INTO game_holders (game_id, node, token, lease_until) SELECT id, $10, 1, $11 FROM g
@@ -175,6 +193,23 @@ func (s *Store) inProgress(ctx context.Context, tx pgx.Tx, spec gameSpec, id *in
 	return tx.QueryRow(ctx, `
 		SELECT id FROM games WHERE player_id = $1 AND size = $2 AND kind = $3 AND contest = $4 AND ended_at IS NULL`,
 		spec.playerID, spec.size, string(spec.kind), spec.contest).Scan(id)
+}
+
+// onceGame finds the id of the player's game of spec's contest of one
+// game (spec.once), which the insert just met: in progress, to claim, or
+// ended, a rejection with store.ErrContestPlayed (the insert wrote
+// nothing).
+func (s *Store) onceGame(ctx context.Context, tx pgx.Tx, spec gameSpec, id *int64) error {
+	var ended *int64
+	if err := tx.QueryRow(ctx, `
+		SELECT id, ended_at FROM games WHERE player_id = $1 AND size = $2 AND contest = $3`,
+		spec.playerID, spec.size, spec.contest).Scan(id, &ended); err != nil {
+		return err
+	}
+	if ended != nil {
+		return reject(store.ErrContestPlayed)
+	}
+	return nil
 }
 
 // readOnly is a snapshot for reads that span several statements.

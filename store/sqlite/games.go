@@ -60,6 +60,10 @@ type gameSpec struct {
 	contest  string // '' for free play; see migration 00005
 	seed     uint64 // a contest's shared seed; free play draws its own
 	replace  bool   // end the game in progress and start another
+	// once: the contest takes one game of the player and size, its
+	// first (the daily); an ended one refuses another with
+	// store.ErrContestPlayed (and its id).
+	once bool
 }
 
 // createGame returns the id of the game in progress for (player, size,
@@ -90,6 +94,22 @@ func (s *Store) createGame(ctx context.Context, spec gameSpec) (id, token int64,
 		}
 		if err := s.mlog.foldPlayer(ctx, tx, playerID); err != nil {
 			return err
+		}
+		if spec.once {
+			// Checked here, in the write transaction, not only by the
+			// caller's read before it: a game that ended after that read
+			// would leave no game in progress below, and the insert would
+			// meet games_daily_once's refusal, not ErrContestPlayed.
+			var ended sql.NullInt64
+			err := tx.QueryRowContext(ctx, `
+				SELECT id, ended_at FROM games WHERE player_id = ? AND size = ? AND contest = ?`,
+				playerID, size, contest).Scan(&id, &ended)
+			switch {
+			case err == nil && ended.Valid:
+				return reject(store.ErrContestPlayed)
+			case err != nil && !errors.Is(err, sql.ErrNoRows):
+				return err
+			}
 		}
 		if replace {
 			if _, err := tx.ExecContext(ctx, `

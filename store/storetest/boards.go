@@ -419,6 +419,74 @@ func testContestGames(t *testing.T, b Backend) {
 	}
 }
 
+// testDailyOneAttemptAtOnce: one attempt a day holds when sessions of
+// one player open the day's game at once, on two stores of one database
+// (two nodes), first as the day begins and then as the attempt ends: every
+// opener gets the day's one game, or ErrContestPlayed with its id once it
+// has ended, as one opener alone would; the day ranks one game of the
+// player. A check of "already played" read apart from the insert would let
+// an opener that read before the end insert after it: a second attempt at
+// tiles already seen, or an error that is not ErrContestPlayed.
+func testDailyOneAttemptAtOnce(t *testing.T, b Backend) {
+	ctx := context.Background()
+	s1, reopen := b.Open(t, quiet)
+	s2, err := reopen()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s2.Close() })
+	stores := []Store{s1, s2}
+	ann := addPlayer(t, s1, "ann")
+	const sessions = 8
+	first := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	for d := range 20 {
+		day := "daily:" + first.AddDate(0, 0, d).Format(time.DateOnly)
+		open := func(i int) (int64, error) {
+			g, err := stores[i%len(stores)].OpenContestGame(ctx, ann.ID, 4, store.KindHuman, day, 42)
+			if g == nil {
+				return 0, err
+			}
+			return g.ID, err
+		}
+		ids := make([]int64, sessions+1)
+		if opened := AtOnce(t, sessions, nil, func(i int) (err error) {
+			ids[i], err = open(i)
+			return err
+		}); opened != sessions {
+			t.Fatalf("%s: %d of %d first opens succeeded", day, opened, sessions)
+		}
+		for i, id := range ids[:sessions] {
+			if id != ids[0] {
+				t.Fatalf("%s: opener %d got game %d, opener 0 game %d: two attempts", day, i, id, ids[0])
+			}
+		}
+		want := ids[0]
+		errs := make([]error, sessions)
+		AtOnce(t, sessions+1, store.ErrContestPlayed, func(i int) error {
+			if i == sessions {
+				return s2.EndContest(ctx, day)
+			}
+			ids[i], errs[i] = open(i)
+			return errs[i]
+		})
+		for i, id := range ids[:sessions] {
+			if (errs[i] == nil || errors.Is(errs[i], store.ErrContestPlayed)) && id != want {
+				t.Errorf("%s: opener %d got game %d as the day's attempt ended, want %d", day, i, id, want)
+			}
+		}
+		if id, err := open(0); id != want || !errors.Is(err, store.ErrContestPlayed) {
+			t.Errorf("%s: open after the end: game %d, %v; want %d, ErrContestPlayed", day, id, err, want)
+		}
+		board, err := s1.ContestBoard(ctx, day, 4, 10)
+		if err != nil || len(board) != 1 || board[0].GameID != want {
+			t.Errorf("%s: board %+v, %v; want game %d alone", day, board, err, want)
+		}
+		if t.Failed() {
+			t.FailNow()
+		}
+	}
+}
+
 func testSecretIsKept(t *testing.T, b Backend) {
 	ctx := context.Background()
 	s, reopen := b.Open(t, quiet)

@@ -75,6 +75,7 @@ func Run(t *testing.T, b Backend) {
 		{"RanksFollowWrites", testRanksFollowWrites},
 		{"RanksSeeAnotherStore", testRanksSeeAnotherStore},
 		{"ContestGames", testContestGames},
+		{"DailyOneAttemptAtOnce", testDailyOneAttemptAtOnce},
 		{"SecretIsKept", testSecretIsKept},
 		{"Races", testRaces},
 		{"ConcurrentAppends", testConcurrentAppends},
