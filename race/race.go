@@ -380,11 +380,7 @@ func (r *race) start() {
 			rc.reached = r.started // its node opens its game on the race's state
 			continue
 		}
-		kind := store.KindHuman
-		if rc.bot {
-			kind = store.KindBot
-		}
-		p, err := rc.seat.OpenContest(ctx, r.size, kind, v.ID, r.seed, ends, r)
+		p, err := rc.seat.OpenContest(ctx, r.size, rc.kind(), v.ID, r.seed, ends, r)
 		if err != nil {
 			r.hall.log.Error("open race game", "race", v.ID, "player", rc.player.ID, "err", err)
 			rc.left, rc.forfeit = true, true
@@ -693,6 +689,55 @@ func (t *Ticket) Play() *game.Play {
 	t.race.mu.Lock()
 	defer t.race.mu.Unlock()
 	return t.me.play
+}
+
+// ErrNoGame is Reopen's answer when the racer has no game to open again:
+// the race does not run, or the racer left it.
+var ErrNoGame = errors.New("no race game to open again")
+
+// Reopen opens the racer's game again from the store, after a move the
+// store refused, and returns it. A Play refuses every move after one not
+// saved (its game in memory may be behind the store), so without a new
+// one the racer could not move until the clock ran out. The race reads
+// the new game from here on; the old one is closed.
+func (t *Ticket) Reopen(ctx context.Context) (*game.Play, error) {
+	if t.far != nil {
+		return t.far.reopen(ctx, t)
+	}
+	return t.race.reopen(ctx, t.me)
+}
+
+func (r *race) reopen(ctx context.Context, rc *racer) (*game.Play, error) {
+	r.mu.Lock()
+	old := rc.play
+	if r.phase != Running || old == nil || rc.left {
+		r.mu.Unlock()
+		return nil, ErrNoGame
+	}
+	v, _ := r.view.Get()
+	size, seed, ends := r.size, r.seed, r.started.Add(r.length)
+	r.mu.Unlock()
+	old.Close()
+	p, err := rc.seat.OpenContest(ctx, size, rc.kind(), v.ID, seed, ends, r)
+	if err != nil {
+		return nil, err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if rc.play != old || r.phase != Running || rc.left {
+		p.Close()
+		return nil, ErrNoGame
+	}
+	rc.play = p
+	return p, nil
+}
+
+// kind is the kind of the racer's game.
+func (rc *racer) kind() store.Kind {
+	if rc.bot {
+		return store.KindBot
+	}
+	return store.KindHuman
 }
 
 // Host reports whether this racer may set up and start the room.

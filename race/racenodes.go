@@ -908,12 +908,8 @@ func (f *farRace) open(st raceState) {
 	ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
 	defer cancel()
 	for _, t := range todo {
-		kind := store.KindHuman
-		if t.me.bot {
-			kind = store.KindBot
-		}
 		hook := &farHook{f: f, t: t}
-		p, err := t.me.seat.OpenContest(ctx, st.Size, kind, st.Race, st.Seed, st.Ends, hook)
+		p, err := t.me.seat.OpenContest(ctx, st.Size, t.me.kind(), st.Race, st.Seed, st.Ends, hook)
 		f.mu.Lock()
 		t.opened = true
 		if err == nil {
@@ -934,6 +930,30 @@ func (f *farRace) open(st raceState) {
 	if last != nil {
 		f.apply(*last)
 	}
+}
+
+// reopen is Ticket.Reopen on a racer's node: the game is opened again on
+// the race's state, with the hook that reports its moves to the owner.
+func (f *farRace) reopen(ctx context.Context, t *Ticket) (*game.Play, error) {
+	f.mu.Lock()
+	old, hook, last, done := t.me.play, t.hook, f.last, f.done
+	f.mu.Unlock()
+	if old == nil || last == nil || done {
+		return nil, ErrNoGame
+	}
+	old.Close()
+	p, err := t.me.seat.OpenContest(ctx, last.Size, t.me.kind(), last.Race, last.Seed, last.Ends, hook)
+	if err != nil {
+		return nil, err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if t.me.play != old || f.done {
+		p.Close()
+		return nil, ErrNoGame
+	}
+	t.me.play = p
+	return p, nil
 }
 
 // keep says this node's racers are still there, or gives up on a race

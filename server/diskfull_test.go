@@ -119,3 +119,51 @@ func TestRaceMoveNotSavedIsNotShown(t *testing.T) {
 		t.Errorf("beta is shown alpha's score %d, but alpha's saved moves make %d: the move the store refused counts in the race", got, saved)
 	}
 }
+
+// TestRaceScreensEndWhenAMoveIsNotSaved: on a full disk a racer's move is
+// not saved, nor can the game be opened again (that writes too), so the
+// race screen and the reader's end with status 1 and one line, as the game
+// screen does (docs/operating.md, "game not saved"). They used to answer
+// that key, and every key after it, with "Could not save that move" until
+// the clock ran out: the racer's Play refuses every move after one not
+// saved.
+func TestRaceScreensEndWhenAMoveIsNotSaved(t *testing.T) {
+	const line = "Could not save your move; the game is kept as it was before it."
+	ts := startRaces(t, race.WithTimes(200*time.Millisecond, 300*time.Millisecond, time.Minute))
+	sess, ann, send := readerSession(t, ts.dial(t, "ann", newKey(t)), "race --room blue-fox")
+	wait := func(what string) {
+		t.Helper()
+		waitFor(t, what, func() bool { return strings.Contains(ann.String(), what) })
+	}
+	wait("You host this room")
+	bob := openScreen(t, ts.dial(t, "bob", newKey(t)), "race --room blue-fox", 80, 24)
+	wait("bob joined the race.\r\n")
+	send("\r")
+	wait("Go! ")
+	bob.waitText("bob's race running", " left")
+
+	room := diskFull(t)
+	send("wasd") // one of them moves the board
+	bob.send("\x1b[A\x1b[D\x1b[B\x1b[C")
+	annDone := make(chan error, 1)
+	go func() { annDone <- sess.Wait() }()
+	select {
+	case err := <-annDone:
+		if code := exitCode(t, err); code != wire.ExitError || !strings.HasSuffix(ann.String(), line+"\r\n") {
+			t.Errorf("the reader's race: exit %d, last lines %q; want 1 and %q", code, lastLines(ann.String(), 3), line)
+		}
+	case <-time.After(10 * time.Second):
+		t.Errorf("the reader's race did not end; last lines %q", lastLines(ann.String(), 3))
+	}
+	bobErr := bob.Wait()
+	room()
+	if code := exitCode(t, bobErr); code != wire.ExitError || !strings.Contains(bob.text(), line) {
+		t.Errorf("the race screen: exit %d, screen\n%s\nwant 1 and %q", code, bob.text(), line)
+	}
+}
+
+// lastLines is the last n lines of a transcript.
+func lastLines(s string, n int) []string {
+	lines := strings.Split(strings.TrimRight(s, "\r\n"), "\r\n")
+	return lines[max(0, len(lines)-n):]
+}

@@ -158,6 +158,9 @@ type Model struct {
 
 	notice    string
 	noticeErr bool
+	// failed is set when the session ends because a move could not be
+	// saved nor the game opened again; read by the runner's goroutine.
+	failed atomic.Bool
 
 	final string
 }
@@ -632,8 +635,7 @@ func (m *Model) showMove(p *pendingMove, res engine.Result, err error) tea.Cmd {
 	case errors.Is(err, game.ErrTimeUp), errors.Is(err, game.ErrOver):
 		return nil // the results are on their way
 	case err != nil:
-		m.notice, m.noticeErr = "Could not save that move.", true
-		return nil
+		return m.reopen()
 	case !res.Moved:
 		return nil
 	}
@@ -652,6 +654,39 @@ func (m *Model) showMove(p *pendingMove, res engine.Result, err error) tea.Cmd {
 	m.adopt(t, t.Now())
 	return nil
 }
+
+// reopen opens the racer's game again after a move that was not saved,
+// so that the race goes on from the game as last saved (the Play refuses
+// every move after one not saved); if even that fails the session ends,
+// as a game screen's does, rather than leave the racer keys that do
+// nothing.
+func (m *Model) reopen() tea.Cmd {
+	m.mu.Lock()
+	t := m.ticket
+	m.mu.Unlock()
+	p, err := t.Reopen(m.ctx)
+	if errors.Is(err, race.ErrNoGame) {
+		// The race is over: its results are on their way.
+		m.notice, m.noticeErr = "Could not save that move.", true
+		return nil
+	}
+	if err != nil {
+		m.failed.Store(true)
+		return m.end("", notSavedLine)
+	}
+	m.play, m.marks, m.lastGain = p, draw.Marks{}, 0
+	m.notice, m.noticeErr = "Could not save that move; the board is as last saved.", true
+	return nil
+}
+
+// notSavedLine is the last line of a racer whose move could not be
+// saved, nor its game opened again. What failed is in the server's log
+// (game.Play logs it), not on the player's screen.
+const notSavedLine = "Could not save your move; the game is kept as it was before it."
+
+// Failed reports whether the session ended because a move could not be
+// saved (the runner exits with status 1).
+func (m *Model) Failed() bool { return m.failed.Load() }
 
 // again joins the next race of the same lobby or room.
 func (m *Model) again() tea.Cmd {

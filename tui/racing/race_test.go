@@ -16,6 +16,7 @@ import (
 	"github.com/ssh2048/ssh2048/engine"
 	"github.com/ssh2048/ssh2048/game"
 	"github.com/ssh2048/ssh2048/race"
+	"github.com/ssh2048/ssh2048/store"
 	"github.com/ssh2048/ssh2048/store/sqlite"
 	"github.com/ssh2048/ssh2048/tui/event"
 	"github.com/ssh2048/ssh2048/tui/internal/tuitest"
@@ -37,10 +38,19 @@ func runningRaceWoken(t testing.TB, woken bool, names ...string) (*Model, []*rac
 // runningRaceOf is runningRace on size×size boards.
 func runningRaceOf(t testing.TB, size int, woken bool, names ...string) (*Model, []*race.Ticket) {
 	t.Helper()
-	// The lobby's countdown is long enough for every name to join first,
-	// even on a busy machine: a racer who came after the start would be
-	// in a lobby of their own, with no game.
-	svc := raceService(t, race.WithTimes(250*time.Millisecond, 10*time.Millisecond, time.Minute))
+	svc := raceService(t, raceTimes)
+	return runningRaceIn(t, svc, size, woken, names...)
+}
+
+// raceTimes are runningRace's: the lobby's countdown is long enough for
+// every name to join first, even on a busy machine (a racer who came
+// after the start would be in a lobby of their own, with no game).
+var raceTimes = race.WithTimes(250*time.Millisecond, 10*time.Millisecond, time.Minute)
+
+// runningRaceIn is runningRaceOf on svc, whose races are built with
+// raceTimes.
+func runningRaceIn(t testing.TB, svc racing, size int, woken bool, names ...string) (*Model, []*race.Ticket) {
+	t.Helper()
 	ctx := context.Background()
 	tickets := joinRaceOf(t, svc, "", size, names...)
 	m := New(Options{Ticket: tickets[0], Context: ctx, Woken: woken})
@@ -86,13 +96,25 @@ type racing struct {
 // races built with opts.
 func raceService(t testing.TB, opts ...race.Option) racing {
 	t.Helper()
-	store, err := sqlite.Open(context.Background(), t.TempDir())
+	return raceServiceOn(t, openStore(t), opts...)
+}
+
+// raceServiceOn is raceService on st.
+func raceServiceOn(t testing.TB, st store.Store, opts ...race.Option) racing {
+	t.Helper()
+	svc := game.New(st, nil)
+	return racing{svc, race.New(svc, opts...)}
+}
+
+// openStore opens a new SQLite database, closed when the test ends.
+func openStore(t testing.TB) *sqlite.Store {
+	t.Helper()
+	st, err := sqlite.Open(context.Background(), t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { store.Close() })
-	svc := game.New(store, nil)
-	return racing{svc, race.New(svc, opts...)}
+	t.Cleanup(func() { st.Close() })
+	return st
 }
 
 // joinRace has names join room ("" for the public lobby) on 4×4, in turn.

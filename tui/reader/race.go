@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"charm.land/bubbles/v2/key"
@@ -70,6 +71,9 @@ type Race struct {
 
 	out   []byte
 	final string
+	// failed is set when the session ends because a move could not be
+	// saved nor the game opened again; read by the runner's goroutine.
+	failed atomic.Bool
 }
 
 var _ tea.Model = (*Race)(nil)
@@ -535,7 +539,9 @@ func (r *Race) moved(msg movedMsg) tea.Cmd {
 	case errors.Is(err, game.ErrTimeUp), errors.Is(err, game.ErrOver):
 		r.say("Time is up: the places are on their way.")
 	case err != nil:
-		r.say("Could not save that move.")
+		if cmd := r.reopen(); cmd != nil {
+			return cmd
+		}
 	default:
 		r.say(MoveSentence(Moved{Before: msg.p.before, Dir: msg.p.dir, Result: msg.res, Score: r.play.Score()}))
 		if msg.res.Moved && r.play.Over() {
@@ -548,6 +554,32 @@ func (r *Race) moved(msg movedMsg) tea.Cmd {
 	}
 	return rest
 }
+
+// reopen opens the racer's game again after a move that was not saved,
+// so that the race goes on from the game as last saved (the Play refuses
+// every move after one not saved); if even that fails the session ends,
+// as the game's does.
+func (r *Race) reopen() tea.Cmd {
+	r.mu.Lock()
+	t := r.ticket
+	r.mu.Unlock()
+	p, err := t.Reopen(r.ctx)
+	switch {
+	case errors.Is(err, race.ErrNoGame):
+		r.say("Could not save that move; the race is over.")
+	case err != nil:
+		r.failed.Store(true)
+		return r.end(notSavedLine, "")
+	default:
+		r.play = p
+		r.say("Could not save that move; the board is as last saved.")
+	}
+	return nil
+}
+
+// Failed reports whether the session ended because a move could not be
+// saved (the runner exits with status 1).
+func (r *Race) Failed() bool { return r.failed.Load() }
 
 // again joins the next race of the same lobby or room.
 func (r *Race) again() tea.Cmd {

@@ -1,0 +1,82 @@
+package racing
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/ssh2048/ssh2048/engine"
+	"github.com/ssh2048/ssh2048/store"
+	"github.com/ssh2048/ssh2048/store/sqlite"
+)
+
+// failingStore refuses every move while fail is set, as a full disk does.
+type failingStore struct {
+	*sqlite.Store
+	fail atomic.Bool
+}
+
+func (s *failingStore) AppendMove(ctx context.Context, gameID int64, seq int, d engine.Direction, st store.MoveState) error {
+	if s.fail.Load() {
+		return errors.New("disk I/O error: file too large")
+	}
+	return s.Store.AppendMove(ctx, gameID, seq, d, st)
+}
+
+// pressUntilMoved presses arrow keys until one moves the racer's board,
+// and reports whether one did.
+func pressUntilMoved(m *Model) bool {
+	moves := m.play.Moves()
+	for _, k := range arrowKeys {
+		press(m, k)
+		if m.play.Moves() > moves {
+			return true
+		}
+	}
+	return false
+}
+
+// TestRaceGoesOnAfterAMoveNotSaved: a racer's move the store refuses (the
+// disk was full for a moment) is not shown, the racer is told, and once
+// the store takes moves again the race goes on from the game as last
+// saved, as a game screen's does: the racer's Play refuses every move
+// after one not saved, so the screen used to answer each key after it with
+// "Could not save that move" until the clock ran out.
+func TestRaceGoesOnAfterAMoveNotSaved(t *testing.T) {
+	st := &failingStore{Store: openStore(t)}
+	m, tickets := runningRaceIn(t, raceServiceOn(t, st, raceTimes), 4, false, "ann", "bob")
+	if !pressUntilMoved(m) {
+		t.Fatal("no direction moved the board")
+	}
+	saved, moves := m.play.Board(), m.play.Moves()
+
+	st.fail.Store(true)
+	for _, k := range arrowKeys {
+		press(m, k)
+	}
+	if m.play.Board() != saved || m.play.Moves() != moves {
+		t.Fatalf("the screen's game has a move the store refused:\n%v\nsaved:\n%v", m.play.Board(), saved)
+	}
+	if f := m.View().Content; !strings.Contains(f, "Could not save that move") || strings.Contains(f, "disk I/O") {
+		t.Fatalf("the racer is not told the move was not saved, or is told its cause:\n%s", f)
+	}
+
+	st.fail.Store(false)
+	if !pressUntilMoved(m) {
+		t.Fatalf("once the store takes moves again, no key moves the racer's board:\n%s", ansi.Strip(m.View().Content))
+	}
+	if f := m.View().Content; strings.Contains(f, "Could not save") {
+		t.Fatalf("the notice stays after a saved move:\n%s", f)
+	}
+	// The race has the racer's new game: its board among the others'.
+	if got, want := tickets[0].Now().Racers[m.me].Board, m.play.Board(); got != want {
+		t.Fatalf("the race shows the racer's board\n%v\nthe screen's game is\n%v", got, want)
+	}
+	if tickets[0].Play() != m.play {
+		t.Fatal("the race reads a game other than the one the screen plays")
+	}
+}
