@@ -774,6 +774,11 @@ func (m *Model) moveFailed(err error) tea.Cmd {
 	if errors.Is(err, game.ErrTakenOver) {
 		return m.takenOver()
 	}
+	if errors.Is(err, game.ErrMovedAccount) {
+		// The key joined another account: the session is being told
+		// to end, and says why; the account it left has no game to open.
+		return nil
+	}
 	if errors.Is(err, game.ErrTimeUp) {
 		// The contest's time is over: the game stands as it was.
 		m.timeUp, m.screen = true, screenOver

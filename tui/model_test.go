@@ -446,6 +446,22 @@ func TestMoveTakenOverEnds(t *testing.T) {
 	}
 }
 
+// A move refused because the session's key joined another account (a
+// merge) is not a move not saved: the session is being told to end, and
+// says why (game.Seat's takenOver). Opening the game again would open the
+// account the key left, and its failure ended the session with the wrong
+// line and status 1.
+func TestMoveOfAKeyThatJoinedAnotherAccountWaitsForItsNotice(t *testing.T) {
+	h := newHarness(t, Options{}, 80, 24)
+	h.press("left")
+	h.store.moveErr = game.ErrMovedAccount
+	h.store.openErr = errors.New("no such player")
+	h.press("up", "right")
+	if h.quit || h.m.Failed() {
+		t.Fatalf("quit %v, failed %v, view %q", h.quit, h.m.Failed(), h.m.View().Content)
+	}
+}
+
 // A move the store could not save is not shown: the board goes back to the
 // stored one and the player is told.
 func TestMoveFailureShowsStoredBoard(t *testing.T) {

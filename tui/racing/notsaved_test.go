@@ -14,17 +14,30 @@ import (
 	"github.com/ssh2048/ssh2048/store/sqlite"
 )
 
-// failingStore refuses every move while fail is set, as a full disk does.
+// failingStore refuses every move while fail is set, as a full disk does;
+// while merged is set it refuses them as a store does once a merge moved
+// the game to another account.
 type failingStore struct {
 	*sqlite.Store
-	fail atomic.Bool
+	fail, merged atomic.Bool
 }
 
 func (s *failingStore) AppendMove(ctx context.Context, gameID int64, seq int, d engine.Direction, st store.MoveState) error {
-	if s.fail.Load() {
+	switch {
+	case s.fail.Load():
 		return errors.New("disk I/O error: file too large")
+	case s.merged.Load():
+		return store.ErrConflict
 	}
 	return s.Store.AppendMove(ctx, gameID, seq, d, st)
+}
+
+func (s *failingStore) FullGame(ctx context.Context, id int64) (store.FullGame, error) {
+	g, err := s.Store.FullGame(ctx, id)
+	if s.merged.Load() {
+		g.PlayerID += 1000
+	}
+	return g, err
 }
 
 // pressUntilMoved presses arrow keys until one moves the racer's board,
@@ -78,5 +91,22 @@ func TestRaceGoesOnAfterAMoveNotSaved(t *testing.T) {
 	}
 	if tickets[0].Play() != m.play {
 		t.Fatal("the race reads a game other than the one the screen plays")
+	}
+}
+
+// TestRaceMoveOfAKeyThatJoinedAnotherAccountIsNotReopened: a move refused
+// because the session's key joined another account is not a move not
+// saved. The session is being told to end, and says why; opening the
+// game again would race on as the account the key left.
+func TestRaceMoveOfAKeyThatJoinedAnotherAccountIsNotReopened(t *testing.T) {
+	st := &failingStore{Store: openStore(t)}
+	m, tickets := runningRaceIn(t, raceServiceOn(t, st, raceTimes), 4, false, "ann", "bob")
+	play := m.play
+	st.merged.Store(true)
+	for _, k := range arrowKeys {
+		press(m, k)
+	}
+	if m.play != play || tickets[0].Play() != play || m.Failed() {
+		t.Fatalf("the race game was opened again (%v), or the session failed (%v)", m.play != play, m.Failed())
 	}
 }

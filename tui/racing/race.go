@@ -634,6 +634,8 @@ func (m *Model) showMove(p *pendingMove, res engine.Result, err error) tea.Cmd {
 		return m.end("", "Your race game was opened in a newer session, which takes over from here.")
 	case errors.Is(err, game.ErrTimeUp), errors.Is(err, game.ErrOver):
 		return nil // the results are on their way
+	case errors.Is(err, game.ErrMovedAccount):
+		return nil // the session is being told to end, and says why
 	case err != nil:
 		return m.reopen()
 	case !res.Moved:

@@ -510,6 +510,8 @@ func (m *Model) tellMove(msg movedMsg) tea.Cmd {
 			m.timeUp = true
 			m.say(m.overText())
 			return nil
+		case errors.Is(err, game.ErrMovedAccount):
+			return nil // the session is being told to end, and says why
 		}
 		return m.reopen()
 	}

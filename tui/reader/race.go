@@ -538,6 +538,8 @@ func (r *Race) moved(msg movedMsg) tea.Cmd {
 		return r.end("", "Your race game was opened in a newer session, which takes over from here.")
 	case errors.Is(err, game.ErrTimeUp), errors.Is(err, game.ErrOver):
 		r.say("Time is up: the places are on their way.")
+	case errors.Is(err, game.ErrMovedAccount):
+		// The session is being told to end, and says why.
 	case err != nil:
 		if cmd := r.reopen(); cmd != nil {
 			return cmd
