@@ -131,6 +131,13 @@ func (p *Play) announceAs(last engine.Result, status Status) {
 		return
 	}
 	s.mu.Lock()
+	if q := s.byID[p.id]; status == Left && q != nil && q != p {
+		// The game was opened again here (Close announces on a
+		// goroutine of its own): its player has not left, and its
+		// new Play goes on publishing to those who asked.
+		s.mu.Unlock()
+		return
+	}
 	until, ok := s.watchedElsewhere[p.id]
 	if ok && (s.now().After(until) || status == Left) {
 		// Asked too long ago, or told for the last time: the player left.
