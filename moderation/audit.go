@@ -48,11 +48,12 @@ func runAudit(ctx context.Context, e *Env, fs *flags) int {
 	return wire.ExitOK
 }
 
-// printAudit writes one audit row.
+// printAudit writes one audit row, each of its texts cleaned.
 func printAudit(e *Env, a store.AuditEntry) {
 	detail := ""
-	if a.Detail != "" {
-		detail = " (" + a.Detail + ")"
+	if d := CleanText(a.Detail); d != "" {
+		detail = " (" + d + ")"
 	}
-	fmt.Fprintf(e.Out, "%s %s: %s %s%s: %s\n", a.At.UTC().Format("2006-01-02 15:04:05"), a.Actor, a.Action, a.Target, detail, a.Reason)
+	fmt.Fprintf(e.Out, "%s %s: %s %s%s: %s\n", a.At.UTC().Format("2006-01-02 15:04:05"),
+		CleanText(a.Actor), CleanText(a.Action), CleanText(a.Target), detail, CleanText(a.Reason))
 }

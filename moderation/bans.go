@@ -31,7 +31,7 @@ func runBans(ctx context.Context, e *Env, fs *flags) int {
 		if b.ShowReason {
 			shown = " (reason shown)"
 		}
-		fmt.Fprintf(e.Out, "%s %s, by %s on %s%s: %s\n", describe(b), untilText(b), b.By, when(b.At), shown, b.Reason)
+		fmt.Fprintf(e.Out, "%s %s, by %s on %s%s: %s\n", describe(b), untilText(b), CleanText(b.By), when(b.At), shown, CleanText(b.Reason))
 	}
 	return wire.ExitOK
 }

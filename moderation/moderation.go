@@ -175,7 +175,10 @@ func (fs *flags) reason(r string) (store.Action, int, bool) {
 
 // CleanText is a client's free text (a reason) made safe to show in any
 // terminal or log: control and format characters, and invalid UTF-8,
-// dropped.
+// dropped. Every string of the store a command prints passes through it
+// too: a name or reason is checked as it is written, but a row written by
+// an older version, a merge, a peer or an operator's SQL may still hold
+// an escape that would clear the admin's screen or set its title.
 func CleanText(s string) string {
 	return strings.Map(func(r rune) rune {
 		if r == utf8.RuneError || unicode.IsControl(r) || unicode.Is(unicode.Cf, r) {
@@ -231,7 +234,7 @@ func (e *Env) player(ctx context.Context, cmd, ref string) (store.Player, int, b
 
 // who is how a listing names a player.
 func who(p store.Player) string {
-	return fmt.Sprintf("#%d %s (%s)", p.ID, p.Name, p.Fingerprint)
+	return fmt.Sprintf("#%d %s (%s)", p.ID, CleanText(p.Name), CleanText(p.Fingerprint))
 }
 
 // when writes a time for an admin, in UTC.

@@ -106,11 +106,11 @@ func describe(b store.Ban) string {
 	switch b.Kind {
 	case store.BanPlayer:
 		if b.Name != "" {
-			return fmt.Sprintf("player #%d %s", b.PlayerID, b.Name)
+			return fmt.Sprintf("player #%d %s", b.PlayerID, CleanText(b.Name))
 		}
-		return "player #" + b.Target
+		return "player #" + CleanText(b.Target)
 	case store.BanKey:
-		return "key " + b.Target
+		return "key " + CleanText(b.Target)
 	}
-	return "range " + b.Target
+	return "range " + CleanText(b.Target)
 }

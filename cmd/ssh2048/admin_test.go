@@ -3,8 +3,13 @@ package main
 import (
 	"bytes"
 	"context"
+	"database/sql"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/ssh2048/ssh2048/review"
 	"github.com/ssh2048/ssh2048/store"
@@ -67,5 +72,76 @@ func TestAdminOffline(t *testing.T) {
 	run([]string{"admin", "audit", "--data", dir}, &out, &out)
 	if !strings.Contains(out.String(), "console:") {
 		t.Fatalf("the audit log does not name the console:\n%s", out.String())
+	}
+}
+
+// storedHostile is text a client once typed, as a row may still hold it
+// (written by an older version, a merge, a peer, or an operator's SQL):
+// escapes that clear the screen, set the title, write the clipboard, a C1
+// CSI, a bidi override, a carriage return and a byte of no UTF-8.
+const storedHostile = "x\x1b[2J\x1b]0;evil\x07\x1b]52;c;aGk=\x07\u009b31m\u202e\r\xffy"
+
+// terminalHostile reports a character that could act on a terminal or
+// reorder text: C0 controls but a line feed, DEL, C1 controls, bidi
+// controls, and the replacement of a byte of no UTF-8.
+func terminalHostile(r rune) bool {
+	return r != '\n' && (r < 0x20 || r >= 0x7f && r < 0xa0 || unicode.Is(unicode.Bidi_Control, r) || r == utf8.RuneError)
+}
+
+// TestAdminShowsStoredTextCleaned: what the admin commands print of the
+// store (names, key types and comments, ban reasons and authors, every
+// field of the audit log) reaches the admin's terminal cleaned, whatever
+// the row holds.
+func TestAdminShowsStoredTextCleaned(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	s, err := sqlite.Open(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eve, err := s.UpsertPlayer(ctx, "SHA256:eve-key-fingerprint", "ssh-ed25519", "eve")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	db, err := sql.Open("sqlite3", filepath.Join(dir, sqlite.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now().UnixMicro()
+	for _, stmt := range []string{
+		`UPDATE players SET name = ?1 WHERE id = ?2`,
+		`UPDATE player_names SET name = ?1 WHERE player_id = ?2`,
+		`UPDATE player_keys SET key_type = ?1, comment = ?1 WHERE player_id = ?2`,
+		`INSERT INTO bans (kind, target, player_id, reason, show_reason, created_by, created_at)
+			VALUES ('player', ?2, ?2, ?1, 1, ?1, ?3)`,
+		`INSERT INTO bans (kind, target, reason, show_reason, created_by, created_at)
+			VALUES ('key', 'SHA256:' || ?1, ?1, 0, ?1, ?3)`,
+		`INSERT INTO audit (at, actor, action, target, player_id, reason, detail) VALUES (?3, ?1, ?1, ?1, ?2, ?1, ?1)`,
+	} {
+		if _, err := db.Exec(stmt, storedHostile, eve.ID, now); err != nil {
+			t.Fatalf("%s: %v", stmt, err)
+		}
+	}
+	db.Close()
+	for _, args := range [][]string{
+		{"players"},
+		{"players", "--search", "x"},
+		{"player", "#1"},
+		{"bans"},
+		{"audit"},
+		{"hide", "#1", "--reason", "r"},
+		{"grant", "#1", "--reason", "r"},
+		{"unban", "#1", "--reason", "r"},
+		{"rename", "#1", "eve2", "--reason", "r"},
+	} {
+		var out, errOut bytes.Buffer
+		code := run(append([]string{"admin", "--data", dir}, args...), &out, &errOut)
+		if code != 0 || out.Len() == 0 {
+			t.Errorf("admin %q: exit %d, stdout %q, stderr %q", args, code, out.String(), errOut.String())
+		}
+		if i := strings.IndexFunc(out.String()+errOut.String(), terminalHostile); i >= 0 {
+			t.Errorf("admin %q: a raw control reaches the terminal: stdout %q, stderr %q", args, out.String(), errOut.String())
+		}
 	}
 }
