@@ -51,9 +51,9 @@ func runAudit(ctx context.Context, e *Env, fs *flags) int {
 // printAudit writes one audit row, each of its texts cleaned.
 func printAudit(e *Env, a store.AuditEntry) {
 	detail := ""
-	if d := CleanText(a.Detail); d != "" {
+	if d := store.CleanText(a.Detail); d != "" {
 		detail = " (" + d + ")"
 	}
 	fmt.Fprintf(e.Out, "%s %s: %s %s%s: %s\n", a.At.UTC().Format("2006-01-02 15:04:05"),
-		CleanText(a.Actor), CleanText(a.Action), CleanText(a.Target), detail, CleanText(a.Reason))
+		store.CleanText(a.Actor), store.CleanText(a.Action), store.CleanText(a.Target), detail, store.CleanText(a.Reason))
 }

@@ -53,7 +53,7 @@ func runBan(ctx context.Context, e *Env, fs *flags) int {
 		return e.fail("ban", err)
 	}
 	e.changed("ban")
-	fmt.Fprintf(e.Out, "banned %s %s: %s\n", describe(b), untilText(b), CleanText(b.Reason))
+	fmt.Fprintf(e.Out, "banned %s %s: %s\n", describe(b), untilText(b), store.CleanText(b.Reason))
 	return wire.ExitOK
 }
 

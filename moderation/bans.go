@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/ssh2048/ssh2048/store"
 	"github.com/ssh2048/ssh2048/wire"
 )
 
@@ -31,7 +32,7 @@ func runBans(ctx context.Context, e *Env, fs *flags) int {
 		if b.ShowReason {
 			shown = " (reason shown)"
 		}
-		fmt.Fprintf(e.Out, "%s %s, by %s on %s%s: %s\n", describe(b), untilText(b), CleanText(b.By), when(b.At), shown, CleanText(b.Reason))
+		fmt.Fprintf(e.Out, "%s %s, by %s on %s%s: %s\n", describe(b), untilText(b), store.CleanText(b.By), when(b.At), shown, store.CleanText(b.Reason))
 	}
 	return wire.ExitOK
 }

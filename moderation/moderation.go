@@ -20,8 +20,6 @@ import (
 	"net/netip"
 	"strings"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/ssh2048/ssh2048/internal/flagtext"
 	"github.com/ssh2048/ssh2048/store"
@@ -163,7 +161,7 @@ func (fs *flags) reasonFlag() *string {
 // reason checks and cleans --reason into the action.
 func (fs *flags) reason(r string) (store.Action, int, bool) {
 	a := fs.e.Actor
-	a.Reason = CleanText(r)
+	a.Reason = store.CleanText(r)
 	switch {
 	case strings.TrimSpace(a.Reason) == "":
 		return a, fs.mistake("--reason is required: say why, for the audit log"), false
@@ -171,21 +169,6 @@ func (fs *flags) reason(r string) (store.Action, int, bool) {
 		return a, fs.mistake("--reason is %d bytes; at most %d", len(r), store.MaxReason), false
 	}
 	return a, wire.ExitOK, true
-}
-
-// CleanText is a client's free text (a reason) made safe to show in any
-// terminal or log: control and format characters, and invalid UTF-8,
-// dropped. Every string of the store a command prints passes through it
-// too: a name or reason is checked as it is written, but a row written by
-// an older version, a merge, a peer or an operator's SQL may still hold
-// an escape that would clear the admin's screen or set its title.
-func CleanText(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r == utf8.RuneError || unicode.IsControl(r) || unicode.Is(unicode.Cf, r) {
-			return -1
-		}
-		return r
-	}, s)
 }
 
 // fail tells the admin why a store call failed and returns the status:
@@ -232,9 +215,15 @@ func (e *Env) player(ctx context.Context, cmd, ref string) (store.Player, int, b
 	return p, wire.ExitOK, true
 }
 
+// Every text of the store a command prints (names, keys, bans, the audit
+// log) passes through store.CleanText as it is printed, though names and
+// reasons are checked as they are written: a row written by an older
+// version, a merge, a peer or an operator's SQL may still hold an escape
+// that would clear the admin's screen or set its title.
+
 // who is how a listing names a player.
 func who(p store.Player) string {
-	return fmt.Sprintf("#%d %s (%s)", p.ID, CleanText(p.Name), CleanText(p.Fingerprint))
+	return fmt.Sprintf("#%d %s (%s)", p.ID, store.CleanText(p.Name), store.CleanText(p.Fingerprint))
 }
 
 // when writes a time for an admin, in UTC.

@@ -104,9 +104,3 @@ func TestReadAdminKeys(t *testing.T) {
 		t.Fatal("a missing file is no error")
 	}
 }
-
-func TestCleanText(t *testing.T) {
-	if got := CleanText("spam\x1b[2J\u202e\r\nnow\xff"); got != "spam[2Jnow" {
-		t.Fatalf("CleanText = %q", got)
-	}
-}

@@ -37,7 +37,7 @@ func runPlayer(ctx context.Context, e *Env, fs *flags) int {
 		return e.fail("player", err)
 	}
 	for _, k := range d.Keys {
-		fmt.Fprintf(e.Out, "key: %s %s, added %s, last used %s\n", CleanText(k.KeyType), CleanText(k.Fingerprint), when(k.Added), when(k.LastUsed))
+		fmt.Fprintf(e.Out, "key: %s %s, added %s, last used %s\n", store.CleanText(k.KeyType), store.CleanText(k.Fingerprint), when(k.Added), when(k.LastUsed))
 	}
 	for _, n := range d.Names {
 		held := "now"
@@ -47,7 +47,7 @@ func runPlayer(ctx context.Context, e *Env, fs *flags) int {
 		fmt.Fprintf(e.Out, "name: %q from %s %s\n", n.Name, when(n.Claimed), held)
 	}
 	for _, b := range d.Bans {
-		fmt.Fprintf(e.Out, "ban: %s %s, by %s on %s: %s\n", describe(b), untilText(b), CleanText(b.By), when(b.At), CleanText(b.Reason))
+		fmt.Fprintf(e.Out, "ban: %s %s, by %s on %s: %s\n", describe(b), untilText(b), store.CleanText(b.By), when(b.At), store.CleanText(b.Reason))
 	}
 	if len(d.HiddenGames) > 0 {
 		ids := make([]string, len(d.HiddenGames))

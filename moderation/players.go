@@ -30,7 +30,7 @@ func runPlayers(ctx context.Context, e *Env, fs *flags) int {
 	if *limit < 1 || *limit > maxList {
 		return fs.mistake("--limit %d: must be 1 to %d", *limit, maxList)
 	}
-	found, err := e.Store.SearchPlayers(ctx, CleanText(*search), *limit)
+	found, err := e.Store.SearchPlayers(ctx, store.CleanText(*search), *limit)
 	if err != nil {
 		return e.fail("players", err)
 	}

@@ -106,11 +106,11 @@ func describe(b store.Ban) string {
 	switch b.Kind {
 	case store.BanPlayer:
 		if b.Name != "" {
-			return fmt.Sprintf("player #%d %s", b.PlayerID, CleanText(b.Name))
+			return fmt.Sprintf("player #%d %s", b.PlayerID, store.CleanText(b.Name))
 		}
-		return "player #" + CleanText(b.Target)
+		return "player #" + store.CleanText(b.Target)
 	case store.BanKey:
-		return "key " + CleanText(b.Target)
+		return "key " + store.CleanText(b.Target)
 	}
-	return "range " + CleanText(b.Target)
+	return "range " + store.CleanText(b.Target)
 }

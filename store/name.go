@@ -199,7 +199,8 @@ func fitWidth(s string) string {
 
 // DisplayName is a player's name as it may be shown to anyone: sanitized
 // (SanitizeName), or, when nothing is left of it, "player-" and the first
-// letters of the key's fingerprint. Names stored by an older version are
+// letters of the key's fingerprint: graphic characters and single spaces
+// only. Names stored by an older version, a merge, a peer or by hand are
 // shown through it too: SanitizeName is idempotent, so a name stored clean
 // stays as it is.
 func DisplayName(name, fingerprint string) string {
@@ -217,4 +218,20 @@ func fallbackName(fingerprint string) string {
 		id = string(r[:6])
 	}
 	return "player-" + id
+}
+
+// CleanText is free text a client once typed (a reason, a key's type, an
+// audit row's fields) made safe to show in any terminal or log: control
+// characters (C0, DEL, C1: ESC and CSI begin every escape sequence),
+// format characters (bidi overrides, zero-width characters) and invalid
+// UTF-8 are dropped; what is left draws as it reads, if not as it was
+// meant ("\x1b[2J" is "[2J"). A name is shown through DisplayName
+// instead, which removes escape sequences whole and cuts it short.
+func CleanText(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == utf8.RuneError || unicode.IsControl(r) || unicode.Is(unicode.Cf, r) {
+			return -1
+		}
+		return r
+	}, s)
 }

@@ -115,3 +115,9 @@ func FuzzSanitizeName(f *testing.F) {
 		checkSafeName(t, in, SanitizeName(in))
 	})
 }
+
+func TestCleanText(t *testing.T) {
+	if got := CleanText("spam\x1b[2J\u202e\r\nnow\xff\u009b\u200b."); got != "spam[2Jnow." {
+		t.Fatalf("CleanText = %q", got)
+	}
+}

@@ -114,7 +114,7 @@ func openAdminStore(ctx context.Context, data, database string, log *slog.Logger
 // operator is the user running the command, for the audit log.
 func operator() string {
 	if u, err := user.Current(); err == nil && u.Username != "" {
-		return moderation.CleanText(u.Username)
+		return store.CleanText(u.Username)
 	}
 	return "unknown"
 }
