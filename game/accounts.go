@@ -25,18 +25,22 @@ func (s *Service) accounts(p Player) (store.Accounts, error) {
 	return as, nil
 }
 
-// Account returns the player's account, its name printable.
+// Account returns the player's account, its name as store.DisplayName
+// shows it (stored by an older version or by hand, it may hold escapes).
 func (s *Service) Account(ctx context.Context, p Player) (store.Account, error) {
 	as, err := s.accounts(p)
 	if err != nil {
 		return store.Account{}, err
 	}
 	a, err := as.Account(ctx, store.AccountID(p.ID))
-	a.Name = printable(a.Name)
+	if err == nil {
+		a.Name = store.DisplayName(a.Name, a.Fingerprint)
+	}
 	return a, err
 }
 
-// AccountKeys lists the keys of the player's account, oldest first.
+// AccountKeys lists the keys of the player's account, oldest first, their
+// texts cleaned: the comment as a name, the type and fingerprint as text.
 func (s *Service) AccountKeys(ctx context.Context, p Player) ([]store.Key, error) {
 	as, err := s.accounts(p)
 	if err != nil {
@@ -44,7 +48,9 @@ func (s *Service) AccountKeys(ctx context.Context, p Player) ([]store.Key, error
 	}
 	keys, err := as.AccountKeys(ctx, store.AccountID(p.ID))
 	for i := range keys {
-		keys[i].Comment = printable(store.SanitizeName(keys[i].Comment))
+		keys[i].Comment = store.SanitizeName(keys[i].Comment)
+		keys[i].KeyType = store.CleanText(keys[i].KeyType)
+		keys[i].Fingerprint = store.CleanText(keys[i].Fingerprint)
 	}
 	return keys, err
 }
@@ -91,7 +97,9 @@ func (s *Service) Link(ctx context.Context, p Player, code, fingerprint string, 
 	ctx, cancel := context.WithTimeout(ctx, writeTimeout)
 	defer cancel()
 	res, err := as.Link(ctx, hash, fingerprint, merge)
-	res.Account.Name = printable(res.Account.Name)
+	if err == nil {
+		res.Account.Name = store.DisplayName(res.Account.Name, res.Account.Fingerprint)
+	}
 	return res, err
 }
 
@@ -109,6 +117,8 @@ func (s *Service) ClaimName(ctx context.Context, p Player, raw string) (store.Ac
 	ctx, cancel := context.WithTimeout(ctx, writeTimeout)
 	defer cancel()
 	a, err := as.ClaimName(ctx, store.AccountID(p.ID), name)
-	a.Name = printable(a.Name)
+	if err == nil {
+		a.Name = store.DisplayName(a.Name, a.Fingerprint)
+	}
 	return a, err
 }

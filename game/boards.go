@@ -37,7 +37,7 @@ func (s *Service) BotRaceBoard(ctx context.Context, limit int) ([]store.BotRaceE
 	}
 	rows, err := b.BotRaceBoard(ctx, limit)
 	for i := range rows {
-		rows[i].Name = printable(store.DisplayName(rows[i].Name, rows[i].Fingerprint))
+		rows[i].Name = store.DisplayName(rows[i].Name, rows[i].Fingerprint)
 	}
 	return rows, err
 }
@@ -55,7 +55,7 @@ func (s *Service) DailyRank(ctx context.Context, p Player, day string, size int)
 	}
 	e, n, err := r.ContestRank(ctx, p.ID, dailyContest(day), size)
 	if err == nil {
-		e.Name = printable(store.DisplayName(e.Name, e.Fingerprint))
+		e.Name = store.DisplayName(e.Name, e.Fingerprint)
 	}
 	return e, n, err
 }

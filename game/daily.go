@@ -105,7 +105,7 @@ func (st *Seat) OpenDaily(ctx context.Context, size int) (*Play, error) {
 func (s *Service) DailyBoard(ctx context.Context, day string, size, limit int) ([]store.Entry, error) {
 	rows, err := s.store.ContestBoard(ctx, dailyContest(day), size, limit)
 	for i := range rows {
-		rows[i].Name = printable(store.DisplayName(rows[i].Name, rows[i].Fingerprint))
+		rows[i].Name = store.DisplayName(rows[i].Name, rows[i].Fingerprint)
 	}
 	return rows, err
 }

@@ -37,11 +37,11 @@ func (s *Service) Stats() Stats {
 }
 
 // RatingBoard lists the best race ratings, highest first. Names are
-// cleaned and printable, as Leaderboard's are.
+// cleaned, as Leaderboard's are.
 func (s *Service) RatingBoard(ctx context.Context, limit int) ([]store.RatingEntry, error) {
 	rows, err := s.store.RatingBoard(ctx, limit)
 	for i := range rows {
-		rows[i].Name = printable(store.DisplayName(rows[i].Name, rows[i].Fingerprint))
+		rows[i].Name = store.DisplayName(rows[i].Name, rows[i].Fingerprint)
 	}
 	return rows, err
 }
@@ -59,7 +59,7 @@ func (s *Service) PlayerByID(ctx context.Context, id int64) (Player, error) {
 	if err != nil {
 		return Player{}, err
 	}
-	return Player{ID: p.ID, Name: printable(p.Name), Fingerprint: p.Fingerprint}, nil
+	return Player{ID: p.ID, Name: store.DisplayName(p.Name, p.Fingerprint), Fingerprint: p.Fingerprint}, nil
 }
 
 // PlayerGames lists the player's games as anyone may see them (the web

@@ -58,7 +58,7 @@ func (s *Service) Record(ctx context.Context, id int64) (record.Record, error) {
 		return record.Record{}, fmt.Errorf("game %d: replay: %w", id, err)
 	}
 	return record.Of(replayed, g.Dirs, record.Record{
-		GameID: g.ID, Player: printable(store.DisplayName(g.Player, g.Fingerprint)), Key: store.ShortID(g.Fingerprint), Kind: string(g.Kind),
+		GameID: g.ID, Player: store.DisplayName(g.Player, g.Fingerprint), Key: store.ShortID(g.Fingerprint), Kind: string(g.Kind),
 		Started: g.StartedAt, Ended: *g.EndedAt,
 	}), nil
 }
@@ -112,7 +112,7 @@ func (s *Service) Replay(ctx context.Context, id int64) (*Replay, error) {
 		// give anyone its score on them.
 		return nil, fmt.Errorf("game %d: %w", id, err)
 	}
-	name := printable(store.DisplayName(g.Player, g.Fingerprint))
+	name := store.DisplayName(g.Player, g.Fingerprint)
 	return s.replays.get(replayKey{id: id, moves: len(g.Dirs), ended: g.EndedAt != nil, player: name}, func() (*Replay, error) {
 		return newReplay(g, name)
 	})

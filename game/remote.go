@@ -63,7 +63,7 @@ func (r remoteSnapshot) apply(snap *Snapshot) {
 // liveSnapshot is a stored live game as a spectator first sees it.
 func liveSnapshot(g store.LiveGame) Snapshot {
 	board, _ := engine.ParseBoard(g.Board)
-	return Snapshot{GameID: g.GameID, Player: printable(store.DisplayName(g.Player, g.Fingerprint)), Size: g.Size, Kind: g.Kind,
+	return Snapshot{GameID: g.GameID, Player: store.DisplayName(g.Player, g.Fingerprint), Size: g.Size, Kind: g.Kind,
 		Board: board, Score: g.Score, Moves: g.Moves, Won: g.Won, Status: Live}
 }
 

@@ -54,7 +54,7 @@ func WithReviews(ev review.Evaluator) Option { return func(s *Service) { s.revie
 // Reviewed is a game's review as Service.Review gives it.
 type Reviewed struct {
 	GameID int64
-	Player string // display name, printable
+	Player string // display name (store.DisplayName)
 	Ended  bool
 	JSON   []byte // the review's JSON (docs/review.md)
 	Cached bool   // read from the store, not made for this request
@@ -159,7 +159,7 @@ func (s *Service) review(ctx context.Context, id int64, who asker, progress func
 		return Reviewed{}, fmt.Errorf("game %d: %w", id, err)
 	}
 	ended := g.EndedAt != nil
-	out := Reviewed{GameID: id, Player: printable(store.DisplayName(g.Player, g.Fingerprint)), Ended: ended}
+	out := Reviewed{GameID: id, Player: store.DisplayName(g.Player, g.Fingerprint), Ended: ended}
 	if !ended && (who.Guest || who.ID != g.PlayerID || g.Contest != "") {
 		return Reviewed{}, fmt.Errorf("game %d: %w", id, ErrNotYours)
 	}

@@ -36,10 +36,8 @@ import (
 	"fmt"
 	"log/slog"
 	"net/netip"
-	"strings"
 	"sync"
 	"time"
-	"unicode"
 
 	"github.com/ssh2048/ssh2048/review"
 	"github.com/ssh2048/ssh2048/store"
@@ -145,17 +143,22 @@ func (s *Service) Identify(ctx context.Context, fingerprint, keyType, name strin
 	if err != nil {
 		return Player{}, fmt.Errorf("identify %s: %w", fingerprint, err)
 	}
-	return Player{ID: p.ID, Name: p.Name, Fingerprint: p.Fingerprint}, nil
+	// The name as store.DisplayName shows it, as every name the service
+	// gives: a session's name is drawn on others' screens (races, watch,
+	// TV) and kept in the audit log as an admin's, and a name stored by an
+	// older version, a merge, a peer or an operator's SQL may hold escapes
+	// that the name command would refuse.
+	return Player{ID: p.ID, Name: store.DisplayName(p.Name, p.Fingerprint), Fingerprint: p.Fingerprint}, nil
 }
 
 // Leaderboard lists the best game of each player for a size and kind,
 // best first, at most limit of them. Names are as store.DisplayName shows
 // them (cleaned again: a name stored by an older version may hold what is
-// now removed) and printable (see printable).
+// now removed).
 func (s *Service) Leaderboard(ctx context.Context, size int, kind store.Kind, limit int) ([]store.Entry, error) {
 	rows, err := s.store.Leaderboard(ctx, size, kind, limit)
 	for i := range rows {
-		rows[i].Name = printable(store.DisplayName(rows[i].Name, rows[i].Fingerprint))
+		rows[i].Name = store.DisplayName(rows[i].Name, rows[i].Fingerprint)
 	}
 	return rows, err
 }
@@ -182,7 +185,7 @@ func (s *Service) LeaderboardFrom(ctx context.Context, size int, kind store.Kind
 		rows = rows[min(offset, len(rows)):]
 	}
 	for i := range rows {
-		rows[i].Name = printable(store.DisplayName(rows[i].Name, rows[i].Fingerprint))
+		rows[i].Name = store.DisplayName(rows[i].Name, rows[i].Fingerprint)
 	}
 	return rows, err
 }
@@ -195,22 +198,9 @@ func (s *Service) Rank(ctx context.Context, p Player, size int, kind store.Kind)
 	}
 	e, err := s.store.PlayerRank(ctx, p.ID, size, kind)
 	if err == nil {
-		e.Name = printable(store.DisplayName(e.Name, e.Fingerprint))
+		e.Name = store.DisplayName(e.Name, e.Fingerprint)
 	}
 	return e, err
-}
-
-// printable replaces control characters with U+FFFD. Names come sanitized
-// from the store; this is the last line of defence before another
-// player's terminal, so an escape sequence can never get through whatever
-// a store returns.
-func printable(s string) string {
-	return strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) {
-			return '\uFFFD'
-		}
-		return r
-	}, s)
 }
 
 // gameKey names the one game a player may have in progress per size and

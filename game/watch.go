@@ -265,7 +265,7 @@ func (s *Service) playerPlay(who string) (best *Play, daily bool) {
 func (s *Service) playerElsewhere(who string) (best *store.LiveGame, daily bool) {
 	id, byID := tagOf(who)
 	for _, g := range s.liveElsewhere(0) {
-		match := printable(store.DisplayName(g.Player, g.Fingerprint)) == who || (byID && strings.HasPrefix(store.ShortID(g.Fingerprint), id))
+		match := store.DisplayName(g.Player, g.Fingerprint) == who || (byID && strings.HasPrefix(store.ShortID(g.Fingerprint), id))
 		switch {
 		case !match:
 		case s.dailyOn(g.Contest):

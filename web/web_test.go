@@ -17,6 +17,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode"
 
 	"github.com/ssh2048/ssh2048/store"
 	"github.com/ssh2048/ssh2048/wire"
@@ -174,6 +175,26 @@ func TestHostileNames(t *testing.T) {
 	_, body = get(t, ts, fmt.Sprintf("/game/%d", ended))
 	if !strings.Contains(body, `<span class="key">#`) {
 		t.Error("the replay page shows no key tag beside the name")
+	}
+}
+
+// TestStoredNameCleaned: a name stored with escapes and a bidi override
+// (by an older version, or by hand) reaches neither a player's page nor
+// its JSON, which is read in terminals too (curl), as stored: as
+// store.DisplayName shows it, as every board does.
+func TestStoredNameCleaned(t *testing.T) {
+	w := newWorld(t)
+	p := w.player(t, "eve")
+	w.play(t, p, 4, store.KindHuman, 0)
+	w.legacyName(t, p, "eve\u202e\x1b[2J\u009b31m\x07")
+	ts := w.site(t, Config{})
+	for _, path := range []string{fmt.Sprintf("/player/%d", p.ID), fmt.Sprintf("/api/player/%d", p.ID)} {
+		_, body := get(t, ts, path)
+		if !strings.Contains(body, "eve") || strings.ContainsFunc(body, func(r rune) bool {
+			return unicode.Is(unicode.Bidi_Control, r) || unicode.IsControl(r) && r != '\n' && r != '\t'
+		}) {
+			t.Errorf("%s: the stored name is not shown cleaned: %q", path, body)
+		}
 	}
 }
 
