@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/ssh2048/ssh2048/record"
+	"github.com/ssh2048/ssh2048/store"
 	"github.com/ssh2048/ssh2048/wire"
 )
 
@@ -50,7 +51,9 @@ truncated), 8 a record from a newer ssh2048, 1 the file cannot be read.`, stdout
 		fmt.Fprintf(stderr, "ssh2048 verify: %s: %v\n", name, err)
 		return wire.ExitUsage
 	}
-	who := fmt.Sprintf("game %d by %s (%s), %d×%d", rec.GameID, rec.Player, rec.Key, rec.Size, rec.Size)
+	// A record is anyone's file, and its name and key are text: cleaned,
+	// or a record could clear the screen of whoever checks it.
+	who := fmt.Sprintf("game %d by %s (%s), %d×%d", rec.GameID, store.SanitizeName(rec.Player), store.CleanText(rec.Key), rec.Size, rec.Size)
 	if !v.Confirmed() {
 		fmt.Fprintf(stdout, "refuted: %s: %s\n", who, strings.Join(v.Mismatches, "; "))
 		return wire.ExitRefuted

@@ -31,6 +31,13 @@ func TestVerifyFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	good := b.String()
+	// A record is anyone's file: its text fields may hold escapes.
+	b.Reset()
+	hostile := rec
+	hostile.Player, hostile.Key = "ann"+storedHostile, "SHA256:"+storedHostile
+	if err := record.Write(&b, hostile); err != nil {
+		t.Fatal(err)
+	}
 	dir := t.TempDir()
 	write := func(name, text string) string {
 		p := filepath.Join(dir, name)
@@ -45,6 +52,7 @@ func TestVerifyFile(t *testing.T) {
 		want       string
 	}{
 		{"good", good, wire.ExitOK, "confirmed: game 7 by ann"},
+		{"hostile", b.String(), wire.ExitOK, "confirmed: game 7 by ann"},
 		{"tampered", strings.Replace(good, "score ", "score 1", 1), wire.ExitRefuted, "refuted: game 7"},
 		{"truncated", good[:len(good)/2], wire.ExitUsage, "truncated record"},
 		{"malformed", "hello\n", wire.ExitUsage, "not an ssh2048 game record"},
@@ -52,7 +60,8 @@ func TestVerifyFile(t *testing.T) {
 	} {
 		var out, errOut bytes.Buffer
 		code := run([]string{"verify", write(tc.name, tc.text)}, &out, &errOut)
-		if code != tc.code || !strings.Contains(out.String()+errOut.String(), tc.want) {
+		if code != tc.code || !strings.Contains(out.String()+errOut.String(), tc.want) ||
+			terminalHostile(out.String()+errOut.String()) {
 			t.Errorf("%s: exit %d, out %q, err %q; want %d and %q", tc.name, code, out.String(), errOut.String(), tc.code, tc.want)
 		}
 	}
