@@ -55,7 +55,9 @@ func (r remoteSnapshot) apply(snap *Snapshot) {
 	if err != nil {
 		return
 	}
-	snap.GameID, snap.Player, snap.Size, snap.Kind, snap.Board = r.GameID, r.Player, r.Size, r.Kind, board
+	// The name sanitized again: another node, of an older version say, may
+	// send it as stored, and it is drawn on every spectator's screen.
+	snap.GameID, snap.Player, snap.Size, snap.Kind, snap.Board = r.GameID, store.SanitizeName(r.Player), r.Size, r.Kind, board
 	snap.Score, snap.Moves, snap.Won, snap.Over, snap.Last = r.Score, r.Moves, r.Won, r.Over, r.Last
 	snap.Status, snap.TakenOver = r.Status, r.TakenOver
 }

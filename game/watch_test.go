@@ -302,3 +302,15 @@ func openPlay(t *testing.T, svc *Service, name string, size int) *Play {
 	}
 	return play
 }
+
+// TestRemoteSnapshotNameCleaned: a game's snapshot from another node (one
+// of an older version, say, that sent its player's name as stored) shows
+// the name as names are shown: escapes never reach a spectator's screen.
+func TestRemoteSnapshotNameCleaned(t *testing.T) {
+	var snap Snapshot
+	remoteSnapshot{GameID: 1, Player: "bob\x1b[2J\x1b]0;evil\x07\u009b31m\u202e", Size: 4, Kind: store.KindHuman,
+		Board: "0 0 0 0/0 0 0 0/0 0 0 0/0 0 0 2"}.apply(&snap)
+	if snap.GameID != 1 || snap.Player != "bob" {
+		t.Fatalf("game %d, player %q; want game 1 by bob, cleaned", snap.GameID, snap.Player)
+	}
+}

@@ -154,11 +154,14 @@ type raceState struct {
 }
 
 // view is the race as st shows it; the racers of tickets are marked as
-// theirs (Ticket.Me).
+// theirs (Ticket.Me). The names are sanitized again (store.SanitizeName),
+// the host's as the racers', so that the host is still found among them:
+// another node, of an older version say, may send them as stored, and
+// they are drawn on every racer's screen.
 func (st *raceState) view(tickets map[string]*Ticket) View {
 	racers := make([]Racer, len(st.Racers))
 	for i, sr := range st.Racers {
-		x := Racer{Name: sr.Name, Key: sr.Key, Bot: sr.Bot, Rating: sr.Rating, Score: sr.Score, MaxTile: sr.MaxTile,
+		x := Racer{Name: store.SanitizeName(sr.Name), Key: sr.Key, Bot: sr.Bot, Rating: sr.Rating, Score: sr.Score, MaxTile: sr.MaxTile,
 			Over: sr.Over, Left: sr.Left, Forfeit: sr.Forfeit, Place: sr.Place, After: sr.After, GameID: sr.GameID}
 		if sr.Board != "" {
 			x.Board, _ = engine.ParseBoard(sr.Board)
@@ -169,7 +172,7 @@ func (st *raceState) view(tickets map[string]*Ticket) View {
 		racers[i] = x
 	}
 	return View{ID: st.Race, Room: st.Room, Size: st.Size, Length: st.Length, Phase: st.Phase, Starts: st.Starts,
-		Ends: st.Ends, Host: st.Host, Bots: st.Bots, Racers: racers}
+		Ends: st.Ends, Host: store.SanitizeName(st.Host), Bots: st.Bots, Racers: racers}
 }
 
 // listedLobby is a public lobby's race another node runs.

@@ -492,6 +492,20 @@ func TestRoomHostOnAnotherNode(t *testing.T) {
 // 8×8, every tile 2^20, the widest names in four-byte characters, placed
 // and rated), as a join's answer, fits in one PostgreSQL notification
 // (package store/postgres: 7,900 bytes with the topic).
+// TestRaceStateNamesCleaned: a race's state from another node (one of an
+// older version, say, that sent its names as stored) shows its names as
+// names are shown: escapes and controls never reach a racer's screen,
+// and the host is still found among the racers by name.
+func TestRaceStateNamesCleaned(t *testing.T) {
+	const raw = "bob\x1b[2J\x1b]0;evil\x07\u009b31m\u202e"
+	st := raceState{Race: "race:0123456789abcdef", Room: "blue-fox", Size: 4, Host: raw,
+		Racers: []stateRacer{{Name: raw, Key: "Q2x7Yt0aB9cd"}}}
+	v := st.view(nil)
+	if v.Host != "bob" || v.Racers[0].Name != "bob" {
+		t.Fatalf("host %q, racer %q; want bob, cleaned", v.Host, v.Racers[0].Name)
+	}
+}
+
 func TestRaceStateFitsTheBus(t *testing.T) {
 	row := strings.TrimSuffix(strings.Repeat("1048576 ", engine.MaxSize), " ")
 	board, err := engine.ParseBoard(strings.TrimSuffix(strings.Repeat(row+"/", engine.MaxSize), "/"))
