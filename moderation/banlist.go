@@ -227,11 +227,12 @@ func (l *BanList) Player(id int64) (store.Ban, bool) {
 }
 
 // Line is what a banned client is told, one line: until when, and the
-// reason if the admin chose to show it.
+// reason if the admin chose to show it, cleaned (store.CleanText) as
+// everything the admin commands print of the store is.
 func Line(b store.Ban) string {
 	line := "ssh2048: you are banned from this server " + untilText(b)
-	if b.ShowReason && b.Reason != "" {
-		line += ": " + b.Reason
+	if reason := store.CleanText(b.Reason); b.ShowReason && reason != "" {
+		line += ": " + reason
 	}
 	return line + "."
 }

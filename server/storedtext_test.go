@@ -9,6 +9,7 @@ import (
 	gossh "golang.org/x/crypto/ssh"
 
 	"github.com/ssh2048/ssh2048/race"
+	"github.com/ssh2048/ssh2048/wire"
 )
 
 // storedHostileName is a name as a row may still hold it although the
@@ -63,5 +64,32 @@ func TestStoredNameShownCleaned(t *testing.T) {
 	quitScreen(t, sess, send)
 	if text := ann.String(); strings.ContainsFunc(strings.ReplaceAll(text, "\r\n", "\n"), hostile) {
 		t.Errorf("a raw control reaches the reader's terminal: %q", text)
+	}
+}
+
+// TestStoredBanReasonShownCleaned: a ban's reason that the banned are
+// shown is stored cleaned, but a row written by hand (or an older version)
+// may hold escapes: the banned player's one line has none of them.
+func TestStoredBanReasonShownCleaned(t *testing.T) {
+	md := startModerated(t)
+	eveKey := newKey(t)
+	if r := run(t, md.dial(t, "eve", eveKey), "scores", ""); r.code != 0 {
+		t.Fatalf("eve's first visit: %+v", r)
+	}
+	md.adminRun(t, `ban eve --show-reason --reason spam`, wire.ExitOK)
+	db, err := sql.Open("sqlite3", md.store.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(`UPDATE bans SET reason = ?`, "spam\x1b[2J\x1b]0;evil\x07\u009b31m\u202e\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	// Another write of the bans reads them all again.
+	md.adminRun(t, `ban 203.0.113.0/24 --reason other`, wire.ExitOK)
+	r := run(t, md.dial(t, "eve", eveKey), "scores", "")
+	if r.code != wire.ExitBanned || !strings.Contains(r.stderr, "spam") || strings.Count(r.stderr, "\n") != 1 ||
+		strings.ContainsFunc(r.stderr, hostile) {
+		t.Fatalf("eve banned: status %d, stderr %q; want %d and one line with the reason, cleaned", r.code, r.stderr, wire.ExitBanned)
 	}
 }
