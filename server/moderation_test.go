@@ -53,6 +53,17 @@ func (md *moderated) adminRun(t *testing.T, cmd string, want int) result {
 	return r
 }
 
+// visited is a new key whose player has connected once (ran scores), as
+// name: their account is stored.
+func (ts *testServer) visited(t *testing.T, name string) gossh.Signer {
+	t.Helper()
+	key := newKey(t)
+	if r := run(t, ts.dial(t, name, key), "scores", ""); r.code != 0 {
+		t.Fatalf("%s's first visit: %+v", name, r)
+	}
+	return key
+}
+
 // page is a web page as a fresh site shows it (the site caches boards).
 func (md *moderated) page(t *testing.T, path string) string {
 	t.Helper()
@@ -106,10 +117,7 @@ func TestAdminIsUnknownToOthers(t *testing.T) {
 // them back; the audit log has both, with the reasons.
 func TestBanKeyOverSSH(t *testing.T) {
 	md := startModerated(t)
-	eveKey := newKey(t)
-	if r := run(t, md.dial(t, "eve", eveKey), "scores", ""); r.code != 0 {
-		t.Fatalf("eve's first visit: %+v", r)
-	}
+	eveKey := md.visited(t, "eve")
 	bob := startBot(t, md.dial(t, "bob", newKey(t)), "")
 	st := playSome(t, bob, bob.mustRead(), 4)
 

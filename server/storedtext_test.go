@@ -45,10 +45,7 @@ func storeHostile(t *testing.T, ts *testServer, key gossh.Signer, name string) {
 // through the session's player, another racer's screen-reader lines.
 func TestStoredNameShownCleaned(t *testing.T) {
 	ts := startRaces(t, race.WithTimes(200*time.Millisecond, 300*time.Millisecond, 3*time.Second))
-	bobKey := newKey(t)
-	if r := run(t, ts.dial(t, "bob", bobKey), "whoami", ""); r.code != 0 {
-		t.Fatalf("bob's first visit: %+v", r)
-	}
+	bobKey := ts.visited(t, "bob")
 	storeHostile(t, ts, bobKey, storedHostileName)
 	bob := ts.dial(t, "bob", bobKey)
 	for _, cmd := range []string{"whoami", "name", "keys"} {
@@ -72,10 +69,7 @@ func TestStoredNameShownCleaned(t *testing.T) {
 // may hold escapes: the banned player's one line has none of them.
 func TestStoredBanReasonShownCleaned(t *testing.T) {
 	md := startModerated(t)
-	eveKey := newKey(t)
-	if r := run(t, md.dial(t, "eve", eveKey), "scores", ""); r.code != 0 {
-		t.Fatalf("eve's first visit: %+v", r)
-	}
+	eveKey := md.visited(t, "eve")
 	md.adminRun(t, `ban eve --show-reason --reason spam`, wire.ExitOK)
 	db, err := sql.Open("sqlite3", md.store.Path())
 	if err != nil {
