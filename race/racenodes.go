@@ -161,7 +161,7 @@ type raceState struct {
 func (st *raceState) view(tickets map[string]*Ticket) View {
 	racers := make([]Racer, len(st.Racers))
 	for i, sr := range st.Racers {
-		x := Racer{Name: store.SanitizeName(sr.Name), Key: sr.Key, Bot: sr.Bot, Rating: sr.Rating, Score: sr.Score, MaxTile: sr.MaxTile,
+		x := Racer{Name: store.SanitizeName(sr.Name), Key: store.CleanText(sr.Key), Bot: sr.Bot, Rating: sr.Rating, Score: sr.Score, MaxTile: sr.MaxTile,
 			Over: sr.Over, Left: sr.Left, Forfeit: sr.Forfeit, Place: sr.Place, After: sr.After, GameID: sr.GameID}
 		if sr.Board != "" {
 			x.Board, _ = engine.ParseBoard(sr.Board)
@@ -171,7 +171,7 @@ func (st *raceState) view(tickets map[string]*Ticket) View {
 		}
 		racers[i] = x
 	}
-	return View{ID: st.Race, Room: st.Room, Size: st.Size, Length: st.Length, Phase: st.Phase, Starts: st.Starts,
+	return View{ID: st.Race, Room: store.CleanText(st.Room), Size: st.Size, Length: st.Length, Phase: st.Phase, Starts: st.Starts,
 		Ends: st.Ends, Host: store.SanitizeName(st.Host), Bots: st.Bots, Racers: racers}
 }
 

@@ -498,11 +498,16 @@ func TestRoomHostOnAnotherNode(t *testing.T) {
 // and the host is still found among the racers by name.
 func TestRaceStateNamesCleaned(t *testing.T) {
 	const raw = "bob\x1b[2J\x1b]0;evil\x07\u009b31m\u202e"
-	st := raceState{Race: "race:0123456789abcdef", Room: "blue-fox", Size: 4, Host: raw,
-		Racers: []stateRacer{{Name: raw, Key: "Q2x7Yt0aB9cd"}}}
+	st := raceState{Race: "race:0123456789abcdef", Room: "blue-fox" + raw, Size: 4, Host: raw,
+		Racers: []stateRacer{{Name: raw, Key: "Q2x7Yt0aB9cd" + raw}}}
 	v := st.view(nil)
 	if v.Host != "bob" || v.Racers[0].Name != "bob" {
 		t.Fatalf("host %q, racer %q; want bob, cleaned", v.Host, v.Racers[0].Name)
+	}
+	// The room word is shown on the racers' screens, the key in a racing
+	// bot's lines.
+	if v.Room != "blue-foxbob[2J]0;evil31m" || v.Racers[0].Key != "Q2x7Yt0aB9cdbob[2J]0;evil31m" {
+		t.Fatalf("room %q, key %q; want them cleaned", v.Room, v.Racers[0].Key)
 	}
 }
 
