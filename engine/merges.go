@@ -115,3 +115,46 @@ func cellOf(d Direction, n, line, i int) (row, col int) {
 		return n - 1 - i, line
 	}
 }
+
+// DirectionOf finds the move that led from before to after, adding the
+// tile spawn: ok is false when no single move does (the boards are more
+// than one move apart). Two directions may give the same board; either
+// is returned, and both merge alike.
+//
+// It is for telling a move whose direction was not kept (a spectator's
+// snapshot carries the board and the new tile, not the direction).
+func DirectionOf(before, after Board, spawn Spawn) (Direction, bool) {
+	for _, d := range Directions() {
+		slid := before
+		if _, moved := slid.Move(d); !moved || slid.At(spawn.Row, spawn.Col) != 0 {
+			continue
+		}
+		slid.Set(spawn.Row, spawn.Col, spawn.Exp)
+		if slid == after {
+			return d, true
+		}
+	}
+	return 0, false
+}
+
+// SpawnOf finds the tile the move d from before added to make after: the
+// cell empty once the tiles slid and filled in after. ok is false when
+// the move changes nothing, or no such cell is filled in after.
+//
+// It is for telling a stored move, whose boards are kept but not its new
+// tile.
+func SpawnOf(before Board, d Direction, after Board) (Spawn, bool) {
+	slid := before
+	if _, moved := slid.Move(d); !moved {
+		return Spawn{}, false
+	}
+	n := after.Size()
+	for r := range n {
+		for c := range n {
+			if slid.At(r, c) == 0 && after.At(r, c) != 0 {
+				return Spawn{Row: r, Col: c, Exp: after.At(r, c)}, true
+			}
+		}
+	}
+	return Spawn{}, false
+}

@@ -125,3 +125,44 @@ func TestPathsAgreeWithMove(t *testing.T) {
 		}
 	}
 }
+
+// TestDirectionAndSpawnOf: a move's direction is found back from the
+// boards and the tile it added, and its new tile from the boards and the
+// direction; boards more than one move apart give neither.
+func TestDirectionAndSpawnOf(t *testing.T) {
+	g, err := ChaCha8.NewGame(4, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var before Board
+	for i := range 30 {
+		before = g.Board()
+		var d Direction
+		var res Result
+		for _, d = range Directions() {
+			if res = g.Move(d); res.Moved {
+				break
+			}
+		}
+		got, ok := DirectionOf(before, g.Board(), res.Spawn)
+		// Two directions could give the same board; their merges are
+		// what a screen tells.
+		if !ok || before.Merges(got) != before.Merges(d) {
+			t.Fatalf("move %d %v: direction %v %v", i, d, got, ok)
+		}
+		if sp, ok := SpawnOf(before, d, g.Board()); !ok || sp != res.Spawn {
+			t.Fatalf("move %d %v: spawn %+v %v, want %+v", i, d, sp, ok, res.Spawn)
+		}
+	}
+	start, _ := ChaCha8.NewGame(4, 3)
+	if _, ok := DirectionOf(start.Board(), g.Board(), Spawn{}); ok {
+		t.Fatal("boards many moves apart read as one move")
+	}
+	full, err := ParseBoard("2 4 8/16 32 64/128 256 512")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := SpawnOf(full, Left, full); ok {
+		t.Fatal("a move that changed nothing has a new tile")
+	}
+}

@@ -298,6 +298,24 @@ func (s *Service) Live(size int) []Snapshot {
 	return out
 }
 
+// BestLive is the game TV shows of snaps: of those being played, the
+// highest score; on equal scores the one with fewer moves (it got there
+// first), then the older game.
+func BestLive(snaps []Snapshot) (Snapshot, bool) {
+	var best Snapshot
+	found := false
+	for _, sn := range snaps {
+		if sn.Status != Live {
+			continue
+		}
+		if !found || sn.Score > best.Score || (sn.Score == best.Score &&
+			(sn.Moves < best.Moves || (sn.Moves == best.Moves && sn.GameID < best.GameID))) {
+			best, found = sn, true
+		}
+	}
+	return best, found
+}
+
 // plays returns the games held right now.
 func (s *Service) plays() []*Play {
 	s.mu.Lock()

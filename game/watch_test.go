@@ -314,3 +314,22 @@ func TestRemoteSnapshotNameCleaned(t *testing.T) {
 		t.Fatalf("game %d, player %q; want game 1 by bob, cleaned", snap.GameID, snap.Player)
 	}
 }
+
+// TestBestLive: TV's pick is the highest score being played; on equal
+// scores the fewer moves, then the older game; games over or left are
+// not on.
+func TestBestLive(t *testing.T) {
+	snaps := []Snapshot{
+		{GameID: 1, Score: 500, Moves: 50, Status: Ended},
+		{GameID: 2, Score: 300, Moves: 40, Status: Live},
+		{GameID: 3, Score: 300, Moves: 30, Status: Live},
+		{GameID: 4, Score: 300, Moves: 30, Status: Live},
+		{GameID: 5, Score: 900, Moves: 90, Status: Left},
+	}
+	if best, ok := BestLive(snaps); !ok || best.GameID != 3 {
+		t.Fatalf("best %+v %v, want game 3", best, ok)
+	}
+	if _, ok := BestLive(snaps[:1]); ok {
+		t.Fatal("a game over is on TV")
+	}
+}

@@ -296,20 +296,3 @@ func FinalText(s string, width int) string {
 func MoveMarks(before engine.Board, d engine.Direction, spawn engine.Spawn) Marks {
 	return Marks{On: true, Spawn: spawn, Merged: before.Merges(d)}
 }
-
-// DirectionOf finds the move that led from before to after, adding the
-// tile spawn: ok is false when no single move does (the boards are more
-// than one move apart).
-func DirectionOf(before, after engine.Board, spawn engine.Spawn) (engine.Direction, bool) {
-	for _, d := range engine.Directions() {
-		slid := before
-		if _, moved := slid.Move(d); !moved || slid.At(spawn.Row, spawn.Col) != 0 {
-			continue
-		}
-		slid.Set(spawn.Row, spawn.Col, spawn.Exp)
-		if slid == after {
-			return d, true
-		}
-	}
-	return 0, false
-}

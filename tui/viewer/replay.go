@@ -228,17 +228,9 @@ func (rp *replayer) marks() draw.Marks {
 	if rp.at == 0 {
 		return draw.Marks{}
 	}
-	before, after := rp.r.Boards[rp.at-1], rp.r.Boards[rp.at]
-	d := rp.r.Dirs[rp.at-1]
-	slid := before
-	slid.Move(d)
-	n := after.Size()
-	for r := range n {
-		for c := range n {
-			if slid.At(r, c) == 0 && after.At(r, c) != 0 {
-				return draw.MoveMarks(before, d, engine.Spawn{Row: r, Col: c, Exp: after.At(r, c)})
-			}
-		}
+	before, d := rp.r.Boards[rp.at-1], rp.r.Dirs[rp.at-1]
+	if sp, ok := engine.SpawnOf(before, d, rp.r.Boards[rp.at]); ok {
+		return draw.MoveMarks(before, d, sp)
 	}
 	return draw.Marks{}
 }

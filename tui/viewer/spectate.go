@@ -222,7 +222,7 @@ func (s *spectator) apply(snap game.Snapshot) {
 		s.marks, s.gain = draw.Marks{}, 0
 		if snap.Last.Moved {
 			s.marks, s.gain = draw.Marks{On: true, Spawn: snap.Last.Spawn}, snap.Last.Gained
-			if d, ok := draw.DirectionOf(prev.Board, snap.Board, snap.Last.Spawn); ok && snap.Moves == prev.Moves+1 {
+			if d, ok := engine.DirectionOf(prev.Board, snap.Board, snap.Last.Spawn); ok && snap.Moves == prev.Moves+1 {
 				s.marks = draw.MoveMarks(prev.Board, d, snap.Last.Spawn)
 			}
 		}
@@ -277,7 +277,7 @@ func (s *spectator) look() tea.Cmd {
 // lookTV switches TV to the best game in play when the one on screen has
 // been overtaken, or stopped being played tvHold ago, or there is none.
 func (s *spectator) lookTV() tea.Cmd {
-	best, ok := bestLive(s.games.Live(s.size))
+	best, ok := game.BestLive(s.games.Live(s.size))
 	switch {
 	case !ok || (s.w != nil && best.GameID == s.snap.GameID):
 		if s.have && s.snap.Status != game.Live && !ok {
@@ -309,24 +309,6 @@ func (s *spectator) endedText() string {
 		return s.snap.Player + " left."
 	}
 	return "Game over: " + s.snap.Player + " scored " + strconv.Itoa(s.snap.Score) + "."
-}
-
-// bestLive is the game TV shows of snaps: of those being played, the
-// highest score; on equal scores the one with fewer moves (it got there
-// first), then the older game.
-func bestLive(snaps []game.Snapshot) (game.Snapshot, bool) {
-	var best game.Snapshot
-	found := false
-	for _, sn := range snaps {
-		if sn.Status != game.Live {
-			continue
-		}
-		if !found || sn.Score > best.Score || (sn.Score == best.Score &&
-			(sn.Moves < best.Moves || (sn.Moves == best.Moves && sn.GameID < best.GameID))) {
-			best, found = sn, true
-		}
-	}
-	return best, found
 }
 
 func (s *spectator) Title() string {

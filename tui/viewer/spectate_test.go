@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ssh2048/ssh2048/engine"
 	"github.com/ssh2048/ssh2048/game"
 	"github.com/ssh2048/ssh2048/store"
 	"github.com/ssh2048/ssh2048/tui/draw"
@@ -218,54 +217,5 @@ func TestTV(t *testing.T) {
 	l.WaitFor("the end of what is on", tuitest.Has("ann left. No one else is playing right now; waiting…"))
 	if got := l.Frame(); tuitest.Tiles(got) != tuitest.BoardTiles(ann.Board()) {
 		t.Fatalf("TV did not keep the last board:\n%s", got)
-	}
-}
-
-// TestBestLive: TV's pick is the highest score being played; on equal
-// scores the fewer moves, then the older game; games over or left are
-// not on.
-func TestBestLive(t *testing.T) {
-	snaps := []game.Snapshot{
-		{GameID: 1, Score: 500, Moves: 50, Status: game.Ended},
-		{GameID: 2, Score: 300, Moves: 40, Status: game.Live},
-		{GameID: 3, Score: 300, Moves: 30, Status: game.Live},
-		{GameID: 4, Score: 300, Moves: 30, Status: game.Live},
-		{GameID: 5, Score: 900, Moves: 90, Status: game.Left},
-	}
-	if best, ok := bestLive(snaps); !ok || best.GameID != 3 {
-		t.Fatalf("best %+v %v, want game 3", best, ok)
-	}
-	if _, ok := bestLive(snaps[:1]); ok {
-		t.Fatal("a game over is on TV")
-	}
-}
-
-// TestDirectionOf: the move between two boards is found back from the
-// tile it added; boards two moves apart give none.
-func TestDirectionOf(t *testing.T) {
-	g, err := engine.ChaCha8.NewGame(4, 3)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var before engine.Board
-	for i := range 30 {
-		before = g.Board()
-		var d engine.Direction
-		var res engine.Result
-		for _, d = range engine.Directions() {
-			if res = g.Move(d); res.Moved {
-				break
-			}
-		}
-		got, ok := draw.DirectionOf(before, g.Board(), res.Spawn)
-		// Two directions could give the same board; their merges are
-		// what the screen shows.
-		if !ok || before.Merges(got) != before.Merges(d) {
-			t.Fatalf("move %d %v: got %v %v", i, d, got, ok)
-		}
-	}
-	start, _ := engine.ChaCha8.NewGame(4, 3)
-	if _, ok := draw.DirectionOf(start.Board(), g.Board(), engine.Spawn{}); ok {
-		t.Fatal("boards many moves apart read as one move")
 	}
 }
