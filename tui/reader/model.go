@@ -100,8 +100,7 @@ type Model struct {
 	moving *pending
 	held   event.Held
 
-	out   []byte // what is said and not yet written (AppendLines)
-	final string // the session's last line, once it ends
+	lines // what is said and not yet written, and the last line
 	// failed: the session ends because a game could not be loaded or
 	// saved. Atomic: the server reads it once the screen is done.
 	failed atomic.Bool
@@ -131,13 +130,6 @@ func (m *Model) Init() tea.Cmd { return nil }
 // View is empty: the screen is a screen.Liner, whose View is never drawn.
 func (m *Model) View() tea.View { return tea.NewView("") }
 
-// AppendLines is screen.Liner's: what was said since the last call.
-func (m *Model) AppendLines(dst []byte) []byte {
-	dst = append(dst, m.out...)
-	m.out = m.out[:0]
-	return dst
-}
-
 // KeysPending is screen.KeyWaiter's: a move's commit is in flight, and
 // its sentence waits for it.
 func (m *Model) KeysPending() bool { return m.moving != nil }
@@ -145,17 +137,6 @@ func (m *Model) KeysPending() bool { return m.moving != nil }
 // Failed reports whether the session ended because a game could not be
 // loaded or saved. Safe to call from any goroutine.
 func (m *Model) Failed() bool { return m.failed.Load() }
-
-// Final is the session's last line, "" until it ends.
-func (m *Model) Final() string { return m.final }
-
-// say adds lines to what the screen writes next.
-func (m *Model) say(lines ...string) {
-	for _, l := range lines {
-		m.out = append(m.out, l...)
-		m.out = append(m.out, '\r', '\n')
-	}
-}
 
 // Update handles one message. As on the game screen, a move commits in
 // a tea.Cmd and the messages that touch the game or end the session wait
@@ -262,8 +243,7 @@ func plural(n int, what string) string {
 
 // end says the last line and quits; the games close.
 func (m *Model) end(line string) tea.Cmd {
-	m.final = line
-	m.say(line)
+	m.sayLast(line)
 	m.held.Drop()
 	if m.game != nil {
 		m.game.Close()

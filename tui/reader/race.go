@@ -69,8 +69,7 @@ type Race struct {
 	clocked int
 	ticking bool // a clock tick is on its way
 
-	out   []byte
-	final string
+	lines
 	// failed is set when the session ends because a move could not be
 	// saved nor the game opened again; read by the runner's goroutine.
 	failed atomic.Bool
@@ -123,22 +122,8 @@ func (r *Race) Init() tea.Cmd { return tea.Batch(r.waitView(), r.tick()) }
 // View is empty: the screen is a screen.Liner.
 func (r *Race) View() tea.View { return tea.NewView("") }
 
-// AppendLines is screen.Liner's.
-func (r *Race) AppendLines(dst []byte) []byte {
-	dst = append(dst, r.out...)
-	r.out = r.out[:0]
-	return dst
-}
-
 // KeysPending is screen.KeyWaiter's.
 func (r *Race) KeysPending() bool { return r.moving != nil }
-
-func (r *Race) say(lines ...string) {
-	for _, l := range lines {
-		r.out = append(r.out, l...)
-		r.out = append(r.out, '\r', '\n')
-	}
-}
 
 type raceViewMsg struct {
 	ticket *race.Ticket
@@ -621,8 +606,7 @@ func (r *Race) end(text, fallback string) tea.Cmd {
 	if text == "" {
 		text = fallback
 	}
-	r.final = text
-	r.say(text)
+	r.sayLast(text)
 	r.held.Drop()
 	r.Leave()
 	return tea.Quit
