@@ -79,10 +79,7 @@ func TestGameScreenOpensViews(t *testing.T) {
 	l.WaitFor("the game", func(f string) bool { return strings.Contains(f, "Moves ") && !strings.Contains(f, "Your games") })
 
 	// A spectator of ann: the header says so.
-	w, err := svc.WatchPlayer("ann")
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := tuitest.WatchPlayer(t, svc, "ann")
 	l.Deliver(WatchersMsg{})
 	if f := l.Frame(); !strings.Contains(f, "1 watching") {
 		t.Fatalf("the header does not count the spectator:\n%s", f)

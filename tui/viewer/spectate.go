@@ -1,10 +1,8 @@
 package viewer
 
 import (
-	"context"
 	"strconv"
 	"strings"
-	"time"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -14,63 +12,31 @@ import (
 	"github.com/ssh2048/ssh2048/game"
 	"github.com/ssh2048/ssh2048/store"
 	"github.com/ssh2048/ssh2048/tui/draw"
-	"github.com/ssh2048/ssh2048/tui/event"
-)
-
-// What a spectator follows.
-type follow int
-
-const (
-	followGame   follow = iota // one game, to its end or until its player leaves
-	followPlayer               // a player, from one game to their next
-	followTV                   // the best game in play of a size
-)
-
-// Spectating's clocks.
-const (
-	// lookEvery is how often a spectator looks again for what to show:
-	// TV for a better game, a spectator of a player who left or ended a
-	// game for the next one. Live snapshots come as they happen; only
-	// these looks are polled.
-	lookEvery = time.Second
-	// tvHold is how long TV stays on a game that ended, or whose player
-	// left, before it moves on: long enough to see how it ended.
-	tvHold = 3 * time.Second
+	"github.com/ssh2048/ssh2048/tui/watch"
 )
 
 // spectator is the screen of one game in play as its player sees it: the
 // board with the last move's new and merged tiles marked, the player's
 // name, score and moves, whether the game is live, and how many watch.
-// It shows the newest snapshot the game service has (a spectator that
-// falls behind skips to the latest board; the player never waits for
-// it), and tells what happens: a takeover, a win, the end, the player
-// leaving (the last board stays).
+// What it follows, and the newest snapshot of it, is its watch.Follower's
+// (a spectator that falls behind skips to the latest board; the player
+// never waits for it); it tells what happens: a takeover, a win, the
+// end, the player leaving (the last board stays).
 type spectator struct {
 	p        draw.Pane
 	keys     *ViewKeyMap
-	games    Games
-	ctx      context.Context
-	now      func() time.Time
-	mode     follow
-	every    time.Duration // lookEvery; shorter in tests
-	hold     time.Duration // tvHold; shorter in tests
-	who      string        // followPlayer: their name or #tag
-	size     int           // followTV: the board size
+	f        watch.Follower
+	start    *game.Watch // the game to follow first; nil for TV
 	embedded bool
 
-	w      *game.Watch
-	wait   tea.Cmd         // waits for w's next snapshot
-	slot   *event.WakeSlot // or, when the runner wakes the screen (event.Waker), w is waited on there
-	snap   game.Snapshot
-	have   bool // snap is a snapshot of w
+	snap   game.Snapshot // f's newest, as drawn
+	have   bool
 	marks  draw.Marks
 	gain   int
 	notice string
 	// takeover: the notice is about a takeover, and goes with the next
 	// move.
 	takeover bool
-	quietAt  time.Time // when the game on screen stopped being played
-	looking  bool      // a look is scheduled
 	// Drawn once, until they change: the key line, the notice and the
 	// player's name's width.
 	keyLine, noticeLine draw.CachedLine
@@ -80,27 +46,16 @@ type spectator struct {
 	}
 }
 
-// snapMsg is the next snapshot of a watched game.
-type snapMsg struct {
-	w    *game.Watch
-	snap game.Snapshot
-	err  error
-}
-
-// lookMsg is a spectator's time to look again (see lookEvery).
-type lookMsg struct{ s *spectator }
-
 // NewWatch is the screen of w, a game in play, run on its own: who is
 // how the spectator named the player ("" when they named the game), so
 // that when the player starts another game the spectator follows.
 func NewWatch(opts ViewOptions, w *game.Watch, who string) *Viewer {
 	opts.Defaults()
 	s := newSpectator(opts, false)
-	s.mode, s.who = followGame, who
+	s.f.Mode, s.f.Who, s.start = watch.OneGame, who, w
 	if who != "" {
-		s.mode = followPlayer
+		s.f.Mode = watch.Player
 	}
-	s.w = w
 	return newViewer(s, opts.Woken)
 }
 
@@ -110,106 +65,78 @@ func NewWatch(opts ViewOptions, w *game.Watch, who string) *Viewer {
 func NewTV(opts ViewOptions, n int) *Viewer {
 	opts.Defaults()
 	s := newSpectator(opts, false)
-	s.mode, s.size = followTV, n
+	s.f.Mode, s.f.Size = watch.TV, n
 	return newViewer(s, opts.Woken)
 }
 
 // watchGame is a spectator of w, over a screen below.
 func watchGame(opts ViewOptions, w *game.Watch) *spectator {
 	s := newSpectator(opts, true)
-	s.w = w
+	s.start = w
 	return s
 }
 
 func newSpectator(opts ViewOptions, embedded bool) *spectator {
-	return &spectator{p: opts.pane(), keys: sharedViewKeys(), games: opts.Games,
-		ctx: opts.Context, now: opts.Now, embedded: embedded, every: lookEvery, hold: tvHold}
+	return &spectator{p: opts.pane(), keys: sharedViewKeys(), embedded: embedded,
+		f: watch.Follower{Games: opts.Games, Context: opts.Context, Now: opts.Now}}
 }
 
 func (s *spectator) pane() *draw.Pane { return &s.p }
 
 func (s *spectator) init() tea.Cmd {
-	if s.mode == followTV {
-		return s.look()
-	}
-	return s.next()
-}
-
-// next waits for the watched game's next snapshot. The wait ends with
-// the session (s.ctx), or with the next change of the game, which a watch
-// closed meanwhile makes itself (it counts one spectator less): the
-// answer, for a watch no longer on screen, is dropped. No context of its
-// own: deriving one from the session's costs a goroutine per spectator.
-func (s *spectator) next() tea.Cmd {
-	if s.w == nil {
-		return nil
-	}
-	if s.slot != nil {
-		s.slot.Set(s.w) // the runner waits, and sends WakeMsg
-		return nil
-	}
-	if s.wait == nil {
-		w, ctx := s.w, s.ctx
-		s.wait = func() tea.Msg {
-			snap, err := w.Next(ctx)
-			return snapMsg{w: w, snap: snap, err: err}
-		}
-	}
-	return s.wait
-}
-
-// switchTo watches w instead of the game on screen.
-func (s *spectator) switchTo(w *game.Watch, notice string) tea.Cmd {
-	s.close()
-	s.w, s.snap, s.have, s.marks, s.gain = w, game.Snapshot{}, false, draw.Marks{}, 0
-	s.notice, s.takeover = notice, false
-	return s.next()
+	w := s.start
+	s.start = nil
+	return s.f.Start(w)
 }
 
 // close stops watching.
 func (s *spectator) close() {
-	if s.slot != nil {
-		s.slot.Set(nil)
+	s.f.Close()
+	if s.start != nil { // never started
+		s.start.Close()
+		s.start = nil
 	}
-	if s.w != nil {
-		s.w.Close()
-	}
-	s.w, s.wait = nil, nil
 }
 
 func (s *spectator) update(msg tea.Msg) tea.Cmd {
-	switch msg := msg.(type) {
-	case snapMsg:
-		if msg.w != s.w || msg.err != nil {
-			return nil // a game no longer watched, or the session ending
-		}
-		s.apply(msg.snap)
-		return tea.Batch(s.next(), s.lookLater())
-	case event.WakeMsg:
-		if s.w == nil {
-			return nil
-		}
-		if snap, ok := s.w.Poll(); ok {
-			s.apply(snap)
-			return s.lookLater()
-		}
-	case lookMsg:
-		if msg.s != s {
-			return nil
-		}
-		s.looking = false
-		return s.look()
-	case tea.KeyPressMsg:
-		if s.embedded && key.Matches(msg, s.keys.Back) {
-			return back(s)
-		}
+	if watch.Owns(msg) {
+		ev, cmd := s.f.Update(msg)
+		s.tell(ev)
+		return cmd
+	}
+	if msg, ok := msg.(tea.KeyPressMsg); ok && s.embedded && key.Matches(msg, s.keys.Back) {
+		return back(s)
 	}
 	return nil
 }
 
-// apply shows snap, the newest of the game, and tells what changed.
-func (s *spectator) apply(snap game.Snapshot) {
-	prev, had := s.snap, s.have
+// tell shows what the follower found.
+func (s *spectator) tell(ev watch.Event) {
+	switch ev.Kind {
+	case watch.Snap:
+		snap, _ := s.f.Snapshot()
+		s.apply(ev.Prev, ev.Had, snap)
+	case watch.Switched:
+		who := s.snap.Player
+		s.snap, s.have, s.marks, s.gain, s.takeover = game.Snapshot{}, false, draw.Marks{}, 0, false
+		switch {
+		case ev.Started:
+			s.notice = who + " started another game."
+		case ev.Overtook != "":
+			s.notice = ev.Overtook + " overtook " + ev.Leader + "."
+		default:
+			s.notice = ""
+		}
+	case watch.NoneLive:
+		if s.have && s.snap.Status != game.Live {
+			s.notice = s.endedText() + " No one else is playing right now; waiting…"
+		}
+	}
+}
+
+// apply shows snap, the newest of the game, and tells what changed from
+// prev (if had).
+func (s *spectator) apply(prev game.Snapshot, had bool, snap game.Snapshot) {
 	s.snap, s.have = snap, true
 	name := snap.Player
 	switch {
@@ -230,77 +157,18 @@ func (s *spectator) apply(snap game.Snapshot) {
 			s.notice, s.takeover = "", false
 		}
 	}
-	if snap.Status != game.Live && (!had || prev.Status == game.Live) {
-		s.quietAt = s.now()
-	}
-	switch {
-	case had && snap.TakenOver > prev.TakenOver:
+	switch watch.ChangeOf(prev, had, snap) {
+	case watch.TakenOver:
 		s.notice, s.takeover = "Taken over by another session of "+name+"; still watching.", true
-	case snap.Status == game.Left && (!had || prev.Status != game.Left):
+	case watch.Left:
 		s.notice = name + " left; here is the last board."
-	case snap.Status == game.Live && had && prev.Status == game.Left:
+	case watch.Back:
 		s.notice = name + " is back."
-	case snap.Status == game.Ended && (!had || prev.Status != game.Ended):
+	case watch.Ended:
 		s.notice = "Game over: " + name + " scored " + strconv.Itoa(snap.Score) + "."
-	case had && snap.Won && !prev.Won:
+	case watch.Won:
 		s.notice = name + " made " + strconv.Itoa(engine.Value(engine.WinExponent(snap.Size))) + "! The game goes on."
 	}
-}
-
-// lookLater schedules a look when there is something to look for: TV
-// always, a spectator of a player once the game on screen is no longer
-// played.
-func (s *spectator) lookLater() tea.Cmd {
-	if s.looking || s.mode == followGame || (s.mode == followPlayer && s.snap.Status == game.Live) {
-		return nil
-	}
-	s.looking = true
-	return pause(s.every, lookMsg{s})
-}
-
-// look looks for what to show next: for TV the best game in play, for a
-// spectator of a player the game they play now.
-func (s *spectator) look() tea.Cmd {
-	var cmd tea.Cmd
-	if s.mode == followTV {
-		cmd = s.lookTV()
-	} else if s.mode == followPlayer && s.have && s.snap.Status != game.Live {
-		if snap, ok := s.games.Playing(s.who); ok && snap.GameID != s.snap.GameID && snap.Status == game.Live {
-			if w, err := s.games.Watch(snap.GameID); err == nil {
-				cmd = s.switchTo(w, snap.Player+" started another game.")
-			}
-		}
-	}
-	return tea.Batch(cmd, s.lookLater())
-}
-
-// lookTV switches TV to the best game in play when the one on screen has
-// been overtaken, or stopped being played tvHold ago, or there is none.
-func (s *spectator) lookTV() tea.Cmd {
-	best, ok := game.BestLive(s.games.Live(s.size))
-	switch {
-	case !ok || (s.w != nil && best.GameID == s.snap.GameID):
-		if s.have && s.snap.Status != game.Live && !ok {
-			s.notice = s.endedText() + " No one else is playing right now; waiting…"
-		}
-		return nil
-	case s.w == nil:
-	case !s.have:
-		return nil // the first snapshot is on its way
-	case s.snap.Status == game.Live && best.Score <= s.snap.Score:
-		return nil
-	case s.snap.Status != game.Live && s.now().Sub(s.quietAt) < s.hold:
-		return nil
-	}
-	w, err := s.games.Watch(best.GameID)
-	if err != nil {
-		return nil // it ended meanwhile; the next look finds another
-	}
-	notice := ""
-	if s.have && s.snap.Status == game.Live {
-		notice = best.Player + " overtook " + s.snap.Player + "."
-	}
-	return s.switchTo(w, notice)
 }
 
 // endedText is what became of the game on screen.
@@ -312,7 +180,7 @@ func (s *spectator) endedText() string {
 }
 
 func (s *spectator) Title() string {
-	if s.mode == followTV {
+	if s.f.Mode == watch.TV {
 		return "2048 · TV"
 	}
 	if s.have {
@@ -321,15 +189,7 @@ func (s *spectator) Title() string {
 	return "2048 · watching"
 }
 
-func (s *spectator) goodbye() string {
-	switch {
-	case s.mode == followTV:
-		return "Thanks for watching 2048 TV."
-	case s.have:
-		return "Stopped watching " + s.snap.Player + "."
-	}
-	return "Stopped watching."
-}
+func (s *spectator) goodbye() string { return s.f.Goodbye() }
 
 // Render is the header, the board, the notice and the keys.
 func (s *spectator) Render() string {
@@ -337,8 +197,8 @@ func (s *spectator) Render() string {
 	quit := s.keys.Quit
 	if !s.have {
 		text := "Waiting for the game…"
-		if s.mode == followTV && s.w == nil {
-			text = p.Styles.Title.Render("2048 TV") + " " + p.Styles.Label.Render(strconv.Itoa(s.size)+"×"+strconv.Itoa(s.size)) +
+		if s.f.Mode == watch.TV && !s.f.Watching() {
+			text = p.Styles.Title.Render("2048 TV") + " " + p.Styles.Label.Render(strconv.Itoa(s.f.Size)+"×"+strconv.Itoa(s.f.Size)) +
 				"\n\nNo one is playing right now; waiting…"
 		}
 		return p.Centred(text + "\n\n" + p.Hints(keyBack(s.keys, s.embedded), quit))
@@ -348,7 +208,7 @@ func (s *spectator) Render() string {
 	snap := s.snap
 	snap.Version = 0 // the same game may come through two feeds (a game moving between nodes)
 	return frames.Get(frameKey{snap: snap, width: p.Width, height: p.Height,
-		styles: p.Styles, tv: s.mode == followTV, embedded: s.embedded, marks: s.marks, gain: s.gain, notice: s.notice}, s.draw)
+		styles: p.Styles, tv: s.f.Mode == watch.TV, embedded: s.embedded, marks: s.marks, gain: s.gain, notice: s.notice}, s.draw)
 }
 
 // draw draws the frame of the snapshot on screen.
@@ -376,7 +236,7 @@ func (s *spectator) header() []draw.Line {
 	p, sn := &s.p, &s.snap
 	var who strings.Builder
 	w := 0
-	if s.mode == followTV {
+	if s.f.Mode == watch.TV {
 		w += p.Inks.Title.Text(&who, "TV") + 3
 		who.WriteString(" · ")
 	}

@@ -39,7 +39,7 @@ func BenchmarkSpectatorFrame(b *testing.B) {
 		for i := range out {
 			out[i] = newSpectator(ViewOptions{Context: context.Background(), Now: time.Now}, false)
 			out[i].p = draw.NewPane(80, 24, colorprofile.TrueColor, false)
-			out[i].apply(snaps[0])
+			out[i].apply(game.Snapshot{}, false, snaps[0])
 		}
 		return out
 	}
@@ -50,7 +50,7 @@ func BenchmarkSpectatorFrame(b *testing.B) {
 		i := 1
 		for b.Loop() {
 			frames.Forget() // a frame no other spectator drew
-			s.apply(snaps[i%len(snaps)])
+			s.apply(s.snap, true, snaps[i%len(snaps)])
 			s.Render()
 			i++
 		}
@@ -63,7 +63,7 @@ func BenchmarkSpectatorFrame(b *testing.B) {
 		i := 1
 		for b.Loop() {
 			s := ss[i%len(ss)]
-			s.apply(snaps[(i/len(ss))%len(snaps)])
+			s.apply(s.snap, true, snaps[(i/len(ss))%len(snaps)])
 			s.Render()
 			i++
 		}

@@ -20,10 +20,7 @@ import (
 func TestWatchShowsEveryMove(t *testing.T) {
 	svc := tuitest.NewService(t)
 	_, play := tuitest.OpenGame(t, svc, "ann", 4)
-	w, err := svc.WatchPlayer("ann")
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := tuitest.WatchPlayer(t, svc, "ann")
 	v := NewWatch(ViewOptions{Games: svc, Context: t.Context()}, w, "ann")
 	l := tuitest.NewLive(t, v, 80, 24)
 	f := l.WaitFor("the game", tuitest.MovesShown(0))
@@ -130,7 +127,7 @@ func TestWatchNotices(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			s := newSpectator(ViewOptions{Context: context.Background(), Now: time.Now}, false)
 			for _, sn := range tt.snaps {
-				s.apply(sn)
+				s.apply(s.snap, s.have, sn)
 			}
 			if s.notice != tt.want {
 				t.Errorf("notice %q, want %q", s.notice, tt.want)
@@ -145,18 +142,15 @@ func TestWatchFollowsThePlayer(t *testing.T) {
 	svc := tuitest.NewService(t)
 	seat, play := tuitest.OpenGame(t, svc, "eve", 4)
 	tuitest.Step(t, play)
-	byName, err := svc.WatchPlayer("eve")
-	if err != nil {
-		t.Fatal(err)
-	}
+	byName := tuitest.WatchPlayer(t, svc, "eve")
 	byGame, err := svc.Watch(play.ID())
 	if err != nil {
 		t.Fatal(err)
 	}
 	vName := NewWatch(ViewOptions{Games: svc, Context: t.Context()}, byName, "eve")
-	vName.views.Top().(*spectator).every = 20 * time.Millisecond
+	vName.views.Top().(*spectator).f.Every = 20 * time.Millisecond
 	vGame := NewWatch(ViewOptions{Games: svc, Context: t.Context()}, byGame, "")
-	vGame.views.Top().(*spectator).every = 20 * time.Millisecond
+	vGame.views.Top().(*spectator).f.Every = 20 * time.Millisecond
 	lName, lGame := tuitest.NewLive(t, vName, 80, 24), tuitest.NewLive(t, vGame, 80, 24)
 	lName.WaitFor("the game", tuitest.MovesShown(1))
 	lGame.WaitFor("the game", tuitest.MovesShown(1))
@@ -186,7 +180,7 @@ func TestTV(t *testing.T) {
 	svc := tuitest.NewService(t)
 	v := NewTV(ViewOptions{Games: svc, Context: t.Context()}, 4)
 	s := v.views.Top().(*spectator)
-	s.every, s.hold = 10*time.Millisecond, 200*time.Millisecond
+	s.f.Every, s.f.Hold = 10*time.Millisecond, 200*time.Millisecond
 	l := tuitest.NewLive(t, v, 80, 24)
 	idle := l.WaitFor("the idle screen", tuitest.Has("No one is playing right now; waiting…"))
 	if !strings.Contains(idle, "2048 TV 4×4") {

@@ -12,20 +12,12 @@ import (
 	"github.com/ssh2048/ssh2048/game"
 	"github.com/ssh2048/ssh2048/tui/draw"
 	"github.com/ssh2048/ssh2048/tui/event"
+	"github.com/ssh2048/ssh2048/tui/watch"
 )
 
-// Games is what the screens that show games need of the game service:
-// watching games in play, the best of them for TV, replays and a
-// player's history. *game.Service is one; the server puts a cache in
-// front of Live, which every TV asks each second.
-type Games interface {
-	Watch(id int64) (*game.Watch, error)
-	WatchPlayer(who string) (*game.Watch, error)
-	Playing(who string) (game.Snapshot, bool)
-	Live(size int) []game.Snapshot
-	Replay(ctx context.Context, id int64) (*game.Replay, error)
-	History(ctx context.Context, p game.Player, recent int) (game.History, error)
-}
+// Games is what the screens that show games need of the game service
+// (see watch.Games).
+type Games = watch.Games
 
 // ViewOptions configure the screens that show games (NewWatch, NewTV,
 // NewReplay, NewHistory) when they run on their own, as the server's
@@ -109,10 +101,10 @@ func HistoryOver(opts ViewOptions, player game.Player) View {
 // over it, gives them these.
 func Owns(msg tea.Msg) bool {
 	switch msg.(type) {
-	case snapMsg, lookMsg, tickMsg, historyMsg, openMsg, backMsg, reviewMsg, event.WakeMsg:
+	case tickMsg, historyMsg, openMsg, backMsg, reviewMsg:
 		return true
 	}
-	return false
+	return watch.Owns(msg)
 }
 
 // openMsg puts a screen on top of the one that sent it.
@@ -136,7 +128,7 @@ type Stack struct {
 // attach gives v what it needs of the stack.
 func (vs *Stack) attach(v View) {
 	if s, ok := v.(*spectator); ok {
-		s.slot = vs.Slot
+		s.f.Slot = vs.Slot
 	}
 }
 

@@ -162,6 +162,16 @@ func OpenGame(t *testing.T, svc *game.Service, name string, n int) (*game.Seat, 
 	return seat, p
 }
 
+// WatchPlayer starts watching who's game in play, as `watch NAME` does.
+func WatchPlayer(t *testing.T, svc *game.Service, who string) *game.Watch {
+	t.Helper()
+	w, err := svc.WatchPlayer(who)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
 // Step plays the first of left, down, right, up that moves, and returns
 // the board before, the direction and the result.
 func Step(t *testing.T, p *game.Play) (engine.Board, engine.Direction, engine.Result) {
