@@ -77,3 +77,35 @@ func helpLines(ai, oneGame bool) []string {
 	line(keys.Quit)
 	return out
 }
+
+// viewKeyMap is every key of the screens that show games: watching,
+// TV, replays and the history. The keys that step and pick are the
+// visual screens' (tui/viewer's ViewKeyMap: ← → h l step, ↑ ↓ k j pick,
+// g G the start and end, : a move, enter open, esc back); b, r and ?
+// are this package's, as on the game's screen.
+type viewKeyMap struct {
+	Board, Score, Help, Quit key.Binding
+
+	Quiet key.Binding // watch, TV: stop telling each move, or tell them again
+}
+
+var viewKeys = viewKeyMap{
+	Board: keys.Board,
+	Score: keys.Score,
+	Help:  keys.Help,
+	Quit:  keys.Quit,
+	Quiet: key.NewBinding(key.WithKeys("space", " ")),
+}
+
+// The keys each screen that shows games lists on ?.
+var (
+	watchHelp = []string{
+		"Keys: b reads the board, row by row.",
+		"r reads whose game it is, its score and moves.",
+		"space stops telling each move, or tells them again.",
+		"question mark lists the keys; q quits.",
+	}
+)
+
+// noKey is what a screen says of a key that does nothing on it.
+const noKey = "That key does nothing here; ? lists the keys."

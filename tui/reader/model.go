@@ -345,7 +345,7 @@ func (m *Model) key(k event.KeyName) tea.Cmd {
 		}
 		return m.move(d)
 	}
-	m.say("That key does nothing here; ? lists the keys.")
+	m.say(noKey)
 	return nil
 }
 

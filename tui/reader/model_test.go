@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	tea "charm.land/bubbletea/v2"
+
 	"github.com/ssh2048/ssh2048/engine"
 	"github.com/ssh2048/ssh2048/game"
 	"github.com/ssh2048/ssh2048/screen"
@@ -141,7 +143,7 @@ func (w *transcript) String() string {
 
 // run runs m on a screen, as the server does, and returns what it writes
 // and a function that types keys.
-func run(t *testing.T, m *reader.Model) (*screen.Screen, *transcript, func(string)) {
+func run(t *testing.T, m tea.Model) (*screen.Screen, *transcript, func(string)) {
 	t.Helper()
 	out := &transcript{}
 	in, typed := io.Pipe()
