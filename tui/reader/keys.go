@@ -87,14 +87,27 @@ type viewKeyMap struct {
 	Board, Score, Help, Quit key.Binding
 
 	Quiet key.Binding // watch, TV: stop telling each move, or tell them again
+
+	StepBack, StepOn, Start, End, Jump key.Binding // replays
+
+	Up, Down, Open, Back key.Binding // the history; esc leaves a replay opened there
 }
 
 var viewKeys = viewKeyMap{
-	Board: keys.Board,
-	Score: keys.Score,
-	Help:  keys.Help,
-	Quit:  keys.Quit,
-	Quiet: key.NewBinding(key.WithKeys("space", " ")),
+	Board:    keys.Board,
+	Score:    keys.Score,
+	Help:     keys.Help,
+	Quit:     keys.Quit,
+	Quiet:    key.NewBinding(key.WithKeys("space", " ")),
+	StepBack: key.NewBinding(key.WithKeys("left", "h")),
+	StepOn:   key.NewBinding(key.WithKeys("right", "l")),
+	Start:    key.NewBinding(key.WithKeys("home", "g")),
+	End:      key.NewBinding(key.WithKeys("end", "G")),
+	Jump:     key.NewBinding(key.WithKeys(":")),
+	Up:       key.NewBinding(key.WithKeys("up", "k", "w")),
+	Down:     key.NewBinding(key.WithKeys("down", "j", "s")),
+	Open:     key.NewBinding(key.WithKeys("enter")),
+	Back:     key.NewBinding(key.WithKeys("esc")),
 }
 
 // The keys each screen that shows games lists on ?.
@@ -104,6 +117,18 @@ var (
 		"r reads whose game it is, its score and moves.",
 		"space stops telling each move, or tells them again.",
 		"question mark lists the keys; q quits.",
+	}
+	replayHelp = []string{
+		"Keys: right arrow or l, one move on; left arrow or h, one move back.",
+		"g or home, the start; capital G or end, the end.",
+		"colon, then a move's number and enter, goes to that move.",
+		"b reads the board, r the move and score, question mark the keys; q quits.",
+	}
+	replayBackHelp = "escape goes back to your games."
+	historyHelp    = []string{
+		"Keys: up and down arrows, or k and j, pick a game and read it; g or home the first, capital G or end the last.",
+		"enter replays the game picked; a number, then enter, replays that one of the list.",
+		"b reads the list again, question mark the keys; q quits.",
 	}
 )
 

@@ -96,3 +96,18 @@ func gameName(size int, contest string, kind store.Kind) string {
 
 // winValue is the tile that wins a game of size n.
 func winValue(n int) string { return strconv.Itoa(engine.Value(engine.WinExponent(n))) }
+
+// spokenWhen says when t was, as a screen reader reads it best: "just
+// now", "5 minutes ago", "3 hours ago" within a day, else the date, "on
+// 27 November 2026" (UTC, the server's day).
+func spokenWhen(now, t time.Time) string {
+	switch d := now.Sub(t); {
+	case d < time.Minute:
+		return "just now"
+	case d < time.Hour:
+		return plural(int(d/time.Minute), "minute") + " ago"
+	case d < 24*time.Hour:
+		return plural(int(d/time.Hour), "hour") + " ago"
+	}
+	return "on " + t.UTC().Format("2 January 2006")
+}
