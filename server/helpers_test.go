@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ssh2048/ssh2048/engine"
 	"github.com/ssh2048/ssh2048/server"
 	"github.com/ssh2048/ssh2048/server/servertest"
 	"github.com/ssh2048/ssh2048/store/sqlite"
@@ -192,6 +193,17 @@ func (b *botSession) finish() {
 	if code := b.wait(); code != 0 {
 		b.t.Fatalf("exit %d after closing input; stderr %q", code, b.stderr.String())
 	}
+}
+
+// playBot plays b's game on from st, cycling through the four moves,
+// until until says so or the game is over, and returns its last state.
+func playBot(b *botSession, st state, until func(state) bool) state {
+	b.t.Helper()
+	for i := 0; !until(st) && !st.Over; i++ {
+		b.send(engine.Directions()[i%4].String())
+		st = b.mustRead()
+	}
+	return st
 }
 
 // endedBotGame plays c's bot game of size to its end, cycling through the

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	gossh "golang.org/x/crypto/ssh"
+
 	"github.com/ssh2048/ssh2048/wire"
 )
 
@@ -28,6 +30,15 @@ func TestReaderAbandonSaysOneLine(t *testing.T) {
 	send("adws") // at least one of them moves, and its commit waits
 	time.Sleep(300 * time.Millisecond)
 
+	restartEndsWith(t, ts, sess, out, "restarting; your game is saved. Reconnect in a moment to carry on.")
+}
+
+// restartEndsWith restarts the server under a reader's session and
+// checks how the session ends: the restart's exit status, and one last
+// line that ends with last, with no empty line before it and not one
+// escape sequence in all the session wrote.
+func restartEndsWith(t *testing.T, ts *testServer, sess *gossh.Session, out *syncBuffer, last string) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	go ts.srv.Shutdown(ctx) //nolint:errcheck // the session's end is what is checked
@@ -35,7 +46,7 @@ func TestReaderAbandonSaysOneLine(t *testing.T) {
 		t.Errorf("exit status %d, want %d", code, wire.ExitRestart)
 	}
 	text := out.String()
-	if !strings.HasSuffix(text, "restarting; your game is saved. Reconnect in a moment to carry on.\r\n") {
+	if !strings.HasSuffix(text, last+"\r\n") {
 		t.Fatalf("the session does not end with the restart's line: %q", text[max(0, len(text)-200):])
 	}
 	if strings.Contains(text, "\r\n\r\n") || strings.ContainsRune(text, '\x1b') {

@@ -500,20 +500,13 @@ func TestTVOverSSH(t *testing.T) {
 	tv := openScreen(t, ts.dialGuest(t), "tv --size 3", 80, 24)
 	tv.waitUntil("the idle screen", contains("No one is playing right now; waiting…"))
 
-	play := func(b *botSession, st state, until func(state) bool) state {
-		for i := 0; !until(st) && !st.Over; i++ {
-			b.send(engine.Directions()[i%4].String())
-			st = b.mustRead()
-		}
-		return st
-	}
 	ann := startBot(t, ts.dial(t, "ann", newKey(t)), "--size 3")
-	a := play(ann, ann.mustRead(), func(s state) bool { return s.Moves >= 3 })
+	a := playBot(ann, ann.mustRead(), func(s state) bool { return s.Moves >= 3 })
 	tv.waitUntil("ann's game", contains("TV · 2048 ann 3×3 bot ● live"))
 	tv.waitUntil("ann's moves", contains(fmt.Sprintf("Moves %d ", a.Moves)))
 
 	bob := startBot(t, ts.dial(t, "bob", newKey(t)), "--size 3")
-	b := play(bob, bob.mustRead(), func(s state) bool { return s.Score > a.Score })
+	b := playBot(bob, bob.mustRead(), func(s state) bool { return s.Score > a.Score })
 	if b.Score <= a.Score {
 		t.Skip("bob's game ended below ann's score") // seeds are random
 	}
@@ -522,7 +515,7 @@ func TestTVOverSSH(t *testing.T) {
 	tv.waitUntil("bob overtaking, told", func(s string) bool {
 		return strings.Contains(s, "TV · 2048 bob 3×3") && strings.Contains(s, "bob overtook ann.")
 	})
-	b = play(bob, b, func(state) bool { return false }) // to the end
+	b = playBot(bob, b, func(state) bool { return false }) // to the end
 	bob.wait()
 	tv.waitUntil("bob's game over", contains(fmt.Sprintf("Game over: bob scored %d.", b.Score)))
 	tv.waitUntil("ann's game again", contains("TV · 2048 ann 3×3"))

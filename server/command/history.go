@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/ssh2048/ssh2048/server/session"
+	"github.com/ssh2048/ssh2048/tui/reader"
 	"github.com/ssh2048/ssh2048/tui/viewer"
 	"github.com/ssh2048/ssh2048/wire"
 )
@@ -29,6 +30,9 @@ func (t *Table) runHistory(sess *session.Session, fs *commandFlags, args []strin
 		if sess.Player.Guest {
 			fmt.Fprintln(sess.Stderr(), "history: guests' games are not kept; connect with an SSH key to keep yours.")
 			return Screen{Code: wire.ExitNotFound}
+		}
+		if ReaderOf(sess.Settings) {
+			return t.viewer(reader.NewHistory(t.readerViewOptions(sess), sess.Player))
 		}
 		return t.viewer(viewer.NewHistory(t.viewOptions(sess), sess.Player))
 	})

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/ssh2048/ssh2048/server/session"
+	"github.com/ssh2048/ssh2048/tui/reader"
 	"github.com/ssh2048/ssh2048/tui/viewer"
 	"github.com/ssh2048/ssh2048/wire"
 )
@@ -33,6 +34,9 @@ func (t *Table) runReplay(sess *session.Session, fs *commandFlags, args []string
 		r, err := t.games.Replay(ctx, id)
 		if code, ok := t.gameError(sess, "replay", id, err); !ok {
 			return Screen{Code: code}
+		}
+		if ReaderOf(sess.Settings) {
+			return t.viewer(reader.NewReplay(r))
 		}
 		return t.viewer(viewer.NewReplay(t.viewOptions(sess), r))
 	})

@@ -7,6 +7,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/ssh2048/ssh2048/game"
 	"github.com/ssh2048/ssh2048/server/session"
+	"github.com/ssh2048/ssh2048/tui/reader"
 	"github.com/ssh2048/ssh2048/tui/viewer"
 )
 
@@ -24,6 +25,13 @@ func (t *Table) viewOptions(sess *session.Session) viewer.ViewOptions {
 	// the server's screen loop): no goroutine of the spectator's own.
 	return viewer.ViewOptions{Games: t.viewGames, Context: sess.Context(), Theme: ThemeOf(sess.Settings), Woken: true,
 		Player: sess.Player, From: session.RemoteIP(sess.RemoteAddr())}
+}
+
+// readerViewOptions are a viewing screen's for screen readers
+// (ReaderOf), for sess: the same games, waited for by the session's loop
+// as the visual screens' are.
+func (t *Table) readerViewOptions(sess *session.Session) reader.ViewOptions {
+	return reader.ViewOptions{Games: t.viewGames, Context: sess.Context(), Woken: true}
 }
 
 // viewer is the opened screen of a command that only shows games, with

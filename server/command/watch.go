@@ -9,6 +9,7 @@ import (
 
 	"github.com/ssh2048/ssh2048/game"
 	"github.com/ssh2048/ssh2048/server/session"
+	"github.com/ssh2048/ssh2048/tui/reader"
 	"github.com/ssh2048/ssh2048/tui/viewer"
 	"github.com/ssh2048/ssh2048/wire"
 )
@@ -43,6 +44,9 @@ func (t *Table) runWatch(sess *session.Session, fs *commandFlags, args []string)
 				return Screen{Code: wire.ExitInPlay}
 			}
 			return Screen{Code: wire.ExitNotFound}
+		}
+		if ReaderOf(sess.Settings) {
+			return t.viewer(reader.NewWatch(t.readerViewOptions(sess), w, who))
 		}
 		return t.viewer(viewer.NewWatch(t.viewOptions(sess), w, who))
 	})

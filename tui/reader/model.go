@@ -332,7 +332,7 @@ func (m *Model) key(k event.KeyName) tea.Cmd {
 		}
 		return nil
 	case key.Matches(k, keys.History):
-		m.say("Your games are on the game screen, not on this one.")
+		m.say("Your games are not on this screen: the history command reads them, and replays any of them.")
 		return nil
 	case key.Matches(k, keys.KeepGoing) && m.game.Won() && !m.game.Over():
 		m.say("Keep going: your next move carries on.")

@@ -249,6 +249,7 @@ func TestReaderKeys(t *testing.T) {
 		{"daily is one game", reader.Options{Daily: "2026-11-27"}, []string{"n", "6", "i"},
 			[]string{"daily challenge of 2026-11-27", "The daily is one game: no new game, other sizes or AI.\nThe daily is one game"}},
 		{"guest", reader.Options{Guest: true}, []string{"r"}, []string{"You play as a guest: nothing is saved.", "Guests are not ranked."}},
+		{"your games", reader.Options{}, []string{"g"}, []string{"Your games are not on this screen: the history command reads them"}},
 		{"leaderboard", reader.Options{}, []string{"\t"}, []string{"Top 2 of the 4 by 4 leaderboard:\n1. bea, 9000.\n3. ada, 500.\n"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
