@@ -98,7 +98,7 @@ func TestOnWatchersTellsThePlayer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := svc.Watch(p.ID())
+	w, err := svc.Watch(context.Background(), p.ID())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +110,7 @@ func TestOnWatchersTellsThePlayer(t *testing.T) {
 		t.Fatalf("after it left: told %d, watchers %d", told.Load(), p.Watchers())
 	}
 
-	w, err = svc.Watch(p.ID())
+	w, err = svc.Watch(context.Background(), p.ID())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,10 +150,10 @@ func TestDailyNotShownWhileOn(t *testing.T) {
 		t.Fatal(err)
 	}
 	moveUntilMoved(t, daily)
-	if _, err := svc.Watch(daily.ID()); !errors.Is(err, ErrDailyOn) {
+	if _, err := svc.Watch(context.Background(), daily.ID()); !errors.Is(err, ErrDailyOn) {
 		t.Fatalf("watching today's daily game: %v", err)
 	}
-	if _, err := svc.WatchPlayer("ivy"); !errors.Is(err, ErrDailyOn) {
+	if _, err := svc.WatchPlayer(context.Background(), "ivy"); !errors.Is(err, ErrDailyOn) {
 		t.Fatalf("watching a player on today's daily: %v", err)
 	}
 	if live := svc.Live(0); len(live) != 0 {
@@ -173,7 +173,7 @@ func TestDailyNotShownWhileOn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := svc.WatchPlayer("ivy")
+	w, err := svc.WatchPlayer(context.Background(), "ivy")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -182,15 +182,16 @@ func (s *Service) publishSnapshots() {
 	}
 }
 
-// watchElsewhere starts watching game id, held on another node.
-func (s *Service) watchElsewhere(id int64) (*Watch, error) {
+// watchElsewhere starts watching game id, held on another node, until the
+// watch is closed or ctx ends.
+func (s *Service) watchElsewhere(ctx context.Context, id int64) (*Watch, error) {
 	live, ok := s.store.(store.LiveLister)
 	if s.bus == nil || !ok {
 		return nil, ErrNotLive
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), writeTimeout)
 	defer cancel()
-	games, err := live.LiveGames(ctx, 0, id)
+	games, err := live.LiveGames(rctx, 0, id)
 	if err != nil {
 		return nil, err
 	}
@@ -212,7 +213,7 @@ func (s *Service) watchElsewhere(id int64) (*Watch, error) {
 	if fresh {
 		go s.keepAsking(id, f)
 	}
-	return &Watch{svc: s, feed: f}, nil
+	return s.newWatch(ctx, f), nil
 }
 
 // keepAsking asks the holding node for game id's moves while f is the

@@ -135,6 +135,18 @@ type Watch struct {
 	feed *feed
 	seen atomic.Uint64 // the version Next or Poll returned last
 	once sync.Once
+	// stop undoes the closing of the watch when its context ends, once
+	// it is closed before.
+	stop func() bool
+}
+
+// newWatch is a watch of f that ends with ctx at the latest: a spectator
+// whose session ends without its screen quitting (a dropped connection)
+// stops watching all the same.
+func (s *Service) newWatch(ctx context.Context, f *feed) *Watch {
+	w := &Watch{svc: s, feed: f}
+	w.stop = context.AfterFunc(ctx, w.Close)
+	return w
 }
 
 // Next returns the game's newest snapshot: at once the first time, then
@@ -170,6 +182,7 @@ func (w *Watch) Poll() (Snapshot, bool) {
 // Close stops watching.
 func (w *Watch) Close() {
 	w.once.Do(func() {
+		w.stop()
 		var id int64
 		w.feed.UpdateSoon(func(snap *Snapshot) { snap.Watchers--; id = snap.GameID }, watchersLag)
 		w.svc.dropFeedIfIdle(w.feed)
@@ -183,13 +196,14 @@ func (w *Watch) Close() {
 }
 
 // Watch starts watching game id, which must be in play on this server
-// (on any of its nodes, when they share a store and a Bus).
-func (s *Service) Watch(id int64) (*Watch, error) {
+// (on any of its nodes, when they share a store and a Bus), until the
+// watch is closed or ctx ends.
+func (s *Service) Watch(ctx context.Context, id int64) (*Watch, error) {
 	s.mu.Lock()
 	p := s.byID[id]
 	s.mu.Unlock()
 	if p == nil {
-		return s.watchElsewhere(id)
+		return s.watchElsewhere(ctx, id)
 	}
 	if s.dailyOn(p.key.contest) {
 		return nil, ErrDailyOn
@@ -197,7 +211,7 @@ func (s *Service) Watch(id int64) (*Watch, error) {
 	f := p.watched()
 	f.UpdateSoon(func(snap *Snapshot) { snap.Watchers++ }, watchersLag)
 	p.seat.watchersChanged()
-	return &Watch{svc: s, feed: f}, nil
+	return s.newWatch(ctx, f), nil
 }
 
 // WatchPlayer starts watching the game in play of a player named by their
@@ -205,14 +219,14 @@ func (s *Service) Watch(id int64) (*Watch, error) {
 // their short id or its tag ("#" and at least 6 of its characters, as the
 // boards show it): the game with the most moves if they play several at
 // once.
-func (s *Service) WatchPlayer(who string) (*Watch, error) {
+func (s *Service) WatchPlayer(ctx context.Context, who string) (*Watch, error) {
 	p, daily := s.playerPlay(who)
 	if p != nil {
-		return s.Watch(p.id)
+		return s.Watch(ctx, p.id)
 	}
 	g, dailyElsewhere := s.playerElsewhere(who)
 	if g != nil {
-		return s.Watch(g.GameID)
+		return s.Watch(ctx, g.GameID)
 	}
 	if daily || dailyElsewhere {
 		return nil, ErrDailyOn

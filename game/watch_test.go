@@ -74,12 +74,12 @@ func TestWatchSeesEveryMoveInOrder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := svc.WatchPlayer("ann")
+	w, err := svc.WatchPlayer(context.Background(), "ann")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer w.Close()
-	byTag, err := svc.WatchPlayer("#" + store.ShortID(identify(t, svc, "ann").Fingerprint)[:6])
+	byTag, err := svc.WatchPlayer(context.Background(), "#"+store.ShortID(identify(t, svc, "ann").Fingerprint)[:6])
 	if err != nil {
 		t.Fatalf("watching by tag: %v", err)
 	}
@@ -109,7 +109,7 @@ func TestStalledSpectatorGetsTheLatest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := svc.Watch(play.ID())
+	w, err := svc.Watch(context.Background(), play.ID())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +139,7 @@ func TestWatchFollowsTakeoverLeaveAndEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	moveUntilMoved(t, play)
-	w, err := svc.Watch(play.ID())
+	w, err := svc.Watch(context.Background(), play.ID())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,7 +165,7 @@ func TestWatchFollowsTakeoverLeaveAndEnd(t *testing.T) {
 	if snap = next(t, w); snap.Status != Left || snap.Board != taken.Board() {
 		t.Fatalf("after the player left: %+v", snap)
 	}
-	if _, err := svc.Watch(taken.ID()); !errors.Is(err, ErrNotLive) {
+	if _, err := svc.Watch(context.Background(), taken.ID()); !errors.Is(err, ErrNotLive) {
 		t.Fatalf("a new spectator of a game no one plays: %v", err)
 	}
 
@@ -198,10 +198,10 @@ func TestWatchRefusesGuestsAndUnknownGames(t *testing.T) {
 	if _, err := seat.Open(ctx, 4, store.KindHuman, false); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := svc.WatchPlayer("guest"); !errors.Is(err, ErrNotLive) {
+	if _, err := svc.WatchPlayer(context.Background(), "guest"); !errors.Is(err, ErrNotLive) {
 		t.Fatalf("watching a guest: %v", err)
 	}
-	if _, err := svc.Watch(12345); !errors.Is(err, ErrNotLive) {
+	if _, err := svc.Watch(context.Background(), 12345); !errors.Is(err, ErrNotLive) {
 		t.Fatalf("watching an unknown game: %v", err)
 	}
 	if live := svc.Live(0); len(live) != 0 {
@@ -218,8 +218,8 @@ func TestWatchersCounted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w1, _ := svc.Watch(play.ID())
-	w2, err := svc.Watch(play.ID())
+	w1, _ := svc.Watch(context.Background(), play.ID())
+	w2, err := svc.Watch(context.Background(), play.ID())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -253,7 +253,7 @@ func TestWatchChangedAndPoll(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := svc.Watch(play.ID())
+	w, err := svc.Watch(context.Background(), play.ID())
 	if err != nil {
 		t.Fatal(err)
 	}

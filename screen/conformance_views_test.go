@@ -115,7 +115,7 @@ func TestConformanceSpectator(t *testing.T) {
 	svc := service(t)
 	p := openGame(t, svc, "ann")
 	watch := func() tea.Model {
-		w, err := svc.WatchPlayer("ann")
+		w, err := svc.WatchPlayer(context.Background(), "ann")
 		if err != nil {
 			t.Fatal(err)
 		}

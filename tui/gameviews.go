@@ -125,7 +125,7 @@ func (m *Model) pickRow(k event.KeyName) tea.Cmd {
 		return nil
 	}
 	if !st.Ended {
-		if w, err := m.opts.Games.Watch(st.GameID); err == nil {
+		if w, err := m.opts.Games.Watch(m.ctx, st.GameID); err == nil {
 			m.lbNotice = ""
 			return m.openView(viewer.WatchOver(m.viewOptions(), w))
 		}

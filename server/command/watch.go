@@ -69,7 +69,7 @@ var errLookup = errors.New("could not look the game up; try again later")
 // their next game). Its errors are for the player to read.
 func (t *Table) findWatch(ctx context.Context, target string) (w *game.Watch, who string, err error) {
 	if id, err := strconv.ParseInt(target, 10, 64); err == nil && id > 0 {
-		w, err := t.games.Watch(id)
+		w, err := t.games.Watch(ctx, id)
 		switch {
 		case err == nil:
 			return w, "", nil
@@ -77,12 +77,12 @@ func (t *Table) findWatch(ctx context.Context, target string) (w *game.Watch, wh
 			return nil, "", worded{fmt.Sprintf("game %d is of today's daily challenge; everyone plays the day on the same tiles, so it is shown once it is over", id), err}
 		}
 		// A player may be called 42.
-		if w, err := t.games.WatchPlayer(target); err == nil {
+		if w, err := t.games.WatchPlayer(ctx, target); err == nil {
 			return w, target, nil
 		}
 		return nil, "", t.whyNotLive(ctx, id)
 	}
-	w, err = t.games.WatchPlayer(target)
+	w, err = t.games.WatchPlayer(ctx, target)
 	switch {
 	case err == nil:
 		return w, target, nil

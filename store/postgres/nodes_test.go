@@ -349,7 +349,7 @@ func TestSpectatorOnAnotherNode(t *testing.T) {
 	if len(live) != 1 || live[0].GameID != p.ID() || live[0].Moves != 3 || live[0].Player != "watched" {
 		t.Fatalf("node B's live games: %+v, want A's game at 3 moves", live)
 	}
-	w, err := b.games.WatchPlayer("watched")
+	w, err := b.games.WatchPlayer(context.Background(), "watched")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -444,10 +444,10 @@ func TestTodaysDailyIsNotShownOnAnotherNode(t *testing.T) {
 	if live := b.games.Live(0); len(live) != 0 {
 		t.Fatalf("node B lists today's daily game: %+v", live)
 	}
-	if _, err := b.games.Watch(daily.ID()); !errors.Is(err, game.ErrDailyOn) {
+	if _, err := b.games.Watch(context.Background(), daily.ID()); !errors.Is(err, game.ErrDailyOn) {
 		t.Fatalf("node B watches today's daily game by id: %v, want ErrDailyOn", err)
 	}
-	if _, err := b.games.WatchPlayer("secretive"); !errors.Is(err, game.ErrDailyOn) {
+	if _, err := b.games.WatchPlayer(context.Background(), "secretive"); !errors.Is(err, game.ErrDailyOn) {
 		t.Fatalf("node B watches the daily's player: %v, want ErrDailyOn", err)
 	}
 	if _, ok := b.games.Playing("secretive"); ok {
@@ -458,7 +458,7 @@ func TestTodaysDailyIsNotShownOnAnotherNode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := b.games.WatchPlayer("secretive")
+	w, err := b.games.WatchPlayer(context.Background(), "secretive")
 	if err != nil {
 		t.Fatalf("node B watches the player's free game: %v", err)
 	}

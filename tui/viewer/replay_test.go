@@ -144,7 +144,7 @@ func TestViewScreensFit(t *testing.T) {
 		want []string
 	}{
 		{"watch", func(t *testing.T) *Viewer {
-			w, err := svc.Watch(live.ID())
+			w, err := svc.Watch(context.Background(), live.ID())
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -60,7 +60,7 @@ func TestWatchTellsWhatHappens(t *testing.T) {
 	ctx := context.Background()
 	seat, play := tuitest.OpenGame(t, svc, "cy", 3)
 	tuitest.Step(t, play)
-	w, err := svc.Watch(play.ID())
+	w, err := svc.Watch(context.Background(), play.ID())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +143,7 @@ func TestWatchFollowsThePlayer(t *testing.T) {
 	seat, play := tuitest.OpenGame(t, svc, "eve", 4)
 	tuitest.Step(t, play)
 	byName := tuitest.WatchPlayer(t, svc, "eve")
-	byGame, err := svc.Watch(play.ID())
+	byGame, err := svc.Watch(context.Background(), play.ID())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,8 +23,8 @@ import (
 // player's history. *game.Service is one; the server puts a cache in
 // front of Live, which every TV asks each second.
 type Games interface {
-	Watch(id int64) (*game.Watch, error)
-	WatchPlayer(who string) (*game.Watch, error)
+	Watch(ctx context.Context, id int64) (*game.Watch, error)
+	WatchPlayer(ctx context.Context, who string) (*game.Watch, error)
 	Playing(who string) (game.Snapshot, bool)
 	Live(size int) []game.Snapshot
 	Replay(ctx context.Context, id int64) (*game.Replay, error)
@@ -274,7 +274,7 @@ func (f *Follower) look() (Event, tea.Cmd) {
 		ev, cmd = f.lookTV()
 	} else if f.Mode == Player && f.have && f.snap.Status != game.Live {
 		if snap, ok := f.Games.Playing(f.Who); ok && snap.GameID != f.snap.GameID && snap.Status == game.Live {
-			if w, err := f.Games.Watch(snap.GameID); err == nil {
+			if w, err := f.Games.Watch(f.Context, snap.GameID); err == nil {
 				ev, cmd = Event{Kind: Switched, Started: true}, f.switchTo(w)
 			}
 		}
@@ -299,7 +299,7 @@ func (f *Follower) lookTV() (Event, tea.Cmd) {
 	case f.snap.Status != game.Live && f.Now().Sub(f.quietAt) < f.Hold:
 		return Event{}, nil
 	}
-	w, err := f.Games.Watch(best.GameID)
+	w, err := f.Games.Watch(f.Context, best.GameID)
 	if err != nil {
 		return Event{}, nil // it ended meanwhile; the next look finds another
 	}

@@ -165,7 +165,7 @@ func OpenGame(t *testing.T, svc *game.Service, name string, n int) (*game.Seat, 
 // WatchPlayer starts watching who's game in play, as `watch NAME` does.
 func WatchPlayer(t *testing.T, svc *game.Service, who string) *game.Watch {
 	t.Helper()
-	w, err := svc.WatchPlayer(who)
+	w, err := svc.WatchPlayer(context.Background(), who)
 	if err != nil {
 		t.Fatal(err)
 	}
