@@ -127,25 +127,35 @@ func waitSession(t *testing.T, s *gossh.Session) int {
 // on the other, as soon as the bus tells it, with the line and status a
 // banned login gets.
 func TestBanEndsSessionsOnOtherNodes(t *testing.T) {
-	url := pgDatabase(t)
 	adminKey := newKey(t)
-	node := func() *servertest.Server {
-		return servertest.StartOver(t, t.TempDir(), "127.0.0.1:0", func(log *slog.Logger) (servertest.Backing, error) {
-			return postgres.Open(context.Background(), url, postgres.WithLogger(log))
-		}, noBotRate, servertest.Moderated(t, adminKey.PublicKey()))
-	}
-	a, b := node(), node()
+	nodes := pgNodes(t, 2, servertest.Moderated(t, adminKey.PublicKey()))
+	a, b := nodes[0], nodes[1]
 	eveKey := newKey(t)
-	eve := startBot(t, b.Dial(t, "eve", eveKey), "--size 4")
+	eve := startBot(t, b.dial(t, "eve", eveKey), "--size 4")
 	playSome(t, eve, eve.mustRead(), 2)
 
-	r := run(t, a.Dial(t, "root", adminKey), `admin ban eve --reason "cheating"`, "")
+	r := run(t, a.dial(t, "root", adminKey), `admin ban eve --reason "cheating"`, "")
 	if r.code != wire.ExitOK {
 		t.Fatalf("ban on node a: %+v", r)
 	}
 	if code := eve.wait(); code != wire.ExitBanned || !strings.HasPrefix(eve.stderr.String(), "ssh2048: you are banned from this server until lifted.") {
 		t.Fatalf("eve's bot on node b: status %d, stderr %q; want %d and the ban's line", code, eve.stderr.String(), wire.ExitBanned)
 	}
+}
+
+// pgNodes starts n servers, the nodes of one cluster over a fresh
+// database on a real PostgreSQL (pgDatabase), each with opts.
+func pgNodes(t *testing.T, n int, opts ...serverOption) []*testServer {
+	t.Helper()
+	url := pgDatabase(t)
+	nodes := make([]*testServer, n)
+	for i := range nodes {
+		s := servertest.StartOver(t, t.TempDir(), "127.0.0.1:0", func(log *slog.Logger) (servertest.Backing, error) {
+			return postgres.Open(context.Background(), url, postgres.WithLogger(log))
+		}, append([]serverOption{noBotRate}, opts...)...)
+		nodes[i] = &testServer{srv: s.Srv, addr: s.Addr, dir: s.Dir, logs: s.Logs}
+	}
+	return nodes
 }
 
 // pgDatabase is a fresh database on a real PostgreSQL (pgtest), stopped
