@@ -48,6 +48,11 @@ type banSet struct {
 	ids     map[int64]struct{} // every ban of the reading, by its number
 	keys    map[string]store.Ban
 	players map[int64]store.Ban
+	// accountKeys holds the player bans by the keys of their accounts
+	// (store.Ban.Keys): a session that logged in before its key's
+	// account merged into a banned one still names the account merged
+	// away, and is found by its key.
+	accountKeys map[string]store.Ban
 	// ranges holds the range bans by their (canonical) prefix, and
 	// lengths the prefix lengths they have: an address is looked up once
 	// per length, masked to it, so that a login's cost does not grow with
@@ -86,7 +91,7 @@ func (l *BanList) Reload(ctx context.Context) error { return l.read(ctx) }
 
 // OnBan has fn called after each reading of the bans that finds a ban
 // the reading before had not (made on this node, on another, or
-// offline), until stop: the server ends then the sessions the new bans
+// offline), or a key of a banned account it had not, until stop: the server ends then the sessions the new bans
 // hold for, which were let in before them. fn runs on the goroutine that
 // read the bans (a refresh, or Reload's caller) and must not block.
 func (l *BanList) OnBan(fn func()) (stop func()) {
@@ -142,7 +147,8 @@ func (l *BanList) read(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	set := &banSet{ids: map[int64]struct{}{}, keys: map[string]store.Ban{}, players: map[int64]store.Ban{}, ranges: map[netip.Prefix]store.Ban{}}
+	set := &banSet{ids: map[int64]struct{}{}, keys: map[string]store.Ban{}, players: map[int64]store.Ban{},
+		accountKeys: map[string]store.Ban{}, ranges: map[netip.Prefix]store.Ban{}}
 	old := l.bans.Load()
 	fresh := false
 	for _, b := range bans {
@@ -157,6 +163,17 @@ func (l *BanList) read(ctx context.Context) error {
 			set.keys[b.Target] = b
 		case store.BanPlayer:
 			set.players[b.PlayerID] = b
+			for _, k := range b.Keys {
+				set.accountKeys[k] = b
+				// A key that joined a banned account since the last
+				// reading (a link committed as the ban was) is news
+				// too: its open sessions were let in before.
+				if old != nil {
+					if _, known := old.accountKeys[k]; !known {
+						fresh = true
+					}
+				}
+			}
 		case store.BanCIDR:
 			if p := b.Prefix(); p.IsValid() {
 				p = p.Masked()
@@ -216,6 +233,14 @@ func (l *BanList) Address(addr netip.Addr) (store.Ban, bool) {
 // Key is the ban of a key's fingerprint, if any.
 func (l *BanList) Key(fingerprint string) (store.Ban, bool) {
 	b, ok := l.bans.Load().keys[fingerprint]
+	return l.inForce(b, ok)
+}
+
+// Account is the ban of the account that holds the key of that
+// fingerprint, if any: the player ban that holds on a session of the
+// key whose account merged, since it logged in, into a banned one.
+func (l *BanList) Account(fingerprint string) (store.Ban, bool) {
+	b, ok := l.bans.Load().accountKeys[fingerprint]
 	return l.inForce(b, ok)
 }
 

@@ -33,15 +33,16 @@ func manyBans(n int) *fixedBans {
 }
 
 // TestBanListChecks: ranges hold their addresses (IPv4-mapped too), keys
-// and players their own, and a ban that ran out since the list was read
-// holds no more.
+// and players their own, a player's the keys of its account too, and a
+// ban that ran out since the list was read holds no more.
 func TestBanListChecks(t *testing.T) {
 	now := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
 	f := &fixedBans{bans: []store.Ban{
 		{ID: 1, Kind: store.BanCIDR, Target: "10.0.0.0/8"},
 		{ID: 2, Kind: store.BanCIDR, Target: "2001:db8::/32", Until: now.Add(time.Hour)},
 		{ID: 3, Kind: store.BanKey, Target: "SHA256:bad"},
-		{ID: 4, Kind: store.BanPlayer, Target: "7", PlayerID: 7, Until: now.Add(time.Minute), ShowReason: true, Reason: "spam"},
+		{ID: 4, Kind: store.BanPlayer, Target: "7", PlayerID: 7, Until: now.Add(time.Minute), ShowReason: true, Reason: "spam",
+			Keys: []string{"SHA256:desk", "SHA256:laptop"}},
 		{ID: 5, Kind: store.BanCIDR, Target: "10.1.0.0/16", Until: now.Add(time.Minute)},
 		{ID: 6, Kind: store.BanCIDR, Target: "192.0.2.0/24", Until: now.Add(time.Minute)},
 	}}
@@ -67,9 +68,17 @@ func TestBanListChecks(t *testing.T) {
 	if !ok || Line(b) != "ssh2048: you are banned from this server until 2026-11-27 12:01 UTC: spam." {
 		t.Errorf("Player(7) = %+v %v, line %q", b, ok, Line(b))
 	}
+	for key, want := range map[string]int64{"SHA256:laptop": 4, "SHA256:desk": 4, "SHA256:bad": 0, "SHA256:good": 0} {
+		if b, ok := l.Account(key); ok != (want != 0) || b.ID != want {
+			t.Errorf("Account(%s) = %d %v, want %d", key, b.ID, ok, want)
+		}
+	}
 	now = now.Add(2 * time.Minute)
 	if _, ok := l.Player(7); ok {
 		t.Error("a ban that ran out still holds")
+	}
+	if _, ok := l.Account("SHA256:laptop"); ok {
+		t.Error("a ban that ran out still holds on its account's keys")
 	}
 	if _, ok := l.Address(netip.MustParseAddr("2001:db8::5")); !ok {
 		t.Error("a ban still in force was dropped")
@@ -111,7 +120,9 @@ func BenchmarkBanListCheck(b *testing.B) {
 
 // TestBanListOnBan: those OnBan registered are told of a reading that
 // finds a ban the last one had not (a new ban, or a target banned again),
-// not of one that finds the same bans or fewer, nor once stopped.
+// or a key on a banned account it had not (the key's account merged
+// into the banned one as it was banned), not of one that finds the same
+// bans or fewer, nor once stopped.
 func TestBanListOnBan(t *testing.T) {
 	f := &fixedBans{bans: []store.Ban{{ID: 1, Kind: store.BanKey, Target: "SHA256:a"}}}
 	l, err := NewBanList(context.Background(), f, nil)
@@ -144,12 +155,30 @@ func TestBanListOnBan(t *testing.T) {
 			t.Fatalf("%s: told %d times, want %d", s.name, told, s.want)
 		}
 	}
+	for _, s := range []struct {
+		name string
+		keys []string
+		want int
+	}{
+		{"a player banned", []string{"SHA256:desk"}, 3},
+		{"the same keys", []string{"SHA256:desk"}, 3},
+		{"a key joined the banned account", []string{"SHA256:desk", "SHA256:laptop"}, 4},
+		{"a key left it", []string{"SHA256:laptop"}, 4},
+	} {
+		f.bans = []store.Ban{{ID: 5, Kind: store.BanPlayer, Target: "7", PlayerID: 7, Keys: s.keys}}
+		if err := l.Reload(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if told != s.want {
+			t.Fatalf("%s: told %d times, want %d", s.name, told, s.want)
+		}
+	}
 	stop()
-	f.bans = append(f.bans, store.Ban{ID: 4, Kind: store.BanKey, Target: "SHA256:4"})
+	f.bans = append(f.bans, store.Ban{ID: 6, Kind: store.BanKey, Target: "SHA256:6"})
 	if err := l.Reload(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if told != 2 {
-		t.Fatalf("told %d times after stop, want 2", told)
+	if told != 4 {
+		t.Fatalf("told %d times after stop, want 4", told)
 	}
 }

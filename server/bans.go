@@ -43,7 +43,11 @@ func (s *Server) refuseBanned(sess ssh.Session, fingerprint string, p game.Playe
 	return true
 }
 
-// banOf is the ban that holds for a key or a player (id 0: none), if any.
+// banOf is the ban that holds for a key or a player (id 0: none), if
+// any: of the key, of the player, or of the account that holds the key
+// now. The last is for an open session: its player is the account its
+// key was on at login, which a merge since may have deleted, the key
+// now on the account banned.
 func (s *Server) banOf(fingerprint string, id int64) (store.Ban, bool) {
 	if s.cfg.Bans == nil {
 		return store.Ban{}, false
@@ -54,7 +58,12 @@ func (s *Server) banOf(fingerprint string, id int64) (store.Ban, bool) {
 		}
 	}
 	if id != 0 {
-		return s.cfg.Bans.Player(id)
+		if b, banned := s.cfg.Bans.Player(id); banned {
+			return b, true
+		}
+	}
+	if fingerprint != "" {
+		return s.cfg.Bans.Account(fingerprint)
 	}
 	return store.Ban{}, false
 }

@@ -49,7 +49,8 @@ type Moderator interface {
 	Ban(ctx context.Context, a Action, b BanSpec) (Ban, error)
 	// Unban lifts the active ban of a target (ErrNotFound if none).
 	Unban(ctx context.Context, a Action, kind BanKind, target string) (Ban, error)
-	// Bans lists the bans in force at now, newest first.
+	// Bans lists the bans in force at now, newest first; a player's
+	// with the keys of the account (Ban.Keys).
 	Bans(ctx context.Context, now time.Time) ([]Ban, error)
 
 	// Rename sets a player's display name (sanitized as store.SanitizeName)
@@ -165,6 +166,12 @@ type Ban struct {
 	By         string
 	At         time.Time
 	Until      time.Time // zero: until lifted
+	// Keys (BanPlayer, as Bans reads it) are the fingerprints of the
+	// keys the player's account has now. A session names the key it
+	// logged in with and the account that key was on then, which a merge
+	// since may have deleted (link --merge): the ban holds on the
+	// session by its key.
+	Keys []string
 }
 
 // Prefix is a CIDR ban's range (the zero Prefix for other kinds).

@@ -19,11 +19,11 @@ const BanColumns = `b.id, b.kind, b.target, coalesce(b.player_id, 0), coalesce(p
 // PlayerColumns are the columns ScanPlayer reads, of players p.
 const PlayerColumns = `p.id, p.fingerprint, p.key_type, p.name, p.first_seen, p.last_seen`
 
-// ScanBan scans BanColumns into b.
-func ScanBan(sc Scanner, b *Ban) error {
+// ScanBan scans BanColumns, then more, into b.
+func ScanBan(sc Scanner, b *Ban, more ...any) error {
 	var kind string
 	var at, until int64
-	if err := sc.Scan(&b.ID, &kind, &b.Target, &b.PlayerID, &b.Name, &b.Reason, &b.ShowReason, &b.By, &at, &until); err != nil {
+	if err := sc.Scan(append([]any{&b.ID, &kind, &b.Target, &b.PlayerID, &b.Name, &b.Reason, &b.ShowReason, &b.By, &at, &until}, more...)...); err != nil {
 		return err
 	}
 	b.Kind, b.At = BanKind(kind), time.UnixMicro(at)

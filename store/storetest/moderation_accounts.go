@@ -61,6 +61,43 @@ func testLinkPastABan(t *testing.T, b Backend) {
 	}
 }
 
+// testBansNameTheAccountsKeys: Bans gives a player's ban with every key
+// its account has as it is read, a key merged in before the ban too (a
+// session of that key still names the account merged away); a key's ban
+// and a range's name no account's keys.
+func testBansNameTheAccountsKeys(t *testing.T, b Backend) {
+	ctx := context.Background()
+	s := b.open(t)
+	ann, laptop, mal := addPlayer(t, s, "ann"), addPlayer(t, s, "laptop"), addPlayer(t, s, "mal")
+	playSome(t, s, laptop.ID, 4, 8)
+	if _, err := s.Link(ctx, linkCode(t, s, ann.ID), laptop.Fingerprint, true); err != nil {
+		t.Fatal(err)
+	}
+	for _, spec := range []store.BanSpec{
+		{Kind: store.BanPlayer, Target: itoa(ann.ID), PlayerID: ann.ID},
+		{Kind: store.BanKey, Target: mal.Fingerprint},
+		{Kind: store.BanCIDR, Target: "192.0.2.0/24"},
+	} {
+		if _, err := s.Ban(ctx, console, spec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bans, err := s.Bans(ctx, time.Now())
+	if err != nil || len(bans) != 3 {
+		t.Fatalf("bans: %+v, %v; want three", bans, err)
+	}
+	want := []string{ann.Fingerprint, laptop.Fingerprint}
+	slices.Sort(want)
+	if got := bans[2]; got.Kind != store.BanPlayer || !slices.Equal(slices.Sorted(slices.Values(got.Keys)), want) {
+		t.Errorf("ann's ban: %+v; want her account's keys %q", got, want)
+	}
+	for _, other := range bans[:2] {
+		if other.Keys != nil {
+			t.Errorf("a %s ban with keys: %+v", other.Kind, other)
+		}
+	}
+}
+
 // testMergeKeepsModeration: a merge of two accounts keeps what admins
 // decided of either: admin if either was, hidden if either was (so every
 // game of the merged account is off the boards until unhidden), and the

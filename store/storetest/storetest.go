@@ -86,6 +86,7 @@ func Run(t *testing.T, b Backend) {
 		{"Hide", testHide},
 		{"RenameAndFind", testRenameAndFind},
 		{"LinkPastABan", testLinkPastABan},
+		{"BansNameTheAccountsKeys", testBansNameTheAccountsKeys},
 		{"MergeKeepsModeration", testMergeKeepsModeration},
 		{"MergeKeepsNameLock", testMergeKeepsNameLock},
 		{"HiddenGames", testHiddenGames},

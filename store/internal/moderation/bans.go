@@ -144,10 +144,36 @@ func (m Moderator[T]) queryBans(ctx context.Context, where string, args ...any) 
 	return out, rows.Err()
 }
 
-// Bans lists the bans in force at now.
+// Bans lists the bans in force at now, a player's with its account's
+// keys: one statement, so that the keys are the account's as the bans
+// are read (a ban row for each key, one after another).
 func (m Moderator[T]) Bans(ctx context.Context, now time.Time) ([]store.Ban, error) {
-	out, err := m.queryBans(ctx, `b.lifted_at IS NULL AND (b.expires_at = 0 OR b.expires_at > $1)`, now.UnixMicro())
+	rows, err := m.read.Query(ctx, `SELECT `+store.BanColumns+`, coalesce(k.fingerprint, '') FROM bans b
+		LEFT JOIN players p ON p.id = b.player_id
+		LEFT JOIN player_keys k ON b.kind = 'player' AND k.player_id = b.player_id
+		WHERE b.lifted_at IS NULL AND (b.expires_at = 0 OR b.expires_at > $1)
+		ORDER BY b.id DESC, k.fingerprint`, now.UnixMicro())
 	if err != nil {
+		return nil, fmt.Errorf("bans: %w", err)
+	}
+	defer rows.Close()
+	var out []store.Ban
+	for rows.Next() {
+		var b store.Ban
+		var key string
+		if err := store.ScanBan(rows, &b, &key); err != nil {
+			return nil, fmt.Errorf("bans: %w", err)
+		}
+		if n := len(out); n > 0 && out[n-1].ID == b.ID {
+			out[n-1].Keys = append(out[n-1].Keys, key)
+			continue
+		}
+		if key != "" {
+			b.Keys = []string{key}
+		}
+		out = append(out, b)
+	}
+	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("bans: %w", err)
 	}
 	return out, nil
