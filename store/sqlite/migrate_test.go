@@ -455,3 +455,105 @@ func TestMoveChunksMigration(t *testing.T) {
 		t.Errorf("after a 64th move the game holds %d moves, want 64", n)
 	}
 }
+
+// TestAccountIDsMigration: migration 00021 makes players AUTOINCREMENT
+// (the id of an account a merge deleted is never given again), with
+// every row kept and every row that refers to a player still its, the
+// foreign keys checked; its Down puts players back as they were, rows
+// kept too.
+func TestAccountIDsMigration(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	s, err := Open(ctx, dir, WithLogger(quiet))
+	if err != nil {
+		t.Fatal(err)
+	}
+	storetest.SpreadScores(t, s)
+	ann, err := s.UpsertPlayer(ctx, "SHA256:ann", "ssh-ed25519", "ann")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.UpsertPlayer(ctx, "SHA256:bob", "ssh-ed25519", "bob"); err != nil {
+		t.Fatal(err)
+	}
+	hash, _ := store.LinkCodeHash(store.NewLinkCode())
+	if _, err := s.AddLinkCode(ctx, store.AccountID(ann.ID), hash); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Link(ctx, hash, "SHA256:bob", true); err != nil { // bob, the newest, merged away
+		t.Fatal(err)
+	}
+	if _, err := s.Ban(ctx, store.Action{Actor: "console:test", Reason: "test"}, store.BanSpec{Kind: store.BanPlayer, Target: strconv.FormatInt(ann.ID, 10), PlayerID: ann.ID}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	db, err := sql.Open("sqlite3", dsn(filepath.Join(dir, FileName), false, "FULL"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+
+	// rows is every players row and every reference to one, as text.
+	rows := func() string {
+		t.Helper()
+		var out string
+		err := db.QueryRow(`SELECT
+			(SELECT group_concat(id || ' ' || fingerprint || ' ' || key_type || ' ' || name || ' ' || first_seen || ' ' || last_seen || ' ' ||
+				coalesce(name_key, '-') || ' ' || coalesce(renamed_at, '-') || ' ' || hidden || ' ' || name_locked_until, '; ')
+				FROM (SELECT * FROM players ORDER BY id)) || ' | ' ||
+			(SELECT group_concat(player_id, ' ') FROM (SELECT player_id FROM games ORDER BY id)) || ' | ' ||
+			(SELECT group_concat(player_id || ' ' || fingerprint, ' ') FROM (SELECT * FROM player_keys ORDER BY fingerprint)) || ' | ' ||
+			(SELECT group_concat(player_id || ' ' || game_id, ' ') FROM (SELECT * FROM player_bests ORDER BY player_id, size, kind)) || ' | ' ||
+			(SELECT group_concat(player_id || ' ' || name_key, ' ') FROM (SELECT * FROM player_names ORDER BY name_key)) || ' | ' ||
+			(SELECT group_concat(player_id, ' ') FROM bans)`).Scan(&out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	check := func(when string, autoincrement bool, want string) {
+		t.Helper()
+		if got := rows(); got != want {
+			t.Errorf("%s: the rows changed:\n got %s\nwant %s", when, got, want)
+		}
+		var schema string
+		if err := db.QueryRow(`SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = 'players'`).Scan(&schema); err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(schema, "AUTOINCREMENT") != autoincrement {
+			t.Errorf("%s: players is %s, want AUTOINCREMENT %v", when, schema, autoincrement)
+		}
+		var broken int
+		if err := db.QueryRow(`SELECT count(*) FROM pragma_foreign_key_check`).Scan(&broken); err != nil || broken != 0 {
+			t.Errorf("%s: %d rows refer to no row (%v)", when, broken, err)
+		}
+		// The largest id given so far, from which the next goes on: at
+		// least the largest kept (bob's, deleted above it, where 00021
+		// ran before the merge, as it first did here).
+		var next, last int64
+		if err := db.QueryRow(`SELECT coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'players'), 0), (SELECT max(id) FROM players)`).Scan(&next, &last); err != nil {
+			t.Fatal(err)
+		}
+		if autoincrement && next < last || !autoincrement && next != 0 {
+			t.Errorf("%s: sqlite_sequence says %d of players, whose largest id is %d", when, next, last)
+		}
+	}
+	want := rows()
+	check("after Up", true, want)
+	p, err := goose.NewProvider(goose.DialectSQLite3, db, migrations.SQLite, goose.WithDisableGlobalRegistry(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.DownTo(ctx, 20); err != nil {
+		t.Fatalf("down to 00020: %v", err)
+	}
+	check("after Down", false, want)
+	if _, err := p.UpTo(ctx, 21); err != nil {
+		t.Fatalf("up to 00021: %v", err)
+	}
+	check("after Up again", true, want)
+
+}

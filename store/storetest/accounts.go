@@ -368,6 +368,25 @@ func testRemoveKey(t *testing.T, b Backend) {
 	}
 }
 
+// testMergedIDIsNotReused: the id of an account a merge deleted is
+// never another account's, even when it was the newest: a session of
+// the merged key opened before the merge still names it, and what it
+// does (a new game, say) must not land on a stranger's account.
+func testMergedIDIsNotReused(t *testing.T, b Backend) {
+	ctx := context.Background()
+	s := b.open(t)
+	ann, bob := addPlayer(t, s, "ann"), addPlayer(t, s, "bob")
+	if _, err := s.Link(ctx, linkCode(t, s, ann.ID), bob.Fingerprint, true); err != nil {
+		t.Fatal(err)
+	}
+	if cy := addPlayer(t, s, "cy"); cy.ID == bob.ID {
+		t.Fatalf("a new account has the id %d of bob's, merged into ann's", cy.ID)
+	}
+	if _, err := s.NewGame(ctx, bob.ID, 4, store.KindHuman); err == nil {
+		t.Fatal("a new game of the merged account's id was made")
+	}
+}
+
 // testNames: a name is one account's under case folding and look-alikes;
 // it stays whatever user name later connections use; renames are rate
 // limited; a new account is named after its user name only when that is

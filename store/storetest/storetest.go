@@ -101,6 +101,7 @@ func Run(t *testing.T, b Backend) {
 		{"RacesRateFromStoredRatings", testRacesRateFromStoredRatings},
 		{"HiddenGameLeavesTheBotRaceBoard", testHiddenGameLeavesTheBotRaceBoard},
 		{"RemoveKey", testRemoveKey},
+		{"MergedIDIsNotReused", testMergedIDIsNotReused},
 		{"Names", testNames},
 		{"ConcurrentNameClaims", testConcurrentNameClaims},
 		{"ConcurrentLinks", testConcurrentLinks},
