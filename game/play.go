@@ -241,10 +241,13 @@ func (p *Play) commit(ctx context.Context, d engine.Direction) error {
 		// store refused the write, so nothing was applied twice. Or the
 		// session's key joined another account (link --merge), which
 		// ended this game for the account's own: the session is told so,
-		// not of a newer session that does not exist.
+		// not of a newer session that does not exist. A game that moved
+		// to that account and goes on was opened by a session of it (the
+		// service's one writer per game knows the game by the account it
+		// was opened as): a takeover.
 		p.revoked = true
 		why := ErrTakenOver
-		if g, err := p.seat.svc.store.FullGame(ctx, p.id); err == nil && g.PlayerID != p.key.player {
+		if g, err := p.seat.svc.store.FullGame(ctx, p.id); err == nil && g.PlayerID != p.key.player && g.EndedAt != nil {
 			why = ErrMovedAccount
 		}
 		if p.seat.takenOver != nil {

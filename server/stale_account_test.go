@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"github.com/ssh2048/ssh2048/wire"
 )
 
 // TestMergedKeysScreenMakesNoStrangersGame: a game screen left open on a
@@ -39,4 +41,35 @@ func TestMergedKeysScreenMakesNoStrangersGame(t *testing.T) {
 	}
 	alpha.send("q")
 	alpha.wait()
+}
+
+// TestMergedKeysGameTakenOverByItsAccount: a bot left open on a key
+// whose account then merged into another plays a game that is now that
+// account's; a session of the account opening it takes it over, and the
+// bot's next move is told so, status 3, as after any takeover. It was
+// told that the merge had ended its game, which went on in the newer
+// session.
+func TestMergedKeysGameTakenOverByItsAccount(t *testing.T) {
+	ts := startServer(t)
+	bobKey, alphaKey := newKey(t), newKey(t)
+	run(t, ts.dial(t, "bob", bobKey), "scores", "")
+	alpha := startBot(t, ts.dial(t, "alpha", alphaKey), "--size 4")
+	alphaState := playSome(t, alpha, alpha.mustRead(), 3)
+	code := linkCodeOf(t, accountServer{ts, nil}, bobKey)
+	if r := run(t, ts.dial(t, "alpha", alphaKey), "link "+code+" --merge", ""); r.code != 0 {
+		t.Fatalf("alpha's key joins bob's account: %+v", r)
+	}
+	bob := startBot(t, ts.dial(t, "bob", bobKey), "--size 4")
+	if st := bob.mustRead(); st.Moves != alphaState.Moves || st.Score != alphaState.Score {
+		t.Fatalf("bob's bot opened %+v, want alpha's game, now bob's: %+v", st, alphaState)
+	}
+	alpha.send("left")
+	if _, ok := alpha.read(); ok {
+		t.Fatal("alpha's bot moved on the game bob's session took over")
+	}
+	if code := alpha.wait(); code != wire.ExitTakenOver || !strings.Contains(alpha.stderr.String(), "opened in a newer session") {
+		t.Errorf("alpha's bot after bob's took its game over: status %d, stderr %q; want %d and a newer session's takeover",
+			code, alpha.stderr.String(), wire.ExitTakenOver)
+	}
+	bob.finish()
 }
