@@ -2,6 +2,7 @@ package game
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -126,6 +127,17 @@ func (st *Seat) Open(ctx context.Context, size int, kind store.Kind, fresh bool)
 	})
 }
 
+// gone reports whether err, of opening a game, is the seat's account
+// being gone: a merge deleted it since the session logged in as it
+// (docs/accounts.md). The player is asked for only then.
+func (st *Seat) gone(ctx context.Context, err error) bool {
+	if !errors.Is(err, store.ErrNotFound) {
+		return false
+	}
+	_, err = st.svc.store.PlayerByID(ctx, st.player.ID)
+	return errors.Is(err, store.ErrNotFound)
+}
+
 // open claims the game of key for the seat and loads it with load.
 func (st *Seat) open(ctx context.Context, key gameKey, load func(*Play) (*store.SavedGame, error)) (*Play, error) {
 	p := &Play{seat: st, key: key}
@@ -137,6 +149,9 @@ func (st *Seat) open(ctx context.Context, key gameKey, load func(*Play) (*store.
 	g, err := load(p)
 	if err != nil {
 		st.svc.release(p)
+		if st.gone(ctx, err) {
+			return nil, ErrAccountGone
+		}
 		return nil, fmt.Errorf("open %d×%d %s game %q of player %d: %w", key.size, key.size, key.kind, key.contest, st.player.ID, err)
 	}
 	p.id, p.game, p.fence = g.ID, g.Engine, g.Fence

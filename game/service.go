@@ -53,6 +53,11 @@ var (
 	// game of its size; the session's moves fail from then on, as after
 	// ErrTakenOver.
 	ErrMovedAccount = errors.New("the game's key joined another account")
+	// ErrAccountGone: the session's account is no more, its key having
+	// joined another account (a merge) since the session began as it; a
+	// game cannot be opened for it. A new session plays as the account
+	// the key is on now.
+	ErrAccountGone = errors.New("this key joined another account; reconnect")
 	// ErrOver: the game is over; no move can be played.
 	ErrOver = errors.New("game is over")
 	// ErrShuttingDown: the service is closed to new games (the server is

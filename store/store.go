@@ -38,7 +38,9 @@ type Store interface {
 	// key's player to rawName, sanitized.
 	UpsertPlayer(ctx context.Context, fingerprint, keyType, rawName string) (Player, error)
 	// LoadOrCreateGame returns the player's unfinished game of that size
-	// and kind, replayed, or a new one.
+	// and kind, replayed, or a new one. A player that is not (an account a
+	// merge deleted) gets ErrNotFound, as from NewGame and
+	// OpenContestGame.
 	LoadOrCreateGame(ctx context.Context, playerID int64, size int, kind Kind) (*SavedGame, error)
 	// NewGame starts a new game, ending any unfinished one of that size
 	// and kind.

@@ -382,8 +382,18 @@ func testMergedIDIsNotReused(t *testing.T, b Backend) {
 	if cy := addPlayer(t, s, "cy"); cy.ID == bob.ID {
 		t.Fatalf("a new account has the id %d of bob's, merged into ann's", cy.ID)
 	}
-	if _, err := s.NewGame(ctx, bob.ID, 4, store.KindHuman); err == nil {
-		t.Fatal("a new game of the merged account's id was made")
+	// A game of the id is refused as of no player: the game service
+	// tells the session its account is gone.
+	for what, open := range map[string]func() (*store.SavedGame, error){
+		"NewGame":          func() (*store.SavedGame, error) { return s.NewGame(ctx, bob.ID, 4, store.KindHuman) },
+		"LoadOrCreateGame": func() (*store.SavedGame, error) { return s.LoadOrCreateGame(ctx, bob.ID, 5, store.KindHuman) },
+		"OpenContestGame": func() (*store.SavedGame, error) {
+			return s.OpenContestGame(ctx, bob.ID, 4, store.KindHuman, "daily:2026-11-29", 7)
+		},
+	} {
+		if _, err := open(); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("%s of the merged account's id: %v, want ErrNotFound", what, err)
+		}
 	}
 }
 
