@@ -340,12 +340,7 @@ func TestBucketsMigrationDown(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	db, err := sql.Open("sqlite3", dsn(filepath.Join(dir, FileName), false, "FULL"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	db.SetMaxOpenConns(1)
+	db := rawWriteDB(t, dir)
 	p, err := goose.NewProvider(goose.DialectSQLite3, db, migrations.SQLite, goose.WithDisableGlobalRegistry(true))
 	if err != nil {
 		t.Fatal(err)
@@ -489,12 +484,7 @@ func TestAccountIDsMigration(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	db, err := sql.Open("sqlite3", dsn(filepath.Join(dir, FileName), false, "FULL"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	db.SetMaxOpenConns(1)
+	db := rawWriteDB(t, dir)
 
 	// rows is every players row and every reference to one, as text.
 	rows := func() string {
