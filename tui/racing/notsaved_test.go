@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/charmbracelet/x/ansi"
 
@@ -16,7 +17,8 @@ import (
 
 // failingStore refuses every move while fail is set, as a full disk does;
 // while merged is set it refuses them as a store does once a merge moved
-// the game to another account.
+// the game to another account and ended it (that account had one of its
+// own in progress).
 type failingStore struct {
 	*sqlite.Store
 	fail, merged atomic.Bool
@@ -35,7 +37,8 @@ func (s *failingStore) AppendMove(ctx context.Context, gameID int64, seq int, d 
 func (s *failingStore) FullGame(ctx context.Context, id int64) (store.FullGame, error) {
 	g, err := s.Store.FullGame(ctx, id)
 	if s.merged.Load() {
-		g.PlayerID += 1000
+		ended := time.Now()
+		g.PlayerID, g.EndedAt = g.PlayerID+1000, &ended
 	}
 	return g, err
 }
