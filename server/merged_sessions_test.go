@@ -39,10 +39,10 @@ func TestPlayerBanEndsAMergedKeysSession(t *testing.T) {
 // account and an admin bans bob, both here; alpha's bot ends, banned.
 func banMergedKey(t *testing.T, adminKey gossh.Signer, here, there *testServer) {
 	t.Helper()
-	alphaKey, bobKey := newKey(t), newKey(t)
+	alphaKey := newKey(t)
 	alpha := startBot(t, there.dial(t, "alpha", alphaKey), "--size 4")
 	alphaState := playSome(t, alpha, alpha.mustRead(), 2)
-	run(t, here.dial(t, "bob", bobKey), "scores", "")
+	bobKey := here.visited(t, "bob")
 	code := linkCodeOf(t, accountServer{here, nil}, bobKey)
 	if r := run(t, here.dial(t, "alpha", alphaKey), "link "+code+" --merge", ""); r.code != wire.ExitOK {
 		t.Fatalf("alpha's key joins bob's account: %+v", r)
@@ -78,15 +78,14 @@ func banMergedKey(t *testing.T, adminKey gossh.Signer, here, there *testServer) 
 // again the screen showed the store's error, cut short.
 func TestMergedKeysScreenMakesNoStrangersGame(t *testing.T) {
 	ts := startServer(t)
-	bobKey, alphaKey := newKey(t), newKey(t)
-	run(t, ts.dial(t, "bob", bobKey), "scores", "")
+	bobKey, alphaKey := ts.visited(t, "bob"), newKey(t)
 	alpha := openScreen(t, ts.dial(t, "alpha", alphaKey), "", 80, 24)
 	alpha.waitText("alpha's game", "Moves 0")
 	code := linkCodeOf(t, accountServer{ts, nil}, bobKey)
 	if r := run(t, ts.dial(t, "alpha", alphaKey), "link "+code+" --merge", ""); r.code != 0 {
 		t.Fatalf("alpha's key joins bob's account: %+v", r)
 	}
-	run(t, ts.dial(t, "carl", newKey(t)), "scores", "") // the account made next
+	ts.visited(t, "carl") // the account made next
 	alpha.send("5")
 	screen := alpha.waitUntil("the 5×5 board, or its refusal", func(s string) bool {
 		return strings.Contains(s, "Could not open your 5×5 game") || strings.Contains(s, "2048 5×5")
@@ -114,8 +113,7 @@ func TestMergedKeysScreenMakesNoStrangersGame(t *testing.T) {
 // session.
 func TestMergedKeysGameTakenOverByItsAccount(t *testing.T) {
 	ts := startServer(t)
-	bobKey, alphaKey := newKey(t), newKey(t)
-	run(t, ts.dial(t, "bob", bobKey), "scores", "")
+	bobKey, alphaKey := ts.visited(t, "bob"), newKey(t)
 	alpha := startBot(t, ts.dial(t, "alpha", alphaKey), "--size 4")
 	alphaState := playSome(t, alpha, alpha.mustRead(), 3)
 	code := linkCodeOf(t, accountServer{ts, nil}, bobKey)
