@@ -130,14 +130,7 @@ func TestRaceMoveNotSavedIsNotShown(t *testing.T) {
 func TestRaceScreensEndWhenAMoveIsNotSaved(t *testing.T) {
 	const line = "Could not save your move; the game is kept as it was before it."
 	ts := startRaces(t, race.WithTimes(200*time.Millisecond, 300*time.Millisecond, time.Minute))
-	sess, ann, send := readerSession(t, ts.dial(t, "ann", newKey(t)), "race --room blue-fox")
-	wait := func(what string) {
-		t.Helper()
-		waitFor(t, what, func() bool { return strings.Contains(ann.String(), what) })
-	}
-	wait("You host this room")
-	bob := openScreen(t, ts.dial(t, "bob", newKey(t)), "race --room blue-fox", 80, 24)
-	wait("bob joined the race.\r\n")
+	sess, ann, send, wait, bob := readerHostsBob(t, ts)
 	send("\r")
 	wait("Go! ")
 	bob.waitText("bob's race running", " left")

@@ -120,14 +120,7 @@ func TestReaderScreenTranscript(t *testing.T) {
 // the places, and quits with the last line.
 func TestReaderRace(t *testing.T) {
 	ts := startRaces(t, race.WithTimes(200*time.Millisecond, 300*time.Millisecond, 3*time.Second))
-	sess, ann, send := readerSession(t, ts.dial(t, "ann", newKey(t)), "race --room blue-fox")
-	wait := func(what string) {
-		t.Helper()
-		waitFor(t, what, func() bool { return strings.Contains(ann.String(), what) })
-	}
-	wait("You host this room")
-	bob := openScreen(t, ts.dial(t, "bob", newKey(t)), "race --room blue-fox", 80, 24)
-	wait("bob joined the race.\r\n")
+	sess, ann, send, wait, bob := readerHostsBob(t, ts)
 	send("3")
 	wait("Set: 3 by 3 boards, 3 seconds.\r\n")
 	bob.waitText("the size on bob's screen", "3×3")
@@ -151,6 +144,22 @@ func TestReaderRace(t *testing.T) {
 		t.Errorf("the transcript holds escape sequences: %q", text)
 	}
 	t.Logf("transcript:\n%s", strings.ReplaceAll(text, "\r\n", "\n"))
+}
+
+// readerHostsBob has ann, on the screen for screen readers, host room
+// blue-fox, and bob, on the race screen, join it: ann's session, what she
+// hears, her keys, a wait for what she hears, and bob's screen.
+func readerHostsBob(t *testing.T, ts *testServer) (*gossh.Session, *syncBuffer, func(string), func(string), *vtScreen) {
+	t.Helper()
+	sess, ann, send := readerSession(t, ts.dial(t, "ann", newKey(t)), "race --room blue-fox")
+	wait := func(what string) {
+		t.Helper()
+		waitFor(t, what, func() bool { return strings.Contains(ann.String(), what) })
+	}
+	wait("You host this room")
+	bob := openScreen(t, ts.dial(t, "bob", newKey(t)), "race --room blue-fox", 80, 24)
+	wait("bob joined the race.\r\n")
+	return sess, ann, send, wait, bob
 }
 
 // TestReaderDaily plays today's challenge on the reader screen: its
