@@ -143,7 +143,9 @@ func (s *session) playKeys(ctx context.Context, chunks <-chan chunk, w io.Writer
 		last    time.Time // the last output
 		stopped bool
 		key     = -1 // the arrow sent last
-		still   bool // it had no frame: it moved nothing
+		// still has a bit for each arrow sent since the last frame that
+		// had none: it moved nothing.
+		still uint8
 	)
 	gap := s.quietGap()
 	next := time.Now().Add(time.Duration(s.rng.Float64() * float64(s.pause())))
@@ -184,6 +186,7 @@ func (s *session) playKeys(ctx context.Context, chunks <-chan chunk, w io.Writer
 					s.raceKeys[len(s.raceKeys)-1].answered = true
 				}
 				s.answered++
+				still = 0
 				s.addLatency(t0, c.at)
 				s.byPhase(t0, c.at)
 				s.endFrame() // the previous key's frame ends where this one starts
@@ -210,7 +213,7 @@ func (s *session) playKeys(ctx context.Context, chunks <-chan chunk, w io.Writer
 			return nil // the key in flight had no frame
 		}
 		if pending { // no frame: the key changed nothing
-			pending, still = false, true
+			pending, still = false, still|1<<key
 			s.endFrame()
 		}
 		if s.holding() {
@@ -231,7 +234,7 @@ func (s *session) playKeys(ctx context.Context, chunks <-chan chunk, w io.Writer
 		if s.room != nil {
 			s.raceKeys = append(s.raceKeys, raceKey{at: t0})
 		}
-		key, still = s.nextArrow(key, still), false
+		key = s.nextArrow(key, still)
 		if _, err := io.WriteString(w, arrows[key]); err != nil {
 			return &kindError{errWrite, err}
 		}
@@ -240,20 +243,44 @@ func (s *session) playKeys(ctx context.Context, chunks <-chan chunk, w io.Writer
 	}
 }
 
-// nextArrow picks the next key at random, but not again the one sent
-// last if that moved nothing (still), as a player would not: it would
-// move nothing again, and cost the session a --frame-timeout of waiting
-// for a frame that does not come.
-func (s *session) nextArrow(last int, still bool) int {
-	if !still || last < 0 {
+// nextArrow picks the next key at random, but after a key that moved
+// nothing, one that moves, as a player would: each key that moves
+// nothing costs the session a --frame-timeout of waiting for a frame
+// that does not come, and two in a row can take a whole half of a short
+// spectator run. still has a bit for each arrow sent since the last
+// frame, last among them. A key moves nothing when every line of the
+// board is packed its way, so the opposite key moves the tiles of every
+// line that is not full: it goes next. Only when that moved nothing too
+// does one of the others go, at random, and when all four did (the game
+// is over, or the screen is no game), any but the last.
+func (s *session) nextArrow(last int, still uint8) int {
+	if still == 0 || last < 0 {
 		return s.rng.IntN(len(arrows))
 	}
-	k := s.rng.IntN(len(arrows) - 1)
-	if k >= last {
-		k++
+	if o := opposite(last); still&(1<<o) == 0 {
+		return o
 	}
-	return k
+	var untried [len(arrows)]int
+	n := 0
+	for k := range arrows {
+		if still&(1<<k) == 0 {
+			untried[n] = k
+			n++
+		}
+	}
+	if n == 0 { // nothing moves: any key but the last
+		k := s.rng.IntN(len(arrows) - 1)
+		if k >= last {
+			k++
+		}
+		return k
+	}
+	return untried[s.rng.IntN(n)]
 }
+
+// opposite is the arrow the other way: arrows pairs up with down and
+// right with left.
+func opposite(k int) int { return k ^ 1 }
 
 func later(a, b time.Time) time.Time {
 	if a.After(b) {

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"testing/iotest"
 	"time"
+
+	"github.com/ssh2048/ssh2048/engine"
 )
 
 // readerOf returns each part in its own Read, then io.EOF.
@@ -235,4 +237,60 @@ func TestPlayKeys(t *testing.T) {
 			}
 		}
 	})
+}
+
+// boardScreen is a game screen over an engine board: a key that moves
+// the tiles is answered at once with a frame, and one that moves nothing
+// with nothing, as the server's game screen does. No tile comes in, so
+// that the board stays the test's: distinct tiles that never merge nor
+// fill a line. It stops the session after max keys.
+type boardScreen struct {
+	chunks chan chunk
+	board  engine.Board
+	moved  []bool // per key sent
+	max    int
+	stop   chan struct{}
+}
+
+func (b *boardScreen) Write(p []byte) (int, error) {
+	dirs := map[string]engine.Direction{arrows[0]: engine.Up, arrows[1]: engine.Down, arrows[2]: engine.Right, arrows[3]: engine.Left}
+	_, moved := b.board.Move(dirs[string(p)])
+	b.moved = append(b.moved, moved)
+	if moved {
+		b.chunks <- chunk{n: 100, at: time.Now()}
+	}
+	if len(b.moved) == b.max {
+		close(b.stop)
+	}
+	return len(p), nil
+}
+
+// A key that moved nothing costs the session a --frame-timeout; a half
+// of a spectator run lasts two of them in the tests. So the key after
+// it must move: the opposite arrow, which moves any line not full, as
+// the key that moved nothing found every line packed its way.
+func TestPlayKeysMoveAfterStill(t *testing.T) {
+	for seed := range uint64(4) {
+		cfg := DefaultConfig()
+		cfg.Rate, cfg.Jitter, cfg.FrameTimeout = 1000, 0, 5*time.Millisecond
+		board, err := engine.ParseBoard("0 0 0 0 0 0 0 0/0 0 0 0 0 0 0 0/0 0 0 0 0 0 0 0/0 0 0 0 0 8 0 0/" +
+			"0 0 0 0 0 0 0 0/0 0 0 0 0 0 0 0/4 0 0 0 0 0 0 0/2 16 0 0 0 0 0 0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := &boardScreen{chunks: make(chan chunk, 100), board: board, max: 50, stop: make(chan struct{})}
+		s := testSession(&cfg)
+		s.rng = rand.New(rand.NewPCG(seed, 2))
+		if err := s.playKeys(context.Background(), b.chunks, b, b.stop); err != nil {
+			t.Fatal(err)
+		}
+		for i := 1; i < len(b.moved); i++ {
+			if !b.moved[i-1] && !b.moved[i] {
+				t.Fatalf("seed %d: keys %d and %d in a row moved nothing (moved %v)", seed, i, i+1, b.moved)
+			}
+		}
+		if s.answered == 0 || s.answered == s.keys {
+			t.Fatalf("seed %d: keys %d, answered %d: the board had no key that moved nothing", seed, s.keys, s.answered)
+		}
+	}
 }
