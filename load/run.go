@@ -97,6 +97,10 @@ type session struct {
 	watchedLat sample[int64]
 	recordKeys bool
 	keyFrames  []keyFrame
+	// ready, if not nil, is called once the session plays (its first
+	// screen is in, at its size) or has ended without: the halves start
+	// once every player's has been.
+	ready func()
 }
 
 // Run performs one load run and returns its report. It returns an error
@@ -116,9 +120,11 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	rounds := (cfg.Sessions + cfg.Handshakes - 1) / cfg.Handshakes
 	hard := time.Duration(rounds+3)*cfg.ConnectTimeout + cfg.Duration + 2*cfg.FrameTimeout + 10*time.Second
 	if cfg.Spectators > 0 {
-		// The watched half, the spectators' ramp-up and their goodbyes.
+		// The players' first screens and sizes, which the halves wait
+		// for; the watched half, the spectators' ramp-up and their
+		// goodbyes.
 		rounds := (cfg.Spectators + cfg.Handshakes - 1) / cfg.Handshakes
-		hard += cfg.Duration + time.Duration(rounds+2)*cfg.ConnectTimeout + cfg.FrameTimeout + settleWatched
+		hard += cfg.Duration + time.Duration(rounds+4)*cfg.ConnectTimeout + cfg.FrameTimeout + settleWatched
 	}
 	playCtx, cancel := context.WithTimeout(ctx, hard)
 	defer cancel()
@@ -145,11 +151,14 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	probe := newServerProbe(cfg.ServerPID)
 	probe.markBefore()
 	var watch *watchRun
+	var players sync.WaitGroup // the players of a spectator run that are not playing yet
 	if cfg.Spectators > 0 {
 		watch = newWatchRun(&cfg, sessions[0].name, probe)
+		players.Add(len(sessions))
 		for _, s := range sessions {
 			s.phase = &watch.phase
 			s.alone, s.watchedLat = newSample[int64](room), newSample[int64](room)
+			s.ready = players.Done
 		}
 		sessions[0].recordKeys = true
 	}
@@ -185,6 +194,11 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		playersDone, halvesDone := make(chan struct{}), make(chan struct{})
 		go func() {
 			defer close(halvesDone)
+			// The halves are of play: a first screen may come long after
+			// its handshake on a busy server, and the watched game is
+			// not there to watch until then. Every session's ready is
+			// called by the time it ends, and it ends by playCtx.
+			players.Wait()
 			watch.halves(playCtx, slots, stop, playersDone)
 		}()
 		playWG.Wait()
@@ -247,6 +261,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 // run is one session from key to goodbye. rampDone is called once the
 // handshake has been tried.
 func (s *session) run(ctx context.Context, slots chan struct{}, rampDone func(), stop <-chan struct{}) {
+	defer s.playsNow()
 	client, err := s.connect(ctx, slots)
 	rampDone()
 	if err != nil {
@@ -272,6 +287,14 @@ func (s *session) run(ctx context.Context, slots chan struct{}, rampDone func(),
 		err = &kindError{kind: errCancelled, err: ctx.Err()}
 	}
 	s.err = err
+}
+
+// playsNow calls the session's ready, once.
+func (s *session) playsNow() {
+	if s.ready != nil {
+		s.ready()
+		s.ready = nil
+	}
 }
 
 // addLatency records the answer, at at, to a key sent at sent.

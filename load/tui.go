@@ -106,6 +106,7 @@ func (s *session) playTUI(ctx context.Context, client *gossh.Client, stop <-chan
 		}
 	}
 	s.playing = time.Now()
+	s.playsNow()
 	if s.cfg.Rate == 0 {
 		defer func() { s.played = time.Since(s.playing) }()
 		return s.idle(ctx, chunks, stop)

@@ -15,8 +15,9 @@ import (
 )
 
 // A spectator run (Config.Spectators > 0, tui mode) plays in two halves of
-// Duration each: first the players alone, then with the spectators
-// watching session 1 (`watch NAME` on a PTY). Between them the players
+// Duration each, from when every player has its first screen: first the
+// players alone, then with the spectators watching session 1 (`watch
+// NAME` on a PTY). Between them the players
 // hold their keys while the spectators connect and draw their first
 // screen (a spectator's arrival redraws the player's header, which must
 // not pass for a key's frame). The report compares the watched player's
@@ -240,7 +241,7 @@ func newWatchRun(cfg *Config, target string, probe *serverProbe) *watchRun {
 	return w
 }
 
-// halves runs the two halves once the players are in, and closes
+// halves runs the two halves once the players play, and closes
 // playStop at the end of the watched half, or when every player is done
 // before it (playersDone).
 func (w *watchRun) halves(ctx context.Context, slots chan struct{}, playStop chan struct{}, playersDone <-chan struct{}) {

@@ -6,6 +6,11 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"charm.land/ssh"
+	"github.com/ssh2048/ssh2048/server"
 )
 
 // TestRunSpectators: a spectator run against the server's real screens:
@@ -51,5 +56,33 @@ func TestRunSpectators(t *testing.T) {
 		if !strings.Contains(text.String(), want) {
 			t.Errorf("%q is not in the report:\n%s", want, text.String())
 		}
+	}
+}
+
+// The halves are of play: a player's first screen may come well after
+// its handshake (a busy server, a slow store at login), and the half
+// alone starts once every player has it. A game screen that takes longer
+// than a half to open shows it: the player alone has keys answered too.
+func TestSpectatorHalvesAfterFirstScreens(t *testing.T) {
+	const slowScreen = 1500 * time.Millisecond
+	screen := testScreen(faultNone)
+	ts := startServer(t, func(sess ssh.Session, env server.TUIEnv) tea.Model {
+		time.Sleep(slowScreen)
+		return screen(sess, env)
+	})
+	cfg := smallConfig(ts, ModeTUI)
+	cfg.Sessions, cfg.Spectators, cfg.Rate = 1, 1, 8
+	cfg.Duration, cfg.FrameTimeout = time.Second, 250*time.Millisecond
+	rep, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkClean(t, rep, cfg.Sessions)
+	w := rep.Watch
+	if w == nil || w.Completed != 1 {
+		t.Fatalf("watch report %+v", w)
+	}
+	if w.PlayerAlone.Count == 0 || w.PlayerWatched.Count == 0 {
+		t.Fatalf("the player's keys alone %d, watched %d, answered %d in all", w.PlayerAlone.Count, w.PlayerWatched.Count, rep.Keys.Answered)
 	}
 }
