@@ -180,7 +180,9 @@ func TestTmuxColourEnvironment(t *testing.T) {
 			tm.newSession("sleep 0.5; TERM=xterm-256color " + strings.Replace(sshCmd(), " -t ", " -t "+tt.option+" ", 1) + "; sleep 60")
 			raw := tm.pipePane("game")
 			tm.waitFor("the game screen", func(s string) bool { return movesOn(s) >= 0 })
-			out := frames(raw())
+			// tmux copies the pane's output to the file through a cat of
+			// its own, which may be behind what the pane shows.
+			out := frames(rawUntil(raw, func(out string) bool { return strings.Contains(frames(out), tt.want) }))
 			if !strings.Contains(out, tt.want) {
 				t.Errorf("the screen lacks %q: %q", tt.want, out)
 			}

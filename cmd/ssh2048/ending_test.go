@@ -26,6 +26,21 @@ func (tm *tmux) pipePane(target string) (raw func() string) {
 	}
 }
 
+// rawUntil waits until raw's output satisfies ok, at most as long as
+// tmux.waitFor, and returns it, satisfying ok or not: tmux copies the
+// pane's output to the file through a cat of its own, which may be behind
+// what the pane shows.
+func rawUntil(raw func() string, ok func(out string) bool) string {
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		out := raw()
+		if ok(out) || time.Now().After(deadline) {
+			return out
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
 // paneState is what tmux knows of the terminal state of the pane.
 func (tm *tmux) paneState(target string) (altScreen, cursor bool, title string) {
 	tm.t.Helper()
@@ -167,7 +182,11 @@ func TestTmuxSessionEnds(t *testing.T) {
 				t.Errorf("after the end: alternate screen %v, cursor shown %v, title %q; want false, true, %q", alt, cursor, title, "my shell")
 			}
 
-			out := raw()
+			lastLines := strings.Join(shown, "\r\n") + "\r\n"
+			out := rawUntil(raw, func(out string) bool {
+				leave := strings.LastIndex(out, "\x1b[?1049l")
+				return leave >= 0 && strings.Contains(out[leave:], lastLines)
+			})
 			leave := strings.LastIndex(out, "\x1b[?1049l")
 			if leave < 0 {
 				t.Fatalf("the raw output never leaves the alternate screen: %q", out[max(0, len(out)-300):])
@@ -176,7 +195,7 @@ func TestTmuxSessionEnds(t *testing.T) {
 				t.Errorf("the pen is not reset before leaving the alternate screen: %q", out[max(0, leave-40):leave])
 			}
 			after := out[leave+len("\x1b[?1049l"):]
-			want := "\x1b[?25h\x1b[23;0t" + strings.Join(shown, "\r\n") + "\r\n"
+			want := "\x1b[?25h\x1b[23;0t" + lastLines
 			if !strings.HasPrefix(after, want) {
 				t.Errorf("the raw bytes after leaving the alternate screen are\n%q\nwant them to start\n%q", after, want)
 			}
