@@ -133,12 +133,14 @@ func (p *Play) announceAs(last engine.Result, status Status) {
 		return
 	}
 	s.mu.Lock()
-	if q := s.byID[p.id]; status == Left && q != nil && q != p {
-		// The game was opened again here (Close announces on a
-		// goroutine of its own): its player has not left, and its
-		// new Play goes on publishing to those who asked.
-		s.mu.Unlock()
-		return
+	if status == Left {
+		if q := s.byID[p.id]; q != nil && q != p {
+			// The game was opened again here (Close announces on a
+			// goroutine of its own): its player has not left, and its
+			// new Play goes on publishing to those who asked.
+			s.mu.Unlock()
+			return
+		}
 	}
 	until, ok := s.watchedElsewhere[p.id]
 	if ok && (s.now().After(until) || status == Left) {
