@@ -791,18 +791,13 @@ func (m *Model) moveFailed(err error) tea.Cmd {
 	g, rerr := m.opts.Store.Open(m.ctx, m.size, false)
 	if rerr != nil {
 		m.failed.Store(true)
-		return m.end(notSavedLine)
+		return m.end(event.NotSavedLine)
 	}
 	m.game, m.games[m.size], m.lastGain = g, g, 0
 	m.screen = m.gameScreen()
 	m.setError("Could not save that move; the board is as last saved.")
 	return nil
 }
-
-// notSavedLine is the last line of a session whose move could not be
-// saved, nor its game opened again. What failed is in the server's log
-// (game.Play logs it), not on the player's screen.
-const notSavedLine = "Could not save your move; the game is kept as it was before it."
 
 func (m *Model) takenOver() tea.Cmd {
 	return m.end(TakenOverText(m.size))

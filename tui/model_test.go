@@ -497,7 +497,7 @@ func TestMoveFailureWithoutItsGameEnds(t *testing.T) {
 		t.Fatalf("quit %v, failed %v, view %+v", h.quit, h.m.Failed(), v)
 	}
 	line := strings.TrimRight(v.Content, "\n")
-	if line != notSavedLine || strings.Contains(line, "\n") || len(line) > 80 {
+	if line != event.NotSavedLine || strings.Contains(line, "\n") || len(line) > 80 {
 		t.Fatalf("last line %q", v.Content)
 	}
 }

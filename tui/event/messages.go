@@ -13,3 +13,9 @@ type ShutdownMsg struct{ Text string }
 // the connection stopped answering); the game is already saved. Text is
 // the last line.
 type EndMsg struct{ Text string }
+
+// NotSavedLine is the last line of a session whose move could not be
+// saved, nor its game opened again, on every screen that plays. What
+// failed is in the server's log (game.Play logs it), not on the player's
+// screen.
+const NotSavedLine = "Could not save your move; the game is kept as it was before it."

@@ -674,17 +674,12 @@ func (m *Model) reopen() tea.Cmd {
 	}
 	if err != nil {
 		m.failed.Store(true)
-		return m.end("", notSavedLine)
+		return m.end("", event.NotSavedLine)
 	}
 	m.play, m.marks, m.lastGain = p, draw.Marks{}, 0
 	m.notice, m.noticeErr = "Could not save that move; the board is as last saved.", true
 	return nil
 }
-
-// notSavedLine is the last line of a racer whose move could not be
-// saved, nor its game opened again. What failed is in the server's log
-// (game.Play logs it), not on the player's screen.
-const notSavedLine = "Could not save your move; the game is kept as it was before it."
 
 // Failed reports whether the session ended because a move could not be
 // saved (the runner exits with status 1).

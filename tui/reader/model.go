@@ -510,10 +510,6 @@ func (m *Model) tellMove(msg movedMsg) tea.Cmd {
 	return nil
 }
 
-// notSavedLine is the last line of a session whose move could not be
-// saved, nor its game opened again (what failed is in the server's log).
-const notSavedLine = "Could not save your move; the game is kept as it was before it."
-
 // reopen opens the stored game again after a move that was not saved;
 // if even that fails the session ends rather than go on with a game that
 // is not the stored one.
@@ -521,7 +517,7 @@ func (m *Model) reopen() tea.Cmd {
 	m.game.Close()
 	g, rerr := m.opts.Store.Open(m.ctx, m.size, false)
 	if rerr != nil {
-		return m.failedEnd(notSavedLine)
+		return m.failedEnd(event.NotSavedLine)
 	}
 	m.game = g
 	m.say("Could not save that move; the game is as last saved.")

@@ -556,7 +556,7 @@ func (r *Race) reopen() tea.Cmd {
 		r.say("Could not save that move; the race is over.")
 	case err != nil:
 		r.failed.Store(true)
-		return r.end(notSavedLine, "")
+		return r.end(event.NotSavedLine, "")
 	default:
 		r.play = p
 		r.say("Could not save that move; the board is as last saved.")
