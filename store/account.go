@@ -133,3 +133,18 @@ type Accounts interface {
 	// for it for NameHold.
 	ClaimName(ctx context.Context, id AccountID, name string) (Account, error)
 }
+
+// MergeWatcher is a store that tells of every account a link deleted
+// (Accounts.Link: the key's account merged into the code's), once the
+// link has committed, wherever it ran: a server ends then the sessions
+// still open on that account, which would otherwise play on as an
+// account that is no more (docs/accounts.md). Both stores are. The
+// PostgreSQL store sends its NOTIFY in the link's transaction, so that
+// every node hears of a merge when, and only if, it commits (a node
+// whose bus is down then does not); SQLite, one node, tells in process
+// once the link has committed, before Link returns.
+type MergeWatcher interface {
+	// OnAccountsMerged calls fn with the id of each account a link
+	// deleted, until stop; fn must not block.
+	OnAccountsMerged(fn func(gone AccountID)) (stop func())
+}

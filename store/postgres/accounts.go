@@ -2,6 +2,8 @@ package postgres
 
 import (
 	"context"
+	"fmt"
+	"strconv"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -41,4 +43,34 @@ func (r pgRow) Scan(dest ...any) error {
 		return accounts.ErrNoRows
 	}
 	return err
+}
+
+var _ store.MergeWatcher = (*Store)(nil)
+
+// mergedTopic is the bus topic of a link that deleted an account (the
+// key's, merged into the code's); the payload is that account's id.
+const mergedTopic = "merged"
+
+// notifyMerged tells every node, when the link's transaction commits,
+// that the account gone was merged away: a link that does not commit
+// tells no one.
+func notifyMerged(ctx context.Context, q accounts.Querier, gone store.AccountID) error {
+	_, err := q.Exec(ctx, `SELECT pg_notify($1, $2)`, channel, mergedTopic+" "+strconv.FormatInt(int64(gone), 10))
+	if err != nil {
+		return fmt.Errorf("notify the merge of account %d: %w", gone, err)
+	}
+	return nil
+}
+
+// OnAccountsMerged calls fn (on the bus's goroutine: it must not block)
+// with each account a link on any node deleted; see store.MergeWatcher.
+func (s *Store) OnAccountsMerged(fn func(gone store.AccountID)) (stop func()) {
+	return s.bus.Subscribe(mergedTopic, func(payload []byte) {
+		id, err := strconv.ParseInt(string(payload), 10, 64)
+		if err != nil || id <= 0 {
+			s.log.Warn("db: a merge's notice names no account", "payload", string(payload))
+			return
+		}
+		fn(store.AccountID(id))
+	})
 }

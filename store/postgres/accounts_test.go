@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"testing"
+	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // database/sql's "pgx", for goose
 	"github.com/pressly/goose/v3"
@@ -79,5 +80,51 @@ func TestAccountsAcrossNodes(t *testing.T) {
 		return err
 	}); granted != 1 {
 		t.Fatalf("%d of %d claims on two nodes granted, want 1", granted, n)
+	}
+}
+
+// TestMergesAreToldToEveryNode: a link on one node that deletes the key's
+// account is told (store.MergeWatcher) on every node, the link's own
+// included, once it commits; a refused link before it is told nowhere.
+func TestMergesAreToldToEveryNode(t *testing.T) {
+	ctx := context.Background()
+	url := pgtest.Database(t)
+	nodes := [2]*postgres.Store{startNode(t, url, "a").store, startNode(t, url, "b").store}
+	var told [2]chan store.AccountID
+	for i, n := range nodes {
+		told[i] = make(chan store.AccountID, 4)
+		stop := n.OnAccountsMerged(func(gone store.AccountID) { told[i] <- gone })
+		t.Cleanup(stop)
+	}
+	ann, err := nodes[0].UpsertPlayer(ctx, "SHA256:ann", "ssh-ed25519", "ann")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lap, err := nodes[1].UpsertPlayer(ctx, "SHA256:ann-laptop", "ssh-ed25519", "lap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := nodes[1].NewGame(ctx, lap.ID, 4, store.KindHuman); err != nil {
+		t.Fatal(err)
+	}
+	hash, _ := store.LinkCodeHash(store.NewLinkCode())
+	if _, err := nodes[0].AddLinkCode(ctx, store.AccountID(ann.ID), hash); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := nodes[1].Link(ctx, hash, "SHA256:ann-laptop", false); !errors.Is(err, store.ErrMergeNeeded) {
+		t.Fatalf("a link of a key with games, without merge: %v, want ErrMergeNeeded", err)
+	}
+	if _, err := nodes[1].Link(ctx, hash, "SHA256:ann-laptop", true); err != nil {
+		t.Fatal(err)
+	}
+	for i := range nodes {
+		select {
+		case gone := <-told[i]:
+			if gone != store.AccountID(lap.ID) {
+				t.Errorf("node %d was told first of account %d merged away, want %d", i, gone, lap.ID)
+			}
+		case <-time.After(10 * time.Second):
+			t.Errorf("node %d was not told of the merge", i)
+		}
 	}
 }

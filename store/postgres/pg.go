@@ -251,7 +251,7 @@ func Open(ctx context.Context, url string, opts ...Option) (*Store, error) {
 	s.bus = newBus(cfg.ConnConfig, pool, o.log)
 	s.newRanks(o.ranksEvery)
 	s.Methods = accounts.New(s.logins.Do, func(tx pgx.Tx) accounts.Querier { return pgQuerier{tx} }, pgQuerier{pool},
-		func(c accounts.Change) { s.ranks.AccountChanged(int64(c.Account), int64(c.Merged), c.Name) })
+		func(c accounts.Change) { s.ranks.AccountChanged(int64(c.Account), int64(c.Merged), c.Name) }).TellingMerges(notifyMerged)
 	s.Moderator = s.newModeration()
 	go s.renewLeases()
 	return s, nil

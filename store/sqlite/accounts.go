@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"sync"
 
 	"github.com/ssh2048/ssh2048/store"
 	"github.com/ssh2048/ssh2048/store/internal/accounts"
@@ -53,3 +54,47 @@ func (r sqlRow) Scan(dest ...any) error {
 type sqlRows struct{ *sql.Rows }
 
 func (r sqlRows) Close() { _ = r.Rows.Close() }
+
+var _ store.MergeWatcher = (*Store)(nil)
+
+// merges are the callbacks of OnAccountsMerged. The zero value has none.
+type merges struct {
+	mu   sync.Mutex
+	next int
+	fns  map[int]func(gone store.AccountID)
+}
+
+// OnAccountsMerged calls fn with each account a link through this store
+// deleted, once the link has committed and before Link returns (on its
+// caller's goroutine: fn must not block); see store.MergeWatcher. The
+// links of another process on the file are not told: links are made
+// over SSH, by the server.
+func (s *Store) OnAccountsMerged(fn func(gone store.AccountID)) (stop func()) {
+	m := &s.merges
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.fns == nil {
+		m.fns = map[int]func(store.AccountID){}
+	}
+	id := m.next
+	m.next++
+	m.fns[id] = fn
+	return func() {
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		delete(m.fns, id)
+	}
+}
+
+// tell calls the callbacks with an account a link deleted.
+func (m *merges) tell(gone store.AccountID) {
+	m.mu.Lock()
+	fns := make([]func(store.AccountID), 0, len(m.fns))
+	for _, fn := range m.fns {
+		fns = append(fns, fn)
+	}
+	m.mu.Unlock()
+	for _, fn := range fns {
+		fn(gone)
+	}
+}

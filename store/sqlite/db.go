@@ -118,6 +118,7 @@ type Store struct {
 	// node names this open store in the games it claims (claims.go).
 	node      string
 	takeovers takeovers
+	merges    merges // OnAccountsMerged's callbacks
 
 	stopCheckpoints chan struct{}
 	checkpointsDone chan struct{}
@@ -241,7 +242,12 @@ func Open(ctx context.Context, dataDir string, opts ...Option) (*Store, error) {
 	s.stopOthers, s.othersDone = make(chan struct{}), make(chan struct{})
 	s.stopBests, s.bestsDone = make(chan struct{}), make(chan struct{})
 	s.w = newWriter(write, s.mlog, o.log, o.obs, s.othersAfterGroup)
-	changed := func(c accounts.Change) { s.ranks.AccountChanged(int64(c.Account), int64(c.Merged), c.Name) }
+	changed := func(c accounts.Change) {
+		s.ranks.AccountChanged(int64(c.Account), int64(c.Merged), c.Name)
+		if c.Merged != 0 {
+			s.merges.tell(c.Merged)
+		}
+	}
 	s.Methods = accounts.New(s.w.Do, func(tx *sql.Tx) accounts.Querier { return sqlQuerier{tx} }, sqlQuerier{read}, changed)
 	s.linker = accounts.New(s.doFolded, func(tx *sql.Tx) accounts.Querier { return sqlQuerier{tx} }, sqlQuerier{read}, changed)
 	s.Moderator = s.newModeration()

@@ -60,3 +60,37 @@ func TestExpiredLinkCode(t *testing.T) {
 		t.Fatalf("after the expired code: %+v, %v; want one key", a, err)
 	}
 }
+
+// TestMergesAreTold: a link that deletes the key's account tells those
+// who asked (store.MergeWatcher) which account it deleted, before Link
+// returns; a refused link, and those who stopped asking, are told
+// nothing.
+func TestMergesAreTold(t *testing.T) {
+	ctx := t.Context()
+	s := openStore(t)
+	var told, stopped []store.AccountID
+	stop := s.OnAccountsMerged(func(gone store.AccountID) { told = append(told, gone) })
+	defer stop()
+	s.OnAccountsMerged(func(gone store.AccountID) { stopped = append(stopped, gone) })()
+	ann := addPlayer(t, s, "ann")
+	lap := addPlayer(t, s, "lap")
+	if _, err := s.NewGame(ctx, lap.ID, 4, store.KindHuman); err != nil {
+		t.Fatal(err)
+	}
+	hash, _ := store.LinkCodeHash(store.NewLinkCode())
+	if _, err := s.AddLinkCode(ctx, store.AccountID(ann.ID), hash); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Link(ctx, hash, lap.Fingerprint, false); !errors.Is(err, store.ErrMergeNeeded) {
+		t.Fatalf("a link of a key with games, without merge: %v, want ErrMergeNeeded", err)
+	}
+	if len(told) != 0 {
+		t.Fatalf("a refused link told %v", told)
+	}
+	if _, err := s.Link(ctx, hash, lap.Fingerprint, true); err != nil {
+		t.Fatal(err)
+	}
+	if len(told) != 1 || told[0] != store.AccountID(lap.ID) || len(stopped) != 0 {
+		t.Fatalf("after the merge: told %v (stopped: %v), want [%d] (none)", told, stopped, lap.ID)
+	}
+}

@@ -35,6 +35,7 @@ type Store interface {
 	store.ReviewStore
 	store.SettingsKeeper
 	store.Accounts
+	store.MergeWatcher
 	io.Closer
 }
 

@@ -16,6 +16,9 @@ type Methods[T any] struct {
 	tx      func(T) Querier
 	read    Querier
 	changed func(Change)
+	// inMerge, if not nil, runs in the transaction of every link, after
+	// its merge (TellingMerges).
+	inMerge func(ctx context.Context, q Querier, gone store.AccountID) error
 }
 
 // Change is what a committed write of accounts changed that a store may
@@ -36,6 +39,15 @@ func New[T any](do func(ctx context.Context, fn func(ctx context.Context, tx T, 
 		changed = func(Change) {}
 	}
 	return Methods[T]{do: do, tx: tx, read: read, changed: changed}
+}
+
+// TellingMerges is m with tell run in the transaction of every link,
+// once the key's account is merged away (gone): for a store whose news
+// of a merge must commit with the merge, and only then (PostgreSQL's
+// NOTIFY; store.MergeWatcher).
+func (m Methods[T]) TellingMerges(tell func(ctx context.Context, q Querier, gone store.AccountID) error) Methods[T] {
+	m.inMerge = tell
+	return m
 }
 
 func (m Methods[T]) write(ctx context.Context, fn func(ctx context.Context, q Querier, now int64) error) error {
@@ -103,6 +115,9 @@ func (m Methods[T]) Link(ctx context.Context, codeHash []byte, fingerprint strin
 	var res store.LinkResult
 	err := m.write(ctx, func(ctx context.Context, q Querier, now int64) (err error) {
 		res, err = Link(ctx, q, now, codeHash, fingerprint, merge)
+		if err == nil && m.inMerge != nil {
+			err = m.inMerge(ctx, q, res.From)
+		}
 		return err
 	})
 	if err != nil {
