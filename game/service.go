@@ -51,7 +51,10 @@ var (
 	// ErrMovedAccount: the session's key joined another account (a merge)
 	// and the game, now that account's, was ended for the account's own
 	// game of its size; the session's moves fail from then on, as after
-	// ErrTakenOver.
+	// ErrTakenOver. (A server ends the sessions of an account merged
+	// away once it hears of the merge, store.MergeWatcher: this and
+	// ErrAccountGone are met by a move or an open before that, or on a
+	// node that did not hear of it.)
 	ErrMovedAccount = errors.New("the game's key joined another account")
 	// ErrAccountGone: the session's account is no more, its key having
 	// joined another account (a merge) since the session began as it; a

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ssh2048/ssh2048/race"
 	"github.com/ssh2048/ssh2048/server/servertest"
+	"github.com/ssh2048/ssh2048/server/session"
 	"github.com/ssh2048/ssh2048/store"
 	"github.com/ssh2048/ssh2048/store/postgres"
 	"github.com/ssh2048/ssh2048/wire"
@@ -295,11 +296,13 @@ func readMergeRace(t *testing.T, b *botSession) mergeRaceLine {
 }
 
 // TestMergeDuringARace: a racer's key merges into another account (link
-// CODE --merge from a second session) while the race runs. When the race
-// ends its result is stored for every racer: the other racer (beta) gets
-// its row on the board of races with bots. The race recorded the merged
-// racer under its deleted account's id, the foreign key of race_entries
-// refused it, and the whole race was lost, for every racer.
+// CODE --merge from a second session) while the race runs, which ends
+// the racer's session (status 3, the line of session.Moved) and so its
+// race. When the race ends its result is stored for every racer: the
+// other racer (beta) gets its row on the board of races with bots. The
+// race recorded the merged racer under its deleted account's id, the
+// foreign key of race_entries refused it, and the whole race was lost,
+// for every racer.
 func TestMergeDuringARace(t *testing.T) {
 	ts := startRaces(t, race.WithTimes(200*time.Millisecond, 200*time.Millisecond, 8*time.Second))
 	home, alphaKey, betaKey := newKey(t), newKey(t), newKey(t)
@@ -321,9 +324,11 @@ func TestMergeDuringARace(t *testing.T) {
 	if r := run(t, ts.dial(t, "alpha", alphaKey), "link "+code+" --merge", ""); r.code != 0 {
 		t.Fatalf("link --merge during the race: %d %q %q", r.code, r.stdout, r.stderr)
 	}
-	// Both racers leave: the race ends and is recorded.
-	a.in.Close()
-	a.wait()
+	if code := a.wait(); code != wire.ExitTakenOver || strings.TrimSpace(a.stderr.String()) != "ssh2048: "+session.MovedText {
+		t.Errorf("the merged racer's bot: status %d, stderr %q; want %d and the line of a key that joined another account",
+			code, a.stderr.String(), wire.ExitTakenOver)
+	}
+	// The other racer leaves too: the race ends and is recorded.
 	b.in.Close()
 	b.wait()
 	var rows []wire.BotRaceEntry
@@ -358,11 +363,12 @@ func grepLines(s, sub string) string {
 
 // TestMergeEndsASessionsGame: a bot of the joining key plays a 4×4 game
 // while its key is merged into an account with a 4×4 game in progress,
-// which ends the bot's game (accounts.md). Its next move is refused, and
-// it is told why, status 3: it used to be told that a newer session had
-// taken over, which did not exist.
+// which ends the bot's game (accounts.md), on a node that did not hear
+// of the merge (startDeafServer), which would have ended the session. Its
+// next move is refused, and it is told why, status 3: it used to be
+// told that a newer session had taken over, which did not exist.
 func TestMergeEndsASessionsGame(t *testing.T) {
-	ts := startRaces(t)
+	ts := startDeafServer(t)
 	as := accountServer{ts, ts.store}
 	home, alphaKey := newKey(t), newKey(t)
 	playBotMove(t, as, "home", home) // home has a 4×4 bot game in progress

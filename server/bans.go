@@ -68,10 +68,11 @@ func (s *Server) banOf(fingerprint string, id int64) (store.Ban, bool) {
 	return store.Ban{}, false
 }
 
-// banGrace is how long a banned session has to say goodbye (a screen
-// its notice, NoticeGrace) before its channel is closed under it with
-// the banned status: a command that waits on no notice ends then too.
-const banGrace = session.NoticeGrace + 2*time.Second
+// endGrace is how long a session the server ends (banned, or its
+// account merged away) has to say goodbye (a screen its notice,
+// NoticeGrace) before its channel is closed under it with the status: a
+// command that waits on no notice ends then too.
+const endGrace = session.NoticeGrace + 2*time.Second
 
 // endBanned ends the sessions open here whose key or player a ban holds
 // for now (the ban list's OnBan: a ban made here, on another node, or
@@ -100,13 +101,14 @@ func (s *Server) endBanned() {
 		line := moderation.Line(e.ban)
 		s.log.Info("banned session ended", "key", e.sess.Key(), "player", e.sess.Player.ID, "ban", e.ban.ID)
 		e.sess.Ban(line)
-		time.AfterFunc(banGrace, func() { s.closeBanned(e.sess, line) })
+		time.AfterFunc(endGrace, func() { s.closeEnded(e.sess, line, wire.ExitBanned) })
 	}
 }
 
-// closeBanned closes a banned session that is still open after
-// banGrace, saying why first.
-func (s *Server) closeBanned(sess *session.Session, line string) {
+// closeEnded closes a session the server ended (endBanned, endMerged)
+// that is still open after endGrace, saying why first: line, and the
+// exit status.
+func (s *Server) closeEnded(sess *session.Session, line string, status int) {
 	s.mu.Lock()
 	_, open := s.sessions[sess]
 	s.mu.Unlock()
@@ -114,5 +116,5 @@ func (s *Server) closeBanned(sess *session.Session, line string) {
 		return
 	}
 	wish.Errorln(sess, line)
-	_ = sess.Exit(wire.ExitBanned)
+	_ = sess.Exit(status)
 }

@@ -150,12 +150,23 @@ func pgNodes(t *testing.T, n int, opts ...serverOption) []*testServer {
 	url := pgDatabase(t)
 	nodes := make([]*testServer, n)
 	for i := range nodes {
-		s := servertest.StartOver(t, t.TempDir(), "127.0.0.1:0", func(log *slog.Logger) (servertest.Backing, error) {
-			return postgres.Open(context.Background(), url, postgres.WithLogger(log))
-		}, append([]serverOption{noBotRate}, opts...)...)
-		nodes[i] = &testServer{srv: s.Srv, addr: s.Addr, dir: s.Dir, logs: s.Logs}
+		nodes[i] = pgNode(t, url, false, opts...)
 	}
 	return nodes
+}
+
+// pgNode is a node of a cluster over the database at url, as pgNodes
+// starts them; deaf: its store tells of no merge.
+func pgNode(t *testing.T, url string, deaf bool, opts ...serverOption) *testServer {
+	t.Helper()
+	s := servertest.StartOver(t, t.TempDir(), "127.0.0.1:0", func(log *slog.Logger) (servertest.Backing, error) {
+		p, err := postgres.Open(context.Background(), url, postgres.WithLogger(log))
+		if deaf {
+			return deafPostgres{p}, err
+		}
+		return p, err
+	}, append([]serverOption{noBotRate}, opts...)...)
+	return &testServer{srv: s.Srv, addr: s.Addr, dir: s.Dir, logs: s.Logs}
 }
 
 // pgDatabase is a fresh database on a real PostgreSQL (pgtest), stopped

@@ -1,42 +1,53 @@
 package server_test
 
 // Sessions left open on a key whose account then merged into another
-// (link CODE --merge): they still name the account merged away
+// (link CODE --merge) on a node that did not hear of the merge: its bus
+// was down when the link committed (deafSQLite, deafPostgres), so it
+// did not end them as it ends the sessions of an account merged away
+// (merge_ends_test.go). They still name the account merged away
 // (session.Session.Player), and must neither escape what holds on the
 // account they joined nor act on another's.
 
 import (
 	"context"
+	"log/slog"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/ssh2048/ssh2048/server/servertest"
+	"github.com/ssh2048/ssh2048/store"
+	"github.com/ssh2048/ssh2048/store/postgres"
+	"github.com/ssh2048/ssh2048/store/sqlite"
 	"github.com/ssh2048/ssh2048/wire"
 	gossh "golang.org/x/crypto/ssh"
 )
 
 // TestPlayerBanEndsAMergedKeysSession: a session left open on a key
-// whose account then merged into another (link CODE --merge) is ended by
-// a ban of the account it joined, as every session of a banned player is
-// (docs/moderation.md: a player ban holds on "the account, with every
-// key it has or is given later"). The session still named the account
-// that was merged away, so the ban passed it by and it played on, on
-// the node of the ban and on any other.
+// whose account then merged into another (link CODE --merge), on a node
+// that did not hear of the merge, is ended by a ban of the account it
+// joined, as every session of a banned player is (docs/moderation.md: a
+// player ban holds on "the account, with every key it has or is given
+// later"). The session still named the account that was merged away, so
+// the ban passed it by and it played on, on the node of the ban and on
+// any other.
 func TestPlayerBanEndsAMergedKeysSession(t *testing.T) {
 	adminKey := newKey(t)
 	t.Run("one node", func(t *testing.T) {
-		ts := startServer(t, servertest.Moderated(t, adminKey.PublicKey()))
+		ts := startDeafServer(t, servertest.Moderated(t, adminKey.PublicKey()))
 		banMergedKey(t, adminKey, ts, ts)
 	})
 	t.Run("two nodes on postgres", func(t *testing.T) {
-		nodes := pgNodes(t, 2, servertest.Moderated(t, adminKey.PublicKey()))
-		banMergedKey(t, adminKey, nodes[0], nodes[1])
+		url := pgDatabase(t)
+		here := pgNode(t, url, false, servertest.Moderated(t, adminKey.PublicKey()))
+		there := pgNode(t, url, true, servertest.Moderated(t, adminKey.PublicKey()))
+		banMergedKey(t, adminKey, here, there)
 	})
 }
 
-// banMergedKey: alpha's bot plays on there; alpha's key joins bob's
-// account and an admin bans bob, both here; alpha's bot ends, banned.
+// banMergedKey: alpha's bot plays on there, which hears of no merge;
+// alpha's key joins bob's account and an admin bans bob, both here;
+// alpha's bot ends, banned.
 func banMergedKey(t *testing.T, adminKey gossh.Signer, here, there *testServer) {
 	t.Helper()
 	alphaKey := newKey(t)
@@ -69,15 +80,16 @@ func banMergedKey(t *testing.T, adminKey gossh.Signer, here, there *testServer) 
 }
 
 // TestMergedKeysScreenMakesNoStrangersGame: a game screen left open on a
-// key whose account then merged into another still names the account
-// merged away; a new game it opens is refused (its account is gone), and
-// never lands on the account made next; the screen says why, and to
-// reconnect (docs/accounts.md). SQLite gave a new account the id of the
-// account just deleted when it was the newest, and the open screen's
-// next board became that stranger's game; where the id was not given
-// again the screen showed the store's error, cut short.
+// key whose account then merged into another, on a node that did not
+// hear of the merge, still names the account merged away; a new game it
+// opens is refused (its account is gone), and never lands on the account
+// made next; the screen says why, and to reconnect (docs/accounts.md).
+// SQLite gave a new account the id of the account just deleted when it
+// was the newest, and the open screen's next board became that
+// stranger's game; where the id was not given again the screen showed
+// the store's error, cut short.
 func TestMergedKeysScreenMakesNoStrangersGame(t *testing.T) {
-	ts := startServer(t)
+	ts := startDeafServer(t)
 	bobKey, alphaKey := ts.visited(t, "bob"), newKey(t)
 	alpha := openScreen(t, ts.dial(t, "alpha", alphaKey), "", 80, 24)
 	alpha.waitText("alpha's game", "Moves 0")
@@ -106,13 +118,13 @@ func TestMergedKeysScreenMakesNoStrangersGame(t *testing.T) {
 }
 
 // TestMergedKeysGameTakenOverByItsAccount: a bot left open on a key
-// whose account then merged into another plays a game that is now that
-// account's; a session of the account opening it takes it over, and the
-// bot's next move is told so, status 3, as after any takeover. It was
-// told that the merge had ended its game, which went on in the newer
-// session.
+// whose account then merged into another, on a node that did not hear of
+// the merge, plays a game that is now that account's; a session of the
+// account opening it takes it over, and the bot's next move is told so,
+// status 3, as after any takeover. It was told that the merge had ended
+// its game, which went on in the newer session.
 func TestMergedKeysGameTakenOverByItsAccount(t *testing.T) {
-	ts := startServer(t)
+	ts := startDeafServer(t)
 	bobKey, alphaKey := ts.visited(t, "bob"), newKey(t)
 	alpha := startBot(t, ts.dial(t, "alpha", alphaKey), "--size 4")
 	alphaState := playSome(t, alpha, alpha.mustRead(), 3)
@@ -133,4 +145,28 @@ func TestMergedKeysGameTakenOverByItsAccount(t *testing.T) {
 			code, alpha.stderr.String(), wire.ExitTakenOver)
 	}
 	bob.finish()
+}
+
+// deafSQLite and deafPostgres are stores that tell of no merge
+// (store.MergeWatcher): the store of a node that did not hear of a link,
+// its bus down when the link committed.
+type (
+	deafSQLite   struct{ *sqlite.Store }
+	deafPostgres struct{ *postgres.Store }
+)
+
+func (deafSQLite) OnAccountsMerged(func(store.AccountID)) func()   { return func() {} }
+func (deafPostgres) OnAccountsMerged(func(store.AccountID)) func() { return func() {} }
+
+// startDeafServer is startServer over a store that tells of no merge.
+func startDeafServer(t *testing.T, opts ...serverOption) *testServer {
+	t.Helper()
+	dir := t.TempDir()
+	var sq *sqlite.Store
+	s := servertest.StartOver(t, dir, "127.0.0.1:0", func(log *slog.Logger) (servertest.Backing, error) {
+		var err error
+		sq, err = sqlite.Open(context.Background(), dir, sqlite.WithLogger(log))
+		return deafSQLite{sq}, err
+	}, append([]serverOption{noBotRate}, opts...)...)
+	return &testServer{srv: s.Srv, store: sq, addr: s.Addr, dir: s.Dir, logs: s.Logs}
 }

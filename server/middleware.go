@@ -110,9 +110,9 @@ func (s *Server) route(next ssh.Handler) ssh.Handler {
 		s.cfg.Observer.SessionOpened(kind)
 		defer s.cfg.Observer.SessionClosed(kind)
 		defer admission.Join(sess)() // told why if its connection is ended
-		if !s.track(sess) {
-			wish.Errorln(sess, "ssh2048: "+session.Shutdown.Text(s.lim.IdleTimeout))
-			_ = sess.Exit(wire.ExitRestart)
+		if refused := s.track(sess); refused != 0 {
+			wish.Errorln(sess, "ssh2048: "+refused.Text(s.lim.IdleTimeout))
+			_ = sess.Exit(refused.ExitStatus())
 			return
 		}
 		defer s.untrack(sess)

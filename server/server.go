@@ -28,6 +28,7 @@ import (
 	"github.com/ssh2048/ssh2048/server/admission"
 	"github.com/ssh2048/ssh2048/server/command"
 	"github.com/ssh2048/ssh2048/server/session"
+	"github.com/ssh2048/ssh2048/store"
 	"github.com/ssh2048/ssh2048/tui"
 	gossh "golang.org/x/crypto/ssh"
 )
@@ -85,7 +86,8 @@ type Server struct {
 	unsupported sync.Map           // what game screens asked for and did not get; see unsupportedOnce
 	motion      *screen.MotionGate // nil: no motion (Config.Motion)
 
-	stopBans func() // stops endBanned being told of new bans
+	stopBans   func() // stops endBanned being told of new bans
+	stopMerges func() // stops endMerged being told of merges
 
 	mu       sync.Mutex
 	shutdown bool
@@ -93,8 +95,11 @@ type Server struct {
 	// Shutdown is not used (see Shutdown).
 	listeners map[net.Listener]struct{}
 	sessions  map[*session.Session]struct{}
-	active    int           // running session handlers
-	drained   chan struct{} // closed when active drops to 0 during Shutdown
+	// gone are the accounts links deleted lately, and when the server
+	// heard of it (endMerged).
+	gone    map[store.AccountID]time.Time
+	active  int           // running session handlers
+	drained chan struct{} // closed when active drops to 0 during Shutdown
 }
 
 // New returns a server ready to Serve.
@@ -123,7 +128,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("server: host key: %w", err)
 	}
 	s := &Server{cfg: cfg, lim: cfg.Limits, games: cfg.Games, races: cfg.Races, log: cfg.Logger, sessions: make(map[*session.Session]struct{}),
-		listeners: make(map[net.Listener]struct{})}
+		gone: make(map[store.AccountID]time.Time), listeners: make(map[net.Listener]struct{})}
 	if cfg.Motion {
 		s.motion = screen.NewMotionGate(cfg.MotionScreens)
 	}
@@ -209,6 +214,10 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Bans != nil {
 		s.stopBans = cfg.Bans.OnBan(s.endBanned)
 	}
+	s.stopMerges = func() {}
+	if w, ok := cfg.Games.Store().(store.MergeWatcher); ok {
+		s.stopMerges = w.OnAccountsMerged(s.endMerged)
+	}
 	return s, nil
 }
 
@@ -238,6 +247,7 @@ func (s *Server) Serve(l net.Listener) error {
 // Close drops every connection at once. Prefer Shutdown.
 func (s *Server) Close() error {
 	s.stopBans()
+	s.stopMerges()
 	return s.ssh.Close()
 }
 
@@ -246,6 +256,7 @@ func (s *Server) Close() error {
 // for the sessions to end until ctx is done, then drops what is left.
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.stopBans()
+	s.stopMerges()
 	s.games.Close()
 	s.races.Close()
 	s.mu.Lock()
@@ -333,16 +344,24 @@ func (s *Server) leave() {
 	}
 }
 
-// track registers a session for shutdown notices; it reports false when
-// the server is already shutting down.
-func (s *Server) track(sess *session.Session) bool {
+// track registers a session for the notices that end it (a shutdown, a
+// ban, a merge), or says why it may not start: session.Shutdown when the
+// server is shutting down, session.Moved when its account is one a link
+// deleted (a login that looked its key up just before the link
+// committed, which endMerged, told of the link before this, did not
+// find). Under one lock with endMerged's look, so that a login reaches
+// one or the other.
+func (s *Server) track(sess *session.Session) (refused session.Notice) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.shutdown {
-		return false
+	switch {
+	case s.shutdown:
+		return session.Shutdown
+	case s.goneAccount(sess.Player.ID):
+		return session.Moved
 	}
 	s.sessions[sess] = struct{}{}
-	return true
+	return 0
 }
 
 func (s *Server) untrack(sess *session.Session) {

@@ -37,6 +37,7 @@ func (t *Table) runLink(sess *session.Session, fs *commandFlags, args []string) 
 		return fs.mistake("the CODE is empty; `link` on a key of your account gives one")
 	}
 	code := words[0]
+	sess.Links()
 	ctx, cancel := context.WithTimeout(sess.Context(), readTimeout)
 	defer cancel()
 	res, err := t.games.Link(ctx, sess.Player, code, sess.Key(), *merge)

@@ -90,6 +90,8 @@ func (t *Table) raceNoticeText(n session.Notice) string {
 		return "Your connection stopped answering, so the server closed this session and you left the race; " + kept + "."
 	case session.Flooded:
 		return session.FloodedText + " You left the race; " + kept + "."
+	case session.Moved:
+		return "This key joined another account, which ends your race; " + kept + ". Reconnect to race as that account."
 	}
 	return t.noticeText(n)
 }

@@ -54,6 +54,8 @@ func viewerNoticeText(idle time.Duration) func(session.Notice) string {
 			return "Your connection stopped answering, so the server closed this session."
 		case session.Flooded:
 			return session.FloodedText
+		case session.Moved:
+			return session.MovedText
 		}
 		return "The server closed this session."
 	}

@@ -16,6 +16,7 @@ import (
 	"net/netip"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"charm.land/ssh"
@@ -34,7 +35,7 @@ const (
 	Keepalive                   // the client stopped answering keepalives
 	Banned                      // an admin banned the session's key or player (Session.Ban)
 	Flooded                     // the client got more than MaxUnreadInput ahead of what the session read
-	Moved                       // the session's key joined another account, which ended the session's game
+	Moved                       // the session's key joined another account: a link deleted the account the session plays as
 )
 
 // MaxUnreadInput bounds the input a session holds that its handler has
@@ -72,15 +73,16 @@ func (n Notice) Text(idle time.Duration) string {
 // FloodedText is what every session that ends Flooded is told first.
 const FloodedText = "You sent more than " + maxUnreadText + " of input ahead of what this session read, so the server closed it."
 
-// MovedText is what a session is told whose game a merge ended: its key
-// joined another account (link --merge) with a game of the same kind in
-// progress, which is the one a session resumes.
-const MovedText = "This key joined another account, whose game of this kind goes on; this one is kept, ended. Reconnect to play as that account; nothing was lost."
+// MovedText is what a session is told whose key joined another account
+// (link CODE, with or without --merge): the link deleted the account the
+// session logged in as, whose games, bests and keys are that account's
+// now.
+const MovedText = "This key joined another account; reconnect to play as that account. Nothing was lost."
 
 // ExitStatus is the exit status of a session that ends because of n.
 func (n Notice) ExitStatus() int {
 	switch n {
-	case TakenOver, Moved: // the game is no longer this session's
+	case TakenOver, Moved: // the game, or the account, is no longer this session's
 		return wire.ExitTakenOver
 	case Shutdown:
 		return wire.ExitRestart
@@ -134,6 +136,9 @@ type Session struct {
 	// banLine is what a Banned session is told, the line a banned login
 	// gets; set before Banned is sent.
 	banLine string
+	// linking is set on the session that links its key to another
+	// account (Links).
+	linking atomic.Bool
 	// Pokes asks for the screen to be drawn again (spectators came or
 	// went); buffered, and pokes that find it full are one with the one
 	// waiting.
@@ -164,6 +169,15 @@ func (sess *Session) Key() string {
 func New(s ssh.Session, p game.Player, onInput func()) *Session {
 	return &Session{Session: s, Player: p, Notices: make(chan Notice, 1), Pokes: make(chan struct{}, 1), onInput: onInput}
 }
+
+// Links marks the session as the one that links its key to another
+// account (link CODE): the link deletes the account the session logged
+// in as, and the session says so itself, with the link's own line,
+// rather than be ended as the other sessions of that account are.
+func (sess *Session) Links() { sess.linking.Store(true) }
+
+// Linking reports whether the session links its key (Links).
+func (sess *Session) Linking() bool { return sess.linking.Load() }
 
 // Poke asks for the session's screen to be drawn again; it never blocks.
 func (sess *Session) Poke() {

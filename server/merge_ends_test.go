@@ -1,0 +1,196 @@
+package server_test
+
+// A link deletes the account of the key that joins another (link CODE
+// --merge; docs/accounts.md): every session open on the deleted account
+// ends then, on every node, with one line and status 3, as a ban ends
+// the banned's sessions. Left open, such a session played on as an
+// account that was no more.
+
+import (
+	"context"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ssh2048/ssh2048/race"
+	"github.com/ssh2048/ssh2048/server"
+	"github.com/ssh2048/ssh2048/server/servertest"
+	"github.com/ssh2048/ssh2048/server/session"
+	"github.com/ssh2048/ssh2048/store"
+	"github.com/ssh2048/ssh2048/store/sqlite"
+	"github.com/ssh2048/ssh2048/wire"
+	gossh "golang.org/x/crypto/ssh"
+)
+
+// TestMergeEndsTheJoiningAccountsSessions: alpha's key joins bob's
+// account with --merge while alpha has a game screen, a bot, a race and
+// a spectator's screen open, and a guest watches alpha; bob plays on a
+// bot and a game screen. Alpha's sessions end at once, each with the
+// line and status 3 (the game screen with the terminal given back); the
+// link's own session says that the key joined; bob's sessions and the
+// guest's play on. On two nodes the sessions are on one node and the
+// link is run on the other.
+func TestMergeEndsTheJoiningAccountsSessions(t *testing.T) {
+	opts := []serverOption{
+		servertest.Races(race.WithTimes(200*time.Millisecond, 200*time.Millisecond, 8*time.Second)),
+		func(c *server.Config) { c.Limits.KeyRate = 1000 },
+	}
+	t.Run("one node", func(t *testing.T) {
+		ts := startServer(t, opts...)
+		mergeEndsSessions(t, ts, ts)
+	})
+	t.Run("two nodes on postgres", func(t *testing.T) {
+		nodes := pgNodes(t, 2, opts...)
+		mergeEndsSessions(t, nodes[0], nodes[1])
+	})
+}
+
+// mergeEndsSessions opens alpha's and bob's sessions there, merges
+// alpha's account into bob's here, and checks which sessions end.
+func mergeEndsSessions(t *testing.T, here, there *testServer) {
+	t.Helper()
+	bobKey, alphaKey := here.visited(t, "bob"), newKey(t)
+	bob, alpha := there.dial(t, "bob", bobKey), there.dial(t, "alpha", alphaKey)
+
+	bobBot := startBot(t, bob, "--size 4")
+	bobState := playSome(t, bobBot, bobBot.mustRead(), 2)
+	bobScreen := openScreen(t, bob, "play --size 3", 100, 30)
+	bobScreen.waitText("bob's game screen", "Moves 0")
+
+	screen, out, send := ptySession(t, alpha)
+	waitFor(t, "alpha's game screen", func() bool { return strings.Contains(out.String(), "Moves") })
+	send(arrowLeft + arrowUp)
+	alphaBot := startBot(t, alpha, "--size 5")
+	playSome(t, alphaBot, alphaBot.mustRead(), 2)
+	watching := openScreen(t, alpha, "watch bob", 160, 30)
+	watching.waitText("alpha watching bob", "bob 4×4 bot")
+	spectator := openScreen(t, there.dialGuest(t), "watch alpha", 100, 30)
+	spectator.waitText("the guest watching alpha", "alpha", "live")
+	racing := openScreen(t, alpha, "race", 160, 30)
+	racing.waitText("the public lobby", "Race · public lobby")
+	carl := openScreen(t, there.dial(t, "carl", newKey(t)), "race", 80, 24)
+	racing.waitText("alpha's race", "left", "Place")
+	carl.waitText("carl's race", "left", "Place")
+
+	code := linkCodeOf(t, accountServer{here, nil}, bobKey)
+	r := run(t, here.dial(t, "alpha", alphaKey), "link "+code+" --merge", "")
+	if r.code != wire.ExitOK || !strings.HasPrefix(r.stdout, "This key is now on bob's account") {
+		t.Fatalf("alpha's key joins bob's account: %+v; want status 0 and the link's own line", r)
+	}
+
+	line := "ssh2048: " + session.MovedText
+	if code := waitSession(t, screen); code != wire.ExitTakenOver {
+		t.Errorf("alpha's game screen: status %d, want %d", code, wire.ExitTakenOver)
+	}
+	if last := leftTerminal(t, out.String()); !strings.Contains(last, session.MovedText) {
+		t.Errorf("alpha's game screen's last line %q, want %q", last, session.MovedText)
+	}
+	if code := alphaBot.wait(); code != wire.ExitTakenOver || strings.TrimSpace(alphaBot.stderr.String()) != line {
+		t.Errorf("alpha's bot: status %d, stderr %q; want %d and %q", code, alphaBot.stderr.String(), wire.ExitTakenOver, line)
+	}
+	for _, v := range []struct {
+		what string
+		scr  *vtScreen
+		says string
+	}{
+		{"spectating", watching, session.MovedText},
+		{"racing", racing, "This key joined another account, which ends your race"},
+	} {
+		if code := v.scr.wait(); code != wire.ExitTakenOver {
+			t.Errorf("alpha %s: status %d, want %d", v.what, code, wire.ExitTakenOver)
+		}
+		if !strings.Contains(v.scr.text(), v.says) {
+			t.Errorf("alpha %s: the screen does not say %q:\n%s", v.what, v.says, v.scr.text())
+		}
+	}
+
+	spectator.waitText("alpha leaving the guest's screen", "alpha left; here is the last board.")
+	spectator.send("q")
+	if code := spectator.wait(); code != wire.ExitOK {
+		t.Errorf("the guest watching alpha: status %d", code)
+	}
+	carl.waitText("carl's results, alpha forfeited", "Results", "left: forfeit")
+	carl.send("q")
+	carl.wait()
+	// Bob, the account kept, plays on.
+	playSome(t, bobBot, bobState, 2)
+	bobBot.finish()
+	bobScreen.send(arrowLeft + arrowUp + arrowRight + arrowDown)
+	bobScreen.waitUntil("bob's move on his screen", func(s string) bool { return !strings.Contains(s, "Moves 0") })
+	bobScreen.send("q")
+	if code := bobScreen.wait(); code != wire.ExitOK {
+		t.Errorf("bob's game screen: status %d, want 0", code)
+	}
+}
+
+// TestLoginThatReadTheMergedAccountEnds: a login that looked its key's
+// account up just before a link merged that account away reaches its
+// session after the link has committed, naming an account that is no
+// more; it is ended as the sessions open at the link are, with the line
+// and status 3, rather than let in to play as the account deleted. (A
+// plain link: a key with no games of its own joins without --merge, and
+// its account is deleted all the same.)
+func TestLoginThatReadTheMergedAccountEnds(t *testing.T) {
+	dir := t.TempDir()
+	var st *heldLogins
+	s := servertest.StartOver(t, dir, "127.0.0.1:0", func(log *slog.Logger) (servertest.Backing, error) {
+		sq, err := sqlite.Open(context.Background(), dir, sqlite.WithLogger(log))
+		st = &heldLogins{Store: sq, looked: make(chan struct{}), release: make(chan struct{})}
+		return st, err
+	}, noBotRate)
+	ts := &testServer{srv: s.Srv, store: st.Store, addr: s.Addr, dir: s.Dir, logs: s.Logs}
+	bobKey, alphaKey := ts.visited(t, "bob"), ts.visited(t, "alpha")
+
+	st.hold(gossh.FingerprintSHA256(alphaKey.PublicKey()))
+	bot := startBot(t, ts.dial(t, "alpha", alphaKey), "--size 4")
+	select {
+	case <-st.looked:
+	case <-time.After(10 * time.Second):
+		t.Fatal("alpha's bot never looked its account up")
+	}
+	code := linkCodeOf(t, accountServer{ts, nil}, bobKey)
+	if r := run(t, ts.dial(t, "alpha", alphaKey), "link "+code, ""); r.code != wire.ExitOK {
+		t.Fatalf("alpha's key joins bob's account: %+v", r)
+	}
+	close(st.release)
+
+	line := "ssh2048: " + session.MovedText
+	if code := bot.wait(); code != wire.ExitTakenOver || strings.TrimSpace(bot.stderr.String()) != line {
+		t.Errorf("alpha's bot, which looked up its account before the link: status %d, stderr %q; want %d and %q",
+			code, bot.stderr.String(), wire.ExitTakenOver, line)
+	}
+}
+
+// heldLogins is a store whose next login of one key, once it has looked
+// its account up, waits for release before it answers.
+type heldLogins struct {
+	*sqlite.Store
+	mu      sync.Mutex
+	held    string // the key whose next login waits
+	looked  chan struct{}
+	release chan struct{}
+}
+
+// hold has the next login of the key with that fingerprint wait.
+func (h *heldLogins) hold(fingerprint string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.held = fingerprint
+}
+
+func (h *heldLogins) UpsertPlayer(ctx context.Context, fingerprint, keyType, rawName string) (store.Player, error) {
+	h.mu.Lock()
+	held := fingerprint != "" && fingerprint == h.held
+	if held {
+		h.held = ""
+	}
+	h.mu.Unlock()
+	p, err := h.Store.UpsertPlayer(ctx, fingerprint, keyType, rawName)
+	if held {
+		close(h.looked)
+		<-h.release
+	}
+	return p, err
+}
