@@ -47,23 +47,10 @@ func TestBanEndsOpenSessions(t *testing.T) {
 			// Bob plays a bot game, which eve watches.
 			bobBot := startBot(t, bob, "--size 4")
 			bobState := playSome(t, bobBot, bobBot.mustRead(), 4)
-			watching := openScreen(t, eve, "watch bob", 100, 30)
-			watching.waitText("eve watching bob", "bob 4×4 bot")
-			// Eve plays on her game screen, and a bot game.
-			screen, out, send := ptySession(t, eve)
-			waitFor(t, "eve's game screen", func() bool { return strings.Contains(out.String(), "Moves") })
-			send(arrowLeft + arrowUp)
-			eveBot := startBot(t, eve, "--size 3")
-			playSome(t, eveBot, eveBot.mustRead(), 2)
-			// A guest watches eve.
-			spectator := openScreen(t, ts.dialGuest(t), "watch eve", 100, 30)
-			spectator.waitText("the guest watching eve", "eve", "live")
-			// Eve races carl, last: the ban comes while the race runs.
-			racing := openScreen(t, eve, "race", 100, 30)
-			racing.waitText("the public lobby", "Race · public lobby")
-			carl := openScreen(t, ts.dial(t, "carl", newKey(t)), "race", 80, 24)
-			racing.waitText("eve's race", "left", "Place")
-			carl.waitText("carl's race", "left", "Place")
+			// Eve watches it, plays on her game screen and a bot,
+			// and races carl, last: the ban comes while the race runs;
+			// a guest watches eve.
+			eves := openToEnd(t, ts, "eve", eve, 100)
 
 			r := run(t, admin, "admin ban "+tt.target(eveKey)+` --for 7d --show-reason --reason "cheating"`, "")
 			if r.code != wire.ExitOK {
@@ -75,36 +62,89 @@ func TestBanEndsOpenSessions(t *testing.T) {
 				t.Fatalf("eve's next login: %+v", banned)
 			}
 
-			if code := waitSession(t, screen); code != wire.ExitBanned {
-				t.Errorf("eve's game screen: status %d, want %d", code, wire.ExitBanned)
-			}
-			if last := leftTerminal(t, out.String()); !strings.Contains(last, line) {
-				t.Errorf("eve's game screen's last line %q, want %q", last, line)
-			}
-			if code := eveBot.wait(); code != wire.ExitBanned || strings.TrimSpace(eveBot.stderr.String()) != line {
-				t.Errorf("eve's bot: status %d, stderr %q; want %d and %q", code, eveBot.stderr.String(), wire.ExitBanned, line)
-			}
-			for what, v := range map[string]*vtScreen{"spectating": watching, "racing": racing} {
-				if code := v.wait(); code != wire.ExitBanned {
-					t.Errorf("eve %s: status %d, want %d", what, code, wire.ExitBanned)
-				}
-				if !strings.Contains(v.text(), strings.TrimPrefix(line, "ssh2048: ")) {
-					t.Errorf("eve %s: no ban line on the screen:\n%s", what, v.text())
-				}
-			}
-			spectator.waitText("eve leaving the guest's screen", "eve left; here is the last board.")
-			spectator.send("q")
-			if code := spectator.wait(); code != wire.ExitOK {
-				t.Errorf("the guest watching eve: status %d", code)
-			}
-			carl.waitText("carl's results, eve forfeited", "Results", "left: forfeit")
-			carl.send("q")
-			carl.wait()
+			eves.checkEnded(t, wire.ExitBanned, strings.TrimPrefix(line, "ssh2048: "), "")
 			// Bob played on throughout.
 			playSome(t, bobBot, bobState, 4)
 			bobBot.finish()
 		})
 	}
+}
+
+// endedSessions are a player's sessions that the server is to end (a
+// ban, a merge): a game screen, a bot, the player watching bob's bot
+// game and racing carl; and the screens of others that see the player
+// go: a guest watching the player, and carl's race.
+type endedSessions struct {
+	name             string
+	screen           *gossh.Session
+	out              *syncBuffer
+	bot              *botSession
+	watching, racing *vtScreen
+	spectator, carl  *vtScreen
+}
+
+// openToEnd opens name's sessions on c, a client of ts, where bob plays
+// a 4×4 bot game: name's race screen is w columns wide, and the race
+// runs once it returns.
+func openToEnd(t *testing.T, ts *testServer, name string, c *gossh.Client, w int) endedSessions {
+	t.Helper()
+	e := endedSessions{name: name}
+	e.watching = openScreen(t, c, "watch bob", w, 30)
+	e.watching.waitText(name+" watching bob", "bob 4×4 bot")
+	var send func(string)
+	e.screen, e.out, send = ptySession(t, c)
+	waitFor(t, name+"'s game screen", func() bool { return strings.Contains(e.out.String(), "Moves") })
+	send(arrowLeft + arrowUp)
+	e.bot = startBot(t, c, "--size 3")
+	playSome(t, e.bot, e.bot.mustRead(), 2)
+	e.spectator = openScreen(t, ts.dialGuest(t), "watch "+name, 100, 30)
+	e.spectator.waitText("the guest watching "+name, name, "live")
+	e.racing = openScreen(t, c, "race", w, 30)
+	e.racing.waitText("the public lobby", "Race · public lobby")
+	e.carl = openScreen(t, ts.dial(t, "carl", newKey(t)), "race", 80, 24)
+	e.racing.waitText(name+"'s race", "left", "Place")
+	e.carl.waitText("carl's race", "left", "Place")
+	return e
+}
+
+// checkEnded: each of the player's sessions ended with status, saying
+// text (the bot on stderr after "ssh2048: "; the race raceText, or text
+// if empty), the game screen having given the terminal back; the guest
+// watching saw the player leave, and carl's results show a forfeit.
+func (e endedSessions) checkEnded(t *testing.T, status int, text, raceText string) {
+	t.Helper()
+	if code := waitSession(t, e.screen); code != status {
+		t.Errorf("%s's game screen: status %d, want %d", e.name, code, status)
+	}
+	if last := leftTerminal(t, e.out.String()); !strings.Contains(last, text) {
+		t.Errorf("%s's game screen's last line %q, want %q", e.name, last, text)
+	}
+	if code := e.bot.wait(); code != status || strings.TrimSpace(e.bot.stderr.String()) != "ssh2048: "+text {
+		t.Errorf("%s's bot: status %d, stderr %q; want %d and %q", e.name, code, e.bot.stderr.String(), status, "ssh2048: "+text)
+	}
+	if raceText == "" {
+		raceText = text
+	}
+	for _, v := range []struct {
+		what string
+		scr  *vtScreen
+		says string
+	}{{"spectating", e.watching, text}, {"racing", e.racing, raceText}} {
+		if code := v.scr.wait(); code != status {
+			t.Errorf("%s %s: status %d, want %d", e.name, v.what, code, status)
+		}
+		if !strings.Contains(v.scr.text(), v.says) {
+			t.Errorf("%s %s: the screen does not say %q:\n%s", e.name, v.what, v.says, v.scr.text())
+		}
+	}
+	e.spectator.waitText(e.name+" leaving the guest's screen", e.name+" left; here is the last board.")
+	e.spectator.send("q")
+	if code := e.spectator.wait(); code != wire.ExitOK {
+		t.Errorf("the guest watching %s: status %d", e.name, code)
+	}
+	e.carl.waitText("carl's results, "+e.name+" forfeited", "Results", "left: forfeit")
+	e.carl.send("q")
+	e.carl.wait()
 }
 
 // waitSession is s's exit status once it ends; a session that does not

@@ -59,20 +59,7 @@ func mergeEndsSessions(t *testing.T, here, there *testServer) {
 	bobScreen := openScreen(t, bob, "play --size 3", 100, 30)
 	bobScreen.waitText("bob's game screen", "Moves 0")
 
-	screen, out, send := ptySession(t, alpha)
-	waitFor(t, "alpha's game screen", func() bool { return strings.Contains(out.String(), "Moves") })
-	send(arrowLeft + arrowUp)
-	alphaBot := startBot(t, alpha, "--size 5")
-	playSome(t, alphaBot, alphaBot.mustRead(), 2)
-	watching := openScreen(t, alpha, "watch bob", 160, 30)
-	watching.waitText("alpha watching bob", "bob 4×4 bot")
-	spectator := openScreen(t, there.dialGuest(t), "watch alpha", 100, 30)
-	spectator.waitText("the guest watching alpha", "alpha", "live")
-	racing := openScreen(t, alpha, "race", 160, 30)
-	racing.waitText("the public lobby", "Race · public lobby")
-	carl := openScreen(t, there.dial(t, "carl", newKey(t)), "race", 80, 24)
-	racing.waitText("alpha's race", "left", "Place")
-	carl.waitText("carl's race", "left", "Place")
+	alphas := openToEnd(t, there, "alpha", alpha, 160)
 
 	code := linkCodeOf(t, accountServer{here, nil}, bobKey)
 	r := run(t, here.dial(t, "alpha", alphaKey), "link "+code+" --merge", "")
@@ -80,40 +67,7 @@ func mergeEndsSessions(t *testing.T, here, there *testServer) {
 		t.Fatalf("alpha's key joins bob's account: %+v; want status 0 and the link's own line", r)
 	}
 
-	line := "ssh2048: " + session.MovedText
-	if code := waitSession(t, screen); code != wire.ExitTakenOver {
-		t.Errorf("alpha's game screen: status %d, want %d", code, wire.ExitTakenOver)
-	}
-	if last := leftTerminal(t, out.String()); !strings.Contains(last, session.MovedText) {
-		t.Errorf("alpha's game screen's last line %q, want %q", last, session.MovedText)
-	}
-	if code := alphaBot.wait(); code != wire.ExitTakenOver || strings.TrimSpace(alphaBot.stderr.String()) != line {
-		t.Errorf("alpha's bot: status %d, stderr %q; want %d and %q", code, alphaBot.stderr.String(), wire.ExitTakenOver, line)
-	}
-	for _, v := range []struct {
-		what string
-		scr  *vtScreen
-		says string
-	}{
-		{"spectating", watching, session.MovedText},
-		{"racing", racing, "This key joined another account, which ends your race"},
-	} {
-		if code := v.scr.wait(); code != wire.ExitTakenOver {
-			t.Errorf("alpha %s: status %d, want %d", v.what, code, wire.ExitTakenOver)
-		}
-		if !strings.Contains(v.scr.text(), v.says) {
-			t.Errorf("alpha %s: the screen does not say %q:\n%s", v.what, v.says, v.scr.text())
-		}
-	}
-
-	spectator.waitText("alpha leaving the guest's screen", "alpha left; here is the last board.")
-	spectator.send("q")
-	if code := spectator.wait(); code != wire.ExitOK {
-		t.Errorf("the guest watching alpha: status %d", code)
-	}
-	carl.waitText("carl's results, alpha forfeited", "Results", "left: forfeit")
-	carl.send("q")
-	carl.wait()
+	alphas.checkEnded(t, wire.ExitTakenOver, session.MovedText, "This key joined another account, which ends your race")
 	// Bob, the account kept, plays on.
 	playSome(t, bobBot, bobState, 2)
 	bobBot.finish()
