@@ -389,3 +389,22 @@ func TestMergeEndsASessionsGame(t *testing.T) {
 			ok, exit, a.stderr.String(), wire.ExitTakenOver)
 	}
 }
+
+// TestLinkCountsOneGameInTheSingular: what link says of a key's games
+// reads right for one game as for several, asking and merging.
+func TestLinkCountsOneGameInTheSingular(t *testing.T) {
+	forEachStore(t, func(t *testing.T, ts accountServer) {
+		desk, laptop := newKey(t), newKey(t)
+		playBotMove(t, ts, "ann", desk)
+		playBotMove(t, ts, "lap", laptop)
+		code := linkCodeOf(t, ts, desk)
+		r := run(t, ts.dial(t, "lap", laptop), "link "+code, "")
+		if want := "link: this key has 1 game of its own;"; r.code != wire.ExitMerge || !strings.HasPrefix(r.stderr, want) {
+			t.Fatalf("link CODE from a key with one game: %d %q, want it to begin %q", r.code, r.stderr, want)
+		}
+		r = run(t, ts.dial(t, "lap", laptop), "link "+code+" --merge", "")
+		if want := " Its game is that account's now.\n"; r.code != 0 || !strings.HasSuffix(r.stdout, want) {
+			t.Fatalf("link CODE --merge: %d %q, want it to end %q", r.code, r.stdout, want)
+		}
+	})
+}

@@ -46,7 +46,11 @@ func (t *Table) runLink(sess *session.Session, fs *commandFlags, args []string) 
 	case err == nil:
 		fmt.Fprintf(sess, "This key is now on %s's account (%s), with %d keys.", res.Account.Name, res.Account.PublicID(), res.Account.Keys)
 		if res.Games > 0 {
-			fmt.Fprintf(sess, " Its %d games are that account's now.", res.Games)
+			if res.Games == 1 {
+				fmt.Fprint(sess, " Its game is that account's now.")
+			} else {
+				fmt.Fprintf(sess, " Its %d games are that account's now.", res.Games)
+			}
 		}
 		fmt.Fprintln(sess)
 		return wire.ExitOK
@@ -64,7 +68,11 @@ func (t *Table) runLink(sess *session.Session, fs *commandFlags, args []string) 
 		fmt.Fprintln(sess.Stderr(), "link: a ban holds on this key or on that account; nothing was linked.")
 		return wire.ExitBanned
 	case errors.Is(err, store.ErrMergeNeeded):
-		fmt.Fprintf(sess.Stderr(), "link: this key has %d games of its own; to move them to that account (every game is kept), run: link %s --merge\n", res.Games, store.SanitizeName(code))
+		games := fmt.Sprintf("%d games of its own; to move them", res.Games)
+		if res.Games == 1 {
+			games = "1 game of its own; to move it"
+		}
+		fmt.Fprintf(sess.Stderr(), "link: this key has %s to that account (every game is kept), run: link %s --merge\n", games, store.SanitizeName(code))
 		return wire.ExitMerge
 	default:
 		return t.accountError(sess, "link", err)
