@@ -54,7 +54,7 @@ var (
 	// ErrTakenOver. (A server ends the sessions of an account merged
 	// away once it hears of the merge, store.MergeWatcher: this and
 	// ErrAccountGone are met by a move or an open before that, or on a
-	// node that did not hear of it.)
+	// node whose bus was down at the merge, until it listens again.)
 	ErrMovedAccount = errors.New("the game's key joined another account")
 	// ErrAccountGone: the session's account is no more, its key having
 	// joined another account (a merge) since the session began as it; a

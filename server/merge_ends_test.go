@@ -9,11 +9,13 @@ package server_test
 import (
 	"context"
 	"log/slog"
+	neturl "net/url"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/ssh2048/ssh2048/race"
 	"github.com/ssh2048/ssh2048/server"
 	"github.com/ssh2048/ssh2048/server/servertest"
@@ -147,4 +149,88 @@ func (h *heldLogins) UpsertPlayer(ctx context.Context, fingerprint, keyType, raw
 		<-h.release
 	}
 	return p, err
+}
+
+// TestMergeMissedByANodeEndsItsSessionsOnceItListensAgain: the bus of
+// the node where alpha's bot plays loses its connection, and stays
+// without one while alpha's key joins bob's account on the other node:
+// the node misses the merge's notice, and alpha's bot plays on there.
+// Once its bus listens again, the node asks which of its sessions'
+// accounts are gone, and alpha's bot ends with the line and status 3, as
+// if the node had heard of the merge.
+func TestMergeMissedByANodeEndsItsSessionsOnceItListensAgain(t *testing.T) {
+	url := pgDatabase(t)
+	const deafRole = "node_there"
+	admin := pgAdmin(t, url)
+	pgExec(t, admin, "CREATE ROLE "+deafRole+" LOGIN SUPERUSER")
+	here, there := pgNode(t, url, false), pgNode(t, urlAs(t, url, deafRole), false)
+
+	bobKey, alphaKey := here.visited(t, "bob"), newKey(t)
+	alpha := startBot(t, there.dial(t, "alpha", alphaKey), "--size 4")
+	alphaState := playSome(t, alpha, alpha.mustRead(), 2)
+	code := linkCodeOf(t, accountServer{here, nil}, bobKey)
+
+	listen := cutBus(t, admin, deafRole)
+	if r := run(t, here.dial(t, "alpha", alphaKey), "link "+code+" --merge", ""); r.code != wire.ExitOK {
+		t.Fatalf("alpha's key joins bob's account: %+v", r)
+	}
+	// Deaf, the node lets alpha's bot play on its game, bob's now.
+	playSome(t, alpha, alphaState, 1)
+	listen()
+
+	line := "ssh2048: " + session.MovedText
+	if code := alpha.wait(); code != wire.ExitTakenOver || strings.TrimSpace(alpha.stderr.String()) != line {
+		t.Errorf("alpha's bot on the node that missed the merge: status %d, stderr %q; want %d and %q",
+			code, alpha.stderr.String(), wire.ExitTakenOver, line)
+	}
+}
+
+// pgAdmin is a connection to the database at url, closed when the test
+// ends.
+func pgAdmin(t *testing.T, url string) *pgx.Conn {
+	t.Helper()
+	conn, err := pgx.Connect(context.Background(), url)
+	if err != nil {
+		t.Fatalf("connect to %s: %v", url, err)
+	}
+	t.Cleanup(func() { conn.Close(context.Background()) })
+	return conn
+}
+
+func pgExec(t *testing.T, conn *pgx.Conn, sql string) {
+	t.Helper()
+	if _, err := conn.Exec(context.Background(), sql); err != nil {
+		t.Fatalf("%s: %v", sql, err)
+	}
+}
+
+// urlAs is the database URL url with role as its user.
+func urlAs(t *testing.T, raw, role string) string {
+	t.Helper()
+	u, err := neturl.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.User = neturl.User(role)
+	return u.String()
+}
+
+// cutBus ends the bus connection of the node that connects as role, and
+// keeps the node from connecting again until listen: events sent
+// meanwhile do not reach it. The role logs in again after listen, and
+// the node's bus reconnects by itself.
+func cutBus(t *testing.T, admin *pgx.Conn, role string) (listen func()) {
+	t.Helper()
+	pgExec(t, admin, "ALTER ROLE "+role+" NOLOGIN")
+	listen = func() { pgExec(t, admin, "ALTER ROLE "+role+" LOGIN") }
+	const buses = `FROM pg_stat_activity WHERE usename = $1 AND query LIKE 'LISTEN %'`
+	if _, err := admin.Exec(context.Background(), `SELECT pg_terminate_backend(pid) `+buses, role); err != nil {
+		t.Fatalf("terminate the bus of %s: %v", role, err)
+	}
+	waitFor(t, "the bus connection of "+role+" to end", func() bool {
+		var n int
+		err := admin.QueryRow(context.Background(), `SELECT count(*) `+buses, role).Scan(&n)
+		return err == nil && n == 0
+	})
+	return listen
 }

@@ -149,14 +149,14 @@ func TestMergedKeysGameTakenOverByItsAccount(t *testing.T) {
 
 // deafSQLite and deafPostgres are stores that tell of no merge
 // (store.MergeWatcher): the store of a node that did not hear of a link,
-// its bus down when the link committed.
+// its bus down since the link committed and not listening yet again.
 type (
 	deafSQLite   struct{ *sqlite.Store }
 	deafPostgres struct{ *postgres.Store }
 )
 
-func (deafSQLite) OnAccountsMerged(func(store.AccountID)) func()   { return func() {} }
-func (deafPostgres) OnAccountsMerged(func(store.AccountID)) func() { return func() {} }
+func (deafSQLite) OnAccountsMerged(func(store.AccountID), func()) func()   { return func() {} }
+func (deafPostgres) OnAccountsMerged(func(store.AccountID), func()) func() { return func() {} }
 
 // startDeafServer is startServer over a store that tells of no merge.
 func startDeafServer(t *testing.T, opts ...serverOption) *testServer {

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"time"
 
 	"github.com/ssh2048/ssh2048/server/session"
@@ -14,9 +15,10 @@ import (
 const goneKept = 10 * time.Minute
 
 // endMerged ends the sessions open here on an account a link deleted
-// (store.MergeWatcher: a link here or on another node), every key of it:
-// such a session plays as an account that is no more, and would show
-// its old name and a newcomer's rating, and fail to open a game. Each is
+// (store.MergeWatcher: a link here or on another node, told, or found
+// by endMissedMerges), every key of it: such a session plays as an
+// account that is no more, and would show its old name and a
+// newcomer's rating, and fail to open a game. Each is
 // told as a ban tells (endBanned), with session.Moved's line and status:
 // its screen restores the terminal and says the line, a command says it
 // on stderr; its game is saved, as every move is before it is shown. The
@@ -25,6 +27,12 @@ func (s *Server) endMerged(gone store.AccountID) {
 	var ending []*session.Session
 	now := time.Now()
 	s.mu.Lock()
+	if _, told := s.gone[gone]; told {
+		// Told twice (its notice, and endMissedMerges's look): its
+		// sessions are ended already, and new ones refused.
+		s.mu.Unlock()
+		return
+	}
 	for id, at := range s.gone {
 		if now.Sub(at) > goneKept {
 			delete(s.gone, id)
@@ -42,6 +50,40 @@ func (s *Server) endMerged(gone store.AccountID) {
 		s.log.Info("session of an account merged away ended", "key", sess.Key(), "player", int64(gone))
 		sess.Notify(session.Moved)
 		time.AfterFunc(endGrace, func() { s.closeEnded(sess, line, session.Moved.ExitStatus()) })
+	}
+}
+
+// goneAsked bounds endMissedMerges's question to the store.
+const goneAsked = 10 * time.Second
+
+// endMissedMerges ends the sessions open here on accounts that links
+// deleted while the store could not tell (store.MergeWatcher's missed: a
+// bus that listens again after losing its connection), as endMerged
+// does: it asks the store, once, which of the sessions' accounts are
+// gone.
+func (s *Server) endMissedMerges(w store.MergeWatcher) {
+	var ids []store.AccountID
+	asked := make(map[int64]bool)
+	s.mu.Lock()
+	for sess := range s.sessions {
+		if id := sess.Player.ID; !sess.Player.Guest && id != 0 && !asked[id] {
+			asked[id] = true
+			ids = append(ids, store.AccountID(id))
+		}
+	}
+	s.mu.Unlock()
+	if len(ids) == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), goneAsked)
+	defer cancel()
+	gone, err := w.GoneAccounts(ctx, ids)
+	if err != nil {
+		s.log.Warn("could not look for the merges the store could not tell of", "err", err)
+		return
+	}
+	for _, id := range gone {
+		s.endMerged(id)
 	}
 }
 

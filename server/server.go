@@ -216,7 +216,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.stopMerges = func() {}
 	if w, ok := cfg.Games.Store().(store.MergeWatcher); ok {
-		s.stopMerges = w.OnAccountsMerged(s.endMerged)
+		s.stopMerges = w.OnAccountsMerged(s.endMerged, func() { go s.endMissedMerges(w) })
 	}
 	return s, nil
 }

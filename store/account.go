@@ -140,11 +140,17 @@ type Accounts interface {
 // still open on that account, which would otherwise play on as an
 // account that is no more (docs/accounts.md). Both stores are. The
 // PostgreSQL store sends its NOTIFY in the link's transaction, so that
-// every node hears of a merge when, and only if, it commits (a node
-// whose bus is down then does not); SQLite, one node, tells in process
-// once the link has committed, before Link returns.
+// every node hears of a merge when, and only if, it commits; a node
+// whose bus is down then misses it, and is told that it may have missed
+// some once its bus listens again: it asks GoneAccounts of the accounts
+// it plays as. SQLite, one node, tells in process once the link has
+// committed, before Link returns, and misses none.
 type MergeWatcher interface {
-	// OnAccountsMerged calls fn with the id of each account a link
-	// deleted, until stop; fn must not block.
-	OnAccountsMerged(fn func(gone AccountID)) (stop func())
+	// OnAccountsMerged calls merged with the id of each account a link
+	// deleted, and missed whenever news of links may have been lost
+	// since (the first time included), until stop; neither must block.
+	OnAccountsMerged(merged func(gone AccountID), missed func()) (stop func())
+	// GoneAccounts returns those of ids that are no account now, a link
+	// having deleted them, in one query.
+	GoneAccounts(ctx context.Context, ids []AccountID) ([]AccountID, error)
 }

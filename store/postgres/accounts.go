@@ -62,15 +62,45 @@ func notifyMerged(ctx context.Context, q accounts.Querier, gone store.AccountID)
 	return nil
 }
 
-// OnAccountsMerged calls fn (on the bus's goroutine: it must not block)
-// with each account a link on any node deleted; see store.MergeWatcher.
-func (s *Store) OnAccountsMerged(fn func(gone store.AccountID)) (stop func()) {
-	return s.bus.Subscribe(mergedTopic, func(payload []byte) {
+// OnAccountsMerged calls merged (on the bus's goroutine: it must not
+// block) with each account a link on any node deleted, and missed each
+// time the bus listens, having missed what was sent while it did not;
+// see store.MergeWatcher.
+func (s *Store) OnAccountsMerged(merged func(gone store.AccountID), missed func()) (stop func()) {
+	stopMerged := s.bus.Subscribe(mergedTopic, func(payload []byte) {
 		id, err := strconv.ParseInt(string(payload), 10, 64)
 		if err != nil || id <= 0 {
 			s.log.Warn("db: a merge's notice names no account", "payload", string(payload))
 			return
 		}
-		fn(store.AccountID(id))
+		merged(store.AccountID(id))
 	})
+	stopMissed := s.bus.OnListening(missed)
+	return func() {
+		stopMerged()
+		stopMissed()
+	}
+}
+
+// GoneAccounts returns those of ids that are no account now; see
+// store.MergeWatcher.
+func (s *Store) GoneAccounts(ctx context.Context, ids []store.AccountID) ([]store.AccountID, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	asked := make([]int64, len(ids))
+	for i, id := range ids {
+		asked[i] = int64(id)
+	}
+	rows, err := s.pool.Query(ctx, `
+		SELECT asked.id FROM unnest($1::bigint[]) AS asked(id)
+		WHERE NOT EXISTS (SELECT 1 FROM players p WHERE p.id = asked.id)`, asked)
+	if err != nil {
+		return nil, fmt.Errorf("gone accounts: %w", err)
+	}
+	gone, err := pgx.CollectRows(rows, pgx.RowTo[store.AccountID])
+	if err != nil {
+		return nil, fmt.Errorf("gone accounts: %w", err)
+	}
+	return gone, nil
 }

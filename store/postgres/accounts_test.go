@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	_ "github.com/jackc/pgx/v5/stdlib" // database/sql's "pgx", for goose
 	"github.com/pressly/goose/v3"
 
@@ -93,7 +94,7 @@ func TestMergesAreToldToEveryNode(t *testing.T) {
 	var told [2]chan store.AccountID
 	for i, n := range nodes {
 		told[i] = make(chan store.AccountID, 4)
-		stop := n.OnAccountsMerged(func(gone store.AccountID) { told[i] <- gone })
+		stop := n.OnAccountsMerged(func(gone store.AccountID) { told[i] <- gone }, func() {})
 		t.Cleanup(stop)
 	}
 	ann, err := nodes[0].UpsertPlayer(ctx, "SHA256:ann", "ssh-ed25519", "ann")
@@ -126,5 +127,53 @@ func TestMergesAreToldToEveryNode(t *testing.T) {
 		case <-time.After(10 * time.Second):
 			t.Errorf("node %d was not told of the merge", i)
 		}
+	}
+}
+
+// TestMergesMissedAreToldWhenTheBusListensAgain: a node whose bus loses
+// its connection misses the merges committed meanwhile; once its bus
+// listens again it is told that it may have missed some
+// (store.MergeWatcher's missed), and GoneAccounts names the account the
+// link it missed deleted.
+func TestMergesMissedAreToldWhenTheBusListensAgain(t *testing.T) {
+	ctx := context.Background()
+	url := pgtest.Database(t)
+	n := startNode(t, url, "a").store
+	missed := make(chan struct{}, 4)
+	stop := n.OnAccountsMerged(func(store.AccountID) {}, func() { missed <- struct{}{} })
+	t.Cleanup(stop)
+	ann, err := n.UpsertPlayer(ctx, "SHA256:ann", "ssh-ed25519", "ann")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lap, err := n.UpsertPlayer(ctx, "SHA256:ann-laptop", "ssh-ed25519", "lap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hash, _ := store.LinkCodeHash(store.NewLinkCode())
+	if _, err := n.AddLinkCode(ctx, store.AccountID(ann.ID), hash); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := n.Link(ctx, hash, lap.Fingerprint, false); err != nil {
+		t.Fatal(err)
+	}
+
+	admin, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close(ctx)
+	if _, err := admin.Exec(ctx, `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+		WHERE datname = current_database() AND query LIKE 'LISTEN %' AND pid <> pg_backend_pid()`); err != nil {
+		t.Fatalf("cut the bus's connection: %v", err)
+	}
+	select {
+	case <-missed:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the node was not told it may have missed merges 10 s after its bus lost its connection")
+	}
+	asked := []store.AccountID{store.AccountID(ann.ID), store.AccountID(lap.ID)}
+	if gone, err := n.GoneAccounts(ctx, asked); err != nil || len(gone) != 1 || gone[0] != store.AccountID(lap.ID) {
+		t.Fatalf("GoneAccounts(%v): %v, %v; want [%d]", asked, gone, err, lap.ID)
 	}
 }

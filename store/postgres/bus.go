@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -24,7 +26,9 @@ const channel = "ssh2048"
 // when it commits, in commit order, the sender included; a node whose
 // listening connection is down misses what is sent meanwhile (it
 // reconnects by itself, once a second), so events carry state, never
-// deltas: the next one makes up for a lost one.
+// deltas: the next one makes up for a lost one. What is told as a delta
+// (a merge, store.MergeWatcher) is made up for by its subscriber each
+// time the bus listens again (OnListening).
 type Bus struct {
 	cfg  *pgx.ConnConfig
 	pool *pgxpool.Pool
@@ -32,6 +36,7 @@ type Bus struct {
 
 	mu        sync.Mutex
 	subs      map[string]map[int]func([]byte)
+	relisten  map[int]func() // OnListening's callbacks
 	next      int
 	listening chan struct{} // closed once LISTEN has run, replaced while reconnecting
 
@@ -46,7 +51,7 @@ const maxPayload = 7900
 func newBus(cfg *pgx.ConnConfig, pool *pgxpool.Pool, log *slog.Logger) *Bus {
 	ctx, cancel := context.WithCancel(context.Background())
 	b := &Bus{cfg: cfg.Copy(), pool: pool, log: log, subs: map[string]map[int]func([]byte){},
-		listening: make(chan struct{}), cancel: cancel, done: make(chan struct{})}
+		relisten: map[int]func(){}, listening: make(chan struct{}), cancel: cancel, done: make(chan struct{})}
 	go b.loop(ctx)
 	return b
 }
@@ -80,6 +85,24 @@ func (b *Bus) Subscribe(topic string, fn func(payload []byte)) (unsubscribe func
 		b.mu.Lock()
 		defer b.mu.Unlock()
 		delete(b.subs[topic], id)
+	}
+}
+
+// OnListening calls fn each time the bus starts listening, the first
+// time and after every reconnect, from the bus's one goroutine and
+// before any event it then hears: fn must not block. What was sent
+// while the bus did not listen never reaches this node; fn is where a
+// subscriber makes up for it.
+func (b *Bus) OnListening(fn func()) (stop func()) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	id := b.next
+	b.next++
+	b.relisten[id] = fn
+	return func() {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		delete(b.relisten, id)
 	}
 }
 
@@ -135,7 +158,11 @@ func (b *Bus) listen(ctx context.Context) error {
 	default:
 		close(b.listening)
 	}
+	relisten := slices.Collect(maps.Values(b.relisten))
 	b.mu.Unlock()
+	for _, fn := range relisten {
+		fn()
+	}
 	for {
 		n, err := conn.WaitForNotification(ctx)
 		if err != nil {

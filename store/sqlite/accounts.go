@@ -3,7 +3,9 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"sync"
 
 	"github.com/ssh2048/ssh2048/store"
@@ -64,12 +66,13 @@ type merges struct {
 	fns  map[int]func(gone store.AccountID)
 }
 
-// OnAccountsMerged calls fn with each account a link through this store
-// deleted, once the link has committed and before Link returns (on its
-// caller's goroutine: fn must not block); see store.MergeWatcher. The
-// links of another process on the file are not told: links are made
+// OnAccountsMerged calls merged with each account a link through this
+// store deleted, once the link has committed and before Link returns (on
+// its caller's goroutine: merged must not block); see
+// store.MergeWatcher. Nothing told is lost, and missed is never called.
+// The links of another process on the file are not told: links are made
 // over SSH, by the server.
-func (s *Store) OnAccountsMerged(fn func(gone store.AccountID)) (stop func()) {
+func (s *Store) OnAccountsMerged(merged func(gone store.AccountID), _ func()) (stop func()) {
 	m := &s.merges
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -78,12 +81,40 @@ func (s *Store) OnAccountsMerged(fn func(gone store.AccountID)) (stop func()) {
 	}
 	id := m.next
 	m.next++
-	m.fns[id] = fn
+	m.fns[id] = merged
 	return func() {
 		m.mu.Lock()
 		defer m.mu.Unlock()
 		delete(m.fns, id)
 	}
+}
+
+// GoneAccounts returns those of ids that are no account now; see
+// store.MergeWatcher.
+func (s *Store) GoneAccounts(ctx context.Context, ids []store.AccountID) ([]store.AccountID, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	list, err := json.Marshal(ids)
+	if err != nil {
+		return nil, fmt.Errorf("gone accounts: %w", err)
+	}
+	rows, err := s.read.QueryContext(ctx, `
+		SELECT asked.value FROM json_each(?) AS asked
+		WHERE NOT EXISTS (SELECT 1 FROM players p WHERE p.id = asked.value)`, string(list))
+	if err != nil {
+		return nil, fmt.Errorf("gone accounts: %w", err)
+	}
+	defer rows.Close()
+	var gone []store.AccountID
+	for rows.Next() {
+		var id store.AccountID
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("gone accounts: %w", err)
+		}
+		gone = append(gone, id)
+	}
+	return gone, rows.Err()
 }
 
 // tell calls the callbacks with an account a link deleted.

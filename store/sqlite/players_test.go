@@ -69,9 +69,9 @@ func TestMergesAreTold(t *testing.T) {
 	ctx := t.Context()
 	s := openStore(t)
 	var told, stopped []store.AccountID
-	stop := s.OnAccountsMerged(func(gone store.AccountID) { told = append(told, gone) })
+	stop := s.OnAccountsMerged(func(gone store.AccountID) { told = append(told, gone) }, func() {})
 	defer stop()
-	s.OnAccountsMerged(func(gone store.AccountID) { stopped = append(stopped, gone) })()
+	s.OnAccountsMerged(func(gone store.AccountID) { stopped = append(stopped, gone) }, func() {})()
 	ann := addPlayer(t, s, "ann")
 	lap := addPlayer(t, s, "lap")
 	if _, err := s.NewGame(ctx, lap.ID, 4, store.KindHuman); err != nil {

@@ -397,6 +397,26 @@ func testMergedIDIsNotReused(t *testing.T, b Backend) {
 	}
 }
 
+// testGoneAccounts: of the accounts asked, GoneAccounts names those a
+// link deleted, and no other (store.MergeWatcher: what a node asks when
+// it may have missed the news of a merge).
+func testGoneAccounts(t *testing.T, b Backend) {
+	ctx := context.Background()
+	s := b.open(t)
+	ann, bob, cy := addPlayer(t, s, "ann"), addPlayer(t, s, "bob"), addPlayer(t, s, "cy")
+	asked := []store.AccountID{store.AccountID(ann.ID), store.AccountID(bob.ID), store.AccountID(cy.ID)}
+	if gone, err := s.GoneAccounts(ctx, asked); err != nil || len(gone) != 0 {
+		t.Fatalf("GoneAccounts before any link: %v, %v; want none", gone, err)
+	}
+	if _, err := s.Link(ctx, linkCode(t, s, ann.ID), bob.Fingerprint, true); err != nil {
+		t.Fatal(err)
+	}
+	gone, err := s.GoneAccounts(ctx, asked)
+	if err != nil || len(gone) != 1 || gone[0] != store.AccountID(bob.ID) {
+		t.Fatalf("GoneAccounts after bob's key joined ann's account: %v, %v; want bob's account, %d, alone", gone, err, bob.ID)
+	}
+}
+
 // testNames: a name is one account's under case folding and look-alikes;
 // it stays whatever user name later connections use; renames are rate
 // limited; a new account is named after its user name only when that is

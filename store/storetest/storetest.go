@@ -103,6 +103,7 @@ func Run(t *testing.T, b Backend) {
 		{"HiddenGameLeavesTheBotRaceBoard", testHiddenGameLeavesTheBotRaceBoard},
 		{"RemoveKey", testRemoveKey},
 		{"MergedIDIsNotReused", testMergedIDIsNotReused},
+		{"GoneAccounts", testGoneAccounts},
 		{"Names", testNames},
 		{"ConcurrentNameClaims", testConcurrentNameClaims},
 		{"ConcurrentLinks", testConcurrentLinks},
