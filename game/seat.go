@@ -20,8 +20,9 @@ type Seat struct {
 	player Player
 	// takenOver is called, once per game, when a newer session takes over
 	// a game this seat holds (ErrTakenOver), or the game left the seat's
-	// account with its key (ErrMovedAccount); it tells the player and ends
-	// the session.
+	// account with its key (ErrMovedAccount), and when a game cannot be
+	// opened as the seat's account is gone (ErrAccountGone); it tells the
+	// player and ends the session.
 	takenOver func(why error)
 	// onWatchers, if set, is called when a spectator starts or stops
 	// watching one of the seat's games (see OnWatchers).
@@ -85,8 +86,9 @@ func (st *Seat) Shown() {
 
 // Seat returns a seat for a session of player p. onTakenOver, if not nil,
 // is called when another session takes over a game the seat holds, or a
-// merge moved it to another account (why: ErrTakenOver, ErrMovedAccount;
-// from the other session's goroutine: it must not block).
+// merge moved it to another account, or deleted the seat's account
+// before a game was opened (why: ErrTakenOver, ErrMovedAccount,
+// ErrAccountGone; from whichever goroutine met it: it must not block).
 func (s *Service) Seat(p Player, onTakenOver func(why error)) *Seat {
 	return &Seat{svc: s, player: p, takenOver: onTakenOver}
 }
@@ -150,6 +152,11 @@ func (st *Seat) open(ctx context.Context, key gameKey, load func(*Play) (*store.
 	if err != nil {
 		st.svc.release(p)
 		if st.gone(ctx, err) {
+			// Whichever open met it (a screen's, a race's start), the
+			// session ends as one whose account was merged away.
+			if st.takenOver != nil {
+				st.takenOver(ErrAccountGone)
+			}
 			return nil, ErrAccountGone
 		}
 		return nil, fmt.Errorf("open %d×%d %s game %q of player %d: %w", key.size, key.size, key.kind, key.contest, st.player.ID, err)

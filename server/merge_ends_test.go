@@ -89,14 +89,7 @@ func mergeEndsSessions(t *testing.T, here, there *testServer) {
 // plain link: a key with no games of its own joins without --merge, and
 // its account is deleted all the same.)
 func TestLoginThatReadTheMergedAccountEnds(t *testing.T) {
-	dir := t.TempDir()
-	var st *heldLogins
-	s := servertest.StartOver(t, dir, "127.0.0.1:0", func(log *slog.Logger) (servertest.Backing, error) {
-		sq, err := sqlite.Open(context.Background(), dir, sqlite.WithLogger(log))
-		st = &heldLogins{Store: sq, looked: make(chan struct{}), release: make(chan struct{})}
-		return st, err
-	}, noBotRate)
-	ts := &testServer{srv: s.Srv, store: st.Store, addr: s.Addr, dir: s.Dir, logs: s.Logs}
+	ts, st := startHeldLogins(t, false)
 	bobKey, alphaKey := ts.visited(t, "bob"), ts.visited(t, "alpha")
 
 	st.hold(gossh.FingerprintSHA256(alphaKey.PublicKey()))
@@ -119,10 +112,25 @@ func TestLoginThatReadTheMergedAccountEnds(t *testing.T) {
 	}
 }
 
+// startHeldLogins starts a server over a heldLogins store; deaf: a store
+// that tells of no merge, as deafSQLite.
+func startHeldLogins(t *testing.T, deaf bool, opts ...serverOption) (*testServer, *heldLogins) {
+	t.Helper()
+	dir := t.TempDir()
+	var st *heldLogins
+	s := servertest.StartOver(t, dir, "127.0.0.1:0", func(log *slog.Logger) (servertest.Backing, error) {
+		sq, err := sqlite.Open(context.Background(), dir, sqlite.WithLogger(log))
+		st = &heldLogins{Store: sq, deaf: deaf, looked: make(chan struct{}), release: make(chan struct{})}
+		return st, err
+	}, append([]serverOption{noBotRate}, opts...)...)
+	return &testServer{srv: s.Srv, store: st.Store, addr: s.Addr, dir: s.Dir, logs: s.Logs}, st
+}
+
 // heldLogins is a store whose next login of one key, once it has looked
 // its account up, waits for release before it answers.
 type heldLogins struct {
 	*sqlite.Store
+	deaf    bool // tells of no merge
 	mu      sync.Mutex
 	held    string // the key whose next login waits
 	looked  chan struct{}
@@ -233,4 +241,11 @@ func cutBus(t *testing.T, admin *pgx.Conn, role string) (listen func()) {
 		return err == nil && n == 0
 	})
 	return listen
+}
+
+func (h *heldLogins) OnAccountsMerged(merged func(store.AccountID), missed func()) func() {
+	if h.deaf {
+		return func() {}
+	}
+	return h.Store.OnAccountsMerged(merged, missed)
 }

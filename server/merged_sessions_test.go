@@ -15,7 +15,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ssh2048/ssh2048/race"
+	"github.com/ssh2048/ssh2048/server"
 	"github.com/ssh2048/ssh2048/server/servertest"
+	"github.com/ssh2048/ssh2048/server/session"
 	"github.com/ssh2048/ssh2048/store"
 	"github.com/ssh2048/ssh2048/store/postgres"
 	"github.com/ssh2048/ssh2048/store/sqlite"
@@ -83,15 +86,14 @@ func banMergedKey(t *testing.T, adminKey gossh.Signer, here, there *testServer) 
 // key whose account then merged into another, on a node that did not
 // hear of the merge, still names the account merged away; a new game it
 // opens is refused (its account is gone), and never lands on the account
-// made next; the screen says why, and to reconnect (docs/accounts.md).
-// SQLite gave a new account the id of the account just deleted when it
-// was the newest, and the open screen's next board became that
-// stranger's game; where the id was not given again the screen showed
-// the store's error, cut short.
+// made next; the screen ends with the line and status 3 of a session
+// whose key joined another account (docs/accounts.md). SQLite gave a new
+// account the id of the account just deleted when it was the newest,
+// and the open screen's next board became that stranger's game.
 func TestMergedKeysScreenMakesNoStrangersGame(t *testing.T) {
 	ts := startDeafServer(t)
 	bobKey, alphaKey := ts.visited(t, "bob"), newKey(t)
-	alpha := openScreen(t, ts.dial(t, "alpha", alphaKey), "", 80, 24)
+	alpha := openScreen(t, ts.dial(t, "alpha", alphaKey), "", 100, 30)
 	alpha.waitText("alpha's game", "Moves 0")
 	code := linkCodeOf(t, accountServer{ts, nil}, bobKey)
 	if r := run(t, ts.dial(t, "alpha", alphaKey), "link "+code+" --merge", ""); r.code != 0 {
@@ -99,12 +101,9 @@ func TestMergedKeysScreenMakesNoStrangersGame(t *testing.T) {
 	}
 	ts.visited(t, "carl") // the account made next
 	alpha.send("5")
-	screen := alpha.waitUntil("the 5×5 board, or its refusal", func(s string) bool {
-		return strings.Contains(s, "Could not open your 5×5 game") || strings.Contains(s, "2048 5×5")
-	})
-	// The line fits 80 columns, whole.
-	if want := "Could not open your 5×5 game: this key joined another account; reconnect"; !strings.Contains(screen, want) {
-		t.Errorf("alpha's open screen, its account merged away, after 5:\n%s\nwant the 4×4 board kept and %q", screen, want)
+	if status := alpha.wait(); status != wire.ExitTakenOver || !strings.Contains(alpha.text(), session.MovedText) {
+		t.Errorf("alpha's open screen, its account merged away, after 5: status %d, screen\n%s\nwant %d and %q",
+			status, alpha.text(), wire.ExitTakenOver, session.MovedText)
 	}
 	carl, err := ts.store.FindPlayer(context.Background(), "carl")
 	if err != nil {
@@ -113,8 +112,6 @@ func TestMergedKeysScreenMakesNoStrangersGame(t *testing.T) {
 	if games, err := ts.store.PlayerGames(context.Background(), carl.ID, 10); err != nil || len(games) != 0 {
 		t.Fatalf("carl's games: %+v, %v; want none: alpha's open screen played on carl's account", games, err)
 	}
-	alpha.send("q")
-	alpha.wait()
 }
 
 // TestMergedKeysGameTakenOverByItsAccount: a bot left open on a key
@@ -169,4 +166,60 @@ func startDeafServer(t *testing.T, opts ...serverOption) *testServer {
 		return deafSQLite{sq}, err
 	}, append([]serverOption{noBotRate}, opts...)...)
 	return &testServer{srv: s.Srv, store: sq, addr: s.Addr, dir: s.Dir, logs: s.Logs}
+}
+
+// TestMergedKeysOpenEndsTheSession: a session that logged in as an
+// account a link deleted just after, on a node that did not hear of the
+// link, opens its game (its bot's, its screen's, the daily, its race's
+// once the race runs): the account is gone, and the session ends with
+// the line and status 3 of a session whose key joined another account,
+// not as a failure of the server's.
+func TestMergedKeysOpenEndsTheSession(t *testing.T) {
+	tests := []struct {
+		name   string
+		cmd    string // a screen's command line, or the arguments of a bot's
+		screen bool
+		race   bool // another racer joins with the same command, so that the race runs
+		says   string
+	}{
+		{name: "bot", cmd: "--size 4", says: "ssh2048: " + session.MovedText},
+		{name: "racing bot", cmd: "--race --size 3", race: true, says: "ssh2048: " + session.MovedText},
+		{name: "game screen", cmd: "play --size 4", screen: true, says: session.MovedText},
+		{name: "daily", cmd: "daily", screen: true, says: session.MovedText},
+		{name: "race screen", cmd: "race", screen: true, race: true, says: "This key joined another account"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ts, held := startHeldLogins(t, true,
+				servertest.Races(race.WithTimes(200*time.Millisecond, 200*time.Millisecond, 8*time.Second)),
+				func(c *server.Config) { c.Limits.KeyRate = 1000 })
+			bobKey, alphaKey := ts.visited(t, "bob"), ts.visited(t, "alpha")
+			held.hold(gossh.FingerprintSHA256(alphaKey.PublicKey()))
+			open := func(c *gossh.Client) func() (int, string) {
+				if tt.screen {
+					scr := openScreen(t, c, tt.cmd, 100, 30)
+					return func() (int, string) { return scr.wait(), scr.text() }
+				}
+				b := startBot(t, c, tt.cmd)
+				return func() (int, string) { return b.wait(), strings.TrimSpace(b.stderr.String()) }
+			}
+			alpha := open(ts.dial(t, "alpha", alphaKey))
+			select {
+			case <-held.looked:
+			case <-time.After(10 * time.Second):
+				t.Fatal("alpha's session never looked its account up")
+			}
+			code := linkCodeOf(t, accountServer{ts, nil}, bobKey)
+			if r := run(t, ts.dial(t, "alpha", alphaKey), "link "+code, ""); r.code != wire.ExitOK {
+				t.Fatalf("alpha's key joins bob's account: %+v", r)
+			}
+			close(held.release)
+			if tt.race {
+				open(ts.dial(t, "carl", newKey(t)))
+			}
+			if status, said := alpha(); status != wire.ExitTakenOver || !strings.Contains(said, tt.says) {
+				t.Errorf("alpha's %s, its account merged away: status %d, said\n%s\nwant %d and %q", tt.name, status, said, wire.ExitTakenOver, tt.says)
+			}
+		})
+	}
 }

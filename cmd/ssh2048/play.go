@@ -158,7 +158,7 @@ func play(data, database string, size int, theme string, lp localKey, log *slog.
 		taken.Store(true)
 		if p := prog.Load(); p != nil {
 			var msg tea.Msg = event.TakenOverMsg{}
-			if errors.Is(why, game.ErrMovedAccount) {
+			if errors.Is(why, game.ErrMovedAccount) || errors.Is(why, game.ErrAccountGone) {
 				msg = event.EndMsg{Text: session.MovedText}
 			}
 			go p.Send(msg)

@@ -59,6 +59,8 @@ func (t *Table) runBot(sess *session.Session, fs *commandFlags, args []string) i
 	case errors.Is(err, game.ErrShuttingDown):
 		wish.Errorln(sess, "ssh2048: "+t.noticeText(session.Shutdown))
 		return wire.ExitRestart
+	case errors.Is(err, game.ErrAccountGone):
+		return t.sayGoodbye(sess, session.Moved)
 	case err != nil:
 		t.log.Error("open bot game", "player", sess.Player.ID, "size", *size, "err", err)
 		wish.Errorln(sess, "ssh2048: could not open your game; try again later.")

@@ -216,10 +216,11 @@ func (t *Table) runOpened(sess *session.Session, open func() Screen) int {
 }
 
 // seat is the session's seat at the game service: a game it holds that a
-// newer session takes over ends this one with session.TakenOver.
+// newer session takes over ends this one with session.TakenOver; a merge
+// that moved its game, or deleted its account, with session.Moved.
 func (t *Table) seat(sess *session.Session) *game.Seat {
 	return t.games.Seat(sess.Player, func(why error) {
-		if errors.Is(why, game.ErrMovedAccount) {
+		if errors.Is(why, game.ErrMovedAccount) || errors.Is(why, game.ErrAccountGone) {
 			sess.Notify(session.Moved)
 			return
 		}

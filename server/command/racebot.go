@@ -81,6 +81,13 @@ func (t *Table) runRaceBot(sess *session.Session, size int, room string) int {
 	}
 	play := ticket.Play()
 	if play == nil {
+		// The seat was told why, if a merge deleted its account, before
+		// the race that could not open its game ran.
+		select {
+		case n := <-sess.Notices:
+			return t.sayGoodbye(sess, n)
+		default:
+		}
 		wish.Errorln(sess, "ssh2048: could not open your race game; try again later.")
 		return wire.ExitError
 	}
