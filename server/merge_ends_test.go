@@ -94,16 +94,7 @@ func TestLoginThatReadTheMergedAccountEnds(t *testing.T) {
 
 	st.hold(gossh.FingerprintSHA256(alphaKey.PublicKey()))
 	bot := startBot(t, ts.dial(t, "alpha", alphaKey), "--size 4")
-	select {
-	case <-st.looked:
-	case <-time.After(10 * time.Second):
-		t.Fatal("alpha's bot never looked its account up")
-	}
-	code := linkCodeOf(t, accountServer{ts, nil}, bobKey)
-	if r := run(t, ts.dial(t, "alpha", alphaKey), "link "+code, ""); r.code != wire.ExitOK {
-		t.Fatalf("alpha's key joins bob's account: %+v", r)
-	}
-	close(st.release)
+	st.linkWhileHeld(t, ts, alphaKey, bobKey)
 
 	line := "ssh2048: " + session.MovedText
 	if code := bot.wait(); code != wire.ExitTakenOver || strings.TrimSpace(bot.stderr.String()) != line {
@@ -142,6 +133,23 @@ func (h *heldLogins) hold(fingerprint string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.held = fingerprint
+}
+
+// linkWhileHeld links key (a plain link: its account has no games) to
+// the account of into, once the key's held login has looked its account
+// up, and lets that login go on.
+func (h *heldLogins) linkWhileHeld(t *testing.T, ts *testServer, key, into gossh.Signer) {
+	t.Helper()
+	select {
+	case <-h.looked:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the held login never looked its account up")
+	}
+	code := linkCodeOf(t, accountServer{ts, nil}, into)
+	if r := run(t, ts.dial(t, "linking", key), "link "+code, ""); r.code != wire.ExitOK {
+		t.Fatalf("the held login's key joins the other account: %+v", r)
+	}
+	close(h.release)
 }
 
 func (h *heldLogins) UpsertPlayer(ctx context.Context, fingerprint, keyType, rawName string) (store.Player, error) {

@@ -204,16 +204,7 @@ func TestMergedKeysOpenEndsTheSession(t *testing.T) {
 				return func() (int, string) { return b.wait(), strings.TrimSpace(b.stderr.String()) }
 			}
 			alpha := open(ts.dial(t, "alpha", alphaKey))
-			select {
-			case <-held.looked:
-			case <-time.After(10 * time.Second):
-				t.Fatal("alpha's session never looked its account up")
-			}
-			code := linkCodeOf(t, accountServer{ts, nil}, bobKey)
-			if r := run(t, ts.dial(t, "alpha", alphaKey), "link "+code, ""); r.code != wire.ExitOK {
-				t.Fatalf("alpha's key joins bob's account: %+v", r)
-			}
-			close(held.release)
+			held.linkWhileHeld(t, ts, alphaKey, bobKey)
 			if tt.race {
 				open(ts.dial(t, "carl", newKey(t)))
 			}
