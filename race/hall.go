@@ -23,6 +23,7 @@ package race
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"slices"
 	"sync"
@@ -102,6 +103,18 @@ func (h *Hall) Close() {
 
 // now is the service's clock.
 func (h *Hall) now() time.Time { return h.svc.Now() }
+
+// openFailed logs a racer's game that could not be opened as the race
+// starts: the racer is out. An account a link merged away is the
+// player's doing, and their session is told (game.ErrAccountGone), so
+// it is no error of the server's.
+func (h *Hall) openFailed(race string, player int64, err error) {
+	level := slog.LevelError
+	if errors.Is(err, game.ErrAccountGone) {
+		level = slog.LevelInfo
+	}
+	h.log.Log(context.Background(), level, "open race game", "race", race, "player", player, "err", err)
+}
 
 // Stats is what the hall holds right now, for an operator's metrics.
 type Stats struct {

@@ -382,7 +382,7 @@ func (r *race) start() {
 		}
 		p, err := rc.seat.OpenContest(ctx, r.size, rc.kind(), v.ID, r.seed, ends, r)
 		if err != nil {
-			r.hall.log.Error("open race game", "race", v.ID, "player", rc.player.ID, "err", err)
+			r.hall.openFailed(v.ID, rc.player.ID, err)
 			rc.left, rc.forfeit = true, true
 			continue
 		}

@@ -920,7 +920,7 @@ func (f *farRace) open(st raceState) {
 		}
 		f.mu.Unlock()
 		if err != nil {
-			f.hall.log.Error("open race game", "race", st.Race, "player", t.me.player.ID, "err", err)
+			f.hall.openFailed(st.Race, t.me.player.ID, err)
 			f.tell(t, raceRequest{Op: opLeave}) // as on the owner: the racer is out
 			continue
 		}

@@ -211,6 +211,13 @@ func TestMergedKeysOpenEndsTheSession(t *testing.T) {
 			if status, said := alpha(); status != wire.ExitTakenOver || !strings.Contains(said, tt.says) {
 				t.Errorf("alpha's %s, its account merged away: status %d, said\n%s\nwant %d and %q", tt.name, status, said, wire.ExitTakenOver, tt.says)
 			}
+			// An account merged away is the player's doing, not the
+			// server's fault: nothing an operator should be paged for.
+			for line := range strings.Lines(ts.logs.String()) {
+				if strings.Contains(line, "level=ERROR") {
+					t.Errorf("logged as an error: %s", line)
+				}
+			}
 		})
 	}
 }
