@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -79,6 +80,15 @@ func startProcess(t *testing.T, bin, data string, env ...string) *process {
 	return startProcessAt(t, bin, data, "127.0.0.1:0", env...)
 }
 
+// logTail is how many of a failed test's server log lines are shown.
+const logTail = 300
+
+// lastLines returns the last n lines of text.
+func lastLines(text string, n int) string {
+	lines := strings.SplitAfter(text, "\n")
+	return strings.Join(lines[max(0, len(lines)-n):], "")
+}
+
 // startProcessAt runs the binary on listen and waits until it listens.
 func startProcessAt(t *testing.T, bin, data, listen string, env ...string) *process {
 	t.Helper()
@@ -96,6 +106,11 @@ func startProcessAt(t *testing.T, bin, data, listen string, env ...string) *proc
 		if cmd.ProcessState == nil {
 			cmd.Process.Kill()
 			<-p.exited
+		}
+		if t.Failed() {
+			// What the server said is often the only clue to a failure
+			// seen once, in CI.
+			t.Logf("log of the server on %s (its last %d lines):\n%s", cmp.Or(p.addr, listen), logTail, lastLines(p.logs.String(), logTail))
 		}
 	})
 	addr := make(chan string, 1)
