@@ -113,6 +113,13 @@ var (
 type Accounts interface {
 	// Account returns an account, or ErrNotFound.
 	Account(ctx context.Context, id AccountID) (Account, error)
+	// MergedInto returns the account that id is part of now, id being
+	// an account a link deleted (Link: the key's account merged into the
+	// code's), following the merges of that account since (merged into
+	// B, then B into C: C); ErrNotFound if no link deleted id: an
+	// account's id, or one never given. The web site sends the pages of
+	// such an id on to that account's.
+	MergedInto(ctx context.Context, id AccountID) (AccountID, error)
 	// AccountKeys lists an account's keys, oldest first.
 	AccountKeys(ctx context.Context, id AccountID) ([]Key, error)
 	// RemoveKey removes a key from the account: ErrNotFound if it is not

@@ -133,6 +133,32 @@ func TestBucketsMigrationDown(t *testing.T) {
 	storetest.CheckBucketsDown(t, db, p)
 }
 
+// TestMergedAccountsMigration: migration 00022 adds merged_accounts,
+// which a merge writes; its Down drops it (storetest.CheckMergedAccountsDown).
+func TestMergedAccountsMigration(t *testing.T) {
+	url := pgtest.Database(t)
+	s, err := postgres.Open(context.Background(), url, postgres.WithLogger(quiet))
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept, gone := storetest.MergeOneAccount(t, s)
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	pool, err := pgxpool.New(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	db := stdlib.OpenDBFromPool(pool)
+	defer db.Close()
+	p, err := goose.NewProvider(goose.DialectPostgres, db, migrations.Postgres, goose.WithDisableGlobalRegistry(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	storetest.CheckMergedAccountsDown(t, db, p, kept, gone)
+}
+
 // TestNodesStartingTogetherMigrateOnce: four stores open one empty
 // database at once, as nodes starting together do; goose's advisory lock
 // lets one migrate, the others find nothing to do.

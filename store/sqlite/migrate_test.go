@@ -547,3 +547,23 @@ func TestAccountIDsMigration(t *testing.T) {
 	check("after Up again", true, want)
 
 }
+
+// TestMergedAccountsMigration: migration 00022 adds merged_accounts,
+// which a merge writes; its Down drops it (storetest.CheckMergedAccountsDown).
+func TestMergedAccountsMigration(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Open(context.Background(), dir, WithLogger(quiet))
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept, gone := storetest.MergeOneAccount(t, s)
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	db := rawWriteDB(t, dir)
+	p, err := goose.NewProvider(goose.DialectSQLite3, db, migrations.SQLite, goose.WithDisableGlobalRegistry(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	storetest.CheckMergedAccountsDown(t, db, p, kept, gone)
+}

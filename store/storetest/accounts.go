@@ -417,6 +417,44 @@ func testGoneAccounts(t *testing.T, b Backend) {
 	}
 }
 
+// testMergedInto: an account a link merged away resolves to the account
+// it is part of now, through every later merge of that one (ann into
+// bob, then bob into cy: ann is cy); an account's own id, and an id
+// never given, are no merged account (ErrNotFound). The web site sends
+// the old page of a merged account on to the account it joined.
+func testMergedInto(t *testing.T, b Backend) {
+	ctx := context.Background()
+	s := b.open(t)
+	ann, bob, cy := addPlayer(t, s, "ann"), addPlayer(t, s, "bob"), addPlayer(t, s, "cy")
+	if _, err := s.Link(ctx, linkCode(t, s, bob.ID), ann.Fingerprint, true); err != nil {
+		t.Fatalf("ann's key joins bob's account: %v", err)
+	}
+	if into, err := s.MergedInto(ctx, store.AccountID(ann.ID)); err != nil || into != store.AccountID(bob.ID) {
+		t.Fatalf("MergedInto(ann's account) after ann joined bob: %d, %v; want bob's, %d", into, err, bob.ID)
+	}
+	if _, err := s.Link(ctx, linkCode(t, s, cy.ID), bob.Fingerprint, true); err != nil {
+		t.Fatalf("bob's key joins cy's account: %v", err)
+	}
+	for _, c := range []struct {
+		what string
+		id   int64
+		want store.AccountID // 0: ErrNotFound
+	}{
+		{"ann's, merged into bob's, then bob's into cy's", ann.ID, store.AccountID(cy.ID)},
+		{"bob's, merged into cy's", bob.ID, store.AccountID(cy.ID)},
+		{"cy's, an account", cy.ID, 0},
+		{"an id never given", cy.ID + 1000, 0},
+	} {
+		into, err := s.MergedInto(ctx, store.AccountID(c.id))
+		switch {
+		case c.want == 0 && !errors.Is(err, store.ErrNotFound):
+			t.Errorf("MergedInto(%s): %d, %v; want ErrNotFound", c.what, into, err)
+		case c.want != 0 && (err != nil || into != c.want):
+			t.Errorf("MergedInto(%s): %d, %v; want %d", c.what, into, err, c.want)
+		}
+	}
+}
+
 // testNames: a name is one account's under case folding and look-alikes;
 // it stays whatever user name later connections use; renames are rate
 // limited; a new account is named after its user name only when that is

@@ -184,3 +184,40 @@ func scoreBucket(score int64) int64 {
 	prefix, _ := strconv.ParseInt(digits[:min(3, len(digits))], 10, 64)
 	return int64(len(digits))*1000 + prefix
 }
+
+// MergeOneAccount merges a new account into another through s, as `link
+// CODE --merge` does, and returns both ids: what migration 00022's
+// merged_accounts records.
+func MergeOneAccount(t *testing.T, s Store) (kept, gone store.AccountID) {
+	t.Helper()
+	ann, bob := addPlayer(t, s, "ann"), addPlayer(t, s, "bob")
+	if _, err := s.Link(context.Background(), linkCode(t, s, ann.ID), bob.Fingerprint, true); err != nil {
+		t.Fatalf("bob's key joins ann's account: %v", err)
+	}
+	return store.AccountID(ann.ID), store.AccountID(bob.ID)
+}
+
+// CheckMergedAccountsDown: merged_accounts (migration 00022) holds the
+// merge of gone into kept (MergeOneAccount); its Down drops the table,
+// and Up makes it again, empty: a merge that Down forgot is not made up.
+func CheckMergedAccountsDown(t *testing.T, db *sql.DB, p *goose.Provider, kept, gone store.AccountID) {
+	t.Helper()
+	ctx := context.Background()
+	var joined store.AccountID
+	if err := db.QueryRow(`SELECT joined_id FROM merged_accounts WHERE account_id = $1`, int64(gone)).Scan(&joined); err != nil || joined != kept {
+		t.Fatalf("merged_accounts of account %d: %d, %v; want %d", gone, joined, err, kept)
+	}
+	if _, err := p.DownTo(ctx, 21); err != nil {
+		t.Fatalf("down to 00021: %v", err)
+	}
+	if _, err := db.Exec(`SELECT 1 FROM merged_accounts`); err == nil {
+		t.Error("merged_accounts is still there after Down")
+	}
+	if _, err := p.Up(ctx); err != nil {
+		t.Fatalf("up again: %v", err)
+	}
+	var n int
+	if err := db.QueryRow(`SELECT count(*) FROM merged_accounts`).Scan(&n); err != nil || n != 0 {
+		t.Errorf("merged_accounts after Up again: %d rows, %v; want none", n, err)
+	}
+}

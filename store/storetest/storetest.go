@@ -104,6 +104,7 @@ func Run(t *testing.T, b Backend) {
 		{"RemoveKey", testRemoveKey},
 		{"MergedIDIsNotReused", testMergedIDIsNotReused},
 		{"GoneAccounts", testGoneAccounts},
+		{"MergedInto", testMergedInto},
 		{"Names", testNames},
 		{"ConcurrentNameClaims", testConcurrentNameClaims},
 		{"ConcurrentLinks", testConcurrentLinks},

@@ -528,7 +528,37 @@ func mergeAccounts(ctx context.Context, tx Querier, now, to, from int64) error {
 	if _, err := tx.Exec(ctx, `DELETE FROM players WHERE id = $1`, from); err != nil {
 		return fmt.Errorf("delete account: %w", err)
 	}
+	// Its id lives on in links players shared (MergedInto).
+	if _, err := tx.Exec(ctx, `INSERT INTO merged_accounts (account_id, joined_id, merged_at) VALUES ($1, $2, $3)`,
+		from, to, now); err != nil {
+		return fmt.Errorf("record the merge: %w", err)
+	}
 	return nil
+}
+
+// maxMergeChain bounds MergedInto's walk. Ids are never given twice, so
+// merged_accounts holds no loop; the bound keeps a damaged table from
+// making one read walk forever.
+const maxMergeChain = 1000
+
+// MergedInto is the account that id, an account a link merged away, is
+// part of now (see store.Accounts.MergedInto): the end of its chain of
+// merges, or store.ErrNotFound if no link merged id away.
+func MergedInto(ctx context.Context, q Querier, id store.AccountID) (store.AccountID, error) {
+	var into int64
+	err := q.QueryRow(ctx, `WITH RECURSIVE chain(id, depth) AS (
+			SELECT joined_id, 1 FROM merged_accounts WHERE account_id = $1
+			UNION ALL
+			SELECT m.joined_id, c.depth + 1 FROM merged_accounts m JOIN chain c ON m.account_id = c.id
+			WHERE c.depth < $2)
+		SELECT id FROM chain ORDER BY depth DESC LIMIT 1`, int64(id), maxMergeChain).Scan(&into)
+	if errors.Is(err, ErrNoRows) {
+		return 0, fmt.Errorf("account %d merged into: %w", id, store.ErrNotFound)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("account %d merged into: %w", id, err)
+	}
+	return store.AccountID(into), nil
 }
 
 // mergeRatings keeps one race rating for the merged account: the one of

@@ -81,6 +81,12 @@ func (m Methods[T]) Account(ctx context.Context, id store.AccountID) (store.Acco
 	return Account(ctx, m.read, id)
 }
 
+// MergedInto is the account that id, merged away by a link, is part of
+// now, or store.ErrNotFound.
+func (m Methods[T]) MergedInto(ctx context.Context, id store.AccountID) (store.AccountID, error) {
+	return MergedInto(ctx, m.read, id)
+}
+
 // AccountKeys lists an account's keys, oldest first.
 func (m Methods[T]) AccountKeys(ctx context.Context, id store.AccountID) ([]store.Key, error) {
 	return Keys(ctx, m.read, id)
