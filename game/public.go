@@ -49,17 +49,46 @@ func (s *Service) RatingBoard(ctx context.Context, limit int) ([]store.RatingEnt
 // ErrNoPlayer: no player has that id.
 var ErrNoPlayer = errors.New("no such player")
 
+// MergedError is PlayerByID's answer for the id of an account a link
+// merged into another (store.Accounts.MergedInto): no player has the id
+// now (it is ErrNoPlayer too), but Into, the account it is part of now,
+// is where its pages went.
+type MergedError struct{ ID, Into int64 }
+
+func (e *MergedError) Error() string {
+	return fmt.Sprintf("player %d: merged into %d", e.ID, e.Into)
+}
+
+func (e *MergedError) Unwrap() error { return ErrNoPlayer }
+
 // PlayerByID returns the player with that store id (never a guest: they
-// are not stored), or ErrNoPlayer.
+// are not stored), or ErrNoPlayer, a *MergedError where a link merged the
+// account away.
 func (s *Service) PlayerByID(ctx context.Context, id int64) (Player, error) {
 	p, err := s.store.PlayerByID(ctx, id)
 	if errors.Is(err, store.ErrNotFound) {
-		return Player{}, fmt.Errorf("player %d: %w", id, ErrNoPlayer)
+		return Player{}, s.mergedInto(ctx, id)
 	}
 	if err != nil {
 		return Player{}, err
 	}
 	return Player{ID: p.ID, Name: store.DisplayName(p.Name, p.Fingerprint), Fingerprint: p.Fingerprint}, nil
+}
+
+// mergedInto is PlayerByID's error for an id that is no player's.
+func (s *Service) mergedInto(ctx context.Context, id int64) error {
+	as, ok := s.store.(store.Accounts)
+	if !ok {
+		return fmt.Errorf("player %d: %w", id, ErrNoPlayer)
+	}
+	into, err := as.MergedInto(ctx, store.AccountID(id))
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return fmt.Errorf("player %d: %w", id, ErrNoPlayer)
+	case err != nil:
+		return fmt.Errorf("player %d: %w", id, err)
+	}
+	return &MergedError{ID: id, Into: int64(into)}
 }
 
 // PlayerGames lists the player's games as anyone may see them (the web

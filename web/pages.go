@@ -540,6 +540,8 @@ func (s *Site) dailyOn(contest string) bool {
 	return game.DailyOn(contest, s.cfg.Games.Today())
 }
 
+// playerData is the page of player {id}; StatusMovedPermanently with the
+// id alone of the account it is part of now when a link merged it away.
 func (s *Site) playerData(r *http.Request) (playerView, int, error) {
 	id, err := idParam(r)
 	if err != nil {
@@ -548,6 +550,9 @@ func (s *Site) playerData(r *http.Request) (playerView, int, error) {
 	ctx, cancel := readCtx(r)
 	defer cancel()
 	p, err := s.cfg.Games.PlayerByID(ctx, id)
+	if merged := (*game.MergedError)(nil); errors.As(err, &merged) {
+		return playerView{Player: game.Player{ID: merged.Into}}, http.StatusMovedPermanently, nil
+	}
 	if errors.Is(err, game.ErrNoPlayer) {
 		return playerView{}, http.StatusNotFound, errors.New("there is no such player")
 	}
@@ -578,9 +583,19 @@ func (s *Site) playerData(r *http.Request) (playerView, int, error) {
 	return v, http.StatusOK, nil
 }
 
+// movedTo answers a request for the page of an account a link merged
+// away (playerData's StatusMovedPermanently) with the same route of the
+// account it joined: links to the old page were shared, and a permanent
+// redirect lets browsers and crawlers follow them for good.
+func movedTo(w http.ResponseWriter, r *http.Request, route string, into int64) {
+	http.Redirect(w, r, route+strconv.FormatInt(into, 10), http.StatusMovedPermanently)
+}
+
 func (s *Site) player(w http.ResponseWriter, r *http.Request) {
 	v, code, err := s.playerData(r)
 	switch {
+	case code == http.StatusMovedPermanently:
+		movedTo(w, r, "/player/", v.Player.ID)
 	case code == http.StatusNotFound:
 		s.notFound(w, r, "There is no such player.")
 	case err != nil:
@@ -606,6 +621,9 @@ type gameSummaryJSON struct {
 func (s *Site) apiPlayer(w http.ResponseWriter, r *http.Request) {
 	v, code, err := s.playerData(r)
 	switch {
+	case code == http.StatusMovedPermanently:
+		movedTo(w, r, "/api/player/", v.Player.ID)
+		return
 	case code == http.StatusNotFound:
 		s.writeJSON(w, code, apiError{"no such player"})
 		return
