@@ -2,6 +2,7 @@ package postgres_test
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -106,16 +107,17 @@ func TestOldGenerator(t *testing.T) {
 	})
 }
 
-// TestBucketsMigrationDown: migration 00014 dropped the rank buckets;
-// its Down puts them back counting every best, with their triggers
-// (storetest.CheckBucketsDown).
-func TestBucketsMigrationDown(t *testing.T) {
+// migratedBy opens a store on a fresh database, lets write fill it, and
+// closes it: what a migration's Down then starts from, with goose on the
+// database.
+func migratedBy(t *testing.T, write func(s storetest.Store)) (*sql.DB, *goose.Provider) {
+	t.Helper()
 	url := pgtest.Database(t)
 	s, err := postgres.Open(context.Background(), url, postgres.WithLogger(quiet))
 	if err != nil {
 		t.Fatal(err)
 	}
-	storetest.SpreadScores(t, s)
+	write(s)
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -123,39 +125,29 @@ func TestBucketsMigrationDown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer pool.Close()
+	t.Cleanup(pool.Close)
 	db := stdlib.OpenDBFromPool(pool)
-	defer db.Close()
+	t.Cleanup(func() { db.Close() })
 	p, err := goose.NewProvider(goose.DialectPostgres, db, migrations.Postgres, goose.WithDisableGlobalRegistry(true))
 	if err != nil {
 		t.Fatal(err)
 	}
+	return db, p
+}
+
+// TestBucketsMigrationDown: migration 00014 dropped the rank buckets;
+// its Down puts them back counting every best, with their triggers
+// (storetest.CheckBucketsDown).
+func TestBucketsMigrationDown(t *testing.T) {
+	db, p := migratedBy(t, func(s storetest.Store) { storetest.SpreadScores(t, s) })
 	storetest.CheckBucketsDown(t, db, p)
 }
 
 // TestMergedAccountsMigration: migration 00022 adds merged_accounts,
 // which a merge writes; its Down drops it (storetest.CheckMergedAccountsDown).
 func TestMergedAccountsMigration(t *testing.T) {
-	url := pgtest.Database(t)
-	s, err := postgres.Open(context.Background(), url, postgres.WithLogger(quiet))
-	if err != nil {
-		t.Fatal(err)
-	}
-	kept, gone := storetest.MergeOneAccount(t, s)
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
-	pool, err := pgxpool.New(context.Background(), url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pool.Close()
-	db := stdlib.OpenDBFromPool(pool)
-	defer db.Close()
-	p, err := goose.NewProvider(goose.DialectPostgres, db, migrations.Postgres, goose.WithDisableGlobalRegistry(true))
-	if err != nil {
-		t.Fatal(err)
-	}
+	var kept, gone store.AccountID
+	db, p := migratedBy(t, func(s storetest.Store) { kept, gone = storetest.MergeOneAccount(t, s) })
 	storetest.CheckMergedAccountsDown(t, db, p, kept, gone)
 }
 

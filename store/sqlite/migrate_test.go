@@ -327,16 +327,17 @@ func TestAccountsMigrationKeepsEveryPlayer(t *testing.T) {
 	storetest.CheckPlayersBecameAccounts(t, s)
 }
 
-// TestBucketsMigrationDown: migration 00014 dropped the rank buckets;
-// its Down puts them back counting every best, with their triggers
-// (storetest.CheckBucketsDown).
-func TestBucketsMigrationDown(t *testing.T) {
+// migratedBy opens a store on a fresh database, lets write fill it, and
+// closes it: what a migration's Down then starts from, with goose on the
+// file.
+func migratedBy(t *testing.T, write func(s storetest.Store)) (*sql.DB, *goose.Provider) {
+	t.Helper()
 	dir := t.TempDir()
 	s, err := Open(context.Background(), dir, WithLogger(quiet))
 	if err != nil {
 		t.Fatal(err)
 	}
-	storetest.SpreadScores(t, s)
+	write(s)
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -345,6 +346,14 @@ func TestBucketsMigrationDown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return db, p
+}
+
+// TestBucketsMigrationDown: migration 00014 dropped the rank buckets;
+// its Down puts them back counting every best, with their triggers
+// (storetest.CheckBucketsDown).
+func TestBucketsMigrationDown(t *testing.T) {
+	db, p := migratedBy(t, func(s storetest.Store) { storetest.SpreadScores(t, s) })
 	storetest.CheckBucketsDown(t, db, p)
 }
 
@@ -551,19 +560,7 @@ func TestAccountIDsMigration(t *testing.T) {
 // TestMergedAccountsMigration: migration 00022 adds merged_accounts,
 // which a merge writes; its Down drops it (storetest.CheckMergedAccountsDown).
 func TestMergedAccountsMigration(t *testing.T) {
-	dir := t.TempDir()
-	s, err := Open(context.Background(), dir, WithLogger(quiet))
-	if err != nil {
-		t.Fatal(err)
-	}
-	kept, gone := storetest.MergeOneAccount(t, s)
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
-	db := rawWriteDB(t, dir)
-	p, err := goose.NewProvider(goose.DialectSQLite3, db, migrations.SQLite, goose.WithDisableGlobalRegistry(true))
-	if err != nil {
-		t.Fatal(err)
-	}
+	var kept, gone store.AccountID
+	db, p := migratedBy(t, func(s storetest.Store) { kept, gone = storetest.MergeOneAccount(t, s) })
 	storetest.CheckMergedAccountsDown(t, db, p, kept, gone)
 }
