@@ -96,7 +96,10 @@ func TestUnreadInputEndsTheSession(t *testing.T) {
 
 	t.Run("before a command", func(t *testing.T) {
 		ch, stderr, status := rawSession(t, c)
-		if _, err := io.WriteString(ch, flood); err != nil {
+		// The server may close the channel before the whole flood is
+		// written (it is past the bound half-way): the write then ends
+		// with io.EOF, and the status says why.
+		if _, err := io.WriteString(ch, flood); err != nil && !errors.Is(err, io.EOF) {
 			t.Fatal(err)
 		}
 		if code := waitStatus(t, status, "before a command"); code != wire.ExitFlooded {
