@@ -2,10 +2,12 @@ package server_test
 
 import (
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/charmbracelet/x/ansi"
+	"github.com/ssh2048/ssh2048/wire"
 )
 
 // helpEntries is `help`'s listing by command: each entry's lines, from
@@ -64,6 +66,29 @@ func TestHelpListsEveryFlag(t *testing.T) {
 			if w := ansi.StringWidth(line); w > 80 {
 				t.Errorf("%s: a line of %d columns: %q", what, w, line)
 			}
+		}
+	}
+}
+
+// TestHelpNamesEveryExitStatus: `help`'s last paragraph names every
+// status a session over SSH can end with (wire's, but for 8, a record
+// newer than the binary, which only the local `ssh2048 verify FILE`
+// meets): scripts read it as the contract README.md's table is.
+func TestHelpNamesEveryExitStatus(t *testing.T) {
+	ts := startServer(t)
+	help := run(t, ts.dial(t, "h", newKey(t)), "help", "").stdout
+	_, statuses, ok := strings.Cut(help, "Exit status")
+	if !ok {
+		t.Fatalf("help has no paragraph of exit statuses:\n%s", help)
+	}
+	statuses = strings.Join(strings.Fields(statuses), " ")
+	for _, code := range []int{
+		wire.ExitOK, wire.ExitError, wire.ExitUsage, wire.ExitTakenOver, wire.ExitRestart, wire.ExitRefuted,
+		wire.ExitNotFound, wire.ExitInPlay, wire.ExitInactive, wire.ExitRoom, wire.ExitBanned,
+		wire.ExitAdminRefused, wire.ExitFlooded, wire.ExitRefused, wire.ExitMerge,
+	} {
+		if !regexp.MustCompile(`(^|[:,] )` + strconv.Itoa(code) + ` [a-z]`).MatchString(statuses) {
+			t.Errorf("help does not name status %d:\n%s", code, statuses)
 		}
 	}
 }

@@ -36,13 +36,15 @@ func (t *Table) writeHelp(w io.Writer, width int) {
 		b.WriteString("\n" + flagtext.Wrap(c.Summary, width, "      ", "      ") + "\n")
 	}
 	b.WriteString("\nEvery command takes --help.\n" +
-		"Exit status (commands and the game screen): 0 ok, 1 server error, 2 usage,\n" +
-		"3 taken over by a newer session, 4 server restarting (your game is saved;\n" +
-		"reconnect), 5 refuted (verify), 6 no such game, or no one playing it (watch),\n" +
-		"7 game still in play (export; watch, replay: today's daily), 9 closed for\n" +
-		"inactivity (no input, or no answer to keepalives), 10 race room full or\n" +
-		"started, 20 refused (link, name, keys remove; stderr says why), 21 link:\n" +
-		"the key has games, run again with --merge.\n")
+		"Exit status (commands and the game screen): 0 ok, 1 server error, 2 usage, " +
+		"3 taken over by a newer session, or this key joined another account (link), " +
+		"4 server restarting (your game is saved; reconnect), 5 refuted (verify), " +
+		"6 no such game, or no one playing it (watch), 7 game still in play (export; " +
+		"watch, replay: today's daily), 9 closed for inactivity (no input, or no answer " +
+		"to keepalives), 10 race room full or started, 11 banned (stderr says until " +
+		"when), 12 refused as it stands (admin), 13 more than 64 KiB of input ahead of " +
+		"what the session read, 20 refused (link, name, keys remove; stderr says why), " +
+		"21 link: the key has games, run again with --merge.\n")
 	io.WriteString(w, flagtext.Wrap(b.String(), width, "", ""))
 }
 
