@@ -42,7 +42,7 @@ func (t *Table) writeHelp(w io.Writer, width int) {
 		"6 no such game, or no one playing it (watch), 7 game still in play (export; " +
 		"watch, replay: today's daily), 9 closed for inactivity (no input, or no answer " +
 		"to keepalives), 10 race room full or started, 11 banned (stderr says until " +
-		"when), 12 refused as it stands (admin), 13 more than 64 KiB of input ahead of " +
+		"when), 13 more than 64 KiB of input ahead of " +
 		"what the session read, 20 refused (link, name, keys remove; stderr says why), " +
 		"21 link: the key has games, run again with --merge.\n")
 	io.WriteString(w, flagtext.Wrap(b.String(), width, "", ""))
