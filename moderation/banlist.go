@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/ssh2048/ssh2048/internal/callbacks"
 	"github.com/ssh2048/ssh2048/store"
 )
 
@@ -38,9 +39,7 @@ type BanList struct {
 	// reading never replaces a newer one, and a new ban is told once.
 	reading sync.Mutex
 
-	mu     sync.Mutex
-	nextID int
-	onBan  map[int]func()
+	onBan callbacks.Set[func()]
 }
 
 // banSet is one reading of the bans.
@@ -66,7 +65,7 @@ func NewBanList(ctx context.Context, s store.Moderator, log *slog.Logger) (*BanL
 	if log == nil {
 		log = slog.Default()
 	}
-	l := &BanList{store: s, log: log, now: time.Now, kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{}), onBan: map[int]func(){}}
+	l := &BanList{store: s, log: log, now: time.Now, kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
 	if err := l.read(ctx); err != nil {
 		return nil, err
 	}
@@ -94,18 +93,7 @@ func (l *BanList) Reload(ctx context.Context) error { return l.read(ctx) }
 // offline), or a key of a banned account it had not, until stop: the server ends then the sessions the new bans
 // hold for, which were let in before them. fn runs on the goroutine that
 // read the bans (a refresh, or Reload's caller) and must not block.
-func (l *BanList) OnBan(fn func()) (stop func()) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	id := l.nextID
-	l.nextID++
-	l.onBan[id] = fn
-	return func() {
-		l.mu.Lock()
-		defer l.mu.Unlock()
-		delete(l.onBan, id)
-	}
-}
+func (l *BanList) OnBan(fn func()) (stop func()) { return l.onBan.Add(fn) }
 
 // Close stops the refreshes.
 func (l *BanList) Close() {
@@ -192,17 +180,7 @@ func (l *BanList) read(ctx context.Context) error {
 }
 
 // banned tells those OnBan registered that there are new bans.
-func (l *BanList) banned() {
-	l.mu.Lock()
-	fns := make([]func(), 0, len(l.onBan))
-	for _, fn := range l.onBan {
-		fns = append(fns, fn)
-	}
-	l.mu.Unlock()
-	for _, fn := range fns {
-		fn()
-	}
-}
+func (l *BanList) banned() { l.onBan.Each(func(fn func()) { fn() }) }
 
 // inForce is b if it holds now: a ban that ran out since the last
 // reading holds no more.

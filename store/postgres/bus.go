@@ -4,14 +4,13 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"maps"
-	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/ssh2048/ssh2048/internal/callbacks"
 )
 
 // channel is the one LISTEN/NOTIFY channel of ssh2048; a notification's
@@ -36,7 +35,7 @@ type Bus struct {
 
 	mu        sync.Mutex
 	subs      map[string]map[int]func([]byte)
-	relisten  map[int]func() // OnListening's callbacks
+	relisten  callbacks.Set[func()] // OnListening's
 	next      int
 	listening chan struct{} // closed once LISTEN has run, replaced while reconnecting
 
@@ -51,7 +50,7 @@ const maxPayload = 7900
 func newBus(cfg *pgx.ConnConfig, pool *pgxpool.Pool, log *slog.Logger) *Bus {
 	ctx, cancel := context.WithCancel(context.Background())
 	b := &Bus{cfg: cfg.Copy(), pool: pool, log: log, subs: map[string]map[int]func([]byte){},
-		relisten: map[int]func(){}, listening: make(chan struct{}), cancel: cancel, done: make(chan struct{})}
+		listening: make(chan struct{}), cancel: cancel, done: make(chan struct{})}
 	go b.loop(ctx)
 	return b
 }
@@ -93,18 +92,7 @@ func (b *Bus) Subscribe(topic string, fn func(payload []byte)) (unsubscribe func
 // before any event it then hears: fn must not block. What was sent
 // while the bus did not listen never reaches this node; fn is where a
 // subscriber makes up for it.
-func (b *Bus) OnListening(fn func()) (stop func()) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	id := b.next
-	b.next++
-	b.relisten[id] = fn
-	return func() {
-		b.mu.Lock()
-		defer b.mu.Unlock()
-		delete(b.relisten, id)
-	}
-}
+func (b *Bus) OnListening(fn func()) (stop func()) { return b.relisten.Add(fn) }
 
 // Listening returns a channel closed once the bus listens (again, after a
 // reconnect): events published before then may not reach this node.
@@ -158,11 +146,8 @@ func (b *Bus) listen(ctx context.Context) error {
 	default:
 		close(b.listening)
 	}
-	relisten := slices.Collect(maps.Values(b.relisten))
 	b.mu.Unlock()
-	for _, fn := range relisten {
-		fn()
-	}
+	b.relisten.Each(func(fn func()) { fn() })
 	for {
 		n, err := conn.WaitForNotification(ctx)
 		if err != nil {

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sync"
 
 	"github.com/ssh2048/ssh2048/store"
 	"github.com/ssh2048/ssh2048/store/internal/accounts"
@@ -59,13 +58,6 @@ func (r sqlRows) Close() { _ = r.Rows.Close() }
 
 var _ store.MergeWatcher = (*Store)(nil)
 
-// merges are the callbacks of OnAccountsMerged. The zero value has none.
-type merges struct {
-	mu   sync.Mutex
-	next int
-	fns  map[int]func(gone store.AccountID)
-}
-
 // OnAccountsMerged calls merged with each account a link through this
 // store deleted, once the link has committed and before Link returns (on
 // its caller's goroutine: merged must not block); see
@@ -73,20 +65,7 @@ type merges struct {
 // The links of another process on the file are not told: links are made
 // over SSH, by the server.
 func (s *Store) OnAccountsMerged(merged func(gone store.AccountID), _ func()) (stop func()) {
-	m := &s.merges
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.fns == nil {
-		m.fns = map[int]func(store.AccountID){}
-	}
-	id := m.next
-	m.next++
-	m.fns[id] = merged
-	return func() {
-		m.mu.Lock()
-		defer m.mu.Unlock()
-		delete(m.fns, id)
-	}
+	return s.merges.Add(merged)
 }
 
 // GoneAccounts returns those of ids that are no account now; see
@@ -115,17 +94,4 @@ func (s *Store) GoneAccounts(ctx context.Context, ids []store.AccountID) ([]stor
 		gone = append(gone, id)
 	}
 	return gone, rows.Err()
-}
-
-// tell calls the callbacks with an account a link deleted.
-func (m *merges) tell(gone store.AccountID) {
-	m.mu.Lock()
-	fns := make([]func(store.AccountID), 0, len(m.fns))
-	for _, fn := range m.fns {
-		fns = append(fns, fn)
-	}
-	m.mu.Unlock()
-	for _, fn := range fns {
-		fn(gone)
-	}
 }

@@ -37,6 +37,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/ssh2048/ssh2048/internal/callbacks"
 	"github.com/ssh2048/ssh2048/migrations"
 	"github.com/ssh2048/ssh2048/store"
 	"github.com/ssh2048/ssh2048/store/internal/accounts"
@@ -118,7 +119,7 @@ type Store struct {
 	// node names this open store in the games it claims (claims.go).
 	node      string
 	takeovers takeovers
-	merges    merges // OnAccountsMerged's callbacks
+	merges    callbacks.Set[func(gone store.AccountID)] // OnAccountsMerged's
 
 	stopCheckpoints chan struct{}
 	checkpointsDone chan struct{}
@@ -245,7 +246,7 @@ func Open(ctx context.Context, dataDir string, opts ...Option) (*Store, error) {
 	changed := func(c accounts.Change) {
 		s.ranks.AccountChanged(int64(c.Account), int64(c.Merged), c.Name)
 		if c.Merged != 0 {
-			s.merges.tell(c.Merged)
+			s.merges.Each(func(fn func(store.AccountID)) { fn(c.Merged) })
 		}
 	}
 	s.Methods = accounts.New(s.w.Do, func(tx *sql.Tx) accounts.Querier { return sqlQuerier{tx} }, sqlQuerier{read}, changed)
