@@ -10,6 +10,7 @@ import (
 	"context"
 	"log/slog"
 	neturl "net/url"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -104,67 +105,148 @@ func TestLoginThatReadTheMergedAccountEnds(t *testing.T) {
 }
 
 // startHeldLogins starts a server over a heldLogins store; deaf: a store
-// that tells of no merge, as deafSQLite.
+// that tells of no merge, as deafSQLite, until its bus listens again
+// (loginHold.relisten).
 func startHeldLogins(t *testing.T, deaf bool, opts ...serverOption) (*testServer, *heldLogins) {
 	t.Helper()
 	dir := t.TempDir()
 	var st *heldLogins
 	s := servertest.StartOver(t, dir, "127.0.0.1:0", func(log *slog.Logger) (servertest.Backing, error) {
 		sq, err := sqlite.Open(context.Background(), dir, sqlite.WithLogger(log))
-		st = &heldLogins{Store: sq, deaf: deaf, looked: make(chan struct{}), release: make(chan struct{})}
+		st = &heldLogins{Store: sq, loginHold: newLoginHold(deaf)}
 		return st, err
 	}, append([]serverOption{noBotRate}, opts...)...)
 	return &testServer{srv: s.Srv, store: st.Store, addr: s.Addr, dir: s.Dir, logs: s.Logs}, st
 }
 
-// heldLogins is a store whose next login of one key, once it has looked
-// its account up, waits for release before it answers.
+// heldLogins is a SQLite store with a loginHold.
 type heldLogins struct {
 	*sqlite.Store
-	deaf    bool // tells of no merge
+	*loginHold
+}
+
+func (h *heldLogins) UpsertPlayer(ctx context.Context, fingerprint, keyType, rawName string) (store.Player, error) {
+	return h.upsert(fingerprint, func() (store.Player, error) { return h.Store.UpsertPlayer(ctx, fingerprint, keyType, rawName) })
+}
+
+func (h *heldLogins) OnAccountsMerged(merged func(store.AccountID), missed func()) func() {
+	return h.onMerged(merged, missed, h.Store.OnAccountsMerged)
+}
+
+func (h *heldLogins) GoneAccounts(ctx context.Context, ids []store.AccountID) ([]store.AccountID, error) {
+	h.noteAsked(ids)
+	return h.Store.GoneAccounts(ctx, ids)
+}
+
+// loginHold is what a store wrapped for these tests adds: its next
+// login of one key, once it has looked its account up, waits for
+// release before it answers; every account GoneAccounts is asked about
+// is noted; and, deaf, it tells of no merge, and calls the server's
+// missed only when the test says its bus listens again (relisten).
+type loginHold struct {
+	deaf    bool
 	mu      sync.Mutex
 	held    string // the key whose next login waits
 	looked  chan struct{}
 	release chan struct{}
+	missed  func()            // the server's, kept by a deaf store
+	asked   []store.AccountID // since forgetAsked
+}
+
+func newLoginHold(deaf bool) *loginHold {
+	return &loginHold{deaf: deaf, looked: make(chan struct{}), release: make(chan struct{})}
 }
 
 // hold has the next login of the key with that fingerprint wait.
-func (h *heldLogins) hold(fingerprint string) {
+func (h *loginHold) hold(fingerprint string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.held = fingerprint
 }
 
-// linkWhileHeld links key (a plain link: its account has no games) to
-// the account of into, once the key's held login has looked its account
-// up, and lets that login go on.
-func (h *heldLogins) linkWhileHeld(t *testing.T, ts *testServer, key, into gossh.Signer) {
+// waitLooked waits until the held login has looked its account up.
+func (h *loginHold) waitLooked(t *testing.T) {
 	t.Helper()
 	select {
 	case <-h.looked:
 	case <-time.After(10 * time.Second):
 		t.Fatal("the held login never looked its account up")
 	}
+}
+
+// let lets the held login go on.
+func (h *loginHold) let() { close(h.release) }
+
+// linkWhileHeld links key (a plain link: its account has no games) to
+// the account of into, once the key's held login has looked its account
+// up, and lets that login go on.
+func (h *loginHold) linkWhileHeld(t *testing.T, ts *testServer, key, into gossh.Signer) {
+	t.Helper()
+	h.waitLooked(t)
 	code := linkCodeOf(t, accountServer{ts, nil}, into)
 	if r := run(t, ts.dial(t, "linking", key), "link "+code, ""); r.code != wire.ExitOK {
 		t.Fatalf("the held login's key joins the other account: %+v", r)
 	}
-	close(h.release)
+	h.let()
 }
 
-func (h *heldLogins) UpsertPlayer(ctx context.Context, fingerprint, keyType, rawName string) (store.Player, error) {
+// upsert is UpsertPlayer's: lookup, held if it is the held key's.
+func (h *loginHold) upsert(fingerprint string, lookup func() (store.Player, error)) (store.Player, error) {
 	h.mu.Lock()
 	held := fingerprint != "" && fingerprint == h.held
 	if held {
 		h.held = ""
 	}
 	h.mu.Unlock()
-	p, err := h.Store.UpsertPlayer(ctx, fingerprint, keyType, rawName)
+	p, err := lookup()
 	if held {
 		close(h.looked)
 		<-h.release
 	}
 	return p, err
+}
+
+// onMerged is OnAccountsMerged's: the store's own, unless deaf.
+func (h *loginHold) onMerged(merged func(store.AccountID), missed func(), own func(func(store.AccountID), func()) func()) func() {
+	if !h.deaf {
+		return own(merged, missed)
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.missed = missed
+	return func() {}
+}
+
+// relisten tells the server, through a deaf store, that its bus listens
+// again, as a PostgreSQL bus does once it has its connection back.
+func (h *loginHold) relisten() {
+	h.mu.Lock()
+	missed := h.missed
+	h.mu.Unlock()
+	if missed != nil {
+		missed()
+	}
+}
+
+func (h *loginHold) noteAsked(ids []store.AccountID) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.asked = append(h.asked, ids...)
+}
+
+// forgetAsked forgets the accounts GoneAccounts was asked about so far.
+func (h *loginHold) forgetAsked() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.asked = nil
+}
+
+// askedAbout reports whether GoneAccounts was asked about id since
+// forgetAsked.
+func (h *loginHold) askedAbout(id store.AccountID) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return slices.Contains(h.asked, id)
 }
 
 // TestMergeMissedByANodeEndsItsSessionsOnceItListensAgain: the bus of
@@ -249,11 +331,4 @@ func cutBus(t *testing.T, admin *pgx.Conn, role string) (listen func()) {
 		return err == nil && n == 0
 	})
 	return listen
-}
-
-func (h *heldLogins) OnAccountsMerged(merged func(store.AccountID), missed func()) func() {
-	if h.deaf {
-		return func() {}
-	}
-	return h.Store.OnAccountsMerged(merged, missed)
 }

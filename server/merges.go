@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"charm.land/ssh"
 	"github.com/ssh2048/ssh2048/server/session"
 	"github.com/ssh2048/ssh2048/store"
 )
@@ -61,7 +62,7 @@ const goneAsked = 10 * time.Second
 // bus that listens again after losing its connection), as endMerged
 // does: it asks the store, once, which of the sessions' accounts are
 // gone.
-func (s *Server) endMissedMerges(w store.MergeWatcher) {
+func (s *Server) endMissedMerges() {
 	var ids []store.AccountID
 	asked := make(map[int64]bool)
 	s.mu.Lock()
@@ -72,12 +73,18 @@ func (s *Server) endMissedMerges(w store.MergeWatcher) {
 		}
 	}
 	s.mu.Unlock()
+	s.endGone(ids)
+}
+
+// endGone asks the store, once, which of ids are accounts links deleted,
+// and ends their sessions as endMerged does.
+func (s *Server) endGone(ids []store.AccountID) {
 	if len(ids) == 0 {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), goneAsked)
 	defer cancel()
-	gone, err := w.GoneAccounts(ctx, ids)
+	gone, err := s.merges.GoneAccounts(ctx, ids)
 	if err != nil {
 		s.log.Warn("could not look for the merges the store could not tell of", "err", err)
 		return
@@ -85,6 +92,33 @@ func (s *Server) endMissedMerges(w store.MergeWatcher) {
 	for _, id := range gone {
 		s.endMerged(id)
 	}
+}
+
+// lostNewsKey is the session context's note of Server.lostNews when the
+// login looked its key's account up (noteLostNews).
+var lostNewsKey = &contextKey{"lost merge news"}
+
+// noteLostNews notes in the login's context, before it looks its key's
+// account up, how many times the store has said it may have missed news
+// of links: see endIfMissedMerge.
+func (s *Server) noteLostNews(ctx ssh.Context) { ctx.SetValue(lostNewsKey, s.lostNews.Load()) }
+
+// endIfMissedMerge ends sess, tracked, as endMerged does if a link the
+// server did not hear of deleted its account. Neither endMerged nor
+// track meets such a login when the link committed while the store
+// could not tell, after the login's lookup, and endMissedMerges listed
+// the sessions once the store could tell again, before this one was
+// tracked: the store has then said so (lostNews) since the lookup. Only
+// those logins are asked about: a lookup made once the store can tell
+// again sees every link committed before, and a link after is told. The
+// store is asked off the login's path; the session opens meanwhile, and
+// is ended as those open are.
+func (s *Server) endIfMissedMerge(sess *session.Session) {
+	noted, ok := sess.Context().Value(lostNewsKey).(uint64)
+	if !ok || s.merges == nil || sess.Player.Guest || sess.Player.ID == 0 || s.lostNews.Load() == noted {
+		return
+	}
+	go s.endGone([]store.AccountID{store.AccountID(sess.Player.ID)})
 }
 
 // goneAccount reports whether id is an account a link deleted lately

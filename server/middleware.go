@@ -32,6 +32,7 @@ func (s *Server) identify(next ssh.Handler) ssh.Handler {
 			if s.cfg.Blocked.Blocks(name) {
 				name = "" // a new account gets a generated name (store.ProposeName)
 			}
+			s.noteLostNews(sess.Context())
 			var err error
 			session.OnFreshStack(func() { // a database read (see session.OnFreshStack)
 				p, err = s.games.Identify(sess.Context(), fp, key.Type(), name)
@@ -116,6 +117,7 @@ func (s *Server) route(next ssh.Handler) ssh.Handler {
 			return
 		}
 		defer s.untrack(sess)
+		s.endIfMissedMerge(sess)
 		// A ban made since identify checked is met here, or by endBanned,
 		// which sees the session tracked now.
 		if s.refuseBanned(sess, sess.Key(), sess.Player) {

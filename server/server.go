@@ -16,6 +16,7 @@ import (
 	"log/slog"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -88,6 +89,11 @@ type Server struct {
 
 	stopBans   func() // stops endBanned being told of new bans
 	stopMerges func() // stops endMerged being told of merges
+	// merges is the store's, if it tells of merges; lostNews counts the
+	// times it said it may have missed news of some (its missed: a bus
+	// that listens again), for endIfMissedMerge.
+	merges   store.MergeWatcher
+	lostNews atomic.Uint64
 
 	mu       sync.Mutex
 	shutdown bool
@@ -216,7 +222,13 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.stopMerges = func() {}
 	if w, ok := cfg.Games.Store().(store.MergeWatcher); ok {
-		s.stopMerges = w.OnAccountsMerged(s.endMerged, func() { go s.endMissedMerges(w) })
+		s.merges = w
+		s.stopMerges = w.OnAccountsMerged(s.endMerged, func() {
+			// Counted before the sessions are listed: a login tracked
+			// after the listing sees the count changed (endIfMissedMerge).
+			s.lostNews.Add(1)
+			go s.endMissedMerges()
+		})
 	}
 	return s, nil
 }
