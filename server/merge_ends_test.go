@@ -8,15 +8,18 @@ package server_test
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	neturl "net/url"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/ssh2048/ssh2048/engine"
 	"github.com/ssh2048/ssh2048/race"
 	"github.com/ssh2048/ssh2048/server"
 	"github.com/ssh2048/ssh2048/server/servertest"
@@ -119,10 +122,19 @@ func startHeldLogins(t *testing.T, deaf bool, opts ...serverOption) (*testServer
 	return &testServer{srv: s.Srv, store: st.Store, addr: s.Addr, dir: s.Dir, logs: s.Logs}, st
 }
 
-// heldLogins is a SQLite store with a loginHold.
+// heldLogins is a SQLite store with a loginHold; while failMoves is
+// set, it fails every move's write, as a database that errs does.
 type heldLogins struct {
 	*sqlite.Store
 	*loginHold
+	failMoves atomic.Bool
+}
+
+func (h *heldLogins) AppendMove(ctx context.Context, gameID int64, seq int, d engine.Direction, st store.MoveState) error {
+	if h.failMoves.Load() {
+		return errors.New("the test's store fails this move")
+	}
+	return h.Store.AppendMove(ctx, gameID, seq, d, st)
 }
 
 func (h *heldLogins) UpsertPlayer(ctx context.Context, fingerprint, keyType, rawName string) (store.Player, error) {

@@ -156,6 +156,11 @@ type Model struct {
 	noticeErr bool
 	// guestNoteHidden: the guest hid their notice (it stays until then).
 	guestNoteHidden bool
+	// gone: a game could not be opened as the player's account is no
+	// more (game.ErrAccountGone, a merge): the seat has told the session,
+	// whose notice ends the screen with its line, and nothing says
+	// meanwhile that the server failed.
+	gone bool
 
 	marks  draw.Marks     // the tiles the last move added and merged
 	motion draw.Animation // the last move in flight on screen (motion.go)
@@ -789,6 +794,10 @@ func (m *Model) moveFailed(err error) tea.Cmd {
 	m.game.Close()
 	delete(m.games, m.size)
 	g, rerr := m.opts.Store.Open(m.ctx, m.size, false)
+	if errors.Is(rerr, game.ErrAccountGone) {
+		m.game, m.gone = nil, true
+		return nil
+	}
 	if rerr != nil {
 		m.failed.Store(true)
 		return m.end(event.NotSavedLine)
@@ -815,10 +824,16 @@ func TakenOverText(n int) string {
 func (m *Model) Failed() bool { return m.failed.Load() }
 
 // storeFailed ends the session on a storage error that leaves no saved
-// game to show, or says so on the status line when there is one.
+// game to show, or says so on the status line when there is one; a game
+// that could not be opened as the account is gone is left to the
+// session's notice (gone).
 func (m *Model) storeFailed(what string, err error) tea.Cmd {
 	if errors.Is(err, game.ErrTakenOver) {
 		return m.takenOver()
+	}
+	if errors.Is(err, game.ErrAccountGone) {
+		m.gone = true
+		return nil
 	}
 	if m.game == nil {
 		m.loadErr = fmt.Errorf("could not %s: %w", what, err)

@@ -462,6 +462,47 @@ func TestMoveOfAKeyThatJoinedAnotherAccountWaitsForItsNotice(t *testing.T) {
 	}
 }
 
+// A game that cannot be opened as the player's account is gone (a merge
+// the node did not hear of: game.ErrAccountGone) is no failure of the
+// server's: the seat has told the session, whose notice ends the screen
+// with its line. The screen said "Could not load your game" (or open
+// another size, or start a new one) until the notice came, and a move
+// not saved whose game could not be opened again ended it as failed, with
+// "Could not save your move".
+func TestGameOfAnAccountGoneWaitsForItsNotice(t *testing.T) {
+	const line = "This key joined another account."
+	tests := []struct {
+		name    string
+		keys    []string // pressed once the account is gone; none: the screen's first game
+		moveErr error
+	}{
+		{name: "load"},
+		{name: "new game", keys: []string{"n", "y"}},
+		{name: "another size", keys: []string{"5"}},
+		{name: "a move not saved", keys: []string{"left", "up", "right", "down"}, moveErr: errors.New("disk full")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			st := newFakeStore()
+			if tt.keys == nil {
+				st.openErr = game.ErrAccountGone
+			}
+			h := newHarness(t, Options{Store: st}, 80, 24)
+			if tt.keys != nil {
+				st.openErr, st.moveErr = game.ErrAccountGone, tt.moveErr
+				h.press(tt.keys...)
+			}
+			if f := h.frame(); h.quit || h.m.Failed() || strings.Contains(f, "Could not") {
+				t.Fatalf("before the notice: quit %v, failed %v, frame\n%s", h.quit, h.m.Failed(), f)
+			}
+			h.send(event.EndMsg{Text: line})
+			if v := h.m.View(); !h.quit || h.m.Failed() || strings.TrimSpace(v.Content) != line {
+				t.Fatalf("after the notice: quit %v, failed %v, view %q", h.quit, h.m.Failed(), v.Content)
+			}
+		})
+	}
+}
+
 // A move the store could not save is not shown: the board goes back to the
 // stored one and the player is told.
 func TestMoveFailureShowsStoredBoard(t *testing.T) {

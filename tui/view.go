@@ -12,6 +12,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/ssh2048/ssh2048/engine"
+	"github.com/ssh2048/ssh2048/game"
 	"github.com/ssh2048/ssh2048/tui/draw"
 )
 
@@ -97,6 +98,8 @@ func (m *Model) render() string {
 		body = m.leaderboardScreen()
 	case m.game == nil && m.played:
 		body = m.playedScreen()
+	case m.game == nil && m.gone:
+		body = m.wrap(draw.Capitalise(game.ErrAccountGone.Error()) + ".")
 	case m.game == nil:
 		body = m.wrap(m.styles.Error.Render(draw.Capitalise(m.loadErr.Error())) + "\n\nPress q to quit and try again later.")
 	case m.screen == screenHelp:

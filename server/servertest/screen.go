@@ -19,6 +19,9 @@ type Screen struct {
 	mu   sync.Mutex
 	term *vt.Emulator
 	done chan error
+	// watched are the texts Watch looks for, each true once the screen
+	// has shown it.
+	watched map[string]bool
 }
 
 // screenWait bounds every wait for what a screen shows.
@@ -59,7 +62,32 @@ func AttachScreen(t testing.TB, s *gossh.Session, cmd string, w, h int) *Screen 
 func (v *Screen) Write(p []byte) (int, error) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	return v.term.Write(p)
+	n, err := v.term.Write(p)
+	if len(v.watched) > 0 {
+		shown := v.term.String()
+		for text := range v.watched {
+			if strings.Contains(shown, text) {
+				v.watched[text] = true
+			}
+		}
+	}
+	return n, err
+}
+
+// Watch has the screen look for text after every write from now on, for
+// what a screen shows only for a moment; shown reports whether it has.
+func (v *Screen) Watch(text string) (shown func() bool) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.watched == nil {
+		v.watched = make(map[string]bool)
+	}
+	v.watched[text] = false
+	return func() bool {
+		v.mu.Lock()
+		defer v.mu.Unlock()
+		return v.watched[text]
+	}
 }
 
 // Text is the screen as it stands.

@@ -667,6 +667,9 @@ func (m *Model) reopen() tea.Cmd {
 	t := m.ticket
 	m.mu.Unlock()
 	p, err := t.Reopen(m.ctx)
+	if errors.Is(err, game.ErrAccountGone) {
+		return nil // the session is being told to end, and says why
+	}
 	if errors.Is(err, race.ErrNoGame) {
 		// The race is over: its results are on their way.
 		m.notice, m.noticeErr = "Could not save that move.", true

@@ -100,6 +100,12 @@ type Model struct {
 	moving *pending
 	held   event.Held
 
+	// gone: a game could not be opened as the player's account is no
+	// more (game.ErrAccountGone, a merge): the seat has told the session,
+	// whose notice ends the screen with its line, and nothing says
+	// meanwhile that the server failed.
+	gone bool
+
 	lines // what is said and not yet written, and the last line
 	// failed: the session ends because a game could not be loaded or
 	// saved. Atomic: the server reads it once the screen is done.
@@ -203,6 +209,9 @@ func (m *Model) load() tea.Cmd {
 		m.played = true
 		m.say(fmt.Sprintf("Today's %s challenge is played. r reads your result; the next challenge starts at midnight UTC. q quits.", sizeName(m.size)))
 		return nil
+	case errors.Is(err, game.ErrAccountGone):
+		m.gone = true
+		return nil
 	case err != nil:
 		return m.failedEnd(fmt.Sprintf("Could not load your game (%v). Please try again later.", err))
 	}
@@ -284,6 +293,9 @@ const offOneGame = "The daily is one game: no new game, other sizes or AI."
 func (m *Model) key(k event.KeyName) tea.Cmd {
 	if key.Matches(k, keys.Quit) {
 		return m.quit()
+	}
+	if m.gone && m.game == nil {
+		return nil // its notice is on its way
 	}
 	if m.ask != askNone {
 		return m.answer(k)
@@ -398,6 +410,9 @@ func (m *Model) switchSize(n int) tea.Cmd {
 	if errors.Is(err, game.ErrTakenOver) {
 		return m.end(takenOverText(m.size))
 	}
+	if errors.Is(err, game.ErrAccountGone) {
+		return nil // the session is being told to end, and says why
+	}
 	if err != nil {
 		m.say(fmt.Sprintf("Could not open your %s game: %v", sizeName(n), err))
 		return nil
@@ -411,6 +426,9 @@ func (m *Model) switchSize(n int) tea.Cmd {
 // newGame opens a fresh game of the size on screen.
 func (m *Model) newGame() {
 	g, err := m.opts.Store.Open(m.ctx, m.size, true)
+	if errors.Is(err, game.ErrAccountGone) {
+		return // the session is being told to end, and says why
+	}
 	if err != nil {
 		m.say(fmt.Sprintf("Could not start a new game: %v", err))
 		return
@@ -516,6 +534,10 @@ func (m *Model) tellMove(msg movedMsg) tea.Cmd {
 func (m *Model) reopen() tea.Cmd {
 	m.game.Close()
 	g, rerr := m.opts.Store.Open(m.ctx, m.size, false)
+	if errors.Is(rerr, game.ErrAccountGone) {
+		m.game, m.gone = nil, true
+		return nil
+	}
 	if rerr != nil {
 		return m.failedEnd(event.NotSavedLine)
 	}

@@ -79,11 +79,13 @@ type fakeStore struct {
 	fresh  func(size int) *fakePlay
 	openEr error
 	me     *reader.Row
+	opens  int // calls of Open
 }
 
 func (s *fakeStore) Open(_ context.Context, size int, fresh bool) (reader.Play, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.opens++
 	if s.openEr != nil {
 		return nil, s.openEr
 	}
@@ -92,6 +94,19 @@ func (s *fakeStore) Open(_ context.Context, size int, fresh bool) (reader.Play, 
 	}
 	s.games[size] = s.fresh(size)
 	return s.games[size], nil
+}
+
+// failOpens has every Open from now on fail with err.
+func (s *fakeStore) failOpens(err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.openEr = err
+}
+
+func (s *fakeStore) openCalls() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.opens
 }
 
 func (s *fakeStore) Standings(_ context.Context, _, limit int) ([]reader.Row, *reader.Row, error) {
@@ -317,6 +332,58 @@ func TestReaderEnds(t *testing.T) {
 			}
 			if m.Failed() != tt.failed {
 				t.Errorf("Failed() = %v, want %v", m.Failed(), tt.failed)
+			}
+		})
+	}
+}
+
+// TestReaderGameOfAnAccountGoneWaitsForItsNotice: a game that cannot be
+// opened as the player's account is gone (a merge the node did not hear
+// of: game.ErrAccountGone) is no failure of the server's: the seat has
+// told the session, whose notice ends the screen with its line. The
+// screen said it could not load the game, start a new one or open
+// another size, and a move not saved whose game could not be opened
+// again ended it as failed, with "Could not save your move".
+func TestReaderGameOfAnAccountGoneWaitsForItsNotice(t *testing.T) {
+	const line = "This key joined another account."
+	for _, tt := range []struct {
+		name    string
+		keys    string // typed once the account is gone; none: the screen's first game
+		moveErr error
+	}{
+		{name: "load"},
+		{name: "new game", keys: "ny"},
+		{name: "another size", keys: "5"},
+		{name: "a move not saved", keys: "a", moveErr: errors.New("disk full")},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			st, p := storeWith(t, "0 0 0 0/0 0 0 0/0 0 0 0/0 0 0 2")
+			p.err = tt.moveErr
+			if tt.keys == "" {
+				st.failOpens(game.ErrAccountGone)
+			}
+			m := reader.New(reader.Options{Store: st})
+			scr, out, send := run(t, m)
+			if tt.keys != "" {
+				waitText(t, out, "Press ? for the keys.")
+				st.failOpens(game.ErrAccountGone)
+				send(tt.keys)
+				deadline := time.Now().Add(10 * time.Second)
+				for st.openCalls() < 2 {
+					if time.Now().After(deadline) {
+						t.Fatalf("the screen never opened a game again; transcript:\n%s", out.String())
+					}
+					time.Sleep(5 * time.Millisecond)
+				}
+			}
+			scr.Send(event.EndMsg{Text: line})
+			select {
+			case <-scr.Done():
+			case <-time.After(10 * time.Second):
+				t.Fatalf("the screen did not end; transcript:\n%s", out.String())
+			}
+			if got := out.String(); strings.Contains(got, "Could not") || !strings.HasSuffix(got, line+"\n") || m.Failed() {
+				t.Errorf("failed %v, transcript:\n%s\nwant nothing it could not do, and %q last", m.Failed(), got, line)
 			}
 		})
 	}

@@ -554,6 +554,8 @@ func (r *Race) reopen() tea.Cmd {
 	switch {
 	case errors.Is(err, race.ErrNoGame):
 		r.say("Could not save that move; the race is over.")
+	case errors.Is(err, game.ErrAccountGone):
+		// The session is being told to end, and says why.
 	case err != nil:
 		r.failed.Store(true)
 		return r.end(event.NotSavedLine, "")
