@@ -108,8 +108,8 @@ func TestLoginThatReadTheMergedAccountEnds(t *testing.T) {
 }
 
 // startHeldLogins starts a server over a heldLogins store; deaf: a store
-// that tells of no merge, as deafSQLite, until its bus listens again
-// (loginHold.relisten).
+// that tells of no merge, as deafSQLite, and says its bus listens again
+// when the test has it (loginHold.relisten).
 func startHeldLogins(t *testing.T, deaf bool, opts ...serverOption) (*testServer, *heldLogins) {
 	t.Helper()
 	dir := t.TempDir()
