@@ -37,6 +37,10 @@ type Play struct {
 	feed     *feed     // the game's spectators, once it has had any
 	deadline time.Time // a contest's end: no move after it; zero for free play
 	hook     MoveHook  // the contest the game is part of (a race), told of every move
+	// contestEnded: the store ended the game with its contest while this
+	// session held it (refused): its time is up, whatever this node's
+	// clock says of deadline.
+	contestEnded bool
 }
 
 // load fetches the game from the store. A game that is over but was never
@@ -180,7 +184,7 @@ func (p *Play) move(ctx context.Context, d engine.Direction) (engine.Result, err
 		return engine.Result{}, p.failed
 	case p.ended:
 		return engine.Result{}, ErrOver
-	case !p.deadline.IsZero() && !p.seat.svc.now().Before(p.deadline):
+	case p.contestEnded || !p.deadline.IsZero() && !p.seat.svc.now().Before(p.deadline):
 		return engine.Result{}, ErrTimeUp
 	}
 	if p.guest {
@@ -236,28 +240,47 @@ func (p *Play) commit(ctx context.Context, d engine.Direction) error {
 	err := p.seat.svc.store.AppendMove(ctx, p.id, seq, d, st)
 	switch {
 	case errors.Is(err, store.ErrConflict) || errors.Is(err, store.ErrGameEnded) || errors.Is(err, store.ErrFenced):
-		// Another session moved or restarted this game after we loaded
-		// it: the one-writer rule should have prevented that, and the
-		// store refused the write, so nothing was applied twice. Or the
-		// session's key joined another account (link --merge), which
-		// ended this game for the account's own: the session is told so,
-		// not of a newer session that does not exist. A game that moved
-		// to that account and goes on was opened by a session of it (the
-		// service's one writer per game knows the game by the account it
-		// was opened as): a takeover.
-		p.revoked = true
-		why := ErrTakenOver
-		if g, err := p.seat.svc.store.FullGame(ctx, p.id); err == nil && g.PlayerID != p.key.player && g.EndedAt != nil {
-			why = ErrMovedAccount
-		}
-		if p.seat.takenOver != nil {
-			p.seat.takenOver(why)
-		}
-		return why
+		return p.refused(ctx, err)
 	case err != nil:
 		return p.fail(fmt.Errorf("save move %d of game %d: %w", seq, p.id, err))
 	}
 	return nil
+}
+
+// refused handles a move the store refused as the game is no longer this
+// session's to write (err: store.ErrConflict, ErrGameEnded or
+// ErrFenced); nothing of it was applied. p.mu is held.
+//
+// Another session moved, restarted or claimed this game after we loaded
+// it: a takeover, which the session is told of. Or the session's key
+// joined another account (link --merge), which ended this game for the
+// account's own: the session is told so, not of a newer session that
+// does not exist. A game that moved to that account and goes on was
+// opened by a session of it (the service's one writer per game knows the
+// game by the account it was opened as): a takeover. Or the game's
+// contest ended it in the store while this move was on its way (a
+// race's owner, on another node, recorded the race as its clock ran
+// out; a day's dailies were ended): a newer session would have claimed
+// the game first (its fencing token, which the store checks before the
+// end), so the session still holds it and the move came too late:
+// ErrTimeUp, as for a move after the deadline, and the session is told
+// nothing.
+func (p *Play) refused(ctx context.Context, err error) error {
+	g, ferr := p.seat.svc.store.FullGame(ctx, p.id)
+	moved := ferr == nil && g.PlayerID != p.key.player && g.EndedAt != nil
+	if !moved && p.key.contest != "" && errors.Is(err, store.ErrGameEnded) {
+		p.contestEnded = true
+		return ErrTimeUp
+	}
+	p.revoked = true
+	why := ErrTakenOver
+	if moved {
+		why = ErrMovedAccount
+	}
+	if p.seat.takenOver != nil {
+		p.seat.takenOver(why)
+	}
+	return why
 }
 
 // fail records a write of the game that failed, after which the Play
@@ -275,13 +298,20 @@ func (p *Play) end(ctx context.Context) error {
 	defer cancel()
 	ms := store.StateOf(p.game)
 	ms.Fence = p.fence
-	if err := p.seat.svc.store.EndGame(ctx, p.id, ms); errors.Is(err, store.ErrFenced) {
+	err := p.seat.svc.store.EndGame(ctx, p.id, ms)
+	switch {
+	case errors.Is(err, store.ErrFenced):
 		p.revoked = true
 		if p.seat.takenOver != nil {
 			p.seat.takenOver(ErrTakenOver)
 		}
 		return ErrTakenOver
-	} else if err != nil {
+	case errors.Is(err, store.ErrGameEnded) && p.key.contest != "":
+		// The game's contest ended it after its last move was stored
+		// (see refused): it is ended, with that move.
+		p.ended = true
+		return nil
+	case err != nil:
 		// The move before it is saved, and answered as saved: the next
 		// Open finds the game over and ends it, as after a server stop
 		// between the two writes.
