@@ -37,7 +37,12 @@ type service struct {
 // newService is a game service on store (with bus, if not nil) and its
 // races, built with opts.
 func newService(store store.Store, bus game.Bus, opts ...Option) service {
-	var gopts []game.Option
+	return newServiceWith(store, bus, nil, opts...)
+}
+
+// newServiceWith is newService with the game service built with gopts
+// too.
+func newServiceWith(store store.Store, bus game.Bus, gopts []game.Option, opts ...Option) service {
 	if bus != nil {
 		gopts = append(gopts, game.WithBus(bus))
 	}

@@ -167,6 +167,13 @@ func newRaceCluster(t *testing.T, n int, length time.Duration) ([]raceNode, *sql
 // expiry of races.
 func newRaceClusterClock(t *testing.T, n int, length, renew, expiry time.Duration) ([]raceNode, *sqlite.Store) {
 	t.Helper()
+	return newRaceNodes(t, n, length, renew, expiry, nil)
+}
+
+// newRaceNodes is newRaceClusterClock with node i's game service built
+// with gameOpts(i) too (nil: none).
+func newRaceNodes(t *testing.T, n int, length, renew, expiry time.Duration, gameOpts func(i int) []game.Option) ([]raceNode, *sqlite.Store) {
+	t.Helper()
 	store, err := sqlite.Open(context.Background(), t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -182,7 +189,11 @@ func newRaceClusterClock(t *testing.T, n int, length, renew, expiry time.Duratio
 		b := hub.bus(t)
 		// The lobby's countdown leaves time for a third joiner from
 		// the other node, even under the race detector on a busy machine.
-		svc := newService(ds, b, WithTimes(time.Second, 50*time.Millisecond, length),
+		var gopts []game.Option
+		if gameOpts != nil {
+			gopts = gameOpts(i)
+		}
+		svc := newServiceWith(ds, b, gopts, WithTimes(time.Second, 50*time.Millisecond, length),
 			withClock(renew, expiry))
 		nodes = append(nodes, raceNode{svc, b, ds})
 	}
@@ -628,5 +639,63 @@ func TestFarRacerBoardOver(t *testing.T) {
 				t.Fatalf("the end: %+v", end.Racers)
 			}
 		})
+	}
+}
+
+// TestFarMoveAfterTheRaceIsStored: the owner stores the race as its clock
+// runs out, which ends the racers' games in the store; a move that the far
+// racer's node let through before the deadline reaches the store after
+// that and is refused. (Here the far node's clock is behind the owner's,
+// which makes every move after the end such a move; in the cluster test
+// it was a racing bot's move in flight at the deadline on a busy machine.)
+// The far racer's session still holds its game: the move is late,
+// game.ErrTimeUp, and the session is not told of a newer one.
+func TestFarMoveAfterTheRaceIsStored(t *testing.T) {
+	behind := func() time.Time { return time.Now().Add(-time.Minute) }
+	nodes, _ := newRaceNodes(t, 2, 500*time.Millisecond, 50*time.Millisecond, 300*time.Millisecond, func(i int) []game.Option {
+		if i == 1 {
+			return []game.Option{game.WithClock(behind)}
+		}
+		return nil
+	})
+	a, b := nodes[0].svc, nodes[1].svc
+	ctx := context.Background()
+	hs := a.Seat(identify(t, a, "host"), nil)
+	t.Cleanup(hs.Close)
+	h, err := a.Join(ctx, hs, nowhere, "late-move", 4, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var told atomic.Value
+	fs := b.Seat(identify(t, b, "far"), func(why error) { told.Store(why) })
+	t.Cleanup(fs.Close)
+	g, err := b.Join(ctx, fs, nowhere, "late-move", 4, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(g.Leave)
+	waitFor(t, h, "the far racer", func(v View) bool { return len(v.Racers) == 2 })
+	if err := h.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, g, "the start", func(v View) bool { return v.Phase == Running })
+	pg := g.Play()
+	waitFor(t, g, "the race stored", func(v View) bool { return v.Phase == Finished })
+	before := pg.Board()
+	var moveErr error
+	for _, d := range engine.Directions() {
+		var res engine.Result
+		if res, moveErr = pg.Move(ctx, d); moveErr != nil || res.Moved {
+			break
+		}
+	}
+	if !errors.Is(moveErr, game.ErrTimeUp) {
+		t.Fatalf("the far racer's move after the race was stored: %v, want %v", moveErr, game.ErrTimeUp)
+	}
+	if why := told.Load(); why != nil {
+		t.Fatalf("the far racer's session was told %v", why)
+	}
+	if pg.Board() != before {
+		t.Fatal("the refused move shows on the far racer's game")
 	}
 }
