@@ -27,45 +27,30 @@ func TestGameEndedUnderAMove(t *testing.T) {
 		name string
 		// open opens ann's game on svc; end ends it in the store as
 		// something other than ann's session does.
-		open func(t *testing.T, svc *Service, seat *Seat, clk *clock) *Play
+		open func(ctx context.Context, seat *Seat, clk *clock) (*Play, error)
 		end  func(t *testing.T, svc *Service, p *Play)
 		want error
 	}{
 		{
 			name: "a race recorded by its owner",
-			open: func(t *testing.T, _ *Service, seat *Seat, clk *clock) *Play {
-				t.Helper()
-				p, err := seat.OpenContest(context.Background(), 4, store.KindBot, "race:0123456789abcdef", 42, clk.Now().Add(time.Minute), nil)
-				if err != nil {
-					t.Fatal(err)
-				}
-				return p
+			open: func(ctx context.Context, seat *Seat, clk *clock) (*Play, error) {
+				return seat.OpenContest(ctx, 4, store.KindBot, "race:0123456789abcdef", 42, clk.Now().Add(time.Minute), nil)
 			},
 			end:  endContest,
 			want: ErrTimeUp,
 		},
 		{
 			name: "a past day's daily ended by another node",
-			open: func(t *testing.T, _ *Service, seat *Seat, _ *clock) *Play {
-				t.Helper()
-				p, err := seat.OpenDaily(context.Background(), 4)
-				if err != nil {
-					t.Fatal(err)
-				}
-				return p
+			open: func(ctx context.Context, seat *Seat, _ *clock) (*Play, error) {
+				return seat.OpenDaily(ctx, 4)
 			},
 			end:  endContest,
 			want: ErrTimeUp,
 		},
 		{
 			name: "a free game replaced by a newer session",
-			open: func(t *testing.T, _ *Service, seat *Seat, _ *clock) *Play {
-				t.Helper()
-				p, err := seat.Open(context.Background(), 4, store.KindHuman, false)
-				if err != nil {
-					t.Fatal(err)
-				}
-				return p
+			open: func(ctx context.Context, seat *Seat, _ *clock) (*Play, error) {
+				return seat.Open(ctx, 4, store.KindHuman, false)
 			},
 			end: func(t *testing.T, svc *Service, p *Play) {
 				t.Helper()
@@ -93,12 +78,14 @@ func TestGameEndedUnderAMove(t *testing.T) {
 				told = append(told, why)
 			})
 			t.Cleanup(seat.Close)
-			p := tc.open(t, svc, seat, clk)
+			p, err := tc.open(context.Background(), seat, clk)
+			if err != nil {
+				t.Fatal(err)
+			}
 			moveUntilMoved(t, p)
 			before := p.Board()
 			tc.end(t, svc, p)
 
-			var err error
 			for _, d := range engine.Directions() {
 				var res engine.Result
 				if res, err = p.Move(context.Background(), d); err != nil || res.Moved {

@@ -572,6 +572,13 @@ func TestRaceOwnerShutsDown(t *testing.T) {
 // word, started: the tickets once the far racer sees the race run.
 func raceAcross(t *testing.T, a, b service, word string) (host, far *Ticket) {
 	t.Helper()
+	return raceAcrossTold(t, a, b, word, nil)
+}
+
+// raceAcrossTold is raceAcross with the far racer's seat telling
+// farTakenOver of a takeover (game.Service.Seat).
+func raceAcrossTold(t *testing.T, a, b service, word string, farTakenOver func(error)) (host, far *Ticket) {
+	t.Helper()
 	ctx := context.Background()
 	hs := a.Seat(identify(t, a, "host"), nil)
 	t.Cleanup(hs.Close)
@@ -579,7 +586,7 @@ func raceAcross(t *testing.T, a, b service, word string) (host, far *Ticket) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fs := b.Seat(identify(t, b, "far"), nil)
+	fs := b.Seat(identify(t, b, "far"), farTakenOver)
 	t.Cleanup(fs.Close)
 	g, err := b.Join(ctx, fs, nowhere, word, 4, false)
 	if err != nil {
@@ -658,34 +665,16 @@ func TestFarMoveAfterTheRaceIsStored(t *testing.T) {
 		}
 		return nil
 	})
-	a, b := nodes[0].svc, nodes[1].svc
-	ctx := context.Background()
-	hs := a.Seat(identify(t, a, "host"), nil)
-	t.Cleanup(hs.Close)
-	h, err := a.Join(ctx, hs, nowhere, "late-move", 4, false)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var told atomic.Value
-	fs := b.Seat(identify(t, b, "far"), func(why error) { told.Store(why) })
-	t.Cleanup(fs.Close)
-	g, err := b.Join(ctx, fs, nowhere, "late-move", 4, false)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, g := raceAcrossTold(t, nodes[0].svc, nodes[1].svc, "late-move", func(why error) { told.Store(why) })
 	t.Cleanup(g.Leave)
-	waitFor(t, h, "the far racer", func(v View) bool { return len(v.Racers) == 2 })
-	if err := h.Start(); err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, g, "the start", func(v View) bool { return v.Phase == Running })
 	pg := g.Play()
 	waitFor(t, g, "the race stored", func(v View) bool { return v.Phase == Finished })
 	before := pg.Board()
 	var moveErr error
 	for _, d := range engine.Directions() {
 		var res engine.Result
-		if res, moveErr = pg.Move(ctx, d); moveErr != nil || res.Moved {
+		if res, moveErr = pg.Move(context.Background(), d); moveErr != nil || res.Moved {
 			break
 		}
 	}
