@@ -47,6 +47,17 @@ func (st *Seat) OpenContest(ctx context.Context, size int, kind store.Kind, cont
 	})
 }
 
+// EndContest ends the game's contest for this Play: a move being
+// committed is waited for, and every later move gets ErrTimeUp, whatever
+// this node's clock says of the deadline. A contest run by another node
+// ends its players' games here when it says its time is up, so that the
+// last state it is told of holds every move that was answered.
+func (p *Play) EndContest() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.contestEnded = true
+}
+
 // Store returns the store the service plays on, for the packages built
 // on it that store what is theirs (a race's result and ratings).
 func (s *Service) Store() store.Store { return s.store }

@@ -125,6 +125,9 @@ type race struct {
 	timer   *time.Timer
 	started time.Time
 	final   bool // the results are stored and shown
+	// timeUp: the clock ran out and the race waits for its far racers'
+	// games as their nodes ended them (racenodes.go, timeRanOut).
+	timeUp bool
 
 	key string // with several nodes: the store's key this race owns (racenodes.go)
 	// A lobby race's last publication for the other nodes' lists.
@@ -391,7 +394,7 @@ func (r *race) start() {
 	r.phase = Running
 	r.view.Update(func(v *View) { v.Ends = ends })
 	r.publish()
-	r.timer = time.AfterFunc(r.length, r.finish)
+	r.timer = time.AfterFunc(r.length, r.timeRanOut)
 	r.hall.raceUnlisted(r) // a running lobby race takes no one more
 }
 
@@ -431,10 +434,42 @@ func (r *race) progressed(by *game.Seat) {
 	} else {
 		r.publish()
 	}
-	if allOver {
+	if allOver || r.timeUp && r.settled() {
 		r.timer.Stop()
 		go r.finish()
 	}
+}
+
+// timeRanOut ends the race as its clock runs out: at once when no racer
+// races on another node. A far racer's node may have let a move through
+// whose report has not come, so the race then says its time is up: each
+// far racer's node ends its game, waiting for a move in flight, and sends
+// it as final (farRace.endGames). The race ends once every far racer
+// still in it has, or after clock.expiry, with what it last heard of
+// those that have not (their node is silent).
+func (r *race) timeRanOut() {
+	r.mu.Lock()
+	if r.phase != Running || r.timeUp {
+		r.mu.Unlock()
+		return
+	}
+	if r.settled() {
+		r.mu.Unlock()
+		r.finish()
+		return
+	}
+	r.timeUp = true
+	r.publish()
+	r.timer = time.AfterFunc(r.hall.clock.expiry, r.finish)
+	r.mu.Unlock()
+}
+
+// settled says whether the race knows every racer's last move: each far
+// racer still in it has sent its game as final, or as over; r.mu is held.
+func (r *race) settled() bool {
+	return !slices.ContainsFunc(r.racers, func(rc *racer) bool {
+		return rc.far != nil && !rc.left && !rc.far.final && !rc.far.Over
+	})
 }
 
 // finish ranks the racers, rates them and stores the race.

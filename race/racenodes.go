@@ -35,7 +35,11 @@ import (
 // the race runs. The racer's node keeps a copy of that view (farRace) for
 // its racers' screens; when the race runs it opens each of its racers'
 // games there, an ordinary Play on the race's seed and clock, and reports
-// every move's board and score to the owner (opProgress).
+// every move's board and score to the owner (opProgress). As the race's
+// clock runs out, the owner says its time is up (raceState.TimeUp); the
+// racer's node ends its racers' games and sends each as final (opFinal),
+// and the owner ranks once it has them all (race.timeRanOut), so that
+// the result counts every move a racer was answered.
 //
 // Events carry state: a lost state is made up for by the next, and the
 // owner publishes every race with racers elsewhere again every raceRenew;
@@ -93,6 +97,11 @@ const (
 	opStart     raceOp = "start"
 	opProgress  raceOp = "progress"
 	opAlive     raceOp = "alive"
+	// opFinal is opProgress once the race's time is up: the racer's game
+	// as its node ended it, with every move it answered. Apart from
+	// opProgress in the outbox, so that a report of a move that is not
+	// yet sent cannot take its place.
+	opFinal raceOp = "final"
 )
 
 // farRacer is, at the owner, a racer whose session is on another node:
@@ -108,6 +117,7 @@ type farRacer struct {
 
 	board engine.Board
 	heard time.Time
+	final bool // the report is the game as its node ended it (opFinal)
 }
 
 // raceRequest is a racer's node asking a race's owner.
@@ -149,6 +159,7 @@ type raceState struct {
 	HostTicket string `json:",omitempty"` // the host, when they race on another node
 	Bots       bool   `json:",omitempty"`
 	Lost       bool   `json:",omitempty"` // the owner gave the race up (it is shutting down)
+	TimeUp     bool   `json:",omitempty"` // the clock ran out: racers' nodes end their games (opFinal)
 	Seed       uint64 `json:",omitempty"` // once the race runs
 	Racers     []stateRacer
 }
@@ -539,7 +550,7 @@ func (h *Hall) handleRaceRequest(q raceRequest) {
 	case opLeave:
 		if rc != nil {
 			if q.Report != nil {
-				r.progress(rc, *q.Report)
+				r.progress(rc, *q.Report, false)
 			}
 			r.leave(rc)
 		}
@@ -547,9 +558,9 @@ func (h *Hall) handleRaceRequest(q raceRequest) {
 		err = r.configure(rc, q.Size, q.Length)
 	case opStart:
 		err = r.startBy(rc)
-	case opProgress:
+	case opProgress, opFinal:
 		if rc != nil && q.Report != nil {
-			r.progress(rc, *q.Report)
+			r.progress(rc, *q.Report, q.Op == opFinal)
 		}
 	}
 }
@@ -598,15 +609,17 @@ func (r *race) alive(node string, tickets []string) {
 	}
 }
 
-// progress takes a far racer's report of its game.
-func (r *race) progress(rc *racer, rep farRacer) {
+// progress takes a far racer's report of its game; final: the game as
+// its node ended it, after which no other report is newer.
+func (r *race) progress(rc *racer, rep farRacer, final bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	f := rc.far
 	f.heard = r.hall.now()
-	if r.phase != Running {
+	if r.phase != Running || f.final && !final {
 		return
 	}
+	f.final = f.final || final
 	board, err := engine.ParseBoard(rep.Board)
 	if err != nil {
 		return
@@ -622,7 +635,7 @@ func (r *race) progress(rc *racer, rep farRacer) {
 func (r *race) state() raceState {
 	v, version := r.view.Get()
 	st := raceState{Race: v.ID, Room: v.Room, Seq: version, Size: v.Size, Length: v.Length, Phase: v.Phase,
-		Starts: v.Starts, Ends: v.Ends, Host: v.Host, Bots: v.Bots, Lost: v.Lost}
+		Starts: v.Starts, Ends: v.Ends, Host: v.Host, Bots: v.Bots, Lost: v.Lost, TimeUp: r.timeUp}
 	if r.host != nil && r.host.far != nil {
 		st.HostTicket = r.host.far.Ticket
 	}
@@ -728,6 +741,7 @@ type farRace struct {
 	heard   time.Time
 	seq     uint64
 	opening bool // this node's racers' games are being opened
+	timeUp  bool // the owner said the race's time is up: the games are ended
 	last    *raceState
 	done    bool
 }
@@ -874,6 +888,10 @@ func (f *farRace) apply(st raceState) {
 		f.lose()
 		return
 	}
+	if st.TimeUp && !f.timeUp {
+		f.timeUp = true
+		go f.endGames()
+	}
 	if st.Phase >= Running && st.Seed != 0 {
 		f.last = &st
 		for _, t := range f.tickets {
@@ -925,6 +943,12 @@ func (f *farRace) open(st raceState) {
 			continue
 		}
 		hook.Moved(p, 0)
+		f.mu.Lock()
+		up := f.timeUp
+		f.mu.Unlock()
+		if up {
+			f.endGame(t) // endGames may have run before this game was open
+		}
 	}
 	f.mu.Lock()
 	f.opening = false
@@ -939,7 +963,7 @@ func (f *farRace) open(st raceState) {
 // the race's state, with the hook that reports its moves to the owner.
 func (f *farRace) reopen(ctx context.Context, t *Ticket) (*game.Play, error) {
 	f.mu.Lock()
-	old, hook, last, done := t.me.play, t.hook, f.last, f.done
+	old, hook, last, done := t.me.play, t.hook, f.last, f.done || f.timeUp
 	f.mu.Unlock()
 	if old == nil || last == nil || done {
 		return nil, ErrNoGame
@@ -951,12 +975,42 @@ func (f *farRace) reopen(ctx context.Context, t *Ticket) (*game.Play, error) {
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if t.me.play != old || f.done {
+	if t.me.play != old || f.done || f.timeUp {
 		p.Close()
 		return nil, ErrNoGame
 	}
 	t.me.play = p
 	return p, nil
+}
+
+// endGames ends this node's racers' games as the owner said the race's
+// time is up, and sends each to the owner as final (opFinal).
+func (f *farRace) endGames() {
+	f.mu.Lock()
+	var open []*Ticket
+	for _, t := range f.tickets {
+		if t.me.play != nil {
+			open = append(open, t)
+		}
+	}
+	f.mu.Unlock()
+	for _, t := range open {
+		f.endGame(t)
+	}
+}
+
+// endGame ends ticket t's game, whose move in flight is waited for
+// (game.Play.EndContest): the report that follows has every move the
+// racer was answered, and no move comes after it.
+func (f *farRace) endGame(t *Ticket) {
+	f.mu.Lock()
+	p, hook := t.me.play, t.hook
+	f.mu.Unlock()
+	if p == nil {
+		return
+	}
+	p.EndContest()
+	f.tell(t, raceRequest{Op: opFinal, Report: hook.report(p)})
 }
 
 // keep says this node's racers are still there, or gives up on a race
@@ -978,7 +1032,11 @@ func (f *farRace) keep(now time.Time) {
 	for id, t := range f.tickets {
 		tickets, any = append(tickets, id), t
 	}
+	up := f.timeUp
 	f.mu.Unlock()
+	if up {
+		go f.endGames() // again: the bus may have lost a final report
+	}
 	if any != nil {
 		f.tell(any, raceRequest{Op: opAlive, Tickets: tickets})
 	}
@@ -1027,20 +1085,34 @@ func (h *Hall) abandonRaces() {
 type farHook struct {
 	f *farRace
 	t *Ticket
-	// reached is when the racer's score last grew here, in Unix
-	// nanoseconds: what a tie is judged by. Not the time of the report
-	// that tells it: a report may be lost or left for a newer one (the
+	// reached is when the racer's score first stood at reachedScore
+	// here: what a tie is judged by. Not the time of the report that
+	// tells it: a report may be lost or left for a newer one (the
 	// owner's queue, the outbox), and the score it brings is then told
 	// by a later move's, which may have scored nothing.
-	reached atomic.Int64
+	mu           sync.Mutex
+	reached      time.Time
+	reachedScore int
 	// unheard: the moves are not reported (a test's lost reports).
 	unheard atomic.Bool
+}
+
+// reachedAt is when the racer's score first stood at score, noted by the
+// move that made it or, should the race's end report the game before
+// that move's hook runs (farRace.endGame), by that report.
+func (h *farHook) reachedAt(score int) time.Time {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if score > h.reachedScore {
+		h.reached, h.reachedScore = h.f.hall.now(), score
+	}
+	return h.reached
 }
 
 // Moved tells the owner of the move (game.MoveHook).
 func (h *farHook) Moved(p *game.Play, gained int) {
 	if gained > 0 {
-		h.reached.Store(h.f.hall.now().UnixNano())
+		h.reachedAt(p.Score())
 	}
 	if h.unheard.Load() {
 		return
@@ -1052,7 +1124,7 @@ func (h *farHook) Moved(p *game.Play, gained int) {
 func (h *farHook) report(p *game.Play) *farRacer {
 	snap := p.Snapshot()
 	return &farRacer{GameID: snap.GameID, Board: snap.Board.String(), Score: snap.Score, MaxTile: p.MaxTile(), Over: snap.Over,
-		Reached: time.Unix(0, h.reached.Load())}
+		Reached: h.reachedAt(snap.Score)}
 }
 
 // raceOutbox holds the newest message of each kind (a race's state, a

@@ -98,6 +98,34 @@ type dirStore struct {
 	node string
 	// alive is false once the node is dead: its leases are not renewed.
 	alive atomic.Bool
+
+	recordedMu sync.Mutex
+	recorded   []store.RaceResult // the races this node stored
+}
+
+// RecordRace stores r and keeps it for the test to read.
+func (d *dirStore) RecordRace(ctx context.Context, r store.RaceResult) error {
+	if err := d.Store.RecordRace(ctx, r); err != nil {
+		return err
+	}
+	d.recordedMu.Lock()
+	defer d.recordedMu.Unlock()
+	d.recorded = append(d.recorded, r)
+	return nil
+}
+
+// recordedEntry is the stored entry of game gameID, false if none.
+func (d *dirStore) recordedEntry(gameID int64) (store.RaceEntry, bool) {
+	d.recordedMu.Lock()
+	defer d.recordedMu.Unlock()
+	for _, r := range d.recorded {
+		for _, e := range r.Entries {
+			if e.GameID == gameID {
+				return e, true
+			}
+		}
+	}
+	return store.RaceEntry{}, false
 }
 
 func (d *dirStore) Node() string { return d.node }
@@ -686,5 +714,71 @@ func TestFarMoveAfterTheRaceIsStored(t *testing.T) {
 	}
 	if pg.Board() != before {
 		t.Fatal("the refused move shows on the far racer's game")
+	}
+}
+
+// TestFarRacersLastMoveCounts: the far racer's last scoring move is
+// answered before the race's clock runs out, but its report does not
+// reach the owner before the clock does (here it is not sent at all).
+// The race's result counts it all the same: the stored entry's score is
+// the game's as stored and as the racer's screen shows it, and the place
+// follows it. Both racers play the same moves on the same tiles, the
+// host first, so without that move the tie goes to the host.
+func TestFarRacersLastMoveCounts(t *testing.T) {
+	nodes, st := newRaceNodes(t, 2, 3*time.Second, 50*time.Millisecond, 2*time.Second, nil)
+	h, g := raceAcross(t, nodes[0].svc, nodes[1].svc, "last-move")
+	t.Cleanup(g.Leave)
+	hp, gp := h.Play(), g.Play()
+	for hp.Score() == 0 {
+		moveUntilMoved(t, hp)
+		moveUntilMoved(t, gp)
+	}
+	if hp.Board() != gp.Board() {
+		t.Fatal("the same moves on the same tiles made different boards")
+	}
+	waitFor(t, h, "the far racer's score at the owner", func(v View) bool { return v.Racers[1].Score == hp.Score() })
+	g.hook.unheard.Store(true)
+	for gp.Score() == hp.Score() {
+		moveUntilMoved(t, gp)
+	}
+	end := waitFor(t, g, "the end", func(v View) bool { return v.Phase == Finished })
+	entry, ok := nodes[0].store.recordedEntry(gp.ID())
+	if !ok {
+		t.Fatal("the far racer's entry was not stored")
+	}
+	stored, err := st.FullGame(context.Background(), gp.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if entry.Score != stored.Score || entry.Score != gp.Score() || end.Racers[1].Score != gp.Score() {
+		t.Fatalf("the far racer's score: %d in the race's result, %d in its game as stored, %d in its game, %d on its screen",
+			entry.Score, stored.Score, gp.Score(), end.Racers[1].Score)
+	}
+	if host, far := end.Racers[0], end.Racers[1]; far.Place != 1 || host.Place != 2 || entry.Place != 1 {
+		t.Fatalf("places: host %d (%d points), far %d (%d points; %d stored)", host.Place, host.Score, far.Place, far.Score, entry.Place)
+	}
+}
+
+// TestFarNodeSilentAtTheEnd: the far racer's node is cut off as the
+// race's clock runs out, so no final report comes: the owner ends the
+// race all the same, once the node has been silent for the expiry, with
+// the score it last heard of.
+func TestFarNodeSilentAtTheEnd(t *testing.T) {
+	nodes, _ := newRaceNodes(t, 2, time.Second, 50*time.Millisecond, 300*time.Millisecond, nil)
+	h, g := raceAcross(t, nodes[0].svc, nodes[1].svc, "cut-off")
+	t.Cleanup(g.Leave)
+	gp := g.Play()
+	for gp.Score() == 0 {
+		moveUntilMoved(t, gp)
+	}
+	heard := waitFor(t, h, "the far racer's score at the owner", func(v View) bool { return v.Racers[1].Score == gp.Score() })
+	nodes[1].bus.down.Store(true)
+	end := waitFor(t, h, "the end", func(v View) bool { return v.Phase == Finished })
+	if far := end.Racers[1]; far.Score != heard.Racers[1].Score || far.Place == 0 || end.Lost {
+		t.Fatalf("the far racer at the end: %+v (last heard at %d points), race lost %v", far, heard.Racers[1].Score, end.Lost)
+	}
+	entry, ok := nodes[0].store.recordedEntry(gp.ID())
+	if !ok || entry.Score != heard.Racers[1].Score {
+		t.Fatalf("the far racer's stored entry: %+v, %v; want %d points", entry, ok, heard.Racers[1].Score)
 	}
 }
