@@ -228,9 +228,9 @@ func (r *Record) set(name, value string, moves *int) error {
 	case "seed":
 		r.Seed, err = strconv.ParseUint(value, 10, 64)
 	case "started":
-		r.Started, err = time.Parse(time.RFC3339, value)
+		r.Started, err = parseTime(value)
 	case "ended":
-		r.Ended, err = time.Parse(time.RFC3339, value)
+		r.Ended, err = parseTime(value)
 	case "score":
 		r.Score, err = nonNegative(value)
 	case "max-tile":
@@ -301,6 +301,17 @@ func decodeMoves(s string) ([]engine.Direction, error) {
 	return dirs, nil
 }
 
+// parseTime reads an RFC 3339 time. Write writes times in UTC, where an
+// offset can carry a time near the ends of the four-digit years past them,
+// into a year RFC 3339 cannot write; such a time is refused here.
+func parseTime(s string) (time.Time, error) {
+	t, err := time.Parse(time.RFC3339, s)
+	if err == nil && (t.UTC().Year() < 0 || t.UTC().Year() > 9999) {
+		err = fmt.Errorf("%q is in the year %d in UTC, outside 0000 to 9999", s, t.UTC().Year())
+	}
+	return t, err
+}
+
 func nonNegative(s string) (int, error) {
 	n, err := strconv.Atoi(s)
 	if err == nil && n < 0 {
@@ -327,15 +338,12 @@ func parseYesNo(s string) (bool, error) {
 }
 
 // oneLine keeps a field on its line: names are cleaned by the server, but
-// a record is text others may edit.
-func oneLine(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r == '\n' || r == '\r' {
-			return ' '
-		}
-		return r
-	}, s)
-}
+// a record is text others may edit. Only line ends are replaced, byte for
+// byte, so that a line Parse read is no longer once written (invalid UTF-8
+// stays as it was, not three bytes of U+FFFD a byte).
+func oneLine(s string) string { return lineEnds.Replace(s) }
+
+var lineEnds = strings.NewReplacer("\n", " ", "\r", " ")
 
 func clip(s string) string {
 	if len(s) > 40 {
