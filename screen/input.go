@@ -127,7 +127,7 @@ func (in *input) decode(expired bool) {
 		if !expired && buf[0] >= utf8.RuneSelf && !utf8.FullRune(buf) {
 			break // the first bytes of a character
 		}
-		n, ev := in.dec.Decode(buf)
+		n, ev := in.decodeEvent(buf)
 		if n == 0 {
 			break
 		}
@@ -146,6 +146,19 @@ func (in *input) decode(expired bool) {
 	if len(msgs) > 0 {
 		in.deliver(msgs)
 	}
+}
+
+// decodeEvent is in.dec.Decode, but for an X10 mouse report after an
+// 8-bit CSI (0x9b 'M' and three bytes): ultraviolet reads its three bytes
+// as if the CSI were the two bytes ESC '[', one past the report, which
+// panics when the report ends the buffer's capacity, at a client's will.
+// That report is decoded as the same one after ESC '['.
+func (in *input) decodeEvent(buf []byte) (int, uv.Event) {
+	if len(buf) >= 5 && buf[0] == ansi.CSI && buf[1] == 'M' {
+		n, ev := in.dec.Decode(append([]byte{ansi.ESC, '[', 'M'}, buf[2:5]...))
+		return n - 1, ev
+	}
+	return in.dec.Decode(buf)
 }
 
 // appendMsgs appends the Bubble Tea messages for an input event: keys,

@@ -137,6 +137,7 @@ func TestReadInput(t *testing.T) {
 		{"emoji split three ways", []string{"a\xf0", "\x9f\x99", "\x82b"}, []string{"a", "🙂", "b"}},
 		{"invalid byte", []string{"\xff", "a\xe5", "b"}, []string{"a", "b"}},
 		{"mouse report dropped", []string{"\x1b[<0;1;1Mx"}, []string{"x"}},
+		{"X10 mouse report after an 8-bit CSI dropped", []string{"abc\x9bM !!", "\x9bM !!x"}, []string{"a", "b", "c", "x"}},
 		{"unknown sequence dropped", []string{"\x1b[99;99zx"}, []string{"x"}},
 		{"bracketed paste", []string{"a\x1b[200~hello, 字\x1b[201~b"}, []string{"a", "paste start", `paste "hello, 字"`, "paste end", "b"}},
 		{"paste across reads", []string{"\x1b[20", "0~he", "llo\x1b[2", "01~"}, []string{"paste start", `paste "hello"`, "paste end"}},
