@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -40,9 +41,10 @@ func TestEscapeLogText(t *testing.T) {
 
 // FuzzEscapeLogText: whatever goes in, what comes out is valid UTF-8 with
 // no control (but tab and newline), format, separator other than space,
-// private-use, unassigned or default-ignorable character.
+// private-use, unassigned or default-ignorable character, and its escapes
+// undone give back what went in: a log line says what the client sent.
 func FuzzEscapeLogText(f *testing.F) {
-	for _, s := range []string{"a", "\x1b]0;x\x07", "\u009b\u202e", "\xff", "\u3164\ufe0f"} {
+	for _, s := range []string{"a", "\x1b]0;x\x07", "\u009b\u202e", "\xff", "\u3164\ufe0f", `\x1b \\ \u202e`} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -58,7 +60,46 @@ func FuzzEscapeLogText(f *testing.F) {
 				t.Fatalf("%q: %U survived in %q", s, r, out)
 			}
 		}
+		if back := unescapeLogText(t, out); back != s {
+			t.Fatalf("%q escaped is %q, which reads back as %q", s, out, back)
+		}
 	})
+}
+
+// unescapeLogText undoes escapeLogText: \\ is a backslash, \xNN a byte,
+// \uNNNN and \UNNNNNNNN a character.
+func unescapeLogText(t *testing.T, s string) string {
+	t.Helper()
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] != '\\' {
+			b.WriteByte(s[i])
+			continue
+		}
+		if i+1 == len(s) {
+			t.Fatalf("%q ends in a lone backslash", s)
+		}
+		digits := map[byte]int{'\\': 0, 'x': 2, 'u': 4, 'U': 8}[s[i+1]]
+		if s[i+1] == '\\' {
+			b.WriteByte('\\')
+			i++
+			continue
+		}
+		if digits == 0 || i+2+digits > len(s) {
+			t.Fatalf("%q: bad escape at byte %d", s, i)
+		}
+		v, err := strconv.ParseUint(s[i+2:i+2+digits], 16, 32)
+		if err != nil {
+			t.Fatalf("%q: bad escape at byte %d: %v", s, i, err)
+		}
+		if s[i+1] == 'x' {
+			b.WriteByte(byte(v))
+		} else {
+			b.WriteRune(rune(v))
+		}
+		i += 1 + digits
+	}
+	return b.String()
 }
 
 // TestCleanLogHandler: the text and JSON handlers write the same escaped
