@@ -278,20 +278,65 @@ func FuzzParseBoard(f *testing.F) {
 	})
 }
 
+// FuzzReplay: with either generator, Replay is the game played move by
+// move: the same board, a score that is the sum of the moves' gains, and a
+// count of the moves that changed the board (a move that changes nothing
+// leaves the board as it was); a copy taken midway (CopyTo, into nothing,
+// a game of the same generator or of the other) plays on to the same
+// game; a size outside MinSize to MaxSize is refused.
 func FuzzReplay(f *testing.F) {
-	f.Add(uint8(4), uint64(1), []byte{0, 1, 2, 3})
-	f.Fuzz(func(t *testing.T, size uint8, seed uint64, moves []byte) {
-		dirs, err := DecodeMoves(moves)
+	f.Add(uint8(4), uint64(1), []byte{0, 1, 2, 3}, uint8(0))
+	f.Add(uint8(3), uint64(7), []byte("urdlurdlllluuuurrrrddddlurd"), uint8(5))
+	f.Add(uint8(9), uint64(0), []byte{}, uint8(1))
+	f.Fuzz(func(t *testing.T, size uint8, seed uint64, moves []byte, pick uint8) {
+		dirs := make([]Direction, len(moves))
+		for i, m := range moves {
+			dirs[i] = Direction(m % 4)
+		}
+		gens := [2]Generator{PCG, ChaCha8}
+		gen := gens[pick%2]
+		replayed, err := gen.Replay(int(size), seed, dirs)
+		if inRange := int(size) >= MinSize && int(size) <= MaxSize; (err == nil) != inRange {
+			t.Fatalf("Replay of size %d: error %v", size, err)
+		}
 		if err != nil {
 			return
 		}
-		a, errA := PCG.Replay(int(size), seed, dirs)
-		b, errB := PCG.Replay(int(size), seed, dirs)
-		if (errA == nil) != (errB == nil) {
-			t.Fatalf("replay errors differ: %v / %v", errA, errB)
+		played, _ := gen.NewGame(int(size), seed)
+		var into *Game // CopyTo's dst: nil, or a game to reuse
+		if pick/2%3 > 0 {
+			into, _ = gens[(pick+pick/2%3)%2].NewGame(int(size), seed+1)
 		}
-		if errA == nil && (a.Board() != b.Board() || a.Score() != b.Score()) {
-			t.Fatalf("replay of size %d seed %d differs", size, seed)
+		var copied *Game
+		score, moved := 0, 0
+		for i, d := range dirs {
+			if i == len(dirs)/2 {
+				copied = played.CopyTo(into)
+			}
+			before := played.Board()
+			res := played.Move(d)
+			if res.Moved == (played.Board() == before) {
+				t.Fatalf("move %d %v: Moved %v, board %s, was %s", i, d, res.Moved, played.Board(), before)
+			}
+			score += res.Gained
+			if res.Moved {
+				moved++
+			}
+			if copied != nil {
+				copied.Move(d)
+			}
+		}
+		if copied == nil {
+			copied = played.CopyTo(into)
+		}
+		for name, g := range map[string]*Game{"replayed": replayed, "copied midway": copied} {
+			if g.Board() != played.Board() || g.Score() != played.Score() || g.Moves() != played.Moves() || g.Generator() != gen {
+				t.Fatalf("%s: %s score %d moves %d %v; played: %s score %d moves %d %v", name,
+					g.Board(), g.Score(), g.Moves(), g.Generator(), played.Board(), played.Score(), played.Moves(), gen)
+			}
+		}
+		if played.Score() != score || played.Moves() != moved {
+			t.Fatalf("score %d, moves %d; the moves gained %d and %d changed the board", played.Score(), played.Moves(), score, moved)
 		}
 	})
 }
