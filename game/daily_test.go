@@ -249,3 +249,29 @@ func TestRaceGameShownOnceTheRaceIsOver(t *testing.T) {
 		t.Fatalf("replay after MaxRaceTime: %v", err)
 	}
 }
+
+// FuzzParseDay: a day is read only as Today writes it, one string a day,
+// at midnight UTC, and every day of the four-digit years is read. The
+// daily code keys contests and seeds by the string it was given, and
+// keeps a day's seed secret by comparing that string with Today's: a
+// second spelling of a day would be a second contest with its own seed.
+func FuzzParseDay(f *testing.F) {
+	for _, s := range []string{"2026-11-29", "2026-02-29", "0000-01-01", "9999-12-31", "2026-1-5", " 2026-11-29", "+026-11-29", "2026-11-29T00:00:00Z"} {
+		f.Add(s, int32(0))
+	}
+	f.Add("", int32(3652058))
+	f.Fuzz(func(t *testing.T, s string, days int32) {
+		if day, err := ParseDay(s); err == nil {
+			if got := day.Format(dayLayout); got != s || !day.Equal(day.UTC().Truncate(24*time.Hour)) || day.Location() != time.UTC {
+				t.Fatalf("ParseDay(%q) = %v, written %q", s, day, got)
+			}
+		}
+		want := time.Date(0, 1, 1, 0, 0, 0, 0, time.UTC).AddDate(0, 0, int(days%3652425))
+		if want.Year() < 0 || want.Year() > 9999 {
+			return
+		}
+		if got, err := ParseDay(want.Format(dayLayout)); err != nil || !got.Equal(want) {
+			t.Fatalf("ParseDay(%q) = %v, %v; want %v", want.Format(dayLayout), got, err, want)
+		}
+	})
+}
