@@ -23,9 +23,10 @@ const (
 )
 
 // MaxExponent is the largest exponent a cell may hold; two such tiles do not
-// merge. 2^62 keeps every score and tile value inside an int64, and no real
-// game comes near it (an 8×8 board tops out around 2^66 in theory only).
-const MaxExponent = 62
+// merge. 2^56 keeps a board's sum and a move's points inside an int64 on
+// the largest board (64 cells of it sum to 2^62), and no real game comes
+// near it (an 8×8 board tops out around 2^66 in theory only).
+const MaxExponent = 56
 
 // ErrSize is returned for a board size outside MinSize..MaxSize.
 var ErrSize = errors.New("board size out of range")
@@ -376,7 +377,7 @@ func parseCanonical(s string) (b Board, ok bool) {
 	for i := 0; ; {
 		start := i
 		var v uint64
-		// Nineteen digits hold every tile (2^MaxExponent has 19) and
+		// Nineteen digits hold every tile (2^MaxExponent has 17) and
 		// cannot overflow.
 		for i < len(s) && s[i] >= '0' && s[i] <= '9' && i-start < 19 {
 			v = v*10 + uint64(s[i]-'0')

@@ -125,11 +125,38 @@ func TestMoveLargeBoard(t *testing.T) {
 }
 
 func TestMergeCapAtMaxExponent(t *testing.T) {
-	b := mustParse(t, "4611686018427387904 4611686018427387904 0/0 0 0/0 0 0")
+	b := mustParse(t, "72057594037927936 72057594037927936 0/0 0 0/0 0 0")
 	gained, moved := b.Move(Left)
 	if moved || gained != 0 {
-		t.Errorf("two 2^62 tiles merged: gained %d, board %s", gained, b)
+		t.Errorf("two 2^56 tiles merged: gained %d, board %s", gained, b)
 	}
+}
+
+// TestLargestTilesFitInt64: a full 8×8 board of the largest tiles sums
+// to an int64, and so do the points of a move that merges every pair of
+// the tiles one below them.
+func TestLargestTilesFitInt64(t *testing.T) {
+	full, below := filledBoard(t, MaxExponent), filledBoard(t, MaxExponent-1)
+	if sum := full.Sum(); sum <= 0 || sum/Value(MaxExponent) != MaxSize*MaxSize {
+		t.Errorf("a board of 2^%d tiles sums to %d", MaxExponent, sum)
+	}
+	gained, _ := below.Move(Left)
+	if gained <= 0 || gained/Value(MaxExponent) != MaxSize*MaxSize/2 {
+		t.Errorf("merging 2^%d tiles pairwise on a full board gains %d", MaxExponent-1, gained)
+	}
+}
+
+// filledBoard is a MaxSize board with a 2^exp tile in every cell.
+func filledBoard(t *testing.T, exp uint8) Board {
+	t.Helper()
+	b, err := NewBoard(MaxSize)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range MaxSize * MaxSize {
+		b.Set(i/MaxSize, i%MaxSize, exp)
+	}
+	return b
 }
 
 func TestCanMove(t *testing.T) {
@@ -224,12 +251,13 @@ func TestParseBoardErrors(t *testing.T) {
 		{"2 2 2/2 3 2/2 2 2", "row 2 cell 2: 3 is not a power of two"},
 		{"1 0 0/0 0 0/0 0 0", "1 is not a power of two"},
 		{"-2 0 0/0 0 0/0 0 0", `"-2" is not a number`},
-		{"9223372036854775808 0 0/0 0 0/0 0 0", "larger than 2^62"},
+		{"9223372036854775808 0 0/0 0 0/0 0 0", "larger than 2^56"},
+		{"144115188075855872 0 0/0 0 0/0 0 0", "tile 2^57 is larger than 2^56"},
 		{strings.Repeat("0 0 0 0 0 0 0 0 0/", 8) + "0 0 0 0 0 0 0 0 0", "9 rows"},
 		{"2 2 2/2 2 2/2 2", "row 3 has 2 cells, want 3"},
 		{"2 2 2/2 2 2 2/2 2 2", "row 2 has 4 cells, want 3"},
 		{"2 2 2/2 2 2/2 2 2/", "row 1 has 3 cells, want 4"},
-		{"2 2 2/2 2 2/2 2 4611686018427387904", ""},
+		{"2 2 2/2 2 2/2 2 72057594037927936", ""},
 		{"2 2 2/2 2 2/2 2 18446744073709551616", `"18446744073709551616" is not a number`},
 		{"2 2 2/2 2 2/2 2 12345678901234567890", "not a power of two"},
 	}

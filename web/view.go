@@ -83,8 +83,8 @@ func shortValue(v int) string {
 
 // tileDigits encodes a board's exponents one character a cell, row by
 // row, for the replay's JSON: the character's index in tileAlphabet is
-// the exponent (0 empty, 1 is a 2, b is 2048). engine.MaxExponent is 62,
-// the alphabet's last index.
+// the exponent (0 empty, 1 is a 2, b is 2048). Its last index, 62, is
+// past engine.MaxExponent.
 const tileAlphabet = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ+"
 
 func tileDigits(b engine.Board) string {
